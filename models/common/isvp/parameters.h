@@ -1,0 +1,89 @@
+// Named, documented, validated parameters.
+//
+// Every block declares its parameters once — name, unit, default, range or
+// accepted values, one-line description — in a Parameters set. A platform is
+// a JSON file (nested objects flatten to dotted names) plus `--set key=value`
+// overrides; every value is validated when it is set, and a bad one raises a
+// ConfigError naming the parameter, the value and what is accepted.
+// Configuration is passed in explicitly; there is no global instance.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace isvp {
+
+/// A configuration error a user can fix: the message says what and how.
+class ConfigError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+class Parameters {
+  public:
+    enum class Kind { Integer, Real, Choice, Text, Flag };
+
+    struct Spec {
+        std::string name;         ///< dotted name, e.g. "aglu.impl"
+        Kind kind;                ///< value type
+        std::string unit;         ///< unit of measure ("cycles", "MHz"); empty if none
+        std::string description;  ///< one line for --help and docs
+        nlohmann::json default_value;
+        double minimum = 0;                ///< inclusive, Integer and Real only
+        double maximum = 0;                ///< inclusive, Integer and Real only
+        std::vector<std::string> choices;  ///< accepted values, Choice only
+    };
+
+    void declare_integer(const std::string& name, const std::string& unit, std::int64_t default_value,
+                         std::int64_t minimum, std::int64_t maximum, const std::string& description);
+    void declare_real(const std::string& name, const std::string& unit, double default_value, double minimum,
+                      double maximum, const std::string& description);
+    void declare_choice(const std::string& name, const std::string& default_value,
+                        const std::vector<std::string>& choices, const std::string& description);
+    void declare_text(const std::string& name, const std::string& default_value, const std::string& description);
+    void declare_flag(const std::string& name, bool default_value, const std::string& description);
+
+    /// Reads a JSON platform file; every key must be a declared parameter.
+    void load_file(const std::string& path);
+    /// Applies a JSON object; `origin` names where it came from in messages.
+    void load_json(const nlohmann::json& document, const std::string& origin);
+    /// Applies one `key=value` override as given to `--set`.
+    void apply_override(std::string_view assignment);
+
+    std::int64_t integer(std::string_view name) const;
+    double real(std::string_view name) const;
+    /// Value of a Choice or Text parameter.
+    std::string text(std::string_view name) const;
+    bool flag(std::string_view name) const;
+
+    bool is_declared(std::string_view name) const;
+    const std::vector<Spec> specs() const;
+
+    /// One line per parameter: name, value, unit, description.
+    void describe(std::ostream& out) const;
+    /// Current values as a nested JSON object (for statistics and reports).
+    nlohmann::json to_json() const;
+
+  private:
+    struct Entry {
+        Spec spec;
+        nlohmann::json value;
+    };
+
+    void declare(Spec spec);
+    void assign(const std::string& name, const nlohmann::json& value, const std::string& origin);
+    void assign_text(const std::string& name, const std::string& value, const std::string& origin);
+    const Entry& entry(std::string_view name, Kind expected) const;
+    [[noreturn]] void unknown(const std::string& name, const std::string& origin) const;
+
+    std::map<std::string, Entry, std::less<>> entries_;  ///< declared parameters by name
+};
+
+}  // namespace isvp

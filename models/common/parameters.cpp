@@ -1,0 +1,267 @@
+#include "isvp/parameters.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace isvp {
+namespace {
+
+std::string kind_phrase(const Parameters::Spec& spec) {
+    std::ostringstream text;
+    const std::string unit = spec.unit.empty() ? "" : " " + spec.unit;
+    switch (spec.kind) {
+        case Parameters::Kind::Integer:
+            text << "an integer in [" << static_cast<std::int64_t>(spec.minimum) << ", "
+                 << static_cast<std::int64_t>(spec.maximum) << "]" << unit;
+            break;
+        case Parameters::Kind::Real:
+            text << "a number in [" << spec.minimum << ", " << spec.maximum << "]" << unit;
+            break;
+        case Parameters::Kind::Choice: {
+            text << "one of ";
+            for (std::size_t i = 0; i < spec.choices.size(); ++i) text << (i ? ", " : "") << spec.choices[i];
+            break;
+        }
+        case Parameters::Kind::Text:
+            text << "a string";
+            break;
+        case Parameters::Kind::Flag:
+            text << "true or false";
+            break;
+    }
+    return text.str();
+}
+
+[[noreturn]] void reject(const Parameters::Spec& spec, const std::string& shown, const std::string& origin) {
+    throw ConfigError("config: " + spec.name + " must be " + kind_phrase(spec) + ", got " + shown + " (" + origin +
+                      ")");
+}
+
+void flatten(const nlohmann::json& node, const std::string& prefix,
+             std::vector<std::pair<std::string, nlohmann::json>>& out) {
+    for (const auto& [key, value] : node.items()) {
+        const std::string name = prefix.empty() ? key : prefix + "." + key;
+        if (value.is_object())
+            flatten(value, name, out);
+        else
+            out.emplace_back(name, value);
+    }
+}
+
+}  // namespace
+
+void Parameters::declare(Spec spec) {
+    if (entries_.count(spec.name)) throw std::logic_error("parameter declared twice: " + spec.name);
+    const std::string name = spec.name;
+    nlohmann::json value = spec.default_value;
+    entries_.emplace(name, Entry{std::move(spec), std::move(value)});
+}
+
+void Parameters::declare_integer(const std::string& name, const std::string& unit, std::int64_t default_value,
+                                 std::int64_t minimum, std::int64_t maximum, const std::string& description) {
+    declare({name,
+             Kind::Integer,
+             unit,
+             description,
+             default_value,
+             static_cast<double>(minimum),
+             static_cast<double>(maximum),
+             {}});
+}
+
+void Parameters::declare_real(const std::string& name, const std::string& unit, double default_value, double minimum,
+                              double maximum, const std::string& description) {
+    declare({name, Kind::Real, unit, description, default_value, minimum, maximum, {}});
+}
+
+void Parameters::declare_choice(const std::string& name, const std::string& default_value,
+                                const std::vector<std::string>& choices, const std::string& description) {
+    declare({name, Kind::Choice, "", description, default_value, 0, 0, choices});
+}
+
+void Parameters::declare_text(const std::string& name, const std::string& default_value,
+                              const std::string& description) {
+    declare({name, Kind::Text, "", description, default_value, 0, 0, {}});
+}
+
+void Parameters::declare_flag(const std::string& name, bool default_value, const std::string& description) {
+    declare({name, Kind::Flag, "", description, default_value, 0, 0, {}});
+}
+
+void Parameters::load_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw ConfigError("config: cannot open " + path);
+    nlohmann::json document;
+    try {
+        in >> document;
+    } catch (const nlohmann::json::parse_error& error) {
+        throw ConfigError("config: " + path + " is not valid JSON: " + error.what());
+    }
+    load_json(document, path);
+}
+
+void Parameters::load_json(const nlohmann::json& document, const std::string& origin) {
+    if (!document.is_object()) throw ConfigError("config: " + origin + " must hold a JSON object at the top level");
+    std::vector<std::pair<std::string, nlohmann::json>> values;
+    flatten(document, "", values);
+    for (const auto& [name, value] : values) assign(name, value, origin);
+}
+
+void Parameters::apply_override(std::string_view assignment) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string_view::npos || equals == 0)
+        throw ConfigError("config: --set expects key=value, got '" + std::string(assignment) + "'");
+    assign_text(std::string(assignment.substr(0, equals)), std::string(assignment.substr(equals + 1)), "--set");
+}
+
+void Parameters::unknown(const std::string& name, const std::string& origin) const {
+    std::string message = "config: unknown parameter '" + name + "' (" + origin + "); known parameters:";
+    for (const auto& [known, entry] : entries_) message += " " + known;
+    throw ConfigError(message);
+}
+
+void Parameters::assign(const std::string& name, const nlohmann::json& value, const std::string& origin) {
+    const auto found = entries_.find(name);
+    if (found == entries_.end()) unknown(name, origin);
+    Entry& target = found->second;
+    const Spec& spec = target.spec;
+    switch (spec.kind) {
+        case Kind::Integer: {
+            if (!value.is_number_integer()) reject(spec, value.dump(), origin);
+            const auto number = value.get<std::int64_t>();
+            if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+                reject(spec, value.dump(), origin);
+            if (number < static_cast<std::int64_t>(spec.minimum) || number > static_cast<std::int64_t>(spec.maximum))
+                reject(spec, value.dump(), origin);
+            target.value = number;
+            break;
+        }
+        case Kind::Real: {
+            if (!value.is_number()) reject(spec, value.dump(), origin);
+            const auto number = value.get<double>();
+            if (!std::isfinite(number) || number < spec.minimum || number > spec.maximum)
+                reject(spec, value.dump(), origin);
+            target.value = number;
+            break;
+        }
+        case Kind::Choice: {
+            if (!value.is_string()) reject(spec, value.dump(), origin);
+            const auto text = value.get<std::string>();
+            if (std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end())
+                reject(spec, "'" + text + "'", origin);
+            target.value = text;
+            break;
+        }
+        case Kind::Text:
+            if (!value.is_string()) reject(spec, value.dump(), origin);
+            target.value = value;
+            break;
+        case Kind::Flag:
+            if (!value.is_boolean()) reject(spec, value.dump(), origin);
+            target.value = value;
+            break;
+    }
+}
+
+void Parameters::assign_text(const std::string& name, const std::string& text, const std::string& origin) {
+    const auto found = entries_.find(name);
+    if (found == entries_.end()) unknown(name, origin);
+    const Spec& spec = found->second.spec;
+    const std::string shown = "'" + text + "'";
+    switch (spec.kind) {
+        case Kind::Integer: {
+            std::int64_t number = 0;
+            std::size_t used = 0;
+            try {
+                number = std::stoll(text, &used, 0);
+            } catch (const std::exception&) {
+                reject(spec, shown, origin);
+            }
+            if (used != text.size()) reject(spec, shown, origin);
+            assign(name, number, origin);
+            break;
+        }
+        case Kind::Real: {
+            double number = 0;
+            std::size_t used = 0;
+            try {
+                number = std::stod(text, &used);
+            } catch (const std::exception&) {
+                reject(spec, shown, origin);
+            }
+            if (used != text.size()) reject(spec, shown, origin);
+            assign(name, number, origin);
+            break;
+        }
+        case Kind::Flag: {
+            if (text == "true" || text == "1" || text == "on" || text == "yes")
+                assign(name, true, origin);
+            else if (text == "false" || text == "0" || text == "off" || text == "no")
+                assign(name, false, origin);
+            else
+                reject(spec, shown, origin);
+            break;
+        }
+        case Kind::Choice:
+        case Kind::Text:
+            assign(name, text, origin);
+            break;
+    }
+}
+
+const Parameters::Entry& Parameters::entry(std::string_view name, Kind expected) const {
+    const auto found = entries_.find(name);
+    if (found == entries_.end()) throw std::logic_error("parameter not declared: " + std::string(name));
+    const Kind kind = found->second.spec.kind;
+    const bool textual = expected == Kind::Text && kind == Kind::Choice;
+    if (kind != expected && !textual) throw std::logic_error("parameter read as the wrong kind: " + std::string(name));
+    return found->second;
+}
+
+std::int64_t Parameters::integer(std::string_view name) const {
+    return entry(name, Kind::Integer).value.get<std::int64_t>();
+}
+double Parameters::real(std::string_view name) const {
+    return entry(name, Kind::Real).value.get<double>();
+}
+std::string Parameters::text(std::string_view name) const {
+    return entry(name, Kind::Text).value.get<std::string>();
+}
+bool Parameters::flag(std::string_view name) const {
+    return entry(name, Kind::Flag).value.get<bool>();
+}
+
+bool Parameters::is_declared(std::string_view name) const {
+    return entries_.find(name) != entries_.end();
+}
+
+const std::vector<Parameters::Spec> Parameters::specs() const {
+    std::vector<Spec> out;
+    for (const auto& [name, entry] : entries_) out.push_back(entry.spec);
+    return out;
+}
+
+void Parameters::describe(std::ostream& out) const {
+    for (const auto& [name, entry] : entries_) {
+        const std::string value = entry.value.is_string() ? entry.value.get<std::string>() : entry.value.dump();
+        out << "  " << std::left << std::setw(28) << name << std::setw(10) << value << std::setw(8) << entry.spec.unit
+            << entry.spec.description << " (" << kind_phrase(entry.spec) << ")\n";
+    }
+}
+
+nlohmann::json Parameters::to_json() const {
+    nlohmann::json document = nlohmann::json::object();
+    for (const auto& [name, entry] : entries_)
+        document[nlohmann::json::json_pointer("/" + [&] {
+            std::string path = name;
+            std::replace(path.begin(), path.end(), '.', '/');
+            return path;
+        }())] = entry.value;
+    return document;
+}
+
+}  // namespace isvp

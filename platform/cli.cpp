@@ -1,0 +1,45 @@
+#include "cli.h"
+
+#include <iostream>
+
+namespace po = boost::program_options;
+
+namespace isvp::cli {
+
+void add_platform_options(po::options_description& options) {
+    options.add_options()("config", po::value<std::string>()->value_name("FILE"), "platform configuration (JSON)")(
+        "set", po::value<std::vector<std::string>>()->value_name("KEY=VALUE")->composing(),
+        "override one parameter (repeatable); see --list-parameters")(
+        "list-parameters", "print every parameter with its value, unit and description, then exit");
+}
+
+bool apply_platform_options(const po::variables_map& values, Parameters& parameters) {
+    if (values.count("config")) parameters.load_file(values["config"].as<std::string>());
+    if (values.count("set"))
+        for (const auto& assignment : values["set"].as<std::vector<std::string>>())
+            parameters.apply_override(assignment);
+    if (values.count("list-parameters")) {
+        parameters.describe(std::cout);
+        return false;
+    }
+    return true;
+}
+
+bool parse(int argc, char** argv, const std::string& usage, const po::options_description& options,
+           po::variables_map& values) {
+    po::options_description all(options);
+    all.add_options()("help,h", "show this help");
+    try {
+        po::store(po::command_line_parser(argc, argv).options(all).run(), values);
+        po::notify(values);
+    } catch (const po::error& error) {
+        throw ConfigError(std::string(error.what()) + " (see --help)");
+    }
+    if (values.count("help")) {
+        std::cout << usage << "\n\n" << all << "\n";
+        return false;
+    }
+    return true;
+}
+
+}  // namespace isvp::cli
