@@ -7,19 +7,22 @@
 // for MINLOC/MAXLOC. Unsupported (operation, datatype) pairs give a zero
 // result with out_unsupported = 1.
 //
-// Timing: the whole function is combinational, followed by a PIPE_STAGES-deep
-// register chain (valid, result, unsupported). An input sampled with
+// Timing: an input register stage (valid, op, datatype, operands), the whole
+// function as combinational logic, then a (PIPE_STAGES - 1)-deep register
+// chain (valid, result, unsupported); with PIPE_STAGES = 1 the outputs come
+// straight from the function of the input registers. An input sampled with
 // in_valid = 1 at rising edge k appears on the outputs after edge
-// k + PIPE_STAGES - 1, and one vector is accepted every cycle. The chain is
-// written at the output only; synthesis register retiming distributes the
-// stages into the datapath (the float adders and multipliers) to meet the
-// clock.
+// k + PIPE_STAGES - 1, and one vector is accepted every cycle. The stages are
+// written at the ends only; synthesis register retiming distributes them into
+// the datapath (the float adders and multipliers) to meet the clock. Having
+// the input registered also means the Verilated model evaluates the function
+// once per clock edge, not on every input change.
 //
-// Every lane unit has an enable from the decoded (in_valid, op, datatype):
-// only the units the current vector needs compute, all others output zero.
-// That is operand isolation in hardware and skipped work in the Verilated
-// model, and it lets the result be the OR of all unit outputs. While
-// in_valid = 0 the result and out_unsupported entering the pipeline are 0.
+// Every lane unit has an enable from the decoded (valid, op, datatype): only
+// the units the current vector needs compute, all others output zero. That is
+// operand isolation in hardware and skipped work in the Verilated model, and
+// it lets the result be the OR of all unit outputs. For a bubble (valid = 0)
+// the result and unsupported flag entering the output chain are 0.
 //
 // Hierarchy:
 //   aglu
@@ -61,36 +64,57 @@ module aglu #(
     localparam [3:0] DT_FLOAT32_INT32 = 4'd10;
     localparam [3:0] DT_INT32_INT32   = 4'd11;
 
-    // ---------------------------------------------------------------- decode
-    wire dt_int  = ~in_dtype[3];
-    wire dt_f32  = (in_dtype == DT_FLOAT32);
-    wire dt_f64  = (in_dtype == DT_FLOAT64);
-    wire dt_pair = (in_dtype == DT_FLOAT32_INT32) || (in_dtype == DT_INT32_INT32);
+    // --------------------------------------------------------- input stage
+    // Operands load only with a valid vector (no toggling while idle).
+    reg         s0_valid;
+    reg [3:0]   s0_op;
+    reg [3:0]   s0_dtype;
+    reg [255:0] s0_a;
+    reg [255:0] s0_b;
 
-    wire op_int  = (in_op <= OP_BXOR);
-    wire op_fp   = (in_op <= OP_MAX);
-    wire op_loc  = (in_op == OP_MINLOC) || (in_op == OP_MAXLOC);
+    always @(posedge clk) begin
+        if (!rst_n)
+            s0_valid <= 1'b0;
+        else
+            s0_valid <= in_valid;
+        if (in_valid) begin
+            s0_op    <= in_op;
+            s0_dtype <= in_dtype;
+            s0_a     <= in_a;
+            s0_b     <= in_b;
+        end
+    end
+
+    // ---------------------------------------------------------------- decode
+    wire dt_int  = ~s0_dtype[3];
+    wire dt_f32  = (s0_dtype == DT_FLOAT32);
+    wire dt_f64  = (s0_dtype == DT_FLOAT64);
+    wire dt_pair = (s0_dtype == DT_FLOAT32_INT32) || (s0_dtype == DT_INT32_INT32);
+
+    wire op_int  = (s0_op <= OP_BXOR);
+    wire op_fp   = (s0_op <= OP_MAX);
+    wire op_loc  = (s0_op == OP_MINLOC) || (s0_op == OP_MAXLOC);
 
     wire supported = (dt_int && op_int) || ((dt_f32 || dt_f64) && op_fp) || (dt_pair && op_loc);
 
-    wire int_go = in_valid && dt_int && op_int;
-    wire en_i8  = int_go && (in_dtype[1:0] == 2'd0);
-    wire en_i16 = int_go && (in_dtype[1:0] == 2'd1);
-    wire en_i32 = int_go && (in_dtype[1:0] == 2'd2);
-    wire en_i64 = int_go && (in_dtype[1:0] == 2'd3);
-    wire int_signed = ~in_dtype[2];
+    wire int_go = s0_valid && dt_int && op_int;
+    wire en_i8  = int_go && (s0_dtype[1:0] == 2'd0);
+    wire en_i16 = int_go && (s0_dtype[1:0] == 2'd1);
+    wire en_i32 = int_go && (s0_dtype[1:0] == 2'd2);
+    wire en_i64 = int_go && (s0_dtype[1:0] == 2'd3);
+    wire int_signed = ~s0_dtype[2];
 
-    wire en_f32_add = in_valid && dt_f32 && (in_op == OP_SUM);
-    wire en_f32_mul = in_valid && dt_f32 && (in_op == OP_PROD);
-    wire en_f32_mm  = in_valid && dt_f32 && ((in_op == OP_MIN) || (in_op == OP_MAX));
-    wire en_f64_add = in_valid && dt_f64 && (in_op == OP_SUM);
-    wire en_f64_mul = in_valid && dt_f64 && (in_op == OP_PROD);
-    wire en_f64_mm  = in_valid && dt_f64 && ((in_op == OP_MIN) || (in_op == OP_MAX));
-    wire en_loc     = in_valid && dt_pair && op_loc;
+    wire en_f32_add = s0_valid && dt_f32 && (s0_op == OP_SUM);
+    wire en_f32_mul = s0_valid && dt_f32 && (s0_op == OP_PROD);
+    wire en_f32_mm  = s0_valid && dt_f32 && ((s0_op == OP_MIN) || (s0_op == OP_MAX));
+    wire en_f64_add = s0_valid && dt_f64 && (s0_op == OP_SUM);
+    wire en_f64_mul = s0_valid && dt_f64 && (s0_op == OP_PROD);
+    wire en_f64_mm  = s0_valid && dt_f64 && ((s0_op == OP_MIN) || (s0_op == OP_MAX));
+    wire en_loc     = s0_valid && dt_pair && op_loc;
 
-    wire fp_is_max  = (in_op == OP_MAX);
-    wire loc_is_max = (in_op == OP_MAXLOC);
-    wire loc_float  = (in_dtype == DT_FLOAT32_INT32);
+    wire fp_is_max  = (s0_op == OP_MAX);
+    wire loc_is_max = (s0_op == OP_MAXLOC);
+    wire loc_float  = (s0_dtype == DT_FLOAT32_INT32);
 
     // ------------------------------------------------------------- lane units
     // Each unit's output is zero unless enabled, so the lane results combine by OR.
@@ -103,50 +127,50 @@ module aglu #(
     generate
         for (i = 0; i < 32; i = i + 1) begin : g_i8
             aglu_int_lane #(.W(8)) u_lane (
-                .en(en_i8), .op(in_op), .sgn(int_signed),
-                .a(in_a[8*i +: 8]), .b(in_b[8*i +: 8]), .y(r_i8[8*i +: 8])
+                .en(en_i8), .op(s0_op), .sgn(int_signed),
+                .a(s0_a[8*i +: 8]), .b(s0_b[8*i +: 8]), .y(r_i8[8*i +: 8])
             );
         end
         for (i = 0; i < 16; i = i + 1) begin : g_i16
             aglu_int_lane #(.W(16)) u_lane (
-                .en(en_i16), .op(in_op), .sgn(int_signed),
-                .a(in_a[16*i +: 16]), .b(in_b[16*i +: 16]), .y(r_i16[16*i +: 16])
+                .en(en_i16), .op(s0_op), .sgn(int_signed),
+                .a(s0_a[16*i +: 16]), .b(s0_b[16*i +: 16]), .y(r_i16[16*i +: 16])
             );
         end
         for (i = 0; i < 8; i = i + 1) begin : g_32
             aglu_int_lane #(.W(32)) u_int (
-                .en(en_i32), .op(in_op), .sgn(int_signed),
-                .a(in_a[32*i +: 32]), .b(in_b[32*i +: 32]), .y(r_i32[32*i +: 32])
+                .en(en_i32), .op(s0_op), .sgn(int_signed),
+                .a(s0_a[32*i +: 32]), .b(s0_b[32*i +: 32]), .y(r_i32[32*i +: 32])
             );
             aglu_fp_add #(.EW(8), .MW(23)) u_add (
-                .en(en_f32_add), .a(in_a[32*i +: 32]), .b(in_b[32*i +: 32]), .y(r_f32_add[32*i +: 32])
+                .en(en_f32_add), .a(s0_a[32*i +: 32]), .b(s0_b[32*i +: 32]), .y(r_f32_add[32*i +: 32])
             );
             aglu_fp_mul #(.EW(8), .MW(23)) u_mul (
-                .en(en_f32_mul), .a(in_a[32*i +: 32]), .b(in_b[32*i +: 32]), .y(r_f32_mul[32*i +: 32])
+                .en(en_f32_mul), .a(s0_a[32*i +: 32]), .b(s0_b[32*i +: 32]), .y(r_f32_mul[32*i +: 32])
             );
             aglu_fp_minmax #(.EW(8), .MW(23)) u_minmax (
                 .en(en_f32_mm), .is_max(fp_is_max),
-                .a(in_a[32*i +: 32]), .b(in_b[32*i +: 32]), .y(r_f32_mm[32*i +: 32])
+                .a(s0_a[32*i +: 32]), .b(s0_b[32*i +: 32]), .y(r_f32_mm[32*i +: 32])
             );
         end
         for (i = 0; i < 4; i = i + 1) begin : g_64
             aglu_int_lane #(.W(64)) u_int (
-                .en(en_i64), .op(in_op), .sgn(int_signed),
-                .a(in_a[64*i +: 64]), .b(in_b[64*i +: 64]), .y(r_i64[64*i +: 64])
+                .en(en_i64), .op(s0_op), .sgn(int_signed),
+                .a(s0_a[64*i +: 64]), .b(s0_b[64*i +: 64]), .y(r_i64[64*i +: 64])
             );
             aglu_fp_add #(.EW(11), .MW(52)) u_add (
-                .en(en_f64_add), .a(in_a[64*i +: 64]), .b(in_b[64*i +: 64]), .y(r_f64_add[64*i +: 64])
+                .en(en_f64_add), .a(s0_a[64*i +: 64]), .b(s0_b[64*i +: 64]), .y(r_f64_add[64*i +: 64])
             );
             aglu_fp_mul #(.EW(11), .MW(52)) u_mul (
-                .en(en_f64_mul), .a(in_a[64*i +: 64]), .b(in_b[64*i +: 64]), .y(r_f64_mul[64*i +: 64])
+                .en(en_f64_mul), .a(s0_a[64*i +: 64]), .b(s0_b[64*i +: 64]), .y(r_f64_mul[64*i +: 64])
             );
             aglu_fp_minmax #(.EW(11), .MW(52)) u_minmax (
                 .en(en_f64_mm), .is_max(fp_is_max),
-                .a(in_a[64*i +: 64]), .b(in_b[64*i +: 64]), .y(r_f64_mm[64*i +: 64])
+                .a(s0_a[64*i +: 64]), .b(s0_b[64*i +: 64]), .y(r_f64_mm[64*i +: 64])
             );
             aglu_loc_lane u_loc (
                 .en(en_loc), .is_max(loc_is_max), .is_float(loc_float),
-                .a(in_a[64*i +: 64]), .b(in_b[64*i +: 64]), .y(r_loc[64*i +: 64])
+                .a(s0_a[64*i +: 64]), .b(s0_b[64*i +: 64]), .y(r_loc[64*i +: 64])
             );
         end
     endgenerate
@@ -156,20 +180,20 @@ module aglu #(
                           r_f64_add | r_f64_mul | r_f64_mm |
                           r_loc;
 
-    // ---------------------------------------------------------------- pipeline
-    // Stage s registers what stage s-1 (stage 0: the combinational result)
-    // presents; the outputs are the last stage. Only the valid bits are reset.
-    wire         valid_d [0:PIPE_STAGES];
-    wire [255:0] result_d[0:PIPE_STAGES];
-    wire         unsup_d [0:PIPE_STAGES];
+    // ---------------------------------------------------------- output chain
+    // Element 0 is the function of the input stage; stage s registers element
+    // s - 1. The outputs are the last element. Only the valid bits are reset.
+    wire         valid_d [0:PIPE_STAGES-1];
+    wire [255:0] result_d[0:PIPE_STAGES-1];
+    wire         unsup_d [0:PIPE_STAGES-1];
 
-    assign valid_d[0]  = in_valid;
+    assign valid_d[0]  = s0_valid;
     assign result_d[0] = result;
-    assign unsup_d[0]  = in_valid && !supported;
+    assign unsup_d[0]  = s0_valid && !supported;
 
     genvar s;
     generate
-        for (s = 0; s < PIPE_STAGES; s = s + 1) begin : g_pipe
+        for (s = 1; s < PIPE_STAGES; s = s + 1) begin : g_pipe
             reg         valid_q;
             reg [255:0] result_q;
             reg         unsup_q;
@@ -178,20 +202,20 @@ module aglu #(
                 if (!rst_n)
                     valid_q <= 1'b0;
                 else
-                    valid_q <= valid_d[s];
-                result_q <= result_d[s];
-                unsup_q  <= unsup_d[s];
+                    valid_q <= valid_d[s-1];
+                result_q <= result_d[s-1];
+                unsup_q  <= unsup_d[s-1];
             end
 
-            assign valid_d[s+1]  = valid_q;
-            assign result_d[s+1] = result_q;
-            assign unsup_d[s+1]  = unsup_q;
+            assign valid_d[s]  = valid_q;
+            assign result_d[s] = result_q;
+            assign unsup_d[s]  = unsup_q;
         end
     endgenerate
 
-    assign out_valid       = valid_d[PIPE_STAGES];
-    assign out_result      = result_d[PIPE_STAGES];
-    assign out_unsupported = unsup_d[PIPE_STAGES];
+    assign out_valid       = valid_d[PIPE_STAGES-1];
+    assign out_result      = result_d[PIPE_STAGES-1];
+    assign out_unsupported = unsup_d[PIPE_STAGES-1];
 endmodule
 
 `default_nettype wire

@@ -145,10 +145,8 @@ module aglu_fp_add #(
     endfunction
 
     always @* begin
-        if (en)
-            y = fadd(a, b);
-        else
-            y = {W{1'b0}};
+        y = {W{1'b0}};
+        if (en) y = fadd(a, b);
     end
 endmodule
 

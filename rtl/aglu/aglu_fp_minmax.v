@@ -56,10 +56,8 @@ module aglu_fp_minmax #(
     endfunction
 
     always @* begin
-        if (en)
-            y = fminmax(is_max, a, b);
-        else
-            y = {W{1'b0}};
+        y = {W{1'b0}};
+        if (en) y = fminmax(is_max, a, b);
     end
 endmodule
 

@@ -6,16 +6,16 @@
 // gives the canonical quiet NaN. The sign of every other result, zeros and
 // infinities included, is sign(a) XOR sign(b).
 //
-// Datapath: the full 2*(MW+1)-bit product of the two significands (a
-// subnormal contributes its fraction without hidden bit and exponent 1) is
-// normalised by one shift whose direction and distance come from the leading
-// zero count and the exponent sum:
-//   * enough exponent range   -> left shift by the leading-zero count (normal);
-//   * a little too little     -> left shift only down to exponent 1 (subnormal);
-//   * exponent sum below bias -> right shift with sticky (subnormal or zero);
-//     distances beyond MW+2 leave nothing but sticky, so the shift is clamped.
-// Rounding adds the round-up bit to the packed {exponent, fraction}, so a carry
-// moves a subnormal to the minimum normal and the largest finite value to Inf.
+// Datapath: subnormal significands are first normalised (leading-zero count
+// and left shift, exponent lowered to match), so the full 2*(MW+1)-bit
+// product of the two significands has its leading one in one of the top two
+// bits. The product is reduced to hidden bit, fraction, guard bit and one
+// sticky bit for everything below. If the biased exponent is below 1, that is
+// shifted right by the deficit with the lost bits folded into sticky
+// (subnormal or zero result); distances beyond MW+2 leave only sticky, so the
+// shift is clamped there. Rounding adds the round-up bit to the packed
+// {exponent, fraction}, so a carry moves a subnormal to the minimum normal and
+// the largest finite value to Inf.
 //
 // The function is computed only while `en` is 1 (operand isolation in
 // synthesis; Verilator skips the branch); otherwise the output is zero.
@@ -30,27 +30,32 @@ module aglu_fp_mul #(
     input  wire [EW+MW:0] b,
     output reg  [EW+MW:0] y
 );
-    localparam integer W   = EW + MW + 1;       // word width
-    localparam integer PW  = 2 * (MW + 1);      // full significand product
-    localparam integer LZW = $clog2(PW);        // leading-zero count width
-    localparam integer XW  = EW + 2;            // exponent arithmetic, no wrap
-    localparam integer RMAX_I = MW + 2;         // right shifts at least this long give 0 + sticky
+    localparam integer W    = EW + MW + 1;       // word width
+    localparam integer SIGW = MW + 1;            // significand with hidden bit
+    localparam integer PW   = 2 * SIGW;          // full significand product
+    localparam integer QW   = MW + 3;            // hidden, fraction, guard, sticky
+    localparam integer LZW  = $clog2(SIGW);      // leading-zero count width
+    localparam integer XW   = EW + 2;            // exponent arithmetic, no wrap
+    localparam integer RMAX_I = MW + 2;          // right shifts at least this long give 0 + sticky
 
     localparam [EW-1:0] EXP_ONES = {EW{1'b1}};
+    localparam [XW-1:0] EXP_ONES_X = {2'b00, EXP_ONES};
     localparam [EW-1:0] EXP_ONE  = {{(EW-1){1'b0}}, 1'b1};
     localparam [XW-1:0] BIAS     = {3'b000, {(EW-1){1'b1}}};
     localparam [XW-1:0] RMAX     = RMAX_I[XW-1:0];
     localparam [W-1:0]  QNAN     = {1'b0, EXP_ONES, 1'b1, {(MW-1){1'b0}}};
 
-    // Leading zeros of a nonzero PW-bit value by binary search (see aglu_fp_add).
+    // Leading zeros of a nonzero significand by binary search: bit k of the
+    // count is set when the top 2^k bits of what is left are all zero, in
+    // which case they are shifted out.
     function [LZW-1:0] lzc;
-        input [PW-1:0] x;
-        reg   [PW-1:0] t;
-        integer        k;
+        input [SIGW-1:0] x;
+        reg   [SIGW-1:0] t;
+        integer          k;
         begin
             t = x;
             for (k = LZW - 1; k >= 0; k = k - 1) begin
-                lzc[k] = ~|(t >> (PW - (1 << k)));
+                lzc[k] = ~|(t >> (SIGW - (1 << k)));
                 if (lzc[k]) t = t << (1 << k);
             end
         end
@@ -59,21 +64,21 @@ module aglu_fp_mul #(
     function [W-1:0] fmul;
         input [W-1:0] fa;
         input [W-1:0] fb;
-        reg           sgn;
-        reg           a_nan, b_nan, a_inf, b_inf, a_zero, b_zero;
-        reg [MW:0]    ma, mb;
-        reg [XW-1:0]  se;             // ea + eb (effective exponents), bias BIAS*2
-        reg [PW-1:0]  p;
-        reg [LZW-1:0] lz;
-        reg [XW-1:0]  lzx;
-        reg [XW-1:0]  rs;             // right-shift distance before clamping
-        reg [PW-1:0]  sv;             // shifted product: hidden bit at PW-1 when normal
-        reg           lost;           // nonzero bits shifted out to the right
-        reg           normal;
-        reg [XW-1:0]  e;              // biased result exponent when normal
-        reg [EW-1:0]  e_field;
-        reg           rnd;
-        reg [W-2:0]   mag;
+        reg            sgn;
+        reg            a_nan, b_nan, a_inf, b_inf, a_zero, b_zero;
+        reg [SIGW-1:0] ma, mb;        // significands, normalised (leading one at the top)
+        reg [LZW-1:0]  lza, lzb;      // normalising shifts (nonzero only for subnormals)
+        reg [PW-1:0]   p;
+        reg [QW-1:0]   q;             // {hidden, fraction, guard, sticky} of the product
+        reg [XW-1:0]   e_sum;         // ea + eb (+1 when the product has its one at the top)
+        reg [XW-1:0]   e_sub;         // bias + normalising shifts
+        reg [XW-1:0]   e;             // biased result exponent when normal: e_sum - e_sub
+        reg [XW-1:0]   rs;            // right shift towards subnormal: 1 - e
+        reg            normal;
+        reg            lost;          // nonzero bits shifted out to the right
+        reg [EW-1:0]   e_field;
+        reg            rnd;
+        reg [W-2:0]    mag;
         begin
             sgn    = fa[W-1] ^ fb[W-1];
             a_nan  = (fa[W-2:MW] == EXP_ONES) && (|fa[MW-1:0]);
@@ -92,36 +97,41 @@ module aglu_fp_mul #(
             end else begin
                 ma  = {|fa[W-2:MW], fa[MW-1:0]};
                 mb  = {|fb[W-2:MW], fb[MW-1:0]};
-                se  = {2'b00, ((|fa[W-2:MW]) ? fa[W-2:MW] : EXP_ONE)} +
-                      {2'b00, ((|fb[W-2:MW]) ? fb[W-2:MW] : EXP_ONE)};
-                p   = {{(MW+1){1'b0}}, ma} * {{(MW+1){1'b0}}, mb};
-                lz  = lzc(p);
-                lzx = {{(XW-LZW){1'b0}}, lz};
-                rs  = BIAS - se;
-                e   = se - BIAS + 1'b1 - lzx;
-                lost = 1'b0;
+                lza = lzc(ma);
+                lzb = lzc(mb);
+                ma  = ma << lza;
+                mb  = mb << lzb;
+                p   = {{SIGW{1'b0}}, ma} * {{SIGW{1'b0}}, mb};
 
-                // With hidden bit at PW-1 the value is 1.f * 2^(se - 2*bias + 1 - lz),
-                // i.e. biased exponent se - bias + 1 - lz.
-                if (se >= BIAS + lzx) begin
-                    normal = 1'b1;
-                    sv     = p << lz;
-                end else if (se >= BIAS) begin
-                    // Stop at biased exponent 1: subnormal, shifted left by se - bias < lz.
-                    normal = 1'b0;
-                    sv     = p << (se - BIAS);
-                end else begin
-                    normal = 1'b0;
+                // The product is in [2^(PW-2), 2^PW): take MW+2 bits from its
+                // leading one and OR the rest into sticky.
+                if (p[PW-1])
+                    q = {p[PW-1:PW-MW-2], |p[PW-MW-3:0]};
+                else
+                    q = {p[PW-2:PW-MW-3], |p[PW-MW-4:0]};
+
+                // Value 1.f * 2^(e - bias) with biased exponent
+                // e = ea + eb - bias - lza - lzb + p[PW-1] (effective exponents).
+                e_sum = {2'b00, ((|fa[W-2:MW]) ? fa[W-2:MW] : EXP_ONE)} +
+                        {2'b00, ((|fb[W-2:MW]) ? fb[W-2:MW] : EXP_ONE)} +
+                        {{(XW-1){1'b0}}, p[PW-1]};
+                e_sub = BIAS + {{(XW-LZW){1'b0}}, lza} + {{(XW-LZW){1'b0}}, lzb};
+                e     = e_sum - e_sub;
+                rs    = e_sub + 1'b1 - e_sum;
+                lost  = 1'b0;
+
+                normal = (e_sum > e_sub);
+                if (!normal) begin
                     if (rs > RMAX) rs = RMAX;
-                    sv     = p >> rs;
-                    lost   = |(p & ~({PW{1'b1}} << rs));
+                    lost = |(q & ~({QW{1'b1}} << rs));
+                    q    = q >> rs;
                 end
 
                 e_field = normal ? e[EW-1:0] : {EW{1'b0}};
-                rnd     = sv[MW] & (sv[MW+1] | lost | (|sv[MW-1:0]));
-                mag     = {e_field, sv[PW-2:MW+1]} + {{(W-2){1'b0}}, rnd};
+                rnd     = q[1] & (q[2] | q[0] | lost);
+                mag     = {e_field, q[QW-2:2]} + {{(W-2){1'b0}}, rnd};
 
-                if (normal && (e >= {2'b00, EXP_ONES}))
+                if (normal && (e >= EXP_ONES_X))
                     fmul = {sgn, EXP_ONES, {MW{1'b0}}};
                 else
                     fmul = {sgn, mag};
@@ -130,10 +140,8 @@ module aglu_fp_mul #(
     endfunction
 
     always @* begin
-        if (en)
-            y = fmul(a, b);
-        else
-            y = {W{1'b0}};
+        y = {W{1'b0}};
+        if (en) y = fmul(a, b);
     end
 endmodule
 

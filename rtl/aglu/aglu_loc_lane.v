@@ -66,10 +66,8 @@ module aglu_loc_lane (
     endfunction
 
     always @* begin
-        if (en)
-            y = loc(is_max, is_float, a, b);
-        else
-            y = 64'd0;
+        y = 64'd0;
+        if (en) y = loc(is_max, is_float, a, b);
     end
 endmodule
 

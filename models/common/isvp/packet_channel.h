@@ -1,0 +1,113 @@
+// How network packets move between blocks: QDMA <-> router (inject/eject),
+// router <-> Aurora link <-> router. A TLM-2.0 protocol on the generic
+// payload with two project extensions; credit-based flow control.
+//
+// Forward (packets), initiator -> target, b_transport:
+//   command  TLM_WRITE_COMMAND
+//   data     the encoded network packet (packet_format.h): headers + payload
+//   length   its size in bytes; phits = ceil(length / kPhitBytes)
+//   ext      PacketInfo: virtual channel, trace id
+//   delay    the packet's head reaches the receiver at sc_time_stamp() + delay;
+//            its tail follows at the sender's serialisation rate (the receiver
+//            is told the rate in PacketInfo::tail_after).
+// The sender only sends when it holds credits for the whole packet in the
+// receiver's VC buffer (virtual cut-through), so the receiver always accepts:
+// it must not wait() and must respond TLM_OK_RESPONSE. A receiver that keeps
+// the packet calls acquire() and later release(); payloads come from a
+// PacketPool (tlm_mm_interface) owned by the block that created the packet.
+//
+// Backward (credits), receiver -> sender, b_transport:
+//   command  TLM_IGNORE_COMMAND, no data
+//   ext      CreditReturn: VC and phits freed in the receiver's buffer
+//   delay    when the credits arrive at the sender
+//
+// Start-up: senders start with zero credits. At time 0 (from an SC_METHOD or
+// SC_THREAD, not during elaboration) every receiver grants each VC its whole
+// buffer through the credit channel, so the two ends never need to share a
+// buffer-size parameter.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+namespace isvp {
+
+/// Bytes per phit: the router's datapath width (DESIGN §3.5, 256 bits).
+inline constexpr std::uint32_t kPhitBytes = 32;
+
+constexpr std::uint32_t phits_of(std::uint32_t bytes) { return (bytes + kPhitBytes - 1) / kPhitBytes; }
+
+/// Per-packet side information that is not part of the wire format.
+struct PacketInfo : tlm::tlm_extension<PacketInfo> {
+    std::uint8_t vc = 0;                       ///< virtual channel at the receiver's input
+    std::uint64_t trace_id = 0;                ///< unique per packet, for traces and statistics
+    sc_core::sc_time tail_after;               ///< tail arrives this long after the head
+    sc_core::sc_time injected;                 ///< when the source injected it (latency statistics)
+    std::uint16_t hops = 0;                    ///< router-to-router hops so far
+
+    tlm::tlm_extension_base* clone() const override { return new PacketInfo(*this); }
+    void copy_from(const tlm::tlm_extension_base& other) override {
+        *this = static_cast<const PacketInfo&>(other);
+    }
+};
+
+/// Credits travelling back to a sender.
+struct CreditReturn : tlm::tlm_extension<CreditReturn> {
+    std::uint8_t vc = 0;       ///< the VC whose buffer space was freed
+    std::uint32_t phits = 0;   ///< how much
+
+    tlm::tlm_extension_base* clone() const override { return new CreditReturn(*this); }
+    void copy_from(const tlm::tlm_extension_base& other) override {
+        *this = static_cast<const CreditReturn&>(other);
+    }
+};
+
+/// A free-list of generic payloads with their own byte buffers and a
+/// PacketInfo extension attached. Single-threaded, like the SystemC kernel.
+class PacketPool : public tlm::tlm_mm_interface {
+  public:
+    PacketPool() = default;
+    PacketPool(const PacketPool&) = delete;
+    PacketPool& operator=(const PacketPool&) = delete;
+    ~PacketPool() override;
+
+    /// A payload with reference count 1 whose data buffer holds `bytes`,
+    /// set up as a packet write (see above) with a reset PacketInfo.
+    tlm::tlm_generic_payload* allocate(std::uint32_t bytes);
+    void free(tlm::tlm_generic_payload* payload) override;
+
+    std::size_t live() const { return live_; }  ///< payloads handed out, not yet freed
+
+  private:
+    /// A pool payload with its own byte buffer; every payload whose memory
+    /// manager is this pool is a Slot, so free() is a static downcast.
+    struct Slot : tlm::tlm_generic_payload {
+        std::vector<unsigned char> bytes;
+    };
+    std::vector<std::unique_ptr<Slot>> all_;  ///< every slot ever made (owns them)
+    std::vector<Slot*> free_;                 ///< slots ready for reuse
+    std::size_t live_ = 0;
+};
+
+/// Packet info of a packet payload (always present on pool payloads).
+PacketInfo& packet_info(tlm::tlm_generic_payload& payload);
+
+/// Sends `phits` credits for `vc` through `socket` with `delay`.
+template <typename Socket>
+void return_credits(Socket& socket, std::uint8_t vc, std::uint32_t phits, sc_core::sc_time delay) {
+    CreditReturn credit;
+    credit.vc = vc;
+    credit.phits = phits;
+    tlm::tlm_generic_payload payload;
+    payload.set_command(tlm::TLM_IGNORE_COMMAND);
+    payload.set_data_length(0);
+    payload.set_extension(&credit);
+    socket->b_transport(payload, delay);
+    payload.clear_extension(&credit);
+}
+
+}  // namespace isvp

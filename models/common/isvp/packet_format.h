@@ -1,0 +1,123 @@
+// Packet formats: the one definition shared by models, RTL wrappers and the
+// guest driver (DESIGN §3.5).
+//
+// Processor packet (host <-> switch, through QDMA): an 8-byte ProcessorHeader
+// followed by the message payload. On the way in (H2C) its rank field is the
+// destination (point-to-point) or root (collectives); on the way out (C2H) the
+// switch has replaced it with the source rank, as a NIC's receive completion
+// names the sender.
+//
+// Network packet (switch <-> switch): the ingress packet converter cuts a
+// processor packet into network packets of at most 16 << size_code payload
+// bytes, each laid out as
+//
+//   [0, 6)    NetworkHeader        size code, opcode, destination node, ...
+//   [6, 14)   ProcessorHeader      replicated; rank = source rank
+//   [14, 18)  payload byte offset  of this packet within the message (LE)
+//   [18, ...) payload              full packets except possibly the last
+//
+// so long messages stream packet by packet and never block other traffic.
+// All multi-byte fields are little-endian. Bit layouts below are normative.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "isvp/reduction_types.h"
+
+namespace isvp {
+
+/// Collective opcode (4 bits) in both headers.
+enum class Opcode : std::uint8_t {
+    Send = 0,  ///< point-to-point message
+    Bcast = 1,
+    Reduce = 2,
+    Allreduce = 3,
+    Scatter = 4,
+    Gather = 5,
+    Allgather = 6,
+    ReduceScatter = 7,
+    Barrier = 8,
+};
+inline constexpr unsigned kOpcodeCount = 9;
+std::string_view to_string(Opcode opcode);
+std::optional<Opcode> opcode_from_code(unsigned code);
+
+/// Largest message one processor packet can carry: the 29-bit size field.
+inline constexpr std::uint32_t kMaxMessageBytes = (1u << 29) - 1;
+
+/// The 8-byte processor packet header.
+///   [28:0]  message size in bytes      [33:29] context ID (32 communicators)
+///   [37:34] operation                  [41:38] opcode
+///   [43:42] algorithm bits             [47:44] datatype
+///   [63:48] rank: destination/root on H2C, source on C2H
+struct ProcessorHeader {
+    std::uint32_t message_bytes = 0;  ///< payload bytes that follow, < 2^29
+    std::uint8_t context_id = 0;      ///< communicator, < 32
+    std::uint8_t operation = 0;       ///< Operation code, reductions only
+    Opcode opcode = Opcode::Send;
+    std::uint8_t algorithm = 0;   ///< 2 bits: which in-switch algorithm
+    std::uint8_t datatype = 0;    ///< Datatype code, reductions only
+    std::uint16_t rank = 0;       ///< see above
+
+    static constexpr std::size_t kBytes = 8;
+    std::uint64_t encode() const;
+    /// Decodes; nullopt if the opcode is reserved.
+    static std::optional<ProcessorHeader> decode(std::uint64_t bits);
+    void write(std::uint8_t* out) const;
+    static std::optional<ProcessorHeader> read(const std::uint8_t* in);
+    bool operator==(const ProcessorHeader& other) const;
+};
+
+/// The 6-byte network packet header.
+///   [3:0]   size code: payload capacity 16 << code bytes
+///   [7:4]   opcode                     [23:8]  destination node address
+///   [28:24] context ID                 [32:29] operation
+///   [34:33] algorithm bits             [35]    last packet of the message
+///   [39:36] datatype                   [47:40] reserved, zero
+struct NetworkHeader {
+    std::uint8_t size_code = 0;
+    Opcode opcode = Opcode::Send;
+    std::uint16_t destination = 0;  ///< node address (see Topology), not a rank
+    std::uint8_t context_id = 0;
+    std::uint8_t operation = 0;
+    std::uint8_t algorithm = 0;
+    bool last = false;
+    std::uint8_t datatype = 0;
+
+    static constexpr std::size_t kBytes = 6;
+    std::uint64_t encode() const;  ///< the low 48 bits
+    static std::optional<NetworkHeader> decode(std::uint64_t bits);
+    void write(std::uint8_t* out) const;
+    static std::optional<NetworkHeader> read(const std::uint8_t* in);
+    std::uint32_t payload_capacity() const { return 16u << size_code; }
+};
+
+/// Bytes in front of a network packet's payload.
+inline constexpr std::size_t kNetworkPacketOverhead = NetworkHeader::kBytes + ProcessorHeader::kBytes + 4;
+
+/// Smallest size code whose capacity holds `bytes` (0..15); used to encode
+/// the configured network packet size.
+std::optional<std::uint8_t> size_code_for(std::uint32_t bytes);
+
+/// A decoded view of one network packet held in a byte buffer.
+struct NetworkPacketView {
+    NetworkHeader network;
+    ProcessorHeader processor;
+    std::uint32_t offset = 0;          ///< payload's byte offset in the message
+    const std::uint8_t* payload = nullptr;
+    std::uint32_t payload_bytes = 0;
+
+    /// Parses `bytes`; nullopt (with `error` set) if malformed: short buffer,
+    /// reserved opcode, payload longer than the capacity or past the message.
+    static std::optional<NetworkPacketView> parse(const std::uint8_t* bytes, std::size_t length, std::string* error);
+};
+
+/// Writes one network packet into `out` (room for kNetworkPacketOverhead +
+/// payload_bytes); returns the bytes written.
+std::size_t write_network_packet(const NetworkHeader& network, const ProcessorHeader& processor, std::uint32_t offset,
+                                 const std::uint8_t* payload, std::uint32_t payload_bytes, std::uint8_t* out);
+
+}  // namespace isvp

@@ -1,0 +1,220 @@
+// BAR0 register map of the isvp FPGA, and the in-memory formats the QDMA
+// engine and the driver share: descriptors, completion entries, writeback
+// status. The one definition used by the PCIe endpoint model, the QDMA model,
+// the tests and the guest driver (DESIGN §3.2, §3.3). Modelled on Xilinx
+// QDMA (PG302) streaming queues in internal mode, simplified where noted.
+//
+// Conventions: registers are 32 bits, little-endian; `RW1C` bits clear when
+// written with 1. A read of an unmapped offset returns 0xFFFFFFFF (as a PCIe
+// Unsupported Request does) and sets ERROR_STATUS.UNMAPPED_ACCESS; a write to
+// one is dropped and flagged the same way.
+#pragma once
+
+#include <cstdint>
+
+namespace isvp::regmap {
+
+/// A bit field inside a 32-bit register.
+struct Field {
+    unsigned shift;
+    unsigned width;
+    constexpr std::uint32_t mask() const { return (width >= 32 ? ~0u : ((1u << width) - 1u)) << shift; }
+    constexpr std::uint32_t get(std::uint32_t reg) const { return (reg & mask()) >> shift; }
+    constexpr std::uint32_t make(std::uint32_t value) const { return (value << shift) & mask(); }
+    constexpr std::uint32_t set(std::uint32_t reg, std::uint32_t value) const {
+        return (reg & ~mask()) | make(value);
+    }
+};
+
+// ---------------------------------------------------------------------------
+// PCIe configuration space identity
+inline constexpr std::uint16_t kVendorId = 0x10EE;  ///< Xilinx
+inline constexpr std::uint16_t kDeviceId = 0x9E5F;  ///< isvp collective accelerator (QDMA PF0)
+inline constexpr std::uint32_t kBar0Bytes = 0x10000;  ///< 64 KiB, memory, 64-bit, non-prefetchable
+
+// ---------------------------------------------------------------------------
+// Global registers
+inline constexpr std::uint32_t ID = 0x0000;            ///< RO 'ISVP' = 0x49535650
+inline constexpr std::uint32_t kIdValue = 0x49535650;
+inline constexpr std::uint32_t VERSION = 0x0004;       ///< RO major << 16 | minor
+inline constexpr std::uint32_t kVersionValue = 0x00010000;
+inline constexpr std::uint32_t NODE_ADDRESS = 0x0008;  ///< RO this FPGA's node address (16 bits)
+inline constexpr std::uint32_t NODE_COUNT = 0x000C;    ///< RO nodes in the network
+inline constexpr std::uint32_t QUEUE_COUNT = 0x0010;   ///< RO queue pairs
+inline constexpr std::uint32_t MSIX_VECTORS = 0x0014;  ///< RO MSI-X table entries
+inline constexpr std::uint32_t SCRATCH = 0x0018;       ///< RW no effect; bring-up check
+inline constexpr std::uint32_t PACKET_BYTES = 0x001C;  ///< RO network packet payload capacity
+
+inline constexpr std::uint32_t ERROR_STATUS = 0x0020;  ///< RW1C sticky error bits, below
+namespace error_status {
+inline constexpr std::uint32_t UNMAPPED_ACCESS = 1u << 0;  ///< MMIO to an unmapped offset
+inline constexpr std::uint32_t BAD_DOORBELL = 1u << 1;     ///< index beyond the ring, or queue disabled
+inline constexpr std::uint32_t DESCRIPTOR = 1u << 2;       ///< malformed descriptor or processor packet
+inline constexpr std::uint32_t DMA = 1u << 3;              ///< DMA address outside host memory
+inline constexpr std::uint32_t CMPT_OVERFLOW = 1u << 4;    ///< completion ring full: entry dropped
+inline constexpr std::uint32_t C2H_NO_BUFFER = 1u << 5;    ///< packet arrived, no C2H buffer posted
+inline constexpr std::uint32_t PACKET_DROPPED = 1u << 6;   ///< network packet dropped (bad header, CRC)
+}  // namespace error_status
+inline constexpr std::uint32_t ERROR_QUEUE = 0x0024;       ///< RO queue of the latest queue error
+inline constexpr std::uint32_t ERROR_ADDRESS_LO = 0x0028;  ///< RO offending MMIO offset or DMA address
+inline constexpr std::uint32_t ERROR_ADDRESS_HI = 0x002C;
+inline constexpr std::uint32_t ERROR_MSIX = 0x0030;        ///< RW MSI-X vector of the error interrupt
+inline constexpr std::uint32_t ERROR_IRQ_ENABLE = 0x0034;  ///< RW ERROR_STATUS bits that interrupt
+
+/// QDMA's global ring-size table: RING_SIZE(i), i < 16, entries per ring.
+/// Queue contexts select a ring size by index when they are enabled. Writable;
+/// a value outside kMinRingSize..kMaxRingSize is ignored (the entry keeps its
+/// value) and sets ERROR_STATUS.UNMAPPED_ACCESS with ERROR_ADDRESS = offset.
+inline constexpr std::uint32_t RING_SIZE_BASE = 0x0040;
+inline constexpr std::uint32_t kRingSizeCount = 16;
+constexpr std::uint32_t RING_SIZE(unsigned index) { return RING_SIZE_BASE + 4 * index; }
+/// Reset values of the table (QDMA-like: powers of two 64 .. 16384, then more).
+inline constexpr std::uint32_t kRingSizeReset[kRingSizeCount] = {64,   128,  256,  512,  1024, 2048, 4096, 8192,
+                                                                 16384, 32,  96,   192,  384,  768,  1536, 3072};
+inline constexpr std::uint32_t kMinRingSize = 16;
+inline constexpr std::uint32_t kMaxRingSize = 65536;
+
+/// C2H steering: CONTEXT_QUEUE(c), c < 32, names the queue that receives
+/// network packets whose context ID is c (reset value 0: everything to queue 0).
+inline constexpr std::uint32_t CONTEXT_QUEUE_BASE = 0x0100;
+inline constexpr std::uint32_t kContextCount = 32;
+constexpr std::uint32_t CONTEXT_QUEUE(unsigned context) { return CONTEXT_QUEUE_BASE + 4 * context; }
+
+// ---------------------------------------------------------------------------
+// Queue contexts: QUEUE(q) + register, q < QUEUE_COUNT (64 by default)
+inline constexpr std::uint32_t QUEUE_BASE = 0x1000;
+inline constexpr std::uint32_t QUEUE_STRIDE = 0x40;
+inline constexpr std::uint32_t kMaxQueues = 64;
+constexpr std::uint32_t QUEUE(unsigned q) { return QUEUE_BASE + QUEUE_STRIDE * q; }
+
+inline constexpr std::uint32_t H2C_BASE_LO = 0x00;  ///< RW descriptor ring address in host memory
+inline constexpr std::uint32_t H2C_BASE_HI = 0x04;
+inline constexpr std::uint32_t H2C_CONTROL = 0x08;  ///< RW, fields in `control`
+inline constexpr std::uint32_t H2C_STATUS = 0x0C;   ///< RO, fields in `status`
+inline constexpr std::uint32_t C2H_BASE_LO = 0x10;
+inline constexpr std::uint32_t C2H_BASE_HI = 0x14;
+inline constexpr std::uint32_t C2H_CONTROL = 0x18;
+inline constexpr std::uint32_t C2H_BUFFER_BYTES = 0x1C;  ///< RW bytes per C2H buffer, >= PACKET_BYTES
+inline constexpr std::uint32_t CMPT_BASE_LO = 0x20;
+inline constexpr std::uint32_t CMPT_BASE_HI = 0x24;
+inline constexpr std::uint32_t CMPT_CONTROL = 0x28;
+inline constexpr std::uint32_t CMPT_COALESCE = 0x2C;  ///< RW, fields in `coalesce`
+inline constexpr std::uint32_t C2H_STATUS = 0x30;     ///< RO
+inline constexpr std::uint32_t CMPT_STATUS = 0x34;    ///< RO
+inline constexpr std::uint32_t QUEUE_COMMAND = 0x38;  ///< WO, fields in `command`
+
+namespace control {  // H2C_CONTROL, C2H_CONTROL, CMPT_CONTROL
+inline constexpr Field RING_SIZE_INDEX{0, 4};  ///< index into RING_SIZE
+inline constexpr Field ENABLE{8, 1};
+inline constexpr Field STATUS_ENABLE{9, 1};    ///< H2C/CMPT: write status to the ring's last entry
+inline constexpr Field IRQ_ENABLE{10, 1};      ///< H2C (on SDI descriptors) / CMPT interrupts
+inline constexpr Field MSIX_VECTOR{16, 11};
+}  // namespace control
+
+namespace status {  // H2C_STATUS, C2H_STATUS, CMPT_STATUS
+inline constexpr Field INDEX{0, 16};      ///< H2C/C2H: hardware CIDX; CMPT: hardware PIDX
+inline constexpr Field ERROR{16, 1};      ///< queue stopped in error; QUEUE_COMMAND.RESET clears
+inline constexpr Field ERROR_CODE{17, 4}; ///< QueueError
+inline constexpr Field COLOR{21, 1};      ///< CMPT: colour the next entry will carry
+}  // namespace status
+
+/// Why a queue stopped (status::ERROR_CODE).
+enum class QueueError : std::uint8_t {
+    None = 0,
+    DescriptorAddress = 1,  ///< descriptor or ring points outside host memory
+    DescriptorLength = 2,   ///< zero length, or longer than kMaxDescriptorBytes
+    PacketFraming = 3,      ///< SOP/EOP sequence or processor header size inconsistent
+    PacketHeader = 4,       ///< reserved opcode, destination not in the network, size too large
+    DoorbellRange = 5,      ///< PIDX/CIDX beyond the ring
+    NotEnabled = 6,         ///< doorbell on a disabled queue
+    CompletionOverflow = 7, ///< CMPT ring full
+    BufferTooSmall = 8,     ///< C2H_BUFFER_BYTES below PACKET_BYTES
+};
+
+namespace coalesce {  // CMPT_COALESCE
+inline constexpr Field COUNT{0, 16};   ///< interrupt after this many entries (0 = 1)
+inline constexpr Field TIMER{16, 16};  ///< ... or this many 64 ns ticks after the first (0 = off)
+inline constexpr unsigned kTimerTickNs = 64;
+}  // namespace coalesce
+
+namespace command {  // QUEUE_COMMAND
+inline constexpr Field RESET{0, 1};  ///< clear errors, indices to 0, colour to 1
+}
+
+// ---------------------------------------------------------------------------
+// MSI-X table and pending-bit array (PCIe MSI-X capability, BIR 0)
+inline constexpr std::uint32_t MSIX_TABLE = 0x4000;
+inline constexpr std::uint32_t MSIX_ENTRY_BYTES = 16;
+inline constexpr std::uint32_t kMsixVectors = 64;
+constexpr std::uint32_t MSIX_ENTRY(unsigned vector) { return MSIX_TABLE + MSIX_ENTRY_BYTES * vector; }
+inline constexpr std::uint32_t MSIX_ADDRESS_LO = 0x0;
+inline constexpr std::uint32_t MSIX_ADDRESS_HI = 0x4;
+inline constexpr std::uint32_t MSIX_DATA = 0x8;
+inline constexpr std::uint32_t MSIX_VECTOR_CONTROL = 0xC;  ///< bit 0: masked (reset value 1)
+inline constexpr std::uint32_t MSIX_PBA = 0x5000;          ///< RO pending bits, 32 vectors per register
+
+// ---------------------------------------------------------------------------
+// Collective accelerator CSRs (communicator table, forwarding table): 0x6000
+// .. 0x7FFF, defined with the collective engine.
+inline constexpr std::uint32_t ACCELERATOR_BASE = 0x6000;
+
+// ---------------------------------------------------------------------------
+// Doorbells (QDMA's direct-mapped PIDX/CIDX updates): DOORBELL(q) + register
+inline constexpr std::uint32_t DOORBELL_BASE = 0x8000;
+inline constexpr std::uint32_t DOORBELL_STRIDE = 0x10;
+constexpr std::uint32_t DOORBELL(unsigned q) { return DOORBELL_BASE + DOORBELL_STRIDE * q; }
+inline constexpr std::uint32_t H2C_PIDX = 0x0;   ///< WO descriptors posted
+inline constexpr std::uint32_t C2H_PIDX = 0x4;   ///< WO receive buffers posted
+inline constexpr std::uint32_t CMPT_CIDX = 0x8;  ///< WO completions consumed
+namespace doorbell {
+inline constexpr Field INDEX{0, 16};
+inline constexpr Field IRQ_ARM{16, 1};  ///< H2C_PIDX / CMPT_CIDX: (re-)arm the queue's interrupt
+}  // namespace doorbell
+
+// ---------------------------------------------------------------------------
+// In-memory formats. A ring of N entries uses entries 0 .. N-2; entry N-1
+// holds the status writeback (QDMA's layout), so indices wrap at N-1.
+
+/// H2C descriptor, 16 bytes. A processor packet (8-byte ProcessorHeader +
+/// payload) spans the descriptors from SOP to EOP.
+struct H2cDescriptor {
+    std::uint64_t address;  ///< host (guest-physical) address of the data
+    std::uint32_t length;   ///< bytes, 1 .. kMaxDescriptorBytes
+    std::uint32_t flags;    ///< H2C_SOP | H2C_EOP | H2C_SDI
+};
+static_assert(sizeof(H2cDescriptor) == 16);
+inline constexpr std::uint32_t H2C_SOP = 1u << 0;  ///< first descriptor of a processor packet
+inline constexpr std::uint32_t H2C_EOP = 1u << 1;  ///< last descriptor of a processor packet
+inline constexpr std::uint32_t H2C_SDI = 1u << 2;  ///< write status and interrupt when this one is done
+inline constexpr std::uint32_t kMaxDescriptorBytes = 65535;  ///< QDMA's 64K-1
+
+/// C2H descriptor, 8 bytes: one receive buffer of C2H_BUFFER_BYTES.
+struct C2hDescriptor {
+    std::uint64_t address;
+};
+static_assert(sizeof(C2hDescriptor) == 8);
+
+/// Completion entry, 16 bytes: one per network packet delivered to a C2H
+/// buffer (in C2H ring order). Valid when `flags` COLOR equals the colour
+/// the driver expects (starts at 1, flips each time the ring wraps).
+struct CompletionEntry {
+    std::uint64_t header;   ///< ProcessorHeader::encode(); rank = source rank
+    std::uint32_t offset;   ///< payload's byte offset in the message
+    std::uint16_t length;   ///< payload bytes in the buffer
+    std::uint16_t flags;    ///< CMPT_LAST | CMPT_ERROR | CMPT_COLOR
+};
+static_assert(sizeof(CompletionEntry) == 16);
+inline constexpr std::uint16_t CMPT_LAST = 1u << 0;    ///< last packet of its message
+inline constexpr std::uint16_t CMPT_ERROR = 1u << 1;   ///< data incomplete (see ERROR_STATUS)
+inline constexpr std::uint16_t CMPT_COLOR = 1u << 15;
+
+/// Status writeback in a ring's last entry (first 8 bytes; rest zero).
+///   [15:0] pidx  [31:16] cidx  [32] colour (CMPT)  [33] error
+struct StatusWriteback {
+    std::uint16_t pidx;
+    std::uint16_t cidx;
+    std::uint32_t flags;  ///< bit 0: colour, bit 1: error
+};
+static_assert(sizeof(StatusWriteback) == 8);
+
+}  // namespace isvp::regmap

@@ -1,0 +1,53 @@
+#include "isvp/packet_channel.h"
+
+namespace isvp {
+
+PacketPool::~PacketPool() {
+    // Payloads still referenced elsewhere at shutdown are owned here; drop
+    // their memory-manager link so their destructors do not call back.
+    for (auto& slot : all_) slot->set_mm(nullptr);
+}
+
+tlm::tlm_generic_payload* PacketPool::allocate(std::uint32_t bytes) {
+    Slot* slot;
+    if (free_.empty()) {
+        all_.push_back(std::make_unique<Slot>());
+        slot = all_.back().get();
+        slot->set_mm(this);
+        slot->set_extension(new PacketInfo);
+    } else {
+        slot = free_.back();
+        free_.pop_back();
+    }
+    slot->bytes.resize(bytes);
+    tlm::tlm_generic_payload& payload = *slot;
+    payload.set_command(tlm::TLM_WRITE_COMMAND);
+    payload.set_address(0);
+    payload.set_data_ptr(slot->bytes.data());
+    payload.set_data_length(bytes);
+    payload.set_streaming_width(bytes);
+    payload.set_byte_enable_ptr(nullptr);
+    payload.set_byte_enable_length(0);
+    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    packet_info(payload) = PacketInfo{};
+    payload.acquire();
+    ++live_;
+    return &payload;
+}
+
+void PacketPool::free(tlm::tlm_generic_payload* payload) {
+    free_.push_back(static_cast<Slot*>(payload));
+    --live_;
+}
+
+PacketInfo& packet_info(tlm::tlm_generic_payload& payload) {
+    PacketInfo* info = nullptr;
+    payload.get_extension(info);
+    if (info == nullptr) {
+        info = new PacketInfo;
+        payload.set_extension(info);
+    }
+    return *info;
+}
+
+}  // namespace isvp

@@ -1,0 +1,133 @@
+#include "isvp/packet_format.h"
+
+#include <array>
+#include <cstring>
+
+namespace isvp {
+namespace {
+
+constexpr std::array<std::string_view, kOpcodeCount> kOpcodeNames = {
+    "send", "bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "reduce_scatter", "barrier"};
+
+std::uint64_t bits(std::uint64_t value, unsigned shift, unsigned width) {
+    return (value >> shift) & ((1ull << width) - 1);
+}
+
+void store_le(std::uint64_t value, std::size_t bytes, std::uint8_t* out) {
+    for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<std::uint8_t>(value >> (8 * i));
+}
+
+std::uint64_t load_le(const std::uint8_t* in, std::size_t bytes) {
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < bytes; ++i) value |= static_cast<std::uint64_t>(in[i]) << (8 * i);
+    return value;
+}
+
+}  // namespace
+
+std::string_view to_string(Opcode opcode) { return kOpcodeNames.at(static_cast<std::size_t>(opcode)); }
+
+std::optional<Opcode> opcode_from_code(unsigned code) {
+    if (code >= kOpcodeCount) return std::nullopt;
+    return static_cast<Opcode>(code);
+}
+
+std::uint64_t ProcessorHeader::encode() const {
+    return (static_cast<std::uint64_t>(message_bytes) & 0x1FFFFFFFull) |
+           static_cast<std::uint64_t>(context_id & 0x1F) << 29 | static_cast<std::uint64_t>(operation & 0xF) << 34 |
+           static_cast<std::uint64_t>(static_cast<unsigned>(opcode) & 0xF) << 38 |
+           static_cast<std::uint64_t>(algorithm & 0x3) << 42 | static_cast<std::uint64_t>(datatype & 0xF) << 44 |
+           static_cast<std::uint64_t>(rank) << 48;
+}
+
+std::optional<ProcessorHeader> ProcessorHeader::decode(std::uint64_t value) {
+    const auto opcode = opcode_from_code(static_cast<unsigned>(bits(value, 38, 4)));
+    if (!opcode) return std::nullopt;
+    ProcessorHeader header;
+    header.message_bytes = static_cast<std::uint32_t>(bits(value, 0, 29));
+    header.context_id = static_cast<std::uint8_t>(bits(value, 29, 5));
+    header.operation = static_cast<std::uint8_t>(bits(value, 34, 4));
+    header.opcode = *opcode;
+    header.algorithm = static_cast<std::uint8_t>(bits(value, 42, 2));
+    header.datatype = static_cast<std::uint8_t>(bits(value, 44, 4));
+    header.rank = static_cast<std::uint16_t>(bits(value, 48, 16));
+    return header;
+}
+
+void ProcessorHeader::write(std::uint8_t* out) const { store_le(encode(), kBytes, out); }
+
+std::optional<ProcessorHeader> ProcessorHeader::read(const std::uint8_t* in) { return decode(load_le(in, kBytes)); }
+
+bool ProcessorHeader::operator==(const ProcessorHeader& other) const { return encode() == other.encode(); }
+
+std::uint64_t NetworkHeader::encode() const {
+    return static_cast<std::uint64_t>(size_code & 0xF) | static_cast<std::uint64_t>(static_cast<unsigned>(opcode) & 0xF)
+                                                              << 4 |
+           static_cast<std::uint64_t>(destination) << 8 | static_cast<std::uint64_t>(context_id & 0x1F) << 24 |
+           static_cast<std::uint64_t>(operation & 0xF) << 29 | static_cast<std::uint64_t>(algorithm & 0x3) << 33 |
+           static_cast<std::uint64_t>(last ? 1 : 0) << 35 | static_cast<std::uint64_t>(datatype & 0xF) << 36;
+}
+
+std::optional<NetworkHeader> NetworkHeader::decode(std::uint64_t value) {
+    const auto opcode = opcode_from_code(static_cast<unsigned>(bits(value, 4, 4)));
+    if (!opcode || bits(value, 40, 8) != 0) return std::nullopt;
+    NetworkHeader header;
+    header.size_code = static_cast<std::uint8_t>(bits(value, 0, 4));
+    header.opcode = *opcode;
+    header.destination = static_cast<std::uint16_t>(bits(value, 8, 16));
+    header.context_id = static_cast<std::uint8_t>(bits(value, 24, 5));
+    header.operation = static_cast<std::uint8_t>(bits(value, 29, 4));
+    header.algorithm = static_cast<std::uint8_t>(bits(value, 33, 2));
+    header.last = bits(value, 35, 1) != 0;
+    header.datatype = static_cast<std::uint8_t>(bits(value, 36, 4));
+    return header;
+}
+
+void NetworkHeader::write(std::uint8_t* out) const { store_le(encode(), kBytes, out); }
+
+std::optional<NetworkHeader> NetworkHeader::read(const std::uint8_t* in) { return decode(load_le(in, kBytes)); }
+
+std::optional<std::uint8_t> size_code_for(std::uint32_t bytes) {
+    for (std::uint8_t code = 0; code < 16; ++code)
+        if ((16u << code) >= bytes) return code;
+    return std::nullopt;
+}
+
+std::optional<NetworkPacketView> NetworkPacketView::parse(const std::uint8_t* bytes, std::size_t length,
+                                                          std::string* error) {
+    auto fail = [&](const std::string& why) -> std::optional<NetworkPacketView> {
+        if (error) *error = why;
+        return std::nullopt;
+    };
+    if (length < kNetworkPacketOverhead)
+        return fail("network packet of " + std::to_string(length) + " bytes is shorter than its " +
+                    std::to_string(kNetworkPacketOverhead) + "-byte headers");
+    const auto network = NetworkHeader::read(bytes);
+    if (!network) return fail("network header has a reserved opcode or non-zero reserved bits");
+    const auto processor = ProcessorHeader::read(bytes + NetworkHeader::kBytes);
+    if (!processor) return fail("replicated processor header has a reserved opcode");
+    NetworkPacketView view;
+    view.network = *network;
+    view.processor = *processor;
+    view.offset = static_cast<std::uint32_t>(load_le(bytes + NetworkHeader::kBytes + ProcessorHeader::kBytes, 4));
+    view.payload = bytes + kNetworkPacketOverhead;
+    view.payload_bytes = static_cast<std::uint32_t>(length - kNetworkPacketOverhead);
+    if (view.payload_bytes > network->payload_capacity())
+        return fail("payload of " + std::to_string(view.payload_bytes) + " bytes exceeds the size code's " +
+                    std::to_string(network->payload_capacity()));
+    if (static_cast<std::uint64_t>(view.offset) + view.payload_bytes > processor->message_bytes)
+        return fail("payload [" + std::to_string(view.offset) + ", +" + std::to_string(view.payload_bytes) +
+                    ") runs past the " + std::to_string(processor->message_bytes) + "-byte message");
+    return view;
+}
+
+std::size_t write_network_packet(const NetworkHeader& network, const ProcessorHeader& processor, std::uint32_t offset,
+                                 const std::uint8_t* payload, std::uint32_t payload_bytes, std::uint8_t* out) {
+    network.write(out);
+    processor.write(out + NetworkHeader::kBytes);
+    store_le(offset, 4, out + NetworkHeader::kBytes + ProcessorHeader::kBytes);
+    if (payload_bytes) std::memcpy(out + kNetworkPacketOverhead, payload, payload_bytes);
+    return kNetworkPacketOverhead + payload_bytes;
+}
+
+}  // namespace isvp
