@@ -55,6 +55,8 @@ module aglu_fp_minmax #(
         end
     endfunction
 
+    // Default first, then the gated call: Verilator turns a one-assignment
+    // if/else into ?: and would then evaluate the function unconditionally.
     always @* begin
         y = {W{1'b0}};
         if (en) y = fminmax(is_max, a, b);

@@ -139,6 +139,8 @@ module aglu_fp_mul #(
         end
     endfunction
 
+    // Default first, then the gated call: Verilator turns a one-assignment
+    // if/else into ?: and would then evaluate the function unconditionally.
     always @* begin
         y = {W{1'b0}};
         if (en) y = fmul(a, b);

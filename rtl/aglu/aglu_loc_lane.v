@@ -65,6 +65,8 @@ module aglu_loc_lane (
         end
     endfunction
 
+    // Default first, then the gated call: Verilator turns a one-assignment
+    // if/else into ?: and would then evaluate the function unconditionally.
     always @* begin
         y = 64'd0;
         if (en) y = loc(is_max, is_float, a, b);
