@@ -1,0 +1,360 @@
+#include "isvp/driver.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "isvp/packet_format.h"
+
+namespace isvp::guest {
+
+namespace rm = isvp::regmap;
+
+namespace {
+
+/// The MSI address every vector uses: the host bridge's MSI window.
+constexpr std::uint64_t kMsiAddress = 0xFEE00000;
+/// Bytes of the envelope in front of a message's data.
+constexpr std::uint32_t kEnvelopeBytes = 16;
+
+unsigned ring_size_index(unsigned entries, const char* ring) {
+    for (unsigned i = 0; i < rm::kRingSizeCount; ++i)
+        if (rm::kRingSizeReset[i] == entries) return i;
+    std::ostringstream message;
+    message << "driver: " << ring << " ring of " << entries
+            << " entries is not in the device's ring-size table (64, 128, ..., 16384)";
+    throw DriverError(message.str());
+}
+
+std::string describe_errors(std::uint32_t status) {
+    static const char* const names[] = {"UNMAPPED_ACCESS", "BAD_DOORBELL", "DESCRIPTOR",     "DMA",
+                                        "CMPT_OVERFLOW",   "C2H_NO_BUFFER", "PACKET_DROPPED"};
+    std::string text;
+    for (unsigned bit = 0; bit < 7; ++bit)
+        if (status & (1u << bit)) text += (text.empty() ? "" : "|") + std::string(names[bit]);
+    return text.empty() ? "none" : text;
+}
+
+}  // namespace
+
+Driver::Driver(DeviceTransport& transport, DriverConfig config)
+    : transport_(transport),
+      config_(config),
+      memory_(transport.host_memory()),
+      memory_bytes_(transport.host_memory_bytes()) {
+    if (transport_.mmio_read32(rm::ID) != rm::kIdValue)
+        throw DriverError("driver: BAR0 ID register does not read 'ISVP': no isvp device behind this transport");
+    const std::uint32_t version = transport_.mmio_read32(rm::VERSION);
+    if ((version >> 16) != (rm::kVersionValue >> 16)) {
+        std::ostringstream message;
+        message << "driver: device version " << (version >> 16) << "." << (version & 0xFFFF)
+                << " is not supported (driver speaks " << (rm::kVersionValue >> 16) << ".x)";
+        throw DriverError(message.str());
+    }
+    node_address_ = static_cast<std::uint16_t>(transport_.mmio_read32(rm::NODE_ADDRESS));
+    node_count_ = transport_.mmio_read32(rm::NODE_COUNT);
+    packet_bytes_ = transport_.mmio_read32(rm::PACKET_BYTES);
+    const std::uint32_t queues = transport_.mmio_read32(rm::QUEUE_COUNT);
+    if (config_.queue >= queues)
+        throw DriverError("driver: queue " + std::to_string(config_.queue) + " does not exist (device has " +
+                          std::to_string(queues) + ")");
+    if (static_cast<std::uint32_t>(size()) > node_count_)
+        throw DriverError("driver: " + std::to_string(size()) + " ranks but the network has only " +
+                          std::to_string(node_count_) + " nodes");
+    if (config_.descriptor_bytes == 0 || config_.descriptor_bytes > rm::kMaxDescriptorBytes)
+        throw DriverError("driver: descriptor_bytes must be 1..65535");
+
+    const unsigned h2c_index = ring_size_index(config_.h2c_ring_entries, "H2C");
+    const unsigned c2h_index = ring_size_index(config_.c2h_ring_entries, "C2H");
+    const unsigned cmpt_index = ring_size_index(config_.cmpt_ring_entries, "CMPT");
+    c2h_buffer_bytes_ = std::max<std::uint32_t>(packet_bytes_, 64);
+
+    h2c_ring_ = allocate(config_.h2c_ring_entries * sizeof(rm::H2cDescriptor), 4096);
+    c2h_ring_ = allocate(config_.c2h_ring_entries * sizeof(rm::C2hDescriptor), 4096);
+    cmpt_ring_ = allocate(config_.cmpt_ring_entries * sizeof(rm::CompletionEntry), 4096);
+    c2h_buffers_ = allocate(static_cast<std::size_t>(config_.c2h_ring_entries - 1) * c2h_buffer_bytes_, 4096);
+    const std::size_t remaining = memory_bytes_ - next_free_;
+    config_.staging_bytes = std::min(config_.staging_bytes, remaining - remaining % 4096);
+    if (config_.staging_bytes < 2 * config_.descriptor_bytes)
+        throw DriverError("driver: host memory of " + std::to_string(memory_bytes_) +
+                          " bytes leaves no room for a send staging area");
+    staging_base_ = allocate(config_.staging_bytes, 4096);
+    h2c_staging_end_.assign(config_.h2c_ring_entries, 0);
+    std::memset(memory_ + h2c_ring_, 0, config_.h2c_ring_entries * sizeof(rm::H2cDescriptor));
+    std::memset(memory_ + cmpt_ring_, 0, config_.cmpt_ring_entries * sizeof(rm::CompletionEntry));
+
+    // Every usable C2H slot i permanently holds buffer i.
+    for (unsigned slot = 0; slot + 1 < config_.c2h_ring_entries; ++slot) {
+        const rm::C2hDescriptor descriptor{c2h_buffers_ + static_cast<std::uint64_t>(slot) * c2h_buffer_bytes_};
+        std::memcpy(memory_ + c2h_ring_ + slot * sizeof descriptor, &descriptor, sizeof descriptor);
+    }
+
+    for (unsigned vector : {config_.cmpt_vector, config_.h2c_vector, config_.error_vector}) {
+        const std::uint32_t entry = rm::MSIX_ENTRY(vector);
+        transport_.mmio_write32(entry + rm::MSIX_ADDRESS_LO, static_cast<std::uint32_t>(kMsiAddress));
+        transport_.mmio_write32(entry + rm::MSIX_ADDRESS_HI, 0);
+        transport_.mmio_write32(entry + rm::MSIX_DATA, vector);
+        transport_.mmio_write32(entry + rm::MSIX_VECTOR_CONTROL, 0);  // unmask
+    }
+    transport_.mmio_write32(rm::ERROR_MSIX, config_.error_vector);
+    transport_.mmio_write32(rm::ERROR_IRQ_ENABLE, ~0u);
+
+    const std::uint32_t q = rm::QUEUE(config_.queue);
+    write64(q + rm::H2C_BASE_LO, h2c_ring_);
+    write64(q + rm::C2H_BASE_LO, c2h_ring_);
+    write64(q + rm::CMPT_BASE_LO, cmpt_ring_);
+    transport_.mmio_write32(q + rm::C2H_BUFFER_BYTES, c2h_buffer_bytes_);
+    transport_.mmio_write32(q + rm::CMPT_COALESCE, rm::coalesce::COUNT.make(1));
+    transport_.mmio_write32(q + rm::H2C_CONTROL,
+                            rm::control::RING_SIZE_INDEX.make(h2c_index) | rm::control::ENABLE.make(1) |
+                                rm::control::STATUS_ENABLE.make(1) | rm::control::IRQ_ENABLE.make(1) |
+                                rm::control::MSIX_VECTOR.make(config_.h2c_vector));
+    transport_.mmio_write32(q + rm::C2H_CONTROL,
+                            rm::control::RING_SIZE_INDEX.make(c2h_index) | rm::control::ENABLE.make(1));
+    transport_.mmio_write32(q + rm::CMPT_CONTROL,
+                            rm::control::RING_SIZE_INDEX.make(cmpt_index) | rm::control::ENABLE.make(1) |
+                                rm::control::STATUS_ENABLE.make(1) | rm::control::IRQ_ENABLE.make(1) |
+                                rm::control::MSIX_VECTOR.make(config_.cmpt_vector));
+    if (config_.queue != 0)
+        for (unsigned context = 0; context < rm::kContextCount; ++context)
+            transport_.mmio_write32(rm::CONTEXT_QUEUE(context), config_.queue);
+
+    // Post all receive buffers but one: a full ring would look empty.
+    c2h_pidx_ = config_.c2h_ring_entries - 2;
+    transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::C2H_PIDX, c2h_pidx_);
+    transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX, rm::doorbell::IRQ_ARM.make(1));
+
+    assembling_.resize(node_count_);
+    assembling_active_.assign(node_count_, false);
+    // A bad setup value shows up as a queue error right away, not at the first message.
+    check_device_errors();
+}
+
+std::uint64_t Driver::allocate(std::size_t bytes, std::size_t alignment) {
+    const std::size_t start = (next_free_ + alignment - 1) / alignment * alignment;
+    if (start + bytes > memory_bytes_)
+        throw DriverError("driver: host memory of " + std::to_string(memory_bytes_) + " bytes is too small (" +
+                          std::to_string(start + bytes) + " needed for rings and buffers)");
+    next_free_ = start + bytes;
+    return start;
+}
+
+void Driver::write64(std::uint32_t offset_lo, std::uint64_t value) {
+    transport_.mmio_write32(offset_lo, static_cast<std::uint32_t>(value));
+    transport_.mmio_write32(offset_lo + 4, static_cast<std::uint32_t>(value >> 32));
+}
+
+void Driver::check_device_errors() {
+    const std::uint32_t status = transport_.mmio_read32(rm::ERROR_STATUS);
+    if (status == 0) return;
+    const std::uint32_t queue = transport_.mmio_read32(rm::ERROR_QUEUE);
+    const std::uint64_t address = transport_.mmio_read32(rm::ERROR_ADDRESS_LO) |
+                                  static_cast<std::uint64_t>(transport_.mmio_read32(rm::ERROR_ADDRESS_HI)) << 32;
+    const std::uint32_t h2c = transport_.mmio_read32(rm::QUEUE(config_.queue) + rm::H2C_STATUS);
+    std::ostringstream message;
+    message << "driver: device error " << describe_errors(status) << " (queue " << queue << ", address 0x"
+            << std::hex << address << std::dec << ", H2C error code " << rm::status::ERROR_CODE.get(h2c) << ")";
+    throw DriverError(message.str());
+}
+
+unsigned Driver::poll_completions() {
+    const unsigned usable = config_.cmpt_ring_entries - 1;
+    const unsigned c2h_usable = config_.c2h_ring_entries - 1;
+    unsigned handled = 0;
+    for (;;) {
+        rm::CompletionEntry entry;
+        std::memcpy(&entry, memory_ + cmpt_ring_ + cmpt_cidx_ * sizeof entry, sizeof entry);
+        if (((entry.flags & rm::CMPT_COLOR) != 0) != cmpt_color_) break;
+        if (entry.flags & rm::CMPT_ERROR) check_device_errors();
+        deliver_packet(entry, memory_ + c2h_buffers_ + static_cast<std::uint64_t>(c2h_next_) * c2h_buffer_bytes_);
+        c2h_next_ = (c2h_next_ + 1) % c2h_usable;
+        c2h_pidx_ = (c2h_pidx_ + 1) % c2h_usable;  // the buffer just emptied goes back
+        if (++cmpt_cidx_ == usable) {
+            cmpt_cidx_ = 0;
+            cmpt_color_ = !cmpt_color_;
+        }
+        ++handled;
+    }
+    if (handled) {
+        transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::C2H_PIDX, c2h_pidx_);
+        transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX, cmpt_cidx_);
+    }
+    return handled;
+}
+
+void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t* payload) {
+    const auto header = ProcessorHeader::decode(entry.header);
+    if (!header || header->rank >= node_count_ || entry.length > c2h_buffer_bytes_)
+        throw DriverError("driver: malformed completion entry (header 0x" + std::to_string(entry.header) + ")");
+    const unsigned source = header->rank;
+    Message& message = assembling_[source];
+    if (entry.offset == 0) {
+        if (assembling_active_[source])
+            throw DriverError("driver: message from rank " + std::to_string(source) +
+                              " started before the previous one ended");
+        if (header->message_bytes < kEnvelopeBytes || entry.length < kEnvelopeBytes)
+            throw DriverError("driver: message from rank " + std::to_string(source) + " has no envelope");
+        message = Message{};
+        message.source = static_cast<int>(source);
+        std::uint64_t data_bytes;
+        std::memcpy(&message.tag, payload, 4);
+        std::memcpy(&data_bytes, payload + 8, 8);
+        if (data_bytes + kEnvelopeBytes != header->message_bytes)
+            throw DriverError("driver: envelope from rank " + std::to_string(source) + " disagrees with its header");
+        message.data_bytes = data_bytes;
+        message.message_bytes = header->message_bytes;
+        message.data.resize(data_bytes);
+        assembling_active_[source] = true;
+    } else if (!assembling_active_[source] || entry.offset != message.received) {
+        throw DriverError("driver: packet at offset " + std::to_string(entry.offset) + " from rank " +
+                          std::to_string(source) + " arrived out of order");
+    }
+    // Copy the part of this packet that is data (the first packet starts with the envelope).
+    const std::uint32_t skip = entry.offset < kEnvelopeBytes ? kEnvelopeBytes - entry.offset : 0;
+    if (entry.length > skip)
+        std::memcpy(message.data.data() + (entry.offset + skip - kEnvelopeBytes), payload + skip, entry.length - skip);
+    message.received += entry.length;
+    if (message.received == message.message_bytes) {
+        assembling_active_[source] = false;
+        arrived_.push_back(std::move(message));
+    }
+}
+
+void Driver::reclaim_h2c() {
+    rm::StatusWriteback status;
+    const std::uint32_t last = config_.h2c_ring_entries - 1;
+    std::memcpy(&status, memory_ + h2c_ring_ + last * sizeof(rm::H2cDescriptor), sizeof status);
+    while (h2c_outstanding_ > 0 && h2c_cidx_ != status.cidx) {
+        staging_tail_ = h2c_staging_end_[h2c_cidx_];
+        h2c_cidx_ = (h2c_cidx_ + 1) % last;
+        --h2c_outstanding_;
+    }
+    if (h2c_outstanding_ == 0) staging_head_ = staging_tail_ = 0;
+}
+
+void Driver::wait_for_progress() {
+    if (poll_completions() > 0) return;
+    // Arm both interrupts, then sleep until one fires.
+    transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX,
+                            cmpt_cidx_ | rm::doorbell::IRQ_ARM.make(1));
+    transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_ | rm::doorbell::IRQ_ARM.make(1));
+    const std::uint64_t mask =
+        (1ull << config_.cmpt_vector) | (1ull << config_.h2c_vector) | (1ull << config_.error_vector);
+    const unsigned vector = transport_.wait_interrupt(mask);
+    ++interrupts_;
+    if (vector == config_.error_vector) check_device_errors();
+}
+
+std::uint64_t Driver::reserve_staging(std::uint32_t bytes) {
+    const std::uint64_t size = config_.staging_bytes;
+    for (;;) {
+        reclaim_h2c();
+        if (h2c_outstanding_ == 0 || staging_head_ > staging_tail_) {
+            // Free: [head, size) and [0, tail). Keep head != tail while in use.
+            if (staging_head_ + bytes <= size) {
+                const std::uint64_t at = staging_head_;
+                staging_head_ += bytes;
+                return at;
+            }
+            if (bytes < staging_tail_) {
+                staging_head_ = bytes;
+                return 0;
+            }
+        } else if (staging_head_ + bytes < staging_tail_) {  // free: [head, tail)
+            const std::uint64_t at = staging_head_;
+            staging_head_ += bytes;
+            return at;
+        }
+        wait_for_progress();
+    }
+}
+
+void Driver::post_descriptor(std::uint64_t address, std::uint32_t length, std::uint32_t flags) {
+    const std::uint32_t usable = config_.h2c_ring_entries - 1;
+    while (h2c_outstanding_ + 1 >= usable) {
+        reclaim_h2c();
+        if (h2c_outstanding_ + 1 < usable) break;
+        wait_for_progress();
+    }
+    // SDI on every descriptor: the status writeback is what frees staging.
+    const rm::H2cDescriptor descriptor{address, length, flags | rm::H2C_SDI};
+    std::memcpy(memory_ + h2c_ring_ + h2c_pidx_ * sizeof descriptor, &descriptor, sizeof descriptor);
+    h2c_staging_end_[h2c_pidx_] = address - staging_base_ + length;
+    h2c_pidx_ = (h2c_pidx_ + 1) % usable;
+    ++h2c_outstanding_;
+}
+
+void Driver::send(int destination, std::uint32_t tag, const void* data, std::size_t bytes) {
+    if (destination < 0 || destination >= size())
+        throw DriverError("driver: send to rank " + std::to_string(destination) + " outside 0.." +
+                          std::to_string(size() - 1));
+    if (bytes > kMaxMessageBytes - kEnvelopeBytes)
+        throw DriverError("driver: message of " + std::to_string(bytes) + " bytes exceeds the " +
+                          std::to_string(kMaxMessageBytes - kEnvelopeBytes) + "-byte limit");
+    if (bytes > 0 && data == nullptr) throw DriverError("driver: send of " + std::to_string(bytes) + " bytes from null");
+
+    ProcessorHeader header;
+    header.message_bytes = static_cast<std::uint32_t>(kEnvelopeBytes + bytes);
+    header.opcode = Opcode::Send;
+    header.rank = static_cast<std::uint16_t>(destination);
+    std::uint8_t prefix[ProcessorHeader::kBytes + kEnvelopeBytes] = {};
+    header.write(prefix);
+    const std::uint64_t data_bytes = bytes;
+    std::memcpy(prefix + ProcessorHeader::kBytes, &tag, 4);
+    std::memcpy(prefix + ProcessorHeader::kBytes + 8, &data_bytes, 8);
+
+    // Stream header, envelope and data through the staging ring in
+    // descriptor-sized chunks; the first chunk carries the prefix.
+    const auto* source = static_cast<const std::uint8_t*>(data);
+    const std::size_t total = sizeof prefix + bytes;
+    std::size_t done = 0;
+    while (done < total) {
+        const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(config_.descriptor_bytes, total - done));
+        const std::uint64_t at = reserve_staging(chunk);
+        std::uint8_t* out = memory_ + staging_base_ + at;
+        std::size_t filled = 0;
+        if (done < sizeof prefix) {
+            filled = std::min<std::size_t>(sizeof prefix - done, chunk);
+            std::memcpy(out, prefix + done, filled);
+        }
+        const std::size_t data_offset = done + filled - sizeof prefix;
+        if (chunk > filled) std::memcpy(out + filled, source + data_offset, chunk - filled);
+        std::uint32_t flags = 0;
+        if (done == 0) flags |= rm::H2C_SOP;
+        if (done + chunk == total) flags |= rm::H2C_EOP;
+        post_descriptor(staging_base_ + at, chunk, flags);
+        done += chunk;
+        // Ring the doorbell per descriptor batch so the device starts early.
+        if (done == total || h2c_outstanding_ % 16 == 0)
+            transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_);
+    }
+    ++messages_sent_;
+}
+
+bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status) {
+    for (auto it = arrived_.begin(); it != arrived_.end(); ++it) {
+        if ((source != kAnySource && it->source != source) || (tag != kAnyTag && it->tag != tag)) continue;
+        status.source = it->source;
+        status.tag = it->tag;
+        status.bytes = it->data_bytes;
+        status.truncated = it->data_bytes > capacity;
+        const std::size_t copied = std::min<std::size_t>(it->data_bytes, capacity);
+        if (copied) std::memcpy(buffer, it->data.data(), copied);
+        arrived_.erase(it);
+        ++messages_received_;
+        return true;
+    }
+    return false;
+}
+
+ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::size_t capacity) {
+    if (source != kAnySource && (source < 0 || source >= size()))
+        throw DriverError("driver: receive from rank " + std::to_string(source) + " outside 0.." +
+                          std::to_string(size() - 1));
+    if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive into a null buffer");
+    ReceiveStatus status;
+    while (!take_matching(source, tag, buffer, capacity, status)) wait_for_progress();
+    return status;
+}
+
+}  // namespace isvp::guest

@@ -1,0 +1,150 @@
+// The isvp guest driver: brings up the FPGA through BAR0 and moves tagged
+// point-to-point messages between ranks through QDMA queues, the router and
+// the links. Runs on any DeviceTransport (remote process or local thread).
+//
+// Bring-up: check ID/VERSION, read the node's address and the network size,
+// lay out rings and buffers in the rank's host memory, program one queue
+// pair (H2C, C2H, CMPT rings), its MSI-X vectors and interrupt coalescing,
+// post every receive buffer.
+//
+// Messages: a processor packet (8-byte ProcessorHeader) whose payload starts
+// with a 16-byte envelope {tag, data bytes} followed by the data. Sends are
+// copied into a DMA staging ring and posted as H2C descriptors; receives are
+// reassembled from per-packet completions (packets of one source arrive in
+// order) and matched against (source, tag) in arrival order, as MPI
+// requires. Every wait services both directions (a progress engine), so two
+// ranks sending large messages to each other cannot deadlock on each other's
+// receive buffers.
+//
+// Plain C++17, no SystemC.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "isvp/device_transport.h"
+#include "isvp/register_map.h"
+
+namespace isvp::guest {
+
+/// A device or driver failure the caller can report: the message names the
+/// register, queue, or argument that is wrong.
+class DriverError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+struct DriverConfig {
+    unsigned queue = 0;                          ///< queue pair this rank uses
+    unsigned h2c_ring_entries = 1024;            ///< H2C descriptors per ring (incl. status entry)
+    unsigned c2h_ring_entries = 4096;            ///< receive buffers per ring (incl. status entry)
+    unsigned cmpt_ring_entries = 4096;           ///< completion entries per ring (incl. status entry)
+    std::uint32_t descriptor_bytes = 32768;      ///< data per H2C descriptor (<= 65535)
+    std::size_t staging_bytes = 64u << 20;       ///< DMA staging ring for outgoing messages
+    unsigned cmpt_vector = 0;                    ///< MSI-X vector for completions
+    unsigned h2c_vector = 1;                     ///< MSI-X vector for H2C progress (SDI)
+    unsigned error_vector = 2;                   ///< MSI-X vector for device errors
+};
+
+/// Wildcards for receive matching.
+inline constexpr int kAnySource = -1;
+inline constexpr std::int64_t kAnyTag = -1;
+
+struct ReceiveStatus {
+    int source = -1;         ///< sender's rank
+    std::uint32_t tag = 0;   ///< message tag
+    std::size_t bytes = 0;   ///< message length (may exceed what was copied)
+    bool truncated = false;  ///< the message was longer than the buffer
+};
+
+class Driver {
+  public:
+    Driver(DeviceTransport& transport, DriverConfig config = {});
+    Driver(const Driver&) = delete;
+    Driver& operator=(const Driver&) = delete;
+
+    int rank() const { return transport_.rank(); }
+    int size() const { return transport_.size(); }
+    std::uint16_t node_address() const { return node_address_; }
+    std::uint32_t packet_bytes() const { return packet_bytes_; }
+
+    /// Blocks until the message is handed to the device (buffer reusable).
+    void send(int destination, std::uint32_t tag, const void* data, std::size_t bytes);
+    /// Blocks until a matching message has arrived and been copied.
+    ReceiveStatus receive(int source, std::int64_t tag, void* buffer, std::size_t capacity);
+
+    /// Messages sent / received, and interrupts waited for.
+    std::uint64_t messages_sent() const { return messages_sent_; }
+    std::uint64_t messages_received() const { return messages_received_; }
+    std::uint64_t interrupts() const { return interrupts_; }
+
+  private:
+    struct Message {
+        int source = 0;
+        std::uint32_t tag = 0;
+        std::uint64_t data_bytes = 0;       ///< from the envelope
+        std::uint32_t message_bytes = 0;    ///< envelope + data, from the processor header
+        std::uint32_t received = 0;         ///< bytes of envelope + data so far
+        std::vector<std::uint8_t> data;     ///< the data as it arrives
+    };
+
+    std::uint64_t allocate(std::size_t bytes, std::size_t alignment);
+    void write64(std::uint32_t offset_lo, std::uint64_t value);
+    void check_device_errors();
+
+    /// Handles every completion the device has written; returns how many.
+    unsigned poll_completions();
+    void deliver_packet(const regmap::CompletionEntry& entry, const std::uint8_t* payload);
+    /// Waits for any interrupt this driver uses, servicing receives first.
+    void wait_for_progress();
+    /// Frees staging and H2C slots the device has consumed.
+    void reclaim_h2c();
+    /// Posts one H2C descriptor, waiting for room when the ring is full.
+    void post_descriptor(std::uint64_t address, std::uint32_t length, std::uint32_t flags);
+    /// Reserves `bytes` of contiguous staging space, waiting for reclaim.
+    std::uint64_t reserve_staging(std::uint32_t bytes);
+    bool take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status);
+
+    DeviceTransport& transport_;  ///< the way to the device and host memory
+    DriverConfig config_;         ///< ring sizes, vectors
+    std::uint8_t* memory_;        ///< host memory base
+    std::size_t memory_bytes_;    ///< host memory size
+    std::size_t next_free_ = 0;   ///< bump allocator over host memory
+    std::uint16_t node_address_ = 0;
+    std::uint32_t node_count_ = 0;
+    std::uint32_t packet_bytes_ = 0;  ///< network packet payload capacity
+
+    // H2C: descriptor ring and the staging ring its data comes from.
+    std::uint64_t h2c_ring_ = 0;           ///< guest-physical address of the ring
+    std::uint32_t h2c_pidx_ = 0;           ///< next descriptor to write
+    std::uint32_t h2c_cidx_ = 0;           ///< last consumed index seen
+    std::uint32_t h2c_outstanding_ = 0;    ///< descriptors posted, not yet consumed
+    std::vector<std::uint64_t> h2c_staging_end_;  ///< staging offset freed when slot i completes
+    std::uint64_t staging_base_ = 0;       ///< staging ring address
+    std::uint64_t staging_head_ = 0;       ///< next byte to fill (offset in ring)
+    std::uint64_t staging_tail_ = 0;       ///< oldest byte still in use
+
+    // C2H buffers and completions.
+    std::uint64_t c2h_ring_ = 0;
+    std::uint64_t c2h_buffers_ = 0;
+    std::uint32_t c2h_buffer_bytes_ = 0;
+    std::uint32_t c2h_pidx_ = 0;           ///< buffers posted (index)
+    std::uint32_t c2h_next_ = 0;           ///< next buffer the device fills
+    std::uint64_t cmpt_ring_ = 0;
+    std::uint32_t cmpt_cidx_ = 0;          ///< next completion to read
+    bool cmpt_color_ = true;               ///< colour valid entries carry now
+
+    std::vector<Message> assembling_;      ///< per source: message in progress
+    std::vector<bool> assembling_active_;  ///< per source: is one in progress
+    std::deque<Message> arrived_;          ///< complete, not yet received (arrival order)
+
+    std::uint64_t messages_sent_ = 0;
+    std::uint64_t messages_received_ = 0;
+    std::uint64_t interrupts_ = 0;
+};
+
+}  // namespace isvp::guest
