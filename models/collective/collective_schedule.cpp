@@ -1,0 +1,343 @@
+#include "isvp/collective_schedule.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <stdexcept>
+#include <string>
+
+namespace isvp {
+namespace {
+
+constexpr std::array<std::string_view, 4> kAlgorithmNames = {"binomial", "recursive_doubling", "recursive_halving",
+                                                             "ring"};
+
+Step send_step(int peer, std::vector<BlockSpan> spans) {
+    Step step;
+    step.send = Transfer{peer, std::move(spans)};
+    return step;
+}
+
+Step receive_step(int peer, std::vector<BlockSpan> spans, Apply apply) {
+    Step step;
+    step.receive = Transfer{peer, std::move(spans)};
+    step.apply = apply;
+    return step;
+}
+
+Step exchange_step(int peer, std::vector<BlockSpan> out, std::vector<BlockSpan> in, Apply apply) {
+    Step step;
+    step.send = Transfer{peer, std::move(out)};
+    step.receive = Transfer{peer, std::move(in)};
+    step.apply = apply;
+    return step;
+}
+
+const std::vector<BlockSpan> kWhole = {BlockSpan{0, 1}};
+
+/// Sorted block indices -> runs of consecutive blocks.
+std::vector<BlockSpan> spans_of(const std::vector<std::uint32_t>& blocks) {
+    std::vector<BlockSpan> spans;
+    for (const std::uint32_t block : blocks) {
+        if (!spans.empty() && spans.back().first + spans.back().count == block)
+            ++spans.back().count;
+        else
+            spans.push_back(BlockSpan{block, 1});
+    }
+    return spans;
+}
+
+/// Blocks of the relative ranks [v, v + count) when relative rank v is comm
+/// rank (v + root) mod size: one span, or two where the range wraps.
+std::vector<BlockSpan> relative_spans(int v, int count, int root, int size) {
+    const int first = (v + root) % size;
+    const int tail = std::min(count, size - first);
+    std::vector<BlockSpan> spans{BlockSpan{static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(tail)}};
+    if (count > tail) spans.push_back(BlockSpan{0, static_cast<std::uint32_t>(count - tail)});
+    return spans;
+}
+
+// Non-power-of-two sizes fold the first 2*rem ranks in pairs (MPICH): the
+// even rank of each pair hands its data to the odd one and sits out; the
+// pof2 remaining ranks ("new ranks") run the power-of-two algorithm.
+struct Fold {
+    int size;
+    int pof2;
+    int rem;
+    explicit Fold(int n) : size(n), pof2(floor_power_of_two(n)), rem(n - floor_power_of_two(n)) {}
+    int new_rank(int rank) const {
+        if (rank < 2 * rem) return rank % 2 ? rank / 2 : -1;
+        return rank - rem;
+    }
+    int real_rank(int new_rank) const { return new_rank < rem ? new_rank * 2 + 1 : new_rank + rem; }
+    /// The new rank that owns block b (block b belongs to comm rank b).
+    int owner(std::uint32_t block) const {
+        const int b = static_cast<int>(block);
+        return b < 2 * rem ? b / 2 : b - rem;
+    }
+    /// Blocks of the comm ranks folded into new ranks [first, first + count).
+    std::vector<std::uint32_t> blocks_of(int first, int count) const {
+        std::vector<std::uint32_t> blocks;
+        for (int n = first; n < first + count; ++n) {
+            if (n < rem) {
+                blocks.push_back(static_cast<std::uint32_t>(2 * n));
+                blocks.push_back(static_cast<std::uint32_t>(2 * n + 1));
+            } else {
+                blocks.push_back(static_cast<std::uint32_t>(n + rem));
+            }
+        }
+        return blocks;
+    }
+};
+
+std::vector<BlockSpan> all_blocks(int size) { return {BlockSpan{0, static_cast<std::uint32_t>(size)}}; }
+
+void bcast_binomial(Schedule& s, int size, int rank, int root) {
+    const int v = (rank - root + size) % size;
+    int mask = 1;
+    while (mask < size) {
+        if (v & mask) {
+            s.steps.push_back(receive_step((v - mask + root) % size, kWhole, Apply::Copy));
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (v + mask < size) s.steps.push_back(send_step((v + mask + root) % size, kWhole));
+}
+
+// Rooted at comm rank 0 so that every combine keeps rank order; a non-zero
+// root then receives the result from rank 0.
+void reduce_binomial(Schedule& s, int size, int rank, int root) {
+    for (int mask = 1; mask < size; mask <<= 1) {
+        if ((rank & mask) == 0) {
+            if ((rank | mask) < size) s.steps.push_back(receive_step(rank | mask, kWhole, Apply::CombineRight));
+        } else {
+            s.steps.push_back(send_step(rank & ~mask, kWhole));
+            break;
+        }
+    }
+    if (root != 0) {
+        if (rank == 0) s.steps.push_back(send_step(root, kWhole));
+        if (rank == root) s.steps.push_back(receive_step(0, kWhole, Apply::Copy));
+    }
+}
+
+void allreduce_recursive_doubling(Schedule& s, int size, int rank) {
+    const Fold fold(size);
+    const int me = fold.new_rank(rank);
+    if (rank < 2 * fold.rem) {
+        if (rank % 2 == 0)
+            s.steps.push_back(send_step(rank + 1, kWhole));
+        else
+            s.steps.push_back(receive_step(rank - 1, kWhole, Apply::CombineLeft));
+    }
+    if (me >= 0) {
+        for (int mask = 1; mask < fold.pof2; mask <<= 1) {
+            const int peer = fold.real_rank(me ^ mask);
+            s.steps.push_back(
+                exchange_step(peer, kWhole, kWhole, peer < rank ? Apply::CombineLeft : Apply::CombineRight));
+        }
+    }
+    if (rank < 2 * fold.rem) {
+        if (rank % 2)
+            s.steps.push_back(send_step(rank - 1, kWhole));
+        else
+            s.steps.push_back(receive_step(rank + 1, kWhole, Apply::Copy));
+    }
+}
+
+// Recursive halving with the mask ascending, so each exchange combines two
+// contiguous rank ranges and the result keeps rank order.
+void reduce_scatter_recursive_halving(Schedule& s, int size, int rank) {
+    const Fold fold(size);
+    const int me = fold.new_rank(rank);
+    if (rank < 2 * fold.rem) {
+        if (rank % 2 == 0)
+            s.steps.push_back(send_step(rank + 1, all_blocks(size)));
+        else
+            s.steps.push_back(receive_step(rank - 1, all_blocks(size), Apply::CombineLeft));
+    }
+    if (me >= 0) {
+        for (int mask = 1; mask < fold.pof2; mask <<= 1) {
+            const int partner = me ^ mask;
+            const int peer = fold.real_rank(partner);
+            std::vector<std::uint32_t> out;
+            std::vector<std::uint32_t> in;
+            for (std::uint32_t block = 0; block < static_cast<std::uint32_t>(size); ++block) {
+                const int owner = fold.owner(block);
+                if ((owner ^ me) & (mask - 1)) continue;  // handed off in an earlier step
+                ((owner & mask) == (partner & mask) ? out : in).push_back(block);
+            }
+            s.steps.push_back(exchange_step(peer, spans_of(out), spans_of(in),
+                                            peer < rank ? Apply::CombineLeft : Apply::CombineRight));
+        }
+    }
+    if (rank < 2 * fold.rem) {
+        const auto own = static_cast<std::uint32_t>(rank);
+        if (rank % 2)
+            s.steps.push_back(send_step(rank - 1, {BlockSpan{own - 1, 1}}));
+        else
+            s.steps.push_back(receive_step(rank + 1, {BlockSpan{own, 1}}, Apply::Copy));
+    }
+}
+
+void allgather_recursive_doubling(Schedule& s, int size, int rank) {
+    const Fold fold(size);
+    const int me = fold.new_rank(rank);
+    const auto own = static_cast<std::uint32_t>(rank);
+    if (rank < 2 * fold.rem) {
+        if (rank % 2 == 0)
+            s.steps.push_back(send_step(rank + 1, {BlockSpan{own, 1}}));
+        else
+            s.steps.push_back(receive_step(rank - 1, {BlockSpan{own - 1, 1}}, Apply::Copy));
+    }
+    if (me >= 0) {
+        for (int mask = 1; mask < fold.pof2; mask <<= 1) {
+            const int partner = me ^ mask;
+            const int mine_first = me & ~(mask - 1);
+            const int theirs_first = partner & ~(mask - 1);
+            s.steps.push_back(exchange_step(fold.real_rank(partner), spans_of(fold.blocks_of(mine_first, mask)),
+                                            spans_of(fold.blocks_of(theirs_first, mask)), Apply::Copy));
+        }
+    }
+    if (rank < 2 * fold.rem) {
+        if (rank % 2)
+            s.steps.push_back(send_step(rank - 1, all_blocks(size)));
+        else
+            s.steps.push_back(receive_step(rank + 1, all_blocks(size), Apply::Copy));
+    }
+}
+
+void allgather_ring(Schedule& s, int size, int rank) {
+    const int right = (rank + 1) % size;
+    const int left = (rank - 1 + size) % size;
+    for (int k = 0; k + 1 < size; ++k) {
+        const auto out = static_cast<std::uint32_t>((rank - k + size) % size);
+        const auto in = static_cast<std::uint32_t>((rank - k - 1 + 2 * size) % size);
+        Step step;
+        step.send = Transfer{right, {BlockSpan{out, 1}}};
+        step.receive = Transfer{left, {BlockSpan{in, 1}}};
+        s.steps.push_back(step);
+    }
+}
+
+void scatter_binomial(Schedule& s, int size, int rank, int root) {
+    const int v = (rank - root + size) % size;
+    int mask = 1;
+    while (mask < size) {
+        if (v & mask) {
+            s.steps.push_back(receive_step((v - mask + root) % size, relative_spans(v, std::min(mask, size - v), root, size),
+                                           Apply::Copy));
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (v + mask < size)
+            s.steps.push_back(send_step((v + mask + root) % size,
+                                        relative_spans(v + mask, std::min(mask, size - v - mask), root, size)));
+}
+
+void gather_binomial(Schedule& s, int size, int rank, int root) {
+    const int v = (rank - root + size) % size;
+    for (int mask = 1; mask < size; mask <<= 1) {
+        if ((v & mask) == 0) {
+            const int child = v | mask;
+            if (child < size)
+                s.steps.push_back(receive_step((child + root) % size,
+                                               relative_spans(child, std::min(mask, size - child), root, size),
+                                               Apply::Copy));
+        } else {
+            s.steps.push_back(send_step(((v & ~mask) + root) % size,
+                                        relative_spans(v, std::min(mask, size - v), root, size)));
+            break;
+        }
+    }
+}
+
+}  // namespace
+
+std::string_view to_string(Algorithm algorithm) { return kAlgorithmNames.at(static_cast<std::size_t>(algorithm)); }
+
+std::optional<Algorithm> parse_algorithm(std::string_view name) {
+    for (std::size_t i = 0; i < kAlgorithmNames.size(); ++i)
+        if (kAlgorithmNames[i] == name) return static_cast<Algorithm>(i);
+    return std::nullopt;
+}
+
+Algorithm default_algorithm(Opcode collective) {
+    switch (collective) {
+        case Opcode::Allreduce:
+        case Opcode::Allgather:
+        case Opcode::Barrier: return Algorithm::RecursiveDoubling;
+        case Opcode::ReduceScatter: return Algorithm::RecursiveHalving;
+        default: return Algorithm::BinomialTree;
+    }
+}
+
+bool algorithm_supports(Opcode collective, Algorithm algorithm) {
+    switch (collective) {
+        case Opcode::Bcast:
+        case Opcode::Reduce:
+        case Opcode::Scatter:
+        case Opcode::Gather: return algorithm == Algorithm::BinomialTree;
+        case Opcode::Allreduce:
+        case Opcode::Barrier:
+            return algorithm == Algorithm::RecursiveDoubling || algorithm == Algorithm::BinomialTree;
+        case Opcode::Allgather: return algorithm == Algorithm::RecursiveDoubling || algorithm == Algorithm::Ring;
+        case Opcode::ReduceScatter: return algorithm == Algorithm::RecursiveHalving;
+        case Opcode::Send: return false;
+    }
+    return false;
+}
+
+int floor_power_of_two(int n) {
+    int power = 1;
+    while (power * 2 <= n) power *= 2;
+    return power;
+}
+
+Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int rank, int root) {
+    if (size < 1 || size > 65536)
+        throw std::invalid_argument("schedule: communicator size " + std::to_string(size) + " outside 1..65536");
+    if (rank < 0 || rank >= size)
+        throw std::invalid_argument("schedule: rank " + std::to_string(rank) + " outside 0.." +
+                                    std::to_string(size - 1));
+    if (root < 0 || root >= size)
+        throw std::invalid_argument("schedule: root " + std::to_string(root) + " outside 0.." +
+                                    std::to_string(size - 1));
+    if (!algorithm_supports(collective, algorithm))
+        throw std::invalid_argument("schedule: " + std::string(to_string(algorithm)) + " does not implement " +
+                                    std::string(to_string(collective)));
+    Schedule s;
+    const bool per_rank_blocks = collective == Opcode::Scatter || collective == Opcode::Gather ||
+                                 collective == Opcode::Allgather || collective == Opcode::ReduceScatter;
+    s.blocks = per_rank_blocks ? static_cast<std::uint32_t>(size) : 1;
+    switch (collective) {
+        case Opcode::Bcast: bcast_binomial(s, size, rank, root); break;
+        case Opcode::Reduce: reduce_binomial(s, size, rank, root); break;
+        case Opcode::Allreduce:
+        case Opcode::Barrier:
+            if (algorithm == Algorithm::BinomialTree) {
+                reduce_binomial(s, size, rank, 0);
+                bcast_binomial(s, size, rank, 0);
+            } else {
+                allreduce_recursive_doubling(s, size, rank);
+            }
+            break;
+        case Opcode::ReduceScatter: reduce_scatter_recursive_halving(s, size, rank); break;
+        case Opcode::Allgather:
+            if (algorithm == Algorithm::Ring)
+                allgather_ring(s, size, rank);
+            else
+                allgather_recursive_doubling(s, size, rank);
+            break;
+        case Opcode::Scatter: scatter_binomial(s, size, rank, root); break;
+        case Opcode::Gather: gather_binomial(s, size, rank, root); break;
+        case Opcode::Send: break;
+    }
+    return s;
+}
+
+}  // namespace isvp

@@ -1,0 +1,87 @@
+// Collective schedules: for one rank of a communicator, the sequence of
+// steps — send these blocks to that peer, receive those blocks from another,
+// copy or combine them in a fixed operand order — that together implement a
+// collective with a given algorithm. Plain C++17, no SystemC, no timing.
+//
+// The same schedules drive the in-switch collective engine (DESIGN §3.5) and
+// the host-based software algorithms, and are checked here against a direct
+// reference by an in-memory executor for every communicator size.
+//
+// Data model: the collective's buffer is a sequence of blocks. Rooted and
+// all-to-all collectives that move per-rank pieces (Scatter, Gather,
+// Allgather, Reduce_scatter) have one block per comm rank (block i belongs to
+// rank i; block sizes may differ); the others (Bcast, Reduce, Allreduce,
+// Barrier) have a single block. A step's send reads the buffer as it was
+// before the step's receive is applied.
+//
+// Determinism: every combine names which operand is left (result = left op
+// right). Reductions are combined in comm-rank order — contiguous ranges of
+// lower ranks on the left — so results do not depend on arrival order, are
+// bit-identical on every rank of an Allreduce, and are correct for
+// associative non-commutative operations (Reduce, Allreduce).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "isvp/packet_format.h"
+
+namespace isvp {
+
+/// Algorithm bits of the packet headers (2 bits).
+enum class Algorithm : std::uint8_t {
+    BinomialTree = 0,
+    RecursiveDoubling = 1,
+    RecursiveHalving = 2,
+    Ring = 3,
+};
+std::string_view to_string(Algorithm algorithm);
+std::optional<Algorithm> parse_algorithm(std::string_view name);
+
+/// DESIGN §3.5's default in-switch algorithm for each collective.
+Algorithm default_algorithm(Opcode collective);
+/// Whether `algorithm` implements `collective` here.
+bool algorithm_supports(Opcode collective, Algorithm algorithm);
+
+/// A run of consecutive blocks.
+struct BlockSpan {
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;
+    bool operator==(const BlockSpan& other) const { return first == other.first && count == other.count; }
+};
+
+/// What a received transfer does to the local blocks.
+enum class Apply : std::uint8_t {
+    Copy,          ///< overwrite the local blocks
+    CombineLeft,   ///< local = received op local (the peer holds lower ranks)
+    CombineRight,  ///< local = local op received (the peer holds higher ranks)
+};
+
+struct Transfer {
+    int peer = -1;                 ///< comm rank
+    std::vector<BlockSpan> spans;  ///< which blocks, in this order on the wire
+};
+
+struct Step {
+    std::optional<Transfer> send;     ///< sent from the buffer as it was before this step
+    std::optional<Transfer> receive;  ///< then received and applied
+    Apply apply = Apply::Copy;        ///< how `receive` is applied
+};
+
+struct Schedule {
+    std::uint32_t blocks = 1;  ///< blocks in the buffer
+    std::vector<Step> steps;
+};
+
+/// The schedule of `rank` in a communicator of `size` ranks for `collective`
+/// rooted at `root` (ignored where there is none). Throws std::invalid_argument
+/// for bad arguments or an algorithm that does not implement the collective.
+Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int rank, int root = 0);
+
+/// The largest power of two <= n (n >= 1).
+int floor_power_of_two(int n);
+
+}  // namespace isvp

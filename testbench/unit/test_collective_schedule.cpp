@@ -1,0 +1,180 @@
+// Collective schedules, executed for every rank of a communicator by an
+// in-memory message-passing executor and checked against the direct
+// definition of each collective. Reductions use composition of affine maps,
+// an associative but non-commutative operation: a schedule that combined out
+// of rank order would give a different answer.
+#include <catch2/catch.hpp>
+
+#include <deque>
+#include <map>
+#include <random>
+
+#include "isvp/collective_schedule.h"
+
+using namespace isvp;
+
+namespace {
+
+// f(x) = a x + b, packed as a << 32 | b; (f op g)(x) = f(g(x)).
+std::uint64_t compose(std::uint64_t f, std::uint64_t g) {
+    const auto fa = static_cast<std::uint32_t>(f >> 32), fb = static_cast<std::uint32_t>(f);
+    const auto ga = static_cast<std::uint32_t>(g >> 32), gb = static_cast<std::uint32_t>(g);
+    return static_cast<std::uint64_t>(fa * ga) << 32 | static_cast<std::uint32_t>(fa * gb + fb);
+}
+
+using Block = std::vector<std::uint64_t>;
+using Buffer = std::vector<Block>;
+
+Block combine(const Block& left, const Block& right) {
+    Block out(left.size());
+    for (std::size_t i = 0; i < left.size(); ++i) out[i] = compose(left[i], right[i]);
+    return out;
+}
+
+// Runs every rank's schedule to completion; FIFO mailboxes per (source,
+// destination) as MPI's non-overtaking order. Fails on a deadlock.
+std::vector<Buffer> execute(Opcode collective, Algorithm algorithm, int size, int root, std::vector<Buffer> buffers) {
+    std::vector<Schedule> schedules;
+    for (int rank = 0; rank < size; ++rank) schedules.push_back(make_schedule(collective, algorithm, size, rank, root));
+    std::map<std::pair<int, int>, std::deque<std::vector<Block>>> mailbox;
+    std::vector<std::size_t> next(size, 0);
+    std::vector<bool> sent(size, false);
+    for (bool progress = true; progress;) {
+        progress = false;
+        for (int rank = 0; rank < size; ++rank) {
+            while (next[rank] < schedules[rank].steps.size()) {
+                const Step& step = schedules[rank].steps[next[rank]];
+                if (step.send && !sent[rank]) {
+                    std::vector<Block> message;
+                    for (const BlockSpan& span : step.send->spans)
+                        for (std::uint32_t b = span.first; b < span.first + span.count; ++b)
+                            message.push_back(buffers[rank].at(b));
+                    mailbox[{rank, step.send->peer}].push_back(std::move(message));
+                    sent[rank] = true;
+                }
+                if (step.receive) {
+                    auto& queue = mailbox[{step.receive->peer, rank}];
+                    if (queue.empty()) break;
+                    std::vector<Block> message = std::move(queue.front());
+                    queue.pop_front();
+                    std::size_t i = 0;
+                    for (const BlockSpan& span : step.receive->spans)
+                        for (std::uint32_t b = span.first; b < span.first + span.count; ++b) {
+                            Block& local = buffers[rank].at(b);
+                            const Block& in = message.at(i++);
+                            REQUIRE(in.size() == local.size());
+                            if (step.apply == Apply::Copy) local = in;
+                            if (step.apply == Apply::CombineLeft) local = combine(in, local);
+                            if (step.apply == Apply::CombineRight) local = combine(local, in);
+                        }
+                    REQUIRE(i == message.size());
+                }
+                sent[rank] = false;
+                ++next[rank];
+                progress = true;
+            }
+        }
+    }
+    for (int rank = 0; rank < size; ++rank) {
+        INFO("rank " << rank << " stuck at step " << next[rank]);
+        REQUIRE(next[rank] == schedules[rank].steps.size());
+    }
+    for (const auto& [route, queue] : mailbox) REQUIRE(queue.empty());
+    return buffers;
+}
+
+// Every rank's buffer: `blocks` blocks; block b holds (b % 3) elements, so
+// some blocks are empty and sizes differ (the v-variants and unequal counts).
+std::vector<Buffer> random_buffers(int size, std::uint32_t blocks, std::mt19937_64& random) {
+    std::vector<Buffer> buffers(size, Buffer(blocks));
+    for (auto& buffer : buffers)
+        for (std::uint32_t b = 0; b < blocks; ++b) {
+            buffer[b].resize(blocks == 1 ? 3 : b % 3);
+            for (auto& element : buffer[b]) element = random();
+        }
+    return buffers;
+}
+
+Block ordered_reduction(const std::vector<Buffer>& buffers, std::uint32_t block) {
+    Block result = buffers[0][block];
+    for (std::size_t rank = 1; rank < buffers.size(); ++rank) result = combine(result, buffers[rank][block]);
+    return result;
+}
+
+void check(Opcode collective, Algorithm algorithm, int size, int root) {
+    INFO(to_string(collective) << " " << to_string(algorithm) << " size " << size << " root " << root);
+    std::mt19937_64 random(static_cast<std::uint64_t>(size) * 1000 + root);
+    const std::uint32_t blocks = make_schedule(collective, algorithm, size, 0, root).blocks;
+    const auto input = random_buffers(size, blocks, random);
+    const auto output = execute(collective, algorithm, size, root, input);
+    for (int rank = 0; rank < size; ++rank) {
+        INFO("rank " << rank);
+        switch (collective) {
+            case Opcode::Bcast: CHECK(output[rank][0] == input[root][0]); break;
+            case Opcode::Reduce:
+                if (rank == root) CHECK(output[rank][0] == ordered_reduction(input, 0));
+                break;
+            case Opcode::Allreduce:
+            case Opcode::Barrier: CHECK(output[rank][0] == ordered_reduction(input, 0)); break;
+            case Opcode::ReduceScatter: CHECK(output[rank][rank] == ordered_reduction(input, rank)); break;
+            case Opcode::Allgather:
+                for (int b = 0; b < size; ++b) CHECK(output[rank][b] == input[b][b]);
+                break;
+            case Opcode::Scatter: CHECK(output[rank][rank] == input[root][rank]); break;
+            case Opcode::Gather:
+                if (rank == root)
+                    for (int b = 0; b < size; ++b) CHECK(output[rank][b] == input[b][b]);
+                break;
+            case Opcode::Send: break;
+        }
+    }
+}
+
+const std::vector<Opcode> kCollectives = {Opcode::Bcast,     Opcode::Reduce, Opcode::Allreduce,
+                                          Opcode::Scatter,   Opcode::Gather, Opcode::Allgather,
+                                          Opcode::ReduceScatter, Opcode::Barrier};
+
+std::vector<Algorithm> algorithms_for(Opcode collective) {
+    std::vector<Algorithm> out;
+    for (int a = 0; a < 4; ++a)
+        if (algorithm_supports(collective, static_cast<Algorithm>(a))) out.push_back(static_cast<Algorithm>(a));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("collective schedule: every collective and algorithm is correct for sizes 1 to 40, every root") {
+    for (const Opcode collective : kCollectives)
+        for (const Algorithm algorithm : algorithms_for(collective))
+            for (int size = 1; size <= 40; ++size)
+                for (int root = 0; root < size; root += (size > 8 ? 7 : 1)) check(collective, algorithm, size, root);
+}
+
+TEST_CASE("collective schedule: large and odd communicators up to 1024 ranks") {
+    for (const Opcode collective : kCollectives)
+        for (const Algorithm algorithm : algorithms_for(collective))
+            for (const int size : {63, 64, 65, 100, 127, 128, 255, 257, 1024}) check(collective, algorithm, size, size / 3);
+}
+
+TEST_CASE("collective schedule: default algorithms follow the design table") {
+    CHECK(default_algorithm(Opcode::Allreduce) == Algorithm::RecursiveDoubling);
+    CHECK(default_algorithm(Opcode::Bcast) == Algorithm::BinomialTree);
+    CHECK(default_algorithm(Opcode::ReduceScatter) == Algorithm::RecursiveHalving);
+    CHECK(default_algorithm(Opcode::Barrier) == Algorithm::RecursiveDoubling);
+    CHECK(algorithm_supports(Opcode::Allgather, Algorithm::Ring));
+    CHECK_FALSE(algorithm_supports(Opcode::Bcast, Algorithm::Ring));
+}
+
+TEST_CASE("collective schedule: recursive doubling takes log2 steps on powers of two") {
+    const Schedule schedule = make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling, 64, 5);
+    CHECK(schedule.steps.size() == 6);
+    for (const Step& step : schedule.steps) CHECK(step.send->peer == step.receive->peer);
+}
+
+TEST_CASE("collective schedule: bad arguments are refused naming them") {
+    CHECK_THROWS_WITH(make_schedule(Opcode::Bcast, Algorithm::BinomialTree, 4, 4), Catch::Contains("rank 4"));
+    CHECK_THROWS_WITH(make_schedule(Opcode::Bcast, Algorithm::BinomialTree, 4, 0, 9), Catch::Contains("root 9"));
+    CHECK_THROWS_WITH(make_schedule(Opcode::Bcast, Algorithm::Ring, 4, 0),
+                      Catch::Contains("ring does not implement bcast"));
+    CHECK_THROWS_WITH(make_schedule(Opcode::Reduce, Algorithm::BinomialTree, 0, 0), Catch::Contains("size 0"));
+}
