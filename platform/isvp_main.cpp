@@ -1,4 +1,5 @@
 // isvp — the in-switch collectives virtual platform's command-line tool.
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -8,9 +9,13 @@
 #include "isvp/aglu_core.h"
 #include "isvp/parameters.h"
 
+#include <systemc>
+
 namespace isvp::cli {
 int aglu_demo(int argc, char** argv);
-}
+int run_command(int argc, char** argv);
+int bench_command(int argc, char** argv);
+}  // namespace isvp::cli
 
 namespace {
 
@@ -22,6 +27,8 @@ struct Subcommand {
 const std::map<std::string, Subcommand>& subcommands() {
     static const std::map<std::string, Subcommand> table = {
         {"aglu", {isvp::cli::aglu_demo, "reduce the same operands with the TLM and the RTL AgLU and compare"}},
+        {"run", {isvp::cli::run_command, "run N guest processes on the platform, like mpirun"}},
+        {"bench", {isvp::cli::bench_command, "benchmarks in local mode: pingpong"}},
     };
     return table;
 }
@@ -33,7 +40,14 @@ void usage(std::ostream& out) {
 
 }  // namespace
 
+// SystemC prints its banner while it starts up, before sc_main; the CLI's
+// output stays clean by setting the switch first (a user's own setting wins).
 int main(int argc, char** argv) {
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    return sc_core::sc_elab_and_sim(argc, argv);
+}
+
+int sc_main(int argc, char** argv) {
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         usage(argc < 2 ? std::cerr : std::cout);
         return argc < 2 ? 2 : 0;

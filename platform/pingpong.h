@@ -15,7 +15,7 @@ struct PingPongOptions {
     std::vector<std::uint64_t> sizes;  ///< message sizes, bytes
     unsigned iterations = 10;          ///< timed ping-pongs per size
     unsigned warmup = 2;               ///< untimed ping-pongs per size
-    unsigned window = 16;              ///< messages per streamed-bandwidth window
+    unsigned window = 64;              ///< messages per streamed-bandwidth window (osu_bw's default)
 };
 
 struct PingPongRow {

@@ -54,6 +54,12 @@ void flatten(const nlohmann::json& node, const std::string& prefix,
 
 }  // namespace
 
+void refuse_parameter(const std::string& name, const std::string& accepted, double got) {
+    std::ostringstream message;
+    message << "config: " << name << " must be " << accepted << ", got " << got;
+    throw ConfigError(message.str());
+}
+
 void Parameters::declare(Spec spec) {
     if (entries_.count(spec.name)) throw std::logic_error("parameter declared twice: " + spec.name);
     const std::string name = spec.name;

@@ -26,6 +26,13 @@ class ConfigError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// Throws the ConfigError every validate() uses:
+/// "config: NAME must be ACCEPTED, got VALUE".
+[[noreturn]] void refuse_parameter(const std::string& name, const std::string& accepted, double got);
+
+/// Whether `value` is a non-zero power of two (sizes in bytes, ring entries).
+constexpr bool is_power_of_two(std::uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
+
 class Parameters {
   public:
     enum class Kind { Integer, Real, Choice, Text, Flag };

@@ -1,0 +1,131 @@
+#include "isvp/aurora_link.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "isvp/crc32.h"
+
+namespace isvp {
+
+namespace {
+constexpr const char* kReportType = "isvp/aurora";
+constexpr std::size_t kCrcBytes = 4;
+}  // namespace
+
+AuroraLink::AuroraLink(sc_core::sc_module_name name, const AuroraConfig& config, std::uint64_t stream)
+    : sc_core::sc_module(name),
+      in("in"),
+      credit_out("credit_out"),
+      out("out"),
+      credit_in("credit_in"),
+      packet_target_(*this, &AuroraLink::on_packet),
+      credit_target_(*this, &AuroraLink::on_credit),
+      latency_(config.latency_ns, sc_core::SC_NS),
+      with_crc_(config.computes_crc()),
+      timing_(config),
+      errors_(config.bit_error_rate, config.seed, stream),
+      config_(config),
+      credit_(new CreditReturn) {
+    credit_payload_.set_command(tlm::TLM_IGNORE_COMMAND);
+    credit_payload_.set_data_length(0);
+    credit_payload_.set_extension(credit_);
+    in.bind(packet_target_);
+    credit_in.bind(credit_target_);
+}
+
+void AuroraLink::start_of_simulation() {
+    // Bindings are final now; keep the receivers' interfaces at hand.
+    out_if_ = out.operator->();
+    credit_out_if_ = credit_out.operator->();
+}
+
+double AuroraLink::utilisation(const sc_core::sc_time& elapsed) const {
+    return elapsed == sc_core::SC_ZERO_TIME ? 0.0 : statistics_.busy_time / elapsed;
+}
+
+bool AuroraLink::receiver_crc_matches(const std::uint8_t* bytes, std::size_t length, std::uint32_t sent_crc,
+                                      const std::uint64_t* flipped_bit) {
+    if (flipped_bit == nullptr) return crc32(bytes, length) == sent_crc;
+    // The receiver's copy of the frame: packet bytes then the CRC word (LE).
+    received_.resize(length + kCrcBytes);
+    std::memcpy(received_.data(), bytes, length);
+    for (std::size_t i = 0; i < kCrcBytes; ++i) received_[length + i] = static_cast<std::uint8_t>(sent_crc >> (8 * i));
+    received_[*flipped_bit / 8] ^= static_cast<std::uint8_t>(1u << (*flipped_bit % 8));
+    std::uint32_t received_crc = 0;
+    for (std::size_t i = 0; i < kCrcBytes; ++i) received_crc |= std::uint32_t{received_[length + i]} << (8 * i);
+    return crc32(received_.data(), length) == received_crc;
+}
+
+void AuroraLink::on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    PacketInfo& info = packet_info(payload);
+    const std::uint8_t* bytes = payload.get_data_ptr();
+    const std::size_t length = payload.get_data_length();
+    const sc_core::sc_time head = now + delay;
+    const sc_core::sc_time tail = head + info.tail_after;
+    const sc_core::sc_time serialisation(timing_.serialisation_ns(length), sc_core::SC_NS);
+    const std::uint32_t sent_crc = with_crc_ ? crc32(bytes, length) : 0;
+    const std::uint64_t frame_bits = 8 * (length + kCrcBytes);
+
+    // Transmit, and replay while the receiver finds the CRC wrong.
+    sc_core::sc_time start = std::max(head, serialiser_free_);
+    sc_core::sc_time end;
+    unsigned replays = 0;
+    bool delivered = false;
+    for (;;) {
+        end = std::max(start + serialisation, tail);
+        statistics_.busy_time += end - start;
+        const auto flipped = errors_.corrupted_bit(frame_bits);
+        if (!with_crc_ || receiver_crc_matches(bytes, length, sent_crc, flipped ? &*flipped : nullptr)) {
+            delivered = true;
+            break;
+        }
+        ++statistics_.crc_errors;
+        if (config_.on_crc_error == CrcErrorPolicy::Drop || replays == config_.max_retransmissions) break;
+        // The receiver sees the bad CRC one latency after the tail left; its
+        // NAK needs another latency back; then the sender replays.
+        ++replays;
+        ++statistics_.retransmissions;
+        start = end + 2 * latency_;
+    }
+    serialiser_free_ = end;
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+
+    if (!delivered) {
+        ++statistics_.dropped;
+        const std::string why = config_.on_crc_error == CrcErrorPolicy::Drop
+                                    ? "a CRC error (aurora.on_crc_error=drop)"
+                                    : "a CRC error on every one of " + std::to_string(replays) + " replays";
+        SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped packet " + std::to_string(info.trace_id) +
+                                        " (" + std::to_string(length) + " bytes, VC " + std::to_string(info.vc) +
+                                        ") after " + why + "; its credits go back upstream")
+                                           .c_str());
+        // The receiver frees nothing, so the link hands the packet's credits
+        // back: detected one latency after the tail, one more latency home.
+        credit_->vc = info.vc;
+        credit_->phits = phits_of(static_cast<std::uint32_t>(length));
+        sc_core::sc_time credit_arrival = end + 2 * latency_ - now;
+        credit_out_if_->b_transport(credit_payload_, credit_arrival);
+        return;
+    }
+
+    ++statistics_.packets;
+    statistics_.bytes += length;
+    // The checked packet leaves the receive FIFO whole.
+    info.tail_after = sc_core::SC_ZERO_TIME;
+    sc_core::sc_time arrival = end + latency_ - now;
+    out_if_->b_transport(payload, arrival);
+    if (payload.get_response_status() != tlm::TLM_OK_RESPONSE)
+        SC_REPORT_ERROR(kReportType, (std::string(name()) + ": the downstream receiver refused packet " +
+                                      std::to_string(info.trace_id) + "; receivers must accept credited packets")
+                                         .c_str());
+}
+
+void AuroraLink::on_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    sc_core::sc_time arrival = delay + latency_;
+    credit_out_if_->b_transport(payload, arrival);
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace isvp

@@ -1,0 +1,127 @@
+// AuroraLink: one direction of an Aurora 64B/66B cable between two FPGAs.
+//
+// Abstraction: packet-level, approximately timed, no processes of its own.
+// Packets arrive on `in` (from the upstream router's output) and leave on
+// `out` (to the downstream router's input) following the packet channel
+// protocol (packet_channel.h); credits arrive on `credit_in` from the
+// downstream router and leave on `credit_out` to the upstream router, one
+// link latency later. A cable is two AuroraLinks, one per direction.
+//
+// Timing (see aurora_config.h for the frame arithmetic):
+//   * the serialiser is a busy-until resource: a packet starts when its head
+//     has arrived and the previous packet has left, and occupies the lanes
+//     for its serialisation time (user bytes + per-frame overhead);
+//   * the receiver checks the CRC-32 once the last frame is in, so the
+//     packet is handed on whole (store-and-forward) aurora.latency_ns after
+//     serialisation ends: single-packet latency = latency + serialisation;
+//   * credits travel back in one link latency.
+//
+// Errors: with aurora.bit_error_rate > 0 the sender computes a real CRC-32
+// over the packet bytes, a seeded generator flips a bit of the receiver's
+// copy (packet or CRC word, never the sender's buffer) and the receiver's
+// recomputed CRC disagrees. With no errors injected no frame can fail, so
+// the CRC is skipped unless aurora.crc = always (it would only cost time). aurora.on_crc_error = retry: the receiver
+// NAKs, the sender replays from its buffer (go-back-N: the lanes carry nothing useful until the NAK is back), costing 2
+// x latency + serialisation per replay; after aurora.max_retransmissions failed replays the packet is dropped. drop:
+// the packet is discarded, counted and reported, and its credits are returned upstream as if the receiver had freed
+// them.
+//
+// Not modelled: lane skew and deskew, clock compensation as separate events
+// (folded into the frame overhead), link training and loss of lock, credit
+// messages consuming reverse-direction bandwidth, multi-bit errors that a
+// CRC-32 could miss.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <systemc>
+#include <tlm>
+
+#include "isvp/aurora_config.h"
+#include "isvp/bit_error_injector.h"
+#include "isvp/packet_channel.h"
+
+namespace isvp {
+
+/// Counters of one link direction.
+struct AuroraLinkStatistics {
+    std::uint64_t packets = 0;          ///< packets delivered intact
+    std::uint64_t bytes = 0;            ///< bytes of those packets
+    std::uint64_t crc_errors = 0;       ///< receptions whose CRC did not match
+    std::uint64_t retransmissions = 0;  ///< replays sent (retry mode)
+    std::uint64_t dropped = 0;          ///< packets discarded after CRC errors
+    sc_core::sc_time busy_time;         ///< serialiser busy, replays included
+};
+
+class AuroraLink : public sc_core::sc_module {
+  public:
+    tlm::tlm_target_socket<> in;                                ///< packets from the upstream router
+    tlm_utils::simple_initiator_socket<AuroraLink> credit_out;  ///< credits to the upstream router
+    tlm_utils::simple_initiator_socket<AuroraLink> out;         ///< packets to the downstream router
+    tlm::tlm_target_socket<> credit_in;                         ///< credits from the downstream router
+
+    /// `stream` distinguishes the bit-error sequence of this link from the
+    /// others sharing aurora.seed (the fabric passes the link's index).
+    AuroraLink(sc_core::sc_module_name name, const AuroraConfig& config, std::uint64_t stream = 0);
+
+    const AuroraConfig& config() const { return config_; }
+    const AuroraTiming& timing() const { return timing_; }
+    const AuroraLinkStatistics& statistics() const { return statistics_; }
+    /// Fraction of `elapsed` the serialiser was busy.
+    double utilisation(const sc_core::sc_time& elapsed) const;
+
+  private:
+    /// Forwards blocking transport on a target socket to a member function;
+    /// the non-blocking and debug interfaces are not part of the packet
+    /// channel. (Lighter than simple_target_socket, which carries a PEQ,
+    /// events and maps that a pass-through link does not need.)
+    class Target final : public tlm::tlm_fw_transport_if<> {
+      public:
+        using Handler = void (AuroraLink::*)(tlm::tlm_generic_payload&, sc_core::sc_time&);
+        Target(AuroraLink& link, Handler handler) : link_(&link), handler_(handler) {}
+        void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
+            (link_->*handler_)(payload, delay);
+        }
+        tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase&,
+                                           sc_core::sc_time&) override {
+            payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+            return tlm::TLM_COMPLETED;
+        }
+        bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
+        unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
+
+      private:
+        AuroraLink* link_;  ///< owner
+        Handler handler_;   ///< on_packet or on_credit
+    };
+
+    void start_of_simulation() override;
+    void on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void on_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    /// The receiver's CRC check of one transmission; `flipped_bit` (if any)
+    /// is a position in packet bytes followed by the 4-byte CRC word.
+    bool receiver_crc_matches(const std::uint8_t* bytes, std::size_t length, std::uint32_t sent_crc,
+                              const std::uint64_t* flipped_bit);
+
+    // What every packet touches first, kept together (a 512-node torus has
+    // 3072 links; per-packet work should touch few cache lines of each).
+    Target packet_target_;                                 ///< what `in` is bound to
+    Target credit_target_;                                 ///< what `credit_in` is bound to
+    tlm::tlm_fw_transport_if<>* out_if_ = nullptr;         ///< receiver bound to `out`
+    tlm::tlm_fw_transport_if<>* credit_out_if_ = nullptr;  ///< receiver bound to `credit_out`
+    sc_core::sc_time latency_;                             ///< aurora.latency_ns as a time
+    sc_core::sc_time serialiser_free_;                     ///< when the lanes can start the next packet
+    bool with_crc_;                                        ///< frames carry a computed, checked CRC-32
+    AuroraTiming timing_;                                  ///< frame arithmetic derived from the parameters
+    BitErrorInjector errors_;                              ///< which transmissions get a flipped bit
+    AuroraLinkStatistics statistics_;                      ///< counters
+    // Needed only on errors or for reports.
+    AuroraConfig config_;                      ///< parameters of this link
+    std::vector<std::uint8_t> received_;       ///< receiver's corrupted copy, reused
+    tlm::tlm_generic_payload credit_payload_;  ///< credits of dropped packets, reused
+    CreditReturn* credit_;                     ///< its extension (owned by credit_payload_)
+};
+
+}  // namespace isvp

@@ -1,0 +1,151 @@
+// PcieEndpoint: the FPGA's PCIe endpoint between the host and the device
+// logic (QDMA): configuration space, BAR0 with the MSI-X table, DMA to host
+// memory over a timed link, and MSI-X interrupt delivery.
+//
+// Abstraction: LT, blocking transport with annotated delays; no processes
+// run per transfer. Timing (PcieConfig):
+//   * each link direction is one shared resource, busy until its last
+//     reservation ends; a transfer is serialised after whatever is queued,
+//     so concurrent DMAs share the bandwidth. Writes and read completions
+//     are cut into MPS-sized TLPs, read requests into MRRS-sized ones, each
+//     TLP paying tlp_overhead_bytes;
+//   * DMA write (device -> host, upstream): the data lands in host memory
+//     at its arrival (end of serialisation + latency), not before — a host
+//     woken by a later MSI sees exactly the writes that arrived before it
+//     (an SC_METHOD lands them; writes outside host DMI, such as errors,
+//     go through host_dma at once, annotated with the arrival); the
+//     device's delay is the end of serialisation (a posted write is done
+//     once it has left);
+//   * DMA read: requests go upstream, completions come back downstream;
+//     the device's delay is the arrival of the last completion;
+//   * MMIO writes from the host are posted: they reach the device one
+//     latency later, in order (an SC_METHOD delivers them); the call returns
+//     at once. MMIO reads wait (in the caller's thread) until they reach the
+//     device behind earlier posted writes, read there, and annotate the way
+//     back: a round trip of 2 x latency plus the device's own delay;
+//   * configuration accesses take effect at once and annotate 2 x latency.
+//   * MMIO and configuration TLPs take latency only, no link bandwidth (in
+//     hardware they interleave with DMA TLPs at TLP granularity).
+//
+// Sockets:
+//   host_mmio  target     BAR0 accesses from the host; address = BAR0 offset;
+//                         aligned 4- or 8-byte accesses; b_transport may wait()
+//                         for reads, so call it from an SC_THREAD
+//   config     target     configuration space; address = register offset;
+//                         1/2/4-byte accesses inside one dword
+//   bar0       initiator  BAR0 accesses to the device, always aligned 4-byte,
+//                         except the MSI-X table and PBA which live here; the
+//                         device's target must not wait()
+//   dma        target     DMA from the device: address = host address
+//   host_dma   initiator  DMA and MSI writes to the host bridge
+//   irq        target     interrupt requests from the device (msix_interrupt.h)
+//
+// Not modelled: link training and errors, replay, flow-control credit
+// starvation, TLP reordering, the read-completion boundary, the MSI-X Enable
+// bit and Command.BUS_MASTER/MEMORY_SPACE gating (the platform is treated as
+// enumerated; the bits are stored and readable), INTx and MSI.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
+
+#include "isvp/msix_table.h"
+#include "isvp/pcie_config.h"
+#include "isvp/pcie_config_space.h"
+
+namespace isvp {
+
+class PcieEndpoint : public sc_core::sc_module {
+  public:
+    tlm_utils::simple_target_socket<PcieEndpoint> host_mmio;    ///< BAR0 MMIO from the host
+    tlm_utils::simple_target_socket<PcieEndpoint> config;       ///< configuration space accesses
+    tlm_utils::simple_initiator_socket<PcieEndpoint> bar0;      ///< BAR0 register accesses to the device
+    tlm_utils::simple_target_socket<PcieEndpoint> dma;          ///< DMA from the device
+    tlm_utils::simple_initiator_socket<PcieEndpoint> host_dma;  ///< DMA and MSI writes to the host bridge
+    tlm_utils::simple_target_socket<PcieEndpoint> irq;          ///< MSI-X vector requests from the device
+
+    PcieEndpoint(sc_core::sc_module_name name, const PcieConfig& config);
+
+    /// What the link has carried, for statistics and tests.
+    struct Statistics {
+        std::uint64_t dma_reads = 0;         ///< DMA read transactions
+        std::uint64_t dma_writes = 0;        ///< DMA write transactions
+        std::uint64_t upstream_bytes = 0;    ///< payload bytes device -> host (DMA writes, MSI)
+        std::uint64_t downstream_bytes = 0;  ///< payload bytes host -> device (read completions)
+        std::uint64_t msi_messages = 0;      ///< MSI writes sent to the host
+        std::uint64_t mmio_reads = 0;
+        std::uint64_t mmio_writes = 0;
+    };
+    const Statistics& statistics() const { return statistics_; }
+    const PcieConfig& configuration() const { return config_; }
+    const pci::PcieConfigSpace& config_space() const { return config_space_; }
+    const MsixTable& msix_table() const { return msix_; }
+
+  private:
+    /// An MMIO write on its way to the device.
+    struct PostedWrite {
+        sc_core::sc_time arrival;               ///< when it reaches the device
+        std::uint32_t offset = 0;               ///< BAR0 offset, dword aligned
+        std::uint32_t dwords = 0;               ///< 1 or 2
+        std::array<std::uint32_t, 2> values{};  ///< the dwords, low address first
+    };
+
+    void mmio_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void config_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void dma_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void irq_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void invalidate_host_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
+
+    /// A DMA write on its way to host memory (upstream posted write).
+    struct HostWrite {
+        sc_core::sc_time arrival;         ///< when it lands in host memory
+        std::uint64_t address = 0;        ///< host address
+        std::vector<std::uint8_t> bytes;  ///< the data, copied when the device issued it
+    };
+
+    /// SC_METHOD: hands posted writes whose time has come to the device.
+    void deliver_posted_writes();
+    /// SC_METHOD: lands DMA writes in host memory at their arrival time.
+    void land_host_writes();
+    /// Whether host DMI covers [address, address + bytes) for `read`/write.
+    bool host_dmi_covers(std::uint64_t address, std::uint64_t bytes, bool read);
+    void deliver_due_posted_writes();
+    void write_dword(std::uint32_t offset, std::uint32_t value);
+    std::uint32_t read_dword(std::uint32_t offset, sc_core::sc_time& delay);
+    /// Sends `message` upstream, leaving the device no earlier than `earliest`.
+    void send_msi(const MsiMessage& message, const sc_core::sc_time& earliest);
+    /// Reserves a direction for `wire_bytes` from `earliest`; returns the end.
+    sc_core::sc_time reserve(sc_core::sc_time& free_at, const sc_core::sc_time& earliest, std::uint64_t wire_bytes);
+    /// Moves the data of a DMA through host DMI if it covers the access,
+    /// else through host_dma's b_transport; sets the response status.
+    void access_host(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay);
+    void warn(const std::string& message) const;
+
+    PcieConfig config_;                        ///< link parameters
+    PcieLinkTiming timing_;                    ///< wire bytes and serialisation times
+    sc_core::sc_time latency_;                 ///< one-way latency
+    pci::PcieConfigSpace config_space_;        ///< configuration registers
+    MsixTable msix_;                           ///< MSI-X table and PBA (BAR0)
+    sc_core::sc_time upstream_free_;           ///< device -> host direction busy until
+    sc_core::sc_time downstream_free_;         ///< host -> device direction busy until
+    std::deque<PostedWrite> posted_;           ///< MMIO writes in flight, in arrival order
+    sc_core::sc_time last_posted_arrival_;     ///< arrival of the newest posted write
+    sc_core::sc_event posted_event_;           ///< the oldest posted write is due
+    std::deque<HostWrite> host_writes_;        ///< DMA writes in flight to host memory, in arrival order
+    std::vector<std::vector<std::uint8_t>> spare_write_buffers_;  ///< landed writes' buffers, for reuse
+    sc_core::sc_event host_write_event_;       ///< the oldest DMA write lands
+    tlm::tlm_dmi host_dmi_;                    ///< DMI region of host memory, if granted
+    bool host_dmi_valid_ = false;              ///< host_dmi_ may be used
+    tlm::tlm_generic_payload device_payload_;  ///< reused for bar0 dword accesses
+    tlm::tlm_generic_payload msi_payload_;     ///< reused for MSI writes
+    Statistics statistics_;                    ///< counters
+};
+
+}  // namespace isvp

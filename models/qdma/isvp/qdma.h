@@ -1,0 +1,337 @@
+// Qdma: the FPGA's queue DMA engine (Xilinx QDMA-style streaming queues)
+// and, on its H2C side, the router's ingress packet converter.
+//
+// Abstraction: LT with annotated DMA delays, event-driven SC_THREADs (no
+// clocks). Registers follow models/common/isvp/register_map.h exactly.
+//
+//   H2C  A doorbell (H2C_PIDX) wakes the fetch stage: it fetches descriptors
+//        by DMA in batches of qdma.descriptor_prefetch, checks them
+//        (H2cFramer), DMA-reads each processor packet's header and payload
+//        into network packets of qdma.packet_payload_bytes and queues them,
+//        up to qdma.h2c_buffer_bytes read ahead. The emit stage sends each
+//        packet on `tx` once its data has arrived, the stream is free
+//        (qdma.stream_bits per cycle at qdma.clock_mhz) and the router has
+//        granted credits for it; then descriptors complete in order (H2C
+//        CIDX, status writeback, SDI interrupt). Reads and emission overlap,
+//        so a long message streams through a bounded buffer. Queues are
+//        served round-robin packet by packet.
+//   C2H  A packet arriving on `rx` is steered by CONTEXT_QUEUE[context ID] to
+//        a queue; it takes that queue's next C2H buffer (descriptors fetched
+//        by DMA as needed), its payload is DMA-written there, then a
+//        completion entry goes to the CMPT ring (colour flips on wrap),
+//        status writeback and coalesced interrupt follow, and only then are
+//        the packet's credits returned to the router.
+//   Back-pressure instead of loss: with no C2H buffer posted, the CMPT ring
+//        full, the queue disabled or stopped in error, packets for the queue
+//        wait in the receive buffer (their credits are not returned) until a
+//        doorbell, enable or reset lets them through. Real QDMA drops in
+//        this case; we do not, so ERROR_STATUS.C2H_NO_BUFFER/CMPT_OVERFLOW
+//        never mean "dropped" here (C2H_NO_BUFFER reports BufferTooSmall).
+//   Errors stop the queue's ring (status ERROR + ERROR_CODE), set the
+//        ERROR_STATUS bit, ERROR_QUEUE and ERROR_ADDRESS, write the status
+//        with its error flag (if STATUS_ENABLE), raise ERROR_MSIX if
+//        ERROR_IRQ_ENABLE has the bit, and SC_REPORT_WARNING. Until
+//        QUEUE_COMMAND.RESET the ring does nothing.
+//
+// Sockets:
+//   regs       target     BAR0 registers from PcieEndpoint::bar0 (aligned
+//                         dwords; never waits)
+//   dma        initiator  to PcieEndpoint::dma (host addresses)
+//   irq        initiator  MSI-X vector requests to PcieEndpoint::irq
+//   tx         initiator  network packets to the router's inject port
+//   tx_credit  target     credits from the inject port (VC 0 is used)
+//   rx         target     network packets from the router's eject port
+//   rx_credit  initiator  credits to the eject port (one VC, 0; the whole
+//                         qdma.rx_buffer_bytes granted at time 0)
+//
+// Not modelled: the QDMA's internal pipeline latency and descriptor engine
+// parallelism (one fetch stage serves all queues), memory-mapped (non-stream)
+// queues, QDMA's function map and indirect context programming, descriptor
+// bypass, the accelerator CSR window (0x6000-0x7FFF reads as unmapped).
+// Identity rank mapping: rank r is node r.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
+
+#include "isvp/packet_channel.h"
+#include "isvp/qdma_coalescer.h"
+#include "isvp/qdma_config.h"
+#include "isvp/qdma_h2c_framer.h"
+#include "isvp/qdma_ring.h"
+#include "isvp/register_map.h"
+
+namespace isvp {
+
+class Qdma : public sc_core::sc_module {
+  public:
+    tlm_utils::simple_target_socket<Qdma> regs;          ///< BAR0 registers
+    tlm_utils::simple_initiator_socket<Qdma> dma;        ///< DMA to host memory through the endpoint
+    tlm_utils::simple_initiator_socket<Qdma> irq;        ///< MSI-X vector requests
+    tlm_utils::simple_initiator_socket<Qdma> tx;         ///< packets to the router (inject)
+    tlm_utils::simple_target_socket<Qdma> tx_credit;     ///< credits from the router (inject)
+    tlm_utils::simple_target_socket<Qdma> rx;            ///< packets from the router (eject)
+    tlm_utils::simple_initiator_socket<Qdma> rx_credit;  ///< credits to the router (eject)
+
+    /// `node_address`: this FPGA's node (and, identity-mapped, its rank);
+    /// `node_count`: nodes in the network. Throws ConfigError on a bad config.
+    Qdma(sc_core::sc_module_name name, const QdmaConfig& config, std::uint16_t node_address, std::uint16_t node_count);
+
+    /// Counters for statistics and tests.
+    struct Statistics {
+        std::uint64_t h2c_packets = 0;        ///< network packets sent on tx
+        std::uint64_t h2c_payload_bytes = 0;  ///< their payload bytes
+        std::uint64_t h2c_descriptors = 0;    ///< H2C descriptors completed
+        std::uint64_t c2h_packets = 0;        ///< packets delivered to C2H buffers
+        std::uint64_t c2h_payload_bytes = 0;  ///< their payload bytes
+        std::uint64_t c2h_stalls = 0;         ///< times a queue held packets (back-pressure)
+        std::uint64_t rx_dropped = 0;         ///< malformed packets dropped
+        std::uint64_t interrupts = 0;         ///< MSI-X vector requests sent
+        std::uint64_t queue_errors = 0;       ///< rings stopped in error
+    };
+    const Statistics& statistics() const { return statistics_; }
+    const QdmaConfig& configuration() const { return config_; }
+    /// Credits held for the router's inject port, VC 0 (phits).
+    std::uint32_t tx_credits() const { return tx_credits_.empty() ? 0 : tx_credits_[0]; }
+    /// Receive-buffer phits occupied by packets not yet delivered.
+    std::uint32_t rx_buffered_phits() const { return rx_used_phits_; }
+
+  private:
+    enum class Ring { H2c, C2h, Cmpt };
+
+    /// A fetched H2C descriptor, usable from `available`.
+    struct FetchedH2c {
+        regmap::H2cDescriptor descriptor{};
+        std::uint32_t index = 0;     ///< ring index
+        sc_core::sc_time available;  ///< when its fetch completed
+    };
+    /// A fetched C2H descriptor (receive buffer address).
+    struct FetchedC2h {
+        std::uint64_t address = 0;   ///< receive buffer in host memory
+        std::uint32_t index = 0;     ///< ring index
+        sc_core::sc_time available;  ///< when its fetch completed
+    };
+    /// A descriptor fetch that failed; reported when the engine gets there.
+    struct FetchFailure {
+        bool failed = false;        ///< a fetch failed; nothing is fetched after it
+        std::uint64_t address = 0;  ///< host address of the fetch
+        std::uint32_t index = 0;    ///< first ring index it covered
+        sc_core::sc_time at;        ///< when the error response arrived
+    };
+
+    struct H2cState {
+        explicit H2cState(std::uint16_t node_count) : framer(node_count) {}
+        std::uint32_t base_lo = 0, base_hi = 0;               ///< H2C_BASE registers
+        std::uint32_t control = 0;                            ///< H2C_CONTROL
+        bool enabled = false;                                 ///< ENABLE, latched with ring and base
+        RingIndex ring;                                       ///< latched ring geometry
+        std::uint64_t base = 0;                               ///< latched ring address
+        std::uint32_t sw_pidx = 0;                            ///< last H2C_PIDX doorbell
+        std::uint32_t hw_cidx = 0;                            ///< descriptors completed
+        regmap::QueueError error = regmap::QueueError::None;  ///< visible error state
+        std::uint64_t epoch = 0;                              ///< bumped by reset; stale work is dropped
+        // fetch stage
+        bool scheduled = false;                      ///< in the fetch stage's round-robin list
+        bool stopped = false;                        ///< fetch stage found an error (visible later)
+        std::uint32_t fetch_index = 0;               ///< next ring index to fetch
+        std::uint32_t next_index = 0;                ///< next ring index to process
+        std::deque<FetchedH2c> cache;                ///< fetched, not yet processed
+        FetchFailure fetch_failure;                  ///< a failed fetch ahead
+        H2cFramer framer;                            ///< SOP/EOP/length/header checks
+        bool have_descriptor = false;                ///< `current` is being consumed
+        FetchedH2c current;                          ///< descriptor being consumed
+        std::uint32_t consumed = 0;                  ///< bytes of `current` read so far
+        sc_core::sc_time current_ready;              ///< when all of `current` read so far has arrived
+        std::array<std::uint8_t, 8> header_bytes{};  ///< processor header being read
+        std::uint32_t header_fill = 0;               ///< header bytes read
+        sc_core::sc_time header_ready;               ///< when the header arrived
+        std::uint32_t next_packet = 0;               ///< index of the message's next network packet
+        tlm::tlm_generic_payload* packet = nullptr;  ///< network packet being filled
+        std::uint32_t packet_payload = 0;            ///< its payload bytes
+        std::uint32_t packet_fill = 0;               ///< payload bytes read into it
+        sc_core::sc_time packet_ready;               ///< when its data will all have arrived
+        InterruptCoalescer interrupt;                ///< SDI interrupt arming
+    };
+
+    /// A network packet held for C2H delivery.
+    struct RxPacket {
+        tlm::tlm_generic_payload* payload = nullptr;  ///< acquired network packet
+        sc_core::sc_time tail;                        ///< when its last byte has arrived
+        std::uint32_t phits = 0;                      ///< receive-buffer credits it holds
+        std::uint64_t header = 0;                     ///< replicated processor header (rank = source)
+        std::uint32_t offset = 0;                     ///< payload offset in the message
+        std::uint32_t payload_bytes = 0;              ///< payload length
+        bool last = false;                            ///< last packet of the message
+    };
+
+    struct C2hState {
+        std::uint32_t base_lo = 0, base_hi = 0;               ///< C2H_BASE registers
+        std::uint32_t control = 0;                            ///< C2H_CONTROL
+        std::uint32_t buffer_bytes = 0;                       ///< C2H_BUFFER_BYTES
+        bool enabled = false;                                 ///< ENABLE, latched with ring and base
+        RingIndex ring;                                       ///< latched ring geometry
+        std::uint64_t base = 0;                               ///< latched ring address
+        std::uint32_t sw_pidx = 0;                            ///< buffers posted (C2H_PIDX)
+        std::uint32_t hw_cidx = 0;                            ///< buffers used
+        regmap::QueueError error = regmap::QueueError::None;  ///< visible error state
+        std::uint32_t fetch_index = 0;                        ///< next ring index to fetch
+        std::deque<FetchedC2h> cache;                         ///< fetched buffers, not yet used
+        FetchFailure fetch_failure;                           ///< a failed fetch ahead
+        std::deque<RxPacket> pending;                         ///< packets steered here, waiting
+        bool scheduled = false;                               ///< in the C2H engine's list (or being served)
+        bool blocked = false;                                 ///< waiting for a register event
+    };
+
+    struct CmptState {
+        std::uint32_t base_lo = 0, base_hi = 0;               ///< CMPT_BASE registers
+        std::uint32_t control = 0;                            ///< CMPT_CONTROL
+        std::uint32_t coalesce = 0;                           ///< CMPT_COALESCE
+        bool enabled = false;                                 ///< ENABLE, latched with ring and base
+        std::uint64_t base = 0;                               ///< latched ring address
+        CompletionProducer producer;                          ///< PIDX and colour (ring geometry latched)
+        std::uint32_t sw_cidx = 0;                            ///< entries consumed (CMPT_CIDX)
+        regmap::QueueError error = regmap::QueueError::None;  ///< visible error state
+        InterruptCoalescer interrupt;                         ///< coalescing and arming
+    };
+
+    struct Queue {
+        explicit Queue(std::uint16_t node_count) : h2c(node_count) {}
+        H2cState h2c;    ///< host-to-card ring and fetch state
+        C2hState c2h;    ///< card-to-host ring and held packets
+        CmptState cmpt;  ///< completion ring and interrupt
+    };
+
+    /// Work between the H2C fetch and emit stages, in order.
+    struct H2cItem {
+        enum class Kind { Packet, Completion, Error } kind = Kind::Packet;  ///< what it is
+        unsigned queue = 0;                                                 ///< the queue it belongs to
+        std::uint64_t epoch = 0;                                            ///< queue epoch when queued
+        sc_core::sc_time at;                                                ///< not before this time
+        tlm::tlm_generic_payload* packet = nullptr;                         ///< Packet
+        std::uint32_t window_bytes = 0;                                     ///< Packet: staging bytes held
+        std::uint32_t next_cidx = 0;                                        ///< Completion: CIDX after the descriptor
+        bool sdi = false;                                                   ///< Completion: the descriptor had SDI
+        regmap::QueueError error = regmap::QueueError::None;                ///< Error
+        std::uint64_t address = 0;                                          ///< Error: ERROR_ADDRESS
+        std::string detail;                                                 ///< Error: for the warning
+    };
+    enum class StepResult { Produced, Idle, Waiting, WindowFull };
+
+    // registers (qdma_registers.cpp)
+    void regs_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    std::uint32_t read_register(std::uint32_t offset);
+    void write_register(std::uint32_t offset, std::uint32_t value);
+    std::optional<std::uint32_t> read_queue_register(unsigned q, std::uint32_t reg);
+    bool write_queue_register(unsigned q, std::uint32_t reg, std::uint32_t value);
+    void write_doorbell(unsigned q, std::uint32_t reg, std::uint32_t value, std::uint32_t offset);
+    void write_control(unsigned q, Ring ring, std::uint32_t value);
+    void reset_queue(unsigned q);
+    void reset_h2c(unsigned q);
+    void reset_c2h(unsigned q);
+    void reset_cmpt(unsigned q);
+    void unmapped_access(std::uint32_t offset, bool read);
+    void queue_error(unsigned q, Ring ring, regmap::QueueError error, std::uint64_t address, const std::string& detail);
+    void global_error(std::uint32_t bit, std::optional<std::uint64_t> address);
+    void raise_vector(unsigned vector);
+    /// Starts a coalescing timer of queue `q` for time `at` (resolution units).
+    void schedule_timer(unsigned q, std::uint64_t at);
+    /// SC_METHOD: coalescing timers whose time has come.
+    void expire_cmpt_timers();
+
+    // H2C (qdma_h2c.cpp)
+    void h2c_fetch_thread();
+    void h2c_emit_thread();
+    StepResult h2c_step(unsigned q, sc_core::sc_time& wake_at);
+    void h2c_prefetch(unsigned q);
+    void h2c_stop(unsigned q, regmap::QueueError error, std::uint64_t address, sc_core::sc_time at,
+                  const std::string& detail);
+    void h2c_start_packet(unsigned q);
+    /// Frees the packet being filled, if any, and its staging space.
+    void h2c_drop_packet(unsigned q);
+    void h2c_schedule(unsigned q);
+    void h2c_discard(H2cItem& item);
+    void h2c_send(H2cItem& item);
+    void h2c_complete(H2cItem& item);
+    bool h2c_writeback(unsigned q);
+    void tx_credit_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void apply_credit_arrivals();
+
+    // C2H (qdma_c2h.cpp)
+    void rx_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void grant_rx_credits();
+    void send_rx_credits(std::uint32_t phits, sc_core::sc_time delay);
+    void c2h_thread();
+    bool c2h_deliver(unsigned q);
+    void c2h_prefetch(unsigned q);
+    void c2h_wake(unsigned q);
+    bool cmpt_writeback(unsigned q);
+
+    /// One DMA transaction at the current time; returns whether the host
+    /// accepted it and sets `done` to when it completes (read data arrived /
+    /// write data sent).
+    bool dma_access(tlm::tlm_command command, std::uint64_t address, std::uint8_t* data, std::uint32_t bytes,
+                    sc_core::sc_time& done);
+    /// Simulated time in SystemC resolution units (the coalescers' unit).
+    std::uint64_t now_units() const { return sc_core::sc_time_stamp().value(); }
+    std::string queue_name(unsigned q, Ring ring) const;
+    static std::string hex(std::uint64_t value);
+
+    QdmaConfig config_;              ///< parameters
+    std::uint16_t node_address_;     ///< this node (NODE_ADDRESS); also its rank
+    std::uint16_t node_count_;       ///< NODE_COUNT
+    MessageSegmenter segmenter_;     ///< message -> network packets
+    sc_core::sc_time clock_period_;  ///< one stream cycle
+    std::uint32_t stream_bytes_;     ///< bytes per stream cycle
+    std::vector<Queue> queues_;      ///< qdma.queues queue contexts
+
+    // global registers
+    std::uint32_t scratch_ = 0;                                         ///< SCRATCH
+    std::uint32_t error_status_ = 0;                                    ///< ERROR_STATUS (sticky, RW1C)
+    std::uint32_t error_queue_ = 0;                                     ///< ERROR_QUEUE
+    std::uint64_t error_address_ = 0;                                   ///< ERROR_ADDRESS_LO/HI
+    std::uint32_t error_msix_ = 0;                                      ///< ERROR_MSIX
+    std::uint32_t error_irq_enable_ = 0;                                ///< ERROR_IRQ_ENABLE
+    std::array<std::uint32_t, regmap::kRingSizeCount> ring_sizes_{};    ///< RING_SIZE table
+    std::array<std::uint32_t, regmap::kContextCount> context_queue_{};  ///< CONTEXT_QUEUE steering
+
+    // H2C engine
+    std::deque<unsigned> h2c_ready_;                                 ///< queues with H2C work, round-robin
+    std::deque<H2cItem> h2c_items_;                                  ///< fetch stage -> emit stage
+    std::uint32_t window_used_ = 0;                                  ///< staging bytes held by queued packets
+    sc_core::sc_time stream_free_;                                   ///< the stream is busy until then
+    std::vector<std::uint32_t> tx_credits_;                          ///< inject-port credits per VC, phits
+    std::multimap<sc_core::sc_time, CreditReturn> credit_arrivals_;  ///< credits annotated into the future
+    std::uint64_t next_trace_id_ = 0;                                ///< per-packet trace ids
+    PacketPool pool_;                                                ///< network packet payloads
+    sc_core::sc_event h2c_work_event_;                               ///< a doorbell or enable gave the fetch stage work
+    sc_core::sc_event h2c_item_event_;                               ///< an item for the emit stage
+    sc_core::sc_event window_event_;                                 ///< staging bytes were freed
+    sc_core::sc_event credit_event_;                                 ///< tx credits arrived
+    sc_core::sc_event credit_arrival_event_;                         ///< the next annotated credit is due
+    sc_core::sc_event h2c_reset_event_;                              ///< a queue was reset (stale items to drop)
+
+    // C2H engine
+    std::deque<unsigned> c2h_ready_;                      ///< queues with packets to deliver
+    std::uint32_t rx_capacity_phits_;                     ///< receive buffer, phits
+    std::uint32_t rx_used_phits_ = 0;                     ///< occupied by held packets
+    sc_core::sc_event c2h_event_;                         ///< a queue became ready
+    std::multimap<std::uint64_t, unsigned> cmpt_timers_;  ///< coalescing timers: (time, queue)
+    sc_core::sc_event cmpt_timer_event_;                  ///< the earliest coalescing timer is due
+
+    std::vector<std::uint8_t> fetch_buffer_;   ///< descriptor fetch staging
+    tlm::tlm_generic_payload dma_payload_;     ///< reused for every DMA (no process waits in between)
+    tlm::tlm_generic_payload credit_payload_;  ///< reused for every rx credit return
+    Statistics statistics_;                    ///< counters
+};
+
+}  // namespace isvp

@@ -1,0 +1,36 @@
+// Parameters of the QDMA engine (see models/qdma/README.md). SystemC-free.
+#pragma once
+
+#include <cstdint>
+
+#include "isvp/parameters.h"
+
+namespace isvp {
+
+struct QdmaConfig {
+    unsigned packet_payload_bytes = 1024;  ///< network packet payload capacity, B (power of two)
+    unsigned queues = 64;                  ///< queue pairs, <= regmap::kMaxQueues
+    unsigned rx_buffer_bytes = 32768;      ///< receive buffer behind the router's eject port, B
+    unsigned h2c_buffer_bytes = 32768;     ///< H2C staging buffer: data read ahead of the stream, B
+    unsigned descriptor_prefetch = 64;     ///< descriptors fetched per DMA read
+    unsigned stream_bits = 512;            ///< AXI4-Stream width toward the router, bits per cycle
+    double clock_mhz = 250.0;              ///< stream clock, MHz
+
+    /// Bytes per phit of the receive buffer's credits (isvp::kPhitBytes).
+    static constexpr unsigned kCreditBytes = 32;
+
+    /// Declares the qdma.* parameters with their defaults, units and ranges.
+    static void declare(Parameters& parameters);
+    /// Reads and validates the qdma.* parameters.
+    static QdmaConfig from(const Parameters& parameters);
+    /// Throws ConfigError naming the first bad field and what is accepted.
+    void validate() const;
+
+    /// Size code of packet_payload_bytes in the network header.
+    std::uint8_t size_code() const;
+    /// Bytes of the largest network packet (headers + full payload).
+    unsigned max_packet_bytes() const;
+    unsigned stream_bytes_per_cycle() const { return stream_bits / 8; }
+};
+
+}  // namespace isvp

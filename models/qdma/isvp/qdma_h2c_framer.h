@@ -1,0 +1,87 @@
+// The H2C side of the QDMA as a packet converter (SystemC-free): checking
+// that a queue's descriptors frame processor packets correctly, and cutting
+// each processor packet into network packets.
+//
+// A processor packet is the 8-byte ProcessorHeader followed by
+// message_bytes of payload, spread over the descriptors from SOP to EOP.
+// H2cFramer sees the descriptors one by one as the engine reaches them and
+// the header once its 8 bytes have been read, and says which QueueError (if
+// any) the queue must stop with:
+//   DescriptorLength  length 0 or > kMaxDescriptorBytes
+//   PacketFraming     first descriptor without SOP, SOP inside a packet,
+//                     descriptors covering more or fewer than
+//                     8 + message_bytes bytes (checked as soon as it is known:
+//                     an overrun at the descriptor that overruns, a missing
+//                     or early EOP at the descriptor that has/lacks it)
+//   PacketHeader      reserved opcode, rank >= node count
+// (message_bytes > kMaxMessageBytes cannot occur: the field is 29 bits.)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "isvp/packet_format.h"
+#include "isvp/register_map.h"
+
+namespace isvp {
+
+class H2cFramer {
+  public:
+    explicit H2cFramer(std::uint32_t node_count) : node_count_(node_count) {}
+
+    /// The next descriptor of the queue, before any of its data is used.
+    regmap::QueueError accept_descriptor(const regmap::H2cDescriptor& descriptor);
+    /// The packet's 8 header bytes, once all have been read.
+    regmap::QueueError accept_header(const std::uint8_t* header_bytes);
+    /// The engine has consumed all of an EOP descriptor: the packet is done.
+    void end_packet() { reset(); }
+    /// Forget any packet in progress (queue reset).
+    void reset();
+
+    bool in_packet() const { return in_packet_; }
+    /// The decoded header, once accepted.
+    const std::optional<ProcessorHeader>& header() const { return header_; }
+
+  private:
+    regmap::QueueError check_total() const;
+
+    std::uint32_t node_count_;               ///< ranks that exist (rank == node for now)
+    bool in_packet_ = false;                 ///< SOP seen, EOP not yet consumed
+    bool eop_seen_ = false;                  ///< the packet's EOP descriptor has been accepted
+    std::uint64_t described_bytes_ = 0;      ///< sum of the packet's descriptor lengths so far
+    std::optional<ProcessorHeader> header_;  ///< set once the header is read and valid
+};
+
+/// Where one network packet sits in its message.
+struct PacketPlan {
+    std::uint32_t offset = 0;  ///< payload byte offset in the message
+    std::uint32_t bytes = 0;   ///< payload bytes in this packet
+    bool last = false;         ///< last packet of the message
+};
+
+/// Cuts messages into network packets of `capacity` payload bytes: full
+/// packets then one partial; a zero-byte message is one empty packet.
+class MessageSegmenter {
+  public:
+    explicit MessageSegmenter(std::uint32_t capacity) : capacity_(capacity) {}
+    std::uint32_t capacity() const { return capacity_; }
+    std::uint32_t packet_count(std::uint32_t message_bytes) const {
+        return message_bytes == 0 ? 1 : (message_bytes + capacity_ - 1) / capacity_;
+    }
+    PacketPlan packet(std::uint32_t message_bytes, std::uint32_t index) const;
+
+  private:
+    std::uint32_t capacity_;  ///< payload bytes per full packet
+};
+
+/// The network header of a packet of `header`'s message bound for node
+/// `destination`, with the configured size code.
+NetworkHeader network_header_for(const ProcessorHeader& header, std::uint8_t size_code, std::uint16_t destination,
+                                 bool last);
+
+/// The node address of a rank. Identity for now: rank r lives on node r.
+inline std::uint16_t node_of_rank(std::uint16_t rank) {
+    return rank;
+}
+
+}  // namespace isvp

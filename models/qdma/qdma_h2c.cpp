@@ -1,0 +1,423 @@
+// Qdma H2C: descriptor fetch, checks, packet conversion and the stream to the
+// router, in two stages connected by an ordered item queue.
+#include <algorithm>
+
+#include "isvp/qdma.h"
+#include "isvp/qdma_formats.h"
+
+namespace isvp {
+
+using regmap::QueueError;
+
+namespace {
+constexpr const char* kReportType = "isvp/qdma";
+}
+
+void Qdma::h2c_schedule(unsigned q) {
+    H2cState& h2c = queues_[q].h2c;
+    if (!h2c.scheduled) {
+        h2c.scheduled = true;
+        h2c_ready_.push_back(q);
+    }
+    h2c_work_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// ---------------------------------------------------------------------------
+// Fetch stage
+
+void Qdma::h2c_fetch_thread() {
+    for (;;) {
+        if (h2c_ready_.empty()) {
+            sc_core::wait(h2c_work_event_);
+            continue;
+        }
+        // One round over the queues with work, one packet each.
+        bool progress = false;
+        bool window_full = false;
+        sc_core::sc_time earliest = sc_core::SC_ZERO_TIME;
+        const std::size_t round = h2c_ready_.size();
+        for (std::size_t i = 0; i < round && !h2c_ready_.empty(); ++i) {
+            const unsigned q = h2c_ready_.front();
+            h2c_ready_.pop_front();
+            sc_core::sc_time wake_at;
+            switch (h2c_step(q, wake_at)) {
+                case StepResult::Produced:
+                    h2c_ready_.push_back(q);
+                    progress = true;
+                    break;
+                case StepResult::Idle:
+                    queues_[q].h2c.scheduled = false;
+                    progress = true;
+                    break;
+                case StepResult::Waiting:
+                    h2c_ready_.push_back(q);
+                    if (earliest == sc_core::SC_ZERO_TIME || wake_at < earliest) earliest = wake_at;
+                    break;
+                case StepResult::WindowFull:
+                    h2c_ready_.push_back(q);
+                    window_full = true;
+                    break;
+            }
+        }
+        if (progress) continue;
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        if (earliest == sc_core::SC_ZERO_TIME)
+            sc_core::wait(window_event_ | h2c_work_event_);
+        else if (window_full)
+            sc_core::wait(earliest - now, window_event_ | h2c_work_event_);
+        else
+            sc_core::wait(earliest - now, h2c_work_event_);
+    }
+}
+
+Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
+    H2cState& h2c = queues_[q].h2c;
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    for (;;) {
+        if (!h2c.enabled || h2c.error != QueueError::None || h2c.stopped) return StepResult::Idle;
+
+        // A filled packet goes to the emit stage.
+        if (h2c.packet && h2c.packet_fill == h2c.packet_payload) {
+            H2cItem item;
+            item.kind = H2cItem::Kind::Packet;
+            item.queue = q;
+            item.epoch = h2c.epoch;
+            item.at = h2c.packet_ready;
+            item.packet = h2c.packet;
+            item.window_bytes = static_cast<std::uint32_t>(h2c.packet->get_data_length());
+            h2c_items_.push_back(std::move(item));
+            h2c_item_event_.notify(sc_core::SC_ZERO_TIME);
+            h2c.packet = nullptr;
+            return StepResult::Produced;
+        }
+
+        // The message's next packet, once its header is known.
+        const auto& header = h2c.framer.header();
+        if (header && !h2c.packet && h2c.next_packet < segmenter_.packet_count(header->message_bytes)) {
+            const PacketPlan plan = segmenter_.packet(header->message_bytes, h2c.next_packet);
+            if (window_used_ + kNetworkPacketOverhead + plan.bytes > config_.h2c_buffer_bytes)
+                return StepResult::WindowFull;
+            h2c_start_packet(q);
+            continue;
+        }
+
+        // The next descriptor.
+        if (!h2c.have_descriptor) {
+            if (h2c.next_index == h2c.sw_pidx) return StepResult::Idle;
+            h2c_prefetch(q);
+            if (h2c.cache.empty()) {
+                // Only a failed fetch leaves nothing to take (a guest moving
+                // PIDX backwards can at worst make us fetch stale entries).
+                if (!h2c.fetch_failure.failed) return StepResult::Idle;
+                const FetchFailure& failure = h2c.fetch_failure;
+                h2c_stop(q, QueueError::DescriptorAddress, failure.address, failure.at,
+                         "fetching descriptor " + std::to_string(failure.index) + " from outside host memory");
+                return StepResult::Idle;
+            }
+            if (h2c.cache.front().available > now) {
+                wake_at = h2c.cache.front().available;
+                return StepResult::Waiting;
+            }
+            h2c.current = h2c.cache.front();
+            h2c.cache.pop_front();
+            h2c.next_index = h2c.ring.next(h2c.next_index);
+            const std::uint64_t descriptor_address = h2c.base + h2c.current.index * kRingEntryBytesH2c;
+            const QueueError error = h2c.framer.accept_descriptor(h2c.current.descriptor);
+            if (error != QueueError::None) {
+                const regmap::H2cDescriptor& d = h2c.current.descriptor;
+                h2c_stop(q, error, descriptor_address, now,
+                         "descriptor " + std::to_string(h2c.current.index) + " (length " + std::to_string(d.length) +
+                             ", flags " + std::to_string(d.flags) + ") does not frame a valid processor packet");
+                return StepResult::Idle;
+            }
+            h2c.have_descriptor = true;
+            h2c.consumed = 0;
+            h2c.current_ready = now;
+            h2c_prefetch(q);
+            continue;
+        }
+
+        // The current descriptor is used up: it completes behind the data.
+        const regmap::H2cDescriptor& descriptor = h2c.current.descriptor;
+        const std::uint32_t remaining = descriptor.length - h2c.consumed;
+        if (remaining == 0) {
+            h2c.have_descriptor = false;
+            H2cItem item;
+            item.kind = H2cItem::Kind::Completion;
+            item.queue = q;
+            item.epoch = h2c.epoch;
+            item.at = h2c.current_ready;
+            item.next_cidx = h2c.ring.next(h2c.current.index);
+            item.sdi = descriptor.flags & regmap::H2C_SDI;
+            h2c_items_.push_back(std::move(item));
+            h2c_item_event_.notify(sc_core::SC_ZERO_TIME);
+            if (descriptor.flags & regmap::H2C_EOP) {
+                h2c.framer.end_packet();
+                h2c.header_fill = 0;
+                h2c.next_packet = 0;
+            }
+            continue;
+        }
+
+        // Header bytes first, then payload into the packet being filled.
+        const std::uint64_t address = descriptor.address + h2c.consumed;
+        const bool reading_header = !header;
+        if (!reading_header && !h2c.packet) {
+            SC_REPORT_ERROR(kReportType, (std::string(name()) + ": H2C queue " + std::to_string(q) +
+                                          " has descriptor bytes left after the message's last packet "
+                                          "(framing check missed it)")
+                                             .c_str());
+            return StepResult::Idle;
+        }
+        std::uint8_t* target;
+        std::uint32_t bytes;
+        if (reading_header) {
+            bytes = std::min<std::uint32_t>(remaining, ProcessorHeader::kBytes - h2c.header_fill);
+            target = h2c.header_bytes.data() + h2c.header_fill;
+        } else {
+            bytes = std::min(remaining, h2c.packet_payload - h2c.packet_fill);
+            target = h2c.packet->get_data_ptr() + kNetworkPacketOverhead + h2c.packet_fill;
+        }
+        sc_core::sc_time arrived;
+        if (!dma_access(tlm::TLM_READ_COMMAND, address, target, bytes, arrived)) {
+            h2c_stop(q, QueueError::DescriptorAddress, address, arrived,
+                     "descriptor " + std::to_string(h2c.current.index) + " data [" + hex(address) + ", +" +
+                         std::to_string(bytes) + ") is outside host memory");
+            return StepResult::Idle;
+        }
+        h2c.consumed += bytes;
+        h2c.current_ready = std::max(h2c.current_ready, arrived);
+        if (!reading_header) {
+            h2c.packet_fill += bytes;
+            h2c.packet_ready = std::max(h2c.packet_ready, arrived);
+            continue;
+        }
+        h2c.header_fill += bytes;
+        h2c.header_ready = std::max(h2c.header_ready, arrived);
+        if (h2c.header_fill == ProcessorHeader::kBytes) {
+            const QueueError error = h2c.framer.accept_header(h2c.header_bytes.data());
+            if (error != QueueError::None) {
+                const auto bits = ProcessorHeader::read(h2c.header_bytes.data());
+                h2c_stop(q, error, h2c.base + h2c.current.index * kRingEntryBytesH2c, h2c.header_ready,
+                         "processor header of the packet ending at descriptor " + std::to_string(h2c.current.index) +
+                             (error == QueueError::PacketHeader
+                                  ? (bits ? " names rank " + std::to_string(bits->rank) + " of " +
+                                                std::to_string(node_count_)
+                                          : std::string(" has a reserved opcode"))
+                                  : std::string(": descriptors do not add up to 8 + message_bytes")));
+                return StepResult::Idle;
+            }
+            h2c.next_packet = 0;
+        }
+    }
+}
+
+void Qdma::h2c_start_packet(unsigned q) {
+    H2cState& h2c = queues_[q].h2c;
+    const ProcessorHeader& header = *h2c.framer.header();
+    const PacketPlan plan = segmenter_.packet(header.message_bytes, h2c.next_packet);
+    tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + plan.bytes);
+    ProcessorHeader replicated = header;
+    replicated.rank = node_address_;  // the source, identity-mapped
+    const NetworkHeader network = network_header_for(header, config_.size_code(), node_of_rank(header.rank), plan.last);
+    write_network_packet(network, replicated, plan.offset, nullptr, 0, packet->get_data_ptr());
+    h2c.packet = packet;
+    h2c.packet_payload = plan.bytes;
+    h2c.packet_fill = 0;
+    h2c.packet_ready = h2c.header_ready;
+    window_used_ += static_cast<std::uint32_t>(packet->get_data_length());
+    ++h2c.next_packet;
+}
+
+void Qdma::h2c_prefetch(unsigned q) {
+    H2cState& h2c = queues_[q].h2c;
+    if (h2c.fetch_failure.failed || h2c.cache.size() > config_.descriptor_prefetch) return;
+    const std::uint32_t posted = h2c.ring.distance(h2c.fetch_index, h2c.sw_pidx);
+    if (posted == 0) return;
+    const std::uint32_t count = std::min({config_.descriptor_prefetch, posted, h2c.ring.until_wrap(h2c.fetch_index)});
+    const std::uint64_t address = h2c.base + static_cast<std::uint64_t>(h2c.fetch_index) * kRingEntryBytesH2c;
+    fetch_buffer_.resize(count * kRingEntryBytesH2c);
+    sc_core::sc_time arrived;
+    if (!dma_access(tlm::TLM_READ_COMMAND, address, fetch_buffer_.data(),
+                    static_cast<std::uint32_t>(fetch_buffer_.size()), arrived)) {
+        h2c.fetch_failure = FetchFailure{true, address, h2c.fetch_index, arrived};
+        return;
+    }
+    for (std::uint32_t i = 0; i < count; ++i) {
+        FetchedH2c fetched;
+        fetched.descriptor = decode_h2c_descriptor(fetch_buffer_.data() + i * kRingEntryBytesH2c);
+        fetched.index = h2c.ring.advance(h2c.fetch_index, i);
+        fetched.available = arrived;
+        h2c.cache.push_back(fetched);
+    }
+    h2c.fetch_index = h2c.ring.advance(h2c.fetch_index, count);
+}
+
+void Qdma::h2c_drop_packet(unsigned q) {
+    H2cState& h2c = queues_[q].h2c;
+    if (!h2c.packet) return;
+    window_used_ -= static_cast<std::uint32_t>(h2c.packet->get_data_length());
+    h2c.packet->release();
+    h2c.packet = nullptr;
+    window_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Qdma::h2c_stop(unsigned q, QueueError error, std::uint64_t address, sc_core::sc_time at,
+                    const std::string& detail) {
+    H2cState& h2c = queues_[q].h2c;
+    h2c.stopped = true;
+    h2c_drop_packet(q);
+    H2cItem item;
+    item.kind = H2cItem::Kind::Error;
+    item.queue = q;
+    item.epoch = h2c.epoch;
+    item.at = at;
+    item.error = error;
+    item.address = address;
+    item.detail = detail;
+    h2c_items_.push_back(std::move(item));
+    h2c_item_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// ---------------------------------------------------------------------------
+// Emit stage
+
+void Qdma::h2c_emit_thread() {
+    for (;;) {
+        if (h2c_items_.empty()) {
+            sc_core::wait(h2c_item_event_);
+            continue;
+        }
+        H2cItem& item = h2c_items_.front();
+        if (item.epoch != queues_[item.queue].h2c.epoch) {
+            h2c_discard(item);
+            h2c_items_.pop_front();
+            continue;
+        }
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        if (item.at > now) {
+            sc_core::wait(item.at - now, h2c_reset_event_);
+            continue;
+        }
+        switch (item.kind) {
+            case H2cItem::Kind::Packet: {
+                if (stream_free_ > now) {
+                    sc_core::wait(stream_free_ - now, h2c_reset_event_);
+                    continue;
+                }
+                if (tx_credits_[0] < phits_of(static_cast<std::uint32_t>(item.packet->get_data_length()))) {
+                    sc_core::wait(credit_event_ | h2c_reset_event_);
+                    continue;
+                }
+                H2cItem taken = std::move(item);
+                h2c_items_.pop_front();
+                h2c_send(taken);
+                break;
+            }
+            case H2cItem::Kind::Completion: {
+                H2cItem taken = std::move(item);
+                h2c_items_.pop_front();
+                h2c_complete(taken);
+                break;
+            }
+            case H2cItem::Kind::Error: {
+                H2cItem taken = std::move(item);
+                h2c_items_.pop_front();
+                queue_error(taken.queue, Ring::H2c, taken.error, taken.address, taken.detail);
+                break;
+            }
+        }
+    }
+}
+
+void Qdma::h2c_discard(H2cItem& item) {
+    if (item.kind != H2cItem::Kind::Packet) return;
+    window_used_ -= item.window_bytes;
+    item.packet->release();
+    window_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Qdma::h2c_send(H2cItem& item) {
+    tlm::tlm_generic_payload& packet = *item.packet;
+    const auto bytes = static_cast<std::uint32_t>(packet.get_data_length());
+    const std::uint32_t phits = phits_of(bytes);
+    const std::uint32_t cycles = (bytes + stream_bytes_ - 1) / stream_bytes_;
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    PacketInfo& info = packet_info(packet);
+    info.vc = 0;
+    info.trace_id = static_cast<std::uint64_t>(node_address_) << 40 | next_trace_id_++;
+    info.injected = now;
+    info.tail_after = clock_period_ * static_cast<double>(cycles - 1);
+    info.hops = 0;
+    tx_credits_[0] -= phits;
+    stream_free_ = now + clock_period_ * static_cast<double>(cycles);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    tx->b_transport(packet, delay);
+    if (!packet.is_response_ok())
+        SC_REPORT_ERROR(kReportType, (std::string(name()) + ": the router refused a packet it had granted credits for "
+                                                            "(packet_channel.h: a receiver with credits must accept)")
+                                         .c_str());
+    ++statistics_.h2c_packets;
+    statistics_.h2c_payload_bytes += bytes - kNetworkPacketOverhead;
+    window_used_ -= item.window_bytes;
+    window_event_.notify(sc_core::SC_ZERO_TIME);
+    packet.release();
+}
+
+void Qdma::h2c_complete(H2cItem& item) {
+    const unsigned q = item.queue;
+    H2cState& h2c = queues_[q].h2c;
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    h2c.hw_cidx = item.next_cidx;
+    bool sdi = item.sdi;
+    ++statistics_.h2c_descriptors;
+    // Descriptors completing at the same instant share one writeback.
+    while (!h2c_items_.empty()) {
+        const H2cItem& next = h2c_items_.front();
+        if (next.kind != H2cItem::Kind::Completion || next.queue != q || next.epoch != h2c.epoch || next.at > now)
+            break;
+        h2c.hw_cidx = next.next_cidx;
+        sdi = sdi || next.sdi;
+        ++statistics_.h2c_descriptors;
+        h2c_items_.pop_front();
+    }
+    if (regmap::control::STATUS_ENABLE.get(h2c.control) && !h2c_writeback(q)) return;
+    if (sdi && h2c.interrupt.on_entry(now_units()).fire) raise_vector(regmap::control::MSIX_VECTOR.get(h2c.control));
+}
+
+// ---------------------------------------------------------------------------
+// Credits from the router's inject port
+
+void Qdma::tx_credit_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    CreditReturn* credit = nullptr;
+    payload.get_extension(credit);
+    if (credit == nullptr) {
+        payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+        SC_REPORT_ERROR(kReportType,
+                        (std::string(name()) + ": tx_credit transaction without a CreditReturn extension").c_str());
+        return;
+    }
+    if (credit->vc >= tx_credits_.size()) tx_credits_.resize(credit->vc + 1u, 0);
+    if (delay == sc_core::SC_ZERO_TIME) {
+        tx_credits_[credit->vc] += credit->phits;
+        credit_event_.notify(sc_core::SC_ZERO_TIME);
+    } else {
+        const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
+        credit_arrivals_.emplace(at, *credit);
+        credit_arrival_event_.notify(credit_arrivals_.begin()->first - sc_core::sc_time_stamp());
+    }
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void Qdma::apply_credit_arrivals() {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    while (!credit_arrivals_.empty() && credit_arrivals_.begin()->first <= now) {
+        const CreditReturn& credit = credit_arrivals_.begin()->second;
+        tx_credits_[credit.vc] += credit.phits;
+        credit_arrivals_.erase(credit_arrivals_.begin());
+        credit_event_.notify(sc_core::SC_ZERO_TIME);
+    }
+    if (!credit_arrivals_.empty()) credit_arrival_event_.notify(credit_arrivals_.begin()->first - now);
+}
+
+}  // namespace isvp

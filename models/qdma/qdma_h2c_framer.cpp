@@ -1,0 +1,70 @@
+#include "isvp/qdma_h2c_framer.h"
+
+#include <algorithm>
+
+namespace isvp {
+
+using regmap::QueueError;
+
+void H2cFramer::reset() {
+    in_packet_ = false;
+    eop_seen_ = false;
+    described_bytes_ = 0;
+    header_.reset();
+}
+
+QueueError H2cFramer::accept_descriptor(const regmap::H2cDescriptor& descriptor) {
+    if (descriptor.length == 0 || descriptor.length > regmap::kMaxDescriptorBytes) return QueueError::DescriptorLength;
+    const bool sop = descriptor.flags & regmap::H2C_SOP;
+    const bool eop = descriptor.flags & regmap::H2C_EOP;
+    if (in_packet_ == sop) return QueueError::PacketFraming;  // SOP missing, or SOP inside a packet
+    if (sop) reset();
+    in_packet_ = true;
+    eop_seen_ = eop;
+    described_bytes_ += descriptor.length;
+    if (!header_) {
+        // Before the header is known only its own size can be checked.
+        if (eop && described_bytes_ < ProcessorHeader::kBytes) return QueueError::PacketFraming;
+        return QueueError::None;
+    }
+    return check_total();
+}
+
+QueueError H2cFramer::accept_header(const std::uint8_t* header_bytes) {
+    const auto header = ProcessorHeader::read(header_bytes);
+    if (!header) return QueueError::PacketHeader;  // reserved opcode
+    if (header->rank >= node_count_) return QueueError::PacketHeader;
+    header_ = header;
+    return check_total();
+}
+
+QueueError H2cFramer::check_total() const {
+    const std::uint64_t expected = ProcessorHeader::kBytes + static_cast<std::uint64_t>(header_->message_bytes);
+    if (described_bytes_ > expected) return QueueError::PacketFraming;
+    if (eop_seen_ != (described_bytes_ == expected)) return QueueError::PacketFraming;
+    return QueueError::None;
+}
+
+PacketPlan MessageSegmenter::packet(std::uint32_t message_bytes, std::uint32_t index) const {
+    PacketPlan plan;
+    plan.offset = index * capacity_;
+    plan.bytes = message_bytes > plan.offset ? std::min(capacity_, message_bytes - plan.offset) : 0;
+    plan.last = index + 1 >= packet_count(message_bytes);
+    return plan;
+}
+
+NetworkHeader network_header_for(const ProcessorHeader& header, std::uint8_t size_code, std::uint16_t destination,
+                                 bool last) {
+    NetworkHeader network;
+    network.size_code = size_code;
+    network.opcode = header.opcode;
+    network.destination = destination;
+    network.context_id = header.context_id;
+    network.operation = header.operation;
+    network.algorithm = header.algorithm;
+    network.last = last;
+    network.datatype = header.datatype;
+    return network;
+}
+
+}  // namespace isvp

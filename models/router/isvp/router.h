@@ -1,0 +1,248 @@
+// Router: the virtual-channel packet router of one FPGA (DESIGN §3.5).
+//
+// Abstraction: packet-level, approximately timed, event-driven model of the
+// classic 4-stage pipeline — route computation (RC), VC allocation (VA),
+// switch allocation (SA), switch traversal (ST) — with virtual cut-through
+// and credit flow control (packet_channel.h). Nothing runs per cycle: the
+// router wakes only when a packet head becomes ready, an output or input
+// frees up, or awaited credits arrive; an idle router costs nothing.
+//
+// Ports are generic (a torus node has 7: six network ports and the local
+// inject/eject port; a fat-tree switch may have more). Port i has an input
+// side — `in(i)` packet target + `credit_out(i)` credit initiator — and an
+// output side — `out(i)` packet initiator + `credit_in(i)` credit target.
+// Unused ports may stay unbound.
+//
+// Timing, with T = 1 / router.clock_mhz and P = router.pipeline_cycles:
+//   * a packet whose head arrives at t may win VA and SA from t + (P-1) T;
+//     its head leaves one cycle (ST) after winning, so zero-load latency
+//     head in -> head out is P cycles;
+//   * an output (and the input it reads from) then carries the packet for
+//     ceil(phits / router.phits_per_cycle) cycles, and never lets the tail
+//     go earlier than one cycle after the tail came in (cut-through);
+//   * the input buffer's credits go back upstream when the tail has left.
+// Allocation: the head packet of each input VC requests the output port and
+// output VC the routing policy (router.routing) named. It is eligible when
+// the output is free, its input port is not already sending (one crossbar
+// input per port) and the downstream VC holds credits for the whole packet
+// plus router.flow_control_margin_phits (on/off back-pressure: an output
+// stops below that threshold and resumes above it). VA: a round-robin
+// arbiter per output VC over the eligible input VCs; SA: a round-robin
+// arbiter per output over the VA winners.
+//
+// Bad traffic: an unparsable packet, a destination outside the network, or a
+// packet larger than the downstream VC buffer less the margin is dropped,
+// counted and reported (SC_REPORT_WARNING); its buffer credits go back
+// upstream. A sender that overruns a VC buffer or names a VC the router does
+// not have is a modelling bug (SC_REPORT_ERROR).
+//
+// Not modelled: flit-level wormhole switching, speculative allocation,
+// separate input/output arbitration rounds within one cycle, output FIFOs,
+// the collective accelerator (CCM, collectors, CGR units), power.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
+
+#include "isvp/credit_message.h"
+#include "isvp/packet_channel.h"
+#include "isvp/ring_queue.h"
+#include "isvp/round_robin_arbiter.h"
+#include "isvp/router_config.h"
+#include "isvp/routing_policy.h"
+#include "isvp/timed_agenda.h"
+#include "isvp/wakeup_scheduler.h"
+
+namespace isvp {
+
+/// Counters of one router port.
+struct RouterPortStatistics {
+    std::uint64_t packets_in = 0;   ///< packets accepted on the input side
+    std::uint64_t phits_in = 0;     ///< their phits
+    std::uint64_t packets_out = 0;  ///< packets sent on the output side
+    std::uint64_t phits_out = 0;    ///< their phits
+    sc_core::sc_time stall_time;    ///< summed over packets sent here: ready for allocation -> won it
+    sc_core::sc_time busy_time;     ///< output carrying packets (head out -> tail out)
+};
+
+/// Packets the router dropped, by reason.
+struct RouterDropStatistics {
+    std::uint64_t malformed = 0;     ///< network packet did not parse
+    std::uint64_t misaddressed = 0;  ///< destination is not a node of the network
+    std::uint64_t oversized = 0;     ///< larger than the downstream VC buffer less the margin
+};
+
+class Router : public sc_core::sc_module, private WakeupScheduler::Client {
+  public:
+    static constexpr unsigned kMaxVcs = 16;  ///< router.vcs at most
+    using PacketInSocket = tlm::tlm_target_socket<32, tlm::tlm_base_protocol_types, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+    using CreditOutSocket = tlm_utils::simple_initiator_socket_optional<Router>;
+    using PacketOutSocket = tlm_utils::simple_initiator_socket_optional<Router>;
+    using CreditInSocket = tlm::tlm_target_socket<32, tlm::tlm_base_protocol_types, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+
+    /// A router at network address `node`, with routing->ports() ports.
+    /// `port_names` (optional, one per port) name the sockets, e.g.
+    /// "in_xplus"; by default ports are named by number. With a `scheduler`
+    /// (shared by the routers of a fabric) the router is woken through it;
+    /// without, it has its own SC_METHOD and event.
+    Router(sc_core::sc_module_name name, const RouterConfig& config, std::shared_ptr<const RoutingPolicy> routing,
+           std::uint32_t node, const std::vector<std::string>& port_names = {}, WakeupScheduler* scheduler = nullptr);
+
+    unsigned ports() const { return ports_; }
+    std::uint32_t node() const { return node_; }
+    const RouterConfig& config() const { return config_; }
+
+    PacketInSocket& in(unsigned port);           ///< packets from upstream
+    CreditOutSocket& credit_out(unsigned port);  ///< credits to upstream
+    PacketOutSocket& out(unsigned port);         ///< packets to downstream
+    CreditInSocket& credit_in(unsigned port);    ///< credits from downstream
+
+    const RouterPortStatistics& port_statistics(unsigned port) const;
+    const RouterDropStatistics& drop_statistics() const { return drops_; }
+    /// Packets held in input buffers now.
+    std::size_t buffered_packets() const;
+    /// Credits of an output VC, including those still travelling back.
+    std::int64_t output_credits(unsigned port, unsigned vc) const;
+
+  private:
+    /// A packet in an input VC buffer.
+    struct BufferedPacket {
+        tlm::tlm_generic_payload* payload = nullptr;  ///< acquired while buffered (its pool owns it at shutdown)
+        PacketInfo* info = nullptr;                   ///< its PacketInfo, looked up once
+        std::uint64_t ready = 0;                      ///< tick from which it may win VA/SA
+        std::uint64_t tail = 0;                       ///< tick its tail is fully in
+        std::uint32_t phits = 0;                      ///< size in phits
+        std::uint16_t out_port = 0;                   ///< route computation result
+        std::uint8_t out_vc = 0;                      ///< VC at the downstream input
+    };
+    struct InputVc {
+        RingQueue<BufferedPacket> fifo;  ///< packets in arrival order
+        std::uint32_t occupancy = 0;     ///< phits held (<= VC buffer)
+    };
+    struct InputPort {
+        std::uint64_t free_at = 0;  ///< tick its crossbar input can start the next packet
+        bool wake_pending = false;  ///< an InputFree item is on the agenda
+    };
+    struct PendingCredit {
+        std::uint32_t phits = 0;  ///< credits arriving at the agenda time
+    };
+    struct OutputVc {
+        std::int64_t credits = 0;            ///< usable now (arrived)
+        std::uint32_t capacity = 0;          ///< most credits ever held: the downstream VC buffer
+        TimedAgenda<PendingCredit> pending;  ///< credits still travelling back
+        bool waiting = false;                ///< a head packet waits for credits here
+        std::uint64_t wake_at = ~0ull;       ///< tick of the earliest CreditsDue item on the agenda
+    };
+    struct OutputPort {
+        std::uint64_t free_at = 0;                           ///< tick it can start the next packet
+        bool wake_pending = false;                           ///< an OutputFree item is on the agenda
+        RequestSet requests;                                 ///< input VCs whose ready head wants this port
+        RoundRobinArbiter switch_arbiter;                    ///< SA over input VCs
+        std::array<RoundRobinArbiter, kMaxVcs> vc_arbiters;  ///< VA, one per output VC (first router.vcs used)
+    };
+    /// Forwards blocking transport on one target socket to the router with
+    /// the port number; the non-blocking and debug interfaces are not part
+    /// of the packet channel. Kept in one array so a call touches little
+    /// memory (simple_target_socket carries a PEQ, events and maps).
+    class PortTarget final : public tlm::tlm_fw_transport_if<> {
+      public:
+        using Handler = void (Router::*)(int, tlm::tlm_generic_payload&, sc_core::sc_time&);
+        PortTarget(Router& router, Handler handler, int port) : router_(&router), handler_(handler), port_(port) {}
+        void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
+            (router_->*handler_)(port_, payload, delay);
+        }
+        tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase&,
+                                           sc_core::sc_time&) override {
+            payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+            return tlm::TLM_COMPLETED;
+        }
+        bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
+        unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
+
+      private:
+        Router* router_;   ///< owner
+        Handler handler_;  ///< on_packet or on_credit
+        int port_;         ///< port number passed along
+    };
+
+    /// Own future work; see TimedAgenda.
+    struct AgendaItem {
+        enum Kind : std::uint8_t { HeadReady, OutputFree, InputFree, CreditsDue };
+        Kind kind;
+        std::uint16_t port;  ///< input port (HeadReady, InputFree) or output port
+        std::uint8_t vc;     ///< input VC (HeadReady) or output VC (CreditsDue)
+    };
+
+    void start_of_simulation() override;
+    void on_packet(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void on_credit(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void grant_initial_credits();
+    void wake() override;
+    void handle(const AgendaItem& item);
+    void allocate(std::uint64_t now);
+    void allocate_output(unsigned port, std::uint64_t now);
+    void depart(unsigned port, unsigned requester, std::uint64_t now);
+    void drop_oversized(unsigned requester, std::uint64_t now, std::uint32_t downstream_phits);
+    /// The next packet of an input VC (if any) starts requesting.
+    void advance_input(unsigned requester, std::uint64_t now);
+    void fold_credits(OutputVc& vc, std::uint64_t now);
+    void wait_for_credits(unsigned port, unsigned vc);
+    void schedule(std::uint64_t tick, const AgendaItem& item);
+    /// Asks to be woken at `tick` (through the scheduler or the own event).
+    void request_wake(std::uint64_t tick, std::uint64_t now);
+    void drop_on_arrival(unsigned port, unsigned vc, std::uint32_t phits, const sc_core::sc_time& credit_delay,
+                         std::uint64_t trace_id, const std::string& why);
+    void send_credits(unsigned port, unsigned vc, std::uint32_t phits, std::uint64_t at_tick, std::uint64_t now);
+    OutputVc& output_vc(unsigned port, unsigned vc) { return output_vcs_[port * config_.vcs + vc]; }
+    std::string port_label(unsigned port) const;
+
+    RouterConfig config_;                           ///< parameters
+    std::shared_ptr<const RoutingPolicy> routing_;  ///< route computation (router.routing)
+    std::uint32_t node_;                            ///< this router's network address
+    unsigned ports_;                                ///< number of ports
+    unsigned local_port_;                           ///< inject/eject port (hops are not counted there)
+    std::uint64_t cycle_;                           ///< clock period, ticks
+    std::uint32_t vc_buffer_phits_;                 ///< credits each input VC grants
+    std::vector<std::string> port_names_;           ///< for socket names and reports
+
+    std::vector<std::unique_ptr<PacketInSocket>> in_;           ///< per port
+    std::vector<std::unique_ptr<CreditOutSocket>> credit_out_;  ///< per port
+    std::vector<std::unique_ptr<PacketOutSocket>> out_;         ///< per port
+    std::vector<std::unique_ptr<CreditInSocket>> credit_in_;    ///< per port
+    std::deque<PortTarget> packet_targets_;                     ///< what in(i) is bound to (deque: never moves)
+    std::deque<PortTarget> credit_targets_;                     ///< what credit_in(i) is bound to
+    std::vector<tlm::tlm_fw_transport_if<>*> out_if_;           ///< per port: bound receiver, null if unbound
+    std::vector<tlm::tlm_fw_transport_if<>*> credit_out_if_;    ///< per port: bound credit receiver, or null
+
+    std::vector<InputVc> input_vcs_;    ///< [port * vcs + vc]
+    std::vector<InputPort> inputs_;     ///< per port
+    std::vector<OutputVc> output_vcs_;  ///< [port * vcs + vc]
+    std::vector<OutputPort> outputs_;   ///< per port
+
+    TimedAgenda<AgendaItem> agenda_;         ///< own future work
+    WakeupScheduler* scheduler_;             ///< shared wake-ups, or null: own event
+    unsigned scheduler_id_ = 0;              ///< this router's id at scheduler_
+    sc_core::sc_event wake_event_;           ///< own wake-up (no scheduler): fires at the agenda's earliest item
+    std::uint64_t next_wake_ = ~0ull;        ///< tick a wake-up is requested for
+    RequestSet dirty_outputs_;               ///< outputs to (re)allocate now
+    unsigned allocation_start_ = 0;          ///< output allocated first next time (rotates)
+    std::vector<RequestSet> vc_candidates_;  ///< scratch: eligible requesters per output VC
+    RequestSet va_winners_;                  ///< scratch: one VA winner per output VC
+    std::vector<unsigned> oversized_;        ///< scratch: requesters to drop
+
+    CreditMessage credit_message_;  ///< reused for every credit return
+
+    std::vector<RouterPortStatistics> port_statistics_;  ///< per port
+    RouterDropStatistics drops_;                         ///< drops by reason
+};
+
+}  // namespace isvp

@@ -1,0 +1,53 @@
+// Routing as a pluggable policy chosen by name (router.routing), in the
+// manner of SST merlin: the router asks the policy for an output port and
+// VC and knows nothing of the topology. No SystemC.
+//
+// A policy is a const, stateless function of (this node, input port, input
+// VC, destination): the same inputs always give the same route, so one
+// policy object may be shared by every router of a fabric.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace isvp {
+
+class TorusTopology;
+
+/// Where a packet goes next.
+struct RouteDecision {
+    unsigned port = 0;  ///< output port of this router
+    unsigned vc = 0;    ///< virtual channel at the receiver behind that port
+    bool operator==(const RouteDecision& other) const { return port == other.port && vc == other.vc; }
+};
+
+class RoutingPolicy {
+  public:
+    virtual ~RoutingPolicy() = default;
+
+    /// The name router.routing selects it by.
+    virtual std::string_view name() const = 0;
+    /// Router ports the policy routes over (the router's port count).
+    virtual unsigned ports() const = 0;
+    /// The inject/eject port: packets for this node leave through it.
+    virtual unsigned local_port() const = 0;
+    /// Output port and VC at `node` for a packet that came in through
+    /// `in_port` on `in_vc`, headed for `destination`; nullopt when the
+    /// destination is not a node of the network (a misaddressed packet).
+    virtual std::optional<RouteDecision> route(std::uint32_t node, unsigned in_port, unsigned in_vc,
+                                               std::uint32_t destination) const = 0;
+};
+
+/// Policy names router.routing accepts on a torus.
+std::vector<std::string> torus_routing_names();
+
+/// The torus policy called `name` for routers with `vcs` virtual channels;
+/// throws ConfigError naming router.routing (unknown name) or router.vcs
+/// (too few VCs for the policy's deadlock freedom).
+std::unique_ptr<RoutingPolicy> make_torus_routing(const std::string& name, const TorusTopology& topology, unsigned vcs);
+
+}  // namespace isvp

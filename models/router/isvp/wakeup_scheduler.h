@@ -1,0 +1,53 @@
+// WakeupScheduler: one SC_METHOD that wakes many blocks at the times they
+// ask for. A torus fabric's routers share one, so a router waking costs a
+// push and a pop on a small heap of plain integers instead of a SystemC
+// timed notification (the kernel's timed-event queue compares through
+// function pointers and holds an entry per pending notification of every
+// process). Blocks that are idle have no entry and cost nothing.
+//
+// Order: clients due at the same time wake in the order their requests were
+// made (a deterministic sequence number), never by pointer or hash order.
+// A client woken at time t may ask to be woken again at t: it runs again in
+// the same activation, after the others already due.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+
+#include "isvp/timed_agenda.h"
+
+namespace isvp {
+
+class WakeupScheduler : public sc_core::sc_module {
+  public:
+    /// Something the scheduler can wake.
+    class Client {
+      public:
+        virtual void wake() = 0;
+
+      protected:
+        ~Client() = default;
+    };
+
+    explicit WakeupScheduler(sc_core::sc_module_name name);
+
+    /// Registers a client; returns its id for request().
+    unsigned attach(Client& client);
+    /// Wake client `id` at simulation tick `tick` (>= now). A client has at
+    /// most one pending wake-up: the earliest requested.
+    void request(unsigned id, std::uint64_t tick);
+
+  private:
+    void run();
+
+    std::vector<Client*> clients_;    ///< by id
+    std::vector<std::uint64_t> due_;  ///< per client: tick of its pending wake-up, or never
+    TimedAgenda<unsigned> agenda_;    ///< (tick, order) -> client id; superseded entries are skipped
+    sc_core::sc_event event_;         ///< fires at the earliest due tick
+    std::uint64_t notified_for_;      ///< tick event_ is notified for, or never
+    bool running_ = false;            ///< inside run(): it notifies event_ when done
+};
+
+}  // namespace isvp

@@ -1,0 +1,469 @@
+#include "isvp/router.h"
+
+#include <algorithm>
+
+#include "isvp/packet_channel.h"
+#include "isvp/packet_format.h"
+
+namespace isvp {
+
+static_assert(kRouterPhitBytes == kPhitBytes, "router_config.h and packet_channel.h disagree on the phit size");
+
+namespace {
+
+constexpr const char* kReportType = "isvp/router";
+constexpr std::uint64_t kNever = ~0ull;
+
+sc_core::sc_time ticks(std::uint64_t value) {
+    return sc_core::sc_time::from_value(value);
+}
+
+}  // namespace
+
+Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::shared_ptr<const RoutingPolicy> routing,
+               std::uint32_t node, const std::vector<std::string>& port_names, WakeupScheduler* scheduler)
+    : sc_core::sc_module(name),
+      config_(config),
+      routing_(std::move(routing)),
+      node_(node),
+      ports_(0),
+      local_port_(0),
+      cycle_(0),
+      vc_buffer_phits_(0),
+      scheduler_(scheduler) {
+    config_.validate();
+    if (!routing_) SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": no routing policy").c_str());
+    ports_ = routing_->ports();
+    local_port_ = routing_->local_port();
+    cycle_ = sc_core::sc_time(config_.clock_period_ns(), sc_core::SC_NS).value();
+    vc_buffer_phits_ = config_.vc_buffer_phits();
+    if (!port_names.empty() && port_names.size() != ports_)
+        SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": " + std::to_string(port_names.size()) +
+                                      " port names for " + std::to_string(ports_) + " ports")
+                                         .c_str());
+    for (unsigned p = 0; p < ports_; ++p) {
+        const std::string label = port_names.empty() ? std::to_string(p) : port_names[p];
+        port_names_.push_back(label);
+        in_.push_back(std::make_unique<PacketInSocket>(("in_" + label).c_str()));
+        credit_out_.push_back(std::make_unique<CreditOutSocket>(("credit_out_" + label).c_str()));
+        out_.push_back(std::make_unique<PacketOutSocket>(("out_" + label).c_str()));
+        credit_in_.push_back(std::make_unique<CreditInSocket>(("credit_in_" + label).c_str()));
+        packet_targets_.emplace_back(*this, &Router::on_packet, static_cast<int>(p));
+        credit_targets_.emplace_back(*this, &Router::on_credit, static_cast<int>(p));
+        in_.back()->bind(packet_targets_.back());
+        credit_in_.back()->bind(credit_targets_.back());
+    }
+    const unsigned requesters = ports_ * config_.vcs;
+    if (config_.vcs > kMaxVcs || requesters > RequestSet::kCapacity)
+        SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": " + std::to_string(ports_) + " ports x " +
+                                      std::to_string(config_.vcs) + " VCs exceed the allocator's " +
+                                      std::to_string(RequestSet::kCapacity) + " input VCs")
+                                         .c_str());
+    input_vcs_.resize(requesters);
+    inputs_.resize(ports_);
+    output_vcs_.resize(requesters);
+    outputs_.resize(ports_);
+    for (auto& output : outputs_) {
+        output.requests = RequestSet(requesters);
+        output.switch_arbiter = RoundRobinArbiter(requesters);
+        output.vc_arbiters.fill(RoundRobinArbiter(requesters));
+    }
+    dirty_outputs_ = RequestSet(ports_);
+    vc_candidates_.assign(config_.vcs, RequestSet(requesters));
+    va_winners_ = RequestSet(requesters);
+    oversized_.reserve(requesters);
+    port_statistics_.resize(ports_);
+
+    SC_HAS_PROCESS(Router);
+    SC_METHOD(grant_initial_credits);
+    if (scheduler_) {
+        scheduler_id_ = scheduler_->attach(*this);
+    } else {
+        SC_METHOD(wake);
+        sensitive << wake_event_;
+        dont_initialize();
+    }
+}
+
+void Router::start_of_simulation() {
+    // Bindings are final now; keep the receivers' interfaces at hand.
+    out_if_.assign(ports_, nullptr);
+    credit_out_if_.assign(ports_, nullptr);
+    for (unsigned p = 0; p < ports_; ++p) {
+        if (out_[p]->size() != 0) out_if_[p] = (*out_[p]).operator->();
+        if (credit_out_[p]->size() != 0) credit_out_if_[p] = (*credit_out_[p]).operator->();
+    }
+}
+
+void Router::request_wake(std::uint64_t tick, std::uint64_t now) {
+    next_wake_ = tick;
+    if (scheduler_)
+        scheduler_->request(scheduler_id_, tick);
+    else
+        wake_event_.notify(ticks(tick > now ? tick - now : 0));
+}
+
+Router::PacketInSocket& Router::in(unsigned port) {
+    return *in_.at(port);
+}
+Router::CreditOutSocket& Router::credit_out(unsigned port) {
+    return *credit_out_.at(port);
+}
+Router::PacketOutSocket& Router::out(unsigned port) {
+    return *out_.at(port);
+}
+Router::CreditInSocket& Router::credit_in(unsigned port) {
+    return *credit_in_.at(port);
+}
+
+const RouterPortStatistics& Router::port_statistics(unsigned port) const {
+    return port_statistics_.at(port);
+}
+
+std::size_t Router::buffered_packets() const {
+    std::size_t count = 0;
+    for (const auto& vc : input_vcs_) count += vc.fifo.size();
+    return count;
+}
+
+std::int64_t Router::output_credits(unsigned port, unsigned vc) const {
+    const OutputVc& output = output_vcs_.at(port * config_.vcs + vc);
+    TimedAgenda<PendingCredit> pending = output.pending;
+    std::int64_t credits = output.credits;
+    while (!pending.empty()) credits += pending.pop().phits;
+    return credits;
+}
+
+std::string Router::port_label(unsigned port) const {
+    return port_names_.at(port);
+}
+
+void Router::grant_initial_credits() {
+    for (unsigned p = 0; p < ports_; ++p) {
+        if (credit_out_if_[p] == nullptr) continue;
+        for (unsigned vc = 0; vc < config_.vcs; ++vc)
+            credit_message_.send(credit_out_if_[p], static_cast<std::uint8_t>(vc), vc_buffer_phits_,
+                                 sc_core::SC_ZERO_TIME);
+    }
+}
+
+// ---------------------------------------------------------------- arrivals
+
+void Router::on_packet(int port_index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    const unsigned port = static_cast<unsigned>(port_index);
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    PacketInfo& info = packet_info(payload);
+    const unsigned vc = info.vc;
+    const std::uint32_t length = payload.get_data_length();
+    const std::uint32_t phits = phits_of(length);
+    if (vc >= config_.vcs) {
+        SC_REPORT_ERROR(kReportType, (std::string(name()) + ": packet " + std::to_string(info.trace_id) +
+                                      " arrived on input " + port_label(port) + " on VC " + std::to_string(vc) +
+                                      ", but the router has " + std::to_string(config_.vcs) + " VCs")
+                                         .c_str());
+        return;
+    }
+    InputVc& input = input_vcs_[port * config_.vcs + vc];
+    if (input.occupancy + phits > vc_buffer_phits_) {
+        SC_REPORT_ERROR(kReportType,
+                        (std::string(name()) + ": packet " + std::to_string(info.trace_id) + " of " +
+                         std::to_string(phits) + " phits overruns input " + port_label(port) + " VC " +
+                         std::to_string(vc) + " (" + std::to_string(input.occupancy) + " of " +
+                         std::to_string(vc_buffer_phits_) + " phits held): the sender ignored credit flow control")
+                            .c_str());
+        return;
+    }
+    const std::uint64_t head = now + delay.value();
+    const std::uint64_t tail = head + info.tail_after.value();
+
+    std::string error;
+    const auto view = NetworkPacketView::parse(payload.get_data_ptr(), length, &error);
+    if (!view) {
+        ++drops_.malformed;
+        drop_on_arrival(port, vc, phits, ticks(tail - now), info.trace_id, "it does not parse: " + error);
+        return;
+    }
+    const auto route = routing_->route(node_, port, vc, view->network.destination);
+    if (!route || route->port >= ports_ || route->vc >= config_.vcs) {
+        ++drops_.misaddressed;
+        drop_on_arrival(port, vc, phits, ticks(tail - now), info.trace_id,
+                        "destination " + std::to_string(view->network.destination) + " is not a node of the network");
+        return;
+    }
+
+    payload.acquire();
+    input.occupancy += phits;
+    BufferedPacket packet;
+    packet.payload = &payload;
+    packet.info = &info;
+    packet.ready = head + (config_.pipeline_cycles - 1) * cycle_;
+    packet.tail = tail;
+    packet.phits = phits;
+    packet.out_port = static_cast<std::uint16_t>(route->port);
+    packet.out_vc = static_cast<std::uint8_t>(route->vc);
+    input.fifo.push_back(packet);
+    if (input.fifo.size() == 1)
+        schedule(packet.ready,
+                 AgendaItem{AgendaItem::HeadReady, static_cast<std::uint16_t>(port), static_cast<std::uint8_t>(vc)});
+    RouterPortStatistics& statistics = port_statistics_[port];
+    ++statistics.packets_in;
+    statistics.phits_in += phits;
+}
+
+void Router::drop_on_arrival(unsigned port, unsigned vc, std::uint32_t phits, const sc_core::sc_time& credit_delay,
+                             std::uint64_t trace_id, const std::string& why) {
+    SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped packet " + std::to_string(trace_id) +
+                                    " from input " + port_label(port) + " VC " + std::to_string(vc) + ": " + why)
+                                       .c_str());
+    if (credit_out_if_[port] != nullptr)
+        credit_message_.send(credit_out_if_[port], static_cast<std::uint8_t>(vc), phits, credit_delay);
+}
+
+void Router::on_credit(int port_index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    const unsigned port = static_cast<unsigned>(port_index);
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    CreditReturn* credit = nullptr;
+    payload.get_extension(credit);
+    if (credit == nullptr || credit->vc >= config_.vcs) {
+        SC_REPORT_ERROR(kReportType, (std::string(name()) + ": credit return on output " + port_label(port) +
+                                      (credit ? " for VC " + std::to_string(credit->vc) + ", but the router has " +
+                                                    std::to_string(config_.vcs) + " VCs"
+                                              : " without a CreditReturn extension"))
+                                         .c_str());
+        return;
+    }
+    const std::uint64_t arrival = sc_core::sc_time_stamp().value() + delay.value();
+    OutputVc& output = output_vc(port, credit->vc);
+    output.pending.push(arrival, PendingCredit{credit->phits});
+    if (output.waiting && arrival < output.wake_at) {
+        output.wake_at = arrival;
+        schedule(arrival, AgendaItem{AgendaItem::CreditsDue, static_cast<std::uint16_t>(port), credit->vc});
+    }
+}
+
+// ---------------------------------------------------------------- agenda
+
+void Router::schedule(std::uint64_t tick, const AgendaItem& item) {
+    agenda_.push(tick, item);
+    if (tick < next_wake_) request_wake(tick, sc_core::sc_time_stamp().value());
+}
+
+void Router::wake() {
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    next_wake_ = kNever;
+    while (!agenda_.empty() && agenda_.next_time() <= now) handle(agenda_.pop());
+    allocate(now);
+    if (!agenda_.empty() && agenda_.next_time() < next_wake_) request_wake(agenda_.next_time(), now);
+}
+
+void Router::handle(const AgendaItem& item) {
+    switch (item.kind) {
+        case AgendaItem::HeadReady: {
+            const unsigned requester = item.port * config_.vcs + item.vc;
+            const InputVc& input = input_vcs_[requester];
+            if (input.fifo.empty()) break;
+            const unsigned out_port = input.fifo.front().out_port;
+            outputs_[out_port].requests.set(requester);
+            dirty_outputs_.set(out_port);
+            break;
+        }
+        case AgendaItem::OutputFree:
+            outputs_[item.port].wake_pending = false;
+            dirty_outputs_.set(item.port);
+            break;
+        case AgendaItem::InputFree:
+            inputs_[item.port].wake_pending = false;
+            for (unsigned vc = 0; vc < config_.vcs; ++vc) {
+                const InputVc& input = input_vcs_[item.port * config_.vcs + vc];
+                if (!input.fifo.empty()) dirty_outputs_.set(input.fifo.front().out_port);
+            }
+            break;
+        case AgendaItem::CreditsDue: {
+            OutputVc& output = output_vc(item.port, item.vc);
+            output.waiting = false;
+            if (output.wake_at <= sc_core::sc_time_stamp().value()) output.wake_at = kNever;
+            dirty_outputs_.set(item.port);
+            break;
+        }
+    }
+}
+
+// ---------------------------------------------------------------- allocation
+
+void Router::allocate(std::uint64_t now) {
+    while (auto port = dirty_outputs_.first_from(allocation_start_)) {
+        dirty_outputs_.reset(*port);
+        allocate_output(*port, now);
+    }
+    allocation_start_ = (allocation_start_ + 1) % ports_;
+}
+
+void Router::fold_credits(OutputVc& vc, std::uint64_t now) {
+    while (!vc.pending.empty() && vc.pending.next_time() <= now) vc.credits += vc.pending.pop().phits;
+    vc.capacity =
+        std::max<std::uint32_t>(vc.capacity, static_cast<std::uint32_t>(std::max<std::int64_t>(vc.credits, 0)));
+}
+
+void Router::wait_for_credits(unsigned port, unsigned vc) {
+    OutputVc& output = output_vc(port, vc);
+    output.waiting = true;
+    if (!output.pending.empty() && output.pending.next_time() < output.wake_at) {
+        output.wake_at = output.pending.next_time();
+        schedule(output.wake_at,
+                 AgendaItem{AgendaItem::CreditsDue, static_cast<std::uint16_t>(port), static_cast<std::uint8_t>(vc)});
+    }
+}
+
+void Router::allocate_output(unsigned port, std::uint64_t now) {
+    OutputPort& output = outputs_[port];
+    if (!output.requests.any()) return;
+    if (output.free_at > now) {
+        if (!output.wake_pending) {
+            output.wake_pending = true;
+            schedule(output.free_at, AgendaItem{AgendaItem::OutputFree, static_cast<std::uint16_t>(port), 0});
+        }
+        return;
+    }
+    const unsigned vcs = config_.vcs;
+    const std::uint32_t margin = config_.flow_control_margin_phits;
+    // Eligibility of one requester: input free and credits for packet + margin.
+    auto eligible = [&](unsigned requester) {
+        const unsigned in_port = requester / vcs;
+        InputPort& input = inputs_[in_port];
+        if (input.free_at > now) {
+            if (!input.wake_pending) {
+                input.wake_pending = true;
+                schedule(input.free_at, AgendaItem{AgendaItem::InputFree, static_cast<std::uint16_t>(in_port), 0});
+            }
+            return false;
+        }
+        const BufferedPacket& head = input_vcs_[requester].fifo.front();
+        OutputVc& downstream = output_vc(port, head.out_vc);
+        fold_credits(downstream, now);
+        if (downstream.credits >= static_cast<std::int64_t>(head.phits + margin)) return true;
+        if (downstream.capacity > 0 && head.phits + margin > downstream.capacity)
+            oversized_.push_back(requester);
+        else
+            wait_for_credits(port, head.out_vc);
+        return false;
+    };
+    oversized_.clear();
+
+    // One requester (the common case): VA and SA have nothing to arbitrate;
+    // the grant moves the round-robin pointers exactly as arbitration would.
+    if (const auto only = output.requests.single()) {
+        if (eligible(*only)) {
+            output.switch_arbiter.grant(*only);
+            output.vc_arbiters[input_vcs_[*only].fifo.front().out_vc].grant(*only);
+            depart(port, *only, now);
+        } else if (!oversized_.empty()) {
+            drop_oversized(*only, now, output_vc(port, input_vcs_[*only].fifo.front().out_vc).capacity);
+        }
+        return;
+    }
+
+    for (auto& candidates : vc_candidates_) candidates.clear();
+    bool any_eligible = false;
+    output.requests.for_each([&](unsigned requester) {
+        if (!eligible(requester)) return;
+        vc_candidates_[input_vcs_[requester].fifo.front().out_vc].set(requester);
+        any_eligible = true;
+    });
+    for (unsigned requester : oversized_)
+        drop_oversized(requester, now, output_vc(port, input_vcs_[requester].fifo.front().out_vc).capacity);
+    if (!any_eligible) return;
+
+    // VA: one winner per output VC; SA: one winner for the port.
+    va_winners_.clear();
+    for (unsigned vc = 0; vc < vcs; ++vc)
+        if (auto winner = output.vc_arbiters[vc].pick(vc_candidates_[vc])) va_winners_.set(*winner);
+    const auto granted = output.switch_arbiter.pick(va_winners_);
+    output.switch_arbiter.grant(*granted);
+    output.vc_arbiters[input_vcs_[*granted].fifo.front().out_vc].grant(*granted);
+    depart(port, *granted, now);
+}
+
+void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
+    const unsigned in_port = requester / config_.vcs;
+    const unsigned in_vc = requester % config_.vcs;
+    InputVc& input = input_vcs_[requester];
+    const BufferedPacket packet = input.fifo.front();
+    input.fifo.pop_front();
+    input.occupancy -= packet.phits;
+    OutputPort& output = outputs_[port];
+    output.requests.reset(requester);
+
+    const std::uint64_t head_out = now + cycle_;  // switch traversal
+    const std::uint64_t transfer = (packet.phits + config_.phits_per_cycle - 1) / config_.phits_per_cycle * cycle_;
+    const std::uint64_t tail_out = std::max(head_out + transfer, packet.tail + cycle_);
+    output.free_at = tail_out - cycle_;
+    inputs_[in_port].free_at = tail_out - cycle_;
+    output_vc(port, packet.out_vc).credits -= packet.phits;
+
+    PacketInfo& info = *packet.info;
+    info.vc = packet.out_vc;
+    info.tail_after = ticks(tail_out - head_out);
+    if (port != local_port_) ++info.hops;
+    RouterPortStatistics& statistics = port_statistics_[port];
+    ++statistics.packets_out;
+    statistics.phits_out += packet.phits;
+    statistics.stall_time += ticks(now - packet.ready);
+    statistics.busy_time += ticks(tail_out - head_out);
+
+    sc_core::sc_time delay = ticks(head_out - now);
+    out_if_[port]->b_transport(*packet.payload, delay);
+    if (packet.payload->get_response_status() != tlm::TLM_OK_RESPONSE)
+        SC_REPORT_ERROR(kReportType,
+                        (std::string(name()) + ": the receiver on output " + port_label(port) + " refused packet " +
+                         std::to_string(info.trace_id) + "; receivers must accept credited packets")
+                            .c_str());
+    packet.payload->release();
+    send_credits(in_port, in_vc, packet.phits, tail_out, now);
+    advance_input(requester, now);
+    if (output.requests.any() && !output.wake_pending) {
+        output.wake_pending = true;
+        schedule(output.free_at, AgendaItem{AgendaItem::OutputFree, static_cast<std::uint16_t>(port), 0});
+    }
+}
+
+void Router::drop_oversized(unsigned requester, std::uint64_t now, std::uint32_t downstream_phits) {
+    const unsigned in_port = requester / config_.vcs;
+    const unsigned in_vc = requester % config_.vcs;
+    InputVc& input = input_vcs_[requester];
+    const BufferedPacket packet = input.fifo.front();
+    input.fifo.pop_front();
+    input.occupancy -= packet.phits;
+    outputs_[packet.out_port].requests.reset(requester);
+    ++drops_.oversized;
+    SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped packet " + std::to_string(packet.info->trace_id) +
+                                    " from input " + port_label(in_port) + " VC " + std::to_string(in_vc) + ": its " +
+                                    std::to_string(packet.phits) + " phits plus the " +
+                                    std::to_string(config_.flow_control_margin_phits) +
+                                    "-phit flow-control margin can never fit the " + std::to_string(downstream_phits) +
+                                    "-phit VC buffer behind output " + port_label(packet.out_port))
+                                       .c_str());
+    packet.payload->release();
+    send_credits(in_port, in_vc, packet.phits, std::max(now, packet.tail), now);
+    advance_input(requester, now);
+}
+
+void Router::send_credits(unsigned port, unsigned vc, std::uint32_t phits, std::uint64_t at_tick, std::uint64_t now) {
+    if (credit_out_if_[port] == nullptr) return;
+    credit_message_.send(credit_out_if_[port], static_cast<std::uint8_t>(vc), phits, ticks(at_tick - now));
+}
+
+void Router::advance_input(unsigned requester, std::uint64_t now) {
+    const InputVc& input = input_vcs_[requester];
+    if (input.fifo.empty()) return;
+    const BufferedPacket& next = input.fifo.front();
+    if (next.ready <= now) {
+        outputs_[next.out_port].requests.set(requester);
+        dirty_outputs_.set(next.out_port);
+    } else {
+        schedule(next.ready, AgendaItem{AgendaItem::HeadReady, static_cast<std::uint16_t>(requester / config_.vcs),
+                                        static_cast<std::uint8_t>(requester % config_.vcs)});
+    }
+}
+
+}  // namespace isvp

@@ -1,0 +1,139 @@
+// `isvp bench <benchmark>`: benchmarks in local mode (ranks as threads).
+//
+//   isvp bench pingpong --nodes N --sizes A:B|list [--hops H] ...
+//     one row per size: size latency_us bandwidth_gbps (see pingpong.h)
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <mutex>
+
+#include "cli.h"
+#include "isvp/torus_topology.h"
+#include "job_platform.h"
+#include "pingpong.h"
+#include "size_list.h"
+
+namespace po = boost::program_options;
+
+namespace isvp::cli {
+namespace {
+
+/// The lowest-addressed node exactly `hops` hops from node 0.
+unsigned peer_at_hops(const TorusTopology& topology, unsigned hops, const std::string& shape) {
+    unsigned farthest = 0;
+    for (unsigned node = 0; node < topology.nodes(); ++node) {
+        const unsigned distance = topology.distance(0, node);
+        if (distance == hops) return node;
+        farthest = std::max(farthest, distance);
+    }
+    throw ConfigError("bench pingpong: --hops " + std::to_string(hops) + ": no node is that far from node 0 on the " +
+                      shape + " torus (at most " + std::to_string(farthest) + "); use more --nodes");
+}
+
+int pingpong(int argc, char** argv) {
+    Parameters parameters;
+    declare_job_parameters(parameters);
+    po::options_description options("isvp bench pingpong options");
+    options.add_options()
+        ("nodes", po::value<unsigned>()->default_value(2), "nodes in a ring (topology.torus = Nx1x1)")
+        ("sizes", po::value<std::string>()->default_value("8:4M"), "message sizes: A:B (powers of two) or a,b,c")
+        ("hops", po::value<unsigned>()->default_value(1), "network hops between the two ranks")
+        ("iterations", po::value<unsigned>()->default_value(10), "timed ping-pongs per size")
+        ("window", po::value<unsigned>()->default_value(64), "messages per streamed-bandwidth window (osu_bw: 64)")
+        ("json", po::value<std::string>()->value_name("FILE"), "also write the rows and statistics as JSON");
+    add_platform_options(options);
+    po::variables_map values;
+    if (!parse(argc, argv,
+               "usage: isvp bench pingpong [--nodes N] [--sizes A:B|list] [--hops H] [--iterations I]\n"
+               "                           [--window W] [--json FILE] [--config FILE] [--set key=value]...\n"
+               "Ping-pong between rank 0 and the rank H hops away; prints size latency_us bandwidth_gbps.",
+               options, values))
+        return 0;
+    const unsigned nodes = values["nodes"].as<unsigned>();
+    if (nodes < 2) throw ConfigError("bench pingpong: --nodes must be at least 2, got " + std::to_string(nodes));
+    parameters.apply_override("topology.torus=" + std::to_string(nodes) + "x1x1");
+    if (!apply_platform_options(values, parameters)) return 0;
+
+    bench::PingPongOptions bench_options;
+    bench_options.sizes = parse_size_list(values["sizes"].as<std::string>());
+    bench_options.iterations = values["iterations"].as<unsigned>();
+    bench_options.window = values["window"].as<unsigned>();
+    if (bench_options.window == 0) throw ConfigError("bench pingpong: --window must be at least 1");
+
+    const PlatformConfig config = PlatformConfig::from(parameters);
+    const std::string shape = parameters.text("topology.torus");
+    const TorusTopology topology(config.fabric.shape);
+    const unsigned peer = peer_at_hops(topology, values["hops"].as<unsigned>(), shape);
+
+    transport::JobSpec spec;
+    spec.ranks = static_cast<int>(peer) + 1;
+    spec.config = TransportConfig::from(parameters);
+    JobPlatform job(config);
+    std::vector<bench::PingPongRow> rows;
+    std::mutex rows_mutex;
+    const auto wall_start = std::chrono::steady_clock::now();
+    const transport::JobResult result =
+        transport::run_local_job(spec, job.builder(), [&](guest::DeviceTransport& transport) {
+            if (transport.rank() != 0 && transport.rank() != static_cast<int>(peer)) return 0;
+            guest::Driver driver(transport);
+            auto mine = bench::run_pingpong(driver, transport, 0, static_cast<int>(peer), bench_options);
+            if (!mine.empty()) {
+                const std::lock_guard<std::mutex> lock(rows_mutex);
+                rows = std::move(mine);
+            }
+            return 0;
+        });
+    const double wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    if (result.exit_status != 0) {
+        std::cerr << "isvp bench pingpong: job failed: " << result.error << "\n";
+        for (std::size_t r = 0; r < result.ranks.size(); ++r)
+            if (!result.ranks[r].ended.empty()) std::cerr << "  rank " << r << ": " << result.ranks[r].ended << "\n";
+        return result.exit_status;
+    }
+
+    std::cout << "# ping-pong rank 0 <-> rank " << peer << " (" << topology.distance(0, peer) << " hops, torus "
+              << shape << ")\n# size latency_us bandwidth_gbps\n";
+    for (const auto& row : rows)
+        std::cout << row.bytes << " " << std::fixed << std::setprecision(3) << row.latency_us << " "
+                  << std::setprecision(2) << row.bandwidth_gbps << "\n";
+    const double simulated_us = result.end_time_ps / 1e6;
+    std::cout << std::defaultfloat << "# simulated " << simulated_us << " us in " << std::setprecision(3)
+              << wall_seconds << " s wall: " << simulated_us / wall_seconds << " simulated us per wall second\n";
+
+    if (values.count("json")) {
+        const std::string path = values["json"].as<std::string>();
+        std::ofstream out(path);
+        if (!out) throw ConfigError("bench pingpong: cannot write --json " + path);
+        nlohmann::json json_rows = nlohmann::json::array();
+        for (const auto& row : rows)
+            json_rows.push_back(
+                {{"size", row.bytes}, {"latency_us", row.latency_us}, {"bandwidth_gbps", row.bandwidth_gbps}});
+        out << nlohmann::json{{"benchmark", "pingpong"},
+                              {"hops", topology.distance(0, peer)},
+                              {"peer", peer},
+                              {"parameters", parameters.to_json()},
+                              {"rows", json_rows},
+                              {"simulated_us", simulated_us},
+                              {"wall_seconds", wall_seconds},
+                              {"platform", job.platform()->statistics(sc_core::sc_time_stamp())}}
+                   .dump(2)
+            << "\n";
+    }
+    return 0;
+}
+
+}  // namespace
+
+int bench_command(int argc, char** argv) {
+    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+        (argc < 2 ? std::cerr : std::cout) << "usage: isvp bench <benchmark> [options]\n\nbenchmarks:\n"
+                                           << "  pingpong    latency and bandwidth between two ranks\n";
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string which = argv[1];
+    if (which == "pingpong") return pingpong(argc - 1, argv + 1);
+    throw ConfigError("bench: unknown benchmark '" + which + "' (known: pingpong)");
+}
+
+}  // namespace isvp::cli

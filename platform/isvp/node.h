@@ -1,0 +1,66 @@
+// Node: one cluster node of the direct network (DESIGN §3.1) — the host's
+// memory and root complex (HostMemory, HostBridge) and the FPGA's PCIe
+// endpoint and QDMA engine, bound together. The router and links are the
+// fabric's (TorusFabric); the host CPU is a guest gateway (sw/transport) or,
+// for nodes that run no rank, an IdleHost.
+//
+//   host CPU --host_mmio--> PcieEndpoint --bar0--> Qdma.regs
+//   Qdma.dma --> PcieEndpoint.dma --host_dma--> HostBridge --memory--> HostMemory
+//                                                        \--msi--> host CPU
+//   Qdma.irq --> PcieEndpoint.irq (MSI-X)
+//   Qdma.tx/tx_credit, rx/rx_credit <--> the router's inject/eject port
+#pragma once
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+#include <systemc>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "isvp/host_bridge.h"
+#include "isvp/host_memory.h"
+#include "isvp/pcie_endpoint.h"
+#include "isvp/qdma.h"
+
+namespace isvp {
+
+struct NodeConfig {
+    PcieConfig pcie;  ///< pcie.*
+    QdmaConfig qdma;  ///< qdma.*
+};
+
+class Node : public sc_core::sc_module {
+  public:
+    /// `memory`, `memory_bytes`: this node's host memory, owned by the caller
+    /// (a rank's shared-memory segment, or a local allocation).
+    Node(sc_core::sc_module_name name, const NodeConfig& config, std::uint16_t address, std::uint16_t node_count,
+         std::uint8_t* memory, std::size_t memory_bytes);
+
+    std::uint16_t address() const { return address_; }
+    /// Counters of the endpoint and the QDMA.
+    nlohmann::json statistics() const;
+
+    HostMemory memory;  ///< the host's DRAM, guest-physical from 0
+    HostBridge bridge;  ///< root complex: DMA to memory, MSI to the CPU
+    PcieEndpoint pcie;  ///< the FPGA's PCIe endpoint (BAR0, MSI-X, DMA timing)
+    Qdma qdma;          ///< the FPGA's queue DMA engine
+
+  private:
+    tlm_utils::simple_initiator_socket<Node> config_access_;  ///< enumeration: the BIOS's configuration cycles
+    std::uint16_t address_;                                   ///< node address in the network
+};
+
+/// Host CPU of a node that runs no rank: it never touches BAR0 and takes
+/// any MSI silently, so the node's sockets are bound.
+class IdleHost : public sc_core::sc_module {
+  public:
+    explicit IdleHost(sc_core::sc_module_name name);
+    tlm_utils::simple_initiator_socket<IdleHost> mmio;  ///< bound to the endpoint's host_mmio
+    tlm_utils::simple_target_socket<IdleHost> msi;      ///< bound to the bridge's msi
+
+  private:
+    void absorb(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+};
+
+}  // namespace isvp

@@ -1,0 +1,59 @@
+// TorusPlatform: a direct-network cluster — the torus fabric (routers and
+// Aurora links) and one Node per fabric node — built from parameters.
+//
+// Ranks map to nodes one to one (rank r on node r); nodes beyond the job's
+// ranks get a small local host memory and an IdleHost. The caller binds a
+// guest gateway to each rank's node: gateway.mmio -> node(r).pcie.host_mmio,
+// node(r).bridge.msi -> gateway.msi.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <systemc>
+
+#include "isvp/node.h"
+#include "isvp/parameters.h"
+#include "isvp/torus_fabric.h"
+
+namespace isvp {
+
+/// Every parameter of the platform, from all its blocks.
+struct PlatformConfig {
+    TorusFabricConfig fabric;  ///< topology.*, router.*, aurora.*
+    NodeConfig node;           ///< pcie.*, qdma.*
+
+    static void declare(Parameters& parameters);
+    static PlatformConfig from(const Parameters& parameters);
+};
+
+/// A rank's host memory as the platform sees it.
+struct MemorySpan {
+    std::uint8_t* base = nullptr;
+    std::size_t bytes = 0;
+};
+
+class TorusPlatform : public sc_core::sc_module {
+  public:
+    /// `ranks`: host memory of each rank (at most the fabric's node count).
+    TorusPlatform(sc_core::sc_module_name name, const PlatformConfig& config, const std::vector<MemorySpan>& ranks);
+
+    unsigned nodes() const { return fabric_.nodes(); }
+    unsigned ranks() const { return ranks_; }
+    Node& node(unsigned index) { return *nodes_.at(index); }
+    TorusFabric& fabric() { return fabric_; }
+
+    /// Statistics of every block; `elapsed` gives utilisations.
+    nlohmann::json statistics(const sc_core::sc_time& elapsed) const;
+
+  private:
+    TorusFabric fabric_;                                ///< routers and links
+    unsigned ranks_;                                    ///< nodes that run a rank
+    std::vector<std::unique_ptr<Node>> nodes_;          ///< one per fabric node
+    std::vector<std::unique_ptr<IdleHost>> idle_hosts_; ///< CPUs of rank-less nodes
+    std::vector<std::vector<std::uint8_t>> idle_memory_;///< their small host memories
+};
+
+}  // namespace isvp

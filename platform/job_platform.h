@@ -1,0 +1,32 @@
+// The platform of one job: every block's parameters declared in one set, and
+// the builder the transport's job runners call to elaborate a TorusPlatform
+// over the ranks' host memory and bind each rank's gateway to its node.
+#pragma once
+
+#include <memory>
+
+#include "isvp/job_launcher.h"
+#include "isvp/parameters.h"
+#include "isvp/torus_platform.h"
+#include "isvp/transport_config.h"
+
+namespace isvp::cli {
+
+/// Declares the parameters of the platform and of the job's transport.
+void declare_job_parameters(Parameters& parameters);
+
+class JobPlatform {
+  public:
+    explicit JobPlatform(const PlatformConfig& config) : config_(config) {}
+
+    /// The callback run_remote_job / run_local_job elaborate the platform with.
+    transport::PlatformBuilder builder();
+    /// The platform, once built.
+    TorusPlatform* platform() { return platform_.get(); }
+
+  private:
+    PlatformConfig config_;                   ///< what to build
+    std::unique_ptr<TorusPlatform> platform_; ///< built by builder(); outlives the job
+};
+
+}  // namespace isvp::cli

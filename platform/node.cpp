@@ -1,0 +1,49 @@
+#include "isvp/node.h"
+
+namespace isvp {
+
+Node::Node(sc_core::sc_module_name name, const NodeConfig& config, std::uint16_t address, std::uint16_t node_count,
+           std::uint8_t* memory_base, std::size_t memory_bytes)
+    : sc_core::sc_module(name),
+      memory("memory", memory_base, memory_bytes),
+      bridge("bridge", memory_bytes),
+      pcie("pcie", config.pcie),
+      qdma("qdma", config.qdma, address, node_count),
+      config_access_("config_access"),
+      address_(address) {
+    bridge.memory.bind(memory.socket);
+    pcie.host_dma.bind(bridge.dma);
+    pcie.bar0.bind(qdma.regs);
+    qdma.dma.bind(pcie.dma);
+    qdma.irq.bind(pcie.irq);
+    config_access_.bind(pcie.config);
+}
+
+nlohmann::json Node::statistics() const {
+    const auto& p = pcie.statistics();
+    const auto& q = qdma.statistics();
+    const nlohmann::json pcie_json = {
+        {"dma_reads", p.dma_reads},           {"dma_writes", p.dma_writes},
+        {"upstream_bytes", p.upstream_bytes}, {"downstream_bytes", p.downstream_bytes},
+        {"msi_messages", p.msi_messages},     {"mmio_reads", p.mmio_reads},
+        {"mmio_writes", p.mmio_writes},
+    };
+    const nlohmann::json qdma_json = {
+        {"h2c_packets", q.h2c_packets}, {"h2c_payload_bytes", q.h2c_payload_bytes},
+        {"h2c_descriptors", q.h2c_descriptors}, {"c2h_packets", q.c2h_packets},
+        {"c2h_payload_bytes", q.c2h_payload_bytes}, {"c2h_stalls", q.c2h_stalls},
+        {"rx_dropped", q.rx_dropped}, {"interrupts", q.interrupts},
+        {"queue_errors", q.queue_errors},
+    };
+    return {{"address", address_}, {"pcie", pcie_json}, {"qdma", qdma_json}};
+}
+
+IdleHost::IdleHost(sc_core::sc_module_name name) : sc_core::sc_module(name), mmio("mmio"), msi("msi") {
+    msi.register_b_transport(this, &IdleHost::absorb);
+}
+
+void IdleHost::absorb(tlm::tlm_generic_payload& payload, sc_core::sc_time&) {
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace isvp

@@ -1,0 +1,65 @@
+#include "isvp/torus_platform.h"
+
+#include <string>
+
+namespace isvp {
+
+namespace {
+/// Host memory of a node without a rank: nothing but what an idle device
+/// might be pointed at; its QDMA queues stay disabled.
+constexpr std::size_t kIdleMemoryBytes = 64 * 1024;
+}  // namespace
+
+void PlatformConfig::declare(Parameters& parameters) {
+    TorusFabricConfig::declare(parameters);
+    PcieConfig::declare(parameters);
+    QdmaConfig::declare(parameters);
+}
+
+PlatformConfig PlatformConfig::from(const Parameters& parameters) {
+    PlatformConfig config;
+    config.fabric = TorusFabricConfig::from(parameters);
+    config.node.pcie = PcieConfig::from(parameters);
+    config.node.qdma = QdmaConfig::from(parameters);
+    return config;
+}
+
+TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig& config,
+                             const std::vector<MemorySpan>& ranks)
+    : sc_core::sc_module(name), fabric_("fabric", config.fabric), ranks_(static_cast<unsigned>(ranks.size())) {
+    const unsigned count = fabric_.nodes();
+    if (ranks_ > count)
+        throw ConfigError("config: " + std::to_string(ranks_) + " ranks do not fit the " + std::to_string(count) +
+                          "-node topology.torus (one rank per node)");
+    for (unsigned n = 0; n < count; ++n) {
+        MemorySpan memory;
+        if (n < ranks_) {
+            memory = ranks[n];
+        } else {
+            idle_memory_.emplace_back(kIdleMemoryBytes);
+            memory = {idle_memory_.back().data(), kIdleMemoryBytes};
+        }
+        const std::string node_name = "node" + std::to_string(n);
+        nodes_.push_back(std::make_unique<Node>(node_name.c_str(), config.node, static_cast<std::uint16_t>(n),
+                                                static_cast<std::uint16_t>(count), memory.base, memory.bytes));
+        Node& node = *nodes_.back();
+        node.qdma.tx.bind(fabric_.inject(n));
+        fabric_.inject_credit(n).bind(node.qdma.tx_credit);
+        fabric_.eject(n).bind(node.qdma.rx);
+        node.qdma.rx_credit.bind(fabric_.eject_credit(n));
+        if (n >= ranks_) {
+            const std::string host_name = "idle_host" + std::to_string(n);
+            idle_hosts_.push_back(std::make_unique<IdleHost>(host_name.c_str()));
+            idle_hosts_.back()->mmio.bind(node.pcie.host_mmio);
+            node.bridge.msi.bind(idle_hosts_.back()->msi);
+        }
+    }
+}
+
+nlohmann::json TorusPlatform::statistics(const sc_core::sc_time& elapsed) const {
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const auto& node : nodes_) nodes.push_back(node->statistics());
+    return {{"simulated_us", elapsed.to_seconds() * 1e6}, {"fabric", fabric_.statistics(elapsed)}, {"nodes", nodes}};
+}
+
+}  // namespace isvp

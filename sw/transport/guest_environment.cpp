@@ -1,0 +1,89 @@
+// Reading and writing the environment the launcher gives a guest process.
+#include "isvp/guest_environment.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "isvp/device_transport.h"
+
+namespace isvp::guest {
+
+namespace {
+
+std::string required(const std::function<const char*(const char*)>& lookup, const char* name) {
+    const char* value = lookup(name);
+    if (value == nullptr || *value == '\0')
+        throw TransportError(std::string("isvp transport: ") + name +
+                             " is not set although ISVP_SOCKET is: the guest environment is incomplete "
+                             "(start guests with `isvp run`)");
+    return value;
+}
+
+std::uint64_t unsigned_value(const char* name, const std::string& text) {
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+    if (errno != 0 || end == text.c_str() || *end != '\0' || text[0] == '-')
+        throw TransportError(std::string("isvp transport: ") + name + "='" + text + "' is not an unsigned integer");
+    return value;
+}
+
+double real_value(const char* name, const std::string& text) {
+    errno = 0;
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (errno != 0 || end == text.c_str() || *end != '\0' || !std::isfinite(value) || value < 0)
+        throw TransportError(std::string("isvp transport: ") + name + "='" + text + "' is not a non-negative number");
+    return value;
+}
+
+std::string exact(double value) {
+    std::ostringstream text;
+    text.precision(17);
+    text << value;
+    return text.str();
+}
+
+}  // namespace
+
+GuestEnvironment GuestEnvironment::parse(const std::function<const char*(const char*)>& lookup) {
+    const char* socket = lookup(environment::kSocket);
+    if (socket == nullptr || *socket == '\0')
+        throw TransportError(
+            "isvp transport: ISVP_SOCKET is not set. This program is an isvp guest: the simulator starts it "
+            "and connects it to the modelled device, e.g. `isvp run -n 2 ./program args...`");
+    GuestEnvironment result;
+    result.socket_path = socket;
+    result.shm_name = required(lookup, environment::kShmName);
+    result.shm_bytes = unsigned_value(environment::kShmBytes, required(lookup, environment::kShmBytes));
+    const std::uint64_t size = unsigned_value(environment::kSize, required(lookup, environment::kSize));
+    const std::uint64_t rank = unsigned_value(environment::kRank, required(lookup, environment::kRank));
+    if (size < 1 || size > 65536)
+        throw TransportError("isvp transport: ISVP_SIZE=" + std::to_string(size) + " is not in 1..65536");
+    if (rank >= size)
+        throw TransportError("isvp transport: ISVP_RANK=" + std::to_string(rank) +
+                             " is not below ISVP_SIZE=" + std::to_string(size));
+    result.size = static_cast<int>(size);
+    result.rank = static_cast<int>(rank);
+    result.compute_scale = real_value(environment::kComputeScale, required(lookup, environment::kComputeScale));
+    result.mmio_write_ns = real_value(environment::kMmioWriteNs, required(lookup, environment::kMmioWriteNs));
+    return result;
+}
+
+GuestEnvironment GuestEnvironment::from_process() {
+    return parse([](const char* name) { return std::getenv(name); });
+}
+
+std::vector<std::pair<std::string, std::string>> GuestEnvironment::variables() const {
+    return {{environment::kSocket, socket_path},
+            {environment::kShmName, shm_name},
+            {environment::kShmBytes, std::to_string(shm_bytes)},
+            {environment::kRank, std::to_string(rank)},
+            {environment::kSize, std::to_string(size)},
+            {environment::kComputeScale, exact(compute_scale)},
+            {environment::kMmioWriteNs, exact(mmio_write_ns)}};
+}
+
+}  // namespace isvp::guest

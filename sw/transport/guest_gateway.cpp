@@ -1,0 +1,151 @@
+// One rank's host CPU in the platform: MMIO out, MSI-X in.
+#include "isvp/guest_gateway.h"
+
+#include <string>
+#include <utility>
+
+namespace isvp::transport {
+
+namespace {
+constexpr const char* kReportType = "isvp/transport";
+}
+
+std::uint64_t to_ps(const sc_core::sc_time& time) {
+    return time.value();
+}
+
+sc_core::sc_time from_ps(std::uint64_t time_ps) {
+    return sc_core::sc_time::from_value(time_ps);
+}
+
+GuestGateway::GuestGateway(sc_core::sc_module_name name, int rank, CompletionSink sink)
+    : sc_core::sc_module(name), mmio("mmio"), msi("msi"), rank_(rank), sink_(std::move(sink)) {
+    msi.register_b_transport(this, &GuestGateway::msi_transport);
+    SC_HAS_PROCESS(GuestGateway);
+    SC_THREAD(serve);
+    SC_METHOD(deliver_arrivals);
+    sensitive << arrival_event_;
+    dont_initialize();
+}
+
+void GuestGateway::execute(const Message& request) {
+    inbox_.push_back(request);
+    request_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void GuestGateway::cancel() {
+    // Requests already handed over were executed at their times and are
+    // carried out; only the wait is forgotten.
+    wait_mask_ = 0;
+}
+
+void GuestGateway::serve() {
+    for (;;) {
+        while (inbox_.empty()) wait(request_event_);
+        const Message request = inbox_.front();
+        inbox_.pop_front();
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        switch (request.type) {
+            case MessageType::MmioWrite:
+                ++writes_;
+                access(tlm::TLM_WRITE_COMMAND, request.arg0, static_cast<std::uint32_t>(request.arg1), delay);
+                break;
+            case MessageType::MmioRead: {
+                ++reads_;
+                const std::uint32_t value = access(tlm::TLM_READ_COMMAND, request.arg0, 0, delay);
+                complete(MessageType::ReadReply, to_ps(sc_core::sc_time_stamp() + delay), request.arg0, value);
+                break;
+            }
+            case MessageType::WaitInterrupt:
+                wait_mask_ = request.arg0;
+                try_wake();
+                break;
+            default:
+                SC_REPORT_ERROR(
+                    kReportType,
+                    (std::string(name()) + ": cannot execute a " + to_string(request.type) + " request").c_str());
+        }
+    }
+}
+
+std::uint32_t GuestGateway::access(tlm::tlm_command command, std::uint64_t offset, std::uint32_t value,
+                                   sc_core::sc_time& delay) {
+    unsigned char data[4] = {static_cast<unsigned char>(value), static_cast<unsigned char>(value >> 8),
+                             static_cast<unsigned char>(value >> 16), static_cast<unsigned char>(value >> 24)};
+    tlm::tlm_generic_payload payload;
+    payload.set_command(command);
+    payload.set_address(offset);
+    payload.set_data_ptr(data);
+    payload.set_data_length(4);
+    payload.set_streaming_width(4);
+    payload.set_byte_enable_ptr(nullptr);
+    payload.set_dmi_allowed(false);
+    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    mmio->b_transport(payload, delay);
+    if (!payload.is_response_ok()) {
+        ++mmio_errors_;
+        return 0xFFFFFFFFu;
+    }
+    return static_cast<std::uint32_t>(data[0]) | static_cast<std::uint32_t>(data[1]) << 8 |
+           static_cast<std::uint32_t>(data[2]) << 16 | static_cast<std::uint32_t>(data[3]) << 24;
+}
+
+void GuestGateway::msi_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    const unsigned char* data = payload.get_data_ptr();
+    const bool shaped = payload.get_command() == tlm::TLM_WRITE_COMMAND && payload.get_data_length() == 4 &&
+                        payload.get_byte_enable_ptr() == nullptr && data != nullptr;
+    const std::uint32_t vector =
+        shaped ? (static_cast<std::uint32_t>(data[0]) | static_cast<std::uint32_t>(data[1]) << 8 |
+                  static_cast<std::uint32_t>(data[2]) << 16 | static_cast<std::uint32_t>(data[3]) << 24)
+               : 0;
+    if (!shaped || vector >= kInterruptVectors) {
+        payload.set_response_status(shaped ? tlm::TLM_ADDRESS_ERROR_RESPONSE : tlm::TLM_COMMAND_ERROR_RESPONSE);
+        SC_REPORT_ERROR(kReportType,
+                        (std::string(name()) + ": an MSI must be a 4-byte write of a vector below " +
+                         std::to_string(kInterruptVectors) + (shaped ? ", got vector " + std::to_string(vector) : ""))
+                            .c_str());
+        return;
+    }
+    ++interrupts_;
+    const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
+    in_flight_.emplace(arrival, vector);
+    arrival_event_.notify(in_flight_.begin()->first - sc_core::sc_time_stamp());
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void GuestGateway::deliver_arrivals() {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    while (!in_flight_.empty() && in_flight_.begin()->first <= now) {
+        ++pending_[in_flight_.begin()->second];
+        in_flight_.erase(in_flight_.begin());
+    }
+    if (!in_flight_.empty()) arrival_event_.notify(in_flight_.begin()->first - now);
+    try_wake();
+}
+
+bool GuestGateway::try_wake() {
+    if (wait_mask_ == 0) return false;
+    std::uint64_t ready = 0;
+    for (unsigned vector = 0; vector < kInterruptVectors; ++vector)
+        if (pending_[vector] > 0) ready |= std::uint64_t{1} << vector;
+    ready &= wait_mask_;
+    if (ready == 0) return false;
+    const unsigned vector = lowest_vector(ready);
+    --pending_[vector];
+    wait_mask_ = 0;
+    complete(MessageType::InterruptReply, to_ps(sc_core::sc_time_stamp()), vector, 0);
+    return true;
+}
+
+void GuestGateway::complete(MessageType type, std::uint64_t time_ps, std::uint64_t arg0, std::uint64_t arg1) {
+    Message reply;
+    reply.type = type;
+    reply.rank = static_cast<std::uint32_t>(rank_);
+    reply.time_ps = time_ps;
+    reply.arg0 = arg0;
+    reply.arg1 = arg1;
+    sink_(rank_, reply);
+    sc_core::sc_pause();
+}
+
+}  // namespace isvp::transport

@@ -1,0 +1,276 @@
+// The simulator's end of the ranks' links: Unix-domain sockets and local channels.
+#include "isvp/guest_links.h"
+
+#include <unistd.h>
+
+#include <stdexcept>
+#include <utility>
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+namespace isvp::transport {
+
+namespace asio = boost::asio;
+using stream = asio::local::stream_protocol;
+
+struct GuestLinks::Link {
+    std::string path;                              ///< socket path (remote), removed once connected
+    std::unique_ptr<stream::acceptor> acceptor;    ///< listening until the rank connects
+    std::unique_ptr<stream::socket> peer;          ///< target of the pending asynchronous accept
+    std::unique_ptr<stream::socket> socket;        ///< the connected rank (remote)
+    std::shared_ptr<guest::LocalChannel> channel;  ///< the rank thread's channel (local)
+    WireMessage buffer{};                          ///< the message being read
+    bool hello = false;                            ///< Hello answered
+    bool reading = false;                          ///< an asynchronous read is wanted
+    bool closed = false;                           ///< no more traffic either way
+    bool left_reported = false;                    ///< the sink has been told the rank left
+};
+
+GuestLinks::GuestLinks(asio::io_context& io, int ranks, Sink sink)
+    : io_(io), ranks_(ranks), sink_(std::move(sink)), alive_(std::make_shared<bool>(true)) {
+    for (int rank = 0; rank < ranks; ++rank) links_.push_back(std::make_unique<Link>());
+}
+
+GuestLinks::~GuestLinks() {
+    alive_.reset();
+    for (auto& link : links_) {
+        boost::system::error_code ignored;
+        if (link->socket) link->socket->close(ignored);
+        if (link->acceptor) link->acceptor->close(ignored);
+        if (!link->path.empty()) ::unlink(link->path.c_str());
+        if (link->channel) link->channel->close("isvp transport: the simulator has shut down");
+    }
+}
+
+void GuestLinks::listen(int rank, const std::string& socket_path) {
+    Link& link = *links_.at(static_cast<std::size_t>(rank));
+    link.path = socket_path;
+    link.acceptor = std::make_unique<stream::acceptor>(io_);
+    boost::system::error_code error;
+    link.acceptor->open(stream(), error);
+    if (!error) link.acceptor->bind(stream::endpoint(socket_path), error);
+    if (!error) link.acceptor->listen(4, error);
+    if (error)
+        throw std::runtime_error("isvp: cannot listen for rank " + std::to_string(rank) + " on " + socket_path + ": " +
+                                 error.message());
+    start_accept(rank);
+}
+
+std::shared_ptr<guest::LocalChannel> GuestLinks::attach_local(int rank) {
+    Link& link = *links_.at(static_cast<std::size_t>(rank));
+    link.channel = std::make_shared<guest::LocalChannel>();
+    link.hello = false;
+    std::weak_ptr<bool> alive = alive_;
+    guest::LocalChannel::HostHooks hooks;
+    hooks.request = [this, alive, rank](const Message& message) {
+        asio::post(io_, [this, alive, rank, message] {
+            if (alive.expired()) return;
+            if (!links_[static_cast<std::size_t>(rank)]->closed) receive(rank, message);
+        });
+    };
+    hooks.left = [this, alive, rank] {
+        asio::post(io_, [this, alive, rank] {
+            if (alive.expired()) return;
+            Link& target = *links_[static_cast<std::size_t>(rank)];
+            if (target.closed) return;
+            target.closed = true;
+            report(rank, Event::Kind::Left, "its thread left without finish()");
+        });
+    };
+    link.channel->connect_host(std::move(hooks));
+    return link.channel;
+}
+
+bool GuestLinks::connected(int rank) const {
+    const Link& link = *links_.at(static_cast<std::size_t>(rank));
+    return link.socket != nullptr || link.channel != nullptr;
+}
+
+void GuestLinks::start_accept(int rank) {
+    Link& link = *links_[static_cast<std::size_t>(rank)];
+    link.peer = std::make_unique<stream::socket>(io_);
+    std::weak_ptr<bool> alive = alive_;
+    link.acceptor->async_accept(*link.peer, [this, alive, rank](const boost::system::error_code& error) {
+        if (alive.expired() || error) return;
+        Link& target = *links_[static_cast<std::size_t>(rank)];
+        if (target.closed || target.socket) return;
+        target.socket = std::move(target.peer);
+        adopt(rank);
+    });
+}
+
+void GuestLinks::adopt(int rank) {
+    Link& link = *links_[static_cast<std::size_t>(rank)];
+    boost::system::error_code ignored;
+    link.socket->non_blocking(true, ignored);
+    // One connection per rank: stop listening and remove the name.
+    link.acceptor->close(ignored);
+    ::unlink(link.path.c_str());
+    link.path.clear();
+    link.reading = true;
+    start_read(rank);
+}
+
+void GuestLinks::start_read(int rank) {
+    Link& link = *links_[static_cast<std::size_t>(rank)];
+    std::weak_ptr<bool> alive = alive_;
+    asio::async_read(*link.socket, asio::buffer(link.buffer),
+                     [this, alive, rank](const boost::system::error_code& error, std::size_t bytes) {
+                         if (alive.expired()) return;
+                         Link& target = *links_[static_cast<std::size_t>(rank)];
+                         if (target.closed || !target.reading) return;
+                         if (error) {
+                             target.reading = false;
+                             if (error == asio::error::eof && bytes == 0)
+                                 report(rank, Event::Kind::Left, "its connection closed without finish()");
+                             else if (error == asio::error::eof)
+                                 report(rank, Event::Kind::Violation,
+                                        "connection closed in the middle of a message (" + std::to_string(bytes) +
+                                            " of " + std::to_string(kMessageBytes) + " bytes)");
+                             else
+                                 report(rank, Event::Kind::Left, "connection error: " + error.message());
+                             return;
+                         }
+                         const Decoded decoded = decode(target.buffer.data(), Direction::ToSimulator);
+                         if (!decoded.message) {
+                             target.reading = false;
+                             report(rank, Event::Kind::Violation, decoded.error);
+                             return;
+                         }
+                         receive(rank, *decoded.message);
+                         if (target.reading && !target.closed) start_read(rank);
+                     });
+}
+
+void GuestLinks::receive(int rank, const Message& message) {
+    Link& link = *links_[static_cast<std::size_t>(rank)];
+    auto violation = [&](const std::string& detail) {
+        link.reading = false;
+        report(rank, Event::Kind::Violation, detail);
+    };
+    if (message.rank != static_cast<std::uint32_t>(rank))
+        return violation("a " + to_string(message.type) + " message claims rank " + std::to_string(message.rank) +
+                         " on rank " + std::to_string(rank) + "'s link");
+    if (!link.hello) {
+        if (message.type != MessageType::Hello)
+            return violation("the first message must be Hello, got " + to_string(message.type));
+        if (message.arg0 != static_cast<std::uint64_t>(ranks_))
+            return violation("Hello for a job of " + std::to_string(message.arg0) + " ranks; this job has " +
+                             std::to_string(ranks_));
+        link.hello = true;
+        Message welcome;
+        welcome.type = MessageType::Welcome;
+        welcome.rank = static_cast<std::uint32_t>(rank);
+        welcome.arg0 = static_cast<std::uint64_t>(ranks_);
+        reply(rank, welcome);
+        Event attached;
+        attached.kind = Event::Kind::Attached;
+        attached.message = message;
+        sink_(rank, attached);
+        return;
+    }
+    if (message.type == MessageType::Hello) return violation("a second Hello");
+    Event event;
+    event.kind = Event::Kind::Request;
+    event.message = message;
+    sink_(rank, event);
+}
+
+void GuestLinks::report(int rank, Event::Kind kind, const std::string& detail) {
+    Link& link = *links_[static_cast<std::size_t>(rank)];
+    if (link.left_reported) return;
+    link.left_reported = true;
+    Event event;
+    event.kind = kind;
+    event.detail = detail;
+    sink_(rank, event);
+}
+
+void GuestLinks::reply(int rank, const Message& message) {
+    Link& link = *links_.at(static_cast<std::size_t>(rank));
+    if (link.closed) return;
+    if (link.channel) {
+        link.channel->reply(message);
+        return;
+    }
+    if (!link.socket) return;
+    const WireMessage wire = encode(message);
+    boost::system::error_code error;
+    asio::write(*link.socket, asio::buffer(wire), error);
+    if (error) {
+        // The guest does not take its replies (gone, or not reading): it is
+        // treated as having left, reported from the event loop (the caller
+        // is the scheduler itself).
+        close(rank);
+        std::weak_ptr<bool> alive = alive_;
+        const std::string detail = "cannot send to it: " + error.message();
+        asio::post(io_, [this, alive, rank, detail] {
+            if (!alive.expired()) report(rank, Event::Kind::Left, detail);
+        });
+    }
+}
+
+void GuestLinks::refuse(int rank, ErrorCode code, std::uint64_t time_ps, const std::string& text) {
+    Link& link = *links_.at(static_cast<std::size_t>(rank));
+    if (link.closed) return;
+    if (link.channel) {
+        Message error;
+        error.type = MessageType::Error;
+        error.rank = static_cast<std::uint32_t>(rank);
+        error.time_ps = time_ps;
+        error.arg0 = static_cast<std::uint64_t>(code);
+        link.channel->refuse(error, text);
+    } else if (link.socket) {
+        const std::vector<std::uint8_t> bytes = encode_error(static_cast<std::uint32_t>(rank), time_ps, code, text);
+        boost::system::error_code ignored;
+        asio::write(*link.socket, asio::buffer(bytes), ignored);
+    }
+    close(rank);
+}
+
+void GuestLinks::close(int rank) {
+    Link& link = *links_.at(static_cast<std::size_t>(rank));
+    if (link.closed) return;
+    link.closed = true;
+    link.reading = false;
+    boost::system::error_code ignored;
+    if (link.socket) {
+        link.socket->shutdown(stream::socket::shutdown_both, ignored);
+        link.socket->close(ignored);
+    }
+    if (link.acceptor) link.acceptor->close(ignored);
+    if (!link.path.empty()) {
+        ::unlink(link.path.c_str());
+        link.path.clear();
+    }
+    if (link.channel) link.channel->close("isvp transport: rank " + std::to_string(rank) + ": the job ended");
+}
+
+void GuestLinks::process_exited(int rank, const std::string& description) {
+    if (connected(rank)) return;
+    std::weak_ptr<bool> alive = alive_;
+    // Posted: a connection the event loop has already accepted runs its
+    // handler first; one still in the backlog is taken here.
+    asio::post(io_, [this, alive, rank, description] {
+        if (alive.expired()) return;
+        Link& link = *links_[static_cast<std::size_t>(rank)];
+        if (link.closed || link.socket) return;
+        if (link.acceptor && link.acceptor->is_open()) {
+            boost::system::error_code error;
+            link.acceptor->non_blocking(true, error);
+            auto socket = std::make_unique<stream::socket>(io_);
+            if (!error) link.acceptor->accept(*socket, error);
+            if (!error) {
+                link.socket = std::move(socket);
+                adopt(rank);
+                return;
+            }
+        }
+        report(rank, Event::Kind::Left, description + " before connecting");
+        close(rank);
+    });
+}
+
+}  // namespace isvp::transport

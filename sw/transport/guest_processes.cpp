@@ -1,0 +1,244 @@
+// Guest processes: fork/exec, prefixed output, exits, termination.
+#include "isvp/guest_processes.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ostream>
+#include <stdexcept>
+
+namespace isvp::transport {
+
+namespace asio = boost::asio;
+
+namespace {
+
+void write_all(int fd, const char* text) {
+    std::size_t length = std::strlen(text);
+    while (length > 0) {
+        const ssize_t written = ::write(fd, text, length);
+        if (written <= 0) return;
+        text += written;
+        length -= static_cast<std::size_t>(written);
+    }
+}
+
+// In the child between fork and exec: only async-signal-safe calls.
+[[noreturn]] void exec_child(pid_t parent, int null_fd, int out_fd, int err_fd, char* const* argv, char* const* envp) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // the launcher died before prctl took effect
+    ::dup2(null_fd, STDIN_FILENO);
+    ::dup2(out_fd, STDOUT_FILENO);
+    ::dup2(err_fd, STDERR_FILENO);
+    ::close_range(3, ~0u, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(signal_number, SIG_DFL);
+    ::execvpe(argv[0], argv, envp);
+    const int error = errno;
+    write_all(STDERR_FILENO, "isvp: cannot run '");
+    write_all(STDERR_FILENO, argv[0]);
+    write_all(STDERR_FILENO, "': ");
+    write_all(STDERR_FILENO, std::strerror(error));
+    write_all(STDERR_FILENO, "\n");
+    ::_exit(127);
+}
+
+std::string system_error(const std::string& what) {
+    return what + ": " + std::strerror(errno);
+}
+
+}  // namespace
+
+GuestProcesses::GuestProcesses(asio::io_context& io, std::ostream& out, std::ostream& err, ExitHandler on_exit)
+    : io_(io), out_(out), err_(err), on_exit_(std::move(on_exit)), sigchld_(io, SIGCHLD), kill_timer_(io) {
+    wait_for_sigchld();
+}
+
+GuestProcesses::~GuestProcesses() {
+    boost::system::error_code ignored;
+    sigchld_.cancel(ignored);
+    kill_timer_.cancel(ignored);
+    for (auto& entry : children_) {
+        if (!entry || !entry->running) continue;
+        ::kill(-entry->pid, SIGKILL);
+        ::kill(entry->pid, SIGKILL);
+        int wait_status = 0;
+        while (::waitpid(entry->pid, &wait_status, 0) < 0 && errno == EINTR) {
+        }
+        entry->running = false;
+    }
+}
+
+GuestProcesses::Child& GuestProcesses::child(int rank) {
+    return *children_.at(static_cast<std::size_t>(rank));
+}
+
+void GuestProcesses::start(int rank, const std::vector<std::string>& argv,
+                           const std::vector<std::string>& environment) {
+    if (argv.empty()) throw std::runtime_error("isvp: rank " + std::to_string(rank) + ": no program to run");
+    if (children_.size() <= static_cast<std::size_t>(rank)) children_.resize(static_cast<std::size_t>(rank) + 1);
+    if (children_[static_cast<std::size_t>(rank)])
+        throw std::runtime_error("isvp: rank " + std::to_string(rank) + " started twice");
+
+    // Everything the child needs is prepared before fork().
+    std::vector<char*> arguments;
+    for (const std::string& argument : argv) arguments.push_back(const_cast<char*>(argument.c_str()));
+    arguments.push_back(nullptr);
+    std::vector<char*> variables;
+    for (const std::string& variable : environment) variables.push_back(const_cast<char*>(variable.c_str()));
+    variables.push_back(nullptr);
+
+    int out_pipe[2] = {-1, -1};
+    int err_pipe[2] = {-1, -1};
+    const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null_fd < 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+        const std::string message = system_error("isvp: cannot create pipes for rank " + std::to_string(rank));
+        for (int fd : {null_fd, out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
+            if (fd >= 0) ::close(fd);
+        throw std::runtime_error(message);
+    }
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid == 0) exec_child(parent, null_fd, out_pipe[1], err_pipe[1], arguments.data(), variables.data());
+    const int fork_errno = errno;
+    for (int fd : {null_fd, out_pipe[1], err_pipe[1]}) ::close(fd);
+    if (pid < 0) {
+        ::close(out_pipe[0]);
+        ::close(err_pipe[0]);
+        errno = fork_errno;
+        throw std::runtime_error(system_error("isvp: cannot fork rank " + std::to_string(rank)));
+    }
+    ::setpgid(pid, pid);  // also in the child: whichever runs first
+
+    auto entry = std::make_unique<Child>();
+    entry->pid = pid;
+    entry->running = true;
+    entry->out.pipe = std::make_unique<asio::posix::stream_descriptor>(io_, out_pipe[0]);
+    entry->err.pipe = std::make_unique<asio::posix::stream_descriptor>(io_, err_pipe[0]);
+    entry->out.open = true;
+    entry->err.open = true;
+    children_[static_cast<std::size_t>(rank)] = std::move(entry);
+    read(rank, false);
+    read(rank, true);
+}
+
+void GuestProcesses::read(int rank, bool is_stderr) {
+    Output& output = is_stderr ? child(rank).err : child(rank).out;
+    output.pipe->async_read_some(asio::buffer(output.buffer),
+                                 [this, rank, is_stderr](const boost::system::error_code& error, std::size_t bytes) {
+                                     if (error == asio::error::operation_aborted) return;
+                                     Output& target = is_stderr ? child(rank).err : child(rank).out;
+                                     target.partial.append(target.buffer.data(), bytes);
+                                     std::size_t start = 0;
+                                     for (std::size_t newline;
+                                          (newline = target.partial.find('\n', start)) != std::string::npos;
+                                          start = newline + 1)
+                                         print(rank, is_stderr, target.partial.substr(start, newline - start));
+                                     target.partial.erase(0, start);
+                                     if (error) {
+                                         if (!target.partial.empty()) print(rank, is_stderr, target.partial);
+                                         target.partial.clear();
+                                         target.open = false;
+                                         boost::system::error_code ignored;
+                                         target.pipe->close(ignored);
+                                         return;
+                                     }
+                                     read(rank, is_stderr);
+                                 });
+}
+
+void GuestProcesses::print(int rank, bool is_stderr, const std::string& line) {
+    std::ostream& stream = is_stderr ? err_ : out_;
+    stream << '[' << rank << "] " << line << '\n';
+    stream.flush();
+}
+
+void GuestProcesses::wait_for_sigchld() {
+    sigchld_.async_wait([this](const boost::system::error_code& error, int) {
+        if (error) return;
+        reap();
+        wait_for_sigchld();
+    });
+}
+
+void GuestProcesses::reap() {
+    for (std::size_t rank = 0; rank < children_.size(); ++rank) {
+        Child* entry = children_[rank].get();
+        if (entry == nullptr || !entry->running) continue;
+        int wait_status = 0;
+        pid_t result;
+        while ((result = ::waitpid(entry->pid, &wait_status, WNOHANG)) < 0 && errno == EINTR) {
+        }
+        if (result != entry->pid) continue;
+        entry->running = false;
+        entry->status = exit_status(wait_status);
+        if (on_exit_) on_exit_(static_cast<int>(rank), entry->status, describe(wait_status));
+    }
+}
+
+void GuestProcesses::terminate(std::chrono::milliseconds grace) {
+    const int first_signal = grace.count() > 0 ? SIGTERM : SIGKILL;
+    for (auto& entry : children_)
+        if (entry && entry->running) ::kill(-entry->pid, first_signal);
+    if (first_signal == SIGKILL) return;
+    kill_timer_.expires_after(grace);
+    kill_timer_.async_wait([this](const boost::system::error_code& error) {
+        if (error) return;
+        for (auto& entry : children_)
+            if (entry && entry->running) ::kill(-entry->pid, SIGKILL);
+    });
+}
+
+bool GuestProcesses::running(int rank) const {
+    return static_cast<std::size_t>(rank) < children_.size() && children_[static_cast<std::size_t>(rank)] &&
+           children_[static_cast<std::size_t>(rank)]->running;
+}
+
+bool GuestProcesses::all_exited() const {
+    for (const auto& entry : children_)
+        if (entry && entry->running) return false;
+    return true;
+}
+
+bool GuestProcesses::output_closed() const {
+    for (const auto& entry : children_)
+        if (entry && (entry->out.open || entry->err.open)) return false;
+    return true;
+}
+
+int GuestProcesses::status(int rank) const {
+    if (static_cast<std::size_t>(rank) >= children_.size() || !children_[static_cast<std::size_t>(rank)]) return -1;
+    return children_[static_cast<std::size_t>(rank)]->status;
+}
+
+pid_t GuestProcesses::pid(int rank) const {
+    if (static_cast<std::size_t>(rank) >= children_.size() || !children_[static_cast<std::size_t>(rank)]) return -1;
+    return children_[static_cast<std::size_t>(rank)]->pid;
+}
+
+int GuestProcesses::exit_status(int wait_status) {
+    if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+    if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+    return 255;
+}
+
+std::string GuestProcesses::describe(int wait_status) {
+    if (WIFEXITED(wait_status)) return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
+    if (WIFSIGNALED(wait_status)) {
+        const int signal_number = WTERMSIG(wait_status);
+        const char* name = ::strsignal(signal_number);
+        return "killed by signal " + std::to_string(signal_number) + " (" + (name ? name : "unknown") + ")" +
+               (WCOREDUMP(wait_status) ? ", core dumped" : "");
+    }
+    return "ended with wait status " + std::to_string(wait_status);
+}
+
+}  // namespace isvp::transport

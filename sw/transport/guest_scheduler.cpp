@@ -1,0 +1,265 @@
+// The simulator's main loop: conservative synchronisation of ranks and SystemC.
+#include "isvp/guest_scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <stdexcept>
+
+#include "isvp/register_map.h"
+
+namespace isvp::transport {
+
+namespace {
+
+std::uint64_t ps_of(double value, double ps_per_unit) {
+    return static_cast<std::uint64_t>(std::llround(value * ps_per_unit));
+}
+
+}  // namespace
+
+GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const TransportConfig& config, std::ostream& log)
+    : io_(io),
+      work_(boost::asio::make_work_guard(io)),
+      config_(config),
+      log_(log),
+      core_(ranks, regmap::kBar0Bytes),
+      finish_codes_(static_cast<std::size_t>(ranks), 0) {
+    config_.validate();
+    if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
+        throw std::runtime_error("isvp: the guest scheduler needs the SystemC time resolution of 1 ps, got " +
+                                 sc_core::sc_get_time_resolution().to_string());
+    slice_ = from_ps(std::max<std::uint64_t>(1, ps_of(config_.event_slice_ns, 1e3)));
+    horizon_ps_ = ps_of(config_.deadlock_horizon_us, 1e6);
+    links_ = std::make_unique<GuestLinks>(
+        io, ranks, [this](int rank, const GuestLinks::Event& event) { on_link_event(rank, event); });
+    for (int rank = 0; rank < ranks; ++rank) {
+        const std::string name = "rank" + std::to_string(rank) + "_gateway";
+        gateways_.push_back(std::make_unique<GuestGateway>(
+            name.c_str(), rank, [this](int from, const Message& reply) { on_completion(from, reply); }));
+    }
+}
+
+GuestScheduler::~GuestScheduler() = default;
+
+std::vector<GuestGateway*> GuestScheduler::gateways() const {
+    std::vector<GuestGateway*> result;
+    for (const auto& gateway : gateways_) result.push_back(gateway.get());
+    return result;
+}
+
+std::uint64_t GuestScheduler::now_ps() const {
+    return to_ps(sc_core::sc_time_stamp());
+}
+
+bool GuestScheduler::stopped() const {
+    return sc_core::sc_get_status() == sc_core::SC_STOPPED || sc_core::sc_end_of_simulation_invoked();
+}
+
+void GuestScheduler::run() {
+    if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    for (;;) {
+        io_.poll();
+        deliver_completions();
+        if (aborting_) end_all(ErrorCode::Aborted, abort_reason_);
+        if (stopped()) end_all(ErrorCode::Aborted, "the platform stopped the simulation (sc_stop)");
+        const SyncCore::Decision decision = core_.next();
+        switch (decision.kind) {
+            case SyncCore::Decision::Kind::Done:
+                end_time_ps_ = now_ps();
+                return;
+            case SyncCore::Decision::Kind::WaitForGuests:
+                io_.run_one();
+                break;
+            case SyncCore::Decision::Kind::Execute:
+                execute(decision);
+                break;
+            case SyncCore::Decision::Kind::RunUntilWake:
+                run_until_wake();
+                break;
+        }
+    }
+}
+
+void GuestScheduler::execute(const SyncCore::Decision& decision) {
+    const int rank = decision.rank;
+    if (!decision.simulated) {
+        const SyncCore::Entry entry = core_.pop(rank);
+        if (entry.leaving) {
+            log_ << "[isvp] rank " << rank << " left at " << format_time_ps(entry.message.time_ps) << ": "
+                 << entry.reason << "\n";
+            log_.flush();
+            gateways_[static_cast<std::size_t>(rank)]->cancel();
+            note_failure(rank);
+        } else {
+            finish_codes_[static_cast<std::size_t>(rank)] = static_cast<std::int32_t>(entry.message.arg0);
+        }
+        return;
+    }
+    const sc_core::sc_time target = from_ps(decision.time_ps);
+    if (sc_core::sc_time_stamp() > target)
+        throw std::logic_error("isvp: scheduler invariant broken: request at " + format_time_ps(decision.time_ps) +
+                               " but SystemC is at " + format_time_ps(now_ps()));
+    if (!advance_to(target) || !settle()) return;  // something changed: decide again
+    blocked_since_ps_.reset();
+    const SyncCore::Entry entry = core_.pop(rank);
+    gateways_[static_cast<std::size_t>(rank)]->execute(entry.message);
+    settle();
+}
+
+bool GuestScheduler::advance_to(const sc_core::sc_time& target) {
+    while (sc_core::sc_time_stamp() < target) {
+        const sc_core::sc_time remaining = target - sc_core::sc_time_stamp();
+        // Slices keep the loop responsive while the platform works; with
+        // nothing scheduled before the next event, time jumps there at once.
+        sc_core::sc_time step = std::min(remaining, slice_);
+        if (sc_core::sc_time_to_pending_activity() > step)
+            step = std::min(remaining, sc_core::sc_time_to_pending_activity());
+        sc_core::sc_start(step, sc_core::SC_RUN_TO_TIME);
+        if (!completions_.empty() || stopped()) return false;
+        if (io_.poll() > 0) return false;
+    }
+    return true;
+}
+
+bool GuestScheduler::settle() {
+    while (sc_core::sc_pending_activity_at_current_time()) {
+        sc_core::sc_start(sc_core::SC_ZERO_TIME);
+        if (!completions_.empty() || stopped()) return false;
+    }
+    return true;
+}
+
+void GuestScheduler::run_until_wake() {
+    if (!blocked_since_ps_) blocked_since_ps_ = now_ps();
+    for (;;) {
+        if (!sc_core::sc_pending_activity()) {
+            deadlock("the platform has no more events");
+            return;
+        }
+        sc_core::sc_time slice = slice_;
+        if (horizon_ps_ > 0) {
+            const std::uint64_t limit = *blocked_since_ps_ + horizon_ps_;
+            if (now_ps() >= limit) {
+                deadlock("no rank was woken within job.deadlock_horizon_us = " + format_time_ps(horizon_ps_) +
+                         " of simulated time");
+                return;
+            }
+            slice = std::min(slice, from_ps(limit - now_ps()));
+        }
+        // SC_EXIT_ON_STARVATION stops at the last event (so a deadlock is
+        // dated when the platform went quiet) but does not move time when
+        // the next event lies beyond the slice: then time is moved alone.
+        if (sc_core::sc_time_to_pending_activity() > slice)
+            sc_core::sc_start(slice, sc_core::SC_RUN_TO_TIME);
+        else
+            sc_core::sc_start(slice, sc_core::SC_EXIT_ON_STARVATION);
+        if (!completions_.empty() || stopped()) return;
+        if (io_.poll() > 0) return;
+    }
+}
+
+void GuestScheduler::on_completion(int rank, const Message& reply) {
+    completions_.emplace_back(rank, reply);
+}
+
+void GuestScheduler::deliver_completions() {
+    if (completions_.empty()) return;
+    blocked_since_ps_.reset();
+    for (const auto& [rank, reply] : completions_)
+        if (core_.complete(rank, reply.time_ps)) links_->reply(rank, reply);
+    completions_.clear();
+}
+
+void GuestScheduler::on_link_event(int rank, const GuestLinks::Event& event) {
+    switch (event.kind) {
+        case GuestLinks::Event::Kind::Attached:
+            if (on_attach_) on_attach_(rank);
+            break;
+        case GuestLinks::Event::Kind::Request: {
+            const std::string problem = core_.accept(rank, event.message);
+            if (!problem.empty()) violation(rank, problem);
+            break;
+        }
+        case GuestLinks::Event::Kind::Violation:
+            violation(rank, event.detail);
+            break;
+        case GuestLinks::Event::Kind::Left: {
+            const bool was_waiting = core_.state(rank) == RankState::InSimulator;
+            core_.leave(rank, event.detail);
+            if (was_waiting) {
+                log_ << "[isvp] rank " << rank << " left while waiting at " << format_time_ps(now_ps()) << ": "
+                     << event.detail << "\n";
+                log_.flush();
+                gateways_[static_cast<std::size_t>(rank)]->cancel();
+                note_failure(rank);
+            }
+            break;
+        }
+    }
+}
+
+void GuestScheduler::violation(int rank, const std::string& detail) {
+    const std::string text = "rank " + std::to_string(rank) + ": protocol error: " + detail;
+    log_ << "[isvp] " << text << "; rank " << rank << " is disconnected\n";
+    log_.flush();
+    set_error(text);
+    links_->refuse(rank, ErrorCode::Protocol, now_ps(), text);
+    gateways_[static_cast<std::size_t>(rank)]->cancel();
+    core_.end(rank, "protocol error: " + detail);
+    note_failure(rank);
+}
+
+void GuestScheduler::deadlock(const std::string& reason) {
+    const std::string text =
+        "deadlock at " + format_time_ps(now_ps()) + ": every live rank waits and " + reason + ": " + core_.describe();
+    log_ << "[isvp] " << text << "\n";
+    log_.flush();
+    set_error(text);
+    for (int rank : core_.blocked()) {
+        links_->refuse(rank, ErrorCode::Deadlock, now_ps(), text);
+        gateways_[static_cast<std::size_t>(rank)]->cancel();
+        core_.end(rank, "deadlock");
+        note_failure(rank);
+    }
+    blocked_since_ps_.reset();
+}
+
+void GuestScheduler::abort(const std::string& reason) {
+    if (aborting_) return;
+    aborting_ = true;
+    abort_reason_ = reason;
+}
+
+void GuestScheduler::end_all(ErrorCode code, const std::string& reason) {
+    bool any = false;
+    const std::string text = "job aborted at " + format_time_ps(now_ps()) + ": " + reason;
+    for (int rank = 0; rank < ranks(); ++rank) {
+        if (!core_.live(rank)) continue;
+        any = true;
+        links_->refuse(rank, code, now_ps(), text);
+        gateways_[static_cast<std::size_t>(rank)]->cancel();
+        core_.end(rank, "aborted: " + reason);
+    }
+    if (any || error_.empty()) {
+        log_ << "[isvp] " << text << "\n";
+        log_.flush();
+    }
+    set_error(text);
+}
+
+void GuestScheduler::process_exited(int rank, int status, const std::string& description) {
+    if (status != 0) note_failure(rank);
+    links_->process_exited(rank, "its process " + description);
+}
+
+void GuestScheduler::note_failure(int rank) {
+    if (std::find(failure_order_.begin(), failure_order_.end(), rank) == failure_order_.end())
+        failure_order_.push_back(rank);
+}
+
+void GuestScheduler::set_error(const std::string& text) {
+    if (error_.empty()) error_ = text;
+}
+
+}  // namespace isvp::transport

@@ -1,0 +1,87 @@
+// GuestLinks: the simulator's end of every rank's link, on one Boost.Asio
+// event loop (single-threaded: all callbacks run inside io_context::poll /
+// run_one, called by the scheduler between SystemC runs).
+//
+//   * remote rank — a Unix-domain socket that accepts exactly one
+//     connection; fixed-size messages are read asynchronously and checked
+//     (magic, version, type, length, rank; Hello first) before the sink sees
+//     them. A malformed message is reported as a Violation and nothing more
+//     is read from that socket.
+//   * local rank — a LocalChannel; the rank thread's requests are posted to
+//     the event loop, so they reach the sink on the scheduler's thread.
+//
+// Hello is answered here (Welcome); the sink is told the rank attached. Replies and
+// refusals (an Error message, then the link closes) go back through reply()
+// and refuse(). SystemC-free.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+
+#include "isvp/local_transport.h"
+#include "isvp/transport_protocol.h"
+
+namespace isvp::transport {
+
+class GuestLinks {
+  public:
+    struct Event {
+        enum class Kind {
+            Attached,   ///< the rank said Hello (its host memory is mapped)
+            Request,    ///< a well-formed request (message)
+            Left,       ///< the link closed, or the process exited before connecting (detail)
+            Violation,  ///< malformed traffic (detail); the link reads no more
+        };
+        Kind kind = Kind::Request;
+        Message message;     ///< Request
+        std::string detail;  ///< Left, Violation
+    };
+    using Sink = std::function<void(int rank, const Event& event)>;
+
+    GuestLinks(boost::asio::io_context& io, int ranks, Sink sink);
+    ~GuestLinks();
+    GuestLinks(const GuestLinks&) = delete;
+    GuestLinks& operator=(const GuestLinks&) = delete;
+
+    /// Remote rank: listens on `socket_path` for its one connection.
+    void listen(int rank, const std::string& socket_path);
+    /// Local rank: the channel its LocalTransport uses.
+    std::shared_ptr<guest::LocalChannel> attach_local(int rank);
+
+    void reply(int rank, const Message& reply);
+    /// Sends an Error (code, text) and closes the link.
+    void refuse(int rank, ErrorCode code, std::uint64_t time_ps, const std::string& text);
+    /// Closes the link; the guest's next call fails.
+    void close(int rank);
+
+    /// The rank's process exited: if it never connected, report Left once the
+    /// event loop has taken every connection that was already made.
+    void process_exited(int rank, const std::string& description);
+
+    /// Whether the rank has connected (remote) or attached (local).
+    bool connected(int rank) const;
+
+  private:
+    struct Link;
+
+    void start_accept(int rank);
+    void adopt(int rank);
+    void start_read(int rank);
+    void receive(int rank, const Message& message);
+    void report(int rank, Event::Kind kind, const std::string& detail);
+
+    boost::asio::io_context& io_;               ///< the event loop everything runs on
+    int ranks_;                                 ///< ranks in the job
+    Sink sink_;                                 ///< the scheduler
+    std::vector<std::unique_ptr<Link>> links_;  ///< by rank
+    std::shared_ptr<bool> alive_;               ///< expires with this object: late local posts are dropped
+};
+
+}  // namespace isvp::transport

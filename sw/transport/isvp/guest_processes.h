@@ -1,0 +1,100 @@
+// GuestProcesses: the remote ranks' OS processes, on the scheduler's
+// Boost.Asio event loop.
+//
+// start() forks and execs one guest with its environment; each child runs in
+// its own process group (so a terminal's Ctrl-C reaches only the launcher,
+// which then ends the children deliberately) and dies with the launcher
+// (PR_SET_PDEATHSIG) even if the launcher is killed outright. stdin is
+// /dev/null; stdout and stderr come back through pipes and are printed line
+// by line prefixed "[rank] ". Exits are noticed through SIGCHLD (waitpid on
+// our own children only) and reported as exit code, or 128 + signal number.
+// terminate() sends SIGTERM, then SIGKILL after a grace period; the
+// destructor SIGKILLs and reaps whatever still runs, so no child outlives
+// this object. SystemC-free, POSIX (Linux).
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <chrono>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+namespace isvp::transport {
+
+class GuestProcesses {
+  public:
+    /// Called on the event loop when a child has exited: its rank, its
+    /// status (exit code, or 128 + signal) and a description
+    /// ("exited with status 3", "killed by signal 6 (Aborted)").
+    using ExitHandler = std::function<void(int rank, int status, const std::string& description)>;
+
+    GuestProcesses(boost::asio::io_context& io, std::ostream& out, std::ostream& err, ExitHandler on_exit);
+    /// SIGKILLs and reaps every child still running.
+    ~GuestProcesses();
+    GuestProcesses(const GuestProcesses&) = delete;
+    GuestProcesses& operator=(const GuestProcesses&) = delete;
+
+    /// Starts `argv` (argv[0] looked up in PATH) as rank `rank` with exactly
+    /// `environment` (NAME=value strings). Throws std::runtime_error if the
+    /// pipes or the fork fail; a program that cannot be executed exits 127
+    /// with the reason on its stderr.
+    void start(int rank, const std::vector<std::string>& argv, const std::vector<std::string>& environment);
+
+    /// SIGTERM to every running child's process group now, SIGKILL to those
+    /// left after `grace` (0: SIGKILL at once).
+    void terminate(std::chrono::milliseconds grace);
+
+    bool running(int rank) const;
+    bool all_exited() const;
+    /// Every child's stdout and stderr reached end of file.
+    bool output_closed() const;
+    /// Exit code or 128 + signal; -1 while running or never started.
+    int status(int rank) const;
+    pid_t pid(int rank) const;
+
+    /// Exit code, or 128 + signal, of a waitpid() status.
+    static int exit_status(int wait_status);
+    /// "exited with status 3", "killed by signal 6 (Aborted)".
+    static std::string describe(int wait_status);
+
+  private:
+    struct Output {
+        std::unique_ptr<boost::asio::posix::stream_descriptor> pipe;  ///< read end
+        std::array<char, 4096> buffer{};                              ///< last read
+        std::string partial;                                          ///< text after the last newline
+        bool open = false;                                            ///< not at end of file yet
+    };
+    struct Child {
+        pid_t pid = -1;        ///< process id (= its process group id)
+        bool running = false;  ///< not reaped yet
+        int status = -1;       ///< exit code or 128 + signal, once reaped
+        Output out;            ///< its stdout
+        Output err;            ///< its stderr
+    };
+
+    void wait_for_sigchld();
+    void reap();
+    void read(int rank, bool is_stderr);
+    void print(int rank, bool is_stderr, const std::string& line);
+    Child& child(int rank);
+
+    boost::asio::io_context& io_;                   ///< the event loop
+    std::ostream& out_;                             ///< where "[rank] " stdout lines go
+    std::ostream& err_;                             ///< where "[rank] " stderr lines go
+    ExitHandler on_exit_;                           ///< exit notifications
+    boost::asio::signal_set sigchld_;               ///< SIGCHLD, delivered on the event loop
+    boost::asio::steady_timer kill_timer_;          ///< grace period before SIGKILL
+    std::vector<std::unique_ptr<Child>> children_;  ///< by rank (null: not started)
+};
+
+}  // namespace isvp::transport

@@ -1,0 +1,120 @@
+// GuestScheduler: the main loop of the simulator process. It owns one
+// GuestGateway per rank and the ranks' links, and drives sc_start itself,
+// advancing SystemC exactly to the time of the request it executes next
+// (SyncCore decides which). One thread: link traffic, signals and guest
+// output are handled between SystemC runs on one Boost.Asio event loop.
+//
+// Per decision:
+//   * WaitForGuests — block on the event loop until a message (or a signal,
+//     a child exit, guest output) arrives;
+//   * Execute(rank, T) — run SystemC to T (stopping early if a waiting rank
+//     is answered before T: it may send an earlier request), finish the
+//     delta cycles already pending at T, then hand the request to the rank's
+//     gateway and run the delta cycles it causes;
+//   * RunUntilWake — every live rank waits on the platform: run SystemC
+//     until a gateway answers one. If the platform runs out of events, or
+//     runs job.deadlock_horizon_us of simulated time without answering, the
+//     job is deadlocked: the message names every rank and what it waits for,
+//     and each waiting rank's call ends with TransportError.
+// A malformed or out-of-order message ends only its sender (Error reply,
+// disconnect, message on the log); the other ranks go on, and a wait that
+// can then never complete ends through the deadlock rule above.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include "isvp/guest_gateway.h"
+#include "isvp/guest_links.h"
+#include "isvp/sync_core.h"
+#include "isvp/transport_config.h"
+
+namespace isvp::transport {
+
+class GuestScheduler {
+  public:
+    /// Creates the gateways (top-level modules "rank<r>_gateway"); call during
+    /// elaboration, before the platform binds them.
+    GuestScheduler(boost::asio::io_context& io, int ranks, const TransportConfig& config, std::ostream& log);
+    ~GuestScheduler();
+    GuestScheduler(const GuestScheduler&) = delete;
+    GuestScheduler& operator=(const GuestScheduler&) = delete;
+
+    int ranks() const { return core_.ranks(); }
+    /// The gateways, by rank, for the platform to bind.
+    std::vector<GuestGateway*> gateways() const;
+    GuestLinks& links() { return *links_; }
+
+    /// Runs the job until every rank has finished or ended. Exceptions from
+    /// the platform (SC_REPORT_ERROR) propagate; call end_all() then.
+    void run();
+
+    /// Ends the job from the event loop (a signal): every live rank's
+    /// pending or next call fails with `reason`; run() then returns.
+    void abort(const std::string& reason);
+    /// Ends every live rank now with `reason` (after a platform failure).
+    void end_all(ErrorCode code, const std::string& reason);
+
+    /// Called (on the event loop) when a rank has said Hello: a remote rank
+    /// has mapped its host memory by then.
+    void on_attach(std::function<void(int rank)> handler) { on_attach_ = std::move(handler); }
+
+    /// A rank's process exited (remote); lets the links notice a rank that
+    /// never connected.
+    void process_exited(int rank, int status, const std::string& description);
+
+    const SyncCore& core() const { return core_; }
+    /// The first job-level error (deadlock, protocol violation, abort); "" if none.
+    const std::string& error() const { return error_; }
+    /// Ranks in the order their failure was noticed (left, refused, crashed).
+    const std::vector<int>& failure_order() const { return failure_order_; }
+    /// Exit code each finished rank passed to finish().
+    int finish_code(int rank) const { return finish_codes_.at(static_cast<std::size_t>(rank)); }
+    /// Simulated time when run() returned.
+    std::uint64_t end_time_ps() const { return end_time_ps_; }
+
+  private:
+    void on_link_event(int rank, const GuestLinks::Event& event);
+    void on_completion(int rank, const Message& reply);
+    void deliver_completions();
+    void execute(const SyncCore::Decision& decision);
+    bool advance_to(const sc_core::sc_time& target);
+    bool settle();
+    void run_until_wake();
+    void deadlock(const std::string& reason);
+    void violation(int rank, const std::string& detail);
+    void note_failure(int rank);
+    void set_error(const std::string& text);
+    bool stopped() const;
+    std::uint64_t now_ps() const;
+
+    boost::asio::io_context& io_;  ///< the event loop shared with links, processes, signals
+    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;  ///< keeps run_one() waiting
+    TransportConfig config_;                                                         ///< job.* timing of the loop
+    std::ostream& log_;                                                              ///< "[isvp] ..." messages
+    SyncCore core_;                                                                  ///< who may run next
+    std::vector<std::unique_ptr<GuestGateway>> gateways_;                            ///< by rank
+    std::unique_ptr<GuestLinks> links_;                                              ///< by rank
+    std::vector<std::pair<int, Message>> completions_;  ///< answered reads and waits not yet delivered
+    std::optional<std::uint64_t> blocked_since_ps_;     ///< every live rank waiting since (for the horizon)
+    sc_core::sc_time slice_;                            ///< job.event_slice_ns
+    std::uint64_t horizon_ps_;                          ///< job.deadlock_horizon_us; 0 = off
+    bool aborting_ = false;                             ///< abort() was called
+    std::string abort_reason_;                          ///< its reason
+    std::string error_;                                 ///< first job-level error
+    std::vector<int> failure_order_;                    ///< failing ranks, first first
+    std::vector<int> finish_codes_;                     ///< finish() exit codes by rank
+    std::uint64_t end_time_ps_ = 0;                     ///< simulated time at the end
+    std::function<void(int)> on_attach_;                ///< told when a rank attached
+};
+
+}  // namespace isvp::transport

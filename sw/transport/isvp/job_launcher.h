@@ -1,0 +1,84 @@
+// Running a job: N guest ranks against one SystemC platform (DESIGN §4).
+//
+//   run_remote_job — each rank is its own OS process (`isvp run`): one
+//     shared-memory segment per rank as its host memory (host.memory_bytes,
+//     a unique name per job), a private socket directory, the guests forked
+//     with the caller's environment plus the ISVP_* variables
+//     (guest_environment.h), their stdout/stderr printed line by line as
+//     "[rank] ...". Every child, segment and socket is removed when the
+//     function returns — after success, a failure, a guest crash or a
+//     SIGINT/SIGTERM/SIGHUP of the launcher (children get SIGTERM, then
+//     SIGKILL after job.kill_grace_ms).
+//   run_local_job — each rank is a thread of this process running
+//     guest_main on a LocalTransport; host memory is anonymous memory.
+//
+// The caller supplies the platform: `build` elaborates it over the ranks'
+// host memory and binds each rank's gateway (GuestGateway::mmio to the PCIe
+// endpoint's host-MMIO target, the host bridge's MSI initiator to
+// GuestGateway::msi). The modules must outlive the call; the caller owns
+// them (e.g. a unique_ptr the callback fills). SystemC runs one job per
+// process: call either function once, before any sc_start.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "isvp/device_transport.h"
+#include "isvp/guest_gateway.h"
+#include "isvp/transport_config.h"
+
+namespace isvp::transport {
+
+/// One rank's DMA-able host memory as the simulator maps it: guest-physical
+/// address A is data[A] for A < bytes.
+struct HostMemorySpan {
+    int rank = 0;                  ///< whose memory
+    std::uint8_t* data = nullptr;  ///< first byte
+    std::size_t bytes = 0;         ///< size
+};
+
+/// Elaborates the platform over `memory` and binds `gateways` (index = rank).
+using PlatformBuilder =
+    std::function<void(const std::vector<HostMemorySpan>& memory, const std::vector<GuestGateway*>& gateways)>;
+
+/// A local rank's program: returns its exit code (finish() is called with it
+/// unless the program did).
+using GuestMain = std::function<int(guest::DeviceTransport& transport)>;
+
+struct JobSpec {
+    int ranks = 1;                     ///< ranks in the job
+    std::vector<std::string> command;  ///< remote: program and arguments, the same for every rank
+    TransportConfig config;            ///< host.* and job.* parameters
+    std::ostream* out = nullptr;       ///< guests' "[rank] " stdout lines; null = std::cout
+    std::ostream* err = nullptr;       ///< guests' stderr lines and "[isvp] " messages; null = std::cerr
+};
+
+struct RankOutcome {
+    int status = -1;                   ///< exit code or 128 + signal (remote); guest_main's result (local)
+    bool finished = false;             ///< the rank called finish()
+    std::uint64_t finish_time_ps = 0;  ///< its clock at finish()
+    std::string ended;                 ///< why it ended otherwise
+    std::uint64_t reads = 0;           ///< MMIO reads executed
+    std::uint64_t writes = 0;          ///< MMIO writes executed
+    std::uint64_t interrupts = 0;      ///< MSIs the rank's gateway received
+};
+
+struct JobResult {
+    /// 0 if every rank finished and exited 0; else the status of the first
+    /// rank noticed failing (128 + signal for a crash), 1 if only the job
+    /// itself failed (deadlock, protocol error), 128 + signal when the
+    /// launcher was interrupted.
+    int exit_status = 0;
+    std::string error;               ///< the first job-level error; "" if none
+    std::uint64_t end_time_ps = 0;   ///< simulated time when the last rank ended
+    std::vector<RankOutcome> ranks;  ///< by rank
+};
+
+JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build);
+JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const GuestMain& guest_main);
+
+}  // namespace isvp::transport

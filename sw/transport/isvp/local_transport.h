@@ -1,0 +1,92 @@
+// LocalTransport: a guest rank as a thread inside the simulator process
+// (DESIGN §4, local mode), for large sweeps without one process per rank.
+// It sends the same protocol messages as RemoteTransport, through a
+// LocalChannel instead of a socket, so the scheduler treats both alike.
+//
+// LocalChannel is the thread-safe pipe between one rank thread and the
+// simulator's event loop: the guest's requests go to the host's hooks (the
+// host forwards them to its event loop), the host's replies wait in a queue
+// for the guest thread. Plain C++17, no SystemC.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "isvp/message_transport.h"
+#include "isvp/transport_config.h"
+
+namespace isvp::guest {
+
+class LocalChannel {
+  public:
+    /// How the host learns of a request, or of the guest leaving. Both are
+    /// called on the guest's thread and must hand over to the host's own
+    /// thread (e.g. post to its event loop).
+    struct HostHooks {
+        std::function<void(const transport::Message&)> request;
+        std::function<void()> left;
+    };
+
+    /// Host side, before the guest thread starts.
+    void connect_host(HostHooks hooks);
+
+    // --- guest side ---
+    /// Throws TransportError if the host has closed the channel.
+    void send(const transport::Message& message);
+    /// Blocks for the host's next message; an Error's text goes to `error_text`.
+    transport::Message receive(std::string& error_text);
+    /// The guest is done (the local equivalent of closing the socket).
+    void leave();
+
+    // --- host side ---
+    void reply(const transport::Message& message);
+    /// An Error reply with `text`, then the channel is closed.
+    void refuse(const transport::Message& error, const std::string& text);
+    /// No more replies: a waiting or later receive() throws with `reason`.
+    void close(const std::string& reason);
+
+  private:
+    struct Reply {
+        transport::Message message;  ///< the reply
+        std::string text;            ///< an Error's text
+    };
+
+    std::mutex mutex_;               ///< guards everything below
+    std::condition_variable ready_;  ///< a reply arrived or the channel closed
+    std::deque<Reply> replies_;      ///< replies the guest has not taken yet
+    bool closed_ = false;            ///< the host closed the channel
+    std::string close_reason_;       ///< why, for the guest's TransportError
+    bool left_ = false;              ///< the guest called leave()
+    HostHooks hooks_;                ///< the host's receivers
+};
+
+class LocalTransport final : public MessageTransport {
+  public:
+    /// `memory` is the rank's host memory (owned by the caller, as big as
+    /// `memory_bytes`); `config` gives host.mmio_write_ns and host.compute_scale.
+    LocalTransport(std::shared_ptr<LocalChannel> channel, int rank, int size, std::uint8_t* memory,
+                   std::size_t memory_bytes, const TransportConfig& config);
+    /// Leaves the channel (without finish() the simulator sees the rank leave).
+    ~LocalTransport() override;
+    LocalTransport(const LocalTransport&) = delete;
+    LocalTransport& operator=(const LocalTransport&) = delete;
+
+    std::uint8_t* host_memory() override { return memory_; }
+    std::size_t host_memory_bytes() const override { return memory_bytes_; }
+
+  private:
+    void send(const transport::Message& message) override;
+    transport::Message receive(std::string& error_text) override;
+
+    std::shared_ptr<LocalChannel> channel_;  ///< to the simulator's event loop
+    std::uint8_t* memory_;                   ///< host memory (not owned)
+    std::size_t memory_bytes_;               ///< its size
+};
+
+}  // namespace isvp::guest

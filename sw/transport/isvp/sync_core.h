@@ -1,0 +1,125 @@
+// SyncCore: the conservative, exact, deterministic synchronisation of guest
+// ranks with the simulator (DESIGN §4), as plain bookkeeping with no SystemC
+// and no I/O — the GuestScheduler drives SystemC from its decisions.
+//
+// A rank is
+//   * Running      — its next request will carry a time >= clock(rank); its
+//                    requests queue here in the order they arrive;
+//   * InSimulator  — a read or a wait is being executed by the platform; the
+//                    rank cannot send until it is answered (complete());
+//   * Finished     — it sent Finish;
+//   * Dead         — it left without Finish, or was ended (protocol error,
+//                    deadlock, abort).
+// next() decides: while some running rank has not blocked — its queue is
+// empty or holds only posted writes — the scheduler waits for it: it could
+// still send an earlier request, and it is still running, so it may be
+// reading or writing its host memory, which the platform must not touch
+// meanwhile (a DMA would race with the guest in wall time). Once every live
+// rank has blocked (its queue ends with a read, a wait, Finish, or its
+// leaving) or is InSimulator, the earliest queued request (time, then rank)
+// executes; when every live rank is InSimulator the platform runs until one
+// is answered.
+// The decisions depend only on the requests' contents, never on the order in
+// which ranks' messages arrived, which is what makes runs repeatable.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "isvp/transport_protocol.h"
+
+namespace isvp::transport {
+
+enum class RankState { Running, InSimulator, Finished, Dead };
+
+/// Latest request time accepted (2^62 ps, about 53 days): sums of times and
+/// delays cannot overflow SystemC's 64-bit time.
+inline constexpr std::uint64_t kMaxTimePs = std::uint64_t{1} << 62;
+/// Requests one rank may queue without blocking (posted writes).
+inline constexpr std::size_t kMaxQueued = std::size_t{1} << 20;
+
+class SyncCore {
+  public:
+    /// `bar_bytes`: size of BAR0; MMIO offsets must be aligned and below it.
+    SyncCore(int ranks, std::uint32_t bar_bytes);
+
+    int ranks() const { return static_cast<int>(ranks_.size()); }
+
+    /// A well-formed request from `rank` (not Hello). Returns "" when queued,
+    /// otherwise what is wrong with it (the caller then ends the rank).
+    std::string accept(int rank, const Message& request);
+    /// The rank's link closed: it leaves after its queued requests, at once
+    /// if a read or wait is outstanding. No effect once it finished or died.
+    void leave(int rank, const std::string& reason);
+    /// Ends `rank` now, dropping its queue (protocol error, deadlock, abort).
+    void end(int rank, const std::string& reason);
+
+    struct Decision {
+        enum class Kind {
+            Done,           ///< no live rank is left
+            WaitForGuests,  ///< a running rank has not blocked yet: wait for messages
+            Execute,        ///< execute rank's queued request at time_ps
+            RunUntilWake,   ///< every live rank waits on the platform
+        };
+        Kind kind = Kind::Done;
+        int rank = -1;              ///< Execute: whose request
+        std::uint64_t time_ps = 0;  ///< Execute: its time
+        bool simulated = true;      ///< Execute: needs the platform (false for Finish, leaving)
+    };
+    Decision next() const;
+
+    /// One queued item: a request, or the rank leaving.
+    struct Entry {
+        Message message;       ///< the request (time_ps also for leaving)
+        bool leaving = false;  ///< not a request: the rank's link closed
+        std::string reason;    ///< why it left
+    };
+    /// Removes the front entry of `rank` (the one next() chose) and moves the
+    /// rank on: a read or wait makes it InSimulator, Finish Finished, leaving Dead.
+    Entry pop(int rank);
+
+    /// The outstanding read or wait of `rank` was answered at `time_ps`.
+    /// Returns false (and changes nothing) if the rank was not waiting.
+    bool complete(int rank, std::uint64_t time_ps);
+
+    RankState state(int rank) const { return ranks_.at(rank).state; }
+    bool live(int rank) const;
+    /// Lower bound of the time of the rank's next request.
+    std::uint64_t clock(int rank) const { return ranks_.at(rank).clock_ps; }
+    /// Time of Finish, for a finished rank.
+    std::uint64_t finish_time(int rank) const { return ranks_.at(rank).finish_ps; }
+    /// Why the rank ended (Dead).
+    const std::string& reason(int rank) const { return ranks_.at(rank).reason; }
+    /// The read or wait being executed for an InSimulator rank.
+    const std::optional<Message>& outstanding(int rank) const { return ranks_.at(rank).outstanding; }
+    /// Every rank's situation in one line, for deadlock and abort messages.
+    std::string describe() const;
+    /// The InSimulator ranks.
+    std::vector<int> blocked() const;
+
+  private:
+    struct Rank {
+        RankState state = RankState::Running;  ///< see RankState
+        std::uint64_t clock_ps = 0;            ///< next request's time is >= this
+        std::deque<Entry> queue;               ///< requests not executed yet, in arrival order
+        std::optional<Message> outstanding;    ///< the read or wait the platform executes
+        bool finish_queued = false;            ///< Finish is queued or done: nothing may follow
+        bool leaving = false;                  ///< the link closed; leaving is queued
+        std::uint64_t finish_ps = 0;           ///< Finish time
+        std::string reason;                    ///< why it died
+    };
+
+    Rank& at(int rank);
+
+    std::vector<Rank> ranks_;  ///< by rank
+    std::uint32_t bar_bytes_;  ///< BAR0 size
+};
+
+/// One-line description of a request, "MmioRead of 0x20 at 1.000000 us".
+std::string describe_request(const Message& request);
+
+}  // namespace isvp::transport

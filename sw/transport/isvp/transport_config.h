@@ -1,0 +1,31 @@
+// Parameters of the guest host (host.*) and of a job's launcher and
+// scheduler (job.*): declared once with name, unit, default, range and
+// description (see sw/transport/README.md). Plain C++17, no SystemC.
+#pragma once
+
+#include <cstdint>
+
+#include "isvp/parameters.h"
+
+namespace isvp {
+
+struct TransportConfig {
+    std::uint64_t memory_bytes = 256ull << 20;  ///< host.memory_bytes: DMA-able host memory per rank, bytes
+    double mmio_write_ns = 50.0;       ///< host.mmio_write_ns: guest CPU cost of one uncached (posted) store, ns
+    double compute_scale = 0.0;        ///< host.compute_scale: simulated s per s of guest CPU time (0 = off)
+    double kill_grace_ms = 2000.0;     ///< job.kill_grace_ms: SIGTERM to SIGKILL of guest processes, wall ms
+    double deadlock_horizon_us = 1e6;  ///< job.deadlock_horizon_us: all ranks blocked this long = deadlock
+    double event_slice_ns = 10000.0;   ///< job.event_slice_ns: SystemC run between event-loop checks
+
+    /// Declares the host.* and job.* parameters with defaults, units, ranges.
+    static void declare(Parameters& parameters);
+    /// Reads and validates them.
+    static TransportConfig from(const Parameters& parameters);
+    /// Throws ConfigError naming the first bad field and what is accepted.
+    void validate() const;
+
+    /// host.mmio_write_ns in picoseconds (rounded to nearest).
+    std::uint64_t mmio_write_ps() const;
+};
+
+}  // namespace isvp

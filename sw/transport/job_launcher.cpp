@@ -1,0 +1,370 @@
+// Running a job: remote ranks as processes, local ranks as threads.
+#include "isvp/job_launcher.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include "isvp/guest_environment.h"
+#include "isvp/guest_processes.h"
+#include "isvp/guest_scheduler.h"
+#include "isvp/local_transport.h"
+#include "isvp/shared_memory.h"
+
+extern char** environ;
+
+namespace isvp::transport {
+
+namespace {
+
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+/// The job's private directory for the ranks' sockets (mode 0700); removed
+/// with everything in it on destruction.
+class JobDirectory {
+  public:
+    JobDirectory() {
+        std::string base = "/tmp";
+        const char* tmpdir = std::getenv("TMPDIR");
+        // A socket path must fit sockaddr_un (108 bytes): long TMPDIRs are skipped.
+        if (tmpdir != nullptr && *tmpdir == '/' && std::strlen(tmpdir) < 60) base = tmpdir;
+        std::string pattern = base + "/isvp-" + std::to_string(::getpid()) + "-XXXXXX";
+        if (::mkdtemp(pattern.data()) == nullptr)
+            throw std::runtime_error("isvp: cannot create the job's socket directory " + pattern + ": " +
+                                     std::strerror(errno));
+        path_ = pattern;
+    }
+    ~JobDirectory() { remove(); }
+    /// Removes the directory and what is left in it now; idempotent.
+    void remove() {
+        std::error_code ignored;
+        if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+    }
+    JobDirectory(const JobDirectory&) = delete;
+    JobDirectory& operator=(const JobDirectory&) = delete;
+    const std::string& path() const { return path_; }
+
+  private:
+    std::string path_;  ///< absolute path
+};
+
+/// Zero-filled private memory for a local rank, committed only when touched.
+class AnonymousMemory {
+  public:
+    explicit AnonymousMemory(std::size_t bytes) : bytes_(bytes) {
+        void* address =
+            ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (address == MAP_FAILED)
+            throw std::runtime_error("isvp: cannot reserve " + std::to_string(bytes) +
+                                     " bytes of host memory: " + std::strerror(errno));
+        data_ = static_cast<std::uint8_t*>(address);
+    }
+    ~AnonymousMemory() { ::munmap(data_, bytes_); }
+    AnonymousMemory(const AnonymousMemory&) = delete;
+    AnonymousMemory& operator=(const AnonymousMemory&) = delete;
+    std::uint8_t* data() { return data_; }
+
+  private:
+    std::uint8_t* data_ = nullptr;  ///< mapping
+    std::size_t bytes_;             ///< its size
+};
+
+/// The launcher's stop signals (SIGINT, SIGTERM, SIGHUP), taken over before
+/// anything is created, so a signal during set-up cannot kill the launcher
+/// and leak segments (Asio queues it until on_stop()); SIGPIPE (a closed
+/// stdout) is swallowed. Default dispositions return on destruction.
+class LauncherSignals {
+  public:
+    explicit LauncherSignals(asio::io_context& io) : stop_(io, SIGINT, SIGTERM, SIGHUP), pipe_(io, SIGPIPE) {
+        swallow_pipe();
+    }
+    /// Calls `handler(signal)` on the event loop for every stop signal,
+    /// including any that arrived before.
+    void on_stop(std::function<void(int)> handler) {
+        handler_ = std::move(handler);
+        wait();
+    }
+
+  private:
+    void wait() {
+        stop_.async_wait([this](const boost::system::error_code& error, int number) {
+            if (error) return;
+            handler_(number);
+            wait();
+        });
+    }
+    void swallow_pipe() {
+        pipe_.async_wait([this](const boost::system::error_code& error, int) {
+            if (!error) swallow_pipe();
+        });
+    }
+
+    asio::signal_set stop_;             ///< SIGINT, SIGTERM, SIGHUP
+    asio::signal_set pipe_;             ///< SIGPIPE
+    std::function<void(int)> handler_;  ///< what a stop signal does
+};
+
+std::string unique_token() {
+    std::random_device device;
+    const std::uint32_t value = device();
+    char text[16];
+    std::snprintf(text, sizeof text, "%08x", value);
+    return text;
+}
+
+/// The launcher's environment without ISVP_* (the job sets its own).
+std::vector<std::string> inherited_environment() {
+    std::vector<std::string> result;
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry)
+        if (std::strncmp(*entry, "ISVP_", 5) != 0) result.emplace_back(*entry);
+    return result;
+}
+
+void check_spec(const JobSpec& spec, bool remote) {
+    if (spec.ranks < 1 || spec.ranks > 65536)
+        throw std::invalid_argument("isvp: a job needs 1..65536 ranks, got " + std::to_string(spec.ranks));
+    if (remote && spec.command.empty())
+        throw std::invalid_argument("isvp: no guest program given (isvp run -n N <program> [args...])");
+    spec.config.validate();
+    if (sc_core::sc_get_status() != sc_core::SC_ELABORATION || sc_core::sc_start_of_simulation_invoked())
+        throw std::logic_error("isvp: SystemC has already run in this process; it runs one job per process");
+}
+
+std::string signal_name(int signal_number) {
+    switch (signal_number) {
+        case SIGINT:
+            return "SIGINT";
+        case SIGTERM:
+            return "SIGTERM";
+        case SIGHUP:
+            return "SIGHUP";
+        default:
+            return "signal " + std::to_string(signal_number);
+    }
+}
+
+/// Per-rank outcome and the job's exit status, from the scheduler's view and
+/// the ranks' statuses (`statuses[r]`), failures taken in `order`.
+JobResult summarize(const GuestScheduler& scheduler, const std::vector<int>& statuses, std::vector<int> order,
+                    int signal_number) {
+    JobResult result;
+    result.error = scheduler.error();
+    result.end_time_ps = scheduler.end_time_ps();
+    const std::vector<GuestGateway*> gateways = scheduler.gateways();
+    bool all_finished = true;
+    for (int rank = 0; rank < scheduler.ranks(); ++rank) {
+        RankOutcome outcome;
+        outcome.status = statuses[static_cast<std::size_t>(rank)];
+        outcome.finished = scheduler.core().state(rank) == RankState::Finished;
+        outcome.finish_time_ps = outcome.finished ? scheduler.core().finish_time(rank) : 0;
+        outcome.ended = outcome.finished ? "" : scheduler.core().reason(rank);
+        outcome.reads = gateways[static_cast<std::size_t>(rank)]->reads();
+        outcome.writes = gateways[static_cast<std::size_t>(rank)]->writes();
+        outcome.interrupts = gateways[static_cast<std::size_t>(rank)]->interrupts();
+        all_finished = all_finished && outcome.finished;
+        result.ranks.push_back(outcome);
+    }
+    if (signal_number != 0) {
+        result.exit_status = 128 + signal_number;
+        return result;
+    }
+    for (int rank = 0; rank < scheduler.ranks(); ++rank)
+        if (std::find(order.begin(), order.end(), rank) == order.end()) order.push_back(rank);
+    for (int rank : order) {
+        const int status = statuses[static_cast<std::size_t>(rank)];
+        if (status != 0) {
+            result.exit_status = status < 0 ? 1 : status;
+            return result;
+        }
+    }
+    if (!result.error.empty() || !all_finished) result.exit_status = 1;
+    return result;
+}
+
+}  // namespace
+
+JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
+    check_spec(spec, true);
+    std::ostream& out = spec.out != nullptr ? *spec.out : std::cout;
+    std::ostream& err = spec.err != nullptr ? *spec.err : std::cerr;
+    const auto grace = std::chrono::milliseconds(static_cast<std::int64_t>(spec.config.kill_grace_ms));
+
+    // Resources are declared in the order they must be released backwards:
+    // processes die first, then links and sockets, then memory.
+    asio::io_context io;
+    LauncherSignals signals(io);
+    JobDirectory directory;
+    const std::string token = unique_token();
+    std::vector<SharedMemorySegment> segments;
+    std::vector<HostMemorySpan> spans;
+    for (int rank = 0; rank < spec.ranks; ++rank) {
+        const std::string name = "isvp-" + std::to_string(::getpid()) + "-" + token + "-r" + std::to_string(rank);
+        segments.push_back(SharedMemorySegment::create(name, spec.config.memory_bytes));
+    }
+    for (int rank = 0; rank < spec.ranks; ++rank)
+        spans.push_back(
+            {rank, segments[static_cast<std::size_t>(rank)].data(), segments[static_cast<std::size_t>(rank)].bytes()});
+
+    GuestScheduler scheduler(io, spec.ranks, spec.config, err);
+    build(spans, scheduler.gateways());
+    for (int rank = 0; rank < spec.ranks; ++rank)
+        scheduler.links().listen(rank, directory.path() + "/rank" + std::to_string(rank) + ".sock");
+
+    // Once a rank has attached it has mapped its segment and no longer needs
+    // the names: removing them early leaves nothing behind even if the
+    // launcher is killed outright later (SIGKILL cannot be caught).
+    int attached = 0;
+    scheduler.on_attach([&](int rank) {
+        segments[static_cast<std::size_t>(rank)].remove();
+        if (++attached == spec.ranks) directory.remove();
+    });
+
+    std::vector<int> exit_order;
+    GuestProcesses processes(io, out, err, [&](int rank, int status, const std::string& description) {
+        if (status != 0) {
+            err << "[isvp] rank " << rank << " " << description << "\n";
+            err.flush();
+            exit_order.push_back(rank);
+        }
+        scheduler.process_exited(rank, status, description);
+    });
+
+    int signal_number = 0;
+    signals.on_stop([&](int number) {
+        if (signal_number == 0) {
+            signal_number = number;
+            err << "[isvp] " << signal_name(number) << ": ending the job\n";
+            err.flush();
+            scheduler.abort("the launcher received " + signal_name(number));
+            processes.terminate(grace);
+        } else {
+            processes.terminate(std::chrono::milliseconds(0));  // a second signal: no more grace
+        }
+    });
+
+    const std::vector<std::string> inherited = inherited_environment();
+    for (int rank = 0; rank < spec.ranks; ++rank) {
+        guest::GuestEnvironment environment;
+        environment.socket_path = directory.path() + "/rank" + std::to_string(rank) + ".sock";
+        environment.shm_name = segments[static_cast<std::size_t>(rank)].name();
+        environment.shm_bytes = spec.config.memory_bytes;
+        environment.rank = rank;
+        environment.size = spec.ranks;
+        environment.compute_scale = spec.config.compute_scale;
+        environment.mmio_write_ns = spec.config.mmio_write_ns;
+        std::vector<std::string> variables = inherited;
+        for (const auto& [name, value] : environment.variables()) variables.push_back(name + "=" + value);
+        processes.start(rank, spec.command, variables);
+    }
+
+    try {
+        scheduler.run();
+    } catch (const std::exception& error) {
+        err << "[isvp] the platform failed: " << error.what() << "\n";
+        scheduler.end_all(ErrorCode::Aborted, std::string("the platform failed: ") + error.what());
+    }
+
+    // Wind down. After a clean end the guests exit by themselves; after an
+    // error they were told and get job.kill_grace_ms to exit before SIGTERM.
+    const bool clean = scheduler.error().empty() && signal_number == 0;
+    const Clock::time_point deadline = Clock::now() + grace;
+    bool terminating = signal_number != 0;
+    while (!processes.all_exited()) {
+        if (!clean && !terminating && Clock::now() >= deadline) {
+            processes.terminate(grace);
+            terminating = true;
+        }
+        io.run_one_for(std::chrono::milliseconds(50));
+    }
+    const Clock::time_point drain_deadline = Clock::now() + std::chrono::seconds(1);
+    while (!processes.output_closed() && Clock::now() < drain_deadline) io.run_one_for(std::chrono::milliseconds(20));
+
+    std::vector<int> statuses;
+    for (int rank = 0; rank < spec.ranks; ++rank) statuses.push_back(processes.status(rank));
+    std::vector<int> order = scheduler.failure_order();
+    for (int rank : exit_order)
+        if (std::find(order.begin(), order.end(), rank) == order.end()) order.push_back(rank);
+    return summarize(scheduler, statuses, order, signal_number);
+}
+
+JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const GuestMain& guest_main) {
+    check_spec(spec, false);
+    std::ostream& err = spec.err != nullptr ? *spec.err : std::cerr;
+
+    asio::io_context io;
+    LauncherSignals signals(io);
+    std::vector<std::unique_ptr<AnonymousMemory>> memory;
+    std::vector<HostMemorySpan> spans;
+    for (int rank = 0; rank < spec.ranks; ++rank) {
+        memory.push_back(std::make_unique<AnonymousMemory>(spec.config.memory_bytes));
+        spans.push_back({rank, memory.back()->data(), spec.config.memory_bytes});
+    }
+
+    GuestScheduler scheduler(io, spec.ranks, spec.config, err);
+    build(spans, scheduler.gateways());
+    std::vector<std::shared_ptr<guest::LocalChannel>> channels;
+    for (int rank = 0; rank < spec.ranks; ++rank) channels.push_back(scheduler.links().attach_local(rank));
+
+    int signal_number = 0;
+    signals.on_stop([&](int number) {
+        if (signal_number != 0) return;
+        signal_number = number;
+        err << "[isvp] " << signal_name(number) << ": ending the job\n";
+        err.flush();
+        scheduler.abort("the launcher received " + signal_name(number));
+    });
+
+    std::vector<int> statuses(static_cast<std::size_t>(spec.ranks), -1);
+    std::vector<std::thread> threads;
+    for (int rank = 0; rank < spec.ranks; ++rank) {
+        threads.emplace_back([&, rank] {
+            int code = 1;
+            try {
+                guest::LocalTransport transport(channels[static_cast<std::size_t>(rank)], rank, spec.ranks,
+                                                spans[static_cast<std::size_t>(rank)].data,
+                                                spans[static_cast<std::size_t>(rank)].bytes, spec.config);
+                code = guest_main(transport);
+                if (!transport.finished() && transport.failure().empty()) transport.finish(code);
+            } catch (const std::exception& error) {
+                // Printed on the scheduler's thread: `err` is not shared between threads.
+                const std::string text = error.what();
+                asio::post(io, [&err, rank, text] {
+                    err << "[" << rank << "] isvp: the guest failed: " << text << "\n";
+                    err.flush();
+                });
+                code = 1;
+            } catch (...) {
+                code = 1;
+            }
+            channels[static_cast<std::size_t>(rank)]->leave();
+            statuses[static_cast<std::size_t>(rank)] = code;
+        });
+    }
+
+    try {
+        scheduler.run();
+    } catch (const std::exception& error) {
+        err << "[isvp] the platform failed: " << error.what() << "\n";
+        scheduler.end_all(ErrorCode::Aborted, std::string("the platform failed: ") + error.what());
+    }
+    for (std::thread& thread : threads) thread.join();
+    io.poll();  // messages the threads posted at the very end
+    return summarize(scheduler, statuses, scheduler.failure_order(), signal_number);
+}
+
+}  // namespace isvp::transport

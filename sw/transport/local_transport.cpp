@@ -1,0 +1,106 @@
+// A rank thread's link to the simulator's event loop.
+#include "isvp/local_transport.h"
+
+#include <utility>
+
+namespace isvp::guest {
+
+using transport::Message;
+
+void LocalChannel::connect_host(HostHooks hooks) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    hooks_ = std::move(hooks);
+}
+
+void LocalChannel::send(const Message& message) {
+    std::function<void(const Message&)> deliver;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (closed_) throw TransportError(close_reason_);
+        deliver = hooks_.request;
+    }
+    if (!deliver) throw TransportError("isvp transport: local rank channel has no simulator attached");
+    deliver(message);
+}
+
+Message LocalChannel::receive(std::string& error_text) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [this] { return !replies_.empty() || closed_; });
+    if (replies_.empty()) throw TransportError(close_reason_);
+    Reply reply = std::move(replies_.front());
+    replies_.pop_front();
+    error_text = std::move(reply.text);
+    return reply.message;
+}
+
+void LocalChannel::leave() {
+    std::function<void()> left;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (left_) return;
+        left_ = true;
+        left = hooks_.left;
+    }
+    if (left) left();
+}
+
+void LocalChannel::reply(const Message& message) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (closed_) return;
+        replies_.push_back({message, {}});
+    }
+    ready_.notify_all();
+}
+
+void LocalChannel::refuse(const Message& error, const std::string& text) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (closed_) return;
+        replies_.push_back({error, text});
+        closed_ = true;
+        close_reason_ = "isvp transport: " + text;
+    }
+    ready_.notify_all();
+}
+
+void LocalChannel::close(const std::string& reason) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (closed_) return;
+        closed_ = true;
+        close_reason_ = reason;
+    }
+    ready_.notify_all();
+}
+
+namespace {
+
+GuestClock make_clock(const TransportConfig& config) {
+    return GuestClock(config.compute_scale, config.mmio_write_ps());
+}
+
+}  // namespace
+
+LocalTransport::LocalTransport(std::shared_ptr<LocalChannel> channel, int rank, int size, std::uint8_t* memory,
+                               std::size_t memory_bytes, const TransportConfig& config)
+    : MessageTransport(rank, size, make_clock(config)),
+      channel_(std::move(channel)),
+      memory_(memory),
+      memory_bytes_(memory_bytes) {
+    attach();
+}
+
+LocalTransport::~LocalTransport() {
+    channel_->leave();
+}
+
+void LocalTransport::send(const Message& message) {
+    channel_->send(message);
+}
+
+Message LocalTransport::receive(std::string& error_text) {
+    return channel_->receive(error_text);
+}
+
+}  // namespace isvp::guest

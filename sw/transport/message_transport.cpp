@@ -1,0 +1,151 @@
+// DeviceTransport semantics over protocol messages (shared by remote and local ranks).
+#include "isvp/message_transport.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <utility>
+
+#include "isvp/register_map.h"
+
+namespace isvp::guest {
+
+using transport::Message;
+using transport::MessageType;
+
+namespace {
+
+std::string hex32(std::uint32_t value) {
+    char text[16];
+    std::snprintf(text, sizeof text, "0x%x", value);
+    return text;
+}
+
+}  // namespace
+
+MessageTransport::MessageTransport(int rank, int size, GuestClock clock)
+    : rank_(rank), size_(size), clock_(std::move(clock)) {}
+
+void MessageTransport::attach() {
+    Message hello =
+        request(MessageType::Hello, static_cast<std::uint64_t>(size_), static_cast<std::uint64_t>(::getpid()));
+    hello.time_ps = 0;
+    const Message welcome = exchange(hello, MessageType::Welcome);
+    if (welcome.arg0 != static_cast<std::uint64_t>(size_))
+        fail("the simulator runs a job of " + std::to_string(welcome.arg0) + " ranks, this rank was told " +
+             std::to_string(size_));
+    clock_.leave();
+}
+
+void MessageTransport::mmio_write32(std::uint32_t offset, std::uint32_t value) {
+    require_usable("mmio_write32");
+    check_offset("mmio_write32", offset);
+    clock_.enter();
+    const Message message = request(MessageType::MmioWrite, offset, value);
+    try {
+        send(message);
+    } catch (const TransportError& error) {
+        fail(error.what());
+    }
+    clock_.charge_posted_write();
+    clock_.leave();
+}
+
+std::uint32_t MessageTransport::mmio_read32(std::uint32_t offset) {
+    require_usable("mmio_read32");
+    check_offset("mmio_read32", offset);
+    clock_.enter();
+    const Message reply = exchange(request(MessageType::MmioRead, offset), MessageType::ReadReply);
+    if (reply.arg0 != offset)
+        fail("protocol error: read reply for offset " + hex32(static_cast<std::uint32_t>(reply.arg0)) + ", asked for " +
+             hex32(offset));
+    clock_.resume_at(reply.time_ps);
+    clock_.leave();
+    return static_cast<std::uint32_t>(reply.arg1);
+}
+
+unsigned MessageTransport::wait_interrupt(std::uint64_t vector_mask) {
+    require_usable("wait_interrupt");
+    if (vector_mask == 0)
+        throw TransportError("isvp transport: wait_interrupt with an empty vector mask can never return");
+    clock_.enter();
+    const Message reply = exchange(request(MessageType::WaitInterrupt, vector_mask), MessageType::InterruptReply);
+    if (reply.arg0 >= transport::kInterruptVectors || (vector_mask >> reply.arg0 & 1u) == 0)
+        fail("protocol error: woken by vector " + std::to_string(reply.arg0) + ", which is not in the mask " +
+             transport::describe_vectors(vector_mask));
+    clock_.resume_at(reply.time_ps);
+    clock_.leave();
+    return static_cast<unsigned>(reply.arg0);
+}
+
+std::uint64_t MessageTransport::now_ps() {
+    clock_.enter();
+    clock_.leave();
+    return clock_.now_ps();
+}
+
+void MessageTransport::compute(std::uint64_t ps) {
+    clock_.enter();
+    clock_.advance(ps);
+    clock_.leave();
+}
+
+void MessageTransport::finish(int exit_code) {
+    if (finished_ || !failure_.empty()) return;
+    clock_.enter();
+    finished_ = true;
+    try {
+        send(request(MessageType::Finish, static_cast<std::uint32_t>(exit_code)));
+    } catch (const TransportError& error) {
+        failure_ = error.what();
+    }
+}
+
+Message MessageTransport::request(MessageType type, std::uint64_t arg0, std::uint64_t arg1) {
+    Message message;
+    message.type = type;
+    message.rank = static_cast<std::uint32_t>(rank_);
+    message.time_ps = clock_.now_ps();
+    message.arg0 = arg0;
+    message.arg1 = arg1;
+    return message;
+}
+
+Message MessageTransport::exchange(const Message& message, MessageType reply_type) {
+    Message reply;
+    std::string error_text;
+    try {
+        send(message);
+        reply = receive(error_text);
+    } catch (const TransportError& error) {
+        fail(error.what());
+    }
+    if (reply.type == MessageType::Error) fail("isvp transport: rank " + std::to_string(rank_) + ": " + error_text);
+    if (reply.type != reply_type)
+        fail("isvp transport: protocol error: the simulator answered " + transport::to_string(message.type) + " with " +
+             transport::to_string(reply.type));
+    if (reply.time_ps < message.time_ps)
+        fail("isvp transport: protocol error: reply time " + transport::format_time_ps(reply.time_ps) +
+             " before the request's " + transport::format_time_ps(message.time_ps));
+    return reply;
+}
+
+void MessageTransport::require_usable(const char* operation) const {
+    if (!failure_.empty()) throw TransportError(failure_);
+    if (finished_)
+        throw TransportError(std::string("isvp transport: ") + operation + " after finish() on rank " +
+                             std::to_string(rank_));
+}
+
+void MessageTransport::check_offset(const char* operation, std::uint32_t offset) const {
+    if (offset % 4 != 0 || offset >= regmap::kBar0Bytes)
+        throw TransportError(std::string("isvp transport: ") + operation + "(" + hex32(offset) +
+                             "): BAR0 offsets are 32-bit aligned and below " + hex32(regmap::kBar0Bytes));
+}
+
+void MessageTransport::fail(const std::string& reason) {
+    failure_ = reason;
+    throw TransportError(reason);
+}
+
+}  // namespace isvp::guest

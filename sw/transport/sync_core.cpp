@@ -1,0 +1,253 @@
+// Conservative synchronisation bookkeeping: which request runs next.
+#include "isvp/sync_core.h"
+
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+namespace isvp::transport {
+
+namespace {
+
+std::string hex(std::uint64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+bool needs_platform(const SyncCore::Entry& entry) {
+    return !entry.leaving && entry.message.type != MessageType::Finish;
+}
+
+}  // namespace
+
+std::string describe_request(const Message& request) {
+    const std::string at = " at " + format_time_ps(request.time_ps);
+    switch (request.type) {
+        case MessageType::MmioRead:
+            return "MmioRead of BAR0 " + hex(request.arg0) + at;
+        case MessageType::MmioWrite:
+            return "MmioWrite of " + hex(request.arg1) + " to BAR0 " + hex(request.arg0) + at;
+        case MessageType::WaitInterrupt:
+            return "WaitInterrupt for MSI-X vectors " + describe_vectors(request.arg0) + at;
+        default:
+            return to_string(request.type) + at;
+    }
+}
+
+SyncCore::SyncCore(int ranks, std::uint32_t bar_bytes)
+    : ranks_(static_cast<std::size_t>(ranks)), bar_bytes_(bar_bytes) {
+    if (ranks < 1) throw std::invalid_argument("SyncCore: a job needs at least one rank");
+}
+
+SyncCore::Rank& SyncCore::at(int rank) {
+    return ranks_.at(static_cast<std::size_t>(rank));
+}
+
+bool SyncCore::live(int rank) const {
+    const RankState state = ranks_.at(static_cast<std::size_t>(rank)).state;
+    return state == RankState::Running || state == RankState::InSimulator;
+}
+
+std::string SyncCore::accept(int rank, const Message& request) {
+    Rank& entry = at(rank);
+    const std::string what = to_string(request.type);
+    if (entry.state == RankState::Finished || entry.state == RankState::Dead || entry.finish_queued)
+        return what + " after the rank's Finish";
+    if (entry.leaving) return what + " after the rank left";
+    if (entry.state == RankState::InSimulator)
+        return what + " while its " + describe_request(*entry.outstanding) + " is still outstanding";
+    // A rank blocks on a read or a wait until it is answered: nothing may
+    // follow one in the queue.
+    if (!entry.queue.empty() && (entry.queue.back().message.type == MessageType::MmioRead ||
+                                 entry.queue.back().message.type == MessageType::WaitInterrupt))
+        return what + " while its " + describe_request(entry.queue.back().message) + " is still outstanding";
+    if (entry.queue.size() >= kMaxQueued)
+        return what + " beyond " + std::to_string(kMaxQueued) + " posted writes without blocking";
+    if (request.time_ps > kMaxTimePs)
+        return what + " at " + format_time_ps(request.time_ps) + ", beyond the simulator's range (" +
+               format_time_ps(kMaxTimePs) + ")";
+    const std::uint64_t last = entry.queue.empty() ? entry.clock_ps : entry.queue.back().message.time_ps;
+    if (request.time_ps < last)
+        return "time going backwards: " + what + " at " + format_time_ps(request.time_ps) +
+               ", but the rank's clock already reached " + format_time_ps(last);
+    switch (request.type) {
+        case MessageType::MmioWrite:
+        case MessageType::MmioRead:
+            if (request.arg0 % 4 != 0 || request.arg0 >= bar_bytes_)
+                return what + " of offset " + hex(request.arg0) + ": outside BAR0 (" + hex(bar_bytes_) +
+                       " bytes) or not 32-bit aligned";
+            if (request.type == MessageType::MmioWrite && request.arg1 > 0xFFFFFFFFull)
+                return "MmioWrite value " + hex(request.arg1) + " does not fit 32 bits";
+            break;
+        case MessageType::WaitInterrupt:
+            if (request.arg0 == 0) return "WaitInterrupt with an empty vector mask";
+            break;
+        case MessageType::Finish:
+            entry.finish_queued = true;
+            break;
+        default:
+            return "unexpected " + what + " (only one Hello, first)";
+    }
+    entry.queue.push_back({request, false, {}});
+    return {};
+}
+
+void SyncCore::leave(int rank, const std::string& reason) {
+    Rank& entry = at(rank);
+    if (!live(rank) || entry.leaving) return;
+    if (entry.finish_queued) return;  // Finish ends it; the link closing after that is normal
+    if (entry.state == RankState::InSimulator) {
+        end(rank, reason);
+        return;
+    }
+    entry.leaving = true;
+    Entry leaving;
+    leaving.message.rank = static_cast<std::uint32_t>(rank);
+    leaving.message.time_ps = entry.queue.empty() ? entry.clock_ps : entry.queue.back().message.time_ps;
+    leaving.leaving = true;
+    leaving.reason = reason;
+    entry.queue.push_back(leaving);
+}
+
+void SyncCore::end(int rank, const std::string& reason) {
+    Rank& entry = at(rank);
+    if (!live(rank)) return;
+    entry.state = RankState::Dead;
+    entry.queue.clear();
+    entry.outstanding.reset();
+    entry.reason = reason;
+}
+
+namespace {
+
+/// Whether a queued entry stops its rank until the scheduler answers: reads
+/// and waits do, and so do finish and leaving (nothing follows them).
+bool blocks(const SyncCore::Entry& entry) {
+    if (entry.leaving) return true;
+    return entry.message.type == MessageType::MmioRead || entry.message.type == MessageType::WaitInterrupt ||
+           entry.message.type == MessageType::Finish;
+}
+
+}  // namespace
+
+SyncCore::Decision SyncCore::next() const {
+    Decision decision;
+    bool any_live = false;
+    bool any_running_idle = false;
+    for (int rank = 0; rank < ranks(); ++rank) {
+        const Rank& entry = ranks_[static_cast<std::size_t>(rank)];
+        if (!live(rank)) continue;
+        any_live = true;
+        if (entry.state != RankState::Running) continue;
+        // A rank whose queue holds only posted writes is still executing
+        // and may be reading its host memory: the platform must not change
+        // that memory under it, so nothing runs until the rank blocks (a
+        // read, a wait, finish, or leaving ends its queue).
+        if (entry.queue.empty() || !blocks(entry.queue.back())) {
+            any_running_idle = true;
+            if (entry.queue.empty()) continue;
+        }
+        // Finish and leaving touch no device state: take them at once.
+        if (!needs_platform(entry.queue.front())) {
+            decision.kind = Decision::Kind::Execute;
+            decision.rank = rank;
+            decision.time_ps = entry.queue.front().message.time_ps;
+            decision.simulated = false;
+            return decision;
+        }
+    }
+    if (!any_live) return decision;
+    if (any_running_idle) {
+        decision.kind = Decision::Kind::WaitForGuests;
+        return decision;
+    }
+    for (int rank = 0; rank < ranks(); ++rank) {
+        const Rank& entry = ranks_[static_cast<std::size_t>(rank)];
+        if (entry.state != RankState::Running || entry.queue.empty()) continue;
+        const std::uint64_t time = entry.queue.front().message.time_ps;
+        if (decision.kind != Decision::Kind::Execute || time < decision.time_ps) {
+            decision.kind = Decision::Kind::Execute;
+            decision.rank = rank;
+            decision.time_ps = time;
+        }
+    }
+    if (decision.kind != Decision::Kind::Execute) decision.kind = Decision::Kind::RunUntilWake;
+    return decision;
+}
+
+SyncCore::Entry SyncCore::pop(int rank) {
+    Rank& entry = at(rank);
+    if (entry.state != RankState::Running || entry.queue.empty())
+        throw std::logic_error("SyncCore::pop: rank " + std::to_string(rank) + " has nothing to execute");
+    Entry front = std::move(entry.queue.front());
+    entry.queue.pop_front();
+    if (front.leaving) {
+        entry.state = RankState::Dead;
+        entry.reason = front.reason;
+        entry.queue.clear();
+        return front;
+    }
+    entry.clock_ps = front.message.time_ps;
+    switch (front.message.type) {
+        case MessageType::MmioRead:
+        case MessageType::WaitInterrupt:
+            entry.state = RankState::InSimulator;
+            entry.outstanding = front.message;
+            break;
+        case MessageType::Finish:
+            entry.state = RankState::Finished;
+            entry.finish_ps = front.message.time_ps;
+            entry.queue.clear();
+            break;
+        default:
+            break;
+    }
+    return front;
+}
+
+bool SyncCore::complete(int rank, std::uint64_t time_ps) {
+    Rank& entry = at(rank);
+    if (entry.state != RankState::InSimulator) return false;
+    entry.state = RankState::Running;
+    entry.outstanding.reset();
+    if (time_ps > entry.clock_ps) entry.clock_ps = time_ps;
+    return true;
+}
+
+std::vector<int> SyncCore::blocked() const {
+    std::vector<int> result;
+    for (int rank = 0; rank < ranks(); ++rank)
+        if (ranks_[static_cast<std::size_t>(rank)].state == RankState::InSimulator) result.push_back(rank);
+    return result;
+}
+
+std::string SyncCore::describe() const {
+    std::ostringstream text;
+    for (int rank = 0; rank < ranks(); ++rank) {
+        const Rank& entry = ranks_[static_cast<std::size_t>(rank)];
+        text << (rank == 0 ? "" : "; ") << "rank " << rank << " ";
+        switch (entry.state) {
+            case RankState::Running:
+                text << "runs (next request at or after " << format_time_ps(entry.clock_ps) << ")";
+                break;
+            case RankState::InSimulator:
+                if (entry.outstanding->type == MessageType::WaitInterrupt)
+                    text << "waits for MSI-X vector" << (__builtin_popcountll(entry.outstanding->arg0) > 1 ? "s " : " ")
+                         << describe_vectors(entry.outstanding->arg0) << " since "
+                         << format_time_ps(entry.outstanding->time_ps);
+                else
+                    text << "waits for its " << describe_request(*entry.outstanding);
+                break;
+            case RankState::Finished:
+                text << "finished at " << format_time_ps(entry.finish_ps);
+                break;
+            case RankState::Dead:
+                text << "ended (" << entry.reason << ")";
+                break;
+        }
+    }
+    return text.str();
+}
+
+}  // namespace isvp::transport

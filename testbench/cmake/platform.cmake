@@ -1,0 +1,38 @@
+# The node platform end to end (issue: node platform and driver bring-up):
+# guest processes under `isvp run` exchanging verified messages through
+# PCIe, QDMA, routers and Aurora links.
+add_executable(p2p_guest guests/p2p_guest.cpp)
+target_link_libraries(p2p_guest PRIVATE isvp_transport_guest isvp_driver isvp_warnings)
+
+function(isvp_p2p_test name ranks torus scenario)
+  add_test(NAME ${name}
+           COMMAND isvp run -n ${ranks} --set topology.torus=${torus} ${ARGN} -- $<TARGET_FILE:p2p_guest> ${scenario})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 300 LABELS platform)
+endfunction()
+
+isvp_p2p_test(p2p_pingpong_two_nodes 2 2x1x1 pingpong)
+isvp_p2p_test(p2p_pingpong_far_across_every_dimension 27 3x3x3 far)
+isvp_p2p_test(p2p_ring_on_a_ring_with_wraparound 5 5x1x1 ring)
+isvp_p2p_test(p2p_alltoall_wildcards_2x2x2 8 2x2x2 alltoall)
+isvp_p2p_test(p2p_alltoall_degenerate_4x1x2 8 4x1x2 alltoall)
+isvp_p2p_test(p2p_large_64MiB 2 2x1x1 large)
+
+# Same job twice, same output — simulated times included.
+add_test(NAME p2p_deterministic_simulated_times
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/same_output_twice.sh
+                 $<TARGET_FILE:isvp> run -n 8 --set topology.torus=2x2x2 -- $<TARGET_FILE:p2p_guest> alltoall)
+add_test(NAME pingpong_bench_deterministic
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/same_output_twice.sh
+                 sh -c "$<TARGET_FILE:isvp> bench pingpong --nodes 4 --hops 2 --sizes 8,4K,1M | grep -v wall")
+
+# A guest that dies mid-transfer ends the job promptly: status 128 + SIGABRT,
+# a report naming the rank, no orphans, no shared memory left.
+add_test(NAME p2p_guest_crash_ends_job_cleanly
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 134 "rank 1 killed by signal 6" --
+                 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- $<TARGET_FILE:p2p_guest> crash)
+add_test(NAME p2p_send_outside_job_names_rank
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 2 "send to rank 7 outside 0..1" --
+                 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- $<TARGET_FILE:p2p_guest> badsend)
+set_tests_properties(p2p_guest_crash_ends_job_cleanly p2p_send_outside_job_names_rank PROPERTIES RUN_SERIAL TRUE)
+set_tests_properties(p2p_deterministic_simulated_times pingpong_bench_deterministic p2p_guest_crash_ends_job_cleanly
+                     p2p_send_outside_job_names_rank PROPERTIES TIMEOUT 300 LABELS platform)

@@ -1,0 +1,157 @@
+// A guest program for `isvp run`: point-to-point messages through the
+// modelled hardware with every payload verified. One scenario per run:
+//
+//   p2p_guest pingpong   rank 0 <-> rank 1, sizes 0 .. 1 MiB incl. odd ones
+//   p2p_guest far        rank 0 <-> the last rank (several hops)
+//   p2p_guest ring       every rank to its right neighbour, from its left
+//   p2p_guest alltoall   every rank to every other; received by wildcard
+//   p2p_guest large      64 MiB from rank 0 to rank 1 and back
+//   p2p_guest crash      rank 1 aborts in the middle of a transfer
+//   p2p_guest badsend    rank 0 sends to a rank outside the job (error path)
+//
+// Prints "p2p <scenario> ok <simulated ps>" per rank and exits 0, or names
+// the first mismatch and exits 1.
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "isvp/driver.h"
+#include "isvp/remote_transport.h"
+
+using isvp::guest::Driver;
+
+namespace {
+
+std::uint8_t pattern(int source, std::uint32_t tag, std::size_t i) {
+    return static_cast<std::uint8_t>(source * 31 + tag * 7 + i * 13 + (i >> 8));
+}
+
+std::vector<std::uint8_t> make_message(int source, std::uint32_t tag, std::size_t bytes) {
+    std::vector<std::uint8_t> data(bytes);
+    for (std::size_t i = 0; i < bytes; ++i) data[i] = pattern(source, tag, i);
+    return data;
+}
+
+bool verify(const std::vector<std::uint8_t>& data, std::size_t bytes, int source, std::uint32_t tag,
+            const std::string& what) {
+    for (std::size_t i = 0; i < bytes; ++i)
+        if (data[i] != pattern(source, tag, i)) {
+            std::cout << "p2p MISMATCH " << what << ": byte " << i << " of " << bytes << " from rank " << source
+                      << " tag " << tag << "\n";
+            return false;
+        }
+    return true;
+}
+
+bool exchange(Driver& driver, int me, int peer, const std::vector<std::size_t>& sizes) {
+    std::uint32_t tag = 100;
+    for (const std::size_t bytes : sizes) {
+        ++tag;
+        std::vector<std::uint8_t> in(bytes);
+        if (me < peer) {
+            const auto out = make_message(me, tag, bytes);
+            driver.send(peer, tag, out.data(), bytes);
+            const auto status = driver.receive(peer, tag, in.data(), bytes);
+            if (status.bytes != bytes || !verify(in, bytes, peer, tag, "echo of " + std::to_string(bytes)))
+                return false;
+        } else {
+            const auto status = driver.receive(peer, tag, in.data(), bytes);
+            if (status.bytes != bytes || status.source != peer ||
+                !verify(in, bytes, peer, tag, "message of " + std::to_string(bytes)))
+                return false;
+            const auto out = make_message(me, tag, bytes);
+            driver.send(peer, tag, out.data(), bytes);
+        }
+    }
+    return true;
+}
+
+bool run(const std::string& scenario, isvp::guest::DeviceTransport& transport) {
+    Driver driver(transport);
+    const int me = transport.rank();
+    const int size = transport.size();
+    const std::vector<std::size_t> sizes = {0, 1, 8, 17, 1000, 1024, 1025, 4096, 65539, 1 << 20};
+    if (scenario == "pingpong") return me > 1 || exchange(driver, me, 1 - me, sizes);
+    if (scenario == "far") {
+        if (me != 0 && me != size - 1) return true;
+        return exchange(driver, me, me == 0 ? size - 1 : 0, {8, 4096, 100000});
+    }
+    if (scenario == "large") {
+        if (me > 1) return true;
+        return exchange(driver, me, 1 - me, {64u << 20});
+    }
+    if (scenario == "ring") {
+        const int right = (me + 1) % size, left = (me + size - 1) % size;
+        for (std::uint32_t round = 0; round < 3; ++round) {
+            const std::size_t bytes = 3000 * (round + 1) + me;
+            const auto out = make_message(me, round, bytes);
+            driver.send(right, round, out.data(), bytes);
+            std::vector<std::uint8_t> in(bytes + 64);
+            const auto status = driver.receive(left, round, in.data(), in.size());
+            if (status.bytes != 3000 * (round + 1) + static_cast<std::size_t>(left) ||
+                !verify(in, status.bytes, left, round, "ring"))
+                return false;
+        }
+        return true;
+    }
+    if (scenario == "alltoall") {
+        for (int peer = 0; peer < size; ++peer) {
+            if (peer == me) continue;
+            const auto out = make_message(me, static_cast<std::uint32_t>(peer), 2000 + 100 * me);
+            driver.send(peer, static_cast<std::uint32_t>(peer), out.data(), out.size());
+        }
+        std::vector<bool> seen(size, false);
+        for (int n = 0; n + 1 < size; ++n) {
+            std::vector<std::uint8_t> in(1 << 16);
+            const auto status = driver.receive(isvp::guest::kAnySource, isvp::guest::kAnyTag, in.data(), in.size());
+            if (status.source < 0 || status.source >= size || seen[status.source] ||
+                status.tag != static_cast<std::uint32_t>(me) || status.bytes != 2000u + 100u * status.source ||
+                !verify(in, status.bytes, status.source, status.tag, "alltoall"))
+                return false;
+            seen[status.source] = true;
+        }
+        return true;
+    }
+    if (scenario == "crash") {
+        if (me == 1) {
+            std::vector<std::uint8_t> in(1 << 20);
+            driver.receive(0, 1, in.data(), in.size());
+            std::abort();  // dies with rank 0 still waiting for an answer
+        }
+        if (me == 0) {
+            const auto out = make_message(0, 1, 1 << 20);
+            driver.send(1, 1, out.data(), out.size());
+            std::vector<std::uint8_t> in(8);
+            driver.receive(1, 2, in.data(), in.size());  // never comes
+        }
+        return true;
+    }
+    if (scenario == "badsend") {
+        if (me == 0) {
+            std::uint8_t byte = 0;
+            driver.send(size + 5, 1, &byte, 1);  // throws DriverError naming the rank
+        }
+        return true;
+    }
+    std::cout << "p2p: unknown scenario '" << scenario << "'\n";
+    return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::string scenario = argc > 1 ? argv[1] : "pingpong";
+    try {
+        auto transport = isvp::guest::RemoteTransport::from_environment();
+        const bool ok = run(scenario, *transport);
+        std::cout << "p2p " << scenario << (ok ? " ok " : " FAILED ") << transport->now_ps() << "\n";
+        transport->finish(ok ? 0 : 1);
+        return ok ? 0 : 1;
+    } catch (const std::exception& error) {
+        std::cout << "p2p " << scenario << " error: " << error.what() << "\n";
+        return 2;
+    }
+}

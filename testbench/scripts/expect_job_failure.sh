@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# expect_job_failure.sh STATUS PATTERN -- COMMAND...
+# The job must exit with STATUS, print PATTERN (grep -E), and leave no guest
+# process or shared-memory segment of its own behind.
+set -u
+status=$1 pattern=$2; shift 3
+before=$(ls /dev/shm 2>/dev/null | sort)
+output=$("$@" 2>&1); got=$?
+after=$(ls /dev/shm 2>/dev/null | sort)
+failed=0
+echo "$output"
+[[ $got == "$status" ]] || { echo "FAIL exit status $got, expected $status"; failed=1; }
+grep -Eq "$pattern" <<<"$output" || { echo "FAIL output lacks /$pattern/"; failed=1; }
+leaked=$(comm -13 <(echo "$before") <(echo "$after"))
+[[ -z $leaked ]] || { echo "FAIL shared memory left behind: $leaked"; failed=1; }
+guest=$(basename "${@: -2:1}")
+sleep 0.2
+if pgrep -x "$guest" >/dev/null; then echo "FAIL $guest processes left behind"; failed=1; fi
+echo "$((1 - failed)) passed, $failed failed"
+exit $failed

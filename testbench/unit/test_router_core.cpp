@@ -1,0 +1,108 @@
+// Router core pieces: parameters and the buffer sizing rule, round-robin
+// arbitration, the time-ordered agenda, the packet FIFO.
+#include <catch2/catch.hpp>
+
+#include "isvp/ring_queue.h"
+#include "isvp/round_robin_arbiter.h"
+#include "isvp/router_config.h"
+#include "isvp/timed_agenda.h"
+#include "isvp/torus_fabric_config.h"
+
+using namespace isvp;
+
+TEST_CASE("router config: min_buf = (m + (d + q) * L / T_clk) * Ph with the defaults is 42,496 bytes") {
+    const RouterConfig config;
+    // m 8, d 10, q 2, L 440 ns, T_clk 4 ns, Ph 32 B: (8 + 12 * 110) * 32.
+    CHECK(config.minimum_input_buffer_bytes(440.0) == (8 + 12 * 110) * 32);
+    CHECK(config.minimum_input_buffer_bytes(440.0) == 42496);
+    CHECK(config.minimum_input_buffer_bytes(440.0) <= config.input_buffer_bytes);
+    RouterConfig deeper = config;
+    deeper.buffer_sizing_tree_depth = 16;
+    CHECK(deeper.minimum_input_buffer_bytes(440.0) == (8 + 18 * 110) * 32);
+}
+
+TEST_CASE("router config: the defaults split 48 KB over 2 VCs of 768 phits") {
+    const RouterConfig config;
+    CHECK(config.input_buffer_bytes == 49152);
+    CHECK(config.vc_buffer_phits() == 768);
+    CHECK(config.max_packet_phits() == 760);
+    CHECK(config.clock_period_ns() == 4.0);
+}
+
+TEST_CASE("router config: parameters are declared once and bad values are refused by name") {
+    Parameters parameters;
+    RouterConfig::declare(parameters);
+    CHECK(RouterConfig::from(parameters).pipeline_cycles == 4);
+    CHECK_THROWS_WITH(parameters.apply_override("router.routing=west_first"),
+                      Catch::Contains("router.routing") && Catch::Contains("one of dor"));
+    CHECK_THROWS_WITH(parameters.apply_override("router.vcs=0"), Catch::Contains("router.vcs must be an integer"));
+    parameters.apply_override("router.input_buffer_bytes=256");
+    CHECK_THROWS_WITH(RouterConfig::from(parameters),
+                      Catch::Contains("router.flow_control_margin_phits (8) must be smaller than the per-VC buffer"));
+}
+
+TEST_CASE("torus fabric config: topology.torus is validated with a message naming it") {
+    Parameters parameters;
+    TorusFabricConfig::declare(parameters);
+    CHECK(TorusFabricConfig::from(parameters).shape.nodes() == 64);
+    parameters.apply_override("topology.torus=4x0x2");
+    CHECK_THROWS_WITH(TorusFabricConfig::from(parameters),
+                      "config: topology.torus must be XxYxZ with positive integers, got '4x0x2'");
+    parameters.apply_override("topology.torus=2x2x1");
+    parameters.apply_override("router.vcs=1");
+    CHECK_THROWS_WITH(TorusFabricConfig::from(parameters), Catch::Contains("router.vcs must be at least 2"));
+}
+
+TEST_CASE("round robin: the requester after the last winner wins next") {
+    RequestSet requests(5);
+    RoundRobinArbiter arbiter(5);
+    CHECK_FALSE(arbiter.pick(requests));
+    requests.set(1);
+    requests.set(3);
+    CHECK(*arbiter.pick(requests) == 1);
+    arbiter.grant(1);
+    CHECK(*arbiter.pick(requests) == 3);
+    arbiter.grant(3);
+    CHECK(*arbiter.pick(requests) == 1);  // wraps round
+}
+
+TEST_CASE("round robin: every persistent requester is served within N grants") {
+    const unsigned size = 70;  // more than one 64-bit word
+    RequestSet requests(size);
+    for (unsigned i = 0; i < size; i += 3) requests.set(i);
+    RoundRobinArbiter arbiter(size);
+    std::vector<int> served(size, 0);
+    for (unsigned grant = 0; grant < 24 * 2; ++grant) {
+        const unsigned winner = *arbiter.pick(requests);
+        CHECK(requests.test(winner));
+        arbiter.grant(winner);
+        ++served[winner];
+    }
+    for (unsigned i = 0; i < size; i += 3) CHECK(served[i] == 2);
+}
+
+TEST_CASE("timed agenda: items come out by time, equal times in insertion order") {
+    TimedAgenda<int> agenda;
+    agenda.push(30, 1);
+    agenda.push(10, 2);
+    agenda.push(30, 3);
+    agenda.push(10, 4);
+    agenda.push(20, 5);
+    std::vector<int> order;
+    while (!agenda.empty()) order.push_back(agenda.pop());
+    CHECK(order == std::vector<int>{2, 4, 5, 1, 3});
+}
+
+TEST_CASE("ring queue: first in, first out across growth and wrap-around") {
+    RingQueue<int> queue;
+    int next_in = 0;
+    int next_out = 0;
+    for (int round = 0; round < 50; ++round) {
+        for (int i = 0; i < round % 7 + 3; ++i) queue.push_back(next_in++);
+        for (int i = 0; i < round % 5 + 1 && !queue.empty(); ++i) {
+            CHECK(queue.front() == next_out++);
+            queue.pop_front();
+        }
+    }
+    CHECK(queue.size() == static_cast<std::size_t>(next_in - next_out));
+}
