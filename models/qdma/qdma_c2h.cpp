@@ -18,16 +18,7 @@ void Qdma::grant_rx_credits() {
 }
 
 void Qdma::send_rx_credits(std::uint32_t phits, sc_core::sc_time delay) {
-    // packet_channel.h's return_credits() with a reused payload: this runs per packet.
-    CreditReturn credit;
-    credit.vc = 0;
-    credit.phits = phits;
-    credit_payload_.set_command(tlm::TLM_IGNORE_COMMAND);
-    credit_payload_.set_data_length(0);
-    credit_payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    credit_payload_.set_extension(&credit);
-    rx_credit->b_transport(credit_payload_, delay);
-    credit_payload_.clear_extension(&credit);
+    rx_credit_message_.send(rx_credit, 0, phits, delay);
 }
 
 void Qdma::rx_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {

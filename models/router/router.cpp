@@ -7,7 +7,6 @@
 
 namespace isvp {
 
-static_assert(kRouterPhitBytes == kPhitBytes, "router_config.h and packet_channel.h disagree on the phit size");
 
 namespace {
 

@@ -182,7 +182,7 @@ class Loopback : public sc_core::sc_module {
         tlm::tlm_generic_payload* payload;
         sc_core::sc_time head;
     };
-    void grant() { return_credits(inject_credit, 0, buffer_phits_, sc_core::SC_ZERO_TIME); }
+    void grant() { credits_.send(inject_credit, 0, buffer_phits_, sc_core::SC_ZERO_TIME); }
     void on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
         const auto* data = payload.get_data_ptr();
         captured.push_back({sc_core::sc_time_stamp() + delay, packet_info(payload).tail_after,
@@ -226,13 +226,14 @@ class Loopback : public sc_core::sc_module {
             eject_credits -= phits;
             sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
             eject->b_transport(*head.payload, delay);
-            return_credits(inject_credit, 0, phits, sc_core::SC_ZERO_TIME);
+            credits_.send(inject_credit, 0, phits, sc_core::SC_ZERO_TIME);
             head.payload->release();
             held_.pop_front();
         }
     }
 
     std::uint32_t buffer_phits_;                               ///< buffer granted to the QDMA's tx at time 0
+    isvp::CreditMessage credits_;                              ///< reused for every credit return
     std::deque<Held> held_;                                    ///< packets waiting for eject credits
     std::multimap<sc_core::sc_time, std::uint32_t> arrivals_;  ///< eject credits in flight
     sc_core::sc_event wake_;                                   ///< something arrived

@@ -20,6 +20,8 @@
 //   command  TLM_IGNORE_COMMAND, no data
 //   ext      CreditReturn: VC and phits freed in the receiver's buffer
 //   delay    when the credits arrive at the sender
+// A credit receiver must not keep the payload after b_transport returns:
+// senders reuse one (CreditMessage) for every return.
 //
 // Start-up: senders start with zero credits. At time 0 (from an SC_METHOD or
 // SC_THREAD, not during elaboration) every receiver grants each VC its whole
@@ -34,12 +36,9 @@
 #include <systemc>
 #include <tlm>
 
+#include "isvp/packet_format.h"
+
 namespace isvp {
-
-/// Bytes per phit: the router's datapath width (DESIGN §3.5, 256 bits).
-inline constexpr std::uint32_t kPhitBytes = 32;
-
-constexpr std::uint32_t phits_of(std::uint32_t bytes) { return (bytes + kPhitBytes - 1) / kPhitBytes; }
 
 /// Per-packet side information that is not part of the wire format.
 struct PacketInfo : tlm::tlm_extension<PacketInfo> {
@@ -96,18 +95,32 @@ class PacketPool : public tlm::tlm_mm_interface {
 /// Packet info of a packet payload (always present on pool payloads).
 PacketInfo& packet_info(tlm::tlm_generic_payload& payload);
 
-/// Sends `phits` credits for `vc` through `socket` with `delay`.
-template <typename Socket>
-void return_credits(Socket& socket, std::uint8_t vc, std::uint32_t phits, sc_core::sc_time delay) {
-    CreditReturn credit;
-    credit.vc = vc;
-    credit.phits = phits;
-    tlm::tlm_generic_payload payload;
-    payload.set_command(tlm::TLM_IGNORE_COMMAND);
-    payload.set_data_length(0);
-    payload.set_extension(&credit);
-    socket->b_transport(payload, delay);
-    payload.clear_extension(&credit);
-}
+/// A reusable credit-return transaction: a block that returns credits for
+/// every packet keeps one, so the hot path allocates nothing (a generic
+/// payload's constructor allocates its extension array).
+class CreditMessage {
+  public:
+    CreditMessage() : credit_(new CreditReturn) {
+        payload_.set_command(tlm::TLM_IGNORE_COMMAND);
+        payload_.set_data_length(0);
+        payload_.set_extension(credit_);  // the payload owns and frees it
+    }
+    CreditMessage(const CreditMessage&) = delete;
+    CreditMessage& operator=(const CreditMessage&) = delete;
+
+    /// Sends `phits` credits for `vc` through `socket` (an initiator socket
+    /// or the interface bound to one), arriving after `delay`.
+    template <typename Socket>
+    void send(Socket& socket, std::uint8_t vc, std::uint32_t phits, sc_core::sc_time delay) {
+        credit_->vc = vc;
+        credit_->phits = phits;
+        payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        socket->b_transport(payload_, delay);
+    }
+
+  private:
+    tlm::tlm_generic_payload payload_;  ///< reused for every return
+    CreditReturn* credit_;              ///< its extension (owned by payload_)
+};
 
 }  // namespace isvp

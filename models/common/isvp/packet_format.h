@@ -95,6 +95,11 @@ struct NetworkHeader {
     std::uint32_t payload_capacity() const { return 16u << size_code; }
 };
 
+/// Bytes per phit: the router's datapath width (DESIGN §3.5, 256 bits);
+/// buffers and credits count in phits.
+inline constexpr std::uint32_t kPhitBytes = 32;
+constexpr std::uint32_t phits_of(std::uint32_t bytes) { return (bytes + kPhitBytes - 1) / kPhitBytes; }
+
 /// Bytes in front of a network packet's payload.
 inline constexpr std::size_t kNetworkPacketOverhead = NetworkHeader::kBytes + ProcessorHeader::kBytes + 4;
 

@@ -51,8 +51,13 @@ inline constexpr std::uint32_t UNMAPPED_ACCESS = 1u << 0;  ///< MMIO to an unmap
 inline constexpr std::uint32_t BAD_DOORBELL = 1u << 1;     ///< index beyond the ring, or queue disabled
 inline constexpr std::uint32_t DESCRIPTOR = 1u << 2;       ///< malformed descriptor or processor packet
 inline constexpr std::uint32_t DMA = 1u << 3;              ///< DMA address outside host memory
-inline constexpr std::uint32_t CMPT_OVERFLOW = 1u << 4;    ///< completion ring full: entry dropped
-inline constexpr std::uint32_t C2H_NO_BUFFER = 1u << 5;    ///< packet arrived, no C2H buffer posted
+/// Reserved: a full completion ring back-pressures the network (no entry is
+/// dropped, unlike Xilinx QDMA), so this bit is never set.
+inline constexpr std::uint32_t CMPT_OVERFLOW = 1u << 4;
+/// A queue's C2H_BUFFER_BYTES is below PACKET_BYTES, so its packets cannot
+/// be delivered (QueueError::BufferTooSmall). A queue with no buffer posted
+/// back-pressures instead and sets nothing.
+inline constexpr std::uint32_t C2H_NO_BUFFER = 1u << 5;
 inline constexpr std::uint32_t PACKET_DROPPED = 1u << 6;   ///< network packet dropped (bad header, CRC)
 }  // namespace error_status
 inline constexpr std::uint32_t ERROR_QUEUE = 0x0024;       ///< RO queue of the latest queue error
@@ -127,7 +132,7 @@ enum class QueueError : std::uint8_t {
     PacketHeader = 4,       ///< reserved opcode, destination not in the network, size too large
     DoorbellRange = 5,      ///< PIDX/CIDX beyond the ring
     NotEnabled = 6,         ///< doorbell on a disabled queue
-    CompletionOverflow = 7, ///< CMPT ring full
+    CompletionOverflow = 7, ///< reserved: a full CMPT ring back-pressures instead
     BufferTooSmall = 8,     ///< C2H_BUFFER_BYTES below PACKET_BYTES
 };
 

@@ -330,7 +330,7 @@ class Qdma : public sc_core::sc_module {
 
     std::vector<std::uint8_t> fetch_buffer_;   ///< descriptor fetch staging
     tlm::tlm_generic_payload dma_payload_;     ///< reused for every DMA (no process waits in between)
-    tlm::tlm_generic_payload credit_payload_;  ///< reused for every rx credit return
+    CreditMessage rx_credit_message_;           ///< reused for every rx credit return
     Statistics statistics_;                    ///< counters
 };
 

@@ -26,7 +26,7 @@
 #include <systemc>
 #include <tlm>
 
-#include "isvp/credit_message.h"
+#include "isvp/packet_channel.h"
 #include "isvp/packet_channel.h"
 #include "isvp/packet_format.h"
 #include "isvp/ring_queue.h"

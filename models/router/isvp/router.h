@@ -53,7 +53,7 @@
 #include <systemc>
 #include <tlm>
 
-#include "isvp/credit_message.h"
+#include "isvp/packet_channel.h"
 #include "isvp/packet_channel.h"
 #include "isvp/ring_queue.h"
 #include "isvp/round_robin_arbiter.h"

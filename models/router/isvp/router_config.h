@@ -13,13 +13,13 @@
 #include <cstdint>
 #include <string>
 
+#include "isvp/packet_format.h"
 #include "isvp/parameters.h"
 
 namespace isvp {
 
-/// Bytes per phit. Equal to kPhitBytes of packet_channel.h, which a
-/// SystemC-free core cannot include; router.cpp checks they agree.
-inline constexpr unsigned kRouterPhitBytes = 32;
+/// Bytes per phit (packet_format.h).
+inline constexpr unsigned kRouterPhitBytes = kPhitBytes;
 
 struct RouterConfig {
     double clock_mhz = 250.0;                 ///< router clock, MHz
