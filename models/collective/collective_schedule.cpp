@@ -60,11 +60,11 @@ std::vector<BlockSpan> relative_spans(int v, int count, int root, int size) {
 // Non-power-of-two sizes fold the first 2*rem ranks in pairs (MPICH): the
 // even rank of each pair hands its data to the odd one and sits out; the
 // pof2 remaining ranks ("new ranks") run the power-of-two algorithm.
-struct Fold {
+struct PairwiseFold {
     int size;
     int pof2;
     int rem;
-    explicit Fold(int n) : size(n), pof2(floor_power_of_two(n)), rem(n - floor_power_of_two(n)) {}
+    explicit PairwiseFold(int n) : size(n), pof2(floor_power_of_two(n)), rem(n - floor_power_of_two(n)) {}
     int new_rank(int rank) const {
         if (rank < 2 * rem) return rank % 2 ? rank / 2 : -1;
         return rank - rem;
@@ -124,7 +124,7 @@ void reduce_binomial(Schedule& s, int size, int rank, int root) {
 }
 
 void allreduce_recursive_doubling(Schedule& s, int size, int rank) {
-    const Fold fold(size);
+    const PairwiseFold fold(size);
     const int me = fold.new_rank(rank);
     if (rank < 2 * fold.rem) {
         if (rank % 2 == 0)
@@ -150,7 +150,7 @@ void allreduce_recursive_doubling(Schedule& s, int size, int rank) {
 // Recursive halving with the mask ascending, so each exchange combines two
 // contiguous rank ranges and the result keeps rank order.
 void reduce_scatter_recursive_halving(Schedule& s, int size, int rank) {
-    const Fold fold(size);
+    const PairwiseFold fold(size);
     const int me = fold.new_rank(rank);
     if (rank < 2 * fold.rem) {
         if (rank % 2 == 0)
@@ -183,7 +183,7 @@ void reduce_scatter_recursive_halving(Schedule& s, int size, int rank) {
 }
 
 void allgather_recursive_doubling(Schedule& s, int size, int rank) {
-    const Fold fold(size);
+    const PairwiseFold fold(size);
     const int me = fold.new_rank(rank);
     const auto own = static_cast<std::uint32_t>(rank);
     if (rank < 2 * fold.rem) {
@@ -256,6 +256,140 @@ void gather_binomial(Schedule& s, int size, int rank, int root) {
     }
 }
 
+// --- Fold::Hypercube: peers are rank XOR 2^k, comm rank 0 or the root -------
+
+// r >= pof2 pairs with r - pof2 = r XOR pof2; the pof2 lower ranks run the
+// power-of-two algorithm, and each r < rem also stands for r + pof2.
+struct HypercubeFold {
+    int size;
+    int pof2;
+    int rem;
+    explicit HypercubeFold(int n) : size(n), pof2(floor_power_of_two(n)), rem(n - floor_power_of_two(n)) {}
+    /// Blocks of the comm ranks that ranks [first, first + count) stand for.
+    std::vector<std::uint32_t> blocks_of(int first, int count) const {
+        std::vector<std::uint32_t> blocks;
+        for (int n = first; n < first + count; ++n) blocks.push_back(static_cast<std::uint32_t>(n));
+        for (int n = first; n < first + count; ++n)
+            if (n < rem) blocks.push_back(static_cast<std::uint32_t>(n + pof2));
+        return blocks;
+    }
+    int owner(std::uint32_t block) const {
+        const int b = static_cast<int>(block);
+        return b < pof2 ? b : b - pof2;
+    }
+};
+
+void hypercube_fold_in(Schedule& s, const HypercubeFold& fold, int rank, const std::vector<BlockSpan>& out,
+                       const std::vector<BlockSpan>& in, Apply apply) {
+    if (rank >= fold.pof2) s.steps.push_back(send_step(rank - fold.pof2, out));
+    if (rank < fold.rem) s.steps.push_back(receive_step(rank + fold.pof2, in, apply));
+}
+
+void hypercube_fold_out(Schedule& s, const HypercubeFold& fold, int rank, const std::vector<BlockSpan>& out,
+                        const std::vector<BlockSpan>& in) {
+    if (rank < fold.rem) s.steps.push_back(send_step(rank + fold.pof2, out));
+    if (rank >= fold.pof2) s.steps.push_back(receive_step(rank - fold.pof2, in, Apply::Copy));
+}
+
+void allreduce_hypercube(Schedule& s, int size, int rank) {
+    const HypercubeFold fold(size);
+    hypercube_fold_in(s, fold, rank, kWhole, kWhole, Apply::CombineRight);
+    if (rank < fold.pof2)
+        for (int mask = 1; mask < fold.pof2; mask <<= 1) {
+            const int peer = rank ^ mask;
+            s.steps.push_back(
+                exchange_step(peer, kWhole, kWhole, peer < rank ? Apply::CombineLeft : Apply::CombineRight));
+        }
+    hypercube_fold_out(s, fold, rank, kWhole, kWhole);
+}
+
+void reduce_scatter_hypercube(Schedule& s, int size, int rank) {
+    const HypercubeFold fold(size);
+    hypercube_fold_in(s, fold, rank, all_blocks(size), all_blocks(size), Apply::CombineRight);
+    if (rank < fold.pof2)
+        for (int mask = 1; mask < fold.pof2; mask <<= 1) {
+            const int peer = rank ^ mask;
+            std::vector<std::uint32_t> out;
+            std::vector<std::uint32_t> in;
+            for (std::uint32_t block = 0; block < static_cast<std::uint32_t>(size); ++block) {
+                const int owner = fold.owner(block);
+                if ((owner ^ rank) & (mask - 1)) continue;  // handed off in an earlier step
+                ((owner & mask) == (peer & mask) ? out : in).push_back(block);
+            }
+            s.steps.push_back(exchange_step(peer, spans_of(out), spans_of(in),
+                                            peer < rank ? Apply::CombineLeft : Apply::CombineRight));
+        }
+    const auto own = static_cast<std::uint32_t>(rank);
+    hypercube_fold_out(s, fold, rank, {BlockSpan{own + static_cast<std::uint32_t>(fold.pof2), 1}},
+                       {BlockSpan{own, 1}});
+}
+
+void allgather_hypercube(Schedule& s, int size, int rank) {
+    const HypercubeFold fold(size);
+    const auto own = static_cast<std::uint32_t>(rank);
+    hypercube_fold_in(s, fold, rank, {BlockSpan{own, 1}},
+                      {BlockSpan{own + static_cast<std::uint32_t>(fold.pof2), 1}}, Apply::Copy);
+    if (rank < fold.pof2)
+        for (int mask = 1; mask < fold.pof2; mask <<= 1) {
+            const int peer = rank ^ mask;
+            std::vector<std::uint32_t> mine = fold.blocks_of(rank & ~(mask - 1), mask);
+            std::vector<std::uint32_t> theirs = fold.blocks_of(peer & ~(mask - 1), mask);
+            std::sort(mine.begin(), mine.end());
+            std::sort(theirs.begin(), theirs.end());
+            s.steps.push_back(exchange_step(peer, spans_of(mine), spans_of(theirs), Apply::Copy));
+        }
+    hypercube_fold_out(s, fold, rank, all_blocks(size), all_blocks(size));
+}
+
+/// A rooted collective whose root is not comm rank 0 first hands the root's
+/// data to rank 0 (Bcast, Scatter): the trees are all rooted at 0.
+void root_to_zero(Schedule& s, int rank, int root, const std::vector<BlockSpan>& spans) {
+    if (root == 0) return;
+    if (rank == root) s.steps.push_back(send_step(0, spans));
+    if (rank == 0) s.steps.push_back(receive_step(root, spans, Apply::Copy));
+}
+
+void zero_to_root(Schedule& s, int rank, int root, const std::vector<BlockSpan>& spans) {
+    if (root == 0) return;
+    if (rank == 0) s.steps.push_back(send_step(root, spans));
+    if (rank == root) s.steps.push_back(receive_step(0, spans, Apply::Copy));
+}
+
+Schedule hypercube_schedule(Opcode collective, Algorithm algorithm, int size, int rank, int root) {
+    Schedule s;
+    const bool per_rank_blocks = collective == Opcode::Scatter || collective == Opcode::Gather ||
+                                 collective == Opcode::Allgather || collective == Opcode::ReduceScatter;
+    s.blocks = per_rank_blocks ? static_cast<std::uint32_t>(size) : 1;
+    switch (collective) {
+        case Opcode::Bcast:
+            root_to_zero(s, rank, root, kWhole);
+            bcast_binomial(s, size, rank, 0);
+            break;
+        case Opcode::Reduce: reduce_binomial(s, size, rank, root); break;
+        case Opcode::Allreduce:
+        case Opcode::Barrier:
+            if (algorithm == Algorithm::BinomialTree) {
+                reduce_binomial(s, size, rank, 0);
+                bcast_binomial(s, size, rank, 0);
+            } else {
+                allreduce_hypercube(s, size, rank);
+            }
+            break;
+        case Opcode::ReduceScatter: reduce_scatter_hypercube(s, size, rank); break;
+        case Opcode::Allgather: allgather_hypercube(s, size, rank); break;
+        case Opcode::Scatter:
+            root_to_zero(s, rank, root, all_blocks(size));
+            scatter_binomial(s, size, rank, 0);
+            break;
+        case Opcode::Gather:
+            gather_binomial(s, size, rank, 0);
+            zero_to_root(s, rank, root, all_blocks(size));
+            break;
+        case Opcode::Send: break;
+    }
+    return s;
+}
+
 }  // namespace
 
 std::string_view to_string(Algorithm algorithm) { return kAlgorithmNames.at(static_cast<std::size_t>(algorithm)); }
@@ -298,7 +432,7 @@ int floor_power_of_two(int n) {
     return power;
 }
 
-Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int rank, int root) {
+Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int rank, int root, Fold fold) {
     if (size < 1 || size > 65536)
         throw std::invalid_argument("schedule: communicator size " + std::to_string(size) + " outside 1..65536");
     if (rank < 0 || rank >= size)
@@ -310,6 +444,12 @@ Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int ran
     if (!algorithm_supports(collective, algorithm))
         throw std::invalid_argument("schedule: " + std::string(to_string(algorithm)) + " does not implement " +
                                     std::string(to_string(collective)));
+    if (fold == Fold::Hypercube) {
+        if (algorithm == Algorithm::Ring)
+            throw std::invalid_argument("schedule: ring needs the ±1 neighbours, which a communicator-table row "
+                                        "does not hold: it runs in software (Fold::Pairwise)");
+        return hypercube_schedule(collective, algorithm, size, rank, root);
+    }
     Schedule s;
     const bool per_rank_blocks = collective == Opcode::Scatter || collective == Opcode::Gather ||
                                  collective == Opcode::Allgather || collective == Opcode::ReduceScatter;

@@ -65,12 +65,15 @@ std::uint64_t NetworkHeader::encode() const {
                                                               << 4 |
            static_cast<std::uint64_t>(destination) << 8 | static_cast<std::uint64_t>(context_id & 0x1F) << 24 |
            static_cast<std::uint64_t>(operation & 0xF) << 29 | static_cast<std::uint64_t>(algorithm & 0x3) << 33 |
-           static_cast<std::uint64_t>(last ? 1 : 0) << 35 | static_cast<std::uint64_t>(datatype & 0xF) << 36;
+           static_cast<std::uint64_t>(last ? 1 : 0) << 35 | static_cast<std::uint64_t>(datatype & 0xF) << 36 |
+           static_cast<std::uint64_t>(step) << 40;
 }
 
 std::optional<NetworkHeader> NetworkHeader::decode(std::uint64_t value) {
     const auto opcode = opcode_from_code(static_cast<unsigned>(bits(value, 4, 4)));
-    if (!opcode || bits(value, 40, 8) != 0) return std::nullopt;
+    if (!opcode) return std::nullopt;
+    // A point-to-point packet has no step: non-zero bits there are corruption.
+    if (*opcode == Opcode::Send && bits(value, 40, 8) != 0) return std::nullopt;
     NetworkHeader header;
     header.size_code = static_cast<std::uint8_t>(bits(value, 0, 4));
     header.opcode = *opcode;
@@ -80,6 +83,7 @@ std::optional<NetworkHeader> NetworkHeader::decode(std::uint64_t value) {
     header.algorithm = static_cast<std::uint8_t>(bits(value, 33, 2));
     header.last = bits(value, 35, 1) != 0;
     header.datatype = static_cast<std::uint8_t>(bits(value, 36, 4));
+    header.step = static_cast<std::uint8_t>(bits(value, 40, 8));
     return header;
 }
 

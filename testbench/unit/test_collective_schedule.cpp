@@ -25,17 +25,23 @@ std::uint64_t compose(std::uint64_t f, std::uint64_t g) {
 using Block = std::vector<std::uint64_t>;
 using Buffer = std::vector<Block>;
 
-Block combine(const Block& left, const Block& right) {
+// The operation the executor reduces with: non-commutative composition for
+// the rank-order schedules (Fold::Pairwise), wrapping addition for the
+// switch's (Fold::Hypercube), which promise a fixed but not a rank order.
+Block combine(const Block& left, const Block& right, Fold fold) {
     Block out(left.size());
-    for (std::size_t i = 0; i < left.size(); ++i) out[i] = compose(left[i], right[i]);
+    for (std::size_t i = 0; i < left.size(); ++i)
+        out[i] = fold == Fold::Hypercube ? left[i] + right[i] : compose(left[i], right[i]);
     return out;
 }
 
 // Runs every rank's schedule to completion; FIFO mailboxes per (source,
 // destination) as MPI's non-overtaking order. Fails on a deadlock.
-std::vector<Buffer> execute(Opcode collective, Algorithm algorithm, int size, int root, std::vector<Buffer> buffers) {
+std::vector<Buffer> execute(Opcode collective, Algorithm algorithm, int size, int root, std::vector<Buffer> buffers,
+                            Fold fold) {
     std::vector<Schedule> schedules;
-    for (int rank = 0; rank < size; ++rank) schedules.push_back(make_schedule(collective, algorithm, size, rank, root));
+    for (int rank = 0; rank < size; ++rank)
+        schedules.push_back(make_schedule(collective, algorithm, size, rank, root, fold));
     std::map<std::pair<int, int>, std::deque<std::vector<Block>>> mailbox;
     std::vector<std::size_t> next(size, 0);
     std::vector<bool> sent(size, false);
@@ -64,8 +70,8 @@ std::vector<Buffer> execute(Opcode collective, Algorithm algorithm, int size, in
                             const Block& in = message.at(i++);
                             REQUIRE(in.size() == local.size());
                             if (step.apply == Apply::Copy) local = in;
-                            if (step.apply == Apply::CombineLeft) local = combine(in, local);
-                            if (step.apply == Apply::CombineRight) local = combine(local, in);
+                            if (step.apply == Apply::CombineLeft) local = combine(in, local, fold);
+                            if (step.apply == Apply::CombineRight) local = combine(local, in, fold);
                         }
                     REQUIRE(i == message.size());
                 }
@@ -95,28 +101,41 @@ std::vector<Buffer> random_buffers(int size, std::uint32_t blocks, std::mt19937_
     return buffers;
 }
 
-Block ordered_reduction(const std::vector<Buffer>& buffers, std::uint32_t block) {
+Block ordered_reduction(const std::vector<Buffer>& buffers, std::uint32_t block, Fold fold) {
     Block result = buffers[0][block];
-    for (std::size_t rank = 1; rank < buffers.size(); ++rank) result = combine(result, buffers[rank][block]);
+    for (std::size_t rank = 1; rank < buffers.size(); ++rank) result = combine(result, buffers[rank][block], fold);
     return result;
 }
 
-void check(Opcode collective, Algorithm algorithm, int size, int root) {
-    INFO(to_string(collective) << " " << to_string(algorithm) << " size " << size << " root " << root);
+void check(Opcode collective, Algorithm algorithm, int size, int root, Fold fold = Fold::Pairwise) {
+    INFO(to_string(collective) << " " << to_string(algorithm) << " size " << size << " root " << root
+                               << (fold == Fold::Hypercube ? " hypercube" : " pairwise"));
     std::mt19937_64 random(static_cast<std::uint64_t>(size) * 1000 + root);
-    const std::uint32_t blocks = make_schedule(collective, algorithm, size, 0, root).blocks;
+    const std::uint32_t blocks = make_schedule(collective, algorithm, size, 0, root, fold).blocks;
     const auto input = random_buffers(size, blocks, random);
-    const auto output = execute(collective, algorithm, size, root, input);
+    const auto output = execute(collective, algorithm, size, root, input, fold);
+    if (fold == Fold::Hypercube) {
+        // Every peer is one a communicator-table row or the envelope names.
+        for (int rank = 0; rank < size; ++rank)
+            for (const Step& step : make_schedule(collective, algorithm, size, rank, root, fold).steps)
+                for (const auto* transfer : {step.send ? &*step.send : nullptr, step.receive ? &*step.receive : nullptr}) {
+                    if (!transfer) continue;
+                    const int distance = transfer->peer ^ rank;
+                    const bool neighbour = distance != 0 && (distance & (distance - 1)) == 0;
+                    INFO("rank " << rank << " peer " << transfer->peer);
+                    CHECK((neighbour || transfer->peer == 0 || transfer->peer == root));
+                }
+    }
     for (int rank = 0; rank < size; ++rank) {
         INFO("rank " << rank);
         switch (collective) {
             case Opcode::Bcast: CHECK(output[rank][0] == input[root][0]); break;
             case Opcode::Reduce:
-                if (rank == root) CHECK(output[rank][0] == ordered_reduction(input, 0));
+                if (rank == root) CHECK(output[rank][0] == ordered_reduction(input, 0, fold));
                 break;
             case Opcode::Allreduce:
-            case Opcode::Barrier: CHECK(output[rank][0] == ordered_reduction(input, 0)); break;
-            case Opcode::ReduceScatter: CHECK(output[rank][rank] == ordered_reduction(input, rank)); break;
+            case Opcode::Barrier: CHECK(output[rank][0] == ordered_reduction(input, 0, fold)); break;
+            case Opcode::ReduceScatter: CHECK(output[rank][rank] == ordered_reduction(input, rank, fold)); break;
             case Opcode::Allgather:
                 for (int b = 0; b < size; ++b) CHECK(output[rank][b] == input[b][b]);
                 break;
@@ -154,6 +173,19 @@ TEST_CASE("collective schedule: large and odd communicators up to 1024 ranks") {
     for (const Opcode collective : kCollectives)
         for (const Algorithm algorithm : algorithms_for(collective))
             for (const int size : {63, 64, 65, 100, 127, 128, 255, 257, 1024}) check(collective, algorithm, size, size / 3);
+}
+
+TEST_CASE("collective schedule: the switch's hypercube schedules are correct and use only row peers") {
+    for (const Opcode collective : kCollectives)
+        for (const Algorithm algorithm : algorithms_for(collective)) {
+            if (algorithm == Algorithm::Ring) continue;
+            for (int size = 1; size <= 24; ++size)
+                for (int root = 0; root < size; root += (size > 8 ? 5 : 1))
+                    check(collective, algorithm, size, root, Fold::Hypercube);
+            for (const int size : {63, 100, 128, 257}) check(collective, algorithm, size, size / 3, Fold::Hypercube);
+        }
+    CHECK_THROWS_WITH(make_schedule(Opcode::Allgather, Algorithm::Ring, 8, 0, 0, Fold::Hypercube),
+                      Catch::Contains("runs in software"));
 }
 
 TEST_CASE("collective schedule: default algorithms follow the design table") {

@@ -71,6 +71,21 @@ struct Step {
     Apply apply = Apply::Copy;        ///< how `receive` is applied
 };
 
+/// How a schedule folds a communicator whose size is not a power of two,
+/// and which peers it may use.
+enum class Fold : std::uint8_t {
+    /// MPICH's: pairs (2i, 2i+1) of the first 2·rem ranks fold; reductions
+    /// keep comm-rank order (correct for non-commutative operations). For
+    /// host software.
+    Pairwise,
+    /// The switch's: rank r >= 2^⌊log2 P⌋ folds onto r XOR 2^⌊log2 P⌋, so every
+    /// peer is comm rank XOR 2^k, comm rank 0 or the root — exactly what a
+    /// communicator-table row and the request envelope provide. Operand order
+    /// is still fixed (deterministic, identical on every Allreduce rank) but
+    /// not rank order: for commutative operations, as the hardware's are.
+    Hypercube,
+};
+
 struct Schedule {
     std::uint32_t blocks = 1;  ///< blocks in the buffer
     std::vector<Step> steps;
@@ -78,8 +93,10 @@ struct Schedule {
 
 /// The schedule of `rank` in a communicator of `size` ranks for `collective`
 /// rooted at `root` (ignored where there is none). Throws std::invalid_argument
-/// for bad arguments or an algorithm that does not implement the collective.
-Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int rank, int root = 0);
+/// for bad arguments or an algorithm that does not implement the collective
+/// (with Fold::Hypercube, Ring: it needs the ±1 neighbours).
+Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int rank, int root = 0,
+                       Fold fold = Fold::Pairwise);
 
 /// The largest power of two <= n (n >= 1).
 int floor_power_of_two(int n);

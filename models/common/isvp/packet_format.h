@@ -76,7 +76,8 @@ struct ProcessorHeader {
 ///   [7:4]   opcode                     [23:8]  destination node address
 ///   [28:24] context ID                 [32:29] operation
 ///   [34:33] algorithm bits             [35]    last packet of the message
-///   [39:36] datatype                   [47:40] reserved, zero
+///   [39:36] datatype                   [47:40] step: the collective
+///   schedule step this packet belongs to (docs/COLLECTIVES.md); zero for send
 struct NetworkHeader {
     std::uint8_t size_code = 0;
     Opcode opcode = Opcode::Send;
@@ -86,6 +87,7 @@ struct NetworkHeader {
     std::uint8_t algorithm = 0;
     bool last = false;
     std::uint8_t datatype = 0;
+    std::uint8_t step = 0;  ///< collective schedule step; 0 for send
 
     static constexpr std::size_t kBytes = 6;
     std::uint64_t encode() const;  ///< the low 48 bits

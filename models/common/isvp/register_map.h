@@ -159,9 +159,51 @@ inline constexpr std::uint32_t MSIX_VECTOR_CONTROL = 0xC;  ///< bit 0: masked (r
 inline constexpr std::uint32_t MSIX_PBA = 0x5000;          ///< RO pending bits, 32 vectors per register
 
 // ---------------------------------------------------------------------------
-// Collective accelerator CSRs (communicator table, forwarding table): 0x6000
-// .. 0x7FFF, defined with the collective engine.
+// Collective accelerator CSRs, 0x6000 .. 0x7FFF (docs/COLLECTIVES.md): the
+// communicator table (CT) and the forwarding table of the CCM.
 inline constexpr std::uint32_t ACCELERATOR_BASE = 0x6000;
+inline constexpr std::uint32_t ACCELERATOR_END = 0x8000;  ///< one past the window
+inline constexpr std::uint32_t ACCEL_CAPABILITIES = 0x6000;  ///< RO, fields in `accel_capabilities`
+namespace accel_capabilities {
+inline constexpr Field CT_ROWS{0, 8};        ///< communicators the CT holds (32)
+inline constexpr Field CGR_UNITS{8, 8};      ///< SA: simultaneous aggregations
+inline constexpr Field RADIX{16, 8};         ///< switch radix R (AgLU lanes per CGR = R x 4)
+inline constexpr Field ALGORITHMS{24, 4};    ///< bit a: Algorithm a runs in the switch
+}  // namespace accel_capabilities
+inline constexpr std::uint32_t CT_SIZE_BITS = 0x6004;   ///< RO CT size in bits (rows x kCtRowBits)
+inline constexpr std::uint32_t CT_VALID = 0x6008;       ///< RO bit c: row c holds a communicator
+inline constexpr std::uint32_t CT_SELECT = 0x600C;      ///< RW [4:0] row (context ID) the commands act on
+inline constexpr std::uint32_t CT_COMMAND = 0x6010;     ///< WO, fields in `ct_command`
+namespace ct_command {
+inline constexpr Field LOAD{0, 1};     ///< copy CT_STAGING into the selected row and mark it valid
+inline constexpr Field RELEASE{1, 1};  ///< invalidate the selected row (communicator freed)
+}  // namespace ct_command
+/// CT_STAGING(i), i < kCtStagingDwords: the row being uploaded, little-endian
+/// dwords of the kCtRowBits-bit row (layout below), padding bits zero.
+inline constexpr std::uint32_t CT_STAGING_BASE = 0x6020;
+inline constexpr unsigned kCtStagingDwords = 10;
+constexpr std::uint32_t CT_STAGING(unsigned dword) { return CT_STAGING_BASE + 4 * dword; }
+inline constexpr std::uint32_t FORWARD_INDEX = 0x6080;  ///< RW global rank the next FORWARD_NODE write sets
+inline constexpr std::uint32_t FORWARD_NODE = 0x6084;   ///< WO node address of rank FORWARD_INDEX; index += 1
+inline constexpr std::uint32_t ACCEL_DROPPED = 0x6090;  ///< RO collective packets dropped (unknown context, corrupt)
+inline constexpr std::uint32_t ACCEL_ERRORS = 0x6094;   ///< RO collectives completed with an error (mismatch)
+
+/// One CT row, DESIGN §3.5: (log2 MAX_R * (log2 MAX_R + 2) + 8) bits with
+/// MAX_R = 65536 ranks: 296 bits.
+///   [0]     valid (ignored on upload; LOAD sets it)
+///   [7:1]   reserved, zero
+///   entry k < 16 at bits [8 + 18k + 17 : 8 + 18k]:
+///     [15:0]  global rank of the peer whose comm rank is (own comm rank XOR 2^k)
+///     [17:16] tag: 0 absent (that comm rank >= size), 1 peer is higher,
+///             2 peer is lower, 3 reserved
+/// The switch recovers its own comm rank from the tags (bit k set exactly when
+/// peer k is lower); the communicator size comes with every request.
+inline constexpr unsigned kCtMaxRankBits = 16;
+inline constexpr unsigned kCtEntries = kCtMaxRankBits;
+inline constexpr unsigned kCtEntryBits = kCtMaxRankBits + 2;
+inline constexpr unsigned kCtRowBits = kCtEntries * kCtEntryBits + 8;
+static_assert(kCtRowBits == 296, "DESIGN 3.5 row size with MAX_R = 64K");
+static_assert(kCtStagingDwords * 32 >= kCtRowBits);
 
 // ---------------------------------------------------------------------------
 // Doorbells (QDMA's direct-mapped PIDX/CIDX updates): DOORBELL(q) + register
