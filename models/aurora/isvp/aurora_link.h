@@ -73,24 +73,15 @@ class AuroraLink : public sc_core::sc_module {
     double utilisation(const sc_core::sc_time& elapsed) const;
 
   private:
-    /// Forwards blocking transport on a target socket to a member function;
-    /// the non-blocking and debug interfaces are not part of the packet
-    /// channel. (Lighter than simple_target_socket, which carries a PEQ,
-    /// events and maps that a pass-through link does not need.)
-    class Target final : public tlm::tlm_fw_transport_if<> {
+    /// Forwards blocking transport on a target socket to a member function
+    /// (see BlockingTransportTarget).
+    class Target final : public BlockingTransportTarget {
       public:
         using Handler = void (AuroraLink::*)(tlm::tlm_generic_payload&, sc_core::sc_time&);
         Target(AuroraLink& link, Handler handler) : link_(&link), handler_(handler) {}
         void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
             (link_->*handler_)(payload, delay);
         }
-        tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase&,
-                                           sc_core::sc_time&) override {
-            payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-            return tlm::TLM_COMPLETED;
-        }
-        bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
-        unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
 
       private:
         AuroraLink* link_;  ///< owner

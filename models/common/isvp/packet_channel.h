@@ -95,6 +95,22 @@ class PacketPool : public tlm::tlm_mm_interface {
 /// Packet info of a packet payload (always present on pool payloads).
 PacketInfo& packet_info(tlm::tlm_generic_payload& payload);
 
+/// Base of a lightweight packet-channel target: only blocking transport is
+/// part of the protocol, so the non-blocking and debug interfaces refuse.
+/// Bind one (derived, with b_transport) to a tlm::tlm_target_socket<> where
+/// per-packet cost matters: simple_target_socket carries a PEQ, events and
+/// maps that a pass-through port does not need.
+class BlockingTransportTarget : public tlm::tlm_fw_transport_if<> {
+  public:
+    tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase&,
+                                       sc_core::sc_time&) override {
+        payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return tlm::TLM_COMPLETED;
+    }
+    bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
+    unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
+};
+
 /// A reusable credit-return transaction: a block that returns credits for
 /// every packet keeps one, so the hot path allocates nothing (a generic
 /// payload's constructor allocates its extension array).

@@ -150,23 +150,15 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
         std::array<RoundRobinArbiter, kMaxVcs> vc_arbiters;  ///< VA, one per output VC (first router.vcs used)
     };
     /// Forwards blocking transport on one target socket to the router with
-    /// the port number; the non-blocking and debug interfaces are not part
-    /// of the packet channel. Kept in one array so a call touches little
-    /// memory (simple_target_socket carries a PEQ, events and maps).
-    class PortTarget final : public tlm::tlm_fw_transport_if<> {
+    /// the port number (see BlockingTransportTarget); kept in one array so a
+    /// call touches little memory.
+    class PortTarget final : public BlockingTransportTarget {
       public:
         using Handler = void (Router::*)(int, tlm::tlm_generic_payload&, sc_core::sc_time&);
         PortTarget(Router& router, Handler handler, int port) : router_(&router), handler_(handler), port_(port) {}
         void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
             (router_->*handler_)(port_, payload, delay);
         }
-        tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase&,
-                                           sc_core::sc_time&) override {
-            payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-            return tlm::TLM_COMPLETED;
-        }
-        bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
-        unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
 
       private:
         Router* router_;   ///< owner
