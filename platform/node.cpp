@@ -8,12 +8,20 @@ Node::Node(sc_core::sc_module_name name, const NodeConfig& config, std::uint16_t
       memory("memory", memory_base, memory_bytes),
       bridge("bridge", memory_bytes),
       pcie("pcie", config.pcie),
+      bar0("bar0"),
       qdma("qdma", config.qdma, address, node_count),
+      collective("collective", address, node_count, config.aglu, config.collective),
       config_access_("config_access"),
       address_(address) {
     bridge.memory.bind(memory.socket);
     pcie.host_dma.bind(bridge.dma);
-    pcie.bar0.bind(qdma.regs);
+    pcie.bar0.bind(bar0.from_endpoint);
+    bar0.qdma.bind(qdma.regs);
+    bar0.accelerator.bind(collective.csr);
+    qdma.tx.bind(collective.host_in);
+    collective.host_in_credit.bind(qdma.tx_credit);
+    collective.host_out.bind(qdma.rx);
+    qdma.rx_credit.bind(collective.host_out_credit);
     qdma.dma.bind(pcie.dma);
     qdma.irq.bind(pcie.irq);
     config_access_.bind(pcie.config);

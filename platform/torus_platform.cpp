@@ -14,6 +14,8 @@ void PlatformConfig::declare(Parameters& parameters) {
     TorusFabricConfig::declare(parameters);
     PcieConfig::declare(parameters);
     QdmaConfig::declare(parameters);
+    AgluConfig::declare(parameters);
+    CollectiveConfig::declare(parameters);
 }
 
 PlatformConfig PlatformConfig::from(const Parameters& parameters) {
@@ -21,6 +23,8 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     config.fabric = TorusFabricConfig::from(parameters);
     config.node.pcie = PcieConfig::from(parameters);
     config.node.qdma = QdmaConfig::from(parameters);
+    config.node.aglu = AgluConfig::from(parameters);
+    config.node.collective = CollectiveConfig::from(parameters);
     return config;
 }
 
@@ -43,10 +47,10 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
         nodes_.push_back(std::make_unique<Node>(node_name.c_str(), config.node, static_cast<std::uint16_t>(n),
                                                 static_cast<std::uint16_t>(count), memory.base, memory.bytes));
         Node& node = *nodes_.back();
-        node.qdma.tx.bind(fabric_.inject(n));
-        fabric_.inject_credit(n).bind(node.qdma.tx_credit);
-        fabric_.eject(n).bind(node.qdma.rx);
-        node.qdma.rx_credit.bind(fabric_.eject_credit(n));
+        node.collective.net_out.bind(fabric_.inject(n));
+        fabric_.inject_credit(n).bind(node.collective.net_out_credit);
+        fabric_.eject(n).bind(node.collective.net_in);
+        node.collective.net_in_credit.bind(fabric_.eject_credit(n));
         if (n >= ranks_) {
             const std::string host_name = "idle_host" + std::to_string(n);
             idle_hosts_.push_back(std::make_unique<IdleHost>(host_name.c_str()));

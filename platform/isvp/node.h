@@ -1,14 +1,18 @@
 // Node: one cluster node of the direct network (DESIGN §3.1) — the host's
 // memory and root complex (HostMemory, HostBridge) and the FPGA's PCIe
-// endpoint and QDMA engine, bound together. The router and links are the
-// fabric's (TorusFabric); the host CPU is a guest gateway (sw/transport) or,
-// for nodes that run no rank, an IdleHost.
+// endpoint, QDMA engine and collective engine (CCM, communicator table,
+// CGR units: models/collective), bound together. The router and links are
+// the fabric's (TorusFabric); the host CPU is a guest gateway (sw/transport)
+// or, for nodes that run no rank, an IdleHost.
 //
-//   host CPU --host_mmio--> PcieEndpoint --bar0--> Qdma.regs
+//   host CPU --host_mmio--> PcieEndpoint --bar0--> Bar0Splitter --> Qdma.regs
+//                                                               \--> CollectiveEngine.csr (0x6000..0x7FFF)
 //   Qdma.dma --> PcieEndpoint.dma --host_dma--> HostBridge --memory--> HostMemory
 //                                                        \--msi--> host CPU
 //   Qdma.irq --> PcieEndpoint.irq (MSI-X)
-//   Qdma.tx/tx_credit, rx/rx_credit <--> the router's inject/eject port
+//   Qdma.tx/rx <--> CollectiveEngine.host_in/host_out;
+//   CollectiveEngine.net_out/net_in <--> the router's inject/eject port
+//   (inject(), eject() below name the engine's network side)
 #pragma once
 
 #include <cstdint>
@@ -18,6 +22,8 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "isvp/bar0_splitter.h"
+#include "isvp/collective_engine.h"
 #include "isvp/host_bridge.h"
 #include "isvp/host_memory.h"
 #include "isvp/pcie_endpoint.h"
@@ -26,8 +32,10 @@
 namespace isvp {
 
 struct NodeConfig {
-    PcieConfig pcie;  ///< pcie.*
-    QdmaConfig qdma;  ///< qdma.*
+    PcieConfig pcie;              ///< pcie.*
+    QdmaConfig qdma;              ///< qdma.*
+    AgluConfig aglu;              ///< aglu.*: the CGR units' AgLUs
+    CollectiveConfig collective;  ///< collective.*
 };
 
 class Node : public sc_core::sc_module {
@@ -41,10 +49,12 @@ class Node : public sc_core::sc_module {
     /// Counters of the endpoint and the QDMA.
     nlohmann::json statistics() const;
 
-    HostMemory memory;  ///< the host's DRAM, guest-physical from 0
-    HostBridge bridge;  ///< root complex: DMA to memory, MSI to the CPU
-    PcieEndpoint pcie;  ///< the FPGA's PCIe endpoint (BAR0, MSI-X, DMA timing)
-    Qdma qdma;          ///< the FPGA's queue DMA engine
+    HostMemory memory;            ///< the host's DRAM, guest-physical from 0
+    HostBridge bridge;            ///< root complex: DMA to memory, MSI to the CPU
+    PcieEndpoint pcie;            ///< the FPGA's PCIe endpoint (BAR0, MSI-X, DMA timing)
+    Bar0Splitter bar0;            ///< BAR0 decoder: QDMA registers or accelerator CSRs
+    Qdma qdma;                    ///< the FPGA's queue DMA engine
+    CollectiveEngine collective;  ///< in-switch collectives at the router's local port
 
   private:
     tlm_utils::simple_initiator_socket<Node> config_access_;  ///< enumeration: the BIOS's configuration cycles

@@ -1,0 +1,484 @@
+// CollectiveEngine on a torus: N engines between fake hosts and a
+// TorusFabric. Every host uploads its CT rows and a permuted forwarding
+// table through csr, then posts requests on several communicators at once
+// (world, even ranks reversed, and rotated prefixes of sizes 1..N-1), every
+// collective with int32 SUM (checked exactly) and float64 SUM (identical on
+// every rank, close to a plain sum; its digest is printed so two timing
+// configurations can be compared), plus error paths and Send pass-through.
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "isvp/collective_engine.h"
+#include "torus_testbench.h"
+
+using namespace isvp;
+using isvp::testbench::Checks;
+
+namespace {
+
+struct Result {
+    std::uint8_t context = 0;
+    Opcode opcode = Opcode::Send;
+    std::uint8_t step = 0;
+    std::uint16_t rank = 0;
+    std::vector<std::uint8_t> bytes;
+};
+
+/// A host stand-in: sends prepared packets to host_in with credits, writes
+/// CSRs first, and assembles what comes back on host_out.
+class FakeHost : public sc_core::sc_module {
+  public:
+    tlm_utils::simple_initiator_socket<FakeHost> tx;
+    tlm_utils::simple_target_socket<FakeHost> tx_credit;
+    tlm_utils::simple_target_socket<FakeHost> rx;
+    tlm_utils::simple_initiator_socket<FakeHost> rx_credit;
+    tlm_utils::simple_initiator_socket<FakeHost> csr;
+
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> csr_writes;  ///< (offset, value)
+    std::deque<std::vector<std::uint8_t>> packets;                     ///< network packets to send
+    std::vector<Result> results;                                       ///< completed messages
+    std::uint32_t dropped = 0, errors = 0;                             ///< ACCEL_* read at the end
+
+    explicit FakeHost(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+        tx_credit.register_b_transport(this, &FakeHost::on_credit);
+        rx.register_b_transport(this, &FakeHost::on_rx);
+        SC_HAS_PROCESS(FakeHost);
+        SC_THREAD(run);
+    }
+
+    std::uint32_t read_csr(std::uint32_t offset) {
+        tlm::tlm_generic_payload p;
+        std::uint32_t v = 0;
+        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        p.set_command(tlm::TLM_READ_COMMAND);
+        p.set_address(offset);
+        p.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+        p.set_data_length(4);
+        csr->b_transport(p, d);
+        return v;
+    }
+
+  private:
+    void write_csr(std::uint32_t offset, std::uint32_t value) {
+        tlm::tlm_generic_payload p;
+        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        p.set_command(tlm::TLM_WRITE_COMMAND);
+        p.set_address(offset);
+        p.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
+        p.set_data_length(4);
+        csr->b_transport(p, d);
+    }
+    void run() {
+        CreditMessage grant;
+        grant.send(rx_credit, 0, 1u << 20, sc_core::SC_ZERO_TIME);
+        for (const auto& [offset, value] : csr_writes) write_csr(offset, value);
+        wait(10, sc_core::SC_NS);
+        const sc_core::sc_time cycle(4, sc_core::SC_NS);
+        while (!packets.empty()) {
+            std::vector<std::uint8_t>& bytes = packets.front();
+            const std::uint32_t phits = phits_of(static_cast<std::uint32_t>(bytes.size()));
+            while (credits_ < phits) wait(credit_event_);
+            tlm::tlm_generic_payload* p = pool_.allocate(static_cast<std::uint32_t>(bytes.size()));
+            std::memcpy(p->get_data_ptr(), bytes.data(), bytes.size());
+            packet_info(*p).tail_after = cycle * ((phits + 1) / 2 - 1);
+            credits_ -= phits;
+            sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+            tx->b_transport(*p, d);
+            p->release();
+            packets.pop_front();
+            wait(cycle * ((phits + 1) / 2));
+        }
+    }
+    void on_credit(tlm::tlm_generic_payload& p, sc_core::sc_time&) {
+        CreditReturn* c = nullptr;
+        p.get_extension(c);
+        credits_ += c->phits;
+        credit_event_.notify(sc_core::SC_ZERO_TIME);
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+    void on_rx(tlm::tlm_generic_payload& p, sc_core::sc_time& d) {
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+        const auto length = static_cast<std::uint32_t>(p.get_data_length());
+        std::string why;
+        auto v = NetworkPacketView::parse(p.get_data_ptr(), length, &why);
+        credit_.send(rx_credit, 0, phits_of(length), d);
+        if (!v) {
+            std::cout << "FAIL " << name() << " got a malformed packet: " << why << "\n";
+            return;
+        }
+        const unsigned key = v->network.context_id << 4 | static_cast<unsigned>(v->network.opcode);
+        auto& open = open_[key];
+        if (open.bytes.empty() && open.received == 0) {
+            open.result.context = v->network.context_id;
+            open.result.opcode = v->network.opcode;
+            open.result.step = v->network.step;
+            open.result.rank = v->processor.rank;
+            open.result.bytes.assign(v->processor.message_bytes, 0);
+            open.bytes = std::vector<std::uint8_t>(1);
+        }
+        if (v->payload_bytes) std::memcpy(open.result.bytes.data() + v->offset, v->payload, v->payload_bytes);
+        open.received += v->payload_bytes;
+        if (open.received >= open.result.bytes.size()) {
+            results.push_back(std::move(open.result));
+            open_.erase(key);
+        }
+    }
+    struct Open {
+        Result result;
+        std::vector<std::uint8_t> bytes;
+        std::uint32_t received = 0;
+    };
+    std::map<unsigned, Open> open_;
+    PacketPool pool_;
+    CreditMessage credit_;
+    std::uint32_t credits_ = 0;
+    sc_core::sc_event credit_event_;
+};
+
+struct Communicator {
+    std::uint8_t context;
+    std::vector<unsigned> members;  ///< comm rank -> global rank
+};
+
+struct Call {  ///< one collective on one communicator
+    Opcode opcode;
+    Datatype type;
+    Operation op;
+    std::uint32_t count;  ///< elements per block
+    int root;
+};
+
+std::uint32_t rank_int(int call, int rank, std::uint32_t i) { return static_cast<std::uint32_t>(call * 1000003 + rank * 7919 + i * 31 + 1); }
+double rank_double(int call, int rank, std::uint32_t i) {
+    return 0.1 * (rank + 1) * (i + 1) + 1e-3 / (call + 1) + std::pow(10.0, (rank % 5) - 2) / 3.0;
+}
+
+std::vector<std::uint8_t> block_of(const Call& c, int call, int rank, std::uint32_t block) {
+    // the contribution of `rank` to block `block` (for per-rank data: rank's data for that block)
+    std::vector<std::uint8_t> out(c.count * element_size(c.type));
+    for (std::uint32_t i = 0; i < c.count; ++i) {
+        const std::uint32_t idx = block * c.count + i;
+        if (c.type == Datatype::Int32) {
+            const std::uint32_t v = rank_int(call, rank, idx);
+            std::memcpy(out.data() + 4 * i, &v, 4);
+        } else {
+            const double v = rank_double(call, rank, idx);
+            std::memcpy(out.data() + 8 * i, &v, 8);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+int sc_main(int argc, char** argv) {
+    Parameters parameters;
+    AgluConfig::declare(parameters);
+    CollectiveConfig::declare(parameters);
+    const auto options = testbench::parse_arguments(argc, argv, parameters);
+    (void)options;
+    const TorusFabricConfig fabric_config = TorusFabricConfig::from(parameters);
+    const AgluConfig aglu = AgluConfig::from(parameters);
+    const CollectiveConfig config = CollectiveConfig::from(parameters);
+    sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DISPLAY);
+
+    TorusFabric fabric("fabric", fabric_config);
+    const unsigned n = fabric.nodes();
+    std::vector<std::unique_ptr<CollectiveEngine>> engines;
+    std::vector<std::unique_ptr<FakeHost>> hosts;
+    for (unsigned i = 0; i < n; ++i) {
+        engines.push_back(std::make_unique<CollectiveEngine>(("engine" + std::to_string(i)).c_str(),
+                                                             static_cast<std::uint16_t>(i), n, aglu, config));
+        hosts.push_back(std::make_unique<FakeHost>(("host" + std::to_string(i)).c_str()));
+        CollectiveEngine& e = *engines.back();
+        FakeHost& h = *hosts.back();
+        h.tx.bind(e.host_in);
+        e.host_in_credit.bind(h.tx_credit);
+        e.host_out.bind(h.rx);
+        h.rx_credit.bind(e.host_out_credit);
+        h.csr.bind(e.csr);
+        e.net_out.bind(fabric.inject(i));
+        fabric.inject_credit(i).bind(e.net_out_credit);
+        fabric.eject(i).bind(e.net_in);
+        e.net_in_credit.bind(fabric.eject_credit(i));
+    }
+    // Global rank g lives on node (g + 3) mod n: the forwarding table matters.
+    auto node_of = [&](unsigned g) { return (g + 3) % n; };
+
+    std::vector<Communicator> comms;
+    {
+        Communicator world{0, {}};
+        for (unsigned g = 0; g < n; ++g) world.members.push_back(g);
+        comms.push_back(world);
+        Communicator even{1, {}};
+        for (int g = static_cast<int>(n) - 1; g >= 0; --g)
+            if (g % 2 == 0) even.members.push_back(static_cast<unsigned>(g));
+        comms.push_back(even);
+        for (unsigned s = 1; s < n; ++s) {  // sizes 1..n-1: rotated prefixes
+            Communicator c{static_cast<std::uint8_t>(1 + s), {}};
+            for (unsigned i = 0; i < s; ++i) c.members.push_back((i + s) % n);
+            comms.push_back(c);
+        }
+    }
+    const std::uint8_t unknown_context = 31;
+
+    // CSR uploads: forwarding table and one row per communicator the node is in.
+    for (unsigned node = 0; node < n; ++node) {
+        FakeHost& h = *hosts[node];
+        h.csr_writes.emplace_back(regmap::FORWARD_INDEX, 0);
+        for (unsigned g = 0; g < n; ++g) h.csr_writes.emplace_back(regmap::FORWARD_NODE, node_of(g));
+    }
+    for (const Communicator& c : comms) {
+        std::vector<std::uint16_t> globals(c.members.begin(), c.members.end());
+        for (std::size_t r = 0; r < c.members.size(); ++r) {
+            FakeHost& h = *hosts[node_of(c.members[r])];
+            const CtRow::Dwords dwords = make_ct_row(static_cast<int>(r), globals).encode();
+            for (unsigned i = 0; i < dwords.size(); ++i) h.csr_writes.emplace_back(regmap::CT_STAGING(i), dwords[i]);
+            h.csr_writes.emplace_back(regmap::CT_SELECT, c.context);
+            h.csr_writes.emplace_back(regmap::CT_COMMAND, regmap::ct_command::LOAD.make(1));
+        }
+    }
+
+    const std::vector<Opcode> collectives = {Opcode::Allreduce, Opcode::Bcast,     Opcode::Reduce,
+                                             Opcode::Barrier,   Opcode::Allgather, Opcode::Scatter,
+                                             Opcode::Gather,    Opcode::ReduceScatter};
+    // Per communicator, the calls in sequence order.
+    std::vector<std::vector<Call>> calls(comms.size());
+    for (std::size_t ci = 0; ci < comms.size(); ++ci) {
+        const int size = static_cast<int>(comms[ci].members.size());
+        int k = 0;
+        for (Opcode o : collectives) {
+            calls[ci].push_back(Call{o, Datatype::Int32, Operation::Sum, 300, (k * 3 + 1) % size});
+            calls[ci].push_back(Call{o, Datatype::Float64, Operation::Sum, 77, k % size});
+            ++k;
+        }
+    }
+    // Unsupported pair on world: float64 BXOR (checked below to be unsupported).
+    const bool bxor_unsupported = !aglu_supports(Operation::Bxor, Datatype::Float64);
+    calls[0].push_back(Call{Opcode::Allreduce, Datatype::Float64, Operation::Bxor, 8, 0});
+
+    auto append_request = [&](FakeHost& h, unsigned node, std::uint8_t context, const Call& c, int call_id, int rank,
+                              int size, const Communicator& comm, std::uint32_t sequence) {
+        CollectiveEnvelope e;
+        e.elements_per_block = c.opcode == Opcode::Barrier ? 0 : c.count;
+        e.size = static_cast<std::uint16_t>(size);
+        e.root = static_cast<std::uint16_t>(c.root);
+        e.global_rank0 = static_cast<std::uint16_t>(comm.members.empty() ? 0 : comm.members[0]);
+        e.global_root = static_cast<std::uint16_t>(comm.members.empty() ? 0 : comm.members[c.root]);
+        e.sequence = sequence;
+        std::vector<std::uint8_t> message(CollectiveEnvelope::kBytes);
+        e.write(message.data());
+        if (c.opcode != Opcode::Barrier) {
+            const BlockSpan span = contribution_span(c.opcode, size, rank, c.root);
+            for (std::uint32_t b = span.first; b < span.first + span.count; ++b) {
+                const auto blk = block_of(c, call_id, rank, b);
+                message.insert(message.end(), blk.begin(), blk.end());
+            }
+        }
+        NetworkHeader nh;
+        nh.opcode = c.opcode;
+        nh.destination = static_cast<std::uint16_t>(node);
+        nh.context_id = context;
+        nh.operation = static_cast<std::uint8_t>(c.op);
+        nh.datatype = static_cast<std::uint8_t>(c.type);
+        nh.algorithm = static_cast<std::uint8_t>(default_algorithm(c.opcode));
+        nh.size_code = *size_code_for(1024);
+        ProcessorHeader ph;
+        ph.message_bytes = static_cast<std::uint32_t>(message.size());
+        ph.context_id = context;
+        ph.operation = nh.operation;
+        ph.opcode = c.opcode;
+        ph.algorithm = nh.algorithm;
+        ph.datatype = nh.datatype;
+        ph.rank = static_cast<std::uint16_t>(c.root);
+        std::uint32_t offset = 0;
+        do {
+            const std::uint32_t len = std::min<std::uint32_t>(1024, ph.message_bytes - offset);
+            nh.last = offset + len >= ph.message_bytes;
+            std::vector<std::uint8_t> packet(kNetworkPacketOverhead + len);
+            write_network_packet(nh, ph, offset, message.data() + offset, len, packet.data());
+            h.packets.push_back(std::move(packet));
+            offset += len;
+        } while (offset < ph.message_bytes);
+    };
+
+    // Interleave communicators: call k of every communicator, then k + 1.
+    std::size_t longest = 0;
+    for (const auto& c : calls) longest = std::max(longest, c.size());
+    for (std::size_t k = 0; k < longest; ++k)
+        for (std::size_t ci = 0; ci < comms.size(); ++ci) {
+            if (k >= calls[ci].size()) continue;
+            const Communicator& comm = comms[ci];
+            const int size = static_cast<int>(comm.members.size());
+            for (int r = 0; r < size; ++r) {
+                const unsigned node = node_of(comm.members[static_cast<std::size_t>(r)]);
+                append_request(*hosts[node], node, comm.context, calls[ci][k], static_cast<int>(ci * 100 + k), r,
+                               size, comm, static_cast<std::uint32_t>(k));
+            }
+        }
+    // Unknown context (no row anywhere): a Barrier on context 31 from every node.
+    for (unsigned node = 0; node < n; ++node) {
+        Communicator fake{unknown_context, {0}};
+        append_request(*hosts[node], node, unknown_context, Call{Opcode::Barrier, Datatype::Int32, Operation::Sum, 0, 0},
+                       0, 0, 1, fake, 0);
+    }
+    // Send pass-through: node i -> node (i + 1) mod n, 1500 bytes in two packets.
+    for (unsigned node = 0; node < n; ++node) {
+        NetworkHeader nh;
+        nh.opcode = Opcode::Send;
+        nh.destination = static_cast<std::uint16_t>((node + 1) % n);
+        nh.size_code = *size_code_for(1024);
+        ProcessorHeader ph;
+        ph.message_bytes = 1500;
+        ph.rank = static_cast<std::uint16_t>(node);
+        std::vector<std::uint8_t> message(1500);
+        for (std::size_t i = 0; i < message.size(); ++i) message[i] = static_cast<std::uint8_t>(node * 7 + i);
+        for (std::uint32_t offset = 0; offset < 1500; offset += 1024) {
+            const std::uint32_t len = std::min<std::uint32_t>(1024, 1500 - offset);
+            nh.last = offset + len >= 1500;
+            std::vector<std::uint8_t> packet(kNetworkPacketOverhead + len);
+            write_network_packet(nh, ph, offset, message.data() + offset, len, packet.data());
+            hosts[node]->packets.push_back(std::move(packet));
+        }
+    }
+
+    sc_core::sc_start(sc_core::sc_time(50, sc_core::SC_MS));
+    Checks checks;
+    const sc_core::sc_time end = sc_core::sc_time_stamp();
+
+    // ---- check results
+    std::uint64_t digest = 1469598103934665603ull;
+    auto mix = [&](const std::vector<std::uint8_t>& b) {
+        for (std::uint8_t x : b) digest = (digest ^ x) * 1099511628211ull;
+    };
+    int bad = 0;
+    for (std::size_t ci = 0; ci < comms.size(); ++ci) {
+        const Communicator& comm = comms[ci];
+        const int size = static_cast<int>(comm.members.size());
+        std::map<std::size_t, std::vector<std::uint8_t>> float_allreduce;  // call -> rank 0's result
+        for (int r = 0; r < size; ++r) {
+            FakeHost& h = *hosts[node_of(comm.members[static_cast<std::size_t>(r)])];
+            std::vector<const Result*> mine;
+            for (const Result& res : h.results)
+                if (res.context == comm.context && res.opcode != Opcode::Send) mine.push_back(&res);
+            if (!checks.expect(mine.size() == calls[ci].size(),
+                               "context " + std::to_string(comm.context) + " rank " + std::to_string(r) + ": " +
+                                   std::to_string(mine.size()) + " of " + std::to_string(calls[ci].size()) +
+                                   " results"))
+                continue;
+            for (std::size_t k = 0; k < calls[ci].size(); ++k) {
+                const Call& c = calls[ci][k];
+                const Result& res = *mine[k];
+                const int call_id = static_cast<int>(ci * 100 + k);
+                const std::string what = "context " + std::to_string(comm.context) + " size " + std::to_string(size) +
+                                         " rank " + std::to_string(r) + " " + std::string(to_string(c.opcode)) + " " +
+                                         std::string(to_string(c.type)) + " root " + std::to_string(c.root);
+                if (c.op == Operation::Bxor) {
+                    std::uint32_t code = 0;
+                    if (res.bytes.size() == 4) std::memcpy(&code, res.bytes.data(), 4);
+                    checks.expect(bxor_unsupported && res.step == kErrorStep && code == 2,
+                                  what + " BXOR: error result code 2 (unsupported)");
+                    continue;
+                }
+                // Reference.
+                const std::uint32_t blocks =
+                    (c.opcode == Opcode::Bcast || c.opcode == Opcode::Reduce || c.opcode == Opcode::Allreduce) ? 1
+                    : c.opcode == Opcode::Barrier                                                          ? 0
+                                                                                       : static_cast<std::uint32_t>(size);
+                const std::size_t es = element_size(c.type);
+                std::vector<std::uint8_t> full(blocks * c.count * es);
+                std::vector<double> approx(blocks * c.count, 0.0);
+                for (std::uint32_t b = 0; b < blocks; ++b) {
+                    for (int q = 0; q < size; ++q) {
+                        const bool reduce = is_reduction(c.opcode);
+                        int source = q;
+                        if (!reduce) {
+                            if (c.opcode == Opcode::Bcast || c.opcode == Opcode::Scatter) source = c.root;
+                            else source = static_cast<int>(b);  // gather/allgather: block b from rank b
+                            if (q != 0) continue;
+                        }
+                        const auto data = block_of(c, call_id, source, b);
+                        for (std::uint32_t i = 0; i < c.count; ++i) {
+                            std::uint8_t* at = full.data() + (b * c.count + i) * es;
+                            if (!reduce) {
+                                std::memcpy(at, data.data() + i * es, es);
+                                if (c.type == Datatype::Float64) std::memcpy(&approx[b * c.count + i], at, 8);
+                            } else if (c.type == Datatype::Int32) {
+                                std::uint32_t acc, v;
+                                std::memcpy(&acc, at, 4);
+                                std::memcpy(&v, data.data() + 4 * i, 4);
+                                acc += v;
+                                std::memcpy(at, &acc, 4);
+                            } else {
+                                double v;
+                                std::memcpy(&v, data.data() + 8 * i, 8);
+                                approx[b * c.count + i] += v;
+                            }
+                        }
+                    }
+                }
+                const BlockSpan span = result_span(c.opcode, size, r, c.root);
+                const std::size_t bb = c.count * es;
+                const std::size_t want_bytes = c.opcode == Opcode::Barrier ? 0 : span.count * bb;
+                bool ok = res.step == 0 && res.opcode == c.opcode && res.rank == r && res.bytes.size() == want_bytes;
+                if (ok && c.type == Datatype::Int32)
+                    ok = want_bytes == 0 || std::memcmp(res.bytes.data(), full.data() + span.first * bb, want_bytes) == 0;
+                if (ok && c.type == Datatype::Float64) {
+                    for (std::size_t i = 0; i < want_bytes / 8; ++i) {
+                        double got;
+                        std::memcpy(&got, res.bytes.data() + 8 * i, 8);
+                        const double want = approx[span.first * c.count + i];
+                        if (std::fabs(got - want) > 1e-12 * std::max(1.0, std::fabs(want))) ok = false;
+                    }
+                    if (c.opcode == Opcode::Allreduce) {
+                        auto [it, fresh] = float_allreduce.emplace(k, res.bytes);
+                        if (!fresh && it->second != res.bytes) ok = false;  // bit-identical on every rank
+                    }
+                    mix(res.bytes);
+                }
+                if (!ok) ++bad;
+                if (!ok || size == static_cast<int>(n) || k < 2)
+                    checks.expect(ok, what + ": " + std::to_string(res.bytes.size()) + " bytes match the reference");
+            }
+        }
+    }
+    checks.expect(bad == 0, "every collective result matches its reference (" + std::to_string(bad) + " wrong)");
+    for (unsigned node = 0; node < n; ++node) {
+        FakeHost& h = *hosts[node];
+        int unknown = 0, sends = 0;
+        for (const Result& res : h.results) {
+            if (res.context == unknown_context && res.step == kErrorStep && res.bytes.size() == 4 && res.bytes[0] == 1)
+                ++unknown;
+            if (res.opcode == Opcode::Send) {
+                const unsigned from = (node + n - 1) % n;
+                bool ok = res.bytes.size() == 1500 && res.rank == from;
+                for (std::size_t i = 0; ok && i < res.bytes.size(); ++i)
+                    ok = res.bytes[i] == static_cast<std::uint8_t>(from * 7 + i);
+                sends += ok;
+            }
+        }
+        checks.expect(unknown == 1, "node " + std::to_string(node) + ": unknown context -> error result code 1");
+        checks.expect(sends == 1, "node " + std::to_string(node) + ": Send from node " +
+                                      std::to_string((node + n - 1) % n) + " passed through intact");
+        const auto& s = engines[node]->statistics();
+        checks.expect(s.errors == (bxor_unsupported ? 2u : 1u) && engines[node]->live_packets() == 0,
+                      "node " + std::to_string(node) + ": ACCEL_ERRORS " + std::to_string(s.errors) +
+                          ", no packets left in flight");
+    }
+    checks.expect(hosts[0]->read_csr(regmap::CT_SIZE_BITS) == 32 * 296, "CT_SIZE_BITS = 32 x 296");
+    checks.expect(hosts[0]->read_csr(regmap::ACCEL_DROPPED) == 0, "ACCEL_DROPPED = 0");
+    std::cout << "simulated " << testbench::ns(end) << "\n";
+    std::cout << "float64 digest: " << std::hex << digest << std::dec << "\n";
+    return checks.finish();
+}
