@@ -125,15 +125,19 @@ int pingpong(int argc, char** argv) {
 
 }  // namespace
 
+int bench_collectives(int argc, char** argv);
+
 int bench_command(int argc, char** argv) {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
         (argc < 2 ? std::cerr : std::cout) << "usage: isvp bench <benchmark> [options]\n\nbenchmarks:\n"
-                                           << "  pingpong    latency and bandwidth between two ranks\n";
+                                           << "  pingpong       latency and bandwidth between two ranks\n"
+                                           << "  collectives    latency of every collective, offloaded or in software\n";
         return argc < 2 ? 2 : 0;
     }
     const std::string which = argv[1];
     if (which == "pingpong") return pingpong(argc - 1, argv + 1);
-    throw ConfigError("bench: unknown benchmark '" + which + "' (known: pingpong)");
+    if (which == "collectives") return bench_collectives(argc - 1, argv + 1);
+    throw ConfigError("bench: unknown benchmark '" + which + "' (known: pingpong, collectives)");
 }
 
 }  // namespace isvp::cli

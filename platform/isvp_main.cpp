@@ -28,7 +28,7 @@ const std::map<std::string, Subcommand>& subcommands() {
     static const std::map<std::string, Subcommand> table = {
         {"aglu", {isvp::cli::aglu_demo, "reduce the same operands with the TLM and the RTL AgLU and compare"}},
         {"run", {isvp::cli::run_command, "run N guest processes on the platform, like mpirun"}},
-        {"bench", {isvp::cli::bench_command, "benchmarks in local mode: pingpong"}},
+        {"bench", {isvp::cli::bench_command, "benchmarks in local mode: pingpong, collectives"}},
     };
     return table;
 }

@@ -1,5 +1,6 @@
 #include "isvp/torus_platform.h"
 
+#include <algorithm>
 #include <string>
 
 namespace isvp {
@@ -25,6 +26,19 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     config.node.qdma = QdmaConfig::from(parameters);
     config.node.aglu = AgluConfig::from(parameters);
     config.node.collective = CollectiveConfig::from(parameters);
+    // Blocks validate their own parameters; what only holds across blocks is
+    // checked here, or a legal-looking mix deadlocks without saying why.
+    const auto largest = static_cast<std::uint32_t>(
+        std::max<std::size_t>(config.node.qdma.max_packet_bytes(),
+                              kNetworkPacketOverhead + config.node.collective.packet_payload_bytes));
+    const unsigned limit = config.fabric.router.max_packet_phits();
+    if (phits_of(largest) > limit)
+        throw ConfigError("config: qdma.packet_payload_bytes=" + std::to_string(config.node.qdma.packet_payload_bytes) +
+                          " / collective.packet_payload_bytes=" +
+                          std::to_string(config.node.collective.packet_payload_bytes) + " make packets of " +
+                          std::to_string(phits_of(largest)) + " phits, but a router VC holds at most " +
+                          std::to_string(limit) + " (router.input_buffer_bytes / router.vcs, less " +
+                          "router.flow_control_margin_phits): lower the packet size or raise the buffer");
     return config;
 }
 
@@ -39,6 +53,10 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
         MemorySpan memory;
         if (n < ranks_) {
             memory = ranks[n];
+            if (memory.bytes > kMsiWindowBase)
+                throw ConfigError("config: host.memory_bytes=" + std::to_string(memory.bytes) +
+                                  " reaches the host bridge's MSI window at 0xFEE00000; at most " +
+                                  std::to_string(kMsiWindowBase) + " bytes");
         } else {
             idle_memory_.emplace_back(kIdleMemoryBytes);
             memory = {idle_memory_.back().data(), kIdleMemoryBytes};

@@ -124,10 +124,10 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     dont_initialize();
 }
 
-CollectiveEngine::~CollectiveEngine() {
-    for (OutPort* port : {&net_port_, &host_port_})
-        for (Outgoing& o : port->queue) o.packet->release();
-}
+// Packets still queued at shutdown are not released: they may come from
+// other nodes' packet pools, destroyed before this engine; every pool frees
+// its own payloads.
+CollectiveEngine::~CollectiveEngine() = default;
 
 void CollectiveEngine::grant_initial_credits() {
     host_credit_message_.send(host_in_credit, 0, config_.host_buffer_phits, sc_core::SC_ZERO_TIME);
@@ -357,7 +357,7 @@ void CollectiveEngine::fail(unsigned context, std::uint8_t opcode_code, const Ne
     processor.context_id = static_cast<std::uint8_t>(context);
     processor.opcode = static_cast<Opcode>(opcode_code);
     processor.operation = request.operation;
-    processor.datatype = request.datatype;
+    processor.datatype = kErrorResultDatatype;  // what tells the driver this result is an error
     processor.algorithm = request.algorithm;
     processor.rank = static_cast<std::uint16_t>(rank);
     std::uint8_t bytes[4];

@@ -27,7 +27,7 @@ unsigned ring_size_index(unsigned entries, const char* ring) {
 }
 
 std::string describe_errors(std::uint32_t status) {
-    static const char* const names[] = {"UNMAPPED_ACCESS", "BAD_DOORBELL", "DESCRIPTOR",     "DMA",
+    static const char* const names[] = {"UNMAPPED_ACCESS", "BAD_DOORBELL",  "DESCRIPTOR",    "DMA",
                                         "CMPT_OVERFLOW",   "C2H_NO_BUFFER", "PACKET_DROPPED"};
     std::string text;
     for (unsigned bit = 0; bit < 7; ++bit)
@@ -96,6 +96,9 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
         transport_.mmio_write32(entry + rm::MSIX_DATA, vector);
         transport_.mmio_write32(entry + rm::MSIX_VECTOR_CONTROL, 0);  // unmask
     }
+    // Before error interrupts are enabled: today's platform answers the
+    // accelerator window with an unmapped access, which the probe clears.
+    if (config_.offload) probe_accelerator();
     transport_.mmio_write32(rm::ERROR_MSIX, config_.error_vector);
     transport_.mmio_write32(rm::ERROR_IRQ_ENABLE, ~0u);
 
@@ -105,16 +108,16 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     write64(q + rm::CMPT_BASE_LO, cmpt_ring_);
     transport_.mmio_write32(q + rm::C2H_BUFFER_BYTES, c2h_buffer_bytes_);
     transport_.mmio_write32(q + rm::CMPT_COALESCE, rm::coalesce::COUNT.make(1));
-    transport_.mmio_write32(q + rm::H2C_CONTROL,
-                            rm::control::RING_SIZE_INDEX.make(h2c_index) | rm::control::ENABLE.make(1) |
-                                rm::control::STATUS_ENABLE.make(1) | rm::control::IRQ_ENABLE.make(1) |
-                                rm::control::MSIX_VECTOR.make(config_.h2c_vector));
+    transport_.mmio_write32(q + rm::H2C_CONTROL, rm::control::RING_SIZE_INDEX.make(h2c_index) |
+                                                     rm::control::ENABLE.make(1) | rm::control::STATUS_ENABLE.make(1) |
+                                                     rm::control::IRQ_ENABLE.make(1) |
+                                                     rm::control::MSIX_VECTOR.make(config_.h2c_vector));
     transport_.mmio_write32(q + rm::C2H_CONTROL,
                             rm::control::RING_SIZE_INDEX.make(c2h_index) | rm::control::ENABLE.make(1));
-    transport_.mmio_write32(q + rm::CMPT_CONTROL,
-                            rm::control::RING_SIZE_INDEX.make(cmpt_index) | rm::control::ENABLE.make(1) |
-                                rm::control::STATUS_ENABLE.make(1) | rm::control::IRQ_ENABLE.make(1) |
-                                rm::control::MSIX_VECTOR.make(config_.cmpt_vector));
+    transport_.mmio_write32(q + rm::CMPT_CONTROL, rm::control::RING_SIZE_INDEX.make(cmpt_index) |
+                                                      rm::control::ENABLE.make(1) | rm::control::STATUS_ENABLE.make(1) |
+                                                      rm::control::IRQ_ENABLE.make(1) |
+                                                      rm::control::MSIX_VECTOR.make(config_.cmpt_vector));
     if (config_.queue != 0)
         for (unsigned context = 0; context < rm::kContextCount; ++context)
             transport_.mmio_write32(rm::CONTEXT_QUEUE(context), config_.queue);
@@ -128,6 +131,41 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     assembling_active_.assign(node_count_, false);
     // A bad setup value shows up as a queue error right away, not at the first message.
     check_device_errors();
+}
+
+void Driver::probe_accelerator() {
+    const std::uint32_t capabilities = transport_.mmio_read32(rm::ACCEL_CAPABILITIES);
+    if (capabilities == 0xFFFFFFFFu) {
+        // No accelerator behind BAR0 0x6000: clear the sticky bit the read set.
+        if (transport_.mmio_read32(rm::ERROR_STATUS) & rm::error_status::UNMAPPED_ACCESS)
+            transport_.mmio_write32(rm::ERROR_STATUS, rm::error_status::UNMAPPED_ACCESS);
+        return;
+    }
+    accelerator_.ct_rows = std::min<unsigned>(rm::accel_capabilities::CT_ROWS.get(capabilities), rm::kContextCount);
+    accelerator_.algorithms = rm::accel_capabilities::ALGORITHMS.get(capabilities);
+    accelerator_.present = accelerator_.ct_rows > 0;
+    if (!accelerator_.present) return;
+    // Forwarding table: global rank r lives on node r.
+    transport_.mmio_write32(rm::FORWARD_INDEX, 0);
+    for (int r = 0; r < size(); ++r) transport_.mmio_write32(rm::FORWARD_NODE, static_cast<std::uint32_t>(r));
+}
+
+void Driver::load_ct_row(unsigned context, const std::array<std::uint32_t, rm::kCtStagingDwords>& row) {
+    if (!accelerator_.present || context >= accelerator_.ct_rows)
+        throw DriverError(
+            "driver: load_ct_row: context " + std::to_string(context) + " has no communicator-table row (accelerator " +
+            (accelerator_.present ? "has " + std::to_string(accelerator_.ct_rows) + " rows)" : "absent)"));
+    transport_.mmio_write32(rm::CT_SELECT, context);
+    for (unsigned i = 0; i < rm::kCtStagingDwords; ++i) transport_.mmio_write32(rm::CT_STAGING(i), row[i]);
+    transport_.mmio_write32(rm::CT_COMMAND, rm::ct_command::LOAD.make(1));
+}
+
+void Driver::release_ct_row(unsigned context) {
+    if (!accelerator_.present || context >= accelerator_.ct_rows)
+        throw DriverError("driver: release_ct_row: context " + std::to_string(context) +
+                          " has no communicator-table row");
+    transport_.mmio_write32(rm::CT_SELECT, context);
+    transport_.mmio_write32(rm::CT_COMMAND, rm::ct_command::RELEASE.make(1));
 }
 
 std::uint64_t Driver::allocate(std::size_t bytes, std::size_t alignment) {
@@ -152,8 +190,8 @@ void Driver::check_device_errors() {
                                   static_cast<std::uint64_t>(transport_.mmio_read32(rm::ERROR_ADDRESS_HI)) << 32;
     const std::uint32_t h2c = transport_.mmio_read32(rm::QUEUE(config_.queue) + rm::H2C_STATUS);
     std::ostringstream message;
-    message << "driver: device error " << describe_errors(status) << " (queue " << queue << ", address 0x"
-            << std::hex << address << std::dec << ", H2C error code " << rm::status::ERROR_CODE.get(h2c) << ")";
+    message << "driver: device error " << describe_errors(status) << " (queue " << queue << ", address 0x" << std::hex
+            << address << std::dec << ", H2C error code " << rm::status::ERROR_CODE.get(h2c) << ")";
     throw DriverError(message.str());
 }
 
@@ -184,8 +222,15 @@ unsigned Driver::poll_completions() {
 
 void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t* payload) {
     const auto header = ProcessorHeader::decode(entry.header);
-    if (!header || header->rank >= node_count_ || entry.length > c2h_buffer_bytes_)
+    if (!header || entry.length > c2h_buffer_bytes_)
         throw DriverError("driver: malformed completion entry (header 0x" + std::to_string(entry.header) + ")");
+    if (header->opcode != Opcode::Send) {
+        deliver_result(*header, entry, payload);
+        return;
+    }
+    if (header->rank >= node_count_)
+        throw DriverError("driver: completion names source rank " + std::to_string(header->rank) + " outside 0.." +
+                          std::to_string(node_count_ - 1));
     const unsigned source = header->rank;
     Message& message = assembling_[source];
     if (entry.offset == 0) {
@@ -220,6 +265,51 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
     }
 }
 
+void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionEntry& entry,
+                            const std::uint8_t* payload) {
+    // Result packets of one context come from the local switch, in order;
+    // only one collective per communicator is in flight (calls block).
+    Result& result = results_.at(header.context_id);
+    const std::string what =
+        "driver: " + std::string(to_string(header.opcode)) + " result on context " + std::to_string(header.context_id);
+    if (entry.offset == 0) {
+        if (result.active || result.complete) throw DriverError(what + " started before the previous one was taken");
+        result = Result{};
+        result.header = header;
+        result.data.resize(header.message_bytes);
+        result.active = true;
+    } else if (!result.active || entry.offset != result.received) {
+        throw DriverError(what + ": packet at offset " + std::to_string(entry.offset) + " arrived out of order");
+    }
+    if (static_cast<std::uint64_t>(entry.offset) + entry.length > result.data.size())
+        throw DriverError(what + ": packet runs past the result's " + std::to_string(result.data.size()) + " bytes");
+    if (entry.length) std::memcpy(result.data.data() + entry.offset, payload, entry.length);
+    result.received += entry.length;
+    if (result.received == result.data.size()) {
+        result.active = false;
+        result.complete = true;
+    }
+}
+
+CollectiveResult Driver::receive_collective(unsigned context, void* buffer, std::size_t capacity) {
+    if (context >= rm::kContextCount)
+        throw DriverError("driver: receive_collective: context " + std::to_string(context) + " outside 0..31");
+    if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive_collective into a null buffer");
+    Result& result = results_[context];
+    while (!result.complete) wait_for_progress();
+    CollectiveResult out;
+    out.opcode = result.header.opcode;
+    out.bytes = result.data.size();
+    out.error = result.header.datatype == kErrorResultDatatype;
+    if (out.error) {
+        if (result.data.size() >= 4) std::memcpy(&out.error_code, result.data.data(), 4);
+    } else if (const std::size_t copied = std::min(capacity, result.data.size())) {
+        std::memcpy(buffer, result.data.data(), copied);
+    }
+    result = Result{};
+    return out;
+}
+
 void Driver::reclaim_h2c() {
     rm::StatusWriteback status;
     const std::uint32_t last = config_.h2c_ring_entries - 1;
@@ -235,8 +325,7 @@ void Driver::reclaim_h2c() {
 void Driver::wait_for_progress() {
     if (poll_completions() > 0) return;
     // Arm both interrupts, then sleep until one fires.
-    transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX,
-                            cmpt_cidx_ | rm::doorbell::IRQ_ARM.make(1));
+    transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX, cmpt_cidx_ | rm::doorbell::IRQ_ARM.make(1));
     transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_ | rm::doorbell::IRQ_ARM.make(1));
     const std::uint64_t mask =
         (1ull << config_.cmpt_vector) | (1ull << config_.h2c_vector) | (1ull << config_.error_vector);
@@ -284,40 +373,76 @@ void Driver::post_descriptor(std::uint64_t address, std::uint32_t length, std::u
     ++h2c_outstanding_;
 }
 
-void Driver::send(int destination, std::uint32_t tag, const void* data, std::size_t bytes) {
+void Driver::check_destination(int destination, std::size_t bytes, const void* data) const {
     if (destination < 0 || destination >= size())
         throw DriverError("driver: send to rank " + std::to_string(destination) + " outside 0.." +
                           std::to_string(size() - 1));
     if (bytes > kMaxMessageBytes - kEnvelopeBytes)
         throw DriverError("driver: message of " + std::to_string(bytes) + " bytes exceeds the " +
                           std::to_string(kMaxMessageBytes - kEnvelopeBytes) + "-byte limit");
-    if (bytes > 0 && data == nullptr) throw DriverError("driver: send of " + std::to_string(bytes) + " bytes from null");
+    if (bytes > 0 && data == nullptr)
+        throw DriverError("driver: send of " + std::to_string(bytes) + " bytes from null");
+}
 
+void Driver::send(int destination, std::uint32_t tag, const void* data, std::size_t bytes) {
+    check_destination(destination, bytes, data);
+    if (tag >= kReservedTagBase)
+        throw DriverError("driver: send with tag 0x" + [tag] {
+            std::ostringstream hex;
+            hex << std::hex << tag;
+            return hex.str();
+        }() + ": tags >= 0x80000000 are reserved for collectives");
+    send_reserved(destination, tag, data, bytes);
+}
+
+void Driver::send_reserved(int destination, std::uint32_t tag, const void* data, std::size_t bytes) {
+    check_destination(destination, bytes, data);
     ProcessorHeader header;
     header.message_bytes = static_cast<std::uint32_t>(kEnvelopeBytes + bytes);
     header.opcode = Opcode::Send;
     header.rank = static_cast<std::uint16_t>(destination);
-    std::uint8_t prefix[ProcessorHeader::kBytes + kEnvelopeBytes] = {};
-    header.write(prefix);
+    std::uint8_t envelope[kEnvelopeBytes] = {};
     const std::uint64_t data_bytes = bytes;
-    std::memcpy(prefix + ProcessorHeader::kBytes, &tag, 4);
-    std::memcpy(prefix + ProcessorHeader::kBytes + 8, &data_bytes, 8);
+    std::memcpy(envelope, &tag, 4);
+    std::memcpy(envelope + 8, &data_bytes, 8);
+    post_packet(header, envelope, data, bytes);
+    ++messages_sent_;
+}
+
+void Driver::send_collective(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
+                             std::size_t bytes) {
+    if (header.opcode == Opcode::Send) throw DriverError("driver: send_collective needs a collective opcode");
+    if (bytes > kMaxMessageBytes - sizeof envelope)
+        throw DriverError("driver: collective contribution of " + std::to_string(bytes) + " bytes exceeds the " +
+                          std::to_string(kMaxMessageBytes - sizeof envelope) + "-byte limit");
+    if (bytes > 0 && data == nullptr)
+        throw DriverError("driver: collective contribution of " + std::to_string(bytes) + " bytes from null");
+    ProcessorHeader sized = header;
+    sized.message_bytes = static_cast<std::uint32_t>(sizeof envelope + bytes);
+    post_packet(sized, envelope, data, bytes);
+}
+
+void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
+                         std::size_t bytes) {
+    std::array<std::uint8_t, ProcessorHeader::kBytes + sizeof envelope> prefix{};
+    header.write(prefix.data());
+    std::memcpy(prefix.data() + ProcessorHeader::kBytes, envelope, sizeof envelope);
 
     // Stream header, envelope and data through the staging ring in
     // descriptor-sized chunks; the first chunk carries the prefix.
     const auto* source = static_cast<const std::uint8_t*>(data);
-    const std::size_t total = sizeof prefix + bytes;
+    const std::size_t total = prefix.size() + bytes;
     std::size_t done = 0;
     while (done < total) {
         const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(config_.descriptor_bytes, total - done));
         const std::uint64_t at = reserve_staging(chunk);
         std::uint8_t* out = memory_ + staging_base_ + at;
         std::size_t filled = 0;
-        if (done < sizeof prefix) {
-            filled = std::min<std::size_t>(sizeof prefix - done, chunk);
-            std::memcpy(out, prefix + done, filled);
+        if (done < prefix.size()) {
+            filled = std::min<std::size_t>(prefix.size() - done, chunk);
+            std::memcpy(out, prefix.data() + done, filled);
         }
-        const std::size_t data_offset = done + filled - sizeof prefix;
+        const std::size_t data_offset = done + filled - prefix.size();
         if (chunk > filled) std::memcpy(out + filled, source + data_offset, chunk - filled);
         std::uint32_t flags = 0;
         if (done == 0) flags |= rm::H2C_SOP;
@@ -328,12 +453,12 @@ void Driver::send(int destination, std::uint32_t tag, const void* data, std::siz
         if (done == total || h2c_outstanding_ % 16 == 0)
             transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_);
     }
-    ++messages_sent_;
 }
 
 bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status) {
     for (auto it = arrived_.begin(); it != arrived_.end(); ++it) {
         if ((source != kAnySource && it->source != source) || (tag != kAnyTag && it->tag != tag)) continue;
+        if (tag == kAnyTag && it->tag >= kReservedTagBase) continue;  // collectives' messages
         status.source = it->source;
         status.tag = it->tag;
         status.bytes = it->data_bytes;
@@ -349,6 +474,19 @@ bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size
 
 ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::size_t capacity) {
     if (source != kAnySource && (source < 0 || source >= size()))
+        throw DriverError("driver: receive from rank " + std::to_string(source) + " outside 0.." +
+                          std::to_string(size() - 1));
+    if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive into a null buffer");
+    if (tag != kAnyTag && (tag < 0 || tag >= static_cast<std::int64_t>(kReservedTagBase)))
+        throw DriverError("driver: receive with tag " + std::to_string(tag) +
+                          ": user tags are 0..0x7FFFFFFF (higher ones are reserved for collectives)");
+    ReceiveStatus status;
+    while (!take_matching(source, tag, buffer, capacity, status)) wait_for_progress();
+    return status;
+}
+
+ReceiveStatus Driver::receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity) {
+    if (source < 0 || source >= size())
         throw DriverError("driver: receive from rank " + std::to_string(source) + " outside 0.." +
                           std::to_string(size() - 1));
     if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive into a null buffer");

@@ -69,6 +69,7 @@ GuestEnvironment GuestEnvironment::parse(const std::function<const char*(const c
     result.rank = static_cast<int>(rank);
     result.compute_scale = real_value(environment::kComputeScale, required(lookup, environment::kComputeScale));
     result.mmio_write_ns = real_value(environment::kMmioWriteNs, required(lookup, environment::kMmioWriteNs));
+    result.spin_wait_us = real_value(environment::kSpinWaitUs, required(lookup, environment::kSpinWaitUs));
     return result;
 }
 
@@ -83,7 +84,8 @@ std::vector<std::pair<std::string, std::string>> GuestEnvironment::variables() c
             {environment::kRank, std::to_string(rank)},
             {environment::kSize, std::to_string(size)},
             {environment::kComputeScale, exact(compute_scale)},
-            {environment::kMmioWriteNs, exact(mmio_write_ns)}};
+            {environment::kMmioWriteNs, exact(mmio_write_ns)},
+            {environment::kSpinWaitUs, exact(spin_wait_us)}};
 }
 
 }  // namespace isvp::guest

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "isvp/register_map.h"
+#include "isvp/spin_wait.h"
 
 namespace isvp::transport {
 
@@ -31,6 +32,7 @@ GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const Tra
                                  sc_core::sc_get_time_resolution().to_string());
     slice_ = from_ps(std::max<std::uint64_t>(1, ps_of(config_.event_slice_ns, 1e3)));
     horizon_ps_ = ps_of(config_.deadlock_horizon_us, 1e6);
+    spin_wait_ = spin_budget(config_.spin_wait_us);
     links_ = std::make_unique<GuestLinks>(
         io, ranks, [this](int rank, const GuestLinks::Event& event) { on_link_event(rank, event); });
     for (int rank = 0; rank < ranks; ++rank) {
@@ -69,7 +71,9 @@ void GuestScheduler::run() {
                 end_time_ps_ = now_ps();
                 return;
             case SyncCore::Decision::Kind::WaitForGuests:
-                io_.run_one();
+                // The awaited request usually follows within microseconds:
+                // poll for it before sleeping (spin_wait.h).
+                if (!spin_until([this] { return io_.poll() > 0; }, spin_wait_)) io_.run_one();
                 break;
             case SyncCore::Decision::Kind::Execute:
                 execute(decision);

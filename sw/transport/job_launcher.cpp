@@ -267,6 +267,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
         environment.size = spec.ranks;
         environment.compute_scale = spec.config.compute_scale;
         environment.mmio_write_ns = spec.config.mmio_write_ns;
+        environment.spin_wait_us = spec.config.spin_wait_us;
         std::vector<std::string> variables = inherited;
         for (const auto& [name, value] : environment.variables()) variables.push_back(name + "=" + value);
         processes.start(rank, spec.command, variables);

@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "isvp/spin_wait.h"
+
 namespace isvp::guest {
 
 using transport::Message;
@@ -23,12 +25,14 @@ void LocalChannel::send(const Message& message) {
     deliver(message);
 }
 
-Message LocalChannel::receive(std::string& error_text) {
+Message LocalChannel::receive(std::string& error_text, std::chrono::nanoseconds spin) {
+    transport::spin_until([this] { return pending_.load(std::memory_order_acquire); }, spin);
     std::unique_lock<std::mutex> lock(mutex_);
     ready_.wait(lock, [this] { return !replies_.empty() || closed_; });
     if (replies_.empty()) throw TransportError(close_reason_);
     Reply reply = std::move(replies_.front());
     replies_.pop_front();
+    pending_.store(!replies_.empty() || closed_, std::memory_order_release);
     error_text = std::move(reply.text);
     return reply.message;
 }
@@ -49,6 +53,7 @@ void LocalChannel::reply(const Message& message) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (closed_) return;
         replies_.push_back({message, {}});
+        pending_.store(true, std::memory_order_release);
     }
     ready_.notify_all();
 }
@@ -59,6 +64,7 @@ void LocalChannel::refuse(const Message& error, const std::string& text) {
         if (closed_) return;
         replies_.push_back({error, text});
         closed_ = true;
+        pending_.store(true, std::memory_order_release);
         close_reason_ = "isvp transport: " + text;
     }
     ready_.notify_all();
@@ -70,6 +76,7 @@ void LocalChannel::close(const std::string& reason) {
         if (closed_) return;
         closed_ = true;
         close_reason_ = reason;
+        pending_.store(true, std::memory_order_release);
     }
     ready_.notify_all();
 }
@@ -87,7 +94,8 @@ LocalTransport::LocalTransport(std::shared_ptr<LocalChannel> channel, int rank, 
     : MessageTransport(rank, size, make_clock(config)),
       channel_(std::move(channel)),
       memory_(memory),
-      memory_bytes_(memory_bytes) {
+      memory_bytes_(memory_bytes),
+      spin_wait_(transport::spin_budget(config.spin_wait_us)) {
     attach();
 }
 
@@ -100,7 +108,7 @@ void LocalTransport::send(const Message& message) {
 }
 
 Message LocalTransport::receive(std::string& error_text) {
-    return channel_->receive(error_text);
+    return channel_->receive(error_text, spin_wait_);
 }
 
 }  // namespace isvp::guest

@@ -1,12 +1,15 @@
 // A guest process's link to the simulator: Unix-domain socket + shared memory.
 #include "isvp/remote_transport.h"
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include "isvp/spin_wait.h"
 
 namespace isvp::guest {
 
@@ -38,7 +41,9 @@ std::unique_ptr<RemoteTransport> RemoteTransport::from_environment() {
 }
 
 RemoteTransport::RemoteTransport(const GuestEnvironment& environment)
-    : MessageTransport(environment.rank, environment.size, make_clock(environment)), memory_(map_memory(environment)) {
+    : MessageTransport(environment.rank, environment.size, make_clock(environment)),
+      memory_(map_memory(environment)),
+      spin_wait_(transport::spin_budget(environment.spin_wait_us)) {
     const std::string prefix = "isvp transport: rank " + std::to_string(environment.rank) + ": ";
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
@@ -95,6 +100,12 @@ void RemoteTransport::read_exactly(void* buffer, std::size_t bytes) {
 }
 
 Message RemoteTransport::receive(std::string& error_text) {
+    transport::spin_until(
+        [this] {
+            pollfd readable{socket_, POLLIN, 0};
+            return ::poll(&readable, 1, 0) != 0;
+        },
+        spin_wait_);
     transport::WireMessage wire{};
     read_exactly(wire.data(), wire.size());
     const transport::Decoded decoded = transport::decode(wire.data(), transport::Direction::ToGuest);

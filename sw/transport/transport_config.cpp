@@ -17,6 +17,7 @@ constexpr double kMaxGraceMs = 600000.0;
 constexpr double kMaxHorizonUs = 1e12;
 constexpr double kMinSliceNs = 1.0;
 constexpr double kMaxSliceNs = 1e9;
+constexpr double kMaxSpinWaitUs = 1e6;
 
 void require_range(const char* name, double value, double minimum, double maximum, const char* unit) {
     if (value >= minimum && value <= maximum) return;
@@ -45,6 +46,9 @@ void TransportConfig::declare(Parameters& parameters) {
     parameters.declare_real("job.event_slice_ns", "ns", defaults.event_slice_ns, kMinSliceNs, kMaxSliceNs,
                             "simulated time SystemC runs between checks for signals and guest output "
                             "(responsiveness only; results do not depend on it)");
+    parameters.declare_real("job.spin_wait_us", "us", defaults.spin_wait_us, 0.0, kMaxSpinWaitUs,
+                            "wall time the scheduler waiting for a request, and a rank waiting for its reply, "
+                            "poll before they sleep (latency only; results do not depend on it; 0 = sleep at once)");
 }
 
 TransportConfig TransportConfig::from(const Parameters& parameters) {
@@ -55,6 +59,7 @@ TransportConfig TransportConfig::from(const Parameters& parameters) {
     config.kill_grace_ms = parameters.real("job.kill_grace_ms");
     config.deadlock_horizon_us = parameters.real("job.deadlock_horizon_us");
     config.event_slice_ns = parameters.real("job.event_slice_ns");
+    config.spin_wait_us = parameters.real("job.spin_wait_us");
     config.validate();
     return config;
 }
@@ -70,6 +75,7 @@ void TransportConfig::validate() const {
     require_range("job.kill_grace_ms", kill_grace_ms, 0.0, kMaxGraceMs, "ms");
     require_range("job.deadlock_horizon_us", deadlock_horizon_us, 0.0, kMaxHorizonUs, "us");
     require_range("job.event_slice_ns", event_slice_ns, kMinSliceNs, kMaxSliceNs, "ns");
+    require_range("job.spin_wait_us", spin_wait_us, 0.0, kMaxSpinWaitUs, "us");
 }
 
 std::uint64_t TransportConfig::mmio_write_ps() const {

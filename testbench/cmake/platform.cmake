@@ -23,16 +23,22 @@ add_test(NAME p2p_deterministic_simulated_times
                  $<TARGET_FILE:isvp> run -n 8 --set topology.torus=2x2x2 -- $<TARGET_FILE:p2p_guest> alltoall)
 add_test(NAME pingpong_bench_deterministic
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/same_output_twice.sh
-                 sh -c "$<TARGET_FILE:isvp> bench pingpong --nodes 4 --hops 2 --sizes 8,4K,1M | grep -v wall")
+                 bash -c "set -o pipefail; $<TARGET_FILE:isvp> bench pingpong --nodes 4 --hops 2 --sizes 8,4K,1M | grep -v wall")
 
 # A guest that dies mid-transfer ends the job promptly: status 128 + SIGABRT,
 # a report naming the rank, no orphans, no shared memory left.
 add_test(NAME p2p_guest_crash_ends_job_cleanly
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 134 "rank 1 killed by signal 6" --
-                 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- $<TARGET_FILE:p2p_guest> crash)
+                 timeout 60 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- $<TARGET_FILE:p2p_guest> crash)
+# Settings each block accepts but that cannot work together: a clear error, not a deadlock.
+add_test(NAME platform_packet_larger_than_router_vc_is_refused
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 2 "router VC holds at most" --
+                 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 --set router.vcs=4
+                 --set qdma.packet_payload_bytes=16384 -- $<TARGET_FILE:p2p_guest> pingpong)
 add_test(NAME p2p_send_outside_job_names_rank
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 2 "send to rank 7 outside 0..1" --
                  $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- $<TARGET_FILE:p2p_guest> badsend)
-set_tests_properties(p2p_guest_crash_ends_job_cleanly p2p_send_outside_job_names_rank PROPERTIES RUN_SERIAL TRUE)
+set_tests_properties(p2p_guest_crash_ends_job_cleanly p2p_send_outside_job_names_rank
+                     platform_packet_larger_than_router_vc_is_refused PROPERTIES RUN_SERIAL TRUE)
 set_tests_properties(p2p_deterministic_simulated_times pingpong_bench_deterministic p2p_guest_crash_ends_job_cleanly
-                     p2p_send_outside_job_names_rank PROPERTIES TIMEOUT 300 LABELS platform)
+                     p2p_send_outside_job_names_rank platform_packet_larger_than_router_vc_is_refused PROPERTIES TIMEOUT 300 LABELS platform)

@@ -6,7 +6,7 @@
 //   p2p_guest ring       every rank to its right neighbour, from its left
 //   p2p_guest alltoall   every rank to every other; received by wildcard
 //   p2p_guest large      64 MiB from rank 0 to rank 1 and back
-//   p2p_guest crash      rank 1 aborts in the middle of a transfer
+//   p2p_guest crash      rank 1 aborts while rank 0 streams 16 MiB at it
 //   p2p_guest badsend    rank 0 sends to a rank outside the job (error path)
 //
 // Prints "p2p <scenario> ok <simulated ps>" per rank and exits 0, or names
@@ -116,13 +116,18 @@ bool run(const std::string& scenario, isvp::guest::DeviceTransport& transport) {
         return true;
     }
     if (scenario == "crash") {
+        // Rank 1 dies while rank 0 is streaming 16 MiB at it: the packets
+        // already in its node back up, rank 0's send stalls, and the job must
+        // end promptly with a report rather than hang.
         if (me == 1) {
-            std::vector<std::uint8_t> in(1 << 20);
-            driver.receive(0, 1, in.data(), in.size());
-            std::abort();  // dies with rank 0 still waiting for an answer
+            std::vector<std::uint8_t> in(8);
+            driver.receive(0, 7, in.data(), in.size());  // the go signal: rank 0 is about to stream
+            std::abort();
         }
         if (me == 0) {
-            const auto out = make_message(0, 1, 1 << 20);
+            const std::uint8_t go = 1;
+            driver.send(1, 7, &go, 1);
+            const auto out = make_message(0, 1, 16u << 20);
             driver.send(1, 1, out.data(), out.size());
             std::vector<std::uint8_t> in(8);
             driver.receive(1, 2, in.data(), in.size());  // never comes

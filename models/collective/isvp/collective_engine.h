@@ -46,7 +46,12 @@ struct CollectiveConfig {
     unsigned phits_per_cycle = 2;               ///< output serialisation width, phits per cycle
     std::uint32_t host_buffer_phits = 512;      ///< host_in buffer (credits granted to the QDMA)
     std::uint32_t net_buffer_phits = 512;       ///< net_in buffer (credits granted to the router)
-    std::uint64_t early_buffer_bytes = 1 << 20; ///< peers' step data held before it is consumed
+    /// Peers' step data held before it is consumed; beyond it the engine holds
+    /// back network credits. Known limit: that back-pressure can block the
+    /// very packets a node waits for (a buffer deadlock, reported by the
+    /// scheduler, not a hang), so the default equals max_buffer_bytes; a
+    /// deadlock-free scheme (a collective VC or per-step windows) is open.
+    std::uint64_t early_buffer_bytes = 64ull << 20;
     std::uint64_t max_buffer_bytes = 64ull << 20;  ///< largest collective buffer (blocks x block bytes)
     unsigned cgr_units = 4;                     ///< reported in ACCEL_CAPABILITIES (not a limit yet)
     unsigned radix = 7;                         ///< reported in ACCEL_CAPABILITIES

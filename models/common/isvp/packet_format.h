@@ -45,6 +45,12 @@ inline constexpr unsigned kOpcodeCount = 9;
 std::string_view to_string(Opcode opcode);
 std::optional<Opcode> opcode_from_code(unsigned code);
 
+/// A collective result whose processor header carries this datatype is an
+/// error: its 4-byte payload is the error code (docs/COLLECTIVES.md). The
+/// completion entry the driver sees holds the processor header but not the
+/// network header's step, so the mark must be in the processor header.
+inline constexpr std::uint8_t kErrorResultDatatype = 0xF;
+
 /// Largest message one processor packet can carry: the 29-bit size field.
 inline constexpr std::uint32_t kMaxMessageBytes = (1u << 29) - 1;
 

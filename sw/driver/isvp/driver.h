@@ -19,6 +19,7 @@
 // Plain C++17, no SystemC.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "isvp/device_transport.h"
+#include "isvp/packet_format.h"
 #include "isvp/register_map.h"
 
 namespace isvp::guest {
@@ -39,16 +41,40 @@ class DriverError : public std::runtime_error {
 };
 
 struct DriverConfig {
-    unsigned queue = 0;                          ///< queue pair this rank uses
-    unsigned h2c_ring_entries = 1024;            ///< H2C descriptors per ring (incl. status entry)
-    unsigned c2h_ring_entries = 4096;            ///< receive buffers per ring (incl. status entry)
-    unsigned cmpt_ring_entries = 4096;           ///< completion entries per ring (incl. status entry)
-    std::uint32_t descriptor_bytes = 32768;      ///< data per H2C descriptor (<= 65535)
-    std::size_t staging_bytes = 64u << 20;       ///< DMA staging ring for outgoing messages
-    unsigned cmpt_vector = 0;                    ///< MSI-X vector for completions
-    unsigned h2c_vector = 1;                     ///< MSI-X vector for H2C progress (SDI)
-    unsigned error_vector = 2;                   ///< MSI-X vector for device errors
+    unsigned queue = 0;                      ///< queue pair this rank uses
+    unsigned h2c_ring_entries = 1024;        ///< H2C descriptors per ring (incl. status entry)
+    unsigned c2h_ring_entries = 4096;        ///< receive buffers per ring (incl. status entry)
+    unsigned cmpt_ring_entries = 4096;       ///< completion entries per ring (incl. status entry)
+    std::uint32_t descriptor_bytes = 32768;  ///< data per H2C descriptor (<= 65535)
+    std::size_t staging_bytes = 64u << 20;   ///< DMA staging ring for outgoing messages
+    unsigned cmpt_vector = 0;                ///< MSI-X vector for completions
+    unsigned h2c_vector = 1;                 ///< MSI-X vector for H2C progress (SDI)
+    unsigned error_vector = 2;               ///< MSI-X vector for device errors
+    /// Probe the collective accelerator (BAR0 0x6000..) once at bring-up and,
+    /// when it exists, fill its forwarding table. false: never touch the
+    /// accelerator window; every collective runs in software (the baseline).
+    bool offload = true;
 };
+
+/// What the bring-up probe found in the accelerator window.
+struct AcceleratorInfo {
+    bool present = false;     ///< ACCEL_CAPABILITIES readable and CT_ROWS > 0
+    unsigned ct_rows = 0;     ///< communicator-table rows (context IDs below this)
+    unsigned algorithms = 0;  ///< bit a: Algorithm a runs in the switch
+};
+
+/// Tags at and above this are reserved for the collectives' point-to-point
+/// messages: `send` refuses them and wildcard receives never match them.
+inline constexpr std::uint32_t kReservedTagBase = 0x80000000u;
+
+/// A collective's result as the switch delivered it (docs/COLLECTIVES.md).
+struct CollectiveResult {
+    Opcode opcode = Opcode::Send;  ///< the collective
+    std::size_t bytes = 0;         ///< result bytes (copied up to the capacity)
+    bool error = false;            ///< an error result (datatype field 0xF)
+    std::uint32_t error_code = 0;  ///< 1 unknown context, 2 unsupported pair, 3 mismatch, 4 size outside the row
+};
+
 
 /// Wildcards for receive matching.
 inline constexpr int kAnySource = -1;
@@ -77,6 +103,24 @@ class Driver {
     /// Blocks until a matching message has arrived and been copied.
     ReceiveStatus receive(int source, std::int64_t tag, void* buffer, std::size_t capacity);
 
+    /// Like send/receive, for the collectives' reserved tags (>= kReservedTagBase).
+    void send_reserved(int destination, std::uint32_t tag, const void* data, std::size_t bytes);
+    ReceiveStatus receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity);
+
+    /// The collective accelerator as probed at bring-up (absent if offload is off).
+    const AcceleratorInfo& accelerator() const { return accelerator_; }
+    /// Uploads one communicator-table row (CT_SELECT, CT_STAGING, CT_COMMAND.LOAD).
+    void load_ct_row(unsigned context, const std::array<std::uint32_t, regmap::kCtStagingDwords>& row);
+    /// Invalidates a row (CT_COMMAND.RELEASE).
+    void release_ct_row(unsigned context);
+    /// Posts one collective request: `header` (opcode a collective), the
+    /// 16-byte envelope, then `bytes` of contribution.
+    void send_collective(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
+                         std::size_t bytes);
+    /// Blocks until the result of the collective in flight on `context`
+    /// has arrived; copies up to `capacity` bytes.
+    CollectiveResult receive_collective(unsigned context, void* buffer, std::size_t capacity);
+
     /// Messages sent / received, and interrupts waited for.
     std::uint64_t messages_sent() const { return messages_sent_; }
     std::uint64_t messages_received() const { return messages_received_; }
@@ -86,10 +130,10 @@ class Driver {
     struct Message {
         int source = 0;
         std::uint32_t tag = 0;
-        std::uint64_t data_bytes = 0;       ///< from the envelope
-        std::uint32_t message_bytes = 0;    ///< envelope + data, from the processor header
-        std::uint32_t received = 0;         ///< bytes of envelope + data so far
-        std::vector<std::uint8_t> data;     ///< the data as it arrives
+        std::uint64_t data_bytes = 0;     ///< from the envelope
+        std::uint32_t message_bytes = 0;  ///< envelope + data, from the processor header
+        std::uint32_t received = 0;       ///< bytes of envelope + data so far
+        std::vector<std::uint8_t> data;   ///< the data as it arrives
     };
 
     std::uint64_t allocate(std::size_t bytes, std::size_t alignment);
@@ -108,6 +152,13 @@ class Driver {
     /// Reserves `bytes` of contiguous staging space, waiting for reclaim.
     std::uint64_t reserve_staging(std::uint32_t bytes);
     bool take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status);
+    void probe_accelerator();
+    void check_destination(int destination, std::size_t bytes, const void* data) const;
+    /// Streams header, prefix and data through staging as one processor packet.
+    void post_packet(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
+                     std::size_t bytes);
+    void deliver_result(const ProcessorHeader& header, const regmap::CompletionEntry& entry,
+                        const std::uint8_t* payload);
 
     DeviceTransport& transport_;  ///< the way to the device and host memory
     DriverConfig config_;         ///< ring sizes, vectors
@@ -119,28 +170,39 @@ class Driver {
     std::uint32_t packet_bytes_ = 0;  ///< network packet payload capacity
 
     // H2C: descriptor ring and the staging ring its data comes from.
-    std::uint64_t h2c_ring_ = 0;           ///< guest-physical address of the ring
-    std::uint32_t h2c_pidx_ = 0;           ///< next descriptor to write
-    std::uint32_t h2c_cidx_ = 0;           ///< last consumed index seen
-    std::uint32_t h2c_outstanding_ = 0;    ///< descriptors posted, not yet consumed
+    std::uint64_t h2c_ring_ = 0;                  ///< guest-physical address of the ring
+    std::uint32_t h2c_pidx_ = 0;                  ///< next descriptor to write
+    std::uint32_t h2c_cidx_ = 0;                  ///< last consumed index seen
+    std::uint32_t h2c_outstanding_ = 0;           ///< descriptors posted, not yet consumed
     std::vector<std::uint64_t> h2c_staging_end_;  ///< staging offset freed when slot i completes
-    std::uint64_t staging_base_ = 0;       ///< staging ring address
-    std::uint64_t staging_head_ = 0;       ///< next byte to fill (offset in ring)
-    std::uint64_t staging_tail_ = 0;       ///< oldest byte still in use
+    std::uint64_t staging_base_ = 0;              ///< staging ring address
+    std::uint64_t staging_head_ = 0;              ///< next byte to fill (offset in ring)
+    std::uint64_t staging_tail_ = 0;              ///< oldest byte still in use
 
     // C2H buffers and completions.
     std::uint64_t c2h_ring_ = 0;
     std::uint64_t c2h_buffers_ = 0;
     std::uint32_t c2h_buffer_bytes_ = 0;
-    std::uint32_t c2h_pidx_ = 0;           ///< buffers posted (index)
-    std::uint32_t c2h_next_ = 0;           ///< next buffer the device fills
+    std::uint32_t c2h_pidx_ = 0;  ///< buffers posted (index)
+    std::uint32_t c2h_next_ = 0;  ///< next buffer the device fills
     std::uint64_t cmpt_ring_ = 0;
-    std::uint32_t cmpt_cidx_ = 0;          ///< next completion to read
-    bool cmpt_color_ = true;               ///< colour valid entries carry now
+    std::uint32_t cmpt_cidx_ = 0;  ///< next completion to read
+    bool cmpt_color_ = true;       ///< colour valid entries carry now
 
     std::vector<Message> assembling_;      ///< per source: message in progress
     std::vector<bool> assembling_active_;  ///< per source: is one in progress
     std::deque<Message> arrived_;          ///< complete, not yet received (arrival order)
+
+    /// A collective result being assembled or complete, per context ID.
+    struct Result {
+        ProcessorHeader header;      ///< of its first packet
+        std::uint32_t received = 0;  ///< bytes so far
+        std::vector<std::uint8_t> data;
+        bool active = false;    ///< packets are arriving
+        bool complete = false;  ///< waiting to be taken
+    };
+    std::array<Result, regmap::kContextCount> results_;  ///< per context ID
+    AcceleratorInfo accelerator_;                        ///< what the bring-up probe found
 
     std::uint64_t messages_sent_ = 0;
     std::uint64_t messages_received_ = 0;

@@ -1,6 +1,7 @@
 // GuestEnvironment: what the launcher tells a remote guest process through
 // its environment — where the simulator listens, which shared-memory segment
-// is its host memory, its rank, and the host parameters its clock needs.
+// is its host memory, its rank, the host parameters its clock needs and how
+// long it polls for a reply before sleeping.
 // The launcher writes it (variables()), RemoteTransport reads it (parse()).
 // Plain C++17, no SystemC.
 #pragma once
@@ -22,6 +23,7 @@ inline constexpr const char* kRank = "ISVP_RANK";                   ///< this ra
 inline constexpr const char* kSize = "ISVP_SIZE";                   ///< ranks in the job
 inline constexpr const char* kComputeScale = "ISVP_COMPUTE_SCALE";  ///< host.compute_scale
 inline constexpr const char* kMmioWriteNs = "ISVP_MMIO_WRITE_NS";   ///< host.mmio_write_ns
+inline constexpr const char* kSpinWaitUs = "ISVP_SPIN_WAIT_US";     ///< job.spin_wait_us
 }  // namespace environment
 
 struct GuestEnvironment {
@@ -32,6 +34,7 @@ struct GuestEnvironment {
     int size = 0;                 ///< ranks in the job
     double compute_scale = 0;     ///< host.compute_scale
     double mmio_write_ns = 0;     ///< host.mmio_write_ns
+    double spin_wait_us = 0;      ///< job.spin_wait_us
 
     /// Reads the variables through `lookup` (getenv by default); throws
     /// TransportError saying how to start a guest when ISVP_SOCKET is unset,

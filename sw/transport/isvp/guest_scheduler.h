@@ -5,8 +5,10 @@
 // output are handled between SystemC runs on one Boost.Asio event loop.
 //
 // Per decision:
-//   * WaitForGuests — block on the event loop until a message (or a signal,
-//     a child exit, guest output) arrives;
+//   * WaitForGuests — wait on the event loop until a message (or a signal,
+//     a child exit, guest output) arrives: polled for job.spin_wait_us of
+//     wall time first, since a rank's next request usually follows its
+//     reply within microseconds, then blocking;
 //   * Execute(rank, T) — run SystemC to T (stopping early if a waiting rank
 //     is answered before T: it may send an earlier request), finish the
 //     delta cycles already pending at T, then hand the request to the rank's
@@ -21,6 +23,7 @@
 // can then never complete ends through the deadlock rule above.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -108,6 +111,7 @@ class GuestScheduler {
     std::optional<std::uint64_t> blocked_since_ps_;     ///< every live rank waiting since (for the horizon)
     sc_core::sc_time slice_;                            ///< job.event_slice_ns
     std::uint64_t horizon_ps_;                          ///< job.deadlock_horizon_us; 0 = off
+    std::chrono::nanoseconds spin_wait_;                ///< job.spin_wait_us: polling before run_one() sleeps
     bool aborting_ = false;                             ///< abort() was called
     std::string abort_reason_;                          ///< its reason
     std::string error_;                                 ///< first job-level error

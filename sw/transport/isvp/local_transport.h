@@ -9,6 +9,8 @@
 // for the guest thread. Plain C++17, no SystemC.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -40,7 +42,8 @@ class LocalChannel {
     /// Throws TransportError if the host has closed the channel.
     void send(const transport::Message& message);
     /// Blocks for the host's next message; an Error's text goes to `error_text`.
-    transport::Message receive(std::string& error_text);
+    /// Polls for up to `spin` of wall time before sleeping (spin_wait.h).
+    transport::Message receive(std::string& error_text, std::chrono::nanoseconds spin = {});
     /// The guest is done (the local equivalent of closing the socket).
     void leave();
 
@@ -60,6 +63,7 @@ class LocalChannel {
     std::mutex mutex_;               ///< guards everything below
     std::condition_variable ready_;  ///< a reply arrived or the channel closed
     std::deque<Reply> replies_;      ///< replies the guest has not taken yet
+    std::atomic<bool> pending_{false};  ///< a reply waits or the channel closed (polled without the mutex)
     bool closed_ = false;            ///< the host closed the channel
     std::string close_reason_;       ///< why, for the guest's TransportError
     bool left_ = false;              ///< the guest called leave()
@@ -69,7 +73,8 @@ class LocalChannel {
 class LocalTransport final : public MessageTransport {
   public:
     /// `memory` is the rank's host memory (owned by the caller, as big as
-    /// `memory_bytes`); `config` gives host.mmio_write_ns and host.compute_scale.
+    /// `memory_bytes`); `config` gives host.mmio_write_ns, host.compute_scale
+    /// and job.spin_wait_us.
     LocalTransport(std::shared_ptr<LocalChannel> channel, int rank, int size, std::uint8_t* memory,
                    std::size_t memory_bytes, const TransportConfig& config);
     /// Leaves the channel (without finish() the simulator sees the rank leave).
@@ -87,6 +92,7 @@ class LocalTransport final : public MessageTransport {
     std::shared_ptr<LocalChannel> channel_;  ///< to the simulator's event loop
     std::uint8_t* memory_;                   ///< host memory (not owned)
     std::size_t memory_bytes_;               ///< its size
+    std::chrono::nanoseconds spin_wait_;     ///< job.spin_wait_us: polling for a reply before sleeping
 };
 
 }  // namespace isvp::guest

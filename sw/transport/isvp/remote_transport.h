@@ -11,6 +11,7 @@
 // Plain C++17 and POSIX, no SystemC.
 #pragma once
 
+#include <chrono>
 #include <memory>
 
 #include "isvp/guest_environment.h"
@@ -41,6 +42,7 @@ class RemoteTransport final : public MessageTransport {
 
     transport::SharedMemorySegment memory_;  ///< this rank's host memory (shared with the simulator)
     int socket_ = -1;                        ///< connected Unix-domain stream socket
+    std::chrono::nanoseconds spin_wait_;     ///< job.spin_wait_us: polling for a reply before sleeping
 };
 
 }  // namespace isvp::guest

@@ -16,6 +16,7 @@ struct TransportConfig {
     double kill_grace_ms = 2000.0;     ///< job.kill_grace_ms: SIGTERM to SIGKILL of guest processes, wall ms
     double deadlock_horizon_us = 1e6;  ///< job.deadlock_horizon_us: all ranks blocked this long = deadlock
     double event_slice_ns = 10000.0;   ///< job.event_slice_ns: SystemC run between event-loop checks
+    double spin_wait_us = 50.0;        ///< job.spin_wait_us: wall time a waiting side polls before it sleeps
 
     /// Declares the host.* and job.* parameters with defaults, units, ranges.
     static void declare(Parameters& parameters);

@@ -1,0 +1,491 @@
+#include "isvp/collectives.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "isvp/aglu_core.h"
+
+namespace isvp::guest {
+
+namespace {
+
+/// Collective envelope bytes (docs/COLLECTIVES.md).
+constexpr std::size_t kCollectiveEnvelopeBytes = 16;
+/// Reserved tag: bit 31, communicator ID in bits [30:23], sequence in [22:0].
+constexpr unsigned kSequenceBits = 23;
+
+std::uint32_t reserved_tag(const Communicator& comm) {
+    return kReservedTagBase | comm.id << kSequenceBits | (comm.sequence & ((1u << kSequenceBits) - 1));
+}
+
+bool has_root(Opcode collective) {
+    return collective == Opcode::Bcast || collective == Opcode::Reduce || collective == Opcode::Scatter ||
+           collective == Opcode::Gather;
+}
+
+/// One block per comm rank (the rest have a single block).
+bool per_rank_blocks(Opcode collective) {
+    return collective == Opcode::Scatter || collective == Opcode::Gather || collective == Opcode::Allgather ||
+           collective == Opcode::ReduceScatter;
+}
+
+std::string lower_name(Opcode collective) {
+    switch (collective) {
+        case Opcode::Bcast:
+            return "bcast";
+        case Opcode::Reduce:
+            return "reduce";
+        case Opcode::Allreduce:
+            return "allreduce";
+        case Opcode::Scatter:
+            return "scatter";
+        case Opcode::Gather:
+            return "gather";
+        case Opcode::Allgather:
+            return "allgather";
+        case Opcode::ReduceScatter:
+            return "reduce_scatter_block";
+        case Opcode::Barrier:
+            return "barrier";
+        case Opcode::Send:
+            break;
+    }
+    return "send";
+}
+
+std::string switch_error(std::uint32_t code) {
+    switch (code) {
+        case 1:
+            return "1 (unknown context)";
+        case 2:
+            return "2 (unsupported operation/datatype)";
+        case 3:
+            return "3 (arguments disagree across ranks)";
+        case 4:
+            return "4 (size outside the communicator-table row)";
+        default:
+            return std::to_string(code);
+    }
+}
+
+}  // namespace
+
+void combine_elements(Operation op, Datatype type, const std::uint8_t* left, const std::uint8_t* right,
+                      std::uint8_t* out, std::size_t bytes) {
+    if (!aglu_supports(op, type))
+        throw DriverError("collective: operation " + std::string(to_string(op)) + " is not defined on datatype " +
+                          std::string(to_string(type)));
+    constexpr std::size_t kBatch = 256;  // vectors per aglu_combine call
+    std::array<Vector256, kBatch> a{}, b{}, r{};
+    for (std::size_t done = 0; done < bytes;) {
+        const std::size_t chunk = std::min(bytes - done, kBatch * kVectorBytes);
+        const std::size_t vectors = (chunk + kVectorBytes - 1) / kVectorBytes;
+        // The last vector is padded with zeros (lanes ignored on the way out).
+        a[vectors - 1] = Vector256{};
+        b[vectors - 1] = Vector256{};
+        std::memcpy(a.data(), left + done, chunk);
+        std::memcpy(b.data(), right + done, chunk);
+        aglu_combine(op, type, a.data(), b.data(), r.data(), vectors);
+        std::memcpy(out + done, r.data(), chunk);
+        done += chunk;
+    }
+}
+
+struct Collectives::Call {
+    Opcode collective = Opcode::Barrier;
+    Datatype type = Datatype::UInt8;
+    std::optional<Operation> op;  ///< reductions only
+    std::size_t count = 0;        ///< elements (per block for per-rank collectives)
+    int root = 0;
+    const void* send = nullptr;  ///< input (bcast: the buffer)
+    void* recv = nullptr;        ///< output (bcast: the buffer)
+};
+
+Collectives::Collectives(Driver& driver, bool offload) : driver_(driver), offload_(offload) {
+    world_.id = 0;
+    world_.rank = driver_.rank();
+    for (int r = 0; r < driver_.size(); ++r) world_.members.push_back(r);
+    activate(world_);
+}
+
+void Collectives::activate(Communicator& comm) {
+    used_.set(comm.id);
+    const AcceleratorInfo& accelerator = driver_.accelerator();
+    comm.offloadable = offload_ && accelerator.present && comm.id < accelerator.ct_rows;
+    if (!comm.offloadable) return;
+    driver_.load_ct_row(comm.id, ct_row(comm.members, comm.rank));
+    // Nobody's request may reach a switch before that switch has the row:
+    // each member's row write precedes its barrier message (PCIe ordering).
+    Call call;
+    run_software(comm, call);
+    ++comm.sequence;
+}
+
+unsigned Collectives::agree_id(Communicator& parent) {
+    constexpr std::size_t kWords = kCommunicatorIds / 32;
+    std::array<std::uint32_t, kWords> free_ids{}, common{};
+    for (unsigned id = 0; id < kCommunicatorIds; ++id)
+        if (!used_[id]) free_ids[id / 32] |= 1u << (id % 32);
+    Call call;
+    call.collective = Opcode::Allreduce;
+    call.type = Datatype::UInt32;
+    call.op = Operation::Band;
+    call.count = kWords;
+    call.send = free_ids.data();
+    call.recv = common.data();
+    run_software(parent, call);
+    ++parent.sequence;
+    for (unsigned id = 0; id < kCommunicatorIds; ++id)
+        if (common[id / 32] >> (id % 32) & 1u) return id;
+    throw DriverError("collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
+                      " in use); free some communicators");
+}
+
+Communicator Collectives::dup(Communicator& parent) {
+    if (parent.members.empty()) throw DriverError("collective: dup of a freed communicator");
+    Communicator comm;
+    comm.id = agree_id(parent);
+    comm.rank = parent.rank;
+    comm.members = parent.members;
+    activate(comm);
+    return comm;
+}
+
+std::optional<Communicator> Collectives::split(Communicator& parent, int colour, int key) {
+    if (parent.members.empty()) throw DriverError("collective: split of a freed communicator");
+    const SplitRequest mine{colour, key};
+    std::vector<SplitRequest> requests(static_cast<std::size_t>(parent.size()));
+    static_assert(sizeof(SplitRequest) == 8);
+    Call call;
+    call.collective = Opcode::Allgather;
+    call.type = Datatype::Int32Int32;  // an 8-byte element: {colour, key}
+    call.count = 1;
+    call.send = &mine;
+    call.recv = requests.data();
+    run_software(parent, call);
+    ++parent.sequence;
+    const unsigned id = agree_id(parent);
+    const std::vector<int> order = split_order(requests, parent.rank);
+    if (order.empty()) return std::nullopt;
+    Communicator comm;
+    comm.id = id;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        if (order[i] == parent.rank) comm.rank = static_cast<int>(i);
+        comm.members.push_back(parent.global_rank(order[i]));
+    }
+    activate(comm);
+    return comm;
+}
+
+void Collectives::free(Communicator& comm) {
+    if (comm.members.empty()) throw DriverError("collective: free of a communicator already freed");
+    if (comm.id == world_.id) throw DriverError("collective: the world communicator cannot be freed");
+    if (comm.offloadable) {
+        // Every member is done with the row before any switch drops it.
+        Call call;
+        run_software(comm, call);
+        driver_.release_ct_row(comm.id);
+    }
+    used_.reset(comm.id);
+    comm.members.clear();
+    comm.offloadable = false;
+}
+
+bool Collectives::would_offload(const Communicator& comm, Opcode collective, std::optional<Operation> op,
+                                Datatype type) const {
+    const Algorithm algorithm = default_algorithm(collective);
+    return offload_ && comm.offloadable && driver_.accelerator().present && algorithm != Algorithm::Ring &&
+           (driver_.accelerator().algorithms >> static_cast<unsigned>(algorithm) & 1u) &&
+           (!op || aglu_supports(*op, type));
+}
+
+void Collectives::run(Communicator& comm, const Call& call) {
+    const std::string name = "collective: " + lower_name(call.collective);
+    if (comm.members.empty()) throw DriverError(name + " on a freed communicator");
+    const int size = comm.size();
+    if (static_cast<unsigned>(call.type) >= static_cast<unsigned>(kDatatypeCount))
+        throw DriverError(name + ": datatype code " + std::to_string(static_cast<unsigned>(call.type)) +
+                          " is not a datatype");
+    if (has_root(call.collective) && (call.root < 0 || call.root >= size))
+        throw DriverError(name + ": root " + std::to_string(call.root) + " outside the communicator (comm ranks 0.." +
+                          std::to_string(size - 1) + ")");
+    if (call.op && !aglu_supports(*call.op, call.type))
+        throw DriverError(name + ": operation " + std::string(to_string(*call.op)) + " is not defined on datatype " +
+                          std::string(to_string(call.type)));
+    const std::size_t blocks = per_rank_blocks(call.collective) ? static_cast<std::size_t>(size) : 1;
+    const std::size_t limit = (kMaxMessageBytes - kCollectiveEnvelopeBytes) / (element_size(call.type) * blocks);
+    if (call.count > limit || call.count > std::numeric_limits<std::uint32_t>::max())
+        throw DriverError(name + ": count " + std::to_string(call.count) + " exceeds " + std::to_string(limit) +
+                          " elements of " + std::string(to_string(call.type)) + " (" + std::to_string(blocks) +
+                          " block(s) must fit one message of " + std::to_string(kMaxMessageBytes) + " bytes)");
+    if (call.count > 0) {
+        const bool root = comm.rank == call.root;
+        const bool reads_send = call.collective != Opcode::Scatter || root;
+        const bool writes_recv = (call.collective != Opcode::Reduce && call.collective != Opcode::Gather) || root;
+        const char* send_name = call.collective == Opcode::Bcast ? "buffer" : "send buffer";
+        if (reads_send && call.send == nullptr && call.collective != Opcode::Barrier)
+            throw DriverError(name + ": " + send_name + " is null with count " + std::to_string(call.count));
+        if (writes_recv && call.recv == nullptr && call.collective != Opcode::Barrier)
+            throw DriverError(name + ": receive buffer is null with count " + std::to_string(call.count));
+    }
+    if (would_offload(comm, call.collective, call.op, call.type))
+        run_offloaded(comm, call);
+    else
+        run_software(comm, call);
+    ++comm.sequence;
+}
+
+void Collectives::run_software(Communicator& comm, const Call& call) {
+    ++software_calls_;
+    const int size = comm.size(), me = comm.rank;
+    const Schedule schedule =
+        make_schedule(call.collective, default_algorithm(call.collective), size, me, call.root, Fold::Pairwise);
+    const std::size_t block_bytes = call.count * element_size(call.type);
+    const std::size_t total = schedule.blocks * block_bytes;
+    std::vector<std::uint8_t> work(total);
+    const auto* send = static_cast<const std::uint8_t*>(call.send);
+    const std::size_t own = static_cast<std::size_t>(me) * block_bytes;
+    switch (call.collective) {
+        case Opcode::Bcast:
+        case Opcode::Scatter:
+            if (me == call.root && total) std::memcpy(work.data(), send, total);
+            break;
+        case Opcode::Gather:
+        case Opcode::Allgather:
+            if (block_bytes) std::memcpy(work.data() + own, send, block_bytes);
+            break;
+        case Opcode::Reduce:
+        case Opcode::Allreduce:
+        case Opcode::ReduceScatter:
+            if (total) std::memcpy(work.data(), send, total);
+            break;
+        case Opcode::Barrier:
+        case Opcode::Send:
+            break;
+    }
+
+    const std::uint32_t tag = reserved_tag(comm);
+    std::vector<std::uint8_t> message;
+    for (const Step& step : schedule.steps) {
+        if (step.send) {
+            message.clear();
+            for (const BlockSpan& span : step.send->spans)
+                message.insert(message.end(), work.begin() + static_cast<std::ptrdiff_t>(span.first * block_bytes),
+                               work.begin() + static_cast<std::ptrdiff_t>((span.first + span.count) * block_bytes));
+            driver_.send_reserved(comm.global_rank(step.send->peer), tag, message.data(), message.size());
+        }
+        if (step.receive) {
+            std::size_t expected = 0;
+            for (const BlockSpan& span : step.receive->spans) expected += span.count * block_bytes;
+            message.resize(expected);
+            const int source = comm.global_rank(step.receive->peer);
+            const ReceiveStatus status = driver_.receive_reserved(source, tag, message.data(), expected);
+            if (status.bytes != expected)
+                throw DriverError("collective: " + lower_name(call.collective) + " got " +
+                                  std::to_string(status.bytes) + " bytes from rank " + std::to_string(source) +
+                                  ", expected " + std::to_string(expected) +
+                                  " (do all members pass the same count and root?)");
+            std::size_t at = 0;
+            for (const BlockSpan& span : step.receive->spans) {
+                std::uint8_t* local = work.data() + span.first * block_bytes;
+                const std::uint8_t* in = message.data() + at;
+                const std::size_t bytes = span.count * block_bytes;
+                if (step.apply == Apply::Copy)
+                    std::memcpy(local, in, bytes);
+                else if (step.apply == Apply::CombineLeft)
+                    combine_elements(*call.op, call.type, in, local, local, bytes);
+                else
+                    combine_elements(*call.op, call.type, local, in, local, bytes);
+                at += bytes;
+            }
+        }
+    }
+
+    auto* recv = static_cast<std::uint8_t*>(call.recv);
+    const bool root = me == call.root;
+    switch (call.collective) {
+        case Opcode::Bcast:
+        case Opcode::Allreduce:
+        case Opcode::Allgather:
+            if (total) std::memcpy(recv, work.data(), total);
+            break;
+        case Opcode::Reduce:
+        case Opcode::Gather:
+            if (root && total) std::memcpy(recv, work.data(), total);
+            break;
+        case Opcode::Scatter:
+        case Opcode::ReduceScatter:
+            if (block_bytes) std::memcpy(recv, work.data() + own, block_bytes);
+            break;
+        case Opcode::Barrier:
+        case Opcode::Send:
+            break;
+    }
+}
+
+void Collectives::run_offloaded(Communicator& comm, const Call& call) {
+    ++offloaded_calls_;
+    const int size = comm.size(), me = comm.rank;
+    const bool root = me == call.root;
+    const std::size_t block_bytes = call.count * element_size(call.type);
+    const std::size_t all_blocks = static_cast<std::size_t>(size) * block_bytes;
+    const int root_rank = has_root(call.collective) ? call.root : 0;
+
+    ProcessorHeader header;
+    header.context_id = static_cast<std::uint8_t>(comm.id);
+    header.opcode = call.collective;
+    header.operation = call.op ? static_cast<std::uint8_t>(*call.op) : 0;
+    header.datatype = static_cast<std::uint8_t>(call.type);
+    header.algorithm = static_cast<std::uint8_t>(default_algorithm(call.collective));
+    header.rank = static_cast<std::uint16_t>(root_rank);
+
+    std::uint8_t envelope[kCollectiveEnvelopeBytes] = {};
+    const auto elements = static_cast<std::uint32_t>(call.collective == Opcode::Barrier ? 0 : call.count);
+    const auto comm_size = static_cast<std::uint16_t>(size);
+    const auto root16 = static_cast<std::uint16_t>(root_rank);
+    const auto global0 = static_cast<std::uint16_t>(comm.global_rank(0));
+    const auto global_root = static_cast<std::uint16_t>(comm.global_rank(root_rank));
+    const std::uint32_t sequence = comm.sequence;
+    std::memcpy(envelope + 0, &elements, 4);
+    std::memcpy(envelope + 4, &comm_size, 2);
+    std::memcpy(envelope + 6, &root16, 2);
+    std::memcpy(envelope + 8, &global0, 2);
+    std::memcpy(envelope + 10, &global_root, 2);
+    std::memcpy(envelope + 12, &sequence, 4);
+
+    // Contribution and expected result per collective.
+    std::size_t contribution = 0, result = 0;
+    switch (call.collective) {
+        case Opcode::Bcast:
+            contribution = root ? block_bytes : 0;
+            result = block_bytes;
+            break;
+        case Opcode::Reduce:
+            contribution = block_bytes;
+            result = root ? block_bytes : 0;
+            break;
+        case Opcode::Allreduce:
+            contribution = block_bytes;
+            result = block_bytes;
+            break;
+        case Opcode::Scatter:
+            contribution = root ? all_blocks : 0;
+            result = block_bytes;
+            break;
+        case Opcode::Gather:
+            contribution = block_bytes;
+            result = root ? all_blocks : 0;
+            break;
+        case Opcode::Allgather:
+            contribution = block_bytes;
+            result = all_blocks;
+            break;
+        case Opcode::ReduceScatter:
+            contribution = all_blocks;
+            result = block_bytes;
+            break;
+        case Opcode::Barrier:
+        case Opcode::Send:
+            break;
+    }
+    driver_.send_collective(header, envelope, contribution ? call.send : nullptr, contribution);
+    const CollectiveResult outcome = driver_.receive_collective(comm.id, call.recv, result);
+    const std::string name = "collective: " + lower_name(call.collective) + " on context " + std::to_string(comm.id);
+    if (outcome.error)
+        throw DriverError(name + " failed in the switch: error code " + switch_error(outcome.error_code));
+    if (outcome.opcode != call.collective || outcome.bytes != result)
+        throw DriverError(name + ": the switch returned a " + std::string(to_string(outcome.opcode)) + " result of " +
+                          std::to_string(outcome.bytes) + " bytes, expected " + std::to_string(result));
+}
+
+void Collectives::bcast(Communicator& comm, void* buffer, std::size_t count, Datatype type, int root) {
+    Call call;
+    call.collective = Opcode::Bcast;
+    call.type = type;
+    call.count = count;
+    call.root = root;
+    call.send = buffer;
+    call.recv = buffer;
+    run(comm, call);
+}
+
+void Collectives::reduce(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
+                         Operation op, int root) {
+    Call call;
+    call.collective = Opcode::Reduce;
+    call.type = type;
+    call.op = op;
+    call.count = count;
+    call.root = root;
+    call.send = send;
+    call.recv = recv;
+    run(comm, call);
+}
+
+void Collectives::allreduce(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
+                            Operation op) {
+    Call call;
+    call.collective = Opcode::Allreduce;
+    call.type = type;
+    call.op = op;
+    call.count = count;
+    call.send = send;
+    call.recv = recv;
+    run(comm, call);
+}
+
+void Collectives::scatter(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
+                          int root) {
+    Call call;
+    call.collective = Opcode::Scatter;
+    call.type = type;
+    call.count = count;
+    call.root = root;
+    call.send = send;
+    call.recv = recv;
+    run(comm, call);
+}
+
+void Collectives::gather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type, int root) {
+    Call call;
+    call.collective = Opcode::Gather;
+    call.type = type;
+    call.count = count;
+    call.root = root;
+    call.send = send;
+    call.recv = recv;
+    run(comm, call);
+}
+
+void Collectives::allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type) {
+    Call call;
+    call.collective = Opcode::Allgather;
+    call.type = type;
+    call.count = count;
+    call.send = send;
+    call.recv = recv;
+    run(comm, call);
+}
+
+void Collectives::reduce_scatter_block(Communicator& comm, const void* send, void* recv, std::size_t count,
+                                       Datatype type, Operation op) {
+    Call call;
+    call.collective = Opcode::ReduceScatter;
+    call.type = type;
+    call.op = op;
+    call.count = count;
+    call.send = send;
+    call.recv = recv;
+    run(comm, call);
+}
+
+void Collectives::barrier(Communicator& comm) {
+    Call call;
+    call.collective = Opcode::Barrier;
+    run(comm, call);
+}
+
+}  // namespace isvp::guest

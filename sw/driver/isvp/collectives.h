@@ -1,0 +1,95 @@
+// MPI-style collectives on any communicator, offloaded to the switch's
+// collective engine when it can run them, otherwise executed in software.
+//
+// Per call: offload when the accelerator exists, the communicator has a CT
+// row, the collective's switch algorithm is not Ring (the row holds only
+// hypercube peers) and the switch runs it, and for reductions the AgLU
+// supports (op, datatype). Otherwise — or always with offload = false — the
+// rank runs make_schedule(..., Fold::Pairwise) over point-to-point messages
+// with reserved tags (one per communicator and sequence), combining with
+// aglu_combine in the schedule's operand order: integer results equal the
+// reference exactly, float results are the same on every rank and every run.
+//
+// Counts are in elements (per rank block for scatter, gather, allgather and
+// reduce_scatter_block), roots in comm ranks. Every call blocks until this
+// rank's part is done. Plain C++17, no SystemC.
+#pragma once
+
+#include <bitset>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "isvp/collective_schedule.h"
+#include "isvp/communicator.h"
+#include "isvp/driver.h"
+#include "isvp/reduction_types.h"
+
+namespace isvp::guest {
+
+/// One per Driver: it owns the rank's communicator IDs, and two instances
+/// would hand out the same IDs (and message tags).
+class Collectives {
+  public:
+    /// `offload` false forces the software path everywhere (the baseline);
+    /// true offloads where the accelerator the driver probed can run it.
+    explicit Collectives(Driver& driver, bool offload = true);
+
+    /// MPI_COMM_WORLD: every rank, context ID 0; its CT row is uploaded here.
+    Communicator& world() { return world_; }
+
+    /// Collective over `parent`: a new communicator with the same members.
+    Communicator dup(Communicator& parent);
+    /// Collective over `parent`: members with the same colour, ordered by key,
+    /// ties by parent rank; nullopt for a negative colour.
+    std::optional<Communicator> split(Communicator& parent, int colour, int key);
+    /// Releases the communicator's ID (and CT row); `comm` must not be used again.
+    void free(Communicator& comm);
+
+    void bcast(Communicator& comm, void* buffer, std::size_t count, Datatype type, int root);
+    /// `recv` is written at the root only.
+    void reduce(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type, Operation op,
+                int root);
+    void allreduce(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type, Operation op);
+    /// `send` holds size x count elements at the root; `recv` count elements.
+    void scatter(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type, int root);
+    /// `recv` holds size x count elements at the root.
+    void gather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type, int root);
+    void allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type);
+    /// `send` holds size x count elements; rank i receives the reduction of block i.
+    void reduce_scatter_block(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
+                              Operation op);
+    void barrier(Communicator& comm);
+
+    /// Whether a call with these arguments would run in the switch.
+    bool would_offload(const Communicator& comm, Opcode collective, std::optional<Operation> op, Datatype type) const;
+    std::uint64_t software_calls() const { return software_calls_; }
+    std::uint64_t offloaded_calls() const { return offloaded_calls_; }
+
+  private:
+    struct Call;
+    void run(Communicator& comm, const Call& call);
+    void run_software(Communicator& comm, const Call& call);
+    void run_offloaded(Communicator& comm, const Call& call);
+    /// Agrees on the lowest ID free on every member of `parent` (software
+    /// allreduce of the free bitmaps) and marks it used.
+    unsigned agree_id(Communicator& parent);
+    /// Marks `id` used, sets offloadable and uploads the CT row when it can.
+    void activate(Communicator& comm);
+
+    Driver& driver_;
+    bool offload_;                        ///< offload where possible (false: software only)
+    std::bitset<kCommunicatorIds> used_;  ///< IDs of this rank's live communicators
+    Communicator world_;
+    std::uint64_t software_calls_ = 0;
+    std::uint64_t offloaded_calls_ = 0;
+};
+
+/// Combines `bytes` of elements: out = left op right, element by element, with
+/// the AgLU's arithmetic. `out` may alias either operand. Throws DriverError
+/// for a pair the AgLU does not support.
+void combine_elements(Operation op, Datatype type, const std::uint8_t* left, const std::uint8_t* right,
+                      std::uint8_t* out, std::size_t bytes);
+
+}  // namespace isvp::guest
