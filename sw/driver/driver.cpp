@@ -103,6 +103,11 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     transport_.mmio_write32(rm::ERROR_IRQ_ENABLE, ~0u);
 
     const std::uint32_t q = rm::QUEUE(config_.queue);
+    // Start from a clean queue whatever an earlier session left behind: the
+    // device latches ring bases and indices only when a ring is enabled.
+    for (const std::uint32_t control : {rm::H2C_CONTROL, rm::C2H_CONTROL, rm::CMPT_CONTROL})
+        transport_.mmio_write32(q + control, 0);
+    transport_.mmio_write32(q + rm::QUEUE_COMMAND, rm::command::RESET.make(1));
     write64(q + rm::H2C_BASE_LO, h2c_ring_);
     write64(q + rm::C2H_BASE_LO, c2h_ring_);
     write64(q + rm::CMPT_BASE_LO, cmpt_ring_);
@@ -221,38 +226,39 @@ unsigned Driver::poll_completions() {
 }
 
 void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t* payload) {
+    // What arrives was written by another rank's software through its
+    // device: a malformed or cut-off message is that rank's fault, so it is
+    // dropped and counted here (dropped_messages()), never allowed to end
+    // this rank.
     const auto header = ProcessorHeader::decode(entry.header);
-    if (!header || entry.length > c2h_buffer_bytes_)
-        throw DriverError("driver: malformed completion entry (header 0x" + std::to_string(entry.header) + ")");
+    if (!header || entry.length > c2h_buffer_bytes_) return drop_packet(-1, "malformed completion entry");
     if (header->opcode != Opcode::Send) {
         deliver_result(*header, entry, payload);
         return;
     }
-    if (header->rank >= node_count_)
-        throw DriverError("driver: completion names source rank " + std::to_string(header->rank) + " outside 0.." +
-                          std::to_string(node_count_ - 1));
+    if (header->rank >= node_count_) return drop_packet(-1, "source rank outside the network");
     const unsigned source = header->rank;
     Message& message = assembling_[source];
     if (entry.offset == 0) {
-        if (assembling_active_[source])
-            throw DriverError("driver: message from rank " + std::to_string(source) +
-                              " started before the previous one ended");
+        // A new message while one is open: the sender's queue stopped mid-message.
+        if (assembling_active_[source]) drop_packet(static_cast<int>(source), "message cut off by a new one");
         if (header->message_bytes < kEnvelopeBytes || entry.length < kEnvelopeBytes)
-            throw DriverError("driver: message from rank " + std::to_string(source) + " has no envelope");
-        message = Message{};
-        message.source = static_cast<int>(source);
+            return drop_packet(-1, "message without an envelope");
         std::uint64_t data_bytes;
-        std::memcpy(&message.tag, payload, 4);
         std::memcpy(&data_bytes, payload + 8, 8);
         if (data_bytes + kEnvelopeBytes != header->message_bytes)
-            throw DriverError("driver: envelope from rank " + std::to_string(source) + " disagrees with its header");
+            return drop_packet(-1, "envelope disagrees with its header");
+        message = Message{};
+        message.source = static_cast<int>(source);
+        std::memcpy(&message.tag, payload, 4);
         message.data_bytes = data_bytes;
         message.message_bytes = header->message_bytes;
         message.data.resize(data_bytes);
         assembling_active_[source] = true;
-    } else if (!assembling_active_[source] || entry.offset != message.received) {
-        throw DriverError("driver: packet at offset " + std::to_string(entry.offset) + " from rank " +
-                          std::to_string(source) + " arrived out of order");
+    } else if (!assembling_active_[source] || entry.offset != message.received ||
+               header->message_bytes != message.message_bytes ||
+               static_cast<std::uint64_t>(entry.offset) + entry.length > message.message_bytes) {
+        return drop_packet(static_cast<int>(source), "packet out of order or outside its message");
     }
     // Copy the part of this packet that is data (the first packet starts with the envelope).
     const std::uint32_t skip = entry.offset < kEnvelopeBytes ? kEnvelopeBytes - entry.offset : 0;
@@ -263,6 +269,12 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
         assembling_active_[source] = false;
         arrived_.push_back(std::move(message));
     }
+}
+
+void Driver::drop_packet(int source, const char* why) {
+    if (source >= 0) assembling_active_[static_cast<std::size_t>(source)] = false;  // its open message is lost whole
+    ++dropped_messages_;
+    last_drop_reason_ = why;
 }
 
 void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionEntry& entry,

@@ -16,6 +16,8 @@ isvp_p2p_test(p2p_ring_on_a_ring_with_wraparound 5 5x1x1 ring)
 isvp_p2p_test(p2p_alltoall_wildcards_2x2x2 8 2x2x2 alltoall)
 isvp_p2p_test(p2p_alltoall_degenerate_4x1x2 8 4x1x2 alltoall)
 isvp_p2p_test(p2p_large_64MiB 2 2x1x1 large)
+isvp_p2p_test(p2p_cut_off_message_is_dropped_not_fatal 2 2x1x1 cutoff)
+isvp_p2p_test(p2p_second_driver_session_starts_clean 2 2x1x1 sessions)
 
 # Same job twice, same output — simulated times included.
 add_test(NAME p2p_deterministic_simulated_times

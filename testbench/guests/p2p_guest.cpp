@@ -8,6 +8,8 @@
 //   p2p_guest large      64 MiB from rank 0 to rank 1 and back
 //   p2p_guest crash      rank 1 aborts while rank 0 streams 16 MiB at it
 //   p2p_guest badsend    rank 0 sends to a rank outside the job (error path)
+//   p2p_guest cutoff     rank 0's message stops mid-way; rank 1 drops it, goes on
+//   p2p_guest sessions   two driver sessions one after the other
 //
 // Prints "p2p <scenario> ok <simulated ps>" per rank and exits 0, or names
 // the first mismatch and exits 1.
@@ -19,6 +21,8 @@
 #include <vector>
 
 #include "isvp/driver.h"
+#include "isvp/packet_format.h"
+#include "isvp/register_map.h"
 #include "isvp/remote_transport.h"
 
 using isvp::guest::Driver;
@@ -70,8 +74,18 @@ bool exchange(Driver& driver, int me, int peer, const std::vector<std::size_t>& 
 }
 
 bool run(const std::string& scenario, isvp::guest::DeviceTransport& transport) {
-    Driver driver(transport);
     const int me = transport.rank();
+    if (scenario == "sessions") {
+        // Two driver sessions one after the other in one rank: the second
+        // must not inherit the first's ring state from the device.
+        for (std::uint32_t session = 0; session < 2; ++session) {
+            Driver driver(transport);
+            if (me > 1) continue;
+            if (!exchange(driver, me, 1 - me, {100, 5000})) return false;
+        }
+        return true;
+    }
+    Driver driver(transport);
     const int size = transport.size();
     const std::vector<std::size_t> sizes = {0, 1, 8, 17, 1000, 1024, 1025, 4096, 65539, 1 << 20};
     if (scenario == "pingpong") return me > 1 || exchange(driver, me, 1 - me, sizes);
@@ -131,6 +145,53 @@ bool run(const std::string& scenario, isvp::guest::DeviceTransport& transport) {
             driver.send(1, 1, out.data(), out.size());
             std::vector<std::uint8_t> in(8);
             driver.receive(1, 2, in.data(), in.size());  // never comes
+        }
+        return true;
+    }
+    if (scenario == "cutoff") {
+        // Rank 0's second queue stops mid-message (its second descriptor
+        // points outside host memory): rank 1 gets the first part of that
+        // message, then an ordinary one. It must drop the cut-off message and
+        // receive the next, not die.
+        if (me == 0) {
+            transport.mmio_write32(isvp::regmap::ERROR_IRQ_ENABLE, 0);  // rank 0 knows it misbehaves
+            std::uint8_t* memory = transport.host_memory();
+            const std::uint64_t ring = 128u << 20, data = ring + (64u << 10);
+            isvp::ProcessorHeader header;
+            header.message_bytes = 16 + 8192;
+            header.opcode = isvp::Opcode::Send;
+            header.rank = 1;
+            header.write(memory + data);
+            const std::uint32_t tag = 7;
+            const std::uint64_t bytes = 8192;
+            std::memcpy(memory + data + 8, &tag, 4);
+            std::memcpy(memory + data + 16, &bytes, 8);
+            const isvp::regmap::H2cDescriptor first{data, 8 + 16 + 4096, isvp::regmap::H2C_SOP};
+            const isvp::regmap::H2cDescriptor outside{0x7FFFFFFF0000ull, 4096, isvp::regmap::H2C_EOP};
+            std::memcpy(memory + ring, &first, 16);
+            std::memcpy(memory + ring + 16, &outside, 16);
+            const std::uint32_t q1 = isvp::regmap::QUEUE(1);
+            transport.mmio_write32(q1 + isvp::regmap::H2C_BASE_LO, static_cast<std::uint32_t>(ring));
+            transport.mmio_write32(q1 + isvp::regmap::H2C_BASE_HI, 0);
+            transport.mmio_write32(q1 + isvp::regmap::H2C_CONTROL, isvp::regmap::control::ENABLE.make(1));
+            transport.mmio_write32(isvp::regmap::DOORBELL(1) + isvp::regmap::H2C_PIDX, 2);
+            transport.compute(20'000'000);  // 20 us later, an ordinary message
+            const auto out = make_message(0, 8, 16);
+            driver.send(1, 8, out.data(), out.size());
+            std::vector<std::uint8_t> in(8);
+            driver.receive(1, 9, in.data(), in.size());
+            return true;
+        }
+        if (me == 1) {
+            std::vector<std::uint8_t> in(1 << 16);
+            const auto status = driver.receive(0, isvp::guest::kAnyTag, in.data(), in.size());
+            const bool ok = status.tag == 8 && status.bytes == 16 && verify(in, 16, 0, 8, "after the cut-off") &&
+                            driver.dropped_messages() == 1;
+            std::cout << "p2p cutoff: received tag " << status.tag << ", dropped " << driver.dropped_messages()
+                      << " (" << driver.last_drop_reason() << ")\n";
+            const std::uint8_t done = 1;
+            driver.send(0, 9, &done, 1);
+            return ok;
         }
         return true;
     }

@@ -125,6 +125,11 @@ class Driver {
     std::uint64_t messages_sent() const { return messages_sent_; }
     std::uint64_t messages_received() const { return messages_received_; }
     std::uint64_t interrupts() const { return interrupts_; }
+    /// Messages dropped because what arrived was malformed or cut off (a
+    /// fault of the sending rank, which must not end this one), and why the
+    /// latest was dropped.
+    std::uint64_t dropped_messages() const { return dropped_messages_; }
+    const std::string& last_drop_reason() const { return last_drop_reason_; }
 
   private:
     struct Message {
@@ -207,6 +212,11 @@ class Driver {
     std::uint64_t messages_sent_ = 0;
     std::uint64_t messages_received_ = 0;
     std::uint64_t interrupts_ = 0;
+    std::uint64_t dropped_messages_ = 0;  ///< malformed or cut-off incoming messages dropped
+    std::string last_drop_reason_;        ///< why the latest was dropped
+    /// Drops an incoming packet; `source` >= 0 also abandons that source's
+    /// message in progress.
+    void drop_packet(int source, const char* why);
 };
 
 }  // namespace isvp::guest
