@@ -99,11 +99,16 @@ void GuestGateway::msi_transport(tlm::tlm_generic_payload& payload, sc_core::sc_
                   static_cast<std::uint32_t>(data[2]) << 16 | static_cast<std::uint32_t>(data[3]) << 24)
                : 0;
     if (!shaped || vector >= kInterruptVectors) {
-        payload.set_response_status(shaped ? tlm::TLM_ADDRESS_ERROR_RESPONSE : tlm::TLM_COMMAND_ERROR_RESPONSE);
-        SC_REPORT_ERROR(kReportType,
-                        (std::string(name()) + ": an MSI must be a 4-byte write of a vector below " +
-                         std::to_string(kInterruptVectors) + (shaped ? ", got vector " + std::to_string(vector) : ""))
-                            .c_str());
+        // What reaches the MSI window is guest-controlled (the MSI-X table's
+        // data field, or a DMA a guest aimed at the window): like a host's
+        // interrupt controller with an illegal vector, drop it and say so.
+        ++dropped_msis_;
+        payload.set_response_status(tlm::TLM_OK_RESPONSE);
+        SC_REPORT_WARNING(kReportType,
+                          (std::string(name()) + ": MSI dropped: it must be a 4-byte write of a vector below " +
+                           std::to_string(kInterruptVectors) + (shaped ? ", got vector " + std::to_string(vector) : "") +
+                           " (check the MSI-X table's data fields)")
+                              .c_str());
         return;
     }
     ++interrupts_;

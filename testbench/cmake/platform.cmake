@@ -40,6 +40,11 @@ add_test(NAME platform_packet_larger_than_router_vc_is_refused
 add_test(NAME p2p_send_outside_job_names_rank
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 2 "send to rank 7 outside 0..1" --
                  $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- $<TARGET_FILE:p2p_guest> badsend)
+# A guest that programs an illegal MSI vector gets a warning, not a dead simulator.
+add_test(NAME p2p_illegal_msi_vector_is_dropped_with_a_warning
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 0 "MSI dropped.*got vector 200" --
+                 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- $<TARGET_FILE:p2p_guest> badmsi)
+set_tests_properties(p2p_illegal_msi_vector_is_dropped_with_a_warning PROPERTIES LABELS platform RUN_SERIAL TRUE)
 set_tests_properties(p2p_guest_crash_ends_job_cleanly p2p_send_outside_job_names_rank
                      platform_packet_larger_than_router_vc_is_refused PROPERTIES RUN_SERIAL TRUE)
 set_tests_properties(p2p_deterministic_simulated_times pingpong_bench_deterministic p2p_guest_crash_ends_job_cleanly

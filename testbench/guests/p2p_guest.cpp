@@ -10,6 +10,7 @@
 //   p2p_guest badsend    rank 0 sends to a rank outside the job (error path)
 //   p2p_guest cutoff     rank 0's message stops mid-way; rank 1 drops it, goes on
 //   p2p_guest sessions   two driver sessions one after the other
+//   p2p_guest badmsi     rank 0 programs an illegal MSI vector; the job goes on
 //
 // Prints "p2p <scenario> ok <simulated ps>" per rank and exits 0, or names
 // the first mismatch and exits 1.
@@ -194,6 +195,16 @@ bool run(const std::string& scenario, isvp::guest::DeviceTransport& transport) {
             return ok;
         }
         return true;
+    }
+    if (scenario == "badmsi") {
+        // Rank 0 programs an illegal vector (200) into its error interrupt's
+        // MSI-X data and provokes that interrupt: the host drops the MSI with
+        // a warning, and both ranks carry on.
+        if (me == 0) {
+            transport.mmio_write32(isvp::regmap::MSIX_ENTRY(2) + isvp::regmap::MSIX_DATA, 200);
+            transport.mmio_write32(0x0300, 1);  // unmapped offset: raises the error interrupt
+        }
+        return me > 1 || exchange(driver, me, 1 - me, {8, 4096});
     }
     if (scenario == "badsend") {
         if (me == 0) {

@@ -59,6 +59,8 @@ class GuestGateway : public sc_core::sc_module {
     std::uint64_t writes() const { return writes_; }
     std::uint64_t interrupts() const { return interrupts_; }
     std::uint64_t mmio_errors() const { return mmio_errors_; }
+    /// MSIs dropped because their vector was illegal (guest-programmed).
+    std::uint64_t dropped_msis() const { return dropped_msis_; }
 
   private:
     void serve();
@@ -79,7 +81,8 @@ class GuestGateway : public sc_core::sc_module {
     std::uint64_t reads_ = 0;                                 ///< statistics: MMIO reads executed
     std::uint64_t writes_ = 0;                                ///< statistics: MMIO writes executed
     std::uint64_t interrupts_ = 0;                            ///< statistics: MSIs received
-    std::uint64_t mmio_errors_ = 0;                           ///< statistics: MMIO accesses answered with an error
+    std::uint64_t mmio_errors_ = 0;                ///< statistics: MMIO accesses answered with an error
+    std::uint64_t dropped_msis_ = 0;               ///< statistics: MSIs with an illegal vector, dropped
 };
 
 /// Simulated picoseconds of an sc_time (the scheduler requires a 1 ps resolution).
