@@ -56,7 +56,15 @@ GuestEnvironment GuestEnvironment::parse(const std::function<const char*(const c
             "and connects it to the modelled device, e.g. `isvp run -n 2 ./program args...`");
     GuestEnvironment result;
     result.socket_path = socket;
-    result.shm_name = required(lookup, environment::kShmName);
+    // Host memory: an inherited sealed descriptor (what `isvp run` passes) or a name.
+    const char* fd = lookup(environment::kShmFd);
+    if (fd != nullptr && *fd != '\0') {
+        const std::uint64_t number = unsigned_value(environment::kShmFd, fd);
+        if (number > 1024) throw TransportError("isvp transport: ISVP_SHM_FD=" + std::string(fd) + " is not a descriptor");
+        result.shm_fd = static_cast<int>(number);
+    } else {
+        result.shm_name = required(lookup, environment::kShmName);
+    }
     result.shm_bytes = unsigned_value(environment::kShmBytes, required(lookup, environment::kShmBytes));
     const std::uint64_t size = unsigned_value(environment::kSize, required(lookup, environment::kSize));
     const std::uint64_t rank = unsigned_value(environment::kRank, required(lookup, environment::kRank));
@@ -78,14 +86,19 @@ GuestEnvironment GuestEnvironment::from_process() {
 }
 
 std::vector<std::pair<std::string, std::string>> GuestEnvironment::variables() const {
-    return {{environment::kSocket, socket_path},
-            {environment::kShmName, shm_name},
+    std::vector<std::pair<std::string, std::string>> variables = {{environment::kSocket, socket_path}};
+    if (shm_fd >= 0)
+        variables.emplace_back(environment::kShmFd, std::to_string(shm_fd));
+    else
+        variables.emplace_back(environment::kShmName, shm_name);
+    variables.insert(variables.end(), {
             {environment::kShmBytes, std::to_string(shm_bytes)},
             {environment::kRank, std::to_string(rank)},
             {environment::kSize, std::to_string(size)},
             {environment::kComputeScale, exact(compute_scale)},
             {environment::kMmioWriteNs, exact(mmio_write_ns)},
-            {environment::kSpinWaitUs, exact(spin_wait_us)}};
+            {environment::kSpinWaitUs, exact(spin_wait_us)}});
+    return variables;
 }
 
 }  // namespace isvp::guest

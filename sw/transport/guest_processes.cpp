@@ -29,14 +29,18 @@ void write_all(int fd, const char* text) {
 }
 
 // In the child between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_child(pid_t parent, int null_fd, int out_fd, int err_fd, char* const* argv, char* const* envp) {
+[[noreturn]] void exec_child(pid_t parent, int null_fd, int out_fd, int err_fd, int memory_fd, char* const* argv,
+                             char* const* envp) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the launcher died before prctl took effect
     ::dup2(null_fd, STDIN_FILENO);
     ::dup2(out_fd, STDOUT_FILENO);
     ::dup2(err_fd, STDERR_FILENO);
-    ::close_range(3, ~0u, 0);
+    // The rank's own host memory (and nothing of other ranks') survives exec
+    // as descriptor kGuestMemoryFd; dup2 clears its close-on-exec flag.
+    if (memory_fd >= 0) ::dup2(memory_fd, kGuestMemoryFd);
+    ::close_range(memory_fd >= 0 ? kGuestMemoryFd + 1 : 3, ~0u, 0);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -82,7 +86,7 @@ GuestProcesses::Child& GuestProcesses::child(int rank) {
 }
 
 void GuestProcesses::start(int rank, const std::vector<std::string>& argv,
-                           const std::vector<std::string>& environment) {
+                           const std::vector<std::string>& environment, int memory_fd) {
     if (argv.empty()) throw std::runtime_error("isvp: rank " + std::to_string(rank) + ": no program to run");
     if (children_.size() <= static_cast<std::size_t>(rank)) children_.resize(static_cast<std::size_t>(rank) + 1);
     if (children_[static_cast<std::size_t>(rank)])
@@ -107,7 +111,8 @@ void GuestProcesses::start(int rank, const std::vector<std::string>& argv,
     }
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
-    if (pid == 0) exec_child(parent, null_fd, out_pipe[1], err_pipe[1], arguments.data(), variables.data());
+    if (pid == 0)
+        exec_child(parent, null_fd, out_pipe[1], err_pipe[1], memory_fd, arguments.data(), variables.data());
     const int fork_errno = errno;
     for (int fd : {null_fd, out_pipe[1], err_pipe[1]}) ::close(fd);
     if (pid < 0) {

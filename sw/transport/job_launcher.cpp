@@ -210,11 +210,14 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     LauncherSignals signals(io);
     JobDirectory directory;
     const std::string token = unique_token();
-    std::vector<SharedMemorySegment> segments;
+    // Host memory: one sealed memfd per rank, handed to that rank's guest
+    // only; it cannot be resized (no SIGBUS from a truncating guest) and has
+    // no name to leave behind.
+    std::vector<SealedMemory> segments;
     std::vector<HostMemorySpan> spans;
     for (int rank = 0; rank < spec.ranks; ++rank) {
-        const std::string name = "isvp-" + std::to_string(::getpid()) + "-" + token + "-r" + std::to_string(rank);
-        segments.push_back(SharedMemorySegment::create(name, spec.config.memory_bytes));
+        const std::string label = "isvp-" + std::to_string(::getpid()) + "-" + token + "-r" + std::to_string(rank);
+        segments.push_back(SealedMemory::create(label, spec.config.memory_bytes));
     }
     for (int rank = 0; rank < spec.ranks; ++rank)
         spans.push_back(
@@ -225,12 +228,11 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     for (int rank = 0; rank < spec.ranks; ++rank)
         scheduler.links().listen(rank, directory.path() + "/rank" + std::to_string(rank) + ".sock");
 
-    // Once a rank has attached it has mapped its segment and no longer needs
-    // the names: removing them early leaves nothing behind even if the
-    // launcher is killed outright later (SIGKILL cannot be caught).
+    // Once every rank has attached, the socket directory is no longer needed:
+    // removing it early leaves nothing behind even if the launcher is killed
+    // outright later (SIGKILL cannot be caught).
     int attached = 0;
-    scheduler.on_attach([&](int rank) {
-        segments[static_cast<std::size_t>(rank)].remove();
+    scheduler.on_attach([&](int) {
         if (++attached == spec.ranks) directory.remove();
     });
 
@@ -261,7 +263,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     for (int rank = 0; rank < spec.ranks; ++rank) {
         guest::GuestEnvironment environment;
         environment.socket_path = directory.path() + "/rank" + std::to_string(rank) + ".sock";
-        environment.shm_name = segments[static_cast<std::size_t>(rank)].name();
+        environment.shm_fd = kGuestMemoryFd;
         environment.shm_bytes = spec.config.memory_bytes;
         environment.rank = rank;
         environment.size = spec.ranks;
@@ -270,7 +272,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
         environment.spin_wait_us = spec.config.spin_wait_us;
         std::vector<std::string> variables = inherited;
         for (const auto& [name, value] : environment.variables()) variables.push_back(name + "=" + value);
-        processes.start(rank, spec.command, variables);
+        processes.start(rank, spec.command, variables, segments[static_cast<std::size_t>(rank)].fd());
     }
 
     try {

@@ -26,6 +26,7 @@ void LocalChannel::send(const Message& message) {
 }
 
 Message LocalChannel::receive(std::string& error_text, std::chrono::nanoseconds spin) {
+    // Poll (without the mutex) before sleeping on the condition variable (spin_wait.h).
     transport::spin_until([this] { return pending_.load(std::memory_order_acquire); }, spin);
     std::unique_lock<std::mutex> lock(mutex_);
     ready_.wait(lock, [this] { return !replies_.empty() || closed_; });
@@ -64,8 +65,8 @@ void LocalChannel::refuse(const Message& error, const std::string& text) {
         if (closed_) return;
         replies_.push_back({error, text});
         closed_ = true;
-        pending_.store(true, std::memory_order_release);
         close_reason_ = "isvp transport: " + text;
+        pending_.store(true, std::memory_order_release);
     }
     ready_.notify_all();
 }

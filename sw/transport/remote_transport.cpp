@@ -17,8 +17,9 @@ using transport::Message;
 
 namespace {
 
-transport::SharedMemorySegment map_memory(const GuestEnvironment& environment) {
+RemoteTransport::HostMemory map_memory(const GuestEnvironment& environment) {
     try {
+        if (environment.shm_fd >= 0) return transport::SealedMemory::adopt(environment.shm_fd, environment.shm_bytes);
         return transport::SharedMemorySegment::open(environment.shm_name, environment.shm_bytes);
     } catch (const transport::SharedMemoryError& error) {
         throw TransportError(std::string("isvp transport: rank ") + std::to_string(environment.rank) +
@@ -100,6 +101,8 @@ void RemoteTransport::read_exactly(void* buffer, std::size_t bytes) {
 }
 
 Message RemoteTransport::receive(std::string& error_text) {
+    // Poll before the blocking read sleeps (spin_wait.h). Readable, closed,
+    // failed or interrupted all end the polling: the read handles each.
     transport::spin_until(
         [this] {
             pollfd readable{socket_, POLLIN, 0};

@@ -18,6 +18,7 @@ isvp_p2p_test(p2p_alltoall_degenerate_4x1x2 8 4x1x2 alltoall)
 isvp_p2p_test(p2p_large_64MiB 2 2x1x1 large)
 isvp_p2p_test(p2p_cut_off_message_is_dropped_not_fatal 2 2x1x1 cutoff)
 isvp_p2p_test(p2p_second_driver_session_starts_clean 2 2x1x1 sessions)
+isvp_p2p_test(p2p_guest_cannot_shrink_its_host_memory 2 2x1x1 truncate)
 
 # Same job twice, same output — simulated times included.
 add_test(NAME p2p_deterministic_simulated_times

@@ -11,9 +11,12 @@
 //   p2p_guest cutoff     rank 0's message stops mid-way; rank 1 drops it, goes on
 //   p2p_guest sessions   two driver sessions one after the other
 //   p2p_guest badmsi     rank 0 programs an illegal MSI vector; the job goes on
+//   p2p_guest truncate   rank 0 tries to shrink its host memory; sealed, it cannot
 //
 // Prints "p2p <scenario> ok <simulated ps>" per rank and exits 0, or names
 // the first mismatch and exits 1.
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -205,6 +208,19 @@ bool run(const std::string& scenario, isvp::guest::DeviceTransport& transport) {
             transport.mmio_write32(0x0300, 1);  // unmapped offset: raises the error interrupt
         }
         return me > 1 || exchange(driver, me, 1 - me, {8, 4096});
+    }
+    if (scenario == "truncate") {
+        // A hostile rank tries to shrink its host memory under the
+        // simulator's mapping (which would make the next DMA fault): the
+        // memory is sealed, so the attempt fails and the job goes on.
+        if (me == 0) {
+            const char* fd = std::getenv("ISVP_SHM_FD");
+            if (fd == nullptr || ::ftruncate(std::atoi(fd), 4096) == 0) {
+                std::cout << "p2p truncate: host memory could be shrunk\n";
+                return false;
+            }
+        }
+        return me > 1 || exchange(driver, me, 1 - me, {8, 1 << 20});
     }
     if (scenario == "badsend") {
         if (me == 0) {

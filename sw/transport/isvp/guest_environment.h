@@ -18,6 +18,7 @@ namespace isvp::guest {
 namespace environment {
 inline constexpr const char* kSocket = "ISVP_SOCKET";               ///< Unix-domain socket path
 inline constexpr const char* kShmName = "ISVP_SHM_NAME";            ///< POSIX shared-memory name
+inline constexpr const char* kShmFd = "ISVP_SHM_FD";                ///< inherited sealed memfd (instead of a name)
 inline constexpr const char* kShmBytes = "ISVP_SHM_BYTES";          ///< its size, bytes
 inline constexpr const char* kRank = "ISVP_RANK";                   ///< this rank
 inline constexpr const char* kSize = "ISVP_SIZE";                   ///< ranks in the job
@@ -28,7 +29,8 @@ inline constexpr const char* kSpinWaitUs = "ISVP_SPIN_WAIT_US";     ///< job.spi
 
 struct GuestEnvironment {
     std::string socket_path;      ///< where the simulator listens for this rank
-    std::string shm_name;         ///< this rank's host-memory segment
+    std::string shm_name;         ///< this rank's host-memory segment (when shm_fd < 0)
+    int shm_fd = -1;              ///< inherited sealed host memory; -1: open shm_name
     std::uint64_t shm_bytes = 0;  ///< its size, bytes
     int rank = 0;                 ///< this rank
     int size = 0;                 ///< ranks in the job

@@ -31,6 +31,9 @@
 
 namespace isvp::transport {
 
+/// The descriptor a guest finds its host memory on (ISVP_SHM_FD).
+inline constexpr int kGuestMemoryFd = 3;
+
 class GuestProcesses {
   public:
     /// Called on the event loop when a child has exited: its rank, its
@@ -48,7 +51,10 @@ class GuestProcesses {
     /// `environment` (NAME=value strings). Throws std::runtime_error if the
     /// pipes or the fork fail; a program that cannot be executed exits 127
     /// with the reason on its stderr.
-    void start(int rank, const std::vector<std::string>& argv, const std::vector<std::string>& environment);
+    /// `memory_fd` >= 0: the rank's sealed host memory, which the child
+    /// receives as descriptor kGuestMemoryFd.
+    void start(int rank, const std::vector<std::string>& argv, const std::vector<std::string>& environment,
+               int memory_fd = -1);
 
     /// SIGTERM to every running child's process group now, SIGKILL to those
     /// left after `grace` (0: SIGKILL at once).

@@ -60,14 +60,14 @@ class LocalChannel {
         std::string text;            ///< an Error's text
     };
 
-    std::mutex mutex_;               ///< guards everything below
-    std::condition_variable ready_;  ///< a reply arrived or the channel closed
-    std::deque<Reply> replies_;      ///< replies the guest has not taken yet
-    std::atomic<bool> pending_{false};  ///< a reply waits or the channel closed (polled without the mutex)
-    bool closed_ = false;            ///< the host closed the channel
-    std::string close_reason_;       ///< why, for the guest's TransportError
-    bool left_ = false;              ///< the guest called leave()
-    HostHooks hooks_;                ///< the host's receivers
+    std::mutex mutex_;                  ///< guards everything below
+    std::condition_variable ready_;     ///< a reply arrived or the channel closed
+    std::deque<Reply> replies_;         ///< replies the guest has not taken yet
+    std::atomic<bool> pending_{false};  ///< replies_ not empty or closed_ (set under the mutex, polled without it)
+    bool closed_ = false;               ///< the host closed the channel
+    std::string close_reason_;          ///< why, for the guest's TransportError
+    bool left_ = false;                 ///< the guest called leave()
+    HostHooks hooks_;                   ///< the host's receivers
 };
 
 class LocalTransport final : public MessageTransport {

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <memory>
+#include <variant>
 
 #include "isvp/guest_environment.h"
 #include "isvp/message_transport.h"
@@ -32,15 +33,23 @@ class RemoteTransport final : public MessageTransport {
     RemoteTransport(const RemoteTransport&) = delete;
     RemoteTransport& operator=(const RemoteTransport&) = delete;
 
-    std::uint8_t* host_memory() override { return memory_.data(); }
-    std::size_t host_memory_bytes() const override { return memory_.bytes(); }
+    std::uint8_t* host_memory() override {
+        return std::visit([](auto& memory) { return memory.data(); }, memory_);
+    }
+    std::size_t host_memory_bytes() const override {
+        return std::visit([](const auto& memory) { return memory.bytes(); }, memory_);
+    }
+
+    /// Host memory: the sealed descriptor `isvp run` hands over, or a named
+    /// segment (tools that start guests themselves).
+    using HostMemory = std::variant<transport::SharedMemorySegment, transport::SealedMemory>;
 
   private:
     void send(const transport::Message& message) override;
     transport::Message receive(std::string& error_text) override;
     void read_exactly(void* buffer, std::size_t bytes);
 
-    transport::SharedMemorySegment memory_;  ///< this rank's host memory (shared with the simulator)
+    HostMemory memory_;  ///< this rank's host memory (shared with the simulator)
     int socket_ = -1;                        ///< connected Unix-domain stream socket
     std::chrono::nanoseconds spin_wait_;     ///< job.spin_wait_us: polling for a reply before sleeping
 };

@@ -53,4 +53,38 @@ class SharedMemorySegment {
     bool owner_ = false;                         ///< created here: remove the name when done
 };
 
+/// A rank's host memory as a sealed anonymous file (memfd): its size can be
+/// neither shrunk nor grown, so a guest holding it cannot make the
+/// simulator's mapping fault — with a named POSIX segment a guest could
+/// ftruncate it and the simulator's next DMA would die of SIGBUS. It has no
+/// name (nothing in /dev/shm to leave behind): the launcher hands the
+/// descriptor to its own guest across exec. Linux only.
+class SealedMemory {
+  public:
+    /// Creates `bytes` of zero-filled memory, sealed against resizing; `label`
+    /// names it in /proc and messages.
+    static SealedMemory create(const std::string& label, std::size_t bytes);
+    /// Maps an inherited descriptor, which must be sealed against shrinking
+    /// and hold at least `bytes`; takes ownership of it.
+    static SealedMemory adopt(int fd, std::size_t bytes);
+
+    SealedMemory(SealedMemory&& other) noexcept;
+    SealedMemory& operator=(SealedMemory&& other) noexcept;
+    SealedMemory(const SealedMemory&) = delete;
+    SealedMemory& operator=(const SealedMemory&) = delete;
+    ~SealedMemory();
+
+    std::uint8_t* data() { return static_cast<std::uint8_t*>(base_); }
+    std::size_t bytes() const { return bytes_; }
+    int fd() const { return fd_; }
+
+  private:
+    SealedMemory(int fd, void* base, std::size_t bytes) : fd_(fd), base_(base), bytes_(bytes) {}
+    void release();
+
+    int fd_ = -1;            ///< the memfd
+    void* base_ = nullptr;   ///< the shared mapping
+    std::size_t bytes_ = 0;  ///< mapped bytes
+};
+
 }  // namespace isvp::transport

@@ -2,15 +2,15 @@
 // transport's round trips (README "Wall-time cost").
 //
 // A read or a wait is a hand-over between two threads: the rank sends and
-// blocks, the scheduler wakes, executes, replies and blocks, the rank wakes.
+// waits, the scheduler wakes, executes, replies and waits, the rank wakes.
 // Each wake-up of a sleeping thread costs the operating system's wake-up
-// latency, and when the sleeper's CPU is idle that latency is large on a
-// virtual machine: the idle vCPU halted, and waking it goes through the
-// hypervisor (measured: 40-50 us per wake-up, against ~5 us for a whole
-// round trip when neither side sleeps). So each side first polls for a
-// short, bounded time and sleeps only if nothing came. The CPU is yielded
-// between polls, so a poller never holds up a thread that shares its CPU.
-// Only wall time depends on this; simulated results never do.
+// latency, which is large on a virtual machine when the sleeper's vCPU has
+// gone idle: the vCPU halted, and waking it goes through the hypervisor
+// (measured: 40-55 us per round trip with both sides sleeping, against
+// 2-5 us locally when neither does). So each side first polls for a short,
+// bounded time (job.spin_wait_us) and sleeps only if nothing came. The CPU
+// is yielded between polls, so a poller gives way to a thread waiting for
+// its CPU. Only wall time depends on this; simulated results never do.
 // Plain C++17, no SystemC.
 #pragma once
 
