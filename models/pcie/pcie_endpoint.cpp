@@ -117,7 +117,14 @@ void PcieEndpoint::mmio_b_transport(tlm::tlm_generic_payload& payload, sc_core::
     sc_core::sc_time device_delay = sc_core::SC_ZERO_TIME;
     for (unsigned i = 0; i < dwords; ++i)
         store_le32(read_dword(static_cast<std::uint32_t>(offset) + 4 * i, device_delay), data + 4 * i);
-    delay = device_delay + latency_;
+    // The completion travels upstream like the device's DMA writes and, by
+    // PCIe ordering, may not pass a posted write issued before it: it
+    // arrives no earlier than the last of them, so a driver that reads a
+    // status register finds the entries it announces already in memory.
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time behind_writes = upstream_free_ + latency_ > now ? upstream_free_ + latency_ - now
+                                                                            : sc_core::SC_ZERO_TIME;
+    delay = std::max(device_delay + latency_, behind_writes);
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

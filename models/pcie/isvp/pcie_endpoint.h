@@ -22,7 +22,9 @@
 //     latency later, in order (an SC_METHOD delivers them); the call returns
 //     at once. MMIO reads wait (in the caller's thread) until they reach the
 //     device behind earlier posted writes, read there, and annotate the way
-//     back: a round trip of 2 x latency plus the device's own delay;
+//     back: a round trip of 2 x latency plus the device's own delay, and no
+//     earlier than the arrival of the device's DMA writes already sent (a
+//     completion may not pass posted writes in its direction);
 //   * configuration accesses take effect at once and annotate 2 x latency.
 //   * MMIO and configuration TLPs take latency only, no link bandwidth (in
 //     hardware they interleave with DMA TLPs at TLP granularity).
@@ -41,7 +43,9 @@
 //   irq        target     interrupt requests from the device (msix_interrupt.h)
 //
 // Not modelled: link training and errors, replay, flow-control credit
-// starvation, TLP reordering, the read-completion boundary, the MSI-X Enable
+// starvation, TLP reordering (beyond completions waiting for earlier posted
+// writes; a device DMA read does not see the device's own writes still in
+// flight — the QDMA never reads back what it wrote), the read-completion boundary, the MSI-X Enable
 // bit and Command.BUS_MASTER/MEMORY_SPACE gating (the platform is treated as
 // enumerated; the bits are stored and readable), INTx and MSI.
 #pragma once
