@@ -256,6 +256,16 @@ void gather_binomial(Schedule& s, int size, int rank, int root) {
     }
 }
 
+/// A schedule with no steps yet and the collective's block count: one block
+/// per comm rank where ranks own pieces, else one.
+Schedule empty_schedule(Opcode collective, int size) {
+    const bool per_rank_blocks = collective == Opcode::Scatter || collective == Opcode::Gather ||
+                                 collective == Opcode::Allgather || collective == Opcode::ReduceScatter;
+    Schedule s;
+    s.blocks = per_rank_blocks ? static_cast<std::uint32_t>(size) : 1;
+    return s;
+}
+
 // --- Fold::Hypercube: peers are rank XOR 2^k, comm rank 0 or the root -------
 
 // r >= pof2 pairs with r - pof2 = r XOR pof2; the pof2 lower ranks run the
@@ -356,10 +366,7 @@ void zero_to_root(Schedule& s, int rank, int root, const std::vector<BlockSpan>&
 }
 
 Schedule hypercube_schedule(Opcode collective, Algorithm algorithm, int size, int rank, int root) {
-    Schedule s;
-    const bool per_rank_blocks = collective == Opcode::Scatter || collective == Opcode::Gather ||
-                                 collective == Opcode::Allgather || collective == Opcode::ReduceScatter;
-    s.blocks = per_rank_blocks ? static_cast<std::uint32_t>(size) : 1;
+    Schedule s = empty_schedule(collective, size);
     switch (collective) {
         case Opcode::Bcast:
             root_to_zero(s, rank, root, kWhole);
@@ -450,10 +457,7 @@ Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int ran
                                         "does not hold: it runs in software (Fold::Pairwise)");
         return hypercube_schedule(collective, algorithm, size, rank, root);
     }
-    Schedule s;
-    const bool per_rank_blocks = collective == Opcode::Scatter || collective == Opcode::Gather ||
-                                 collective == Opcode::Allgather || collective == Opcode::ReduceScatter;
-    s.blocks = per_rank_blocks ? static_cast<std::uint32_t>(size) : 1;
+    Schedule s = empty_schedule(collective, size);
     switch (collective) {
         case Opcode::Bcast: bcast_binomial(s, size, rank, root); break;
         case Opcode::Reduce: reduce_binomial(s, size, rank, root); break;

@@ -402,90 +402,39 @@ void Collectives::run_offloaded(Communicator& comm, const Call& call) {
 }
 
 void Collectives::bcast(Communicator& comm, void* buffer, std::size_t count, Datatype type, int root) {
-    Call call;
-    call.collective = Opcode::Bcast;
-    call.type = type;
-    call.count = count;
-    call.root = root;
-    call.send = buffer;
-    call.recv = buffer;
-    run(comm, call);
+    run(comm, Call{Opcode::Bcast, type, std::nullopt, count, root, buffer, buffer});
 }
 
 void Collectives::reduce(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
                          Operation op, int root) {
-    Call call;
-    call.collective = Opcode::Reduce;
-    call.type = type;
-    call.op = op;
-    call.count = count;
-    call.root = root;
-    call.send = send;
-    call.recv = recv;
-    run(comm, call);
+    run(comm, Call{Opcode::Reduce, type, op, count, root, send, recv});
 }
 
 void Collectives::allreduce(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
                             Operation op) {
-    Call call;
-    call.collective = Opcode::Allreduce;
-    call.type = type;
-    call.op = op;
-    call.count = count;
-    call.send = send;
-    call.recv = recv;
-    run(comm, call);
+    run(comm, Call{Opcode::Allreduce, type, op, count, 0, send, recv});
 }
 
 void Collectives::scatter(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
                           int root) {
-    Call call;
-    call.collective = Opcode::Scatter;
-    call.type = type;
-    call.count = count;
-    call.root = root;
-    call.send = send;
-    call.recv = recv;
-    run(comm, call);
+    run(comm, Call{Opcode::Scatter, type, std::nullopt, count, root, send, recv});
 }
 
 void Collectives::gather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type, int root) {
-    Call call;
-    call.collective = Opcode::Gather;
-    call.type = type;
-    call.count = count;
-    call.root = root;
-    call.send = send;
-    call.recv = recv;
-    run(comm, call);
+    run(comm, Call{Opcode::Gather, type, std::nullopt, count, root, send, recv});
 }
 
 void Collectives::allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type) {
-    Call call;
-    call.collective = Opcode::Allgather;
-    call.type = type;
-    call.count = count;
-    call.send = send;
-    call.recv = recv;
-    run(comm, call);
+    run(comm, Call{Opcode::Allgather, type, std::nullopt, count, 0, send, recv});
 }
 
 void Collectives::reduce_scatter_block(Communicator& comm, const void* send, void* recv, std::size_t count,
                                        Datatype type, Operation op) {
-    Call call;
-    call.collective = Opcode::ReduceScatter;
-    call.type = type;
-    call.op = op;
-    call.count = count;
-    call.send = send;
-    call.recv = recv;
-    run(comm, call);
+    run(comm, Call{Opcode::ReduceScatter, type, op, count, 0, send, recv});
 }
 
 void Collectives::barrier(Communicator& comm) {
-    Call call;
-    call.collective = Opcode::Barrier;
-    run(comm, call);
+    run(comm, Call{Opcode::Barrier});
 }
 
 }  // namespace isvp::guest
