@@ -64,6 +64,13 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     if (config_.descriptor_bytes == 0 || config_.descriptor_bytes > rm::kMaxDescriptorBytes)
         throw DriverError("driver: descriptor_bytes must be 1..65535");
 
+    for (const unsigned vector : {config_.cmpt_vector, config_.h2c_vector, config_.error_vector})
+        if (vector >= rm::kMsixVectors)
+            throw DriverError("driver: MSI-X vector " + std::to_string(vector) + " outside the table's 0.." +
+                              std::to_string(rm::kMsixVectors - 1));
+    if (config_.cmpt_vector == config_.h2c_vector || config_.cmpt_vector == config_.error_vector ||
+        config_.h2c_vector == config_.error_vector)
+        throw DriverError("driver: the completion, H2C and error MSI-X vectors must differ");
     const unsigned h2c_index = ring_size_index(config_.h2c_ring_entries, "H2C");
     const unsigned c2h_index = ring_size_index(config_.c2h_ring_entries, "C2H");
     const unsigned cmpt_index = ring_size_index(config_.cmpt_ring_entries, "CMPT");

@@ -220,8 +220,18 @@ void GuestScheduler::deadlock(const std::string& reason) {
     log_ << "[isvp] " << text << "\n";
     log_.flush();
     set_error(text);
-    for (int rank : core_.blocked()) {
-        links_->refuse(rank, ErrorCode::Deadlock, now_ps(), text);
+    // The log names every rank and what it waits for; each rank gets that
+    // too in small jobs, and a pointer to the log in large ones (the full
+    // list, repeated by every rank, would bury the output).
+    constexpr std::size_t kRanksListedToEachRank = 8;
+    const std::vector<int> blocked = core_.blocked();
+    const std::string told = blocked.size() <= kRanksListedToEachRank
+                                 ? text
+                                 : "deadlock at " + format_time_ps(now_ps()) + ": every live rank waits and " +
+                                       reason + " (" + std::to_string(blocked.size()) +
+                                       " ranks; the job log says what each waits for)";
+    for (int rank : blocked) {
+        links_->refuse(rank, ErrorCode::Deadlock, now_ps(), told);
         gateways_[static_cast<std::size_t>(rank)]->cancel();
         core_.end(rank, "deadlock");
         note_failure(rank);

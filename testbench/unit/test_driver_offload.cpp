@@ -346,3 +346,13 @@ TEST_CASE("dup loads a CT row for the new context and free releases it", "[drive
     CHECK(device.written(rm::CT_SELECT) == std::vector<std::uint32_t>{0, 1, 1});
     CHECK(device.written(rm::CT_COMMAND).back() == rm::ct_command::RELEASE.make(1));
 }
+
+TEST_CASE("Bring-up refuses MSI-X vectors outside the table or shared between uses", "[driver]") {
+    FakeDevice device(0xFFFFFFFFu);
+    DriverConfig beyond;
+    beyond.error_vector = 64;
+    CHECK_THROWS_WITH(Driver(device, beyond), Catch::Contains("MSI-X vector 64 outside the table's 0..63"));
+    DriverConfig shared;
+    shared.h2c_vector = shared.cmpt_vector;
+    CHECK_THROWS_WITH(Driver(device, shared), Catch::Contains("must differ"));
+}
