@@ -53,12 +53,15 @@ CollectiveConfig CollectiveConfig::from(const Parameters& p) {
 }
 
 void CollectiveConfig::validate() const {
-    if (!(clock_mhz >= 1.0 && clock_mhz <= 5000.0)) refuse_parameter("collective.clock_mhz", "a number in [1, 5000] MHz", clock_mhz);
+    if (!(clock_mhz >= 1.0 && clock_mhz <= 5000.0))
+        refuse_parameter("collective.clock_mhz", "a number in [1, 5000] MHz", clock_mhz);
     if (packet_payload_bytes < 16 || packet_payload_bytes > 16384 || !is_power_of_two(packet_payload_bytes))
-        refuse_parameter("collective.packet_payload_bytes", "a power of two in [16, 16384] bytes", packet_payload_bytes);
+        refuse_parameter("collective.packet_payload_bytes", "a power of two in [16, 16384] bytes",
+                         packet_payload_bytes);
     if (phits_per_cycle < 1 || phits_per_cycle > 16)
         refuse_parameter("collective.phits_per_cycle", "an integer in [1, 16]", phits_per_cycle);
-    const std::uint32_t packet_phits = phits_of(packet_payload_bytes + static_cast<std::uint32_t>(kNetworkPacketOverhead));
+    const std::uint32_t packet_phits =
+        phits_of(packet_payload_bytes + static_cast<std::uint32_t>(kNetworkPacketOverhead));
     if (host_buffer_phits < packet_phits || host_buffer_phits > (1u << 20))
         refuse_parameter("collective.host_buffer_phits",
                          "an integer in [" + std::to_string(packet_phits) + " (one packet), 1048576] phits",
@@ -106,8 +109,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
 
     host_in.register_b_transport(this, &CollectiveEngine::on_host_in);
     net_in.register_b_transport(this, &CollectiveEngine::on_net_in);
-    net_out_credit.register_b_transport(
-        this, &CollectiveEngine::on_credit_net);
+    net_out_credit.register_b_transport(this, &CollectiveEngine::on_credit_net);
     host_out_credit.register_b_transport(this, &CollectiveEngine::on_credit_host);
     csr.register_b_transport(this, &CollectiveEngine::on_csr);
 
@@ -136,8 +138,8 @@ void CollectiveEngine::grant_initial_credits() {
 
 void CollectiveEngine::drop(const std::string& why) {
     ++statistics_.dropped;
-    SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped a collective packet: " + why +
-                                    " (ACCEL_DROPPED)").c_str());
+    SC_REPORT_WARNING(kReportType,
+                      (std::string(name()) + ": dropped a collective packet: " + why + " (ACCEL_DROPPED)").c_str());
 }
 
 std::vector<std::uint8_t> CollectiveEngine::take_buffer() {
@@ -155,25 +157,35 @@ void CollectiveEngine::return_credits(CreditTo to, std::uint32_t phits, const sc
 // ---------------------------------------------------------------------------
 // Inputs
 
-void CollectiveEngine::on_host_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+std::optional<CollectiveEngine::Arrived> CollectiveEngine::arrive(tlm::tlm_generic_payload& payload,
+                                                                  const sc_core::sc_time& delay, CreditTo from,
+                                                                  OutPort& pass_to, std::uint64_t& passed) {
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     const auto length = static_cast<std::uint32_t>(payload.get_data_length());
-    const std::uint32_t phits = phits_of(length);
-    const sc_core::sc_time tail = delay + packet_info(payload).tail_after;
+    Arrived in{std::nullopt, phits_of(length), delay + packet_info(payload).tail_after};
     std::string why;
-    const auto view = NetworkPacketView::parse(payload.get_data_ptr(), length, &why);
-    if (!view) {
-        drop("malformed packet from the host: " + why);
-        return_credits(CreditTo::HostIn, phits, tail);
-        return;
+    in.view = NetworkPacketView::parse(payload.get_data_ptr(), length, &why);
+    if (!in.view) {
+        drop(std::string("malformed packet from the ") + (from == CreditTo::HostIn ? "host" : "network") + ": " + why);
+        return_credits(from, in.phits, in.tail);
+        return std::nullopt;
     }
-    if (view->network.opcode == Opcode::Send) {
+    if (in.view->network.opcode == Opcode::Send) {  // point-to-point: straight through
         payload.acquire();
-        net_port_.queue.push_back(Outgoing{&payload, CreditTo::HostIn});
-        net_port_.wake.notify(delay);
-        ++statistics_.passed_to_network;
-        return;
+        pass_to.queue.push_back(Outgoing{&payload, from});
+        pass_to.wake.notify(delay);
+        ++passed;
+        return std::nullopt;
     }
+    return in;
+}
+
+void CollectiveEngine::on_host_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    const auto in = arrive(payload, delay, CreditTo::HostIn, net_port_, statistics_.passed_to_network);
+    if (!in) return;
+    const auto& view = in->view;
+    const std::uint32_t phits = in->phits;
+    const sc_core::sc_time tail = in->tail;
     Context& c = contexts_[view->network.context_id];
     Request& r = c.assembly;
     const std::uint32_t total = view->processor.message_bytes;
@@ -208,24 +220,11 @@ void CollectiveEngine::on_host_in(tlm::tlm_generic_payload& payload, sc_core::sc
 }
 
 void CollectiveEngine::on_net_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    payload.set_response_status(tlm::TLM_OK_RESPONSE);
-    const auto length = static_cast<std::uint32_t>(payload.get_data_length());
-    const std::uint32_t phits = phits_of(length);
-    const sc_core::sc_time tail = delay + packet_info(payload).tail_after;
-    std::string why;
-    const auto view = NetworkPacketView::parse(payload.get_data_ptr(), length, &why);
-    if (!view) {
-        drop("malformed packet from the network: " + why);
-        return_credits(CreditTo::NetIn, phits, tail);
-        return;
-    }
-    if (view->network.opcode == Opcode::Send) {
-        payload.acquire();
-        host_port_.queue.push_back(Outgoing{&payload, CreditTo::NetIn});
-        host_port_.wake.notify(delay);
-        ++statistics_.passed_to_host;
-        return;
-    }
+    const auto in = arrive(payload, delay, CreditTo::NetIn, host_port_, statistics_.passed_to_host);
+    if (!in) return;
+    const auto& view = in->view;
+    const std::uint32_t phits = in->phits;
+    const sc_core::sc_time tail = in->tail;
     const unsigned context = view->network.context_id;
     if (!ct_[context].valid) {
         drop("context " + std::to_string(context) + " has no valid CT row");
@@ -308,23 +307,23 @@ void CollectiveEngine::drain(OutPort& port) {
         (*port.socket)->b_transport(*o.packet, delay);
         if (!o.packet->is_response_ok())
             SC_REPORT_ERROR(kReportType, (std::string(name()) + ": a receiver refused a packet it had granted "
-                                                                "credits for (packet_channel.h)").c_str());
+                                                                "credits for (packet_channel.h)")
+                                             .c_str());
         return_credits(o.credit_to, phits, info.tail_after);
         o.packet->release();
         port.queue.pop_front();
     }
 }
 
-void CollectiveEngine::emit(OutPort& port, NetworkHeader network, ProcessorHeader processor,
-                            const std::uint8_t* data, std::uint32_t bytes) {
+void CollectiveEngine::emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, const std::uint8_t* data,
+                            std::uint32_t bytes) {
     network.size_code = size_code_;
     processor.message_bytes = bytes;
     std::uint32_t offset = 0;
     do {
         const std::uint32_t n = std::min(bytes - offset, config_.packet_payload_bytes);
         network.last = offset + n >= bytes;
-        tlm::tlm_generic_payload* packet =
-            pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + n);
+        tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + n);
         write_network_packet(network, processor, offset, data ? data + offset : nullptr, n, packet->get_data_ptr());
         port.queue.push_back(Outgoing{packet, CreditTo::None});
         offset += n;
@@ -349,7 +348,8 @@ void CollectiveEngine::fail(unsigned context, std::uint8_t opcode_code, const Ne
     ++statistics_.errors;
     SC_REPORT_WARNING(kReportType, (std::string(name()) + ": collective on context " + std::to_string(context) +
                                     " completes with error " + std::to_string(static_cast<unsigned>(code)) + ": " +
-                                    why + " (ACCEL_ERRORS)").c_str());
+                                    why + " (ACCEL_ERRORS)")
+                                       .c_str());
     NetworkHeader network = request;
     network.destination = node_;
     network.step = kErrorStep;
@@ -489,8 +489,10 @@ void CollectiveEngine::finish(unsigned context) {
     processor.algorithm = a.algorithm;
     processor.rank = static_cast<std::uint16_t>(a.rank);
     const std::uint64_t bytes = out.count * a.block_bytes;
-    statistics_.result_packets += bytes == 0 ? 1 : (bytes + config_.packet_payload_bytes - 1) / config_.packet_payload_bytes;
-    emit(host_port_, network, processor, a.buffer.data() + out.first * a.block_bytes, static_cast<std::uint32_t>(bytes));
+    statistics_.result_packets +=
+        bytes == 0 ? 1 : (bytes + config_.packet_payload_bytes - 1) / config_.packet_payload_bytes;
+    emit(host_port_, network, processor, a.buffer.data() + out.first * a.block_bytes,
+         static_cast<std::uint32_t>(bytes));
     ++statistics_.collectives;
     a.running = false;
 }
@@ -640,7 +642,8 @@ void CollectiveEngine::on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_tim
     if (!write) std::memcpy(payload.get_data_ptr(), &read, 4);
     if (!mapped && write)
         SC_REPORT_WARNING(kReportType, (std::string(name()) + ": write to unmapped accelerator CSR " +
-                                        std::to_string(offset) + " ignored").c_str());
+                                        std::to_string(offset) + " ignored")
+                                           .c_str());
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -60,11 +60,16 @@ std::vector<BlockSpan> relative_spans(int v, int count, int root, int size) {
 // Non-power-of-two sizes fold the first 2*rem ranks in pairs (MPICH): the
 // even rank of each pair hands its data to the odd one and sits out; the
 // pof2 remaining ranks ("new ranks") run the power-of-two algorithm.
-struct PairwiseFold {
-    int size;
-    int pof2;
-    int rem;
-    explicit PairwiseFold(int n) : size(n), pof2(floor_power_of_two(n)), rem(n - floor_power_of_two(n)) {}
+/// What every fold needs: the largest power of two and how many ranks lie beyond it.
+struct FoldShape {
+    int size;  ///< communicator size
+    int pof2;  ///< largest power of two <= size
+    int rem;   ///< size - pof2
+    explicit FoldShape(int n) : size(n), pof2(floor_power_of_two(n)), rem(n - floor_power_of_two(n)) {}
+};
+
+struct PairwiseFold : FoldShape {
+    using FoldShape::FoldShape;
     int new_rank(int rank) const {
         if (rank < 2 * rem) return rank % 2 ? rank / 2 : -1;
         return rank - rem;
@@ -90,7 +95,9 @@ struct PairwiseFold {
     }
 };
 
-std::vector<BlockSpan> all_blocks(int size) { return {BlockSpan{0, static_cast<std::uint32_t>(size)}}; }
+std::vector<BlockSpan> all_blocks(int size) {
+    return {BlockSpan{0, static_cast<std::uint32_t>(size)}};
+}
 
 void bcast_binomial(Schedule& s, int size, int rank, int root) {
     const int v = (rank - root + size) % size;
@@ -227,8 +234,8 @@ void scatter_binomial(Schedule& s, int size, int rank, int root) {
     int mask = 1;
     while (mask < size) {
         if (v & mask) {
-            s.steps.push_back(receive_step((v - mask + root) % size, relative_spans(v, std::min(mask, size - v), root, size),
-                                           Apply::Copy));
+            s.steps.push_back(receive_step((v - mask + root) % size,
+                                           relative_spans(v, std::min(mask, size - v), root, size), Apply::Copy));
             break;
         }
         mask <<= 1;
@@ -249,8 +256,8 @@ void gather_binomial(Schedule& s, int size, int rank, int root) {
                                                relative_spans(child, std::min(mask, size - child), root, size),
                                                Apply::Copy));
         } else {
-            s.steps.push_back(send_step(((v & ~mask) + root) % size,
-                                        relative_spans(v, std::min(mask, size - v), root, size)));
+            s.steps.push_back(
+                send_step(((v & ~mask) + root) % size, relative_spans(v, std::min(mask, size - v), root, size)));
             break;
         }
     }
@@ -270,11 +277,8 @@ Schedule empty_schedule(Opcode collective, int size) {
 
 // r >= pof2 pairs with r - pof2 = r XOR pof2; the pof2 lower ranks run the
 // power-of-two algorithm, and each r < rem also stands for r + pof2.
-struct HypercubeFold {
-    int size;
-    int pof2;
-    int rem;
-    explicit HypercubeFold(int n) : size(n), pof2(floor_power_of_two(n)), rem(n - floor_power_of_two(n)) {}
+struct HypercubeFold : FoldShape {
+    using FoldShape::FoldShape;
     /// Blocks of the comm ranks that ranks [first, first + count) stand for.
     std::vector<std::uint32_t> blocks_of(int first, int count) const {
         std::vector<std::uint32_t> blocks;
@@ -330,15 +334,14 @@ void reduce_scatter_hypercube(Schedule& s, int size, int rank) {
                                             peer < rank ? Apply::CombineLeft : Apply::CombineRight));
         }
     const auto own = static_cast<std::uint32_t>(rank);
-    hypercube_fold_out(s, fold, rank, {BlockSpan{own + static_cast<std::uint32_t>(fold.pof2), 1}},
-                       {BlockSpan{own, 1}});
+    hypercube_fold_out(s, fold, rank, {BlockSpan{own + static_cast<std::uint32_t>(fold.pof2), 1}}, {BlockSpan{own, 1}});
 }
 
 void allgather_hypercube(Schedule& s, int size, int rank) {
     const HypercubeFold fold(size);
     const auto own = static_cast<std::uint32_t>(rank);
-    hypercube_fold_in(s, fold, rank, {BlockSpan{own, 1}},
-                      {BlockSpan{own + static_cast<std::uint32_t>(fold.pof2), 1}}, Apply::Copy);
+    hypercube_fold_in(s, fold, rank, {BlockSpan{own, 1}}, {BlockSpan{own + static_cast<std::uint32_t>(fold.pof2), 1}},
+                      Apply::Copy);
     if (rank < fold.pof2)
         for (int mask = 1; mask < fold.pof2; mask <<= 1) {
             const int peer = rank ^ mask;
@@ -372,7 +375,9 @@ Schedule hypercube_schedule(Opcode collective, Algorithm algorithm, int size, in
             root_to_zero(s, rank, root, kWhole);
             bcast_binomial(s, size, rank, 0);
             break;
-        case Opcode::Reduce: reduce_binomial(s, size, rank, root); break;
+        case Opcode::Reduce:
+            reduce_binomial(s, size, rank, root);
+            break;
         case Opcode::Allreduce:
         case Opcode::Barrier:
             if (algorithm == Algorithm::BinomialTree) {
@@ -382,8 +387,12 @@ Schedule hypercube_schedule(Opcode collective, Algorithm algorithm, int size, in
                 allreduce_hypercube(s, size, rank);
             }
             break;
-        case Opcode::ReduceScatter: reduce_scatter_hypercube(s, size, rank); break;
-        case Opcode::Allgather: allgather_hypercube(s, size, rank); break;
+        case Opcode::ReduceScatter:
+            reduce_scatter_hypercube(s, size, rank);
+            break;
+        case Opcode::Allgather:
+            allgather_hypercube(s, size, rank);
+            break;
         case Opcode::Scatter:
             root_to_zero(s, rank, root, all_blocks(size));
             scatter_binomial(s, size, rank, 0);
@@ -392,14 +401,17 @@ Schedule hypercube_schedule(Opcode collective, Algorithm algorithm, int size, in
             gather_binomial(s, size, rank, 0);
             zero_to_root(s, rank, root, all_blocks(size));
             break;
-        case Opcode::Send: break;
+        case Opcode::Send:
+            break;
     }
     return s;
 }
 
 }  // namespace
 
-std::string_view to_string(Algorithm algorithm) { return kAlgorithmNames.at(static_cast<std::size_t>(algorithm)); }
+std::string_view to_string(Algorithm algorithm) {
+    return kAlgorithmNames.at(static_cast<std::size_t>(algorithm));
+}
 
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
     for (std::size_t i = 0; i < kAlgorithmNames.size(); ++i)
@@ -411,9 +423,12 @@ Algorithm default_algorithm(Opcode collective) {
     switch (collective) {
         case Opcode::Allreduce:
         case Opcode::Allgather:
-        case Opcode::Barrier: return Algorithm::RecursiveDoubling;
-        case Opcode::ReduceScatter: return Algorithm::RecursiveHalving;
-        default: return Algorithm::BinomialTree;
+        case Opcode::Barrier:
+            return Algorithm::RecursiveDoubling;
+        case Opcode::ReduceScatter:
+            return Algorithm::RecursiveHalving;
+        default:
+            return Algorithm::BinomialTree;
     }
 }
 
@@ -422,13 +437,17 @@ bool algorithm_supports(Opcode collective, Algorithm algorithm) {
         case Opcode::Bcast:
         case Opcode::Reduce:
         case Opcode::Scatter:
-        case Opcode::Gather: return algorithm == Algorithm::BinomialTree;
+        case Opcode::Gather:
+            return algorithm == Algorithm::BinomialTree;
         case Opcode::Allreduce:
         case Opcode::Barrier:
             return algorithm == Algorithm::RecursiveDoubling || algorithm == Algorithm::BinomialTree;
-        case Opcode::Allgather: return algorithm == Algorithm::RecursiveDoubling || algorithm == Algorithm::Ring;
-        case Opcode::ReduceScatter: return algorithm == Algorithm::RecursiveHalving;
-        case Opcode::Send: return false;
+        case Opcode::Allgather:
+            return algorithm == Algorithm::RecursiveDoubling || algorithm == Algorithm::Ring;
+        case Opcode::ReduceScatter:
+            return algorithm == Algorithm::RecursiveHalving;
+        case Opcode::Send:
+            return false;
     }
     return false;
 }
@@ -453,14 +472,19 @@ Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int ran
                                     std::string(to_string(collective)));
     if (fold == Fold::Hypercube) {
         if (algorithm == Algorithm::Ring)
-            throw std::invalid_argument("schedule: ring needs the ±1 neighbours, which a communicator-table row "
-                                        "does not hold: it runs in software (Fold::Pairwise)");
+            throw std::invalid_argument(
+                "schedule: ring needs the ±1 neighbours, which a communicator-table row "
+                "does not hold: it runs in software (Fold::Pairwise)");
         return hypercube_schedule(collective, algorithm, size, rank, root);
     }
     Schedule s = empty_schedule(collective, size);
     switch (collective) {
-        case Opcode::Bcast: bcast_binomial(s, size, rank, root); break;
-        case Opcode::Reduce: reduce_binomial(s, size, rank, root); break;
+        case Opcode::Bcast:
+            bcast_binomial(s, size, rank, root);
+            break;
+        case Opcode::Reduce:
+            reduce_binomial(s, size, rank, root);
+            break;
         case Opcode::Allreduce:
         case Opcode::Barrier:
             if (algorithm == Algorithm::BinomialTree) {
@@ -470,16 +494,23 @@ Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int ran
                 allreduce_recursive_doubling(s, size, rank);
             }
             break;
-        case Opcode::ReduceScatter: reduce_scatter_recursive_halving(s, size, rank); break;
+        case Opcode::ReduceScatter:
+            reduce_scatter_recursive_halving(s, size, rank);
+            break;
         case Opcode::Allgather:
             if (algorithm == Algorithm::Ring)
                 allgather_ring(s, size, rank);
             else
                 allgather_recursive_doubling(s, size, rank);
             break;
-        case Opcode::Scatter: scatter_binomial(s, size, rank, root); break;
-        case Opcode::Gather: gather_binomial(s, size, rank, root); break;
-        case Opcode::Send: break;
+        case Opcode::Scatter:
+            scatter_binomial(s, size, rank, root);
+            break;
+        case Opcode::Gather:
+            gather_binomial(s, size, rank, root);
+            break;
+        case Opcode::Send:
+            break;
     }
     return s;
 }
