@@ -12,8 +12,6 @@ namespace rm = isvp::regmap;
 
 namespace {
 
-/// The MSI address every vector uses: the host bridge's MSI window.
-constexpr std::uint64_t kMsiAddress = 0xFEE00000;
 /// Bytes of the envelope in front of a message's data.
 constexpr std::uint32_t kEnvelopeBytes = 16;
 
@@ -98,7 +96,7 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
 
     for (unsigned vector : {config_.cmpt_vector, config_.h2c_vector, config_.error_vector}) {
         const std::uint32_t entry = rm::MSIX_ENTRY(vector);
-        transport_.mmio_write32(entry + rm::MSIX_ADDRESS_LO, static_cast<std::uint32_t>(kMsiAddress));
+        transport_.mmio_write32(entry + rm::MSIX_ADDRESS_LO, static_cast<std::uint32_t>(rm::kMsiWindowBase));
         transport_.mmio_write32(entry + rm::MSIX_ADDRESS_HI, 0);
         transport_.mmio_write32(entry + rm::MSIX_DATA, vector);
         transport_.mmio_write32(entry + rm::MSIX_VECTOR_CONTROL, 0);  // unmask

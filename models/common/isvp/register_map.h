@@ -157,6 +157,10 @@ inline constexpr std::uint32_t MSIX_ADDRESS_HI = 0x4;
 inline constexpr std::uint32_t MSIX_DATA = 0x8;
 inline constexpr std::uint32_t MSIX_VECTOR_CONTROL = 0xC;  ///< bit 0: masked (reset value 1)
 inline constexpr std::uint32_t MSIX_PBA = 0x5000;          ///< RO pending bits, 32 vectors per register
+/// The host's MSI window (x86's interrupt address range): an MSI-X table
+/// entry points here, and the host bridge turns writes into interrupts.
+inline constexpr std::uint64_t kMsiWindowBase = 0xFEE00000;
+inline constexpr std::uint64_t kMsiWindowBytes = 1u << 20;
 
 // ---------------------------------------------------------------------------
 // Collective accelerator CSRs, 0x6000 .. 0x7FFF (docs/COLLECTIVES.md): the

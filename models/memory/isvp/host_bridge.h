@@ -20,13 +20,15 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 #include <systemc>
+
+#include "isvp/register_map.h"
 #include <tlm>
 
 namespace isvp {
 
 /// x86's MSI address window: writes here are interrupts, not memory.
-inline constexpr std::uint64_t kMsiWindowBase = 0xFEE00000;
-inline constexpr std::uint64_t kMsiWindowBytes = 1u << 20;
+using regmap::kMsiWindowBase;  // defined once, in register_map.h
+using regmap::kMsiWindowBytes;
 
 class HostBridge : public sc_core::sc_module {
   public:
