@@ -1,0 +1,257 @@
+// Internal interface of libisvp_mpi: what every MPI_ function body builds on
+// (per-process state, handle lookup, argument checks, the error path,
+// datatype pack/unpack, reductions, internal point-to-point messages).
+//
+// Stability: sw/mpi/coll*.cpp (the collectives) build on this header. It
+// only grows; a breaking change is announced here first:
+//   (none so far)
+//
+// Note for the collectives' author: sw/mpi/coll_placeholder.cpp holds weak
+// MPI_Barrier ... MPI_Exscan definitions returning
+// MPI_ERR_UNSUPPORTED_OPERATION so the library links before the real ones
+// exist; delete it once coll*.cpp define them all. sw/mpi/coll_unsupported.cpp
+// (nonblocking and neighbourhood collectives, Alltoallw) is yours to keep or
+// replace by implementations. sw/mpi/CMakeLists.txt globs sw/mpi/*.cpp.
+//
+// How an MPI function is written:
+//
+//   extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+//       return isvp::mpi::entry("MPI_Bcast", comm, [&] {
+//           Comm& c = check_comm(comm);
+//           const Type& type = check_datatype(datatype);
+//           check_count(count, "count");
+//           check_root(c, root);
+//           check_buffer(buffer, count, type, "buffer");
+//           ...
+//       });
+//   }
+//   ISVP_MPI_ALIAS(Bcast)
+//
+// A check that fails throws isvp::mpi::Error (class + message naming the
+// argument); entry() turns it into the communicator's error handler call
+// (default: "MPI_Bcast: invalid root 7 (communicator size 4)" on stderr and
+// the job ends; MPI_ERRORS_RETURN: the class is returned). Driver errors
+// become MPI_ERR_OTHER, allocation failures MPI_ERR_NO_MEM; a transport
+// error (the job is ending: deadlock, another rank aborted) always ends
+// this rank.
+//
+// Tags. The driver's tag space is 32 bits; guest::Collectives owns
+// 0x80000000 | ID << 23 | sequence. The MPI layer uses the rest:
+//   bit 31 = 0, bit 30 = 0: user point-to-point, (comm ID << 22) | user tag,
+//                           user tags 0 .. MPI_TAG_UB = 2^22 - 1
+//   bit 31 = 0, bit 30 = 1: MPI-internal collective traffic,
+//                           (1 << 30) | (comm ID << 22) | per-communicator
+//                           sequence (collective_tag()), 22 bits
+// The user receive engine never takes internal messages, and internal
+// receives are exact-tag driver receives, so they cannot match each other.
+//
+// Plain C++17, no SystemC.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "isvp/collectives.h"
+#include "isvp/communicator.h"
+#include "isvp/device_transport.h"
+#include "isvp/driver.h"
+#include "isvp/reduction_types.h"
+
+/// Makes MPI_name a weak alias of PMPI_name (profiling interface). Use once
+/// per function, after PMPI_name's definition, at namespace scope.
+#define ISVP_MPI_ALIAS(name) \
+    extern "C" __attribute__((weak, alias("PMPI_" #name))) decltype(PMPI_##name) MPI_##name;
+
+namespace isvp::mpi {
+
+// ---- errors -------------------------------------------------------------
+
+/// An MPI error: its class (MPI_ERR_*) and a message naming the argument,
+/// without the function name ("invalid root 7 (communicator size 4)").
+class Error : public std::runtime_error {
+  public:
+    Error(int error_class, const std::string& message) : std::runtime_error(message), error_class_(error_class) {}
+    int error_class() const { return error_class_; }
+
+  private:
+    int error_class_;
+};
+
+/// Throws Error(error_class, message).
+[[noreturn]] void fail(int error_class, const std::string& message);
+
+/// Reports an error of `function` through `comm`'s error handler (that of
+/// MPI_COMM_WORLD when `comm` is not a valid communicator): fatal handler —
+/// prints "function: message" and ends the job; MPI_ERRORS_RETURN — returns
+/// error_class; a user handler — calls it, then returns error_class.
+int raise(MPI_Comm comm, int error_class, const char* function, const std::string& message);
+
+/// The exception in flight, reported through raise(); for entry().
+int raise_current_exception(const char* function, MPI_Comm comm) noexcept;
+
+/// Runs an MPI function's body; returns MPI_SUCCESS or what raise() returns.
+template <class Body>
+int entry(const char* function, MPI_Comm comm, Body&& body) noexcept {
+    try {
+        body();
+        return MPI_SUCCESS;
+    } catch (...) {
+        return raise_current_exception(function, comm);
+    }
+}
+
+/// Throws Error(MPI_ERR_UNSUPPORTED_OPERATION, "... is not supported by isvp's MPI (docs/MPI.md)").
+[[noreturn]] void unsupported(const char* function);
+
+// ---- per-process state ---------------------------------------------------
+
+/// The library's state between MPI_Init and MPI_Finalize.
+struct State {
+    std::unique_ptr<guest::DeviceTransport> transport;  ///< this rank's way to the platform
+    std::unique_ptr<guest::Driver> driver;              ///< QDMA queues, messages
+    std::unique_ptr<guest::Collectives> collectives;    ///< communicator IDs, offloaded/software collectives
+    bool offload = true;                                ///< ISVP_MPI_OFFLOAD (false: software everywhere)
+    int thread_level = MPI_THREAD_SINGLE;               ///< provided by MPI_Init_thread
+};
+
+/// The state; throws Error(MPI_ERR_OTHER) before MPI_Init or after MPI_Finalize.
+State& state();
+inline guest::Driver& driver() { return *state().driver; }
+inline guest::Collectives& collectives() { return *state().collectives; }
+inline bool offload_enabled() { return state().offload; }
+
+// ---- communicators --------------------------------------------------------
+
+/// An MPI communicator (intra-communicators only).
+struct Comm {
+    guest::Communicator guest;                     ///< members (global ranks), ID, own rank, guest sequence
+    MPI_Comm handle = MPI_COMM_NULL;               ///< its handle
+    MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+    std::string name;                              ///< MPI_Comm_set_name
+    std::uint32_t collective_sequence = 0;         ///< MPI-level software collectives issued (collective_tag)
+    std::map<int, void*> attributes;               ///< keyval -> attribute value
+
+    int rank() const { return guest.rank; }
+    int size() const { return guest.size(); }
+    int global_rank(int comm_rank) const { return guest.global_rank(comm_rank); }
+    /// The comm rank of global rank `global`, or MPI_UNDEFINED.
+    int comm_rank(int global) const;
+};
+
+/// Throws Error(MPI_ERR_COMM) for MPI_COMM_NULL, a freed or invalid handle.
+Comm& check_comm(MPI_Comm handle);
+/// nullptr when `handle` is not a live communicator.
+Comm* find_comm(MPI_Comm handle) noexcept;
+
+// ---- datatypes ---------------------------------------------------------------
+
+/// A run of `count` consecutive basic elements of predefined type `basic`
+/// at byte `offset` from the start of one element of a datatype.
+struct Segment {
+    MPI_Aint offset = 0;
+    std::size_t count = 0;
+    MPI_Datatype basic = MPI_DATATYPE_NULL;  ///< a predefined type (pair types included)
+};
+
+/// A datatype: predefined or derived.
+struct Type {
+    MPI_Datatype handle = MPI_DATATYPE_NULL;
+    std::size_t size = 0;       ///< bytes of data per element (packed)
+    MPI_Aint lb = 0;            ///< lower bound
+    MPI_Aint extent = 0;        ///< ub - lb: stride between consecutive elements
+    MPI_Aint true_lb = 0;       ///< lowest data byte
+    MPI_Aint true_extent = 0;   ///< highest data byte + 1 - true_lb
+    bool predefined = false;
+    bool committed = false;     ///< predefined types are always committed
+    /// Data of `count` elements is exactly [buf + true_lb, buf + true_lb +
+    /// count * size): no gaps and extent == size. Pack/unpack are a memcpy.
+    bool contiguous = false;
+    /// The predefined type every basic element has (pair types are one
+    /// basic element), or MPI_DATATYPE_NULL for a mixed type.
+    MPI_Datatype uniform = MPI_DATATYPE_NULL;
+    std::size_t uniform_count = 0;  ///< basic elements per element when uniform
+    /// The AgLU datatype of `uniform` when there is one (a predefined C type
+    /// the switch computes on: INT8..64, UINT8..64 and their C aliases,
+    /// FLOAT, DOUBLE, FLOAT_INT, 2INT, C_BOOL as uint8).
+    std::optional<isvp::Datatype> aglu;
+    std::vector<Segment> segments;  ///< one element's data, in type-map order
+    std::string name;               ///< MPI_Type_get_name
+    // Constructor arguments (MPI_Type_get_envelope / get_contents).
+    int combiner = MPI_COMBINER_NAMED;
+    std::vector<int> integers;
+    std::vector<MPI_Aint> addresses;
+    std::vector<MPI_Datatype> types;
+};
+
+/// Throws Error(MPI_ERR_TYPE) for MPI_DATATYPE_NULL, an invalid or freed
+/// handle, or (unless `allow_uncommitted`) a derived type not committed.
+const Type& check_datatype(MPI_Datatype handle, bool allow_uncommitted = false);
+/// nullptr when `handle` is not a live datatype.
+const Type* find_datatype(MPI_Datatype handle) noexcept;
+
+/// Copies the data of `count` elements at `buffer` (memory layout) to
+/// `packed` (count * type.size bytes).
+void pack(const void* buffer, std::size_t count, const Type& type, void* packed);
+/// The reverse: `bytes` of packed data (at most count * type.size; a
+/// shorter message fills whole basic elements from the start) into `buffer`.
+void unpack(const void* packed, std::size_t bytes, std::size_t count, const Type& type, void* buffer);
+/// Basic elements in `bytes` of packed data of `type` (MPI_Get_elements).
+std::size_t basic_elements(const Type& type, std::size_t bytes);
+
+// ---- operations ----------------------------------------------------------------
+
+struct Op {
+    MPI_Op handle = MPI_OP_NULL;
+    std::optional<isvp::Operation> predefined;  ///< SUM ... MAXLOC (REPLACE/NO_OP: neither)
+    MPI_User_function* user = nullptr;          ///< MPI_Op_create
+    bool commutative = true;
+};
+
+/// Throws Error(MPI_ERR_OP) for MPI_OP_NULL or an invalid/freed handle.
+const Op& check_op(MPI_Op handle);
+/// Throws Error(MPI_ERR_OP) when a predefined op is not defined on `type`
+/// by the MPI standard (e.g. MINLOC on MPI_INT, SUM on MPI_BYTE, anything on
+/// a mixed derived type). User ops accept every type.
+void check_op_on_type(const Op& op, const Type& type);
+/// inout[i] = in[i] op inout[i] for `count` elements of `datatype`, both
+/// buffers in the datatype's memory layout (as MPI_Reduce_local). Predefined
+/// ops on AgLU datatypes use the AgLU's arithmetic (bit-identical to the
+/// switch); user ops get (in, inout, &count, &datatype).
+void reduce_local(const void* in, void* inout, std::size_t count, MPI_Datatype datatype, const Op& op);
+
+// ---- argument checks (throw Error with the standard's class) ---------------------
+
+/// MPI_ERR_COUNT for count < 0; `what` names the argument ("count", "sendcount").
+void check_count(int count, const char* what);
+/// MPI_ERR_ROOT for a root outside 0 .. size-1.
+void check_root(const Comm& comm, int root);
+/// MPI_ERR_RANK for a rank outside 0 .. size-1 (MPI_PROC_NULL allowed when
+/// `allow_proc_null`, MPI_ANY_SOURCE when `allow_any_source`).
+void check_rank(const Comm& comm, int rank, const char* what, bool allow_proc_null = true,
+                bool allow_any_source = false);
+/// MPI_ERR_TAG for a tag outside 0 .. MPI_TAG_UB (MPI_ANY_TAG when `allow_any`).
+void check_tag(int tag, const char* what, bool allow_any = false);
+/// MPI_ERR_BUFFER for a null buffer with count > 0 of a type with data at
+/// offset 0 (MPI_BOTTOM with absolute-address types stays legal).
+void check_buffer(const void* buffer, int count, const Type& type, const char* what);
+
+// ---- internal point-to-point (collective algorithms) -------------------------------
+
+/// The tag for the next MPI-level collective call on `comm` (advances
+/// comm.collective_sequence; every member calls it in the same order).
+std::uint32_t collective_tag(Comm& comm);
+/// Sends `bytes` to comm rank `destination` on an internal tag.
+void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* data, std::size_t bytes);
+/// Receives from comm rank `source` on an internal tag; returns the bytes
+/// received. Throws Error(MPI_ERR_TRUNCATE) when the message exceeds `capacity`.
+std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* data, std::size_t capacity);
+
+}  // namespace isvp::mpi
