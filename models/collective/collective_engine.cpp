@@ -632,6 +632,17 @@ void CollectiveEngine::on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_tim
             forwarding_[forward_index_] = static_cast<std::uint16_t>(value);
             forward_index_ = (forward_index_ + 1) & 0xFFFF;
         }
+    } else if (offset == regmap::FORWARD_FILL) {
+        read = 0;
+        if (write) {
+            std::uint32_t count = regmap::forward_fill::COUNT.get(value);
+            if (count == 0) count = 1u << 16;
+            const std::uint32_t first_node = regmap::forward_fill::FIRST_NODE.get(value);
+            for (std::uint32_t k = 0; k < count; ++k) {
+                forwarding_[forward_index_] = static_cast<std::uint16_t>(first_node + k);
+                forward_index_ = (forward_index_ + 1) & 0xFFFF;
+            }
+        }
     } else if (offset == regmap::ACCEL_DROPPED) {
         read = static_cast<std::uint32_t>(statistics_.dropped);
     } else if (offset == regmap::ACCEL_ERRORS) {

@@ -155,9 +155,10 @@ void Driver::probe_accelerator() {
     accelerator_.algorithms = rm::accel_capabilities::ALGORITHMS.get(capabilities);
     accelerator_.present = accelerator_.ct_rows > 0;
     if (!accelerator_.present) return;
-    // Forwarding table: global rank r lives on node r.
+    // Forwarding table: global rank r lives on node r — one linear fill.
     transport_.mmio_write32(rm::FORWARD_INDEX, 0);
-    for (int r = 0; r < size(); ++r) transport_.mmio_write32(rm::FORWARD_NODE, static_cast<std::uint32_t>(r));
+    transport_.mmio_write32(rm::FORWARD_FILL, rm::forward_fill::COUNT.make(static_cast<std::uint32_t>(size()) & 0xFFFF) |
+                                                  rm::forward_fill::FIRST_NODE.make(0));
 }
 
 void Driver::load_ct_row(unsigned context, const std::array<std::uint32_t, rm::kCtStagingDwords>& row) {

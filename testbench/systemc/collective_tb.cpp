@@ -237,7 +237,14 @@ int sc_main(int argc, char** argv) {
     for (unsigned node = 0; node < n; ++node) {
         FakeHost& h = *hosts[node];
         h.csr_writes.emplace_back(regmap::FORWARD_INDEX, 0);
-        for (unsigned g = 0; g < n; ++g) h.csr_writes.emplace_back(regmap::FORWARD_NODE, node_of(g));
+        if (node % 2 == 0 && n >= 4) {
+            // Two linear fills: ranks 0..n-4 on nodes 3..n-1, ranks n-3..n-1 on 0..2.
+            namespace ff = regmap::forward_fill;
+            h.csr_writes.emplace_back(regmap::FORWARD_FILL, ff::COUNT.make(n - 3) | ff::FIRST_NODE.make(3));
+            h.csr_writes.emplace_back(regmap::FORWARD_FILL, ff::COUNT.make(3) | ff::FIRST_NODE.make(0));
+        } else {
+            for (unsigned g = 0; g < n; ++g) h.csr_writes.emplace_back(regmap::FORWARD_NODE, node_of(g));
+        }
     }
     for (const Communicator& c : comms) {
         std::vector<std::uint16_t> globals(c.members.begin(), c.members.end());

@@ -239,7 +239,9 @@ TEST_CASE("Bring-up with an accelerator writes the forwarding table and world's 
     REQUIRE(driver.accelerator().present);
     CHECK(driver.accelerator().ct_rows == 32);
     CHECK(device.written(rm::FORWARD_INDEX) == std::vector<std::uint32_t>{0});
-    CHECK(device.written(rm::FORWARD_NODE) == std::vector<std::uint32_t>{0});
+    CHECK(device.written(rm::FORWARD_FILL) ==
+          std::vector<std::uint32_t>{rm::forward_fill::COUNT.make(1) | rm::forward_fill::FIRST_NODE.make(0)});
+    CHECK(device.written(rm::FORWARD_NODE).empty());
     Collectives collectives(driver);
     CHECK(collectives.world().offloadable);
     CHECK(device.written(rm::CT_SELECT) == std::vector<std::uint32_t>{0});

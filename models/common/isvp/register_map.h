@@ -189,6 +189,14 @@ inline constexpr unsigned kCtStagingDwords = 10;
 constexpr std::uint32_t CT_STAGING(unsigned dword) { return CT_STAGING_BASE + 4 * dword; }
 inline constexpr std::uint32_t FORWARD_INDEX = 0x6080;  ///< RW global rank the next FORWARD_NODE write sets
 inline constexpr std::uint32_t FORWARD_NODE = 0x6084;   ///< WO node address of rank FORWARD_INDEX; index += 1
+/// WO linear fill, for the common rank-to-node layouts in one write: ranks
+/// FORWARD_INDEX + k, k < COUNT, live on node FIRST_NODE + k; index += COUNT.
+/// The table's fill engine writes one entry per cycle (COUNT 0 means 65536).
+inline constexpr std::uint32_t FORWARD_FILL = 0x6088;
+namespace forward_fill {
+inline constexpr Field COUNT{0, 16};       ///< entries to fill
+inline constexpr Field FIRST_NODE{16, 16};  ///< node of rank FORWARD_INDEX
+}  // namespace forward_fill
 inline constexpr std::uint32_t ACCEL_DROPPED = 0x6090;  ///< RO collective packets dropped (unknown context, corrupt)
 inline constexpr std::uint32_t ACCEL_ERRORS = 0x6094;   ///< RO collectives completed with an error (mismatch)
 
