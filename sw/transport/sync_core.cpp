@@ -1,6 +1,7 @@
 // Conservative synchronisation bookkeeping: which request runs next.
 #include "isvp/sync_core.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -36,8 +37,10 @@ std::string describe_request(const Message& request) {
 }
 
 SyncCore::SyncCore(int ranks, std::uint32_t bar_bytes)
-    : ranks_(static_cast<std::size_t>(ranks)), bar_bytes_(bar_bytes) {
+    : ranks_(static_cast<std::size_t>(std::max(ranks, 0))), bar_bytes_(bar_bytes) {
     if (ranks < 1) throw std::invalid_argument("SyncCore: a job needs at least one rank");
+    index_.resize(ranks_.size());
+    for (int rank = 0; rank < ranks; ++rank) reindex(rank);
 }
 
 SyncCore::Rank& SyncCore::at(int rank) {
@@ -90,6 +93,7 @@ std::string SyncCore::accept(int rank, const Message& request) {
             return "unexpected " + what + " (only one Hello, first)";
     }
     entry.queue.push_back({request, false, {}});
+    reindex(rank);
     return {};
 }
 
@@ -108,6 +112,7 @@ void SyncCore::leave(int rank, const std::string& reason) {
     leaving.leaving = true;
     leaving.reason = reason;
     entry.queue.push_back(leaving);
+    reindex(rank);
 }
 
 void SyncCore::end(int rank, const std::string& reason) {
@@ -117,6 +122,7 @@ void SyncCore::end(int rank, const std::string& reason) {
     entry.queue.clear();
     entry.outstanding.reset();
     entry.reason = reason;
+    reindex(rank);
 }
 
 namespace {
@@ -131,48 +137,63 @@ bool blocks(const SyncCore::Entry& entry) {
 
 }  // namespace
 
-SyncCore::Decision SyncCore::next() const {
-    Decision decision;
-    bool any_live = false;
-    bool any_running_idle = false;
-    for (int rank = 0; rank < ranks(); ++rank) {
-        const Rank& entry = ranks_[static_cast<std::size_t>(rank)];
-        if (!live(rank)) continue;
-        any_live = true;
-        if (entry.state != RankState::Running) continue;
+void SyncCore::reindex(int rank) {
+    const Rank& entry = ranks_[static_cast<std::size_t>(rank)];
+    Index& old = index_[static_cast<std::size_t>(rank)];
+    Index now;
+    now.live = entry.state == RankState::Running || entry.state == RankState::InSimulator;
+    if (entry.state == RankState::Running) {
         // A rank whose queue holds only posted writes is still executing
         // and may be reading its host memory: the platform must not change
         // that memory under it, so nothing runs until the rank blocks (a
         // read, a wait, finish, or leaving ends its queue).
-        if (entry.queue.empty() || !blocks(entry.queue.back())) {
-            any_running_idle = true;
-            if (entry.queue.empty()) continue;
-        }
-        // Finish and leaving touch no device state: take them at once.
-        if (!needs_platform(entry.queue.front())) {
-            decision.kind = Decision::Kind::Execute;
-            decision.rank = rank;
-            decision.time_ps = entry.queue.front().message.time_ps;
-            decision.simulated = false;
-            return decision;
+        now.idle = entry.queue.empty() || !blocks(entry.queue.back());
+        if (!entry.queue.empty()) {
+            if (needs_platform(entry.queue.front()))
+                now.front = entry.queue.front().message.time_ps;
+            else
+                now.quick = true;
         }
     }
-    if (!any_live) return decision;
-    if (any_running_idle) {
+    live_count_ += int(now.live) - int(old.live);
+    idle_count_ += int(now.idle) - int(old.idle);
+    if (old.quick != now.quick) {
+        if (now.quick)
+            quick_.insert(rank);
+        else
+            quick_.erase(rank);
+    }
+    if (old.front != now.front) {
+        if (old.front) fronts_.erase({*old.front, rank});
+        if (now.front) fronts_.insert({*now.front, rank});
+    }
+    old = now;
+}
+
+SyncCore::Decision SyncCore::next() const {
+    Decision decision;
+    // Finish and leaving touch no device state: take them at once, lowest rank first.
+    if (!quick_.empty()) {
+        const int rank = *quick_.begin();
+        decision.kind = Decision::Kind::Execute;
+        decision.rank = rank;
+        decision.time_ps = ranks_[static_cast<std::size_t>(rank)].queue.front().message.time_ps;
+        decision.simulated = false;
+        return decision;
+    }
+    if (live_count_ == 0) return decision;
+    if (idle_count_ > 0) {
         decision.kind = Decision::Kind::WaitForGuests;
         return decision;
     }
-    for (int rank = 0; rank < ranks(); ++rank) {
-        const Rank& entry = ranks_[static_cast<std::size_t>(rank)];
-        if (entry.state != RankState::Running || entry.queue.empty()) continue;
-        const std::uint64_t time = entry.queue.front().message.time_ps;
-        if (decision.kind != Decision::Kind::Execute || time < decision.time_ps) {
-            decision.kind = Decision::Kind::Execute;
-            decision.rank = rank;
-            decision.time_ps = time;
-        }
+    if (fronts_.empty()) {
+        decision.kind = Decision::Kind::RunUntilWake;
+        return decision;
     }
-    if (decision.kind != Decision::Kind::Execute) decision.kind = Decision::Kind::RunUntilWake;
+    // The earliest queued request; ties go to the lowest rank.
+    decision.kind = Decision::Kind::Execute;
+    decision.time_ps = fronts_.begin()->first;
+    decision.rank = fronts_.begin()->second;
     return decision;
 }
 
@@ -186,6 +207,7 @@ SyncCore::Entry SyncCore::pop(int rank) {
         entry.state = RankState::Dead;
         entry.reason = front.reason;
         entry.queue.clear();
+        reindex(rank);
         return front;
     }
     entry.clock_ps = front.message.time_ps;
@@ -203,6 +225,7 @@ SyncCore::Entry SyncCore::pop(int rank) {
         default:
             break;
     }
+    reindex(rank);
     return front;
 }
 
@@ -212,6 +235,7 @@ bool SyncCore::complete(int rank, std::uint64_t time_ps) {
     entry.state = RankState::Running;
     entry.outstanding.reset();
     if (time_ps > entry.clock_ps) entry.clock_ps = time_ps;
+    reindex(rank);
     return true;
 }
 

@@ -27,7 +27,9 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "isvp/transport_protocol.h"
@@ -113,10 +115,27 @@ class SyncCore {
         std::string reason;                    ///< why it died
     };
 
+    /// Where a rank stands in the indexes next() reads.
+    struct Index {
+        bool live = false;               ///< Running or InSimulator
+        bool idle = false;               ///< Running and not blocked: queue empty or only posted writes
+        bool quick = false;              ///< Running with Finish or leaving at the front
+        std::optional<std::uint64_t> front;  ///< Running, front needs the platform: its time
+    };
+
     Rank& at(int rank);
+    /// Recomputes the rank's Index after any change to it and updates the
+    /// sets, so next() is O(log ranks) instead of a scan of every rank.
+    void reindex(int rank);
 
     std::vector<Rank> ranks_;  ///< by rank
     std::uint32_t bar_bytes_;  ///< BAR0 size
+
+    std::vector<Index> index_;                             ///< by rank: its current membership below
+    int live_count_ = 0;                                   ///< ranks with Index::live
+    int idle_count_ = 0;                                   ///< ranks with Index::idle
+    std::set<int> quick_;                                  ///< ranks with Index::quick, lowest first
+    std::set<std::pair<std::uint64_t, int>> fronts_;       ///< (front time, rank), earliest first
 };
 
 /// One-line description of a request, "MmioRead of 0x20 at 1.000000 us".
