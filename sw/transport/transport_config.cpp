@@ -49,6 +49,9 @@ void TransportConfig::declare(Parameters& parameters) {
     parameters.declare_real("job.spin_wait_us", "us", defaults.spin_wait_us, 0.0, kMaxSpinWaitUs,
                             "wall time the scheduler waiting for a request, and a rank waiting for its reply, "
                             "poll before they sleep (latency only; results do not depend on it; 0 = sleep at once)");
+    parameters.declare_flag("job.timing_only", defaults.timing_only,
+                            "carry no payload bytes: guests neither fill nor check data, the driver copies only "
+                            "headers and envelopes, the switches skip arithmetic; simulated times are identical");
 }
 
 TransportConfig TransportConfig::from(const Parameters& parameters) {
@@ -60,6 +63,7 @@ TransportConfig TransportConfig::from(const Parameters& parameters) {
     config.deadlock_horizon_us = parameters.real("job.deadlock_horizon_us");
     config.event_slice_ns = parameters.real("job.event_slice_ns");
     config.spin_wait_us = parameters.real("job.spin_wait_us");
+    config.timing_only = parameters.flag("job.timing_only");
     config.validate();
     return config;
 }

@@ -17,6 +17,7 @@ struct TransportConfig {
     double deadlock_horizon_us = 1e6;  ///< job.deadlock_horizon_us: all ranks blocked this long = deadlock
     double event_slice_ns = 10000.0;   ///< job.event_slice_ns: SystemC run between event-loop checks
     double spin_wait_us = 50.0;        ///< job.spin_wait_us: wall time a waiting side polls before it sleeps
+    bool timing_only = false;          ///< job.timing_only: no payload bytes are produced, moved or checked
 
     /// Declares the host.* and job.* parameters with defaults, units, ranges.
     static void declare(Parameters& parameters);
