@@ -1,0 +1,144 @@
+// The LogGP model of the platform's collectives (DESIGN §7): an analytical
+// cross-check printed beside the simulated latencies. Plain C++17, no
+// SystemC, no simulation of packets.
+//
+// Parameters are derived from the platform's own parameters
+// (`derive(PlatformFigures)`; docs/REPORTS.md lists every formula):
+//   o_s  host send overhead: posted doorbell, doorbell crossing PCIe,
+//        descriptor fetch and data fetch round trips (PCIe latency, not CPU
+//        time: the device overlaps them for consecutive messages)
+//   g    gap between consecutive messages of one host: the guest's posted
+//        doorbell write (the only host CPU time a send costs)
+//   L    network latency of a small packet over h hops: router + h x (link +
+//        router + serialisation)
+//   G    gap per byte: the slowest stage a message's bytes stream through
+//        (Aurora framing at 1 KiB packets, 90.9 Gb/s; PCIe DMA 12.96 GB/s)
+//   o_r  receive overhead: completion entry written to host memory, then MSI
+//
+// Evaluation: the model runs the same schedules the platform runs — the host
+// software path is make_schedule(..., Fold::Pairwise), the switch path
+// make_schedule(..., Fold::Hypercube) — step by step under LogGP rules: a
+// send leaves at max(host time, the device's previous message + max(g, kG)),
+// arrives o_s + L(h) + kG + o_r later, a receive waits for its message; hop
+// counts come from the torus. Latency = the last rank's finish, all ranks
+// starting together. For power-of-two sizes this is the closed form of each
+// algorithm (binomial tree: ⌈log P⌉·T on the longest path; recursive
+// doubling: log P exchange steps; halving: log P steps of P·k/2^i bytes).
+//
+// The switch path charges the host once (o_s + request bytes over PCIe, then
+// result bytes over PCIe + o_r) and per step only the switch: engine step
+// latency + L(h), and the AgLU for reductions; no host at intermediate steps.
+// Two variants: `streamed` (the design: packets pipeline through all steps,
+// the bytes are paid once at the slowest port) and `store_and_forward` (each
+// step's transfer is whole before the next step starts).
+//
+// What it leaves out (the report's explanations name them): the barrier
+// before each timed call releasing ranks apart, the driver's extra interrupt
+// round trip per multi-packet message, link contention between transfers
+// sharing a link, and the host's combine time (not charged: compute scale 0).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "isvp/packet_format.h"
+#include "isvp/torus_topology.h"
+
+namespace isvp::loggp {
+
+/// The platform parameters the LogGP parameters derive from (defaults: the
+/// default platform). Names in brackets are the platform parameters.
+struct PlatformFigures {
+    double host_post_ns = 50.0;                 ///< posted MMIO write cost on the host [host.mmio_write_ns]
+    double pcie_latency_ns = 900.0;             ///< one-way device <-> host memory [pcie.latency_ns]
+    double pcie_dma_gbytes_per_s = 12.96;       ///< DMA payload rate, GB/s [pcie.*: TLP rate x MPS share]
+    double router_clock_mhz = 250.0;            ///< [router.clock_mhz]
+    unsigned router_pipeline_cycles = 4;        ///< [router.pipeline_cycles]
+    double link_latency_ns = 440.0;             ///< [aurora.latency_ns]
+    double link_data_rate_gbps = 100.0;         ///< lanes x lane rate x 64/66 [aurora.lanes, aurora.lane_rate_gbps]
+    double link_frame_overhead_bytes = 42.41;   ///< per Aurora frame [aurora.peak_payload_gbps, max_frame_bytes]
+    unsigned link_max_frame_bytes = 992;        ///< [aurora.max_frame_bytes]
+    unsigned packet_payload_bytes = 1024;       ///< network packet payload [qdma.packet_payload_bytes]
+    unsigned packet_header_bytes = kNetworkPacketOverhead;  ///< network + replicated processor header
+    unsigned message_envelope_bytes = 16;       ///< point-to-point and collective envelopes
+    double engine_clock_mhz = 250.0;            ///< [collective.clock_mhz]
+    unsigned engine_phits_per_cycle = 2;        ///< engine output width, 32-byte phits [collective.phits_per_cycle]
+    double aglu_clock_mhz = 250.0;              ///< [aglu.clock_mhz]
+    unsigned aglu_pipeline_stages = 4;          ///< [aglu.pipeline_stages]
+    unsigned aglu_vector_bytes = 32;            ///< one 256-bit vector per cycle
+    /// Fixed device time of a message not covered by the terms above: the
+    /// completion entry's and MSI's TLPs, small TLP and packet serialisation,
+    /// QDMA stream beats. Calibrated once: ping-pong 8 B one-way 6.001 µs =
+    /// 5.931 µs of named terms + this.
+    double device_fixed_ns = 70.0;
+};
+
+/// LogGP parameters, µs and µs per byte.
+struct Parameters {
+    double o_s = 0;            ///< send overhead (latency from the call to the packet on the wire)
+    double o_r = 0;            ///< receive overhead (packet at the device to the host woken)
+    double g = 0;              ///< gap between consecutive messages of one host
+    double L_router = 0;       ///< the source router's pipeline (the first term of L(h))
+    double hop = 0;            ///< per hop: link + router + small-packet serialisation
+    double G = 0;              ///< per byte through the slowest stage of a point-to-point message
+    double G_link = 0;         ///< per payload byte on an Aurora link (1 KiB packets)
+    double G_pcie = 0;         ///< per byte of host <-> device DMA
+    double G_engine = 0;       ///< per byte through the collective engine's output port
+    double G_aglu = 0;         ///< per byte reduced by one AgLU
+    double aglu_latency = 0;   ///< AgLU pipeline fill
+    double device_fixed = 0;   ///< see PlatformFigures::device_fixed_ns
+    double packet_bytes = 0;   ///< network packet payload
+    double envelope_bytes = 0; ///< bytes a message carries besides the data
+
+    /// L(h): a small packet over h hops (router, then h x (link + router)).
+    double L(unsigned hops) const { return L_router + hops * hop; }
+    /// One point-to-point message of k bytes over h hops, host to host.
+    double message(double bytes, unsigned hops) const {
+        return o_s + L(hops) + (bytes + envelope_bytes) * G + o_r + device_fixed;
+    }
+};
+
+Parameters derive(const PlatformFigures& figures);
+
+/// Which implementation of a collective.
+enum class Path : std::uint8_t {
+    Software,                 ///< host software over point-to-point messages
+    OffloadStreamed,          ///< in-switch, packets pipelined through the steps (the design)
+    OffloadStoreAndForward,   ///< in-switch, each step's transfer whole before the next step
+};
+
+/// The model of one platform: parameters and the torus the ranks sit on
+/// (rank r on node r).
+class Model {
+  public:
+    /// `ranks` <= the torus's nodes. Throws std::invalid_argument otherwise.
+    Model(const Parameters& parameters, const TorusShape& shape, int ranks);
+
+    const Parameters& parameters() const { return parameters_; }
+    int ranks() const { return ranks_; }
+
+    /// Latency in µs of `collective` with `bytes` per rank (per rank block for
+    /// Scatter, Gather, Allgather, Reduce_scatter; the vector otherwise;
+    /// ignored for Barrier), root 0, the bench's int32 SUM.
+    double latency_us(Opcode collective, std::uint64_t bytes, Path path) const;
+
+    /// Hops between two ranks.
+    unsigned hops(int a, int b) const;
+
+  private:
+    double software(Opcode collective, double block_bytes) const;
+    double offload(Opcode collective, double block_bytes, bool streamed) const;
+
+    Parameters parameters_;
+    TorusTopology topology_;
+    int ranks_;
+};
+
+/// Why simulation and model differ, when they differ by more than
+/// `threshold` (relative to the model); empty when they agree. Derived from
+/// which of the model's assumptions the row violates (see the header
+/// comment); `simulated_us` is the measured latency.
+std::string explain_difference(const Model& model, Opcode collective, std::uint64_t bytes, bool offload,
+                               double simulated_us, double threshold = 0.25);
+
+}  // namespace isvp::loggp
