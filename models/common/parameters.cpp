@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <ostream>
 #include <sstream>
 
@@ -14,10 +15,18 @@ std::string kind_phrase(const Parameters::Spec& spec) {
     std::ostringstream text;
     const std::string unit = spec.unit.empty() ? "" : " " + spec.unit;
     switch (spec.kind) {
-        case Parameters::Kind::Integer:
-            text << "an integer in [" << static_cast<std::int64_t>(spec.minimum) << ", "
-                 << static_cast<std::int64_t>(spec.maximum) << "]" << unit;
+        case Parameters::Kind::Integer: {
+            // Bounds are stored as doubles; INT64_MAX rounds up to 2^63, which
+            // does not convert back: clamp before converting.
+            auto bound = [](double value) {
+                constexpr double kLimit = 9223372036854775807.0;  // == 2^63 as a double
+                if (value >= kLimit) return std::numeric_limits<std::int64_t>::max();
+                if (value <= -kLimit) return std::numeric_limits<std::int64_t>::min();
+                return static_cast<std::int64_t>(value);
+            };
+            text << "an integer in [" << bound(spec.minimum) << ", " << bound(spec.maximum) << "]" << unit;
             break;
+        }
         case Parameters::Kind::Real:
             text << "a number in [" << spec.minimum << ", " << spec.maximum << "]" << unit;
             break;
@@ -252,10 +261,21 @@ const std::vector<Parameters::Spec> Parameters::specs() const {
 }
 
 void Parameters::describe(std::ostream& out) const {
+    // Columns as wide as their longest entry, one space apart.
+    auto value_of = [](const Entry& entry) {
+        return entry.value.is_string() ? entry.value.get<std::string>() : entry.value.dump();
+    };
+    std::size_t name_width = 0, value_width = 0, unit_width = 0;
     for (const auto& [name, entry] : entries_) {
-        const std::string value = entry.value.is_string() ? entry.value.get<std::string>() : entry.value.dump();
-        out << "  " << std::left << std::setw(28) << name << std::setw(10) << value << std::setw(8) << entry.spec.unit
-            << entry.spec.description << " (" << kind_phrase(entry.spec) << ")\n";
+        name_width = std::max(name_width, name.size());
+        value_width = std::max(value_width, value_of(entry).size());
+        unit_width = std::max(unit_width, entry.spec.unit.size());
+    }
+    for (const auto& [name, entry] : entries_) {
+        out << "  " << std::left << std::setw(static_cast<int>(name_width + 1)) << name
+            << std::setw(static_cast<int>(value_width + 1)) << value_of(entry)
+            << std::setw(static_cast<int>(unit_width + 1)) << entry.spec.unit << entry.spec.description << " ("
+            << kind_phrase(entry.spec) << ")\n";
     }
 }
 
