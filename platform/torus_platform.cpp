@@ -62,7 +62,10 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
             memory = {idle_memory_.back().data(), kIdleMemoryBytes};
         }
         const std::string node_name = "node" + std::to_string(n);
-        nodes_.push_back(std::make_unique<Node>(node_name.c_str(), config.node, static_cast<std::uint16_t>(n),
+        // One waveform file: only node 0's switch records its AgLU (aglu.vcd).
+        NodeConfig node_config = config.node;
+        if (n != 0) node_config.aglu.vcd_path.clear();
+        nodes_.push_back(std::make_unique<Node>(node_name.c_str(), node_config, static_cast<std::uint16_t>(n),
                                                 static_cast<std::uint16_t>(count), memory.base, memory.bytes));
         Node& node = *nodes_.back();
         node.collective.net_out.bind(fabric_.inject(n));
