@@ -1,18 +1,29 @@
 // `isvp bench collectives`: OSU-style latency of every collective on the
-// platform (ranks as threads, one per node), offloaded to the switches where
-// they support it. Latency = the maximum over ranks of each rank's time in
-// the call, averaged over the timed iterations; every timed call starts after
-// a barrier. With --check every result is compared with a plain C++
-// reference computed independently on each rank.
+// platform (ranks as threads, one per node), offloaded to the switches, in
+// host software, or both, with the LogGP model (models/loggp) beside each
+// simulated figure. Latency = average over the timed iterations of the
+// maximum over ranks of each rank's time in the call; every call (warm-up
+// and timed) starts after a barrier of the implementation being measured.
+// With --check every result is compared with a plain C++ reference
+// computed independently on each rank; with --timing-only no payload is
+// produced or checked (job.timing_only; /work/notes contract: identical
+// simulated times).
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
 #include "cli.h"
+#include "isvp/aurora_config.h"
 #include "isvp/collectives.h"
+#include "isvp/loggp_model.h"
 #include "job_platform.h"
 #include "size_list.h"
 
@@ -46,6 +57,11 @@ std::vector<std::pair<std::string, Opcode>> parse_collectives(const std::string&
     return chosen;
 }
 
+bool per_rank_blocks(Opcode collective) {
+    return collective == Opcode::Scatter || collective == Opcode::Gather || collective == Opcode::Allgather ||
+           collective == Opcode::ReduceScatter;
+}
+
 /// Input element i of `rank` in iteration `iteration`: known to every rank,
 /// so each can compute the reference for itself.
 std::int32_t input(int rank, std::size_t i, unsigned iteration) {
@@ -53,28 +69,42 @@ std::int32_t input(int rank, std::size_t i, unsigned iteration) {
                                      static_cast<std::uint32_t>(i) * 7919u + iteration * 104729u);
 }
 
-/// Runs one collective call on every rank and checks the result against the
-/// definition; returns false on a mismatch.
+/// One rank's buffers for one collective and size. Allocated without
+/// initialisation: with --timing-only the guest never touches them.
+struct Buffers {
+    std::size_t send_count = 0, recv_count = 0;
+    std::unique_ptr<std::int32_t[]> send, recv;
+    Buffers(Opcode collective, std::size_t count, int size) {
+        const std::size_t all = count * static_cast<std::size_t>(size);
+        send_count = collective == Opcode::Scatter || collective == Opcode::ReduceScatter ? all : count;
+        recv_count = collective == Opcode::Gather || collective == Opcode::Allgather ? all : count;
+        send.reset(new std::int32_t[std::max<std::size_t>(send_count, 1)]);
+        recv.reset(new std::int32_t[std::max<std::size_t>(recv_count, 1)]);
+    }
+};
+
+/// Runs one collective call; with `check`, fills the inputs first and
+/// compares the result with the definition (false on a mismatch).
 bool run_and_check(guest::Collectives& coll, Opcode collective, int rank, int size, std::size_t count,
-                   unsigned iteration, bool check) {
+                   unsigned iteration, bool check, Buffers& buffers) {
     guest::Communicator& world = coll.world();
-    const std::size_t all = count * static_cast<std::size_t>(size);
-    std::vector<std::int32_t> send(collective == Opcode::Scatter || collective == Opcode::ReduceScatter ? all : count);
-    std::vector<std::int32_t> recv(collective == Opcode::Gather || collective == Opcode::Allgather ? all : count);
-    for (std::size_t i = 0; i < send.size(); ++i) send[i] = input(rank, i, iteration);
+    std::int32_t* send = buffers.send.get();
+    std::int32_t* recv = buffers.recv.get();
+    if (check)
+        for (std::size_t i = 0; i < buffers.send_count; ++i) send[i] = input(rank, i, iteration);
     const Datatype type = Datatype::Int32;
     switch (collective) {
         case Opcode::Bcast:
-            recv = send;
-            coll.bcast(world, recv.data(), count, type, 0);
+            if (check) std::copy(send, send + count, recv);
+            coll.bcast(world, recv, count, type, 0);
             break;
-        case Opcode::Reduce: coll.reduce(world, send.data(), recv.data(), count, type, Operation::Sum, 0); break;
-        case Opcode::Allreduce: coll.allreduce(world, send.data(), recv.data(), count, type, Operation::Sum); break;
-        case Opcode::Scatter: coll.scatter(world, send.data(), recv.data(), count, type, 0); break;
-        case Opcode::Gather: coll.gather(world, send.data(), recv.data(), count, type, 0); break;
-        case Opcode::Allgather: coll.allgather(world, send.data(), recv.data(), count, type); break;
+        case Opcode::Reduce: coll.reduce(world, send, recv, count, type, Operation::Sum, 0); break;
+        case Opcode::Allreduce: coll.allreduce(world, send, recv, count, type, Operation::Sum); break;
+        case Opcode::Scatter: coll.scatter(world, send, recv, count, type, 0); break;
+        case Opcode::Gather: coll.gather(world, send, recv, count, type, 0); break;
+        case Opcode::Allgather: coll.allgather(world, send, recv, count, type); break;
         case Opcode::ReduceScatter:
-            coll.reduce_scatter_block(world, send.data(), recv.data(), count, type, Operation::Sum);
+            coll.reduce_scatter_block(world, send, recv, count, type, Operation::Sum);
             break;
         case Opcode::Barrier: coll.barrier(world); return true;
         case Opcode::Send: return true;
@@ -85,7 +115,7 @@ bool run_and_check(guest::Collectives& coll, Opcode collective, int rank, int si
         for (int r = 0; r < size; ++r) sum += static_cast<std::uint32_t>(input(r, i, iteration));
         return static_cast<std::int32_t>(sum);
     };
-    for (std::size_t i = 0; i < recv.size(); ++i) {
+    for (std::size_t i = 0; i < buffers.recv_count; ++i) {
         std::int32_t expected = recv[i];
         switch (collective) {
             case Opcode::Bcast: expected = input(0, i, iteration); break;
@@ -108,6 +138,85 @@ bool run_and_check(guest::Collectives& coll, Opcode collective, int rank, int si
     return true;
 }
 
+/// The LogGP inputs of this platform (models/loggp/isvp/loggp_model.h).
+loggp::PlatformFigures loggp_figures(const PlatformConfig& config, const TransportConfig& transport) {
+    loggp::PlatformFigures f;
+    f.host_post_ns = transport.mmio_write_ns;
+    const PcieConfig& pcie = config.node.pcie;
+    f.pcie_latency_ns = pcie.latency_ns;
+    f.pcie_dma_gbytes_per_s = pcie.tlp_gbytes_per_s() * pcie.max_payload_bytes /
+                              (pcie.max_payload_bytes + pcie.tlp_overhead_bytes);
+    f.router_clock_mhz = config.fabric.router.clock_mhz;
+    f.router_pipeline_cycles = config.fabric.router.pipeline_cycles;
+    const AuroraConfig& aurora = config.fabric.aurora;
+    f.link_latency_ns = aurora.latency_ns;
+    f.link_data_rate_gbps = aurora.data_rate_gbps();
+    f.link_frame_overhead_bytes = AuroraTiming(aurora).frame_overhead_bytes();
+    f.link_max_frame_bytes = aurora.max_frame_bytes;
+    f.packet_payload_bytes = config.node.qdma.packet_payload_bytes;
+    f.engine_clock_mhz = config.node.collective.clock_mhz;
+    f.engine_phits_per_cycle = config.node.collective.phits_per_cycle;
+    f.aglu_clock_mhz = config.node.aglu.clock_mhz;
+    f.aglu_pipeline_stages = config.node.aglu.pipeline_stages;
+    return f;
+}
+
+/// Which implementations a run measures.
+struct Passes {
+    bool offload = true;
+    bool software = false;
+    static Passes parse(const std::string& text) {
+        if (text == "on") return {true, false};
+        if (text == "off") return {false, true};
+        if (text == "both") return {true, true};
+        throw ConfigError("bench collectives: --offload must be on, off or both, got '" + text + "'");
+    }
+};
+
+/// "collective/size i of n, elapsed, left" on stderr, rewritten in place on a
+/// terminal. Rows are weighted by their bytes, so the estimate of the time
+/// left does not assume a 4 MiB row costs what an 8 B one does.
+class Progress {
+  public:
+    Progress(bool enabled, double total_weight, std::size_t rows)
+        : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), total_(total_weight), rows_(rows),
+          start_(std::chrono::steady_clock::now()) {}
+
+    void row_done(const std::string& what, double weight) {
+        done_ += weight;
+        ++row_;
+        if (!enabled_) return;
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        const double left = done_ > 0 ? elapsed * (total_ - done_) / done_ : 0;
+        std::ostringstream line;
+        line << "bench collectives: " << what << " " << row_ << " of " << rows_ << ", " << std::fixed
+             << std::setprecision(1) << elapsed << " s elapsed, ~" << left << " s left";
+        std::cerr << (tty_ ? "\r\033[K" : "") << line.str() << (tty_ && row_ < rows_ ? "" : "\n") << std::flush;
+    }
+
+  private:
+    bool enabled_;
+    bool tty_;            ///< rewrite one line instead of printing many
+    double total_;        ///< weight of every row
+    std::size_t rows_;    ///< rows (collective x size x pass)
+    double done_ = 0;     ///< weight done
+    std::size_t row_ = 0; ///< rows done
+    std::chrono::steady_clock::time_point start_;
+};
+
+/// Bytes a row moves, for the progress estimate: the collective buffer plus
+/// a fixed cost worth 16 KiB.
+double row_weight(Opcode collective, std::uint64_t size, int ranks) {
+    const double blocks = per_rank_blocks(collective) ? ranks : 1;
+    return 16384.0 + static_cast<double>(size) * blocks;
+}
+
+std::string percent(double simulated, double modelled) {
+    std::ostringstream out;
+    out << std::showpos << std::fixed << std::setprecision(0) << 100.0 * (simulated - modelled) / modelled << "%";
+    return out.str();
+}
+
 }  // namespace
 
 int bench_collectives(int argc, char** argv) {
@@ -115,21 +224,34 @@ int bench_collectives(int argc, char** argv) {
     declare_job_parameters(parameters);
     po::options_description options("isvp bench collectives options");
     options.add_options()
-        ("topology", po::value<std::string>(), "torus:XxYxZ (default: topology.torus of the platform)")
+        ("topology", po::value<std::string>(), "torus:XxYxZ (default: topology.torus of the platform); one rank per node, up to 1024 nodes and more")
         ("collectives", po::value<std::string>()->default_value("all"), "comma-separated list, or all")
-        ("sizes", po::value<std::string>()->default_value("8:64K"), "bytes per rank: A:B (powers of two) or a,b,c")
+        ("sizes", po::value<std::string>()->default_value("8:64K"),
+         "bytes per rank: A:B (powers of two) or a,b,c; per rank block for scatter, gather, allgather and reduce_scatter")
         ("iterations", po::value<unsigned>()->default_value(5), "timed calls per collective and size")
         ("warmup", po::value<unsigned>()->default_value(1), "untimed calls first")
         ("aglu", po::value<std::string>(), "AgLU implementation in the switches: tlm or rtl (aglu.impl)")
-        ("offload", po::value<std::string>()->default_value("on"), "on: switches where they can; off: software")
+        ("offload", po::value<std::string>()->default_value("on"),
+         "on: switches where they can; off: host software; both: each row measured both ways, side by side")
         ("check", "verify every result against a plain C++ reference; print 'mismatch' and fail on a difference")
-        ("json", po::value<std::string>()->value_name("FILE"), "also write the rows as JSON");
+        ("timing-only", "carry no payload bytes (job.timing_only): buffers neither filled nor checked; same simulated times")
+        ("vcd", po::value<std::string>()->value_name("FILE"),
+         "record the RTL AgLU waveform of node 0's switch (needs --aglu rtl; aglu.vcd)")
+        ("progress", "print a progress line on stderr (default: when stderr is a terminal)")
+        ("json", po::value<std::string>()->value_name("FILE"), "also write the rows, the model and the parameters as JSON");
     add_platform_options(options);
     po::variables_map values;
     if (!parse(argc, argv,
                "usage: isvp bench collectives [--topology torus:XxYxZ] [--collectives LIST] [--sizes A:B|list]\n"
-               "        [--iterations N] [--aglu tlm|rtl] [--offload on|off] [--check] [--json FILE] [--set k=v]...\n"
-               "One row per collective and size: collective size latency_us (max over ranks, as OSU reports).",
+               "        [--iterations N] [--warmup N] [--aglu tlm|rtl] [--offload on|off|both] [--check]\n"
+               "        [--timing-only] [--vcd FILE] [--progress] [--json FILE] [--set k=v]...\n"
+               "One row per collective and size. Latency: every call starts after a barrier; each rank\n"
+               "times its own call; the row is the average over the timed iterations (after --warmup\n"
+               "untimed ones) of the maximum over ranks, as the OSU benchmarks report. Beside it the\n"
+               "LogGP model (models/loggp, docs/REPORTS.md) and the relative difference (simulated -\n"
+               "model) / model. Columns: collective size latency_us loggp_us diff with --offload on|off;\n"
+               "collective size offload_us software_us speedup loggp_offload_us loggp_software_us\n"
+               "diff_offload diff_software with --offload both.",
                options, values))
         return 0;
     if (values.count("topology")) {
@@ -140,26 +262,74 @@ int bench_collectives(int argc, char** argv) {
     }
     if (values.count("aglu")) parameters.apply_override("aglu.impl=" + values["aglu"].as<std::string>());
     if (!apply_platform_options(values, parameters)) return 0;
+    const bool check = values.count("check") > 0;
+    const bool timing_only = values.count("timing-only") > 0;
+    if (timing_only && check)
+        throw ConfigError("bench collectives: --check compares results, but --timing-only carries no payload to "
+                          "compare; drop one of them");
+    if (timing_only) parameters.apply_override("job.timing_only=true");
+    if (values.count("vcd")) {
+        if (parameters.text("aglu.impl") != "rtl")
+            throw ConfigError("bench collectives: --vcd records the RTL AgLU's waveform; add --aglu rtl (aglu.impl is " +
+                              parameters.text("aglu.impl") + ")");
+        parameters.apply_override("aglu.vcd=" + values["vcd"].as<std::string>());
+    }
     const std::string offload_text = values["offload"].as<std::string>();
-    if (offload_text != "on" && offload_text != "off")
-        throw ConfigError("bench collectives: --offload must be on or off, got '" + offload_text + "'");
-    const bool offload = offload_text == "on";
+    const Passes passes = Passes::parse(offload_text);
     const auto collectives = parse_collectives(values["collectives"].as<std::string>());
     const auto sizes = parse_size_list(values["sizes"].as<std::string>());
     const unsigned iterations = values["iterations"].as<unsigned>();
     const unsigned warmup = values["warmup"].as<unsigned>();
-    const bool check = values.count("check") > 0;
     if (iterations == 0) throw ConfigError("bench collectives: --iterations must be at least 1");
 
     const PlatformConfig config = PlatformConfig::from(parameters);
     transport::JobSpec spec;
     spec.ranks = static_cast<int>(config.fabric.shape.nodes());
     spec.config = TransportConfig::from(parameters);
-    JobPlatform job(config);
+    const int ranks = spec.ranks;
 
-    // duration[collective][size] = sum over iterations of the max over ranks.
-    std::vector<std::vector<std::vector<std::uint64_t>>> durations(
-        collectives.size(), std::vector<std::vector<std::uint64_t>>(sizes.size(), std::vector<std::uint64_t>(iterations, 0)));
+    // A row's buffer must fit the switch's collective buffer (the software
+    // path's message limit is larger): refuse it here, not mid-run.
+    const std::uint64_t max_buffer = config.node.collective.max_buffer_bytes;
+    for (const auto& collective : collectives)
+        for (const std::uint64_t size : sizes) {
+            const std::uint64_t blocks = per_rank_blocks(collective.second) ? static_cast<std::uint64_t>(ranks) : 1;
+            const std::uint64_t count = std::max<std::uint64_t>(1, size / sizeof(std::int32_t));
+            if (collective.second != Opcode::Barrier && count * sizeof(std::int32_t) * blocks > max_buffer)
+                throw ConfigError("bench collectives: " + collective.first + " of " + std::to_string(size) +
+                                  " bytes per rank on " + std::to_string(ranks) + " ranks needs a " +
+                                  std::to_string(count * sizeof(std::int32_t) * blocks) +
+                                  "-byte buffer; collective.max_buffer_bytes is " + std::to_string(max_buffer) +
+                                  " (use smaller --sizes)");
+        }
+
+    // Rows: collective x size (barrier: one row, size 0).
+    struct Row {
+        std::size_t collective = 0;
+        std::uint64_t size = 0;     ///< as given (0 for barrier)
+        std::size_t count = 0;      ///< int32 elements per rank block
+        std::vector<std::uint64_t> offload_ps, software_ps;  ///< per timed iteration: max over ranks
+    };
+    std::vector<Row> rows;
+    double total_weight = 0;
+    for (std::size_t c = 0; c < collectives.size(); ++c) {
+        const Opcode collective = collectives[c].second;
+        for (const std::uint64_t size : sizes) {
+            Row row;
+            row.collective = c;
+            row.size = collective == Opcode::Barrier ? 0 : size;
+            row.count = collective == Opcode::Barrier ? 0 : std::max<std::size_t>(1, size / sizeof(std::int32_t));
+            row.offload_ps.assign(iterations, 0);
+            row.software_ps.assign(iterations, 0);
+            rows.push_back(row);
+            total_weight += row_weight(collective, row.count * 4, ranks) * (passes.offload + passes.software);
+            if (collective == Opcode::Barrier) break;  // one row: size does not apply
+        }
+    }
+
+    JobPlatform job(config);
+    const bool show_progress = values.count("progress") > 0 || isatty(STDERR_FILENO) != 0;
+    Progress progress(show_progress, total_weight, rows.size() * (passes.offload + passes.software));
     std::mutex mutex;
     bool mismatch = false;
     std::uint64_t offloaded = 0, software = 0;
@@ -167,34 +337,44 @@ int bench_collectives(int argc, char** argv) {
     const transport::JobResult result =
         transport::run_local_job(spec, job.builder(), [&](guest::DeviceTransport& transport) {
             guest::DriverConfig driver_config;
-            driver_config.offload = offload;
+            driver_config.offload = passes.offload;
             guest::Driver driver(transport, driver_config);
-            guest::Collectives coll(driver, offload);
+            // Two instances on one driver, both using only the world
+            // communicator: the offloaded one uploads the world's CT row; the
+            // software one never touches the switch. Their reserved message
+            // tags repeat (same context, sequences from 0), which is safe
+            // because the passes run one after the other and every message of
+            // a call is consumed within that call.
+            guest::Collectives offloaded_coll(driver, true);
+            guest::Collectives software_coll(driver, false);
             const int rank = transport.rank(), size = transport.size();
             bool ok = true;
-            for (std::size_t c = 0; c < collectives.size(); ++c) {
-                const Opcode collective = collectives[c].second;
-                for (std::size_t s = 0; s < sizes.size(); ++s) {
-                    const std::size_t count =
-                        collective == Opcode::Barrier ? 0 : std::max<std::size_t>(1, sizes[s] / sizeof(std::int32_t));
+            for (const bool offload : {true, false}) {
+                if (offload ? !passes.offload : !passes.software) continue;
+                guest::Collectives& coll = offload ? offloaded_coll : software_coll;
+                for (Row& row : rows) {
+                    const Opcode collective = collectives[row.collective].second;
+                    Buffers buffers(collective, row.count, size);
                     for (unsigned it = 0; it < warmup + iterations; ++it) {
                         coll.barrier(coll.world());
                         const std::uint64_t start = transport.now_ps();
-                        ok = run_and_check(coll, collective, rank, size, count, it, check) && ok;
+                        ok = run_and_check(coll, collective, rank, size, row.count, it, check, buffers) && ok;
                         const std::uint64_t took = transport.now_ps() - start;
                         if (it >= warmup) {
                             const std::lock_guard<std::mutex> lock(mutex);
-                            auto& slot = durations[c][s][it - warmup];
+                            auto& slot = (offload ? row.offload_ps : row.software_ps)[it - warmup];
                             slot = std::max(slot, took);
                         }
                     }
-                    if (collective == Opcode::Barrier) break;  // one row: size does not apply
+                    if (rank == 0)
+                        progress.row_done(collectives[row.collective].first + "/" + std::to_string(row.size),
+                                          row_weight(collective, row.count * 4, size));
                 }
             }
             const std::lock_guard<std::mutex> lock(mutex);
             if (!ok) mismatch = true;
-            offloaded += coll.offloaded_calls();
-            software += coll.software_calls();
+            offloaded += offloaded_coll.offloaded_calls() + software_coll.offloaded_calls();
+            software += offloaded_coll.software_calls() + software_coll.software_calls();
             return ok ? 0 : 1;
         });
     const double wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -205,22 +385,71 @@ int bench_collectives(int argc, char** argv) {
         return result.exit_status ? result.exit_status : 1;
     }
 
-    std::cout << "# " << spec.ranks << " ranks on torus " << parameters.text("topology.torus") << ", offload "
-              << offload_text << ", aglu " << parameters.text("aglu.impl") << ", int32 (SUM for reductions)\n"
-              << "# collective size latency_us\n";
-    nlohmann::json rows = nlohmann::json::array();
-    for (std::size_t c = 0; c < collectives.size(); ++c)
-        for (std::size_t s = 0; s < sizes.size(); ++s) {
-            const bool barrier = collectives[c].second == Opcode::Barrier;
-            std::uint64_t total = 0;
-            for (const std::uint64_t d : durations[c][s]) total += d;
-            const double latency_us = total / 1e6 / iterations;
-            const std::uint64_t size = barrier ? 0 : sizes[s];
-            std::cout << collectives[c].first << " " << size << " " << std::fixed << std::setprecision(3)
-                      << latency_us << "\n";
-            rows.push_back({{"collective", collectives[c].first}, {"size", size}, {"latency_us", latency_us}});
-            if (barrier) break;
+    const loggp::Parameters loggp_parameters = loggp::derive(loggp_figures(config, spec.config));
+    const loggp::Model model(loggp_parameters, config.fabric.shape, ranks);
+    const auto average_us = [&](const std::vector<std::uint64_t>& ps) {
+        std::uint64_t total = 0;
+        for (const std::uint64_t d : ps) total += d;
+        return static_cast<double>(total) / 1e6 / iterations;
+    };
+
+    std::cout << "# " << ranks << " ranks on torus " << parameters.text("topology.torus") << ", offload "
+              << offload_text << ", aglu " << parameters.text("aglu.impl") << ", int32 (SUM for reductions)"
+              << (timing_only ? ", timing only (no payload)" : "") << "; " << iterations << " timed + " << warmup
+              << " warm-up iterations\n";
+    const bool both = passes.offload && passes.software;
+    if (both)
+        std::cout << "# collective     size      offload_us  software_us  speedup  loggp_offload_us  "
+                     "loggp_software_us  diff_offload  diff_software\n";
+    else
+        std::cout << "# collective     size      latency_us  loggp_us  diff\n";
+    nlohmann::json json_rows = nlohmann::json::array();
+    for (const Row& row : rows) {
+        const std::string& name = collectives[row.collective].first;
+        const Opcode collective = collectives[row.collective].second;
+        const std::uint64_t bytes = row.count * sizeof(std::int32_t);
+        nlohmann::json json_row{{"collective", name}, {"size", row.size}};
+        std::ostringstream line;
+        line << std::left << std::setw(16) << name << std::setw(10) << row.size << std::right << std::fixed
+             << std::setprecision(3);
+        double offload_us = 0, software_us = 0;
+        if (passes.offload) {
+            offload_us = average_us(row.offload_ps);
+            const double modelled = model.latency_us(collective, bytes, loggp::Path::OffloadStreamed);
+            json_row["offload_us"] = offload_us;
+            json_row["loggp_offload_us"] = modelled;
+            json_row["loggp_offload_store_and_forward_us"] =
+                model.latency_us(collective, bytes, loggp::Path::OffloadStoreAndForward);
+            json_row["diff_offload"] = (offload_us - modelled) / modelled;
+            json_row["note_offload"] = loggp::explain_difference(model, collective, bytes, true, offload_us);
         }
+        if (passes.software) {
+            software_us = average_us(row.software_ps);
+            const double modelled = model.latency_us(collective, bytes, loggp::Path::Software);
+            json_row["software_us"] = software_us;
+            json_row["loggp_software_us"] = modelled;
+            json_row["diff_software"] = (software_us - modelled) / modelled;
+            json_row["note_software"] = loggp::explain_difference(model, collective, bytes, false, software_us);
+        }
+        if (both) {
+            const double speedup = software_us / offload_us;
+            json_row["speedup"] = speedup;
+            line << std::setw(10) << offload_us << std::setw(13) << software_us << std::setw(8)
+                 << std::setprecision(2) << speedup << "x" << std::setprecision(3) << std::setw(18)
+                 << json_row["loggp_offload_us"].get<double>() << std::setw(19)
+                 << json_row["loggp_software_us"].get<double>() << std::setw(14)
+                 << percent(offload_us, json_row["loggp_offload_us"]) << std::setw(15)
+                 << percent(software_us, json_row["loggp_software_us"]);
+        } else {
+            const double latency = passes.offload ? offload_us : software_us;
+            const double modelled = json_row[passes.offload ? "loggp_offload_us" : "loggp_software_us"];
+            json_row["latency_us"] = latency;
+            line << std::setw(10) << latency << std::setw(10) << modelled << std::setw(6)
+                 << percent(latency, modelled);
+        }
+        std::cout << line.str() << "\n";
+        json_rows.push_back(json_row);
+    }
     std::cout << std::defaultfloat << "# " << offloaded << " calls offloaded, " << software
               << " in software (barriers between iterations included); simulated " << result.end_time_ps / 1e6
               << " us in " << std::setprecision(3) << wall_seconds << " s wall\n";
@@ -229,9 +458,27 @@ int bench_collectives(int argc, char** argv) {
         const std::string path = values["json"].as<std::string>();
         std::ofstream out(path);
         if (!out) throw ConfigError("bench collectives: cannot write --json " + path);
-        out << nlohmann::json{{"benchmark", "collectives"}, {"ranks", spec.ranks},      {"offload", offload},
-                              {"parameters", parameters.to_json()}, {"rows", rows},     {"check", check},
-                              {"mismatch", mismatch},  {"wall_seconds", wall_seconds}}
+        const nlohmann::json model_json{
+            {"o_s_us", loggp_parameters.o_s},        {"o_r_us", loggp_parameters.o_r},
+            {"g_us", loggp_parameters.g},            {"L_router_us", loggp_parameters.L_router},
+            {"hop_us", loggp_parameters.hop},        {"G_us_per_byte", loggp_parameters.G},
+            {"G_link_us_per_byte", loggp_parameters.G_link}, {"G_pcie_us_per_byte", loggp_parameters.G_pcie},
+            {"G_engine_us_per_byte", loggp_parameters.G_engine}, {"G_aglu_us_per_byte", loggp_parameters.G_aglu},
+            {"aglu_latency_us", loggp_parameters.aglu_latency}, {"device_fixed_us", loggp_parameters.device_fixed}};
+        out << nlohmann::json{{"benchmark", "collectives"},
+                              {"ranks", ranks},
+                              {"topology", parameters.text("topology.torus")},
+                              {"offload", offload_text},
+                              {"timing_only", timing_only},
+                              {"iterations", iterations},
+                              {"warmup", warmup},
+                              {"parameters", parameters.to_json()},
+                              {"loggp", model_json},
+                              {"rows", json_rows},
+                              {"check", check},
+                              {"mismatch", mismatch},
+                              {"simulated_us", result.end_time_ps / 1e6},
+                              {"wall_seconds", wall_seconds}}
                    .dump(2)
             << "\n";
     }

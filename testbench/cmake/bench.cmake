@@ -17,3 +17,27 @@ if(ISVP_LONG_TESTS)
   set_tests_properties(collective_offload_check_long_128_nodes collective_software_baseline_check_long_128_nodes
                        PROPERTIES LABELS "collective;long")
 endif()
+
+# Benchmark side (testbench/scripts/bench_checks.py): the --offload both table,
+# --timing-only's identical simulated times, the AgLU waveform, and the sweep
+# script on a tiny configuration. Debian's python3 (with python3-matplotlib
+# from scripts/setup.sh) comes first, before any other python3 on the PATH.
+find_program(ISVP_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT ISVP_PYTHON3)
+  find_program(ISVP_PYTHON3 python3 REQUIRED)
+endif()
+set(bench_checks ${CMAKE_SOURCE_DIR}/testbench/scripts/bench_checks.py)
+set(bench_out ${CMAKE_BINARY_DIR}/bench_checks)
+add_test(NAME bench_collectives_offload_both_table COMMAND ${ISVP_PYTHON3} ${bench_checks} both-format $<TARGET_FILE:isvp>)
+add_test(NAME bench_collectives_timing_only_same_simulated_times
+         COMMAND ${ISVP_PYTHON3} ${bench_checks} timing-only-equal $<TARGET_FILE:isvp> ${bench_out}/timing_only)
+add_test(NAME bench_collectives_vcd_has_aglu_signals
+         COMMAND ${ISVP_PYTHON3} ${bench_checks} vcd $<TARGET_FILE:isvp> ${bench_out}/vcd)
+add_test(NAME sweep_script_writes_csv_json_markdown
+         COMMAND ${ISVP_PYTHON3} ${bench_checks} sweep-smoke $<TARGET_FILE:isvp> ${bench_out}/sweep_smoke)
+add_test(NAME sweep_script_writes_plots
+         COMMAND ${ISVP_PYTHON3} ${bench_checks} sweep-plots $<TARGET_FILE:isvp> ${bench_out}/sweep_plots)
+set_tests_properties(bench_collectives_offload_both_table bench_collectives_timing_only_same_simulated_times
+                     bench_collectives_vcd_has_aglu_signals sweep_script_writes_csv_json_markdown
+                     sweep_script_writes_plots PROPERTIES LABELS bench TIMEOUT 600)
+set_tests_properties(sweep_script_writes_plots PROPERTIES SKIP_RETURN_CODE 77)

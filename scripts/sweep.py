@@ -1,0 +1,422 @@
+#!/usr/bin/python3
+"""OSU-style collective sweep: offload against host software, the LogGP model
+beside both, on several torus sizes; writes CSV, JSON, a Markdown report and
+PNG plots (docs/REPORTS.md describes every file and column).
+
+It drives `isvp bench collectives --json` once or twice per node count (the
+per-rank-block collectives — scatter, gather, allgather, reduce_scatter — hold
+P x size bytes, so their sizes stop at --max-buffer / P; skipped sizes are
+listed in the report). Node counts in --nodes run with payload (and --check
+when asked); those in --timing-only-nodes run with --timing-only.
+
+Default: the full sweep of issue 6 — {8, 32, 64, 128} nodes with payload,
+{512, 1024} timing-only, every collective, 4 B ... 4 MiB, offload on and off.
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ALL_COLLECTIVES = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "reduce_scatter", "barrier"]
+PER_RANK_BLOCKS = {"scatter", "gather", "allgather", "reduce_scatter"}
+# Node count -> torus shape (x >= y >= z, powers of two).
+SHAPES = {8: "2x2x2", 16: "4x2x2", 32: "4x4x2", 64: "4x4x4", 128: "8x4x4", 256: "8x8x4", 512: "8x8x8",
+          1024: "16x8x8"}
+DIFF_THRESHOLD = 0.25
+
+
+def parse_size(text):
+    match = re.fullmatch(r"(\d+)([KMG]?)", text.strip())
+    if not match:
+        raise argparse.ArgumentTypeError(f"bad size '{text}' (digits with an optional K, M or G suffix)")
+    return int(match.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[match.group(2)]
+
+
+def parse_sizes(text):
+    """A:B (powers of two from A to B) or a,b,c — as `isvp bench --sizes`."""
+    if ":" in text:
+        low, high = (parse_size(t) for t in text.split(":", 1))
+        sizes, size = [], 1
+        while size <= high:
+            if size >= low:
+                sizes.append(size)
+            size *= 2
+        return sizes
+    return [parse_size(t) for t in text.split(",") if t]
+
+
+def parse_nodes(text):
+    """Comma-separated node counts or XxYxZ shapes -> [(nodes, shape)]."""
+    result = []
+    for item in (t.strip() for t in text.split(",") if t.strip()):
+        if "x" in item:
+            dims = [int(d) for d in item.split("x")]
+            result.append((math.prod(dims), item))
+        elif int(item) in SHAPES:
+            result.append((int(item), SHAPES[int(item)]))
+        else:
+            raise argparse.ArgumentTypeError(f"no default torus for {item} nodes (known: {sorted(SHAPES)}); "
+                                             "give the shape, e.g. 6x4x2")
+    return result
+
+
+def human_size(size):
+    for unit, shift in (("M", 20), ("K", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift} {unit}iB"
+    return f"{size} B"
+
+
+def human_seconds(seconds):
+    seconds = int(round(seconds))
+    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
+
+
+class Progress:
+    """One line on stderr: the current bench's own progress and an estimate of
+    the whole sweep's time left, from the wall time per unit of work so far."""
+
+    def __init__(self, total_weight):
+        self.total = total_weight
+        self.done = 0.0
+        self.start = time.monotonic()
+        self.tty = sys.stderr.isatty()
+
+    def show(self, label, current_weight=0.0, current_fraction=0.0, current_left=None):
+        elapsed = time.monotonic() - self.start
+        done = self.done + current_weight * current_fraction
+        left = "?"
+        if done > 0 and elapsed > 1:
+            estimate = elapsed * (self.total - done) / done
+            if current_left is not None:  # the bench knows its own run best
+                estimate = max(estimate, current_left)
+            left = "~" + human_seconds(estimate)
+        line = f"sweep: {label}; {human_seconds(elapsed)} elapsed, {left} left"
+        sys.stderr.write(("\r\033[K" + line) if self.tty else line + "\n")
+        sys.stderr.flush()
+
+    def finish(self):
+        if self.tty:
+            sys.stderr.write("\n")
+
+
+def run_weight(nodes, collectives, sizes, passes):
+    """Relative cost of a bench run: bytes moved per rank times ranks."""
+    weight = 0.0
+    for c in collectives:
+        for s in ([0] if c == "barrier" else sizes):
+            weight += (16384 + s * (nodes if c in PER_RANK_BLOCKS else 1)) * nodes
+    return weight * passes
+
+
+def run_bench(args, nodes, shape, collectives, sizes, timing_only, out_dir, progress, label, weight):
+    json_path = os.path.join(out_dir, "raw", f"bench_{nodes}_{'timing' if timing_only else 'payload'}_"
+                                                f"{collectives[0]}.json")
+    command = [args.isvp, "bench", "collectives", "--topology", f"torus:{shape}", "--collectives",
+               ",".join(collectives), "--sizes", ",".join(str(s) for s in sizes), "--iterations",
+               str(args.iterations), "--warmup", str(args.warmup), "--offload", args.offload, "--json", json_path,
+               "--progress"]
+    if args.aglu:
+        command += ["--aglu", args.aglu]
+    if timing_only:
+        command.append("--timing-only")
+    elif args.check:
+        command.append("--check")
+    for assignment in args.set or []:
+        command += ["--set", assignment]
+    started = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    errors = []
+    for line in process.stderr:
+        match = re.match(r"bench collectives: (\S+) (\d+) of (\d+), ([\d.]+) s elapsed, ~([\d.]+) s left", line)
+        if match:
+            fraction = int(match.group(2)) / int(match.group(3))
+            progress.show(f"{label} {match.group(1)} ({match.group(2)}/{match.group(3)})", weight, fraction,
+                          float(match.group(5)))
+        else:
+            errors.append(line)
+    stdout = process.stdout.read()
+    status = process.wait()
+    if status != 0:
+        progress.finish()
+        sys.stderr.write(f"sweep: {' '.join(command)} failed with status {status}\n{stdout}{''.join(errors)}")
+        sys.exit(status or 1)
+    if progress.tty:
+        sys.stderr.write("\r\033[K")
+    sys.stdout.write(stdout)
+    sys.stdout.flush()
+    with open(json_path) as f:
+        result = json.load(f)
+    result["command"] = " ".join(os.path.relpath(c) if c == args.isvp else c for c in command)
+    result["sweep_wall_seconds"] = time.monotonic() - started
+    with open(os.path.join(out_dir, "raw", os.path.basename(json_path).replace(".json", ".txt")), "w") as f:
+        f.write(stdout)
+    return result
+
+
+def collect(runs):
+    """Flat rows: one per (nodes, collective, size)."""
+    rows = []
+    for run in runs:
+        for row in run["rows"]:
+            rows.append({"nodes": run["ranks"], "topology": run["topology"], "timing_only": run["timing_only"],
+                         **row})
+    return rows
+
+
+CSV_COLUMNS = ["nodes", "topology", "timing_only", "collective", "size", "offload_us", "software_us", "speedup",
+               "loggp_offload_us", "loggp_software_us", "loggp_offload_store_and_forward_us", "diff_offload",
+               "diff_software", "note_offload", "note_software"]
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS, extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(row)
+
+
+def fmt(value, digits=2):
+    return "—" if value is None else f"{value:,.{digits}f}"
+
+
+def pct(value):
+    return "—" if value is None else f"{value * 100:+.0f} %"
+
+
+def write_report(path, args, runs, rows, skipped, total_wall, plots):
+    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    lines = ["# Collective sweep: in-switch offload against host software, with the LogGP model", ""]
+    lines.append(f"Generated {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')} at commit {commit}"
+                 f"{' (with uncommitted changes)' if dirty else ''} by `{' '.join(sys.argv)}`; "
+                 f"total wall time {human_seconds(total_wall)}.")
+    lines.append("")
+    lines.append("Latency: every call after a barrier; per iteration the maximum over ranks of each rank's time "
+                 f"in the call; averaged over {args.iterations} timed iterations after {args.warmup} warm-up "
+                 "(OSU method). int32 SUM for reductions; size = bytes per rank (per rank block for scatter, "
+                 "gather, allgather, reduce_scatter). Speed-up = software / offload. LogGP: models/loggp "
+                 "(docs/REPORTS.md); diff = (simulated − model) / model. Where |diff| > 25 % the note says which "
+                 "of the model's assumptions the row breaks.")
+    lines.append("")
+    params = runs[0].get("loggp", {}) if runs else {}
+    if params:
+        lines.append(f"LogGP parameters derived from the platform: o_s = {params['o_s_us']:.3f} µs, "
+                     f"o_r = {params['o_r_us']:.3f} µs, g = {params['g_us']:.3f} µs, "
+                     f"L(h) = {params['L_router_us']:.3f} + h × {params['hop_us']:.4f} µs, "
+                     f"G = {params['G_us_per_byte'] * 1e3:.4f} ns/B ({8 / params['G_us_per_byte'] / 1e3:.1f} Gb/s), "
+                     f"G_aglu = {params['G_aglu_us_per_byte'] * 1e3:.3f} ns/B, "
+                     f"G_engine = {params['G_engine_us_per_byte'] * 1e3:.4f} ns/B.")
+        lines.append("")
+    lines.append("| nodes | torus | payload | wall time | command |")
+    lines.append("|---|---|---|---|---|")
+    for run in runs:
+        lines.append(f"| {run['ranks']} | {run['topology']} | {'timing only' if run['timing_only'] else 'yes'}"
+                     f"{' (checked)' if run.get('check') else ''} | {human_seconds(run['sweep_wall_seconds'])} | "
+                     f"`{run['command']}` |")
+    lines.append("")
+    for nodes in sorted({r["nodes"] for r in rows}):
+        subset = [r for r in rows if r["nodes"] == nodes]
+        lines.append(f"## {nodes} nodes (torus {subset[0]['topology']}"
+                     f"{', timing only' if subset[0]['timing_only'] else ''})")
+        lines.append("")
+        lines.append("| collective | size | offload µs | software µs | speed-up | LogGP offload µs | "
+                     "LogGP software µs | diff offload | diff software | notes |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|")
+        notes = []
+        for r in subset:
+            refs = []
+            for key in ("note_offload", "note_software"):
+                text = r.get(key)
+                if text:
+                    if text not in notes:
+                        notes.append(text)
+                    refs.append(f"{'offload' if key == 'note_offload' else 'software'} [{notes.index(text) + 1}]")
+            lines.append(f"| {r['collective']} | {human_size(r['size']) if r['collective'] != 'barrier' else '—'} | "
+                         f"{fmt(r.get('offload_us'))} | {fmt(r.get('software_us'))} | "
+                         f"{fmt(r.get('speedup'))}{'×' if r.get('speedup') else ''} | "
+                         f"{fmt(r.get('loggp_offload_us'))} | {fmt(r.get('loggp_software_us'))} | "
+                         f"{pct(r.get('diff_offload'))} | {pct(r.get('diff_software'))} | {', '.join(refs)} |")
+        lines.append("")
+        if notes:
+            lines.append("Where model and simulation differ by more than 25 %:")
+            lines.append("")
+            for i, text in enumerate(notes, 1):
+                lines.append(f"{i}. {text}")
+            lines.append("")
+        skips = [s for s in skipped if s[0] == nodes]
+        if skips:
+            lines.append("Not run (the collective buffer, P × size, exceeds --max-buffer "
+                         f"{human_size(args.max_buffer)}): " +
+                         "; ".join(f"{c} {', '.join(human_size(s) for s in sizes)}" for _, c, sizes in skips) + ".")
+            lines.append("")
+    if plots:
+        lines.append("## Plots")
+        lines.append("")
+        for plot in plots:
+            lines.append(f"![{plot}]({plot})")
+        lines.append("")
+    else:
+        lines.append("Plots: not made (matplotlib is not importable; `scripts/setup.sh` installs "
+                     "python3-matplotlib).")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def make_plots(out_dir, rows):
+    """PNG plots; returns their file names, or [] when matplotlib is missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.stderr.write("sweep: plots skipped: matplotlib is not importable (install python3-matplotlib)\n")
+        return []
+    made = []
+    node_counts = sorted({r["nodes"] for r in rows})
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for collective in [c for c in ALL_COLLECTIVES if any(r["collective"] == c for r in rows)]:
+        if collective == "barrier":
+            continue
+        figure, axes = plt.subplots(figsize=(7, 5))
+        for i, nodes in enumerate(node_counts):
+            subset = sorted((r for r in rows if r["nodes"] == nodes and r["collective"] == collective),
+                            key=lambda r: r["size"])
+            colour = colours[i % len(colours)]
+            for key, style, name in (("offload_us", "-o", "offload"), ("software_us", "--s", "software")):
+                points = [(r["size"], r[key]) for r in subset if r.get(key)]
+                if points:
+                    axes.plot(*zip(*points), style, color=colour, markersize=3, label=f"{nodes} nodes, {name}")
+        axes.set_xscale("log", base=2)
+        axes.set_yscale("log")
+        axes.set_xlabel("bytes per rank")
+        axes.set_ylabel("latency (µs, max over ranks)")
+        axes.set_title(f"{collective}: offload (solid) vs software (dashed)")
+        axes.grid(True, which="both", alpha=0.3)
+        axes.legend(fontsize=7)
+        name = f"latency_{collective}.png"
+        figure.tight_layout()
+        figure.savefig(os.path.join(out_dir, name), dpi=110)
+        plt.close(figure)
+        made.append(name)
+    # Speed-up of offload over software, one panel per node count.
+    with_speedup = [n for n in node_counts if any(r.get("speedup") for r in rows if r["nodes"] == n)]
+    if with_speedup:
+        columns = min(len(with_speedup), 3)
+        grid_rows = math.ceil(len(with_speedup) / columns)
+        figure, panels = plt.subplots(grid_rows, columns, figsize=(5 * columns, 4 * grid_rows), squeeze=False)
+        for index, nodes in enumerate(with_speedup):
+            axes = panels[index // columns][index % columns]
+            for i, collective in enumerate(ALL_COLLECTIVES):
+                subset = sorted((r for r in rows if r["nodes"] == nodes and r["collective"] == collective
+                                 and r.get("speedup")), key=lambda r: r["size"])
+                if not subset:
+                    continue
+                if collective == "barrier":
+                    axes.axhline(subset[0]["speedup"], color=colours[i % len(colours)], linestyle=":",
+                                 label="barrier")
+                else:
+                    axes.plot([r["size"] for r in subset], [r["speedup"] for r in subset], "-o", markersize=3,
+                              color=colours[i % len(colours)], label=collective)
+            axes.axhline(1.0, color="black", linewidth=0.8)
+            axes.set_xscale("log", base=2)
+            axes.set_xlabel("bytes per rank")
+            axes.set_ylabel("speed-up (software / offload)")
+            axes.set_title(f"{nodes} nodes")
+            axes.grid(True, which="both", alpha=0.3)
+            axes.legend(fontsize=7)
+        for index in range(len(with_speedup), grid_rows * columns):
+            panels[index // columns][index % columns].axis("off")
+        figure.tight_layout()
+        figure.savefig(os.path.join(out_dir, "speedup.png"), dpi=110)
+        plt.close(figure)
+        made.append("speedup.png")
+    return made
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--isvp", default=os.path.join(REPO, "build", "platform", "isvp"), help="the isvp binary")
+    parser.add_argument("--out", help="output folder (default: results/<date-time>)")
+    parser.add_argument("--nodes", type=parse_nodes, default=parse_nodes("8,32,64,128"),
+                        help="node counts (or XxYxZ shapes) run with payload; default 8,32,64,128")
+    parser.add_argument("--timing-only-nodes", type=parse_nodes, default=parse_nodes("512,1024"),
+                        help="node counts run with --timing-only; default 512,1024; '' for none")
+    parser.add_argument("--collectives", default="all", help="comma-separated list, or all")
+    parser.add_argument("--sizes", type=parse_sizes, default=parse_sizes("4:4M"),
+                        help="bytes per rank: A:B (powers of two) or a,b,c; default 4:4M")
+    parser.add_argument("--max-buffer", type=parse_size, default=parse_size("4M"),
+                        help="largest collective buffer (P x size for per-rank-block collectives); default 4M")
+    parser.add_argument("--iterations", type=int, default=2, help="timed iterations per row; default 2")
+    parser.add_argument("--warmup", type=int, default=1, help="warm-up iterations per row; default 1")
+    parser.add_argument("--offload", default="both", choices=["on", "off", "both"], help="default both")
+    parser.add_argument("--check", action="store_true", help="check every result of the payload runs")
+    parser.add_argument("--aglu", choices=["tlm", "rtl"], help="AgLU implementation in the switches")
+    parser.add_argument("--set", action="append", help="platform parameter key=value (repeatable)")
+    args = parser.parse_args()
+
+    collectives = ALL_COLLECTIVES if args.collectives == "all" else args.collectives.split(",")
+    for c in collectives:
+        if c not in ALL_COLLECTIVES:
+            parser.error(f"unknown collective '{c}' (known: {', '.join(ALL_COLLECTIVES)})")
+    if not os.access(args.isvp, os.X_OK):
+        parser.error(f"{args.isvp} is not an executable; build first (scripts/build.sh) or pass --isvp")
+    out_dir = args.out or os.path.join(REPO, "results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(os.path.join(out_dir, "raw"), exist_ok=True)
+
+    # Plan: per node count, up to two bench runs (whole-vector collectives
+    # with every size; per-rank-block ones with the sizes that fit).
+    plan, skipped = [], []
+    passes = 2 if args.offload == "both" else 1
+    for timing_only, node_list in ((False, args.nodes), (True, args.timing_only_nodes)):
+        for nodes, shape in node_list:
+            whole = [c for c in collectives if c not in PER_RANK_BLOCKS]
+            blocks = [c for c in collectives if c in PER_RANK_BLOCKS]
+            fitting = [s for s in args.sizes if s * nodes <= args.max_buffer]
+            for c in blocks:
+                too_big = [s for s in args.sizes if s * nodes > args.max_buffer]
+                if too_big:
+                    skipped.append((nodes, c, too_big))
+            for group, sizes in ((whole, args.sizes), (blocks, fitting)):
+                if group and sizes:
+                    plan.append((nodes, shape, group, sizes, timing_only))
+    total = sum(run_weight(n, g, s, passes) for n, _, g, s, _ in plan)
+    progress = Progress(total)
+    runs = []
+    started = time.monotonic()
+    for index, (nodes, shape, group, sizes, timing_only) in enumerate(plan, 1):
+        weight = run_weight(nodes, group, sizes, passes)
+        label = f"run {index}/{len(plan)}: {nodes} nodes{' timing-only' if timing_only else ''}"
+        progress.show(label)
+        runs.append(run_bench(args, nodes, shape, group, sizes, timing_only, out_dir, progress, label, weight))
+        progress.done += weight
+    total_wall = time.monotonic() - started
+    progress.finish()
+
+    rows = collect(runs)
+    order = {c: i for i, c in enumerate(ALL_COLLECTIVES)}
+    rows.sort(key=lambda r: (r["nodes"], order[r["collective"]], r["size"]))
+    write_csv(os.path.join(out_dir, "results.csv"), rows)
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
+        json.dump({"command": sys.argv, "wall_seconds": total_wall, "runs": runs, "rows": rows,
+                   "skipped": [{"nodes": n, "collective": c, "sizes": s} for n, c, s in skipped]}, f, indent=1)
+    plots = make_plots(out_dir, rows)
+    write_report(os.path.join(out_dir, "report.md"), args, runs, rows, skipped, total_wall, plots)
+    print(f"sweep: {len(rows)} rows from {len(runs)} runs in {human_seconds(total_wall)}; report, CSV, JSON "
+          f"and {len(plots)} plots in {out_dir}")
+    print(out_dir)
+
+
+if __name__ == "__main__":
+    main()

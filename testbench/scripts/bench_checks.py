@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""Checks of the benchmark side (testbench/cmake/bench.cmake runs them):
+
+  both-format ISVP               --offload both prints offload, software, speed-up and the model per row
+  timing-only-equal ISVP DIR     --timing-only gives the same simulated latencies as a run with payload
+  vcd ISVP DIR                   --vcd writes the RTL AgLU's waveform with its signals
+  sweep-smoke ISVP DIR           scripts/sweep.py on a tiny configuration writes CSV, JSON and Markdown
+  sweep-plots ISVP DIR           ... and PNG plots (exit 77 = skipped when matplotlib is not importable)
+"""
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SKIP = 77
+
+
+def fail(message):
+    print(f"FAIL: {message}")
+    sys.exit(1)
+
+
+def run(command):
+    print("$ " + " ".join(command), flush=True)
+    done = subprocess.run(command, capture_output=True, text=True)
+    print(done.stdout + done.stderr, flush=True)
+    if done.returncode != 0:
+        fail(f"exit status {done.returncode}")
+    return done.stdout
+
+
+def both_format(isvp):
+    out = run([isvp, "bench", "collectives", "--topology", "torus:2x2x2", "--collectives", "allreduce,bcast,barrier",
+               "--sizes", "8,4K", "--iterations", "1", "--offload", "both"])
+    header = [l for l in out.splitlines() if l.startswith("# collective")]
+    expected = ["collective", "size", "offload_us", "software_us", "speedup", "loggp_offload_us",
+                "loggp_software_us", "diff_offload", "diff_software"]
+    if not header or header[0][1:].split() != expected:
+        fail(f"header should be '# {' '.join(expected)}', got {header}")
+    row = re.compile(r"^(\w+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)x\s+([\d.]+)\s+([\d.]+)\s+([+-]\d+)%\s+([+-]\d+)%$")
+    rows = [row.match(l) for l in out.splitlines() if not l.startswith("#")]
+    if len(rows) != 5 or not all(rows):
+        fail("expected 5 rows 'collective size offload software speedup x model model diff% diff%'")
+    for m in rows:
+        offload, software, speedup = float(m[3]), float(m[4]), float(m[5])
+        if abs(software / offload - speedup) > 0.01:
+            fail(f"{m[1]} {m[2]}: speed-up {speedup} is not software / offload = {software / offload:.3f}")
+        if offload >= software:
+            fail(f"{m[1]} {m[2]}: offload ({offload} µs) should beat software ({software} µs) on 8 nodes")
+    print("ok: 5 rows, speed-up = software / offload, offload faster")
+
+
+def timing_only_equal(isvp, directory):
+    os.makedirs(directory, exist_ok=True)
+    common = [isvp, "bench", "collectives", "--topology", "torus:2x2x2", "--collectives", "all", "--sizes",
+              "4,1K,64K", "--iterations", "2", "--offload", "both"]
+    with_payload, timing_only = (os.path.join(directory, n) for n in ("payload.json", "timing_only.json"))
+    run(common + ["--json", with_payload])
+    run(common + ["--timing-only", "--json", timing_only])
+    rows = [json.load(open(p))["rows"] for p in (with_payload, timing_only)]
+    if not json.load(open(timing_only))["timing_only"]:
+        fail("the --timing-only run does not say timing_only in its JSON")
+    if len(rows[0]) != len(rows[1]) or len(rows[0]) != 22:
+        fail(f"row counts differ or are not 22: {len(rows[0])} vs {len(rows[1])}")
+    for a, b in zip(*rows):
+        for key in ("offload_us", "software_us"):
+            if a[key] != b[key]:
+                fail(f"{a['collective']} {a['size']} {key}: {a[key]} with payload, {b[key]} timing-only")
+    print(f"ok: {len(rows[0])} rows, offload and software latencies identical to the picosecond")
+
+
+def vcd(isvp, directory):
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, "aglu.vcd")
+    if os.path.exists(path):
+        os.remove(path)
+    run([isvp, "bench", "collectives", "--topology", "torus:2x2x1", "--collectives", "allreduce", "--sizes", "64",
+         "--iterations", "1", "--aglu", "rtl", "--vcd", path])
+    text = open(path).read()
+    signals = set(re.findall(r"\$var\s+\w+\s+\d+\s+\S+\s+(\w+)", text))
+    for name in ("clk", "rst_n", "in_valid", "in_op", "in_dtype", "in_a", "in_b", "out_valid", "out_result"):
+        if name not in signals:
+            fail(f"{path} has no signal {name} (has {sorted(signals)[:20]})")
+    if text.count("\n#") < 10:
+        fail(f"{path} has fewer than 10 time steps")
+    print(f"ok: {path}: {len(signals)} signals, {text.count(chr(10) + '#')} time steps")
+
+
+def sweep(isvp, directory, plots):
+    if plots:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("SKIP: matplotlib is not importable here (scripts/setup.sh installs python3-matplotlib)")
+            sys.exit(SKIP)
+    run([sys.executable, os.path.join(REPO, "scripts", "sweep.py"), "--isvp", isvp, "--out", directory, "--nodes",
+         "8", "--timing-only-nodes", "", "--collectives", "allreduce,gather", "--sizes", "4,1K", "--iterations",
+         "1", "--check"])
+    for name in ("results.csv", "results.json", "report.md"):
+        if not os.path.getsize(os.path.join(directory, name)):
+            fail(f"{name} is empty")
+    rows = list(csv.DictReader(open(os.path.join(directory, "results.csv"))))
+    if len(rows) != 4 or {r["collective"] for r in rows} != {"allreduce", "gather"}:
+        fail(f"results.csv should have 4 rows (2 collectives x 2 sizes), has {len(rows)}")
+    for r in rows:
+        if not (float(r["offload_us"]) > 0 and float(r["software_us"]) > 0 and float(r["loggp_offload_us"]) > 0):
+            fail(f"row without latencies or model: {r}")
+    if len(json.load(open(os.path.join(directory, "results.json")))["rows"]) != 4:
+        fail("results.json should have 4 rows")
+    report = open(os.path.join(directory, "report.md")).read()
+    if "## 8 nodes" not in report or "| allreduce | 1 KiB |" not in report:
+        fail("report.md lacks the 8-node table")
+    if plots:
+        for name in ("latency_allreduce.png", "latency_gather.png", "speedup.png"):
+            with open(os.path.join(directory, name), "rb") as f:
+                if f.read(8) != b"\x89PNG\r\n\x1a\n":
+                    fail(f"{name} is not a PNG")
+            if f"({name})" not in report:
+                fail(f"report.md does not show {name}")
+    print("ok: CSV, JSON, Markdown" + (" and PNG plots" if plots else ""))
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        sys.exit(2)
+    what, isvp = sys.argv[1], sys.argv[2]
+    directory = sys.argv[3] if len(sys.argv) > 3 else None
+    if what == "both-format":
+        both_format(isvp)
+    elif what == "timing-only-equal":
+        timing_only_equal(isvp, directory)
+    elif what == "vcd":
+        vcd(isvp, directory)
+    elif what == "sweep-smoke":
+        sweep(isvp, directory, plots=False)
+    elif what == "sweep-plots":
+        sweep(isvp, directory, plots=True)
+    else:
+        print(__doc__)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
