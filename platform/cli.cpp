@@ -10,6 +10,8 @@ void add_platform_options(po::options_description& options) {
     options.add_options()("config", po::value<std::string>()->value_name("FILE"), "platform configuration (JSON)")(
         "set", po::value<std::vector<std::string>>()->value_name("KEY=VALUE")->composing(),
         "override one parameter (repeatable); see --list-parameters")(
+        "trace", po::value<std::string>()->value_name("FILE"),
+        "write a Chrome/Perfetto trace (JSON) of packets and collective phases (= --set trace.file=FILE)")(
         "list-parameters", "print every parameter with its value, unit and description, then exit");
 }
 
@@ -18,6 +20,7 @@ bool apply_platform_options(const po::variables_map& values, Parameters& paramet
     if (values.count("set"))
         for (const auto& assignment : values["set"].as<std::vector<std::string>>())
             parameters.apply_override(assignment);
+    if (values.count("trace")) parameters.apply_override("trace.file=" + values["trace"].as<std::string>());
     if (values.count("list-parameters")) {
         parameters.describe(std::cout);
         return false;

@@ -17,6 +17,7 @@ void PlatformConfig::declare(Parameters& parameters) {
     QdmaConfig::declare(parameters);
     AgluConfig::declare(parameters);
     CollectiveConfig::declare(parameters);
+    TraceConfig::declare(parameters);
 }
 
 PlatformConfig PlatformConfig::from(const Parameters& parameters) {
@@ -26,6 +27,7 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     config.node.qdma = QdmaConfig::from(parameters);
     config.node.aglu = AgluConfig::from(parameters);
     config.node.collective = CollectiveConfig::from(parameters);
+    config.trace = TraceConfig::from(parameters);
     // Blocks validate their own parameters; what only holds across blocks is
     // checked here, or a legal-looking mix deadlocks without saying why.
     const auto largest = static_cast<std::uint32_t>(
@@ -44,7 +46,11 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
 
 TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig& config,
                              const std::vector<MemorySpan>& ranks)
-    : sc_core::sc_module(name), fabric_("fabric", config.fabric), ranks_(static_cast<unsigned>(ranks.size())) {
+    : sc_core::sc_module(name),
+      trace_(config.trace.file.empty() ? nullptr
+                                       : std::make_unique<TraceWriter>(config.trace.file, config.trace.max_events)),
+      fabric_("fabric", config.fabric),
+      ranks_(static_cast<unsigned>(ranks.size())) {
     const unsigned count = fabric_.nodes();
     if (ranks_ > count)
         throw ConfigError("config: " + std::to_string(ranks_) + " ranks do not fit the " + std::to_string(count) +
@@ -68,6 +74,7 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
         nodes_.push_back(std::make_unique<Node>(node_name.c_str(), node_config, static_cast<std::uint16_t>(n),
                                                 static_cast<std::uint16_t>(count), memory.base, memory.bytes));
         Node& node = *nodes_.back();
+        if (trace_) fabric_.router(n).set_trace(trace_.get(), n + 1, std::to_string(n));
         node.collective.net_out.bind(fabric_.inject(n));
         fabric_.inject_credit(n).bind(node.collective.net_out_credit);
         fabric_.eject(n).bind(node.collective.net_in);
@@ -79,6 +86,10 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
             node.bridge.msi.bind(idle_hosts_.back()->msi);
         }
     }
+}
+
+void TorusPlatform::finish_trace() {
+    if (trace_) trace_->finish();
 }
 
 nlohmann::json TorusPlatform::statistics(const sc_core::sc_time& elapsed) const {

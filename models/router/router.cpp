@@ -133,6 +133,38 @@ std::int64_t Router::output_credits(unsigned port, unsigned vc) const {
     return credits;
 }
 
+void Router::set_trace(TraceWriter* writer, std::uint32_t pid, const std::string& label) {
+    trace_ = writer;
+    trace_pid_ = pid;
+    ps_per_tick_ = sc_core::sc_get_time_resolution().to_seconds() * 1e12;
+    if (!trace_) return;
+    trace_->name_process(pid, "switch " + label);
+    for (unsigned p = 0; p < ports_; ++p) trace_->name_thread(pid, p, "out " + port_names_[p]);
+}
+
+void Router::trace_departure(unsigned port, const BufferedPacket& packet, std::uint64_t head_out,
+                             std::uint64_t tail_out) {
+    if (!trace_->accepting()) {
+        trace_->complete(trace_pid_, port, "packet", {}, 0, 0);  // counted as dropped
+        return;
+    }
+    const auto* bytes = packet.payload->get_data_ptr();
+    const auto view = NetworkPacketView::parse(bytes, packet.payload->get_data_length(), nullptr);
+    std::string name = view ? std::string(to_string(view->network.opcode)) : std::string("packet");
+    std::string args = "\"id\":" + std::to_string(packet.info->trace_id) +
+                       ",\"bytes\":" + std::to_string(packet.payload->get_data_length()) +
+                       ",\"vc\":" + std::to_string(packet.out_vc);
+    if (view) {
+        name += " to " + std::to_string(view->network.destination);
+        if (view->network.step != 0) name += " step " + std::to_string(view->network.step);
+        args += ",\"destination\":" + std::to_string(view->network.destination) +
+                ",\"context\":" + std::to_string(view->network.context_id) +
+                ",\"offset\":" + std::to_string(view->offset);
+    }
+    const auto ps = [&](std::uint64_t tick) { return static_cast<std::uint64_t>(tick * ps_per_tick_ + 0.5); };
+    trace_->complete(trace_pid_, port, "packet", name, ps(head_out), ps(tail_out) - ps(head_out), args);
+}
+
 std::string Router::port_label(unsigned port) const {
     return port_names_.at(port);
 }
@@ -410,6 +442,7 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     statistics.stall_time += ticks(now - packet.ready);
     statistics.busy_time += ticks(tail_out - head_out);
 
+    if (trace_) trace_departure(port, packet, head_out, tail_out);
     sc_core::sc_time delay = ticks(head_out - now);
     out_if_[port]->b_transport(*packet.payload, delay);
     if (packet.payload->get_response_status() != tlm::TLM_OK_RESPONSE)

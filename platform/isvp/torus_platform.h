@@ -17,6 +17,7 @@
 #include "isvp/node.h"
 #include "isvp/parameters.h"
 #include "isvp/torus_fabric.h"
+#include "isvp/trace_writer.h"
 
 namespace isvp {
 
@@ -24,6 +25,7 @@ namespace isvp {
 struct PlatformConfig {
     TorusFabricConfig fabric;  ///< topology.*, router.*, aurora.*
     NodeConfig node;           ///< pcie.*, qdma.*
+    TraceConfig trace;         ///< trace.*
 
     static void declare(Parameters& parameters);
     static PlatformConfig from(const Parameters& parameters);
@@ -48,7 +50,13 @@ class TorusPlatform : public sc_core::sc_module {
     /// Statistics of every block; `elapsed` gives utilisations.
     nlohmann::json statistics(const sc_core::sc_time& elapsed) const;
 
+    /// The trace being written (trace.file), or null.
+    TraceWriter* trace() { return trace_.get(); }
+    /// Completes and closes the trace file (also done on destruction).
+    void finish_trace();
+
   private:
+    std::unique_ptr<TraceWriter> trace_;                ///< trace.file, or null
     TorusFabric fabric_;                                ///< routers and links
     unsigned ranks_;                                    ///< nodes that run a rank
     std::vector<std::unique_ptr<Node>> nodes_;          ///< one per fabric node

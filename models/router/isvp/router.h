@@ -54,12 +54,12 @@
 #include <tlm>
 
 #include "isvp/packet_channel.h"
-#include "isvp/packet_channel.h"
 #include "isvp/ring_queue.h"
 #include "isvp/round_robin_arbiter.h"
 #include "isvp/router_config.h"
 #include "isvp/routing_policy.h"
 #include "isvp/timed_agenda.h"
+#include "isvp/trace_writer.h"
 #include "isvp/wakeup_scheduler.h"
 
 namespace isvp {
@@ -112,6 +112,10 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     std::size_t buffered_packets() const;
     /// Credits of an output VC, including those still travelling back.
     std::int64_t output_credits(unsigned port, unsigned vc) const;
+
+    /// Records every packet leaving an output port as a trace event on
+    /// process `pid` ("switch <label>"), thread = port; null stops recording.
+    void set_trace(TraceWriter* writer, std::uint32_t pid, const std::string& label);
 
   private:
     /// A packet in an input VC buffer.
@@ -191,6 +195,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     void schedule(std::uint64_t tick, const AgendaItem& item);
     /// Asks to be woken at `tick` (through the scheduler or the own event).
     void request_wake(std::uint64_t tick, std::uint64_t now);
+    void trace_departure(unsigned port, const BufferedPacket& packet, std::uint64_t head_out, std::uint64_t tail_out);
     void drop_on_arrival(unsigned port, unsigned vc, std::uint32_t phits, const sc_core::sc_time& credit_delay,
                          std::uint64_t trace_id, const std::string& why);
     void send_credits(unsigned port, unsigned vc, std::uint32_t phits, std::uint64_t at_tick, std::uint64_t now);
@@ -232,6 +237,10 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     std::vector<unsigned> oversized_;        ///< scratch: requesters to drop
 
     CreditMessage credit_message_;  ///< reused for every credit return
+
+    TraceWriter* trace_ = nullptr;  ///< packet timeline, or null (off)
+    std::uint32_t trace_pid_ = 0;   ///< this switch's process in the trace
+    double ps_per_tick_ = 1.0;      ///< SystemC time resolution in ps
 
     std::vector<RouterPortStatistics> port_statistics_;  ///< per port
     RouterDropStatistics drops_;                         ///< drops by reason

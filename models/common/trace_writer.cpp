@@ -1,0 +1,118 @@
+// Chrome/Perfetto trace-event JSON, streamed.
+#include "isvp/trace_writer.h"
+
+#include <cstdio>
+
+#include "isvp/parameters.h"
+
+namespace isvp {
+
+namespace {
+
+/// Picoseconds as microseconds with all six fractional digits.
+std::string microseconds(std::uint64_t ps) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%llu.%06llu", static_cast<unsigned long long>(ps / 1000000),
+                  static_cast<unsigned long long>(ps % 1000000));
+    return text;
+}
+
+}  // namespace
+
+void TraceConfig::declare(Parameters& parameters) {
+    const TraceConfig defaults;
+    parameters.declare_text("trace.file", defaults.file,
+                            "write a Chrome/Perfetto trace (JSON) of packets per switch port and collective phases "
+                            "here; empty = off");
+    parameters.declare_integer("trace.max_events", "events", static_cast<std::int64_t>(defaults.max_events), 1,
+                               std::int64_t{1} << 40, "trace events written at most; later ones are counted only");
+}
+
+TraceConfig TraceConfig::from(const Parameters& parameters) {
+    TraceConfig config;
+    config.file = parameters.text("trace.file");
+    config.max_events = static_cast<std::uint64_t>(parameters.integer("trace.max_events"));
+    return config;
+}
+
+std::string json_quote(const std::string& text) {
+    std::string quoted = "\"";
+    for (const char c : text) {
+        switch (c) {
+            case '"': quoted += "\\\""; break;
+            case '\\': quoted += "\\\\"; break;
+            case '\n': quoted += "\\n"; break;
+            case '\t': quoted += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char escape[8];
+                    std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(c));
+                    quoted += escape;
+                } else {
+                    quoted += c;
+                }
+        }
+    }
+    return quoted + "\"";
+}
+
+TraceWriter::TraceWriter(const std::string& path, std::uint64_t max_events)
+    : path_(path), out_(path, std::ios::out | std::ios::trunc), max_events_(max_events) {
+    if (!out_) throw ConfigError("trace: cannot write the trace file '" + path + "'");
+    out_ << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+}
+
+TraceWriter::~TraceWriter() {
+    finish();
+}
+
+void TraceWriter::separator() {
+    if (!first_) out_ << ",\n";
+    first_ = false;
+}
+
+void TraceWriter::name_process(std::uint32_t pid, const std::string& name) {
+    if (finished_ || !named_processes_.insert(pid).second) return;
+    separator();
+    out_ << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid << ",\"tid\":0,\"args\":{\"name\":"
+         << json_quote(name) << "}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << pid
+         << ",\"tid\":0,\"args\":{\"sort_index\":" << pid << "}}";
+}
+
+void TraceWriter::name_thread(std::uint32_t pid, std::uint32_t tid, const std::string& name) {
+    if (finished_ || !named_threads_.insert({pid, tid}).second) return;
+    separator();
+    out_ << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << pid << ",\"tid\":" << tid
+         << ",\"args\":{\"name\":" << json_quote(name) << "}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":"
+         << pid << ",\"tid\":" << tid << ",\"args\":{\"sort_index\":" << tid << "}}";
+}
+
+void TraceWriter::complete(std::uint32_t pid, std::uint32_t tid, const char* category, const std::string& name,
+                           std::uint64_t start_ps, std::uint64_t duration_ps, const std::string& args) {
+    if (finished_) return;
+    if (written_ >= max_events_) {
+        ++dropped_;
+        return;
+    }
+    ++written_;
+    separator();
+    out_ << "{\"ph\":\"X\",\"pid\":" << pid << ",\"tid\":" << tid << ",\"cat\":\"" << category
+         << "\",\"name\":" << json_quote(name) << ",\"ts\":" << microseconds(start_ps)
+         << ",\"dur\":" << microseconds(duration_ps);
+    if (!args.empty()) out_ << ",\"args\":{" << args << "}";
+    out_ << "}";
+}
+
+void TraceWriter::finish() {
+    if (finished_) return;
+    finished_ = true;
+    out_ << "\n],\"metadata\":{\"generator\":\"isvp\",\"events\":" << written_ << ",\"events_dropped\":" << dropped_
+         << ",\"max_events\":" << max_events_ << "}}\n";
+    out_.close();
+    if (dropped_ > 0)
+        std::fprintf(stderr, "trace: %llu events beyond trace.max_events=%llu were not written to %s\n",
+                     static_cast<unsigned long long>(dropped_), static_cast<unsigned long long>(max_events_),
+                     path_.c_str());
+}
+
+}  // namespace isvp
