@@ -179,6 +179,11 @@ void Driver::release_ct_row(unsigned context) {
     transport_.mmio_write32(rm::CT_COMMAND, rm::ct_command::RELEASE.make(1));
 }
 
+bool Driver::ct_row_valid(unsigned context) {
+    if (!accelerator_.present || context >= accelerator_.ct_rows) return false;
+    return (transport_.mmio_read32(rm::CT_VALID) >> context & 1u) != 0;
+}
+
 std::uint64_t Driver::allocate(std::size_t bytes, std::size_t alignment) {
     const std::size_t start = (next_free_ + alignment - 1) / alignment * alignment;
     if (start + bytes > memory_bytes_)
@@ -321,6 +326,7 @@ CollectiveResult Driver::receive_collective(unsigned context, void* buffer, std:
     out.error = result.header.datatype == kErrorResultDatatype;
     if (out.error) {
         if (result.data.size() >= 4) std::memcpy(&out.error_code, result.data.data(), 4);
+        if (result.data.size() >= 8) std::memcpy(&out.error_detail, result.data.data() + 4, 4);
     } else if (const std::size_t copied = std::min(capacity, result.data.size())) {
         std::memcpy(buffer, result.data.data(), copied);
     }

@@ -73,6 +73,7 @@ struct CollectiveResult {
     std::size_t bytes = 0;         ///< result bytes (copied up to the capacity)
     bool error = false;            ///< an error result (datatype field 0xF)
     std::uint32_t error_code = 0;  ///< 1 unknown context, 2 unsupported pair, 3 mismatch, 4 size outside the row
+    std::uint32_t error_detail = 0;  ///< which arguments disagreed across the members (collective_core.h, mismatch::)
 };
 
 
@@ -113,6 +114,9 @@ class Driver {
     void load_ct_row(unsigned context, const std::array<std::uint32_t, regmap::kCtStagingDwords>& row);
     /// Invalidates a row (CT_COMMAND.RELEASE).
     void release_ct_row(unsigned context);
+    /// Whether row `context` holds a communicator (CT_VALID, one MMIO read):
+    /// the switch refuses a LOAD whose receive windows do not fit.
+    bool ct_row_valid(unsigned context);
     /// Posts one collective request: `header` (opcode a collective), the
     /// 16-byte envelope, then `bytes` of contribution.
     void send_collective(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
