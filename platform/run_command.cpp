@@ -1,8 +1,18 @@
 // `isvp run -n N [options] -- PROG [ARGS]`: the simulator with N guest
 // processes, one rank each, like mpirun. Guest output is prefixed with the
-// rank; the exit status is the job's.
+// rank; the exit status is the job's. As with mpirun, a rank that ends
+// without finishing (MPI_Finalize) — an exit, a crash, MPI_Abort — ends the
+// whole job.
+//
+// MPI programs (sw/mpi): --offload on|off sets ISVP_MPI_OFFLOAD for the
+// guests (off: every collective in software, the baseline);
+// --compute-scale S is host.compute_scale (guest CPU time x S is charged
+// as simulated time; 0 = communication only). The guests inherit the
+// launcher's environment.
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "cli.h"
 #include "job_platform.h"
@@ -27,7 +37,12 @@ int run_command(int argc, char** argv) {
     po::options_description options("isvp run options");
     options.add_options()
         ("np,n", po::value<int>()->value_name("N"), "number of ranks (one per node; -np also accepted)")
-        ("stats", po::value<std::string>()->value_name("FILE"), "write platform statistics (JSON) after the job");
+        ("stats", po::value<std::string>()->value_name("FILE"), "write platform statistics (JSON) after the job")
+        ("offload", po::value<std::string>()->value_name("on|off"),
+         "MPI collectives in the switches where they can run (on, the default) or always in software (off); "
+         "sets ISVP_MPI_OFFLOAD for the guests")
+        ("compute-scale", po::value<double>()->value_name("S"),
+         "charge guest CPU time x S as simulated time (= --set host.compute_scale=S; 0: communication only)");
     add_platform_options(options);
     // mpirun spells it -np: accept that as --np.
     std::vector<std::string> args;
@@ -36,11 +51,24 @@ int run_command(int argc, char** argv) {
     for (auto& arg : args) own_argv.push_back(arg.data());
     po::variables_map values;
     if (!parse(static_cast<int>(own_argv.size()), own_argv.data(),
-               "usage: isvp run -n N [--config FILE] [--set key=value]... [--stats FILE] -- PROG [ARGS...]\n"
-               "Starts the simulator and N guest processes (rank r on node r of topology.torus).",
+               "usage: isvp run -n N [--offload on|off] [--compute-scale S] [--config FILE] [--set key=value]...\n"
+               "                [--stats FILE] -- PROG [ARGS...]\n"
+               "Starts the simulator and N guest processes (rank r on node r of topology.torus), like mpirun.",
                options, values))
         return 0;
     if (!apply_platform_options(values, parameters)) return 0;
+    if (values.count("compute-scale")) {
+        std::ostringstream assignment;
+        assignment.precision(17);
+        assignment << "host.compute_scale=" << values["compute-scale"].as<double>();
+        parameters.apply_override(assignment.str());
+    }
+    if (values.count("offload")) {
+        const std::string offload = values["offload"].as<std::string>();
+        if (offload != "on" && offload != "off")
+            throw ConfigError("run: --offload must be on or off, got '" + offload + "'");
+        ::setenv("ISVP_MPI_OFFLOAD", offload == "on" ? "1" : "0", 1);
+    }
     if (!values.count("np")) throw ConfigError("run: -n N is required (the number of ranks)");
     if (command.empty()) throw ConfigError("run: no program given; put it after '--'");
 
@@ -49,6 +77,7 @@ int run_command(int argc, char** argv) {
     if (spec.ranks < 1) throw ConfigError("run: -n must be at least 1, got " + std::to_string(spec.ranks));
     spec.command = command;
     spec.config = TransportConfig::from(parameters);
+    spec.config.end_on_early_exit = true;
     JobPlatform job(PlatformConfig::from(parameters));
     const transport::JobResult result = transport::run_remote_job(spec, job.builder());
 

@@ -95,6 +95,7 @@ void GuestScheduler::execute(const SyncCore::Decision& decision) {
             log_.flush();
             gateways_[static_cast<std::size_t>(rank)]->cancel();
             note_failure(rank);
+            end_on_early_exit(rank, entry.reason);
         } else {
             finish_codes_[static_cast<std::size_t>(rank)] = static_cast<std::int32_t>(entry.message.arg0);
         }
@@ -197,6 +198,7 @@ void GuestScheduler::on_link_event(int rank, const GuestLinks::Event& event) {
                 log_.flush();
                 gateways_[static_cast<std::size_t>(rank)]->cancel();
                 note_failure(rank);
+                end_on_early_exit(rank, event.detail);
             }
             break;
         }
@@ -245,6 +247,12 @@ void GuestScheduler::abort(const std::string& reason) {
     abort_reason_ = reason;
 }
 
+void GuestScheduler::end_on_early_exit(int rank, const std::string& reason) {
+    if (!config_.end_on_early_exit) return;
+    abort("rank " + std::to_string(rank) + " ended without finishing (" + reason +
+          "; an MPI program must call MPI_Finalize)");
+}
+
 void GuestScheduler::end_all(ErrorCode code, const std::string& reason) {
     bool any = false;
     const std::string text = "job aborted at " + format_time_ps(now_ps()) + ": " + reason;
@@ -265,6 +273,9 @@ void GuestScheduler::end_all(ErrorCode code, const std::string& reason) {
 void GuestScheduler::process_exited(int rank, int status, const std::string& description) {
     if (status != 0) note_failure(rank);
     links_->process_exited(rank, "its process " + description);
+    // A failed process ends an MPI job at once, even while other ranks
+    // compute and its departure is not yet due in simulated time.
+    if (status != 0 && config_.end_on_early_exit) abort("rank " + std::to_string(rank) + " " + description);
 }
 
 void GuestScheduler::note_failure(int rank) {

@@ -64,6 +64,9 @@ class GuestScheduler {
     /// Ends the job from the event loop (a signal): every live rank's
     /// pending or next call fails with `reason`; run() then returns.
     void abort(const std::string& reason);
+    /// With TransportConfig::end_on_early_exit: ends the job because `rank`
+    /// left without finish() (`reason`: how it left).
+    void end_on_early_exit(int rank, const std::string& reason);
     /// Ends every live rank now with `reason` (after a platform failure).
     void end_all(ErrorCode code, const std::string& reason);
 

@@ -18,6 +18,9 @@ struct TransportConfig {
     double event_slice_ns = 10000.0;   ///< job.event_slice_ns: SystemC run between event-loop checks
     double spin_wait_us = 50.0;        ///< job.spin_wait_us: wall time a waiting side polls before it sleeps
     bool timing_only = false;          ///< job.timing_only: no payload bytes are produced, moved or checked
+    /// Not a parameter; set by `isvp run` (mpirun semantics): a rank that
+    /// leaves without finish() — MPI_Finalize — ends the whole job.
+    bool end_on_early_exit = false;
 
     /// Declares the host.* and job.* parameters with defaults, units, ranges.
     static void declare(Parameters& parameters);
