@@ -496,6 +496,24 @@ bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size
     return false;
 }
 
+unsigned Driver::poll(bool round_trip) {
+    if (round_trip && transport_.mmio_read32(rm::ERROR_STATUS) != 0) check_device_errors();
+    return poll_completions();
+}
+
+bool Driver::take_message(int source, std::uint32_t tag_mask, std::uint32_t tag_value, ArrivedMessage& message) {
+    for (auto it = arrived_.begin(); it != arrived_.end(); ++it) {
+        if ((source != kAnySource && it->source != source) || (it->tag & tag_mask) != tag_value) continue;
+        message.source = it->source;
+        message.tag = it->tag;
+        message.data = std::move(it->data);
+        arrived_.erase(it);
+        ++messages_received_;
+        return true;
+    }
+    return false;
+}
+
 ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::size_t capacity) {
     if (source != kAnySource && (source < 0 || source >= size()))
         throw DriverError("driver: receive from rank " + std::to_string(source) + " outside 0.." +

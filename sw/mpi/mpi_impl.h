@@ -183,6 +183,8 @@ struct Type {
     /// FLOAT, DOUBLE, FLOAT_INT, 2INT, C_BOOL as uint8).
     std::optional<isvp::Datatype> aglu;
     std::vector<Segment> segments;  ///< one element's data, in type-map order
+    bool explicit_bounds = false;   ///< lb/extent set by MPI_Type_create_resized (no struct padding)
+    std::size_t alignment = 1;      ///< strictest alignment of its basic types
     std::string name;               ///< MPI_Type_get_name
     // Constructor arguments (MPI_Type_get_envelope / get_contents).
     int combiner = MPI_COMBINER_NAMED;
@@ -194,6 +196,8 @@ struct Type {
 /// Throws Error(MPI_ERR_TYPE) for MPI_DATATYPE_NULL, an invalid or freed
 /// handle, or (unless `allow_uncommitted`) a derived type not committed.
 const Type& check_datatype(MPI_Datatype handle, bool allow_uncommitted = false);
+/// The same, naming the argument in the message ("sendtype", "recvtype").
+const Type& check_datatype(MPI_Datatype handle, const char* what, bool allow_uncommitted = false);
 /// nullptr when `handle` is not a live datatype.
 const Type* find_datatype(MPI_Datatype handle) noexcept;
 

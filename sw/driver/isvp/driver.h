@@ -108,6 +108,28 @@ class Driver {
     void send_reserved(int destination, std::uint32_t tag, const void* data, std::size_t bytes);
     ReceiveStatus receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity);
 
+    // Non-blocking progress, for a matching engine above the driver (the MPI
+    // shim's nonblocking receives, probes and tests).
+
+    /// A complete message taken out of the arrival queue.
+    struct ArrivedMessage {
+        int source = -1;                ///< sender's rank
+        std::uint32_t tag = 0;          ///< its tag
+        std::vector<std::uint8_t> data; ///< its data
+    };
+    /// Handles every completion the device has written, without waiting;
+    /// returns how many. With `round_trip` it first reads ERROR_STATUS (one
+    /// PCIe round trip of simulated time): a guest that polls in a loop must
+    /// let the platform advance, or it would spin forever (transport README).
+    unsigned poll(bool round_trip = false);
+    /// Blocks until the device signals progress (a completion, H2C progress
+    /// or an error interrupt), handling completions first.
+    void wait() { wait_for_progress(); }
+    /// Takes the first arrived message, in arrival order, from `source`
+    /// (kAnySource: any) whose tag satisfies (tag & tag_mask) == tag_value;
+    /// false when none has arrived. Neither waits nor polls the device.
+    bool take_message(int source, std::uint32_t tag_mask, std::uint32_t tag_value, ArrivedMessage& message);
+
     /// The collective accelerator as probed at bring-up (absent if offload is off).
     const AcceleratorInfo& accelerator() const { return accelerator_; }
     /// Uploads one communicator-table row (CT_SELECT, CT_STAGING, CT_COMMAND.LOAD).

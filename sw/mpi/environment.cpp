@@ -1,0 +1,237 @@
+// Environment: MPI_Init / MPI_Finalize, the library's state, MPI_Abort,
+// versions, processor name, simulated-time MPI_Wtime.
+//
+// MPI_Init connects to the simulator as `isvp run` told this process
+// (ISVP_SOCKET etc.), brings up the driver and the collectives layer, and
+// creates MPI_COMM_WORLD (context ID 0) and MPI_COMM_SELF (a split of the
+// world, one rank each). ISVP_MPI_OFFLOAD=0 (or off/false) forces every
+// collective into software; the default, 1, offloads where the switch can.
+// MPI_Finalize synchronises the world, tells the simulator this rank is
+// done (a rank that leaves without it is reported by the launcher), and
+// drops the state.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "isvp/remote_transport.h"
+#include "registry.h"
+
+namespace isvp::mpi {
+
+namespace {
+
+struct Lifecycle {
+    bool initialized = false;
+    bool finalized = false;
+    std::unique_ptr<State> state;
+    std::thread::id main_thread;
+};
+
+Lifecycle& lifecycle() {
+    static Lifecycle instance;
+    return instance;
+}
+
+bool offload_from_environment() {
+    const char* value = std::getenv("ISVP_MPI_OFFLOAD");
+    if (value == nullptr || *value == '\0') return true;
+    const std::string text = value;
+    if (text == "1" || text == "on" || text == "true" || text == "yes") return true;
+    if (text == "0" || text == "off" || text == "false" || text == "no") return false;
+    fail(MPI_ERR_ARG, "ISVP_MPI_OFFLOAD=" + text + " is not one of 1/on/true or 0/off/false");
+}
+
+void initialize(int required) {
+    Lifecycle& life = lifecycle();
+    if (life.finalized) fail(MPI_ERR_OTHER, "MPI cannot be initialised again after MPI_Finalize");
+    if (life.initialized) fail(MPI_ERR_OTHER, "MPI is already initialised");
+    auto made = std::make_unique<State>();
+    made->offload = offload_from_environment();
+    try {
+        made->transport = guest::RemoteTransport::from_environment();
+    } catch (const guest::TransportError& error) {
+        end_rank(1, std::string("MPI_Init: ") + error.what());
+    }
+    guest::DriverConfig config;
+    config.offload = made->offload;
+    made->driver = std::make_unique<guest::Driver>(*made->transport, config);
+    made->collectives = std::make_unique<guest::Collectives>(*made->driver, made->offload);
+    made->thread_level = required <= MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED;
+    life.state = std::move(made);
+    life.initialized = true;
+    life.main_thread = std::this_thread::get_id();
+
+    guest::Collectives& layer = *life.state->collectives;
+    auto world = std::make_shared<Comm>();
+    world->guest = layer.world();
+    world->handle = MPI_COMM_WORLD;
+    world->name = "MPI_COMM_WORLD";
+    communicators().put(0, world);
+    std::optional<guest::Communicator> self = layer.split(world->guest, world->rank(), 0);
+    auto self_comm = std::make_shared<Comm>();
+    self_comm->guest = std::move(*self);
+    self_comm->handle = MPI_COMM_SELF;
+    self_comm->name = "MPI_COMM_SELF";
+    communicators().put(1, self_comm);
+}
+
+}  // namespace
+
+State& state() {
+    Lifecycle& life = lifecycle();
+    if (!life.state)
+        fail(MPI_ERR_OTHER, life.finalized ? "called after MPI_Finalize" : "called before MPI_Init");
+    return *life.state;
+}
+
+bool active() { return lifecycle().state != nullptr; }
+
+}  // namespace isvp::mpi
+
+using namespace isvp::mpi;
+
+extern "C" {
+
+int PMPI_Init(int*, char***) {
+    return entry("MPI_Init", MPI_COMM_WORLD, [] { initialize(MPI_THREAD_SINGLE); });
+}
+
+int PMPI_Init_thread(int*, char***, int required, int* provided) {
+    return entry("MPI_Init_thread", MPI_COMM_WORLD, [&] {
+        if (provided == nullptr) fail(MPI_ERR_ARG, "provided is NULL");
+        if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+            fail(MPI_ERR_ARG, "required thread level " + std::to_string(required) + " is not one of MPI_THREAD_*");
+        initialize(required);
+        *provided = state().thread_level;
+    });
+}
+
+int PMPI_Initialized(int* flag) {
+    return entry("MPI_Initialized", MPI_COMM_WORLD, [&] {
+        if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
+        *flag = lifecycle().initialized ? 1 : 0;
+    });
+}
+
+int PMPI_Finalized(int* flag) {
+    return entry("MPI_Finalized", MPI_COMM_WORLD, [&] {
+        if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
+        *flag = lifecycle().finalized ? 1 : 0;
+    });
+}
+
+int PMPI_Finalize(void) {
+    return entry("MPI_Finalize", MPI_COMM_WORLD, [] {
+        State& current = state();
+        Comm& world = check_comm(MPI_COMM_WORLD);
+        // Every rank is done sending before any leaves the job.
+        current.collectives->barrier(world.guest);
+        current.transport->finish(0);
+        reset_point_to_point();
+        communicators().clear_from(0);
+        Lifecycle& life = lifecycle();
+        life.state.reset();
+        life.finalized = true;
+    });
+}
+
+int PMPI_Abort(MPI_Comm comm, int errorcode) {
+    std::string where = "before MPI_Init";
+    if (active()) {
+        where = "on rank " + std::to_string(driver().rank());
+        if (const Comm* target = find_comm(comm); target != nullptr && !target->name.empty())
+            where += " (communicator " + target->name + ")";
+    }
+    end_rank(errorcode, "MPI_Abort: called with error code " + std::to_string(errorcode) + " " + where +
+                            ": ending the job");
+}
+
+int PMPI_Query_thread(int* provided) {
+    return entry("MPI_Query_thread", MPI_COMM_WORLD, [&] {
+        if (provided == nullptr) fail(MPI_ERR_ARG, "provided is NULL");
+        *provided = state().thread_level;
+    });
+}
+
+int PMPI_Is_thread_main(int* flag) {
+    return entry("MPI_Is_thread_main", MPI_COMM_WORLD, [&] {
+        if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
+        state();
+        *flag = std::this_thread::get_id() == lifecycle().main_thread ? 1 : 0;
+    });
+}
+
+int PMPI_Get_version(int* version, int* subversion) {
+    return entry("MPI_Get_version", MPI_COMM_WORLD, [&] {
+        if (version == nullptr || subversion == nullptr) fail(MPI_ERR_ARG, "version or subversion is NULL");
+        *version = MPI_VERSION;
+        *subversion = MPI_SUBVERSION;
+    });
+}
+
+int PMPI_Get_library_version(char* version, int* resultlen) {
+    return entry("MPI_Get_library_version", MPI_COMM_WORLD, [&] {
+        if (version == nullptr || resultlen == nullptr) fail(MPI_ERR_ARG, "version or resultlen is NULL");
+        const std::string text =
+            "isvp MPI shim (MPI 3.1 subset): collectives offloaded to the in-switch engine, software fallback";
+        text.copy(version, text.size());
+        version[text.size()] = '\0';
+        *resultlen = static_cast<int>(text.size());
+    });
+}
+
+int PMPI_Get_processor_name(char* name, int* resultlen) {
+    return entry("MPI_Get_processor_name", MPI_COMM_WORLD, [&] {
+        if (name == nullptr || resultlen == nullptr) fail(MPI_ERR_ARG, "name or resultlen is NULL");
+        const std::string text = "isvp-node" + std::to_string(driver().node_address());
+        text.copy(name, text.size());
+        name[text.size()] = '\0';
+        *resultlen = static_cast<int>(text.size());
+    });
+}
+
+int PMPI_Pcontrol(const int, ...) { return MPI_SUCCESS; }
+
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info, void* baseptr) {
+    return entry("MPI_Alloc_mem", MPI_COMM_WORLD, [&] {
+        if (size < 0) fail(MPI_ERR_SIZE, "size " + std::to_string(size) + " is negative");
+        if (baseptr == nullptr) fail(MPI_ERR_ARG, "baseptr is NULL");
+        void* memory = std::malloc(size > 0 ? static_cast<std::size_t>(size) : 1);
+        if (memory == nullptr) fail(MPI_ERR_NO_MEM, "cannot allocate " + std::to_string(size) + " bytes");
+        std::memcpy(baseptr, &memory, sizeof memory);
+    });
+}
+
+int PMPI_Free_mem(void* base) {
+    std::free(base);
+    return MPI_SUCCESS;
+}
+
+double PMPI_Wtime(void) {
+    if (!active()) return 0.0;
+    return static_cast<double>(state().transport->now_ps()) * 1e-12;
+}
+
+double PMPI_Wtick(void) { return 1e-12; }
+
+}  // extern "C"
+
+ISVP_MPI_ALIAS(Init)
+ISVP_MPI_ALIAS(Init_thread)
+ISVP_MPI_ALIAS(Initialized)
+ISVP_MPI_ALIAS(Finalized)
+ISVP_MPI_ALIAS(Finalize)
+ISVP_MPI_ALIAS(Abort)
+ISVP_MPI_ALIAS(Query_thread)
+ISVP_MPI_ALIAS(Is_thread_main)
+ISVP_MPI_ALIAS(Get_version)
+ISVP_MPI_ALIAS(Get_library_version)
+ISVP_MPI_ALIAS(Get_processor_name)
+ISVP_MPI_ALIAS(Pcontrol)
+ISVP_MPI_ALIAS(Alloc_mem)
+ISVP_MPI_ALIAS(Free_mem)
+ISVP_MPI_ALIAS(Wtime)
+ISVP_MPI_ALIAS(Wtick)

@@ -1,0 +1,912 @@
+// Point-to-point: blocking, nonblocking and persistent sends and receives,
+// probes, and the matching engine behind them; the argument checks; the
+// internal messages of the software collectives.
+//
+// Matching (MPI 3.1 §3.5). The driver queues complete messages in arrival
+// order. The engine here takes every user message out of that queue
+// (pull) and offers it to the posted receives in posting order; the first
+// that matches completes, otherwise the message joins the unexpected queue.
+// A new receive first pulls, then takes the first matching unexpected
+// message, else it is posted. So a message always goes to the earliest
+// posted matching receive, messages of one sender on one communicator
+// match in the order they were sent, and nothing in the unexpected queue
+// matches a posted receive. Sends are eager: the driver copies the data to
+// its staging ring, so every send completes at once (Ssend included).
+//
+// Waiting blocks on the device's interrupts (Driver::wait); a test or probe
+// that finds nothing pays one PCIe round trip (Driver::poll(true)) so that
+// a program polling in a loop lets simulated time advance.
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <list>
+#include <sstream>
+
+#include "registry.h"
+
+namespace isvp::mpi {
+
+namespace {
+
+constexpr std::uint32_t kTagBits = 22;
+constexpr std::uint32_t kTagUpperBound = (1u << kTagBits) - 1;  // MPI_TAG_UB
+constexpr std::uint32_t kInternalBit = 1u << 30;
+constexpr std::uint32_t kClassMask = 0xC0000000u;  // bit 31: guest collectives; bit 30: internal
+
+std::uint32_t wire_tag(const Comm& comm, int tag) { return comm.guest.id << kTagBits | static_cast<std::uint32_t>(tag); }
+unsigned wire_comm_id(std::uint32_t tag) { return tag >> kTagBits & 0xFFu; }
+int wire_user_tag(std::uint32_t tag) { return static_cast<int>(tag & kTagUpperBound); }
+
+/// A message taken from the driver that no posted receive has matched.
+struct Incoming {
+    int source = -1;  ///< global rank
+    std::uint32_t tag = 0;
+    std::vector<std::uint8_t> data;
+    std::shared_ptr<Comm> comm;  ///< set once matched by MPI_Mprobe / MPI_Improbe
+};
+
+struct Request {
+    enum class Kind { Send, Receive };
+    Kind kind = Kind::Send;
+    bool persistent = false;
+    bool active = false;    ///< started and not yet returned by a completion call
+    bool complete = false;  ///< the operation is done
+    bool detached = false;  ///< MPI_Request_free'd while active: nobody waits for it
+    std::shared_ptr<Comm> comm;
+    std::shared_ptr<Type> type;
+    const void* send_buffer = nullptr;
+    void* buffer = nullptr;
+    int count = 0;
+    int peer = MPI_PROC_NULL;  ///< destination or source (comm rank, MPI_ANY_SOURCE, MPI_PROC_NULL)
+    int tag = 0;               ///< or MPI_ANY_TAG
+    MPI_Status status{};
+    int error = MPI_SUCCESS;    ///< MPI_ERR_TRUNCATE on a too-long message
+    std::string error_message;  ///< what went wrong
+};
+
+struct Engine {
+    HandleTable<Request> requests{kind::kRequest, true};
+    std::list<std::shared_ptr<Request>> posted;  ///< active receives, posting order
+    std::deque<Incoming> unexpected;             ///< arrival order
+    HandleTable<Incoming> messages{kind::kMessage};  ///< matched by MPI_Mprobe, not yet received
+    std::deque<Incoming> self_internal;          ///< internal messages a rank sent itself
+    void* attached = nullptr;                    ///< MPI_Buffer_attach (unused: sends are eager)
+    int attached_bytes = 0;
+    Engine() { requests.put(0, nullptr); }
+};
+
+Engine& engine() {
+    static Engine instance;
+    return instance;
+}
+
+void set_empty(MPI_Status& status, int source = MPI_ANY_SOURCE) {
+    status.MPI_SOURCE = source;
+    status.MPI_TAG = MPI_ANY_TAG;
+    status.MPI_ERROR = MPI_SUCCESS;
+    status.isvp_cancelled = 0;
+    status.isvp_bytes = 0;
+}
+
+/// Copies a completed operation's status, leaving MPI_ERROR alone (single
+/// completion calls do not set it, MPI 3.1 §3.2.5).
+void copy_status(const MPI_Status& from, MPI_Status* to, bool with_error = false) {
+    if (to == nullptr || to == MPI_STATUS_IGNORE) return;
+    const int error = to->MPI_ERROR;
+    *to = from;
+    if (!with_error) to->MPI_ERROR = error;
+}
+
+bool matches(const Request& request, int source, std::uint32_t tag) {
+    const Comm& comm = *request.comm;
+    if (wire_comm_id(tag) != comm.guest.id) return false;
+    if (request.tag != MPI_ANY_TAG && wire_user_tag(tag) != request.tag) return false;
+    if (request.peer == MPI_ANY_SOURCE) return comm.comm_rank(source) != MPI_UNDEFINED;
+    return comm.global_rank(request.peer) == source;
+}
+
+std::string describe_type(const Type& type) { return type.name.empty() ? "a derived datatype" : type.name; }
+
+void complete_receive(Request& request, int source, std::uint32_t tag, const std::vector<std::uint8_t>& data) {
+    const Type& type = *request.type;
+    const std::size_t capacity = static_cast<std::size_t>(request.count) * type.size;
+    unpack(data.data(), data.size(), static_cast<std::size_t>(request.count), type, request.buffer);
+    request.status.MPI_SOURCE = request.comm->comm_rank(source);
+    request.status.MPI_TAG = wire_user_tag(tag);
+    request.status.isvp_cancelled = 0;
+    request.status.isvp_bytes = static_cast<long long>(std::min(data.size(), capacity));
+    if (data.size() > capacity) {
+        request.error = MPI_ERR_TRUNCATE;
+        request.error_message = "message of " + std::to_string(data.size()) + " bytes from rank " +
+                                std::to_string(request.status.MPI_SOURCE) + " (tag " +
+                                std::to_string(request.status.MPI_TAG) + ") is longer than the receive buffer (" +
+                                std::to_string(request.count) + " x " + describe_type(type) + " = " +
+                                std::to_string(capacity) + " bytes)";
+    }
+    request.status.MPI_ERROR = request.error;
+    request.complete = true;
+}
+
+void deliver(int source, std::uint32_t tag, std::vector<std::uint8_t> data) {
+    Engine& e = engine();
+    for (auto it = e.posted.begin(); it != e.posted.end(); ++it)
+        if (matches(**it, source, tag)) {
+            const std::shared_ptr<Request> request = *it;
+            e.posted.erase(it);
+            complete_receive(*request, source, tag, data);
+            return;
+        }
+    e.unexpected.push_back({source, tag, std::move(data), nullptr});
+}
+
+/// Moves every user message the driver has into the matching engine.
+void pull() {
+    guest::Driver::ArrivedMessage message;
+    while (driver().take_message(guest::kAnySource, kClassMask, 0, message))
+        deliver(message.source, message.tag, std::move(message.data));
+}
+
+/// Pulls; if `done` is still false, polls the device once (a round trip).
+template <class Done>
+bool test_once(Done done) {
+    pull();
+    if (done()) return true;
+    driver().poll(true);
+    pull();
+    return done();
+}
+
+template <class Done>
+void block_until(Done done) {
+    pull();
+    while (!done()) {
+        driver().wait();
+        pull();
+    }
+}
+
+/// The first unexpected message matching (source, tag) on `comm`.
+std::deque<Incoming>::iterator find_unexpected(const Comm& comm, int source, int tag) {
+    Engine& e = engine();
+    Request probe;
+    probe.comm = std::shared_ptr<Comm>(std::shared_ptr<Comm>(), const_cast<Comm*>(&comm));
+    probe.peer = source;
+    probe.tag = tag;
+    return std::find_if(e.unexpected.begin(), e.unexpected.end(),
+                        [&](const Incoming& m) { return matches(probe, m.source, m.tag); });
+}
+
+void start(Request& request, const std::shared_ptr<Request>& shared) {
+    request.active = true;
+    request.complete = false;
+    request.error = MPI_SUCCESS;
+    request.error_message.clear();
+    set_empty(request.status);
+    if (request.peer == MPI_PROC_NULL) {
+        set_empty(request.status, MPI_PROC_NULL);
+        request.complete = true;
+        return;
+    }
+    const Comm& comm = *request.comm;
+    const Type& type = *request.type;
+    if (request.kind == Request::Kind::Send) {
+        const int destination = comm.global_rank(request.peer);
+        const std::uint32_t tag = wire_tag(comm, request.tag);
+        const std::size_t bytes = static_cast<std::size_t>(request.count) * type.size;
+        std::vector<std::uint8_t> packed;
+        const void* data = static_cast<const std::uint8_t*>(request.send_buffer) + type.true_lb;
+        if (!type.contiguous) {
+            packed.resize(bytes);
+            pack(request.send_buffer, static_cast<std::size_t>(request.count), type, packed.data());
+            data = packed.data();
+        }
+        if (destination == driver().rank()) {
+            const auto* begin = static_cast<const std::uint8_t*>(data);
+            deliver(destination, tag, std::vector<std::uint8_t>(begin, begin + bytes));
+        } else {
+            driver().send(destination, tag, bytes > 0 ? data : nullptr, bytes);
+        }
+        request.complete = true;
+        return;
+    }
+    pull();
+    const auto it = find_unexpected(comm, request.peer, request.tag);
+    if (it != engine().unexpected.end()) {
+        const Incoming message = std::move(*it);
+        engine().unexpected.erase(it);
+        complete_receive(request, message.source, message.tag, message.data);
+        return;
+    }
+    engine().posted.push_back(shared);
+}
+
+struct Arguments {
+    std::shared_ptr<Comm> comm;
+    std::shared_ptr<Type> type;
+};
+
+/// Checks a send's or receive's arguments; the comm and datatype they name.
+Arguments check_p2p(const void* buffer, int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                    bool receive, const char* buffer_name = "buf", const char* type_name = "datatype") {
+    Comm& c = check_comm(comm);
+    check_count(count, "count");
+    const Type& type = check_datatype(datatype, type_name);
+    check_rank(c, peer, receive ? "source" : "destination", true, receive);
+    check_tag(tag, receive ? "tag" : "tag", receive);
+    check_buffer(buffer, count, type, buffer_name);
+    return {communicators().shared(comm), datatypes().shared(datatype)};
+}
+
+std::shared_ptr<Request> make_request(Request::Kind kind, const Arguments& args, const void* buffer, int count,
+                                      int peer, int tag) {
+    auto request = std::make_shared<Request>();
+    request->kind = kind;
+    request->comm = args.comm;
+    request->type = args.type;
+    request->count = count;
+    request->peer = peer;
+    request->tag = tag;
+    if (kind == Request::Kind::Send)
+        request->send_buffer = buffer;
+    else
+        request->buffer = const_cast<void*>(buffer);
+    return request;
+}
+
+/// A nonblocking (started at once) or persistent (inactive) request.
+int new_request(const char* function, Request::Kind kind, bool persistent, const void* buffer, int count,
+                MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, MPI_Request* request) {
+    return entry(function, comm, [&] {
+        const Arguments args = check_p2p(buffer, count, datatype, peer, tag, comm, kind == Request::Kind::Receive);
+        if (request == nullptr) fail(MPI_ERR_ARG, "request is NULL");
+        auto made = make_request(kind, args, buffer, count, peer, tag);
+        made->persistent = persistent;
+        if (!persistent) start(*made, made);
+        *request = engine().requests.add(made);
+    });
+}
+
+/// Runs a blocking operation to completion; throws its error.
+void run_blocking(const std::shared_ptr<Request>& request, MPI_Status* status) {
+    start(*request, request);
+    block_until([&] { return request->complete; });
+    copy_status(request->status, status);
+    if (request->error != MPI_SUCCESS) fail(request->error, request->error_message);
+}
+
+Request* find_request(MPI_Request handle) { return engine().requests.find(handle); }
+
+/// The communicator whose error handler a call on `handle` reports through.
+MPI_Comm comm_of(const MPI_Request* handle) {
+    if (handle == nullptr) return MPI_COMM_WORLD;
+    const Request* request = find_request(*handle);
+    return request != nullptr && request->comm ? request->comm->handle : MPI_COMM_WORLD;
+}
+
+/// A request handle that is MPI_REQUEST_NULL or live; nullptr for NULL.
+Request* check_request(MPI_Request handle, const char* what) {
+    if (handle == MPI_REQUEST_NULL) return nullptr;
+    Request* request = find_request(handle);
+    if (request == nullptr) fail(MPI_ERR_REQUEST, std::string(what) + " is not a valid request");
+    return request;
+}
+
+bool pending(const Request* request) { return request != nullptr && request->active; }
+
+/// Returns a completed request's status and releases it (persistent
+/// requests become inactive); the request's error class.
+int retire(MPI_Request& handle, MPI_Status* status, bool with_error, std::string* message) {
+    Request* request = find_request(handle);
+    if (request == nullptr || !request->active) {
+        if (status != nullptr && status != MPI_STATUS_IGNORE) {
+            const int error = status->MPI_ERROR;
+            set_empty(*status);
+            if (!with_error) status->MPI_ERROR = error;
+        }
+        return MPI_SUCCESS;
+    }
+    copy_status(request->status, status, with_error);
+    const int error = request->error;
+    if (message != nullptr && error != MPI_SUCCESS) *message = request->error_message;
+    request->active = false;
+    if (!request->persistent) {
+        engine().requests.remove(handle);
+        handle = MPI_REQUEST_NULL;
+    }
+    return error;
+}
+
+/// Waits for (or tests) a set of requests; retires and reports completed ones.
+int complete_all(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    const bool ignore = statuses == MPI_STATUSES_IGNORE || statuses == nullptr;
+    int errors = 0;
+    std::string first;
+    for (int i = 0; i < count; ++i) {
+        std::string message;
+        const int error = retire(requests[i], ignore ? MPI_STATUS_IGNORE : &statuses[i], true, &message);
+        if (error != MPI_SUCCESS && errors++ == 0) first = "request " + std::to_string(i) + ": " + message;
+    }
+    if (errors > 0)
+        fail(MPI_ERR_IN_STATUS, std::to_string(errors) + " request(s) failed; " + first);
+    return MPI_SUCCESS;
+}
+
+void check_request_array(int count, const MPI_Request requests[], const char* name) {
+    if (count < 0) fail(MPI_ERR_COUNT, "count " + std::to_string(count) + " is negative");
+    if (count > 0 && requests == nullptr) fail(MPI_ERR_REQUEST, std::string(name) + " is NULL");
+    for (int i = 0; i < count; ++i)
+        check_request(requests[i], (std::string(name) + "[" + std::to_string(i) + "]").c_str());
+}
+
+/// Index of the first completed active request, -1 if none, MPI_UNDEFINED
+/// if none is active.
+int first_complete(int count, const MPI_Request requests[]) {
+    bool any_active = false;
+    for (int i = 0; i < count; ++i) {
+        const Request* request = find_request(requests[i]);
+        if (!pending(request)) continue;
+        any_active = true;
+        if (request->complete) return i;
+    }
+    return any_active ? -1 : MPI_UNDEFINED;
+}
+
+void probe_status(const Comm& comm, const Incoming& message, MPI_Status* status);
+
+/// Every active request in `requests` has completed.
+bool all_complete(int count, const MPI_Request requests[]) {
+    for (int i = 0; i < count; ++i) {
+        const Request* request = find_request(requests[i]);
+        if (pending(request) && !request->complete) return false;
+    }
+    return true;
+}
+
+/// The probes' common part: checks the arguments and looks for a matching
+/// unexpected message, waiting for one when `blocking`. Returns the
+/// communicator's end() when none was found or `source` is MPI_PROC_NULL
+/// (then `status` says so and `*null_source` is set).
+std::deque<Incoming>::iterator probe(MPI_Comm comm, int source, int tag, bool blocking, MPI_Status* status,
+                                     bool* null_source) {
+    Comm& c = check_comm(comm);
+    check_rank(c, source, "source", true, true);
+    check_tag(tag, "tag", true);
+    auto& queue = engine().unexpected;
+    *null_source = source == MPI_PROC_NULL;
+    if (*null_source) {
+        if (status != nullptr && status != MPI_STATUS_IGNORE) set_empty(*status, MPI_PROC_NULL);
+        return queue.end();
+    }
+    auto it = queue.end();
+    const auto found = [&] { return (it = find_unexpected(c, source, tag)) != queue.end(); };
+    if (blocking)
+        block_until(found);
+    else
+        test_once(found);
+    if (it != queue.end()) probe_status(c, *it, status);
+    return it;
+}
+
+void probe_status(const Comm& comm, const Incoming& message, MPI_Status* status) {
+    if (status == nullptr || status == MPI_STATUS_IGNORE) return;
+    status->MPI_SOURCE = comm.comm_rank(message.source);
+    status->MPI_TAG = wire_user_tag(message.tag);
+    status->isvp_cancelled = 0;
+    status->isvp_bytes = static_cast<long long>(message.data.size());
+}
+
+/// Receives a message matched by MPI_Mprobe into a buffer.
+void receive_matched(Incoming& message, void* buffer, int count, MPI_Datatype datatype, Request& request) {
+    request.kind = Request::Kind::Receive;
+    request.comm = message.comm;
+    request.type = datatypes().shared(datatype);
+    request.buffer = buffer;
+    request.count = count;
+    request.active = true;
+    complete_receive(request, message.source, message.tag, message.data);
+}
+
+}  // namespace
+
+// ---- argument checks ---------------------------------------------------------
+
+void check_count(int count, const char* what) {
+    if (count < 0) fail(MPI_ERR_COUNT, "invalid " + std::string(what) + " " + std::to_string(count) + " (negative)");
+}
+
+void check_root(const Comm& comm, int root) {
+    if (root < 0 || root >= comm.size())
+        fail(MPI_ERR_ROOT, "invalid root " + std::to_string(root) + " (communicator size " +
+                               std::to_string(comm.size()) + ")");
+}
+
+void check_rank(const Comm& comm, int rank, const char* what, bool allow_proc_null, bool allow_any_source) {
+    if (rank >= 0 && rank < comm.size()) return;
+    if (allow_proc_null && rank == MPI_PROC_NULL) return;
+    if (allow_any_source && rank == MPI_ANY_SOURCE) return;
+    fail(MPI_ERR_RANK, "invalid " + std::string(what) + " rank " + std::to_string(rank) + " (communicator size " +
+                           std::to_string(comm.size()) + ")");
+}
+
+void check_tag(int tag, const char* what, bool allow_any) {
+    if (tag >= 0 && static_cast<std::uint32_t>(tag) <= kTagUpperBound) return;
+    if (allow_any && tag == MPI_ANY_TAG) return;
+    fail(MPI_ERR_TAG, "invalid " + std::string(what) + " " + std::to_string(tag) + " (tags are 0.." +
+                          std::to_string(kTagUpperBound) + " = MPI_TAG_UB" + (allow_any ? ", or MPI_ANY_TAG)" : ")"));
+}
+
+void check_buffer(const void* buffer, int count, const Type& type, const char* what) {
+    if (buffer != nullptr || count == 0 || type.size == 0 || type.true_lb != 0) return;
+    fail(MPI_ERR_BUFFER, std::string(what) + " is NULL with count " + std::to_string(count) + " of " +
+                             describe_type(type));
+}
+
+// ---- internal messages ---------------------------------------------------------
+
+std::uint32_t collective_tag(Comm& comm) {
+    return kInternalBit | comm.guest.id << kTagBits | (comm.collective_sequence++ & kTagUpperBound);
+}
+
+void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* data, std::size_t bytes) {
+    const int global = comm.global_rank(destination);
+    if (global == driver().rank()) {
+        const auto* begin = static_cast<const std::uint8_t*>(data);
+        engine().self_internal.push_back({global, tag, std::vector<std::uint8_t>(begin, begin + bytes), nullptr});
+        return;
+    }
+    driver().send(global, tag, data, bytes);
+}
+
+std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* data, std::size_t capacity) {
+    const int global = comm.global_rank(source);
+    std::size_t bytes = 0;
+    if (global == driver().rank()) {
+        auto& queue = engine().self_internal;
+        const auto it = std::find_if(queue.begin(), queue.end(), [&](const Incoming& m) { return m.tag == tag; });
+        if (it == queue.end()) fail(MPI_ERR_INTERN, "internal receive from this rank itself before its send");
+        bytes = it->data.size();
+        if (bytes <= capacity && bytes > 0) std::memcpy(data, it->data.data(), bytes);
+        queue.erase(it);
+    } else {
+        const guest::ReceiveStatus status = driver().receive(global, tag, data, capacity);
+        bytes = status.bytes;
+    }
+    if (bytes > capacity)
+        fail(MPI_ERR_TRUNCATE, "internal message of " + std::to_string(bytes) + " bytes from rank " +
+                                   std::to_string(source) + " exceeds the expected " + std::to_string(capacity) +
+                                   " (do all ranks pass matching counts?)");
+    return bytes;
+}
+
+void reset_point_to_point() {
+    Engine& e = engine();
+    e.posted.clear();
+    e.unexpected.clear();
+    e.self_internal.clear();
+    e.requests.clear_from(1);
+    e.messages.clear_from(0);
+}
+
+}  // namespace isvp::mpi
+
+using namespace isvp::mpi;
+
+extern "C" {
+
+// ---- blocking ---------------------------------------------------------------------
+
+int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    return entry("MPI_Send", comm, [&] {
+        const Arguments args = check_p2p(buf, count, datatype, dest, tag, comm, false);
+        run_blocking(make_request(Request::Kind::Send, args, buf, count, dest, tag), MPI_STATUS_IGNORE);
+    });
+}
+
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    return PMPI_Send(buf, count, datatype, dest, tag, comm);
+}
+int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    return PMPI_Send(buf, count, datatype, dest, tag, comm);
+}
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    return PMPI_Send(buf, count, datatype, dest, tag, comm);
+}
+
+int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+    return entry("MPI_Recv", comm, [&] {
+        const Arguments args = check_p2p(buf, count, datatype, source, tag, comm, true);
+        run_blocking(make_request(Request::Kind::Receive, args, buf, count, source, tag), status);
+    });
+}
+
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+    return entry("MPI_Sendrecv", comm, [&] {
+        const Arguments send_args =
+            check_p2p(sendbuf, sendcount, sendtype, dest, sendtag, comm, false, "sendbuf", "sendtype");
+        const Arguments recv_args =
+            check_p2p(recvbuf, recvcount, recvtype, source, recvtag, comm, true, "recvbuf", "recvtype");
+        run_blocking(make_request(Request::Kind::Send, send_args, sendbuf, sendcount, dest, sendtag),
+                     MPI_STATUS_IGNORE);
+        run_blocking(make_request(Request::Kind::Receive, recv_args, recvbuf, recvcount, source, recvtag), status);
+    });
+}
+
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm comm, MPI_Status* status) {
+    return entry("MPI_Sendrecv_replace", comm, [&] {
+        const Arguments send_args = check_p2p(buf, count, datatype, dest, sendtag, comm, false);
+        const Arguments recv_args = check_p2p(buf, count, datatype, source, recvtag, comm, true);
+        // The outgoing data is copied out (packed) before the receive lands.
+        const Type& type = *send_args.type;
+        std::vector<std::uint8_t> packed(static_cast<std::size_t>(count) * type.size);
+        pack(buf, static_cast<std::size_t>(count), type, packed.data());
+        auto send = make_request(Request::Kind::Send, send_args, nullptr, static_cast<int>(packed.size()), dest,
+                                 sendtag);
+        send->type = datatypes().shared(MPI_BYTE);
+        send->send_buffer = packed.data();
+        run_blocking(send, MPI_STATUS_IGNORE);
+        run_blocking(make_request(Request::Kind::Receive, recv_args, buf, count, source, recvtag), status);
+    });
+}
+
+// ---- nonblocking and persistent ----------------------------------------------------------
+
+int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+    return new_request("MPI_Isend", Request::Kind::Send, false, buf, count, datatype, dest, tag, comm, request);
+}
+int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+    return new_request("MPI_Issend", Request::Kind::Send, false, buf, count, datatype, dest, tag, comm, request);
+}
+int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+    return new_request("MPI_Ibsend", Request::Kind::Send, false, buf, count, datatype, dest, tag, comm, request);
+}
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+    return new_request("MPI_Irsend", Request::Kind::Send, false, buf, count, datatype, dest, tag, comm, request);
+}
+int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+    return new_request("MPI_Irecv", Request::Kind::Receive, false, buf, count, datatype, source, tag, comm, request);
+}
+int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+    return new_request("MPI_Send_init", Request::Kind::Send, true, buf, count, datatype, dest, tag, comm, request);
+}
+int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+    return new_request("MPI_Ssend_init", Request::Kind::Send, true, buf, count, datatype, dest, tag, comm, request);
+}
+int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+    return new_request("MPI_Bsend_init", Request::Kind::Send, true, buf, count, datatype, dest, tag, comm, request);
+}
+int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+    return new_request("MPI_Rsend_init", Request::Kind::Send, true, buf, count, datatype, dest, tag, comm, request);
+}
+int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+    return new_request("MPI_Recv_init", Request::Kind::Receive, true, buf, count, datatype, source, tag, comm,
+                       request);
+}
+
+int PMPI_Start(MPI_Request* request) {
+    return entry("MPI_Start", comm_of(request), [&] {
+        if (request == nullptr) fail(MPI_ERR_REQUEST, "request is NULL");
+        Request* found = check_request(*request, "request");
+        if (found == nullptr || !found->persistent) fail(MPI_ERR_REQUEST, "request is not a persistent request");
+        if (found->active) fail(MPI_ERR_REQUEST, "persistent request is already active");
+        start(*found, engine().requests.shared(*request));
+    });
+}
+
+int PMPI_Startall(int count, MPI_Request requests[]) {
+    for (int i = 0; i < count; ++i)
+        if (const int status = PMPI_Start(&requests[i]); status != MPI_SUCCESS) return status;
+    return entry("MPI_Startall", MPI_COMM_WORLD, [&] { check_count(count, "count"); });
+}
+
+// ---- completion ----------------------------------------------------------------------------
+
+int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+    return entry("MPI_Wait", comm_of(request), [&] {
+        if (request == nullptr) fail(MPI_ERR_REQUEST, "request is NULL");
+        Request* found = check_request(*request, "request");
+        if (pending(found)) block_until([&] { return found->complete; });
+        std::string message;
+        const int error = retire(*request, status, false, &message);
+        if (error != MPI_SUCCESS) fail(error, message);
+    });
+}
+
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+    return entry("MPI_Test", comm_of(request), [&] {
+        if (request == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "request or flag is NULL");
+        Request* found = check_request(*request, "request");
+        *flag = !pending(found) || test_once([&] { return found->complete; }) ? 1 : 0;
+        if (!*flag) return;
+        std::string message;
+        const int error = retire(*request, status, false, &message);
+        if (error != MPI_SUCCESS) fail(error, message);
+    });
+}
+
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+    return entry("MPI_Request_get_status", comm_of(&request), [&] {
+        if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
+        Request* found = check_request(request, "request");
+        *flag = !pending(found) || test_once([&] { return found->complete; }) ? 1 : 0;
+        if (!*flag) return;
+        if (pending(found))
+            copy_status(found->status, status);
+        else if (status != nullptr && status != MPI_STATUS_IGNORE)
+            set_empty(*status);
+    });
+}
+
+int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    return entry("MPI_Waitall", MPI_COMM_WORLD, [&] {
+        check_request_array(count, requests, "array_of_requests");
+        block_until([&] { return all_complete(count, requests); });
+        complete_all(count, requests, statuses);
+    });
+}
+
+int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+    return entry("MPI_Testall", MPI_COMM_WORLD, [&] {
+        check_request_array(count, requests, "array_of_requests");
+        if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
+        *flag = test_once([&] { return all_complete(count, requests); });
+        if (*flag) complete_all(count, requests, statuses);
+    });
+}
+
+int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+    return entry("MPI_Waitany", MPI_COMM_WORLD, [&] {
+        check_request_array(count, requests, "array_of_requests");
+        if (index == nullptr) fail(MPI_ERR_ARG, "index is NULL");
+        int found = -1;
+        block_until([&] { return (found = first_complete(count, requests)) != -1; });
+        *index = found;
+        if (found == MPI_UNDEFINED) {
+            if (status != nullptr && status != MPI_STATUS_IGNORE) set_empty(*status);
+            return;
+        }
+        std::string message;
+        const int error = retire(requests[found], status, false, &message);
+        if (error != MPI_SUCCESS) fail(error, message);
+    });
+}
+
+int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+    return entry("MPI_Testany", MPI_COMM_WORLD, [&] {
+        check_request_array(count, requests, "array_of_requests");
+        if (index == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "index or flag is NULL");
+        int found = -1;
+        test_once([&] { return (found = first_complete(count, requests)) != -1; });
+        *flag = found != -1 ? 1 : 0;
+        *index = found == -1 ? MPI_UNDEFINED : found;
+        if (found == -1) return;
+        if (found == MPI_UNDEFINED) {
+            if (status != nullptr && status != MPI_STATUS_IGNORE) set_empty(*status);
+            return;
+        }
+        std::string message;
+        const int error = retire(requests[found], status, false, &message);
+        if (error != MPI_SUCCESS) fail(error, message);
+    });
+}
+
+/// Waitsome / Testsome: retires every completed request.
+static void some(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[],
+                 bool blocking) {
+    check_request_array(incount, requests, "array_of_requests");
+    if (outcount == nullptr || (incount > 0 && indices == nullptr)) fail(MPI_ERR_ARG, "outcount or indices is NULL");
+    int first = -1;
+    const auto done = [&] { return (first = first_complete(incount, requests)) != -1; };
+    if (blocking)
+        block_until(done);
+    else
+        test_once(done);
+    if (first == MPI_UNDEFINED) {
+        *outcount = MPI_UNDEFINED;
+        return;
+    }
+    const bool ignore = statuses == MPI_STATUSES_IGNORE || statuses == nullptr;
+    int n = 0, errors = 0;
+    std::string message;
+    for (int i = 0; i < incount && first != -1; ++i) {
+        const Request* request = find_request(requests[i]);
+        if (!pending(request) || !request->complete) continue;
+        std::string text;
+        if (retire(requests[i], ignore ? MPI_STATUS_IGNORE : &statuses[n], true, &text) != MPI_SUCCESS &&
+            errors++ == 0)
+            message = "request " + std::to_string(i) + ": " + text;
+        indices[n++] = i;
+    }
+    *outcount = n;
+    if (errors > 0) fail(MPI_ERR_IN_STATUS, std::to_string(errors) + " request(s) failed; " + message);
+}
+
+int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+    return entry("MPI_Waitsome", MPI_COMM_WORLD,
+                 [&] { some(incount, requests, outcount, indices, statuses, true); });
+}
+
+int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+    return entry("MPI_Testsome", MPI_COMM_WORLD,
+                 [&] { some(incount, requests, outcount, indices, statuses, false); });
+}
+
+int PMPI_Request_free(MPI_Request* request) {
+    return entry("MPI_Request_free", comm_of(request), [&] {
+        if (request == nullptr) fail(MPI_ERR_REQUEST, "request is NULL");
+        Request* found = check_request(*request, "request");
+        if (found == nullptr) fail(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
+        found->detached = true;  // a posted receive still completes into its buffer
+        engine().requests.remove(*request);
+        *request = MPI_REQUEST_NULL;
+    });
+}
+
+int PMPI_Cancel(MPI_Request* request) {
+    return entry("MPI_Cancel", comm_of(request), [&] {
+        if (request == nullptr) fail(MPI_ERR_REQUEST, "request is NULL");
+        Request* found = check_request(*request, "request");
+        if (found == nullptr) fail(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
+        if (!found->active || found->complete || found->kind == Request::Kind::Send)
+            return;  // a send is already on its way; a completed operation cannot be cancelled
+        auto& posted = engine().posted;
+        posted.remove_if([&](const std::shared_ptr<Request>& r) { return r.get() == found; });
+        set_empty(found->status);
+        found->status.isvp_cancelled = 1;
+        found->complete = true;
+    });
+}
+
+// ---- probes ---------------------------------------------------------------------------------
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+    return entry("MPI_Iprobe", comm, [&] {
+        if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
+        bool null_source = false;
+        *flag = probe(comm, source, tag, false, status, &null_source) != engine().unexpected.end() || null_source;
+    });
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+    return entry("MPI_Probe", comm, [&] {
+        bool null_source = false;
+        probe(comm, source, tag, true, status, &null_source);
+    });
+}
+
+/// MPI_Improbe / MPI_Mprobe: takes the message out for MPI_Mrecv.
+static void matched_probe(int source, int tag, MPI_Comm comm, bool blocking, int* flag, MPI_Message* message,
+                          MPI_Status* status) {
+    if (message == nullptr) fail(MPI_ERR_ARG, "message is NULL");
+    bool null_source = false;
+    const auto it = probe(comm, source, tag, blocking, status, &null_source);
+    *flag = it != engine().unexpected.end() || null_source;
+    if (null_source) *message = MPI_MESSAGE_NO_PROC;
+    if (it == engine().unexpected.end()) return;
+    it->comm = communicators().shared(comm);
+    *message = engine().messages.add(std::make_shared<Incoming>(std::move(*it)));
+    engine().unexpected.erase(it);
+}
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+    return entry("MPI_Improbe", comm, [&] {
+        if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
+        matched_probe(source, tag, comm, false, flag, message, status);
+    });
+}
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+    return entry("MPI_Mprobe", comm, [&] {
+        int flag = 0;
+        matched_probe(source, tag, comm, true, &flag, message, status);
+    });
+}
+
+/// MPI_Mrecv's work; fills `request` (completed).
+static void matched_receive(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, Request& request) {
+    check_count(count, "count");
+    const Type& type = check_datatype(datatype);
+    check_buffer(buf, count, type, "buf");
+    if (message == nullptr) fail(MPI_ERR_ARG, "message is NULL");
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        set_empty(request.status, MPI_PROC_NULL);
+        request.active = true;
+        request.complete = true;
+        *message = MPI_MESSAGE_NULL;
+        return;
+    }
+    const std::shared_ptr<Incoming> matched = engine().messages.shared(*message);
+    if (!matched) fail(MPI_ERR_REQUEST, "message is not a message matched by MPI_Mprobe/MPI_Improbe");
+    receive_matched(*matched, buf, count, datatype, request);
+    engine().messages.remove(*message);
+    *message = MPI_MESSAGE_NULL;
+}
+
+int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+    return entry("MPI_Mrecv", MPI_COMM_WORLD, [&] {
+        Request request;
+        matched_receive(buf, count, datatype, message, request);
+        copy_status(request.status, status);
+        if (request.error != MPI_SUCCESS) fail(request.error, request.error_message);
+    });
+}
+
+int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
+    return entry("MPI_Imrecv", MPI_COMM_WORLD, [&] {
+        if (request == nullptr) fail(MPI_ERR_ARG, "request is NULL");
+        auto made = std::make_shared<Request>();
+        made->kind = Request::Kind::Receive;
+        matched_receive(buf, count, datatype, message, *made);
+        *request = engine().requests.add(made);
+    });
+}
+
+int PMPI_Buffer_attach(void* buffer, int size) {
+    return entry("MPI_Buffer_attach", MPI_COMM_WORLD, [&] {
+        if (size < 0) fail(MPI_ERR_ARG, "size " + std::to_string(size) + " is negative");
+        engine().attached = buffer;
+        engine().attached_bytes = size;
+    });
+}
+
+int PMPI_Buffer_detach(void* buffer_addr, int* size) {
+    return entry("MPI_Buffer_detach", MPI_COMM_WORLD, [&] {
+        if (buffer_addr == nullptr || size == nullptr) fail(MPI_ERR_ARG, "buffer_addr or size is NULL");
+        std::memcpy(buffer_addr, &engine().attached, sizeof(void*));
+        *size = engine().attached_bytes;
+        engine().attached = nullptr;
+        engine().attached_bytes = 0;
+    });
+}
+
+}  // extern "C"
+
+ISVP_MPI_ALIAS(Send)
+ISVP_MPI_ALIAS(Ssend)
+ISVP_MPI_ALIAS(Bsend)
+ISVP_MPI_ALIAS(Rsend)
+ISVP_MPI_ALIAS(Recv)
+ISVP_MPI_ALIAS(Sendrecv)
+ISVP_MPI_ALIAS(Sendrecv_replace)
+ISVP_MPI_ALIAS(Isend)
+ISVP_MPI_ALIAS(Issend)
+ISVP_MPI_ALIAS(Ibsend)
+ISVP_MPI_ALIAS(Irsend)
+ISVP_MPI_ALIAS(Irecv)
+ISVP_MPI_ALIAS(Send_init)
+ISVP_MPI_ALIAS(Ssend_init)
+ISVP_MPI_ALIAS(Bsend_init)
+ISVP_MPI_ALIAS(Rsend_init)
+ISVP_MPI_ALIAS(Recv_init)
+ISVP_MPI_ALIAS(Start)
+ISVP_MPI_ALIAS(Startall)
+ISVP_MPI_ALIAS(Wait)
+ISVP_MPI_ALIAS(Test)
+ISVP_MPI_ALIAS(Request_get_status)
+ISVP_MPI_ALIAS(Waitall)
+ISVP_MPI_ALIAS(Testall)
+ISVP_MPI_ALIAS(Waitany)
+ISVP_MPI_ALIAS(Testany)
+ISVP_MPI_ALIAS(Waitsome)
+ISVP_MPI_ALIAS(Testsome)
+ISVP_MPI_ALIAS(Request_free)
+ISVP_MPI_ALIAS(Cancel)
+ISVP_MPI_ALIAS(Iprobe)
+ISVP_MPI_ALIAS(Probe)
+ISVP_MPI_ALIAS(Improbe)
+ISVP_MPI_ALIAS(Mprobe)
+ISVP_MPI_ALIAS(Mrecv)
+ISVP_MPI_ALIAS(Imrecv)
+ISVP_MPI_ALIAS(Buffer_attach)
+ISVP_MPI_ALIAS(Buffer_detach)

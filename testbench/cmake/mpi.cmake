@@ -1,0 +1,89 @@
+# MPI shim tests (sw/mpi). The programs in testbench/mpi are compiled by the
+# isvp-mpicc / isvp-mpicxx wrappers of this build tree — so the wrappers are
+# tested too — and run as separate guest processes by `isvp run`, with the
+# collectives offloaded (--offload on) and in software (--offload off).
+set(isvp_mpi_test_sources ${CMAKE_CURRENT_SOURCE_DIR}/mpi)
+set(isvp_mpi_test_binaries ${CMAKE_CURRENT_BINARY_DIR}/mpi)
+file(MAKE_DIRECTORY ${isvp_mpi_test_binaries})
+set(isvp_mpi_programs)
+
+# isvp_mpi_program(NAME SOURCE [FLAGS...]): testbench/mpi/SOURCE compiled by
+# the wrapper for its language; by default with warnings as errors (mpi.h
+# must be clean in C and C++), else with FLAGS only (the unseen programs:
+# compiled as their users would).
+function(isvp_mpi_program name source)
+  if(source MATCHES "\\.c$")
+    set(wrapper ${CMAKE_BINARY_DIR}/bin/isvp-mpicc)
+    set(flags -std=c11 -O1 -g -Wall -Wextra -Werror)
+  else()
+    set(wrapper ${CMAKE_BINARY_DIR}/bin/isvp-mpicxx)
+    set(flags -std=c++17 -O1 -g -Wall -Wextra -Werror)
+  endif()
+  if(ARGN)
+    set(flags ${ARGN})
+  endif()
+  add_custom_command(
+    OUTPUT ${isvp_mpi_test_binaries}/${name}
+    COMMAND ${wrapper} ${flags} ${isvp_mpi_test_sources}/${source} -o ${isvp_mpi_test_binaries}/${name}
+    DEPENDS ${isvp_mpi_test_sources}/${source} ${isvp_mpi_test_sources}/mpi_check.h ${wrapper}
+            ${CMAKE_BINARY_DIR}/lib/libisvp_mpi.a isvp_mpi_bundle
+    COMMENT "${name}: ${source} with the MPI compiler wrapper"
+    VERBATIM)
+  set(isvp_mpi_programs ${isvp_mpi_programs} ${isvp_mpi_test_binaries}/${name} PARENT_SCOPE)
+endfunction()
+
+# isvp_mpi_test(NAME RANKS TORUS PROGRAM [ARGS...]): one test per offload mode.
+function(isvp_mpi_test name ranks torus program)
+  foreach(offload on off)
+    add_test(NAME mpi_${name}_offload_${offload}
+             COMMAND isvp run -n ${ranks} --offload ${offload} --set topology.torus=${torus} --
+                     ${isvp_mpi_test_binaries}/${program} ${ARGN})
+    set_tests_properties(mpi_${name}_offload_${offload} PROPERTIES TIMEOUT 300 LABELS mpi)
+  endforeach()
+endfunction()
+
+isvp_mpi_program(mpi_environment mpi_environment.c)
+isvp_mpi_program(mpi_datatypes mpi_datatypes.c)
+isvp_mpi_program(mpi_operations mpi_operations.c)
+isvp_mpi_program(mpi_communicators mpi_communicators.c)
+isvp_mpi_program(mpi_point_to_point mpi_point_to_point.cpp)
+isvp_mpi_program(mpi_failures mpi_failures.c)
+
+isvp_mpi_test(environment_and_errors 2 2x1x1 mpi_environment)
+isvp_mpi_test(datatypes 2 2x1x1 mpi_datatypes)
+isvp_mpi_test(operations_every_type 2 2x1x1 mpi_operations)
+isvp_mpi_test(communicators_and_groups 8 2x2x2 mpi_communicators)
+isvp_mpi_test(point_to_point 4 2x2x1 mpi_point_to_point)
+
+# The unseen-program check: programs written in the style of well-known MPI
+# suites (OSU, MPICH's tests, IMB) compile unchanged and pass. They need the
+# collectives; while sw/mpi/coll_placeholder.cpp stands in for them, they
+# are only compiled.
+isvp_mpi_program(osu_style_latency unseen/osu_style_latency.c -O2)
+isvp_mpi_program(mpich_style_halo unseen/mpich_style_halo.c -O2)
+isvp_mpi_program(imb_style_exchange unseen/imb_style_exchange.cpp -O2)
+if(NOT EXISTS ${CMAKE_SOURCE_DIR}/sw/mpi/coll_placeholder.cpp)
+  isvp_mpi_test(unseen_osu_style_latency 2 2x1x1 osu_style_latency)
+  isvp_mpi_test(unseen_mpich_style_halo 4 2x2x1 mpich_style_halo)
+  isvp_mpi_test(unseen_imb_style_exchange 8 2x2x2 imb_style_exchange)
+  set_tests_properties(mpi_unseen_mpich_style_halo_offload_on mpi_unseen_mpich_style_halo_offload_off
+                       PROPERTIES FAIL_REGULAR_EXPRESSION "Found [0-9]+ errors")
+endif()
+
+# A rank that aborts, leaves without MPI_Finalize, crashes or hits a fatal
+# error ends the job promptly with a report naming it; nothing is left behind.
+function(isvp_mpi_failure_test name mode status pattern)
+  add_test(NAME mpi_job_ends_when_a_rank_${name}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh ${status} "${pattern}" --
+                   timeout 60 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 --set job.kill_grace_ms=300 --
+                   ${isvp_mpi_test_binaries}/mpi_failures ${mode})
+  set_tests_properties(mpi_job_ends_when_a_rank_${name} PROPERTIES TIMEOUT 120 LABELS mpi RUN_SERIAL TRUE)
+endfunction()
+isvp_mpi_failure_test(aborts abort 3 "MPI_Abort: called with error code 3 on rank 1")
+isvp_mpi_failure_test(skips_finalize nofinalize 1 "rank 1 ended without finishing.*MPI_Finalize")
+isvp_mpi_failure_test(crashes crash 139 "rank 1 killed by signal 11")
+isvp_mpi_failure_test(aborts_while_others_compute busy 3 "rank 0 killed by signal")
+isvp_mpi_failure_test(hits_a_fatal_error fatal 6 "MPI_Send: invalid destination rank 7 \\(communicator size 2\\)")
+isvp_mpi_failure_test(calls_an_unsupported_function unsupported 44 "MPI_Win_create: not supported")
+
+add_custom_target(isvp_mpi_test_programs ALL DEPENDS ${isvp_mpi_programs})
