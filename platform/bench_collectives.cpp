@@ -309,6 +309,9 @@ int bench_collectives(int argc, char** argv) {
         std::uint64_t size = 0;     ///< as given (0 for barrier)
         std::size_t count = 0;      ///< int32 elements per rank block
         std::vector<std::uint64_t> offload_ps, software_ps;  ///< per timed iteration: max over ranks
+        /// Per timed iteration: earliest and latest start over ranks (how far
+        /// apart the barrier before the call released them).
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> offload_starts, software_starts;
     };
     std::vector<Row> rows;
     double total_weight = 0;
@@ -321,6 +324,8 @@ int bench_collectives(int argc, char** argv) {
             row.count = collective == Opcode::Barrier ? 0 : std::max<std::size_t>(1, size / sizeof(std::int32_t));
             row.offload_ps.assign(iterations, 0);
             row.software_ps.assign(iterations, 0);
+            row.offload_starts.assign(iterations, {UINT64_MAX, 0});
+            row.software_starts.assign(iterations, {UINT64_MAX, 0});
             rows.push_back(row);
             total_weight += row_weight(collective, row.count * 4, ranks) * (passes.offload + passes.software);
             if (collective == Opcode::Barrier) break;  // one row: size does not apply
@@ -364,10 +369,13 @@ int bench_collectives(int argc, char** argv) {
                             const std::lock_guard<std::mutex> lock(mutex);
                             auto& slot = (offload ? row.offload_ps : row.software_ps)[it - warmup];
                             slot = std::max(slot, took);
+                            auto& starts = (offload ? row.offload_starts : row.software_starts)[it - warmup];
+                            starts = {std::min(starts.first, start), std::max(starts.second, start)};
                         }
                     }
                     if (rank == 0)
-                        progress.row_done(collectives[row.collective].first + "/" + std::to_string(row.size),
+                        progress.row_done(collectives[row.collective].first + "/" + std::to_string(row.size) +
+                                              (offload ? "/offload" : "/software"),
                                           row_weight(collective, row.count * 4, size));
                 }
             }
@@ -390,6 +398,11 @@ int bench_collectives(int argc, char** argv) {
     const auto average_us = [&](const std::vector<std::uint64_t>& ps) {
         std::uint64_t total = 0;
         for (const std::uint64_t d : ps) total += d;
+        return static_cast<double>(total) / 1e6 / iterations;
+    };
+    const auto average_skew_us = [&](const std::vector<std::pair<std::uint64_t, std::uint64_t>>& starts) {
+        std::uint64_t total = 0;
+        for (const auto& s : starts) total += s.second - s.first;
         return static_cast<double>(total) / 1e6 / iterations;
     };
 
@@ -415,21 +428,25 @@ int bench_collectives(int argc, char** argv) {
         double offload_us = 0, software_us = 0;
         if (passes.offload) {
             offload_us = average_us(row.offload_ps);
+            const double skew = average_skew_us(row.offload_starts);
+            json_row["offload_release_skew_us"] = skew;
             const double modelled = model.latency_us(collective, bytes, loggp::Path::OffloadStreamed);
             json_row["offload_us"] = offload_us;
             json_row["loggp_offload_us"] = modelled;
             json_row["loggp_offload_store_and_forward_us"] =
                 model.latency_us(collective, bytes, loggp::Path::OffloadStoreAndForward);
             json_row["diff_offload"] = (offload_us - modelled) / modelled;
-            json_row["note_offload"] = loggp::explain_difference(model, collective, bytes, true, offload_us);
+            json_row["note_offload"] = loggp::explain_difference(model, collective, bytes, true, offload_us, skew);
         }
         if (passes.software) {
             software_us = average_us(row.software_ps);
+            const double skew = average_skew_us(row.software_starts);
+            json_row["software_release_skew_us"] = skew;
             const double modelled = model.latency_us(collective, bytes, loggp::Path::Software);
             json_row["software_us"] = software_us;
             json_row["loggp_software_us"] = modelled;
             json_row["diff_software"] = (software_us - modelled) / modelled;
-            json_row["note_software"] = loggp::explain_difference(model, collective, bytes, false, software_us);
+            json_row["note_software"] = loggp::explain_difference(model, collective, bytes, false, software_us, skew);
         }
         if (both) {
             const double speedup = software_us / offload_us;

@@ -170,6 +170,11 @@ TEST_CASE("loggp: agreement within the threshold needs no explanation; a gap nam
     CHECK_THAT(explain_difference(model, Opcode::Allreduce, 65536, false,
                                   model.latency_us(Opcode::Allreduce, 65536, Path::Software) * 1.5),
                Catch::Contains("interrupt"));
+    // A measured release skew that covers the gap is named with its value.
+    CHECK_THAT(explain_difference(model, Opcode::Bcast, 8, false, modelled + 10, 9.0), Catch::Contains("9.00 µs apart"));
+    // A gap the skew does not cover says how much is left unexplained.
+    CHECK_THAT(explain_difference(model, Opcode::Bcast, 8, false, modelled + 20, 1.0),
+               Catch::Contains("not explained"));
     const double whole = model.latency_us(Opcode::Allreduce, 1 << 20, Path::OffloadStoreAndForward);
     CHECK_THAT(explain_difference(model, Opcode::Allreduce, 1 << 20, true, whole), Catch::Contains("store-and-forward"));
 }

@@ -137,8 +137,10 @@ class Model {
 /// Why simulation and model differ, when they differ by more than
 /// `threshold` (relative to the model); empty when they agree. Derived from
 /// which of the model's assumptions the row violates (see the header
-/// comment); `simulated_us` is the measured latency.
+/// comment): `simulated_us` is the measured latency, `release_skew_us` how
+/// far apart (on average) the barrier before each call released the ranks,
+/// as measured (negative: not measured).
 std::string explain_difference(const Model& model, Opcode collective, std::uint64_t bytes, bool offload,
-                               double simulated_us, double threshold = 0.25);
+                               double simulated_us, double release_skew_us = -1, double threshold = 0.25);
 
 }  // namespace isvp::loggp
