@@ -262,7 +262,11 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
         Comm& parent = check_comm(comm);
         if (newcomm == nullptr) fail(MPI_ERR_ARG, "newcomm is NULL");
         const MPI_Comm handle = register_comm(collectives().dup(parent.guest), &parent);
-        copy_attributes(parent, *find_comm(handle));
+        Comm& made = *find_comm(handle);
+        made.cartesian = parent.cartesian;  // a duplicate keeps the topology
+        made.cart_dims = parent.cart_dims;
+        made.cart_periods = parent.cart_periods;
+        copy_attributes(parent, made);
         *newcomm = handle;
     });
 }

@@ -138,6 +138,10 @@ struct Comm {
     std::string name;                              ///< MPI_Comm_set_name
     std::uint32_t collective_sequence = 0;         ///< MPI-level software collectives issued (collective_tag)
     std::map<int, void*> attributes;               ///< keyval -> attribute value
+    /// MPI_Cart_create: a Cartesian topology, its extent and periodicity per dimension.
+    bool cartesian = false;
+    std::vector<int> cart_dims;
+    std::vector<int> cart_periods;
 
     int rank() const { return guest.rank; }
     int size() const { return guest.size(); }

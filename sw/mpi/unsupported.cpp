@@ -2,7 +2,7 @@
 // implement: they link, and every call reports
 // MPI_ERR_UNSUPPORTED_OPERATION through the error handler (fatal by
 // default, naming the function). The list is in docs/MPI.md:
-// inter-communicators, Cartesian/graph topologies, one-sided windows,
+// inter-communicators, graph topologies, one-sided windows,
 // dynamic processes and MPI-IO.
 #include "mpi_impl.h"
 
@@ -28,38 +28,6 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
     return entry("MPI_Intercomm_merge", intercomm, [] { unsupported("MPI_Intercomm_merge"); });
-}
-
-int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart) {
-    return entry("MPI_Cart_create", comm_old, [] { unsupported("MPI_Cart_create"); });
-}
-
-int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
-    return entry("MPI_Cart_coords", comm, [] { unsupported("MPI_Cart_coords"); });
-}
-
-int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) {
-    return entry("MPI_Cart_rank", comm, [] { unsupported("MPI_Cart_rank"); });
-}
-
-int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest) {
-    return entry("MPI_Cart_shift", comm, [] { unsupported("MPI_Cart_shift"); });
-}
-
-int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
-    return entry("MPI_Cart_get", comm, [] { unsupported("MPI_Cart_get"); });
-}
-
-int PMPI_Cartdim_get(MPI_Comm comm, int *ndims) {
-    return entry("MPI_Cartdim_get", comm, [] { unsupported("MPI_Cartdim_get"); });
-}
-
-int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
-    return entry("MPI_Cart_sub", comm, [] { unsupported("MPI_Cart_sub"); });
-}
-
-int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) {
-    return entry("MPI_Cart_map", comm, [] { unsupported("MPI_Cart_map"); });
 }
 
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph) {
@@ -332,14 +300,6 @@ ISVP_MPI_ALIAS(Comm_idup)
 ISVP_MPI_ALIAS(Comm_create_group)
 ISVP_MPI_ALIAS(Intercomm_create)
 ISVP_MPI_ALIAS(Intercomm_merge)
-ISVP_MPI_ALIAS(Cart_create)
-ISVP_MPI_ALIAS(Cart_coords)
-ISVP_MPI_ALIAS(Cart_rank)
-ISVP_MPI_ALIAS(Cart_shift)
-ISVP_MPI_ALIAS(Cart_get)
-ISVP_MPI_ALIAS(Cartdim_get)
-ISVP_MPI_ALIAS(Cart_sub)
-ISVP_MPI_ALIAS(Cart_map)
 ISVP_MPI_ALIAS(Graph_create)
 ISVP_MPI_ALIAS(Graph_get)
 ISVP_MPI_ALIAS(Graphdims_get)

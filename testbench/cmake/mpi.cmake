@@ -50,6 +50,14 @@ isvp_mpi_program(mpi_point_to_point mpi_point_to_point.cpp)
 isvp_mpi_program(mpi_failures mpi_failures.c)
 
 isvp_mpi_test(environment_and_errors 2 2x1x1 mpi_environment)
+# --compute-scale: guest CPU time is charged (1) or not (0, the default).
+add_test(NAME mpi_compute_scale_charges_guest_cpu_time
+         COMMAND isvp run -n 2 --compute-scale 1 --set topology.torus=2x1x1 --
+                 ${isvp_mpi_test_binaries}/mpi_environment compute-charged)
+add_test(NAME mpi_compute_scale_zero_charges_nothing
+         COMMAND isvp run -n 2 --set topology.torus=2x1x1 -- ${isvp_mpi_test_binaries}/mpi_environment compute-free)
+set_tests_properties(mpi_compute_scale_charges_guest_cpu_time mpi_compute_scale_zero_charges_nothing
+                     PROPERTIES TIMEOUT 300 LABELS mpi)
 isvp_mpi_test(datatypes 2 2x1x1 mpi_datatypes)
 isvp_mpi_test(operations_every_type 2 2x1x1 mpi_operations)
 isvp_mpi_test(communicators_and_groups 8 2x2x2 mpi_communicators)

@@ -2,7 +2,8 @@
  * old rank, MPI_UNDEFINED giving MPI_COMM_NULL), compare, groups (incl,
  * excl, ranges, union, intersection, difference, translate, compare),
  * MPI_Comm_create, split_type, names, attributes with copy and delete
- * callbacks, messages on split communicators, MPI_Dims_create.
+ * callbacks, messages on split communicators, MPI_Dims_create, Cartesian
+ * communicators (create, get, rank, coords, shift, sub, dup).
  * Run: isvp run -n 8 --set topology.torus=2x2x2 -- mpi_communicators */
 #include <string.h>
 
@@ -204,6 +205,64 @@ static void check_dims(void) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* A 2x4 grid, periodic along the rows (dimension 1) only. */
+static void check_cartesian(void) {
+    int dims[2] = {2, 4}, periods[2] = {0, 1}, status = -1;
+    MPI_Comm grid;
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 1, &grid);
+    MPI_Topo_test(grid, &status);
+    CHECK_INT(status, MPI_CART);
+    int ndims = 0, got_dims[2], got_periods[2], coords[2], grid_rank = -1;
+    MPI_Cartdim_get(grid, &ndims);
+    MPI_Cart_get(grid, 2, got_dims, got_periods, coords);
+    MPI_Comm_rank(grid, &grid_rank);
+    CHECK(ndims == 2 && got_dims[1] == 4 && got_periods[0] == 0 && got_periods[1] == 1);
+    CHECK(coords[0] == grid_rank / 4 && coords[1] == grid_rank % 4);
+    int back = -1;
+    MPI_Cart_rank(grid, coords, &back);
+    CHECK_INT(back, grid_rank);
+    int wrapped[2] = {coords[0], coords[1] + 4};
+    MPI_Cart_rank(grid, wrapped, &back);
+    CHECK_INT(back, grid_rank);
+    int up = -2, down = -2, left = -2, right = -2;
+    MPI_Cart_shift(grid, 0, 1, &up, &down);
+    MPI_Cart_shift(grid, 1, 1, &left, &right);
+    CHECK_INT(up, coords[0] == 0 ? MPI_PROC_NULL : grid_rank - 4);
+    CHECK_INT(down, coords[0] == 1 ? MPI_PROC_NULL : grid_rank + 4);
+    CHECK_INT(left, coords[0] * 4 + (coords[1] + 3) % 4);
+    CHECK_INT(right, coords[0] * 4 + (coords[1] + 1) % 4);
+    /* A halo exchange on the shifts: MPI_PROC_NULL at the open edges. */
+    int mine = grid_rank, from_up = -1, from_left = -1;
+    MPI_Sendrecv(&mine, 1, MPI_INT, down, 0, &from_up, 1, MPI_INT, up, 0, grid, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&mine, 1, MPI_INT, right, 1, &from_left, 1, MPI_INT, left, 1, grid, MPI_STATUS_IGNORE);
+    CHECK_INT(from_up, up == MPI_PROC_NULL ? -1 : up);
+    CHECK_INT(from_left, left);
+    /* Rows: keep dimension 1. */
+    int remain[2] = {0, 1}, row_size = 0, row_dims[1];
+    MPI_Comm row;
+    MPI_Cart_sub(grid, remain, &row);
+    MPI_Comm_size(row, &row_size);
+    MPI_Cart_get(row, 1, row_dims, got_periods, coords);
+    CHECK(row_size == 4 && row_dims[0] == 4 && got_periods[0] == 1 && coords[0] == grid_rank % 4);
+    MPI_Comm_free(&row);
+    MPI_Comm copy;
+    MPI_Comm_dup(grid, &copy);
+    MPI_Topo_test(copy, &status);
+    CHECK_INT(status, MPI_CART);
+    MPI_Comm_free(&copy);
+    MPI_Comm_free(&grid);
+    /* A smaller grid leaves the last ranks out. */
+    int small[2] = {3, 2}, none[2] = {0, 0};
+    MPI_Cart_create(MPI_COMM_WORLD, 2, small, none, 0, &grid);
+    CHECK(rank < 6 ? grid != MPI_COMM_NULL : grid == MPI_COMM_NULL);
+    if (grid != MPI_COMM_NULL) MPI_Comm_free(&grid);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_INT(mpi_error_class(MPI_Cart_shift(MPI_COMM_WORLD, 0, 1, &up, &down)), MPI_ERR_TOPOLOGY);
+    int too_big[2] = {3, 3};
+    CHECK_INT(mpi_error_class(MPI_Cart_create(MPI_COMM_WORLD, 2, too_big, none, 0, &grid)), MPI_ERR_DIMS);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -213,6 +272,7 @@ int main(int argc, char** argv) {
     check_groups();
     check_attributes_and_names();
     check_dims();
+    check_cartesian();
     MPI_Finalize();
     return mpi_check_done("mpi_communicators", rank);
 }

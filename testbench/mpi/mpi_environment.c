@@ -4,6 +4,7 @@
  * standard names for each invalid argument, user error handlers.
  * Run: isvp run -n 2 -- mpi_environment */
 #include <string.h>
+#include <time.h>
 
 #include "mpi_check.h"
 
@@ -110,7 +111,7 @@ static void check_invalid_arguments(int rank) {
     CHECK_INT(mpi_error_class(MPI_Reduce_local(out, out + 2, 1, MPI_BYTE, MPI_SUM)), MPI_ERR_OP);
     CHECK_INT(mpi_error_class(MPI_Reduce_local(out, out + 2, -1, MPI_INT, MPI_SUM)), MPI_ERR_COUNT);
     CHECK_INT(mpi_error_class(MPI_Win_fence(0, MPI_WIN_NULL)), MPI_ERR_UNSUPPORTED_OPERATION);
-    CHECK_INT(mpi_error_class(MPI_Cart_create(MPI_COMM_WORLD, 0, NULL, NULL, 0, NULL)),
+    CHECK_INT(mpi_error_class(MPI_Graph_create(MPI_COMM_WORLD, 0, NULL, NULL, 0, NULL)),
               MPI_ERR_UNSUPPORTED_OPERATION);
     /* Zero counts with NULL buffers are fine. */
     CHECK(MPI_Sendrecv(NULL, 0, MPI_INT, 1 - rank, 3, NULL, 0, MPI_INT, 1 - rank, 3, MPI_COMM_WORLD,
@@ -145,6 +146,21 @@ static void check_invalid_arguments(int rank) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* `isvp run --compute-scale S`: guest CPU time x S is simulated time.
+ * Spins 20 ms of CPU between two MPI_Wtime calls; with S = 1 at least 10 ms
+ * must pass, with S = 0 (communication only) no time at all. */
+static void check_compute_scale(int charged) {
+    const double start = MPI_Wtime();
+    const clock_t until = clock() + CLOCKS_PER_SEC / 50;
+    volatile unsigned spin = 0;
+    while (clock() < until) ++spin;
+    const double spent = MPI_Wtime() - start;
+    if (charged)
+        CHECK(spent >= 0.010 && spent < 10.0);
+    else
+        CHECK(spent == 0.0);
+}
+
 int main(int argc, char** argv) {
     int flag = 1, rank = -1, size = 0;
     MPI_Initialized(&flag);
@@ -156,6 +172,8 @@ int main(int argc, char** argv) {
     check_environment(rank, size);
     check_error_strings();
     check_invalid_arguments(rank);
+    if (argc > 1 && strcmp(argv[1], "compute-charged") == 0) check_compute_scale(1);
+    if (argc > 1 && strcmp(argv[1], "compute-free") == 0) check_compute_scale(0);
     CHECK(MPI_Finalize() == MPI_SUCCESS);
     MPI_Finalized(&flag);
     CHECK(flag == 1);
