@@ -745,6 +745,33 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
     });
 }
 
+// MPI-1 names of the constructors and bounds queries.
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
+    MPI_Aint lb = 0;
+    return PMPI_Type_get_extent(datatype, &lb, extent);
+}
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
+    MPI_Aint extent = 0;
+    return PMPI_Type_get_extent(datatype, displacement, &extent);
+}
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
+    MPI_Aint lb = 0, extent = 0;
+    const int status = PMPI_Type_get_extent(datatype, &lb, &extent);
+    if (status == MPI_SUCCESS && displacement != nullptr) *displacement = lb + extent;
+    return status;
+}
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+}
+int PMPI_Type_hindexed(int count, int lengths[], MPI_Aint displacements[], MPI_Datatype oldtype,
+                       MPI_Datatype* newtype) {
+    return PMPI_Type_create_hindexed(count, lengths, displacements, oldtype, newtype);
+}
+int PMPI_Type_struct(int count, int lengths[], MPI_Aint displacements[], MPI_Datatype types[],
+                     MPI_Datatype* newtype) {
+    return PMPI_Type_create_struct(count, lengths, displacements, types, newtype);
+}
+
 int PMPI_Get_address(const void* location, MPI_Aint* address) {
     return entry("MPI_Get_address", MPI_COMM_WORLD, [&] {
         if (address == nullptr) fail(MPI_ERR_ARG, "address is NULL");
@@ -882,6 +909,12 @@ ISVP_MPI_ALIAS(Type_free)
 ISVP_MPI_ALIAS(Type_get_envelope)
 ISVP_MPI_ALIAS(Type_get_contents)
 ISVP_MPI_ALIAS(Type_match_size)
+ISVP_MPI_ALIAS(Type_extent)
+ISVP_MPI_ALIAS(Type_lb)
+ISVP_MPI_ALIAS(Type_ub)
+ISVP_MPI_ALIAS(Type_hvector)
+ISVP_MPI_ALIAS(Type_hindexed)
+ISVP_MPI_ALIAS(Type_struct)
 ISVP_MPI_ALIAS(Get_address)
 ISVP_MPI_ALIAS(Address)
 ISVP_MPI_ALIAS(Aint_add)

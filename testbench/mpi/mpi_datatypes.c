@@ -113,6 +113,15 @@ static void check_constructors(void) {
     CHECK_INT(true_extent, offsetof(struct mixed, i) + sizeof(int));
     MPI_Type_free(&t);
 
+    /* The MPI-1 names give the same. */
+    MPI_Type_struct(3, block, where, members, &t);
+    MPI_Aint old_extent = 0, old_lb = -1, old_ub = 0;
+    MPI_Type_extent(t, &old_extent);
+    MPI_Type_lb(t, &old_lb);
+    MPI_Type_ub(t, &old_ub);
+    CHECK(old_extent == (MPI_Aint)sizeof(struct mixed) && old_lb == 0 && old_ub == old_extent);
+    MPI_Type_free(&t);
+
     /* resized: explicit bounds. */
     MPI_Type_create_resized(MPI_INT, -4, 16, &t);
     MPI_Type_get_extent(t, &lb, &extent);

@@ -118,6 +118,11 @@ typedef struct MPI_Status {
 #define MPI_SHORT_INT ((MPI_Datatype)0x4c000025)
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x4c000026)
 #define ISVP_MPI_PREDEFINED_TYPES 0x27 /* indices 1 .. 0x26 */
+/* C++ types: the same layout as their C counterparts on this platform. */
+#define MPI_CXX_BOOL MPI_C_BOOL
+#define MPI_CXX_FLOAT_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_CXX_DOUBLE_COMPLEX MPI_C_DOUBLE_COMPLEX
+#define MPI_CXX_LONG_DOUBLE_COMPLEX MPI_C_LONG_DOUBLE_COMPLEX
 
 /* ---- operations ------------------------------------------------------- */
 #define MPI_OP_NULL ((MPI_Op)0x18000000)
@@ -497,6 +502,16 @@ ISVP_MPI_API(Type_get_contents, (MPI_Datatype datatype, int max_integers, int ma
                                  int array_of_integers[], MPI_Aint array_of_addresses[],
                                  MPI_Datatype array_of_datatypes[]));
 ISVP_MPI_API(Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
+/* MPI-1 names (deprecated, removed in MPI 3.0, still common in older programs). */
+ISVP_MPI_API(Type_extent, (MPI_Datatype datatype, MPI_Aint *extent));
+ISVP_MPI_API(Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement));
+ISVP_MPI_API(Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement));
+ISVP_MPI_API(Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype));
+ISVP_MPI_API(Type_hindexed, (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                             MPI_Datatype oldtype, MPI_Datatype *newtype));
+ISVP_MPI_API(Type_struct, (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                           MPI_Datatype array_of_types[], MPI_Datatype *newtype));
 ISVP_MPI_API(Get_address, (const void *location, MPI_Aint *address));
 ISVP_MPI_API(Address, (void *location, MPI_Aint *address));
 ISVP_MPI_API(Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
