@@ -42,6 +42,18 @@ function(isvp_mpi_test name ranks torus program)
   endforeach()
 endfunction()
 
+# The wrappers: -show prints the command (include path, library when linking,
+# the caller's flags unchanged); -c compiles only.
+add_test(NAME mpi_wrapper_show_prints_the_link_command
+         COMMAND ${CMAKE_BINARY_DIR}/bin/isvp-mpicc -show -O2 -DNAME=x ring.c -o ring)
+set_tests_properties(mpi_wrapper_show_prints_the_link_command PROPERTIES LABELS mpi PASS_REGULAR_EXPRESSION
+                     "-I[^ ]*/sw/mpi/include -O2 -DNAME=x ring.c -o ring -L[^ ]*/lib -lisvp_mpi -lstdc\\+\\+ -lm")
+add_test(NAME mpi_wrapper_compile_only_does_not_link
+         COMMAND ${CMAKE_BINARY_DIR}/bin/isvp-mpicxx -show -c -std=c++17 ring.cpp)
+set_tests_properties(mpi_wrapper_compile_only_does_not_link PROPERTIES LABELS mpi
+                     PASS_REGULAR_EXPRESSION "-I[^ ]*/sw/mpi/include -c -std=c\\+\\+17 ring.cpp"
+                     FAIL_REGULAR_EXPRESSION "-lisvp_mpi")
+
 isvp_mpi_program(mpi_environment mpi_environment.c)
 isvp_mpi_program(mpi_datatypes mpi_datatypes.c)
 isvp_mpi_program(mpi_operations mpi_operations.c)
