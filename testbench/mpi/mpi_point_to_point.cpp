@@ -306,6 +306,60 @@ void isolation_and_large() {
     }
 }
 
+// Every rank sends 8 messages of different sizes (0 .. ~20 KB, several
+// network packets for the large ones) to every rank, itself included; all
+// receives are posted first with MPI_ANY_SOURCE per tag, completed by a
+// Waitsome loop; contents and statuses are checked.
+void many_to_many() {
+    const int messages = 8;
+    auto length = [](int from, int to, int k) { return ((from * 7 + to * 3 + k * 5) % 11) * 517 * (k % 3); };
+    auto value = [](int from, int to, int k, int i) { return from * 1000000 + to * 10000 + k * 1000 + i % 1000; };
+    std::vector<std::vector<int>> incoming(static_cast<std::size_t>(size * messages));
+    std::vector<MPI_Request> requests;
+    for (int from = 0; from < size; ++from)
+        for (int k = 0; k < messages; ++k) {
+            auto& buffer = incoming[static_cast<std::size_t>(from * messages + k)];
+            buffer.assign(static_cast<std::size_t>(length(from, rank, k)) + 1, -1);
+            requests.emplace_back();
+            MPI_Irecv(buffer.data(), static_cast<int>(buffer.size()), MPI_INT, from, 100 + k, MPI_COMM_WORLD,
+                      &requests.back());
+        }
+    std::vector<std::vector<int>> outgoing;
+    for (int to = 0; to < size; ++to)
+        for (int k = 0; k < messages; ++k) {
+            std::vector<int> data(static_cast<std::size_t>(length(rank, to, k)));
+            for (std::size_t i = 0; i < data.size(); ++i) data[i] = value(rank, to, k, static_cast<int>(i));
+            outgoing.push_back(std::move(data));
+            requests.emplace_back();
+            MPI_Isend(outgoing.back().data(), static_cast<int>(outgoing.back().size()), MPI_INT, to, 100 + k,
+                      MPI_COMM_WORLD, &requests.back());
+        }
+    const int total = static_cast<int>(requests.size());
+    std::vector<int> indices(requests.size());
+    std::vector<MPI_Status> statuses(requests.size());
+    int done = 0;
+    for (;;) {
+        int outcount = 0;
+        MPI_Waitsome(total, requests.data(), &outcount, indices.data(), statuses.data());
+        if (outcount == MPI_UNDEFINED) break;
+        for (int j = 0; j < outcount; ++j) {
+            const int index = indices[static_cast<std::size_t>(j)];
+            if (index >= size * messages) continue;  // a send
+            const int from = index / messages, k = index % messages;
+            int count = -1;
+            MPI_Get_count(&statuses[static_cast<std::size_t>(j)], MPI_INT, &count);
+            CHECK_INT(count, length(from, rank, k));
+            CHECK_INT(statuses[static_cast<std::size_t>(j)].MPI_SOURCE, from);
+            const auto& buffer = incoming[static_cast<std::size_t>(index)];
+            bool same = buffer[static_cast<std::size_t>(count)] == -1;
+            for (int i = 0; i < count; ++i) same = same && buffer[static_cast<std::size_t>(i)] == value(from, rank, k, i);
+            CHECK(same);
+            ++done;
+        }
+    }
+    CHECK_INT(done, size * messages);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -323,6 +377,7 @@ int main(int argc, char** argv) {
     persistent_and_cancel();
     truncation();
     isolation_and_large();
+    many_to_many();
     MPI_Finalize();
     return mpi_check_done("mpi_point_to_point", rank);
 }
