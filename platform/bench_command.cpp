@@ -131,7 +131,7 @@ int bench_command(int argc, char** argv) {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
         (argc < 2 ? std::cerr : std::cout) << "usage: isvp bench <benchmark> [options]\n\nbenchmarks:\n"
                                            << "  pingpong       latency and bandwidth between two ranks\n"
-                                           << "  collectives    latency of every collective, offloaded or in software\n";
+                                           << "  collectives    latency of every collective, offloaded, in software or both, beside the LogGP model\n";
         return argc < 2 ? 2 : 0;
     }
     const std::string which = argv[1];

@@ -174,7 +174,8 @@ def collect(runs):
 
 CSV_COLUMNS = ["nodes", "topology", "timing_only", "collective", "size", "offload_us", "software_us", "speedup",
                "loggp_offload_us", "loggp_software_us", "loggp_offload_store_and_forward_us", "diff_offload",
-               "diff_software", "note_offload", "note_software"]
+               "diff_software", "offload_release_skew_us", "software_release_skew_us", "note_offload",
+               "note_software"]
 
 
 def write_csv(path, rows):
@@ -234,15 +235,16 @@ def write_report(path, args, runs, rows, skipped, total_wall, plots):
         lines.append("| collective | size | offload µs | software µs | speed-up | LogGP offload µs | "
                      "LogGP software µs | diff offload | diff software | notes |")
         lines.append("|---|---|---|---|---|---|---|---|---|---|")
-        notes = []
+        notes, skews = [], {}
         for r in subset:
             refs = []
-            for key in ("note_offload", "note_software"):
-                text = r.get(key)
+            for kind in ("offload", "software"):
+                text = r.get(f"note_{kind}")
                 if text:
                     if text not in notes:
                         notes.append(text)
-                    refs.append(f"{'offload' if key == 'note_offload' else 'software'} [{notes.index(text) + 1}]")
+                    skews.setdefault(text, []).append(r.get(f"{kind}_release_skew_us"))
+                    refs.append(f"{kind} [{notes.index(text) + 1}]")
             lines.append(f"| {r['collective']} | {human_size(r['size']) if r['collective'] != 'barrier' else '—'} | "
                          f"{fmt(r.get('offload_us'))} | {fmt(r.get('software_us'))} | "
                          f"{fmt(r.get('speedup'))}{'×' if r.get('speedup') else ''} | "
@@ -253,7 +255,11 @@ def write_report(path, args, runs, rows, skipped, total_wall, plots):
             lines.append("Where model and simulation differ by more than 25 %:")
             lines.append("")
             for i, text in enumerate(notes, 1):
-                lines.append(f"{i}. {text}")
+                measured = [v for v in skews[text] if v is not None]
+                spread = ""
+                if "measured" in text and measured:
+                    spread = f" Measured release skew in these rows: {min(measured):.2f}–{max(measured):.2f} µs."
+                lines.append(f"{i}. {text}.{spread}")
             lines.append("")
         skips = [s for s in skipped if s[0] == nodes]
         if skips:
