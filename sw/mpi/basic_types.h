@@ -44,7 +44,7 @@ struct BasicType {
     std::optional<isvp::Datatype> aglu;  ///< what the switch computes it as
     Piece pieces[2];                     ///< data inside the element
     int piece_count = 1;
-    int elements = 1;                    ///< basic elements (2 for pairs: value and index)
+    int elements = 1;                        ///< basic elements (2 for pairs: value and index)
     MPI_Datatype value = MPI_DATATYPE_NULL;  ///< pairs: the value's type; others: itself
     bool dense() const { return size == extent; }
 };

@@ -22,7 +22,9 @@ int Comm::comm_rank(int global) const {
     return it == guest.members.end() ? MPI_UNDEFINED : static_cast<int>(it - guest.members.begin());
 }
 
-Comm* find_comm(MPI_Comm handle) noexcept { return communicators().find(handle); }
+Comm* find_comm(MPI_Comm handle) noexcept {
+    return communicators().find(handle);
+}
 
 Comm& check_comm(MPI_Comm handle) {
     state();
@@ -93,8 +95,8 @@ void delete_attribute(Comm& comm, int keyval) {
     if (key != nullptr && key->destroy != nullptr) {
         const int status = key->destroy(comm.handle, keyval, value, key->extra_state);
         if (status != MPI_SUCCESS)
-            fail(status, "the delete function of keyval " + std::to_string(keyval) + " returned " +
-                             std::to_string(status));
+            fail(status,
+                 "the delete function of keyval " + std::to_string(keyval) + " returned " + std::to_string(status));
     }
 }
 
@@ -107,8 +109,8 @@ void copy_attributes(const Comm& from, Comm& to) {
         int flag = 0;
         const int status = key->copy(from.handle, keyval, key->extra_state, value, &copied, &flag);
         if (status != MPI_SUCCESS)
-            fail(status, "the copy function of keyval " + std::to_string(keyval) + " returned " +
-                             std::to_string(status));
+            fail(status,
+                 "the copy function of keyval " + std::to_string(keyval) + " returned " + std::to_string(status));
         if (flag) to.attributes[keyval] = copied;
     }
 }
@@ -206,8 +208,8 @@ void check_key(const char* key) {
     if (key == nullptr) fail(MPI_ERR_INFO_KEY, "key is NULL");
     const std::size_t length = std::strlen(key);
     if (length == 0 || length > MPI_MAX_INFO_KEY)
-        fail(MPI_ERR_INFO_KEY, "key of length " + std::to_string(length) + " (1.." +
-                                   std::to_string(MPI_MAX_INFO_KEY) + " allowed)");
+        fail(MPI_ERR_INFO_KEY,
+             "key of length " + std::to_string(length) + " (1.." + std::to_string(MPI_MAX_INFO_KEY) + " allowed)");
 }
 
 }  // namespace
@@ -227,7 +229,9 @@ int isvp_mpi_dup_fn(MPI_Comm, int, void*, void* in, void* out, int* flag) {
     *flag = 1;
     return MPI_SUCCESS;
 }
-int isvp_mpi_null_delete_fn(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; }
+int isvp_mpi_null_delete_fn(MPI_Comm, int, void*, void*) {
+    return MPI_SUCCESS;
+}
 int isvp_mpi_type_null_copy_fn(MPI_Datatype, int, void*, void*, void*, int* flag) {
     *flag = 0;
     return MPI_SUCCESS;
@@ -237,7 +241,9 @@ int isvp_mpi_type_dup_fn(MPI_Datatype, int, void*, void* in, void* out, int* fla
     *flag = 1;
     return MPI_SUCCESS;
 }
-int isvp_mpi_type_null_delete_fn(MPI_Datatype, int, void*, void*) { return MPI_SUCCESS; }
+int isvp_mpi_type_null_delete_fn(MPI_Datatype, int, void*, void*) {
+    return MPI_SUCCESS;
+}
 
 // ---- communicators -----------------------------------------------------------
 
@@ -271,7 +277,9 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     });
 }
 
-int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info, MPI_Comm* newcomm) { return PMPI_Comm_dup(comm, newcomm); }
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info, MPI_Comm* newcomm) {
+    return PMPI_Comm_dup(comm, newcomm);
+}
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     return entry("MPI_Comm_split", comm, [&] {
@@ -288,8 +296,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info, MPI_C
         Comm& parent = check_comm(comm);
         if (newcomm == nullptr) fail(MPI_ERR_ARG, "newcomm is NULL");
         if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
-            fail(MPI_ERR_ARG, "split_type " + std::to_string(split_type) +
-                                  " is not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED");
+            fail(MPI_ERR_ARG,
+                 "split_type " + std::to_string(split_type) + " is not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED");
         // Every rank is its own node: shared memory spans one rank.
         *newcomm = split_registered(parent, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : parent.rank(), key);
     });
@@ -302,8 +310,8 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
         if (newcomm == nullptr) fail(MPI_ERR_ARG, "newcomm is NULL");
         for (int global : g.members)
             if (parent.comm_rank(global) == MPI_UNDEFINED)
-                fail(MPI_ERR_GROUP, "group member (world rank " + std::to_string(global) +
-                                        ") is not in the communicator");
+                fail(MPI_ERR_GROUP,
+                     "group member (world rank " + std::to_string(global) + ") is not in the communicator");
         const int mine = position(g.members, parent.global_rank(parent.rank()));
         *newcomm = split_registered(parent, mine == MPI_UNDEFINED ? MPI_UNDEFINED : 0, mine);
     });
@@ -313,8 +321,7 @@ int PMPI_Comm_free(MPI_Comm* comm) {
     return entry("MPI_Comm_free", comm != nullptr ? *comm : MPI_COMM_NULL, [&] {
         if (comm == nullptr) fail(MPI_ERR_ARG, "comm is NULL");
         Comm& c = check_comm(*comm);
-        if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
-            fail(MPI_ERR_COMM, std::string("cannot free ") + c.name);
+        if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF) fail(MPI_ERR_COMM, std::string("cannot free ") + c.name);
         while (!c.attributes.empty()) delete_attribute(c, c.attributes.begin()->first);
         collectives().free(c.guest);
         communicators().remove(*comm);
@@ -322,7 +329,9 @@ int PMPI_Comm_free(MPI_Comm* comm) {
     });
 }
 
-int PMPI_Comm_disconnect(MPI_Comm* comm) { return PMPI_Comm_free(comm); }
+int PMPI_Comm_disconnect(MPI_Comm* comm) {
+    return PMPI_Comm_free(comm);
+}
 
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     return entry("MPI_Comm_compare", comm1, [&] {
@@ -428,7 +437,9 @@ int PMPI_Comm_free_keyval(int* keyval) {
     });
 }
 
-int PMPI_Keyval_free(int* keyval) { return PMPI_Comm_free_keyval(keyval); }
+int PMPI_Keyval_free(int* keyval) {
+    return PMPI_Comm_free_keyval(keyval);
+}
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
     return entry("MPI_Comm_set_attr", comm, [&] {
@@ -479,7 +490,9 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
     });
 }
 
-int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return PMPI_Comm_delete_attr(comm, keyval); }
+int PMPI_Attr_delete(MPI_Comm comm, int keyval) {
+    return PMPI_Comm_delete_attr(comm, keyval);
+}
 
 // ---- groups ------------------------------------------------------------------------
 
@@ -720,8 +733,8 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
         const Info& target = check_info(info);
         if (key == nullptr) fail(MPI_ERR_ARG, "key is NULL");
         if (n < 0 || n >= static_cast<int>(target.entries.size()))
-            fail(MPI_ERR_ARG, "n " + std::to_string(n) + " outside 0.." + std::to_string(target.entries.size()) +
-                                  " - 1");
+            fail(MPI_ERR_ARG,
+                 "n " + std::to_string(n) + " outside 0.." + std::to_string(target.entries.size()) + " - 1");
         const std::string& name = target.entries[static_cast<std::size_t>(n)].first;
         name.copy(key, name.size());
         key[name.size()] = '\0';

@@ -111,9 +111,13 @@ const std::vector<BasicType>& basic_table() {
     return table;
 }
 
-std::size_t index_of(MPI_Datatype handle) { return static_cast<unsigned>(handle) & 0xFFFFFFu; }
+std::size_t index_of(MPI_Datatype handle) {
+    return static_cast<unsigned>(handle) & 0xFFFFFFu;
+}
 
-const BasicType& basic(MPI_Datatype handle) { return *basic_type(handle); }
+const BasicType& basic(MPI_Datatype handle) {
+    return *basic_type(handle);
+}
 
 /// Accumulates a type map from blocks of other types (every constructor).
 class Builder {
@@ -188,7 +192,7 @@ class Builder {
             const Piece& last_piece = b.pieces[b.piece_count - 1];
             low = std::min(low, segment.offset);
             high = std::max(high, segment.offset + static_cast<MPI_Aint>((segment.count - 1) * b.extent +
-                                                                            last_piece.offset + last_piece.bytes));
+                                                                         last_piece.offset + last_piece.bytes));
             if (segment.basic != type.segments.front().basic) uniform = false;
             type.uniform_count += segment.count;
         }
@@ -203,9 +207,8 @@ class Builder {
         if (type.uniform == MPI_DATATYPE_NULL) type.uniform_count = 0;
         type.aglu = type.uniform != MPI_DATATYPE_NULL ? basic(type.uniform).aglu : std::nullopt;
         type.contiguous =
-            type.segments.empty() ||
-            (type.segments.size() == 1 && basic(type.segments.front().basic).dense() &&
-             type.extent == static_cast<MPI_Aint>(type.size));
+            type.segments.empty() || (type.segments.size() == 1 && basic(type.segments.front().basic).dense() &&
+                                      type.extent == static_cast<MPI_Aint>(type.size));
     }
 };
 
@@ -247,8 +250,8 @@ Type hindexed(int count, const int* lengths, const MPI_Aint* displacements, cons
     Builder builder;
     for (int i = 0; i < count; ++i) {
         if (lengths[i] < 0)
-            fail(MPI_ERR_ARG, "array_of_blocklengths[" + std::to_string(i) + "] = " + std::to_string(lengths[i]) +
-                                  " is negative");
+            fail(MPI_ERR_ARG,
+                 "array_of_blocklengths[" + std::to_string(i) + "] = " + std::to_string(lengths[i]) + " is negative");
         builder.add(old, displacements[i], static_cast<std::size_t>(lengths[i]));
     }
     return builder.build(combiner, false);
@@ -338,13 +341,16 @@ HandleTable<Type>& datatypes() {
     static HandleTable<Type> table = [] {
         HandleTable<Type> made(kind::kDatatype);
         made.put(0, nullptr);
-        for (const BasicType& b : basic_table()) made.put(index_of(b.handle), std::make_shared<Type>(predefined_type(b)));
+        for (const BasicType& b : basic_table())
+            made.put(index_of(b.handle), std::make_shared<Type>(predefined_type(b)));
         return made;
     }();
     return table;
 }
 
-const Type* find_datatype(MPI_Datatype handle) noexcept { return datatypes().find(handle); }
+const Type* find_datatype(MPI_Datatype handle) noexcept {
+    return datatypes().find(handle);
+}
 
 const Type& check_datatype(MPI_Datatype handle, const char* what, bool allow_uncommitted) {
     if (handle == MPI_DATATYPE_NULL) fail(MPI_ERR_TYPE, std::string(what) + " is MPI_DATATYPE_NULL");
@@ -507,8 +513,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
     });
 }
 
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                             MPI_Datatype* newtype) {
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
     return entry("MPI_Type_create_hvector", MPI_COMM_WORLD, [&] {
         check_count_arg(count, "count");
         check_count_arg(blocklength, "blocklength");
@@ -550,8 +555,8 @@ int PMPI_Type_create_hindexed(int count, const int lengths[], const MPI_Aint dis
         std::vector<int> integers{count};
         integers.insert(integers.end(), lengths, lengths + count);
         *newtype = register_with_contents(hindexed(count, lengths, displacements, old, MPI_COMBINER_HINDEXED),
-                                          std::move(integers), std::vector<MPI_Aint>(displacements, displacements + count),
-                                          {oldtype});
+                                          std::move(integers),
+                                          std::vector<MPI_Aint>(displacements, displacements + count), {oldtype});
     });
 }
 
@@ -568,14 +573,14 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int displac
         for (int i = 0; i < count; ++i) bytes.push_back(displacements[i] * old.extent);
         std::vector<int> integers{count, blocklength};
         integers.insert(integers.end(), displacements, displacements + count);
-        *newtype = register_with_contents(
-            hindexed(count, lengths.data(), bytes.data(), old, MPI_COMBINER_INDEXED_BLOCK), std::move(integers), {},
-            {oldtype});
+        *newtype =
+            register_with_contents(hindexed(count, lengths.data(), bytes.data(), old, MPI_COMBINER_INDEXED_BLOCK),
+                                   std::move(integers), {}, {oldtype});
     });
 }
 
-int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
-                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype* newtype) {
     return entry("MPI_Type_create_hindexed_block", MPI_COMM_WORLD, [&] {
         check_count_arg(count, "count");
         check_count_arg(blocklength, "blocklength");
@@ -589,8 +594,8 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint d
     });
 }
 
-int PMPI_Type_create_struct(int count, const int lengths[], const MPI_Aint displacements[],
-                            const MPI_Datatype types[], MPI_Datatype* newtype) {
+int PMPI_Type_create_struct(int count, const int lengths[], const MPI_Aint displacements[], const MPI_Datatype types[],
+                            MPI_Datatype* newtype) {
     return entry("MPI_Type_create_struct", MPI_COMM_WORLD, [&] {
         check_count_arg(count, "count");
         check_array(lengths, count, "array_of_blocklengths");
@@ -602,8 +607,8 @@ int PMPI_Type_create_struct(int count, const int lengths[], const MPI_Aint displ
             const std::string which = "array_of_types[" + std::to_string(i) + "]";
             const Type& member = check_datatype(types[i], which.c_str(), true);
             if (lengths[i] < 0)
-                fail(MPI_ERR_ARG, "array_of_blocklengths[" + std::to_string(i) + "] = " +
-                                      std::to_string(lengths[i]) + " is negative");
+                fail(MPI_ERR_ARG, "array_of_blocklengths[" + std::to_string(i) + "] = " + std::to_string(lengths[i]) +
+                                      " is negative");
             builder.add(member, displacements[i], static_cast<std::size_t>(lengths[i]));
         }
         std::vector<int> integers{count};
@@ -731,8 +736,8 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
         auto pick = [&](const MPI_Datatype* list, std::size_t n) {
             for (std::size_t i = 0; i < n; ++i)
                 if (basic_type(list[i])->size == static_cast<std::size_t>(size)) return list[i];
-            fail(MPI_ERR_ARG, "no predefined type of class " + std::to_string(typeclass) + " has size " +
-                                  std::to_string(size));
+            fail(MPI_ERR_ARG,
+                 "no predefined type of class " + std::to_string(typeclass) + " has size " + std::to_string(size));
         };
         if (typeclass == MPI_TYPECLASS_REAL)
             *datatype = pick(reals, 3);
@@ -767,8 +772,7 @@ int PMPI_Type_hindexed(int count, int lengths[], MPI_Aint displacements[], MPI_D
                        MPI_Datatype* newtype) {
     return PMPI_Type_create_hindexed(count, lengths, displacements, oldtype, newtype);
 }
-int PMPI_Type_struct(int count, int lengths[], MPI_Aint displacements[], MPI_Datatype types[],
-                     MPI_Datatype* newtype) {
+int PMPI_Type_struct(int count, int lengths[], MPI_Aint displacements[], MPI_Datatype types[], MPI_Datatype* newtype) {
     return PMPI_Type_create_struct(count, lengths, displacements, types, newtype);
 }
 
@@ -779,10 +783,16 @@ int PMPI_Get_address(const void* location, MPI_Aint* address) {
     });
 }
 
-int PMPI_Address(void* location, MPI_Aint* address) { return PMPI_Get_address(location, address); }
+int PMPI_Address(void* location, MPI_Aint* address) {
+    return PMPI_Get_address(location, address);
+}
 
-MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
-MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+    return base + disp;
+}
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+    return addr1 - addr2;
+}
 
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
     return entry("MPI_Get_count", MPI_COMM_WORLD, [&] {
@@ -792,7 +802,8 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) 
         const auto bytes = static_cast<std::size_t>(status->isvp_bytes);
         if (type.size == 0)
             *count = 0;
-        else if (bytes % type.size != 0 || bytes / type.size > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        else if (bytes % type.size != 0 ||
+                 bytes / type.size > static_cast<std::size_t>(std::numeric_limits<int>::max()))
             *count = MPI_UNDEFINED;
         else
             *count = static_cast<int>(bytes / type.size);

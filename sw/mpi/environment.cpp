@@ -82,12 +82,13 @@ void initialize(int required) {
 
 State& state() {
     Lifecycle& life = lifecycle();
-    if (!life.state)
-        fail(MPI_ERR_OTHER, life.finalized ? "called after MPI_Finalize" : "called before MPI_Init");
+    if (!life.state) fail(MPI_ERR_OTHER, life.finalized ? "called after MPI_Finalize" : "called before MPI_Init");
     return *life.state;
 }
 
-bool active() { return lifecycle().state != nullptr; }
+bool active() {
+    return lifecycle().state != nullptr;
+}
 
 }  // namespace isvp::mpi
 
@@ -145,8 +146,8 @@ int PMPI_Abort(MPI_Comm comm, int errorcode) {
         if (const Comm* target = find_comm(comm); target != nullptr && !target->name.empty())
             where += " (communicator " + target->name + ")";
     }
-    end_rank(errorcode, "MPI_Abort: called with error code " + std::to_string(errorcode) + " " + where +
-                            ": ending the job");
+    end_rank(errorcode,
+             "MPI_Abort: called with error code " + std::to_string(errorcode) + " " + where + ": ending the job");
 }
 
 int PMPI_Query_thread(int* provided) {
@@ -193,7 +194,9 @@ int PMPI_Get_processor_name(char* name, int* resultlen) {
     });
 }
 
-int PMPI_Pcontrol(const int, ...) { return MPI_SUCCESS; }
+int PMPI_Pcontrol(const int, ...) {
+    return MPI_SUCCESS;
+}
 
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info, void* baseptr) {
     return entry("MPI_Alloc_mem", MPI_COMM_WORLD, [&] {
@@ -215,7 +218,9 @@ double PMPI_Wtime(void) {
     return static_cast<double>(state().transport->now_ps()) * 1e-12;
 }
 
-double PMPI_Wtick(void) { return 1e-12; }
+double PMPI_Wtick(void) {
+    return 1e-12;
+}
 
 }  // extern "C"
 

@@ -98,7 +98,9 @@ bool valid_errhandler(MPI_Errhandler handler) {
 
 }  // namespace
 
-void fail(int error_class, const std::string& message) { throw Error(error_class, message); }
+void fail(int error_class, const std::string& message) {
+    throw Error(error_class, message);
+}
 
 void unsupported(const char*) {
     fail(MPI_ERR_UNSUPPORTED_OPERATION, "not supported by the isvp MPI shim (docs/MPI.md lists what is)");
@@ -157,7 +159,7 @@ int raise_current_exception(const char* function, MPI_Comm comm) noexcept {
 Objects& objects() {
     static Objects tables = [] {
         Objects made;
-        made.groups.put(0, std::make_shared<Group>());  // MPI_GROUP_EMPTY
+        made.groups.put(0, std::make_shared<Group>());            // MPI_GROUP_EMPTY
         made.errhandlers.put(0, std::make_shared<Errhandler>());  // MPI_ERRORS_ARE_FATAL
         made.errhandlers.put(1, std::make_shared<Errhandler>());  // MPI_ERRORS_RETURN
         made.keyvals.put(0, nullptr);                             // MPI_KEYVAL_INVALID
@@ -232,7 +234,9 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
     });
 }
 
-int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) { return PMPI_Comm_get_errhandler(comm, errhandler); }
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) {
+    return PMPI_Comm_get_errhandler(comm, errhandler);
+}
 
 int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
     return entry("MPI_Errhandler_free", MPI_COMM_WORLD, [&] {

@@ -67,8 +67,7 @@
 
 /// Makes MPI_name a weak alias of PMPI_name (profiling interface). Use once
 /// per function, after PMPI_name's definition, at namespace scope.
-#define ISVP_MPI_ALIAS(name) \
-    extern "C" __attribute__((weak, alias("PMPI_" #name))) decltype(PMPI_##name) MPI_##name;
+#define ISVP_MPI_ALIAS(name) extern "C" __attribute__((weak, alias("PMPI_" #name))) decltype(PMPI_##name) MPI_##name;
 
 namespace isvp::mpi {
 
@@ -124,20 +123,26 @@ struct State {
 
 /// The state; throws Error(MPI_ERR_OTHER) before MPI_Init or after MPI_Finalize.
 State& state();
-inline guest::Driver& driver() { return *state().driver; }
-inline guest::Collectives& collectives() { return *state().collectives; }
-inline bool offload_enabled() { return state().offload; }
+inline guest::Driver& driver() {
+    return *state().driver;
+}
+inline guest::Collectives& collectives() {
+    return *state().collectives;
+}
+inline bool offload_enabled() {
+    return state().offload;
+}
 
 // ---- communicators --------------------------------------------------------
 
 /// An MPI communicator (intra-communicators only).
 struct Comm {
-    guest::Communicator guest;                     ///< members (global ranks), ID, own rank, guest sequence
-    MPI_Comm handle = MPI_COMM_NULL;               ///< its handle
+    guest::Communicator guest;        ///< members (global ranks), ID, own rank, guest sequence
+    MPI_Comm handle = MPI_COMM_NULL;  ///< its handle
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
-    std::string name;                              ///< MPI_Comm_set_name
-    std::uint32_t collective_sequence = 0;         ///< MPI-level software collectives issued (collective_tag)
-    std::map<int, void*> attributes;               ///< keyval -> attribute value
+    std::string name;                       ///< MPI_Comm_set_name
+    std::uint32_t collective_sequence = 0;  ///< MPI-level software collectives issued (collective_tag)
+    std::map<int, void*> attributes;        ///< keyval -> attribute value
     /// MPI_Cart_create: a Cartesian topology, its extent and periodicity per dimension.
     bool cartesian = false;
     std::vector<int> cart_dims;
@@ -168,13 +173,13 @@ struct Segment {
 /// A datatype: predefined or derived.
 struct Type {
     MPI_Datatype handle = MPI_DATATYPE_NULL;
-    std::size_t size = 0;       ///< bytes of data per element (packed)
-    MPI_Aint lb = 0;            ///< lower bound
-    MPI_Aint extent = 0;        ///< ub - lb: stride between consecutive elements
-    MPI_Aint true_lb = 0;       ///< lowest data byte
-    MPI_Aint true_extent = 0;   ///< highest data byte + 1 - true_lb
+    std::size_t size = 0;      ///< bytes of data per element (packed)
+    MPI_Aint lb = 0;           ///< lower bound
+    MPI_Aint extent = 0;       ///< ub - lb: stride between consecutive elements
+    MPI_Aint true_lb = 0;      ///< lowest data byte
+    MPI_Aint true_extent = 0;  ///< highest data byte + 1 - true_lb
     bool predefined = false;
-    bool committed = false;     ///< predefined types are always committed
+    bool committed = false;  ///< predefined types are always committed
     /// Data of `count` elements is exactly [buf + true_lb, buf + true_lb +
     /// count * size): no gaps and extent == size. Pack/unpack are a memcpy.
     bool contiguous = false;

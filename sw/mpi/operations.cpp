@@ -23,11 +23,11 @@ HandleTable<Op>& operations() {
         HandleTable<Op> made(kind::kOp);
         made.put(0, nullptr);
         const std::pair<MPI_Op, std::optional<Operation>> predefined[] = {
-            {MPI_MAX, Operation::Max},       {MPI_MIN, Operation::Min},       {MPI_SUM, Operation::Sum},
-            {MPI_PROD, Operation::Prod},     {MPI_LAND, Operation::Land},     {MPI_BAND, Operation::Band},
-            {MPI_LOR, Operation::Lor},       {MPI_BOR, Operation::Bor},       {MPI_LXOR, Operation::Lxor},
-            {MPI_BXOR, Operation::Bxor},     {MPI_MINLOC, Operation::Minloc}, {MPI_MAXLOC, Operation::Maxloc},
-            {MPI_REPLACE, std::nullopt},     {MPI_NO_OP, std::nullopt},
+            {MPI_MAX, Operation::Max},   {MPI_MIN, Operation::Min},       {MPI_SUM, Operation::Sum},
+            {MPI_PROD, Operation::Prod}, {MPI_LAND, Operation::Land},     {MPI_BAND, Operation::Band},
+            {MPI_LOR, Operation::Lor},   {MPI_BOR, Operation::Bor},       {MPI_LXOR, Operation::Lxor},
+            {MPI_BXOR, Operation::Bxor}, {MPI_MINLOC, Operation::Minloc}, {MPI_MAXLOC, Operation::Maxloc},
+            {MPI_REPLACE, std::nullopt}, {MPI_NO_OP, std::nullopt},
         };
         for (const auto& [handle, operation] : predefined) {
             auto op = std::make_shared<Op>();

@@ -33,9 +33,15 @@ constexpr std::uint32_t kTagUpperBound = (1u << kTagBits) - 1;  // MPI_TAG_UB
 constexpr std::uint32_t kInternalBit = 1u << 30;
 constexpr std::uint32_t kClassMask = 0xC0000000u;  // bit 31: guest collectives; bit 30: internal
 
-std::uint32_t wire_tag(const Comm& comm, int tag) { return comm.guest.id << kTagBits | static_cast<std::uint32_t>(tag); }
-unsigned wire_comm_id(std::uint32_t tag) { return tag >> kTagBits & 0xFFu; }
-int wire_user_tag(std::uint32_t tag) { return static_cast<int>(tag & kTagUpperBound); }
+std::uint32_t wire_tag(const Comm& comm, int tag) {
+    return comm.guest.id << kTagBits | static_cast<std::uint32_t>(tag);
+}
+unsigned wire_comm_id(std::uint32_t tag) {
+    return tag >> kTagBits & 0xFFu;
+}
+int wire_user_tag(std::uint32_t tag) {
+    return static_cast<int>(tag & kTagUpperBound);
+}
 
 /// A message taken from the driver that no posted receive has matched.
 struct Incoming {
@@ -66,11 +72,11 @@ struct Request {
 
 struct Engine {
     HandleTable<Request> requests{kind::kRequest, true};
-    std::list<std::shared_ptr<Request>> posted;  ///< active receives, posting order
-    std::deque<Incoming> unexpected;             ///< arrival order
+    std::list<std::shared_ptr<Request>> posted;      ///< active receives, posting order
+    std::deque<Incoming> unexpected;                 ///< arrival order
     HandleTable<Incoming> messages{kind::kMessage};  ///< matched by MPI_Mprobe, not yet received
-    std::deque<Incoming> self_internal;          ///< internal messages a rank sent itself
-    void* attached = nullptr;                    ///< MPI_Buffer_attach (unused: sends are eager)
+    std::deque<Incoming> self_internal;              ///< internal messages a rank sent itself
+    void* attached = nullptr;                        ///< MPI_Buffer_attach (unused: sends are eager)
     int attached_bytes = 0;
     Engine() { requests.put(0, nullptr); }
 };
@@ -105,7 +111,9 @@ bool matches(const Request& request, int source, std::uint32_t tag) {
     return comm.global_rank(request.peer) == source;
 }
 
-std::string describe_type(const Type& type) { return type.name.empty() ? "a derived datatype" : type.name; }
+std::string describe_type(const Type& type) {
+    return type.name.empty() ? "a derived datatype" : type.name;
+}
 
 void complete_receive(Request& request, int source, std::uint32_t tag, const std::vector<std::uint8_t>& data) {
     const Type& type = *request.type;
@@ -274,7 +282,9 @@ void run_blocking(const std::shared_ptr<Request>& request, MPI_Status* status) {
     if (request->error != MPI_SUCCESS) fail(request->error, request->error_message);
 }
 
-Request* find_request(MPI_Request handle) { return engine().requests.find(handle); }
+Request* find_request(MPI_Request handle) {
+    return engine().requests.find(handle);
+}
 
 /// The communicator whose error handler a call on `handle` reports through.
 MPI_Comm comm_of(const MPI_Request* handle) {
@@ -291,7 +301,9 @@ Request* check_request(MPI_Request handle, const char* what) {
     return request;
 }
 
-bool pending(const Request* request) { return request != nullptr && request->active; }
+bool pending(const Request* request) {
+    return request != nullptr && request->active;
+}
 
 /// Returns a completed request's status and releases it (persistent
 /// requests become inactive); the request's error class.
@@ -326,8 +338,7 @@ int complete_all(int count, MPI_Request requests[], MPI_Status statuses[]) {
         const int error = retire(requests[i], ignore ? MPI_STATUS_IGNORE : &statuses[i], true, &message);
         if (error != MPI_SUCCESS && errors++ == 0) first = "request " + std::to_string(i) + ": " + message;
     }
-    if (errors > 0)
-        fail(MPI_ERR_IN_STATUS, std::to_string(errors) + " request(s) failed; " + first);
+    if (errors > 0) fail(MPI_ERR_IN_STATUS, std::to_string(errors) + " request(s) failed; " + first);
     return MPI_SUCCESS;
 }
 
@@ -416,8 +427,8 @@ void check_count(int count, const char* what) {
 
 void check_root(const Comm& comm, int root) {
     if (root < 0 || root >= comm.size())
-        fail(MPI_ERR_ROOT, "invalid root " + std::to_string(root) + " (communicator size " +
-                               std::to_string(comm.size()) + ")");
+        fail(MPI_ERR_ROOT,
+             "invalid root " + std::to_string(root) + " (communicator size " + std::to_string(comm.size()) + ")");
 }
 
 void check_rank(const Comm& comm, int rank, const char* what, bool allow_proc_null, bool allow_any_source) {
@@ -437,8 +448,8 @@ void check_tag(int tag, const char* what, bool allow_any) {
 
 void check_buffer(const void* buffer, int count, const Type& type, const char* what) {
     if (buffer != nullptr || count == 0 || type.size == 0 || type.true_lb != 0) return;
-    fail(MPI_ERR_BUFFER, std::string(what) + " is NULL with count " + std::to_string(count) + " of " +
-                             describe_type(type));
+    fail(MPI_ERR_BUFFER,
+         std::string(what) + " is NULL with count " + std::to_string(count) + " of " + describe_type(type));
 }
 
 // ---- internal messages ---------------------------------------------------------
@@ -532,8 +543,8 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     });
 }
 
-int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
-                          int recvtag, MPI_Comm comm, MPI_Status* status) {
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status* status) {
     return entry("MPI_Sendrecv_replace", comm, [&] {
         const Arguments send_args = check_p2p(buf, count, datatype, dest, sendtag, comm, false);
         const Arguments recv_args = check_p2p(buf, count, datatype, source, recvtag, comm, true);
@@ -541,8 +552,8 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
         const Type& type = *send_args.type;
         std::vector<std::uint8_t> packed(static_cast<std::size_t>(count) * type.size);
         pack(buf, static_cast<std::size_t>(count), type, packed.data());
-        auto send = make_request(Request::Kind::Send, send_args, nullptr, static_cast<int>(packed.size()), dest,
-                                 sendtag);
+        auto send =
+            make_request(Request::Kind::Send, send_args, nullptr, static_cast<int>(packed.size()), dest, sendtag);
         send->type = datatypes().shared(MPI_BYTE);
         send->send_buffer = packed.data();
         run_blocking(send, MPI_STATUS_IGNORE);
@@ -568,8 +579,7 @@ int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
                 MPI_Request* request) {
     return new_request("MPI_Irsend", Request::Kind::Send, false, buf, count, datatype, dest, tag, comm, request);
 }
-int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-               MPI_Request* request) {
+int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
     return new_request("MPI_Irecv", Request::Kind::Receive, false, buf, count, datatype, source, tag, comm, request);
 }
 int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -590,8 +600,7 @@ int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
 }
 int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request* request) {
-    return new_request("MPI_Recv_init", Request::Kind::Receive, true, buf, count, datatype, source, tag, comm,
-                       request);
+    return new_request("MPI_Recv_init", Request::Kind::Receive, true, buf, count, datatype, source, tag, comm, request);
 }
 
 int PMPI_Start(MPI_Request* request) {
@@ -723,8 +732,7 @@ static void some(int incount, MPI_Request requests[], int* outcount, int indices
         const Request* request = find_request(requests[i]);
         if (!pending(request) || !request->complete) continue;
         std::string text;
-        if (retire(requests[i], ignore ? MPI_STATUS_IGNORE : &statuses[n], true, &text) != MPI_SUCCESS &&
-            errors++ == 0)
+        if (retire(requests[i], ignore ? MPI_STATUS_IGNORE : &statuses[n], true, &text) != MPI_SUCCESS && errors++ == 0)
             message = "request " + std::to_string(i) + ": " + text;
         indices[n++] = i;
     }
@@ -733,13 +741,11 @@ static void some(int incount, MPI_Request requests[], int* outcount, int indices
 }
 
 int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
-    return entry("MPI_Waitsome", MPI_COMM_WORLD,
-                 [&] { some(incount, requests, outcount, indices, statuses, true); });
+    return entry("MPI_Waitsome", MPI_COMM_WORLD, [&] { some(incount, requests, outcount, indices, statuses, true); });
 }
 
 int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
-    return entry("MPI_Testsome", MPI_COMM_WORLD,
-                 [&] { some(incount, requests, outcount, indices, statuses, false); });
+    return entry("MPI_Testsome", MPI_COMM_WORLD, [&] { some(incount, requests, outcount, indices, statuses, false); });
 }
 
 int PMPI_Request_free(MPI_Request* request) {

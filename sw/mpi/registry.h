@@ -75,10 +75,10 @@ class HandleTable {
         return &slots_[index];
     }
 
-    unsigned kind_;                             ///< top byte of every handle
-    bool recycle_;                              ///< reuse freed indices
-    std::vector<std::shared_ptr<T>> slots_;     ///< by index
-    std::vector<std::size_t> free_;             ///< freed indices (recycle_ only)
+    unsigned kind_;                          ///< top byte of every handle
+    bool recycle_;                           ///< reuse freed indices
+    std::vector<std::shared_ptr<T>> slots_;  ///< by index
+    std::vector<std::size_t> free_;          ///< freed indices (recycle_ only)
 };
 
 /// The top bytes of created handles (mpi.h's predefined values share them).

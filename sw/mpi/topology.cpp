@@ -18,7 +18,8 @@ void fill_dims(int nodes, std::vector<int>& dims) {
     long long fixed = 1;
     std::vector<std::size_t> free;
     for (std::size_t d = 0; d < dims.size(); ++d) {
-        if (dims[d] < 0) fail(MPI_ERR_DIMS, "dims[" + std::to_string(d) + "] = " + std::to_string(dims[d]) + " is negative");
+        if (dims[d] < 0)
+            fail(MPI_ERR_DIMS, "dims[" + std::to_string(d) + "] = " + std::to_string(dims[d]) + " is negative");
         if (dims[d] == 0)
             free.push_back(d);
         else
@@ -30,8 +31,8 @@ void fill_dims(int nodes, std::vector<int>& dims) {
     int rest = static_cast<int>(nodes / fixed);
     if (free.empty()) {
         if (rest != 1)
-            fail(MPI_ERR_DIMS, "the fixed dims multiply to " + std::to_string(fixed) + ", not nnodes " +
-                                   std::to_string(nodes));
+            fail(MPI_ERR_DIMS,
+                 "the fixed dims multiply to " + std::to_string(fixed) + ", not nnodes " + std::to_string(nodes));
         return;
     }
     std::vector<int> factors;
@@ -212,7 +213,8 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
     return entry("MPI_Cart_sub", comm, [&] {
         Comm& cart = check_cart(comm);
         const std::size_t n = cart.cart_dims.size();
-        if ((n > 0 && remain_dims == nullptr) || newcomm == nullptr) fail(MPI_ERR_ARG, "remain_dims or newcomm is NULL");
+        if ((n > 0 && remain_dims == nullptr) || newcomm == nullptr)
+            fail(MPI_ERR_ARG, "remain_dims or newcomm is NULL");
         // Colour: the coordinates in the dropped dimensions; key: the rank.
         const std::vector<int> where = coordinates(cart, cart.rank());
         int colour = 0;

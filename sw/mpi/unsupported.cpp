@@ -14,23 +14,25 @@ using isvp::mpi::unsupported;
 
 extern "C" {
 
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
     return entry("MPI_Comm_idup", comm, [] { unsupported("MPI_Comm_idup"); });
 }
 
-int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
     return entry("MPI_Comm_create_group", comm, [] { unsupported("MPI_Comm_create_group"); });
 }
 
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm) {
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                          MPI_Comm* newintercomm) {
     return entry("MPI_Intercomm_create", local_comm, [] { unsupported("MPI_Intercomm_create"); });
 }
 
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
     return entry("MPI_Intercomm_merge", intercomm, [] { unsupported("MPI_Intercomm_merge"); });
 }
 
-int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph) {
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+                      MPI_Comm* comm_graph) {
     return entry("MPI_Graph_create", comm_old, [] { unsupported("MPI_Graph_create"); });
 }
 
@@ -38,7 +40,7 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int e
     return entry("MPI_Graph_get", comm, [] { unsupported("MPI_Graph_get"); });
 }
 
-int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) {
+int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
     return entry("MPI_Graphdims_get", comm, [] { unsupported("MPI_Graphdims_get"); });
 }
 
@@ -46,59 +48,63 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
     return entry("MPI_Graph_neighbors", comm, [] { unsupported("MPI_Graph_neighbors"); });
 }
 
-int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) {
+int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
     return entry("MPI_Graph_neighbors_count", comm, [] { unsupported("MPI_Graph_neighbors_count"); });
 }
 
-int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) {
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[],
+                           const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
     return entry("MPI_Dist_graph_create", comm_old, [] { unsupported("MPI_Dist_graph_create"); });
 }
 
-int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) {
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+                                    int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+                                    int reorder, MPI_Comm* comm_dist_graph) {
     return entry("MPI_Dist_graph_create_adjacent", comm_old, [] { unsupported("MPI_Dist_graph_create_adjacent"); });
 }
 
-int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted) {
+int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
     return entry("MPI_Dist_graph_neighbors_count", comm, [] { unsupported("MPI_Dist_graph_neighbors_count"); });
 }
 
-int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) {
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
+                              int destinations[], int destweights[]) {
     return entry("MPI_Dist_graph_neighbors", comm, [] { unsupported("MPI_Dist_graph_neighbors"); });
 }
 
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
     return entry("MPI_Win_create", comm, [] { unsupported("MPI_Win_create"); });
 }
 
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) {
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
     return entry("MPI_Win_allocate", comm, [] { unsupported("MPI_Win_allocate"); });
 }
 
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) {
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
     return entry("MPI_Win_allocate_shared", comm, [] { unsupported("MPI_Win_allocate_shared"); });
 }
 
-int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
     return entry("MPI_Win_create_dynamic", comm, [] { unsupported("MPI_Win_create_dynamic"); });
 }
 
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) {
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
     return entry("MPI_Win_shared_query", MPI_COMM_WORLD, [] { unsupported("MPI_Win_shared_query"); });
 }
 
-int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
+int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
     return entry("MPI_Win_attach", MPI_COMM_WORLD, [] { unsupported("MPI_Win_attach"); });
 }
 
-int PMPI_Win_detach(MPI_Win win, const void *base) {
+int PMPI_Win_detach(MPI_Win win, const void* base) {
     return entry("MPI_Win_detach", MPI_COMM_WORLD, [] { unsupported("MPI_Win_detach"); });
 }
 
-int PMPI_Win_free(MPI_Win * win) {
+int PMPI_Win_free(MPI_Win* win) {
     return entry("MPI_Win_free", MPI_COMM_WORLD, [] { unsupported("MPI_Win_free"); });
 }
 
-int PMPI_Win_get_group(MPI_Win win, MPI_Group *group) {
+int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
     return entry("MPI_Win_get_group", MPI_COMM_WORLD, [] { unsupported("MPI_Win_get_group"); });
 }
 
@@ -122,7 +128,7 @@ int PMPI_Win_wait(MPI_Win win) {
     return entry("MPI_Win_wait", MPI_COMM_WORLD, [] { unsupported("MPI_Win_wait"); });
 }
 
-int PMPI_Win_test(MPI_Win win, int *flag) {
+int PMPI_Win_test(MPI_Win win, int* flag) {
     return entry("MPI_Win_test", MPI_COMM_WORLD, [] { unsupported("MPI_Win_test"); });
 }
 
@@ -166,111 +172,125 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
     return entry("MPI_Win_set_errhandler", MPI_COMM_WORLD, [] { unsupported("MPI_Win_set_errhandler"); });
 }
 
-int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag) {
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
     return entry("MPI_Win_get_attr", MPI_COMM_WORLD, [] { unsupported("MPI_Win_get_attr"); });
 }
 
-int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
     return entry("MPI_Put", MPI_COMM_WORLD, [] { unsupported("MPI_Put"); });
 }
 
-int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+             int target_count, MPI_Datatype target_datatype, MPI_Win win) {
     return entry("MPI_Get", MPI_COMM_WORLD, [] { unsupported("MPI_Get"); });
 }
 
-int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
     return entry("MPI_Accumulate", MPI_COMM_WORLD, [] { unsupported("MPI_Accumulate"); });
 }
 
-int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
+                        int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
     return entry("MPI_Get_accumulate", MPI_COMM_WORLD, [] { unsupported("MPI_Get_accumulate"); });
 }
 
-int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
     return entry("MPI_Fetch_and_op", MPI_COMM_WORLD, [] { unsupported("MPI_Fetch_and_op"); });
 }
 
-int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
+int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype,
+                          int target_rank, MPI_Aint target_disp, MPI_Win win) {
     return entry("MPI_Compare_and_swap", MPI_COMM_WORLD, [] { unsupported("MPI_Compare_and_swap"); });
 }
 
-int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) {
+int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
     return entry("MPI_Rput", MPI_COMM_WORLD, [] { unsupported("MPI_Rput"); });
 }
 
-int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) {
+int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+              int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
     return entry("MPI_Rget", MPI_COMM_WORLD, [] { unsupported("MPI_Rget"); });
 }
 
-int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) {
+int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm,
+                    MPI_Comm* intercomm, int array_of_errcodes[]) {
     return entry("MPI_Comm_spawn", comm, [] { unsupported("MPI_Comm_spawn"); });
 }
 
-int PMPI_Open_port(MPI_Info info, char *port_name) {
+int PMPI_Open_port(MPI_Info info, char* port_name) {
     return entry("MPI_Open_port", MPI_COMM_WORLD, [] { unsupported("MPI_Open_port"); });
 }
 
-int PMPI_Close_port(const char *port_name) {
+int PMPI_Close_port(const char* port_name) {
     return entry("MPI_Close_port", MPI_COMM_WORLD, [] { unsupported("MPI_Close_port"); });
 }
 
-int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) {
+int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
     return entry("MPI_Comm_accept", comm, [] { unsupported("MPI_Comm_accept"); });
 }
 
-int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) {
+int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
     return entry("MPI_Comm_connect", comm, [] { unsupported("MPI_Comm_connect"); });
 }
 
-int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) {
+int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) {
     return entry("MPI_File_open", comm, [] { unsupported("MPI_File_open"); });
 }
 
-int PMPI_File_close(MPI_File * fh) {
+int PMPI_File_close(MPI_File* fh) {
     return entry("MPI_File_close", MPI_COMM_WORLD, [] { unsupported("MPI_File_close"); });
 }
 
-int PMPI_File_delete(const char *filename, MPI_Info info) {
+int PMPI_File_delete(const char* filename, MPI_Info info) {
     return entry("MPI_File_delete", MPI_COMM_WORLD, [] { unsupported("MPI_File_delete"); });
 }
 
-int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) {
+int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep,
+                       MPI_Info info) {
     return entry("MPI_File_set_view", MPI_COMM_WORLD, [] { unsupported("MPI_File_set_view"); });
 }
 
-int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
     return entry("MPI_File_read", MPI_COMM_WORLD, [] { unsupported("MPI_File_read"); });
 }
 
-int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
     return entry("MPI_File_write", MPI_COMM_WORLD, [] { unsupported("MPI_File_write"); });
 }
 
-int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
     return entry("MPI_File_read_at", MPI_COMM_WORLD, [] { unsupported("MPI_File_read_at"); });
 }
 
-int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                       MPI_Status* status) {
     return entry("MPI_File_write_at", MPI_COMM_WORLD, [] { unsupported("MPI_File_write_at"); });
 }
 
-int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
     return entry("MPI_File_read_all", MPI_COMM_WORLD, [] { unsupported("MPI_File_read_all"); });
 }
 
-int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
     return entry("MPI_File_write_all", MPI_COMM_WORLD, [] { unsupported("MPI_File_write_all"); });
 }
 
-int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                          MPI_Status* status) {
     return entry("MPI_File_read_at_all", MPI_COMM_WORLD, [] { unsupported("MPI_File_read_at_all"); });
 }
 
-int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                           MPI_Status* status) {
     return entry("MPI_File_write_at_all", MPI_COMM_WORLD, [] { unsupported("MPI_File_write_at_all"); });
 }
 
-int PMPI_File_get_size(MPI_File fh, MPI_Offset *size) {
+int PMPI_File_get_size(MPI_File fh, MPI_Offset* size) {
     return entry("MPI_File_get_size", MPI_COMM_WORLD, [] { unsupported("MPI_File_get_size"); });
 }
 
@@ -290,7 +310,7 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
     return entry("MPI_File_set_errhandler", MPI_COMM_WORLD, [] { unsupported("MPI_File_set_errhandler"); });
 }
 
-int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler) {
+int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
     return entry("MPI_File_get_errhandler", MPI_COMM_WORLD, [] { unsupported("MPI_File_get_errhandler"); });
 }
 

@@ -352,7 +352,8 @@ void many_to_many() {
             CHECK_INT(statuses[static_cast<std::size_t>(j)].MPI_SOURCE, from);
             const auto& buffer = incoming[static_cast<std::size_t>(index)];
             bool same = buffer[static_cast<std::size_t>(count)] == -1;
-            for (int i = 0; i < count; ++i) same = same && buffer[static_cast<std::size_t>(i)] == value(from, rank, k, i);
+            for (int i = 0; i < count; ++i)
+                same = same && buffer[static_cast<std::size_t>(i)] == value(from, rank, k, i);
             CHECK(same);
             ++done;
         }
