@@ -2,7 +2,8 @@
  * type or struct and its name; derived constructors give the bounds the
  * standard defines; derived types travel through point-to-point messages
  * (a strided column, a struct with padding, an indexed pattern, a
- * subarray); MPI_Pack/MPI_Unpack; MPI_Get_count and MPI_Get_elements.
+ * subarray, absolute addresses from MPI_BOTTOM); MPI_Pack/MPI_Unpack;
+ * MPI_Get_count and MPI_Get_elements.
  * Run: isvp run -n 2 -- mpi_datatypes */
 #include <complex.h>
 #include <stdbool.h>
@@ -271,6 +272,28 @@ static void check_partial(int rank) {
     MPI_Type_free(&triple);
 }
 
+/* Absolute addresses: a struct type of MPI_Get_address results, used from MPI_BOTTOM. */
+static void check_bottom(int rank) {
+    int count = 0;
+    double weight = 0.0;
+    MPI_Aint where[2];
+    MPI_Get_address(&count, &where[0]);
+    MPI_Get_address(&weight, &where[1]);
+    int lengths[2] = {1, 1};
+    MPI_Datatype members[2] = {MPI_INT, MPI_DOUBLE}, absolute;
+    MPI_Type_create_struct(2, lengths, where, members, &absolute);
+    MPI_Type_commit(&absolute);
+    if (rank == 0) {
+        count = 42;
+        weight = 0.125;
+        MPI_Send(MPI_BOTTOM, 1, absolute, 1, 4, MPI_COMM_WORLD);
+    } else {
+        MPI_Recv(MPI_BOTTOM, 1, absolute, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(count == 42 && weight == 0.125);
+    }
+    MPI_Type_free(&absolute);
+}
+
 static void check_pack(void) {
     char buffer[64];
     int position = 0, size = 0;
@@ -303,6 +326,7 @@ int main(int argc, char** argv) {
     check_struct_exchange(rank);
     check_subarray(rank);
     check_partial(rank);
+    check_bottom(rank);
     check_pack();
     MPI_Finalize();
     return mpi_check_done("mpi_datatypes", rank);
