@@ -1,7 +1,7 @@
 /* Datatypes, in C: every predefined type has the size and extent of its C
  * type or struct and its name; derived constructors give the bounds the
  * standard defines; derived types travel through point-to-point messages
- * (a strided column, a struct with padding, an indexed pattern, a
+ * (a strided column, a struct with padding, a
  * subarray, absolute addresses from MPI_BOTTOM); MPI_Pack/MPI_Unpack;
  * MPI_Get_count and MPI_Get_elements.
  * Run: isvp run -n 2 -- mpi_datatypes */
