@@ -22,6 +22,7 @@
 #include <list>
 #include <sstream>
 
+#include "isvp/packet_format.h"
 #include "registry.h"
 
 namespace isvp::mpi {
@@ -240,8 +241,14 @@ Arguments check_p2p(const void* buffer, int count, MPI_Datatype datatype, int pe
     check_count(count, "count");
     const Type& type = check_datatype(datatype, type_name);
     check_rank(c, peer, receive ? "source" : "destination", true, receive);
-    check_tag(tag, receive ? "tag" : "tag", receive);
+    check_tag(tag, "tag", receive);
     check_buffer(buffer, count, type, buffer_name);
+    // One message is one processor packet: 16 envelope bytes + data within the 29-bit size.
+    constexpr std::size_t kLargest = isvp::kMaxMessageBytes - 16;
+    if (!receive && static_cast<std::size_t>(count) * type.size > kLargest)
+        fail(MPI_ERR_COUNT, "message of " + std::to_string(static_cast<std::size_t>(count) * type.size) +
+                                " bytes exceeds the platform's largest message, " + std::to_string(kLargest) +
+                                " bytes");
     return {communicators().shared(comm), datatypes().shared(datatype)};
 }
 

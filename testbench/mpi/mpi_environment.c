@@ -104,6 +104,8 @@ static void check_invalid_arguments(int rank) {
     CHECK_INT(mpi_error_class(MPI_Send(&value, 1, MPI_INT, 1 - rank, *tag_ub + 1, MPI_COMM_WORLD)), MPI_ERR_TAG);
     CHECK_INT(mpi_error_class(MPI_Send(&value, -1, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD)), MPI_ERR_COUNT);
     CHECK_INT(mpi_error_class(MPI_Send(NULL, 3, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD)), MPI_ERR_BUFFER);
+    /* Larger than one message of the platform (2^29 - 1 bytes with its envelope). */
+    CHECK_INT(mpi_error_class(MPI_Send(out, 1 << 27, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD)), MPI_ERR_COUNT);
     CHECK_INT(mpi_error_class(MPI_Recv(NULL, 3, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE)),
               MPI_ERR_BUFFER);
     CHECK_INT(mpi_error_class(MPI_Reduce_local(out, out + 2, 2, MPI_INT, MPI_OP_NULL)), MPI_ERR_OP);
