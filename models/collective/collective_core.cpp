@@ -20,6 +20,9 @@ std::uint32_t get32(const std::uint8_t* in) {
 }
 }  // namespace
 
+void store_le32(std::uint8_t* out, std::uint32_t value) { put32(out, value); }
+std::uint32_t load_le32(const std::uint8_t* in) { return get32(in); }
+
 // ------------------------------------------------------------------ envelope
 
 void CollectiveEnvelope::write(std::uint8_t* out) const {
@@ -184,64 +187,194 @@ void scatter_spans(const std::uint8_t* stream, const std::vector<BlockSpan>& spa
     }
 }
 
-// ------------------------------------------------------------------ message store
+// ------------------------------------------------------------------ layouts and streams
 
-MessageStore::AddResult MessageStore::add(const NetworkPacketView& p) {
-    auto& queue = queues_[key(p.network.context_id, p.processor.rank)];
-    bool fresh = false;
-    if (queue.empty() || queue.back().complete()) {
-        fresh = true;
-        Message m;
-        if (!spare_.empty()) {
-            m.data = std::move(spare_.back());
-            spare_.pop_back();
-        }
-        m.step = p.network.step;
-        m.opcode = p.network.opcode;
-        m.operation = p.network.operation;
-        m.datatype = p.network.datatype;
-        m.algorithm = p.network.algorithm;
-        m.bytes = p.processor.message_bytes;
-        if (m.data.size() < m.bytes) m.data.resize(m.bytes);
-        queue.push_back(std::move(m));
-    }
-    Message& m = queue.back();
-    const bool same = m.step == p.network.step && m.opcode == p.network.opcode && m.bytes == p.processor.message_bytes &&
-                      m.operation == p.network.operation && m.datatype == p.network.datatype &&
-                      m.algorithm == p.network.algorithm;
-    if (!same || static_cast<std::uint64_t>(p.offset) + p.payload_bytes > m.bytes ||
-        m.received + p.payload_bytes > m.bytes) {
-        if (fresh) {  // a message this packet opened: undo
-            spare_.push_back(std::move(m.data));
-            queue.pop_back();
-        }
-        return AddResult::Inconsistent;
-    }
-    if (p.payload_bytes) std::memcpy(m.data.data() + p.offset, p.payload, p.payload_bytes);
-    m.received += p.payload_bytes;
-    stored_bytes_ += p.payload_bytes;
-    return m.complete() ? AddResult::Completed : AddResult::Ok;
+BlockLayout BlockLayout::uniform(std::uint32_t blocks, std::uint64_t block_bytes) {
+    BlockLayout l;
+    l.blocks_ = blocks;
+    l.uniform_ = block_bytes;
+    return l;
 }
 
-MessageStore::Message* MessageStore::front_complete(std::uint8_t context, std::uint16_t sender) {
+BlockLayout BlockLayout::variable(const std::vector<std::uint64_t>& block_bytes) {
+    BlockLayout l;
+    l.blocks_ = static_cast<std::uint32_t>(block_bytes.size());
+    l.offsets_.resize(block_bytes.size() + 1);
+    for (std::size_t b = 0; b < block_bytes.size(); ++b) l.offsets_[b + 1] = l.offsets_[b] + block_bytes[b];
+    return l;
+}
+
+StreamMap::StreamMap(const std::vector<BlockSpan>& spans, const BlockLayout& layout) {
+    for (const BlockSpan& s : spans) {
+        const std::uint64_t buffer = layout.offset(s.first), length = layout.bytes(s);
+        if (length == 0) continue;
+        if (!pieces_.empty() && pieces_.back().buffer + pieces_.back().length == buffer)
+            pieces_.back().length += length;
+        else
+            pieces_.push_back(Piece{bytes_, buffer, length});
+        bytes_ += length;
+    }
+    by_buffer_.resize(pieces_.size());
+    for (std::uint32_t i = 0; i < by_buffer_.size(); ++i) by_buffer_[i] = i;
+    std::sort(by_buffer_.begin(), by_buffer_.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return pieces_[a].buffer < pieces_[b].buffer; });
+}
+
+StreamMap::StreamMap(std::uint64_t buffer, std::uint64_t length) : bytes_(length) {
+    if (length) {
+        pieces_.push_back(Piece{0, buffer, length});
+        by_buffer_.push_back(0);
+    }
+}
+
+std::uint64_t StreamMap::pending_end(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const {
+    if (from >= bytes_ || lo >= hi) return 0;
+    // First piece (by buffer offset) that ends after lo.
+    auto it = std::partition_point(by_buffer_.begin(), by_buffer_.end(), [&](std::uint32_t i) {
+        return pieces_[i].buffer + pieces_[i].length <= lo;
+    });
+    std::uint64_t last = 0;
+    for (; it != by_buffer_.end() && pieces_[*it].buffer < hi; ++it) {
+        const Piece& p = pieces_[*it];
+        const std::uint64_t end = p.stream + (std::min(hi, p.buffer + p.length) - p.buffer);  // overlap's stream end
+        if (end > from) last = std::max(last, end);                                          // ... past `from`
+    }
+    return last;
+}
+
+void StreamMap::gather(const std::uint8_t* buffer, std::uint64_t from, std::uint64_t to, std::uint8_t* out) const {
+    for_each(from, to, [&](std::uint64_t at, std::uint64_t n, std::uint64_t s) {
+        std::memcpy(out + (s - from), buffer + at, n);
+    });
+}
+
+void StreamMap::scatter(const std::uint8_t* in, std::uint64_t from, std::uint64_t to, std::uint8_t* buffer) const {
+    for_each(from, to, [&](std::uint64_t at, std::uint64_t n, std::uint64_t s) {
+        std::memcpy(buffer + at, in + (s - from), n);
+    });
+}
+
+// ------------------------------------------------------------------ argument agreement
+
+void CollectiveArguments::write(std::uint8_t* out) const {
+    put32(out, count);
+    put16(out + 4, size);
+    put16(out + 6, root);
+    put32(out + 8, sequence);
+    put32(out + 12, errors);
+}
+
+CollectiveArguments CollectiveArguments::read(const std::uint8_t* in, Opcode opcode, std::uint8_t operation,
+                                              std::uint8_t datatype, std::uint8_t algorithm) {
+    CollectiveArguments a;
+    a.opcode = opcode;
+    a.operation = operation;
+    a.datatype = datatype;
+    a.algorithm = algorithm;
+    a.count = get32(in);
+    a.size = get16(in + 4);
+    a.root = get16(in + 6);
+    a.sequence = get32(in + 8);
+    a.errors = get32(in + 12);
+    return a;
+}
+
+std::uint32_t mismatch_fields(const CollectiveArguments& a, const CollectiveArguments& b) {
+    std::uint32_t m = 0;
+    if (a.count != b.count) m |= mismatch::kCount;
+    if (a.root != b.root) m |= mismatch::kRoot;
+    if (a.operation != b.operation) m |= mismatch::kOperation;
+    if (a.datatype != b.datatype) m |= mismatch::kDatatype;
+    if (a.opcode != b.opcode) m |= mismatch::kCollective;
+    if (a.algorithm != b.algorithm) m |= mismatch::kAlgorithm;
+    if (a.size != b.size) m |= mismatch::kSize;
+    if (a.sequence != b.sequence) m |= mismatch::kSequence;
+    return m;
+}
+
+std::string describe_mismatch(std::uint32_t mask) {
+    static const char* const kNames[] = {"count",      "root",      "operation",
+                                         "datatype",   "collective", "algorithm",
+                                         "communicator size", "sequence (a member skipped a collective)",
+                                         "operation/datatype unsupported at a member",
+                                         "contribution size at a member",
+                                         "arguments outside a member's CT row or buffer",
+                                         "a step packet that disagrees with the schedule"};
+    std::string out;
+    for (unsigned bit = 0; bit < sizeof kNames / sizeof kNames[0]; ++bit)
+        if (mask >> bit & 1u) out += (out.empty() ? "" : ", ") + std::string(kNames[bit]);
+    return out.empty() ? "unknown" : out;
+}
+
+std::uint32_t counts_digest(const std::vector<std::uint32_t>& counts) {
+    std::uint32_t h = 2166136261u;
+    for (const std::uint32_t c : counts)
+        for (int i = 0; i < 4; ++i) h = (h ^ (c >> (8 * i) & 0xFFu)) * 16777619u;
+    return h == kVariableCounts ? 0 : h;
+}
+
+// ------------------------------------------------------------------ step packets
+
+void set_step_sequence(ProcessorHeader& h, std::uint32_t sequence) {
+    const std::uint32_t s = sequence & kStepSequenceMask;
+    h.context_id = static_cast<std::uint8_t>(s & 0x1F);
+    h.operation = static_cast<std::uint8_t>(s >> 5 & 0xF);
+    h.datatype = static_cast<std::uint8_t>(s >> 9 & 0xF);
+    h.algorithm = static_cast<std::uint8_t>(s >> 13 & 0x3);
+}
+
+std::uint16_t step_sequence(const ProcessorHeader& h) {
+    return static_cast<std::uint16_t>((h.context_id & 0x1F) | (h.operation & 0xF) << 5 | (h.datatype & 0xF) << 9 |
+                                      (h.algorithm & 0x3) << 13);
+}
+
+int compare_sequence(std::uint16_t a, std::uint16_t b) {
+    const std::uint32_t d = (static_cast<std::uint32_t>(a) - b) & kStepSequenceMask;
+    if (d == 0) return 0;
+    return d < (kStepSequenceMask + 1) / 2 ? 1 : -1;
+}
+
+void ChannelStore::push(const NetworkPacketView& v) {
+    auto& queue = queues_[key(v.network.context_id, v.processor.rank)];
+    HeldPacket p;
+    if (!spare_.empty()) {
+        p.payload = std::move(spare_.back());
+        spare_.pop_back();
+    }
+    p.step = v.network.step;
+    p.opcode = v.network.opcode;
+    p.operation = v.network.operation;
+    p.datatype = v.network.datatype;
+    p.algorithm = v.network.algorithm;
+    p.sequence = step_sequence(v.processor);
+    p.message_bytes = v.processor.message_bytes;
+    p.offset = v.offset;
+    p.payload.assign(v.payload, v.payload + v.payload_bytes);
+    queue.push_back(std::move(p));
+    ++held_[v.network.context_id];
+    ++total_;
+}
+
+HeldPacket* ChannelStore::front(std::uint8_t context, std::uint16_t sender) {
     const auto it = queues_.find(key(context, sender));
-    if (it == queues_.end() || it->second.empty() || !it->second.front().complete()) return nullptr;
-    return &it->second.front();
+    return it == queues_.end() || it->second.empty() ? nullptr : &it->second.front();
 }
 
-void MessageStore::pop(std::uint8_t context, std::uint16_t sender) {
+void ChannelStore::pop(std::uint8_t context, std::uint16_t sender) {
     const auto it = queues_.find(key(context, sender));
     if (it == queues_.end() || it->second.empty()) return;
-    Message& m = it->second.front();
-    stored_bytes_ -= m.received;
-    spare_.push_back(std::move(m.data));
+    spare_.push_back(std::move(it->second.front().payload));
     it->second.pop_front();
+    --held_[context];
+    --total_;
 }
 
-std::size_t MessageStore::messages() const {
-    std::size_t n = 0;
-    for (const auto& [k, q] : queues_) n += q.size();
-    return n;
+std::vector<std::uint16_t> ChannelStore::senders(std::uint8_t context) const {
+    std::vector<std::uint16_t> out;
+    for (const auto& [k, q] : queues_)
+        if (k >> 16 == context && !q.empty()) out.push_back(static_cast<std::uint16_t>(k & 0xFFFF));
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 }  // namespace isvp

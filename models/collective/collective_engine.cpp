@@ -13,6 +13,8 @@ namespace {
 constexpr const char* kReportType = "isvp/collective";
 constexpr std::uint32_t kRows = regmap::kContextCount;
 constexpr std::uint32_t kAlgorithmsInSwitch = 0x7;  // binomial, recursive doubling, recursive halving
+constexpr std::size_t kMaxAgreementsHeld = 64;      // per (context, sender); the protocol needs <= 2 collectives' worth
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -30,7 +32,16 @@ void CollectiveConfig::declare(Parameters& p) {
     p.declare_integer("collective.net_buffer_phits", "phits", d.net_buffer_phits, 1, 1 << 20,
                       "net_in buffer: credits granted to the router");
     p.declare_integer("collective.early_buffer_bytes", "bytes", static_cast<std::int64_t>(d.early_buffer_bytes), 0,
-                      1ll << 32, "peers' step data held before it is consumed; beyond it net_in back-pressures");
+                      1ll << 32,
+                      "memory for receive windows: each CT row reserves (peers + 1) x window_packets x "
+                      "packet_payload_bytes at LOAD, or is refused");
+    p.declare_integer("collective.window_packets", "packets", d.window_packets, 1, 4096,
+                      "step packets a sender may have unconsumed per (context, peer)");
+    p.declare_real("collective.credit_delay_ns", "ns", d.credit_delay_ns, 0.0, 1e6,
+                   "longest a consumed packet's window credit waits to be returned with others");
+    p.declare_integer("collective.cgr_aglus", "AgLUs", d.cgr_aglus, 1, 64,
+                      "vectorised AgLUs in the CGR unit of a collective (its steps share them; a chunk uses up to "
+                      "phits_per_cycle)");
     p.declare_integer("collective.max_buffer_bytes", "bytes", static_cast<std::int64_t>(d.max_buffer_bytes), 0,
                       1ll << 32, "largest collective buffer; larger requests complete with error 4");
     p.declare_integer("collective.cgr_units", "units", d.cgr_units, 1, 255, "CGR units (ACCEL_CAPABILITIES)");
@@ -45,6 +56,9 @@ CollectiveConfig CollectiveConfig::from(const Parameters& p) {
     c.host_buffer_phits = static_cast<std::uint32_t>(p.integer("collective.host_buffer_phits"));
     c.net_buffer_phits = static_cast<std::uint32_t>(p.integer("collective.net_buffer_phits"));
     c.early_buffer_bytes = static_cast<std::uint64_t>(p.integer("collective.early_buffer_bytes"));
+    c.window_packets = static_cast<std::uint32_t>(p.integer("collective.window_packets"));
+    c.credit_delay_ns = p.real("collective.credit_delay_ns");
+    c.cgr_aglus = static_cast<unsigned>(p.integer("collective.cgr_aglus"));
     c.max_buffer_bytes = static_cast<std::uint64_t>(p.integer("collective.max_buffer_bytes"));
     c.cgr_units = static_cast<unsigned>(p.integer("collective.cgr_units"));
     c.radix = static_cast<unsigned>(p.integer("collective.radix"));
@@ -70,9 +84,19 @@ void CollectiveConfig::validate() const {
         refuse_parameter("collective.net_buffer_phits",
                          "an integer in [" + std::to_string(packet_phits) + " (one packet), 1048576] phits",
                          net_buffer_phits);
+    if (window_packets < 1 || window_packets > 4096)
+        refuse_parameter("collective.window_packets", "an integer in [1, 4096] packets", window_packets);
     if (early_buffer_bytes > (1ull << 32))
         refuse_parameter("collective.early_buffer_bytes", "an integer in [0, 2^32] bytes",
                          static_cast<double>(early_buffer_bytes));
+    if (early_buffer_bytes < row_reservation(0))
+        refuse_parameter("collective.early_buffer_bytes",
+                         "at least one receive window (window_packets x packet_payload_bytes = " +
+                             std::to_string(row_reservation(0)) + " bytes)",
+                         static_cast<double>(early_buffer_bytes));
+    if (!(credit_delay_ns >= 0.0 && credit_delay_ns <= 1e6))
+        refuse_parameter("collective.credit_delay_ns", "a number in [0, 1e6] ns", credit_delay_ns);
+    if (cgr_aglus < 1 || cgr_aglus > 64) refuse_parameter("collective.cgr_aglus", "an integer in [1, 64]", cgr_aglus);
     if (max_buffer_bytes > (1ull << 32))
         refuse_parameter("collective.max_buffer_bytes", "an integer in [0, 2^32] bytes",
                          static_cast<double>(max_buffer_bytes));
@@ -102,6 +126,8 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     config_.validate();
     aglu_ = make_aglu_engine(aglu);
     cycle_ = sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS);
+    credit_delay_ = sc_core::sc_time(config_.credit_delay_ns, sc_core::SC_NS);
+    credit_batch_ = std::max<std::uint32_t>(1, config_.window_packets / 4);
     size_code_ = *size_code_for(config_.packet_payload_bytes);
     for (std::uint32_t r = 0; r < forwarding_.size(); ++r) forwarding_[r] = static_cast<std::uint16_t>(r);
     net_port_.socket = &net_out;
@@ -121,8 +147,14 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     SC_METHOD(drain_host);
     sensitive << host_port_.wake;
     dont_initialize();
-    SC_METHOD(on_resume);
-    sensitive << resume_;
+    SC_METHOD(on_incoming);
+    sensitive << incoming_event_;
+    dont_initialize();
+    SC_METHOD(on_combined);
+    sensitive << combined_event_;
+    dont_initialize();
+    SC_METHOD(flush_credits);
+    sensitive << flush_event_;
     dont_initialize();
 }
 
@@ -155,105 +187,172 @@ void CollectiveEngine::return_credits(CreditTo to, std::uint32_t phits, const sc
 }
 
 // ---------------------------------------------------------------------------
-// Inputs
-
-std::optional<CollectiveEngine::Arrived> CollectiveEngine::arrive(tlm::tlm_generic_payload& payload,
-                                                                  const sc_core::sc_time& delay, CreditTo from,
-                                                                  OutPort& pass_to, std::uint64_t& passed) {
-    payload.set_response_status(tlm::TLM_OK_RESPONSE);
-    const auto length = static_cast<std::uint32_t>(payload.get_data_length());
-    Arrived in{std::nullopt, phits_of(length), delay + packet_info(payload).tail_after};
-    std::string why;
-    in.view = NetworkPacketView::parse(payload.get_data_ptr(), length, &why);
-    if (!in.view) {
-        drop(std::string("malformed packet from the ") + (from == CreditTo::HostIn ? "host" : "network") + ": " + why);
-        return_credits(from, in.phits, in.tail);
-        return std::nullopt;
-    }
-    if (in.view->network.opcode == Opcode::Send) {  // point-to-point: straight through
-        payload.acquire();
-        pass_to.queue.push_back(Outgoing{&payload, from});
-        pass_to.wake.notify(delay);
-        ++passed;
-        return std::nullopt;
-    }
-    return in;
-}
+// Inputs: point-to-point packets pass straight through; every collective
+// packet is taken in when its tail has arrived, and its buffer space is
+// free again then (the engine never holds back net_in credits).
 
 void CollectiveEngine::on_host_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    const auto in = arrive(payload, delay, CreditTo::HostIn, net_port_, statistics_.passed_to_network);
-    if (!in) return;
-    const auto& view = in->view;
-    const std::uint32_t phits = in->phits;
-    const sc_core::sc_time tail = in->tail;
-    Context& c = contexts_[view->network.context_id];
+    on_input(payload, delay, true);
+}
+
+void CollectiveEngine::on_net_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    on_input(payload, delay, false);
+}
+
+void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay, bool from_host) {
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    const CreditTo from = from_host ? CreditTo::HostIn : CreditTo::NetIn;
+    const auto length = static_cast<std::uint32_t>(payload.get_data_length());
+    const std::uint32_t phits = phits_of(length);
+    const sc_core::sc_time tail = delay + packet_info(payload).tail_after;
+    std::string why;
+    const auto view = NetworkPacketView::parse(payload.get_data_ptr(), length, &why);
+    if (!view) {
+        drop(std::string("malformed packet from the ") + (from_host ? "host" : "network") + ": " + why);
+        return_credits(from, phits, tail);
+        return;
+    }
+    if (view->network.opcode == Opcode::Send) {  // point-to-point: straight through
+        OutPort& to = from_host ? net_port_ : host_port_;
+        payload.acquire();
+        to.queue.push_back(Outgoing{&payload, from});
+        to.wake.notify(delay);
+        ++(from_host ? statistics_.passed_to_network : statistics_.passed_to_host);
+        return;
+    }
+    return_credits(from, phits, tail);
+    payload.acquire();
+    incoming_.push(Incoming{sc_core::sc_time_stamp() + tail, incoming_order_++, from_host, &payload});
+    incoming_event_.notify(tail);
+}
+
+void CollectiveEngine::on_incoming() {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    while (!incoming_.empty() && incoming_.top().at <= now) {
+        const Incoming in = incoming_.top();
+        incoming_.pop();
+        const auto view = NetworkPacketView::parse(in.packet->get_data_ptr(), in.packet->get_data_length(), nullptr);
+        if (in.from_host)
+            host_packet(*view);
+        else
+            network_packet(*view);
+        in.packet->release();
+    }
+}
+
+void CollectiveEngine::host_packet(const NetworkPacketView& v) {
+    const unsigned context = v.network.context_id;
+    Context& c = contexts_[context];
+    Active& a = c.active;
+    const std::uint32_t total = v.processor.message_bytes;
+    // The running collective's own request, still streaming in.
+    if (a.running && a.host_received < a.host_message) {
+        if (v.offset != a.host_received || total != a.host_message) {
+            drop("request packet at offset " + std::to_string(v.offset) + " while the request streaming on context " +
+                 std::to_string(context) + " expects offset " + std::to_string(a.host_received));
+            return;
+        }
+        take_contribution(a, v.offset, v.payload, v.payload_bytes);
+        a.host_received += v.payload_bytes;
+        progress(context);
+        return;
+    }
+    if (c.discard_host > 0) {  // the rest of a request that already completed with an error
+        c.discard_host -= std::min(c.discard_host, v.payload_bytes);
+        return;
+    }
+    if (c.streaming) {  // a request waiting for its envelope [+ counts]
+        if (v.offset != c.prefix.size() || total != c.head_message) {
+            drop("request packet inconsistent with the request streaming on context " + std::to_string(context));
+            return;
+        }
+        c.prefix.insert(c.prefix.end(), v.payload, v.payload + v.payload_bytes);
+        start_streamed(context);
+        progress(context);
+        return;
+    }
     Request& r = c.assembly;
-    const std::uint32_t total = view->processor.message_bytes;
     if (!r.open) {
-        if (view->offset != 0) {
-            drop("request packet at offset " + std::to_string(view->offset) + " without its first packet");
-            return_credits(CreditTo::HostIn, phits, tail);
+        if (v.offset != 0) {
+            drop("request packet at offset " + std::to_string(v.offset) + " without its first packet");
+            return;
+        }
+        if (!a.running && c.waiting.empty()) {  // the context is free: stream it
+            c.streaming = true;
+            c.head = v.network;
+            c.head_message = total;
+            c.prefix.assign(v.payload, v.payload + v.payload_bytes);
+            start_streamed(context);
+            progress(context);
             return;
         }
         r.open = true;
-        r.network = view->network;
-        r.processor = view->processor;
+        r.network = v.network;
         r.received = 0;
         if (r.bytes.capacity() == 0) r.bytes = take_buffer();
-        r.bytes.resize(total);
+        r.bytes.assign(total, 0);
     }
-    if (total != r.processor.message_bytes || view->network.opcode != r.network.opcode ||
-        static_cast<std::uint64_t>(view->offset) + view->payload_bytes > total) {
+    if (total != r.bytes.size() || v.network.opcode != r.network.opcode ||
+        static_cast<std::uint64_t>(v.offset) + v.payload_bytes > total) {
         drop("request packet inconsistent with its message");
-        return_credits(CreditTo::HostIn, phits, tail);
         return;
     }
-    if (view->payload_bytes) std::memcpy(r.bytes.data() + view->offset, view->payload, view->payload_bytes);
-    r.received += view->payload_bytes;
-    return_credits(CreditTo::HostIn, phits, tail);
+    if (v.payload_bytes) std::memcpy(r.bytes.data() + v.offset, v.payload, v.payload_bytes);
+    r.received += v.payload_bytes;
     if (r.received >= total) {
         r.open = false;
         c.waiting.push_back(std::move(r));
         r = Request{};
-        progress(view->network.context_id);
+        progress(context);
     }
 }
 
-void CollectiveEngine::on_net_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    const auto in = arrive(payload, delay, CreditTo::NetIn, host_port_, statistics_.passed_to_host);
-    if (!in) return;
-    const auto& view = in->view;
-    const std::uint32_t phits = in->phits;
-    const sc_core::sc_time tail = in->tail;
-    const unsigned context = view->network.context_id;
+void CollectiveEngine::network_packet(const NetworkPacketView& v) {
+    const unsigned context = v.network.context_id;
+    Context& c = contexts_[context];
+    const std::uint16_t sender = v.processor.rank;
     if (!ct_[context].valid) {
         drop("context " + std::to_string(context) + " has no valid CT row");
-        return_credits(CreditTo::NetIn, phits, tail);
         return;
     }
-    if (view->network.step == 0 || view->network.step == kErrorStep) {
-        drop("step packet with step " + std::to_string(view->network.step));
-        return_credits(CreditTo::NetIn, phits, tail);
+    const std::uint8_t step = v.network.step;
+    if (step == kCreditStep) {
+        if (v.payload_bytes != 4) return drop("credit packet with " + std::to_string(v.payload_bytes) + " bytes");
+        const std::uint32_t k = key(context, sender);
+        send_credits_[k] = credits_for(context, sender) + load_le32(v.payload);
+        progress(context);
         return;
     }
-    const MessageStore::AddResult added = store_.add(*view);
-    if (added == MessageStore::AddResult::Inconsistent) {
-        drop("step packet inconsistent with its message (context " + std::to_string(context) + ", sender " +
-             std::to_string(view->processor.rank) + ")");
-        return_credits(CreditTo::NetIn, phits, tail);
+    if (step == kAgreeStep) {
+        if (v.payload_bytes != CollectiveArguments::kBytes)
+            return drop("agreement packet with " + std::to_string(v.payload_bytes) + " bytes");
+        auto& q = c.agreements[sender];
+        if (q.size() >= kMaxAgreementsHeld)
+            return drop("more than " + std::to_string(kMaxAgreementsHeld) + " agreement packets held from comm rank " +
+                        std::to_string(sender) + " on context " + std::to_string(context));
+        q.push_back(CollectiveArguments::read(v.payload, v.network.opcode, v.network.operation, v.network.datatype,
+                                              v.network.algorithm));
+        progress(context);
         return;
     }
-    if (store_.stored_bytes() <= config_.early_buffer_bytes)
-        return_credits(CreditTo::NetIn, phits, tail);
-    else
-        deferred_net_credits_ += phits;  // back-pressure until consumed
-    if (added == MessageStore::AddResult::Completed) progress(context);
-}
-
-void CollectiveEngine::release_deferred_credits() {
-    if (deferred_net_credits_ == 0 || store_.stored_bytes() > config_.early_buffer_bytes) return;
-    return_credits(CreditTo::NetIn, deferred_net_credits_, sc_core::SC_ZERO_TIME);
-    deferred_net_credits_ = 0;
+    if (step == 0 || step > kMaxScheduleSteps)
+        return drop("step packet with step " + std::to_string(step) + " (context " + std::to_string(context) + ")");
+    // A packet of a collective this switch has finished (one that ended with
+    // an error): its credit goes back, the data is discarded.
+    const Active& a = c.active;
+    const std::uint16_t sequence = step_sequence(v.processor);
+    if ((a.running && compare_sequence(sequence, a.sequence) < 0) ||
+        (!a.running && c.have_sequence && compare_sequence(sequence, c.next_sequence) < 0)) {
+        ++statistics_.stale;
+        owe_credit(context, sender);
+        return;
+    }
+    if (channels_.held(static_cast<std::uint8_t>(context)) >= c.window_limit)
+        return drop("step packet from comm rank " + std::to_string(sender) + " beyond the receive windows of context " +
+                    std::to_string(context) + " (" + std::to_string(c.window_limit) + " packets)");
+    channels_.push(v);
+    statistics_.peak_held_packets = std::max(statistics_.peak_held_packets, channels_.total());
+    progress(context);
 }
 
 void CollectiveEngine::on_credit(OutPort& port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
@@ -284,12 +383,13 @@ void CollectiveEngine::drain(OutPort& port) {
         port.credits += port.arriving.top().second;
         port.arriving.pop();
     }
-    while (!port.queue.empty()) {
+    while (!port.urgent.empty() || !port.queue.empty()) {
         if (now < port.free_at) {
             port.wake.notify(port.free_at - now);
             return;
         }
-        Outgoing& o = port.queue.front();
+        std::deque<Outgoing>& from = port.urgent.empty() ? port.queue : port.urgent;
+        Outgoing& o = from.front();
         const auto bytes = static_cast<std::uint32_t>(o.packet->get_data_length());
         const std::uint32_t phits = phits_of(bytes);
         if (port.credits < phits) {
@@ -311,28 +411,147 @@ void CollectiveEngine::drain(OutPort& port) {
                                              .c_str());
         return_credits(o.credit_to, phits, info.tail_after);
         o.packet->release();
-        port.queue.pop_front();
+        from.pop_front();
     }
 }
 
-void CollectiveEngine::emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, const std::uint8_t* data,
-                            std::uint32_t bytes) {
+void CollectiveEngine::emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
+                            const std::uint8_t* data, std::uint32_t bytes, bool urgent) {
     network.size_code = size_code_;
-    processor.message_bytes = bytes;
-    std::uint32_t offset = 0;
-    do {
-        const std::uint32_t n = std::min(bytes - offset, config_.packet_payload_bytes);
-        network.last = offset + n >= bytes;
-        tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + n);
-        write_network_packet(network, processor, offset, data ? data + offset : nullptr, n, packet->get_data_ptr());
-        port.queue.push_back(Outgoing{packet, CreditTo::None});
-        offset += n;
-    } while (offset < bytes);
+    network.last = offset + bytes >= processor.message_bytes;
+    tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes);
+    write_network_packet(network, processor, offset, data, bytes, packet->get_data_ptr());
+    (urgent ? port.urgent : port.queue).push_back(Outgoing{packet, CreditTo::None});
     port.wake.notify(sc_core::SC_ZERO_TIME);
 }
 
 // ---------------------------------------------------------------------------
-// Collectives
+// Receive windows and their credits
+
+std::optional<std::uint16_t> CollectiveEngine::node_of(unsigned context, std::uint16_t comm_rank) const {
+    const auto& globals = contexts_[context].globals;
+    const auto it = globals.find(comm_rank);
+    if (it == globals.end() || forwarding_[it->second] >= nodes_) return std::nullopt;
+    return forwarding_[it->second];
+}
+
+std::uint32_t CollectiveEngine::credits_for(unsigned context, int peer) const {
+    const auto it = send_credits_.find(key(context, peer));
+    return it == send_credits_.end() ? config_.window_packets : static_cast<std::uint32_t>(it->second);
+}
+
+void CollectiveEngine::owe_credit(unsigned context, std::uint16_t sender) {
+    std::uint32_t& owed = owed_[key(context, sender)];
+    if (++owed < credit_batch_) {
+        if (!flush_pending_) {
+            flush_pending_ = true;
+            flush_event_.notify(credit_delay_);
+        }
+        return;
+    }
+    flush_credits_of(context, sender, owed);
+    owed = 0;
+}
+
+void CollectiveEngine::flush_credits() {
+    flush_pending_ = false;
+    for (auto& [k, owed] : owed_)
+        if (owed) {
+            flush_credits_of(k >> 16, static_cast<std::uint16_t>(k & 0xFFFF), owed);
+            owed = 0;
+        }
+}
+
+void CollectiveEngine::flush_credits_of(unsigned context, std::uint16_t sender, std::uint32_t credits) {
+    const std::optional<std::uint16_t> node = node_of(context, sender);
+    if (!node) {
+        SC_REPORT_WARNING(kReportType, (std::string(name()) + ": cannot return " + std::to_string(credits) +
+                                        " window credits to comm rank " + std::to_string(sender) + " of context " +
+                                        std::to_string(context) + ": its node is unknown")
+                                           .c_str());
+        return;
+    }
+    NetworkHeader network;
+    network.opcode = Opcode::Barrier;
+    network.destination = *node;
+    network.context_id = static_cast<std::uint8_t>(context);
+    network.step = kCreditStep;
+    ProcessorHeader processor;
+    processor.opcode = Opcode::Barrier;
+    processor.context_id = network.context_id;
+    processor.rank = static_cast<std::uint16_t>(contexts_[context].own_rank);
+    processor.message_bytes = 4;
+    std::uint8_t payload[4];
+    store_le32(payload, credits);
+    ++statistics_.credit_packets;
+    emit(net_port_, network, processor, 0, payload, 4, true);
+}
+
+void CollectiveEngine::discard_stale(unsigned context) {
+    Context& c = contexts_[context];
+    if (!c.active.running && !c.have_sequence) return;
+    const std::uint16_t current = c.active.running ? c.active.sequence : c.next_sequence;
+    const auto ctx = static_cast<std::uint8_t>(context);
+    for (const std::uint16_t sender : channels_.senders(ctx))
+        for (HeldPacket* p = channels_.front(ctx, sender); p && compare_sequence(p->sequence, current) < 0;
+             p = channels_.front(ctx, sender)) {
+            channels_.pop(ctx, sender);
+            ++statistics_.stale;
+            owe_credit(context, sender);
+        }
+}
+
+void CollectiveEngine::purge_context(unsigned context) {
+    Context& c = contexts_[context];
+    const auto ctx = static_cast<std::uint8_t>(context);
+    for (const std::uint16_t sender : channels_.senders(ctx))
+        while (channels_.front(ctx, sender)) channels_.pop(ctx, sender);
+    // Entries stay (running steps point at them); the windows start full again.
+    for (auto& [k, credits] : send_credits_)
+        if ((k >> 16) == context) credits = static_cast<std::int32_t>(config_.window_packets);
+    for (auto it = owed_.begin(); it != owed_.end();) it = (it->first >> 16) == context ? owed_.erase(it) : std::next(it);
+    c.agreements.clear();
+    c.globals.clear();
+    c.have_sequence = false;
+    c.window_limit = 0;
+}
+
+void CollectiveEngine::load_row(unsigned context) {
+    Context& c = contexts_[context];
+    CtRow row = CtRow::decode(staging_);
+    unsigned present = 0;
+    for (unsigned k = 0; k < regmap::kCtEntries; ++k)
+        if (row.tag[k] == CtRow::Higher || row.tag[k] == CtRow::Lower) ++present;
+    const std::uint64_t need = config_.row_reservation(present);
+    const std::uint64_t others = reserved_bytes_ - (ct_[context].valid ? c.reserved : 0);
+    purge_context(context);
+    if (others + need > config_.early_buffer_bytes) {
+        ++statistics_.rows_refused;
+        ct_[context].valid = false;
+        reserved_bytes_ = others;
+        c.reserved = 0;
+        SC_REPORT_WARNING(kReportType,
+                          (std::string(name()) + ": CT row " + std::to_string(context) + " refused: its receive windows (" +
+                           std::to_string(need) + " bytes for " + std::to_string(present + 1) +
+                           " peers) do not fit collective.early_buffer_bytes (" +
+                           std::to_string(config_.early_buffer_bytes - others) + " of " +
+                           std::to_string(config_.early_buffer_bytes) + " bytes free); CT_VALID stays 0")
+                              .c_str());
+        return;
+    }
+    row.valid = true;
+    ct_[context] = row;
+    reserved_bytes_ = others + need;
+    c.reserved = need;
+    c.window_limit = static_cast<std::size_t>(present + 1) * config_.window_packets;
+    c.own_rank = row.own_rank().value_or(0);
+    for (unsigned k = 0; k < regmap::kCtEntries; ++k)
+        if (row.tag[k] == CtRow::Higher || row.tag[k] == CtRow::Lower)
+            c.globals[static_cast<std::uint16_t>(c.own_rank ^ (1 << k))] = row.global[k];
+}
+
+// ---------------------------------------------------------------------------
+// Collectives: start
 
 std::optional<std::uint16_t> CollectiveEngine::peer_node(const Active& a, int peer) const {
     std::optional<std::uint16_t> global = a.row.neighbour(a.rank, peer);
@@ -343,8 +562,8 @@ std::optional<std::uint16_t> CollectiveEngine::peer_node(const Active& a, int pe
     return forwarding_[*global];
 }
 
-void CollectiveEngine::fail(unsigned context, std::uint8_t opcode_code, const NetworkHeader& request, int rank,
-                            CollectiveError code, const std::string& why) {
+void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, int rank, CollectiveError code,
+                                std::uint32_t mask, const std::string& why) {
     ++statistics_.errors;
     SC_REPORT_WARNING(kReportType, (std::string(name()) + ": collective on context " + std::to_string(context) +
                                     " completes with error " + std::to_string(static_cast<unsigned>(code)) + ": " +
@@ -355,232 +574,562 @@ void CollectiveEngine::fail(unsigned context, std::uint8_t opcode_code, const Ne
     network.step = kErrorStep;
     ProcessorHeader processor;
     processor.context_id = static_cast<std::uint8_t>(context);
-    processor.opcode = static_cast<Opcode>(opcode_code);
+    processor.opcode = request.opcode;
     processor.operation = request.operation;
     processor.datatype = kErrorResultDatatype;  // what tells the driver this result is an error
     processor.algorithm = request.algorithm;
     processor.rank = static_cast<std::uint16_t>(rank);
-    std::uint8_t bytes[4];
-    const auto value = static_cast<std::uint32_t>(code);
-    for (int i = 0; i < 4; ++i) bytes[i] = static_cast<std::uint8_t>(value >> (8 * i));
+    processor.message_bytes = kErrorResultBytes;
+    std::uint8_t bytes[kErrorResultBytes];
+    store_le32(bytes, static_cast<std::uint32_t>(code));
+    store_le32(bytes + 4, mask);
     ++statistics_.result_packets;
-    emit(host_port_, network, processor, bytes, 4);
+    emit(host_port_, network, processor, 0, bytes, kErrorResultBytes);
 }
 
-bool CollectiveEngine::start(unsigned context, Request& request) {
-    Active& a = contexts_[context].active;
-    const NetworkHeader& h = request.network;
-    const std::uint8_t opcode_code = static_cast<std::uint8_t>(h.opcode);
-    if (request.bytes.size() < CollectiveEnvelope::kBytes) {
-        fail(context, opcode_code, h, 0, CollectiveError::Mismatch, "request shorter than its 16-byte envelope");
-        return false;
+void CollectiveEngine::start_streamed(unsigned context) {
+    Context& c = contexts_[context];
+    std::size_t needed = CollectiveEnvelope::kBytes;
+    if (c.prefix.size() >= CollectiveEnvelope::kBytes) {
+        const CollectiveEnvelope e = CollectiveEnvelope::read(c.prefix.data());
+        if (e.elements_per_block == kVariableCounts) needed += 4u * e.size;
     }
-    a.envelope = CollectiveEnvelope::read(request.bytes.data());
-    const CollectiveEnvelope& e = a.envelope;
+    needed = std::min<std::size_t>(needed, c.head_message);
+    if (c.prefix.size() < needed) return;
+    c.streaming = false;
+    start(context, c.head, c.prefix.data(), c.prefix.size(), c.head_message);
+    c.prefix.clear();
+}
+
+void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std::uint8_t* prefix,
+                             std::size_t prefix_bytes, std::uint32_t message_bytes) {
+    Context& c = contexts_[context];
+    Active& a = c.active;
+    const auto lost = [&] { c.discard_host = message_bytes - static_cast<std::uint32_t>(prefix_bytes); };
+    if (message_bytes < CollectiveEnvelope::kBytes) {
+        fail_now(context, h, 0, CollectiveError::Mismatch, mismatch::kContribution,
+                 "request shorter than its 16-byte envelope");
+        return lost();
+    }
+    const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
     if (!ct_[context].valid) {
-        fail(context, opcode_code, h, 0, CollectiveError::UnknownContext, "no valid CT row");
-        return false;
+        fail_now(context, h, 0, CollectiveError::UnknownContext, 0, "no valid CT row");
+        return lost();
     }
-    a.row = ct_[context];
-    const std::optional<int> rank = a.row.own_rank();
-    const int own = rank.value_or(0);
-    if (!rank || e.size == 0 || *rank >= e.size || e.root >= e.size || !a.row.consistent_with(e.size, *rank)) {
-        fail(context, opcode_code, h, own, CollectiveError::SizeOutsideRow,
-             "communicator size " + std::to_string(e.size) + " / root " + std::to_string(e.root) +
-                 " inconsistent with the CT row");
-        return false;
+    const CtRow& row = ct_[context];
+    const std::optional<int> rank = row.own_rank();
+    if (!rank || e.size == 0 || *rank >= e.size || !row.consistent_with(e.size, *rank)) {
+        fail_now(context, h, rank.value_or(0), CollectiveError::SizeOutsideRow, mismatch::kRow,
+                 "communicator size " + std::to_string(e.size) + " inconsistent with the CT row");
+        return lost();
     }
+    // From here on every member can run the argument agreement (hypercube
+    // peers of the row), so a local error is reported to all of them.
+    a = Active{};
+    a.buffer = take_buffer();
+    a.running = true;
+    a.header = h;
+    a.envelope = e;
+    a.row = row;
     a.rank = *rank;
-    const auto op = operation_from_code(h.operation);
-    const auto type = datatype_from_code(h.datatype);
-    if (is_reduction(h.opcode) && (!op || !type || !aglu_supports(*op, *type))) {
-        fail(context, opcode_code, h, own, CollectiveError::Unsupported,
-             "operation " + std::to_string(h.operation) + " on datatype " + std::to_string(h.datatype) +
-                 " is not supported by the AgLU");
-        return false;
-    }
-    if (!type && h.opcode != Opcode::Barrier) {
-        fail(context, opcode_code, h, own, CollectiveError::Unsupported, "reserved datatype");
-        return false;
-    }
-    const auto algorithm = static_cast<Algorithm>(h.algorithm & 3);
-    try {
-        a.schedule = make_schedule(h.opcode, algorithm, e.size, a.rank, e.root, Fold::Hypercube);
-    } catch (const std::invalid_argument& error) {
-        fail(context, opcode_code, h, own, CollectiveError::Unsupported, error.what());
-        return false;
-    }
-    a.block_bytes = block_bytes(h.opcode, e.elements_per_block, type.value_or(Datatype::UInt8));
-    const std::uint64_t total = a.block_bytes * a.schedule.blocks;
-    if (total > config_.max_buffer_bytes || total > kMaxMessageBytes) {
-        fail(context, opcode_code, h, own, CollectiveError::SizeOutsideRow,
-             "buffer of " + std::to_string(total) + " bytes exceeds collective.max_buffer_bytes");
-        return false;
-    }
-    for (const Step& s : a.schedule.steps)
+    a.sequence = static_cast<std::uint16_t>(e.sequence & kStepSequenceMask);
+    a.host_message = message_bytes;
+    a.host_received = static_cast<std::uint32_t>(prefix_bytes);
+    a.aglu_free.assign(config_.cgr_aglus, sc_core::sc_time_stamp());
+    a.agree = make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling, e.size, a.rank, 0, Fold::Hypercube);
+    c.globals[0] = e.global_rank0;
+    if (e.root < e.size) c.globals[e.root] = e.global_root;
+    for (const Step& s : a.agree.steps)
         for (const auto* t : {&s.send, &s.receive})
             if (*t && !peer_node(a, (*t)->peer)) {
-                fail(context, opcode_code, h, own, CollectiveError::SizeOutsideRow,
-                     "peer comm rank " + std::to_string((*t)->peer) + " is neither in the CT row nor 0 or the root");
-                return false;
+                a.running = false;
+                fail_now(context, h, a.rank, CollectiveError::SizeOutsideRow, mismatch::kRow,
+                         "comm rank " + std::to_string((*t)->peer) + " has no node in the forwarding table");
+                return lost();
             }
-    const BlockSpan in = contribution_span(h.opcode, e.size, a.rank, e.root);
-    const std::uint64_t expected = in.count * a.block_bytes;
-    const std::uint64_t got = request.bytes.size() - CollectiveEnvelope::kBytes;
-    const bool bcast_leaf = h.opcode == Opcode::Bcast && a.rank != e.root && got == 0;
-    if (got != expected && !bcast_leaf) {
-        fail(context, opcode_code, h, own, CollectiveError::Mismatch,
-             "contribution of " + std::to_string(got) + " bytes, expected " + std::to_string(expected));
-        return false;
+
+    // Counts: one per block for Reduce_scatter with unequal counts.
+    std::vector<std::uint32_t> counts;
+    a.header_bytes = CollectiveEnvelope::kBytes;
+    const bool variable = e.elements_per_block == kVariableCounts;
+    if (variable) {
+        a.header_bytes += 4u * e.size;
+        if (prefix_bytes >= a.header_bytes)
+            for (unsigned b = 0; b < e.size; ++b) counts.push_back(load_le32(prefix + CollectiveEnvelope::kBytes + 4 * b));
     }
-    if (a.buffer.capacity() == 0) a.buffer = take_buffer();
-    a.buffer.assign(total, 0);
-    if (!bcast_leaf && expected)
-        std::memcpy(a.buffer.data() + in.first * a.block_bytes, request.bytes.data() + CollectiveEnvelope::kBytes,
-                    expected);
-    a.opcode = h.opcode;
-    a.operation = h.operation;
-    a.datatype = h.datatype;
-    a.algorithm = h.algorithm;
-    a.step = 0;
-    a.sent = false;
-    a.resume_at = sc_core::sc_time_stamp();
-    a.running = true;
+    a.mine.opcode = h.opcode;
+    a.mine.operation = h.operation;
+    a.mine.datatype = h.datatype;
+    a.mine.algorithm = h.algorithm;
+    a.mine.count = variable ? counts_digest(counts) : e.elements_per_block;
+    a.mine.size = e.size;
+    a.mine.root = e.root;
+    a.mine.sequence = e.sequence;
+
+    auto local = [&](CollectiveError code, std::uint32_t bit, const std::string& why) {
+        if (a.local == CollectiveError::None) {
+            a.local = code;
+            a.local_why = why;
+        }
+        a.mine.errors |= bit;
+    };
+    const auto op = operation_from_code(h.operation);
+    const auto type = datatype_from_code(h.datatype);
+    if (e.root >= e.size)
+        local(CollectiveError::SizeOutsideRow, mismatch::kRow,
+              "root " + std::to_string(e.root) + " outside the communicator of " + std::to_string(e.size));
+    if (is_reduction(h.opcode) && (!op || !type || !aglu_supports(*op, *type)))
+        local(CollectiveError::Unsupported, mismatch::kUnsupported,
+              "operation " + std::to_string(h.operation) + " on datatype " + std::to_string(h.datatype) +
+                  " is not supported by the AgLU");
+    if (!type && h.opcode != Opcode::Barrier)
+        local(CollectiveError::Unsupported, mismatch::kUnsupported, "reserved datatype");
+    if (variable && h.opcode != Opcode::ReduceScatter)
+        local(CollectiveError::Unsupported, mismatch::kUnsupported,
+              "unequal counts are for reduce_scatter only, not " + std::string(to_string(h.opcode)));
+    if (variable && message_bytes < a.header_bytes)
+        local(CollectiveError::Mismatch, mismatch::kContribution, "request shorter than its counts table");
+    Schedule schedule;
+    if (a.local == CollectiveError::None) {
+        try {
+            schedule = make_schedule(h.opcode, static_cast<Algorithm>(h.algorithm & 3), e.size, a.rank, e.root,
+                                     Fold::Hypercube);
+        } catch (const std::invalid_argument& error) {
+            local(CollectiveError::Unsupported, mismatch::kUnsupported, error.what());
+        }
+    }
+    if (a.local == CollectiveError::None && schedule.steps.size() > kMaxScheduleSteps)
+        local(CollectiveError::SizeOutsideRow, mismatch::kRow, "schedule longer than the step field");
+    if (a.local == CollectiveError::None) {
+        const std::uint64_t element = element_size(type.value_or(Datatype::UInt8));
+        if (variable) {
+            std::vector<std::uint64_t> sizes;
+            for (const std::uint32_t n : counts) sizes.push_back(n * element);
+            a.layout = BlockLayout::variable(sizes);
+        } else {
+            a.layout = BlockLayout::uniform(schedule.blocks, block_bytes(h.opcode, e.elements_per_block,
+                                                                         type.value_or(Datatype::UInt8)));
+        }
+        const std::uint64_t total = a.layout.total();
+        if (total > config_.max_buffer_bytes || total > kMaxMessageBytes)
+            local(CollectiveError::SizeOutsideRow, mismatch::kRow,
+                  "buffer of " + std::to_string(total) + " bytes exceeds collective.max_buffer_bytes");
+    }
+    if (a.local == CollectiveError::None)
+        for (const Step& s : schedule.steps)
+            for (const auto* t : {&s.send, &s.receive})
+                if (*t && !peer_node(a, (*t)->peer)) {
+                    local(CollectiveError::SizeOutsideRow, mismatch::kRow,
+                          "peer comm rank " + std::to_string((*t)->peer) + " is neither in the CT row nor 0 or the root");
+                    break;
+                }
+    if (a.local == CollectiveError::None) {
+        const BlockSpan in = contribution_span(h.opcode, e.size, a.rank, e.root);
+        const std::uint64_t expected = a.layout.bytes(in);
+        const std::uint64_t got = message_bytes - a.header_bytes;
+        const bool bcast_leaf = h.opcode == Opcode::Bcast && a.rank != e.root;
+        if (got != expected && !(bcast_leaf && got == 0))
+            local(CollectiveError::Mismatch, mismatch::kContribution,
+                  "contribution of " + std::to_string(got) + " bytes, expected " + std::to_string(expected));
+        else
+            build_data_phase(context, schedule, bcast_leaf ? BlockSpan{0, 0} : in);
+    }
+    a.mask = a.mine.errors;
+    take_contribution(a, 0, prefix, prefix_bytes);
+    discard_stale(context);
+}
+
+void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedule, const BlockSpan& contribution) {
+    Active& a = contexts_[context].active;
+    const Opcode opcode = a.header.opcode;
+    a.data = true;
+    a.buffer.assign(a.layout.total(), 0);
+    a.steps.clear();
+    a.steps.reserve(schedule.steps.size());
+    for (const Step& s : schedule.steps) {
+        StepRun r;
+        r.apply = s.apply;
+        if (s.send) {
+            r.send_peer = s.send->peer;
+            r.send_node = *peer_node(a, s.send->peer);
+            r.send = StreamMap(s.send->spans, a.layout);
+            r.send_chunks = chunks_of(r.send.bytes());
+            r.credits = &send_credits_.emplace(key(context, r.send_peer), config_.window_packets).first->second;
+        }
+        if (s.receive) {
+            r.recv_peer = s.receive->peer;
+            r.recv = StreamMap(s.receive->spans, a.layout);
+            r.recv_chunks = chunks_of(r.recv.bytes());
+            r.channel = &channels_.channel(static_cast<std::uint8_t>(context), static_cast<std::uint16_t>(r.recv_peer));
+        }
+        for (std::size_t j = a.steps.size(); j-- > 0;) {  // one channel carries its steps in schedule order
+            if (r.send_after < 0 && r.send_peer >= 0 && a.steps[j].send_peer == r.send_peer)
+                r.send_after = static_cast<std::ptrdiff_t>(j);
+            if (r.recv_after < 0 && r.recv_peer >= 0 && a.steps[j].recv_peer == r.recv_peer)
+                r.recv_after = static_cast<std::ptrdiff_t>(j);
+        }
+        a.steps.push_back(std::move(r));
+    }
+    a.contribution = StreamMap({contribution}, a.layout);
+    a.result = StreamMap({result_span(opcode, a.envelope.size, a.rank, a.envelope.root)}, a.layout);
+    a.result_chunks = chunks_of(a.result.bytes());
+}
+
+void CollectiveEngine::take_contribution(Active& a, std::uint64_t offset, const std::uint8_t* data,
+                                         std::uint64_t bytes) {
+    // Message bytes [offset, offset + bytes): the part past the envelope
+    // [+ counts] is contribution.
+    if (!a.data || offset + bytes <= a.header_bytes) return;
+    const std::uint64_t skip = offset < a.header_bytes ? a.header_bytes - offset : 0;
+    const std::uint64_t from = offset + skip - a.header_bytes;
+    const std::uint64_t to = std::min(a.contribution.bytes(), from + bytes - skip);
+    if (from >= to) return;
+    a.contribution.scatter(data + skip, from, to, a.buffer.data());
+    a.contributed = to;
+}
+
+// ---------------------------------------------------------------------------
+// Collectives: the argument agreement
+
+bool CollectiveEngine::advance_agreement(unsigned context) {
+    Context& c = contexts_[context];
+    Active& a = c.active;
+    bool moved = false;
+    while (!a.agreed) {
+        if (a.agree_step == a.agree.steps.size()) {
+            a.agreed = true;
+            return true;
+        }
+        const Step& s = a.agree.steps[a.agree_step];
+        if (s.send && !a.agree_sent) {
+            NetworkHeader network = a.header;
+            network.destination = *peer_node(a, s.send->peer);
+            network.context_id = static_cast<std::uint8_t>(context);
+            network.step = kAgreeStep;
+            ProcessorHeader processor;
+            processor.opcode = a.header.opcode;
+            processor.context_id = network.context_id;
+            processor.rank = static_cast<std::uint16_t>(a.rank);
+            processor.message_bytes = CollectiveArguments::kBytes;
+            CollectiveArguments mine = a.mine;
+            mine.errors = a.mask;
+            std::uint8_t payload[CollectiveArguments::kBytes];
+            mine.write(payload);
+            ++statistics_.agreement_packets;
+            emit(net_port_, network, processor, 0, payload, CollectiveArguments::kBytes, true);
+            a.agree_sent = true;
+            moved = true;
+        }
+        if (s.receive) {
+            auto& q = c.agreements[static_cast<std::uint16_t>(s.receive->peer)];
+            if (q.empty()) return moved;
+            a.mask |= q.front().errors | mismatch_fields(a.mine, q.front());
+            q.pop_front();
+        }
+        ++a.agree_step;
+        a.agree_sent = false;
+        moved = true;
+    }
+    return moved;
+}
+
+// ---------------------------------------------------------------------------
+// Collectives: the data phase, streamed chunk by chunk
+
+CollectiveEngine::Wait CollectiveEngine::pending_write(const Active& a, std::size_t before, std::uint64_t lo,
+                                                       std::uint64_t hi, bool sends) const {
+    const std::uint64_t c = config_.packet_payload_bytes;
+    if (const std::uint64_t end = a.contribution.pending_end(a.contributed, lo, hi))
+        return Wait{Wait::Contribution, 0, end};
+    for (std::size_t j = a.first_open; j < before; ++j) {
+        const StepRun& r = a.steps[j];
+        if (r.recv_peer >= 0)
+            if (const std::uint64_t end = r.recv.pending_end(chunk_begin(r.applied), lo, hi))
+                return Wait{Wait::Applied, j, (end + c - 1) / c};
+        if (sends && r.send_peer >= 0)
+            if (const std::uint64_t end = r.send.pending_end(chunk_begin(r.sent), lo, hi))
+                return Wait{Wait::Sent, j, (end + c - 1) / c};
+    }
+    return Wait{};
+}
+
+bool CollectiveEngine::satisfied(const Active& a, const Wait& w) const {
+    switch (w.kind) {
+        case Wait::None: return true;
+        case Wait::Contribution: return a.contributed >= w.need;
+        case Wait::Applied: return a.steps[w.step].applied >= w.need;
+        case Wait::Sent: return a.steps[w.step].sent >= w.need;
+    }
     return true;
 }
 
-std::uint64_t CollectiveEngine::apply(Active& a, const Step& s, const MessageStore::Message& m) {
-    const std::uint32_t bytes = m.bytes;
-    if (s.apply == Apply::Copy || bytes == 0) {
-        scatter_spans(m.data.data(), s.receive->spans, a.block_bytes, a.buffer.data());
-        return 0;
-    }
-    scratch_stream_.resize(bytes);
-    gather_spans(a.buffer.data(), s.receive->spans, a.block_bytes, scratch_stream_.data());
-    const std::size_t vectors = (bytes + kVectorBytes - 1) / kVectorBytes;
-    scratch_a_.assign(vectors, Vector256{});
-    scratch_b_.assign(vectors, Vector256{});
-    const bool received_left = s.apply == Apply::CombineLeft;
-    std::memcpy(scratch_a_.data(), received_left ? m.data.data() : scratch_stream_.data(), bytes);
-    std::memcpy(scratch_b_.data(), received_left ? scratch_stream_.data() : m.data.data(), bytes);
-    const std::uint64_t cycles = aglu_->combine(*operation_from_code(a.operation), *datatype_from_code(a.datatype),
-                                                scratch_a_.data(), scratch_b_.data(), scratch_a_.data(), vectors);
-    std::memcpy(scratch_stream_.data(), scratch_a_.data(), bytes);
-    scatter_spans(scratch_stream_.data(), s.receive->spans, a.block_bytes, a.buffer.data());
-    return cycles;
+namespace {
+/// Whether every step before `k` is done, both ways (zero-byte transfers
+/// keep the schedule's order: a Barrier's steps must not overtake).
+template <typename Steps>
+bool all_done_before(const Steps& steps, std::size_t first, std::size_t k, bool sends) {
+    for (std::size_t j = first; j < k; ++j)
+        if (!steps[j].recv_done() || (sends && !steps[j].send_done())) return false;
+    return true;
+}
+}  // namespace
+
+bool CollectiveEngine::can_send(Active& a, std::size_t k) {
+    StepRun& s = a.steps[k];
+    if (s.send_peer < 0 || s.send_done() || *s.credits <= 0 || !satisfied(a, s.send_wait)) return false;
+    if (s.send_after >= 0 && !a.steps[static_cast<std::size_t>(s.send_after)].send_done()) return false;
+    if (s.send.bytes() == 0)
+        return a.contributed == a.contribution.bytes() && all_done_before(a.steps, a.first_open, k, false);
+    Wait wait;
+    s.send.for_each(chunk_begin(s.sent), chunk_end(s.sent, s.send.bytes()),
+                    [&](std::uint64_t at, std::uint64_t n, std::uint64_t) {
+                        if (wait.kind == Wait::None) wait = pending_write(a, k, at, at + n, false);
+                    });
+    s.send_wait = wait;
+    return wait.kind == Wait::None;
 }
 
-void CollectiveEngine::finish(unsigned context) {
-    Active& a = contexts_[context].active;
-    const BlockSpan out = result_span(a.opcode, a.envelope.size, a.rank, a.envelope.root);
-    NetworkHeader network;
-    network.opcode = a.opcode;
-    network.destination = node_;
+bool CollectiveEngine::can_take(Active& a, std::size_t k) {
+    StepRun& s = a.steps[k];
+    if (s.recv_peer < 0 || s.issued == s.recv_chunks || s.channel->empty() ||
+        compare_sequence(s.channel->front().sequence, a.sequence) != 0 || !satisfied(a, s.take_wait))
+        return false;
+    if (s.recv_after >= 0) {  // earlier steps from the same peer come first
+        const StepRun& before = a.steps[static_cast<std::size_t>(s.recv_after)];
+        if (before.issued < before.recv_chunks) return false;
+    }
+    if (s.recv.bytes() == 0)
+        return a.contributed == a.contribution.bytes() && all_done_before(a.steps, a.first_open, k, false);
+    Wait wait;
+    s.recv.for_each(chunk_begin(s.issued), chunk_end(s.issued, s.recv.bytes()),
+                    [&](std::uint64_t at, std::uint64_t n, std::uint64_t) {
+                        if (wait.kind != Wait::None) return;
+                        // Earlier writes final, earlier and this step's reads of these bytes sent.
+                        wait = pending_write(a, k, at, at + n, true);
+                        if (wait.kind == Wait::None && s.send_peer >= 0)
+                            if (const std::uint64_t end = s.send.pending_end(chunk_begin(s.sent), at, at + n))
+                                wait = Wait{Wait::Sent, k,
+                                            (end + config_.packet_payload_bytes - 1) / config_.packet_payload_bytes};
+                    });
+    s.take_wait = wait;
+    return wait.kind == Wait::None;
+}
+
+bool CollectiveEngine::can_return(Active& a) {
+    if (a.results_sent == a.result_chunks || !satisfied(a, a.return_wait)) return false;
+    if (a.result.bytes() == 0)
+        return a.contributed == a.contribution.bytes() && all_done_before(a.steps, a.first_open, a.steps.size(), true);
+    Wait wait;
+    a.result.for_each(chunk_begin(a.results_sent), chunk_end(a.results_sent, a.result.bytes()),
+                      [&](std::uint64_t at, std::uint64_t n, std::uint64_t) {
+                          if (wait.kind == Wait::None) wait = pending_write(a, a.steps.size(), at, at + n, false);
+                      });
+    a.return_wait = wait;
+    return wait.kind == Wait::None;
+}
+
+NetworkHeader CollectiveEngine::step_header(const Active& a, unsigned context, std::uint16_t destination,
+                                            std::uint8_t step) const {
+    NetworkHeader network = a.header;
+    network.destination = destination;
     network.context_id = static_cast<std::uint8_t>(context);
-    network.operation = a.operation;
-    network.datatype = a.datatype;
-    network.algorithm = a.algorithm;
-    network.step = 0;
+    network.step = step;
+    return network;
+}
+
+void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
+    Active& a = contexts_[context].active;
+    StepRun& s = a.steps[k];
+    const std::uint64_t from = chunk_begin(s.sent), to = chunk_end(s.sent, s.send.bytes());
+    ProcessorHeader processor;
+    processor.opcode = a.header.opcode;
+    processor.rank = static_cast<std::uint16_t>(a.rank);
+    processor.message_bytes = static_cast<std::uint32_t>(s.send.bytes());
+    set_step_sequence(processor, a.sequence);
+    scratch_stream_.resize(to - from);
+    s.send.gather(a.buffer.data(), from, to, scratch_stream_.data());
+    emit(net_port_, step_header(a, context, s.send_node, static_cast<std::uint8_t>(k + 1)), processor,
+         static_cast<std::uint32_t>(from), scratch_stream_.data(), static_cast<std::uint32_t>(to - from));
+    --*s.credits;
+    ++s.sent;
+    ++statistics_.step_packets_sent;
+}
+
+void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p) {
+    Active& a = contexts_[context].active;
+    StepRun& s = a.steps[k];
+    const std::uint64_t from = chunk_begin(s.issued), to = chunk_end(s.issued, s.recv.bytes());
+    const std::uint64_t n = to - from;
+    const auto sender = static_cast<std::uint16_t>(s.recv_peer);
+    if (p.message_bytes != s.recv.bytes() || p.offset != from || p.payload.size() != n || p.opcode != a.header.opcode ||
+        p.operation != a.header.operation || p.datatype != a.header.datatype || p.algorithm != a.header.algorithm) {
+        // The agreement names the argument that differs; this only stops
+        // the data phase from reading a stream it does not understand.
+        SC_REPORT_WARNING(kReportType,
+                          (std::string(name()) + ": context " + std::to_string(context) + ": comm rank " +
+                           std::to_string(sender) + " sent " + std::to_string(p.message_bytes) + " bytes of " +
+                           std::string(to_string(p.opcode)) + " (offset " + std::to_string(p.offset) + "), step " +
+                           std::to_string(k + 1) + " expects " + std::to_string(s.recv.bytes()) + " bytes of " +
+                           std::string(to_string(a.header.opcode)) + " (offset " + std::to_string(from) + ")")
+                              .c_str());
+        a.mask |= mismatch::kData;
+        return;
+    }
+    ++s.issued;
+    if (s.apply == Apply::Copy || n == 0) {
+        if (n) s.recv.scatter(p.payload.data(), from, to, a.buffer.data());
+        ++s.applied;
+    } else {
+        // CGR: received and local operands in the schedule's order; the
+        // chunk's vectors are split over the AgLUs of the unit that are
+        // free first (at most phits_per_cycle of them: the datapath width).
+        scratch_stream_.resize(n);
+        s.recv.gather(a.buffer.data(), from, to, scratch_stream_.data());
+        const std::size_t vectors = (n + kVectorBytes - 1) / kVectorBytes;
+        scratch_a_.assign(vectors, Vector256{});
+        scratch_b_.assign(vectors, Vector256{});
+        const bool received_left = s.apply == Apply::CombineLeft;
+        std::memcpy(scratch_a_.data(), received_left ? p.payload.data() : scratch_stream_.data(), n);
+        std::memcpy(scratch_b_.data(), received_left ? scratch_stream_.data() : p.payload.data(), n);
+        const Operation op = *operation_from_code(a.header.operation);
+        const Datatype type = *datatype_from_code(a.header.datatype);
+        const std::size_t parts = std::min<std::size_t>({config_.cgr_aglus, config_.phits_per_cycle, vectors});
+        const std::size_t per_part = (vectors + parts - 1) / parts;
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        sc_core::sc_time done = now;
+        for (std::size_t first = 0; first < vectors; first += per_part) {
+            const std::size_t count = std::min(per_part, vectors - first);
+            const std::uint64_t latency = aglu_->combine(op, type, scratch_a_.data() + first,
+                                                         scratch_b_.data() + first, scratch_a_.data() + first, count);
+            sc_core::sc_time& free = *std::min_element(a.aglu_free.begin(), a.aglu_free.end());
+            const sc_core::sc_time begin = std::max(now, free);
+            free = begin + cycle_ * static_cast<double>(count);
+            done = std::max(done, begin + cycle_ * static_cast<double>(latency));
+            statistics_.aglu_cycles += count;
+        }
+        std::memcpy(scratch_stream_.data(), scratch_a_.data(), n);
+        s.recv.scatter(scratch_stream_.data(), from, to, a.buffer.data());
+        a.combining.emplace_back(done, k);
+        combined_event_.notify(done - now);
+    }
+    channels_.pop(static_cast<std::uint8_t>(context), sender);
+    owe_credit(context, sender);
+}
+
+void CollectiveEngine::return_chunk(unsigned context) {
+    Active& a = contexts_[context].active;
+    const std::uint64_t from = chunk_begin(a.results_sent), to = chunk_end(a.results_sent, a.result.bytes());
+    NetworkHeader network = step_header(a, context, node_, 0);
     ProcessorHeader processor;
     processor.context_id = network.context_id;
-    processor.opcode = a.opcode;
-    processor.operation = a.operation;
-    processor.datatype = a.datatype;
-    processor.algorithm = a.algorithm;
+    processor.opcode = a.header.opcode;
+    processor.operation = a.header.operation;
+    processor.datatype = a.header.datatype;
+    processor.algorithm = a.header.algorithm;
     processor.rank = static_cast<std::uint16_t>(a.rank);
-    const std::uint64_t bytes = out.count * a.block_bytes;
-    statistics_.result_packets +=
-        bytes == 0 ? 1 : (bytes + config_.packet_payload_bytes - 1) / config_.packet_payload_bytes;
-    emit(host_port_, network, processor, a.buffer.data() + out.first * a.block_bytes,
-         static_cast<std::uint32_t>(bytes));
-    ++statistics_.collectives;
-    a.running = false;
+    processor.message_bytes = static_cast<std::uint32_t>(a.result.bytes());
+    scratch_stream_.resize(to - from);
+    a.result.gather(a.buffer.data(), from, to, scratch_stream_.data());
+    emit(host_port_, network, processor, static_cast<std::uint32_t>(from), scratch_stream_.data(),
+         static_cast<std::uint32_t>(to - from));
+    ++a.results_sent;
+    ++statistics_.result_packets;
 }
+
+bool CollectiveEngine::advance_data(unsigned context) {
+    Active& a = contexts_[context].active;
+    bool any = false;
+    for (bool moved = true; moved && a.mask == 0;) {
+        moved = false;
+        while (a.first_open < a.steps.size() && a.steps[a.first_open].send_done() &&
+               a.steps[a.first_open].recv_done())
+            ++a.first_open;
+        for (std::size_t k = a.first_open; k < a.steps.size() && a.mask == 0; ++k) {
+            while (can_send(a, k)) {
+                send_chunk(context, k);
+                moved = true;
+            }
+            while (a.mask == 0 && can_take(a, k)) {
+                take_chunk(context, k, a.steps[k].channel->front());
+                moved = true;
+            }
+        }
+        while (a.agreed && a.mask == 0 && can_return(a)) {
+            return_chunk(context);
+            moved = true;
+        }
+        any = any || moved;
+    }
+    return any;
+}
+
+void CollectiveEngine::on_combined() {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    for (unsigned context = 0; context < kRows; ++context) {
+        Active& a = contexts_[context].active;
+        bool moved = false;
+        while (!a.combining.empty() && a.combining.front().first <= now) {
+            ++a.steps[a.combining.front().second].applied;
+            a.combining.pop_front();
+            moved = true;
+        }
+        if (moved) progress(context);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Collectives: progress and completion
 
 void CollectiveEngine::progress(unsigned context) {
     Context& c = contexts_[context];
     Active& a = c.active;
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
     for (;;) {
         if (!a.running) {
-            if (c.waiting.empty()) return;
+            if (c.waiting.empty() || c.streaming) return;
             Request request = std::move(c.waiting.front());
             c.waiting.pop_front();
-            start(context, request);
+            start(context, request.network, request.bytes.data(), request.bytes.size(),
+                  static_cast<std::uint32_t>(request.bytes.size()));
             request.bytes.clear();
             spare_buffers_.push_back(std::move(request.bytes));
             continue;
         }
-        if (now < a.resume_at) {
-            resume_.notify(a.resume_at - now);
-            return;
+        bool moved = true;
+        while (moved) {
+            moved = advance_agreement(context);
+            if (a.data) moved = advance_data(context) || moved;
         }
-        if (a.step == a.schedule.steps.size()) {
-            finish(context);
-            continue;
+        if (!a.agreed || !a.combining.empty()) return;
+        if (a.mask == 0 && a.data) {
+            const bool done = a.contributed == a.contribution.bytes() && a.first_open == a.steps.size() &&
+                              a.results_sent == a.result_chunks;
+            if (!done) return;
         }
-        const Step& s = a.schedule.steps[a.step];
-        if (!a.sent && s.send) {
-            NetworkHeader network;
-            network.opcode = a.opcode;
-            network.destination = *peer_node(a, s.send->peer);
-            network.context_id = static_cast<std::uint8_t>(context);
-            network.operation = a.operation;
-            network.datatype = a.datatype;
-            network.algorithm = a.algorithm;
-            network.step = static_cast<std::uint8_t>(a.step + 1);
-            ProcessorHeader processor;
-            processor.context_id = network.context_id;
-            processor.opcode = a.opcode;
-            processor.operation = a.operation;
-            processor.datatype = a.datatype;
-            processor.algorithm = a.algorithm;
-            processor.rank = static_cast<std::uint16_t>(a.rank);
-            const std::uint64_t bytes = transfer_bytes(s.send->spans, a.block_bytes);
-            scratch_stream_.resize(bytes);
-            gather_spans(a.buffer.data(), s.send->spans, a.block_bytes, scratch_stream_.data());
-            const std::size_t before = net_port_.queue.size();
-            emit(net_port_, network, processor, scratch_stream_.data(), static_cast<std::uint32_t>(bytes));
-            statistics_.step_packets_sent += net_port_.queue.size() - before;
-        }
-        a.sent = true;
-        if (s.receive) {
-            const auto sender = static_cast<std::uint16_t>(s.receive->peer);
-            MessageStore::Message* m = store_.front_complete(static_cast<std::uint8_t>(context), sender);
-            if (m == nullptr) return;  // on_net_in calls again when it is complete
-            const std::uint64_t expected = transfer_bytes(s.receive->spans, a.block_bytes);
-            if (m->bytes != expected || m->opcode != a.opcode || m->operation != a.operation ||
-                m->datatype != a.datatype || m->algorithm != a.algorithm) {
-                const std::string why = "comm rank " + std::to_string(sender) + " sent " + std::to_string(m->bytes) +
-                                        " bytes of " + std::string(to_string(m->opcode)) + ", expected " +
-                                        std::to_string(expected) + " bytes of " + std::string(to_string(a.opcode));
-                store_.pop(static_cast<std::uint8_t>(context), sender);
-                release_deferred_credits();
-                NetworkHeader h;
-                h.opcode = a.opcode;
-                h.context_id = static_cast<std::uint8_t>(context);
-                h.operation = a.operation;
-                h.datatype = a.datatype;
-                h.algorithm = a.algorithm;
-                a.running = false;
-                fail(context, static_cast<std::uint8_t>(a.opcode), h, a.rank, CollectiveError::Mismatch, why);
-                continue;
-            }
-            const std::uint64_t cycles = apply(a, s, *m);
-            store_.pop(static_cast<std::uint8_t>(context), sender);
-            release_deferred_credits();
-            statistics_.aglu_cycles += cycles;
-            a.resume_at = now + cycle_ * static_cast<double>(cycles);
-        }
-        ++a.step;
-        a.sent = false;
+        finish(context);
     }
 }
 
-void CollectiveEngine::on_resume() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    for (unsigned c = 0; c < kRows; ++c)
-        if (contexts_[c].active.running && contexts_[c].active.resume_at <= now) progress(c);
+void CollectiveEngine::finish(unsigned context) {
+    Context& c = contexts_[context];
+    Active& a = c.active;
+    const std::uint32_t mask = a.mask;
+    if (mask != 0) {
+        const CollectiveError code = a.local != CollectiveError::None ? a.local : CollectiveError::Mismatch;
+        const std::string why = a.local != CollectiveError::None
+                                    ? a.local_why + " (every member reports it: " + describe_mismatch(mask) + ")"
+                                    : "arguments disagree across the members: " + describe_mismatch(mask);
+        fail_now(context, a.header, a.rank, code, mask, why);
+    } else {
+        ++statistics_.collectives;
+    }
+    c.discard_host = a.host_message - a.host_received;
+    c.next_sequence = static_cast<std::uint16_t>((a.sequence + 1) & kStepSequenceMask);
+    c.have_sequence = true;
+    a.running = false;
+    a.steps.clear();
+    a.buffer.clear();
+    spare_buffers_.push_back(std::move(a.buffer));
+    discard_stale(context);
 }
 
 // ---------------------------------------------------------------------------
@@ -614,9 +1163,11 @@ void CollectiveEngine::on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_tim
     } else if (offset == regmap::CT_COMMAND) {
         read = 0;
         if (write && regmap::ct_command::LOAD.get(value)) {
-            ct_[ct_select_] = CtRow::decode(staging_);
-            ct_[ct_select_].valid = true;
+            load_row(ct_select_);
         } else if (write && regmap::ct_command::RELEASE.get(value)) {
+            purge_context(ct_select_);
+            if (ct_[ct_select_].valid) reserved_bytes_ -= contexts_[ct_select_].reserved;
+            contexts_[ct_select_].reserved = 0;
             ct_[ct_select_].valid = false;
         }
     } else if (offset >= regmap::CT_STAGING(0) && offset < regmap::CT_STAGING(regmap::kCtStagingDwords)) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "isvp/aglu_core.h"
+#include "isvp/collective_core.h"
 
 namespace isvp::guest {
 
@@ -56,19 +57,30 @@ std::string lower_name(Opcode collective) {
     return "send";
 }
 
-std::string switch_error(std::uint32_t code) {
+std::string switch_error(std::uint32_t code, std::uint32_t detail) {
+    const std::string members = detail ? "; across the members: " + describe_mismatch(detail) : "";
     switch (code) {
         case 1:
             return "1 (unknown context)";
         case 2:
-            return "2 (unsupported operation/datatype)";
+            return "2 (unsupported operation/datatype" + members + ")";
         case 3:
-            return "3 (arguments disagree across ranks)";
+            return "3 (arguments disagree across ranks: " + describe_mismatch(detail) + ")";
         case 4:
-            return "4 (size outside the communicator-table row)";
+            return "4 (size outside the communicator-table row" + members + ")";
         default:
             return std::to_string(code);
     }
+}
+
+/// Byte layout of a call's blocks: equal blocks of `count` elements, or the
+/// unequal counts of a reduce_scatter.
+BlockLayout layout_of(std::uint32_t blocks, std::size_t count, std::size_t element,
+                      const std::vector<std::size_t>* counts) {
+    if (counts == nullptr) return BlockLayout::uniform(blocks, count * element);
+    std::vector<std::uint64_t> sizes;
+    for (const std::size_t n : *counts) sizes.push_back(n * element);
+    return BlockLayout::variable(sizes);
 }
 
 }  // namespace
@@ -102,6 +114,7 @@ struct Collectives::Call {
     int root = 0;
     const void* send = nullptr;  ///< input (bcast: the buffer)
     void* recv = nullptr;        ///< output (bcast: the buffer)
+    const std::vector<std::size_t>* counts = nullptr;  ///< reduce_scatter with unequal counts: per block
 };
 
 Collectives::Collectives(Driver& driver, bool offload) : driver_(driver), offload_(offload) {
@@ -117,11 +130,24 @@ void Collectives::activate(Communicator& comm) {
     comm.offloadable = offload_ && accelerator.present && comm.id < accelerator.ct_rows;
     if (!comm.offloadable) return;
     driver_.load_ct_row(comm.id, ct_row(comm.members, comm.rank));
+    // The switch refuses a row whose receive windows do not fit its memory;
+    // the members agree (software AND) so that all offload or none does.
     // Nobody's request may reach a switch before that switch has the row:
-    // each member's row write precedes its barrier message (PCIe ordering).
+    // each member's row write precedes its message here (PCIe ordering).
+    const std::uint32_t loaded = driver_.ct_row_valid(comm.id) ? 1 : 0;
+    std::uint32_t everywhere = 0;
     Call call;
+    call.collective = Opcode::Allreduce;
+    call.type = Datatype::UInt32;
+    call.op = Operation::Band;
+    call.count = 1;
+    call.send = &loaded;
+    call.recv = &everywhere;
     run_software(comm, call);
     ++comm.sequence;
+    if (everywhere) return;
+    if (loaded) driver_.release_ct_row(comm.id);
+    comm.offloadable = false;
 }
 
 unsigned Collectives::agree_id(Communicator& parent) {
@@ -203,7 +229,7 @@ bool Collectives::would_offload(const Communicator& comm, Opcode collective, std
 }
 
 void Collectives::run(Communicator& comm, const Call& call) {
-    const std::string name = "collective: " + lower_name(call.collective);
+    const std::string name = "collective: " + (call.counts ? std::string("reduce_scatter") : lower_name(call.collective));
     if (comm.members.empty()) throw DriverError(name + " on a freed communicator");
     const int size = comm.size();
     if (static_cast<unsigned>(call.type) >= static_cast<unsigned>(kDatatypeCount))
@@ -216,26 +242,49 @@ void Collectives::run(Communicator& comm, const Call& call) {
         throw DriverError(name + ": operation " + std::string(to_string(*call.op)) + " is not defined on datatype " +
                           std::string(to_string(call.type)));
     const std::size_t blocks = per_rank_blocks(call.collective) ? static_cast<std::size_t>(size) : 1;
-    const std::size_t limit = (kMaxMessageBytes - kCollectiveEnvelopeBytes) / (element_size(call.type) * blocks);
-    if (call.count > limit || call.count > std::numeric_limits<std::uint32_t>::max())
-        throw DriverError(name + ": count " + std::to_string(call.count) + " exceeds " + std::to_string(limit) +
+    std::size_t count = call.count;  // per block; unequal counts: their sum, checked as one block
+    std::size_t checked_blocks = blocks;
+    if (call.counts) {
+        if (call.counts->size() != static_cast<std::size_t>(size))
+            throw DriverError(name + ": " + std::to_string(call.counts->size()) + " counts for a communicator of " +
+                              std::to_string(size) + " ranks");
+        count = 0;
+        for (const std::size_t n : *call.counts) {
+            if (n > std::numeric_limits<std::uint32_t>::max())
+                throw DriverError(name + ": count " + std::to_string(n) + " exceeds 2^32 - 1 elements");
+            count += n;
+        }
+        checked_blocks = 1;
+    }
+    const std::size_t table = call.counts ? 4 * call.counts->size() : 0;
+    const std::size_t limit =
+        (kMaxMessageBytes - kCollectiveEnvelopeBytes - table) / (element_size(call.type) * checked_blocks);
+    if (count > limit || count > std::numeric_limits<std::uint32_t>::max())
+        throw DriverError(name + ": count " + std::to_string(count) + " exceeds " + std::to_string(limit) +
                           " elements of " + std::string(to_string(call.type)) + " (" + std::to_string(blocks) +
                           " block(s) must fit one message of " + std::to_string(kMaxMessageBytes) + " bytes)");
-    if (call.count > 0) {
+    if (count > 0) {
         const bool root = comm.rank == call.root;
         const bool reads_send = call.collective != Opcode::Scatter || root;
         const bool writes_recv = (call.collective != Opcode::Reduce && call.collective != Opcode::Gather) || root;
         const char* send_name = call.collective == Opcode::Bcast ? "buffer" : "send buffer";
         if (reads_send && call.send == nullptr && call.collective != Opcode::Barrier)
-            throw DriverError(name + ": " + send_name + " is null with count " + std::to_string(call.count));
-        if (writes_recv && call.recv == nullptr && call.collective != Opcode::Barrier)
-            throw DriverError(name + ": receive buffer is null with count " + std::to_string(call.count));
+            throw DriverError(name + ": " + send_name + " is null with count " + std::to_string(count));
+        const std::size_t mine = call.counts ? (*call.counts)[static_cast<std::size_t>(comm.rank)] : count;
+        if (writes_recv && call.recv == nullptr && call.collective != Opcode::Barrier && mine > 0)
+            throw DriverError(name + ": receive buffer is null with count " + std::to_string(mine));
     }
+    // From here the members communicate: the sequence moves on whatever
+    // happens, so an error (e.g. arguments that differ across the members,
+    // reported by the switch to every member) leaves the communicator usable.
+    struct NextSequence {
+        Communicator& comm;
+        ~NextSequence() { ++comm.sequence; }
+    } next{comm};
     if (would_offload(comm, call.collective, call.op, call.type))
         run_offloaded(comm, call);
     else
         run_software(comm, call);
-    ++comm.sequence;
 }
 
 void Collectives::run_software(Communicator& comm, const Call& call) {
@@ -243,11 +292,11 @@ void Collectives::run_software(Communicator& comm, const Call& call) {
     const int size = comm.size(), me = comm.rank;
     const Schedule schedule =
         make_schedule(call.collective, default_algorithm(call.collective), size, me, call.root, Fold::Pairwise);
-    const std::size_t block_bytes = call.count * element_size(call.type);
-    const std::size_t total = schedule.blocks * block_bytes;
+    const BlockLayout layout = layout_of(schedule.blocks, call.count, element_size(call.type), call.counts);
+    const std::size_t total = layout.total();
+    const auto own = BlockSpan{static_cast<std::uint32_t>(me), 1};
     std::vector<std::uint8_t> work(total);
     const auto* send = static_cast<const std::uint8_t*>(call.send);
-    const std::size_t own = static_cast<std::size_t>(me) * block_bytes;
     switch (call.collective) {
         case Opcode::Bcast:
         case Opcode::Scatter:
@@ -255,7 +304,7 @@ void Collectives::run_software(Communicator& comm, const Call& call) {
             break;
         case Opcode::Gather:
         case Opcode::Allgather:
-            if (block_bytes) std::memcpy(work.data() + own, send, block_bytes);
+            if (layout.bytes(own)) std::memcpy(work.data() + layout.offset(own.first), send, layout.bytes(own));
             break;
         case Opcode::Reduce:
         case Opcode::Allreduce:
@@ -271,15 +320,14 @@ void Collectives::run_software(Communicator& comm, const Call& call) {
     std::vector<std::uint8_t> message;
     for (const Step& step : schedule.steps) {
         if (step.send) {
-            message.clear();
-            for (const BlockSpan& span : step.send->spans)
-                message.insert(message.end(), work.begin() + static_cast<std::ptrdiff_t>(span.first * block_bytes),
-                               work.begin() + static_cast<std::ptrdiff_t>((span.first + span.count) * block_bytes));
+            const StreamMap out(step.send->spans, layout);
+            message.resize(out.bytes());
+            out.gather(work.data(), 0, out.bytes(), message.data());
             driver_.send_reserved(comm.global_rank(step.send->peer), tag, message.data(), message.size());
         }
         if (step.receive) {
-            std::size_t expected = 0;
-            for (const BlockSpan& span : step.receive->spans) expected += span.count * block_bytes;
+            const StreamMap in(step.receive->spans, layout);
+            const std::size_t expected = in.bytes();
             message.resize(expected);
             const int source = comm.global_rank(step.receive->peer);
             const ReceiveStatus status = driver_.receive_reserved(source, tag, message.data(), expected);
@@ -288,19 +336,16 @@ void Collectives::run_software(Communicator& comm, const Call& call) {
                                   std::to_string(status.bytes) + " bytes from rank " + std::to_string(source) +
                                   ", expected " + std::to_string(expected) +
                                   " (do all members pass the same count and root?)");
-            std::size_t at = 0;
-            for (const BlockSpan& span : step.receive->spans) {
-                std::uint8_t* local = work.data() + span.first * block_bytes;
-                const std::uint8_t* in = message.data() + at;
-                const std::size_t bytes = span.count * block_bytes;
+            in.for_each(0, expected, [&](std::uint64_t at, std::uint64_t bytes, std::uint64_t stream) {
+                std::uint8_t* local = work.data() + at;
+                const std::uint8_t* received = message.data() + stream;
                 if (step.apply == Apply::Copy)
-                    std::memcpy(local, in, bytes);
+                    std::memcpy(local, received, bytes);
                 else if (step.apply == Apply::CombineLeft)
-                    combine_elements(*call.op, call.type, in, local, local, bytes);
+                    combine_elements(*call.op, call.type, received, local, local, bytes);
                 else
-                    combine_elements(*call.op, call.type, local, in, local, bytes);
-                at += bytes;
-            }
+                    combine_elements(*call.op, call.type, local, received, local, bytes);
+            });
         }
     }
 
@@ -318,7 +363,7 @@ void Collectives::run_software(Communicator& comm, const Call& call) {
             break;
         case Opcode::Scatter:
         case Opcode::ReduceScatter:
-            if (block_bytes) std::memcpy(recv, work.data() + own, block_bytes);
+            if (layout.bytes(own)) std::memcpy(recv, work.data() + layout.offset(own.first), layout.bytes(own));
             break;
         case Opcode::Barrier:
         case Opcode::Send:
@@ -330,8 +375,10 @@ void Collectives::run_offloaded(Communicator& comm, const Call& call) {
     ++offloaded_calls_;
     const int size = comm.size(), me = comm.rank;
     const bool root = me == call.root;
-    const std::size_t block_bytes = call.count * element_size(call.type);
-    const std::size_t all_blocks = static_cast<std::size_t>(size) * block_bytes;
+    const BlockLayout layout = layout_of(static_cast<std::uint32_t>(size), call.count, element_size(call.type),
+                                         call.counts);
+    const std::size_t block_bytes = layout.bytes(BlockSpan{static_cast<std::uint32_t>(me), 1});
+    const std::size_t all_blocks = layout.total();
     const int root_rank = has_root(call.collective) ? call.root : 0;
 
     ProcessorHeader header;
@@ -343,7 +390,8 @@ void Collectives::run_offloaded(Communicator& comm, const Call& call) {
     header.rank = static_cast<std::uint16_t>(root_rank);
 
     std::uint8_t envelope[kCollectiveEnvelopeBytes] = {};
-    const auto elements = static_cast<std::uint32_t>(call.collective == Opcode::Barrier ? 0 : call.count);
+    const auto elements = call.counts ? kVariableCounts
+                                      : static_cast<std::uint32_t>(call.collective == Opcode::Barrier ? 0 : call.count);
     const auto comm_size = static_cast<std::uint16_t>(size);
     const auto root16 = static_cast<std::uint16_t>(root_rank);
     const auto global0 = static_cast<std::uint16_t>(comm.global_rank(0));
@@ -391,11 +439,22 @@ void Collectives::run_offloaded(Communicator& comm, const Call& call) {
         case Opcode::Send:
             break;
     }
-    driver_.send_collective(header, envelope, contribution ? call.send : nullptr, contribution);
+    if (call.counts) {  // the counts table goes in front of the blocks
+        std::vector<std::uint8_t> request(4 * call.counts->size() + contribution);
+        for (std::size_t i = 0; i < call.counts->size(); ++i) {
+            const auto n = static_cast<std::uint32_t>((*call.counts)[i]);
+            std::memcpy(request.data() + 4 * i, &n, 4);
+        }
+        if (contribution) std::memcpy(request.data() + 4 * call.counts->size(), call.send, contribution);
+        driver_.send_collective(header, envelope, request.data(), request.size());
+    } else {
+        driver_.send_collective(header, envelope, contribution ? call.send : nullptr, contribution);
+    }
     const CollectiveResult outcome = driver_.receive_collective(comm.id, call.recv, result);
     const std::string name = "collective: " + lower_name(call.collective) + " on context " + std::to_string(comm.id);
     if (outcome.error)
-        throw DriverError(name + " failed in the switch: error code " + switch_error(outcome.error_code));
+        throw DriverError(name + " failed in the switch: error code " +
+                          switch_error(outcome.error_code, outcome.error_detail));
     if (outcome.opcode != call.collective || outcome.bytes != result)
         throw DriverError(name + ": the switch returned a " + std::string(to_string(outcome.opcode)) + " result of " +
                           std::to_string(outcome.bytes) + " bytes, expected " + std::to_string(result));
@@ -433,8 +492,15 @@ void Collectives::reduce_scatter_block(Communicator& comm, const void* send, voi
     run(comm, Call{Opcode::ReduceScatter, type, op, count, 0, send, recv});
 }
 
+void Collectives::reduce_scatter(Communicator& comm, const void* send, void* recv,
+                                 const std::vector<std::size_t>& counts, Datatype type, Operation op) {
+    run(comm, Call{Opcode::ReduceScatter, type, op, 0, 0, send, recv, &counts});
+}
+
 void Collectives::barrier(Communicator& comm) {
-    run(comm, Call{Opcode::Barrier});
+    Call call;
+    call.collective = Opcode::Barrier;
+    run(comm, call);
 }
 
 }  // namespace isvp::guest

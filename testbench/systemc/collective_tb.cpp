@@ -393,7 +393,7 @@ int sc_main(int argc, char** argv) {
                                          std::string(to_string(c.type)) + " root " + std::to_string(c.root);
                 if (c.op == Operation::Bxor) {
                     std::uint32_t code = 0;
-                    if (res.bytes.size() == 4) std::memcpy(&code, res.bytes.data(), 4);
+                    if (res.bytes.size() == kErrorResultBytes) std::memcpy(&code, res.bytes.data(), 4);
                     checks.expect(bxor_unsupported && res.step == kErrorStep && code == 2,
                                   what + " BXOR: error result code 2 (unsupported)");
                     continue;
@@ -465,7 +465,7 @@ int sc_main(int argc, char** argv) {
         FakeHost& h = *hosts[node];
         int unknown = 0, sends = 0;
         for (const Result& res : h.results) {
-            if (res.context == unknown_context && res.step == kErrorStep && res.bytes.size() == 4 && res.bytes[0] == 1)
+            if (res.context == unknown_context && res.step == kErrorStep && res.bytes.size() == kErrorResultBytes && res.bytes[0] == 1)
                 ++unknown;
             if (res.opcode == Opcode::Send) {
                 const unsigned from = (node + n - 1) % n;

@@ -1,4 +1,5 @@
-// Collective engine core: envelope and CT row codecs, layouts, message store.
+// Collective engine core: envelope and CT row codecs, layouts, stream maps,
+// the agreement record and the channel store.
 #include <catch2/catch.hpp>
 
 #include <vector>
@@ -66,13 +67,14 @@ TEST_CASE("contribution and result layouts", "[collective][engine]") {
 
 namespace {
 NetworkPacketView view(std::uint8_t context, std::uint16_t sender, std::uint8_t step, std::uint32_t message,
-                       std::uint32_t offset, const std::uint8_t* data, std::uint32_t n) {
+                       std::uint32_t offset, const std::uint8_t* data, std::uint32_t n, std::uint32_t sequence) {
     NetworkPacketView v;
     v.network.opcode = Opcode::Allreduce;
     v.network.context_id = context;
     v.network.step = step;
     v.processor.rank = sender;
     v.processor.message_bytes = message;
+    set_step_sequence(v.processor, sequence);
     v.offset = offset;
     v.payload = data;
     v.payload_bytes = n;
@@ -80,26 +82,104 @@ NetworkPacketView view(std::uint8_t context, std::uint16_t sender, std::uint8_t 
 }
 }  // namespace
 
-TEST_CASE("message store reassembles per (context, sender) in order", "[collective][engine]") {
-    MessageStore store;
+TEST_CASE("channel store keeps step packets per (context, sender) in arrival order", "[collective][engine]") {
+    ChannelStore store;
     const std::uint8_t a[4] = {1, 2, 3, 4};
-    CHECK(store.add(view(0, 5, 1, 4, 2, a + 2, 2)) == MessageStore::AddResult::Ok);
-    CHECK(store.front_complete(0, 5) == nullptr);
-    CHECK(store.add(view(0, 5, 1, 4, 0, a, 2)) == MessageStore::AddResult::Completed);
-    // The next message from the same sender (a later collective) queues behind.
-    CHECK(store.add(view(0, 5, 2, 0, 0, nullptr, 0)) == MessageStore::AddResult::Completed);
-    CHECK(store.add(view(0, 5, 1, 4, 8, a, 2)) == MessageStore::AddResult::Inconsistent);
-    CHECK(store.stored_bytes() == 4);
-    MessageStore::Message* m = store.front_complete(0, 5);
-    REQUIRE(m);
-    CHECK(m->step == 1);
-    CHECK(std::vector<std::uint8_t>(m->data.begin(), m->data.begin() + 4) == std::vector<std::uint8_t>{1, 2, 3, 4});
+    store.push(view(0, 5, 1, 4, 0, a, 2, 7));
+    store.push(view(0, 5, 1, 4, 2, a + 2, 2, 7));
+    store.push(view(0, 6, 2, 0, 0, nullptr, 0, 8));
+    store.push(view(1, 5, 3, 4, 0, a, 4, 0x8001));
+    CHECK(store.held(0) == 3);
+    CHECK(store.held(1) == 1);
+    CHECK(store.senders(0) == std::vector<std::uint16_t>{5, 6});
+    HeldPacket* p = store.front(0, 5);
+    REQUIRE(p);
+    CHECK(p->sequence == 7);
+    CHECK(p->payload == std::vector<std::uint8_t>{1, 2});
     store.pop(0, 5);
-    CHECK(store.stored_bytes() == 0);
-    m = store.front_complete(0, 5);
-    REQUIRE(m);
-    CHECK(m->bytes == 0);
+    p = store.front(0, 5);
+    REQUIRE(p);
+    CHECK(p->offset == 2);
+    CHECK(p->payload == std::vector<std::uint8_t>{3, 4});
     store.pop(0, 5);
-    CHECK(store.messages() == 0);
-    CHECK(store.front_complete(1, 5) == nullptr);
+    CHECK(store.front(0, 5) == nullptr);
+    CHECK(store.front(1, 5)->sequence == 1);  // 15 bits
+    CHECK(store.held(0) == 1);
+}
+
+TEST_CASE("step sequence numbers ride in the replicated header and compare modulo 2^15", "[collective][engine]") {
+    for (const std::uint32_t s : {0u, 1u, 31u, 32u, 0x1234u, 0x7FFFu, 0x8000u, 0xFFFFFFFFu}) {
+        ProcessorHeader h;
+        set_step_sequence(h, s);
+        CHECK(step_sequence(h) == (s & kStepSequenceMask));
+        CHECK(ProcessorHeader::decode(h.encode()).has_value());
+    }
+    CHECK(compare_sequence(5, 5) == 0);
+    CHECK(compare_sequence(4, 5) < 0);
+    CHECK(compare_sequence(6, 5) > 0);
+    CHECK(compare_sequence(0, 0x7FFF) > 0);  // wrapped: 0 follows 0x7FFF
+    CHECK(compare_sequence(0x7FFF, 0) < 0);
+}
+
+TEST_CASE("stream maps follow spans through uniform and unequal block layouts", "[collective][engine]") {
+    const BlockLayout uniform = BlockLayout::uniform(4, 8);
+    CHECK(uniform.total() == 32);
+    CHECK(uniform.offset(3) == 24);
+    const BlockLayout variable = BlockLayout::variable({4, 0, 12, 8});
+    CHECK(variable.total() == 24);
+    CHECK(variable.offset(2) == 4);
+    CHECK(variable.size(1) == 0);
+    CHECK(variable.bytes(BlockSpan{1, 2}) == 12);
+
+    // Blocks 3 then 0..1 of the unequal layout: stream [0,8) is buffer
+    // [16,24), stream [8,12) buffer [0,4) (block 1 is empty).
+    const StreamMap map({BlockSpan{3, 1}, BlockSpan{0, 2}}, variable);
+    CHECK(map.bytes() == 12);
+    REQUIRE(map.pieces().size() == 2);
+    CHECK(map.pieces()[1].buffer == 0);
+    CHECK(map.pieces()[1].stream == 8);
+    CHECK(map.pending_in(0, 0, 4));     // buffer [0,4) is stream [8,12)
+    CHECK(map.pending_in(11, 3, 4));    // stream byte 11 is buffer byte 3
+    CHECK_FALSE(map.pending_in(12, 0, 24));
+    CHECK_FALSE(map.pending_in(0, 4, 16));  // block 2 is not in the stream
+    CHECK(map.pending_in(7, 16, 24));
+    CHECK_FALSE(map.pending_in(8, 16, 24));
+
+    std::vector<std::uint8_t> buffer(24);
+    for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = static_cast<std::uint8_t>(i);
+    std::vector<std::uint8_t> stream(5);
+    map.gather(buffer.data(), 6, 11, stream.data());
+    CHECK(stream == std::vector<std::uint8_t>{22, 23, 0, 1, 2});
+    const std::vector<std::uint8_t> in = {90, 91, 92};
+    map.scatter(in.data(), 7, 10, buffer.data());
+    CHECK(buffer[23] == 90);
+    CHECK(buffer[0] == 91);
+    CHECK(buffer[1] == 92);
+}
+
+TEST_CASE("argument agreement records round-trip and name what differs", "[collective][engine]") {
+    CollectiveArguments a;
+    a.opcode = Opcode::Allreduce;
+    a.operation = 1;
+    a.datatype = 2;
+    a.algorithm = 1;
+    a.count = 1000;
+    a.size = 8;
+    a.root = 0;
+    a.sequence = 12;
+    a.errors = mismatch::kUnsupported;
+    std::uint8_t bytes[CollectiveArguments::kBytes];
+    a.write(bytes);
+    const CollectiveArguments b = CollectiveArguments::read(bytes, a.opcode, 1, 2, 1);
+    CHECK(b.count == 1000);
+    CHECK(b.errors == mismatch::kUnsupported);
+    CHECK(mismatch_fields(a, b) == 0);
+    CollectiveArguments c = a;
+    c.count = 999;
+    c.root = 3;
+    c.datatype = 3;
+    CHECK(mismatch_fields(a, c) == (mismatch::kCount | mismatch::kRoot | mismatch::kDatatype));
+    CHECK(describe_mismatch(mismatch::kCount | mismatch::kRoot) == "count, root");
+    CHECK(describe_mismatch(mismatch::kOperation) == "operation");
+    CHECK(counts_digest({1, 2, 3}) != counts_digest({1, 3, 2}));
 }

@@ -93,6 +93,8 @@ class FakeDevice : public DeviceTransport {
             case rm::ACCEL_CAPABILITIES:
                 if (capabilities_ == 0xFFFFFFFFu) unmapped_ = true;
                 return capabilities_;
+            case rm::CT_VALID:
+                return ct_valid_;
             default:
                 return 0;
         }
@@ -106,6 +108,9 @@ class FakeDevice : public DeviceTransport {
         if (offset == q + rm::C2H_BASE_LO) c2h_ring_ = value;
         if (offset == q + rm::CMPT_BASE_LO) cmpt_ring_ = value;
         if (offset == rm::DOORBELL(0) + rm::H2C_PIDX) consume_h2c(rm::doorbell::INDEX.get(value));
+        if (offset == rm::CT_SELECT) ct_select_ = value & 0x1F;
+        if (offset == rm::CT_COMMAND && rm::ct_command::LOAD.get(value)) ct_valid_ |= 1u << ct_select_;
+        if (offset == rm::CT_COMMAND && rm::ct_command::RELEASE.get(value)) ct_valid_ &= ~(1u << ct_select_);
     }
 
     unsigned wait_interrupt(std::uint64_t mask) override {
@@ -122,6 +127,7 @@ class FakeDevice : public DeviceTransport {
 
   private:
     static constexpr unsigned kEntries = 64;  ///< every ring (config())
+    std::uint32_t ct_select_ = 0, ct_valid_ = 0;  ///< CT_SELECT, CT_VALID (every LOAD fits)
 
     void consume_h2c(std::uint32_t pidx) {
         while (h2c_cidx_ != pidx) {

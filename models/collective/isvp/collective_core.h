@@ -1,16 +1,18 @@
 // The collective engine's SystemC-free pieces (docs/COLLECTIVES.md): the
 // request envelope codec, the communicator-table (CT) row codec, per
 // collective buffer layouts (what a rank contributes, what it gets back), the
-// schedule's transfer layout and the store that reassembles peers' step
-// messages. Plain C++17, no timing; CollectiveEngine (collective_engine.h)
+// schedule's transfer streams mapped onto the buffer, the argument agreement
+// record and the store that holds peers' step packets. Plain C++17, no timing; CollectiveEngine (collective_engine.h)
 // is the sc_module around them.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -28,7 +30,16 @@ enum class CollectiveError : std::uint32_t {
     Mismatch = 3,         ///< arguments that disagree (contribution size, peers' packets)
     SizeOutsideRow = 4,   ///< communicator size/root/rank inconsistent with the row
 };
-inline constexpr std::uint8_t kErrorStep = 0xFF;  ///< step field of an error result
+inline constexpr std::uint8_t kErrorStep = 0xFF;   ///< step field of an error result (to the host)
+inline constexpr std::uint8_t kAgreeStep = 0xFE;   ///< step field of an argument-agreement packet
+inline constexpr std::uint8_t kCreditStep = 0xFD;  ///< step field of a window-credit return
+inline constexpr std::size_t kMaxScheduleSteps = 0xFC;  ///< step packets carry step index + 1
+/// Bytes of an error result's payload: u32 code, u32 mismatch mask.
+inline constexpr std::uint32_t kErrorResultBytes = 8;
+
+/// Little-endian u32 fields of the collective packets' payloads.
+void store_le32(std::uint8_t* out, std::uint32_t value);
+std::uint32_t load_le32(const std::uint8_t* in);
 
 /// The 16-byte request envelope in front of a rank's contribution.
 struct CollectiveEnvelope {
@@ -91,48 +102,172 @@ void gather_spans(const std::uint8_t* buffer, const std::vector<BlockSpan>& span
 void scatter_spans(const std::uint8_t* stream, const std::vector<BlockSpan>& spans, std::uint64_t block_bytes,
                    std::uint8_t* buffer);
 
-/// Reassembles peers' step messages per (context, sender comm rank), in
-/// arrival order: a sender's step messages to this rank arrive in the order
-/// it sends them (deterministic routing keeps one source-destination pair in
-/// order), which is the order this rank's schedule receives them — also
-/// across successive collectives on one context, since the network header
-/// carries no sequence number. Buffers are recycled; no allocation once warm.
-class MessageStore {
+/// Byte layout of a collective's buffer: where each block starts. Blocks are
+/// equal (block_bytes each) except for Reduce_scatter with unequal counts.
+class BlockLayout {
   public:
-    struct Message {
-        std::uint8_t step = 0;          ///< the sender's step field
-        Opcode opcode = Opcode::Send;   ///< collective the sender runs
-        std::uint8_t operation = 0;     ///< its operation, datatype, algorithm
-        std::uint8_t datatype = 0;
-        std::uint8_t algorithm = 0;
-        std::uint32_t bytes = 0;        ///< message_bytes
-        std::uint32_t received = 0;     ///< payload bytes in so far
-        std::vector<std::uint8_t> data;  ///< the transfer, bytes(data) >= bytes
-        bool complete() const { return received >= bytes; }
-    };
+    BlockLayout() = default;
+    static BlockLayout uniform(std::uint32_t blocks, std::uint64_t block_bytes);
+    /// One block per entry of `block_bytes`, in order.
+    static BlockLayout variable(const std::vector<std::uint64_t>& block_bytes);
+    std::uint32_t blocks() const { return blocks_; }
+    std::uint64_t offset(std::uint32_t block) const {
+        return offsets_.empty() ? block * uniform_ : offsets_[block];
+    }
+    std::uint64_t size(std::uint32_t block) const { return offset(block + 1) - offset(block); }
+    std::uint64_t total() const { return offset(blocks_); }
+    /// Bytes of a run of blocks.
+    std::uint64_t bytes(const BlockSpan& span) const { return offset(span.first + span.count) - offset(span.first); }
 
-    enum class AddResult { Ok, Completed, Inconsistent };
-    /// Adds one packet's payload. Inconsistent: offset/length outside the
-    /// message or header fields that differ from the message's first packet
-    /// (the packet is dropped).
-    AddResult add(const NetworkPacketView& packet);
-    /// The oldest message of (context, sender) if complete; it stays owned
-    /// by the store until recycle().
-    Message* front_complete(std::uint8_t context, std::uint16_t sender);
-    /// Drops the oldest message of (context, sender), recycling its buffer.
+  private:
+    std::uint32_t blocks_ = 0;
+    std::uint64_t uniform_ = 0;             ///< bytes per block when offsets_ is empty
+    std::vector<std::uint64_t> offsets_;    ///< blocks + 1 prefix sums (variable layouts)
+};
+
+/// A transfer's byte stream (its spans' blocks concatenated, in order)
+/// mapped onto the collective's buffer, so the engine can stream any part
+/// of it and ask which buffer bytes a part of the stream covers.
+class StreamMap {
+  public:
+    struct Piece {
+        std::uint64_t stream = 0;  ///< first stream byte
+        std::uint64_t buffer = 0;  ///< where it lives in the buffer
+        std::uint64_t length = 0;
+    };
+    StreamMap() = default;
+    StreamMap(const std::vector<BlockSpan>& spans, const BlockLayout& layout);
+    /// A stream that is one contiguous buffer range.
+    StreamMap(std::uint64_t buffer, std::uint64_t length);
+
+    std::uint64_t bytes() const { return bytes_; }
+    const std::vector<Piece>& pieces() const { return pieces_; }
+    /// Calls f(buffer offset, length, stream offset) for each buffer range
+    /// of stream bytes [from, to), in stream order.
+    template <typename F>
+    void for_each(std::uint64_t from, std::uint64_t to, F&& f) const {
+        for (const Piece& p : pieces_) {
+            const std::uint64_t lo = std::max(from, p.stream), hi = std::min(to, p.stream + p.length);
+            if (lo < hi) f(p.buffer + (lo - p.stream), hi - lo, lo);
+        }
+    }
+    /// Whether a stream byte at or after `from` lies in buffer bytes [lo, hi).
+    bool pending_in(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const {
+        return pending_end(from, lo, hi) != 0;
+    }
+    /// One past the last stream byte at or after `from` that lies in buffer
+    /// bytes [lo, hi); 0 if there is none (the stream must reach it before
+    /// those buffer bytes are free of it).
+    std::uint64_t pending_end(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const;
+    /// Copies stream bytes [from, to) out of `buffer` into `out` / back.
+    void gather(const std::uint8_t* buffer, std::uint64_t from, std::uint64_t to, std::uint8_t* out) const;
+    void scatter(const std::uint8_t* in, std::uint64_t from, std::uint64_t to, std::uint8_t* buffer) const;
+
+  private:
+    std::vector<Piece> pieces_;             ///< stream order; buffer ranges are disjoint
+    std::vector<std::uint32_t> by_buffer_;  ///< piece indices sorted by buffer offset
+    std::uint64_t bytes_ = 0;
+};
+
+/// What every member of a collective must agree on, as the argument
+/// agreement exchanges it (docs/COLLECTIVES.md, Mismatched arguments). The
+/// opcode, operation, datatype and algorithm travel in the packet headers;
+/// the rest is the 16-byte payload of an agreement packet.
+struct CollectiveArguments {
+    Opcode opcode = Opcode::Barrier;
+    std::uint8_t operation = 0, datatype = 0, algorithm = 0;
+    std::uint32_t count = 0;     ///< elements per block (unequal counts: a digest of the table)
+    std::uint16_t size = 0;      ///< communicator size
+    std::uint16_t root = 0;      ///< root comm rank (0 where there is none)
+    std::uint32_t sequence = 0;  ///< per communicator
+    std::uint32_t errors = 0;    ///< Mismatch bits seen so far by the sender
+
+    static constexpr std::size_t kBytes = 16;
+    void write(std::uint8_t* out) const;  ///< the payload part, little-endian
+    /// Payload `in` with the header fields of the packet that carried it.
+    static CollectiveArguments read(const std::uint8_t* in, Opcode opcode, std::uint8_t operation,
+                                    std::uint8_t datatype, std::uint8_t algorithm);
+};
+
+/// Bits of an error result's mismatch mask: which arguments disagreed
+/// across the members, or which local error a member had.
+namespace mismatch {
+inline constexpr std::uint32_t kCount = 1u << 0;
+inline constexpr std::uint32_t kRoot = 1u << 1;
+inline constexpr std::uint32_t kOperation = 1u << 2;
+inline constexpr std::uint32_t kDatatype = 1u << 3;
+inline constexpr std::uint32_t kCollective = 1u << 4;
+inline constexpr std::uint32_t kAlgorithm = 1u << 5;
+inline constexpr std::uint32_t kSize = 1u << 6;
+inline constexpr std::uint32_t kSequence = 1u << 7;
+inline constexpr std::uint32_t kUnsupported = 1u << 8;   ///< a member's switch cannot run it (error 2 there)
+inline constexpr std::uint32_t kContribution = 1u << 9;  ///< a member's contribution size disagreed with its arguments
+inline constexpr std::uint32_t kRow = 1u << 10;          ///< a member's arguments exceed its CT row or buffer (error 4 there)
+inline constexpr std::uint32_t kData = 1u << 11;         ///< a step packet disagreed with the schedule
+}  // namespace mismatch
+/// Bits for the fields in which `theirs` differs from `mine`.
+std::uint32_t mismatch_fields(const CollectiveArguments& mine, const CollectiveArguments& theirs);
+/// "count, root" — the names of the bits set in `mask`.
+std::string describe_mismatch(std::uint32_t mask);
+
+/// Reduce_scatter with unequal counts: a request whose envelope has
+/// elements_per_block == kVariableCounts carries `size` u32 counts (one
+/// per block) between the envelope and the contribution.
+inline constexpr std::uint32_t kVariableCounts = 0xFFFFFFFFu;
+/// The digest of a counts table that the agreement compares (FNV-1a).
+std::uint32_t counts_digest(const std::vector<std::uint32_t>& counts);
+
+/// Step packets (switch to switch) carry the collective's sequence number
+/// mod 2^15 in the replicated processor header's context, operation,
+/// datatype and algorithm fields (the network header repeats those).
+inline constexpr std::uint32_t kStepSequenceMask = 0x7FFF;
+void set_step_sequence(ProcessorHeader& header, std::uint32_t sequence);
+std::uint16_t step_sequence(const ProcessorHeader& header);
+/// Compares two 15-bit sequence numbers: < 0 when `a` is older than `b`.
+int compare_sequence(std::uint16_t a, std::uint16_t b);
+
+/// One step packet held until the step that consumes it runs.
+struct HeldPacket {
+    std::uint8_t step = 0;  ///< the sender's step field
+    Opcode opcode = Opcode::Send;
+    std::uint8_t operation = 0, datatype = 0, algorithm = 0;
+    std::uint16_t sequence = 0;       ///< 15 bits
+    std::uint32_t message_bytes = 0;  ///< the step transfer's bytes
+    std::uint32_t offset = 0;         ///< of this packet in the transfer
+    std::vector<std::uint8_t> payload;
+};
+
+/// Step packets per (context, sender comm rank) in arrival order — which is
+/// the sender's order (deterministic routing keeps one source-destination
+/// pair in order) and the order this rank's schedule consumes them in.
+/// Payload buffers are recycled.
+class ChannelStore {
+  public:
+    /// Copies one packet in (`view` is a step packet).
+    void push(const NetworkPacketView& view);
+    /// The oldest packet of (context, sender), or null.
+    HeldPacket* front(std::uint8_t context, std::uint16_t sender);
     void pop(std::uint8_t context, std::uint16_t sender);
-    /// Payload bytes held (received, not yet popped).
-    std::uint64_t stored_bytes() const { return stored_bytes_; }
-    /// Messages held (complete or not).
-    std::size_t messages() const;
+    /// Packets held for `context` (all senders).
+    std::size_t held(std::uint8_t context) const { return held_[context]; }
+    /// Packets held for all contexts.
+    std::size_t total() const { return total_; }
+    /// The FIFO of (context, sender); the reference stays valid (it is
+    /// created empty if needed).
+    std::deque<HeldPacket>& channel(std::uint8_t context, std::uint16_t sender) {
+        return queues_[key(context, sender)];
+    }
+    /// Senders with packets held for `context`.
+    std::vector<std::uint16_t> senders(std::uint8_t context) const;
 
   private:
     static std::uint32_t key(std::uint8_t context, std::uint16_t sender) {
         return static_cast<std::uint32_t>(context) << 16 | sender;
     }
-    std::unordered_map<std::uint32_t, std::deque<Message>> queues_;  ///< per (context, sender), oldest first
-    std::vector<std::vector<std::uint8_t>> spare_;                   ///< recycled data buffers
-    std::uint64_t stored_bytes_ = 0;                                 ///< see stored_bytes()
+    std::unordered_map<std::uint32_t, std::deque<HeldPacket>> queues_;
+    std::vector<std::vector<std::uint8_t>> spare_;
+    std::array<std::size_t, regmap::kContextCount> held_{};
+    std::size_t total_ = 0;
 };
 
 }  // namespace isvp

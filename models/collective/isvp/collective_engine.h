@@ -8,16 +8,21 @@
 //   BAR0 0x6000..0x7FFF --> csr
 //
 // Send packets pass through both ways (own buffers, credits forwarded when
-// they leave). Collective requests from the host are reassembled, checked
-// against the communicator table, and run as the Fold::Hypercube schedule:
-// each step's blocks go to the peer as network packets, peers' packets are
-// reassembled (early ones buffered, bounded by collective.early_buffer_bytes)
-// and copied or combined with the AgLU in the schedule's operand order.
+// they leave). Collective requests from the host are checked against the
+// communicator table and run as the Fold::Hypercube schedule, streamed
+// packet by packet: a chunk of a step leaves as soon as the buffer bytes it
+// carries are final (the host's contribution and earlier steps' chunks that
+// write them), a received chunk is copied or combined with the AgLU in the
+// schedule's operand order as soon as the bytes it combines with are final,
+// and result chunks go to the host as soon as they are final and the
+// members have agreed on the arguments. Peers' step packets land in receive
+// windows every CT row reserves at LOAD (credits per (context, peer)), so
+// net_in never back-pressures: no buffer deadlock.
 //
-// Abstraction: packet-level, approximately timed, event-driven. Per-step
-// execution (a step's receive is applied when the whole transfer is in; the
-// AgLU's busy cycles for it are charged at collective.clock_mhz before the
-// next step starts); not chunk-streamed yet. One VC (0) on every port.
+// Abstraction: packet-level, approximately timed, event-driven. Packets are
+// usable when their tail has arrived; each context's CGR unit has
+// collective.cgr_aglus vectorised AgLUs at collective.clock_mhz, shared by
+// its steps (a chunk uses up to phits_per_cycle of them at once).
 #pragma once
 
 #include <array>
@@ -26,6 +31,8 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -47,19 +54,26 @@ struct CollectiveConfig {
     unsigned phits_per_cycle = 2;               ///< output serialisation width, phits per cycle
     std::uint32_t host_buffer_phits = 512;      ///< host_in buffer (credits granted to the QDMA)
     std::uint32_t net_buffer_phits = 512;       ///< net_in buffer (credits granted to the router)
-    /// Peers' step data held before it is consumed; beyond it the engine holds
-    /// back network credits. Known limit: that back-pressure can block the
-    /// very packets a node waits for (a buffer deadlock, reported by the
-    /// scheduler, not a hang), so the default equals max_buffer_bytes; a
-    /// deadlock-free scheme (a collective VC or per-step windows) is open.
-    std::uint64_t early_buffer_bytes = 64ull << 20;
-    std::uint64_t max_buffer_bytes = 64ull << 20;  ///< largest collective buffer (blocks x block bytes)
+    /// On-chip memory for receive windows: a CT row LOAD reserves
+    /// (present peers + 1) x window_packets x packet_payload_bytes of it, or
+    /// the row is refused (CT_VALID stays 0 and the guest runs software).
+    std::uint64_t early_buffer_bytes = 8ull << 20;
+    std::uint32_t window_packets = 32;             ///< step packets a sender may have unconsumed per (context, peer)
+    double credit_delay_ns = 500.0;                ///< longest a consumed packet's credit waits to be batched
+    /// Vectorised (256-bit) AgLUs of the CGR unit a collective runs on; all
+    /// of its steps share them, each chunk uses up to phits_per_cycle of them.
+    unsigned cgr_aglus = 6;
+    std::uint64_t max_buffer_bytes = 64ull << 20;  ///< largest collective buffer (all blocks)
     unsigned cgr_units = 4;                        ///< reported in ACCEL_CAPABILITIES (not a limit yet)
     unsigned radix = 7;                            ///< reported in ACCEL_CAPABILITIES
 
     static void declare(Parameters& parameters);
     static CollectiveConfig from(const Parameters& parameters);
     void validate() const;
+    /// Receive-window bytes a row with `present_entries` hypercube peers reserves.
+    std::uint64_t row_reservation(unsigned present_entries) const {
+        return static_cast<std::uint64_t>(present_entries + 1) * window_packets * packet_payload_bytes;
+    }
 };
 
 /// Counters (also ACCEL_DROPPED / ACCEL_ERRORS).
@@ -67,11 +81,16 @@ struct CollectiveStatistics {
     std::uint64_t collectives = 0;        ///< completed without error
     std::uint64_t errors = 0;             ///< completed with an error result (ACCEL_ERRORS)
     std::uint64_t dropped = 0;            ///< collective packets dropped (ACCEL_DROPPED)
-    std::uint64_t step_packets_sent = 0;  ///< to peers
+    std::uint64_t stale = 0;              ///< step packets of an aborted collective discarded
+    std::uint64_t step_packets_sent = 0;  ///< data packets to peers
+    std::uint64_t agreement_packets = 0;  ///< argument-agreement packets to peers
+    std::uint64_t credit_packets = 0;     ///< window-credit returns to peers
     std::uint64_t result_packets = 0;     ///< to the host
     std::uint64_t passed_to_network = 0;  ///< Send packets host -> network
     std::uint64_t passed_to_host = 0;     ///< Send packets network -> host
     std::uint64_t aglu_cycles = 0;        ///< AgLU busy cycles charged
+    std::uint64_t rows_refused = 0;       ///< CT LOADs refused: receive windows did not fit
+    std::size_t peak_held_packets = 0;    ///< most step packets held at once (all contexts)
 };
 
 class CollectiveEngine : public sc_core::sc_module {
@@ -105,58 +124,112 @@ class CollectiveEngine : public sc_core::sc_module {
         CreditTo credit_to = CreditTo::None;         ///< upstream to credit when it leaves (pass-through)
     };
     using Arrival = std::pair<sc_core::sc_time, std::uint32_t>;  ///< (when, phits)
-    /// One output: a FIFO, its credits (VC 0) and its serialiser.
+    /// One output: FIFOs, its credits (VC 0) and its serialiser.
     struct OutPort {
         Initiator* socket = nullptr;
-        std::deque<Outgoing> queue;  ///< waiting packets, in order
-        std::int64_t credits = 0;    ///< VC 0, usable now
+        std::deque<Outgoing> urgent;  ///< small control packets (agreement, credits): go first
+        std::deque<Outgoing> queue;   ///< waiting packets, in order
+        std::int64_t credits = 0;     ///< VC 0, usable now
         std::priority_queue<Arrival, std::vector<Arrival>, std::greater<Arrival>> arriving;  ///< credits in flight
         sc_core::sc_time free_at;                                                            ///< serialiser free
         sc_core::sc_event wake;                                                              ///< re-run the sender
     };
-    /// A collective packet as both inputs first see it.
-    struct Arrived {
-        std::optional<NetworkPacketView> view;  ///< the parsed packet
-        std::uint32_t phits = 0;                ///< its size in credits
-        sc_core::sc_time tail;                  ///< when its tail has arrived (credits go back then)
+    /// A collective packet waiting for its tail to arrive.
+    struct Incoming {
+        sc_core::sc_time at;                         ///< tail arrival
+        std::uint64_t order;                         ///< arrival order (ties)
+        bool from_host = false;                      ///< host_in (else net_in)
+        tlm::tlm_generic_payload* packet = nullptr;  ///< acquired until taken in
+        bool operator>(const Incoming& o) const { return at != o.at ? at > o.at : order > o.order; }
     };
-    /// Common start of both inputs: parses the packet, drops a malformed one
-    /// and sends point-to-point packets straight on to `pass_to` (credits
-    /// handled); returns only collective packets.
-    std::optional<Arrived> arrive(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay, CreditTo from,
-                                  OutPort& pass_to, std::uint64_t& passed);
-    /// A host request being reassembled or waiting to run.
+    /// What a chunk waited for when it last could not go: checked first next
+    /// time (progress only grows, so it stays necessary).
+    struct Wait {
+        enum Kind : std::uint8_t { None, Contribution, Applied, Sent } kind = None;
+        std::size_t step = 0;
+        std::uint64_t need = 0;  ///< contribution bytes, or chunks applied / sent by `step`
+    };
+    /// A host request reassembled whole (its context was busy when it came).
     struct Request {
         NetworkHeader network;            ///< of its first packet
-        ProcessorHeader processor;        ///< rank = root (replaced by the converter)
-        std::vector<std::uint8_t> bytes;  ///< envelope + contribution
+        std::vector<std::uint8_t> bytes;  ///< envelope [+ counts] + contribution
         std::uint32_t received = 0;       ///< payload bytes in
         bool open = false;                ///< reassembly in progress
+    };
+    /// One schedule step as it streams: byte prefixes of its send and
+    /// receive streams that are done.
+    struct StepRun {
+        int send_peer = -1, recv_peer = -1;  ///< comm ranks (-1: none)
+        std::uint16_t send_node = 0;
+        Apply apply = Apply::Copy;
+        StreamMap send, recv;
+        std::uint32_t send_chunks = 0, recv_chunks = 0;  ///< packets (>= 1 where the transfer exists)
+        std::uint32_t sent = 0;                          ///< chunks emitted
+        std::uint32_t issued = 0;                        ///< chunks taken from the window (copied or in the AgLU)
+        std::uint32_t applied = 0;                       ///< chunks final in the buffer
+        std::int32_t* credits = nullptr;            ///< send credits toward send_peer (an entry of send_credits_)
+        std::deque<HeldPacket>* channel = nullptr;  ///< the window recv_peer's packets land in
+        std::ptrdiff_t send_after = -1;             ///< the previous step sending to send_peer
+        std::ptrdiff_t recv_after = -1;             ///< the previous step receiving from recv_peer
+        Wait send_wait, take_wait;                  ///< see Wait
+        bool send_done() const { return sent == send_chunks; }
+        bool recv_done() const { return applied == recv_chunks; }
     };
     /// The collective running on one context.
     struct Active {
         bool running = false;
-        Opcode opcode = Opcode::Send;
-        std::uint8_t operation = 0, datatype = 0, algorithm = 0;
+        NetworkHeader header;  ///< opcode, operation, datatype, algorithm of the request
         CollectiveEnvelope envelope;
-        CtRow row;     ///< copied at start (a RELEASE does not disturb it)
-        int rank = 0;  ///< own comm rank
-        Schedule schedule;
-        std::uint64_t block_bytes = 0;
-        std::vector<std::uint8_t> buffer;  ///< blocks x block_bytes
-        std::size_t step = 0;              ///< next step to run
-        bool sent = false;                 ///< this step's send is queued
-        sc_core::sc_time resume_at;        ///< AgLU busy until
+        CtRow row;             ///< copied at start (a RELEASE does not disturb it)
+        int rank = 0;          ///< own comm rank
+        std::uint16_t sequence = 0;  ///< 15-bit step-packet sequence
+        CollectiveError local = CollectiveError::None;  ///< this rank's own error, if any
+        std::string local_why;
+        bool data = false;     ///< runs the data phase (no local error)
+        BlockLayout layout;
+        std::vector<std::uint8_t> buffer;
+        std::vector<StepRun> steps;
+        std::size_t first_open = 0;  ///< steps before it are done both ways
+        StreamMap contribution;      ///< the host's bytes (in-step)
+        std::uint64_t contributed = 0;  ///< contribution bytes in
+        std::uint32_t header_bytes = 0;   ///< envelope [+ counts table] in front of the contribution
+        std::uint32_t host_message = 0;   ///< the request's bytes (envelope onwards)
+        std::uint32_t host_received = 0;  ///< of them taken in so far
+        StreamMap result;            ///< what goes back to the host
+        std::uint32_t result_chunks = 0, results_sent = 0;
+        Wait return_wait;
+        std::vector<sc_core::sc_time> aglu_free;  ///< per AgLU of this context's CGR: free from
+        std::deque<std::pair<sc_core::sc_time, std::size_t>> combining;  ///< (final at, step): chunks in the AgLU
+        // Argument agreement (a hypercube allreduce of CollectiveArguments).
+        Schedule agree;
+        std::size_t agree_step = 0;
+        bool agree_sent = false;
+        bool agreed = false;
+        CollectiveArguments mine;
+        std::uint32_t mask = 0;  ///< mismatch bits
     };
     struct Context {
-        Request assembly;             ///< request being reassembled
+        Request assembly;             ///< request being reassembled whole
         std::deque<Request> waiting;  ///< complete requests, in arrival (sequence) order
+        bool streaming = false;            ///< a request is arriving to start as soon as its head is in
+        NetworkHeader head;                ///< its first packet's header
+        std::uint32_t head_message = 0;    ///< its bytes
+        std::vector<std::uint8_t> prefix;  ///< its envelope [+ counts] (+ first contribution bytes) so far
+        std::uint32_t discard_host = 0;    ///< host bytes of a finished request still to come (dropped)
+        int own_rank = 0;                  ///< comm rank the row gives (credit returns)
         Active active;
+        bool have_sequence = false;   ///< next_sequence is known
+        std::uint16_t next_sequence = 0;  ///< 15-bit sequence after the last collective
+        std::uint64_t reserved = 0;   ///< window bytes its row reserves
+        std::size_t window_limit = 0; ///< step packets its windows hold
+        std::unordered_map<std::uint16_t, std::uint16_t> globals;  ///< comm rank -> global rank (row, envelopes)
+        std::unordered_map<std::uint16_t, std::deque<CollectiveArguments>> agreements;  ///< per sender, arrival order
     };
 
     void grant_initial_credits();
     void on_host_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_net_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void on_input(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay, bool from_host);
     void on_credit(OutPort& port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_credit_net(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { on_credit(net_port_, p, d); }
     void on_credit_host(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { on_credit(host_port_, p, d); }
@@ -164,28 +237,71 @@ class CollectiveEngine : public sc_core::sc_module {
     void drain(OutPort& port);
     void drain_net() { drain(net_port_); }
     void drain_host() { drain(host_port_); }
-    void on_resume();
+    /// Takes in every collective packet whose tail has arrived.
+    void on_incoming();
+    void host_packet(const NetworkPacketView& view);
+    void network_packet(const NetworkPacketView& view);
+    void on_combined();
+    void flush_credits();
+    void flush_credits_of(unsigned context, std::uint16_t sender, std::uint32_t credits);
 
+    // Collectives.
     void progress(unsigned context);
-    bool start(unsigned context, Request& request);
+    void start(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix, std::size_t prefix_bytes,
+               std::uint32_t message_bytes);
+    void build_data_phase(unsigned context, const Schedule& schedule, const BlockSpan& contribution);
+    void take_contribution(Active& a, std::uint64_t offset, const std::uint8_t* data, std::uint64_t bytes);
+    bool advance_agreement(unsigned context);
+    bool advance_data(unsigned context);
+    bool can_send(Active& a, std::size_t k);
+    bool can_take(Active& a, std::size_t k);
+    bool can_return(Active& a);
+    /// The first thing that still writes buffer bytes [lo, hi) before step
+    /// `before` (and with `sends`, still reads them).
+    Wait pending_write(const Active& a, std::size_t before, std::uint64_t lo, std::uint64_t hi, bool sends) const;
+    bool satisfied(const Active& a, const Wait& wait) const;
+    void send_chunk(unsigned context, std::size_t k);
+    void take_chunk(unsigned context, std::size_t k, HeldPacket& packet);
+    void return_chunk(unsigned context);
     void finish(unsigned context);
-    void fail(unsigned context, std::uint8_t opcode_code, const NetworkHeader& network, int rank, CollectiveError code,
-              const std::string& why);
+    void fail_now(unsigned context, const NetworkHeader& header, int rank, CollectiveError code,
+                  std::uint32_t mask, const std::string& why);
+    void start_streamed(unsigned context);
+    void discard_stale(unsigned context);
+    void owe_credit(unsigned context, std::uint16_t sender);
+    void purge_context(unsigned context);
     std::optional<std::uint16_t> peer_node(const Active& active, int peer) const;
-    std::uint64_t apply(Active& active, const Step& step, const MessageStore::Message& message);
-    void emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, const std::uint8_t* data,
-              std::uint32_t bytes);
+    NetworkHeader step_header(const Active& a, unsigned context, std::uint16_t destination, std::uint8_t step) const;
+    void emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
+              const std::uint8_t* data, std::uint32_t bytes, bool urgent = false);
     void return_credits(CreditTo to, std::uint32_t phits, const sc_core::sc_time& delay);
-    void release_deferred_credits();
     void drop(const std::string& why);
+    void load_row(unsigned context);
     std::vector<std::uint8_t> take_buffer();
+    std::optional<std::uint16_t> node_of(unsigned context, std::uint16_t comm_rank) const;
+    std::uint32_t credits_for(unsigned context, int peer) const;
+    static std::uint32_t key(unsigned context, int rank) {
+        return static_cast<std::uint32_t>(context) << 16 | static_cast<std::uint16_t>(rank);
+    }
+    std::uint64_t chunk_begin(std::uint32_t chunk) const {
+        return static_cast<std::uint64_t>(chunk) * config_.packet_payload_bytes;
+    }
+    std::uint64_t chunk_end(std::uint32_t chunk, std::uint64_t bytes) const {
+        return std::min(bytes, chunk_begin(chunk + 1));
+    }
+    std::uint32_t chunks_of(std::uint64_t bytes) const {
+        return static_cast<std::uint32_t>(std::max<std::uint64_t>(
+            1, (bytes + config_.packet_payload_bytes - 1) / config_.packet_payload_bytes));
+    }
 
     std::uint16_t node_;                                    ///< this switch's node address
     unsigned nodes_;                                        ///< nodes in the network
     CollectiveConfig config_;                               ///< parameters
     std::unique_ptr<AgluEngine> aglu_;                      ///< the CGR's AgLU
     sc_core::sc_time cycle_;                                ///< one engine clock cycle
+    sc_core::sc_time credit_delay_;                         ///< collective.credit_delay_ns
     std::uint8_t size_code_ = 0;                            ///< size code of generated packets
+    std::uint32_t credit_batch_ = 1;                        ///< credits returned at once
     PacketPool pool_;                                       ///< generated packets
     CreditMessage host_credit_message_;                     ///< credit returns to the QDMA
     CreditMessage net_credit_message_;                      ///< credit returns to the router
@@ -197,12 +313,19 @@ class CollectiveEngine : public sc_core::sc_module {
     std::uint32_t ct_select_ = 0;                           ///< CT_SELECT
     std::vector<std::uint16_t> forwarding_;                 ///< global rank -> node (65536 entries, identity at reset)
     std::uint32_t forward_index_ = 0;                       ///< FORWARD_INDEX
-    MessageStore store_;                                    ///< peers' step messages
-    std::uint32_t deferred_net_credits_ = 0;                ///< net_in credits held back (early buffer full)
+    std::uint64_t reserved_bytes_ = 0;                      ///< receive windows reserved by valid rows
+    ChannelStore channels_;                                 ///< peers' step packets, per (context, sender)
+    std::unordered_map<std::uint32_t, std::int32_t> send_credits_;  ///< (context, peer): packets we may still send
+    std::unordered_map<std::uint32_t, std::uint32_t> owed_;         ///< (context, sender): credits to return
+    bool flush_pending_ = false;                            ///< a credit flush is scheduled
+    std::priority_queue<Incoming, std::vector<Incoming>, std::greater<Incoming>> incoming_;
+    std::uint64_t incoming_order_ = 0;
     std::vector<std::vector<std::uint8_t>> spare_buffers_;  ///< recycled request/collective buffers
     std::vector<Vector256> scratch_a_, scratch_b_;          ///< AgLU operands (reused)
-    std::vector<std::uint8_t> scratch_stream_;              ///< gathered local spans (reused)
-    sc_core::sc_event_queue resume_;                        ///< an AgLU busy period ended
+    std::vector<std::uint8_t> scratch_stream_;              ///< gathered local bytes (reused)
+    sc_core::sc_event_queue incoming_event_;                ///< a packet's tail arrives
+    sc_core::sc_event_queue combined_event_;                ///< a chunk leaves the AgLU
+    sc_core::sc_event_queue flush_event_;                   ///< credits to return
     CollectiveStatistics statistics_;
 };
 

@@ -12,7 +12,10 @@
 //
 // Counts are in elements (per rank block for scatter, gather, allgather and
 // reduce_scatter_block), roots in comm ranks. Every call blocks until this
-// rank's part is done. Plain C++17, no SystemC.
+// rank's part is done. Offloaded calls whose arguments differ across the
+// members (count, root, operation, datatype, collective) fail on every
+// member with a DriverError naming what differs (error code 3); the
+// communicator stays usable. Plain C++17, no SystemC.
 #pragma once
 
 #include <bitset>
@@ -60,6 +63,14 @@ class Collectives {
     /// `send` holds size x count elements; rank i receives the reduction of block i.
     void reduce_scatter_block(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
                               Operation op);
+    /// Unequal blocks: `counts` has one entry per comm rank (the same on
+    /// every member); `send` holds their sum, block i (counts[i] elements)
+    /// after block i - 1; rank i receives counts[i] elements, the reduction
+    /// of block i. Offloaded like reduce_scatter_block: the request carries
+    /// the counts and the switch's recursive halving moves blocks of those
+    /// sizes.
+    void reduce_scatter(Communicator& comm, const void* send, void* recv, const std::vector<std::size_t>& counts,
+                        Datatype type, Operation op);
     void barrier(Communicator& comm);
 
     /// Whether a call with these arguments would run in the switch.
