@@ -53,7 +53,7 @@ GuestEnvironment GuestEnvironment::parse(const std::function<const char*(const c
     if (socket == nullptr || *socket == '\0')
         throw TransportError(
             "isvp transport: ISVP_SOCKET is not set. This program is an isvp guest: the simulator starts it "
-            "and connects it to the modelled device, e.g. `isvp run -n 2 ./program args...`");
+            "and connects it to the modelled device, e.g. `isvp run -n 2 -- ./program args...`");
     GuestEnvironment result;
     result.socket_path = socket;
     // Host memory: an inherited sealed descriptor (what `isvp run` passes) or a name.
