@@ -1,10 +1,46 @@
 # Collective engine (models/collective): N CollectiveEngines on a torus with
-# fake hosts; every collective, world and split communicators, sizes 1..N,
-# error paths, Send pass-through.
+# fake hosts; every collective (Reduce_scatter also with unequal counts),
+# world and split communicators, sizes 1..N, error paths, Send pass-through;
+# two jobs sharing switches; flow control with tiny receive windows; and
+# guest scenarios (coll_guest, defined in driver.cmake) that need the engine.
 isvp_systemc_testbench(collective_tb isvp_collective isvp_torus_fabric)
-foreach(shape 2x2x2 4x2x1)
+foreach(shape 2x2x2 4x2x1 4x4x2)
   add_test(NAME collective_engine_${shape}_all_collectives COMMAND collective_tb --set topology.torus=${shape})
+  # Two independent jobs (even and odd nodes, same context IDs, own
+  # forwarding tables) whose traffic crosses each other's switches; a rogue
+  # row and a corrupted host packet are dropped and counted.
+  add_test(NAME collective_engine_${shape}_two_jobs_share_switches
+           COMMAND collective_tb --set topology.torus=${shape} --scenario jobs)
+endforeach()
+foreach(shape 2x2x2 4x2x1)
   # float64 results bit-identical across two timing configurations.
   add_test(NAME collective_engine_${shape}_float_digest_timing_independent
-           COMMAND sh -c "a=$($<TARGET_FILE:collective_tb> --set topology.torus=${shape} | grep digest) && b=$($<TARGET_FILE:collective_tb> --set topology.torus=${shape} --set collective.clock_mhz=97 --set collective.packet_payload_bytes=128 --set aglu.pipeline_stages=9 --set aurora.latency_ns=700 | grep digest) && echo \"$a / $b\" && test -n \"$a\" && test \"$a\" = \"$b\"")
+           COMMAND sh -c "a=$($<TARGET_FILE:collective_tb> --set topology.torus=${shape} | grep digest) && b=$($<TARGET_FILE:collective_tb> --set topology.torus=${shape} --set collective.clock_mhz=97 --set collective.packet_payload_bytes=128 --set aglu.pipeline_stages=9 --set aurora.latency_ns=700 --set collective.window_packets=2 --set collective.credit_delay_ns=3000 --set collective.cgr_aglus=1 | grep digest) && echo \"$a / $b\" && test -n \"$a\" && test \"$a\" = \"$b\"")
+endforeach()
+add_test(NAME collective_engine_2x2x2_rtl_aglu COMMAND collective_tb --set topology.torus=2x2x2 --set aglu.impl=rtl)
+# One-packet windows in a 64 KiB pool: everything still completes.
+add_test(NAME collective_engine_2x2x2_one_packet_windows
+         COMMAND collective_tb --set topology.torus=2x2x2 --set collective.window_packets=1
+                 --set collective.early_buffer_bytes=65536)
+
+# The scenario that deadlocked the first engine (a 64 KiB early buffer that
+# back-pressured the network): 1 MiB collectives with 4-packet windows in a
+# 64 KiB pool, every result checked.
+add_test(NAME collective_flow_control_small_windows_no_deadlock
+         COMMAND isvp bench collectives --topology torus:2x2x2 --check --iterations 1 --warmup 0
+                 --collectives allreduce,bcast,reduce,allgather,reduce_scatter --sizes 1M
+                 --set collective.early_buffer_bytes=65536 --set collective.window_packets=4)
+set_tests_properties(collective_flow_control_small_windows_no_deadlock
+                     PROPERTIES TIMEOUT 600 LABELS collective FAIL_REGULAR_EXPRESSION "mismatch")
+
+# Mismatched arguments across ranks: every rank gets an error naming the
+# argument within 1 ms of simulated time, and the next collective works.
+foreach(topology IN ITEMS "8 2x2x2" "5 5x1x1")
+  separate_arguments(topology)
+  list(GET topology 0 ranks)
+  list(GET topology 1 torus)
+  add_test(NAME collective_offload_mismatched_arguments_${torus}
+           COMMAND isvp run -n ${ranks} --set topology.torus=${torus} -- $<TARGET_FILE:coll_guest> mismatch auto)
+  set_tests_properties(collective_offload_mismatched_arguments_${torus} PROPERTIES TIMEOUT 300
+                       LABELS "collective;platform")
 endforeach()

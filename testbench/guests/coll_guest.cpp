@@ -14,6 +14,11 @@
 //   coll_guest contexts     dup until the 32 context IDs are used up (the rest
 //                           are software-only but work), free, reuse
 //   coll_guest errors       argument checks name the argument
+//   coll_guest mismatch     one rank passes a different count, root,
+//                           operation or datatype: every rank gets an error
+//                           naming it within 1 ms of simulated time, and the
+//                           next collective on the communicator works (needs
+//                           the collective engine; software mode: skipped)
 //
 // A second argument picks the mode: "software" (offload off: the baseline,
 // nothing may be offloaded) or "auto" (the default: offload wherever the
@@ -244,6 +249,25 @@ class Checker {
                 reference.begin() + static_cast<std::ptrdiff_t>(m * count * element),
                 reference.begin() + static_cast<std::ptrdiff_t>((m + 1) * count * element));
             expect_equal(block, expected, "reduce_scatter_block " + name);
+
+            // Reduce_scatter with unequal counts (some zero): rank m gets
+            // block m of the concatenation, reduced.
+            std::vector<std::size_t> counts;
+            std::size_t before = 0, total = 0;
+            for (int r = 0; r < p; ++r) {
+                counts.push_back((static_cast<std::size_t>(r) * 7 + count) % (count + 3));
+                if (r < m) before += counts.back();
+                total += counts.back();
+            }
+            const auto uneven = contribution(c.type, me_, total, salt + 2);
+            std::vector<std::uint8_t> part(counts[static_cast<std::size_t>(m)] * element, 0x44);
+            collectives_.reduce_scatter(comm, uneven.data(), part.data(), counts, c.type, c.op);
+            const auto uneven_reference = reference_reduce(c, comm, total, salt + 2);
+            expect_equal(part,
+                         std::vector<std::uint8_t>(
+                             uneven_reference.begin() + static_cast<std::ptrdiff_t>(before * element),
+                             uneven_reference.begin() + static_cast<std::ptrdiff_t>((before + part.size() / element) * element)),
+                         "reduce_scatter (unequal counts) " + name);
         }
         collectives_.barrier(comm);
         expect(true, "barrier " + where);
@@ -425,6 +449,76 @@ bool run(const std::string& scenario, bool offload, isvp::guest::DeviceTransport
         std::int32_t total = 0, one = 1;
         collectives.allreduce(world, &one, &total, 1, Datatype::Int32, Operation::Sum);
         check.expect(total == size, "allreduce after rejected calls");
+    } else if (scenario == "mismatch") {
+        if (!world.offloadable) {
+            if (me == 0) std::cout << "coll mismatch: skipped (needs the collective engine)\n";
+            return true;
+        }
+        // One rank's argument differs; the switch's argument agreement reports
+        // it to every member (DriverError, error code 3 naming the argument).
+        const auto timed_error = [&](const std::string& what, const std::string& named, auto body) {
+            const std::uint64_t before = transport.now_ps();
+            try {
+                body();
+                check.expect(false, what + ": no error");
+            } catch (const DriverError& error) {
+                const std::string text = error.what();
+                check.expect(text.find("error code 3 (arguments disagree across ranks: ") != std::string::npos &&
+                                 text.find(named) != std::string::npos,
+                             what + ": error '" + text + "' does not say the arguments disagree in " + named);
+            }
+            const std::uint64_t elapsed = transport.now_ps() - before;
+            check.expect(elapsed < 1000000000ull, what + ": error after " + std::to_string(elapsed) + " ps (> 1 ms)");
+        };
+        const auto works = [&](Communicator& comm, std::size_t count, const std::string& what) {
+            const auto send = contribution(Datatype::Int32, me, count, 21);
+            std::vector<std::uint8_t> result(send.size());
+            collectives.allreduce(comm, send.data(), result.data(), count, Datatype::Int32, Operation::Sum);
+            check.expect_equal(result, reference_reduce(kCases[0], comm, count, 21), what);
+        };
+        std::vector<std::int64_t> x(1 << 18, 1), y(1 << 18);
+        const int odd = size - 1;
+        timed_error("count", "count", [&] {
+            collectives.allreduce(world, x.data(), y.data(), me == 1 % size ? 5 : 4, Datatype::Int32, Operation::Sum);
+        });
+        works(world, 100, "allreduce after a count mismatch");
+        timed_error("root", "root", [&] {
+            collectives.bcast(world, x.data(), 16, Datatype::Int32, me == odd ? size / 2 : 0);
+        });
+        timed_error("operation", "operation", [&] {
+            collectives.allreduce(world, x.data(), y.data(), 8, Datatype::Int32, me == 0 ? Operation::Max : Operation::Sum);
+        });
+        timed_error("datatype", "datatype", [&] {
+            collectives.reduce(world, x.data(), y.data(), 8, me == odd ? Datatype::Int64 : Datatype::Int32,
+                               Operation::Sum, 0);
+        });
+        timed_error("collective", "collective", [&] {
+            if (me == 0)
+                collectives.barrier(world);
+            else
+                collectives.allreduce(world, x.data(), y.data(), 2, Datatype::Int32, Operation::Sum);
+        });
+        works(world, 1, "allreduce after four mismatches");
+        // A long (streamed) gather whose count differs at one rank: packets in
+        // flight when the members learn it are discarded; then 1 MiB works.
+        timed_error("1 MiB gather count", "count", [&] {
+            collectives.gather(world, x.data(), y.data(), me == odd ? 1000 : 1001, Datatype::Int64, 0);
+        });
+        timed_error("2 MiB allreduce count", "count", [&] {
+            collectives.allreduce(world, x.data(), y.data(), me == 0 ? (1 << 18) - 1 : 1 << 18, Datatype::Int64,
+                                  Operation::Sum);
+        });
+        works(world, 1 << 18, "1 MiB allreduce after a streamed mismatch");
+        // The same on a split communicator (odd size when the world is even).
+        auto part = collectives.split(world, me == 0 ? -1 : 1, -me);
+        if (part) {
+            timed_error("split count", "count", [&] {
+                collectives.allreduce(*part, x.data(), y.data(), part->rank == 0 ? 3 : 2, Datatype::Int32,
+                                      Operation::Sum);
+            });
+            works(*part, 77, "allreduce on the split after a mismatch");
+            collectives.free(*part);
+        }
     } else {
         std::cout << "coll: unknown scenario '" << scenario << "'\n";
         return false;
