@@ -469,6 +469,7 @@ bool run(const std::string& scenario, bool offload, isvp::guest::DeviceTransport
             }
             const std::uint64_t elapsed = transport.now_ps() - before;
             check.expect(elapsed < 1000000000ull, what + ": error after " + std::to_string(elapsed) + " ps (> 1 ms)");
+            if (me == 0) std::cout << "coll mismatch " << what << ": error after " << elapsed / 1e6 << " us\n";
         };
         const auto works = [&](Communicator& comm, std::size_t count, const std::string& what) {
             const auto send = contribution(Datatype::Int32, me, count, 21);
