@@ -386,6 +386,9 @@ int bench_collectives(int argc, char** argv) {
             return ok ? 0 : 1;
         });
     const double wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    // Simulator speed: packets over router-to-router links, and SystemC delta cycles.
+    const std::uint64_t packet_hops = job.platform() ? job.platform()->fabric().packet_hops() : 0;
+    const std::uint64_t delta_cycles = sc_core::sc_delta_count();
     if (!result.error.empty() || (result.exit_status != 0 && !mismatch)) {
         std::cerr << "isvp bench collectives: job failed: " << result.error << "\n";
         for (std::size_t r = 0; r < result.ranks.size(); ++r)
@@ -469,7 +472,10 @@ int bench_collectives(int argc, char** argv) {
     }
     std::cout << std::defaultfloat << "# " << offloaded << " calls offloaded, " << software
               << " in software (barriers between iterations included); simulated " << result.end_time_ps / 1e6
-              << " us in " << std::setprecision(3) << wall_seconds << " s wall\n";
+              << " us in " << std::setprecision(3) << wall_seconds << " s wall\n"
+              << "# simulator: " << packet_hops << " packet-hops (" << std::setprecision(3)
+              << packet_hops / wall_seconds / 1e6 << " M/s), " << delta_cycles << " delta cycles ("
+              << delta_cycles / wall_seconds / 1e6 << " M/s), wall time includes guest threads and bring-up\n";
     if (mismatch) std::cout << "mismatch: a collective result differs from the reference\n";
     if (values.count("json")) {
         const std::string path = values["json"].as<std::string>();
@@ -495,7 +501,9 @@ int bench_collectives(int argc, char** argv) {
                               {"check", check},
                               {"mismatch", mismatch},
                               {"simulated_us", result.end_time_ps / 1e6},
-                              {"wall_seconds", wall_seconds}}
+                              {"wall_seconds", wall_seconds},
+                              {"packet_hops", packet_hops},
+                              {"delta_cycles", delta_cycles}}
                    .dump(2)
             << "\n";
     }

@@ -79,6 +79,14 @@ std::uint64_t TorusFabric::minimum_input_buffer_bytes() const {
     return config_.router.minimum_input_buffer_bytes(config_.aurora.latency_ns);
 }
 
+std::uint64_t TorusFabric::packet_hops() const {
+    std::uint64_t hops = 0;
+    for (unsigned node = 0; node < topology_.nodes(); ++node)
+        for (unsigned p = 0; p < TorusTopology::kPorts; ++p)
+            if (p != TorusTopology::kLocalPort) hops += router(node).port_statistics(p).packets_out;
+    return hops;
+}
+
 nlohmann::json TorusFabric::statistics(const sc_core::sc_time& elapsed) const {
     nlohmann::json routers = nlohmann::json::array();
     for (unsigned node = 0; node < topology_.nodes(); ++node) {

@@ -55,6 +55,8 @@ class TorusFabric : public sc_core::sc_module {
     /// DESIGN's min_buf for these routers and links, bytes.
     std::uint64_t minimum_input_buffer_bytes() const;
 
+    /// Packets sent over router-to-router links so far (the simulator-speed unit).
+    std::uint64_t packet_hops() const;
     /// Counters of every router and link; `elapsed` gives utilisations.
     nlohmann::json statistics(const sc_core::sc_time& elapsed) const;
 
