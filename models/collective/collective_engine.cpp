@@ -37,6 +37,8 @@ void CollectiveConfig::declare(Parameters& p) {
                       "packet_payload_bytes at LOAD, or is refused");
     p.declare_integer("collective.window_packets", "packets", d.window_packets, 1, 4096,
                       "step packets a sender may have unconsumed per (context, peer)");
+    p.declare_integer("collective.result_batch_packets", "packets", d.result_batch_packets, 1, 65536,
+                      "final result chunks handed to the host DMA together (one completion notification)");
     p.declare_real("collective.credit_delay_ns", "ns", d.credit_delay_ns, 0.0, 1e6,
                    "longest a consumed packet's window credit waits to be returned with others");
     p.declare_integer("collective.cgr_aglus", "AgLUs", d.cgr_aglus, 1, 64,
@@ -58,6 +60,7 @@ CollectiveConfig CollectiveConfig::from(const Parameters& p) {
     c.early_buffer_bytes = static_cast<std::uint64_t>(p.integer("collective.early_buffer_bytes"));
     c.window_packets = static_cast<std::uint32_t>(p.integer("collective.window_packets"));
     c.credit_delay_ns = p.real("collective.credit_delay_ns");
+    c.result_batch_packets = static_cast<std::uint32_t>(p.integer("collective.result_batch_packets"));
     c.cgr_aglus = static_cast<unsigned>(p.integer("collective.cgr_aglus"));
     c.max_buffer_bytes = static_cast<std::uint64_t>(p.integer("collective.max_buffer_bytes"));
     c.cgr_units = static_cast<unsigned>(p.integer("collective.cgr_units"));
@@ -94,6 +97,8 @@ void CollectiveConfig::validate() const {
                          "at least one receive window (window_packets x packet_payload_bytes = " +
                              std::to_string(row_reservation(0)) + " bytes)",
                          static_cast<double>(early_buffer_bytes));
+    if (result_batch_packets < 1 || result_batch_packets > 65536)
+        refuse_parameter("collective.result_batch_packets", "an integer in [1, 65536] packets", result_batch_packets);
     if (!(credit_delay_ns >= 0.0 && credit_delay_ns <= 1e6))
         refuse_parameter("collective.credit_delay_ns", "a number in [0, 1e6] ns", credit_delay_ns);
     if (cgr_aglus < 1 || cgr_aglus > 64) refuse_parameter("collective.cgr_aglus", "an integer in [1, 64]", cgr_aglus);
@@ -206,7 +211,7 @@ void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core
     const std::uint32_t phits = phits_of(length);
     const sc_core::sc_time tail = delay + packet_info(payload).tail_after;
     std::string why;
-    const auto view = NetworkPacketView::parse(payload.get_data_ptr(), length, &why);
+    auto view = NetworkPacketView::parse(payload.get_data_ptr(), length, &why);
     if (!view) {
         drop(std::string("malformed packet from the ") + (from_host ? "host" : "network") + ": " + why);
         return_credits(from, phits, tail);
@@ -222,8 +227,8 @@ void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core
     }
     return_credits(from, phits, tail);
     payload.acquire();
-    incoming_.push(Incoming{sc_core::sc_time_stamp() + tail, incoming_order_++, from_host, &payload});
-    incoming_event_.notify(tail);
+    incoming_.push(Incoming{sc_core::sc_time_stamp() + tail, incoming_order_++, from_host, &payload, *view});
+    incoming_event_.notify(tail);  // an earlier pending notification stays
 }
 
 void CollectiveEngine::on_incoming() {
@@ -231,13 +236,13 @@ void CollectiveEngine::on_incoming() {
     while (!incoming_.empty() && incoming_.top().at <= now) {
         const Incoming in = incoming_.top();
         incoming_.pop();
-        const auto view = NetworkPacketView::parse(in.packet->get_data_ptr(), in.packet->get_data_length(), nullptr);
         if (in.from_host)
-            host_packet(*view);
+            host_packet(in.view);
         else
-            network_packet(*view);
+            network_packet(in.view);
         in.packet->release();
     }
+    if (!incoming_.empty()) incoming_event_.notify(incoming_.top().at - now);
 }
 
 void CollectiveEngine::host_packet(const NetworkPacketView& v) {
@@ -415,14 +420,21 @@ void CollectiveEngine::drain(OutPort& port) {
     }
 }
 
-void CollectiveEngine::emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
-                            const std::uint8_t* data, std::uint32_t bytes, bool urgent) {
+std::uint8_t* CollectiveEngine::emit_packet(OutPort& port, NetworkHeader network, const ProcessorHeader& processor,
+                                            std::uint32_t offset, std::uint32_t bytes, bool urgent) {
     network.size_code = size_code_;
     network.last = offset + bytes >= processor.message_bytes;
     tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes);
-    write_network_packet(network, processor, offset, data, bytes, packet->get_data_ptr());
+    write_network_packet(network, processor, offset, nullptr, 0, packet->get_data_ptr());  // headers
     (urgent ? port.urgent : port.queue).push_back(Outgoing{packet, CreditTo::None});
     port.wake.notify(sc_core::SC_ZERO_TIME);
+    return packet->get_data_ptr() + kNetworkPacketOverhead;
+}
+
+void CollectiveEngine::emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
+                            const std::uint8_t* data, std::uint32_t bytes, bool urgent) {
+    std::uint8_t* payload = emit_packet(port, network, processor, offset, bytes, urgent);
+    if (bytes) std::memcpy(payload, data, bytes);
 }
 
 // ---------------------------------------------------------------------------
@@ -916,11 +928,11 @@ bool CollectiveEngine::can_take(Active& a, std::size_t k) {
 }
 
 bool CollectiveEngine::can_return(Active& a) {
-    if (a.results_sent == a.result_chunks || !satisfied(a, a.return_wait)) return false;
+    if (a.results_final == a.result_chunks || !satisfied(a, a.return_wait)) return false;
     if (a.result.bytes() == 0)
         return a.contributed == a.contribution.bytes() && all_done_before(a.steps, a.first_open, a.steps.size(), true);
     Wait wait;
-    a.result.for_each(chunk_begin(a.results_sent), chunk_end(a.results_sent, a.result.bytes()),
+    a.result.for_each(chunk_begin(a.results_final), chunk_end(a.results_final, a.result.bytes()),
                       [&](std::uint64_t at, std::uint64_t n, std::uint64_t) {
                           if (wait.kind == Wait::None) wait = pending_write(a, a.steps.size(), at, at + n, false);
                       });
@@ -946,10 +958,10 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     processor.rank = static_cast<std::uint16_t>(a.rank);
     processor.message_bytes = static_cast<std::uint32_t>(s.send.bytes());
     set_step_sequence(processor, a.sequence);
-    scratch_stream_.resize(to - from);
-    s.send.gather(a.buffer.data(), from, to, scratch_stream_.data());
-    emit(net_port_, step_header(a, context, s.send_node, static_cast<std::uint8_t>(k + 1)), processor,
-         static_cast<std::uint32_t>(from), scratch_stream_.data(), static_cast<std::uint32_t>(to - from));
+    std::uint8_t* payload = emit_packet(net_port_, step_header(a, context, s.send_node, static_cast<std::uint8_t>(k + 1)),
+                                        processor, static_cast<std::uint32_t>(from),
+                                        static_cast<std::uint32_t>(to - from), false);
+    s.send.gather(a.buffer.data(), from, to, payload);
     --*s.credits;
     ++s.sent;
     ++statistics_.step_packets_sent;
@@ -983,14 +995,16 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
         // CGR: received and local operands in the schedule's order; the
         // chunk's vectors are split over the AgLUs of the unit that are
         // free first (at most phits_per_cycle of them: the datapath width).
-        scratch_stream_.resize(n);
-        s.recv.gather(a.buffer.data(), from, to, scratch_stream_.data());
         const std::size_t vectors = (n + kVectorBytes - 1) / kVectorBytes;
-        scratch_a_.assign(vectors, Vector256{});
-        scratch_b_.assign(vectors, Vector256{});
+        scratch_a_.resize(vectors);
+        scratch_b_.resize(vectors);
+        scratch_a_.back() = Vector256{};  // the last vector's tail lanes are zero
+        scratch_b_.back() = Vector256{};
         const bool received_left = s.apply == Apply::CombineLeft;
-        std::memcpy(scratch_a_.data(), received_left ? p.payload.data() : scratch_stream_.data(), n);
-        std::memcpy(scratch_b_.data(), received_left ? scratch_stream_.data() : p.payload.data(), n);
+        auto* received = reinterpret_cast<std::uint8_t*>(received_left ? scratch_a_.data() : scratch_b_.data());
+        auto* local = reinterpret_cast<std::uint8_t*>(received_left ? scratch_b_.data() : scratch_a_.data());
+        std::memcpy(received, p.payload.data(), n);
+        s.recv.gather(a.buffer.data(), from, to, local);
         const Operation op = *operation_from_code(a.header.operation);
         const Datatype type = *datatype_from_code(a.header.datatype);
         const std::size_t parts = std::min<std::size_t>({config_.cgr_aglus, config_.phits_per_cycle, vectors});
@@ -1007,10 +1021,9 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
             done = std::max(done, begin + cycle_ * static_cast<double>(latency));
             statistics_.aglu_cycles += count;
         }
-        std::memcpy(scratch_stream_.data(), scratch_a_.data(), n);
-        s.recv.scatter(scratch_stream_.data(), from, to, a.buffer.data());
+        s.recv.scatter(reinterpret_cast<const std::uint8_t*>(scratch_a_.data()), from, to, a.buffer.data());
         a.combining.emplace_back(done, k);
-        combined_event_.notify(done - now);
+        combined_event_.notify(done - now);  // an earlier pending notification stays
     }
     channels_.pop(static_cast<std::uint8_t>(context), sender);
     owe_credit(context, sender);
@@ -1028,10 +1041,9 @@ void CollectiveEngine::return_chunk(unsigned context) {
     processor.algorithm = a.header.algorithm;
     processor.rank = static_cast<std::uint16_t>(a.rank);
     processor.message_bytes = static_cast<std::uint32_t>(a.result.bytes());
-    scratch_stream_.resize(to - from);
-    a.result.gather(a.buffer.data(), from, to, scratch_stream_.data());
-    emit(host_port_, network, processor, static_cast<std::uint32_t>(from), scratch_stream_.data(),
-         static_cast<std::uint32_t>(to - from));
+    std::uint8_t* payload = emit_packet(host_port_, network, processor, static_cast<std::uint32_t>(from),
+                                        static_cast<std::uint32_t>(to - from), false);
+    a.result.gather(a.buffer.data(), from, to, payload);
     ++a.results_sent;
     ++statistics_.result_packets;
 }
@@ -1055,9 +1067,12 @@ bool CollectiveEngine::advance_data(unsigned context) {
             }
         }
         while (a.agreed && a.mask == 0 && can_return(a)) {
-            return_chunk(context);
+            ++a.results_final;
             moved = true;
         }
+        // Final chunks go to the host DMA in batches (one notification each).
+        if (a.results_final - a.results_sent >= config_.result_batch_packets || a.results_final == a.result_chunks)
+            while (a.results_sent < a.results_final) return_chunk(context);
         any = any || moved;
     }
     return any;
@@ -1075,6 +1090,15 @@ void CollectiveEngine::on_combined() {
         }
         if (moved) progress(context);
     }
+    sc_core::sc_time next = sc_core::SC_ZERO_TIME;
+    bool pending = false;
+    for (unsigned context = 0; context < kRows; ++context) {
+        const Active& a = contexts_[context].active;
+        if (a.combining.empty()) continue;
+        if (!pending || a.combining.front().first < next) next = a.combining.front().first;
+        pending = true;
+    }
+    if (pending) combined_event_.notify(next - now);
 }
 
 // ---------------------------------------------------------------------------

@@ -59,6 +59,7 @@ struct CollectiveConfig {
     /// the row is refused (CT_VALID stays 0 and the guest runs software).
     std::uint64_t early_buffer_bytes = 8ull << 20;
     std::uint32_t window_packets = 32;             ///< step packets a sender may have unconsumed per (context, peer)
+    std::uint32_t result_batch_packets = 32;       ///< final result chunks handed to the host DMA at once
     double credit_delay_ns = 500.0;                ///< longest a consumed packet's credit waits to be batched
     /// Vectorised (256-bit) AgLUs of the CGR unit a collective runs on; all
     /// of its steps share them, each chunk uses up to phits_per_cycle of them.
@@ -140,6 +141,7 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint64_t order;                         ///< arrival order (ties)
         bool from_host = false;                      ///< host_in (else net_in)
         tlm::tlm_generic_payload* packet = nullptr;  ///< acquired until taken in
+        NetworkPacketView view;                      ///< parsed; points into `packet`
         bool operator>(const Incoming& o) const { return at != o.at ? at > o.at : order > o.order; }
     };
     /// What a chunk waited for when it last could not go: checked first next
@@ -197,6 +199,7 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint32_t host_received = 0;  ///< of them taken in so far
         StreamMap result;            ///< what goes back to the host
         std::uint32_t result_chunks = 0, results_sent = 0;
+        std::uint32_t results_final = 0;  ///< result chunks final (sent in batches)
         Wait return_wait;
         std::vector<sc_core::sc_time> aglu_free;  ///< per AgLU of this context's CGR: free from
         std::deque<std::pair<sc_core::sc_time, std::size_t>> combining;  ///< (final at, step): chunks in the AgLU
@@ -274,6 +277,11 @@ class CollectiveEngine : public sc_core::sc_module {
     NetworkHeader step_header(const Active& a, unsigned context, std::uint16_t destination, std::uint8_t step) const;
     void emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
               const std::uint8_t* data, std::uint32_t bytes, bool urgent = false);
+    /// Allocates one packet of `bytes` payload with these headers and queues
+    /// it; returns where its payload goes (to be filled before the next
+    /// event).
+    std::uint8_t* emit_packet(OutPort& port, NetworkHeader network, const ProcessorHeader& processor,
+                              std::uint32_t offset, std::uint32_t bytes, bool urgent);
     void return_credits(CreditTo to, std::uint32_t phits, const sc_core::sc_time& delay);
     void drop(const std::string& why);
     void load_row(unsigned context);
@@ -322,9 +330,8 @@ class CollectiveEngine : public sc_core::sc_module {
     std::uint64_t incoming_order_ = 0;
     std::vector<std::vector<std::uint8_t>> spare_buffers_;  ///< recycled request/collective buffers
     std::vector<Vector256> scratch_a_, scratch_b_;          ///< AgLU operands (reused)
-    std::vector<std::uint8_t> scratch_stream_;              ///< gathered local bytes (reused)
-    sc_core::sc_event_queue incoming_event_;                ///< a packet's tail arrives
-    sc_core::sc_event_queue combined_event_;                ///< a chunk leaves the AgLU
+    sc_core::sc_event incoming_event_;                      ///< the earliest pending tail arrives
+    sc_core::sc_event combined_event_;                      ///< the earliest chunk in an AgLU leaves it
     sc_core::sc_event_queue flush_event_;                   ///< credits to return
     CollectiveStatistics statistics_;
 };
