@@ -98,10 +98,26 @@ TEST_CASE("loggp: a host's consecutive large sends are spaced by k G") {
 
 TEST_CASE("loggp: software reduce_scatter by recursive halving sends half the remaining blocks per step") {
     // 4-ring, block b: step 1 two blocks to r XOR 1 (1 hop), step 2 one block to r XOR 2 (2 hops).
+    // Step 2's four transfers all route + (a tie on a 4-ring goes +): 0->1->2, 1->2->3, 2->3->0,
+    // 3->0->1, so every link carries two of them and each pays its bytes twice.
     const Model model(kDefault, shape(4, 1, 1), 4);
     const double b = 4096;
     CHECK(model.latency_us(Opcode::ReduceScatter, 4096, Path::Software) ==
-          Approx(message(2 * b, 1) + message(b, 2)));
+          Approx(message(2 * b, 1) + message(b, 2) + (b + 16) * kDefault.G));
+}
+
+TEST_CASE("loggp: recursive doubling partners 2 and 4 apart on an 8-ring share links 2 and 4 ways") {
+    // Store-and-forward allreduce, 8-ring: steps to r XOR 1, 2, 4 (1, 2, 4 hops); dimension-order
+    // routes put 1, 2 and 4 transfers of the same step on the busiest link.
+    const Parameters& p = kDefault;
+    const Model model(kDefault, shape(8, 1, 1), 8);
+    const double k = 1 << 20;
+    double expected = p.o_s + k * p.G_pcie + k * p.G_pcie + p.o_r + p.device_fixed;
+    const unsigned hops[] = {1, 2, 4};
+    const unsigned shared[] = {1, 2, 4};
+    for (int i = 0; i < 3; ++i)
+        expected += p.L(hops[i]) + k * p.G_link * shared[i] + p.aglu_latency + k * p.G_aglu;
+    CHECK(model.latency_us(Opcode::Allreduce, 1 << 20, Path::OffloadStoreAndForward) == Approx(expected));
 }
 
 TEST_CASE("loggp: in-switch bcast pays the host once and only L(h) per step") {

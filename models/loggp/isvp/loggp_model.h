@@ -32,15 +32,24 @@
 // the bytes are paid once at the slowest port) and `store_and_forward` (each
 // step's transfer is whole before the next step starts).
 //
+// Link contention within a phase: transfers of one step (same from XOR to)
+// whose dimension-order routes share a directed link pay their bytes that
+// many times over (recursive doubling with partners 2 or 4 apart on a ring).
+//
 // What it leaves out (the report's explanations name them): the barrier
 // before each timed call releasing ranks apart, the driver's extra interrupt
-// round trip per multi-packet message, link contention between transfers
-// sharing a link, and the host's combine time (not charged: compute scale 0).
+// round trip per multi-packet message, contention between different phases
+// in flight at once, and the host's combine time (not charged: compute
+// scale 0).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "isvp/collective_schedule.h"
 #include "isvp/packet_format.h"
 #include "isvp/torus_topology.h"
 
@@ -125,7 +134,14 @@ class Model {
     /// Hops between two ranks.
     unsigned hops(int a, int b) const;
 
+    /// Per transfer (from, to) of a collective's schedules: how many transfers
+    /// of the same phase (same from XOR to: the hypercube and tree step) share
+    /// the busiest directed link of its dimension-order route. Its bytes take
+    /// that many times longer on the link.
+    using LinkSharing = std::map<std::pair<int, int>, unsigned>;
+
   private:
+    LinkSharing link_sharing(const std::vector<Schedule>& schedules) const;
     double software(Opcode collective, double block_bytes) const;
     double offload(Opcode collective, double block_bytes, bool streamed) const;
 
