@@ -44,3 +44,43 @@ foreach(topology IN ITEMS "8 2x2x2" "5 5x1x1")
   set_tests_properties(collective_offload_mismatched_arguments_${torus} PROPERTIES TIMEOUT 300
                        LABELS "collective;platform")
 endforeach()
+
+# Test matrix (issue 4, item 8), beyond driver.cmake's and bench.cmake's runs:
+# every collective at 0, 1, odd, 4 KiB counts (coll_guest world/split; 1 MiB
+# in "large" and the bench checks), every supported (operation, datatype)
+# pair (coll_guest ops), world, halves, odd sizes, reversed keys and
+# singletons (split), on 2x2x2 and 4x4x2, with the TLM and the RTL AgLU.
+# isvp_coll_guest(NAME RANKS TORUS SCENARIO MODE [--set ...])
+function(isvp_coll_guest name ranks torus scenario mode)
+  add_test(NAME ${name} COMMAND isvp run -n ${ranks} --set topology.torus=${torus} ${ARGN} --
+                                $<TARGET_FILE:coll_guest> ${scenario} ${mode})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 600 LABELS "collective;platform")
+endfunction()
+isvp_coll_guest(collective_offload_all_operations_2x2x2 8 2x2x2 ops auto)
+isvp_coll_guest(collective_offload_all_operations_rtl_aglu_2x2x2 8 2x2x2 ops auto --set aglu.impl=rtl)
+isvp_coll_guest(collective_software_all_operations_2x2x2 8 2x2x2 ops software)
+isvp_coll_guest(collective_offload_all_operations_4x4x2 32 4x4x2 ops auto)
+isvp_coll_guest(collective_offload_world_rtl_aglu_2x2x2 8 2x2x2 world auto --set aglu.impl=rtl)
+isvp_coll_guest(collective_offload_split_communicators_rtl_aglu_2x2x2 8 2x2x2 split auto --set aglu.impl=rtl)
+isvp_coll_guest(collective_offload_split_communicators_2x2x2 8 2x2x2 split auto)
+isvp_coll_guest(collective_offload_world_4x4x2 32 4x4x2 world auto)
+isvp_coll_guest(collective_offload_world_rtl_aglu_4x4x2 32 4x4x2 world auto --set aglu.impl=rtl)
+isvp_coll_guest(collective_offload_split_communicators_4x4x2 32 4x4x2 split auto)
+isvp_coll_guest(collective_offload_large_1MiB_rtl_aglu_2x2x2 8 2x2x2 large auto --set aglu.impl=rtl)
+add_test(NAME collective_offload_check_rtl_aglu_1MiB_2x2x2
+         COMMAND isvp bench collectives --topology torus:2x2x2 --check --iterations 1 --warmup 0 --aglu rtl
+                 --sizes 0,4,12,1M)
+set_tests_properties(collective_offload_check_rtl_aglu_1MiB_2x2x2
+                     PROPERTIES TIMEOUT 600 LABELS collective FAIL_REGULAR_EXPRESSION "mismatch")
+if(ISVP_LONG_TESTS)
+  isvp_coll_guest(collective_offload_split_communicators_rtl_aglu_4x4x2 32 4x4x2 split auto --set aglu.impl=rtl)
+  isvp_coll_guest(collective_offload_all_operations_rtl_aglu_4x4x2 32 4x4x2 ops auto --set aglu.impl=rtl)
+  isvp_coll_guest(collective_offload_large_1MiB_4x4x2 32 4x4x2 large auto)
+  add_test(NAME collective_offload_check_long_1MiB_4x4x2
+           COMMAND isvp bench collectives --topology torus:4x4x2 --check --iterations 1 --warmup 0 --sizes 0,12,4K,1M)
+  set_tests_properties(collective_offload_check_long_1MiB_4x4x2
+                       PROPERTIES TIMEOUT 1800 LABELS "collective;long" FAIL_REGULAR_EXPRESSION "mismatch")
+  set_tests_properties(collective_offload_split_communicators_rtl_aglu_4x4x2
+                       collective_offload_all_operations_rtl_aglu_4x4x2 collective_offload_large_1MiB_4x4x2
+                       PROPERTIES LABELS "collective;platform;long")
+endif()

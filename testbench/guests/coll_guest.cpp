@@ -14,6 +14,10 @@
 //   coll_guest contexts     dup until the 32 context IDs are used up (the rest
 //                           are software-only but work), free, reuse
 //   coll_guest errors       argument checks name the argument
+//   coll_guest ops          every (operation, datatype) pair the AgLU supports
+//                           through allreduce, reduce, reduce_scatter_block
+//                           and reduce_scatter (odd counts), on world and an
+//                           odd-sized split
 //   coll_guest mismatch     one rank passes a different count, root,
 //                           operation or datatype: every rank gets an error
 //                           naming it within 1 ms of simulated time, and the
@@ -37,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "isvp/aglu_core.h"
 #include "isvp/collectives.h"
 #include "isvp/driver.h"
 #include "isvp/remote_transport.h"
@@ -280,6 +285,101 @@ class Checker {
     std::uint64_t checks_ = 0;
 };
 
+/// Element i of rank `rank`'s contribution for (op, type): values whose
+/// reduction is exact in any order (small integers; +-1, 2, 0.5 for a float
+/// product; ties for MINLOC/MAXLOC), so a rank-order reference is exact.
+std::vector<std::uint8_t> op_contribution(Operation op, Datatype type, int rank, std::size_t count,
+                                          std::uint32_t salt) {
+    const std::size_t size = isvp::element_size(type);
+    std::vector<std::uint8_t> data(count * size);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t h = mix((static_cast<std::uint64_t>(salt) << 40) ^ (static_cast<std::uint64_t>(rank) << 28) ^ i);
+        static const double kFactors[] = {1.0, -1.0, 2.0, 0.5};
+        const double real = op == Operation::Prod ? kFactors[h % 4] : static_cast<double>(static_cast<int>(h % 201) - 100);
+        std::uint8_t* at = data.data() + i * size;
+        if (type == Datatype::Float64) {
+            std::memcpy(at, &real, 8);
+        } else if (type == Datatype::Float32) {
+            const auto f = static_cast<float>(real);
+            std::memcpy(at, &f, 4);
+        } else if (type == Datatype::Float32Int32) {
+            const FloatInt pair{static_cast<float>(h % 3), static_cast<std::int32_t>((h >> 8) % 5)};
+            std::memcpy(at, &pair, 8);
+        } else if (type == Datatype::Int32Int32) {
+            const std::int32_t pair[2] = {static_cast<std::int32_t>(h % 3) - 1, static_cast<std::int32_t>((h >> 8) % 5)};
+            std::memcpy(at, pair, 8);
+        } else {
+            const std::uint64_t bits = (op == Operation::Land || op == Operation::Lor || op == Operation::Lxor)
+                                           ? (h % 3 == 0 ? 0 : h)  // logical: zero and non-zero
+                                           : static_cast<std::uint64_t>(h) * 0x9E3779B97F4A7C15ull;
+            std::memcpy(at, &bits, size);
+        }
+    }
+    return data;
+}
+
+/// Every supported (op, datatype) pair through the reductions on `comm`.
+void all_operations(Checker& check, Collectives& collectives, Communicator& comm, int me_global,
+                    const std::string& label) {
+    const int p = comm.size(), m = comm.rank;
+    std::uint32_t salt = 77 + comm.id;
+    for (int t = 0; t < isvp::kDatatypeCount; ++t)
+        for (int o = 0; o < isvp::kOperationCount; ++o) {
+            const auto type = static_cast<Datatype>(t);
+            const auto op = static_cast<Operation>(o);
+            if (!isvp::aglu_supports(op, type)) continue;
+            ++salt;
+            const std::string name = label + " " + std::string(isvp::to_string(op)) + " " +
+                                     std::string(isvp::to_string(type)) + " (size " + std::to_string(p) + ")";
+            const std::size_t element = isvp::element_size(type);
+            // Reference: the members' contributions combined in comm-rank order.
+            const auto reference = [&](std::size_t count, std::uint32_t s) {
+                auto result = op_contribution(op, type, comm.members[0], count, s);
+                for (int r = 1; r < p; ++r) {
+                    const auto other = op_contribution(op, type, comm.members[static_cast<std::size_t>(r)], count, s);
+                    isvp::guest::combine_elements(op, type, result.data(), other.data(), result.data(), result.size());
+                }
+                return result;
+            };
+            const std::size_t count = 13;
+            const auto send = op_contribution(op, type, me_global, count, salt);
+            std::vector<std::uint8_t> result(send.size(), 0x5C);
+            collectives.allreduce(comm, send.data(), result.data(), count, type, op);
+            check.expect_equal(result, reference(count, salt), "allreduce " + name);
+
+            std::vector<std::uint8_t> reduced(m == p - 1 ? send.size() : 0, 0x5D);
+            collectives.reduce(comm, send.data(), m == p - 1 ? reduced.data() : nullptr, count, type, op, p - 1);
+            if (m == p - 1) check.expect_equal(reduced, reference(count, salt), "reduce " + name);
+
+            const std::size_t block = 3;
+            const auto whole = op_contribution(op, type, me_global, block * static_cast<std::size_t>(p), salt + 1);
+            const auto all = reference(block * static_cast<std::size_t>(p), salt + 1);
+            std::vector<std::uint8_t> mine(block * element, 0x5E);
+            collectives.reduce_scatter_block(comm, whole.data(), mine.data(), block, type, op);
+            check.expect_equal(mine,
+                               std::vector<std::uint8_t>(all.begin() + static_cast<std::ptrdiff_t>(m * block * element),
+                                                         all.begin() + static_cast<std::ptrdiff_t>((m + 1) * block * element)),
+                               "reduce_scatter_block " + name);
+
+            std::vector<std::size_t> counts;
+            std::size_t before = 0, total = 0;
+            for (int r = 0; r < p; ++r) {
+                counts.push_back(static_cast<std::size_t>((r * 5 + t) % 4));
+                if (r < m) before += counts.back();
+                total += counts.back();
+            }
+            const auto uneven = op_contribution(op, type, me_global, total, salt + 2);
+            const auto uneven_all = reference(total, salt + 2);
+            std::vector<std::uint8_t> part(counts[static_cast<std::size_t>(m)] * element, 0x5F);
+            collectives.reduce_scatter(comm, uneven.data(), part.data(), counts, type, op);
+            check.expect_equal(part,
+                               std::vector<std::uint8_t>(
+                                   uneven_all.begin() + static_cast<std::ptrdiff_t>(before * element),
+                                   uneven_all.begin() + static_cast<std::ptrdiff_t>(before * element + part.size())),
+                               "reduce_scatter " + name);
+        }
+}
+
 template <typename Body>
 void expect_error(Checker& check, const std::string& expected_text, Body body) {
     try {
@@ -449,6 +549,13 @@ bool run(const std::string& scenario, bool offload, isvp::guest::DeviceTransport
         std::int32_t total = 0, one = 1;
         collectives.allreduce(world, &one, &total, 1, Datatype::Int32, Operation::Sum);
         check.expect(total == size, "allreduce after rejected calls");
+    } else if (scenario == "ops") {
+        all_operations(check, collectives, world, me, "world");
+        auto odd = collectives.split(world, me == 0 ? -1 : 0, me);  // everyone but rank 0
+        if (odd) {
+            all_operations(check, collectives, *odd, me, "all but rank 0");
+            collectives.free(*odd);
+        }
     } else if (scenario == "mismatch") {
         if (!world.offloadable) {
             if (me == 0) std::cout << "coll mismatch: skipped (needs the collective engine)\n";
