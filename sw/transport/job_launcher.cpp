@@ -127,11 +127,14 @@ std::string unique_token() {
     return text;
 }
 
-/// The launcher's environment without ISVP_* (the job sets its own).
+/// The launcher's environment without ISVP_* (the job sets its own), except
+/// the MPI library's settings ISVP_MPI_* (`isvp run --offload` sets
+/// ISVP_MPI_OFFLOAD for the guests).
 std::vector<std::string> inherited_environment() {
     std::vector<std::string> result;
     for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry)
-        if (std::strncmp(*entry, "ISVP_", 5) != 0) result.emplace_back(*entry);
+        if (std::strncmp(*entry, "ISVP_", 5) != 0 || std::strncmp(*entry, "ISVP_MPI_", 9) == 0)
+            result.emplace_back(*entry);
     return result;
 }
 
