@@ -28,6 +28,9 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     config.node.aglu = AgluConfig::from(parameters);
     config.node.collective = CollectiveConfig::from(parameters);
     config.trace = TraceConfig::from(parameters);
+    // Declared with the job's parameters (TransportConfig); absent when the
+    // platform is built without them (testbenches).
+    config.node.collective.timing_only = parameters.is_declared("job.timing_only") && parameters.flag("job.timing_only");
     // Blocks validate their own parameters; what only holds across blocks is
     // checked here, or a legal-looking mix deadlocks without saying why.
     const auto largest = static_cast<std::uint32_t>(

@@ -989,22 +989,27 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
     }
     ++s.issued;
     if (s.apply == Apply::Copy || n == 0) {
-        if (n) s.recv.scatter(p.payload.data(), from, to, a.buffer.data());
+        if (n && !config_.timing_only) s.recv.scatter(p.payload.data(), from, to, a.buffer.data());
         ++s.applied;
     } else {
         // CGR: received and local operands in the schedule's order; the
         // chunk's vectors are split over the AgLUs of the unit that are
         // free first (at most phits_per_cycle of them: the datapath width).
+        // With job.timing_only nothing is copied or combined; the AgLUs are
+        // charged exactly as combine() would charge them.
+        const bool compute = !config_.timing_only;
         const std::size_t vectors = (n + kVectorBytes - 1) / kVectorBytes;
-        scratch_a_.resize(vectors);
-        scratch_b_.resize(vectors);
-        scratch_a_.back() = Vector256{};  // the last vector's tail lanes are zero
-        scratch_b_.back() = Vector256{};
-        const bool received_left = s.apply == Apply::CombineLeft;
-        auto* received = reinterpret_cast<std::uint8_t*>(received_left ? scratch_a_.data() : scratch_b_.data());
-        auto* local = reinterpret_cast<std::uint8_t*>(received_left ? scratch_b_.data() : scratch_a_.data());
-        std::memcpy(received, p.payload.data(), n);
-        s.recv.gather(a.buffer.data(), from, to, local);
+        if (compute) {
+            scratch_a_.resize(vectors);
+            scratch_b_.resize(vectors);
+            scratch_a_.back() = Vector256{};  // the last vector's tail lanes are zero
+            scratch_b_.back() = Vector256{};
+            const bool received_left = s.apply == Apply::CombineLeft;
+            auto* received = reinterpret_cast<std::uint8_t*>(received_left ? scratch_a_.data() : scratch_b_.data());
+            auto* local = reinterpret_cast<std::uint8_t*>(received_left ? scratch_b_.data() : scratch_a_.data());
+            std::memcpy(received, p.payload.data(), n);
+            s.recv.gather(a.buffer.data(), from, to, local);
+        }
         const Operation op = *operation_from_code(a.header.operation);
         const Datatype type = *datatype_from_code(a.header.datatype);
         const std::size_t parts = std::min<std::size_t>({config_.cgr_aglus, config_.phits_per_cycle, vectors});
@@ -1013,15 +1018,18 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
         sc_core::sc_time done = now;
         for (std::size_t first = 0; first < vectors; first += per_part) {
             const std::size_t count = std::min(per_part, vectors - first);
-            const std::uint64_t latency = aglu_->combine(op, type, scratch_a_.data() + first,
-                                                         scratch_b_.data() + first, scratch_a_.data() + first, count);
+            // AgluEngine's contract: pipeline_stages + count - 1 cycles per burst.
+            const std::uint64_t latency =
+                compute ? aglu_->combine(op, type, scratch_a_.data() + first, scratch_b_.data() + first,
+                                         scratch_a_.data() + first, count)
+                        : aglu_->pipeline_stages() + count - 1;
             sc_core::sc_time& free = *std::min_element(a.aglu_free.begin(), a.aglu_free.end());
             const sc_core::sc_time begin = std::max(now, free);
             free = begin + cycle_ * static_cast<double>(count);
             done = std::max(done, begin + cycle_ * static_cast<double>(latency));
             statistics_.aglu_cycles += count;
         }
-        s.recv.scatter(reinterpret_cast<const std::uint8_t*>(scratch_a_.data()), from, to, a.buffer.data());
+        if (compute) s.recv.scatter(reinterpret_cast<const std::uint8_t*>(scratch_a_.data()), from, to, a.buffer.data());
         a.combining.emplace_back(done, k);
         combined_event_.notify(done - now);  // an earlier pending notification stays
     }

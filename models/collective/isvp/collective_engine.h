@@ -67,6 +67,10 @@ struct CollectiveConfig {
     std::uint64_t max_buffer_bytes = 64ull << 20;  ///< largest collective buffer (all blocks)
     unsigned cgr_units = 4;                        ///< reported in ACCEL_CAPABILITIES (not a limit yet)
     unsigned radix = 7;                            ///< reported in ACCEL_CAPABILITIES
+    /// job.timing_only (set by the platform, not a collective.* parameter):
+    /// received chunks are neither copied nor combined; the AgLU is charged
+    /// its documented latency (pipeline_stages + vectors - 1) all the same.
+    bool timing_only = false;
 
     static void declare(Parameters& parameters);
     static CollectiveConfig from(const Parameters& parameters);
