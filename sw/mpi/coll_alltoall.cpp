@@ -1,0 +1,131 @@
+// MPI_Alltoall and MPI_Alltoallv: always in software (the switch has no
+// all-to-all), MPICH's pairwise exchange: in step k = 1 .. size-1 a rank
+// sends its block for (rank + k) mod size and receives from (rank - k) mod
+// size. Sends are buffered by the driver, so each step's send never waits
+// for the matching receive. With MPI_IN_PLACE the data is taken from
+// recvbuf, packed before anything arrives.
+#include <string>
+#include <vector>
+
+#include "coll_util.h"
+
+using namespace isvp::mpi;
+using namespace isvp::mpi::coll;
+
+namespace {
+
+/// One all-to-all: where each peer's outgoing and incoming data lie.
+struct Exchange {
+    std::vector<std::vector<std::uint8_t>> outgoing;  ///< packed block per destination
+    std::vector<std::size_t> incoming;                ///< capacity (bytes) per source
+};
+
+/// Runs the pairwise exchange; `deliver(source, data, bytes)` places a block
+/// (its own block too, without a message).
+template <class Deliver>
+void pairwise_exchange(Comm& c, const Exchange& exchange, Deliver&& deliver) {
+    const int size = c.size(), me = c.rank();
+    const std::uint32_t tag = collective_tag(c);
+    const auto mine = static_cast<std::size_t>(me);
+    deliver(me, exchange.outgoing[mine].data(), exchange.outgoing[mine].size());
+    std::vector<std::uint8_t> in;
+    for (int k = 1; k < size; ++k) {
+        const int to = (me + k) % size, from = (me - k + size) % size;
+        const auto& out = exchange.outgoing[static_cast<std::size_t>(to)];
+        if (!out.empty()) send_internal(c, to, tag, out.data(), out.size());
+        const std::size_t capacity = exchange.incoming[static_cast<std::size_t>(from)];
+        if (capacity == 0) continue;
+        in.resize(capacity);
+        const std::size_t got = receive_internal(c, from, tag, in.data(), capacity);
+        deliver(from, in.data(), got);
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+    return entry("MPI_Alltoall", comm, [&] {
+        Comm& c = check_comm(comm);
+        const bool keep = in_place(sendbuf);
+        const Type* stype = nullptr;
+        if (!keep) {
+            stype = &check_side(sendbuf, sendcount, sendtype, "send", nullptr);
+        }
+        const Type& rtype = check_side(recvbuf, recvcount, recvtype, "recv", "in MPI_Alltoall (sendbuf may be)");
+        if (!keep) refuse_alias(sendbuf, recvbuf, sendcount > 0 && recvcount > 0);
+        const auto size = static_cast<std::size_t>(c.size());
+        const auto rcount = static_cast<std::size_t>(recvcount);
+        const std::size_t block = rcount * rtype.size;
+        if (stype && static_cast<std::size_t>(sendcount) * stype->size != block)
+            fail(MPI_ERR_TRUNCATE, "sendcount x sendtype (" +
+                                       std::to_string(static_cast<std::size_t>(sendcount) * stype->size) +
+                                       " bytes) differs from recvcount x recvtype (" + std::to_string(block) +
+                                       " bytes)");
+        if (block == 0) return;
+        Exchange exchange;
+        exchange.outgoing.resize(size);
+        exchange.incoming.assign(size, block);
+        for (std::size_t r = 0; r < size; ++r) {
+            exchange.outgoing[r].resize(block);
+            if (keep)
+                pack_into(element(recvbuf, r * rcount, rtype), rcount, rtype, exchange.outgoing[r].data());
+            else
+                pack_into(element(sendbuf, r * static_cast<std::size_t>(sendcount), *stype),
+                          static_cast<std::size_t>(sendcount), *stype, exchange.outgoing[r].data());
+        }
+        pairwise_exchange(c, exchange, [&](int source, const std::uint8_t* data, std::size_t bytes) {
+            unpack(data, bytes, rcount, rtype, element(recvbuf, static_cast<std::size_t>(source) * rcount, rtype));
+        });
+    });
+}
+
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+    return entry("MPI_Alltoallv", comm, [&] {
+        Comm& c = check_comm(comm);
+        const int size = c.size();
+        const bool keep = in_place(sendbuf);
+        const Type* stype = nullptr;
+        if (!keep) {
+            stype = &check_v_side(sendbuf, sendcounts, sdispls, "sdispls", size, sendtype, "send", nullptr);
+        }
+        const Type& rtype = check_v_side(recvbuf, recvcounts, rdispls, "rdispls", size, recvtype, "recv",
+                                         "in MPI_Alltoallv (sendbuf may be)");
+        if (!keep) {
+            bool any = false;
+            for (int r = 0; r < size; ++r) any = any || (sendcounts[r] > 0 && recvcounts[r] > 0);
+            refuse_alias(sendbuf, recvbuf, any);
+        }
+        Exchange exchange;
+        exchange.outgoing.resize(static_cast<std::size_t>(size));
+        exchange.incoming.resize(static_cast<std::size_t>(size));
+        for (int r = 0; r < size; ++r) {
+            const auto index = static_cast<std::size_t>(r);
+            exchange.incoming[index] = static_cast<std::size_t>(recvcounts[r]) * rtype.size;
+            const void* from = keep ? element(recvbuf, static_cast<std::size_t>(rdispls[r]), rtype)
+                                    : element(sendbuf, static_cast<std::size_t>(sdispls[r]), *stype);
+            const auto count = static_cast<std::size_t>(keep ? recvcounts[r] : sendcounts[r]);
+            const Type& type = keep ? rtype : *stype;
+            exchange.outgoing[index].resize(count * type.size);
+            pack_into(from, count, type, exchange.outgoing[index].data());
+        }
+        const auto own = static_cast<std::size_t>(c.rank());
+        if (exchange.outgoing[own].size() > exchange.incoming[own])
+            fail(MPI_ERR_TRUNCATE, "this rank's block to itself holds " +
+                                       std::to_string(exchange.outgoing[own].size()) + " bytes but recvcounts[" +
+                                       std::to_string(own) + "] only " + std::to_string(exchange.incoming[own]));
+        pairwise_exchange(c, exchange, [&](int source, const std::uint8_t* data, std::size_t bytes) {
+            const auto r = static_cast<std::size_t>(source);
+            unpack(data, bytes, static_cast<std::size_t>(recvcounts[r]), rtype,
+                   element(recvbuf, static_cast<std::size_t>(rdispls[r]), rtype));
+        });
+    });
+}
+
+}  // extern "C"
+
+ISVP_MPI_ALIAS(Alltoall)
+ISVP_MPI_ALIAS(Alltoallv)

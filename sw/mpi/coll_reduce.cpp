@@ -1,0 +1,264 @@
+// The reductions: MPI_Reduce, Allreduce, Reduce_scatter_block,
+// Reduce_scatter, Scan, Exscan.
+//
+// Offloaded (Reduce, Allreduce, Reduce_scatter_block, and Reduce_scatter
+// when every count is equal) when the op is predefined, the datatype is
+// contiguous with one AgLU datatype throughout, the AgLU supports the pair
+// and the communicator is offloadable. Otherwise in software, with the
+// switch's own schedules and arithmetic for predefined ops — so both paths
+// combine every element in the same operand order and agree bit for bit,
+// floating point included (docs/MPI.md, "Collectives"):
+//   Reduce                binomial tree rooted at comm rank 0 (rank order),
+//                         then to the root
+//   Allreduce             recursive doubling; long vectors (>= 2 KiB and at
+//                         least one element per rank): Rabenseifner's
+//                         recursive-halving reduce-scatter + recursive-
+//                         doubling allgather, which combines every element
+//                         in the same tree
+//   Reduce_scatter(_block) recursive halving (blocks of any size)
+//   Scan, Exscan          MPICH's recursive doubling (software only)
+// Predefined ops fold a non-power-of-two communicator like the switch
+// (Fold::Hypercube); user ops, possibly non-commutative, fold MPICH's way
+// (Fold::Pairwise), and every schedule keeps comm-rank order for them.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "coll_util.h"
+
+using namespace isvp::mpi;
+using namespace isvp::mpi::coll;
+using isvp::Algorithm;
+using isvp::Opcode;
+
+namespace {
+
+/// MPICH's switch to Rabenseifner's allreduce (bytes).
+constexpr std::size_t kAllreduceLongBytes = 2048;
+
+Reduction check_reduction(int count, MPI_Datatype datatype, MPI_Op op, const char* count_name = "count") {
+    check_count(count, count_name);
+    Reduction reduction;
+    reduction.type = &check_datatype(datatype);
+    reduction.op = &check_op(op);
+    check_op_on_type(*reduction.op, *reduction.type);
+    return reduction;
+}
+
+/// The input of a reduction as a working buffer in the datatype's layout.
+TypedBuffer load(const void* input, std::size_t count, const Type& type) {
+    TypedBuffer work(count, type);
+    copy_elements(input, work.data(), count, type);
+    return work;
+}
+
+void allreduce_software(Comm& c, const Reduction& reduction, std::uint8_t* work, std::size_t count) {
+    Blocks blocks{work, reduction.type, {0, count}};
+    const auto size = static_cast<std::size_t>(c.size());
+    if (count * reduction.type->size < kAllreduceLongBytes || count < size) {
+        run_collective(c, Opcode::Allreduce, Algorithm::RecursiveDoubling, reduction.fold(), 0, blocks, &reduction);
+        return;
+    }
+    blocks.first = split_evenly(count, size);
+    run_collective(c, Opcode::ReduceScatter, Algorithm::RecursiveHalving, reduction.fold(), 0, blocks, &reduction);
+    run_collective(c, Opcode::Allgather, Algorithm::RecursiveDoubling, reduction.fold(), 0, blocks);
+}
+
+/// Reduce_scatter with block b = first[b] .. first[b+1] (elements) of the
+/// input at `input`; this rank's block goes to `recvbuf`.
+void reduce_scatter(Comm& c, const Reduction& reduction, const void* input, void* recvbuf,
+                    std::vector<std::size_t> first) {
+    const Type& type = *reduction.type;
+    const auto me = static_cast<std::size_t>(c.rank());
+    const std::size_t total = first.back(), own = first[me + 1] - first[me];
+    if (total == 0) return;
+    bool equal = true;
+    for (std::size_t b = 0; b + 1 < first.size(); ++b) equal = equal && first[b + 1] - first[b] == own;
+    if (equal) {
+        if (const auto aglu = offload_reduction(c, Opcode::ReduceScatter, reduction, own)) {
+            // The switch takes the input whole before it writes the result,
+            // so input and recvbuf may be the same buffer (MPI_IN_PLACE).
+            collectives().reduce_scatter_block(c.guest, data_start(input, type), data_start(recvbuf, type),
+                                               aglu_elements(own, type), *aglu, *reduction.op->predefined);
+            return;
+        }
+    }
+    TypedBuffer work = load(input, total, type);
+    Blocks blocks{work.data(), &type, std::move(first)};
+    run_collective(c, Opcode::ReduceScatter, Algorithm::RecursiveHalving, reduction.fold(), 0, blocks, &reduction);
+    copy_elements(element(work.data(), blocks.first[me], type), recvbuf, own, type);
+}
+
+/// Sends `partial` to `peer` and returns what the peer sent back (in the
+/// datatype's layout): one step of the scans' recursive doubling.
+TypedBuffer swap_partials(Comm& c, std::uint32_t tag, int peer, const std::uint8_t* partial, std::size_t count,
+                          const Type& type) {
+    std::vector<std::uint8_t> packed(count * type.size);
+    pack_into(partial, count, type, packed.data());
+    send_internal(c, peer, tag, packed.data(), packed.size());
+    receive_exact(c, peer, tag, packed.data(), packed.size());
+    TypedBuffer received(count, type);
+    unpack_from(packed.data(), count, type, received.data());
+    return received;
+}
+
+/// MPICH's recursive-doubling scan. `inclusive`: rank r gets ops over ranks
+/// 0..r; otherwise 0..r-1 and rank 0's recvbuf is left alone.
+void scan(Comm& c, const Reduction& reduction, const void* input, void* recvbuf, std::size_t count, bool inclusive) {
+    const Type& type = *reduction.type;
+    const int size = c.size(), me = c.rank();
+    TypedBuffer partial = load(input, count, type);  // ops over this rank's aligned group so far
+    TypedBuffer result;
+    bool have_result = false;
+    if (inclusive) {
+        result = load(input, count, type);
+        have_result = true;
+    }
+    const std::uint32_t tag = collective_tag(c);
+    for (int mask = 1; mask < size; mask <<= 1) {
+        const int peer = me ^ mask;
+        if (peer >= size) continue;
+        TypedBuffer received = swap_partials(c, tag, peer, partial.data(), count, type);
+        if (peer < me) {
+            // The peer's group is lower: it goes on the left.
+            if (have_result) {
+                reduction.combine(received.data(), result.data(), count, true);
+            } else {
+                result = load(received.data(), count, type);
+                have_result = true;
+            }
+            reduction.combine(received.data(), partial.data(), count, true);
+        } else {
+            reduction.combine(received.data(), partial.data(), count, false);
+        }
+    }
+    if (have_result) copy_elements(result.data(), recvbuf, count, type);
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm) {
+    return entry("MPI_Reduce", comm, [&] {
+        Comm& c = check_comm(comm);
+        const Reduction reduction = check_reduction(count, datatype, op);
+        const Type& type = *reduction.type;
+        check_root(c, root);
+        const bool is_root = c.rank() == root;
+        if (is_root) {
+            refuse_in_place(recvbuf, "recvbuf", "in MPI_Reduce (the root's sendbuf may be)");
+            check_buffer(recvbuf, count, type, "recvbuf");
+            refuse_alias(sendbuf, recvbuf, count > 0);
+        } else {
+            refuse_in_place(sendbuf, "sendbuf", "at a non-root rank of MPI_Reduce");
+        }
+        if (!in_place(sendbuf)) check_buffer(sendbuf, count, type, "sendbuf");
+        if (count == 0) return;
+        const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
+        const auto n = static_cast<std::size_t>(count);
+        if (const auto aglu = offload_reduction(c, Opcode::Reduce, reduction, n)) {
+            collectives().reduce(c.guest, data_start(input, type), is_root ? data_start(recvbuf, type) : nullptr,
+                                 aglu_elements(n, type), *aglu, *reduction.op->predefined, root);
+            return;
+        }
+        TypedBuffer work = load(input, n, type);
+        Blocks blocks{work.data(), &type, {0, n}};
+        run_collective(c, Opcode::Reduce, Algorithm::BinomialTree, reduction.fold(), root, blocks, &reduction);
+        if (is_root) copy_elements(work.data(), recvbuf, n, type);
+    });
+}
+
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    return entry("MPI_Allreduce", comm, [&] {
+        Comm& c = check_comm(comm);
+        const Reduction reduction = check_reduction(count, datatype, op);
+        const Type& type = *reduction.type;
+        refuse_in_place(recvbuf, "recvbuf", "in MPI_Allreduce (sendbuf may be)");
+        check_buffer(recvbuf, count, type, "recvbuf");
+        if (!in_place(sendbuf)) check_buffer(sendbuf, count, type, "sendbuf");
+        refuse_alias(sendbuf, recvbuf, count > 0);
+        if (count == 0) return;
+        const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
+        const auto n = static_cast<std::size_t>(count);
+        if (const auto aglu = offload_reduction(c, Opcode::Allreduce, reduction, n)) {
+            collectives().allreduce(c.guest, data_start(input, type), data_start(recvbuf, type),
+                                    aglu_elements(n, type), *aglu, *reduction.op->predefined);
+            return;
+        }
+        TypedBuffer work = load(input, n, type);
+        allreduce_software(c, reduction, work.data(), n);
+        copy_elements(work.data(), recvbuf, n, type);
+    });
+}
+
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm) {
+    return entry("MPI_Reduce_scatter_block", comm, [&] {
+        Comm& c = check_comm(comm);
+        const Reduction reduction = check_reduction(recvcount, datatype, op, "recvcount");
+        const Type& type = *reduction.type;
+        refuse_in_place(recvbuf, "recvbuf", "in MPI_Reduce_scatter_block (sendbuf may be)");
+        check_buffer(recvbuf, recvcount, type, "recvbuf");
+        if (!in_place(sendbuf)) check_buffer(sendbuf, recvcount, type, "sendbuf");
+        refuse_alias(sendbuf, recvbuf, recvcount > 0);
+        const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
+        reduce_scatter(c, reduction, input, recvbuf,
+                       equal_blocks(static_cast<std::size_t>(c.size()), static_cast<std::size_t>(recvcount)));
+    });
+}
+
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm) {
+    return entry("MPI_Reduce_scatter", comm, [&] {
+        Comm& c = check_comm(comm);
+        check_counts(recvcounts, c.size(), "recvcounts");
+        const Reduction reduction = check_reduction(recvcounts[c.rank()], datatype, op, "recvcounts[rank]");
+        const Type& type = *reduction.type;
+        std::vector<std::size_t> first = boundaries(recvcounts, c.size());
+        const int total = static_cast<int>(std::min<std::size_t>(first.back(), 1u << 30));
+        refuse_in_place(recvbuf, "recvbuf", "in MPI_Reduce_scatter (sendbuf may be)");
+        check_buffer(recvbuf, in_place(sendbuf) ? total : recvcounts[c.rank()], type, "recvbuf");
+        if (!in_place(sendbuf)) check_buffer(sendbuf, total, type, "sendbuf");
+        refuse_alias(sendbuf, recvbuf, total > 0);
+        const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
+        reduce_scatter(c, reduction, input, recvbuf, std::move(first));
+    });
+}
+
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    return entry("MPI_Scan", comm, [&] {
+        Comm& c = check_comm(comm);
+        const Reduction reduction = check_reduction(count, datatype, op);
+        refuse_in_place(recvbuf, "recvbuf", "in MPI_Scan (sendbuf may be)");
+        check_buffer(recvbuf, count, *reduction.type, "recvbuf");
+        if (!in_place(sendbuf)) check_buffer(sendbuf, count, *reduction.type, "sendbuf");
+        refuse_alias(sendbuf, recvbuf, count > 0);
+        if (count == 0) return;
+        scan(c, reduction, in_place(sendbuf) ? recvbuf : sendbuf, recvbuf, static_cast<std::size_t>(count), true);
+    });
+}
+
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    return entry("MPI_Exscan", comm, [&] {
+        Comm& c = check_comm(comm);
+        const Reduction reduction = check_reduction(count, datatype, op);
+        refuse_in_place(recvbuf, "recvbuf", "in MPI_Exscan (sendbuf may be)");
+        if (c.rank() > 0) check_buffer(recvbuf, count, *reduction.type, "recvbuf");
+        if (!in_place(sendbuf)) check_buffer(sendbuf, count, *reduction.type, "sendbuf");
+        refuse_alias(sendbuf, recvbuf, count > 0);
+        if (count == 0) return;
+        scan(c, reduction, in_place(sendbuf) ? recvbuf : sendbuf, recvbuf, static_cast<std::size_t>(count), false);
+    });
+}
+
+}  // extern "C"
+
+ISVP_MPI_ALIAS(Reduce)
+ISVP_MPI_ALIAS(Allreduce)
+ISVP_MPI_ALIAS(Reduce_scatter_block)
+ISVP_MPI_ALIAS(Reduce_scatter)
+ISVP_MPI_ALIAS(Scan)
+ISVP_MPI_ALIAS(Exscan)

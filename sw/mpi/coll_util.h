@@ -1,0 +1,158 @@
+// What the MPI collectives (coll_*.cpp) share: buffers in a datatype's
+// memory layout, the schedule executor that runs a collective over internal
+// point-to-point messages, the offload decision, and the argument checks
+// common to several collectives.
+//
+// Two data models:
+//  - data movement (Bcast, Scatter, Gather, Allgather, Alltoall and their
+//    v-variants) works on *packed bytes*: a rank packs what it sends with the
+//    send datatype and unpacks what it receives with the receive datatype,
+//    so differing but matching type signatures work and derived types cost
+//    one pack and one unpack;
+//  - reductions work on elements *in the datatype's memory layout* (what
+//    MPI_Reduce_local and user functions expect), packed only on the wire.
+//
+// Plain C++17, no SystemC.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "isvp/collective_schedule.h"
+#include "mpi_impl.h"
+
+namespace isvp::mpi::coll {
+
+inline bool in_place(const void* buffer) { return buffer == MPI_IN_PLACE; }
+
+/// MPI_ERR_BUFFER when `buffer` is MPI_IN_PLACE where the standard does not
+/// allow it; `where` says why ("recvbuf", "sendbuf at a non-root rank").
+void refuse_in_place(const void* buffer, const char* what, const char* where = nullptr);
+/// MPI_ERR_BUFFER when a send and a receive buffer of a call with data are
+/// the same address (the standard's aliasing rule; use MPI_IN_PLACE).
+void refuse_alias(const void* send, const void* recv, bool has_data);
+/// MPI_ERR_ARG when a counts or displacements array that the call reads is NULL.
+void check_array(const int* array, const char* what);
+/// check_count for counts[0 .. n), naming the entry ("recvcounts[3]").
+void check_counts(const int* counts, int n, const char* what);
+
+/// One side of a data-movement call: its count (MPI_ERR_COUNT), datatype
+/// (MPI_ERR_TYPE) and buffer (MPI_ERR_BUFFER: NULL with data, or
+/// MPI_IN_PLACE, which `in_place_rule` explains is not allowed here —
+/// callers skip the check where it is). `side` "send" or "recv" names the
+/// arguments (sendcount, sendtype, sendbuf). Returns the datatype.
+const Type& check_side(const void* buffer, int count, MPI_Datatype datatype, const char* side,
+                       const char* in_place_rule);
+/// The same for a v-variant's side of `n` ranks: counts[0 .. n) and the
+/// displacements array named `displs_name` (MPI_ERR_ARG when NULL).
+const Type& check_v_side(const void* buffer, const int* counts, const int* displs, const char* displs_name, int n,
+                         MPI_Datatype datatype, const char* side, const char* in_place_rule);
+
+/// Byte range [low, high) relative to an element-0 pointer that `count`
+/// elements of `type` touch (empty for count 0).
+struct Span {
+    MPI_Aint low = 0;
+    MPI_Aint high = 0;
+};
+Span span_of(std::size_t count, const Type& type);
+
+/// Storage for `count` elements of `type` in its memory layout: element i
+/// is at data() + i * extent, as in a user buffer.
+class TypedBuffer {
+  public:
+    TypedBuffer() = default;
+    TypedBuffer(std::size_t count, const Type& type);
+    // Moving keeps the vector's storage, so base_ stays valid; a copy would not.
+    TypedBuffer(TypedBuffer&&) = default;
+    TypedBuffer& operator=(TypedBuffer&&) = default;
+    TypedBuffer(const TypedBuffer&) = delete;
+    TypedBuffer& operator=(const TypedBuffer&) = delete;
+    std::uint8_t* data() const { return base_; }
+
+  private:
+    std::vector<std::uint8_t> storage_;
+    std::uint8_t* base_ = nullptr;  ///< element 0 (storage_ starts at its lowest byte)
+};
+
+/// Pointer to element `index` of a buffer of `type` (byte arithmetic).
+inline std::uint8_t* element(void* buffer, std::size_t index, const Type& type) {
+    return static_cast<std::uint8_t*>(buffer) + static_cast<MPI_Aint>(index) * type.extent;
+}
+inline const std::uint8_t* element(const void* buffer, std::size_t index, const Type& type) {
+    return static_cast<const std::uint8_t*>(buffer) + static_cast<MPI_Aint>(index) * type.extent;
+}
+
+/// Copies the data of `count` elements from one buffer of `type` to another
+/// (gaps untouched).
+void copy_elements(const void* from, void* to, std::size_t count, const Type& type);
+/// Packs `count` elements at `buffer` into `out` (count * type.size bytes).
+void pack_into(const void* buffer, std::size_t count, const Type& type, std::uint8_t* out);
+/// Unpacks count * type.size bytes at `in` into `count` elements at `buffer`.
+void unpack_from(const std::uint8_t* in, std::size_t count, const Type& type, void* buffer);
+
+/// A reduction's op and datatype, and how one combine step is done.
+struct Reduction {
+    const Op* op = nullptr;
+    const Type* type = nullptr;
+    /// Fold for make_schedule: Hypercube (the switch's operand order) for
+    /// predefined ops, Pairwise (comm-rank order) for user ops.
+    Fold fold() const { return op->user ? Fold::Pairwise : Fold::Hypercube; }
+    /// local = received op local (left) or local op received (right), for
+    /// `count` elements in `type`'s layout; `received` may be overwritten.
+    void combine(std::uint8_t* received, std::uint8_t* local, std::size_t count, bool received_left) const;
+};
+
+/// A collective's working buffer split into blocks: block b is elements
+/// [first[b], first[b+1]) of `base`. With `type` null the elements are bytes
+/// (packed data); otherwise elements of `type` in its memory layout.
+struct Blocks {
+    std::uint8_t* base = nullptr;
+    const Type* type = nullptr;
+    std::vector<std::size_t> first;  ///< blocks + 1 boundaries, in elements
+};
+
+/// Equal blocks: `blocks` blocks of `per_block` elements.
+std::vector<std::size_t> equal_blocks(std::size_t blocks, std::size_t per_block);
+/// Element boundaries from per-block counts.
+std::vector<std::size_t> boundaries(const int* counts, int n, std::size_t scale = 1);
+/// `count` elements split as evenly as possible into `blocks` blocks.
+std::vector<std::size_t> split_evenly(std::size_t count, std::size_t blocks);
+
+/// Runs this rank's `schedule` over internal messages on `tag`: sends pack
+/// the blocks as they were before the step, receives copy or combine
+/// (`reduction` required for combining steps). A message of the wrong
+/// length (ranks disagree on counts or type signatures) is MPI_ERR_TRUNCATE.
+void run_schedule(Comm& comm, std::uint32_t tag, const Schedule& schedule, Blocks& blocks,
+                  const Reduction* reduction = nullptr);
+/// make_schedule + run_schedule with a fresh collective_tag.
+void run_collective(Comm& comm, Opcode collective, Algorithm algorithm, Fold fold, int root, Blocks& blocks,
+                    const Reduction* reduction = nullptr);
+
+/// Receives exactly `bytes` on an internal tag (MPI_ERR_TRUNCATE otherwise).
+void receive_exact(Comm& comm, int source, std::uint32_t tag, void* data, std::size_t bytes);
+
+// ---- offload decision ----------------------------------------------------
+
+/// Whether a data-movement collective of `bytes_per_block` bytes per block
+/// (blocks = comm size for the per-rank ones, else 1) goes to the switch.
+/// The arguments are equal on every member, so every member decides alike.
+bool offload_bytes(Comm& comm, Opcode collective, std::size_t bytes_per_block);
+/// The AgLU datatype when a reduction of `count` elements goes to the
+/// switch: a predefined op the AgLU supports on a contiguous type whose
+/// basic elements are one AgLU datatype; nullopt runs in software.
+std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, const Reduction& reduction,
+                                                std::size_t count);
+/// Elements of the AgLU datatype in `count` elements of `type`.
+inline std::size_t aglu_elements(std::size_t count, const Type& type) { return count * type.uniform_count; }
+/// The first data byte of a contiguous buffer.
+inline std::uint8_t* data_start(void* buffer, const Type& type) { return static_cast<std::uint8_t*>(buffer) + type.true_lb; }
+inline const std::uint8_t* data_start(const void* buffer, const Type& type) {
+    return static_cast<const std::uint8_t*>(buffer) + type.true_lb;
+}
+
+/// The datatype of raw bytes (MPI_BYTE), for packed data.
+const Type& byte_type();
+
+}  // namespace isvp::mpi::coll

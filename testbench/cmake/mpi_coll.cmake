@@ -1,0 +1,60 @@
+# MPI collectives tests (sw/mpi/coll_*.cpp). The programs in
+# testbench/mpi/coll_* use only the standard MPI API; they are compiled by
+# the isvp-mpicc / isvp-mpicxx wrappers (isvp_mpi_program, mpi.cmake) and
+# run under `isvp run` with offload on and off (isvp_mpi_test: tests
+# mpi_<name>_offload_on / _off). Included after mpi.cmake (the glob is sorted).
+isvp_mpi_program(coll_every_collective coll_every_collective.c)
+isvp_mpi_program(coll_types coll_types.c)
+isvp_mpi_program(coll_derived coll_derived.c)
+isvp_mpi_program(coll_user_ops coll_user_ops.cpp)
+isvp_mpi_program(coll_errors coll_errors.c)
+isvp_mpi_program(coll_digest coll_digest.c)
+add_custom_target(isvp_mpi_coll_programs ALL
+                  DEPENDS ${isvp_mpi_test_binaries}/coll_every_collective ${isvp_mpi_test_binaries}/coll_types
+                          ${isvp_mpi_test_binaries}/coll_derived ${isvp_mpi_test_binaries}/coll_user_ops
+                          ${isvp_mpi_test_binaries}/coll_errors ${isvp_mpi_test_binaries}/coll_digest)
+
+# Every collective x counts {0, 1, 7, 1031} x communicators (world, halves,
+# rank mod 3, reversed keys, MPI_COMM_SELF), IN_PLACE, v-variants with zero
+# counts; on a power-of-two and an odd-sized world.
+isvp_mpi_test(coll_every_collective_8_ranks 8 2x2x2 coll_every_collective)
+isvp_mpi_test(coll_every_collective_5_ranks 5 5x1x1 coll_every_collective)
+# Every predefined datatype, every (op, datatype) pair the standard allows.
+isvp_mpi_test(coll_every_type_world 8 2x2x2 coll_types world)
+isvp_mpi_test(coll_every_type_odd_communicators 8 4x2x1 coll_types thirds)
+# Derived datatypes: vector, struct, indexed, contiguous; differing send/receive types.
+isvp_mpi_test(coll_derived_datatypes 6 3x2x1 coll_derived)
+# User ops: non-commutative 2x2 matrix product in rank order on every size 1..8.
+isvp_mpi_test(coll_user_ops_rank_order 8 2x2x2 coll_user_ops)
+# Argument errors: the standard's classes under MPI_ERRORS_RETURN.
+isvp_mpi_test(coll_argument_errors 4 2x2x1 coll_errors)
+set_tests_properties(mpi_coll_every_collective_8_ranks_offload_on mpi_coll_every_collective_8_ranks_offload_off
+                     mpi_coll_every_collective_5_ranks_offload_on mpi_coll_every_collective_5_ranks_offload_off
+                     mpi_coll_every_type_world_offload_on mpi_coll_every_type_world_offload_off
+                     mpi_coll_every_type_odd_communicators_offload_on mpi_coll_every_type_odd_communicators_offload_off
+                     mpi_coll_derived_datatypes_offload_on mpi_coll_derived_datatypes_offload_off
+                     mpi_coll_user_ops_rank_order_offload_on mpi_coll_user_ops_rank_order_offload_off
+                     mpi_coll_argument_errors_offload_on mpi_coll_argument_errors_offload_off
+                     PROPERTIES LABELS "mpi;collective")
+
+# The default (fatal) handler names the call and the argument, and ends the
+# job with the error class as the exit status.
+function(isvp_mpi_coll_fatal_test name mode status pattern)
+  add_test(NAME mpi_coll_fatal_${name}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh ${status} "${pattern}" --
+                   timeout 60 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 --set job.kill_grace_ms=300 --
+                   ${isvp_mpi_test_binaries}/coll_errors ${mode})
+  set_tests_properties(mpi_coll_fatal_${name} PROPERTIES TIMEOUT 120 LABELS "mpi;collective" RUN_SERIAL TRUE)
+endfunction()
+isvp_mpi_coll_fatal_test(invalid_root_names_the_call fatal-root 7 "MPI_Bcast: invalid root 7")
+isvp_mpi_coll_fatal_test(in_place_receive_buffer_names_the_argument fatal-in-place 1
+                         "MPI_Allreduce: recvbuf is MPI_IN_PLACE")
+
+# Offload on and off give bit-identical results: integer ops, and floating
+# point on power-of-two and odd communicators (the software path combines in
+# the switch's operand order, docs/MPI.md "Collectives").
+foreach(kind int float)
+  add_test(NAME mpi_coll_offload_on_off_identical_${kind}
+           COMMAND sh -c "a=$($<TARGET_FILE:isvp> run -n 8 --offload on --set topology.torus=2x2x2 -- ${isvp_mpi_test_binaries}/coll_digest ${kind} | grep 'coll_digest ${kind}') && b=$($<TARGET_FILE:isvp> run -n 8 --offload off --set topology.torus=2x2x2 -- ${isvp_mpi_test_binaries}/coll_digest ${kind} | grep 'coll_digest ${kind}') && echo \"on: $a / off: $b\" && test -n \"$a\" && test \"$a\" = \"$b\"")
+  set_tests_properties(mpi_coll_offload_on_off_identical_${kind} PROPERTIES TIMEOUT 300 LABELS "mpi;collective")
+endforeach()
