@@ -158,6 +158,7 @@ loggp::PlatformFigures loggp_figures(const PlatformConfig& config, const Transpo
     f.engine_phits_per_cycle = config.node.collective.phits_per_cycle;
     f.aglu_clock_mhz = config.node.aglu.clock_mhz;
     f.aglu_pipeline_stages = config.node.aglu.pipeline_stages;
+    f.cgr_aglus = config.node.collective.cgr_aglus;
     return f;
 }
 
@@ -486,7 +487,7 @@ int bench_collectives(int argc, char** argv) {
             {"g_us", loggp_parameters.g},            {"L_router_us", loggp_parameters.L_router},
             {"hop_us", loggp_parameters.hop},        {"G_us_per_byte", loggp_parameters.G},
             {"G_link_us_per_byte", loggp_parameters.G_link}, {"G_pcie_us_per_byte", loggp_parameters.G_pcie},
-            {"G_engine_us_per_byte", loggp_parameters.G_engine}, {"G_aglu_us_per_byte", loggp_parameters.G_aglu},
+            {"G_engine_us_per_byte", loggp_parameters.G_engine}, {"G_aglu_us_per_byte", loggp_parameters.G_aglu}, {"G_cgr_us_per_byte", loggp_parameters.G_cgr},
             {"aglu_latency_us", loggp_parameters.aglu_latency}, {"device_fixed_us", loggp_parameters.device_fixed}};
         out << nlohmann::json{{"benchmark", "collectives"},
                               {"ranks", ranks},

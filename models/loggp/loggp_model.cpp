@@ -65,6 +65,7 @@ struct Agent {
     std::size_t step = 0;    ///< next step
     bool sent = false;       ///< the current step's send is done
     double out_bytes = 0;    ///< bytes sent in all steps (streamed drain)
+    double in_bytes = 0;     ///< bytes received in all steps (streamed drain)
     double combine_bytes = 0;///< bytes combined (streamed drain)
 };
 
@@ -92,6 +93,7 @@ void run_schedules(const std::vector<Schedule>& schedules, std::vector<Agent>& a
                     if (queue.empty()) break;  // the peer has not sent yet
                     const double bytes = transfer_bytes(*step.receive, block_bytes);
                     receive(bytes, step.apply != Apply::Copy, queue.front(), me);
+                    me.in_bytes += bytes;
                     if (step.apply != Apply::Copy) me.combine_bytes += bytes;
                     queue.pop_front();
                 }
@@ -143,7 +145,11 @@ Parameters derive(const PlatformFigures& f) {
     p.G_pcie = 1.0 / f.pcie_dma_gbytes_per_s / kNsPerUs;
     p.G = std::max(p.G_link, p.G_pcie);
     p.G_engine = 1000.0 / (f.engine_clock_mhz * f.engine_phits_per_cycle * 32.0) / kNsPerUs;
-    p.G_aglu = 1000.0 / (f.aglu_clock_mhz * f.aglu_vector_bytes) / kNsPerUs;
+    // A chunk is combined by up to phits_per_cycle of the CGR's AgLUs, one
+    // vector per cycle each; all cgr_aglus serve the collective's steps.
+    const unsigned chunk_aglus = std::max(1u, std::min(f.engine_phits_per_cycle, f.cgr_aglus));
+    p.G_aglu = 1000.0 / (f.aglu_clock_mhz * f.aglu_vector_bytes * chunk_aglus) / kNsPerUs;
+    p.G_cgr = 1000.0 / (f.aglu_clock_mhz * f.aglu_vector_bytes * std::max(1u, f.cgr_aglus)) / kNsPerUs;
     p.aglu_latency = f.aglu_pipeline_stages / f.aglu_clock_mhz;
     p.device_fixed = f.device_fixed_ns / kNsPerUs;
     p.packet_bytes = f.packet_payload_bytes;
@@ -237,8 +243,9 @@ double Model::software(Opcode collective, double block_bytes) const {
 // costs L(h) plus, store-and-forward, the whole transfer at the link's G;
 // reductions add the AgLU. Streamed, the steps carry one packet each (the
 // pipeline fill) and the bytes are paid once at the slowest stage of the
-// busiest switch: its output port (all steps' sends), the AgLU (all its
-// combines), a link (the largest transfer times the transfers of its phase
+// busiest switch: its output or input port (all steps' sends or receives:
+// router inject and eject are as wide as the engine), its CGR AgLUs (all its
+// combines; one transfer's chunks get phits_per_cycle of them), a link (the largest transfer times the transfers of its phase
 // sharing that link) or PCIe (request or result).
 double Model::offload(Opcode collective, double block_bytes, bool streamed) const {
     const Parameters& p = parameters_;
@@ -246,7 +253,7 @@ double Model::offload(Opcode collective, double block_bytes, bool streamed) cons
     const LinkSharing sharing = link_sharing(schedules);
     std::vector<Agent> agents(static_cast<std::size_t>(ranks_));
     const auto fill = [&](double bytes) { return streamed ? std::min(bytes, p.packet_bytes) : bytes; };
-    double largest_transfer = 0;
+    double largest_transfer = 0, largest_combine = 0;
     for (int r = 0; r < ranks_; ++r) {
         const HostBytes host = host_bytes(collective, r, ranks_, block_bytes);
         agents[static_cast<std::size_t>(r)].clock = p.o_s + fill(host.in) * p.G_pcie;
@@ -262,7 +269,10 @@ double Model::offload(Opcode collective, double block_bytes, bool streamed) cons
         },
         [&](double bytes, bool combine, double arrival, Agent& me) {
             me.clock = std::max(me.clock, arrival);
-            if (combine) me.clock += p.aglu_latency + fill(bytes) * p.G_aglu;
+            if (combine) {
+                me.clock += p.aglu_latency + fill(bytes) * p.G_aglu;
+                largest_combine = std::max(largest_combine, bytes);
+            }
         });
     double latest = 0, drain = 0;
     for (int r = 0; r < ranks_; ++r) {
@@ -270,12 +280,13 @@ double Model::offload(Opcode collective, double block_bytes, bool streamed) cons
         const HostBytes host = host_bytes(collective, r, ranks_, block_bytes);
         latest = std::max(latest, agent.clock + fill(host.out) * p.G_pcie + p.o_r + p.device_fixed);
         if (streamed) {
-            const double slowest = std::max({agent.out_bytes * p.G_engine, agent.combine_bytes * p.G_aglu,
+            const double slowest = std::max({agent.out_bytes * p.G_engine, agent.in_bytes * p.G_engine,
+                                             agent.combine_bytes * p.G_cgr,
                                              host.in * p.G_pcie, host.out * p.G_pcie});
             drain = std::max(drain, slowest);
         }
     }
-    if (streamed) drain = std::max(drain, largest_transfer * p.G_link);
+    if (streamed) drain = std::max({drain, largest_transfer * p.G_link, largest_combine * p.G_aglu});
     // The fill already carried one packet through each stage.
     return latest + std::max(0.0, drain - std::min(drain, p.packet_bytes * p.G));
 }

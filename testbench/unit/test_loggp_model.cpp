@@ -41,7 +41,8 @@ TEST_CASE("loggp: parameters of the default platform follow from its PCIe, route
     CHECK(p.G_link == Approx((1042 + 2 * 42.41) * 8 / 100.0 / 1024 / 1000));
     CHECK(p.G_pcie == Approx(1 / 12.96 / 1000));
     CHECK(p.G == Approx(p.G_link));
-    CHECK(p.G_aglu == Approx(1 / 8.0 / 1000));    // 32 bytes per cycle at 250 MHz
+    CHECK(p.G_aglu == Approx(1 / 16.0 / 1000));   // a chunk: 2 AgLUs x 32 bytes per cycle at 250 MHz
+    CHECK(p.G_cgr == Approx(1 / 48.0 / 1000));    // the CGR's 6 AgLUs together
     CHECK(p.G_engine == Approx(1 / 16.0 / 1000)); // 2 phits of 32 bytes per cycle
     CHECK(p.aglu_latency == Approx(0.016));
 }
@@ -147,13 +148,13 @@ TEST_CASE("loggp: store-and-forward in-switch bcast moves the whole vector per s
           Approx(std::max({at1, at2, at3}) + end));
 }
 
-TEST_CASE("loggp: streamed in-switch allreduce pays the bytes once, at the AgLU") {
+TEST_CASE("loggp: streamed in-switch allreduce pays the bytes once, at the slowest stage: the link") {
     const Parameters& p = kDefault;
     const Model model(kDefault, shape(2, 1, 1), 2);
     const double k = 1 << 20, packet = 1024;
     const double fill = p.o_s + packet * p.G_pcie + p.L(1) + packet * p.G_link + p.aglu_latency + packet * p.G_aglu +
                         packet * p.G_pcie + p.o_r + p.device_fixed;
-    const double drain = k * p.G_aglu - packet * p.G;  // 8 GB/s AgLU is the slowest stage
+    const double drain = k * p.G_link - packet * p.G;  // 90.9 Gb/s link < 12.96 GB/s PCIe < 16 GB/s AgLUs
     CHECK(model.latency_us(Opcode::Allreduce, 1 << 20, Path::OffloadStreamed) == Approx(fill + drain));
     // Store-and-forward pays PCIe in, the link and the AgLU one after another.
     const double whole = p.o_s + k * p.G_pcie + p.L(1) + k * p.G_link + p.aglu_latency + k * p.G_aglu +
@@ -193,4 +194,14 @@ TEST_CASE("loggp: agreement within the threshold needs no explanation; a gap nam
                Catch::Contains("not explained"));
     const double whole = model.latency_us(Opcode::Allreduce, 1 << 20, Path::OffloadStoreAndForward);
     CHECK_THAT(explain_difference(model, Opcode::Allreduce, 1 << 20, true, whole), Catch::Contains("store-and-forward"));
+}
+
+TEST_CASE("loggp: a streamed binomial reduce is bounded by the root's eject port taking every child's stream") {
+    // 8-ring: the root receives three 1 MiB streams (from 4, 2, 1) through one port at G_engine.
+    const Parameters& p = kDefault;
+    const Model model(kDefault, shape(8, 1, 1), 8);
+    const double k = 1 << 20;
+    const double us = model.latency_us(Opcode::Reduce, 1 << 20, Path::OffloadStreamed);
+    CHECK(us >= 3 * k * p.G_engine);
+    CHECK(us <= 3 * k * p.G_engine + p.o_s + p.o_r + 10.0);
 }

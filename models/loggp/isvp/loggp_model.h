@@ -75,6 +75,7 @@ struct PlatformFigures {
     double aglu_clock_mhz = 250.0;              ///< [aglu.clock_mhz]
     unsigned aglu_pipeline_stages = 4;          ///< [aglu.pipeline_stages]
     unsigned aglu_vector_bytes = 32;            ///< one 256-bit vector per cycle
+    unsigned cgr_aglus = 6;                     ///< AgLUs of a collective's CGR unit [collective.cgr_aglus]
     /// Fixed device time of a message not covered by the terms above: the
     /// completion entry's and MSI's TLPs, small TLP and packet serialisation,
     /// QDMA stream beats. Calibrated once: ping-pong 8 B one-way 6.001 µs =
@@ -93,7 +94,8 @@ struct Parameters {
     double G_link = 0;         ///< per payload byte on an Aurora link (1 KiB packets)
     double G_pcie = 0;         ///< per byte of host <-> device DMA
     double G_engine = 0;       ///< per byte through the collective engine's output port
-    double G_aglu = 0;         ///< per byte reduced by one AgLU
+    double G_aglu = 0;         ///< per byte of one transfer reduced (its chunks use phits_per_cycle AgLUs)
+    double G_cgr = 0;          ///< per byte reduced by all of a switch's CGR AgLUs together
     double aglu_latency = 0;   ///< AgLU pipeline fill
     double device_fixed = 0;   ///< see PlatformFigures::device_fixed_ns
     double packet_bytes = 0;   ///< network packet payload
