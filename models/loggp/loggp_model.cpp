@@ -326,6 +326,13 @@ std::string explain_difference(const Model& model, Opcode collective, std::uint6
             return why.str();
         }
         if (skew_explains) return skew_note;
+        if (gap > 0) {
+            why << "between the streamed and the store-and-forward evaluations: the stream does not reach the "
+                   "rate of the busiest stage the model charges (engine port, CGR AgLUs, link or PCIe at full "
+                   "rate); per-peer receive windows and credit returns (collective.window_packets) and sharing "
+                   "of stages between steps in flight are not modelled";
+            return why.str();
+        }
         why << "the simulation overlaps more than the model assumes (the model serialises each switch's "
                "steps)";
         return why.str();

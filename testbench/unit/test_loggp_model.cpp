@@ -194,6 +194,10 @@ TEST_CASE("loggp: agreement within the threshold needs no explanation; a gap nam
                Catch::Contains("not explained"));
     const double whole = model.latency_us(Opcode::Allreduce, 1 << 20, Path::OffloadStoreAndForward);
     CHECK_THAT(explain_difference(model, Opcode::Allreduce, 1 << 20, true, whole), Catch::Contains("store-and-forward"));
+    // Between streamed and store-and-forward: the stream falls short of the drain rate.
+    const double streamed = model.latency_us(Opcode::Allreduce, 1 << 20, Path::OffloadStreamed);
+    CHECK_THAT(explain_difference(model, Opcode::Allreduce, 1 << 20, true, (streamed + whole) / 2 * 0.8, 1.0),
+               Catch::Contains("between the streamed"));
 }
 
 TEST_CASE("loggp: a streamed binomial reduce is bounded by the root's eject port taking every child's stream") {
