@@ -60,10 +60,9 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         const auto rcount = static_cast<std::size_t>(recvcount);
         const std::size_t block = rcount * rtype.size;
         if (stype && static_cast<std::size_t>(sendcount) * stype->size != block)
-            fail(MPI_ERR_TRUNCATE, "sendcount x sendtype (" +
-                                       std::to_string(static_cast<std::size_t>(sendcount) * stype->size) +
-                                       " bytes) differs from recvcount x recvtype (" + std::to_string(block) +
-                                       " bytes)");
+            fail(MPI_ERR_TRUNCATE,
+                 "sendcount x sendtype (" + std::to_string(static_cast<std::size_t>(sendcount) * stype->size) +
+                     " bytes) differs from recvcount x recvtype (" + std::to_string(block) + " bytes)");
         if (block == 0) return;
         Exchange exchange;
         exchange.outgoing.resize(size);

@@ -75,13 +75,15 @@ class PackedSink {
     std::uint8_t* data_ = nullptr;
 };
 
-std::size_t bytes_of(int count, const Type& type) { return static_cast<std::size_t>(count) * type.size; }
+std::size_t bytes_of(int count, const Type& type) {
+    return static_cast<std::size_t>(count) * type.size;
+}
 
 /// Packed bytes of a contribution against the block every member expects.
 void check_block(std::size_t sent, std::size_t block, const char* send_what, const char* recv_what) {
     if (sent > block)
-        fail(MPI_ERR_TRUNCATE, std::string(send_what) + " holds " + std::to_string(sent) + " bytes but " +
-                                   recv_what + " only " + std::to_string(block));
+        fail(MPI_ERR_TRUNCATE, std::string(send_what) + " holds " + std::to_string(sent) + " bytes but " + recv_what +
+                                   " only " + std::to_string(block));
 }
 
 void bcast_software(Comm& c, std::uint8_t* data, std::size_t bytes, int root) {
@@ -97,7 +99,8 @@ void bcast_software(Comm& c, std::uint8_t* data, std::size_t bytes, int root) {
 }
 
 void allgather_software(Comm& c, Blocks& blocks) {
-    const Algorithm algorithm = blocks.first.back() < kAllgatherLongBytes ? Algorithm::RecursiveDoubling : Algorithm::Ring;
+    const Algorithm algorithm =
+        blocks.first.back() < kAllgatherLongBytes ? Algorithm::RecursiveDoubling : Algorithm::Ring;
     run_collective(c, Opcode::Allgather, algorithm, Fold::Pairwise, 0, blocks);
 }
 
@@ -109,7 +112,7 @@ int PMPI_Barrier(MPI_Comm comm) {
     return entry("MPI_Barrier", comm, [&] {
         Comm& c = check_comm(comm);
         if (c.size() == 1) return;
-        if (collectives().would_offload(c.guest, Opcode::Barrier, std::nullopt, isvp::Datatype::UInt8)) {
+        if (note_offload(collectives().would_offload(c.guest, Opcode::Barrier, std::nullopt, isvp::Datatype::UInt8))) {
             collectives().barrier(c.guest);
             return;
         }
@@ -259,8 +262,8 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     });
 }
 
-int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return entry("MPI_Scatterv", comm, [&] {
         Comm& c = check_comm(comm);
         check_root(c, root);
@@ -363,7 +366,8 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         std::vector<std::uint8_t> work(first.back());
         if (keep)
             pack_into(element(recvbuf, static_cast<std::size_t>(displs[me]), rtype),
-                      static_cast<std::size_t>(recvcounts[me]), rtype, work.data() + first[static_cast<std::size_t>(me)]);
+                      static_cast<std::size_t>(recvcounts[me]), rtype,
+                      work.data() + first[static_cast<std::size_t>(me)]);
         else
             pack_into(sendbuf, static_cast<std::size_t>(sendcount), *stype,
                       work.data() + first[static_cast<std::size_t>(me)]);

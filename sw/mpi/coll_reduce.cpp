@@ -184,8 +184,8 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
         const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
         const auto n = static_cast<std::size_t>(count);
         if (const auto aglu = offload_reduction(c, Opcode::Allreduce, reduction, n)) {
-            collectives().allreduce(c.guest, data_start(input, type), data_start(recvbuf, type),
-                                    aglu_elements(n, type), *aglu, *reduction.op->predefined);
+            collectives().allreduce(c.guest, data_start(input, type), data_start(recvbuf, type), aglu_elements(n, type),
+                                    *aglu, *reduction.op->predefined);
             return;
         }
         TypedBuffer work = load(input, n, type);

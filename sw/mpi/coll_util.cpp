@@ -3,6 +3,8 @@
 #include "coll_util.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -14,8 +16,9 @@ namespace isvp::mpi::coll {
 
 void refuse_in_place(const void* buffer, const char* what, const char* where) {
     if (!in_place(buffer)) return;
-    fail(MPI_ERR_BUFFER, std::string(what) + " is MPI_IN_PLACE" +
-                             (where ? std::string(", which is not allowed ") + where : std::string(", not allowed here")));
+    fail(MPI_ERR_BUFFER,
+         std::string(what) + " is MPI_IN_PLACE" +
+             (where ? std::string(", which is not allowed ") + where : std::string(", not allowed here")));
 }
 
 void refuse_alias(const void* send, const void* recv, bool has_data) {
@@ -31,8 +34,8 @@ void check_counts(const int* counts, int n, const char* what) {
     check_array(counts, what);
     for (int i = 0; i < n; ++i)
         if (counts[i] < 0)
-            fail(MPI_ERR_COUNT, std::string(what) + "[" + std::to_string(i) + "] is negative (" +
-                                    std::to_string(counts[i]) + ")");
+            fail(MPI_ERR_COUNT,
+                 std::string(what) + "[" + std::to_string(i) + "] is negative (" + std::to_string(counts[i]) + ")");
 }
 
 const Type& check_side(const void* buffer, int count, MPI_Datatype datatype, const char* side,
@@ -123,8 +126,8 @@ std::vector<std::size_t> equal_blocks(std::size_t blocks, std::size_t per_block)
 std::vector<std::size_t> boundaries(const int* counts, int n, std::size_t scale) {
     std::vector<std::size_t> first(static_cast<std::size_t>(n) + 1, 0);
     for (int b = 0; b < n; ++b)
-        first[static_cast<std::size_t>(b) + 1] = first[static_cast<std::size_t>(b)] +
-                                                  static_cast<std::size_t>(counts[b]) * scale;
+        first[static_cast<std::size_t>(b) + 1] =
+            first[static_cast<std::size_t>(b)] + static_cast<std::size_t>(counts[b]) * scale;
     return first;
 }
 
@@ -144,7 +147,9 @@ void receive_exact(Comm& comm, int source, std::uint32_t tag, void* data, std::s
 
 namespace {
 
-std::size_t element_bytes(const Blocks& blocks) { return blocks.type ? blocks.type->size : 1; }
+std::size_t element_bytes(const Blocks& blocks) {
+    return blocks.type ? blocks.type->size : 1;
+}
 
 std::uint8_t* element_at(const Blocks& blocks, std::size_t index) {
     return blocks.type ? element(blocks.base, index, *blocks.type) : blocks.base + index;
@@ -156,8 +161,7 @@ std::size_t elements_in(const Blocks& blocks, const BlockSpan& span) {
 
 }  // namespace
 
-void run_schedule(Comm& comm, std::uint32_t tag, const Schedule& schedule, Blocks& blocks,
-                  const Reduction* reduction) {
+void run_schedule(Comm& comm, std::uint32_t tag, const Schedule& schedule, Blocks& blocks, const Reduction* reduction) {
     if (blocks.first.size() != schedule.blocks + 1u)
         fail(MPI_ERR_INTERN, "schedule of " + std::to_string(schedule.blocks) + " blocks on a buffer of " +
                                  std::to_string(blocks.first.size() - 1) + " blocks");
@@ -229,15 +233,9 @@ std::size_t blocks_of(Comm& comm, Opcode collective) {
     return per_rank ? static_cast<std::size_t>(comm.size()) : 1;
 }
 
-}  // namespace
-
-bool offload_bytes(Comm& comm, Opcode collective, std::size_t bytes_per_block) {
-    return collectives().would_offload(comm.guest, collective, std::nullopt, isvp::Datatype::UInt8) &&
-           fits_one_request(bytes_per_block, blocks_of(comm, collective));
-}
-
-std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, const Reduction& reduction,
-                                                std::size_t count) {
+/// The decision of one call that may offload, before it is noted.
+std::optional<isvp::Datatype> reduction_target(Comm& comm, Opcode collective, const Reduction& reduction,
+                                               std::size_t count) {
     const Op& op = *reduction.op;
     const Type& type = *reduction.type;
     if (!op.predefined || !type.aglu || !type.contiguous || type.size == 0) return std::nullopt;
@@ -247,6 +245,55 @@ std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, c
     return type.aglu;
 }
 
-const Type& byte_type() { return check_datatype(MPI_BYTE); }
+/// This process's offload decisions, for the ISVP_MPI_STATS report.
+struct OffloadStatistics {
+    bool started = false;
+    int rank = -1;
+    unsigned long long decided = 0;
+    unsigned long long offloaded = 0;
+};
+
+OffloadStatistics& offload_statistics() {
+    static OffloadStatistics statistics;
+    return statistics;
+}
+
+void report_offload_statistics() {
+    const OffloadStatistics& s = offload_statistics();
+    std::printf("isvp-mpi: rank %d collectives offloaded %llu of %llu\n", s.rank, s.offloaded, s.decided);
+    std::fflush(stdout);
+}
+
+}  // namespace
+
+bool note_offload(bool offloaded) {
+    OffloadStatistics& s = offload_statistics();
+    if (!s.started) {
+        s.started = true;
+        s.rank = driver().rank();
+        const char* wanted = std::getenv("ISVP_MPI_STATS");
+        if (wanted != nullptr && *wanted != '\0' && std::strcmp(wanted, "0") != 0)
+            std::atexit(report_offload_statistics);
+    }
+    ++s.decided;
+    if (offloaded) ++s.offloaded;
+    return offloaded;
+}
+
+bool offload_bytes(Comm& comm, Opcode collective, std::size_t bytes_per_block) {
+    return note_offload(collectives().would_offload(comm.guest, collective, std::nullopt, isvp::Datatype::UInt8) &&
+                        fits_one_request(bytes_per_block, blocks_of(comm, collective)));
+}
+
+std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, const Reduction& reduction,
+                                                std::size_t count) {
+    const auto target = reduction_target(comm, collective, reduction, count);
+    note_offload(target.has_value());
+    return target;
+}
+
+const Type& byte_type() {
+    return check_datatype(MPI_BYTE);
+}
 
 }  // namespace isvp::mpi::coll

@@ -25,7 +25,9 @@
 
 namespace isvp::mpi::coll {
 
-inline bool in_place(const void* buffer) { return buffer == MPI_IN_PLACE; }
+inline bool in_place(const void* buffer) {
+    return buffer == MPI_IN_PLACE;
+}
 
 /// MPI_ERR_BUFFER when `buffer` is MPI_IN_PLACE where the standard does not
 /// allow it; `where` says why ("recvbuf", "sendbuf at a non-root rank").
@@ -145,12 +147,22 @@ bool offload_bytes(Comm& comm, Opcode collective, std::size_t bytes_per_block);
 std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, const Reduction& reduction,
                                                 std::size_t count);
 /// Elements of the AgLU datatype in `count` elements of `type`.
-inline std::size_t aglu_elements(std::size_t count, const Type& type) { return count * type.uniform_count; }
+inline std::size_t aglu_elements(std::size_t count, const Type& type) {
+    return count * type.uniform_count;
+}
 /// The first data byte of a contiguous buffer.
-inline std::uint8_t* data_start(void* buffer, const Type& type) { return static_cast<std::uint8_t*>(buffer) + type.true_lb; }
+inline std::uint8_t* data_start(void* buffer, const Type& type) {
+    return static_cast<std::uint8_t*>(buffer) + type.true_lb;
+}
 inline const std::uint8_t* data_start(const void* buffer, const Type& type) {
     return static_cast<const std::uint8_t*>(buffer) + type.true_lb;
 }
+
+/// Records one offload decision. With ISVP_MPI_STATS set (not "0") each rank
+/// prints "isvp-mpi: rank R collectives offloaded N of M" at exit: N calls
+/// went to the switch out of M decided (MPI_Barrier, Bcast, Scatter, Gather,
+/// Allgather and the reductions that may offload). Returns `offloaded`.
+bool note_offload(bool offloaded);
 
 /// The datatype of raw bytes (MPI_BYTE), for packed data.
 const Type& byte_type();

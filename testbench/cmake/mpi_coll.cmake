@@ -58,3 +58,14 @@ foreach(kind int float)
            COMMAND sh -c "a=$($<TARGET_FILE:isvp> run -n 8 --offload on --set topology.torus=2x2x2 -- ${isvp_mpi_test_binaries}/coll_digest ${kind} | grep 'coll_digest ${kind}') && b=$($<TARGET_FILE:isvp> run -n 8 --offload off --set topology.torus=2x2x2 -- ${isvp_mpi_test_binaries}/coll_digest ${kind} | grep 'coll_digest ${kind}') && echo \"on: $a / off: $b\" && test -n \"$a\" && test \"$a\" = \"$b\"")
   set_tests_properties(mpi_coll_offload_on_off_identical_${kind} PROPERTIES TIMEOUT 300 LABELS "mpi;collective")
 endforeach()
+
+# The switch really runs them: with ISVP_MPI_STATS each rank reports at exit
+# how many of the collectives that may offload went to the switch — some
+# with offload on, none with offload off.
+foreach(mode "on;[1-9][0-9]*" "off;0")
+  list(GET mode 0 offload)
+  list(GET mode 1 pattern)
+  add_test(NAME mpi_coll_offload_${offload}_counted_per_rank
+           COMMAND sh -c "out=$(ISVP_MPI_STATS=1 $<TARGET_FILE:isvp> run -n 8 --offload ${offload} --set topology.torus=2x2x2 -- ${isvp_mpi_test_binaries}/coll_digest int) || exit 1; echo \"$out\" | grep 'isvp-mpi:'; test $(echo \"$out\" | grep -c 'collectives offloaded ${pattern} of [1-9]') -eq 8")
+  set_tests_properties(mpi_coll_offload_${offload}_counted_per_rank PROPERTIES TIMEOUT 300 LABELS "mpi;collective")
+endforeach()

@@ -31,7 +31,9 @@ Matrix multiply(const Matrix& x, const Matrix& y) {
     return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
 }
 
-Matrix identity() { return {1, 0, 0, 1}; }
+Matrix identity() {
+    return {1, 0, 0, 1};
+}
 
 /// Element i of comm rank r's contribution.
 Matrix contribution(int r, int i) {
