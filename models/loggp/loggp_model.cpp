@@ -313,8 +313,10 @@ std::string explain_difference(const Model& model, Opcode collective, std::uint6
     if (offload) {
         const double whole = model.latency_us(collective, bytes, Path::OffloadStoreAndForward);
         if (block > p.packet_bytes && std::abs(simulated_us - whole) <= threshold * whole + skew) {
-            why << "the engine completes each step's whole transfer before the next step starts: the "
-                   "store-and-forward evaluation (loggp_offload_store_and_forward_us) agrees within 25 %; the "
+            why << "as slow as the store-and-forward evaluation (loggp_offload_store_and_forward_us, within 25 %), "
+                   "where each step's whole transfer crosses before the next step starts: the steps gain little "
+                   "pipelining here, while the model assumes packets stream through all steps at the busiest "
+                   "stage's rate"; the "
                    "model assumes packets stream through the steps";
             return why.str();
         }
