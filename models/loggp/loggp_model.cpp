@@ -316,8 +316,7 @@ std::string explain_difference(const Model& model, Opcode collective, std::uint6
             why << "as slow as the store-and-forward evaluation (loggp_offload_store_and_forward_us, within 25 %), "
                    "where each step's whole transfer crosses before the next step starts: the steps gain little "
                    "pipelining here, while the model assumes packets stream through all steps at the busiest "
-                   "stage's rate"; the "
-                   "model assumes packets stream through the steps";
+                   "stage's rate";
             return why.str();
         }
         if (skew_explains && block <= p.packet_bytes) return skew_note;
