@@ -19,6 +19,13 @@ add_custom_target(isvp_mpi_coll_programs ALL
 # counts; on a power-of-two and an odd-sized world.
 isvp_mpi_test(coll_every_collective_8_ranks 8 2x2x2 coll_every_collective)
 isvp_mpi_test(coll_every_collective_5_ranks 5 5x1x1 coll_every_collective)
+# Long tier (-DISVP_LONG_TESTS=ON): the same on 27 ranks of a 3x3x3 torus
+# (about 80 s per offload mode on 2 cores).
+if(ISVP_LONG_TESTS)
+  isvp_mpi_test(coll_every_collective_27_ranks 27 3x3x3 coll_every_collective)
+  set_tests_properties(mpi_coll_every_collective_27_ranks_offload_on mpi_coll_every_collective_27_ranks_offload_off
+                       PROPERTIES TIMEOUT 900 LABELS "mpi;collective;long")
+endif()
 # Every predefined datatype, every (op, datatype) pair the standard allows.
 isvp_mpi_test(coll_every_type_world 8 2x2x2 coll_types world)
 isvp_mpi_test(coll_every_type_odd_communicators 8 4x2x1 coll_types thirds)

@@ -4,6 +4,7 @@
  * (NULL buffers), 1, 7 and 1031 ints (4 KiB); roots first, middle, last;
  * the MPI_IN_PLACE form of every collective that has one; v-variants with
  * zero counts and gaps between blocks. MPI_INT with MPI_SUM and MPI_MAX.
+ * Then long vectors (68 KB per rank) in Bcast, Allgather, Allgatherv.
  *
  * Rank r of a communicator contributes value(r, i, salt) as element i. */
 #include <stdlib.h>
@@ -354,6 +355,43 @@ static void everywhere_v(MPI_Comm comm, int rank, int size, int n) {
     free(input);
 }
 
+/* Long vectors: the software path's long algorithms (Bcast: scatter + ring
+ * allgather; Allgather(v): ring) and their offloaded counterparts. */
+static void large(MPI_Comm comm, const char* name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    comm_name = name;
+    const int n = 17001; /* 68 KB per rank: 8 ranks gather more than 512 KiB */
+    current_count = n;
+    int* mine = ints(n);
+    int* all = ints(n * size);
+    int* want = ints(n * size);
+    for (int root = 0; root < size; root += size - 1) {
+        for (int i = 0; i < n; ++i) mine[i] = rank == root ? value(root, i, 40) : -1;
+        call(MPI_Bcast(mine, n, MPI_INT, root, comm), "MPI_Bcast (long)");
+        fill(want, n, root, 40);
+        expect("MPI_Bcast (long)", mine, want, n);
+    }
+    fill(mine, n, rank, 41);
+    call(MPI_Allgather(mine, n, MPI_INT, all, n, MPI_INT, comm), "MPI_Allgather (long)");
+    for (int r = 0; r < size; ++r) fill(want + r * n, n, r, 41);
+    expect("MPI_Allgather (long)", all, want, n * size);
+    int counts[64], displs[64];
+    for (int r = 0; r < size; ++r) {
+        counts[r] = n - 3 * r;
+        displs[r] = (size - 1 - r) * n;
+    }
+    for (int i = 0; i < n * size; ++i) all[i] = want[i] = -1;
+    fill(mine, counts[rank], rank, 42);
+    call(MPI_Allgatherv(mine, counts[rank], MPI_INT, all, counts, displs, MPI_INT, comm), "MPI_Allgatherv (long)");
+    for (int r = 0; r < size; ++r) fill(want + displs[r], counts[r], r, 42);
+    expect("MPI_Allgatherv (long)", all, want, n * size);
+    free(mine);
+    free(all);
+    free(want);
+}
+
 static void run_on(MPI_Comm comm, const char* name) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -390,6 +428,10 @@ int main(int argc, char** argv) {
     run_on(thirds, "split rank mod 3");
     MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &reversed);
     run_on(reversed, "reversed keys");
+    if (size <= 64) {
+        large(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+        large(reversed, "reversed keys");
+    }
     run_on(MPI_COMM_SELF, "MPI_COMM_SELF");
     MPI_Comm_free(&halves);
     MPI_Comm_free(&thirds);
