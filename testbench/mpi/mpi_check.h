@@ -11,7 +11,7 @@
 
 static int mpi_check_failures = 0;
 
-static int mpi_check_rank(void) {
+static inline int mpi_check_rank(void) {
     int initialized = 0, finalized = 0, rank = -1;
     MPI_Initialized(&initialized);
     MPI_Finalized(&finalized);
@@ -39,14 +39,14 @@ static int mpi_check_rank(void) {
     } while (0)
 
 /* The error class of an MPI call's return code. */
-static int mpi_error_class(int code) {
+static inline int mpi_error_class(int code) {
     int error_class = -1;
     MPI_Error_class(code, &error_class);
     return error_class;
 }
 
 /* Prints "<name> ok" (or the failure count) and returns the exit status. */
-static int mpi_check_done(const char* name, int rank) {
+static inline int mpi_check_done(const char* name, int rank) {
     if (mpi_check_failures == 0) {
         printf("%s ok (rank %d)\n", name, rank);
         return 0;
