@@ -145,7 +145,7 @@ void Router::set_trace(TraceWriter* writer, std::uint32_t pid, const std::string
 void Router::trace_departure(unsigned port, const BufferedPacket& packet, std::uint64_t head_out,
                              std::uint64_t tail_out) {
     if (!trace_->accepting()) {
-        trace_->complete(trace_pid_, port, "packet", {}, 0, 0);  // counted as dropped
+        trace_->count_dropped();
         return;
     }
     const auto* bytes = packet.payload->get_data_ptr();

@@ -56,8 +56,10 @@ class TraceWriter {
                   std::uint64_t start_ps, std::uint64_t duration_ps, const std::string& args = {});
 
     /// Whether another event would still be written (callers may skip
-    /// formatting names and arguments when it would not).
+    /// formatting names and arguments when it would not, and count_dropped()).
     bool accepting() const { return written_ < max_events_; }
+    /// Counts an event the caller did not format because !accepting().
+    void count_dropped() { ++dropped_; }
     std::uint64_t written() const { return written_; }
     std::uint64_t dropped() const { return dropped_; }
     const std::string& path() const { return path_; }
