@@ -14,7 +14,6 @@ tlm::tlm_generic_payload* PacketPool::allocate(std::uint32_t bytes) {
         all_.push_back(std::make_unique<Slot>());
         slot = all_.back().get();
         slot->set_mm(this);
-        slot->set_extension(new PacketInfo);
     } else {
         slot = free_.back();
         free_.pop_back();
@@ -29,7 +28,7 @@ tlm::tlm_generic_payload* PacketPool::allocate(std::uint32_t bytes) {
     payload.set_byte_enable_ptr(nullptr);
     payload.set_byte_enable_length(0);
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    packet_info(payload) = PacketInfo{};
+    slot->info = PacketInfo{};
     payload.acquire();
     ++live_;
     return &payload;
@@ -40,7 +39,7 @@ void PacketPool::free(tlm::tlm_generic_payload* payload) {
     --live_;
 }
 
-PacketInfo& packet_info(tlm::tlm_generic_payload& payload) {
+PacketInfo& packet_info_attached(tlm::tlm_generic_payload& payload) {
     PacketInfo* info = nullptr;
     payload.get_extension(info);
     if (info == nullptr) {

@@ -64,10 +64,7 @@ PacketSource::PacketSource(sc_core::sc_module_name name, std::uint32_t node, uns
 }
 
 std::int64_t PacketSource::credits(unsigned vc) const {
-    std::int64_t total = credits_.at(vc);
-    TimedAgenda<std::uint32_t> pending = pending_.at(vc);
-    while (!pending.empty()) total += pending.pop();
-    return total;
+    return credits_.at(vc) + static_cast<std::int64_t>(pending_.at(vc).total());
 }
 
 void PacketSource::on_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
@@ -98,7 +95,7 @@ bool PacketSource::next_request() {
 void PacketSource::step() {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     for (unsigned vc = 0; vc < vcs_; ++vc)
-        while (!pending_[vc].empty() && pending_[vc].next_time() <= now.value()) credits_[vc] += pending_[vc].pop();
+        credits_[vc] += static_cast<std::int64_t>(pending_[vc].pop_due(now.value()));
     while (next_request()) {
         const PacketRequest& request = queue_.front();
         if (request.vc >= vcs_) {
@@ -119,7 +116,7 @@ void PacketSource::step() {
         const std::uint32_t phits =
             phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead) + request.payload_bytes);
         if (credits_[request.vc] < phits) {
-            TimedAgenda<std::uint32_t>& pending = pending_[request.vc];
+            const CreditQueue& pending = pending_[request.vc];
             if (!pending.empty())
                 wake_.notify(sc_core::sc_time::from_value(pending.next_time()) - now);
             else

@@ -127,10 +127,7 @@ std::size_t Router::buffered_packets() const {
 
 std::int64_t Router::output_credits(unsigned port, unsigned vc) const {
     const OutputVc& output = output_vcs_.at(port * config_.vcs + vc);
-    TimedAgenda<PendingCredit> pending = output.pending;
-    std::int64_t credits = output.credits;
-    while (!pending.empty()) credits += pending.pop().phits;
-    return credits;
+    return output.credits + static_cast<std::int64_t>(output.pending.total());
 }
 
 void Router::set_trace(TraceWriter* writer, std::uint32_t pid, const std::string& label) {
@@ -208,18 +205,21 @@ void Router::on_packet(int port_index, tlm::tlm_generic_payload& payload, sc_cor
     const std::uint64_t head = now + delay.value();
     const std::uint64_t tail = head + info.tail_after.value();
 
-    std::string error;
-    const auto view = NetworkPacketView::parse(payload.get_data_ptr(), length, &error);
-    if (!view) {
-        ++drops_.malformed;
-        drop_on_arrival(port, vc, phits, ticks(tail - now), info.trace_id, "it does not parse: " + error);
-        return;
+    if (info.destination == PacketInfo::kUnrouted) {  // first router on the path: read the header
+        std::string error;
+        const auto view = NetworkPacketView::parse(payload.get_data_ptr(), length, &error);
+        if (!view) {
+            ++drops_.malformed;
+            drop_on_arrival(port, vc, phits, ticks(tail - now), info.trace_id, "it does not parse: " + error);
+            return;
+        }
+        info.destination = view->network.destination;
     }
-    const auto route = routing_->route(node_, port, vc, view->network.destination);
+    const auto route = routing_->route(node_, port, vc, info.destination);
     if (!route || route->port >= ports_ || route->vc >= config_.vcs) {
         ++drops_.misaddressed;
         drop_on_arrival(port, vc, phits, ticks(tail - now), info.trace_id,
-                        "destination " + std::to_string(view->network.destination) + " is not a node of the network");
+                        "destination " + std::to_string(info.destination) + " is not a node of the network");
         return;
     }
 
@@ -266,7 +266,7 @@ void Router::on_credit(int port_index, tlm::tlm_generic_payload& payload, sc_cor
     }
     const std::uint64_t arrival = sc_core::sc_time_stamp().value() + delay.value();
     OutputVc& output = output_vc(port, credit->vc);
-    output.pending.push(arrival, PendingCredit{credit->phits});
+    output.pending.push(arrival, credit->phits);
     if (output.waiting && arrival < output.wake_at) {
         output.wake_at = arrival;
         schedule(arrival, AgendaItem{AgendaItem::CreditsDue, static_cast<std::uint16_t>(port), credit->vc});
@@ -331,7 +331,7 @@ void Router::allocate(std::uint64_t now) {
 }
 
 void Router::fold_credits(OutputVc& vc, std::uint64_t now) {
-    while (!vc.pending.empty() && vc.pending.next_time() <= now) vc.credits += vc.pending.pop().phits;
+    vc.credits += static_cast<std::int64_t>(vc.pending.pop_due(now));
     vc.capacity =
         std::max<std::uint32_t>(vc.capacity, static_cast<std::uint32_t>(std::max<std::int64_t>(vc.credits, 0)));
 }

@@ -1,7 +1,11 @@
 // Router core pieces: parameters and the buffer sizing rule, round-robin
 // arbitration, the time-ordered agenda, the packet FIFO.
+#include <algorithm>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
+#include "isvp/credit_queue.h"
 #include "isvp/ring_queue.h"
 #include "isvp/round_robin_arbiter.h"
 #include "isvp/router_config.h"
@@ -91,6 +95,43 @@ TEST_CASE("timed agenda: items come out by time, equal times in insertion order"
     std::vector<int> order;
     while (!agenda.empty()) order.push_back(agenda.pop());
     CHECK(order == std::vector<int>{2, 4, 5, 1, 3});
+}
+
+TEST_CASE("credit queue: due sums match a sorted reference, in order or not, across growth and wrap-around") {
+    CreditQueue queue;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> reference;  // (tick, phits), unordered
+    std::uint64_t tick = 100;
+    std::uint64_t now = 0;
+    std::uint32_t phits = 1;
+    for (int round = 0; round < 200; ++round) {
+        // Mostly non-decreasing ticks (a link's returns), some repeated, one
+        // in eleven earlier than the last (a dropped packet's credits).
+        const std::uint64_t at = round % 11 == 5 ? tick - 37 : (tick += round % 3 == 0 ? 0 : 13);
+        queue.push(at, phits);
+        reference.emplace_back(at, phits);
+        phits = phits % 17 + 1;
+        if (round % 4 == 3) {
+            now += 40;
+            std::uint64_t expected = 0;
+            for (auto it = reference.begin(); it != reference.end();)
+                if (it->first <= now) {
+                    expected += it->second;
+                    it = reference.erase(it);
+                } else {
+                    ++it;
+                }
+            CHECK(queue.pop_due(now) == expected);
+            std::uint64_t rest = 0;
+            std::uint64_t earliest = ~0ull;
+            for (const auto& entry : reference) {
+                rest += entry.second;
+                earliest = std::min(earliest, entry.first);
+            }
+            CHECK(queue.total() == rest);
+            CHECK(queue.empty() == reference.empty());
+            if (!queue.empty()) CHECK(queue.next_time() == earliest);
+        }
+    }
 }
 
 TEST_CASE("ring queue: first in, first out across growth and wrap-around") {

@@ -15,6 +15,9 @@
 // it must not wait() and must respond TLM_OK_RESPONSE. A receiver that keeps
 // the packet calls acquire() and later release(); payloads come from a
 // PacketPool (tlm_mm_interface) owned by the block that created the packet.
+// A payload with a memory manager on a packet channel is always a pool's
+// (packet_info() relies on it); testbenches may also send payloads without
+// one, which get a PacketInfo extension attached on first use.
 //
 // Backward (credits), receiver -> sender, b_transport:
 //   command  TLM_IGNORE_COMMAND, no data
@@ -47,6 +50,10 @@ struct PacketInfo : tlm::tlm_extension<PacketInfo> {
     sc_core::sc_time tail_after;               ///< tail arrives this long after the head
     sc_core::sc_time injected;                 ///< when the source injected it (latency statistics)
     std::uint16_t hops = 0;                    ///< router-to-router hops so far
+    /// Destination node read from the header by the first router that parsed
+    /// it (packets do not change in flight), or kUnrouted.
+    std::uint32_t destination = kUnrouted;
+    static constexpr std::uint32_t kUnrouted = ~0u;
 
     tlm::tlm_extension_base* clone() const override { return new PacketInfo(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override {
@@ -67,7 +74,13 @@ struct CreditReturn : tlm::tlm_extension<CreditReturn> {
 
 /// A free-list of generic payloads with their own byte buffers and a
 /// PacketInfo extension attached. Single-threaded, like the SystemC kernel.
-class PacketPool : public tlm::tlm_mm_interface {
+///
+/// The PacketInfo lives inside the pool's payload object (and is also
+/// attached as the TLM extension, so generic code finds it): packet_info()
+/// of a pool payload is a fixed offset from the payload, the memory a block
+/// touches anyway, instead of a call into the kernel library and two more
+/// cache lines per hop.
+class PacketPool final : public tlm::tlm_mm_interface {
   public:
     PacketPool() = default;
     PacketPool(const PacketPool&) = delete;
@@ -81,10 +94,19 @@ class PacketPool : public tlm::tlm_mm_interface {
 
     std::size_t live() const { return live_; }  ///< payloads handed out, not yet freed
 
+    /// The PacketInfo of `payload` if it has a memory manager (on a packet
+    /// channel that is always a PacketPool, see the protocol above), else null.
+    static PacketInfo* info_of(tlm::tlm_generic_payload& payload) {
+        return payload.has_mm() ? &static_cast<Slot&>(payload).info : nullptr;
+    }
+
   private:
-    /// A pool payload with its own byte buffer; every payload whose memory
-    /// manager is this pool is a Slot, so free() is a static downcast.
+    /// A pool payload with its own byte buffer and PacketInfo; every payload
+    /// whose memory manager is a PacketPool is a Slot.
     struct Slot : tlm::tlm_generic_payload {
+        Slot() { set_extension(&info); }
+        ~Slot() override { clear_extension(&info); }  // a member, not the payload's to delete
+        PacketInfo info;
         std::vector<unsigned char> bytes;
     };
     std::vector<std::unique_ptr<Slot>> all_;  ///< every slot ever made (owns them)
@@ -92,8 +114,13 @@ class PacketPool : public tlm::tlm_mm_interface {
     std::size_t live_ = 0;
 };
 
-/// Packet info of a packet payload (always present on pool payloads).
-PacketInfo& packet_info(tlm::tlm_generic_payload& payload);
+/// Packet info of a packet payload (part of every pool payload; attached on
+/// first use to any other payload).
+PacketInfo& packet_info_attached(tlm::tlm_generic_payload& payload);
+inline PacketInfo& packet_info(tlm::tlm_generic_payload& payload) {
+    if (PacketInfo* info = PacketPool::info_of(payload)) return *info;
+    return packet_info_attached(payload);
+}
 
 /// Base of a lightweight packet-channel target: only blocking transport is
 /// part of the protocol, so the non-blocking and debug interfaces refuse.

@@ -26,7 +26,7 @@
 #include <systemc>
 #include <tlm>
 
-#include "isvp/packet_channel.h"
+#include "isvp/credit_queue.h"
 #include "isvp/packet_channel.h"
 #include "isvp/packet_format.h"
 #include "isvp/ring_queue.h"
@@ -97,7 +97,7 @@ class PacketSource : public sc_core::sc_module {
     RingQueue<PacketRequest> queue_;                   ///< requests not yet sent
     Generator generator_;                              ///< further requests on demand
     std::vector<std::int64_t> credits_;                ///< per VC, usable now
-    std::vector<TimedAgenda<std::uint32_t>> pending_;  ///< per VC, credits still travelling
+    std::vector<CreditQueue> pending_;  ///< per VC, credits still travelling
     bool waiting_for_credits_ = false;  ///< the head request waits for a credit that is not announced yet
     sc_core::sc_time free_at_;          ///< own serialiser free
     sc_core::sc_event wake_;            ///< next time something may be sent

@@ -53,6 +53,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "isvp/credit_queue.h"
 #include "isvp/packet_channel.h"
 #include "isvp/ring_queue.h"
 #include "isvp/round_robin_arbiter.h"
@@ -136,13 +137,10 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
         std::uint64_t free_at = 0;  ///< tick its crossbar input can start the next packet
         bool wake_pending = false;  ///< an InputFree item is on the agenda
     };
-    struct PendingCredit {
-        std::uint32_t phits = 0;  ///< credits arriving at the agenda time
-    };
     struct OutputVc {
         std::int64_t credits = 0;            ///< usable now (arrived)
         std::uint32_t capacity = 0;          ///< most credits ever held: the downstream VC buffer
-        TimedAgenda<PendingCredit> pending;  ///< credits still travelling back
+        CreditQueue pending;                 ///< credits still travelling back
         bool waiting = false;                ///< a head packet waits for credits here
         std::uint64_t wake_at = ~0ull;       ///< tick of the earliest CreditsDue item on the agenda
     };
