@@ -8,69 +8,50 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <utility>
+
+#include "isvp/ring_queue.h"
 
 namespace isvp {
 
 class CreditQueue {
   public:
-    bool empty() const { return count_ == 0; }
-    std::size_t size() const { return count_; }
+    bool empty() const { return entries_.empty(); }
+    std::size_t size() const { return entries_.size(); }
     /// Tick of the earliest credits; the queue must not be empty.
-    std::uint64_t next_time() const { return slots_[head_].tick; }
+    std::uint64_t next_time() const { return entries_.front().tick; }
 
     void push(std::uint64_t tick, std::uint32_t phits) {
-        if (count_ != 0) {
-            Entry& last = at(count_ - 1);
-            if (last.tick == tick) {
-                last.phits += phits;
-                return;
-            }
+        if (!entries_.empty() && entries_.back().tick == tick) {
+            entries_.back().phits += phits;
+            return;
         }
-        if (count_ == slots_.size()) grow();
-        std::size_t index = count_++;
-        while (index > 0 && at(index - 1).tick > tick) {  // rare: out of order
-            at(index) = at(index - 1);
-            --index;
-        }
-        at(index) = Entry{tick, phits};
+        entries_.push_back(Entry{tick, phits});
+        for (std::size_t index = entries_.size() - 1; index > 0 && entries_.at(index - 1).tick > tick; --index)
+            std::swap(entries_.at(index - 1), entries_.at(index));  // rare: out of order
     }
     /// Removes the credits due at or before `now` and returns their sum.
     std::uint64_t pop_due(std::uint64_t now) {
         std::uint64_t sum = 0;
-        while (count_ != 0 && slots_[head_].tick <= now) {
-            sum += slots_[head_].phits;
-            head_ = head_ + 1 == slots_.size() ? 0 : head_ + 1;
-            --count_;
+        while (!entries_.empty() && entries_.front().tick <= now) {
+            sum += entries_.front().phits;
+            entries_.pop_front();
         }
         return sum;
     }
     /// Sum of every credit still travelling.
     std::uint64_t total() const {
         std::uint64_t sum = 0;
-        for (std::size_t i = 0; i < count_; ++i) sum += slots_[(head_ + i) % slots_.size()].phits;
+        for (std::size_t i = 0; i < entries_.size(); ++i) sum += entries_.at(i).phits;
         return sum;
     }
 
   private:
     struct Entry {
-        std::uint64_t tick;
-        std::uint64_t phits;
+        std::uint64_t tick = 0;
+        std::uint64_t phits = 0;
     };
-    Entry& at(std::size_t index) {
-        const std::size_t slot = head_ + index;
-        return slots_[slot < slots_.size() ? slot : slot - slots_.size()];
-    }
-    void grow() {
-        std::vector<Entry> larger(slots_.empty() ? 8 : 2 * slots_.size());
-        for (std::size_t i = 0; i < count_; ++i) larger[i] = at(i);
-        slots_ = std::move(larger);
-        head_ = 0;
-    }
-
-    std::vector<Entry> slots_;  ///< storage; size is the capacity
-    std::size_t head_ = 0;      ///< index of the earliest entry
-    std::size_t count_ = 0;     ///< entries held
+    RingQueue<Entry> entries_;  ///< by tick, ticks distinct
 };
 
 }  // namespace isvp
