@@ -285,6 +285,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
         if (!a.running && c.waiting.empty()) {  // the context is free: stream it
             c.streaming = true;
             c.head = v.network;
+            c.head_at = sc_core::sc_time_stamp();
             c.head_message = total;
             c.prefix.assign(v.payload, v.payload + v.payload_bytes);
             start_streamed(context);
@@ -293,6 +294,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
         }
         r.open = true;
         r.network = v.network;
+        r.first_at = sc_core::sc_time_stamp();
         r.received = 0;
         if (r.bytes.capacity() == 0) r.bytes = take_buffer();
         r.bytes.assign(total, 0);
@@ -415,6 +417,8 @@ void CollectiveEngine::drain(OutPort& port) {
                                                                 "credits for (packet_channel.h)")
                                              .c_str());
         return_credits(o.credit_to, phits, info.tail_after);
+        if (o.ends_call >= 0 && trace_)
+            trace_result_left(static_cast<unsigned>(o.ends_call), (now + info.tail_after).value());
         o.packet->release();
         from.pop_front();
     }
@@ -597,6 +601,13 @@ void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, 
     store_le32(bytes + 4, mask);
     ++statistics_.result_packets;
     emit(host_port_, network, processor, 0, bytes, kErrorResultBytes);
+    if (trace_) {
+        host_port_.queue.back().ends_call = static_cast<std::int8_t>(context);
+        CallTrace& call = contexts_[context].calls.back();
+        if (call.result_begin == kNever) call.result_begin = sc_core::sc_time_stamp().value();
+        call.result_bytes = kErrorResultBytes;
+        trace_call_end(context, code, mask);
+    }
 }
 
 void CollectiveEngine::start_streamed(unsigned context) {
@@ -609,14 +620,15 @@ void CollectiveEngine::start_streamed(unsigned context) {
     needed = std::min<std::size_t>(needed, c.head_message);
     if (c.prefix.size() < needed) return;
     c.streaming = false;
-    start(context, c.head, c.prefix.data(), c.prefix.size(), c.head_message);
+    start(context, c.head, c.prefix.data(), c.prefix.size(), c.head_message, c.head_at);
     c.prefix.clear();
 }
 
 void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std::uint8_t* prefix,
-                             std::size_t prefix_bytes, std::uint32_t message_bytes) {
+                             std::size_t prefix_bytes, std::uint32_t message_bytes, const sc_core::sc_time& arrival) {
     Context& c = contexts_[context];
     Active& a = c.active;
+    if (trace_) trace_call_begin(context, h, prefix, prefix_bytes, arrival);
     const auto lost = [&] { c.discard_host = message_bytes - static_cast<std::uint32_t>(prefix_bytes); };
     if (message_bytes < CollectiveEnvelope::kBytes) {
         fail_now(context, h, 0, CollectiveError::Mismatch, mismatch::kContribution,
@@ -648,6 +660,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.host_message = message_bytes;
     a.host_received = static_cast<std::uint32_t>(prefix_bytes);
     a.aglu_free.assign(config_.cgr_aglus, sc_core::sc_time_stamp());
+    if (trace_) c.calls.back().agree_begin = sc_core::sc_time_stamp().value();
     a.agree = make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling, e.size, a.rank, 0, Fold::Hypercube);
     c.globals[0] = e.global_rank0;
     if (e.root < e.size) c.globals[e.root] = e.global_root;
@@ -810,6 +823,7 @@ bool CollectiveEngine::advance_agreement(unsigned context) {
     while (!a.agreed) {
         if (a.agree_step == a.agree.steps.size()) {
             a.agreed = true;
+            if (trace_) c.calls.back().agree_end = sc_core::sc_time_stamp().value();
             return true;
         }
         const Step& s = a.agree.steps[a.agree_step];
@@ -965,6 +979,7 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     --*s.credits;
     ++s.sent;
     ++statistics_.step_packets_sent;
+    if (trace_) trace_step(context, k);
 }
 
 void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p) {
@@ -988,9 +1003,12 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
         return;
     }
     ++s.issued;
+    if (trace_ && s.trace_first_ps == kNever) s.trace_first_ps = sc_core::sc_time_stamp().value();
     if (s.apply == Apply::Copy || n == 0) {
         if (n && !config_.timing_only) s.recv.scatter(p.payload.data(), from, to, a.buffer.data());
+        (config_.timing_only ? statistics_.bytes_skipped : statistics_.bytes_copied) += n;
         ++s.applied;
+        if (trace_) trace_step(context, k);
     } else {
         // CGR: received and local operands in the schedule's order; the
         // chunk's vectors are split over the AgLUs of the unit that are
@@ -1030,6 +1048,7 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
             statistics_.aglu_cycles += count;
         }
         if (compute) s.recv.scatter(reinterpret_cast<const std::uint8_t*>(scratch_a_.data()), from, to, a.buffer.data());
+        (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
         a.combining.emplace_back(done, k);
         combined_event_.notify(done - now);  // an earlier pending notification stays
     }
@@ -1052,6 +1071,13 @@ void CollectiveEngine::return_chunk(unsigned context) {
     std::uint8_t* payload = emit_packet(host_port_, network, processor, static_cast<std::uint32_t>(from),
                                         static_cast<std::uint32_t>(to - from), false);
     a.result.gather(a.buffer.data(), from, to, payload);
+    if (trace_) {
+        CallTrace& call = contexts_[context].calls.back();
+        if (a.results_sent == 0) call.result_begin = sc_core::sc_time_stamp().value();
+        call.result_bytes = a.result.bytes();
+        if (a.results_sent + 1 == a.result_chunks)
+            host_port_.queue.back().ends_call = static_cast<std::int8_t>(context);
+    }
     ++a.results_sent;
     ++statistics_.result_packets;
 }
@@ -1093,6 +1119,7 @@ void CollectiveEngine::on_combined() {
         bool moved = false;
         while (!a.combining.empty() && a.combining.front().first <= now) {
             ++a.steps[a.combining.front().second].applied;
+            if (trace_) trace_step(context, a.combining.front().second);
             a.combining.pop_front();
             moved = true;
         }
@@ -1121,7 +1148,7 @@ void CollectiveEngine::progress(unsigned context) {
             Request request = std::move(c.waiting.front());
             c.waiting.pop_front();
             start(context, request.network, request.bytes.data(), request.bytes.size(),
-                  static_cast<std::uint32_t>(request.bytes.size()));
+                  static_cast<std::uint32_t>(request.bytes.size()), request.first_at);
             request.bytes.clear();
             spare_buffers_.push_back(std::move(request.bytes));
             continue;
@@ -1153,6 +1180,7 @@ void CollectiveEngine::finish(unsigned context) {
         fail_now(context, a.header, a.rank, code, mask, why);
     } else {
         ++statistics_.collectives;
+        if (trace_) trace_call_end(context, CollectiveError::None, 0);
     }
     c.discard_host = a.host_message - a.host_received;
     c.next_sequence = static_cast<std::uint16_t>((a.sequence + 1) & kStepSequenceMask);
@@ -1162,6 +1190,126 @@ void CollectiveEngine::finish(unsigned context) {
     a.buffer.clear();
     spare_buffers_.push_back(std::move(a.buffer));
     discard_stale(context);
+}
+
+// ---------------------------------------------------------------------------
+// Trace: collective calls and their phases (set_trace; only with a writer)
+
+namespace {
+/// "8 B", "4 KiB", "1 MiB": a size as the benchmark rows name it.
+std::string size_text(std::uint64_t bytes) {
+    if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+    if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+    return std::to_string(bytes) + " B";
+}
+}  // namespace
+
+void CollectiveEngine::set_trace(TraceWriter* writer, std::uint32_t pid) {
+    trace_ = writer;
+    trace_pid_ = pid;
+}
+
+void CollectiveEngine::trace_event(std::uint32_t tid, const char* category, const std::string& name,
+                                   std::uint64_t begin, std::uint64_t end, const std::string& args) {
+    if (!trace_->accepting()) {
+        trace_->count_dropped();
+        return;
+    }
+    trace_->complete(trace_pid_, tid, category, name, begin, end - begin, args);
+}
+
+void CollectiveEngine::trace_call_begin(unsigned context, const NetworkHeader& h, const std::uint8_t* prefix,
+                                        std::size_t prefix_bytes, const sc_core::sc_time& arrival) {
+    CallTrace call;
+    call.begin = arrival.value();
+    call.name = std::string(to_string(h.opcode));
+    const auto op = operation_from_code(h.operation);
+    const auto type = datatype_from_code(h.datatype);
+    call.args = "\"context\":" + std::to_string(context) +
+                ",\"op\":" + json_quote(op ? std::string(to_string(*op)) : std::to_string(h.operation)) +
+                ",\"datatype\":" + json_quote(type ? std::string(to_string(*type)) : std::to_string(h.datatype)) +
+                ",\"algorithm\":" + json_quote(std::string(to_string(static_cast<Algorithm>(h.algorithm & 3))));
+    if (prefix_bytes >= CollectiveEnvelope::kBytes) {
+        const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
+        const bool variable = e.elements_per_block == kVariableCounts;
+        if (variable)
+            call.name += " unequal counts";
+        else if (h.opcode != Opcode::Barrier)
+            call.name += " " + size_text(block_bytes(h.opcode, e.elements_per_block, type.value_or(Datatype::UInt8)));
+        call.name += " seq " + std::to_string(e.sequence);
+        call.args += ",\"count\":" + (variable ? std::string("\"unequal\"") : std::to_string(e.elements_per_block)) +
+                     ",\"root\":" + std::to_string(e.root) + ",\"size\":" + std::to_string(e.size) +
+                     ",\"sequence\":" + std::to_string(e.sequence);
+    }
+    contexts_[context].calls.push_back(std::move(call));
+}
+
+void CollectiveEngine::trace_call_end(unsigned context, CollectiveError code, std::uint32_t mask) {
+    CallTrace& call = contexts_[context].calls.back();
+    call.finished = sc_core::sc_time_stamp().value();
+    call.args +=
+        ",\"error\":" + std::to_string(static_cast<unsigned>(code)) + ",\"mismatch_mask\":" + std::to_string(mask);
+    trace_write_calls(context);
+}
+
+void CollectiveEngine::trace_result_left(unsigned context, std::uint64_t tail_ps) {
+    for (CallTrace& call : contexts_[context].calls)
+        if (call.result_end == kNever) {
+            call.result_end = tail_ps;
+            break;
+        }
+    trace_write_calls(context);
+}
+
+void CollectiveEngine::trace_write_calls(unsigned context) {
+    Context& c = contexts_[context];
+    const std::uint32_t lane = kTraceLaneBase + context * kTraceLanesPerRow;
+    while (!c.calls.empty() && c.calls.front().finished != kNever && c.calls.front().result_end != kNever) {
+        const CallTrace& call = c.calls.front();
+        trace_->name_thread(trace_pid_, lane, "collective row " + std::to_string(context));
+        // A request that came while the previous call on its row was still
+        // returning its result starts there: a lane's slices must nest.
+        const std::uint64_t begin = std::max(call.begin, c.last_call_end);
+        const std::uint64_t end = std::max(call.finished, call.result_end);
+        trace_event(lane, "collective", call.name, begin, end, call.args);
+        if (call.agree_end != kNever)
+            trace_event(lane, "collective_phase", "agreement", std::max(begin, call.agree_begin), call.agree_end, {});
+        if (call.result_begin != kNever)
+            trace_event(lane, "collective_phase", "result to host", std::max(begin, call.result_begin), call.result_end,
+                        "\"bytes\":" + std::to_string(call.result_bytes));
+        c.last_call_end = end;
+        c.calls.pop_front();
+    }
+}
+
+void CollectiveEngine::trace_step(unsigned context, std::size_t k) {
+    const Active& a = contexts_[context].active;
+    StepRun& s = contexts_[context].active.steps[k];
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    if (s.trace_first_ps == kNever) s.trace_first_ps = now;
+    if (!s.send_done() || !s.recv_done()) return;
+    if (!trace_->accepting()) {
+        trace_->count_dropped();
+        return;
+    }
+    const auto lane = static_cast<std::uint32_t>(kTraceLaneBase + context * kTraceLanesPerRow + k + 1);
+    trace_->name_thread(trace_pid_, lane,
+                        "collective row " + std::to_string(context) + " step " + std::to_string(k + 1));
+    std::string name = "step " + std::to_string(k + 1) + ":";
+    std::string args = "\"apply\":" + json_quote(s.apply == Apply::Copy ? "copy" : "combine");
+    if (s.send_peer >= 0) {
+        name += " send to rank " + std::to_string(s.send_peer);
+        args += ",\"send_node\":" + std::to_string(s.send_node) + ",\"send_bytes\":" + std::to_string(s.send.bytes()) +
+                ",\"send_packets\":" + std::to_string(s.send_chunks);
+    }
+    if (s.recv_peer >= 0) {
+        name += std::string(s.send_peer >= 0 ? " /" : "") + " receive from rank " + std::to_string(s.recv_peer);
+        const std::optional<std::uint16_t> from = peer_node(a, s.recv_peer);
+        args += ",\"receive_node\":" + (from ? std::to_string(*from) : std::string("null")) +
+                ",\"receive_bytes\":" + std::to_string(s.recv.bytes()) +
+                ",\"receive_packets\":" + std::to_string(s.recv_chunks);
+    }
+    trace_->complete(trace_pid_, lane, "collective_step", name, s.trace_first_ps, now - s.trace_first_ps, args);
 }
 
 // ---------------------------------------------------------------------------

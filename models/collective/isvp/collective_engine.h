@@ -44,6 +44,7 @@
 #include "isvp/collective_core.h"
 #include "isvp/packet_channel.h"
 #include "isvp/parameters.h"
+#include "isvp/trace_writer.h"
 
 namespace isvp {
 
@@ -94,6 +95,9 @@ struct CollectiveStatistics {
     std::uint64_t passed_to_network = 0;  ///< Send packets host -> network
     std::uint64_t passed_to_host = 0;     ///< Send packets network -> host
     std::uint64_t aglu_cycles = 0;        ///< AgLU busy cycles charged
+    std::uint64_t bytes_copied = 0;       ///< received step bytes copied into the collective buffer
+    std::uint64_t bytes_combined = 0;     ///< received step bytes combined by the AgLU (arithmetic done)
+    std::uint64_t bytes_skipped = 0;      ///< received step bytes neither copied nor combined (timing_only)
     std::uint64_t rows_refused = 0;       ///< CT LOADs refused: receive windows did not fit
     std::size_t peak_held_packets = 0;    ///< most step packets held at once (all contexts)
 };
@@ -120,13 +124,25 @@ class CollectiveEngine : public sc_core::sc_module {
     ~CollectiveEngine() override;
 
     const CollectiveStatistics& statistics() const { return statistics_; }
+    /// Records every collective call and its phases as trace events of
+    /// process `pid` (the switch's, as Router::set_trace): per CT row a lane
+    /// (tid kTraceLaneBase + row x kTraceLanesPerRow) with the call and,
+    /// nested in it, the argument agreement and the result to the host; the
+    /// schedule's steps on lanes of their own right under it (tid + step),
+    /// because streamed steps overlap in time and a lane's slices must nest.
+    /// Null: off (one pointer test per chunk).
+    void set_trace(TraceWriter* writer, std::uint32_t pid);
+    static constexpr std::uint32_t kTraceLaneBase = 64;      ///< above every router port's tid
+    static constexpr std::uint32_t kTraceLanesPerRow = 256;  ///< the call lane + one per step (<= 252)
     std::size_t live_packets() const { return pool_.live(); }
 
   private:
+    static constexpr std::uint64_t kNever = ~std::uint64_t{0};  ///< trace: no time (yet)
     enum class CreditTo : std::uint8_t { None, HostIn, NetIn };
     struct Outgoing {
         tlm::tlm_generic_payload* packet = nullptr;  ///< acquired by us
         CreditTo credit_to = CreditTo::None;         ///< upstream to credit when it leaves (pass-through)
+        std::int8_t ends_call = -1;                  ///< traced: the last result packet of a call on this context
     };
     using Arrival = std::pair<sc_core::sc_time, std::uint32_t>;  ///< (when, phits)
     /// One output: FIFOs, its credits (VC 0) and its serialiser.
@@ -161,6 +177,7 @@ class CollectiveEngine : public sc_core::sc_module {
         std::vector<std::uint8_t> bytes;  ///< envelope [+ counts] + contribution
         std::uint32_t received = 0;       ///< payload bytes in
         bool open = false;                ///< reassembly in progress
+        sc_core::sc_time first_at;        ///< its first packet was taken in (trace)
     };
     /// One schedule step as it streams: byte prefixes of its send and
     /// receive streams that are done.
@@ -178,6 +195,7 @@ class CollectiveEngine : public sc_core::sc_module {
         std::ptrdiff_t send_after = -1;             ///< the previous step sending to send_peer
         std::ptrdiff_t recv_after = -1;             ///< the previous step receiving from recv_peer
         Wait send_wait, take_wait;                  ///< see Wait
+        std::uint64_t trace_first_ps = kNever;      ///< traced: first chunk sent or taken
         bool send_done() const { return sent == send_chunks; }
         bool recv_done() const { return applied == recv_chunks; }
     };
@@ -215,11 +233,24 @@ class CollectiveEngine : public sc_core::sc_module {
         CollectiveArguments mine;
         std::uint32_t mask = 0;  ///< mismatch bits
     };
+    /// A traced collective call until its event can be written: the engine
+    /// is done with it and its last result packet has left for the host
+    /// (either may come first). Times in ps; kNever = not (yet).
+    struct CallTrace {
+        std::uint64_t begin = 0;                                 ///< request taken in
+        std::uint64_t agree_begin = kNever, agree_end = kNever;  ///< argument agreement
+        std::uint64_t result_begin = kNever;                     ///< first result packet queued for the host
+        std::uint64_t result_end = kNever;                       ///< last result packet's tail left
+        std::uint64_t finished = kNever;                         ///< the engine's part ended
+        std::uint64_t result_bytes = 0;                          ///< to the host (error: 8)
+        std::string name, args;                                  ///< event name; JSON members
+    };
     struct Context {
         Request assembly;             ///< request being reassembled whole
         std::deque<Request> waiting;  ///< complete requests, in arrival (sequence) order
         bool streaming = false;            ///< a request is arriving to start as soon as its head is in
         NetworkHeader head;                ///< its first packet's header
+        sc_core::sc_time head_at;          ///< its first packet was taken in (trace)
         std::uint32_t head_message = 0;    ///< its bytes
         std::vector<std::uint8_t> prefix;  ///< its envelope [+ counts] (+ first contribution bytes) so far
         std::uint32_t discard_host = 0;    ///< host bytes of a finished request still to come (dropped)
@@ -231,6 +262,8 @@ class CollectiveEngine : public sc_core::sc_module {
         std::size_t window_limit = 0; ///< step packets its windows hold
         std::unordered_map<std::uint16_t, std::uint16_t> globals;  ///< comm rank -> global rank (row, envelopes)
         std::unordered_map<std::uint16_t, std::deque<CollectiveArguments>> agreements;  ///< per sender, arrival order
+        std::deque<CallTrace> calls;      ///< traced calls not written yet, oldest first
+        std::uint64_t last_call_end = 0;  ///< traced: end of the last call event written on its lane
     };
 
     void grant_initial_credits();
@@ -255,7 +288,7 @@ class CollectiveEngine : public sc_core::sc_module {
     // Collectives.
     void progress(unsigned context);
     void start(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix, std::size_t prefix_bytes,
-               std::uint32_t message_bytes);
+               std::uint32_t message_bytes, const sc_core::sc_time& arrival);
     void build_data_phase(unsigned context, const Schedule& schedule, const BlockSpan& contribution);
     void take_contribution(Active& a, std::uint64_t offset, const std::uint8_t* data, std::uint64_t bytes);
     bool advance_agreement(unsigned context);
@@ -287,6 +320,15 @@ class CollectiveEngine : public sc_core::sc_module {
     std::uint8_t* emit_packet(OutPort& port, NetworkHeader network, const ProcessorHeader& processor,
                               std::uint32_t offset, std::uint32_t bytes, bool urgent);
     void return_credits(CreditTo to, std::uint32_t phits, const sc_core::sc_time& delay);
+    // Trace (only called when trace_ is set).
+    void trace_call_begin(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix,
+                          std::size_t prefix_bytes, const sc_core::sc_time& arrival);
+    void trace_call_end(unsigned context, CollectiveError code, std::uint32_t mask);
+    void trace_result_left(unsigned context, std::uint64_t tail_ps);
+    void trace_write_calls(unsigned context);
+    void trace_step(unsigned context, std::size_t k);
+    void trace_event(std::uint32_t tid, const char* category, const std::string& name, std::uint64_t begin,
+                     std::uint64_t end, const std::string& args);
     void drop(const std::string& why);
     void load_row(unsigned context);
     std::vector<std::uint8_t> take_buffer();
@@ -338,6 +380,8 @@ class CollectiveEngine : public sc_core::sc_module {
     sc_core::sc_event combined_event_;                      ///< the earliest chunk in an AgLU leaves it
     sc_core::sc_event_queue flush_event_;                   ///< credits to return
     CollectiveStatistics statistics_;
+    TraceWriter* trace_ = nullptr;  ///< collective calls and phases, or null (off)
+    std::uint32_t trace_pid_ = 0;   ///< this switch's process in the trace
 };
 
 }  // namespace isvp
