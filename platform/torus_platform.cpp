@@ -77,7 +77,10 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
         nodes_.push_back(std::make_unique<Node>(node_name.c_str(), node_config, static_cast<std::uint16_t>(n),
                                                 static_cast<std::uint16_t>(count), memory.base, memory.bytes));
         Node& node = *nodes_.back();
-        if (trace_) fabric_.router(n).set_trace(trace_.get(), n + 1, std::to_string(n));
+        if (trace_) {
+            fabric_.router(n).set_trace(trace_.get(), n + 1, std::to_string(n));
+            node.collective.set_trace(trace_.get(), n + 1);
+        }
         node.collective.net_out.bind(fabric_.inject(n));
         fabric_.inject_credit(n).bind(node.collective.net_out_credit);
         fabric_.eject(n).bind(node.collective.net_in);
