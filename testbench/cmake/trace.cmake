@@ -1,14 +1,28 @@
 # Traces (--trace FILE): a Chrome/Perfetto trace-event JSON that parses, with
-# one process per switch and the collective's packets on the switch ports.
-set(trace_file ${CMAKE_CURRENT_BINARY_DIR}/trace_allreduce_2x2x1.json)
-add_test(NAME trace_bench_collectives_writes_perfetto_json
-         COMMAND isvp bench collectives --topology torus:2x2x1 --collectives allreduce --sizes 8 --iterations 1
-                 --warmup 0 --trace ${trace_file})
-add_test(NAME trace_bench_collectives_perfetto_json_is_valid
-         COMMAND ${CMAKE_COMMAND} -DTRACE=${trace_file} -DSWITCHES=4 -DEXPECT=allreduce
-                 -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_trace.cmake)
-set_tests_properties(trace_bench_collectives_perfetto_json_is_valid PROPERTIES
-                     DEPENDS trace_bench_collectives_writes_perfetto_json)
+# one process per switch, the collective's packets on the switch ports, and
+# the collective engine's calls with their phases: on every switch one call
+# per collective, and the schedule's steps nested in it.
+#
+# isvp_trace_test(NAME TOPOLOGY SWITCHES COLLECTIVE SIZE CALL_REGEX STEPS):
+# NAME writes the trace of one COLLECTIVE of SIZE on TOPOLOGY, NAME_checked
+# runs scripts/check_trace.cmake on it (STEPS: step events within one call,
+# over all switches).
+function(isvp_trace_test name topology switches collective size call steps)
+  set(file ${CMAKE_CURRENT_BINARY_DIR}/${name}.json)
+  add_test(NAME ${name}
+           COMMAND isvp bench collectives --topology torus:${topology} --collectives ${collective} --sizes ${size}
+                   --iterations 1 --warmup 0 --trace ${file})
+  add_test(NAME ${name}_checked
+           COMMAND ${CMAKE_COMMAND} -DTRACE=${file} -DSWITCHES=${switches} -DEXPECT=${collective}
+                   "-DCOLLECTIVE=${call}" -DSTEPS=${steps} -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_trace.cmake)
+  set_tests_properties(${name}_checked PROPERTIES DEPENDS ${name})
+endfunction()
+
+# Recursive doubling on 4 ranks: 2 steps per rank, each sending and receiving.
+isvp_trace_test(trace_allreduce_2x2x1 2x2x1 4 allreduce 8 "^allreduce 8 B seq [0-9]+$" 8)
+# Binomial Bcast on 8 ranks: 7 transfers, a send step and a receive step each.
+isvp_trace_test(trace_bcast_2x2x2 2x2x2 8 bcast 4K "^bcast 4 KiB seq [0-9]+$" 14)
+
 add_test(NAME trace_unwritable_file_is_a_clear_error
          COMMAND isvp bench collectives --topology torus:2x1x1 --sizes 8 --trace /nonexistent-dir/t.json)
 set_tests_properties(trace_unwritable_file_is_a_clear_error PROPERTIES
