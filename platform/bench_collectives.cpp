@@ -390,6 +390,17 @@ int bench_collectives(int argc, char** argv) {
     // Simulator speed: packets over router-to-router links, and SystemC delta cycles.
     const std::uint64_t packet_hops = job.platform() ? job.platform()->fabric().packet_hops() : 0;
     const std::uint64_t delta_cycles = sc_core::sc_delta_count();
+    // What the switches did with received step bytes: copied, combined by the
+    // AgLUs, or skipped (job.timing_only) -- what proves timing-only skips the work.
+    CollectiveStatistics engine;
+    if (job.platform())
+        for (unsigned n = 0; n < job.platform()->nodes(); ++n) {
+            const CollectiveStatistics& counted = job.platform()->node(n).collective.statistics();
+            engine.bytes_copied += counted.bytes_copied;
+            engine.bytes_combined += counted.bytes_combined;
+            engine.bytes_skipped += counted.bytes_skipped;
+            engine.aglu_cycles += counted.aglu_cycles;
+        }
     if (!result.error.empty() || (result.exit_status != 0 && !mismatch)) {
         std::cerr << "isvp bench collectives: job failed: " << result.error << "\n";
         for (std::size_t r = 0; r < result.ranks.size(); ++r)
@@ -476,7 +487,10 @@ int bench_collectives(int argc, char** argv) {
               << " us in " << std::setprecision(3) << wall_seconds << " s wall\n"
               << "# simulator: " << packet_hops << " packet-hops (" << std::setprecision(3)
               << packet_hops / wall_seconds / 1e6 << " M/s), " << delta_cycles << " delta cycles ("
-              << delta_cycles / wall_seconds / 1e6 << " M/s), wall time includes guest threads and bring-up\n";
+              << delta_cycles / wall_seconds / 1e6 << " M/s), wall time includes guest threads and bring-up\n"
+              << "# engines: received step bytes " << engine.bytes_copied << " copied, " << engine.bytes_combined
+              << " combined, " << engine.bytes_skipped << " skipped (timing-only); " << engine.aglu_cycles
+              << " AgLU cycles\n";
     if (mismatch) std::cout << "mismatch: a collective result differs from the reference\n";
     if (values.count("json")) {
         const std::string path = values["json"].as<std::string>();
@@ -504,7 +518,12 @@ int bench_collectives(int argc, char** argv) {
                               {"simulated_us", result.end_time_ps / 1e6},
                               {"wall_seconds", wall_seconds},
                               {"packet_hops", packet_hops},
-                              {"delta_cycles", delta_cycles}}
+                              {"delta_cycles", delta_cycles},
+                              {"engine",
+                               {{"bytes_copied", engine.bytes_copied},
+                                {"bytes_combined", engine.bytes_combined},
+                                {"bytes_skipped", engine.bytes_skipped},
+                                {"aglu_cycles", engine.aglu_cycles}}}}
                    .dump(2)
             << "\n";
     }

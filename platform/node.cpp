@@ -43,7 +43,24 @@ nlohmann::json Node::statistics() const {
         {"rx_dropped", q.rx_dropped}, {"interrupts", q.interrupts},
         {"queue_errors", q.queue_errors},
     };
-    return {{"address", address_}, {"pcie", pcie_json}, {"qdma", qdma_json}};
+    const auto& c = collective.statistics();
+    const nlohmann::json collective_json = {
+        {"collectives", c.collectives},
+        {"errors", c.errors},
+        {"dropped", c.dropped},
+        {"stale", c.stale},
+        {"step_packets_sent", c.step_packets_sent},
+        {"agreement_packets", c.agreement_packets},
+        {"credit_packets", c.credit_packets},
+        {"result_packets", c.result_packets},
+        {"aglu_cycles", c.aglu_cycles},
+        {"bytes_copied", c.bytes_copied},
+        {"bytes_combined", c.bytes_combined},
+        {"bytes_skipped", c.bytes_skipped},
+        {"rows_refused", c.rows_refused},
+        {"peak_held_packets", c.peak_held_packets},
+    };
+    return {{"address", address_}, {"pcie", pcie_json}, {"qdma", qdma_json}, {"collective", collective_json}};
 }
 
 IdleHost::IdleHost(sc_core::sc_module_name name) : sc_core::sc_module(name), mmio("mmio"), msi("msi") {
