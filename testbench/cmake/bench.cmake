@@ -31,6 +31,8 @@ set(bench_out ${CMAKE_BINARY_DIR}/bench_checks)
 add_test(NAME bench_collectives_offload_both_table COMMAND ${ISVP_PYTHON3} ${bench_checks} both-format $<TARGET_FILE:isvp>)
 add_test(NAME bench_collectives_timing_only_same_simulated_times
          COMMAND ${ISVP_PYTHON3} ${bench_checks} timing-only-equal $<TARGET_FILE:isvp> ${bench_out}/timing_only)
+add_test(NAME bench_collectives_timing_only_skips_copies_and_arithmetic
+         COMMAND ${ISVP_PYTHON3} ${bench_checks} timing-only-skips $<TARGET_FILE:isvp> ${bench_out}/timing_only_skips)
 add_test(NAME bench_collectives_vcd_has_aglu_signals
          COMMAND ${ISVP_PYTHON3} ${bench_checks} vcd $<TARGET_FILE:isvp> ${bench_out}/vcd)
 add_test(NAME sweep_script_writes_csv_json_markdown
@@ -38,6 +40,7 @@ add_test(NAME sweep_script_writes_csv_json_markdown
 add_test(NAME sweep_script_writes_plots
          COMMAND ${ISVP_PYTHON3} ${bench_checks} sweep-plots $<TARGET_FILE:isvp> ${bench_out}/sweep_plots)
 set_tests_properties(bench_collectives_offload_both_table bench_collectives_timing_only_same_simulated_times
+                     bench_collectives_timing_only_skips_copies_and_arithmetic
                      bench_collectives_vcd_has_aglu_signals sweep_script_writes_csv_json_markdown
                      sweep_script_writes_plots PROPERTIES LABELS bench TIMEOUT 600)
 set_tests_properties(sweep_script_writes_plots PROPERTIES SKIP_RETURN_CODE 77)

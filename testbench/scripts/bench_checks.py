@@ -3,6 +3,7 @@
 
   both-format ISVP               --offload both prints offload, software, speed-up and the model per row
   timing-only-equal ISVP DIR     --timing-only gives the same simulated latencies as a run with payload
+  timing-only-skips ISVP DIR     ... because the switches skip the copies and AgLU arithmetic (engine counters)
   vcd ISVP DIR                   --vcd writes the RTL AgLU's waveform with its signals
   sweep-smoke ISVP DIR           scripts/sweep.py on a tiny configuration writes CSV, JSON and Markdown
   sweep-plots ISVP DIR           ... and PNG plots (exit 77 = skipped when matplotlib is not importable)
@@ -73,6 +74,30 @@ def timing_only_equal(isvp, directory):
     print(f"ok: {len(rows[0])} rows, offload and software latencies identical to the picosecond")
 
 
+def timing_only_skips(isvp, directory):
+    os.makedirs(directory, exist_ok=True)
+    common = [isvp, "bench", "collectives", "--topology", "torus:2x2x1", "--collectives",
+              "allreduce,bcast,reduce_scatter", "--sizes", "4K", "--iterations", "1", "--warmup", "0"]
+    with_payload, timing_only = (os.path.join(directory, n) for n in ("payload.json", "timing_only.json"))
+    run(common + ["--json", with_payload])
+    run(common + ["--timing-only", "--json", timing_only])
+    normal, skipped = (json.load(open(p))["engine"] for p in (with_payload, timing_only))
+    print(f"with payload: {normal}\ntiming-only:  {skipped}")
+    if normal["bytes_skipped"] != 0:
+        fail(f"a run with payload skipped {normal['bytes_skipped']} bytes")
+    if normal["bytes_combined"] == 0 or normal["bytes_copied"] == 0:
+        fail("a run with payload should both combine (allreduce) and copy (bcast) received bytes")
+    if skipped["bytes_combined"] != 0 or skipped["bytes_copied"] != 0:
+        fail(f"the timing-only run combined {skipped['bytes_combined']} and copied {skipped['bytes_copied']} bytes")
+    if skipped["bytes_skipped"] != normal["bytes_combined"] + normal["bytes_copied"]:
+        fail(f"timing-only skipped {skipped['bytes_skipped']} bytes, the run with payload handled "
+             f"{normal['bytes_combined'] + normal['bytes_copied']}")
+    if skipped["aglu_cycles"] != normal["aglu_cycles"]:
+        fail(f"AgLU cycles differ: {normal['aglu_cycles']} with payload, {skipped['aglu_cycles']} timing-only")
+    print(f"ok: timing-only skipped all {skipped['bytes_skipped']} received bytes, combined and copied none; "
+          f"same AgLU cycles")
+
+
 def vcd(isvp, directory):
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, "aglu.vcd")
@@ -134,6 +159,8 @@ def main():
         both_format(isvp)
     elif what == "timing-only-equal":
         timing_only_equal(isvp, directory)
+    elif what == "timing-only-skips":
+        timing_only_skips(isvp, directory)
     elif what == "vcd":
         vcd(isvp, directory)
     elif what == "sweep-smoke":
