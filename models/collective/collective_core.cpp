@@ -334,13 +334,9 @@ int compare_sequence(std::uint16_t a, std::uint16_t b) {
     return d < (kStepSequenceMask + 1) / 2 ? 1 : -1;
 }
 
-void ChannelStore::push(const NetworkPacketView& v) {
+void ChannelStore::push(const NetworkPacketView& v, void* owner) {
     auto& queue = queues_[key(v.network.context_id, v.processor.rank)];
     HeldPacket p;
-    if (!spare_.empty()) {
-        p.payload = std::move(spare_.back());
-        spare_.pop_back();
-    }
     p.step = v.network.step;
     p.opcode = v.network.opcode;
     p.operation = v.network.operation;
@@ -349,8 +345,10 @@ void ChannelStore::push(const NetworkPacketView& v) {
     p.sequence = step_sequence(v.processor);
     p.message_bytes = v.processor.message_bytes;
     p.offset = v.offset;
-    p.payload.assign(v.payload, v.payload + v.payload_bytes);
-    queue.push_back(std::move(p));
+    p.payload = v.payload;
+    p.payload_bytes = v.payload_bytes;
+    p.owner = owner;
+    queue.push_back(p);
     ++held_[v.network.context_id];
     ++total_;
 }
@@ -360,13 +358,14 @@ HeldPacket* ChannelStore::front(std::uint8_t context, std::uint16_t sender) {
     return it == queues_.end() || it->second.empty() ? nullptr : &it->second.front();
 }
 
-void ChannelStore::pop(std::uint8_t context, std::uint16_t sender) {
+void* ChannelStore::pop(std::uint8_t context, std::uint16_t sender) {
     const auto it = queues_.find(key(context, sender));
-    if (it == queues_.end() || it->second.empty()) return;
-    spare_.push_back(std::move(it->second.front().payload));
+    if (it == queues_.end() || it->second.empty()) return nullptr;
+    void* owner = it->second.front().owner;
     it->second.pop_front();
     --held_[context];
     --total_;
+    return owner;
 }
 
 std::vector<std::uint16_t> ChannelStore::senders(std::uint8_t context) const {

@@ -12,6 +12,7 @@ namespace isvp {
 namespace {
 constexpr const char* kReportType = "isvp/collective";
 constexpr std::uint32_t kRows = regmap::kContextCount;
+static_assert(kRows <= 32, "CollectiveEngine::combining_contexts_ has a bit per context");
 constexpr std::uint32_t kAlgorithmsInSwitch = 0x7;  // binomial, recursive doubling, recursive halving
 constexpr std::size_t kMaxAgreementsHeld = 64;      // per (context, sender); the protocol needs <= 2 collectives' worth
 
@@ -239,7 +240,7 @@ void CollectiveEngine::on_incoming() {
         if (in.from_host)
             host_packet(in.view);
         else
-            network_packet(in.view);
+            network_packet(in.view, *in.packet);
         in.packet->release();
     }
     if (!incoming_.empty()) incoming_event_.notify(incoming_.top().at - now);
@@ -314,7 +315,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
     }
 }
 
-void CollectiveEngine::network_packet(const NetworkPacketView& v) {
+void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_generic_payload& packet) {
     const unsigned context = v.network.context_id;
     Context& c = contexts_[context];
     const std::uint16_t sender = v.processor.rank;
@@ -357,7 +358,8 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v) {
     if (channels_.held(static_cast<std::uint8_t>(context)) >= c.window_limit)
         return drop("step packet from comm rank " + std::to_string(sender) + " beyond the receive windows of context " +
                     std::to_string(context) + " (" + std::to_string(c.window_limit) + " packets)");
-    channels_.push(v);
+    packet.acquire();  // held in place until the step consumes it (pop_held)
+    channels_.push(v, &packet);
     statistics_.peak_held_packets = std::max(statistics_.peak_held_packets, channels_.total());
     progress(context);
 }
@@ -457,8 +459,11 @@ std::uint32_t CollectiveEngine::credits_for(unsigned context, int peer) const {
 }
 
 void CollectiveEngine::owe_credit(unsigned context, std::uint16_t sender) {
-    std::uint32_t& owed = owed_[key(context, sender)];
-    if (++owed < credit_batch_) {
+    owe_credit(owed_[key(context, sender)], context, sender);
+}
+
+void CollectiveEngine::owe_credit(OwedCredits& owed, unsigned context, std::uint16_t sender) {
+    if (++owed.count < credit_batch_) {
         if (!flush_pending_) {
             flush_pending_ = true;
             flush_event_.notify(credit_delay_);
@@ -466,21 +471,28 @@ void CollectiveEngine::owe_credit(unsigned context, std::uint16_t sender) {
         return;
     }
     flush_credits_of(context, sender, owed);
-    owed = 0;
+    owed.count = 0;
 }
 
 void CollectiveEngine::flush_credits() {
     flush_pending_ = false;
     for (auto& [k, owed] : owed_)
-        if (owed) {
+        if (owed.count) {
             flush_credits_of(k >> 16, static_cast<std::uint16_t>(k & 0xFFFF), owed);
-            owed = 0;
+            owed.count = 0;
         }
 }
 
-void CollectiveEngine::flush_credits_of(unsigned context, std::uint16_t sender, std::uint32_t credits) {
-    const std::optional<std::uint16_t> node = node_of(context, sender);
-    if (!node) {
+void CollectiveEngine::forget_nodes(std::optional<unsigned> context) {
+    for (auto& [k, owed] : owed_)
+        if (!context || (k >> 16) == *context) owed.node = -1;
+}
+
+void CollectiveEngine::flush_credits_of(unsigned context, std::uint16_t sender, OwedCredits& owed) {
+    const std::uint32_t credits = owed.count;
+    if (owed.node < 0)
+        if (const std::optional<std::uint16_t> found = node_of(context, sender)) owed.node = *found;
+    if (owed.node < 0) {
         SC_REPORT_WARNING(kReportType, (std::string(name()) + ": cannot return " + std::to_string(credits) +
                                         " window credits to comm rank " + std::to_string(sender) + " of context " +
                                         std::to_string(context) + ": its node is unknown")
@@ -489,7 +501,7 @@ void CollectiveEngine::flush_credits_of(unsigned context, std::uint16_t sender, 
     }
     NetworkHeader network;
     network.opcode = Opcode::Barrier;
-    network.destination = *node;
+    network.destination = static_cast<std::uint16_t>(owed.node);
     network.context_id = static_cast<std::uint8_t>(context);
     network.step = kCreditStep;
     ProcessorHeader processor;
@@ -503,6 +515,10 @@ void CollectiveEngine::flush_credits_of(unsigned context, std::uint16_t sender, 
     emit(net_port_, network, processor, 0, payload, 4, true);
 }
 
+void CollectiveEngine::pop_held(std::uint8_t context, std::uint16_t sender) {
+    if (void* owner = channels_.pop(context, sender)) static_cast<tlm::tlm_generic_payload*>(owner)->release();
+}
+
 void CollectiveEngine::discard_stale(unsigned context) {
     Context& c = contexts_[context];
     if (!c.active.running && !c.have_sequence) return;
@@ -511,7 +527,7 @@ void CollectiveEngine::discard_stale(unsigned context) {
     for (const std::uint16_t sender : channels_.senders(ctx))
         for (HeldPacket* p = channels_.front(ctx, sender); p && compare_sequence(p->sequence, current) < 0;
              p = channels_.front(ctx, sender)) {
-            channels_.pop(ctx, sender);
+            pop_held(ctx, sender);
             ++statistics_.stale;
             owe_credit(context, sender);
         }
@@ -521,11 +537,12 @@ void CollectiveEngine::purge_context(unsigned context) {
     Context& c = contexts_[context];
     const auto ctx = static_cast<std::uint8_t>(context);
     for (const std::uint16_t sender : channels_.senders(ctx))
-        while (channels_.front(ctx, sender)) channels_.pop(ctx, sender);
+        while (channels_.front(ctx, sender)) pop_held(ctx, sender);
     // Entries stay (running steps point at them); the windows start full again.
     for (auto& [k, credits] : send_credits_)
         if ((k >> 16) == context) credits = static_cast<std::int32_t>(config_.window_packets);
     for (auto it = owed_.begin(); it != owed_.end();) it = (it->first >> 16) == context ? owed_.erase(it) : std::next(it);
+    for (StepRun& r : c.active.steps) r.owed = nullptr;  // pointed at erased entries
     c.agreements.clear();
     c.globals.clear();
     c.have_sequence = false;
@@ -662,8 +679,15 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.aglu_free.assign(config_.cgr_aglus, sc_core::sc_time_stamp());
     if (trace_) c.calls.back().agree_begin = sc_core::sc_time_stamp().value();
     a.agree = make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling, e.size, a.rank, 0, Fold::Hypercube);
-    c.globals[0] = e.global_rank0;
-    if (e.root < e.size) c.globals[e.root] = e.global_root;
+    const auto learn = [&](std::uint16_t comm_rank, std::uint16_t global) {
+        const auto [it, inserted] = c.globals.emplace(comm_rank, global);
+        if (!inserted && it->second != global) {
+            it->second = global;
+            forget_nodes(context);  // credit returns look the node up again
+        }
+    };
+    learn(0, e.global_rank0);
+    if (e.root < e.size) learn(e.root, e.global_root);
     for (const Step& s : a.agree.steps)
         for (const auto* t : {&s.send, &s.receive})
             if (*t && !peer_node(a, (*t)->peer)) {
@@ -988,7 +1012,7 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
     const std::uint64_t from = chunk_begin(s.issued), to = chunk_end(s.issued, s.recv.bytes());
     const std::uint64_t n = to - from;
     const auto sender = static_cast<std::uint16_t>(s.recv_peer);
-    if (p.message_bytes != s.recv.bytes() || p.offset != from || p.payload.size() != n || p.opcode != a.header.opcode ||
+    if (p.message_bytes != s.recv.bytes() || p.offset != from || p.payload_bytes != n || p.opcode != a.header.opcode ||
         p.operation != a.header.operation || p.datatype != a.header.datatype || p.algorithm != a.header.algorithm) {
         // The agreement names the argument that differs; this only stops
         // the data phase from reading a stream it does not understand.
@@ -1005,7 +1029,7 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
     ++s.issued;
     if (trace_ && s.trace_first_ps == kNever) s.trace_first_ps = sc_core::sc_time_stamp().value();
     if (s.apply == Apply::Copy || n == 0) {
-        if (n && !config_.timing_only) s.recv.scatter(p.payload.data(), from, to, a.buffer.data());
+        if (n && !config_.timing_only) s.recv.scatter(p.payload, from, to, a.buffer.data());
         (config_.timing_only ? statistics_.bytes_skipped : statistics_.bytes_copied) += n;
         ++s.applied;
         if (trace_) trace_step(context, k);
@@ -1025,7 +1049,7 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
             const bool received_left = s.apply == Apply::CombineLeft;
             auto* received = reinterpret_cast<std::uint8_t*>(received_left ? scratch_a_.data() : scratch_b_.data());
             auto* local = reinterpret_cast<std::uint8_t*>(received_left ? scratch_b_.data() : scratch_a_.data());
-            std::memcpy(received, p.payload.data(), n);
+            std::memcpy(received, p.payload, n);
             s.recv.gather(a.buffer.data(), from, to, local);
         }
         const Operation op = *operation_from_code(a.header.operation);
@@ -1050,10 +1074,12 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
         if (compute) s.recv.scatter(reinterpret_cast<const std::uint8_t*>(scratch_a_.data()), from, to, a.buffer.data());
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
         a.combining.emplace_back(done, k);
+        combining_contexts_ |= 1u << context;
         combined_event_.notify(done - now);  // an earlier pending notification stays
     }
-    channels_.pop(static_cast<std::uint8_t>(context), sender);
-    owe_credit(context, sender);
+    pop_held(static_cast<std::uint8_t>(context), sender);
+    if (!s.owed) s.owed = &owed_[key(context, sender)];  // created when first owed, as owe_credit would
+    owe_credit(*s.owed, context, sender);
 }
 
 void CollectiveEngine::return_chunk(unsigned context) {
@@ -1114,7 +1140,9 @@ bool CollectiveEngine::advance_data(unsigned context) {
 
 void CollectiveEngine::on_combined() {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    for (unsigned context = 0; context < kRows; ++context) {
+    // Contexts in ascending order; progress(c) touches context c only.
+    for (std::uint32_t busy = combining_contexts_; busy != 0; busy &= busy - 1) {
+        const auto context = static_cast<unsigned>(__builtin_ctz(busy));
         Active& a = contexts_[context].active;
         bool moved = false;
         while (!a.combining.empty() && a.combining.front().first <= now) {
@@ -1123,12 +1151,13 @@ void CollectiveEngine::on_combined() {
             a.combining.pop_front();
             moved = true;
         }
+        if (a.combining.empty()) combining_contexts_ &= ~(1u << context);
         if (moved) progress(context);
     }
     sc_core::sc_time next = sc_core::SC_ZERO_TIME;
     bool pending = false;
-    for (unsigned context = 0; context < kRows; ++context) {
-        const Active& a = contexts_[context].active;
+    for (std::uint32_t busy = combining_contexts_; busy != 0; busy &= busy - 1) {
+        const Active& a = contexts_[static_cast<unsigned>(__builtin_ctz(busy))].active;
         if (a.combining.empty()) continue;
         if (!pending || a.combining.front().first < next) next = a.combining.front().first;
         pending = true;
@@ -1362,6 +1391,7 @@ void CollectiveEngine::on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_tim
         if (write) {
             forwarding_[forward_index_] = static_cast<std::uint16_t>(value);
             forward_index_ = (forward_index_ + 1) & 0xFFFF;
+            forget_nodes(std::nullopt);
         }
     } else if (offset == regmap::FORWARD_FILL) {
         read = 0;
@@ -1373,6 +1403,7 @@ void CollectiveEngine::on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_tim
                 forwarding_[forward_index_] = static_cast<std::uint16_t>(first_node + k);
                 forward_index_ = (forward_index_ + 1) & 0xFFFF;
             }
+            forget_nodes(std::nullopt);
         }
     } else if (offset == regmap::ACCEL_DROPPED) {
         read = static_cast<std::uint32_t>(statistics_.dropped);

@@ -82,10 +82,12 @@ NetworkPacketView view(std::uint8_t context, std::uint16_t sender, std::uint8_t 
 }
 }  // namespace
 
-TEST_CASE("channel store keeps step packets per (context, sender) in arrival order", "[collective][engine]") {
+TEST_CASE("channel store keeps step packets per (context, sender) in arrival order, without copying them",
+          "[collective][engine]") {
     ChannelStore store;
     const std::uint8_t a[4] = {1, 2, 3, 4};
-    store.push(view(0, 5, 1, 4, 0, a, 2, 7));
+    int owner = 0;
+    store.push(view(0, 5, 1, 4, 0, a, 2, 7), &owner);
     store.push(view(0, 5, 1, 4, 2, a + 2, 2, 7));
     store.push(view(0, 6, 2, 0, 0, nullptr, 0, 8));
     store.push(view(1, 5, 3, 4, 0, a, 4, 0x8001));
@@ -95,12 +97,14 @@ TEST_CASE("channel store keeps step packets per (context, sender) in arrival ord
     HeldPacket* p = store.front(0, 5);
     REQUIRE(p);
     CHECK(p->sequence == 7);
-    CHECK(p->payload == std::vector<std::uint8_t>{1, 2});
-    store.pop(0, 5);
+    CHECK(p->owner == &owner);
+    CHECK(std::vector<std::uint8_t>(p->payload, p->payload + p->payload_bytes) == std::vector<std::uint8_t>{1, 2});
+    CHECK(store.pop(0, 5) == &owner);  // handed back: the caller releases the packet
     p = store.front(0, 5);
     REQUIRE(p);
     CHECK(p->offset == 2);
-    CHECK(p->payload == std::vector<std::uint8_t>{3, 4});
+    CHECK(std::vector<std::uint8_t>(p->payload, p->payload + p->payload_bytes) == std::vector<std::uint8_t>{3, 4});
+    CHECK(p->payload == a + 2);  // not copied
     store.pop(0, 5);
     CHECK(store.front(0, 5) == nullptr);
     CHECK(store.front(1, 5)->sequence == 1);  // 15 bits

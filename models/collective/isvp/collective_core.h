@@ -234,20 +234,24 @@ struct HeldPacket {
     std::uint16_t sequence = 0;       ///< 15 bits
     std::uint32_t message_bytes = 0;  ///< the step transfer's bytes
     std::uint32_t offset = 0;         ///< of this packet in the transfer
-    std::vector<std::uint8_t> payload;
+    const std::uint8_t* payload = nullptr;  ///< its payload bytes, in the packet's own memory (not copied)
+    std::uint32_t payload_bytes = 0;
+    void* owner = nullptr;  ///< the caller's handle on that memory, kept until the packet is popped
 };
 
 /// Step packets per (context, sender comm rank) in arrival order — which is
 /// the sender's order (deterministic routing keeps one source-destination
 /// pair in order) and the order this rank's schedule consumes them in.
-/// Payload buffers are recycled.
+/// Payloads are not copied: the caller keeps the packet's memory (`owner`,
+/// e.g. a reference it holds) until pop() hands the owner back.
 class ChannelStore {
   public:
-    /// Copies one packet in (`view` is a step packet).
-    void push(const NetworkPacketView& view);
+    /// Holds one packet (`view` is a step packet; its bytes stay where they are).
+    void push(const NetworkPacketView& view, void* owner = nullptr);
     /// The oldest packet of (context, sender), or null.
     HeldPacket* front(std::uint8_t context, std::uint16_t sender);
-    void pop(std::uint8_t context, std::uint16_t sender);
+    /// Removes the oldest packet of (context, sender); returns its owner (null if none).
+    void* pop(std::uint8_t context, std::uint16_t sender);
     /// Packets held for `context` (all senders).
     std::size_t held(std::uint8_t context) const { return held_[context]; }
     /// Packets held for all contexts.
@@ -265,7 +269,6 @@ class ChannelStore {
         return static_cast<std::uint32_t>(context) << 16 | sender;
     }
     std::unordered_map<std::uint32_t, std::deque<HeldPacket>> queues_;
-    std::vector<std::vector<std::uint8_t>> spare_;
     std::array<std::size_t, regmap::kContextCount> held_{};
     std::size_t total_ = 0;
 };

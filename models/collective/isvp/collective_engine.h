@@ -145,6 +145,11 @@ class CollectiveEngine : public sc_core::sc_module {
         std::int8_t ends_call = -1;                  ///< traced: the last result packet of a call on this context
     };
     using Arrival = std::pair<sc_core::sc_time, std::uint32_t>;  ///< (when, phits)
+    /// Window credits owed to one (context, sender).
+    struct OwedCredits {
+        std::uint32_t count = 0;  ///< consumed packets whose credit has not gone back
+        std::int32_t node = -1;   ///< the sender's node once looked up (-1: not yet / forgotten)
+    };
     /// One output: FIFOs, its credits (VC 0) and its serialiser.
     struct OutPort {
         Initiator* socket = nullptr;
@@ -191,6 +196,7 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint32_t issued = 0;                        ///< chunks taken from the window (copied or in the AgLU)
         std::uint32_t applied = 0;                       ///< chunks final in the buffer
         std::int32_t* credits = nullptr;            ///< send credits toward send_peer (an entry of send_credits_)
+        OwedCredits* owed = nullptr;                ///< credits owed to recv_peer (an entry of owed_, once it exists)
         std::deque<HeldPacket>* channel = nullptr;  ///< the window recv_peer's packets land in
         std::ptrdiff_t send_after = -1;             ///< the previous step sending to send_peer
         std::ptrdiff_t recv_after = -1;             ///< the previous step receiving from recv_peer
@@ -280,10 +286,13 @@ class CollectiveEngine : public sc_core::sc_module {
     /// Takes in every collective packet whose tail has arrived.
     void on_incoming();
     void host_packet(const NetworkPacketView& view);
-    void network_packet(const NetworkPacketView& view);
+    void network_packet(const NetworkPacketView& view, tlm::tlm_generic_payload& packet);
     void on_combined();
     void flush_credits();
-    void flush_credits_of(unsigned context, std::uint16_t sender, std::uint32_t credits);
+    void flush_credits_of(unsigned context, std::uint16_t sender, OwedCredits& owed);
+    /// Drops the nodes cached in owed_ (all, or one context's): the
+    /// forwarding table or a comm rank's global rank changed.
+    void forget_nodes(std::optional<unsigned> context);
 
     // Collectives.
     void progress(unsigned context);
@@ -309,6 +318,9 @@ class CollectiveEngine : public sc_core::sc_module {
     void start_streamed(unsigned context);
     void discard_stale(unsigned context);
     void owe_credit(unsigned context, std::uint16_t sender);
+    void owe_credit(OwedCredits& owed, unsigned context, std::uint16_t sender);
+    /// Pops the oldest held packet of (context, sender) and releases it.
+    void pop_held(std::uint8_t context, std::uint16_t sender);
     void purge_context(unsigned context);
     std::optional<std::uint16_t> peer_node(const Active& active, int peer) const;
     NetworkHeader step_header(const Active& a, unsigned context, std::uint16_t destination, std::uint8_t step) const;
@@ -370,10 +382,11 @@ class CollectiveEngine : public sc_core::sc_module {
     std::uint64_t reserved_bytes_ = 0;                      ///< receive windows reserved by valid rows
     ChannelStore channels_;                                 ///< peers' step packets, per (context, sender)
     std::unordered_map<std::uint32_t, std::int32_t> send_credits_;  ///< (context, peer): packets we may still send
-    std::unordered_map<std::uint32_t, std::uint32_t> owed_;         ///< (context, sender): credits to return
+    std::unordered_map<std::uint32_t, OwedCredits> owed_;           ///< (context, sender): credits to return
     bool flush_pending_ = false;                            ///< a credit flush is scheduled
     std::priority_queue<Incoming, std::vector<Incoming>, std::greater<Incoming>> incoming_;
     std::uint64_t incoming_order_ = 0;
+    std::uint32_t combining_contexts_ = 0;                  ///< bit c: context c has chunks in its AgLUs
     std::vector<std::vector<std::uint8_t>> spare_buffers_;  ///< recycled request/collective buffers
     std::vector<Vector256> scratch_a_, scratch_b_;          ///< AgLU operands (reused)
     sc_core::sc_event incoming_event_;                      ///< the earliest pending tail arrives
