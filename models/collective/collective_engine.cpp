@@ -221,7 +221,7 @@ void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core
     if (view->network.opcode == Opcode::Send) {  // point-to-point: straight through
         OutPort& to = from_host ? net_port_ : host_port_;
         payload.acquire();
-        to.queue.push_back(Outgoing{&payload, from});
+        to.queue.push_back(Outgoing{&payload, from, -1, phits});
         to.wake.notify(delay);
         ++(from_host ? statistics_.passed_to_network : statistics_.passed_to_host);
         return;
@@ -326,8 +326,11 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
     const std::uint8_t step = v.network.step;
     if (step == kCreditStep) {
         if (v.payload_bytes != 4) return drop("credit packet with " + std::to_string(v.payload_bytes) + " bytes");
-        const std::uint32_t k = key(context, sender);
-        send_credits_[k] = credits_for(context, sender) + load_le32(v.payload);
+        // A peer not heard from yet starts with a full window.
+        std::int32_t& credits =
+            send_credits_.try_emplace(key(context, sender), static_cast<std::int32_t>(config_.window_packets))
+                .first->second;
+        credits = static_cast<std::int32_t>(static_cast<std::uint32_t>(credits) + load_le32(v.payload));
         progress(context);
         return;
     }
@@ -399,8 +402,7 @@ void CollectiveEngine::drain(OutPort& port) {
         }
         std::deque<Outgoing>& from = port.urgent.empty() ? port.queue : port.urgent;
         Outgoing& o = from.front();
-        const auto bytes = static_cast<std::uint32_t>(o.packet->get_data_length());
-        const std::uint32_t phits = phits_of(bytes);
+        const std::uint32_t phits = o.phits;
         if (port.credits < phits) {
             if (!port.arriving.empty()) port.wake.notify(port.arriving.top().first - now);
             return;  // a zero-delay credit return notifies wake
@@ -432,7 +434,9 @@ std::uint8_t* CollectiveEngine::emit_packet(OutPort& port, NetworkHeader network
     network.last = offset + bytes >= processor.message_bytes;
     tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes);
     write_network_packet(network, processor, offset, nullptr, 0, packet->get_data_ptr());  // headers
-    (urgent ? port.urgent : port.queue).push_back(Outgoing{packet, CreditTo::None});
+    (urgent ? port.urgent : port.queue)
+        .push_back(
+            Outgoing{packet, CreditTo::None, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes)});
     port.wake.notify(sc_core::SC_ZERO_TIME);
     return packet->get_data_ptr() + kNetworkPacketOverhead;
 }
@@ -451,11 +455,6 @@ std::optional<std::uint16_t> CollectiveEngine::node_of(unsigned context, std::ui
     const auto it = globals.find(comm_rank);
     if (it == globals.end() || forwarding_[it->second] >= nodes_) return std::nullopt;
     return forwarding_[it->second];
-}
-
-std::uint32_t CollectiveEngine::credits_for(unsigned context, int peer) const {
-    const auto it = send_credits_.find(key(context, peer));
-    return it == send_credits_.end() ? config_.window_packets : static_cast<std::uint32_t>(it->second);
 }
 
 void CollectiveEngine::owe_credit(unsigned context, std::uint16_t sender) {
@@ -926,7 +925,8 @@ bool all_done_before(const Steps& steps, std::size_t first, std::size_t k, bool 
 
 bool CollectiveEngine::can_send(Active& a, std::size_t k) {
     StepRun& s = a.steps[k];
-    if (s.send_peer < 0 || s.send_done() || *s.credits <= 0 || !satisfied(a, s.send_wait)) return false;
+    // Cheapest first: the cached wait before the credit counter (another cache line).
+    if (s.send_peer < 0 || s.send_done() || !satisfied(a, s.send_wait) || *s.credits <= 0) return false;
     if (s.send_after >= 0 && !a.steps[static_cast<std::size_t>(s.send_after)].send_done()) return false;
     if (s.send.bytes() == 0)
         return a.contributed == a.contribution.bytes() && all_done_before(a.steps, a.first_open, k, false);
@@ -941,8 +941,8 @@ bool CollectiveEngine::can_send(Active& a, std::size_t k) {
 
 bool CollectiveEngine::can_take(Active& a, std::size_t k) {
     StepRun& s = a.steps[k];
-    if (s.recv_peer < 0 || s.issued == s.recv_chunks || s.channel->empty() ||
-        compare_sequence(s.channel->front().sequence, a.sequence) != 0 || !satisfied(a, s.take_wait))
+    if (s.recv_peer < 0 || s.issued == s.recv_chunks || !satisfied(a, s.take_wait) || s.channel->empty() ||
+        compare_sequence(s.channel->front().sequence, a.sequence) != 0)
         return false;
     if (s.recv_after >= 0) {  // earlier steps from the same peer come first
         const StepRun& before = a.steps[static_cast<std::size_t>(s.recv_after)];

@@ -143,6 +143,7 @@ class CollectiveEngine : public sc_core::sc_module {
         tlm::tlm_generic_payload* packet = nullptr;  ///< acquired by us
         CreditTo credit_to = CreditTo::None;         ///< upstream to credit when it leaves (pass-through)
         std::int8_t ends_call = -1;                  ///< traced: the last result packet of a call on this context
+        std::uint32_t phits = 0;                     ///< its length (known when queued; drain need not touch it)
     };
     using Arrival = std::pair<sc_core::sc_time, std::uint32_t>;  ///< (when, phits)
     /// Window credits owed to one (context, sender).
@@ -345,7 +346,6 @@ class CollectiveEngine : public sc_core::sc_module {
     void load_row(unsigned context);
     std::vector<std::uint8_t> take_buffer();
     std::optional<std::uint16_t> node_of(unsigned context, std::uint16_t comm_rank) const;
-    std::uint32_t credits_for(unsigned context, int peer) const;
     static std::uint32_t key(unsigned context, int rank) {
         return static_cast<std::uint32_t>(context) << 16 | static_cast<std::uint16_t>(rank);
     }
