@@ -335,7 +335,7 @@ int compare_sequence(std::uint16_t a, std::uint16_t b) {
 }
 
 void ChannelStore::push(const NetworkPacketView& v, void* owner) {
-    auto& queue = queues_[key(v.network.context_id, v.processor.rank)];
+    auto& fifo = queue(key(v.network.context_id, v.processor.rank));
     HeldPacket p;
     p.step = v.network.step;
     p.opcode = v.network.opcode;
@@ -348,21 +348,30 @@ void ChannelStore::push(const NetworkPacketView& v, void* owner) {
     p.payload = v.payload;
     p.payload_bytes = v.payload_bytes;
     p.owner = owner;
-    queue.push_back(p);
+    fifo.push_back(p);
     ++held_[v.network.context_id];
     ++total_;
 }
 
+std::deque<HeldPacket>* ChannelStore::existing(std::uint32_t k) {
+    if (k == last_key_) return last_queue_;
+    const auto it = queues_.find(k);
+    if (it == queues_.end()) return nullptr;
+    last_key_ = k;
+    last_queue_ = &it->second;
+    return last_queue_;
+}
+
 HeldPacket* ChannelStore::front(std::uint8_t context, std::uint16_t sender) {
-    const auto it = queues_.find(key(context, sender));
-    return it == queues_.end() || it->second.empty() ? nullptr : &it->second.front();
+    std::deque<HeldPacket>* fifo = existing(key(context, sender));
+    return fifo == nullptr || fifo->empty() ? nullptr : &fifo->front();
 }
 
 void* ChannelStore::pop(std::uint8_t context, std::uint16_t sender) {
-    const auto it = queues_.find(key(context, sender));
-    if (it == queues_.end() || it->second.empty()) return nullptr;
-    void* owner = it->second.front().owner;
-    it->second.pop_front();
+    std::deque<HeldPacket>* fifo = existing(key(context, sender));
+    if (fifo == nullptr || fifo->empty()) return nullptr;
+    void* owner = fifo->front().owner;
+    fifo->pop_front();
     --held_[context];
     --total_;
     return owner;

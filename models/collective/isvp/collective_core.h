@@ -258,9 +258,7 @@ class ChannelStore {
     std::size_t total() const { return total_; }
     /// The FIFO of (context, sender); the reference stays valid (it is
     /// created empty if needed).
-    std::deque<HeldPacket>& channel(std::uint8_t context, std::uint16_t sender) {
-        return queues_[key(context, sender)];
-    }
+    std::deque<HeldPacket>& channel(std::uint8_t context, std::uint16_t sender) { return queue(key(context, sender)); }
     /// Senders with packets held for `context`.
     std::vector<std::uint16_t> senders(std::uint8_t context) const;
 
@@ -268,7 +266,19 @@ class ChannelStore {
     static std::uint32_t key(std::uint8_t context, std::uint16_t sender) {
         return static_cast<std::uint32_t>(context) << 16 | sender;
     }
+    /// The FIFO of `k`, created if needed; remembers the last one (packets
+    /// come in runs from one sender; entries are never erased, so it stays valid).
+    std::deque<HeldPacket>& queue(std::uint32_t k) {
+        if (k != last_key_) {
+            last_queue_ = &queues_[k];
+            last_key_ = k;
+        }
+        return *last_queue_;
+    }
+    std::deque<HeldPacket>* existing(std::uint32_t k);  ///< the FIFO of `k` if it exists (remembered)
     std::unordered_map<std::uint32_t, std::deque<HeldPacket>> queues_;
+    std::uint32_t last_key_ = ~0u;                  ///< key of last_queue_ (none: no 5-bit context has it)
+    std::deque<HeldPacket>* last_queue_ = nullptr;  ///< queues_[last_key_]
     std::array<std::size_t, regmap::kContextCount> held_{};
     std::size_t total_ = 0;
 };
