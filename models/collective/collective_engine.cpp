@@ -425,6 +425,11 @@ void CollectiveEngine::drain(OutPort& port) {
             trace_result_left(static_cast<unsigned>(o.ends_call), (now + info.tail_after).value());
         o.packet->release();
         from.pop_front();
+        // The next packet leaves a serialisation time from now; its payload
+        // object has usually left the cache while it waited in the queue.
+        if (const std::deque<Outgoing>& next = port.urgent.empty() ? port.queue : port.urgent; !next.empty())
+            for (unsigned line = 0; line < sizeof(tlm::tlm_generic_payload) + sizeof(PacketInfo); line += 64)
+                __builtin_prefetch(reinterpret_cast<const char*>(next.front().packet) + line);
     }
 }
 
