@@ -907,16 +907,6 @@ CollectiveEngine::Wait CollectiveEngine::pending_write(const Active& a, std::siz
     return Wait{};
 }
 
-bool CollectiveEngine::satisfied(const Active& a, const Wait& w) const {
-    switch (w.kind) {
-        case Wait::None: return true;
-        case Wait::Contribution: return a.contributed >= w.need;
-        case Wait::Applied: return a.steps[w.step].applied >= w.need;
-        case Wait::Sent: return a.steps[w.step].sent >= w.need;
-    }
-    return true;
-}
-
 namespace {
 /// Whether every step before `k` is done, both ways (zero-byte transfers
 /// keep the schedule's order: a Barrier's steps must not overtake).
@@ -928,10 +918,8 @@ bool all_done_before(const Steps& steps, std::size_t first, std::size_t k, bool 
 }
 }  // namespace
 
-bool CollectiveEngine::can_send(Active& a, std::size_t k) {
+bool CollectiveEngine::send_ready(Active& a, std::size_t k) {
     StepRun& s = a.steps[k];
-    // Cheapest first: the cached wait before the credit counter (another cache line).
-    if (s.send_peer < 0 || s.send_done() || !satisfied(a, s.send_wait) || *s.credits <= 0) return false;
     if (s.send_after >= 0 && !a.steps[static_cast<std::size_t>(s.send_after)].send_done()) return false;
     if (s.send.bytes() == 0)
         return a.contributed == a.contribution.bytes() && all_done_before(a.steps, a.first_open, k, false);
@@ -944,11 +932,9 @@ bool CollectiveEngine::can_send(Active& a, std::size_t k) {
     return wait.kind == Wait::None;
 }
 
-bool CollectiveEngine::can_take(Active& a, std::size_t k) {
+bool CollectiveEngine::take_ready(Active& a, std::size_t k) {
     StepRun& s = a.steps[k];
-    if (s.recv_peer < 0 || s.issued == s.recv_chunks || !satisfied(a, s.take_wait) || s.channel->empty() ||
-        compare_sequence(s.channel->front().sequence, a.sequence) != 0)
-        return false;
+    if (compare_sequence(s.channel->front().sequence, a.sequence) != 0) return false;
     if (s.recv_after >= 0) {  // earlier steps from the same peer come first
         const StepRun& before = a.steps[static_cast<std::size_t>(s.recv_after)];
         if (before.issued < before.recv_chunks) return false;

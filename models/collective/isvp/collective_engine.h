@@ -303,13 +303,40 @@ class CollectiveEngine : public sc_core::sc_module {
     void take_contribution(Active& a, std::uint64_t offset, const std::uint8_t* data, std::uint64_t bytes);
     bool advance_agreement(unsigned context);
     bool advance_data(unsigned context);
-    bool can_send(Active& a, std::size_t k);
-    bool can_take(Active& a, std::size_t k);
+    /// Whether step k's next chunk can go out / be taken in now. advance_data
+    /// asks many times per chunk, and mostly the answer is a quick no: the
+    /// cheap tests are inline, the rest (send_ready, take_ready) is not.
+    bool can_send(Active& a, std::size_t k) {
+        StepRun& s = a.steps[k];
+        // Cheapest first: the cached wait before the credit counter (another cache line).
+        return s.send_peer >= 0 && !s.send_done() && satisfied(a, s.send_wait) && *s.credits > 0 && send_ready(a, k);
+    }
+    bool can_take(Active& a, std::size_t k) {
+        StepRun& s = a.steps[k];
+        return s.recv_peer >= 0 && s.issued != s.recv_chunks && satisfied(a, s.take_wait) && !s.channel->empty() &&
+               take_ready(a, k);
+    }
+    /// The rest of can_send / can_take: ordering and byte dependencies
+    /// (remembers what it found to wait for in send_wait / take_wait).
+    bool send_ready(Active& a, std::size_t k);
+    bool take_ready(Active& a, std::size_t k);
     bool can_return(Active& a);
     /// The first thing that still writes buffer bytes [lo, hi) before step
     /// `before` (and with `sends`, still reads them).
     Wait pending_write(const Active& a, std::size_t before, std::uint64_t lo, std::uint64_t hi, bool sends) const;
-    bool satisfied(const Active& a, const Wait& wait) const;
+    bool satisfied(const Active& a, const Wait& w) const {
+        switch (w.kind) {
+            case Wait::None:
+                return true;
+            case Wait::Contribution:
+                return a.contributed >= w.need;
+            case Wait::Applied:
+                return a.steps[w.step].applied >= w.need;
+            case Wait::Sent:
+                return a.steps[w.step].sent >= w.need;
+        }
+        return true;
+    }
     void send_chunk(unsigned context, std::size_t k);
     void take_chunk(unsigned context, std::size_t k, HeldPacket& packet);
     void return_chunk(unsigned context);
