@@ -227,8 +227,7 @@ StreamMap::StreamMap(std::uint64_t buffer, std::uint64_t length) : bytes_(length
     }
 }
 
-std::uint64_t StreamMap::pending_end(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const {
-    if (from >= bytes_ || lo >= hi) return 0;
+std::uint64_t StreamMap::pending_end_pieces(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const {
     // First piece (by buffer offset) that ends after lo.
     auto it = std::partition_point(by_buffer_.begin(), by_buffer_.end(), [&](std::uint32_t i) {
         return pieces_[i].buffer + pieces_[i].length <= lo;

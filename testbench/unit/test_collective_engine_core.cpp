@@ -148,6 +148,14 @@ TEST_CASE("stream maps follow spans through uniform and unequal block layouts", 
     CHECK_FALSE(map.pending_in(0, 4, 16));  // block 2 is not in the stream
     CHECK(map.pending_in(7, 16, 24));
     CHECK_FALSE(map.pending_in(8, 16, 24));
+    // One buffer range (pending_end's fast path): stream [0,16) is buffer [8,24).
+    const StreamMap one(8, 16);
+    CHECK(one.pending_end(0, 0, 8) == 0);    // before it
+    CHECK(one.pending_end(0, 24, 32) == 0);  // after it
+    CHECK(one.pending_end(0, 10, 12) == 4);  // buffer [10,12) is stream [2,4)
+    CHECK(one.pending_end(4, 10, 12) == 0);  // the stream is past it
+    CHECK(one.pending_end(3, 0, 100) == 16);
+    CHECK(one.pending_end(16, 0, 100) == 0);  // the stream is done
 
     std::vector<std::uint8_t> buffer(24);
     for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = static_cast<std::uint8_t>(i);

@@ -158,12 +158,20 @@ class StreamMap {
     /// One past the last stream byte at or after `from` that lies in buffer
     /// bytes [lo, hi); 0 if there is none (the stream must reach it before
     /// those buffer bytes are free of it).
-    std::uint64_t pending_end(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const;
+    std::uint64_t pending_end(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const {
+        if (from >= bytes_ || lo >= hi) return 0;
+        if (pieces_.size() != 1) return pending_end_pieces(from, lo, hi);
+        const Piece& p = pieces_.front();  // one buffer range: the common case, asked per chunk
+        if (p.buffer + p.length <= lo || p.buffer >= hi) return 0;
+        const std::uint64_t end = p.stream + (std::min(hi, p.buffer + p.length) - p.buffer);
+        return end > from ? end : 0;
+    }
     /// Copies stream bytes [from, to) out of `buffer` into `out` / back.
     void gather(const std::uint8_t* buffer, std::uint64_t from, std::uint64_t to, std::uint8_t* out) const;
     void scatter(const std::uint8_t* in, std::uint64_t from, std::uint64_t to, std::uint8_t* buffer) const;
 
   private:
+    std::uint64_t pending_end_pieces(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const;
     std::vector<Piece> pieces_;             ///< stream order; buffer ranges are disjoint
     std::vector<std::uint32_t> by_buffer_;  ///< piece indices sorted by buffer offset
     std::uint64_t bytes_ = 0;
