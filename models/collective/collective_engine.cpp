@@ -1173,11 +1173,11 @@ void CollectiveEngine::progress(unsigned context) {
             spare_buffers_.push_back(std::move(request.bytes));
             continue;
         }
-        bool moved = true;
-        while (moved) {
-            moved = advance_agreement(context);
-            if (a.data) moved = advance_data(context) || moved;
-        }
+        // Each runs until it is blocked. The agreement waits only for peers'
+        // packets, which nothing in the data phase produces, so a second
+        // round would find nothing to do (it used to run one anyway).
+        advance_agreement(context);
+        if (a.data) advance_data(context);
         if (!a.agreed || !a.combining.empty()) return;
         if (a.mask == 0 && a.data) {
             const bool done = a.contributed == a.contribution.bytes() && a.first_open == a.steps.size() &&
