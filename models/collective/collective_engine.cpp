@@ -1231,6 +1231,11 @@ void CollectiveEngine::set_trace(TraceWriter* writer, std::uint32_t pid) {
 
 void CollectiveEngine::trace_event(std::uint32_t tid, const char* category, const std::string& name,
                                    std::uint64_t begin, std::uint64_t end, const std::string& args) {
+    // A phase that ended before its call's drawn start (the call was moved
+    // to where the previous call on the row finished returning its result,
+    // and a short agreement can finish before that) is not drawn: an
+    // unsigned end - begin would wrap round.
+    if (end < begin) return;
     if (!trace_->accepting()) {
         trace_->count_dropped();
         return;

@@ -254,6 +254,10 @@ struct HeldPacket {
 /// e.g. a reference it holds) until pop() hands the owner back.
 class ChannelStore {
   public:
+    ChannelStore() = default;
+    ChannelStore(const ChannelStore&) = delete;  // the last-queue cache points into this store's map
+    ChannelStore& operator=(const ChannelStore&) = delete;
+
     /// Holds one packet (`view` is a step packet; its bytes stay where they are).
     void push(const NetworkPacketView& view, void* owner = nullptr);
     /// The oldest packet of (context, sender), or null.
