@@ -41,6 +41,7 @@
 #include <iostream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -56,7 +57,23 @@ struct Run {
     double seconds = 0;      ///< wall time
     pid_t pid = -1;          ///< the launcher's pid
     bool timed_out = false;  ///< killed after the timeout
+    /// "isvp-" entries of /dev/shm and /tmp that existed before the launch:
+    /// another process's (a launcher killed outright whose pid was reused,
+    /// or an older build's), not this job's.
+    std::set<std::string> existing;
 };
+
+/// Entries of `directory` whose names start with `prefix`.
+std::vector<std::string> entries(const std::string& directory, const std::string& prefix) {
+    std::vector<std::string> result;
+    if (DIR* dir = ::opendir(directory.c_str())) {
+        while (dirent* entry = ::readdir(dir))
+            if (std::strncmp(entry->d_name, prefix.c_str(), prefix.size()) == 0) result.push_back(entry->d_name);
+        ::closedir(dir);
+    }
+    return result;
+}
+
 
 /// Runs `argv`, collecting its output; `watch` sees the output so far.
 Run run(const std::vector<std::string>& argv, double timeout_seconds,
@@ -70,6 +87,8 @@ Run run(const std::vector<std::string>& argv, double timeout_seconds,
     std::vector<char*> arguments;
     for (const std::string& argument : argv) arguments.push_back(const_cast<char*>(argument.c_str()));
     arguments.push_back(nullptr);
+    for (const char* directory : {"/dev/shm", "/tmp"})
+        for (const std::string& name : entries(directory, "isvp-")) result.existing.insert(std::string(directory) + "/" + name);
     const auto start = Clock::now();
     const pid_t pid = ::fork();
     if (pid == 0) {
@@ -134,17 +153,6 @@ std::size_t count(const std::string& text, const std::string& part) {
     std::size_t found = 0;
     for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++found;
     return found;
-}
-
-/// Entries of `directory` whose names start with `prefix`.
-std::vector<std::string> entries(const std::string& directory, const std::string& prefix) {
-    std::vector<std::string> result;
-    if (DIR* dir = ::opendir(directory.c_str())) {
-        while (dirent* entry = ::readdir(dir))
-            if (std::strncmp(entry->d_name, prefix.c_str(), prefix.size()) == 0) result.push_back(entry->d_name);
-        ::closedir(dir);
-    }
-    return result;
 }
 
 /// Processes whose parent is this program (orphans of a launcher land here).
@@ -396,8 +404,14 @@ class Checks {
     /// Nothing of launcher `pid`'s job may be left.
     void expect_clean(const Run& result, const std::string& what) {
         const std::string prefix = "isvp-" + std::to_string(result.pid) + "-";
-        const std::vector<std::string> segments = entries("/dev/shm", prefix);
-        const std::vector<std::string> directories = entries("/tmp", prefix);
+        const auto left = [&](const std::string& directory) {
+            std::vector<std::string> names;
+            for (const std::string& name : entries(directory, prefix))
+                if (result.existing.count(directory + "/" + name) == 0) names.push_back(name);
+            return names;
+        };
+        const std::vector<std::string> segments = left("/dev/shm");
+        const std::vector<std::string> directories = left("/tmp");
         std::vector<pid_t> orphans = children();
         for (pid_t orphan : orphans) {  // reap, so the next check starts clean
             ::kill(orphan, SIGKILL);
