@@ -504,6 +504,7 @@ int bench_collectives(int argc, char** argv) {
             {"G_engine_us_per_byte", loggp_parameters.G_engine}, {"G_aglu_us_per_byte", loggp_parameters.G_aglu}, {"G_cgr_us_per_byte", loggp_parameters.G_cgr},
             {"aglu_latency_us", loggp_parameters.aglu_latency}, {"device_fixed_us", loggp_parameters.device_fixed}};
         out << nlohmann::json{{"benchmark", "collectives"},
+                              {"build_commit", build_commit()},
                               {"ranks", ranks},
                               {"topology", parameters.text("topology.torus")},
                               {"offload", offload_text},

@@ -9,6 +9,12 @@
 
 #include "isvp/parameters.h"
 
+namespace isvp {
+/// The commit the binary was built from ("+" after it: with uncommitted
+/// changes; "unknown" outside a git checkout). Stamped at every build.
+const char* build_commit();
+}  // namespace isvp
+
 namespace isvp::cli {
 
 /// Adds --config FILE, --set key=value (repeatable) and --list-parameters.

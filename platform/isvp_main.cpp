@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "cli.h"
 #include "isvp/aglu_core.h"
 #include "isvp/parameters.h"
 
@@ -36,7 +37,8 @@ const std::map<std::string, Subcommand>& subcommands() {
 }
 
 void usage(std::ostream& out) {
-    out << "usage: isvp <command> [options]   (isvp <command> --help for its options)\n\ncommands:\n";
+    out << "usage: isvp <command> [options]   (isvp <command> --help for its options)\n"
+           "       isvp --version             (the commit it was built from)\n\ncommands:\n";
     for (const auto& [name, command] : subcommands()) out << "  " << name << "    " << command.summary << "\n";
 }
 
@@ -97,6 +99,10 @@ int sc_main(int argc, char** argv) {
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         usage(argc < 2 ? std::cerr : std::cout);
         return argc < 2 ? 2 : 0;
+    }
+    if (std::strcmp(argv[1], "--version") == 0) {
+        std::cout << "isvp " << isvp::build_commit() << "\n";
+        return 0;
     }
     const auto found = subcommands().find(argv[1]);
     if (found == subcommands().end()) {

@@ -194,14 +194,22 @@ def pct(value):
     return "—" if value is None else f"{value * 100:+.0f} %"
 
 
+def build_stamp(args, runs):
+    """Which build produced the figures: the commit the binary says it was
+    built from ("+": with uncommitted changes), not the checkout's, which may
+    have moved on since the build."""
+    commits = sorted({run.get("build_commit") for run in runs if run.get("build_commit")})
+    if not commits:  # no runs: ask the binary
+        words = subprocess.run([args.isvp, "--version"], capture_output=True, text=True).stdout.split()
+        commits = [words[-1] if words else "unknown"]
+    text = ", ".join(c.rstrip("+") for c in commits)
+    return f"built from commit {text}{' (with uncommitted changes)' if any(c.endswith('+') for c in commits) else ''}"
+
+
 def write_report(path, args, runs, rows, skipped, total_wall, plots):
-    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or "unknown"
-    dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
     lines = ["# Collective sweep: in-switch offload against host software, with the LogGP model", ""]
-    lines.append(f"Generated {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')} at commit {commit}"
-                 f"{' (with uncommitted changes)' if dirty else ''} by `{' '.join(sys.argv)}`; "
+    lines.append(f"Generated {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')} by an isvp "
+                 f"{build_stamp(args, runs)}, with `{' '.join(sys.argv)}`; "
                  f"total wall time {human_seconds(total_wall)}.")
     lines.append("")
     lines.append("Latency: every call after a barrier; per iteration the maximum over ranks of each rank's time "

@@ -139,6 +139,9 @@ def sweep(isvp, directory, plots):
     report = open(os.path.join(directory, "report.md")).read()
     if "## 8 nodes" not in report or "| allreduce | 1 KiB |" not in report:
         fail("report.md lacks the 8-node table")
+    built = subprocess.run([isvp, "--version"], capture_output=True, text=True).stdout.split()[-1].rstrip("+")
+    if f"built from commit {built}" not in report:
+        fail(f"report.md does not name the binary's build commit {built} (isvp --version)")
     if plots:
         for name in ("latency_allreduce.png", "latency_gather.png", "speedup.png"):
             with open(os.path.join(directory, name), "rb") as f:
