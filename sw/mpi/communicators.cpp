@@ -47,7 +47,7 @@ namespace {
 
 // ---- attributes ----------------------------------------------------------
 
-int tag_ub = (1 << 22) - 1;
+int tag_ub = static_cast<int>(kMpiTagUpperBound);
 int host_value = MPI_PROC_NULL;
 int io_value = MPI_ANY_SOURCE;
 int wtime_is_global = 1;  // one simulated time base for every rank

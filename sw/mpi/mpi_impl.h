@@ -38,12 +38,15 @@
 // Tags. The driver's tag space is 32 bits; guest::Collectives owns
 // 0x80000000 | ID << 23 | sequence. The MPI layer uses the rest:
 //   bit 31 = 0, bit 30 = 0: user point-to-point, (comm ID << 22) | user tag,
-//                           user tags 0 .. MPI_TAG_UB = 2^22 - 1
+//                           user tags 0 .. MPI_TAG_UB = 2^21 - 1; bit 21
+//                           marks a synchronous send (point_to_point.cpp)
 //   bit 31 = 0, bit 30 = 1: MPI-internal collective traffic,
 //                           (1 << 30) | (comm ID << 22) | per-communicator
-//                           sequence (collective_tag()), 22 bits
+//                           sequence (collective_tag()), 21 bits; with bit
+//                           21 set: a synchronous send's acknowledgement
 // The user receive engine never takes internal messages, and internal
 // receives are exact-tag driver receives, so they cannot match each other.
+// (Until synchronous sends got bit 21, user tags and sequences had 22 bits.)
 //
 // Plain C++17, no SystemC.
 #pragma once
@@ -250,6 +253,8 @@ void check_root(const Comm& comm, int root);
 /// `allow_proc_null`, MPI_ANY_SOURCE when `allow_any_source`).
 void check_rank(const Comm& comm, int rank, const char* what, bool allow_proc_null = true,
                 bool allow_any_source = false);
+/// MPI_TAG_UB: user tags have 21 bits of the wire tag (see Tags above).
+inline constexpr std::uint32_t kMpiTagUpperBound = (1u << 21) - 1;
 /// MPI_ERR_TAG for a tag outside 0 .. MPI_TAG_UB (MPI_ANY_TAG when `allow_any`).
 void check_tag(int tag, const char* what, bool allow_any = false);
 /// MPI_ERR_BUFFER for a null buffer with count > 0 of a type with data at

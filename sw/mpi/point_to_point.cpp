@@ -10,8 +10,34 @@
 // message, else it is posted. So a message always goes to the earliest
 // posted matching receive, messages of one sender on one communicator
 // match in the order they were sent, and nothing in the unexpected queue
-// matches a posted receive. Sends are eager: the driver copies the data to
-// its staging ring, so every send completes at once (Ssend included).
+// matches a posted receive.
+//
+// Send modes. Standard, buffered and ready sends are eager: the driver
+// copies the data to its staging ring, so they complete at once.
+// Synchronous sends (MPI_Ssend, MPI_Issend, MPI_Ssend_init; MPI 3.1 §3.4)
+// are eager too, as MPICH's eager sync protocol: the message carries the
+// synchronous bit and, after its data, the sender's 32-bit sync sequence
+// number; the receiver, when a receive matches the message (a posted
+// receive, a later receive that takes it from the unexpected queue, or
+// MPI_Mrecv/MPI_Imrecv — not a probe), sends an internal acknowledgement
+// naming that number back, and the sender's request completes when it
+// arrives. A rank waiting for an acknowledgement keeps serving incoming
+// messages (block_until pulls), so two ranks that Ssend to each other
+// before receiving block for good, as the standard says, and the
+// simulator's deadlock rule ends the job. Cancelling a synchronous send
+// that is still waiting is refused (MPI_ERR_UNSUPPORTED_OPERATION): it
+// needs the receiver's answer, which a rank blocked in a driver-level
+// collective cannot give; other sends have completed and are not cancelled.
+//
+// Wire tags (the driver's 32-bit envelope tag):
+//   bit  31      0 (guest::Collectives owns 0x80000000 and above)
+//   bit  30      0 user message, 1 MPI-internal
+//   bits 29..22  communicator ID (0..255)
+//   bit  21      user: synchronous send (a 4-byte sequence number trails
+//                the data); internal: a synchronous-send acknowledgement
+//                (data: the 4-byte sequence number)
+//   bits 20..0   user tag (MPI_TAG_UB = 2^21 - 1) or, internal, the
+//                per-communicator collective sequence
 //
 // Waiting blocks on the device's interrupts (Driver::wait); a test or probe
 // that finds nothing pays one PCIe round trip (Driver::poll(true)) so that
@@ -20,6 +46,7 @@
 #include <cstring>
 #include <deque>
 #include <list>
+#include <map>
 #include <sstream>
 
 #include "isvp/packet_format.h"
@@ -29,16 +56,19 @@ namespace isvp::mpi {
 
 namespace {
 
-constexpr std::uint32_t kTagBits = 22;
-constexpr std::uint32_t kTagUpperBound = (1u << kTagBits) - 1;  // MPI_TAG_UB
+constexpr std::uint32_t kTagUpperBound = kMpiTagUpperBound;  // user tags and collective sequences
+constexpr std::uint32_t kSynchronousBit = 1u << 21;
+constexpr std::uint32_t kCommShift = 22;
 constexpr std::uint32_t kInternalBit = 1u << 30;
 constexpr std::uint32_t kClassMask = 0xC0000000u;  // bit 31: guest collectives; bit 30: internal
+static_assert(kTagUpperBound < kSynchronousBit, "user tags must not reach the synchronous bit");
+constexpr std::size_t kSequenceBytes = sizeof(std::uint32_t);  ///< a sync send's trailer, an ack's data
 
 std::uint32_t wire_tag(const Comm& comm, int tag) {
-    return comm.guest.id << kTagBits | static_cast<std::uint32_t>(tag);
+    return comm.guest.id << kCommShift | static_cast<std::uint32_t>(tag);
 }
 unsigned wire_comm_id(std::uint32_t tag) {
-    return tag >> kTagBits & 0xFFu;
+    return tag >> kCommShift & 0xFFu;
 }
 int wire_user_tag(std::uint32_t tag) {
     return static_cast<int>(tag & kTagUpperBound);
@@ -49,16 +79,19 @@ struct Incoming {
     int source = -1;  ///< global rank
     std::uint32_t tag = 0;
     std::vector<std::uint8_t> data;
-    std::shared_ptr<Comm> comm;  ///< set once matched by MPI_Mprobe / MPI_Improbe
+    std::shared_ptr<Comm> comm;       ///< set once matched by MPI_Mprobe / MPI_Improbe
+    bool synchronous = false;         ///< its sender waits until a receive matches it
+    std::uint32_t sync_sequence = 0;  ///< the sender's number for it, echoed in the acknowledgement
 };
 
 struct Request {
     enum class Kind { Send, Receive };
     Kind kind = Kind::Send;
     bool persistent = false;
-    bool active = false;    ///< started and not yet returned by a completion call
-    bool complete = false;  ///< the operation is done
-    bool detached = false;  ///< MPI_Request_free'd while active: nobody waits for it
+    bool active = false;       ///< started and not yet returned by a completion call
+    bool complete = false;     ///< the operation is done
+    bool detached = false;     ///< MPI_Request_free'd while active: nobody waits for it
+    bool synchronous = false;  ///< a synchronous send: complete when the receiver acknowledges
     std::shared_ptr<Comm> comm;
     std::shared_ptr<Type> type;
     const void* send_buffer = nullptr;
@@ -77,6 +110,9 @@ struct Engine {
     std::deque<Incoming> unexpected;                 ///< arrival order
     HandleTable<Incoming> messages{kind::kMessage};  ///< matched by MPI_Mprobe, not yet received
     std::deque<Incoming> self_internal;              ///< internal messages a rank sent itself
+    /// Started synchronous sends not yet acknowledged, by sync sequence number.
+    std::map<std::uint32_t, std::shared_ptr<Request>> awaiting_ack;
+    std::uint32_t next_sync_sequence = 0;  ///< numbers this rank's synchronous sends
     void* attached = nullptr;                        ///< MPI_Buffer_attach (unused: sends are eager)
     int attached_bytes = 0;
     Engine() { requests.put(0, nullptr); }
@@ -136,23 +172,68 @@ void complete_receive(Request& request, int source, std::uint32_t tag, const std
     request.complete = true;
 }
 
-void deliver(int source, std::uint32_t tag, std::vector<std::uint8_t> data) {
-    Engine& e = engine();
-    for (auto it = e.posted.begin(); it != e.posted.end(); ++it)
-        if (matches(**it, source, tag)) {
-            const std::shared_ptr<Request> request = *it;
-            e.posted.erase(it);
-            complete_receive(*request, source, tag, data);
-            return;
-        }
-    e.unexpected.push_back({source, tag, std::move(data), nullptr});
+/// The sender's side of a synchronous send: the receiver acknowledged it.
+void complete_synchronous(std::uint32_t sequence) {
+    auto& waiting = engine().awaiting_ack;
+    const auto it = waiting.find(sequence);
+    if (it == waiting.end()) return;  // not ours to complete (the engine was reset since)
+    it->second->complete = true;
+    waiting.erase(it);
 }
 
-/// Moves every user message the driver has into the matching engine.
+/// The receiver's side: a receive has matched `message`; a synchronous
+/// sender is told so (an internal message, never matched by user receives).
+void acknowledge(const Incoming& message) {
+    if (!message.synchronous) return;
+    if (message.source == driver().rank()) {
+        complete_synchronous(message.sync_sequence);
+        return;
+    }
+    std::uint8_t data[kSequenceBytes];
+    std::memcpy(data, &message.sync_sequence, kSequenceBytes);
+    const std::uint32_t tag = kInternalBit | kSynchronousBit | wire_comm_id(message.tag) << kCommShift;
+    driver().send(message.source, tag, data, kSequenceBytes);
+}
+
+/// Offers a message to the posted receives; unmatched, it joins the unexpected queue.
+void deliver(Incoming message) {
+    Engine& e = engine();
+    for (auto it = e.posted.begin(); it != e.posted.end(); ++it)
+        if (matches(**it, message.source, message.tag)) {
+            const std::shared_ptr<Request> request = *it;
+            e.posted.erase(it);
+            complete_receive(*request, message.source, message.tag, message.data);
+            acknowledge(message);
+            return;
+        }
+    e.unexpected.push_back(std::move(message));
+}
+
+/// A user message from the driver; a synchronous one's trailing sequence
+/// number is taken off its data.
+Incoming arrived(guest::Driver::ArrivedMessage& message) {
+    Incoming incoming{message.source, message.tag, std::move(message.data), nullptr};
+    if ((message.tag & kSynchronousBit) != 0 && incoming.data.size() >= kSequenceBytes) {
+        const std::size_t bytes = incoming.data.size() - kSequenceBytes;
+        std::memcpy(&incoming.sync_sequence, incoming.data.data() + bytes, kSequenceBytes);
+        incoming.data.resize(bytes);
+        incoming.synchronous = true;
+    }
+    return incoming;
+}
+
+/// Moves every user message the driver has into the matching engine and
+/// completes the synchronous sends whose acknowledgements have arrived.
 void pull() {
     guest::Driver::ArrivedMessage message;
-    while (driver().take_message(guest::kAnySource, kClassMask, 0, message))
-        deliver(message.source, message.tag, std::move(message.data));
+    while (driver().take_message(guest::kAnySource, kClassMask, 0, message)) deliver(arrived(message));
+    while (driver().take_message(guest::kAnySource, kClassMask | kSynchronousBit, kInternalBit | kSynchronousBit,
+                                 message)) {
+        std::uint32_t sequence = 0;
+        if (message.data.size() != kSequenceBytes) continue;  // not an acknowledgement this layer sent
+        std::memcpy(&sequence, message.data.data(), kSequenceBytes);
+        complete_synchronous(sequence);
+    }
 }
 
 /// Pulls; if `done` is still false, polls the device once (a round trip).
@@ -200,7 +281,6 @@ void start(Request& request, const std::shared_ptr<Request>& shared) {
     const Type& type = *request.type;
     if (request.kind == Request::Kind::Send) {
         const int destination = comm.global_rank(request.peer);
-        const std::uint32_t tag = wire_tag(comm, request.tag);
         const std::size_t bytes = static_cast<std::size_t>(request.count) * type.size;
         std::vector<std::uint8_t> packed;
         const void* data = static_cast<const std::uint8_t*>(request.send_buffer) + type.true_lb;
@@ -209,13 +289,28 @@ void start(Request& request, const std::shared_ptr<Request>& shared) {
             pack(request.send_buffer, static_cast<std::size_t>(request.count), type, packed.data());
             data = packed.data();
         }
-        if (destination == driver().rank()) {
-            const auto* begin = static_cast<const std::uint8_t*>(data);
-            deliver(destination, tag, std::vector<std::uint8_t>(begin, begin + bytes));
-        } else {
-            driver().send(destination, tag, bytes > 0 ? data : nullptr, bytes);
+        const auto* begin = static_cast<const std::uint8_t*>(data);
+        Incoming message{driver().rank(), wire_tag(comm, request.tag), {}, nullptr};
+        if (request.synchronous) {
+            // Registered before anything is sent: a receive this rank already
+            // posted for a message to itself acknowledges it at once.
+            message.synchronous = true;
+            message.sync_sequence = engine().next_sync_sequence++;
+            message.tag |= kSynchronousBit;
+            engine().awaiting_ack.emplace(message.sync_sequence, shared);
         }
-        request.complete = true;
+        if (destination == driver().rank()) {
+            message.data.assign(begin, begin + bytes);
+            deliver(std::move(message));
+        } else if (request.synchronous) {
+            message.data.resize(bytes + kSequenceBytes);
+            if (bytes > 0) std::memcpy(message.data.data(), begin, bytes);
+            std::memcpy(message.data.data() + bytes, &message.sync_sequence, kSequenceBytes);
+            driver().send(destination, message.tag, message.data.data(), message.data.size());
+        } else {
+            driver().send(destination, message.tag, bytes > 0 ? data : nullptr, bytes);
+        }
+        if (!request.synchronous) request.complete = true;
         return;
     }
     pull();
@@ -224,6 +319,7 @@ void start(Request& request, const std::shared_ptr<Request>& shared) {
         const Incoming message = std::move(*it);
         engine().unexpected.erase(it);
         complete_receive(request, message.source, message.tag, message.data);
+        acknowledge(message);
         return;
     }
     engine().posted.push_back(shared);
@@ -236,19 +332,20 @@ struct Arguments {
 
 /// Checks a send's or receive's arguments; the comm and datatype they name.
 Arguments check_p2p(const void* buffer, int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
-                    bool receive, const char* buffer_name = "buf", const char* type_name = "datatype") {
+                    bool receive, const char* buffer_name = "buf", const char* type_name = "datatype",
+                    bool synchronous = false) {
     Comm& c = check_comm(comm);
     check_count(count, "count");
     const Type& type = check_datatype(datatype, type_name);
     check_rank(c, peer, receive ? "source" : "destination", true, receive);
     check_tag(tag, "tag", receive);
     check_buffer(buffer, count, type, buffer_name);
-    // One message is one processor packet: 16 envelope bytes + data within the 29-bit size.
-    constexpr std::size_t kLargest = isvp::kMaxMessageBytes - 16;
-    if (!receive && static_cast<std::size_t>(count) * type.size > kLargest)
+    // One message is one processor packet: 16 envelope bytes + data (+ a
+    // synchronous send's sequence number) within the 29-bit size.
+    const std::size_t largest = isvp::kMaxMessageBytes - 16 - (synchronous ? kSequenceBytes : 0);
+    if (!receive && static_cast<std::size_t>(count) * type.size > largest)
         fail(MPI_ERR_COUNT, "message of " + std::to_string(static_cast<std::size_t>(count) * type.size) +
-                                " bytes exceeds the platform's largest message, " + std::to_string(kLargest) +
-                                " bytes");
+                                " bytes exceeds the platform's largest message, " + std::to_string(largest) + " bytes");
     return {communicators().shared(comm), datatypes().shared(datatype)};
 }
 
@@ -268,14 +365,17 @@ std::shared_ptr<Request> make_request(Request::Kind kind, const Arguments& args,
     return request;
 }
 
-/// A nonblocking (started at once) or persistent (inactive) request.
-int new_request(const char* function, Request::Kind kind, bool persistent, const void* buffer, int count,
-                MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, MPI_Request* request) {
+/// A nonblocking (started at once) or persistent (inactive) request;
+/// `synchronous` for MPI_Issend and MPI_Ssend_init.
+int new_request(const char* function, Request::Kind kind, bool persistent, bool synchronous, const void* buffer,
+                int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, MPI_Request* request) {
     return entry(function, comm, [&] {
-        const Arguments args = check_p2p(buffer, count, datatype, peer, tag, comm, kind == Request::Kind::Receive);
+        const Arguments args = check_p2p(buffer, count, datatype, peer, tag, comm, kind == Request::Kind::Receive,
+                                         "buf", "datatype", synchronous);
         if (request == nullptr) fail(MPI_ERR_ARG, "request is NULL");
         auto made = make_request(kind, args, buffer, count, peer, tag);
         made->persistent = persistent;
+        made->synchronous = synchronous;
         if (!persistent) start(*made, made);
         *request = engine().requests.add(made);
     });
@@ -462,7 +562,7 @@ void check_buffer(const void* buffer, int count, const Type& type, const char* w
 // ---- internal messages ---------------------------------------------------------
 
 std::uint32_t collective_tag(Comm& comm) {
-    return kInternalBit | comm.guest.id << kTagBits | (comm.collective_sequence++ & kTagUpperBound);
+    return kInternalBit | comm.guest.id << kCommShift | (comm.collective_sequence++ & kTagUpperBound);
 }
 
 void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* data, std::size_t bytes) {
@@ -501,6 +601,7 @@ void reset_point_to_point() {
     e.posted.clear();
     e.unexpected.clear();
     e.self_internal.clear();
+    e.awaiting_ack.clear();
     e.requests.clear_from(1);
     e.messages.clear_from(0);
 }
@@ -521,7 +622,12 @@ int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 }
 
 int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    return PMPI_Send(buf, count, datatype, dest, tag, comm);
+    return entry("MPI_Ssend", comm, [&] {
+        const Arguments args = check_p2p(buf, count, datatype, dest, tag, comm, false, "buf", "datatype", true);
+        auto request = make_request(Request::Kind::Send, args, buf, count, dest, tag);
+        request->synchronous = true;
+        run_blocking(request, MPI_STATUS_IGNORE);
+    });
 }
 int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
     return PMPI_Send(buf, count, datatype, dest, tag, comm);
@@ -572,42 +678,48 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
 
 int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
-    return new_request("MPI_Isend", Request::Kind::Send, false, buf, count, datatype, dest, tag, comm, request);
+    return new_request("MPI_Isend", Request::Kind::Send, false, false, buf, count, datatype, dest, tag, comm, request);
 }
 int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
-    return new_request("MPI_Issend", Request::Kind::Send, false, buf, count, datatype, dest, tag, comm, request);
+    return new_request("MPI_Issend", Request::Kind::Send, false, true, buf, count, datatype, dest, tag, comm, request);
 }
 int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
-    return new_request("MPI_Ibsend", Request::Kind::Send, false, buf, count, datatype, dest, tag, comm, request);
+    return new_request("MPI_Ibsend", Request::Kind::Send, false, false, buf, count, datatype, dest, tag, comm, request);
 }
 int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
-    return new_request("MPI_Irsend", Request::Kind::Send, false, buf, count, datatype, dest, tag, comm, request);
+    return new_request("MPI_Irsend", Request::Kind::Send, false, false, buf, count, datatype, dest, tag, comm, request);
 }
 int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
-    return new_request("MPI_Irecv", Request::Kind::Receive, false, buf, count, datatype, source, tag, comm, request);
+    return new_request("MPI_Irecv", Request::Kind::Receive, false, false, buf, count, datatype, source, tag, comm,
+                       request);
 }
 int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
-    return new_request("MPI_Send_init", Request::Kind::Send, true, buf, count, datatype, dest, tag, comm, request);
+    return new_request("MPI_Send_init", Request::Kind::Send, true, false, buf, count, datatype, dest, tag, comm,
+                       request);
 }
 int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
-    return new_request("MPI_Ssend_init", Request::Kind::Send, true, buf, count, datatype, dest, tag, comm, request);
+    return new_request("MPI_Ssend_init", Request::Kind::Send, true, true, buf, count, datatype, dest, tag, comm,
+                       request);
 }
 int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
-    return new_request("MPI_Bsend_init", Request::Kind::Send, true, buf, count, datatype, dest, tag, comm, request);
+    return new_request("MPI_Bsend_init", Request::Kind::Send, true, false, buf, count, datatype, dest, tag, comm,
+                       request);
 }
 int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
-    return new_request("MPI_Rsend_init", Request::Kind::Send, true, buf, count, datatype, dest, tag, comm, request);
+    return new_request("MPI_Rsend_init", Request::Kind::Send, true, false, buf, count, datatype, dest, tag, comm,
+                       request);
 }
 int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request* request) {
-    return new_request("MPI_Recv_init", Request::Kind::Receive, true, buf, count, datatype, source, tag, comm, request);
+    return new_request("MPI_Recv_init", Request::Kind::Receive, true, false, buf, count, datatype, source, tag, comm,
+                       request);
 }
 
 int PMPI_Start(MPI_Request* request) {
@@ -771,8 +883,13 @@ int PMPI_Cancel(MPI_Request* request) {
         if (request == nullptr) fail(MPI_ERR_REQUEST, "request is NULL");
         Request* found = check_request(*request, "request");
         if (found == nullptr) fail(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
-        if (!found->active || found->complete || found->kind == Request::Kind::Send)
-            return;  // a send is already on its way; a completed operation cannot be cancelled
+        if (!found->active || found->complete) return;  // a completed operation cannot be cancelled
+        if (found->kind == Request::Kind::Send) {
+            // Only a synchronous send is still pending: no receive has matched it.
+            fail(MPI_ERR_UNSUPPORTED_OPERATION,
+                 "cancelling a synchronous send that no receive has matched yet is not supported (MPI 4.0 "
+                 "deprecates cancelling sends); the request stays active and completes when a receive matches it");
+        }
         auto& posted = engine().posted;
         posted.remove_if([&](const std::shared_ptr<Request>& r) { return r.get() == found; });
         set_empty(found->status);
@@ -842,6 +959,7 @@ static void matched_receive(void* buf, int count, MPI_Datatype datatype, MPI_Mes
     const std::shared_ptr<Incoming> matched = engine().messages.shared(*message);
     if (!matched) fail(MPI_ERR_REQUEST, "message is not a message matched by MPI_Mprobe/MPI_Improbe");
     receive_matched(*matched, buf, count, datatype, request);
+    acknowledge(*matched);  // a matched probe does not release a synchronous sender; this receive does
     engine().messages.remove(*message);
     *message = MPI_MESSAGE_NULL;
 }

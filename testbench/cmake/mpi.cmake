@@ -60,6 +60,7 @@ isvp_mpi_program(mpi_operations mpi_operations.c)
 isvp_mpi_program(mpi_communicators mpi_communicators.c)
 isvp_mpi_program(mpi_point_to_point mpi_point_to_point.cpp)
 isvp_mpi_program(mpi_failures mpi_failures.c)
+isvp_mpi_program(mpi_ssend mpi_ssend.c)
 
 isvp_mpi_test(environment_and_errors 2 2x1x1 mpi_environment)
 # --compute-scale: guest CPU time is charged (1) or not (0, the default).
@@ -74,6 +75,17 @@ isvp_mpi_test(datatypes 2 2x1x1 mpi_datatypes)
 isvp_mpi_test(operations_every_type 2 2x1x1 mpi_operations)
 isvp_mpi_test(communicators_and_groups 8 2x2x2 mpi_communicators)
 isvp_mpi_test(point_to_point 4 2x2x1 mpi_point_to_point)
+# Synchronous sends complete only once a receive matched them (not a probe);
+# each outstanding Issend has its own acknowledgement; standard sends stay eager.
+isvp_mpi_test(ssend 3 3x1x1 mpi_ssend)
+# Two ranks that Ssend to each other before receiving block for good: the
+# simulator's deadlock rule ends the job with its report.
+add_test(NAME mpi_ssend_head_to_head_deadlocks
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 1
+                 "MPI_Ssend: the job is ending: .*deadlock at .*every live rank waits" --
+                 timeout 60 $<TARGET_FILE:isvp> run -n 3 --set topology.torus=3x1x1 --set job.kill_grace_ms=300 --
+                 ${isvp_mpi_test_binaries}/mpi_ssend head-to-head)
+set_tests_properties(mpi_ssend_head_to_head_deadlocks PROPERTIES TIMEOUT 120 LABELS mpi RUN_SERIAL TRUE)
 
 # The unseen-program check: programs written in the style of well-known MPI
 # suites (OSU, MPICH's tests, IMB) compile unchanged and pass. They need the
