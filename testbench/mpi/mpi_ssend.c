@@ -9,6 +9,7 @@
  *      ... mpi_ssend head-to-head   (ranks 0 and 1 Ssend to each
  *      other before receiving: must end in the simulator's deadlock report)
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi_check.h"
@@ -264,6 +265,46 @@ static void cancel_is_refused(void) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* A synchronous message of many network packets, of a length that is no
+ * multiple of 4 (the sequence number trails the data), and one of a
+ * non-contiguous datatype: the receiver gets exactly the data. */
+static void large_and_derived(void) {
+    enum { kBytes = (1 << 20) + 3, kInts = 1000 };
+    if (rank == 0) {
+        unsigned char* bytes = malloc(kBytes);
+        for (int i = 0; i < kBytes; ++i) bytes[i] = (unsigned char)(i * 7);
+        int strided[2 * kInts];
+        for (int i = 0; i < 2 * kInts; ++i) strided[i] = i % 2 ? -1 : i / 2;
+        MPI_Datatype every_other;
+        MPI_Type_vector(kInts, 1, 2, MPI_INT, &every_other);
+        MPI_Type_commit(&every_other);
+        MPI_Request request;
+        MPI_Issend(strided, 1, every_other, 2, 91, MPI_COMM_WORLD, &request);
+        MPI_Ssend(bytes, kBytes, MPI_BYTE, 2, 90, MPI_COMM_WORLD);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        MPI_Type_free(&every_other);
+        free(bytes);
+    } else if (rank == 2) {
+        unsigned char* bytes = malloc(kBytes + 8);
+        memset(bytes, 0xEE, kBytes + 8);
+        MPI_Status status;
+        MPI_Recv(bytes, kBytes + 8, MPI_BYTE, 0, 90, MPI_COMM_WORLD, &status);
+        int count = -1, same = 1;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        CHECK_INT(count, kBytes);
+        for (int i = 0; i < kBytes; ++i) same = same && bytes[i] == (unsigned char)(i * 7);
+        CHECK(same && bytes[kBytes] == 0xEE);
+        int values[kInts + 1];
+        values[kInts] = -2;
+        MPI_Recv(values, kInts + 1, MPI_INT, 0, 91, MPI_COMM_WORLD, &status);
+        MPI_Get_count(&status, MPI_INT, &count);
+        CHECK_INT(count, kInts);
+        for (int i = 0; i < kInts; ++i) same = same && values[i] == i;
+        CHECK(same && values[kInts] == -2);
+        free(bytes);
+    }
+}
+
 /* Concatenates its operands (a user op: the collective always runs in
  * software, over internal messages): in-order fold of rank digits. */
 static void append_digits(void* in, void* inout, int* count, MPI_Datatype* type) {
@@ -322,6 +363,7 @@ int main(int argc, char** argv) {
     persistent_synchronous();
     to_itself();
     cancel_is_refused();
+    large_and_derived();
     collective_while_blocked();
     MPI_Finalize();
     return mpi_check_done("mpi_ssend", rank);
