@@ -15,6 +15,7 @@ leaked=$(comm -13 <(echo "$before") <(echo "$after"))
 [[ -z $leaked ]] || { echo "FAIL shared memory left behind: $leaked"; failed=1; }
 guest=$(basename "${@: -2:1}")  # the guest program: the argument before its scenario
 sleep 0.2
-if pgrep -x "$guest" >/dev/null; then echo "FAIL $guest processes left behind"; failed=1; fi
+# The kernel keeps the first 15 characters of a process name (comm): match those.
+if pgrep -x "${guest:0:15}" >/dev/null; then echo "FAIL $guest processes left behind"; failed=1; fi
 echo "$((1 - failed)) passed, $failed failed"
 exit $failed
