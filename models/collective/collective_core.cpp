@@ -298,7 +298,8 @@ std::string describe_mismatch(std::uint32_t mask) {
                                          "operation/datatype unsupported at a member",
                                          "contribution size at a member",
                                          "arguments outside a member's CT row or buffer",
-                                         "a step packet that disagrees with the schedule"};
+                                         "a step packet that disagrees with the schedule",
+                                         "a member's CT row was released (collective aborted)"};
     std::string out;
     for (unsigned bit = 0; bit < sizeof kNames / sizeof kNames[0]; ++bit)
         if (mask >> bit & 1u) out += (out.empty() ? "" : ", ") + std::string(kNames[bit]);

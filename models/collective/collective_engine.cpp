@@ -319,19 +319,34 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
     const unsigned context = v.network.context_id;
     Context& c = contexts_[context];
     const std::uint16_t sender = v.processor.rank;
+    const std::uint8_t step = v.network.step;
     if (!ct_[context].valid) {
+        if (c.released) {
+            // Late packets of the collectives a RELEASE aborted: discarded,
+            // a data packet's window credit still goes back to its sender.
+            ++statistics_.stale;
+            if (step >= 1 && step <= kMaxScheduleSteps) owe_credit(context, sender);
+            return;
+        }
         drop("context " + std::to_string(context) + " has no valid CT row");
         return;
     }
-    const std::uint8_t step = v.network.step;
     if (step == kCreditStep) {
         if (v.payload_bytes != 4) return drop("credit packet with " + std::to_string(v.payload_bytes) + " bytes");
-        // A peer not heard from yet starts with a full window.
+        // A peer not heard from yet starts with a full window. Never more
+        // than a window: credits of packets sent before a RELEASE/LOAD
+        // reset the counter may still come back.
         std::int32_t& credits =
             send_credits_.try_emplace(key(context, sender), static_cast<std::int32_t>(config_.window_packets))
                 .first->second;
-        credits = static_cast<std::int32_t>(static_cast<std::uint32_t>(credits) + load_le32(v.payload));
+        credits = static_cast<std::int32_t>(std::min<std::uint64_t>(
+            config_.window_packets, static_cast<std::uint64_t>(std::max(credits, 0)) + load_le32(v.payload)));
         progress(context);
+        return;
+    }
+    if (step == kAbortStep) {
+        if (v.payload_bytes != 4) return drop("abort notice with " + std::to_string(v.payload_bytes) + " bytes");
+        abort_notice(context, static_cast<std::uint16_t>(load_le32(v.payload) & kStepSequenceMask));
         return;
     }
     if (step == kAgreeStep) {
@@ -537,7 +552,7 @@ void CollectiveEngine::discard_stale(unsigned context) {
         }
 }
 
-void CollectiveEngine::purge_context(unsigned context) {
+void CollectiveEngine::purge_context(unsigned context, bool keep_globals) {
     Context& c = contexts_[context];
     const auto ctx = static_cast<std::uint8_t>(context);
     for (const std::uint16_t sender : channels_.senders(ctx))
@@ -548,9 +563,69 @@ void CollectiveEngine::purge_context(unsigned context) {
     for (auto it = owed_.begin(); it != owed_.end();) it = (it->first >> 16) == context ? owed_.erase(it) : std::next(it);
     for (StepRun& r : c.active.steps) r.owed = nullptr;  // pointed at erased entries
     c.agreements.clear();
-    c.globals.clear();
+    c.aborts.clear();
+    if (!keep_globals) c.globals.clear();
     c.have_sequence = false;
     c.window_limit = 0;
+}
+
+bool CollectiveEngine::row_busy(unsigned context) const {
+    const Context& c = contexts_[context];
+    return c.active.running || !c.waiting.empty() || c.streaming || c.assembly.open;
+}
+
+void CollectiveEngine::release_row(unsigned context) {
+    Context& c = contexts_[context];
+    const bool busy = row_busy(context);
+    if (busy) {
+        const std::uint64_t before = statistics_.aborted;
+        if (c.active.running) abort_running(context);
+        while (!c.waiting.empty()) {  // complete requests queued behind it
+            Request r = std::move(c.waiting.front());
+            c.waiting.pop_front();
+            abort_request(context, r.network, r.bytes.data(), r.bytes.size(), r.first_at);
+            r.bytes.clear();
+            spare_buffers_.push_back(std::move(r.bytes));
+        }
+        if (c.assembly.open) {  // a request still arriving: the rest of it is discarded
+            Request& r = c.assembly;
+            abort_request(context, r.network, r.bytes.data(), r.received, r.first_at);
+            c.discard_host += static_cast<std::uint32_t>(r.bytes.size()) - r.received;
+            r.open = false;
+        }
+        if (c.streaming) {  // a request whose envelope is not in yet
+            abort_request(context, c.head, c.prefix.data(), c.prefix.size(), c.head_at);
+            c.discard_host += c.head_message - static_cast<std::uint32_t>(c.prefix.size());
+            c.streaming = false;
+            c.prefix.clear();
+        }
+        // Held packets are freed and their senders get the credits back now.
+        const auto ctx = static_cast<std::uint8_t>(context);
+        for (const std::uint16_t sender : channels_.senders(ctx))
+            while (channels_.front(ctx, sender)) {
+                pop_held(ctx, sender);
+                ++statistics_.stale;
+                owe_credit(context, sender);
+            }
+        for (auto& [k, owed] : owed_)
+            if ((k >> 16) == context && owed.count) {
+                flush_credits_of(context, static_cast<std::uint16_t>(k & 0xFFFF), owed);
+                owed.count = 0;
+            }
+        SC_REPORT_WARNING(kReportType, (std::string(name()) + ": CT row " + std::to_string(context) +
+                                        " released while busy: " + std::to_string(statistics_.aborted - before) +
+                                        " collective(s) on it aborted (error 5)")
+                                           .c_str());
+    }
+    // Busy: the comm rank -> global rank map stays until the next LOAD, so
+    // late packets' credits can still be returned.
+    purge_context(context, busy);
+    if (ct_[context].valid) reserved_bytes_ -= c.reserved;
+    c.reserved = 0;
+    ct_[context].valid = false;
+    c.released = busy;
+    namespace st = regmap::ct_command_status;
+    command_status_ = st::RESULT.make(busy ? st::kReleasedAborting : st::kDone) | st::ROW.make(context);
 }
 
 void CollectiveEngine::load_row(unsigned context) {
@@ -561,8 +636,16 @@ void CollectiveEngine::load_row(unsigned context) {
         if (row.tag[k] == CtRow::Higher || row.tag[k] == CtRow::Lower) ++present;
     const std::uint64_t need = config_.row_reservation(present);
     const std::uint64_t others = reserved_bytes_ - (ct_[context].valid ? c.reserved : 0);
+    namespace st = regmap::ct_command_status;
+    if (c.released)  // credits owed for late packets of the aborted collectives go back first
+        for (auto& [k, owed] : owed_)
+            if ((k >> 16) == context && owed.count) {
+                flush_credits_of(context, static_cast<std::uint16_t>(k & 0xFFFF), owed);
+                owed.count = 0;
+            }
     purge_context(context);
     if (others + need > config_.early_buffer_bytes) {
+        command_status_ = st::RESULT.make(st::kLoadRefusedMemory) | st::ROW.make(context);
         ++statistics_.rows_refused;
         ct_[context].valid = false;
         reserved_bytes_ = others;
@@ -576,6 +659,8 @@ void CollectiveEngine::load_row(unsigned context) {
                               .c_str());
         return;
     }
+    command_status_ = st::RESULT.make(st::kDone) | st::ROW.make(context);
+    c.released = false;
     row.valid = true;
     ct_[context] = row;
     reserved_bytes_ = others + need;
@@ -590,10 +675,11 @@ void CollectiveEngine::load_row(unsigned context) {
 // ---------------------------------------------------------------------------
 // Collectives: start
 
-std::optional<std::uint16_t> CollectiveEngine::peer_node(const Active& a, int peer) const {
-    std::optional<std::uint16_t> global = a.row.neighbour(a.rank, peer);
-    if (!global && peer == 0) global = a.envelope.global_rank0;
-    if (!global && peer == a.envelope.root) global = a.envelope.global_root;
+std::optional<std::uint16_t> CollectiveEngine::peer_node(const CtRow& row, int rank, const CollectiveEnvelope& e,
+                                                         int peer) const {
+    std::optional<std::uint16_t> global = row.neighbour(rank, peer);
+    if (!global && peer == 0) global = e.global_rank0;
+    if (!global && peer == e.root) global = e.global_root;
     if (!global) return std::nullopt;
     if (forwarding_[*global] >= nodes_) return std::nullopt;
     return forwarding_[*global];
@@ -790,6 +876,156 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.mask = a.mine.errors;
     take_contribution(a, 0, prefix, prefix_bytes);
     discard_stale(context);
+    // A peer aborted this collective before it started here.
+    for (auto it = c.aborts.begin(); it != c.aborts.end();) {
+        const int order = compare_sequence(*it, a.sequence);
+        if (order == 0 && !a.aborted) abandon(context);
+        it = order <= 0 ? c.aborts.erase(it) : std::next(it);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Collectives: aborts (a RELEASE of a busy row, here or at a peer)
+
+std::vector<std::uint16_t> CollectiveEngine::active_peer_nodes(unsigned context) const {
+    const Active& a = contexts_[context].active;
+    std::vector<std::uint16_t> nodes;
+    const auto add = [&](int peer) {
+        if (peer < 0) return;
+        if (const std::optional<std::uint16_t> n = peer_node(a, peer)) nodes.push_back(*n);
+    };
+    for (const Step& s : a.agree.steps) {
+        if (s.send) add(s.send->peer);
+        if (s.receive) add(s.receive->peer);
+    }
+    for (const StepRun& r : a.steps) {
+        add(r.send_peer);
+        add(r.recv_peer);
+    }
+    return nodes;
+}
+
+void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header, int rank, std::uint32_t sequence,
+                                   std::vector<std::uint16_t> nodes) {
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    for (const std::uint16_t node : nodes) {
+        if (node == node_) continue;
+        NetworkHeader network = header;
+        network.destination = node;
+        network.context_id = static_cast<std::uint8_t>(context);
+        network.step = kAbortStep;
+        ProcessorHeader processor;
+        processor.opcode = header.opcode;
+        processor.context_id = network.context_id;
+        processor.rank = static_cast<std::uint16_t>(rank);
+        processor.message_bytes = 4;
+        std::uint8_t payload[4];
+        store_le32(payload, sequence);
+        ++statistics_.abort_packets;
+        // Behind this switch's data to that node: the notice is the last
+        // packet of the collective it gets from here.
+        emit(net_port_, network, processor, 0, payload, 4, false);
+    }
+}
+
+void CollectiveEngine::abandon(unsigned context) {
+    Context& c = contexts_[context];
+    Active& a = c.active;
+    a.aborted = true;
+    a.mask |= mismatch::kReleased;
+    send_aborts(context, a.header, a.rank, a.mine.sequence, active_peer_nodes(context));
+    for (std::size_t k = a.agree_step; k < a.agree.steps.size(); ++k) {
+        const Step& s = a.agree.steps[k];
+        if (!s.send || (k == a.agree_step && a.agree_sent)) continue;
+        const std::optional<std::uint16_t> to = peer_node(a, s.send->peer);
+        if (!to) continue;  // the forwarding table changed under it
+        NetworkHeader network = a.header;
+        network.destination = *to;
+        network.context_id = static_cast<std::uint8_t>(context);
+        network.step = kAgreeStep;
+        ProcessorHeader processor;
+        processor.opcode = a.header.opcode;
+        processor.context_id = network.context_id;
+        processor.rank = static_cast<std::uint16_t>(a.rank);
+        processor.message_bytes = CollectiveArguments::kBytes;
+        CollectiveArguments mine = a.mine;
+        mine.errors = a.mask;
+        std::uint8_t payload[CollectiveArguments::kBytes];
+        mine.write(payload);
+        ++statistics_.agreement_packets;
+        emit(net_port_, network, processor, 0, payload, CollectiveArguments::kBytes, true);
+    }
+    // The records it did not take stay queued; the next collective skips them (older sequence).
+    a.agree_step = a.agree.steps.size();
+    a.agree_sent = false;
+}
+
+void CollectiveEngine::abort_running(unsigned context) {
+    Active& a = contexts_[context].active;
+    if (!a.aborted) abandon(context);
+    advance_agreement(context);  // nothing left to wait for: marks it agreed (trace)
+    // Chunks still in the AgLUs are dropped with the rest: the row goes now.
+    a.combining.clear();
+    combining_contexts_ &= ~(1u << context);
+    finish(context);
+}
+
+void CollectiveEngine::abort_request(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix,
+                                     std::size_t prefix_bytes, const sc_core::sc_time& arrival) {
+    if (trace_) trace_call_begin(context, header, prefix, prefix_bytes, arrival);
+    int rank = 0;
+    const CtRow& row = ct_[context];
+    if (prefix_bytes >= CollectiveEnvelope::kBytes && row.valid) {
+        const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
+        const std::optional<int> own = row.own_rank();
+        if (own && e.size > 0 && *own < e.size && row.consistent_with(e.size, *own)) {
+            rank = *own;
+            // The peers it would have exchanged with: the agreement's and the data schedule's.
+            std::vector<std::uint16_t> nodes;
+            const auto add = [&](const Schedule& schedule) {
+                for (const Step& s : schedule.steps)
+                    for (const auto* t : {&s.send, &s.receive})
+                        if (*t)
+                            if (const std::optional<std::uint16_t> n = peer_node(row, rank, e, (*t)->peer))
+                                nodes.push_back(*n);
+            };
+            add(make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling, e.size, rank, 0, Fold::Hypercube));
+            try {
+                add(make_schedule(header.opcode, static_cast<Algorithm>(header.algorithm & 3), e.size, rank, e.root,
+                                  Fold::Hypercube));
+            } catch (const std::exception&) {
+                // Arguments the switch would have refused: the agreement's peers are told.
+            }
+            send_aborts(context, header, rank, e.sequence, std::move(nodes));
+        }
+    }
+    ++statistics_.aborted;
+    fail_now(context, header, rank, CollectiveError::Aborted, mismatch::kReleased,
+             "aborted before it started: its CT row was released");
+}
+
+void CollectiveEngine::abort_notice(unsigned context, std::uint16_t sequence) {
+    Context& c = contexts_[context];
+    Active& a = c.active;
+    if (a.running && a.sequence == sequence) {
+        if (!a.aborted) {
+            abandon(context);
+            progress(context);
+        }
+        return;
+    }
+    const bool older = (a.running && compare_sequence(sequence, a.sequence) < 0) ||
+                       (!a.running && c.have_sequence && compare_sequence(sequence, c.next_sequence) < 0);
+    if (older) {  // that collective already ended here
+        ++statistics_.stale;
+        return;
+    }
+    if (std::find(c.aborts.begin(), c.aborts.end(), sequence) != c.aborts.end()) return;  // from another peer
+    if (c.aborts.size() >= kMaxAgreementsHeld)
+        return drop("more than " + std::to_string(kMaxAgreementsHeld) + " abort notices held on context " +
+                    std::to_string(context));
+    c.aborts.push_back(sequence);
 }
 
 void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedule, const BlockSpan& contribution) {
@@ -876,6 +1112,12 @@ bool CollectiveEngine::advance_agreement(unsigned context) {
         }
         if (s.receive) {
             auto& q = c.agreements[static_cast<std::uint16_t>(s.receive->peer)];
+            // Records of an aborted collective that ended here before it took them.
+            while (!q.empty() &&
+                   compare_sequence(static_cast<std::uint16_t>(q.front().sequence & kStepSequenceMask), a.sequence) < 0) {
+                q.pop_front();
+                ++statistics_.stale;
+            }
             if (q.empty()) return moved;
             a.mask |= q.front().errors | mismatch_fields(a.mine, q.front());
             q.pop_front();
@@ -1193,10 +1435,14 @@ void CollectiveEngine::finish(unsigned context) {
     Active& a = c.active;
     const std::uint32_t mask = a.mask;
     if (mask != 0) {
-        const CollectiveError code = a.local != CollectiveError::None ? a.local : CollectiveError::Mismatch;
-        const std::string why = a.local != CollectiveError::None
-                                    ? a.local_why + " (every member reports it: " + describe_mismatch(mask) + ")"
-                                    : "arguments disagree across the members: " + describe_mismatch(mask);
+        const CollectiveError code = (mask & mismatch::kReleased)         ? CollectiveError::Aborted
+                                     : a.local != CollectiveError::None ? a.local
+                                                                        : CollectiveError::Mismatch;
+        const std::string why =
+            code == CollectiveError::Aborted   ? "aborted: " + describe_mismatch(mask)
+            : a.local != CollectiveError::None ? a.local_why + " (every member reports it: " + describe_mismatch(mask) + ")"
+                                               : "arguments disagree across the members: " + describe_mismatch(mask);
+        if (code == CollectiveError::Aborted) ++statistics_.aborted;
         fail_now(context, a.header, a.rank, code, mask, why);
     } else {
         ++statistics_.collectives;
@@ -1368,13 +1614,25 @@ void CollectiveEngine::on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_tim
     } else if (offset == regmap::CT_COMMAND) {
         read = 0;
         if (write && regmap::ct_command::LOAD.get(value)) {
-            load_row(ct_select_);
+            if (row_busy(ct_select_)) {
+                namespace st = regmap::ct_command_status;
+                command_status_ = st::RESULT.make(st::kLoadRefusedBusy) | st::ROW.make(ct_select_);
+                ++statistics_.loads_refused_busy;
+                SC_REPORT_WARNING(kReportType, (std::string(name()) + ": CT row " + std::to_string(ct_select_) +
+                                                " busy (a collective runs on it or is queued): LOAD refused, the row "
+                                                "is unchanged (CT_COMMAND_STATUS)")
+                                                   .c_str());
+            } else {
+                load_row(ct_select_);
+            }
         } else if (write && regmap::ct_command::RELEASE.get(value)) {
-            purge_context(ct_select_);
-            if (ct_[ct_select_].valid) reserved_bytes_ -= contexts_[ct_select_].reserved;
-            contexts_[ct_select_].reserved = 0;
-            ct_[ct_select_].valid = false;
+            release_row(ct_select_);
         }
+    } else if (offset == regmap::CT_BUSY) {
+        read = 0;
+        for (unsigned c = 0; c < kRows; ++c) read |= (row_busy(c) ? 1u : 0u) << c;
+    } else if (offset == regmap::CT_COMMAND_STATUS) {
+        read = command_status_;
     } else if (offset >= regmap::CT_STAGING(0) && offset < regmap::CT_STAGING(regmap::kCtStagingDwords)) {
         std::uint32_t& dword = staging_[(offset - regmap::CT_STAGING_BASE) / 4];
         if (write) dword = value;

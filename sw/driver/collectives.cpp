@@ -68,6 +68,8 @@ std::string switch_error(std::uint32_t code, std::uint32_t detail) {
             return "3 (arguments disagree across ranks: " + describe_mismatch(detail) + ")";
         case 4:
             return "4 (size outside the communicator-table row" + members + ")";
+        case 5:
+            return "5 (aborted: a member's communicator-table row was released during the call)";
         default:
             return std::to_string(code);
     }

@@ -11,17 +11,22 @@ foreach(shape 2x2x2 4x2x1 4x4x2)
   # row and a corrupted host packet are dropped and counted.
   add_test(NAME collective_engine_${shape}_two_jobs_share_switches
            COMMAND collective_tb --set topology.torus=${shape} --scenario jobs)
+  set_tests_properties(collective_engine_${shape}_all_collectives collective_engine_${shape}_two_jobs_share_switches
+                       PROPERTIES LABELS collective)
 endforeach()
 foreach(shape 2x2x2 4x2x1)
   # float64 results bit-identical across two timing configurations.
   add_test(NAME collective_engine_${shape}_float_digest_timing_independent
            COMMAND sh -c "a=$($<TARGET_FILE:collective_tb> --set topology.torus=${shape} | grep digest) && b=$($<TARGET_FILE:collective_tb> --set topology.torus=${shape} --set collective.clock_mhz=97 --set collective.packet_payload_bytes=128 --set aglu.pipeline_stages=9 --set aurora.latency_ns=700 --set collective.window_packets=2 --set collective.credit_delay_ns=3000 --set collective.cgr_aglus=1 | grep digest) && echo \"$a / $b\" && test -n \"$a\" && test \"$a\" = \"$b\"")
+  set_tests_properties(collective_engine_${shape}_float_digest_timing_independent PROPERTIES LABELS collective)
 endforeach()
 add_test(NAME collective_engine_2x2x2_rtl_aglu COMMAND collective_tb --set topology.torus=2x2x2 --set aglu.impl=rtl)
 # One-packet windows in a 64 KiB pool: everything still completes.
 add_test(NAME collective_engine_2x2x2_one_packet_windows
          COMMAND collective_tb --set topology.torus=2x2x2 --set collective.window_packets=1
                  --set collective.early_buffer_bytes=65536)
+set_tests_properties(collective_engine_2x2x2_rtl_aglu collective_engine_2x2x2_one_packet_windows
+                     PROPERTIES LABELS collective)
 
 # The scenario that deadlocked the first engine (a 64 KiB early buffer that
 # back-pressured the network): 1 MiB collectives with 4-packet windows in a
@@ -82,3 +87,20 @@ if(ISVP_LONG_TESTS)
   set_tests_properties(collective_offload_check_long_1MiB_4x4x2
                        PROPERTIES TIMEOUT 1800 LABELS "collective;long" FAIL_REGULAR_EXPRESSION "mismatch")
 endif()
+
+# A CT row RELEASEd while a collective runs on it (and another queued):
+# every member completes both with error 5 (aborted), Z's new LOAD and a new
+# communicator on the row then work (results exact); a LOAD of a busy row is
+# refused and leaves it unchanged; the concurrent communicator on the same
+# switches is unaffected (int32 exact, float64 digest the same as without
+# the release); nothing leaks; every call on the row is drawn in the trace.
+isvp_systemc_testbench(collective_release_tb isvp_collective isvp_torus_fabric)
+foreach(shape 2x2x2 4x2x1)
+  add_test(NAME collective_engine_${shape}_release_busy_row
+           COMMAND collective_release_tb --set topology.torus=${shape}
+                   --trace ${CMAKE_CURRENT_BINARY_DIR}/collective_release_${shape}.json)
+  add_test(NAME collective_engine_${shape}_release_leaves_other_context_bit_exact
+           COMMAND sh -c "a=$($<TARGET_FILE:collective_release_tb> --set topology.torus=${shape} | grep digest) && b=$($<TARGET_FILE:collective_release_tb> --set topology.torus=${shape} --no-release 1 | grep digest) && echo \"$a / $b\" && test -n \"$a\" && test \"$a\" = \"$b\"")
+  set_tests_properties(collective_engine_${shape}_release_busy_row
+                       collective_engine_${shape}_release_leaves_other_context_bit_exact PROPERTIES LABELS collective)
+endforeach()

@@ -29,11 +29,15 @@ enum class CollectiveError : std::uint32_t {
     Unsupported = 2,      ///< (operation, datatype) or algorithm the switch does not run
     Mismatch = 3,         ///< arguments that disagree (contribution size, peers' packets)
     SizeOutsideRow = 4,   ///< communicator size/root/rank inconsistent with the row
+    Aborted = 5,          ///< a member's CT row was released while the collective ran or was queued
 };
 inline constexpr std::uint8_t kErrorStep = 0xFF;   ///< step field of an error result (to the host)
 inline constexpr std::uint8_t kAgreeStep = 0xFE;   ///< step field of an argument-agreement packet
 inline constexpr std::uint8_t kCreditStep = 0xFD;  ///< step field of a window-credit return
-inline constexpr std::size_t kMaxScheduleSteps = 0xFC;  ///< step packets carry step index + 1
+/// Step field of an abort notice (payload: u32 sequence): the sender's
+/// collective of that sequence was aborted (a RELEASE of its CT row).
+inline constexpr std::uint8_t kAbortStep = 0xFC;
+inline constexpr std::size_t kMaxScheduleSteps = 0xFB;  ///< step packets carry step index + 1
 /// Bytes of an error result's payload: u32 code, u32 mismatch mask.
 inline constexpr std::uint32_t kErrorResultBytes = 8;
 
@@ -212,6 +216,7 @@ inline constexpr std::uint32_t kUnsupported = 1u << 8;   ///< a member's switch 
 inline constexpr std::uint32_t kContribution = 1u << 9;  ///< a member's contribution size disagreed with its arguments
 inline constexpr std::uint32_t kRow = 1u << 10;          ///< a member's arguments exceed its CT row or buffer (error 4 there)
 inline constexpr std::uint32_t kData = 1u << 11;         ///< a step packet disagreed with the schedule
+inline constexpr std::uint32_t kReleased = 1u << 12;     ///< a member's CT row was released: aborted (error 5)
 }  // namespace mismatch
 /// Bits for the fields in which `theirs` differs from `mine`.
 std::uint32_t mismatch_fields(const CollectiveArguments& mine, const CollectiveArguments& theirs);

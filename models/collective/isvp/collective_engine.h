@@ -87,7 +87,10 @@ struct CollectiveStatistics {
     std::uint64_t collectives = 0;        ///< completed without error
     std::uint64_t errors = 0;             ///< completed with an error result (ACCEL_ERRORS)
     std::uint64_t dropped = 0;            ///< collective packets dropped (ACCEL_DROPPED)
-    std::uint64_t stale = 0;              ///< step packets of an aborted collective discarded
+    std::uint64_t stale = 0;              ///< packets of a collective that ended with an error/abort discarded
+    std::uint64_t aborted = 0;            ///< collectives that completed with error 5 (a row RELEASEd mid-run)
+    std::uint64_t abort_packets = 0;      ///< abort notices sent to peers
+    std::uint64_t loads_refused_busy = 0; ///< CT LOADs refused: the row was busy
     std::uint64_t step_packets_sent = 0;  ///< data packets to peers
     std::uint64_t agreement_packets = 0;  ///< argument-agreement packets to peers
     std::uint64_t credit_packets = 0;     ///< window-credit returns to peers
@@ -239,6 +242,9 @@ class CollectiveEngine : public sc_core::sc_module {
         bool agreed = false;
         CollectiveArguments mine;
         std::uint32_t mask = 0;  ///< mismatch bits
+        /// A member's row was released (here or at a peer): the collective
+        /// ends without waiting for the agreement or its data.
+        bool aborted = false;
     };
     /// A traced collective call until its event can be written: the engine
     /// is done with it and its last result packet has left for the host
@@ -271,6 +277,10 @@ class CollectiveEngine : public sc_core::sc_module {
         std::unordered_map<std::uint16_t, std::deque<CollectiveArguments>> agreements;  ///< per sender, arrival order
         std::deque<CallTrace> calls;      ///< traced calls not written yet, oldest first
         std::uint64_t last_call_end = 0;  ///< traced: end of the last call event written on its lane
+        /// Sequences (15-bit) of collectives a peer aborted that have not
+        /// started here yet; they fail as soon as they start.
+        std::deque<std::uint16_t> aborts;
+        bool released = false;  ///< a RELEASE aborted work on the row: its late packets are stale until a LOAD
     };
 
     void grant_initial_credits();
@@ -349,8 +359,39 @@ class CollectiveEngine : public sc_core::sc_module {
     void owe_credit(OwedCredits& owed, unsigned context, std::uint16_t sender);
     /// Pops the oldest held packet of (context, sender) and releases it.
     void pop_held(std::uint8_t context, std::uint16_t sender);
-    void purge_context(unsigned context);
-    std::optional<std::uint16_t> peer_node(const Active& active, int peer) const;
+    /// Drops the context's held packets and window state (LOAD, RELEASE);
+    /// `keep_globals`: late packets' credits can still be returned.
+    void purge_context(unsigned context, bool keep_globals = false);
+    /// A row is busy while a collective runs on it or requests for it are
+    /// queued or arriving (CT_BUSY).
+    bool row_busy(unsigned context) const;
+    /// CT_COMMAND RELEASE: aborts the row's work (if any), frees the row.
+    void release_row(unsigned context);
+    /// Marks the running collective aborted (mask kReleased), tells its
+    /// peers (abort notices) and sends its agreement records not sent yet,
+    /// so every peer's agreement queue stays in step; it then ends without
+    /// waiting for the agreement or its data.
+    void abandon(unsigned context);
+    /// Aborts the running collective (mask kReleased): tells its peers,
+    /// sends its remaining agreement records, then ends it with error 5.
+    void abort_running(unsigned context);
+    /// Fails a request that has not started (its row is being released):
+    /// error 5 here, an abort notice to the peers it would exchange with.
+    void abort_request(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix,
+                       std::size_t prefix_bytes, const sc_core::sc_time& arrival);
+    /// Abort notices for sequence `sequence` to the distinct nodes of `peers`.
+    void send_aborts(unsigned context, const NetworkHeader& header, int rank, std::uint32_t sequence,
+                     std::vector<std::uint16_t> nodes);
+    /// Nodes of the peers the running collective exchanges with (agreement and data).
+    std::vector<std::uint16_t> active_peer_nodes(unsigned context) const;
+    /// An abort notice from a peer for `sequence` (15-bit).
+    void abort_notice(unsigned context, std::uint16_t sequence);
+
+    std::optional<std::uint16_t> peer_node(const Active& active, int peer) const {
+        return peer_node(active.row, active.rank, active.envelope, peer);
+    }
+    std::optional<std::uint16_t> peer_node(const CtRow& row, int rank, const CollectiveEnvelope& envelope,
+                                           int peer) const;
     NetworkHeader step_header(const Active& a, unsigned context, std::uint16_t destination, std::uint8_t step) const;
     void emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
               const std::uint8_t* data, std::uint32_t bytes, bool urgent = false);
@@ -404,6 +445,7 @@ class CollectiveEngine : public sc_core::sc_module {
     std::array<CtRow, regmap::kContextCount> ct_;           ///< the communicator table
     CtRow::Dwords staging_{};                               ///< CT_STAGING
     std::uint32_t ct_select_ = 0;                           ///< CT_SELECT
+    std::uint32_t command_status_ = 0;                      ///< CT_COMMAND_STATUS
     std::vector<std::uint16_t> forwarding_;                 ///< global rank -> node (65536 entries, identity at reset)
     std::uint32_t forward_index_ = 0;                       ///< FORWARD_INDEX
     std::uint64_t reserved_bytes_ = 0;                      ///< receive windows reserved by valid rows

@@ -178,6 +178,11 @@ inline constexpr std::uint32_t CT_SIZE_BITS = 0x6004;   ///< RO CT size in bits 
 inline constexpr std::uint32_t CT_VALID = 0x6008;       ///< RO bit c: row c holds a communicator
 inline constexpr std::uint32_t CT_SELECT = 0x600C;      ///< RW [4:0] row (context ID) the commands act on
 inline constexpr std::uint32_t CT_COMMAND = 0x6010;     ///< WO, fields in `ct_command`
+/// LOAD of a busy row (CT_BUSY) is refused: the row is unchanged and
+/// CT_COMMAND_STATUS says so. RELEASE of a busy row aborts the work on it:
+/// the running and queued collectives complete with error 5 (aborted) on
+/// this switch, their peers are told and end with error 5 too, the row is
+/// invalid at once and its late packets are discarded (docs/COLLECTIVES.md).
 namespace ct_command {
 inline constexpr Field LOAD{0, 1};     ///< copy CT_STAGING into the selected row and mark it valid
 inline constexpr Field RELEASE{1, 1};  ///< invalidate the selected row (communicator freed)
@@ -199,6 +204,18 @@ inline constexpr Field FIRST_NODE{16, 16};  ///< node of rank FORWARD_INDEX
 }  // namespace forward_fill
 inline constexpr std::uint32_t ACCEL_DROPPED = 0x6090;  ///< RO collective packets dropped (unknown context, corrupt)
 inline constexpr std::uint32_t ACCEL_ERRORS = 0x6094;   ///< RO collectives completed with an error (mismatch)
+/// RO bit c: row c is busy (a collective runs on it, or requests for it are
+/// queued or arriving): a LOAD of it is refused, a RELEASE aborts that work.
+inline constexpr std::uint32_t CT_BUSY = 0x6098;
+inline constexpr std::uint32_t CT_COMMAND_STATUS = 0x609C;  ///< RO outcome of the last CT_COMMAND, fields below
+namespace ct_command_status {
+inline constexpr Field RESULT{0, 4};  ///< one of the codes below
+inline constexpr Field ROW{8, 5};     ///< the row it acted on
+inline constexpr std::uint32_t kDone = 0;             ///< done (or no command yet)
+inline constexpr std::uint32_t kLoadRefusedBusy = 1;  ///< LOAD refused: the row is busy; it is unchanged
+inline constexpr std::uint32_t kLoadRefusedMemory = 2;  ///< LOAD refused: its receive windows do not fit; CT_VALID 0
+inline constexpr std::uint32_t kReleasedAborting = 3;   ///< RELEASE of a busy row: its collectives were aborted
+}  // namespace ct_command_status
 
 /// One CT row, DESIGN §3.5: (log2 MAX_R * (log2 MAX_R + 2) + 8) bits with
 /// MAX_R = 65536 ranks: 296 bits.
