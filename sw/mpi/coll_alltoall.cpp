@@ -49,20 +49,14 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm) {
     return entry("MPI_Alltoall", comm, [&] {
         Comm& c = check_comm(comm);
-        const bool keep = in_place(sendbuf);
-        const Type* stype = nullptr;
-        if (!keep) {
-            stype = &check_side(sendbuf, sendcount, sendtype, "send", nullptr);
-        }
-        const Type& rtype = check_side(recvbuf, recvcount, recvtype, "recv", "in MPI_Alltoall (sendbuf may be)");
-        if (!keep) refuse_alias(sendbuf, recvbuf, sendcount > 0 && recvcount > 0);
+        const MoveArguments args =
+            check_alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Alltoall");
+        const bool keep = args.keep;
+        const Type* stype = args.send_type;
+        const Type& rtype = *args.recv_type;
         const auto size = static_cast<std::size_t>(c.size());
         const auto rcount = static_cast<std::size_t>(recvcount);
-        const std::size_t block = rcount * rtype.size;
-        if (stype && static_cast<std::size_t>(sendcount) * stype->size != block)
-            fail(MPI_ERR_TRUNCATE,
-                 "sendcount x sendtype (" + std::to_string(static_cast<std::size_t>(sendcount) * stype->size) +
-                     " bytes) differs from recvcount x recvtype (" + std::to_string(block) + " bytes)");
+        const std::size_t block = args.block;
         if (block == 0) return;
         Exchange exchange;
         exchange.outgoing.resize(size);
@@ -86,18 +80,11 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     return entry("MPI_Alltoallv", comm, [&] {
         Comm& c = check_comm(comm);
         const int size = c.size();
-        const bool keep = in_place(sendbuf);
-        const Type* stype = nullptr;
-        if (!keep) {
-            stype = &check_v_side(sendbuf, sendcounts, sdispls, "sdispls", size, sendtype, "send", nullptr);
-        }
-        const Type& rtype = check_v_side(recvbuf, recvcounts, rdispls, "rdispls", size, recvtype, "recv",
-                                         "in MPI_Alltoallv (sendbuf may be)");
-        if (!keep) {
-            bool any = false;
-            for (int r = 0; r < size; ++r) any = any || (sendcounts[r] > 0 && recvcounts[r] > 0);
-            refuse_alias(sendbuf, recvbuf, any);
-        }
+        const MoveArguments args = check_alltoallv(c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                                   rdispls, recvtype, "MPI_Alltoallv");
+        const bool keep = args.keep;
+        const Type* stype = args.send_type;
+        const Type& rtype = *args.recv_type;
         Exchange exchange;
         exchange.outgoing.resize(static_cast<std::size_t>(size));
         exchange.incoming.resize(static_cast<std::size_t>(size));
@@ -111,11 +98,6 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
             exchange.outgoing[index].resize(count * type.size);
             pack_into(from, count, type, exchange.outgoing[index].data());
         }
-        const auto own = static_cast<std::size_t>(c.rank());
-        if (exchange.outgoing[own].size() > exchange.incoming[own])
-            fail(MPI_ERR_TRUNCATE, "this rank's block to itself holds " +
-                                       std::to_string(exchange.outgoing[own].size()) + " bytes but recvcounts[" +
-                                       std::to_string(own) + "] only " + std::to_string(exchange.incoming[own]));
         pairwise_exchange(c, exchange, [&](int source, const std::uint8_t* data, std::size_t bytes) {
             const auto r = static_cast<std::size_t>(source);
             unpack(data, bytes, static_cast<std::size_t>(recvcounts[r]), rtype,

@@ -75,17 +75,6 @@ class PackedSink {
     std::uint8_t* data_ = nullptr;
 };
 
-std::size_t bytes_of(int count, const Type& type) {
-    return static_cast<std::size_t>(count) * type.size;
-}
-
-/// Packed bytes of a contribution against the block every member expects.
-void check_block(std::size_t sent, std::size_t block, const char* send_what, const char* recv_what) {
-    if (sent > block)
-        fail(MPI_ERR_TRUNCATE, std::string(send_what) + " holds " + std::to_string(sent) + " bytes but " + recv_what +
-                                   " only " + std::to_string(block));
-}
-
 void bcast_software(Comm& c, std::uint8_t* data, std::size_t bytes, int root) {
     Blocks blocks{data, nullptr, {0, bytes}};
     if (bytes < kBcastLongBytes || c.size() < kBcastLongMinRanks) {
@@ -124,11 +113,7 @@ int PMPI_Barrier(MPI_Comm comm) {
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
     return entry("MPI_Bcast", comm, [&] {
         Comm& c = check_comm(comm);
-        check_count(count, "count");
-        const Type& type = check_datatype(datatype);
-        check_root(c, root);
-        refuse_in_place(buffer, "buffer", "in MPI_Bcast");
-        check_buffer(buffer, count, type, "buffer");
+        const Type& type = check_bcast(c, buffer, count, datatype, root, "MPI_Bcast");
         const std::size_t bytes = bytes_of(count, type);
         if (bytes == 0 || c.size() == 1) return;
         const bool is_root = c.rank() == root;
@@ -154,20 +139,14 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return entry("MPI_Scatter", comm, [&] {
         Comm& c = check_comm(comm);
-        check_root(c, root);
+        const MoveArguments args =
+            check_scatter(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Scatter");
         const bool is_root = c.rank() == root;
         const auto size = static_cast<std::size_t>(c.size());
-        const Type* stype = nullptr;
-        if (is_root) {
-            stype = &check_side(sendbuf, sendcount, sendtype, "send", "in MPI_Scatter (the root's recvbuf may be)");
-        }
-        const bool keep = is_root && in_place(recvbuf);  // the root's block stays in sendbuf
-        const Type* rtype = nullptr;
-        if (!keep) {
-            rtype = &check_side(recvbuf, recvcount, recvtype, "recv", "at a non-root rank of MPI_Scatter");
-        }
-        const std::size_t block = is_root ? bytes_of(sendcount, *stype) : bytes_of(recvcount, *rtype);
-        if (rtype) check_block(block, bytes_of(recvcount, *rtype), "a block of sendbuf", "recvbuf");
+        const Type* stype = args.send_type;
+        const Type* rtype = args.recv_type;
+        const bool keep = args.keep;  // the root's block stays in sendbuf
+        const std::size_t block = args.block;
         if (block == 0) return;
         std::vector<std::uint8_t> own(keep ? block : 0);
         PackedSink sink(keep ? nullptr : recvbuf, keep ? 0 : static_cast<std::size_t>(recvcount),
@@ -192,21 +171,14 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return entry("MPI_Gather", comm, [&] {
         Comm& c = check_comm(comm);
-        check_root(c, root);
+        const MoveArguments args =
+            check_gather(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Gather");
         const bool is_root = c.rank() == root;
         const auto size = static_cast<std::size_t>(c.size());
-        const bool keep = is_root && in_place(sendbuf);  // the root's block is already in recvbuf
-        const Type* stype = nullptr;
-        if (!keep) {
-            stype = &check_side(sendbuf, sendcount, sendtype, "send", "at a non-root rank of MPI_Gather");
-        }
-        const Type* rtype = nullptr;
-        if (is_root) {
-            rtype = &check_side(recvbuf, recvcount, recvtype, "recv", "in MPI_Gather (the root's sendbuf may be)");
-            if (!keep) refuse_alias(sendbuf, recvbuf, sendcount > 0 && recvcount > 0);
-        }
-        const std::size_t block = is_root ? bytes_of(recvcount, *rtype) : bytes_of(sendcount, *stype);
-        if (stype) check_block(bytes_of(sendcount, *stype), block, "sendbuf", "a block of recvbuf");
+        const bool keep = args.keep;  // the root's block is already in recvbuf
+        const Type* stype = args.send_type;
+        const Type* rtype = args.recv_type;
+        const std::size_t block = args.block;
         if (block == 0) return;
         const auto all_count = is_root ? size * static_cast<std::size_t>(recvcount) : 0;
         std::vector<std::uint8_t> mine(block);  // own contribution, packed
@@ -233,16 +205,13 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Datatype recvtype, MPI_Comm comm) {
     return entry("MPI_Allgather", comm, [&] {
         Comm& c = check_comm(comm);
+        const MoveArguments args =
+            check_allgather(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Allgather");
         const auto size = static_cast<std::size_t>(c.size());
-        const bool keep = in_place(sendbuf);
-        const Type* stype = nullptr;
-        if (!keep) {
-            stype = &check_side(sendbuf, sendcount, sendtype, "send", nullptr);
-        }
-        const Type& rtype = check_side(recvbuf, recvcount, recvtype, "recv", "in MPI_Allgather (sendbuf may be)");
-        if (!keep) refuse_alias(sendbuf, recvbuf, sendcount > 0 && recvcount > 0);
-        const std::size_t block = bytes_of(recvcount, rtype);
-        if (stype) check_block(bytes_of(sendcount, *stype), block, "sendbuf", "a block of recvbuf");
+        const bool keep = args.keep;
+        const Type* stype = args.send_type;
+        const Type& rtype = *args.recv_type;
+        const std::size_t block = args.block;
         if (block == 0) return;
         const std::size_t own_index = static_cast<std::size_t>(c.rank()) * static_cast<std::size_t>(recvcount);
         std::vector<std::uint8_t> mine(block);
@@ -266,18 +235,12 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return entry("MPI_Scatterv", comm, [&] {
         Comm& c = check_comm(comm);
-        check_root(c, root);
+        const MoveArguments args = check_scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                                  recvtype, root, "MPI_Scatterv");
         const bool is_root = c.rank() == root;
-        const Type* stype = nullptr;
-        if (is_root) {
-            stype = &check_v_side(sendbuf, sendcounts, displs, "displs", c.size(), sendtype, "send",
-                                  "in MPI_Scatterv (the root's recvbuf may be)");
-        }
-        const bool keep = is_root && in_place(recvbuf);
-        const Type* rtype = nullptr;
-        if (!keep) {
-            rtype = &check_side(recvbuf, recvcount, recvtype, "recv", "at a non-root rank of MPI_Scatterv");
-        }
+        const Type* stype = args.send_type;
+        const bool keep = args.keep;
+        const Type* rtype = args.recv_type;
         const std::uint32_t tag = collective_tag(c);
         if (!is_root) {
             const std::size_t capacity = bytes_of(recvcount, *rtype);
@@ -308,18 +271,12 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return entry("MPI_Gatherv", comm, [&] {
         Comm& c = check_comm(comm);
-        check_root(c, root);
+        const MoveArguments args =
+            check_gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, "MPI_Gatherv");
         const bool is_root = c.rank() == root;
-        const bool keep = is_root && in_place(sendbuf);
-        const Type* stype = nullptr;
-        if (!keep) {
-            stype = &check_side(sendbuf, sendcount, sendtype, "send", "at a non-root rank of MPI_Gatherv");
-        }
-        const Type* rtype = nullptr;
-        if (is_root) {
-            rtype = &check_v_side(recvbuf, recvcounts, displs, "displs", c.size(), recvtype, "recv",
-                                  "in MPI_Gatherv (the root's sendbuf may be)");
-        }
+        const bool keep = args.keep;
+        const Type* stype = args.send_type;
+        const Type* rtype = args.recv_type;
         const std::uint32_t tag = collective_tag(c);
         if (!is_root) {
             const std::size_t bytes = bytes_of(sendcount, *stype);
@@ -351,17 +308,13 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
     return entry("MPI_Allgatherv", comm, [&] {
         Comm& c = check_comm(comm);
-        const bool keep = in_place(sendbuf);
-        const Type* stype = nullptr;
-        if (!keep) {
-            stype = &check_side(sendbuf, sendcount, sendtype, "send", nullptr);
-        }
-        const Type& rtype = check_v_side(recvbuf, recvcounts, displs, "displs", c.size(), recvtype, "recv",
-                                         "in MPI_Allgatherv (sendbuf may be)");
+        std::vector<std::size_t> first;
+        const MoveArguments args = check_allgatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                                    recvtype, "MPI_Allgatherv", first);
+        const bool keep = args.keep;
+        const Type* stype = args.send_type;
+        const Type& rtype = *args.recv_type;
         const int me = c.rank();
-        const std::vector<std::size_t> first = boundaries(recvcounts, c.size(), rtype.size);
-        const std::size_t own = first[static_cast<std::size_t>(me) + 1] - first[static_cast<std::size_t>(me)];
-        if (stype) check_block(bytes_of(sendcount, *stype), own, "sendbuf", "this rank's block of recvbuf");
         if (first.back() == 0) return;
         std::vector<std::uint8_t> work(first.back());
         if (keep)

@@ -37,15 +37,6 @@ namespace {
 /// MPICH's switch to Rabenseifner's allreduce (bytes).
 constexpr std::size_t kAllreduceLongBytes = 2048;
 
-Reduction check_reduction(int count, MPI_Datatype datatype, MPI_Op op, const char* count_name = "count") {
-    check_count(count, count_name);
-    Reduction reduction;
-    reduction.type = &check_datatype(datatype);
-    reduction.op = &check_op(op);
-    check_op_on_type(*reduction.op, *reduction.type);
-    return reduction;
-}
-
 /// The input of a reduction as a working buffer in the datatype's layout.
 TypedBuffer load(const void* input, std::size_t count, const Type& type) {
     TypedBuffer work(count, type);
@@ -148,14 +139,7 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         const Type& type = *reduction.type;
         check_root(c, root);
         const bool is_root = c.rank() == root;
-        if (is_root) {
-            refuse_in_place(recvbuf, "recvbuf", "in MPI_Reduce (the root's sendbuf may be)");
-            check_buffer(recvbuf, count, type, "recvbuf");
-            refuse_alias(sendbuf, recvbuf, count > 0);
-        } else {
-            refuse_in_place(sendbuf, "sendbuf", "at a non-root rank of MPI_Reduce");
-        }
-        if (!in_place(sendbuf)) check_buffer(sendbuf, count, type, "sendbuf");
+        check_reduce_buffers(c, sendbuf, recvbuf, count, type, root, "MPI_Reduce");
         if (count == 0) return;
         const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
         const auto n = static_cast<std::size_t>(count);
@@ -176,10 +160,7 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
         Comm& c = check_comm(comm);
         const Reduction reduction = check_reduction(count, datatype, op);
         const Type& type = *reduction.type;
-        refuse_in_place(recvbuf, "recvbuf", "in MPI_Allreduce (sendbuf may be)");
-        check_buffer(recvbuf, count, type, "recvbuf");
-        if (!in_place(sendbuf)) check_buffer(sendbuf, count, type, "sendbuf");
-        refuse_alias(sendbuf, recvbuf, count > 0);
+        check_result_buffers(sendbuf, recvbuf, count, type, "MPI_Allreduce");
         if (count == 0) return;
         const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
         const auto n = static_cast<std::size_t>(count);
@@ -200,10 +181,7 @@ int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
         Comm& c = check_comm(comm);
         const Reduction reduction = check_reduction(recvcount, datatype, op, "recvcount");
         const Type& type = *reduction.type;
-        refuse_in_place(recvbuf, "recvbuf", "in MPI_Reduce_scatter_block (sendbuf may be)");
-        check_buffer(recvbuf, recvcount, type, "recvbuf");
-        if (!in_place(sendbuf)) check_buffer(sendbuf, recvcount, type, "sendbuf");
-        refuse_alias(sendbuf, recvbuf, recvcount > 0);
+        check_result_buffers(sendbuf, recvbuf, recvcount, type, "MPI_Reduce_scatter_block");
         const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
         reduce_scatter(c, reduction, input, recvbuf,
                        equal_blocks(static_cast<std::size_t>(c.size()), static_cast<std::size_t>(recvcount)));
@@ -214,15 +192,9 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
                         MPI_Comm comm) {
     return entry("MPI_Reduce_scatter", comm, [&] {
         Comm& c = check_comm(comm);
-        check_counts(recvcounts, c.size(), "recvcounts");
-        const Reduction reduction = check_reduction(recvcounts[c.rank()], datatype, op, "recvcounts[rank]");
-        const Type& type = *reduction.type;
-        std::vector<std::size_t> first = boundaries(recvcounts, c.size());
-        const int total = static_cast<int>(std::min<std::size_t>(first.back(), 1u << 30));
-        refuse_in_place(recvbuf, "recvbuf", "in MPI_Reduce_scatter (sendbuf may be)");
-        check_buffer(recvbuf, in_place(sendbuf) ? total : recvcounts[c.rank()], type, "recvbuf");
-        if (!in_place(sendbuf)) check_buffer(sendbuf, total, type, "sendbuf");
-        refuse_alias(sendbuf, recvbuf, total > 0);
+        std::vector<std::size_t> first;
+        const Reduction reduction =
+            check_reduce_scatter(c, sendbuf, recvbuf, recvcounts, datatype, op, "MPI_Reduce_scatter", first);
         const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
         reduce_scatter(c, reduction, input, recvbuf, std::move(first));
     });
@@ -232,10 +204,7 @@ int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
     return entry("MPI_Scan", comm, [&] {
         Comm& c = check_comm(comm);
         const Reduction reduction = check_reduction(count, datatype, op);
-        refuse_in_place(recvbuf, "recvbuf", "in MPI_Scan (sendbuf may be)");
-        check_buffer(recvbuf, count, *reduction.type, "recvbuf");
-        if (!in_place(sendbuf)) check_buffer(sendbuf, count, *reduction.type, "sendbuf");
-        refuse_alias(sendbuf, recvbuf, count > 0);
+        check_result_buffers(sendbuf, recvbuf, count, *reduction.type, "MPI_Scan");
         if (count == 0) return;
         scan(c, reduction, in_place(sendbuf) ? recvbuf : sendbuf, recvbuf, static_cast<std::size_t>(count), true);
     });
@@ -245,10 +214,7 @@ int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     return entry("MPI_Exscan", comm, [&] {
         Comm& c = check_comm(comm);
         const Reduction reduction = check_reduction(count, datatype, op);
-        refuse_in_place(recvbuf, "recvbuf", "in MPI_Exscan (sendbuf may be)");
-        if (c.rank() > 0) check_buffer(recvbuf, count, *reduction.type, "recvbuf");
-        if (!in_place(sendbuf)) check_buffer(sendbuf, count, *reduction.type, "sendbuf");
-        refuse_alias(sendbuf, recvbuf, count > 0);
+        check_result_buffers(sendbuf, recvbuf, count, *reduction.type, "MPI_Exscan", c.rank() > 0);
         if (count == 0) return;
         scan(c, reduction, in_place(sendbuf) ? recvbuf : sendbuf, recvbuf, static_cast<std::size_t>(count), false);
     });

@@ -18,22 +18,6 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
     return entry("MPI_Alltoallw", comm, [] { unsupported("MPI_Alltoallw"); });
 }
 
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Ibarrier", comm, [] { unsupported("MPI_Ibarrier"); });
-}
-
-int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Ibcast", comm, [] { unsupported("MPI_Ibcast"); });
-}
-
-int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Ireduce", comm, [] { unsupported("MPI_Ireduce"); });
-}
-
-int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Iallreduce", comm, [] { unsupported("MPI_Iallreduce"); });
-}
-
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
     return entry("MPI_Iscatter", comm, [] { unsupported("MPI_Iscatter"); });
 }
@@ -105,10 +89,6 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 }  // extern "C"
 
 ISVP_MPI_ALIAS(Alltoallw)
-ISVP_MPI_ALIAS(Ibarrier)
-ISVP_MPI_ALIAS(Ibcast)
-ISVP_MPI_ALIAS(Ireduce)
-ISVP_MPI_ALIAS(Iallreduce)
 ISVP_MPI_ALIAS(Iscatter)
 ISVP_MPI_ALIAS(Iscatterv)
 ISVP_MPI_ALIAS(Igather)

@@ -161,54 +161,68 @@ std::size_t elements_in(const Blocks& blocks, const BlockSpan& span) {
 
 }  // namespace
 
+std::size_t spans_bytes(const Blocks& blocks, const std::vector<BlockSpan>& spans) {
+    std::size_t bytes = 0;
+    for (const BlockSpan& span : spans) bytes += elements_in(blocks, span) * element_bytes(blocks);
+    return bytes;
+}
+
+std::vector<std::uint8_t> pack_spans(const Blocks& blocks, const std::vector<BlockSpan>& spans) {
+    const std::size_t unit = element_bytes(blocks);
+    std::vector<std::uint8_t> message(spans_bytes(blocks, spans));
+    std::size_t at = 0;
+    for (const BlockSpan& span : spans) {
+        const std::size_t n = elements_in(blocks, span);
+        const std::uint8_t* from = element_at(blocks, blocks.first[span.first]);
+        if (blocks.type)
+            pack_into(from, n, *blocks.type, message.data() + at);
+        else if (n)
+            std::memcpy(message.data() + at, from, n);
+        at += n * unit;
+    }
+    return message;
+}
+
+void apply_spans(Blocks& blocks, const std::vector<BlockSpan>& spans, Apply apply, const std::uint8_t* data,
+                 const Reduction* reduction) {
+    const std::size_t unit = element_bytes(blocks);
+    std::size_t at = 0;
+    for (const BlockSpan& span : spans) {
+        const std::size_t n = elements_in(blocks, span);
+        std::uint8_t* local = element_at(blocks, blocks.first[span.first]);
+        const std::uint8_t* in = data + at;
+        at += n * unit;
+        if (n == 0) continue;  // a Barrier's steps carry no data
+        if (apply == Apply::Copy) {
+            if (blocks.type)
+                unpack_from(in, n, *blocks.type, local);
+            else
+                std::memcpy(local, in, n);
+            continue;
+        }
+        if (reduction == nullptr || blocks.type == nullptr)
+            fail(MPI_ERR_INTERN, "a combining schedule step without a reduction");
+        TypedBuffer received(n, *blocks.type);
+        unpack_from(in, n, *blocks.type, received.data());
+        reduction->combine(received.data(), local, n, apply == Apply::CombineLeft);
+    }
+}
+
 void run_schedule(Comm& comm, std::uint32_t tag, const Schedule& schedule, Blocks& blocks, const Reduction* reduction) {
     if (blocks.first.size() != schedule.blocks + 1u)
         fail(MPI_ERR_INTERN, "schedule of " + std::to_string(schedule.blocks) + " blocks on a buffer of " +
                                  std::to_string(blocks.first.size() - 1) + " blocks");
-    const std::size_t unit = element_bytes(blocks);
     std::vector<std::uint8_t> message;
     for (const Step& step : schedule.steps) {
         if (step.send) {
-            std::size_t bytes = 0;
-            for (const BlockSpan& span : step.send->spans) bytes += elements_in(blocks, span) * unit;
-            message.resize(bytes);
-            std::size_t at = 0;
-            for (const BlockSpan& span : step.send->spans) {
-                const std::size_t n = elements_in(blocks, span);
-                const std::uint8_t* from = element_at(blocks, blocks.first[span.first]);
-                if (blocks.type)
-                    pack_into(from, n, *blocks.type, message.data() + at);
-                else if (n)
-                    std::memcpy(message.data() + at, from, n);
-                at += n * unit;
-            }
+            message = pack_spans(blocks, step.send->spans);
             send_internal(comm, step.send->peer, tag, message.data(), message.size());
         }
         if (!step.receive) continue;
-        std::size_t expected = 0;
-        for (const BlockSpan& span : step.receive->spans) expected += elements_in(blocks, span) * unit;
+        const std::size_t expected = spans_bytes(blocks, step.receive->spans);
         message.resize(expected);
         receive_exact(comm, step.receive->peer, tag, message.data(), expected);
-        std::size_t at = 0;
-        for (const BlockSpan& span : step.receive->spans) {
-            const std::size_t n = elements_in(blocks, span);
-            std::uint8_t* local = element_at(blocks, blocks.first[span.first]);
-            const std::uint8_t* in = message.data() + at;
-            at += n * unit;
-            if (n == 0) continue;  // a Barrier's steps carry no data
-            if (step.apply == Apply::Copy) {
-                if (blocks.type)
-                    unpack_from(in, n, *blocks.type, local);
-                else if (n)
-                    std::memcpy(local, in, n);
-                continue;
-            }
-            if (reduction == nullptr || blocks.type == nullptr)
-                fail(MPI_ERR_INTERN, "a combining schedule step without a reduction");
-            TypedBuffer received(n, *blocks.type);
-            unpack_from(in, n, *blocks.type, received.data());
-            reduction->combine(received.data(), local, n, step.apply == Apply::CombineLeft);
-        }
+        apply_spans(blocks, step.receive->spans, step.apply, message.data(), reduction);
     }
 }
 

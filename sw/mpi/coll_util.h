@@ -122,6 +122,15 @@ std::vector<std::size_t> boundaries(const int* counts, int n, std::size_t scale 
 /// `count` elements split as evenly as possible into `blocks` blocks.
 std::vector<std::size_t> split_evenly(std::size_t count, std::size_t blocks);
 
+/// Bytes of the blocks `spans` name (what one schedule transfer carries).
+std::size_t spans_bytes(const Blocks& blocks, const std::vector<BlockSpan>& spans);
+/// The blocks `spans` name, packed in span order (a schedule step's send).
+std::vector<std::uint8_t> pack_spans(const Blocks& blocks, const std::vector<BlockSpan>& spans);
+/// Applies received packed data (spans_bytes long) to the blocks `spans`
+/// name: copies or combines (`reduction` required for combining).
+void apply_spans(Blocks& blocks, const std::vector<BlockSpan>& spans, Apply apply, const std::uint8_t* data,
+                 const Reduction* reduction);
+
 /// Runs this rank's `schedule` over internal messages on `tag`: sends pack
 /// the blocks as they were before the step, receives copy or combine
 /// (`reduction` required for combining steps). A message of the wrong
@@ -166,5 +175,75 @@ bool note_offload(bool offloaded);
 
 /// The datatype of raw bytes (MPI_BYTE), for packed data.
 const Type& byte_type();
+
+// ---- argument checks of each collective (coll_checks.cpp) ---------------------
+// Shared by a blocking collective and its nonblocking form; `function`
+// ("MPI_Reduce", "MPI_Ireduce") names the call where a message explains a
+// rule. They throw Error before anything is sent.
+
+/// MPI_(I)bcast: count, datatype, root, buffer (no MPI_IN_PLACE). Returns the datatype.
+const Type& check_bcast(const Comm& comm, const void* buffer, int count, MPI_Datatype datatype, int root,
+                        const char* function);
+/// A reduction's count (named `count_name`), datatype and op, and the op on the datatype.
+Reduction check_reduction(int count, MPI_Datatype datatype, MPI_Op op, const char* count_name = "count");
+/// MPI_(I)reduce's buffers: the root's recvbuf (not MPI_IN_PLACE, not
+/// sendbuf), a non-root's sendbuf (not MPI_IN_PLACE).
+void check_reduce_buffers(const Comm& comm, const void* sendbuf, const void* recvbuf, int count, const Type& type,
+                          int root, const char* function);
+/// The buffers of a reduction whose every rank gets a result (Allreduce,
+/// Reduce_scatter_block, Scan, Exscan): recvbuf not MPI_IN_PLACE (sendbuf may
+/// be), not sendbuf. `recv_significant` false: recvbuf is not checked for
+/// NULL (rank 0 of Exscan).
+void check_result_buffers(const void* sendbuf, const void* recvbuf, int count, const Type& type, const char* function,
+                          bool recv_significant = true);
+/// Bytes of `count` elements of `type` (packed).
+inline std::size_t bytes_of(int count, const Type& type) {
+    return static_cast<std::size_t>(count) * type.size;
+}
+/// MPI_ERR_TRUNCATE when a contribution of `sent` packed bytes exceeds the
+/// `block` bytes every member expects.
+void check_block(std::size_t sent, std::size_t block, const char* send_what, const char* recv_what);
+
+/// The checked sides of a data-movement collective. A side that is not
+/// significant on this rank (or replaced by MPI_IN_PLACE) has no type.
+struct MoveArguments {
+    const Type* send_type = nullptr;
+    const Type* recv_type = nullptr;
+    bool keep = false;      ///< MPI_IN_PLACE: this rank's own block stays where it is
+    std::size_t block = 0;  ///< packed bytes per rank (equal-count collectives)
+};
+/// MPI_(I)scatter (the root checks sendbuf; recvbuf may be MPI_IN_PLACE there).
+MoveArguments check_scatter(const Comm& comm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            const void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, const char* function);
+/// MPI_(I)gather (the root checks recvbuf; its sendbuf may be MPI_IN_PLACE).
+MoveArguments check_gather(const Comm& comm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                           const void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, const char* function);
+/// MPI_(I)allgather (sendbuf may be MPI_IN_PLACE).
+MoveArguments check_allgather(const Comm& comm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              const void* recvbuf, int recvcount, MPI_Datatype recvtype, const char* function);
+/// MPI_(I)scatterv (block unused).
+MoveArguments check_scatterv(const Comm& comm, const void* sendbuf, const int* sendcounts, const int* displs,
+                             MPI_Datatype sendtype, const void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             const char* function);
+/// MPI_(I)gatherv (block unused).
+MoveArguments check_gatherv(const Comm& comm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            const void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+                            int root, const char* function);
+/// MPI_(I)allgatherv; sets `first` to the packed byte boundaries of the ranks' blocks.
+MoveArguments check_allgatherv(const Comm& comm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               const void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+                               const char* function, std::vector<std::size_t>& first);
+/// MPI_(I)alltoall.
+MoveArguments check_alltoall(const Comm& comm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             const void* recvbuf, int recvcount, MPI_Datatype recvtype, const char* function);
+/// MPI_(I)alltoallv (block unused).
+MoveArguments check_alltoallv(const Comm& comm, const void* sendbuf, const int* sendcounts, const int* sdispls,
+                              MPI_Datatype sendtype, const void* recvbuf, const int* recvcounts, const int* rdispls,
+                              MPI_Datatype recvtype, const char* function);
+
+/// MPI_(I)reduce_scatter: recvcounts, datatype, op and buffers; returns the
+/// reduction and sets `first` to the block boundaries (elements).
+Reduction check_reduce_scatter(const Comm& comm, const void* sendbuf, const void* recvbuf, const int* recvcounts,
+                               MPI_Datatype datatype, MPI_Op op, const char* function, std::vector<std::size_t>& first);
 
 }  // namespace isvp::mpi::coll

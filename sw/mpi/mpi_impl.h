@@ -4,7 +4,7 @@
 //
 // Stability: sw/mpi/coll*.cpp (the collectives) build on this header. It
 // only grows; a breaking change is announced here first:
-//   (none so far)
+//   (none so far; nonblocking collectives added: CollectiveProgress)
 //
 // Note for the collectives' author: sw/mpi/coll_placeholder.cpp holds weak
 // MPI_Barrier ... MPI_Exscan definitions returning
@@ -271,5 +271,26 @@ void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* d
 /// Receives from comm rank `source` on an internal tag; returns the bytes
 /// received. Throws Error(MPI_ERR_TRUNCATE) when the message exceeds `capacity`.
 std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* data, std::size_t capacity);
+
+// ---- nonblocking collectives ---------------------------------------------------------
+
+/// A nonblocking collective in progress (coll_nonblocking*.cpp). The
+/// point-to-point engine advances it whenever it looks for messages.
+class CollectiveProgress {
+  public:
+    virtual ~CollectiveProgress() = default;
+    /// Goes as far as the messages that have arrived allow, without waiting
+    /// for or polling the device; true once the collective is complete.
+    /// Throws Error when it fails (a message of the wrong length).
+    virtual bool advance() = 0;
+};
+
+/// Makes a started nonblocking collective of `function` ("MPI_Ibcast") on
+/// `comm` a request that MPI_Wait/Test and friends complete; advances it
+/// once (it may complete at once). Returns the request handle.
+MPI_Request collective_request(const char* function, MPI_Comm comm, std::shared_ptr<CollectiveProgress> collective);
+/// Advances every incomplete nonblocking collective, in the order they were
+/// started. Every wait or test of the point-to-point engine does this.
+void progress_collectives();
 
 }  // namespace isvp::mpi

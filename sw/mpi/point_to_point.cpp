@@ -85,7 +85,8 @@ struct Incoming {
 };
 
 struct Request {
-    enum class Kind { Send, Receive };
+    /// Collective: a nonblocking collective (coll_nonblocking*.cpp), advanced by pull().
+    enum class Kind { Send, Receive, Collective };
     Kind kind = Kind::Send;
     bool persistent = false;
     bool active = false;       ///< started and not yet returned by a completion call
@@ -100,8 +101,10 @@ struct Request {
     int peer = MPI_PROC_NULL;  ///< destination or source (comm rank, MPI_ANY_SOURCE, MPI_PROC_NULL)
     int tag = 0;               ///< or MPI_ANY_TAG
     MPI_Status status{};
-    int error = MPI_SUCCESS;    ///< MPI_ERR_TRUNCATE on a too-long message
-    std::string error_message;  ///< what went wrong
+    int error = MPI_SUCCESS;                         ///< MPI_ERR_TRUNCATE on a too-long message
+    std::string error_message;                       ///< what went wrong
+    std::shared_ptr<CollectiveProgress> collective;  ///< Kind::Collective: its schedule
+    const char* function = nullptr;                  ///< Kind::Collective: the call that started it
 };
 
 struct Engine {
@@ -113,7 +116,10 @@ struct Engine {
     /// Started synchronous sends not yet acknowledged, by sync sequence number.
     std::map<std::uint32_t, std::shared_ptr<Request>> awaiting_ack;
     std::uint32_t next_sync_sequence = 0;  ///< numbers this rank's synchronous sends
-    void* attached = nullptr;                        ///< MPI_Buffer_attach (unused: sends are eager)
+    /// Nonblocking collectives not yet complete, in the order they were started.
+    std::vector<std::shared_ptr<Request>> collectives;
+    bool progressing = false;  ///< inside progress_collectives (no re-entry from a user op)
+    void* attached = nullptr;  ///< MPI_Buffer_attach (unused: sends are eager)
     int attached_bytes = 0;
     Engine() { requests.put(0, nullptr); }
 };
@@ -234,6 +240,7 @@ void pull() {
         std::memcpy(&sequence, message.data.data(), kSequenceBytes);
         complete_synchronous(sequence);
     }
+    progress_collectives();
 }
 
 /// Pulls; if `done` is still false, polls the device once (a round trip).
@@ -585,9 +592,20 @@ std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* da
         bytes = it->data.size();
         if (bytes <= capacity && bytes > 0) std::memcpy(data, it->data.data(), bytes);
         queue.erase(it);
-    } else {
+    } else if (engine().collectives.empty()) {
         const guest::ReceiveStatus status = driver().receive(global, tag, data, capacity);
         bytes = status.bytes;
+    } else {
+        // Nonblocking collectives are outstanding: keep them going while this
+        // blocking collective waits (a peer may need their next round to
+        // reach this call). Waits exactly as Driver::receive does.
+        guest::Driver::ArrivedMessage message;
+        while (!driver().take_message(global, 0xFFFFFFFFu, tag, message)) {
+            progress_collectives();
+            driver().wait();
+        }
+        bytes = message.data.size();
+        if (bytes <= capacity && bytes > 0) std::memcpy(data, message.data.data(), bytes);
     }
     if (bytes > capacity)
         fail(MPI_ERR_TRUNCATE, "internal message of " + std::to_string(bytes) + " bytes from rank " +
@@ -596,8 +614,55 @@ std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* da
     return bytes;
 }
 
+// ---- nonblocking collectives ----------------------------------------------------------
+
+namespace {
+
+/// Advances one collective request; marks it complete when done or failed.
+void advance_collective(Request& request) {
+    try {
+        if (request.collective->advance()) request.complete = true;
+    } catch (const Error& error) {
+        request.error = error.error_class();
+        request.error_message = std::string(request.function) + ": " + error.what();
+        request.status.MPI_ERROR = request.error;
+        request.complete = true;
+    }
+}
+
+}  // namespace
+
+MPI_Request collective_request(const char* function, MPI_Comm comm, std::shared_ptr<CollectiveProgress> collective) {
+    auto request = std::make_shared<Request>();
+    request->kind = Request::Kind::Collective;
+    request->comm = communicators().shared(comm);
+    request->collective = std::move(collective);
+    request->function = function;
+    request->active = true;
+    set_empty(request->status);
+    advance_collective(*request);
+    if (!request->complete) engine().collectives.push_back(request);
+    return engine().requests.add(request);
+}
+
+void progress_collectives() {
+    Engine& e = engine();
+    if (e.progressing || e.collectives.empty()) return;
+    struct Guard {
+        bool& flag;
+        ~Guard() { flag = false; }
+    } guard{e.progressing};
+    e.progressing = true;
+    // Advancing one collective never starts another, so one pass suffices.
+    for (const auto& request : e.collectives) advance_collective(*request);
+    e.collectives.erase(std::remove_if(e.collectives.begin(), e.collectives.end(),
+                                       [](const std::shared_ptr<Request>& r) { return r->complete; }),
+                        e.collectives.end());
+}
+
 void reset_point_to_point() {
     Engine& e = engine();
+    e.collectives.clear();
     e.posted.clear();
     e.unexpected.clear();
     e.self_internal.clear();
@@ -872,6 +937,10 @@ int PMPI_Request_free(MPI_Request* request) {
         if (request == nullptr) fail(MPI_ERR_REQUEST, "request is NULL");
         Request* found = check_request(*request, "request");
         if (found == nullptr) fail(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
+        if (found->kind == Request::Kind::Collective)
+            fail(MPI_ERR_REQUEST,
+                 std::string("request is a nonblocking collective's (") + found->function +
+                     "), which cannot be freed (MPI 3.1 §5.12); complete it with MPI_Wait or MPI_Test");
         found->detached = true;  // a posted receive still completes into its buffer
         engine().requests.remove(*request);
         *request = MPI_REQUEST_NULL;
@@ -883,6 +952,9 @@ int PMPI_Cancel(MPI_Request* request) {
         if (request == nullptr) fail(MPI_ERR_REQUEST, "request is NULL");
         Request* found = check_request(*request, "request");
         if (found == nullptr) fail(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
+        if (found->kind == Request::Kind::Collective)
+            fail(MPI_ERR_REQUEST, std::string("request is a nonblocking collective's (") + found->function +
+                                      "), which cannot be cancelled (MPI 3.1 §5.12)");
         if (!found->active || found->complete) return;  // a completed operation cannot be cancelled
         if (found->kind == Request::Kind::Send) {
             // Only a synchronous send is still pending: no receive has matched it.

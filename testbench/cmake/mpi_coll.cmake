@@ -9,10 +9,12 @@ isvp_mpi_program(coll_derived coll_derived.c)
 isvp_mpi_program(coll_user_ops coll_user_ops.cpp)
 isvp_mpi_program(coll_errors coll_errors.c)
 isvp_mpi_program(coll_digest coll_digest.c)
+isvp_mpi_program(coll_nonblocking coll_nonblocking.c)
 add_custom_target(isvp_mpi_coll_programs ALL
                   DEPENDS ${isvp_mpi_test_binaries}/coll_every_collective ${isvp_mpi_test_binaries}/coll_types
                           ${isvp_mpi_test_binaries}/coll_derived ${isvp_mpi_test_binaries}/coll_user_ops
-                          ${isvp_mpi_test_binaries}/coll_errors ${isvp_mpi_test_binaries}/coll_digest)
+                          ${isvp_mpi_test_binaries}/coll_errors ${isvp_mpi_test_binaries}/coll_digest
+                          ${isvp_mpi_test_binaries}/coll_nonblocking)
 
 # Every collective x counts {0, 1, 7, 1031} x communicators (world, halves,
 # rank mod 3, reversed keys, MPI_COMM_SELF), IN_PLACE, v-variants with zero
@@ -43,6 +45,26 @@ set_tests_properties(mpi_coll_every_collective_8_ranks_offload_on mpi_coll_every
                      mpi_coll_user_ops_rank_order_offload_on mpi_coll_user_ops_rank_order_offload_off
                      mpi_coll_argument_errors_offload_on mpi_coll_argument_errors_offload_off
                      PROPERTIES LABELS "mpi;collective")
+
+# Nonblocking collectives (software schedules, sw/mpi/coll_nonblocking*.cpp):
+# results against a reference on world and a split communicator, roots,
+# SUM/MAX/a non-commutative user op, derived types; several outstanding at
+# once completed in reverse order; Ibarrier overlapping Send/Recv; a Test
+# loop; errors naming the call. Sizes 1, 3, 5, 7, 8.
+foreach(shape "1;1x1x1" "3;3x1x1" "5;5x1x1" "7;7x1x1" "8;2x2x2")
+  list(GET shape 0 ranks)
+  list(GET shape 1 torus)
+  isvp_mpi_test(coll_nonblocking_${ranks}_ranks ${ranks} ${torus} coll_nonblocking)
+  set_tests_properties(mpi_coll_nonblocking_${ranks}_ranks_offload_on mpi_coll_nonblocking_${ranks}_ranks_offload_off
+                       PROPERTIES LABELS "mpi;collective")
+endforeach()
+add_test(NAME mpi_coll_fatal_nonblocking_names_the_call
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 1
+                 "MPI_Iallreduce: recvbuf is MPI_IN_PLACE, which is not allowed in MPI_Iallreduce" --
+                 timeout 60 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 --set job.kill_grace_ms=300 --
+                 ${isvp_mpi_test_binaries}/coll_nonblocking fatal-in-place)
+set_tests_properties(mpi_coll_fatal_nonblocking_names_the_call PROPERTIES TIMEOUT 120 LABELS "mpi;collective"
+                     RUN_SERIAL TRUE)
 
 # The default (fatal) handler names the call and the argument, and ends the
 # job with the error class as the exit status.

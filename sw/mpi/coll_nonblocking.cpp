@@ -1,0 +1,264 @@
+// The nonblocking collectives' schedule engine (coll_nonblocking.h) and the
+// nonblocking barrier, broadcast and reductions: MPI_Ibarrier, Ibcast,
+// Ireduce, Iallreduce, Ireduce_scatter_block, Ireduce_scatter, Iscan,
+// Iexscan.
+//
+// They always run in software: the switch's collective engine takes one
+// blocking request at a time from the driver, which waits for its result.
+// Algorithms:
+//   Ibarrier                dissemination (round k: send to rank + 2^k,
+//                           receive from rank - 2^k), any size
+//   Ibcast                  binomial tree (make_schedule)
+//   Ireduce                 binomial tree rooted at comm rank 0, then to the
+//                           root — the blocking software schedule
+//   Iallreduce              recursive doubling — the blocking software
+//                           schedule for short vectors
+//   Ireduce_scatter(_block) recursive halving, as the blocking call
+//   Iscan, Iexscan          recursive doubling, as the blocking call
+// The reductions run the schedules and the arithmetic of the blocking
+// software path (predefined ops: Fold::Hypercube and the AgLU's
+// arithmetic; user ops: Fold::Pairwise, rank order), so a nonblocking
+// reduction gives the same bits as its blocking form.
+#include "coll_nonblocking.h"
+
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "registry.h"
+
+namespace isvp::mpi::coll {
+
+// ---- the engine ----------------------------------------------------------------
+
+RoundSchedule::RoundSchedule(std::shared_ptr<Comm> comm) : comm_(std::move(comm)), tag_(collective_tag(*comm_)) {}
+
+Round& RoundSchedule::add_round() {
+    rounds_.emplace_back();
+    return rounds_.back();
+}
+
+void RoundSchedule::add_local(std::function<void()> step) {
+    add_round().local.push_back(std::move(step));
+}
+
+void RoundSchedule::hold(std::shared_ptr<const void> state) {
+    held_.push_back(std::move(state));
+}
+
+void RoundSchedule::add_schedule(const Schedule& schedule, Blocks* blocks, const Reduction* reduction) {
+    if (blocks->first.size() != schedule.blocks + 1u)
+        fail(MPI_ERR_INTERN, "schedule of " + std::to_string(schedule.blocks) + " blocks on a buffer of " +
+                                 std::to_string(blocks->first.size() - 1) + " blocks");
+    for (const Step& step : schedule.steps) {
+        Round& round = add_round();
+        if (step.send) {
+            round.sends.push_back(
+                {step.send->peer, [blocks, spans = step.send->spans] { return pack_spans(*blocks, spans); }});
+        }
+        if (step.receive) {
+            const std::size_t bytes = spans_bytes(*blocks, step.receive->spans);
+            round.receives.push_back(
+                {step.receive->peer, bytes, true,
+                 [blocks, spans = step.receive->spans, apply = step.apply, reduction](std::vector<std::uint8_t>& data) {
+                     apply_spans(*blocks, spans, apply, data.data(), reduction);
+                 }});
+        }
+    }
+}
+
+void RoundSchedule::start_round() {
+    Round& round = rounds_[current_];
+    for (const auto& step : round.local) step();
+    for (const RoundSend& send : round.sends) {
+        std::vector<std::uint8_t> data = send.payload();
+        if (send.peer == comm_->rank())
+            to_self_.push_back(std::move(data));
+        else
+            driver().send(comm_->global_rank(send.peer), tag_, data.data(), data.size());
+    }
+    arrived_.assign(round.receives.size(), std::nullopt);
+    started_ = true;
+}
+
+bool RoundSchedule::take(std::size_t index) {
+    if (arrived_[index]) return true;
+    const RoundReceive& receive = rounds_[current_].receives[index];
+    if (receive.peer == comm_->rank()) {
+        if (to_self_.empty()) fail(MPI_ERR_INTERN, "a round receives from this rank itself before its send");
+        arrived_[index] = std::move(to_self_.front());
+        to_self_.pop_front();
+    } else {
+        guest::Driver::ArrivedMessage message;
+        if (!driver().take_message(comm_->global_rank(receive.peer), 0xFFFFFFFFu, tag_, message)) return false;
+        arrived_[index] = std::move(message.data);
+    }
+    const std::size_t got = arrived_[index]->size();
+    if (receive.exact ? got != receive.capacity : got > receive.capacity)
+        fail(MPI_ERR_TRUNCATE, "received " + std::to_string(got) + " bytes from rank " + std::to_string(receive.peer) +
+                                   ", expected " + (receive.exact ? "" : "at most ") +
+                                   std::to_string(receive.capacity) +
+                                   " (do all ranks pass matching counts, datatypes and roots?)");
+    return true;
+}
+
+bool RoundSchedule::advance() {
+    while (current_ < rounds_.size()) {
+        if (!started_) start_round();
+        Round& round = rounds_[current_];
+        bool complete = true;
+        for (std::size_t i = 0; i < round.receives.size(); ++i) complete = take(i) && complete;
+        if (!complete) return false;
+        for (std::size_t i = 0; i < round.receives.size(); ++i)
+            if (round.receives[i].deliver) round.receives[i].deliver(*arrived_[i]);
+        arrived_.clear();
+        ++current_;
+        started_ = false;
+    }
+    return true;
+}
+
+void start_nonblocking(const char* function, MPI_Comm comm, std::shared_ptr<RoundSchedule> schedule,
+                       MPI_Request* request) {
+    *request = collective_request(function, comm, std::move(schedule));
+}
+
+void check_request_pointer(const MPI_Request* request) {
+    if (request == nullptr) fail(MPI_ERR_ARG, "request is NULL");
+}
+
+// ---- reductions' shared state -------------------------------------------------------
+
+ReductionState::ReductionState(const Reduction& checked)
+    : op(*checked.op), type(datatypes().shared(checked.type->handle)) {
+    reduction.op = &op;
+    reduction.type = type.get();
+}
+
+}  // namespace isvp::mpi::coll
+
+using namespace isvp::mpi;
+using namespace isvp::mpi::coll;
+using isvp::Algorithm;
+using isvp::Fold;
+using isvp::Opcode;
+
+namespace {
+
+/// A reduction's working vector of `count` elements and its schedule's blocks.
+struct ReductionWork : ReductionState {
+    ReductionWork(const Reduction& checked, const void* input, std::size_t count)
+        : ReductionState(checked), work(count, *type), blocks{work.data(), type.get(), {0, count}} {
+        copy_elements(input, work.data(), count, *type);
+    }
+    TypedBuffer work;
+    Blocks blocks;
+};
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+    return entry("MPI_Ibarrier", comm, [&] {
+        Comm& c = check_comm(comm);
+        check_request_pointer(request);
+        auto schedule = std::make_shared<RoundSchedule>(communicators().shared(comm));
+        const int size = c.size(), me = c.rank();
+        for (int distance = 1; distance < size; distance *= 2) {
+            Round& round = schedule->add_round();
+            round.sends.push_back({(me + distance) % size, [] { return std::vector<std::uint8_t>(); }});
+            round.receives.push_back({(me - distance + size) % size, 0, true, nullptr});
+        }
+        start_nonblocking("MPI_Ibarrier", comm, std::move(schedule), request);
+    });
+}
+
+int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+    return entry("MPI_Ibcast", comm, [&] {
+        Comm& c = check_comm(comm);
+        const Type& type = check_bcast(c, buffer, count, datatype, root, "MPI_Ibcast");
+        check_request_pointer(request);
+        struct State {
+            std::shared_ptr<Type> type;
+            std::vector<std::uint8_t> packed;  ///< non-contiguous types: the data packed
+            Blocks blocks;
+        };
+        auto state = std::make_shared<State>();
+        state->type = datatypes().shared(datatype);
+        const auto n = static_cast<std::size_t>(count);
+        const std::size_t bytes = n * type.size;
+        const bool is_root = c.rank() == root;
+        std::uint8_t* data = nullptr;
+        if (type.contiguous) {
+            data = bytes ? data_start(buffer, type) : nullptr;
+        } else {
+            state->packed.resize(bytes);
+            if (is_root) pack_into(buffer, n, type, state->packed.data());
+            data = state->packed.data();
+        }
+        state->blocks = Blocks{data, nullptr, {0, bytes}};
+        auto schedule = std::make_shared<RoundSchedule>(communicators().shared(comm));
+        schedule->hold(state);
+        if (bytes > 0) {
+            schedule->add_schedule(
+                make_schedule(Opcode::Bcast, Algorithm::BinomialTree, c.size(), c.rank(), root, Fold::Pairwise),
+                &state->blocks);
+            if (!type.contiguous && !is_root)
+                schedule->add_local([state, buffer, n] { unpack_from(state->packed.data(), n, *state->type, buffer); });
+        }
+        start_nonblocking("MPI_Ibcast", comm, std::move(schedule), request);
+    });
+}
+
+int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request* request) {
+    return entry("MPI_Ireduce", comm, [&] {
+        Comm& c = check_comm(comm);
+        const Reduction reduction = check_reduction(count, datatype, op);
+        check_root(c, root);
+        check_reduce_buffers(c, sendbuf, recvbuf, count, *reduction.type, root, "MPI_Ireduce");
+        check_request_pointer(request);
+        const auto n = static_cast<std::size_t>(count);
+        auto state = std::make_shared<ReductionWork>(reduction, in_place(sendbuf) ? recvbuf : sendbuf, n);
+        auto schedule = std::make_shared<RoundSchedule>(communicators().shared(comm));
+        schedule->hold(state);
+        if (n > 0) {
+            schedule->add_schedule(make_schedule(Opcode::Reduce, Algorithm::BinomialTree, c.size(), c.rank(), root,
+                                                 state->reduction.fold()),
+                                   &state->blocks, &state->reduction);
+            if (c.rank() == root)
+                schedule->add_local(
+                    [state, recvbuf, n] { copy_elements(state->work.data(), recvbuf, n, *state->type); });
+        }
+        start_nonblocking("MPI_Ireduce", comm, std::move(schedule), request);
+    });
+}
+
+int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Request* request) {
+    return entry("MPI_Iallreduce", comm, [&] {
+        Comm& c = check_comm(comm);
+        const Reduction reduction = check_reduction(count, datatype, op);
+        check_result_buffers(sendbuf, recvbuf, count, *reduction.type, "MPI_Iallreduce");
+        check_request_pointer(request);
+        const auto n = static_cast<std::size_t>(count);
+        auto state = std::make_shared<ReductionWork>(reduction, in_place(sendbuf) ? recvbuf : sendbuf, n);
+        auto schedule = std::make_shared<RoundSchedule>(communicators().shared(comm));
+        schedule->hold(state);
+        if (n > 0) {
+            schedule->add_schedule(make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling, c.size(), c.rank(), 0,
+                                                 state->reduction.fold()),
+                                   &state->blocks, &state->reduction);
+            schedule->add_local([state, recvbuf, n] { copy_elements(state->work.data(), recvbuf, n, *state->type); });
+        }
+        start_nonblocking("MPI_Iallreduce", comm, std::move(schedule), request);
+    });
+}
+
+}  // extern "C"
+
+ISVP_MPI_ALIAS(Ibarrier)
+ISVP_MPI_ALIAS(Ibcast)
+ISVP_MPI_ALIAS(Ireduce)
+ISVP_MPI_ALIAS(Iallreduce)

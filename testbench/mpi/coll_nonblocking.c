@@ -1,0 +1,472 @@
+/* Nonblocking collectives (MPI 3.1 §5.12): results against a reference
+ * computed here, on MPI_COMM_WORLD and on split communicators, for several
+ * roots, counts, ops (SUM, MAX, a non-commutative user op) and datatypes
+ * (predefined, a strided vector type); several outstanding at once and
+ * completed with Waitall in reverse order; interleaved with blocking
+ * collectives; overlapped with point-to-point (the standard's Ibarrier /
+ * Send example); completed by an MPI_Test loop; errors name the call.
+ *
+ * Usage: coll_nonblocking              everything above
+ *        coll_nonblocking fatal-in-place  MPI_Iallreduce with recvbuf MPI_IN_PLACE
+ *                                        under the default (fatal) handler */
+#include <string.h>
+
+#include "mpi_check.h"
+
+enum { kMaxCount = 1031 };
+
+static int world_rank, world_size;
+
+/* The value rank r contributes at index i of call `salt`. */
+static int value(int salt, int r, int i) {
+    return (salt * 131 + r * 37 + i * 7) % 1009 - 500;
+}
+
+/* ---- a non-commutative user op: affine maps x -> a*x + b, composed in rank
+ * order (left operand first). Element: two unsigned ints. */
+typedef struct {
+    unsigned a, b;
+} Affine;
+
+static Affine compose(Affine first, Affine second) {
+    Affine out = {first.a * second.a, second.a * first.b + second.b};
+    return out;
+}
+
+static void compose_op(void* in, void* inout, int* len, MPI_Datatype* type) {
+    (void)type;
+    const Affine* left = (const Affine*)in;
+    Affine* right = (Affine*)inout;
+    for (int i = 0; i < *len; ++i) right[i] = compose(left[i], right[i]);
+}
+
+static Affine affine_of(int salt, int r, int i) {
+    Affine x = {(unsigned)(2 * value(salt, r, i) + 1), (unsigned)value(salt + 1, r, i)};
+    return x;
+}
+
+static MPI_Datatype affine_type;
+static MPI_Op affine_op;
+
+/* ---- helpers */
+
+static void wait_one(MPI_Request* request) {
+    CHECK_INT(MPI_Wait(request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    CHECK(*request == MPI_REQUEST_NULL);
+}
+
+/* ---- Ibarrier */
+
+/* Rank 0's Ibarrier does not block: it sends to rank 1 after starting it,
+ * and rank 1 receives that message before starting its own (MPI 3.1
+ * Example 5.32's pattern). */
+static void ibarrier_overlaps_point_to_point(MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Request request;
+    int token = 0;
+    if (size == 1) {
+        CHECK_INT(MPI_Ibarrier(comm, &request), MPI_SUCCESS);
+        wait_one(&request);
+        return;
+    }
+    if (rank == 0) {
+        CHECK_INT(MPI_Ibarrier(comm, &request), MPI_SUCCESS);
+        token = 42;
+        CHECK_INT(MPI_Send(&token, 1, MPI_INT, 1, 5, comm), MPI_SUCCESS);
+        wait_one(&request);
+    } else if (rank == 1) {
+        CHECK_INT(MPI_Recv(&token, 1, MPI_INT, 0, 5, comm, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        CHECK_INT(token, 42);
+        CHECK_INT(MPI_Ibarrier(comm, &request), MPI_SUCCESS);
+        wait_one(&request);
+    } else {
+        CHECK_INT(MPI_Ibarrier(comm, &request), MPI_SUCCESS);
+        wait_one(&request);
+    }
+}
+
+/* No rank leaves an Ibarrier before the last one entered it: the last rank
+ * enters late (simulated time spent in Iprobe round trips), and every
+ * rank's Wait returns no earlier than that entry (MPI_Wtime is global).
+ * A causal order, not a duration. */
+static void ibarrier_waits_for_the_last_rank(MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    /* The last rank spends simulated time in point-to-point round trips
+     * to itself before entering. */
+    double entered = 0.0;
+    if (rank == size - 1) {
+        int x = 0;
+        for (int i = 0; i < 20; ++i) {
+            int flag = 0;
+            MPI_Iprobe(MPI_ANY_SOURCE, 999, comm, &flag, MPI_STATUS_IGNORE);
+            x += flag;
+        }
+        CHECK_INT(x, 0);
+    }
+    entered = MPI_Wtime();
+    MPI_Request request;
+    CHECK_INT(MPI_Ibarrier(comm, &request), MPI_SUCCESS);
+    wait_one(&request);
+    const double left = MPI_Wtime();
+    double latest_entry = 0.0;
+    MPI_Allreduce(&entered, &latest_entry, 1, MPI_DOUBLE, MPI_MAX, comm);
+    CHECK(left >= latest_entry);
+}
+
+/* ---- Ibcast */
+
+static void ibcast_delivers_the_roots_data(MPI_Comm comm, int salt) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    static int buffer[kMaxCount];
+    const int counts[] = {0, 1, 7, kMaxCount};
+    for (int k = 0; k < 4; ++k) {
+        const int roots[] = {0, size / 2, size - 1};
+        for (int j = 0; j < 3; ++j) {
+            const int root = roots[j], count = counts[k];
+            for (int i = 0; i < count; ++i) buffer[i] = rank == root ? value(salt + k, root, i) : -1;
+            MPI_Request request;
+            CHECK_INT(MPI_Ibcast(count ? buffer : NULL, count, MPI_INT, root, comm, &request), MPI_SUCCESS);
+            wait_one(&request);
+            for (int i = 0; i < count; ++i) CHECK_INT(buffer[i], value(salt + k, root, i));
+        }
+    }
+}
+
+/* A strided vector type: the gaps stay untouched. */
+static void ibcast_of_a_derived_type(MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Datatype every_other;
+    MPI_Type_vector(5, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    int buffer[3 * 10];
+    const int root = size - 1;
+    for (int i = 0; i < 30; ++i) buffer[i] = rank == root ? 1000 + i : -7;
+    MPI_Request request;
+    CHECK_INT(MPI_Ibcast(buffer, 3, every_other, root, comm, &request), MPI_SUCCESS);
+    MPI_Type_free(&every_other); /* the request keeps its own reference */
+    wait_one(&request);
+    /* 3 elements of extent 9 ints: data at 0,2,4,6,8, 9,11,...; holes stay. */
+    for (int e = 0; e < 3; ++e)
+        for (int i = 0; i < 9; ++i) {
+            const int at = e * 9 + i;
+            if (i % 2 == 0)
+                CHECK_INT(buffer[at], 1000 + at);
+            else if (rank != root)
+                CHECK_INT(buffer[at], -7);
+        }
+}
+
+/* ---- Ireduce / Iallreduce */
+
+static void ireduce_matches_the_reference(MPI_Comm comm, int salt) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    static int send[kMaxCount], recv[kMaxCount];
+    static Affine asend[kMaxCount], arecv[kMaxCount];
+    const int counts[] = {1, 7, kMaxCount};
+    const int roots[] = {0, size / 2, size - 1};
+    for (int k = 0; k < 3; ++k)
+        for (int j = 0; j < 3; ++j) {
+            const int count = counts[k], root = roots[j];
+            for (int i = 0; i < count; ++i) {
+                send[i] = value(salt, rank, i);
+                recv[i] = -1;
+                asend[i] = affine_of(salt, rank, i);
+            }
+            MPI_Request requests[3];
+            CHECK_INT(MPI_Ireduce(send, recv, count, MPI_INT, MPI_SUM, root, comm, &requests[0]), MPI_SUCCESS);
+            static int maxima[kMaxCount];
+            CHECK_INT(MPI_Ireduce(send, maxima, count, MPI_INT, MPI_MAX, root, comm, &requests[1]), MPI_SUCCESS);
+            CHECK_INT(MPI_Ireduce(asend, arecv, count, affine_type, affine_op, root, comm, &requests[2]), MPI_SUCCESS);
+            MPI_Status statuses[3];
+            CHECK_INT(MPI_Waitall(3, requests, statuses), MPI_SUCCESS);
+            if (rank != root) continue;
+            for (int i = 0; i < count; ++i) {
+                int sum = 0, max = value(salt, 0, i);
+                Affine composed = affine_of(salt, 0, i);
+                for (int r = 0; r < size; ++r) {
+                    sum += value(salt, r, i);
+                    if (value(salt, r, i) > max) max = value(salt, r, i);
+                    if (r > 0) composed = compose(composed, affine_of(salt, r, i));
+                }
+                CHECK_INT(recv[i], sum);
+                CHECK_INT(maxima[i], max);
+                CHECK(arecv[i].a == composed.a && arecv[i].b == composed.b);
+            }
+        }
+}
+
+static void ireduce_in_place_at_the_root(MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int data[4];
+    for (int i = 0; i < 4; ++i) data[i] = rank + i;
+    const int root = size / 2;
+    MPI_Request request;
+    CHECK_INT(MPI_Ireduce(rank == root ? MPI_IN_PLACE : data, rank == root ? data : NULL, 4, MPI_INT, MPI_SUM, root,
+                          comm, &request),
+              MPI_SUCCESS);
+    wait_one(&request);
+    if (rank == root)
+        for (int i = 0; i < 4; ++i) CHECK_INT(data[i], size * (size - 1) / 2 + size * i);
+}
+
+static void iallreduce_matches_the_reference(MPI_Comm comm, int salt) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    static int send[kMaxCount], sum[kMaxCount], inplace[kMaxCount];
+    static Affine asend[kMaxCount], arecv[kMaxCount];
+    const int counts[] = {0, 1, 7, kMaxCount};
+    for (int k = 0; k < 4; ++k) {
+        const int count = counts[k];
+        for (int i = 0; i < count; ++i) {
+            send[i] = value(salt, rank, i);
+            inplace[i] = value(salt + 1, rank, i);
+            asend[i] = affine_of(salt, rank, i);
+        }
+        MPI_Request requests[3];
+        CHECK_INT(MPI_Iallreduce(send, sum, count, MPI_INT, MPI_SUM, comm, &requests[0]), MPI_SUCCESS);
+        CHECK_INT(MPI_Iallreduce(MPI_IN_PLACE, inplace, count, MPI_INT, MPI_MAX, comm, &requests[1]), MPI_SUCCESS);
+        CHECK_INT(MPI_Iallreduce(asend, arecv, count, affine_type, affine_op, comm, &requests[2]), MPI_SUCCESS);
+        MPI_Status statuses[3];
+        CHECK_INT(MPI_Waitall(3, requests, statuses), MPI_SUCCESS);
+        for (int i = 0; i < count; ++i) {
+            int expected_sum = 0, expected_max = value(salt + 1, 0, i);
+            Affine composed = affine_of(salt, 0, i);
+            for (int r = 0; r < size; ++r) {
+                expected_sum += value(salt, r, i);
+                if (value(salt + 1, r, i) > expected_max) expected_max = value(salt + 1, r, i);
+                if (r > 0) composed = compose(composed, affine_of(salt, r, i));
+            }
+            CHECK_INT(sum[i], expected_sum);
+            CHECK_INT(inplace[i], expected_max);
+            CHECK(arecv[i].a == composed.a && arecv[i].b == composed.b);
+        }
+    }
+}
+
+/* SUM over a strided vector of doubles: a predefined op on a derived type. */
+static void iallreduce_of_a_derived_type(MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Datatype every_third;
+    MPI_Type_vector(4, 1, 3, MPI_DOUBLE, &every_third);
+    MPI_Type_commit(&every_third);
+    double send[2 * 10], recv[2 * 10];
+    for (int i = 0; i < 20; ++i) {
+        send[i] = rank * 0.5 + i;
+        recv[i] = -1.0;
+    }
+    MPI_Request request;
+    CHECK_INT(MPI_Iallreduce(send, recv, 2, every_third, MPI_SUM, comm, &request), MPI_SUCCESS);
+    wait_one(&request);
+    MPI_Type_free(&every_third);
+    /* extent 10 doubles: data at 0,3,6,9 and 10,13,16,19 */
+    for (int i = 0; i < 20; ++i) {
+        if ((i % 10) % 3 == 0)
+            CHECK(recv[i] == 0.5 * size * (size - 1) / 2 + (double)size * i);
+        else
+            CHECK(recv[i] == -1.0);
+    }
+}
+
+/* Floating point: the same bits as the blocking MPI_Allreduce. */
+static void iallreduce_floats_equal_the_blocking_result(MPI_Comm comm) {
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    enum { n = 301 };
+    float send[n], nonblocking[n], blocking[n];
+    for (int i = 0; i < n; ++i) send[i] = 1.0f / (float)(rank * 7 + i + 3) + (float)(rank % 3) * 1e6f;
+    MPI_Request request;
+    CHECK_INT(MPI_Iallreduce(send, nonblocking, n, MPI_FLOAT, MPI_SUM, comm, &request), MPI_SUCCESS);
+    wait_one(&request);
+    CHECK_INT(MPI_Allreduce(send, blocking, n, MPI_FLOAT, MPI_SUM, comm), MPI_SUCCESS);
+    CHECK(memcmp(nonblocking, blocking, sizeof blocking) == 0);
+}
+
+/* ---- several at once */
+
+/* Four nonblocking collectives outstanding on `comm` and three on `other`
+ * (a split of it), started interleaved with a blocking one, completed by
+ * one Waitall over the requests in reverse order. */
+static void outstanding_together_complete_in_any_order(MPI_Comm comm, MPI_Comm other, int salt) {
+    int rank, size, orank, osize;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(other, &orank);
+    MPI_Comm_size(other, &osize);
+    enum { n = 33 };
+    int bcast[n], sum[n], reduced[n], osum[n], obcast[n], blocking[n], send[n], osend[n];
+    for (int i = 0; i < n; ++i) {
+        bcast[i] = rank == 0 ? value(salt, 0, i) : -1;
+        obcast[i] = orank == osize - 1 ? value(salt + 2, osize - 1, i) : -1;
+        send[i] = value(salt, rank, i);
+        osend[i] = value(salt + 3, orank, i);
+    }
+    MPI_Request requests[7];
+    CHECK_INT(MPI_Ibcast(bcast, n, MPI_INT, 0, comm, &requests[0]), MPI_SUCCESS);
+    CHECK_INT(MPI_Iallreduce(osend, osum, n, MPI_INT, MPI_SUM, other, &requests[1]), MPI_SUCCESS);
+    CHECK_INT(MPI_Iallreduce(send, sum, n, MPI_INT, MPI_SUM, comm, &requests[2]), MPI_SUCCESS);
+    CHECK_INT(MPI_Allreduce(send, blocking, n, MPI_INT, MPI_MAX, comm), MPI_SUCCESS);
+    CHECK_INT(MPI_Ibarrier(other, &requests[3]), MPI_SUCCESS);
+    CHECK_INT(MPI_Ireduce(send, reduced, n, MPI_INT, MPI_SUM, size - 1, comm, &requests[4]), MPI_SUCCESS);
+    CHECK_INT(MPI_Ibcast(obcast, n, MPI_INT, osize - 1, other, &requests[5]), MPI_SUCCESS);
+    CHECK_INT(MPI_Ibarrier(comm, &requests[6]), MPI_SUCCESS);
+    MPI_Request reversed[7];
+    for (int i = 0; i < 7; ++i) reversed[i] = requests[6 - i];
+    /* (A real statuses array: GCC's -Wstringop-overflow rejects the
+     * MPI_STATUSES_IGNORE constant for an array parameter.) */
+    MPI_Status statuses[7];
+    CHECK_INT(MPI_Waitall(7, reversed, statuses), MPI_SUCCESS);
+    for (int i = 0; i < 7; ++i) {
+        CHECK(reversed[i] == MPI_REQUEST_NULL);
+        CHECK_INT(statuses[i].MPI_ERROR, MPI_SUCCESS);
+    }
+    for (int i = 0; i < n; ++i) {
+        int expected_sum = 0, expected_max = value(salt, 0, i), expected_osum = 0;
+        for (int r = 0; r < size; ++r) {
+            expected_sum += value(salt, r, i);
+            if (value(salt, r, i) > expected_max) expected_max = value(salt, r, i);
+        }
+        for (int r = 0; r < osize; ++r) expected_osum += value(salt + 3, r, i);
+        CHECK_INT(bcast[i], value(salt, 0, i));
+        CHECK_INT(sum[i], expected_sum);
+        CHECK_INT(blocking[i], expected_max);
+        if (rank == size - 1) CHECK_INT(reduced[i], expected_sum);
+        CHECK_INT(osum[i], expected_osum);
+        CHECK_INT(obcast[i], value(salt + 2, osize - 1, i));
+    }
+}
+
+/* MPI_Test in a loop until the request completes; the flag is false
+ * at first on a multi-rank communicator whose last rank enters late. */
+static void test_loop_completes(MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int send = rank + 1, result = 0;
+    if (rank == size - 1) {
+        int flag = 0;
+        for (int i = 0; i < 20; ++i) MPI_Iprobe(MPI_ANY_SOURCE, 999, comm, &flag, MPI_STATUS_IGNORE);
+    }
+    MPI_Request request;
+    CHECK_INT(MPI_Iallreduce(&send, &result, 1, MPI_INT, MPI_SUM, comm, &request), MPI_SUCCESS);
+    int flag = 0, tests = 0;
+    while (!flag) {
+        CHECK_INT(MPI_Test(&request, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        ++tests;
+    }
+    CHECK(request == MPI_REQUEST_NULL);
+    CHECK_INT(result, size * (size + 1) / 2);
+    if (size > 1 && rank == 0) CHECK(tests > 1);
+}
+
+/* ---- errors */
+
+static int error_names(int code, const char* call) {
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(code, text, &length);
+    if (strstr(text, call) == NULL) {
+        fprintf(stderr, "FAIL rank %d: error string \"%s\" does not name %s\n", world_rank, text, call);
+        return 0;
+    }
+    return 1;
+}
+
+static void bad_arguments_name_the_call(void) {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    int a[4] = {0}, b[4] = {0};
+    MPI_Request request = MPI_REQUEST_NULL;
+    int code = MPI_Ibcast(a, 1, MPI_INT, world_size + 3, comm, &request);
+    CHECK_INT(mpi_error_class(code), MPI_ERR_ROOT);
+    CHECK(error_names(code, "MPI_Ibcast: invalid root"));
+    CHECK(request == MPI_REQUEST_NULL);
+    code = MPI_Iallreduce(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, comm, &request);
+    CHECK_INT(mpi_error_class(code), MPI_ERR_BUFFER);
+    CHECK(error_names(code, "MPI_Iallreduce: recvbuf is MPI_IN_PLACE, which is not allowed in MPI_Iallreduce"));
+    code = MPI_Ireduce(a, b, -2, MPI_INT, MPI_SUM, 0, comm, &request);
+    CHECK_INT(mpi_error_class(code), MPI_ERR_COUNT);
+    CHECK(error_names(code, "MPI_Ireduce: invalid count -2"));
+    code = MPI_Iallreduce(a, b, 1, MPI_INT, MPI_OP_NULL, comm, &request);
+    CHECK_INT(mpi_error_class(code), MPI_ERR_OP);
+    CHECK(error_names(code, "MPI_Iallreduce"));
+    code = MPI_Ibarrier(comm, NULL);
+    CHECK_INT(mpi_error_class(code), MPI_ERR_ARG);
+    CHECK(error_names(code, "MPI_Ibarrier: request is NULL"));
+    /* A nonblocking collective's request can be neither freed nor cancelled. */
+    CHECK_INT(MPI_Ibarrier(comm, &request), MPI_SUCCESS);
+    code = MPI_Request_free(&request);
+    CHECK_INT(mpi_error_class(code), MPI_ERR_REQUEST);
+    CHECK(error_names(code, "MPI_Request_free: request is a nonblocking collective's (MPI_Ibarrier)"));
+    code = MPI_Cancel(&request);
+    CHECK_INT(mpi_error_class(code), MPI_ERR_REQUEST);
+    CHECK(request != MPI_REQUEST_NULL);
+    wait_one(&request);
+    /* The communicator still works. */
+    a[0] = world_rank;
+    CHECK_INT(MPI_Iallreduce(a, b, 1, MPI_INT, MPI_SUM, comm, &request), MPI_SUCCESS);
+    wait_one(&request);
+    CHECK_INT(b[0], world_size * (world_size - 1) / 2);
+    MPI_Comm_free(&comm);
+}
+
+/* ---- driver */
+
+static void on_communicator(MPI_Comm comm, MPI_Comm other, int salt) {
+    ibarrier_overlaps_point_to_point(comm);
+    ibarrier_waits_for_the_last_rank(comm);
+    ibcast_delivers_the_roots_data(comm, salt);
+    ibcast_of_a_derived_type(comm);
+    ireduce_matches_the_reference(comm, salt + 10);
+    ireduce_in_place_at_the_root(comm);
+    iallreduce_matches_the_reference(comm, salt + 20);
+    iallreduce_of_a_derived_type(comm);
+    iallreduce_floats_equal_the_blocking_result(comm);
+    outstanding_together_complete_in_any_order(comm, other, salt + 30);
+    test_loop_completes(comm);
+}
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (argc > 1 && strcmp(argv[1], "fatal-in-place") == 0) {
+        int a = 0;
+        MPI_Request request;
+        MPI_Iallreduce(&a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request);
+        return 0; /* not reached: the default handler ends the job */
+    }
+    MPI_Type_contiguous(2, MPI_UNSIGNED, &affine_type);
+    MPI_Type_commit(&affine_type);
+    MPI_Op_create(compose_op, 0, &affine_op);
+
+    /* World, and a split of it: ranks by parity, reversed order (another
+     * size, roots at other world ranks). */
+    MPI_Comm halves;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_size - world_rank, &halves);
+    on_communicator(MPI_COMM_WORLD, halves, 1);
+    on_communicator(halves, MPI_COMM_SELF, 100);
+    bad_arguments_name_the_call();
+
+    MPI_Comm_free(&halves);
+    MPI_Op_free(&affine_op);
+    MPI_Type_free(&affine_type);
+    const int status = mpi_check_done("coll_nonblocking", world_rank);
+    MPI_Finalize();
+    return status;
+}
