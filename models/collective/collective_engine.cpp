@@ -47,7 +47,8 @@ void CollectiveConfig::declare(Parameters& p) {
                       "phits_per_cycle)");
     p.declare_integer("collective.max_buffer_bytes", "bytes", static_cast<std::int64_t>(d.max_buffer_bytes), 0,
                       1ll << 32, "largest collective buffer; larger requests complete with error 4");
-    p.declare_integer("collective.cgr_units", "units", d.cgr_units, 1, 255, "CGR units (ACCEL_CAPABILITIES)");
+    p.declare_integer("collective.cgr_units", "units", d.cgr_units, 1, 255,
+                      "CGR units: collectives that combine at once (SA, ACCEL_CAPABILITIES); more wait, FIFO");
     p.declare_integer("collective.radix", "ports", d.radix, 1, 255, "switch radix (ACCEL_CAPABILITIES)");
 }
 
@@ -138,6 +139,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     for (std::uint32_t r = 0; r < forwarding_.size(); ++r) forwarding_[r] = static_cast<std::uint16_t>(r);
     net_port_.socket = &net_out;
     host_port_.socket = &host_out;
+    cgr_holder_.assign(config_.cgr_units, -1);
 
     host_in.register_b_transport(this, &CollectiveEngine::on_host_in);
     net_in.register_b_transport(this, &CollectiveEngine::on_net_in);
@@ -161,6 +163,9 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     dont_initialize();
     SC_METHOD(flush_credits);
     sensitive << flush_event_;
+    dont_initialize();
+    SC_METHOD(on_cgr_free);
+    sensitive << cgr_free_event_;
     dont_initialize();
 }
 
@@ -1355,7 +1360,12 @@ bool CollectiveEngine::advance_data(unsigned context) {
                 moved = true;
             }
             while (a.mask == 0 && can_take(a, k)) {
+                const StepRun& s = a.steps[k];
+                const bool combines = s.apply != Apply::Copy &&
+                                      chunk_end(s.issued, s.recv.bytes()) > chunk_begin(s.issued);
+                if (combines && !acquire_cgr(context)) break;
                 take_chunk(context, k, a.steps[k].channel->front());
+                if (a.cgr_unit >= 0 && a.combining.empty()) release_cgr(context);  // refused (mismatch)
                 moved = true;
             }
         }
@@ -1384,7 +1394,10 @@ void CollectiveEngine::on_combined() {
             a.combining.pop_front();
             moved = true;
         }
-        if (a.combining.empty()) combining_contexts_ &= ~(1u << context);
+        if (a.combining.empty()) {
+            combining_contexts_ &= ~(1u << context);
+            release_cgr(context);
+        }
         if (moved) progress(context);
     }
     sc_core::sc_time next = sc_core::SC_ZERO_TIME;
@@ -1396,6 +1409,56 @@ void CollectiveEngine::on_combined() {
         pending = true;
     }
     if (pending) combined_event_.notify(next - now);
+}
+
+bool CollectiveEngine::acquire_cgr(unsigned context) {
+    Active& a = contexts_[context].active;
+    if (a.cgr_unit >= 0) return true;
+    // First come first served: a unit goes to the oldest waiter.
+    if (cgr_queue_.empty() || cgr_queue_.front() == context) {
+        const auto free = std::find(cgr_holder_.begin(), cgr_holder_.end(), -1);
+        if (free != cgr_holder_.end()) {
+            *free = static_cast<int>(context);
+            a.cgr_unit = static_cast<int>(free - cgr_holder_.begin());
+            if (a.cgr_waiting) {
+                cgr_queue_.pop_front();
+                a.cgr_waiting = false;
+                statistics_.cgr_wait_ps += (sc_core::sc_time_stamp() - a.cgr_wait_since).value();
+            }
+            return true;
+        }
+    }
+    if (!a.cgr_waiting) {
+        a.cgr_waiting = true;
+        a.cgr_wait_since = sc_core::sc_time_stamp();
+        cgr_queue_.push_back(context);
+        ++statistics_.cgr_waits;
+    }
+    return false;
+}
+
+void CollectiveEngine::release_cgr(unsigned context) {
+    Active& a = contexts_[context].active;
+    if (a.cgr_waiting) {
+        cgr_queue_.erase(std::find(cgr_queue_.begin(), cgr_queue_.end(), context));
+        a.cgr_waiting = false;
+        statistics_.cgr_wait_ps += (sc_core::sc_time_stamp() - a.cgr_wait_since).value();
+    }
+    if (a.cgr_unit >= 0) {
+        cgr_holder_[static_cast<std::size_t>(a.cgr_unit)] = -1;
+        a.cgr_unit = -1;
+    }
+    if (!cgr_queue_.empty()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CollectiveEngine::on_cgr_free() {
+    // Resume the oldest waiters while units are free; each takes one when
+    // its progress reaches the chunk it waits to combine.
+    while (!cgr_queue_.empty() && std::find(cgr_holder_.begin(), cgr_holder_.end(), -1) != cgr_holder_.end()) {
+        const unsigned context = cgr_queue_.front();
+        progress(context);
+        if (!cgr_queue_.empty() && cgr_queue_.front() == context) release_cgr(context);  // no longer needs one
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -1448,6 +1511,7 @@ void CollectiveEngine::finish(unsigned context) {
         ++statistics_.collectives;
         if (trace_) trace_call_end(context, CollectiveError::None, 0);
     }
+    release_cgr(context);
     c.discard_host = a.host_message - a.host_received;
     c.next_sequence = static_cast<std::uint16_t>((a.sequence + 1) & kStepSequenceMask);
     c.have_sequence = true;

@@ -104,3 +104,20 @@ foreach(shape 2x2x2 4x2x1)
   set_tests_properties(collective_engine_${shape}_release_busy_row
                        collective_engine_${shape}_release_leaves_other_context_bit_exact PROPERTIES LABELS collective)
 endforeach()
+
+# collective.cgr_units as a limit: two communicators combine in every switch
+# at once (256 KiB Allreduce + Reduce_scatter each). One unit: results exact,
+# collectives wait (counted), no deadlock; two or four: no waits. With a slow
+# CGR (one AgLU at 40 MHz: combining, not the engine's port, is the
+# bottleneck) B's latency with one unit is larger than with four.
+isvp_systemc_testbench(collective_cgr_units_tb isvp_collective isvp_torus_fabric)
+foreach(shape 2x2x2 4x2x1)
+  add_test(NAME collective_engine_${shape}_one_cgr_unit_waits
+           COMMAND collective_cgr_units_tb --set topology.torus=${shape} --set collective.cgr_units=1 --expect-waits 1)
+  add_test(NAME collective_engine_${shape}_two_cgr_units_no_waits
+           COMMAND collective_cgr_units_tb --set topology.torus=${shape} --set collective.cgr_units=2 --expect-waits 0)
+  add_test(NAME collective_engine_${shape}_one_cgr_unit_slower
+           COMMAND sh -c "one=$($<TARGET_FILE:collective_cgr_units_tb> --set topology.torus=${shape} --set collective.cgr_aglus=1 --set collective.clock_mhz=40 --set collective.cgr_units=1 | sed -n 's/^latency B: //p' | cut -d' ' -f1) && four=$($<TARGET_FILE:collective_cgr_units_tb> --set topology.torus=${shape} --set collective.cgr_aglus=1 --set collective.clock_mhz=40 --set collective.cgr_units=4 | sed -n 's/^latency B: //p' | cut -d' ' -f1) && echo \"B: $one ns with one unit, $four ns with four\" && awk -v a=\"$one\" -v b=\"$four\" 'BEGIN { exit !(a > b && b > 0) }'")
+  set_tests_properties(collective_engine_${shape}_one_cgr_unit_waits collective_engine_${shape}_two_cgr_units_no_waits
+                       collective_engine_${shape}_one_cgr_unit_slower PROPERTIES LABELS collective)
+endforeach()

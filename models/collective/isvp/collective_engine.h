@@ -20,7 +20,9 @@
 // net_in never back-pressures: no buffer deadlock.
 //
 // Abstraction: packet-level, approximately timed, event-driven. Packets are
-// usable when their tail has arrived; each context's CGR unit has
+// usable when their tail has arrived; a collective combines in one of the
+// switch's collective.cgr_units CGR units, held while its chunks are in the
+// AgLUs (more collectives wait, first come first served), each with
 // collective.cgr_aglus vectorised AgLUs at collective.clock_mhz, shared by
 // its steps (a chunk uses up to phits_per_cycle of them at once).
 #pragma once
@@ -66,7 +68,10 @@ struct CollectiveConfig {
     /// of its steps share them, each chunk uses up to phits_per_cycle of them.
     unsigned cgr_aglus = 6;
     std::uint64_t max_buffer_bytes = 64ull << 20;  ///< largest collective buffer (all blocks)
-    unsigned cgr_units = 4;                        ///< reported in ACCEL_CAPABILITIES (not a limit yet)
+    /// CGR units of the switch (SA, ACCEL_CAPABILITIES): at most this many
+    /// collectives have chunks in their AgLUs at once; a further one waits
+    /// for a unit, first come first served.
+    unsigned cgr_units = 4;
     unsigned radix = 7;                            ///< reported in ACCEL_CAPABILITIES
     /// job.timing_only (set by the platform, not a collective.* parameter):
     /// received chunks are neither copied nor combined; the AgLU is charged
@@ -91,6 +96,8 @@ struct CollectiveStatistics {
     std::uint64_t aborted = 0;            ///< collectives that completed with error 5 (a row RELEASEd mid-run)
     std::uint64_t abort_packets = 0;      ///< abort notices sent to peers
     std::uint64_t loads_refused_busy = 0; ///< CT LOADs refused: the row was busy
+    std::uint64_t cgr_waits = 0;          ///< times a collective had a chunk to combine and no free CGR unit
+    std::uint64_t cgr_wait_ps = 0;        ///< total time collectives waited for a CGR unit, ps
     std::uint64_t step_packets_sent = 0;  ///< data packets to peers
     std::uint64_t agreement_packets = 0;  ///< argument-agreement packets to peers
     std::uint64_t credit_packets = 0;     ///< window-credit returns to peers
@@ -233,7 +240,12 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint32_t result_chunks = 0, results_sent = 0;
         std::uint32_t results_final = 0;  ///< result chunks final (sent in batches)
         Wait return_wait;
-        std::vector<sc_core::sc_time> aglu_free;  ///< per AgLU of this context's CGR: free from
+        std::vector<sc_core::sc_time> aglu_free;  ///< per AgLU of the CGR unit it combines in: free from
+        /// The CGR unit it holds while it has chunks in the AgLUs (-1: none;
+        /// all its AgLUs are free then, pipeline_stages >= 1).
+        int cgr_unit = -1;
+        bool cgr_waiting = false;      ///< in the CGR queue
+        sc_core::sc_time cgr_wait_since;  ///< when it joined the queue
         std::deque<std::pair<sc_core::sc_time, std::size_t>> combining;  ///< (final at, step): chunks in the AgLU
         // Argument agreement (a hypercube allreduce of CollectiveArguments).
         Schedule agree;
@@ -299,6 +311,16 @@ class CollectiveEngine : public sc_core::sc_module {
     void host_packet(const NetworkPacketView& view);
     void network_packet(const NetworkPacketView& view, tlm::tlm_generic_payload& packet);
     void on_combined();
+    /// A CGR unit for the running collective of `context`, which has a chunk
+    /// to combine: true when it holds one (now or already); else it joins
+    /// the FIFO of waiting collectives (if not in it) and is resumed when a
+    /// unit frees. Units are held only while chunks are in the AgLUs, never
+    /// while waiting for a peer: no hold-and-wait across switches.
+    bool acquire_cgr(unsigned context);
+    /// Gives the unit back (its chunks left the AgLUs, or it ended) and
+    /// leaves the queue; waiting collectives are resumed (on_cgr_free).
+    void release_cgr(unsigned context);
+    void on_cgr_free();
     void flush_credits();
     void flush_credits_of(unsigned context, std::uint16_t sender, OwedCredits& owed);
     /// Drops the nodes cached in owed_ (all, or one context's): the
@@ -456,10 +478,13 @@ class CollectiveEngine : public sc_core::sc_module {
     std::priority_queue<Incoming, std::vector<Incoming>, std::greater<Incoming>> incoming_;
     std::uint64_t incoming_order_ = 0;
     std::uint32_t combining_contexts_ = 0;                  ///< bit c: context c has chunks in its AgLUs
+    std::vector<int> cgr_holder_;                           ///< per CGR unit: the context holding it (-1: free)
+    std::deque<unsigned> cgr_queue_;                        ///< contexts waiting for a CGR unit, in arrival order
     std::vector<std::vector<std::uint8_t>> spare_buffers_;  ///< recycled request/collective buffers
     std::vector<Vector256> scratch_a_, scratch_b_;          ///< AgLU operands (reused)
     sc_core::sc_event incoming_event_;                      ///< the earliest pending tail arrives
     sc_core::sc_event combined_event_;                      ///< the earliest chunk in an AgLU leaves it
+    sc_core::sc_event cgr_free_event_;                      ///< a CGR unit freed while collectives wait
     sc_core::sc_event_queue flush_event_;                   ///< credits to return
     CollectiveStatistics statistics_;
     TraceWriter* trace_ = nullptr;  ///< collective calls and phases, or null (off)
