@@ -18,38 +18,6 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
     return entry("MPI_Alltoallw", comm, [] { unsupported("MPI_Alltoallw"); });
 }
 
-int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Iscatter", comm, [] { unsupported("MPI_Iscatter"); });
-}
-
-int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Iscatterv", comm, [] { unsupported("MPI_Iscatterv"); });
-}
-
-int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Igather", comm, [] { unsupported("MPI_Igather"); });
-}
-
-int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Igatherv", comm, [] { unsupported("MPI_Igatherv"); });
-}
-
-int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Iallgather", comm, [] { unsupported("MPI_Iallgather"); });
-}
-
-int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Iallgatherv", comm, [] { unsupported("MPI_Iallgatherv"); });
-}
-
-int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Ialltoall", comm, [] { unsupported("MPI_Ialltoall"); });
-}
-
-int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Ialltoallv", comm, [] { unsupported("MPI_Ialltoallv"); });
-}
-
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) {
     return entry("MPI_Ialltoallw", comm, [] { unsupported("MPI_Ialltoallw"); });
 }
@@ -89,14 +57,6 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 }  // extern "C"
 
 ISVP_MPI_ALIAS(Alltoallw)
-ISVP_MPI_ALIAS(Iscatter)
-ISVP_MPI_ALIAS(Iscatterv)
-ISVP_MPI_ALIAS(Igather)
-ISVP_MPI_ALIAS(Igatherv)
-ISVP_MPI_ALIAS(Iallgather)
-ISVP_MPI_ALIAS(Iallgatherv)
-ISVP_MPI_ALIAS(Ialltoall)
-ISVP_MPI_ALIAS(Ialltoallv)
 ISVP_MPI_ALIAS(Ialltoallw)
 ISVP_MPI_ALIAS(Ireduce_scatter)
 ISVP_MPI_ALIAS(Ireduce_scatter_block)

@@ -296,6 +296,192 @@ static void iallreduce_floats_equal_the_blocking_result(MPI_Comm comm) {
     CHECK(memcmp(nonblocking, blocking, sizeof blocking) == 0);
 }
 
+/* ---- gathers, scatters, all-to-all */
+
+/* Igather / Iscatter at every root, several counts, MPI_IN_PLACE at the root. */
+static void igather_and_iscatter_match_the_reference(MPI_Comm comm, int salt) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    enum { most = 100 };
+    static int mine[most], all[8 * most];
+    const int counts[] = {0, 1, 7, most};
+    const int roots[] = {0, size / 2, size - 1};
+    for (int k = 0; k < 4; ++k)
+        for (int j = 0; j < 3; ++j) {
+            const int count = counts[k], root = roots[j], in_place = (k + j) % 2;
+            /* Igather */
+            for (int i = 0; i < count; ++i) mine[i] = value(salt + k, rank, i);
+            for (int i = 0; i < size * count; ++i) all[i] = -1;
+            if (rank == root && in_place)
+                for (int i = 0; i < count; ++i) all[root * count + i] = value(salt + k, root, i);
+            MPI_Request request;
+            CHECK_INT(MPI_Igather(rank == root && in_place ? MPI_IN_PLACE : mine, count, MPI_INT,
+                                  rank == root ? all : NULL, count, MPI_INT, root, comm, &request),
+                      MPI_SUCCESS);
+            wait_one(&request);
+            if (rank == root)
+                for (int r = 0; r < size; ++r)
+                    for (int i = 0; i < count; ++i) CHECK_INT(all[r * count + i], value(salt + k, r, i));
+            /* Iscatter */
+            if (rank == root)
+                for (int r = 0; r < size; ++r)
+                    for (int i = 0; i < count; ++i) all[r * count + i] = value(salt + k + 1, r, i);
+            for (int i = 0; i < count; ++i) mine[i] = -1;
+            CHECK_INT(
+                MPI_Iscatter(rank == root ? all : NULL, count, MPI_INT, rank == root && in_place ? MPI_IN_PLACE : mine,
+                             count, MPI_INT, root, comm, &request),
+                MPI_SUCCESS);
+            wait_one(&request);
+            if (!(rank == root && in_place))
+                for (int i = 0; i < count; ++i) CHECK_INT(mine[i], value(salt + k + 1, rank, i));
+        }
+}
+
+/* Rank r's block in the v-variants: (r * 3 + salt) % 4 elements (some
+ * zero), at displacement r * 5 (gaps between blocks stay untouched). */
+static int v_count(int r, int salt) {
+    return (r * 3 + salt) % 4;
+}
+
+static void igatherv_and_iscatterv_match_the_reference(MPI_Comm comm, int salt) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int counts[8], displs[8], mine[4], all[8 * 5];
+    for (int r = 0; r < size; ++r) {
+        counts[r] = v_count(r, salt);
+        displs[r] = r * 5;
+    }
+    const int roots[] = {0, size - 1};
+    for (int j = 0; j < 2; ++j) {
+        const int root = roots[j];
+        for (int i = 0; i < 4; ++i) mine[i] = value(salt, rank, i);
+        for (int i = 0; i < 40; ++i) all[i] = -1;
+        MPI_Request request;
+        CHECK_INT(MPI_Igatherv(mine, counts[rank], MPI_INT, all, counts, displs, MPI_INT, root, comm, &request),
+                  MPI_SUCCESS);
+        wait_one(&request);
+        if (rank == root)
+            for (int r = 0; r < size; ++r)
+                for (int i = 0; i < 5; ++i) CHECK_INT(all[r * 5 + i], i < counts[r] ? value(salt, r, i) : -1);
+        if (rank == root)
+            for (int r = 0; r < size; ++r)
+                for (int i = 0; i < 5; ++i) all[r * 5 + i] = value(salt + 1, r, i);
+        for (int i = 0; i < 4; ++i) mine[i] = -1;
+        /* The second time the root keeps its block in place. */
+        const int keep = j && rank == root;
+        CHECK_INT(MPI_Iscatterv(all, counts, displs, MPI_INT, keep ? MPI_IN_PLACE : mine, counts[rank], MPI_INT, root,
+                                comm, &request),
+                  MPI_SUCCESS);
+        wait_one(&request);
+        for (int i = 0; i < 4; ++i)
+            if (!keep) CHECK_INT(mine[i], i < counts[rank] ? value(salt + 1, rank, i) : -1);
+    }
+}
+
+static void iallgather_and_iallgatherv_match_the_reference(MPI_Comm comm, int salt) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    enum { most = 9 };
+    int mine[most], all[8 * most], counts[8], displs[8];
+    for (int in_place = 0; in_place < 2; ++in_place) {
+        for (int i = 0; i < most; ++i) mine[i] = value(salt + in_place, rank, i);
+        for (int i = 0; i < size * most; ++i) all[i] = -1;
+        if (in_place)
+            for (int i = 0; i < most; ++i) all[rank * most + i] = mine[i];
+        MPI_Request request;
+        CHECK_INT(MPI_Iallgather(in_place ? MPI_IN_PLACE : mine, most, MPI_INT, all, most, MPI_INT, comm, &request),
+                  MPI_SUCCESS);
+        wait_one(&request);
+        for (int r = 0; r < size; ++r)
+            for (int i = 0; i < most; ++i) CHECK_INT(all[r * most + i], value(salt + in_place, r, i));
+        /* v: rank r contributes v_count(r) elements at r * most + 1 */
+        for (int r = 0; r < size; ++r) {
+            counts[r] = v_count(r, salt + in_place) * 2;
+            displs[r] = r * most + 1;
+        }
+        for (int i = 0; i < size * most; ++i) all[i] = -1;
+        if (in_place)
+            for (int i = 0; i < counts[rank]; ++i) all[displs[rank] + i] = mine[i];
+        CHECK_INT(MPI_Iallgatherv(in_place ? MPI_IN_PLACE : mine, counts[rank], MPI_INT, all, counts, displs, MPI_INT,
+                                  comm, &request),
+                  MPI_SUCCESS);
+        wait_one(&request);
+        for (int r = 0; r < size; ++r)
+            for (int i = 0; i < most; ++i)
+                CHECK_INT(all[r * most + i], i >= 1 && i - 1 < counts[r] ? value(salt + in_place, r, i - 1) : -1);
+    }
+}
+
+static void ialltoall_and_ialltoallv_match_the_reference(MPI_Comm comm, int salt) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    enum { most = 6 };
+    int send[8 * most], recv[8 * most], scounts[8], sdispls[8], rcounts[8], rdispls[8];
+    /* value(salt, source, destination * most + i): what source sends destination */
+    for (int in_place = 0; in_place < 2; ++in_place) {
+        for (int d = 0; d < size; ++d)
+            for (int i = 0; i < most; ++i) {
+                send[d * most + i] = value(salt + in_place, rank, d * most + i);
+                recv[d * most + i] = in_place ? send[d * most + i] : -1;
+            }
+        MPI_Request request;
+        CHECK_INT(MPI_Ialltoall(in_place ? MPI_IN_PLACE : send, most, MPI_INT, recv, most, MPI_INT, comm, &request),
+                  MPI_SUCCESS);
+        wait_one(&request);
+        for (int s = 0; s < size; ++s)
+            for (int i = 0; i < most; ++i) CHECK_INT(recv[s * most + i], value(salt + in_place, s, rank * most + i));
+    }
+    /* v: source s sends destination d (s + d) % 4 elements */
+    for (int r = 0; r < size; ++r) {
+        scounts[r] = (rank + r) % 4;
+        sdispls[r] = r * most;
+        rcounts[r] = (r + rank) % 4;
+        rdispls[r] = (size - 1 - r) * most; /* reversed placement */
+    }
+    for (int i = 0; i < size * most; ++i) {
+        send[i] = value(salt + 5, rank, i);
+        recv[i] = -1;
+    }
+    MPI_Request request;
+    CHECK_INT(MPI_Ialltoallv(send, scounts, sdispls, MPI_INT, recv, rcounts, rdispls, MPI_INT, comm, &request),
+              MPI_SUCCESS);
+    wait_one(&request);
+    for (int s = 0; s < size; ++s)
+        for (int i = 0; i < most; ++i)
+            CHECK_INT(recv[(size - 1 - s) * most + i], i < rcounts[s] ? value(salt + 5, s, rank * most + i) : -1);
+}
+
+/* Differing but matching type signatures: each rank sends 3 contiguous
+ * ints and receives them into a strided vector type. */
+static void iallgather_and_ialltoall_of_derived_types(MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Datatype strided, resized;
+    MPI_Type_vector(3, 1, 2, MPI_INT, &strided); /* extent 5 ints */
+    MPI_Type_create_resized(strided, 0, 6 * (MPI_Aint)sizeof(int), &resized);
+    MPI_Type_commit(&resized);
+    MPI_Type_free(&strided);
+    int send[8 * 3], recv[8 * 6];
+    for (int i = 0; i < 3 * size; ++i) send[i] = value(77, rank, i);
+    for (int i = 0; i < 6 * size; ++i) recv[i] = -1;
+    MPI_Request requests[2];
+    CHECK_INT(MPI_Iallgather(send, 3, MPI_INT, recv, 1, resized, comm, &requests[0]), MPI_SUCCESS);
+    CHECK_INT(MPI_Wait(&requests[0], MPI_STATUS_IGNORE), MPI_SUCCESS);
+    for (int r = 0; r < size; ++r)
+        for (int i = 0; i < 6; ++i) CHECK_INT(recv[r * 6 + i], i % 2 == 0 && i < 6 ? value(77, r, i / 2) : -1);
+    for (int i = 0; i < 6 * size; ++i) recv[i] = -1;
+    CHECK_INT(MPI_Ialltoall(send, 3, MPI_INT, recv, 1, resized, comm, &requests[1]), MPI_SUCCESS);
+    MPI_Type_free(&resized); /* the request keeps its own reference */
+    CHECK_INT(MPI_Wait(&requests[1], MPI_STATUS_IGNORE), MPI_SUCCESS);
+    for (int s = 0; s < size; ++s)
+        for (int i = 0; i < 6; ++i) CHECK_INT(recv[s * 6 + i], i % 2 == 0 ? value(77, s, rank * 3 + i / 2) : -1);
+}
+
 /* ---- several at once */
 
 /* Four nonblocking collectives outstanding on `comm` and three on `other`
@@ -437,6 +623,11 @@ static void on_communicator(MPI_Comm comm, MPI_Comm other, int salt) {
     iallreduce_matches_the_reference(comm, salt + 20);
     iallreduce_of_a_derived_type(comm);
     iallreduce_floats_equal_the_blocking_result(comm);
+    igather_and_iscatter_match_the_reference(comm, salt + 40);
+    igatherv_and_iscatterv_match_the_reference(comm, salt + 50);
+    iallgather_and_iallgatherv_match_the_reference(comm, salt + 60);
+    ialltoall_and_ialltoallv_match_the_reference(comm, salt + 70);
+    iallgather_and_ialltoall_of_derived_types(comm);
     outstanding_together_complete_in_any_order(comm, other, salt + 30);
     test_loop_completes(comm);
 }

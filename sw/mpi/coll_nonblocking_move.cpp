@@ -1,0 +1,390 @@
+// The nonblocking data-movement collectives: MPI_Iscatter(v), Igather(v),
+// Iallgather(v), Ialltoall(v), on the round schedule engine
+// (coll_nonblocking.h); always in software, like every nonblocking
+// collective. Data travels as packed bytes, as in the blocking forms
+// (coll_move.cpp): a rank packs what it sends with the send datatype and
+// unpacks what it receives with the receive datatype. Algorithms:
+//   Iscatter, Igather         binomial trees (make_schedule)
+//   Iallgather, Iallgatherv   recursive doubling (make_schedule; blocks of
+//                             any size)
+//   Iscatterv, Igatherv       linear: one round, the root sends to / receives
+//                             from every other rank (only it knows the counts)
+//   Ialltoall(v)              one round holding every send and receive, in
+//                             pairwise order (to rank + k, from rank - k)
+// Send buffers are packed at the call (MPI_IN_PLACE data too, before
+// anything arrives); received data is unpacked into the user's buffers when
+// its round completes, or at the end.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "coll_nonblocking.h"
+#include "registry.h"
+
+using namespace isvp::mpi;
+using namespace isvp::mpi::coll;
+using isvp::Algorithm;
+using isvp::Fold;
+using isvp::Opcode;
+
+namespace {
+
+/// A schedule-driven collective's packed working vector, its blocks, and
+/// the datatypes it unpacks with later (held: MPI_Type_free may follow).
+struct PackedWork {
+    std::vector<std::uint8_t> work;
+    Blocks blocks;
+    std::shared_ptr<Type> recv_type;
+};
+
+std::shared_ptr<Type> hold_type(const Type* type) {
+    return type ? datatypes().shared(type->handle) : nullptr;
+}
+
+std::shared_ptr<RoundSchedule> new_schedule(MPI_Comm comm) {
+    return std::make_shared<RoundSchedule>(communicators().shared(comm));
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+    return entry("MPI_Iscatter", comm, [&] {
+        Comm& c = check_comm(comm);
+        const MoveArguments args =
+            check_scatter(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Iscatter");
+        check_request_pointer(request);
+        const auto size = static_cast<std::size_t>(c.size());
+        const std::size_t block = args.block;
+        auto state = std::make_shared<PackedWork>();
+        state->recv_type = hold_type(args.recv_type);
+        state->work.resize(size * block);
+        if (c.rank() == root && block > 0)
+            pack_into(sendbuf, size * static_cast<std::size_t>(sendcount), *args.send_type, state->work.data());
+        state->blocks = Blocks{state->work.data(), nullptr, equal_blocks(size, block)};
+        auto schedule = new_schedule(comm);
+        schedule->hold(state);
+        if (block > 0) {
+            schedule->add_schedule(
+                make_schedule(Opcode::Scatter, Algorithm::BinomialTree, c.size(), c.rank(), root, Fold::Pairwise),
+                &state->blocks);
+            if (!args.keep) {
+                const std::size_t at = static_cast<std::size_t>(c.rank()) * block;
+                schedule->add_local([state, at, block, recvbuf, recvcount] {
+                    unpack(state->work.data() + at, block, static_cast<std::size_t>(recvcount), *state->recv_type,
+                           recvbuf);
+                });
+            }
+        }
+        start_nonblocking("MPI_Iscatter", comm, std::move(schedule), request);
+    });
+}
+
+int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+    return entry("MPI_Igather", comm, [&] {
+        Comm& c = check_comm(comm);
+        const MoveArguments args =
+            check_gather(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Igather");
+        check_request_pointer(request);
+        const auto size = static_cast<std::size_t>(c.size());
+        const auto me = static_cast<std::size_t>(c.rank());
+        const std::size_t block = args.block;
+        auto state = std::make_shared<PackedWork>();
+        state->recv_type = hold_type(args.recv_type);
+        state->work.assign(size * block, 0);
+        if (block > 0) {
+            if (args.keep)
+                pack_into(element(recvbuf, me * static_cast<std::size_t>(recvcount), *args.recv_type),
+                          static_cast<std::size_t>(recvcount), *args.recv_type, state->work.data() + me * block);
+            else
+                pack_into(sendbuf, static_cast<std::size_t>(sendcount), *args.send_type,
+                          state->work.data() + me * block);
+        }
+        state->blocks = Blocks{state->work.data(), nullptr, equal_blocks(size, block)};
+        auto schedule = new_schedule(comm);
+        schedule->hold(state);
+        if (block > 0) {
+            schedule->add_schedule(
+                make_schedule(Opcode::Gather, Algorithm::BinomialTree, c.size(), c.rank(), root, Fold::Pairwise),
+                &state->blocks);
+            if (c.rank() == root)
+                schedule->add_local([state, size, recvbuf, recvcount] {
+                    unpack_from(state->work.data(), size * static_cast<std::size_t>(recvcount), *state->recv_type,
+                                recvbuf);
+                });
+        }
+        start_nonblocking("MPI_Igather", comm, std::move(schedule), request);
+    });
+}
+
+int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    return entry("MPI_Iallgather", comm, [&] {
+        Comm& c = check_comm(comm);
+        const MoveArguments args =
+            check_allgather(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Iallgather");
+        check_request_pointer(request);
+        const auto size = static_cast<std::size_t>(c.size());
+        const auto me = static_cast<std::size_t>(c.rank());
+        const std::size_t block = args.block;
+        const auto rcount = static_cast<std::size_t>(recvcount);
+        auto state = std::make_shared<PackedWork>();
+        state->recv_type = hold_type(args.recv_type);
+        state->work.assign(size * block, 0);
+        if (block > 0) {
+            if (args.keep)
+                pack_into(element(recvbuf, me * rcount, *args.recv_type), rcount, *args.recv_type,
+                          state->work.data() + me * block);
+            else
+                pack_into(sendbuf, static_cast<std::size_t>(sendcount), *args.send_type,
+                          state->work.data() + me * block);
+        }
+        state->blocks = Blocks{state->work.data(), nullptr, equal_blocks(size, block)};
+        auto schedule = new_schedule(comm);
+        schedule->hold(state);
+        if (block > 0) {
+            schedule->add_schedule(
+                make_schedule(Opcode::Allgather, Algorithm::RecursiveDoubling, c.size(), c.rank(), 0, Fold::Pairwise),
+                &state->blocks);
+            schedule->add_local([state, size, rcount, recvbuf] {
+                unpack_from(state->work.data(), size * rcount, *state->recv_type, recvbuf);
+            });
+        }
+        start_nonblocking("MPI_Iallgather", comm, std::move(schedule), request);
+    });
+}
+
+int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    return entry("MPI_Iallgatherv", comm, [&] {
+        Comm& c = check_comm(comm);
+        std::vector<std::size_t> first;
+        const MoveArguments args = check_allgatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                                    recvtype, "MPI_Iallgatherv", first);
+        check_request_pointer(request);
+        const auto me = static_cast<std::size_t>(c.rank());
+        auto state = std::make_shared<PackedWork>();
+        state->recv_type = hold_type(args.recv_type);
+        state->work.assign(first.back(), 0);
+        if (args.keep)
+            pack_into(element(recvbuf, static_cast<std::size_t>(displs[me]), *args.recv_type),
+                      static_cast<std::size_t>(recvcounts[me]), *args.recv_type, state->work.data() + first[me]);
+        else
+            pack_into(sendbuf, static_cast<std::size_t>(sendcount), *args.send_type, state->work.data() + first[me]);
+        state->blocks = Blocks{state->work.data(), nullptr, first};
+        auto schedule = new_schedule(comm);
+        schedule->hold(state);
+        if (first.back() > 0) {
+            schedule->add_schedule(
+                make_schedule(Opcode::Allgather, Algorithm::RecursiveDoubling, c.size(), c.rank(), 0, Fold::Pairwise),
+                &state->blocks);
+            // The counts and displacements are the caller's; copied for the last round.
+            std::vector<int> counts(recvcounts, recvcounts + c.size()), at(displs, displs + c.size());
+            const bool keep = args.keep;
+            schedule->add_local([state, counts, at, keep, me, recvbuf] {
+                for (std::size_t r = 0; r < counts.size(); ++r) {
+                    if (r == me && keep) continue;
+                    unpack_from(state->work.data() + state->blocks.first[r], static_cast<std::size_t>(counts[r]),
+                                *state->recv_type,
+                                element(recvbuf, static_cast<std::size_t>(at[r]), *state->recv_type));
+                }
+            });
+        }
+        start_nonblocking("MPI_Iallgatherv", comm, std::move(schedule), request);
+    });
+}
+
+int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+    return entry("MPI_Iscatterv", comm, [&] {
+        Comm& c = check_comm(comm);
+        const MoveArguments args = check_scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                                  recvtype, root, "MPI_Iscatterv");
+        check_request_pointer(request);
+        auto recv_type = hold_type(args.recv_type);
+        auto schedule = new_schedule(comm);
+        Round& round = schedule->add_round();
+        if (c.rank() != root) {
+            const std::size_t capacity = bytes_of(recvcount, *args.recv_type);
+            if (capacity > 0)
+                round.receives.push_back(
+                    {root, capacity, false, [recv_type, recvbuf, recvcount](std::vector<std::uint8_t>& data) {
+                         unpack(data.data(), data.size(), static_cast<std::size_t>(recvcount), *recv_type, recvbuf);
+                     }});
+            start_nonblocking("MPI_Iscatterv", comm, std::move(schedule), request);
+            return;
+        }
+        const Type& stype = *args.send_type;
+        for (int r = 0; r < c.size(); ++r) {
+            const std::size_t bytes = bytes_of(sendcounts[r], stype);
+            if (bytes == 0 || (r == root && args.keep)) continue;
+            std::vector<std::uint8_t> packed(bytes);
+            pack_into(element(sendbuf, static_cast<std::size_t>(displs[r]), stype),
+                      static_cast<std::size_t>(sendcounts[r]), stype, packed.data());
+            if (r == root) {
+                check_block(bytes, bytes_of(recvcount, *args.recv_type), "the root's block of sendbuf", "recvbuf");
+                unpack(packed.data(), bytes, static_cast<std::size_t>(recvcount), *args.recv_type, recvbuf);
+                continue;
+            }
+            auto shared = std::make_shared<std::vector<std::uint8_t>>(std::move(packed));
+            round.sends.push_back({r, [shared] { return *shared; }});
+        }
+        start_nonblocking("MPI_Iscatterv", comm, std::move(schedule), request);
+    });
+}
+
+int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+    return entry("MPI_Igatherv", comm, [&] {
+        Comm& c = check_comm(comm);
+        const MoveArguments args =
+            check_gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, "MPI_Igatherv");
+        check_request_pointer(request);
+        auto schedule = new_schedule(comm);
+        Round& round = schedule->add_round();
+        if (c.rank() != root) {
+            const std::size_t bytes = bytes_of(sendcount, *args.send_type);
+            if (bytes > 0) {
+                auto packed = std::make_shared<std::vector<std::uint8_t>>(bytes);
+                pack_into(sendbuf, static_cast<std::size_t>(sendcount), *args.send_type, packed->data());
+                round.sends.push_back({root, [packed] { return *packed; }});
+            }
+            start_nonblocking("MPI_Igatherv", comm, std::move(schedule), request);
+            return;
+        }
+        const Type& rtype = *args.recv_type;
+        auto recv_type = hold_type(&rtype);
+        for (int r = 0; r < c.size(); ++r) {
+            const std::size_t capacity = bytes_of(recvcounts[r], rtype);
+            if (capacity == 0 || (r == root && args.keep)) continue;
+            void* target = element(recvbuf, static_cast<std::size_t>(displs[r]), rtype);
+            const auto count = static_cast<std::size_t>(recvcounts[r]);
+            if (r == root) {
+                const std::size_t bytes = bytes_of(sendcount, *args.send_type);
+                check_block(bytes, capacity, "sendbuf", "the root's block of recvbuf");
+                std::vector<std::uint8_t> packed(bytes);
+                pack_into(sendbuf, static_cast<std::size_t>(sendcount), *args.send_type, packed.data());
+                unpack(packed.data(), bytes, count, rtype, target);
+                continue;
+            }
+            round.receives.push_back({r, capacity, false, [recv_type, target, count](std::vector<std::uint8_t>& data) {
+                                          unpack(data.data(), data.size(), count, *recv_type, target);
+                                      }});
+        }
+        start_nonblocking("MPI_Igatherv", comm, std::move(schedule), request);
+    });
+}
+
+}  // extern "C"
+
+namespace {
+
+/// One round of an all-to-all: every rank's packed block sent (pairwise
+/// order), every incoming block unpacked by `deliver(source, data)`.
+template <class Deliver>
+void exchange_round(RoundSchedule& schedule, std::vector<std::vector<std::uint8_t>> outgoing,
+                    const std::vector<std::size_t>& incoming, Deliver deliver) {
+    Comm& c = schedule.comm();
+    const int size = c.size(), me = c.rank();
+    auto blocks = std::make_shared<std::vector<std::vector<std::uint8_t>>>(std::move(outgoing));
+    Round& round = schedule.add_round();
+    // The own block first, as a local step (no message).
+    round.local.push_back([blocks, me, deliver] {
+        std::vector<std::uint8_t>& own = (*blocks)[static_cast<std::size_t>(me)];
+        deliver(me, own);
+    });
+    for (int k = 1; k < size; ++k) {
+        const int to = (me + k) % size, from = (me - k + size) % size;
+        if (!(*blocks)[static_cast<std::size_t>(to)].empty())
+            round.sends.push_back({to, [blocks, to] { return (*blocks)[static_cast<std::size_t>(to)]; }});
+        const std::size_t capacity = incoming[static_cast<std::size_t>(from)];
+        if (capacity > 0)
+            round.receives.push_back(
+                {from, capacity, false, [deliver, from](std::vector<std::uint8_t>& data) { deliver(from, data); }});
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    return entry("MPI_Ialltoall", comm, [&] {
+        Comm& c = check_comm(comm);
+        const MoveArguments args =
+            check_alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Ialltoall");
+        check_request_pointer(request);
+        const auto size = static_cast<std::size_t>(c.size());
+        const auto rcount = static_cast<std::size_t>(recvcount);
+        const std::size_t block = args.block;
+        auto schedule = new_schedule(comm);
+        if (block > 0) {
+            std::vector<std::vector<std::uint8_t>> outgoing(size, std::vector<std::uint8_t>(block));
+            for (std::size_t r = 0; r < size; ++r) {
+                if (args.keep)
+                    pack_into(element(recvbuf, r * rcount, *args.recv_type), rcount, *args.recv_type,
+                              outgoing[r].data());
+                else
+                    pack_into(element(sendbuf, r * static_cast<std::size_t>(sendcount), *args.send_type),
+                              static_cast<std::size_t>(sendcount), *args.send_type, outgoing[r].data());
+            }
+            auto recv_type = hold_type(args.recv_type);
+            exchange_round(*schedule, std::move(outgoing), std::vector<std::size_t>(size, block),
+                           [recv_type, recvbuf, rcount](int source, std::vector<std::uint8_t>& data) {
+                               unpack(data.data(), data.size(), rcount, *recv_type,
+                                      element(recvbuf, static_cast<std::size_t>(source) * rcount, *recv_type));
+                           });
+        }
+        start_nonblocking("MPI_Ialltoall", comm, std::move(schedule), request);
+    });
+}
+
+int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request* request) {
+    return entry("MPI_Ialltoallv", comm, [&] {
+        Comm& c = check_comm(comm);
+        const MoveArguments args = check_alltoallv(c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                                   rdispls, recvtype, "MPI_Ialltoallv");
+        check_request_pointer(request);
+        const int size = c.size();
+        const Type& rtype = *args.recv_type;
+        std::vector<std::vector<std::uint8_t>> outgoing(static_cast<std::size_t>(size));
+        std::vector<std::size_t> incoming(static_cast<std::size_t>(size));
+        std::vector<int> counts(recvcounts, recvcounts + size), at(rdispls, rdispls + size);
+        for (int r = 0; r < size; ++r) {
+            const auto index = static_cast<std::size_t>(r);
+            incoming[index] = bytes_of(recvcounts[r], rtype);
+            const void* from = args.keep ? element(recvbuf, static_cast<std::size_t>(rdispls[r]), rtype)
+                                         : element(sendbuf, static_cast<std::size_t>(sdispls[r]), *args.send_type);
+            const auto count = static_cast<std::size_t>(args.keep ? recvcounts[r] : sendcounts[r]);
+            const Type& type = args.keep ? rtype : *args.send_type;
+            outgoing[index].resize(count * type.size);
+            pack_into(from, count, type, outgoing[index].data());
+        }
+        auto schedule = new_schedule(comm);
+        auto recv_type = hold_type(&rtype);
+        exchange_round(*schedule, std::move(outgoing), incoming,
+                       [recv_type, recvbuf, counts, at](int source, std::vector<std::uint8_t>& data) {
+                           const auto r = static_cast<std::size_t>(source);
+                           unpack(data.data(), data.size(), static_cast<std::size_t>(counts[r]), *recv_type,
+                                  element(recvbuf, static_cast<std::size_t>(at[r]), *recv_type));
+                       });
+        start_nonblocking("MPI_Ialltoallv", comm, std::move(schedule), request);
+    });
+}
+
+}  // extern "C"
+
+ISVP_MPI_ALIAS(Iscatter)
+ISVP_MPI_ALIAS(Igather)
+ISVP_MPI_ALIAS(Iallgather)
+ISVP_MPI_ALIAS(Iallgatherv)
+ISVP_MPI_ALIAS(Iscatterv)
+ISVP_MPI_ALIAS(Igatherv)
+ISVP_MPI_ALIAS(Ialltoall)
+ISVP_MPI_ALIAS(Ialltoallv)
