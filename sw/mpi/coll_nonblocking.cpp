@@ -155,6 +155,94 @@ struct ReductionWork : ReductionState {
     Blocks blocks;
 };
 
+/// The state of a nonblocking scan: MPICH's recursive doubling, as PMPI_Scan.
+struct ScanState : ReductionState {
+    ScanState(const Reduction& checked, const void* input, std::size_t elements, bool inclusive)
+        : ReductionState(checked), count(elements), partial(elements, *type) {
+        copy_elements(input, partial.data(), elements, *type);
+        if (inclusive) {
+            result = TypedBuffer(elements, *type);
+            copy_elements(input, result.data(), elements, *type);
+            have_result = true;
+        }
+    }
+    std::size_t count;
+    TypedBuffer partial;  ///< ops over this rank's aligned group so far
+    TypedBuffer result;   ///< ops over ranks 0 .. rank (inclusive) or 0 .. rank-1
+    bool have_result = false;
+};
+
+/// Iscan / Iexscan: one round per doubling step (send the partial, combine
+/// the peer's), then the result to recvbuf. `inclusive`: rank r gets ops
+/// over ranks 0..r; otherwise 0..r-1 and rank 0's recvbuf is left alone.
+void scan(const char* function, MPI_Comm comm, const Reduction& reduction, const void* input, void* recvbuf, int count,
+          bool inclusive, MPI_Request* request) {
+    Comm& c = check_comm(comm);
+    const auto n = static_cast<std::size_t>(count);
+    auto state = std::make_shared<ScanState>(reduction, input, n, inclusive);
+    auto schedule = std::make_shared<RoundSchedule>(communicators().shared(comm));
+    schedule->hold(state);
+    const int size = c.size(), me = c.rank();
+    if (n > 0) {
+        for (int mask = 1; mask < size; mask <<= 1) {
+            const int peer = me ^ mask;
+            if (peer >= size) continue;
+            Round& round = schedule->add_round();
+            round.sends.push_back({peer, [state] {
+                                       std::vector<std::uint8_t> packed(state->count * state->type->size);
+                                       pack_into(state->partial.data(), state->count, *state->type, packed.data());
+                                       return packed;
+                                   }});
+            const bool lower = peer < me;  // the peer's group is lower: it goes on the left
+            round.receives.push_back(
+                {peer, n * state->type->size, true, [state, lower](std::vector<std::uint8_t>& data) {
+                     ScanState& s = *state;
+                     TypedBuffer received(s.count, *s.type);
+                     unpack_from(data.data(), s.count, *s.type, received.data());
+                     if (!lower) {
+                         s.reduction.combine(received.data(), s.partial.data(), s.count, false);
+                         return;
+                     }
+                     if (s.have_result) {
+                         s.reduction.combine(received.data(), s.result.data(), s.count, true);
+                     } else {
+                         s.result = TypedBuffer(s.count, *s.type);
+                         copy_elements(received.data(), s.result.data(), s.count, *s.type);
+                         s.have_result = true;
+                     }
+                     s.reduction.combine(received.data(), s.partial.data(), s.count, true);
+                 }});
+        }
+        schedule->add_local([state, recvbuf] {
+            if (state->have_result) copy_elements(state->result.data(), recvbuf, state->count, *state->type);
+        });
+    }
+    start_nonblocking(function, comm, std::move(schedule), request);
+}
+
+/// Ireduce_scatter(_block): block b of the reduced input is elements
+/// first[b] .. first[b+1]; this rank's block goes to recvbuf.
+void reduce_scatter(const char* function, MPI_Comm comm, const Reduction& reduction, const void* input, void* recvbuf,
+                    std::vector<std::size_t> first, MPI_Request* request) {
+    Comm& c = check_comm(comm);
+    const auto me = static_cast<std::size_t>(c.rank());
+    const std::size_t total = first.back(), own = first[me + 1] - first[me];
+    auto state = std::make_shared<ReductionWork>(reduction, input, total);
+    state->blocks.first = std::move(first);
+    auto schedule = std::make_shared<RoundSchedule>(communicators().shared(comm));
+    schedule->hold(state);
+    if (total > 0) {
+        schedule->add_schedule(make_schedule(Opcode::ReduceScatter, Algorithm::RecursiveHalving, c.size(), c.rank(), 0,
+                                             state->reduction.fold()),
+                               &state->blocks, &state->reduction);
+        const std::size_t at = state->blocks.first[me];
+        schedule->add_local([state, recvbuf, at, own] {
+            copy_elements(element(state->work.data(), at, *state->type), recvbuf, own, *state->type);
+        });
+    }
+    start_nonblocking(function, comm, std::move(schedule), request);
+}
+
 }  // namespace
 
 extern "C" {
@@ -256,8 +344,59 @@ int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     });
 }
 
+int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request* request) {
+    return entry("MPI_Ireduce_scatter_block", comm, [&] {
+        Comm& c = check_comm(comm);
+        const Reduction reduction = check_reduction(recvcount, datatype, op, "recvcount");
+        check_result_buffers(sendbuf, recvbuf, recvcount, *reduction.type, "MPI_Ireduce_scatter_block");
+        check_request_pointer(request);
+        reduce_scatter("MPI_Ireduce_scatter_block", comm, reduction, in_place(sendbuf) ? recvbuf : sendbuf, recvbuf,
+                       equal_blocks(static_cast<std::size_t>(c.size()), static_cast<std::size_t>(recvcount)), request);
+    });
+}
+
+int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm, MPI_Request* request) {
+    return entry("MPI_Ireduce_scatter", comm, [&] {
+        Comm& c = check_comm(comm);
+        std::vector<std::size_t> first;
+        const Reduction reduction =
+            check_reduce_scatter(c, sendbuf, recvbuf, recvcounts, datatype, op, "MPI_Ireduce_scatter", first);
+        check_request_pointer(request);
+        reduce_scatter("MPI_Ireduce_scatter", comm, reduction, in_place(sendbuf) ? recvbuf : sendbuf, recvbuf,
+                       std::move(first), request);
+    });
+}
+
+int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request* request) {
+    return entry("MPI_Iscan", comm, [&] {
+        check_comm(comm);
+        const Reduction reduction = check_reduction(count, datatype, op);
+        check_result_buffers(sendbuf, recvbuf, count, *reduction.type, "MPI_Iscan");
+        check_request_pointer(request);
+        scan("MPI_Iscan", comm, reduction, in_place(sendbuf) ? recvbuf : sendbuf, recvbuf, count, true, request);
+    });
+}
+
+int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request* request) {
+    return entry("MPI_Iexscan", comm, [&] {
+        Comm& c = check_comm(comm);
+        const Reduction reduction = check_reduction(count, datatype, op);
+        check_result_buffers(sendbuf, recvbuf, count, *reduction.type, "MPI_Iexscan", c.rank() > 0);
+        check_request_pointer(request);
+        scan("MPI_Iexscan", comm, reduction, in_place(sendbuf) ? recvbuf : sendbuf, recvbuf, count, false, request);
+    });
+}
+
 }  // extern "C"
 
+ISVP_MPI_ALIAS(Ireduce_scatter_block)
+ISVP_MPI_ALIAS(Ireduce_scatter)
+ISVP_MPI_ALIAS(Iscan)
+ISVP_MPI_ALIAS(Iexscan)
 ISVP_MPI_ALIAS(Ibarrier)
 ISVP_MPI_ALIAS(Ibcast)
 ISVP_MPI_ALIAS(Ireduce)

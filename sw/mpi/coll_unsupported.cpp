@@ -1,5 +1,6 @@
-// Collectives the isvp MPI shim does not implement (yet): MPI_Alltoallw, the
-// nonblocking collectives and the neighbourhood collectives. They link, and
+// Collectives the isvp MPI shim does not implement (yet): MPI_Alltoallw,
+// MPI_Ialltoallw and the neighbourhood collectives (the other nonblocking
+// collectives are in coll_nonblocking*.cpp). They link, and
 // every call reports MPI_ERR_UNSUPPORTED_OPERATION through the error
 // handler (docs/MPI.md). Owned by the collectives' author (coll*.cpp):
 // replace a stub by an implementation in another coll*.cpp file and delete
@@ -22,22 +23,6 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
     return entry("MPI_Ialltoallw", comm, [] { unsupported("MPI_Ialltoallw"); });
 }
 
-int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Ireduce_scatter", comm, [] { unsupported("MPI_Ireduce_scatter"); });
-}
-
-int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Ireduce_scatter_block", comm, [] { unsupported("MPI_Ireduce_scatter_block"); });
-}
-
-int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Iscan", comm, [] { unsupported("MPI_Iscan"); });
-}
-
-int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    return entry("MPI_Iexscan", comm, [] { unsupported("MPI_Iexscan"); });
-}
-
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     return entry("MPI_Neighbor_allgather", comm, [] { unsupported("MPI_Neighbor_allgather"); });
 }
@@ -58,10 +43,6 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 
 ISVP_MPI_ALIAS(Alltoallw)
 ISVP_MPI_ALIAS(Ialltoallw)
-ISVP_MPI_ALIAS(Ireduce_scatter)
-ISVP_MPI_ALIAS(Ireduce_scatter_block)
-ISVP_MPI_ALIAS(Iscan)
-ISVP_MPI_ALIAS(Iexscan)
 ISVP_MPI_ALIAS(Neighbor_allgather)
 ISVP_MPI_ALIAS(Neighbor_allgatherv)
 ISVP_MPI_ALIAS(Neighbor_alltoall)

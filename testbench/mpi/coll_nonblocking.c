@@ -482,6 +482,120 @@ static void iallgather_and_ialltoall_of_derived_types(MPI_Comm comm) {
         for (int i = 0; i < 6; ++i) CHECK_INT(recv[s * 6 + i], i % 2 == 0 ? value(77, s, rank * 3 + i / 2) : -1);
 }
 
+/* ---- reduce-scatter, scans */
+
+static void ireduce_scatter_matches_the_reference(MPI_Comm comm, int salt) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    enum { most = 5 };
+    int send[8 * most], recv[8 * most], counts[8];
+    Affine asend[8 * most], arecv[most];
+    /* _block: `most` elements per rank; SUM, then the user op, then in place (MAX). */
+    for (int i = 0; i < size * most; ++i) {
+        send[i] = value(salt, rank, i);
+        asend[i] = affine_of(salt, rank, i);
+    }
+    MPI_Request requests[3];
+    CHECK_INT(MPI_Ireduce_scatter_block(send, recv, most, MPI_INT, MPI_SUM, comm, &requests[0]), MPI_SUCCESS);
+    CHECK_INT(MPI_Ireduce_scatter_block(asend, arecv, most, affine_type, affine_op, comm, &requests[1]), MPI_SUCCESS);
+    MPI_Status statuses[3];
+    CHECK_INT(MPI_Waitall(2, requests, statuses), MPI_SUCCESS);
+    for (int i = 0; i < most; ++i) {
+        const int at = rank * most + i;
+        int sum = 0;
+        Affine composed = affine_of(salt, 0, at);
+        for (int r = 0; r < size; ++r) {
+            sum += value(salt, r, at);
+            if (r > 0) composed = compose(composed, affine_of(salt, r, at));
+        }
+        CHECK_INT(recv[i], sum);
+        CHECK(arecv[i].a == composed.a && arecv[i].b == composed.b);
+    }
+    /* v: rank r gets (r + salt) % 3 elements (some zero); in place */
+    int total = 0;
+    for (int r = 0; r < size; ++r) {
+        counts[r] = (r + salt) % 3;
+        total += counts[r];
+    }
+    for (int i = 0; i < total; ++i) recv[i] = value(salt + 1, rank, i);
+    CHECK_INT(MPI_Ireduce_scatter(MPI_IN_PLACE, recv, counts, MPI_INT, MPI_MAX, comm, &requests[2]), MPI_SUCCESS);
+    wait_one(&requests[2]);
+    int first = 0;
+    for (int r = 0; r < rank; ++r) first += counts[r];
+    for (int i = 0; i < counts[rank]; ++i) {
+        int max = value(salt + 1, 0, first + i);
+        for (int r = 1; r < size; ++r)
+            if (value(salt + 1, r, first + i) > max) max = value(salt + 1, r, first + i);
+        CHECK_INT(recv[i], max);
+    }
+}
+
+static void iscan_and_iexscan_match_the_reference(MPI_Comm comm, int salt) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    enum { n = 7 };
+    int send[n], inclusive[n], exclusive[n], inplace[n];
+    Affine asend[n], ainclusive[n], aexclusive[n];
+    for (int i = 0; i < n; ++i) {
+        send[i] = value(salt, rank, i);
+        inplace[i] = send[i];
+        inclusive[i] = exclusive[i] = -1;
+        asend[i] = affine_of(salt, rank, i);
+        aexclusive[i].a = aexclusive[i].b = 12345u;
+    }
+    MPI_Request requests[5];
+    CHECK_INT(MPI_Iscan(send, inclusive, n, MPI_INT, MPI_SUM, comm, &requests[0]), MPI_SUCCESS);
+    CHECK_INT(MPI_Iexscan(send, exclusive, n, MPI_INT, MPI_SUM, comm, &requests[1]), MPI_SUCCESS);
+    CHECK_INT(MPI_Iscan(MPI_IN_PLACE, inplace, n, MPI_INT, MPI_MAX, comm, &requests[2]), MPI_SUCCESS);
+    CHECK_INT(MPI_Iscan(asend, ainclusive, n, affine_type, affine_op, comm, &requests[3]), MPI_SUCCESS);
+    CHECK_INT(MPI_Iexscan(asend, aexclusive, n, affine_type, affine_op, comm, &requests[4]), MPI_SUCCESS);
+    MPI_Status statuses[5];
+    CHECK_INT(MPI_Waitall(5, requests, statuses), MPI_SUCCESS);
+    for (int i = 0; i < n; ++i) {
+        int sum = 0, max = value(salt, 0, i);
+        Affine composed = affine_of(salt, 0, i);
+        for (int r = 0; r < rank; ++r) {
+            sum += value(salt, r, i);
+            if (value(salt, r, i) > max) max = value(salt, r, i);
+            if (r > 0) composed = compose(composed, affine_of(salt, r, i));
+        }
+        /* ops over ranks 0 .. rank-1 so far */
+        if (rank > 0) {
+            CHECK_INT(exclusive[i], sum);
+            CHECK(aexclusive[i].a == composed.a && aexclusive[i].b == composed.b);
+        } else {
+            CHECK_INT(exclusive[i], -1); /* rank 0's recvbuf is left alone */
+            CHECK(aexclusive[i].a == 12345u && aexclusive[i].b == 12345u);
+        }
+        const int mine = value(salt, rank, i);
+        CHECK_INT(inclusive[i], sum + mine);
+        CHECK_INT(inplace[i], mine > max ? mine : max);
+        const Affine with_mine = rank == 0 ? affine_of(salt, 0, i) : compose(composed, affine_of(salt, rank, i));
+        CHECK(ainclusive[i].a == with_mine.a && ainclusive[i].b == with_mine.b);
+    }
+}
+
+/* Floating point: Ireduce_scatter_block and Iscan give the blocking calls' bits. */
+static void float_reductions_equal_the_blocking_results(MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    enum { per = 37 };
+    double send[8 * per], nonblocking[8 * per], blocking[8 * per];
+    for (int i = 0; i < size * per; ++i) send[i] = 1.0 / (rank * 3 + i + 1) + (rank % 2) * 1e9;
+    MPI_Request request;
+    CHECK_INT(MPI_Ireduce_scatter_block(send, nonblocking, per, MPI_DOUBLE, MPI_SUM, comm, &request), MPI_SUCCESS);
+    wait_one(&request);
+    CHECK_INT(MPI_Reduce_scatter_block(send, blocking, per, MPI_DOUBLE, MPI_SUM, comm), MPI_SUCCESS);
+    CHECK(memcmp(nonblocking, blocking, per * sizeof(double)) == 0);
+    CHECK_INT(MPI_Iscan(send, nonblocking, size * per, MPI_DOUBLE, MPI_SUM, comm, &request), MPI_SUCCESS);
+    wait_one(&request);
+    CHECK_INT(MPI_Scan(send, blocking, size * per, MPI_DOUBLE, MPI_SUM, comm), MPI_SUCCESS);
+    CHECK(memcmp(nonblocking, blocking, size * per * sizeof(double)) == 0);
+}
+
 /* ---- several at once */
 
 /* Four nonblocking collectives outstanding on `comm` and three on `other`
@@ -628,6 +742,9 @@ static void on_communicator(MPI_Comm comm, MPI_Comm other, int salt) {
     iallgather_and_iallgatherv_match_the_reference(comm, salt + 60);
     ialltoall_and_ialltoallv_match_the_reference(comm, salt + 70);
     iallgather_and_ialltoall_of_derived_types(comm);
+    ireduce_scatter_matches_the_reference(comm, salt + 80);
+    iscan_and_iexscan_match_the_reference(comm, salt + 90);
+    float_reductions_equal_the_blocking_results(comm);
     outstanding_together_complete_in_any_order(comm, other, salt + 30);
     test_loop_completes(comm);
 }
