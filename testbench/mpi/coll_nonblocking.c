@@ -1,10 +1,13 @@
-/* Nonblocking collectives (MPI 3.1 §5.12): results against a reference
- * computed here, on MPI_COMM_WORLD and on split communicators, for several
- * roots, counts, ops (SUM, MAX, a non-commutative user op) and datatypes
- * (predefined, a strided vector type); several outstanding at once and
- * completed with Waitall in reverse order; interleaved with blocking
- * collectives; overlapped with point-to-point (the standard's Ibarrier /
- * Send example); completed by an MPI_Test loop; errors name the call.
+/* Nonblocking collectives (MPI 3.1 §5.12), every one isvp implements:
+ * results against a reference computed here, on MPI_COMM_WORLD and on a
+ * split communicator, for several roots, counts (0 included), ops (SUM, MAX,
+ * a non-commutative user op) and datatypes (predefined, strided vector and
+ * resized types, differing send/receive types), MPI_IN_PLACE; floating
+ * point reductions bit-identical to the blocking calls; nine outstanding at
+ * once on two communicators, interleaved with a blocking collective and
+ * completed by one Waitall in reverse order; the standard's Ibarrier / Send
+ * overlap; progress from MPI_Test loops, MPI_Probe and a blocking software
+ * collective; errors that name the call.
  *
  * Usage: coll_nonblocking              everything above
  *        coll_nonblocking fatal-in-place  MPI_Iallreduce with recvbuf MPI_IN_PLACE
@@ -598,7 +601,7 @@ static void float_reductions_equal_the_blocking_results(MPI_Comm comm) {
 
 /* ---- several at once */
 
-/* Four nonblocking collectives outstanding on `comm` and three on `other`
+/* Five nonblocking collectives outstanding on `comm` and four on `other`
  * (a split of it), started interleaved with a blocking one, completed by
  * one Waitall over the requests in reverse order. */
 static void outstanding_together_complete_in_any_order(MPI_Comm comm, MPI_Comm other, int salt) {
@@ -609,13 +612,18 @@ static void outstanding_together_complete_in_any_order(MPI_Comm comm, MPI_Comm o
     MPI_Comm_size(other, &osize);
     enum { n = 33 };
     int bcast[n], sum[n], reduced[n], osum[n], obcast[n], blocking[n], send[n], osend[n];
+    int pairs_out[8 * 2], pairs_in[8 * 2], gathered[8 * 2];
     for (int i = 0; i < n; ++i) {
         bcast[i] = rank == 0 ? value(salt, 0, i) : -1;
         obcast[i] = orank == osize - 1 ? value(salt + 2, osize - 1, i) : -1;
         send[i] = value(salt, rank, i);
         osend[i] = value(salt + 3, orank, i);
     }
-    MPI_Request requests[7];
+    for (int r = 0; r < size; ++r) {
+        pairs_out[2 * r] = rank * 100 + r;
+        pairs_out[2 * r + 1] = -(rank * 100 + r);
+    }
+    MPI_Request requests[9];
     CHECK_INT(MPI_Ibcast(bcast, n, MPI_INT, 0, comm, &requests[0]), MPI_SUCCESS);
     CHECK_INT(MPI_Iallreduce(osend, osum, n, MPI_INT, MPI_SUM, other, &requests[1]), MPI_SUCCESS);
     CHECK_INT(MPI_Iallreduce(send, sum, n, MPI_INT, MPI_SUM, comm, &requests[2]), MPI_SUCCESS);
@@ -624,13 +632,15 @@ static void outstanding_together_complete_in_any_order(MPI_Comm comm, MPI_Comm o
     CHECK_INT(MPI_Ireduce(send, reduced, n, MPI_INT, MPI_SUM, size - 1, comm, &requests[4]), MPI_SUCCESS);
     CHECK_INT(MPI_Ibcast(obcast, n, MPI_INT, osize - 1, other, &requests[5]), MPI_SUCCESS);
     CHECK_INT(MPI_Ibarrier(comm, &requests[6]), MPI_SUCCESS);
-    MPI_Request reversed[7];
-    for (int i = 0; i < 7; ++i) reversed[i] = requests[6 - i];
+    CHECK_INT(MPI_Ialltoall(pairs_out, 2, MPI_INT, pairs_in, 2, MPI_INT, comm, &requests[7]), MPI_SUCCESS);
+    CHECK_INT(MPI_Igather(osend, 2, MPI_INT, gathered, 2, MPI_INT, 0, other, &requests[8]), MPI_SUCCESS);
+    MPI_Request reversed[9];
+    for (int i = 0; i < 9; ++i) reversed[i] = requests[8 - i];
     /* (A real statuses array: GCC's -Wstringop-overflow rejects the
      * MPI_STATUSES_IGNORE constant for an array parameter.) */
-    MPI_Status statuses[7];
-    CHECK_INT(MPI_Waitall(7, reversed, statuses), MPI_SUCCESS);
-    for (int i = 0; i < 7; ++i) {
+    MPI_Status statuses[9];
+    CHECK_INT(MPI_Waitall(9, reversed, statuses), MPI_SUCCESS);
+    for (int i = 0; i < 9; ++i) {
         CHECK(reversed[i] == MPI_REQUEST_NULL);
         CHECK_INT(statuses[i].MPI_ERROR, MPI_SUCCESS);
     }
@@ -648,6 +658,13 @@ static void outstanding_together_complete_in_any_order(MPI_Comm comm, MPI_Comm o
         CHECK_INT(osum[i], expected_osum);
         CHECK_INT(obcast[i], value(salt + 2, osize - 1, i));
     }
+    for (int r = 0; r < size; ++r) {
+        CHECK_INT(pairs_in[2 * r], r * 100 + rank);
+        CHECK_INT(pairs_in[2 * r + 1], -(r * 100 + rank));
+    }
+    if (orank == 0)
+        for (int r = 0; r < osize; ++r)
+            for (int i = 0; i < 2; ++i) CHECK_INT(gathered[2 * r + i], value(salt + 3, r, i));
 }
 
 /* MPI_Test in a loop until the request completes; the flag is false
@@ -671,6 +688,54 @@ static void test_loop_completes(MPI_Comm comm) {
     CHECK(request == MPI_REQUEST_NULL);
     CHECK_INT(result, size * (size + 1) / 2);
     if (size > 1 && rank == 0) CHECK(tests > 1);
+}
+
+/* ---- progress */
+
+/* Rank 0 waits in MPI_Probe for a message the last rank sends only once
+ * its Iallreduce completed — which needs rank 0's later rounds: the probe
+ * must keep rank 0's nonblocking collective going. */
+static void probe_drives_progress(MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (size == 1) return;
+    int send = rank + 1, result = 0, token = 0;
+    MPI_Request request;
+    CHECK_INT(MPI_Iallreduce(&send, &result, 1, MPI_INT, MPI_SUM, comm, &request), MPI_SUCCESS);
+    if (rank == 0) {
+        MPI_Status status;
+        CHECK_INT(MPI_Probe(size - 1, 6, comm, &status), MPI_SUCCESS);
+        CHECK_INT(MPI_Recv(&token, 1, MPI_INT, size - 1, 6, comm, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        CHECK_INT(token, 99);
+        wait_one(&request);
+    } else if (rank == size - 1) {
+        wait_one(&request);
+        token = 99;
+        CHECK_INT(MPI_Send(&token, 1, MPI_INT, 0, 6, comm), MPI_SUCCESS);
+    } else {
+        wait_one(&request);
+    }
+    CHECK_INT(result, size * (size + 1) / 2);
+}
+
+/* Every rank starts an Iallreduce, then a blocking MPI_Alltoall (always in
+ * software); the last rank first waits for its Iallreduce. The others,
+ * blocked in the Alltoall until the last rank joins, must keep the
+ * Iallreduce going meanwhile. */
+static void blocking_software_collective_drives_progress(MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int send = rank + 1, result = 0, out[8], in[8];
+    for (int r = 0; r < size; ++r) out[r] = rank * 10 + r;
+    MPI_Request request;
+    CHECK_INT(MPI_Iallreduce(&send, &result, 1, MPI_INT, MPI_SUM, comm, &request), MPI_SUCCESS);
+    if (rank == size - 1) wait_one(&request);
+    CHECK_INT(MPI_Alltoall(out, 1, MPI_INT, in, 1, MPI_INT, comm), MPI_SUCCESS);
+    if (rank != size - 1) wait_one(&request);
+    CHECK_INT(result, size * (size + 1) / 2);
+    for (int r = 0; r < size; ++r) CHECK_INT(in[r], r * 10 + rank);
 }
 
 /* ---- errors */
@@ -747,6 +812,8 @@ static void on_communicator(MPI_Comm comm, MPI_Comm other, int salt) {
     float_reductions_equal_the_blocking_results(comm);
     outstanding_together_complete_in_any_order(comm, other, salt + 30);
     test_loop_completes(comm);
+    probe_drives_progress(comm);
+    blocking_software_collective_drives_progress(comm);
 }
 
 int main(int argc, char** argv) {
