@@ -94,10 +94,14 @@ set_tests_properties(mpi_ssend_head_to_head_deadlocks PROPERTIES TIMEOUT 120 LAB
 isvp_mpi_program(osu_style_latency unseen/osu_style_latency.c -O2)
 isvp_mpi_program(mpich_style_halo unseen/mpich_style_halo.c -O2)
 isvp_mpi_program(imb_style_exchange unseen/imb_style_exchange.cpp -O2)
+isvp_mpi_program(osu_style_iallreduce unseen/osu_style_iallreduce.c -O2)
 if(NOT EXISTS ${CMAKE_SOURCE_DIR}/sw/mpi/coll_placeholder.cpp)
   isvp_mpi_test(unseen_osu_style_latency 2 2x1x1 osu_style_latency)
   isvp_mpi_test(unseen_mpich_style_halo 4 2x2x1 mpich_style_halo)
   isvp_mpi_test(unseen_imb_style_exchange 8 2x2x2 imb_style_exchange)
+  isvp_mpi_test(unseen_osu_style_iallreduce 6 3x2x1 osu_style_iallreduce)
+  set_tests_properties(mpi_unseen_osu_style_iallreduce_offload_on mpi_unseen_osu_style_iallreduce_offload_off
+                       PROPERTIES PASS_REGULAR_EXPRESSION "# Validation: passed")
   set_tests_properties(mpi_unseen_mpich_style_halo_offload_on mpi_unseen_mpich_style_halo_offload_off
                        PROPERTIES FAIL_REGULAR_EXPRESSION "Found [0-9]+ errors")
 endif()
