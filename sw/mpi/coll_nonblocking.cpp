@@ -21,7 +21,6 @@
 // reduction gives the same bits as its blocking form.
 #include "coll_nonblocking.h"
 
-#include <cstring>
 #include <string>
 #include <utility>
 

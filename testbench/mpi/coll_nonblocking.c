@@ -690,6 +690,39 @@ static void test_loop_completes(MPI_Comm comm) {
     if (size > 1 && rank == 0) CHECK(tests > 1);
 }
 
+/* Nonblocking collectives and point-to-point requests in one Waitsome /
+ * Testany set: each is reported exactly once, with its index. */
+static void mixed_with_point_to_point_in_waitsome(MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int send = rank + 1, sum = 0, token = -1, mine = rank;
+    MPI_Request requests[4];
+    CHECK_INT(MPI_Irecv(&token, 1, MPI_INT, (rank + size - 1) % size, 8, comm, &requests[0]), MPI_SUCCESS);
+    CHECK_INT(MPI_Ibarrier(comm, &requests[1]), MPI_SUCCESS);
+    CHECK_INT(MPI_Iallreduce(&send, &sum, 1, MPI_INT, MPI_SUM, comm, &requests[2]), MPI_SUCCESS);
+    CHECK_INT(MPI_Isend(&mine, 1, MPI_INT, (rank + 1) % size, 8, comm, &requests[3]), MPI_SUCCESS);
+    int seen[4] = {0, 0, 0, 0}, done = 0;
+    while (done < 4) {
+        int outcount = 0, indices[4];
+        MPI_Status statuses[4];
+        CHECK_INT(MPI_Waitsome(4, requests, &outcount, indices, statuses), MPI_SUCCESS);
+        CHECK(outcount >= 1);
+        for (int i = 0; i < outcount; ++i) {
+            ++seen[indices[i]];
+            CHECK(requests[indices[i]] == MPI_REQUEST_NULL);
+        }
+        done += outcount;
+    }
+    for (int i = 0; i < 4; ++i) CHECK_INT(seen[i], 1);
+    int index = 0, flag = 0;
+    CHECK_INT(MPI_Testany(4, requests, &index, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    CHECK_INT(index, MPI_UNDEFINED);
+    CHECK_INT(flag, 1);
+    CHECK_INT(token, (rank + size - 1) % size);
+    CHECK_INT(sum, size * (size + 1) / 2);
+}
+
 /* ---- progress */
 
 /* Rank 0 waits in MPI_Probe for a message the last rank sends only once
@@ -813,6 +846,7 @@ static void on_communicator(MPI_Comm comm, MPI_Comm other, int salt) {
     outstanding_together_complete_in_any_order(comm, other, salt + 30);
     test_loop_completes(comm);
     probe_drives_progress(comm);
+    mixed_with_point_to_point_in_waitsome(comm);
     blocking_software_collective_drives_progress(comm);
 }
 
