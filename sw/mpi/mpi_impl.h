@@ -6,12 +6,12 @@
 // only grows; a breaking change is announced here first:
 //   (none so far; nonblocking collectives added: CollectiveProgress)
 //
-// Note for the collectives' author: sw/mpi/coll_placeholder.cpp holds weak
-// MPI_Barrier ... MPI_Exscan definitions returning
-// MPI_ERR_UNSUPPORTED_OPERATION so the library links before the real ones
-// exist; delete it once coll*.cpp define them all. sw/mpi/coll_unsupported.cpp
-// (nonblocking and neighbourhood collectives, Alltoallw) is yours to keep or
-// replace by implementations. sw/mpi/CMakeLists.txt globs sw/mpi/*.cpp.
+// The collectives: blocking in coll_move/alltoall/reduce.cpp, nonblocking
+// in coll_nonblocking*.cpp (a round schedule engine whose requests the
+// point-to-point engine completes: CollectiveProgress below); what is not
+// implemented (Alltoallw, Ialltoallw, neighbourhood collectives) reports
+// MPI_ERR_UNSUPPORTED_OPERATION from coll_unsupported.cpp.
+// sw/mpi/CMakeLists.txt globs sw/mpi/*.cpp.
 //
 // How an MPI function is written:
 //

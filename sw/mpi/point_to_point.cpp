@@ -42,6 +42,11 @@
 // Waiting blocks on the device's interrupts (Driver::wait); a test or probe
 // that finds nothing pays one PCIe round trip (Driver::poll(true)) so that
 // a program polling in a loop lets simulated time advance.
+//
+// Nonblocking collectives (coll_nonblocking.h) are requests of kind
+// Collective: every pull() advances the incomplete ones in start order
+// (progress_collectives), so any wait, test or probe drives them, and a
+// blocking software collective waiting in receive_internal does too.
 #include <algorithm>
 #include <cstring>
 #include <deque>
