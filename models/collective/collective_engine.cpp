@@ -326,7 +326,7 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
     const std::uint16_t sender = v.processor.rank;
     const std::uint8_t step = v.network.step;
     if (!ct_[context].valid) {
-        if (c.released) {
+        if (c.released_row) {
             // Late packets of the collectives a RELEASE aborted: discarded,
             // a data packet's window credit still goes back to its sender.
             ++statistics_.stale;
@@ -588,18 +588,21 @@ void CollectiveEngine::release_row(unsigned context) {
         while (!c.waiting.empty()) {  // complete requests queued behind it
             Request r = std::move(c.waiting.front());
             c.waiting.pop_front();
-            abort_request(context, r.network, r.bytes.data(), r.bytes.size(), r.first_at);
+            if (trace_) trace_call_begin(context, r.network, r.bytes.data(), r.bytes.size(), r.first_at);
+            abort_request(context, r.network, r.bytes.data(), r.bytes.size(), ct_[context]);
             r.bytes.clear();
             spare_buffers_.push_back(std::move(r.bytes));
         }
         if (c.assembly.open) {  // a request still arriving: the rest of it is discarded
             Request& r = c.assembly;
-            abort_request(context, r.network, r.bytes.data(), r.received, r.first_at);
+            if (trace_) trace_call_begin(context, r.network, r.bytes.data(), r.received, r.first_at);
+            abort_request(context, r.network, r.bytes.data(), r.received, ct_[context]);
             c.discard_host += static_cast<std::uint32_t>(r.bytes.size()) - r.received;
             r.open = false;
         }
         if (c.streaming) {  // a request whose envelope is not in yet
-            abort_request(context, c.head, c.prefix.data(), c.prefix.size(), c.head_at);
+            if (trace_) trace_call_begin(context, c.head, c.prefix.data(), c.prefix.size(), c.head_at);
+            abort_request(context, c.head, c.prefix.data(), c.prefix.size(), ct_[context]);
             c.discard_host += c.head_message - static_cast<std::uint32_t>(c.prefix.size());
             c.streaming = false;
             c.prefix.clear();
@@ -622,13 +625,15 @@ void CollectiveEngine::release_row(unsigned context) {
                                         " collective(s) on it aborted (error 5)")
                                            .c_str());
     }
-    // Busy: the comm rank -> global rank map stays until the next LOAD, so
-    // late packets' credits can still be returned.
-    purge_context(context, busy);
+    // Until the next LOAD the switch remembers the row: late packets are
+    // stale (their credits still returned through the comm rank -> global
+    // rank map, kept), and a request that still comes for it is aborted at
+    // its peers too, who would otherwise wait for this member forever.
+    if (ct_[context].valid) c.released_row = ct_[context];
+    purge_context(context, c.released_row.has_value());
     if (ct_[context].valid) reserved_bytes_ -= c.reserved;
     c.reserved = 0;
     ct_[context].valid = false;
-    c.released = busy;
     namespace st = regmap::ct_command_status;
     command_status_ = st::RESULT.make(busy ? st::kReleasedAborting : st::kDone) | st::ROW.make(context);
 }
@@ -642,7 +647,7 @@ void CollectiveEngine::load_row(unsigned context) {
     const std::uint64_t need = config_.row_reservation(present);
     const std::uint64_t others = reserved_bytes_ - (ct_[context].valid ? c.reserved : 0);
     namespace st = regmap::ct_command_status;
-    if (c.released)  // credits owed for late packets of the aborted collectives go back first
+    if (c.released_row)  // credits owed for late packets of the aborted collectives go back first
         for (auto& [k, owed] : owed_)
             if ((k >> 16) == context && owed.count) {
                 flush_credits_of(context, static_cast<std::uint16_t>(k & 0xFFFF), owed);
@@ -665,7 +670,7 @@ void CollectiveEngine::load_row(unsigned context) {
         return;
     }
     command_status_ = st::RESULT.make(st::kDone) | st::ROW.make(context);
-    c.released = false;
+    c.released_row.reset();
     row.valid = true;
     ct_[context] = row;
     reserved_bytes_ = others + need;
@@ -748,6 +753,10 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
         return lost();
     }
     const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
+    if (!ct_[context].valid && c.released_row) {  // posted on a row released while busy: abort it everywhere
+        abort_request(context, h, prefix, prefix_bytes, *c.released_row);
+        return lost();
+    }
     if (!ct_[context].valid) {
         fail_now(context, h, 0, CollectiveError::UnknownContext, 0, "no valid CT row");
         return lost();
@@ -977,10 +986,8 @@ void CollectiveEngine::abort_running(unsigned context) {
 }
 
 void CollectiveEngine::abort_request(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix,
-                                     std::size_t prefix_bytes, const sc_core::sc_time& arrival) {
-    if (trace_) trace_call_begin(context, header, prefix, prefix_bytes, arrival);
+                                     std::size_t prefix_bytes, const CtRow& row) {
     int rank = 0;
-    const CtRow& row = ct_[context];
     if (prefix_bytes >= CollectiveEnvelope::kBytes && row.valid) {
         const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
         const std::optional<int> own = row.own_rank();
@@ -1007,7 +1014,7 @@ void CollectiveEngine::abort_request(unsigned context, const NetworkHeader& head
     }
     ++statistics_.aborted;
     fail_now(context, header, rank, CollectiveError::Aborted, mismatch::kReleased,
-             "aborted before it started: its CT row was released");
+             "aborted: its CT row was released before it started");
 }
 
 void CollectiveEngine::abort_notice(unsigned context, std::uint16_t sequence) {
@@ -1118,8 +1125,8 @@ bool CollectiveEngine::advance_agreement(unsigned context) {
         if (s.receive) {
             auto& q = c.agreements[static_cast<std::uint16_t>(s.receive->peer)];
             // Records of an aborted collective that ended here before it took them.
-            while (!q.empty() &&
-                   compare_sequence(static_cast<std::uint16_t>(q.front().sequence & kStepSequenceMask), a.sequence) < 0) {
+            while (!q.empty() && compare_sequence(static_cast<std::uint16_t>(q.front().sequence & kStepSequenceMask),
+                                                  a.sequence) < 0) {
                 q.pop_front();
                 ++statistics_.stale;
             }
@@ -1361,8 +1368,8 @@ bool CollectiveEngine::advance_data(unsigned context) {
             }
             while (a.mask == 0 && can_take(a, k)) {
                 const StepRun& s = a.steps[k];
-                const bool combines = s.apply != Apply::Copy &&
-                                      chunk_end(s.issued, s.recv.bytes()) > chunk_begin(s.issued);
+                const bool combines =
+                    s.apply != Apply::Copy && chunk_end(s.issued, s.recv.bytes()) > chunk_begin(s.issued);
                 if (combines && !acquire_cgr(context)) break;
                 take_chunk(context, k, a.steps[k].channel->front());
                 if (a.cgr_unit >= 0 && a.combining.empty()) release_cgr(context);  // refused (mismatch)
@@ -1498,13 +1505,13 @@ void CollectiveEngine::finish(unsigned context) {
     Active& a = c.active;
     const std::uint32_t mask = a.mask;
     if (mask != 0) {
-        const CollectiveError code = (mask & mismatch::kReleased)         ? CollectiveError::Aborted
+        const CollectiveError code = (mask & mismatch::kReleased)       ? CollectiveError::Aborted
                                      : a.local != CollectiveError::None ? a.local
                                                                         : CollectiveError::Mismatch;
-        const std::string why =
-            code == CollectiveError::Aborted   ? "aborted: " + describe_mismatch(mask)
-            : a.local != CollectiveError::None ? a.local_why + " (every member reports it: " + describe_mismatch(mask) + ")"
-                                               : "arguments disagree across the members: " + describe_mismatch(mask);
+        const std::string why = code == CollectiveError::Aborted ? "aborted: " + describe_mismatch(mask)
+                                : a.local != CollectiveError::None
+                                    ? a.local_why + " (every member reports it: " + describe_mismatch(mask) + ")"
+                                    : "arguments disagree across the members: " + describe_mismatch(mask);
         if (code == CollectiveError::Aborted) ++statistics_.aborted;
         fail_now(context, a.header, a.rank, code, mask, why);
     } else {
@@ -1697,6 +1704,8 @@ void CollectiveEngine::on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_tim
         for (unsigned c = 0; c < kRows; ++c) read |= (row_busy(c) ? 1u : 0u) << c;
     } else if (offset == regmap::CT_COMMAND_STATUS) {
         read = command_status_;
+    } else if (offset == regmap::ACCEL_MAX_BUFFER_BYTES) {
+        read = static_cast<std::uint32_t>(std::min<std::uint64_t>(config_.max_buffer_bytes, 0xFFFFFFFFu));
     } else if (offset >= regmap::CT_STAGING(0) && offset < regmap::CT_STAGING(regmap::kCtStagingDwords)) {
         std::uint32_t& dword = staging_[(offset - regmap::CT_STAGING_BASE) / 4];
         if (write) dword = value;

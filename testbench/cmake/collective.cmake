@@ -104,6 +104,12 @@ foreach(shape 2x2x2 4x2x1)
   set_tests_properties(collective_engine_${shape}_release_busy_row
                        collective_engine_${shape}_release_leaves_other_context_bit_exact PROPERTIES LABELS collective)
 endforeach()
+# The RELEASE while Z's host still streams the 256 KiB request in: its rest
+# is discarded, and the next request, which comes for the released row,
+# is aborted at every member too (else they would wait for Z forever).
+add_test(NAME collective_engine_2x2x2_release_while_request_streams
+         COMMAND collective_release_tb --set topology.torus=2x2x2 --release-at-us 5)
+set_tests_properties(collective_engine_2x2x2_release_while_request_streams PROPERTIES LABELS collective)
 
 # collective.cgr_units as a limit: two communicators combine in every switch
 # at once (256 KiB Allreduce + Reduce_scatter each). One unit: results exact,

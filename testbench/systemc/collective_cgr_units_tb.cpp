@@ -138,7 +138,8 @@ int sc_main(int argc, char** argv) {
     if (expect_waits == 0)
         checks.expect(waits == 0, std::to_string(waits) + " waits for a CGR unit with collective.cgr_units=" +
                                       std::to_string(config.cgr_units));
-    std::cout << std::fixed << std::setprecision(1) << "cgr waits: " << waits << ", " << static_cast<double>(wait_ps) / 1000.0 << " ns waited\n";
+    std::cout << std::fixed << std::setprecision(1) << "cgr waits: " << waits << ", "
+              << static_cast<double>(wait_ps) / 1000.0 << " ns waited\n";
     std::cout << "latency A: " << (last[0] - posted).to_seconds() * 1e9 << " ns\n";
     std::cout << "latency B: " << (last[1] - posted).to_seconds() * 1e9 << " ns\n";
     return checks.finish();

@@ -62,15 +62,19 @@ int sc_main(int argc, char** argv) {
     CollectiveConfig::declare(parameters);
     const auto options = testbench::parse_arguments(argc, argv, parameters);
     bool release = true;
+    double release_at_us = 0.0;  // 0: once Z's requests are posted
     std::string trace_path;
     for (const auto& [name, value] : options) {
         if (name == "no-release") {
             release = value != "1" && value != "yes";
+        } else if (name == "release-at-us") {
+            release_at_us = std::stod(value);
         } else if (name == "trace") {
             trace_path = value;
         } else {
-            std::cout << "collective_release_tb: options --set key=value, --no-release 1, --trace FILE; got --" << name
-                      << "\n";
+            std::cout << "collective_release_tb: options --set key=value, --no-release 1, --release-at-us T, --trace "
+                         "FILE; got --"
+                      << name << "\n";
             return 2;
         }
     }
@@ -137,18 +141,18 @@ int sc_main(int argc, char** argv) {
         p.packets = request(c.context, node, call, id, c.rank_of(node), c.globals, sequence);
         h.script.push_back(std::move(p));
     };
-    const auto read = [&](ScriptHost& h, std::uint32_t offset, const std::string& label) {
+    const auto read = [&](std::vector<Action>& to, std::uint32_t offset, const std::string& label) {
         Action r = act(Action::Read, offset);
         r.label = label;
-        h.script.push_back(r);
+        to.push_back(r);
     };
     const auto wait_results = [&](ScriptHost& h, std::uint8_t context, std::uint32_t count) {
         h.script.push_back(act(Action::WaitResults, context, count));
     };
-    const auto wait_until = [&](ScriptHost& h, double us) {
+    const auto wait_until = [&](std::vector<Action>& to, double us) {
         Action w = act(Action::WaitUntil);
         w.until = sc_core::sc_time(us, sc_core::SC_US);
-        h.script.push_back(w);
+        to.push_back(w);
     };
 
     // The calls. A phase 1 (ids 0, 1), B (ids 10..13), A phase 2 (ids 20..22), A' (ids 30, 31).
@@ -163,7 +167,10 @@ int sc_main(int argc, char** argv) {
                                         {Opcode::ReduceScatter, Datatype::Int32, 700, 0}};
     const std::vector<Call> a2_calls = {{Opcode::Allreduce, Datatype::Int32, 4000, 0},
                                         {Opcode::Gather, Datatype::Int32, 900, 1}};
-    const double release_us = 12.0;  // at once after the posts (~30 us): A's seq 0 runs, seq 1 is queued
+    // Default: at once after the posts (~30 us): A's seq 0 runs, seq 1 is
+    // queued. --release-at-us 5: while Z's host still streams seq 0's
+    // contribution in (seq 1 then comes for the released row).
+    const double release_us = release_at_us > 0 ? release_at_us : 12.0;
     const double phase2_us = 400.0, phase3_us = 800.0, a2_us = 900.0;
 
     for (unsigned node = 0; node < n; ++node) {
@@ -172,38 +179,40 @@ int sc_main(int argc, char** argv) {
         for (unsigned g = 0; g < n; ++g) h.script.push_back(act(Action::Write, regmap::FORWARD_NODE, (g + 3) % n));
         load(h, a, node);
         load(h, b, node);
-        wait_until(h, 0.01);
+        wait_until(h.script, 0.01);
         for (std::size_t k = 0; k < a_phase1.size(); ++k) post(h, a, node, a_phase1[k], static_cast<int>(k), k);
         for (std::size_t k = 0; k < b_calls.size(); ++k) post(h, b, node, b_calls[k], static_cast<int>(10 + k), k);
         if (release && (node == z || node == q)) {
-            wait_until(h, release_us);
-            read(h, regmap::CT_BUSY, "busy before");
+            // A timed release runs beside the posts (the side script).
+            std::vector<Action>& to = node == z && release_at_us > 0 ? h.side : h.script;
+            wait_until(to, release_us);
+            read(to, regmap::CT_BUSY, "busy before");
             if (node == z) {
-                h.script.push_back(act(Action::Write, regmap::CT_SELECT, 0));
-                h.script.push_back(act(Action::Write, regmap::CT_COMMAND, regmap::ct_command::RELEASE.make(1)));
-                read(h, regmap::CT_COMMAND_STATUS, "release status");
-                read(h, regmap::CT_VALID, "valid after release");
-                read(h, regmap::CT_BUSY, "busy after release");
+                to.push_back(act(Action::Write, regmap::CT_SELECT, 0));
+                to.push_back(act(Action::Write, regmap::CT_COMMAND, regmap::ct_command::RELEASE.make(1)));
+                read(to, regmap::CT_COMMAND_STATUS, "release status");
+                read(to, regmap::CT_VALID, "valid after release");
+                read(to, regmap::CT_BUSY, "busy after release");
             } else {
                 load(h, other_row5, node);  // row 5 is B's and busy: refused
-                read(h, regmap::CT_COMMAND_STATUS, "load status");
-                read(h, regmap::CT_VALID, "valid after load");
+                read(to, regmap::CT_COMMAND_STATUS, "load status");
+                read(to, regmap::CT_VALID, "valid after load");
             }
         }
         // Phase 2: A's row again at Z (a new LOAD), then seq 2..4 everywhere.
         wait_results(h, 0, static_cast<std::uint32_t>(a_phase1.size()));
         if (release && node == z) load(h, a, node);
-        wait_until(h, phase2_us);
+        wait_until(h.script, phase2_us);
         for (std::size_t k = 0; k < a_phase2.size(); ++k)
             post(h, a, node, a_phase2[k], static_cast<int>(20 + k), static_cast<std::uint32_t>(2 + k));
         // Phase 3: every member frees row 0 and loads A' into it; sequences restart.
         wait_results(h, 0, static_cast<std::uint32_t>(a_phase1.size() + a_phase2.size()));
-        wait_until(h, phase3_us);
+        wait_until(h.script, phase3_us);
         h.script.push_back(act(Action::Write, regmap::CT_SELECT, 0));
         h.script.push_back(act(Action::Write, regmap::CT_COMMAND, regmap::ct_command::RELEASE.make(1)));
         load(h, a2, node);
-        read(h, regmap::CT_COMMAND_STATUS, "A' load status");
-        wait_until(h, a2_us);
+        read(h.script, regmap::CT_COMMAND_STATUS, "A' load status");
+        wait_until(h.script, a2_us);
         for (std::size_t k = 0; k < a2_calls.size(); ++k)
             post(h, a2, node, a2_calls[k], static_cast<int>(30 + k), static_cast<std::uint32_t>(k));
     }
@@ -216,8 +225,8 @@ int sc_main(int argc, char** argv) {
     // Results per communicator, in order.
     std::uint64_t digest = 1469598103934665603ull;
     int wrong = 0;
-    const auto check_calls = [&](const Communicator& c, const std::vector<Call>& calls, int first_id,
-                                 std::size_t skip, const std::string& what) {
+    const auto check_calls = [&](const Communicator& c, const std::vector<Call>& calls, int first_id, std::size_t skip,
+                                 const std::string& what) {
         for (unsigned node = 0; node < n; ++node) {
             const int rank = c.rank_of(node);
             std::vector<const Result*> mine;
@@ -234,7 +243,8 @@ int sc_main(int argc, char** argv) {
                 const Call& call = calls[k];
                 bool ok = r.step == 0 && r.opcode == call.opcode;
                 if (call.type == Datatype::Int32)
-                    ok = ok && r.bytes == reference(call, first_id + static_cast<int>(k), static_cast<int>(c.nodes.size()), rank);
+                    ok = ok && r.bytes == reference(call, first_id + static_cast<int>(k),
+                                                    static_cast<int>(c.nodes.size()), rank);
                 else
                     for (const std::uint8_t x : r.bytes) digest = (digest ^ x) * 1099511628211ull;
                 if (!ok) {
@@ -283,13 +293,15 @@ int sc_main(int argc, char** argv) {
                       "row 0 invalid and not busy right after the RELEASE");
         const auto& qr = hosts[q]->reads;
         checks.expect((qr.at("busy before") >> 5 & 1u) != 0, "row 5 was busy when Q loaded it (CT_BUSY bit 5)");
-        checks.expect(st::RESULT.get(qr.at("load status")) == st::kLoadRefusedBusy && st::ROW.get(qr.at("load status")) == 5,
-                      "CT_COMMAND_STATUS after the LOAD of busy row 5: refused (busy)");
+        checks.expect(
+            st::RESULT.get(qr.at("load status")) == st::kLoadRefusedBusy && st::ROW.get(qr.at("load status")) == 5,
+            "CT_COMMAND_STATUS after the LOAD of busy row 5: refused (busy)");
         checks.expect((qr.at("valid after load") >> 5 & 1u) != 0, "row 5 still valid after the refused LOAD");
         checks.expect(engines[q]->statistics().loads_refused_busy == 1, "Q counted one LOAD refused as busy");
         checks.expect(engines[z]->statistics().aborted == a_phase1.size(),
-                      "Z aborted " + std::to_string(engines[z]->statistics().aborted) + " collectives (the running "
-                      "one and the queued one)");
+                      "Z aborted " + std::to_string(engines[z]->statistics().aborted) +
+                          " collectives (the running "
+                          "one and the next one)");
     }
     std::uint64_t stale = 0, aborted = 0;
     for (unsigned node = 0; node < n; ++node) {
@@ -299,23 +311,24 @@ int sc_main(int argc, char** argv) {
         checks.expect(engines[node]->live_packets() == 0 && s.dropped == 0,
                       "node " + std::to_string(node) + ": no packet left in the engine, none dropped (" +
                           std::to_string(s.dropped) + ")");
-        checks.expect(st::RESULT.get(hosts[node]->reads.at("A' load status")) == st::kDone, "node " +
-                                                                                                 std::to_string(node) +
-                                                                                                 ": A' LOAD done");
+        checks.expect(st::RESULT.get(hosts[node]->reads.at("A' load status")) == st::kDone,
+                      "node " + std::to_string(node) + ": A' LOAD done");
         checks.expect(s.errors == (release ? a_phase1.size() : 0),
                       "node " + std::to_string(node) + ": ACCEL_ERRORS " + std::to_string(s.errors));
     }
     if (release)
-        checks.expect(aborted == n * a_phase1.size(), std::to_string(aborted) + " aborted collectives over all switches");
+        checks.expect(aborted == n * a_phase1.size(),
+                      std::to_string(aborted) + " aborted collectives over all switches");
     if (trace) {
         // Every call on row 0 of Z is drawn (a call aborted mid-run used to stall the row's lane).
         const std::string text = text_of(trace_path);
-        const std::string lane = "\"pid\":" + std::to_string(z + 1) + ",\"tid\":" +
-                                 std::to_string(CollectiveEngine::kTraceLaneBase) + ",\"cat\":\"collective\"";
+        const std::string lane = "\"pid\":" + std::to_string(z + 1) +
+                                 ",\"tid\":" + std::to_string(CollectiveEngine::kTraceLaneBase) +
+                                 ",\"cat\":\"collective\"";
         const std::size_t drawn = occurrences(text, lane);
         const std::size_t calls = a_phase1.size() + a_phase2.size() + a2_calls.size();
-        checks.expect(drawn == calls, "trace: " + std::to_string(drawn) + " of " + std::to_string(calls) +
-                                          " calls on Z's row 0 drawn");
+        checks.expect(drawn == calls,
+                      "trace: " + std::to_string(drawn) + " of " + std::to_string(calls) + " calls on Z's row 0 drawn");
     }
     std::cout << "simulated " << testbench::ns(sc_core::sc_time_stamp()) << ", " << stale << " stale packets\n";
     std::cout << "B float64 digest: " << std::hex << digest << std::dec << "\n";

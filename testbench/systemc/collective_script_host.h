@@ -17,7 +17,6 @@
 
 namespace isvp::testbench {
 
-
 struct Result {
     std::uint8_t context = 0;
     Opcode opcode = Opcode::Send;
@@ -53,15 +52,17 @@ class ScriptHost : public sc_core::sc_module {
     tlm_utils::simple_initiator_socket<ScriptHost> rx_credit;
     tlm_utils::simple_initiator_socket<ScriptHost> csr;
 
-    std::vector<Action> script;                     ///< what it does, in order
-    std::vector<Result> results;                    ///< completed messages
-    std::map<std::string, std::uint32_t> reads;     ///< Read actions' values by label
+    std::vector<Action> script;                  ///< what it does, in order
+    std::vector<Action> side;                    ///< CSR accesses and waits run beside the script (no Post)
+    std::vector<Result> results;                 ///< completed messages
+    std::map<std::string, std::uint32_t> reads;  ///< Read actions' values by label
 
     explicit ScriptHost(sc_core::sc_module_name name) : sc_core::sc_module(name) {
         tx_credit.register_b_transport(this, &ScriptHost::on_credit);
         rx.register_b_transport(this, &ScriptHost::on_rx);
         SC_HAS_PROCESS(ScriptHost);
         SC_THREAD(run);
+        SC_THREAD(run_side);
     }
     std::size_t results_on(std::uint8_t context) const {
         std::size_t n = 0;
@@ -83,36 +84,40 @@ class ScriptHost : public sc_core::sc_module {
     void run() {
         CreditMessage grant;
         grant.send(rx_credit, 0, 1u << 20, sc_core::SC_ZERO_TIME);
+        for (Action& a : script) execute(a);
+    }
+    void run_side() {
+        for (Action& a : side) execute(a);
+    }
+    void execute(const Action& a) {
         const sc_core::sc_time cycle(4, sc_core::SC_NS);
-        for (Action& a : script) {
-            switch (a.kind) {
-                case Action::Post:
-                    for (const std::vector<std::uint8_t>& bytes : a.packets) {
-                        const std::uint32_t phits = phits_of(static_cast<std::uint32_t>(bytes.size()));
-                        while (credits_ < phits) wait(credit_event_);
-                        tlm::tlm_generic_payload* p = pool_.allocate(static_cast<std::uint32_t>(bytes.size()));
-                        std::memcpy(p->get_data_ptr(), bytes.data(), bytes.size());
-                        packet_info(*p).tail_after = cycle * ((phits + 1) / 2 - 1);
-                        credits_ -= phits;
-                        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-                        tx->b_transport(*p, d);
-                        p->release();
-                        wait(cycle * ((phits + 1) / 2));
-                    }
-                    break;
-                case Action::Write:
-                    access(true, a.offset, a.value);
-                    break;
-                case Action::Read:
-                    reads[a.label] = access(false, a.offset, 0);
-                    break;
-                case Action::WaitResults:
-                    while (results_on(static_cast<std::uint8_t>(a.offset)) < a.value) wait(result_event_);
-                    break;
-                case Action::WaitUntil:
-                    if (sc_core::sc_time_stamp() < a.until) wait(a.until - sc_core::sc_time_stamp());
-                    break;
-            }
+        switch (a.kind) {
+            case Action::Post:
+                for (const std::vector<std::uint8_t>& bytes : a.packets) {
+                    const std::uint32_t phits = phits_of(static_cast<std::uint32_t>(bytes.size()));
+                    while (credits_ < phits) wait(credit_event_);
+                    tlm::tlm_generic_payload* p = pool_.allocate(static_cast<std::uint32_t>(bytes.size()));
+                    std::memcpy(p->get_data_ptr(), bytes.data(), bytes.size());
+                    packet_info(*p).tail_after = cycle * ((phits + 1) / 2 - 1);
+                    credits_ -= phits;
+                    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+                    tx->b_transport(*p, d);
+                    p->release();
+                    wait(cycle * ((phits + 1) / 2));
+                }
+                break;
+            case Action::Write:
+                access(true, a.offset, a.value);
+                break;
+            case Action::Read:
+                reads[a.label] = access(false, a.offset, 0);
+                break;
+            case Action::WaitResults:
+                while (results_on(static_cast<std::uint8_t>(a.offset)) < a.value) wait(result_event_);
+                break;
+            case Action::WaitUntil:
+                if (sc_core::sc_time_stamp() < a.until) wait(a.until - sc_core::sc_time_stamp());
+                break;
         }
     }
     void on_credit(tlm::tlm_generic_payload& p, sc_core::sc_time&) {
@@ -172,7 +177,9 @@ struct Call {
 inline std::uint32_t int_value(int id, int rank, std::uint32_t i) {
     return static_cast<std::uint32_t>(id * 1000003 + rank * 7919 + i * 31 + 1);
 }
-inline double float_value(int id, int rank, std::uint32_t i) { return 0.25 * (rank + 1) + 1e-3 * i + 1.0 / (id + 3); }
+inline double float_value(int id, int rank, std::uint32_t i) {
+    return 0.25 * (rank + 1) + 1e-3 * i + 1.0 / (id + 3);
+}
 
 /// Rank `rank`'s data for block b of call `c` (id `id`).
 inline std::vector<std::uint8_t> block_data(const Call& c, int id, int rank, std::uint32_t b) {
@@ -194,8 +201,9 @@ inline std::vector<std::uint8_t> block_data(const Call& c, int id, int rank, std
 /// The int32 SUM reference of what comm rank `rank` gets from call `c`.
 inline std::vector<std::uint8_t> reference(const Call& c, int id, int size, int rank) {
     const std::uint32_t blocks =
-        (c.opcode == Opcode::Allreduce || c.opcode == Opcode::Bcast || c.opcode == Opcode::Reduce) ? 1u
-                                                                                                     : static_cast<std::uint32_t>(size);
+        (c.opcode == Opcode::Allreduce || c.opcode == Opcode::Bcast || c.opcode == Opcode::Reduce)
+            ? 1u
+            : static_cast<std::uint32_t>(size);
     std::vector<std::uint8_t> full;
     for (std::uint32_t b = 0; b < blocks; ++b) {
         std::vector<std::uint8_t> block;
@@ -212,20 +220,23 @@ inline std::vector<std::uint8_t> reference(const Call& c, int id, int size, int 
                 }
             }
         } else {
-            const int source = (c.opcode == Opcode::Bcast || c.opcode == Opcode::Scatter) ? c.root : static_cast<int>(b);
+            const int source =
+                (c.opcode == Opcode::Bcast || c.opcode == Opcode::Scatter) ? c.root : static_cast<int>(b);
             block = block_data(c, id, source, b);
         }
         full.insert(full.end(), block.begin(), block.end());
     }
     const BlockSpan span = result_span(c.opcode, size, rank, c.root);
     const std::size_t block_bytes = c.count * element_size(c.type);
-    return std::vector<std::uint8_t>(full.begin() + static_cast<std::ptrdiff_t>(span.first * block_bytes),
-                                     full.begin() + static_cast<std::ptrdiff_t>((span.first + span.count) * block_bytes));
+    return std::vector<std::uint8_t>(
+        full.begin() + static_cast<std::ptrdiff_t>(span.first * block_bytes),
+        full.begin() + static_cast<std::ptrdiff_t>((span.first + span.count) * block_bytes));
 }
 
 /// The request packets of call `c` (id `id`) for comm rank `rank`.
-inline std::vector<std::vector<std::uint8_t>> request(std::uint8_t context, unsigned node, const Call& c, int id, int rank,
-                                               const std::vector<std::uint16_t>& globals, std::uint32_t sequence) {
+inline std::vector<std::vector<std::uint8_t>> request(std::uint8_t context, unsigned node, const Call& c, int id,
+                                                      int rank, const std::vector<std::uint16_t>& globals,
+                                                      std::uint32_t sequence) {
     const int size = static_cast<int>(globals.size());
     CollectiveEnvelope e;
     e.elements_per_block = c.opcode == Opcode::Barrier ? 0 : c.count;

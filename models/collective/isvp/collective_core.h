@@ -25,11 +25,11 @@ namespace isvp {
 /// Error codes of a step-0xFF result packet (docs/COLLECTIVES.md, Results).
 enum class CollectiveError : std::uint32_t {
     None = 0,
-    UnknownContext = 1,   ///< no valid CT row for the context ID
-    Unsupported = 2,      ///< (operation, datatype) or algorithm the switch does not run
-    Mismatch = 3,         ///< arguments that disagree (contribution size, peers' packets)
-    SizeOutsideRow = 4,   ///< communicator size/root/rank inconsistent with the row
-    Aborted = 5,          ///< a member's CT row was released while the collective ran or was queued
+    UnknownContext = 1,  ///< no valid CT row for the context ID
+    Unsupported = 2,     ///< (operation, datatype) or algorithm the switch does not run
+    Mismatch = 3,        ///< arguments that disagree (contribution size, peers' packets)
+    SizeOutsideRow = 4,  ///< communicator size/root/rank inconsistent with the row
+    Aborted = 5,         ///< a member's CT row was released while the collective ran or was queued
 };
 inline constexpr std::uint8_t kErrorStep = 0xFF;   ///< step field of an error result (to the host)
 inline constexpr std::uint8_t kAgreeStep = 0xFE;   ///< step field of an argument-agreement packet

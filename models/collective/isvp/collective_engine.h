@@ -89,27 +89,27 @@ struct CollectiveConfig {
 
 /// Counters (also ACCEL_DROPPED / ACCEL_ERRORS).
 struct CollectiveStatistics {
-    std::uint64_t collectives = 0;        ///< completed without error
-    std::uint64_t errors = 0;             ///< completed with an error result (ACCEL_ERRORS)
-    std::uint64_t dropped = 0;            ///< collective packets dropped (ACCEL_DROPPED)
-    std::uint64_t stale = 0;              ///< packets of a collective that ended with an error/abort discarded
-    std::uint64_t aborted = 0;            ///< collectives that completed with error 5 (a row RELEASEd mid-run)
-    std::uint64_t abort_packets = 0;      ///< abort notices sent to peers
-    std::uint64_t loads_refused_busy = 0; ///< CT LOADs refused: the row was busy
-    std::uint64_t cgr_waits = 0;          ///< times a collective had a chunk to combine and no free CGR unit
-    std::uint64_t cgr_wait_ps = 0;        ///< total time collectives waited for a CGR unit, ps
-    std::uint64_t step_packets_sent = 0;  ///< data packets to peers
-    std::uint64_t agreement_packets = 0;  ///< argument-agreement packets to peers
-    std::uint64_t credit_packets = 0;     ///< window-credit returns to peers
-    std::uint64_t result_packets = 0;     ///< to the host
-    std::uint64_t passed_to_network = 0;  ///< Send packets host -> network
-    std::uint64_t passed_to_host = 0;     ///< Send packets network -> host
-    std::uint64_t aglu_cycles = 0;        ///< AgLU busy cycles charged
-    std::uint64_t bytes_copied = 0;       ///< received step bytes copied into the collective buffer
-    std::uint64_t bytes_combined = 0;     ///< received step bytes combined by the AgLU (arithmetic done)
-    std::uint64_t bytes_skipped = 0;      ///< received step bytes neither copied nor combined (timing_only)
-    std::uint64_t rows_refused = 0;       ///< CT LOADs refused: receive windows did not fit
-    std::size_t peak_held_packets = 0;    ///< most step packets held at once (all contexts)
+    std::uint64_t collectives = 0;         ///< completed without error
+    std::uint64_t errors = 0;              ///< completed with an error result (ACCEL_ERRORS)
+    std::uint64_t dropped = 0;             ///< collective packets dropped (ACCEL_DROPPED)
+    std::uint64_t stale = 0;               ///< packets of a collective that ended with an error/abort discarded
+    std::uint64_t aborted = 0;             ///< collectives that completed with error 5 (a row RELEASEd mid-run)
+    std::uint64_t abort_packets = 0;       ///< abort notices sent to peers
+    std::uint64_t loads_refused_busy = 0;  ///< CT LOADs refused: the row was busy
+    std::uint64_t cgr_waits = 0;           ///< times a collective had a chunk to combine and no free CGR unit
+    std::uint64_t cgr_wait_ps = 0;         ///< total time collectives waited for a CGR unit, ps
+    std::uint64_t step_packets_sent = 0;   ///< data packets to peers
+    std::uint64_t agreement_packets = 0;   ///< argument-agreement packets to peers
+    std::uint64_t credit_packets = 0;      ///< window-credit returns to peers
+    std::uint64_t result_packets = 0;      ///< to the host
+    std::uint64_t passed_to_network = 0;   ///< Send packets host -> network
+    std::uint64_t passed_to_host = 0;      ///< Send packets network -> host
+    std::uint64_t aglu_cycles = 0;         ///< AgLU busy cycles charged
+    std::uint64_t bytes_copied = 0;        ///< received step bytes copied into the collective buffer
+    std::uint64_t bytes_combined = 0;      ///< received step bytes combined by the AgLU (arithmetic done)
+    std::uint64_t bytes_skipped = 0;       ///< received step bytes neither copied nor combined (timing_only)
+    std::uint64_t rows_refused = 0;        ///< CT LOADs refused: receive windows did not fit
+    std::size_t peak_held_packets = 0;     ///< most step packets held at once (all contexts)
 };
 
 class CollectiveEngine : public sc_core::sc_module {
@@ -244,8 +244,9 @@ class CollectiveEngine : public sc_core::sc_module {
         /// The CGR unit it holds while it has chunks in the AgLUs (-1: none;
         /// all its AgLUs are free then, pipeline_stages >= 1).
         int cgr_unit = -1;
-        bool cgr_waiting = false;      ///< in the CGR queue
-        sc_core::sc_time cgr_wait_since;  ///< when it joined the queue
+        /// In the CGR queue since cgr_wait_since.
+        bool cgr_waiting = false;
+        sc_core::sc_time cgr_wait_since;
         std::deque<std::pair<sc_core::sc_time, std::size_t>> combining;  ///< (final at, step): chunks in the AgLU
         // Argument agreement (a hypercube allreduce of CollectiveArguments).
         Schedule agree;
@@ -292,7 +293,10 @@ class CollectiveEngine : public sc_core::sc_module {
         /// Sequences (15-bit) of collectives a peer aborted that have not
         /// started here yet; they fail as soon as they start.
         std::deque<std::uint16_t> aborts;
-        bool released = false;  ///< a RELEASE aborted work on the row: its late packets are stale until a LOAD
+        /// The row the last RELEASE invalidated, until the next LOAD: the
+        /// row's late packets are stale, and requests that still come for it
+        /// are aborted at its peers too (they would wait forever otherwise).
+        std::optional<CtRow> released_row;
     };
 
     void grant_initial_credits();
@@ -397,10 +401,11 @@ class CollectiveEngine : public sc_core::sc_module {
     /// Aborts the running collective (mask kReleased): tells its peers,
     /// sends its remaining agreement records, then ends it with error 5.
     void abort_running(unsigned context);
-    /// Fails a request that has not started (its row is being released):
-    /// error 5 here, an abort notice to the peers it would exchange with.
+    /// Fails a request that has not started (its row `row` is being or was
+    /// released): error 5 here, an abort notice to the peers it would
+    /// exchange with (the call's trace event is begun by the caller).
     void abort_request(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix,
-                       std::size_t prefix_bytes, const sc_core::sc_time& arrival);
+                       std::size_t prefix_bytes, const CtRow& row);
     /// Abort notices for sequence `sequence` to the distinct nodes of `peers`.
     void send_aborts(unsigned context, const NetworkHeader& header, int rank, std::uint32_t sequence,
                      std::vector<std::uint16_t> nodes);

@@ -209,13 +209,18 @@ inline constexpr std::uint32_t ACCEL_ERRORS = 0x6094;   ///< RO collectives comp
 inline constexpr std::uint32_t CT_BUSY = 0x6098;
 inline constexpr std::uint32_t CT_COMMAND_STATUS = 0x609C;  ///< RO outcome of the last CT_COMMAND, fields below
 namespace ct_command_status {
-inline constexpr Field RESULT{0, 4};  ///< one of the codes below
-inline constexpr Field ROW{8, 5};     ///< the row it acted on
-inline constexpr std::uint32_t kDone = 0;             ///< done (or no command yet)
-inline constexpr std::uint32_t kLoadRefusedBusy = 1;  ///< LOAD refused: the row is busy; it is unchanged
+inline constexpr Field RESULT{0, 4};                    ///< one of the codes below
+inline constexpr Field ROW{8, 5};                       ///< the row it acted on
+inline constexpr std::uint32_t kDone = 0;               ///< done (or no command yet)
+inline constexpr std::uint32_t kLoadRefusedBusy = 1;    ///< LOAD refused: the row is busy; it is unchanged
 inline constexpr std::uint32_t kLoadRefusedMemory = 2;  ///< LOAD refused: its receive windows do not fit; CT_VALID 0
 inline constexpr std::uint32_t kReleasedAborting = 3;   ///< RELEASE of a busy row: its collectives were aborted
 }  // namespace ct_command_status
+/// RO the largest collective buffer one request may have (all blocks, in
+/// bytes; `collective.max_buffer_bytes`), saturating at 0xFFFFFFFF. A larger
+/// request ends with error 4 on every member, so the guest runs it in
+/// software instead (guest::Collectives::would_offload).
+inline constexpr std::uint32_t ACCEL_MAX_BUFFER_BYTES = 0x60A0;
 
 /// One CT row, DESIGN §3.5: (log2 MAX_R * (log2 MAX_R + 2) + 8) bits with
 /// MAX_R = 65536 ranks: 296 bits.
