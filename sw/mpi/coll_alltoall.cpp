@@ -1,4 +1,4 @@
-// MPI_Alltoall and MPI_Alltoallv: always in software (the switch has no
+// MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw: always in software (the switch has no
 // all-to-all), MPICH's pairwise exchange: in step k = 1 .. size-1 a rank
 // sends its block for (rank + k) mod size and receives from (rank - k) mod
 // size. Sends are buffered by the driver, so each step's send never waits
@@ -106,7 +106,41 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     });
 }
 
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm) {
+    return entry("MPI_Alltoallw", comm, [&] {
+        Comm& c = check_comm(comm);
+        const int size = c.size();
+        const AlltoallwArguments args = check_alltoallw(c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                                        rdispls, recvtypes, "MPI_Alltoallw");
+        // Displacements are in bytes (MPI 3.1 §5.8).
+        const auto at = [](const void* buffer, int displacement) {
+            return static_cast<const std::uint8_t*>(buffer) + displacement;
+        };
+        Exchange exchange;
+        exchange.outgoing.resize(static_cast<std::size_t>(size));
+        exchange.incoming.resize(static_cast<std::size_t>(size));
+        for (int r = 0; r < size; ++r) {
+            const auto index = static_cast<std::size_t>(r);
+            const Type& rtype = *args.recv_types[index];
+            exchange.incoming[index] = bytes_of(recvcounts[r], rtype);
+            const Type& type = args.keep ? rtype : *args.send_types[index];
+            const void* from = args.keep ? at(recvbuf, rdispls[r]) : at(sendbuf, sdispls[r]);
+            const auto count = static_cast<std::size_t>(args.keep ? recvcounts[r] : sendcounts[r]);
+            exchange.outgoing[index].resize(count * type.size);
+            pack_into(from, count, type, exchange.outgoing[index].data());
+        }
+        pairwise_exchange(c, exchange, [&](int source, const std::uint8_t* data, std::size_t bytes) {
+            const auto r = static_cast<std::size_t>(source);
+            unpack(data, bytes, static_cast<std::size_t>(recvcounts[r]), *args.recv_types[r],
+                   static_cast<std::uint8_t*>(recvbuf) + rdispls[r]);
+        });
+    });
+}
+
 }  // extern "C"
 
 ISVP_MPI_ALIAS(Alltoall)
 ISVP_MPI_ALIAS(Alltoallv)
+ISVP_MPI_ALIAS(Alltoallw)

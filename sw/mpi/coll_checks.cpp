@@ -215,4 +215,49 @@ MoveArguments check_alltoallv(const Comm& comm, const void* sendbuf, const int* 
     return args;
 }
 
+namespace {
+
+/// One side of Alltoallw: counts, displacements, a datatype per peer, the buffer.
+std::vector<const Type*> check_w_side(const void* buffer, const int* counts, const int* displs,
+                                      const MPI_Datatype* types, int n, const char* side, const char* in_place_rule) {
+    const std::string prefix = side;
+    check_counts(counts, n, (prefix + "counts").c_str());
+    check_array(displs, (prefix[0] + std::string("displs")).c_str());
+    if (types == nullptr) fail(MPI_ERR_ARG, prefix + "types is NULL");
+    refuse_in_place(buffer, (prefix + "buf").c_str(), in_place_rule);
+    std::vector<const Type*> checked(static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) {
+        const std::string name = prefix + "types[" + std::to_string(r) + "]";
+        checked[static_cast<std::size_t>(r)] = &check_datatype(types[r], name.c_str());
+        check_buffer(buffer, counts[r], *checked[static_cast<std::size_t>(r)], (prefix + "buf").c_str());
+    }
+    return checked;
+}
+
+}  // namespace
+
+AlltoallwArguments check_alltoallw(const Comm& comm, const void* sendbuf, const int* sendcounts, const int* sdispls,
+                                   const MPI_Datatype* sendtypes, const void* recvbuf, const int* recvcounts,
+                                   const int* rdispls, const MPI_Datatype* recvtypes, const char* function) {
+    const int size = comm.size();
+    AlltoallwArguments args;
+    args.keep = in_place(sendbuf);
+    if (!args.keep) args.send_types = check_w_side(sendbuf, sendcounts, sdispls, sendtypes, size, "send", nullptr);
+    args.recv_types = check_w_side(recvbuf, recvcounts, rdispls, recvtypes, size, "recv",
+                                   rule("in ", function, " (sendbuf may be)").c_str());
+    if (!args.keep) {
+        bool any = false;
+        for (int r = 0; r < size; ++r) any = any || (sendcounts[r] > 0 && recvcounts[r] > 0);
+        refuse_alias(sendbuf, recvbuf, any);
+    }
+    const auto own = static_cast<std::size_t>(comm.rank());
+    const std::size_t incoming = bytes_of(recvcounts[own], *args.recv_types[own]);
+    const std::size_t outgoing = args.keep ? incoming : bytes_of(sendcounts[own], *args.send_types[own]);
+    if (outgoing > incoming)
+        fail(MPI_ERR_TRUNCATE, "this rank's block to itself holds " + std::to_string(outgoing) +
+                                   " bytes but recvcounts[" + std::to_string(own) + "] x recvtypes[" +
+                                   std::to_string(own) + "] only " + std::to_string(incoming));
+    return args;
+}
+
 }  // namespace isvp::mpi::coll

@@ -1,5 +1,5 @@
 // The nonblocking data-movement collectives: MPI_Iscatter(v), Igather(v),
-// Iallgather(v), Ialltoall(v), on the round schedule engine
+// Iallgather(v), Ialltoall(v,w), on the round schedule engine
 // (coll_nonblocking.h); always in software, like every nonblocking
 // collective. Data travels as packed bytes, as in the blocking forms
 // (coll_move.cpp): a rank packs what it sends with the send datatype and
@@ -9,7 +9,7 @@
 //                             any size)
 //   Iscatterv, Igatherv       linear: one round, the root sends to / receives
 //                             from every other rank (only it knows the counts)
-//   Ialltoall(v)              one round holding every send and receive, in
+//   Ialltoall(v,w)            one round holding every send and receive, in
 //                             pairwise order (to rank + k, from rank - k)
 // Send buffers are packed at the call (MPI_IN_PLACE data too, before
 // anything arrives); received data is unpacked into the user's buffers when
@@ -378,8 +378,46 @@ int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
     });
 }
 
+int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                    void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                    MPI_Comm comm, MPI_Request* request) {
+    return entry("MPI_Ialltoallw", comm, [&] {
+        Comm& c = check_comm(comm);
+        const AlltoallwArguments args = check_alltoallw(c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                                        rdispls, recvtypes, "MPI_Ialltoallw");
+        check_request_pointer(request);
+        const int size = c.size();
+        std::vector<std::vector<std::uint8_t>> outgoing(static_cast<std::size_t>(size));
+        std::vector<std::size_t> incoming(static_cast<std::size_t>(size));
+        std::vector<std::shared_ptr<Type>> recv_types(static_cast<std::size_t>(size));
+        std::vector<int> counts(recvcounts, recvcounts + size), at(rdispls, rdispls + size);
+        auto* base = static_cast<std::uint8_t*>(recvbuf);
+        for (int r = 0; r < size; ++r) {
+            const auto index = static_cast<std::size_t>(r);
+            const Type& rtype = *args.recv_types[index];
+            recv_types[index] = hold_type(&rtype);
+            incoming[index] = bytes_of(recvcounts[r], rtype);
+            // Displacements are in bytes (MPI 3.1 §5.8).
+            const Type& type = args.keep ? rtype : *args.send_types[index];
+            const void* from = args.keep ? base + rdispls[r] : static_cast<const std::uint8_t*>(sendbuf) + sdispls[r];
+            const auto count = static_cast<std::size_t>(args.keep ? recvcounts[r] : sendcounts[r]);
+            outgoing[index].resize(count * type.size);
+            pack_into(from, count, type, outgoing[index].data());
+        }
+        auto schedule = new_schedule(comm);
+        exchange_round(*schedule, std::move(outgoing), incoming,
+                       [recv_types, base, counts, at](int source, std::vector<std::uint8_t>& data) {
+                           const auto r = static_cast<std::size_t>(source);
+                           unpack(data.data(), data.size(), static_cast<std::size_t>(counts[r]), *recv_types[r],
+                                  base + at[r]);
+                       });
+        start_nonblocking("MPI_Ialltoallw", comm, std::move(schedule), request);
+    });
+}
+
 }  // extern "C"
 
+ISVP_MPI_ALIAS(Ialltoallw)
 ISVP_MPI_ALIAS(Iscatter)
 ISVP_MPI_ALIAS(Igather)
 ISVP_MPI_ALIAS(Iallgather)

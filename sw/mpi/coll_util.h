@@ -241,6 +241,18 @@ MoveArguments check_alltoallv(const Comm& comm, const void* sendbuf, const int* 
                               MPI_Datatype sendtype, const void* recvbuf, const int* recvcounts, const int* rdispls,
                               MPI_Datatype recvtype, const char* function);
 
+/// The checked sides of MPI_(I)alltoallw: one datatype per peer (none on
+/// the send side with MPI_IN_PLACE).
+struct AlltoallwArguments {
+    std::vector<const Type*> send_types;
+    std::vector<const Type*> recv_types;
+    bool keep = false;  ///< MPI_IN_PLACE: the data is taken from recvbuf
+};
+/// MPI_(I)alltoallw: counts, byte displacements, a datatype per peer, buffers.
+AlltoallwArguments check_alltoallw(const Comm& comm, const void* sendbuf, const int* sendcounts, const int* sdispls,
+                                   const MPI_Datatype* sendtypes, const void* recvbuf, const int* recvcounts,
+                                   const int* rdispls, const MPI_Datatype* recvtypes, const char* function);
+
 /// MPI_(I)reduce_scatter: recvcounts, datatype, op and buffers; returns the
 /// reduction and sets `first` to the block boundaries (elements).
 Reduction check_reduce_scatter(const Comm& comm, const void* sendbuf, const void* recvbuf, const int* recvcounts,

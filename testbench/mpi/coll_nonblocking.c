@@ -458,6 +458,61 @@ static void ialltoall_and_ialltoallv_match_the_reference(MPI_Comm comm, int salt
             CHECK_INT(recv[(size - 1 - s) * most + i], i < rcounts[s] ? value(salt + 5, s, rank * most + i) : -1);
 }
 
+/* Alltoallw and Ialltoallw: source s sends destination d c = (s + d) % 3 + 1
+ * ints as MPI_INT; the receiver takes them as MPI_INT from even sources and
+ * as one contiguous(c, MPI_INT) from odd ones; byte displacements, reversed
+ * receive placement. Then the same in place. */
+static void alltoallw_both_forms_match_the_reference(MPI_Comm comm, int salt) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Datatype contiguous[4], sendtypes[8], recvtypes[8];
+    for (int c = 1; c <= 3; ++c) {
+        MPI_Type_contiguous(c, MPI_INT, &contiguous[c]);
+        MPI_Type_commit(&contiguous[c]);
+    }
+    int send[8 * 3], recv[8 * 3], scounts[8], sdispls[8], rcounts[8], rdispls[8];
+    for (int r = 0; r < size; ++r) {
+        const int to_r = (rank + r) % 3 + 1, from_r = (r + rank) % 3 + 1;
+        sendtypes[r] = MPI_INT;
+        scounts[r] = to_r;
+        sdispls[r] = r * 3 * (int)sizeof(int);
+        recvtypes[r] = r % 2 ? contiguous[from_r] : MPI_INT;
+        rcounts[r] = r % 2 ? 1 : from_r;
+        rdispls[r] = (size - 1 - r) * 3 * (int)sizeof(int);
+    }
+    for (int form = 0; form < 3; ++form) { /* blocking, nonblocking, nonblocking in place */
+        for (int i = 0; i < 3 * size; ++i) {
+            send[i] = value(salt + form, rank, i);
+            recv[i] = -1;
+        }
+        if (form == 2) /* in place: what goes to d lies where d's data will land */
+            for (int d = 0; d < size; ++d)
+                for (int i = 0; i < 3; ++i) recv[(size - 1 - d) * 3 + i] = value(salt + form, rank, d * 3 + i);
+        if (form == 0) {
+            CHECK_INT(MPI_Alltoallw(send, scounts, sdispls, sendtypes, recv, rcounts, rdispls, recvtypes, comm),
+                      MPI_SUCCESS);
+        } else {
+            MPI_Request request;
+            CHECK_INT(MPI_Ialltoallw(form == 2 ? MPI_IN_PLACE : send, scounts, sdispls, sendtypes, recv, rcounts,
+                                     rdispls, recvtypes, comm, &request),
+                      MPI_SUCCESS);
+            wait_one(&request);
+        }
+        for (int s = 0; s < size; ++s) {
+            const int c = (s + rank) % 3 + 1;
+            for (int i = 0; i < 3; ++i) {
+                const int got = recv[(size - 1 - s) * 3 + i];
+                if (i < c)
+                    CHECK_INT(got, value(salt + form, s, rank * 3 + i));
+                else if (form != 2)
+                    CHECK_INT(got, -1);
+            }
+        }
+    }
+    for (int c = 1; c <= 3; ++c) MPI_Type_free(&contiguous[c]);
+}
+
 /* Differing but matching type signatures: each rank sends 3 contiguous
  * ints and receives them into a strided vector type. */
 static void iallgather_and_ialltoall_of_derived_types(MPI_Comm comm) {
@@ -806,6 +861,17 @@ static void bad_arguments_name_the_call(void) {
     code = MPI_Ibarrier(comm, NULL);
     CHECK_INT(mpi_error_class(code), MPI_ERR_ARG);
     CHECK(error_names(code, "MPI_Ibarrier: request is NULL"));
+    /* Alltoallw: the per-peer type arrays are checked entry by entry. */
+    int counts[8] = {0}, displs[8] = {0};
+    MPI_Datatype types[8];
+    for (int r = 0; r < 8; ++r) types[r] = MPI_INT;
+    code = MPI_Ialltoallw(a, counts, displs, types, b, counts, displs, NULL, comm, &request);
+    CHECK_INT(mpi_error_class(code), MPI_ERR_ARG);
+    CHECK(error_names(code, "MPI_Ialltoallw: recvtypes is NULL"));
+    types[world_size - 1] = MPI_DATATYPE_NULL;
+    code = MPI_Alltoallw(a, counts, displs, types, b, counts, displs, types, comm);
+    CHECK_INT(mpi_error_class(code), MPI_ERR_TYPE);
+    CHECK(error_names(code, "MPI_Alltoallw: sendtypes[") && error_names(code, "] is MPI_DATATYPE_NULL"));
     /* A nonblocking collective's request can be neither freed nor cancelled. */
     CHECK_INT(MPI_Ibarrier(comm, &request), MPI_SUCCESS);
     code = MPI_Request_free(&request);
@@ -840,6 +906,7 @@ static void on_communicator(MPI_Comm comm, MPI_Comm other, int salt) {
     iallgather_and_iallgatherv_match_the_reference(comm, salt + 60);
     ialltoall_and_ialltoallv_match_the_reference(comm, salt + 70);
     iallgather_and_ialltoall_of_derived_types(comm);
+    alltoallw_both_forms_match_the_reference(comm, salt + 75);
     ireduce_scatter_matches_the_reference(comm, salt + 80);
     iscan_and_iexscan_match_the_reference(comm, salt + 90);
     float_reductions_equal_the_blocking_results(comm);
