@@ -881,6 +881,29 @@ static void bad_arguments_name_the_call(void) {
     CHECK_INT(mpi_error_class(code), MPI_ERR_REQUEST);
     CHECK(request != MPI_REQUEST_NULL);
     wait_one(&request);
+    /* Ranks that disagree on the count: the request fails with
+     * MPI_ERR_TRUNCATE, reported by the completion call and naming the
+     * collective (ranks 0 and 1 only, so no one waits for a forward). */
+    MPI_Comm pair;
+    MPI_Comm_split(comm, world_rank < 2 ? 0 : MPI_UNDEFINED, world_rank, &pair);
+    if (pair != MPI_COMM_NULL && world_size >= 2) {
+        MPI_Comm_set_errhandler(pair, MPI_ERRORS_RETURN);
+        int data[4] = {1, 2, 3, 4};
+        CHECK_INT(MPI_Ibcast(data, world_rank == 0 ? 4 : 2, MPI_INT, 0, pair, &request), MPI_SUCCESS);
+        code = MPI_Wait(&request, MPI_STATUS_IGNORE);
+        if (world_rank == 1) {
+            CHECK_INT(mpi_error_class(code), MPI_ERR_TRUNCATE);
+            CHECK(error_names(code, "MPI_Wait: MPI_Ibcast: received 16 bytes from rank 0, expected 8"));
+        } else {
+            CHECK_INT(code, MPI_SUCCESS);
+        }
+        CHECK(request == MPI_REQUEST_NULL);
+        data[0] = world_rank + 1;
+        CHECK_INT(MPI_Iallreduce(MPI_IN_PLACE, data, 1, MPI_INT, MPI_SUM, pair, &request), MPI_SUCCESS);
+        wait_one(&request);
+        CHECK_INT(data[0], 3);
+    }
+    if (pair != MPI_COMM_NULL) MPI_Comm_free(&pair);
     /* The communicator still works. */
     a[0] = world_rank;
     CHECK_INT(MPI_Iallreduce(a, b, 1, MPI_INT, MPI_SUM, comm, &request), MPI_SUCCESS);
