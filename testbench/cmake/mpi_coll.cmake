@@ -50,8 +50,8 @@ set_tests_properties(mpi_coll_every_collective_8_ranks_offload_on mpi_coll_every
 # results against a reference on world and a split communicator, roots,
 # SUM/MAX/a non-commutative user op, derived types; several outstanding at
 # once completed in reverse order; Ibarrier overlapping Send/Recv; a Test
-# loop; errors naming the call. Sizes 1, 3, 5, 7, 8.
-foreach(shape "1;1x1x1" "3;3x1x1" "5;5x1x1" "7;7x1x1" "8;2x2x2")
+# loop; errors naming the call. Sizes 1, 3, 5, 7, 8, 27 (about 2 s).
+foreach(shape "1;1x1x1" "3;3x1x1" "5;5x1x1" "7;7x1x1" "8;2x2x2" "27;3x3x3")
   list(GET shape 0 ranks)
   list(GET shape 1 torus)
   isvp_mpi_test(coll_nonblocking_${ranks}_ranks ${ranks} ${torus} coll_nonblocking)

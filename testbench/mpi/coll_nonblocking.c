@@ -16,7 +16,7 @@
 
 #include "mpi_check.h"
 
-enum { kMaxCount = 1031 };
+enum { kMaxCount = 1031, kMaxRanks = 32 }; /* the arrays' bounds */
 
 static int world_rank, world_size;
 
@@ -307,7 +307,7 @@ static void igather_and_iscatter_match_the_reference(MPI_Comm comm, int salt) {
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     enum { most = 100 };
-    static int mine[most], all[8 * most];
+    static int mine[most], all[kMaxRanks * most];
     const int counts[] = {0, 1, 7, most};
     const int roots[] = {0, size / 2, size - 1};
     for (int k = 0; k < 4; ++k)
@@ -351,7 +351,7 @@ static void igatherv_and_iscatterv_match_the_reference(MPI_Comm comm, int salt) 
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    int counts[8], displs[8], mine[4], all[8 * 5];
+    int counts[kMaxRanks], displs[kMaxRanks], mine[4], all[kMaxRanks * 5];
     for (int r = 0; r < size; ++r) {
         counts[r] = v_count(r, salt);
         displs[r] = r * 5;
@@ -360,7 +360,7 @@ static void igatherv_and_iscatterv_match_the_reference(MPI_Comm comm, int salt) 
     for (int j = 0; j < 2; ++j) {
         const int root = roots[j];
         for (int i = 0; i < 4; ++i) mine[i] = value(salt, rank, i);
-        for (int i = 0; i < 40; ++i) all[i] = -1;
+        for (int i = 0; i < size * 5; ++i) all[i] = -1;
         MPI_Request request;
         CHECK_INT(MPI_Igatherv(mine, counts[rank], MPI_INT, all, counts, displs, MPI_INT, root, comm, &request),
                   MPI_SUCCESS);
@@ -388,7 +388,7 @@ static void iallgather_and_iallgatherv_match_the_reference(MPI_Comm comm, int sa
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     enum { most = 9 };
-    int mine[most], all[8 * most], counts[8], displs[8];
+    int mine[most], all[kMaxRanks * most], counts[kMaxRanks], displs[kMaxRanks];
     for (int in_place = 0; in_place < 2; ++in_place) {
         for (int i = 0; i < most; ++i) mine[i] = value(salt + in_place, rank, i);
         for (int i = 0; i < size * most; ++i) all[i] = -1;
@@ -423,7 +423,8 @@ static void ialltoall_and_ialltoallv_match_the_reference(MPI_Comm comm, int salt
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     enum { most = 6 };
-    int send[8 * most], recv[8 * most], scounts[8], sdispls[8], rcounts[8], rdispls[8];
+    int send[kMaxRanks * most], recv[kMaxRanks * most], scounts[kMaxRanks], sdispls[kMaxRanks], rcounts[kMaxRanks],
+        rdispls[kMaxRanks];
     /* value(salt, source, destination * most + i): what source sends destination */
     for (int in_place = 0; in_place < 2; ++in_place) {
         for (int d = 0; d < size; ++d)
@@ -466,12 +467,13 @@ static void alltoallw_both_forms_match_the_reference(MPI_Comm comm, int salt) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    MPI_Datatype contiguous[4], sendtypes[8], recvtypes[8];
+    MPI_Datatype contiguous[4], sendtypes[kMaxRanks], recvtypes[kMaxRanks];
     for (int c = 1; c <= 3; ++c) {
         MPI_Type_contiguous(c, MPI_INT, &contiguous[c]);
         MPI_Type_commit(&contiguous[c]);
     }
-    int send[8 * 3], recv[8 * 3], scounts[8], sdispls[8], rcounts[8], rdispls[8];
+    int send[kMaxRanks * 3], recv[kMaxRanks * 3], scounts[kMaxRanks], sdispls[kMaxRanks], rcounts[kMaxRanks],
+        rdispls[kMaxRanks];
     for (int r = 0; r < size; ++r) {
         const int to_r = (rank + r) % 3 + 1, from_r = (r + rank) % 3 + 1;
         sendtypes[r] = MPI_INT;
@@ -524,7 +526,7 @@ static void iallgather_and_ialltoall_of_derived_types(MPI_Comm comm) {
     MPI_Type_create_resized(strided, 0, 6 * (MPI_Aint)sizeof(int), &resized);
     MPI_Type_commit(&resized);
     MPI_Type_free(&strided);
-    int send[8 * 3], recv[8 * 6];
+    int send[kMaxRanks * 3], recv[kMaxRanks * 6];
     for (int i = 0; i < 3 * size; ++i) send[i] = value(77, rank, i);
     for (int i = 0; i < 6 * size; ++i) recv[i] = -1;
     MPI_Request requests[2];
@@ -547,8 +549,8 @@ static void ireduce_scatter_matches_the_reference(MPI_Comm comm, int salt) {
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     enum { most = 5 };
-    int send[8 * most], recv[8 * most], counts[8];
-    Affine asend[8 * most], arecv[most];
+    int send[kMaxRanks * most], recv[kMaxRanks * most], counts[kMaxRanks];
+    Affine asend[kMaxRanks * most], arecv[most];
     /* _block: `most` elements per rank; SUM, then the user op, then in place (MAX). */
     for (int i = 0; i < size * most; ++i) {
         send[i] = value(salt, rank, i);
@@ -641,7 +643,7 @@ static void float_reductions_equal_the_blocking_results(MPI_Comm comm) {
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     enum { per = 37 };
-    double send[8 * per], nonblocking[8 * per], blocking[8 * per];
+    double send[kMaxRanks * per], nonblocking[kMaxRanks * per], blocking[kMaxRanks * per];
     for (int i = 0; i < size * per; ++i) send[i] = 1.0 / (rank * 3 + i + 1) + (rank % 2) * 1e9;
     MPI_Request request;
     CHECK_INT(MPI_Ireduce_scatter_block(send, nonblocking, per, MPI_DOUBLE, MPI_SUM, comm, &request), MPI_SUCCESS);
@@ -667,7 +669,7 @@ static void outstanding_together_complete_in_any_order(MPI_Comm comm, MPI_Comm o
     MPI_Comm_size(other, &osize);
     enum { n = 33 };
     int bcast[n], sum[n], reduced[n], osum[n], obcast[n], blocking[n], send[n], osend[n];
-    int pairs_out[8 * 2], pairs_in[8 * 2], gathered[8 * 2];
+    int pairs_out[kMaxRanks * 2], pairs_in[kMaxRanks * 2], gathered[kMaxRanks * 2];
     for (int i = 0; i < n; ++i) {
         bcast[i] = rank == 0 ? value(salt, 0, i) : -1;
         obcast[i] = orank == osize - 1 ? value(salt + 2, osize - 1, i) : -1;
@@ -815,7 +817,7 @@ static void blocking_software_collective_drives_progress(MPI_Comm comm) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    int send = rank + 1, result = 0, out[8], in[8];
+    int send = rank + 1, result = 0, out[kMaxRanks], in[kMaxRanks];
     for (int r = 0; r < size; ++r) out[r] = rank * 10 + r;
     MPI_Request request;
     CHECK_INT(MPI_Iallreduce(&send, &result, 1, MPI_INT, MPI_SUM, comm, &request), MPI_SUCCESS);
@@ -862,9 +864,9 @@ static void bad_arguments_name_the_call(void) {
     CHECK_INT(mpi_error_class(code), MPI_ERR_ARG);
     CHECK(error_names(code, "MPI_Ibarrier: request is NULL"));
     /* Alltoallw: the per-peer type arrays are checked entry by entry. */
-    int counts[8] = {0}, displs[8] = {0};
-    MPI_Datatype types[8];
-    for (int r = 0; r < 8; ++r) types[r] = MPI_INT;
+    int counts[kMaxRanks] = {0}, displs[kMaxRanks] = {0};
+    MPI_Datatype types[kMaxRanks];
+    for (int r = 0; r < kMaxRanks; ++r) types[r] = MPI_INT;
     code = MPI_Ialltoallw(a, counts, displs, types, b, counts, displs, NULL, comm, &request);
     CHECK_INT(mpi_error_class(code), MPI_ERR_ARG);
     CHECK(error_names(code, "MPI_Ialltoallw: recvtypes is NULL"));
@@ -944,6 +946,10 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (world_size > kMaxRanks) {
+        if (world_rank == 0) fprintf(stderr, "coll_nonblocking: at most %d ranks\n", kMaxRanks);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     if (argc > 1 && strcmp(argv[1], "fatal-in-place") == 0) {
         int a = 0;
         MPI_Request request;
