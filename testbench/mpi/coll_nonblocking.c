@@ -724,6 +724,42 @@ static void outstanding_together_complete_in_any_order(MPI_Comm comm, MPI_Comm o
             for (int i = 0; i < 2; ++i) CHECK_INT(gathered[2 * r + i], value(salt + 3, r, i));
 }
 
+/* Sixty-four outstanding at once (alternating Iallreduce and Ibcast),
+ * completed by a Testsome loop: each reported once, every result right. */
+static void many_outstanding_complete_by_testsome(MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    enum { many = 64 };
+    int send[many], result[many], seen[many], indices[many];
+    MPI_Request requests[many];
+    MPI_Status statuses[many];
+    for (int k = 0; k < many; ++k) {
+        seen[k] = 0;
+        send[k] = value(k, rank, 0);
+        result[k] = k % 2 && rank == k % size ? value(k, k % size, 1) : -1;
+        if (k % 2)
+            CHECK_INT(MPI_Ibcast(&result[k], 1, MPI_INT, k % size, comm, &requests[k]), MPI_SUCCESS);
+        else
+            CHECK_INT(MPI_Iallreduce(&send[k], &result[k], 1, MPI_INT, MPI_SUM, comm, &requests[k]), MPI_SUCCESS);
+    }
+    int done = 0;
+    while (done < many) {
+        int outcount = 0;
+        CHECK_INT(MPI_Testsome(many, requests, &outcount, indices, statuses), MPI_SUCCESS);
+        CHECK(outcount != MPI_UNDEFINED);
+        if (outcount == MPI_UNDEFINED) break;
+        for (int i = 0; i < outcount; ++i) ++seen[indices[i]];
+        done += outcount;
+    }
+    for (int k = 0; k < many; ++k) {
+        CHECK_INT(seen[k], 1);
+        int expected = 0;
+        for (int r = 0; r < size; ++r) expected += value(k, r, 0);
+        CHECK_INT(result[k], k % 2 ? value(k, k % size, 1) : expected);
+    }
+}
+
 /* MPI_Test in a loop until the request completes; the flag is false
  * at first on a multi-rank communicator whose last rank enters late. */
 static void test_loop_completes(MPI_Comm comm) {
@@ -937,6 +973,7 @@ static void on_communicator(MPI_Comm comm, MPI_Comm other, int salt) {
     float_reductions_equal_the_blocking_results(comm);
     outstanding_together_complete_in_any_order(comm, other, salt + 30);
     test_loop_completes(comm);
+    many_outstanding_complete_by_testsome(comm);
     probe_drives_progress(comm);
     mixed_with_point_to_point_in_waitsome(comm);
     blocking_software_collective_drives_progress(comm);
