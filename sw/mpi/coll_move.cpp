@@ -24,12 +24,6 @@ using isvp::Opcode;
 
 namespace {
 
-/// MPICH's switch points (bytes): binomial bcast below, scatter + allgather
-/// above (with at least 8 ranks); recursive-doubling allgather below, ring above.
-constexpr std::size_t kBcastLongBytes = 12288;
-constexpr int kBcastLongMinRanks = 8;
-constexpr std::size_t kAllgatherLongBytes = 524288;
-
 /// Data of `count` elements of `type` at `buffer` as packed bytes: the
 /// buffer itself when contiguous, else a packed copy held here.
 class PackedView {

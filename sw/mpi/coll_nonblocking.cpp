@@ -8,11 +8,14 @@
 // Algorithms:
 //   Ibarrier                dissemination (round k: send to rank + 2^k,
 //                           receive from rank - 2^k), any size
-//   Ibcast                  binomial tree (make_schedule)
+//   Ibcast                  binomial tree; from 12 KiB on 8 ranks or more
+//                           scatter + ring allgather (van de Geijn), as Bcast
 //   Ireduce                 binomial tree rooted at comm rank 0, then to the
 //                           root — the blocking software schedule
-//   Iallreduce              recursive doubling — the blocking software
-//                           schedule for short vectors
+//   Iallreduce              recursive doubling; from 2 KiB (and one element
+//                           per rank) Rabenseifner's recursive-halving
+//                           reduce-scatter + recursive-doubling allgather —
+//                           the blocking software schedules
 //   Ireduce_scatter(_block) recursive halving, as the blocking call
 //   Iscan, Iexscan          recursive doubling, as the blocking call
 // The reductions run the schedules and the arithmetic of the blocking
@@ -30,7 +33,9 @@ namespace isvp::mpi::coll {
 
 // ---- the engine ----------------------------------------------------------------
 
-RoundSchedule::RoundSchedule(std::shared_ptr<Comm> comm) : comm_(std::move(comm)), tag_(collective_tag(*comm_)) {}
+RoundSchedule::RoundSchedule(std::shared_ptr<Comm> comm, int phases) : comm_(std::move(comm)) {
+    for (int phase = 0; phase < phases; ++phase) tags_.push_back(collective_tag(*comm_));
+}
 
 Round& RoundSchedule::add_round() {
     rounds_.emplace_back();
@@ -45,12 +50,16 @@ void RoundSchedule::hold(std::shared_ptr<const void> state) {
     held_.push_back(std::move(state));
 }
 
-void RoundSchedule::add_schedule(const Schedule& schedule, Blocks* blocks, const Reduction* reduction) {
+void RoundSchedule::add_schedule(const Schedule& schedule, Blocks* blocks, const Reduction* reduction, int phase) {
+    if (phase < 0 || static_cast<std::size_t>(phase) >= tags_.size())
+        fail(MPI_ERR_INTERN,
+             "schedule phase " + std::to_string(phase) + " of a call with " + std::to_string(tags_.size()) + " tags");
     if (blocks->first.size() != schedule.blocks + 1u)
         fail(MPI_ERR_INTERN, "schedule of " + std::to_string(schedule.blocks) + " blocks on a buffer of " +
                                  std::to_string(blocks->first.size() - 1) + " blocks");
     for (const Step& step : schedule.steps) {
         Round& round = add_round();
+        round.phase = phase;
         if (step.send) {
             round.sends.push_back(
                 {step.send->peer, [blocks, spans = step.send->spans] { return pack_spans(*blocks, spans); }});
@@ -74,7 +83,8 @@ void RoundSchedule::start_round() {
         if (send.peer == comm_->rank())
             to_self_.push_back(std::move(data));
         else
-            driver().send(comm_->global_rank(send.peer), tag_, data.data(), data.size());
+            driver().send(comm_->global_rank(send.peer), tags_[static_cast<std::size_t>(round.phase)], data.data(),
+                          data.size());
     }
     arrived_.assign(round.receives.size(), std::nullopt);
     started_ = true;
@@ -89,7 +99,8 @@ bool RoundSchedule::take(std::size_t index) {
         to_self_.pop_front();
     } else {
         guest::Driver::ArrivedMessage message;
-        if (!driver().take_message(comm_->global_rank(receive.peer), 0xFFFFFFFFu, tag_, message)) return false;
+        const std::uint32_t tag = tags_[static_cast<std::size_t>(rounds_[current_].phase)];
+        if (!driver().take_message(comm_->global_rank(receive.peer), 0xFFFFFFFFu, tag, message)) return false;
         arrived_[index] = std::move(message.data);
     }
     const std::size_t got = arrived_[index]->size();
@@ -285,12 +296,24 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
             data = state->packed.data();
         }
         state->blocks = Blocks{data, nullptr, {0, bytes}};
-        auto schedule = std::make_shared<RoundSchedule>(communicators().shared(comm));
+        // van de Geijn for long vectors, as MPI_Bcast: scatter the pieces, then a ring allgather.
+        const bool long_vector = bytes >= kBcastLongBytes && c.size() >= kBcastLongMinRanks;
+        auto schedule = std::make_shared<RoundSchedule>(communicators().shared(comm), long_vector ? 2 : 1);
         schedule->hold(state);
-        if (bytes > 0) {
+        if (bytes > 0 && long_vector) {
+            state->blocks.first = split_evenly(bytes, static_cast<std::size_t>(c.size()));
+            schedule->add_schedule(
+                make_schedule(Opcode::Scatter, Algorithm::BinomialTree, c.size(), c.rank(), root, Fold::Pairwise),
+                &state->blocks);
+            schedule->add_schedule(
+                make_schedule(Opcode::Allgather, Algorithm::Ring, c.size(), c.rank(), 0, Fold::Pairwise),
+                &state->blocks, nullptr, 1);
+        } else if (bytes > 0) {
             schedule->add_schedule(
                 make_schedule(Opcode::Bcast, Algorithm::BinomialTree, c.size(), c.rank(), root, Fold::Pairwise),
                 &state->blocks);
+        }
+        if (bytes > 0) {
             if (!type.contiguous && !is_root)
                 schedule->add_local([state, buffer, n] { unpack_from(state->packed.data(), n, *state->type, buffer); });
         }
@@ -331,12 +354,25 @@ int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
         check_request_pointer(request);
         const auto n = static_cast<std::size_t>(count);
         auto state = std::make_shared<ReductionWork>(reduction, in_place(sendbuf) ? recvbuf : sendbuf, n);
-        auto schedule = std::make_shared<RoundSchedule>(communicators().shared(comm));
+        // Rabenseifner's for long vectors, as MPI_Allreduce: the same combine tree per element.
+        const auto size = static_cast<std::size_t>(c.size());
+        const bool long_vector = n * reduction.type->size >= kAllreduceLongBytes && n >= size;
+        auto schedule = std::make_shared<RoundSchedule>(communicators().shared(comm), long_vector ? 2 : 1);
         schedule->hold(state);
-        if (n > 0) {
+        if (n > 0 && long_vector) {
+            state->blocks.first = split_evenly(n, size);
+            schedule->add_schedule(make_schedule(Opcode::ReduceScatter, Algorithm::RecursiveHalving, c.size(), c.rank(),
+                                                 0, state->reduction.fold()),
+                                   &state->blocks, &state->reduction);
+            schedule->add_schedule(make_schedule(Opcode::Allgather, Algorithm::RecursiveDoubling, c.size(), c.rank(), 0,
+                                                 state->reduction.fold()),
+                                   &state->blocks, nullptr, 1);
+        } else if (n > 0) {
             schedule->add_schedule(make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling, c.size(), c.rank(), 0,
                                                  state->reduction.fold()),
                                    &state->blocks, &state->reduction);
+        }
+        if (n > 0) {
             schedule->add_local([state, recvbuf, n] { copy_elements(state->work.data(), recvbuf, n, *state->type); });
         }
         start_nonblocking("MPI_Iallreduce", comm, std::move(schedule), request);

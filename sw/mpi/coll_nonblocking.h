@@ -3,7 +3,7 @@
 //
 // A nonblocking collective builds, at the call, its rank's list of rounds.
 // A round holds local steps (copies, combines), sends and receives of
-// internal point-to-point messages on one collective tag (collective_tag():
+// internal point-to-point messages on the call's collective tag (collective_tag():
 // the communicator's sequence, shared with the blocking collectives, so no
 // two collective calls on a communicator and no user message ever match
 // each other). A round starts when the previous one has completed: its
@@ -53,6 +53,7 @@ struct RoundReceive {
 };
 
 struct Round {
+    int phase = 0;                             ///< which of the call's tags its messages carry
     std::vector<std::function<void()>> local;  ///< run first, in order
     std::vector<RoundSend> sends;              ///< then sent, in order
     std::vector<RoundReceive> receives;        ///< the round ends when all have arrived
@@ -61,8 +62,11 @@ struct Round {
 /// One rank's rounds of one nonblocking collective call.
 class RoundSchedule final : public CollectiveProgress {
   public:
-    /// Takes the call's tag from `comm` (collective_tag): build it at the call.
-    explicit RoundSchedule(std::shared_ptr<Comm> comm);
+    /// Takes the call's tags from `comm` (collective_tag), one per phase
+    /// (an algorithm made of two schedules gives each its own tag, so their
+    /// messages between one pair of ranks never match each other): build
+    /// it at the call, with the same `phases` on every member.
+    explicit RoundSchedule(std::shared_ptr<Comm> comm, int phases = 1);
     Comm& comm() { return *comm_; }
 
     /// Appends an empty round and returns it.
@@ -76,7 +80,7 @@ class RoundSchedule final : public CollectiveProgress {
     /// packs the blocks as they were before the step, its receive copies or
     /// combines (`reduction` needed for combining steps). `blocks` must stay
     /// alive until the schedule completes (hold it in a shared state).
-    void add_schedule(const Schedule& schedule, Blocks* blocks, const Reduction* reduction = nullptr);
+    void add_schedule(const Schedule& schedule, Blocks* blocks, const Reduction* reduction = nullptr, int phase = 0);
 
     bool advance() override;
 
@@ -86,8 +90,8 @@ class RoundSchedule final : public CollectiveProgress {
     /// Whether receive `index` of the current round has arrived (takes it from the driver).
     bool take(std::size_t index);
 
-    std::shared_ptr<Comm> comm_;  ///< kept alive while the collective runs
-    std::uint32_t tag_;           ///< this call's internal tag
+    std::shared_ptr<Comm> comm_;       ///< kept alive while the collective runs
+    std::vector<std::uint32_t> tags_;  ///< this call's internal tags, by phase
     std::vector<Round> rounds_;
     std::size_t current_ = 0;                                        ///< the round in progress
     bool started_ = false;                                           ///< whether round current_ has started

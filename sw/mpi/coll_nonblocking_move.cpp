@@ -5,8 +5,8 @@
 // (coll_move.cpp): a rank packs what it sends with the send datatype and
 // unpacks what it receives with the receive datatype. Algorithms:
 //   Iscatter, Igather         binomial trees (make_schedule)
-//   Iallgather, Iallgatherv   recursive doubling (make_schedule; blocks of
-//                             any size)
+//   Iallgather, Iallgatherv   recursive doubling (blocks of any size), ring
+//                             from 512 KiB in all, as the blocking forms
 //   Iscatterv, Igatherv       linear: one round, the root sends to / receives
 //                             from every other rank (only it knows the counts)
 //   Ialltoall(v,w)            one round holding every send and receive, in
@@ -39,6 +39,11 @@ struct PackedWork {
 
 std::shared_ptr<Type> hold_type(const Type* type) {
     return type ? datatypes().shared(type->handle) : nullptr;
+}
+
+/// MPICH's choice for an allgather of `bytes` in all (as MPI_Allgather(v)).
+Algorithm allgather_algorithm(std::size_t bytes) {
+    return bytes < kAllgatherLongBytes ? Algorithm::RecursiveDoubling : Algorithm::Ring;
 }
 
 std::shared_ptr<RoundSchedule> new_schedule(MPI_Comm comm) {
@@ -146,9 +151,9 @@ int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         auto schedule = new_schedule(comm);
         schedule->hold(state);
         if (block > 0) {
-            schedule->add_schedule(
-                make_schedule(Opcode::Allgather, Algorithm::RecursiveDoubling, c.size(), c.rank(), 0, Fold::Pairwise),
-                &state->blocks);
+            schedule->add_schedule(make_schedule(Opcode::Allgather, allgather_algorithm(size * block), c.size(),
+                                                 c.rank(), 0, Fold::Pairwise),
+                                   &state->blocks);
             schedule->add_local([state, size, rcount, recvbuf] {
                 unpack_from(state->work.data(), size * rcount, *state->recv_type, recvbuf);
             });
@@ -178,9 +183,9 @@ int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         auto schedule = new_schedule(comm);
         schedule->hold(state);
         if (first.back() > 0) {
-            schedule->add_schedule(
-                make_schedule(Opcode::Allgather, Algorithm::RecursiveDoubling, c.size(), c.rank(), 0, Fold::Pairwise),
-                &state->blocks);
+            schedule->add_schedule(make_schedule(Opcode::Allgather, allgather_algorithm(first.back()), c.size(),
+                                                 c.rank(), 0, Fold::Pairwise),
+                                   &state->blocks);
             // The counts and displacements are the caller's; copied for the last round.
             std::vector<int> counts(recvcounts, recvcounts + c.size()), at(displs, displs + c.size());
             const bool keep = args.keep;

@@ -34,9 +34,6 @@ using isvp::Opcode;
 
 namespace {
 
-/// MPICH's switch to Rabenseifner's allreduce (bytes).
-constexpr std::size_t kAllreduceLongBytes = 2048;
-
 /// The input of a reduction as a working buffer in the datatype's layout.
 TypedBuffer load(const void* input, std::size_t count, const Type& type) {
     TypedBuffer work(count, type);

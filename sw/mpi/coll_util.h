@@ -131,6 +131,18 @@ std::vector<std::uint8_t> pack_spans(const Blocks& blocks, const std::vector<Blo
 void apply_spans(Blocks& blocks, const std::vector<BlockSpan>& spans, Apply apply, const std::uint8_t* data,
                  const Reduction* reduction);
 
+/// MPICH's algorithm switch points (bytes), the same for a blocking
+/// collective and its nonblocking form: Bcast binomial below
+/// kBcastLongBytes, scatter + ring allgather from there with at least
+/// kBcastLongMinRanks ranks; Allgather(v) recursive doubling below
+/// kAllgatherLongBytes (all blocks), ring from there; Allreduce recursive
+/// doubling below kAllreduceLongBytes, Rabenseifner's reduce-scatter +
+/// allgather from there (with at least one element per rank).
+inline constexpr std::size_t kBcastLongBytes = 12288;
+inline constexpr int kBcastLongMinRanks = 8;
+inline constexpr std::size_t kAllgatherLongBytes = 524288;
+inline constexpr std::size_t kAllreduceLongBytes = 2048;
+
 /// Runs this rank's `schedule` over internal messages on `tag`: sends pack
 /// the blocks as they were before the step, receives copy or combine
 /// (`reduction` required for combining steps). A message of the wrong

@@ -12,6 +12,7 @@
  * Usage: coll_nonblocking              everything above
  *        coll_nonblocking fatal-in-place  MPI_Iallreduce with recvbuf MPI_IN_PLACE
  *                                        under the default (fatal) handler */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi_check.h"
@@ -656,6 +657,48 @@ static void float_reductions_equal_the_blocking_results(MPI_Comm comm) {
     CHECK(memcmp(nonblocking, blocking, size * per * sizeof(double)) == 0);
 }
 
+/* ---- long vectors (the long algorithms: van de Geijn Ibcast on 8 ranks or
+ * more, Rabenseifner Iallreduce, ring Iallgather from 512 KiB) */
+
+static void long_vectors_match_the_reference(MPI_Comm comm, int salt) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    enum { ints = 4001, floats = 3001, chars = 70001 };
+    int* data = malloc(ints * sizeof(int));
+    float *send = malloc(floats * sizeof(float)), *nonblocking = malloc(floats * sizeof(float)),
+          *blocking = malloc(floats * sizeof(float));
+    unsigned char *mine = malloc(chars), *all = malloc((size_t)chars * (size_t)size);
+    CHECK(data && send && nonblocking && blocking && mine && all);
+    MPI_Request request;
+    const int roots[] = {0, size - 1};
+    for (int j = 0; j < 2; ++j) {
+        for (int i = 0; i < ints; ++i) data[i] = rank == roots[j] ? value(salt + j, roots[j], i) : -1;
+        CHECK_INT(MPI_Ibcast(data, ints, MPI_INT, roots[j], comm, &request), MPI_SUCCESS);
+        wait_one(&request);
+        for (int i = 0; i < ints; ++i) CHECK_INT(data[i], value(salt + j, roots[j], i));
+    }
+    for (int i = 0; i < floats; ++i) send[i] = 1.0f / (float)(rank * 5 + i + 1) + (float)(rank % 3) * 3e5f;
+    CHECK_INT(MPI_Iallreduce(send, nonblocking, floats, MPI_FLOAT, MPI_SUM, comm, &request), MPI_SUCCESS);
+    wait_one(&request);
+    CHECK_INT(MPI_Allreduce(send, blocking, floats, MPI_FLOAT, MPI_SUM, comm), MPI_SUCCESS);
+    CHECK(memcmp(nonblocking, blocking, floats * sizeof(float)) == 0);
+    for (int i = 0; i < chars; ++i) mine[i] = (unsigned char)(value(salt, rank, i) & 0xFF);
+    CHECK_INT(MPI_Iallgather(mine, chars, MPI_UNSIGNED_CHAR, all, chars, MPI_UNSIGNED_CHAR, comm, &request),
+              MPI_SUCCESS);
+    wait_one(&request);
+    int wrong = 0;
+    for (int r = 0; r < size; ++r)
+        for (int i = 0; i < chars; ++i) wrong += all[(size_t)r * chars + (size_t)i] != (value(salt, r, i) & 0xFF);
+    CHECK_INT(wrong, 0);
+    free(data);
+    free(send);
+    free(nonblocking);
+    free(blocking);
+    free(mine);
+    free(all);
+}
+
 /* ---- several at once */
 
 /* Five nonblocking collectives outstanding on `comm` and four on `other`
@@ -971,6 +1014,7 @@ static void on_communicator(MPI_Comm comm, MPI_Comm other, int salt) {
     ireduce_scatter_matches_the_reference(comm, salt + 80);
     iscan_and_iexscan_match_the_reference(comm, salt + 90);
     float_reductions_equal_the_blocking_results(comm);
+    long_vectors_match_the_reference(comm, salt + 95);
     outstanding_together_complete_in_any_order(comm, other, salt + 30);
     test_loop_completes(comm);
     many_outstanding_complete_by_testsome(comm);
