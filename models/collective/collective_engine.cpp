@@ -753,7 +753,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
         return lost();
     }
     const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
-    if (!ct_[context].valid && c.released_row) {  // posted on a row released while busy: abort it everywhere
+    if (!ct_[context].valid && c.released_row) {  // posted on a released row: abort it at the peers too
         abort_request(context, h, prefix, prefix_bytes, *c.released_row);
         return lost();
     }
