@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "isvp/aglu_engine.h"
 #include "isvp/aglu_stimulus.h"
+#include "job_platform.h"
 
 namespace po = boost::program_options;
 
@@ -35,13 +36,12 @@ std::uint64_t timed_combine(AgluEngine& engine, Operation op, Datatype type, con
 
 int aglu_demo(int argc, char** argv) {
     Parameters parameters;
-    AgluConfig::declare(parameters);
+    declare_job_parameters(parameters);  // a platform's configuration file loads as it is; aglu.* is used
     po::options_description options("isvp aglu options");
-    options.add_options()("vectors", po::value<std::size_t>()->default_value(20000),
-                          "operand vector pairs per (operation, datatype)")(
-        "seed", po::value<std::uint64_t>()->default_value(1), "stimulus seed (same seed, same vectors)")(
+    options.add_options()("vectors", whole(std::size_t{20000}), "operand vector pairs per (operation, datatype)")(
+        "seed", whole(std::uint64_t{1}), "stimulus seed (same seed, same vectors)")(
         "json", po::value<std::string>()->value_name("FILE"), "also write the results as JSON");
-    add_platform_options(options);
+    add_platform_options(options, false);
     po::variables_map values;
     if (!parse(argc, argv,
                "usage: isvp aglu [--vectors N] [--seed S] [--json FILE] [--config FILE] [--set key=value]...\n"
@@ -58,10 +58,16 @@ int aglu_demo(int argc, char** argv) {
     const auto tlm = make_aglu_engine(tlm_config);
     const auto rtl = make_aglu_engine(rtl_config);
 
-    const std::size_t vectors = values["vectors"].as<std::size_t>();
-    AgluStimulus stimulus(values["seed"].as<std::uint64_t>());
-    std::cout << "isvp aglu: " << vectors << " vector pairs per (operation, datatype), seed "
-              << values["seed"].as<std::uint64_t>() << ", " << tlm_config.pipeline_stages << " pipeline stages at "
+    if (values.count("json")) check_writable("--json", values["json"].as<std::string>());
+    const std::size_t vectors = whole_value<std::size_t>(values, "vectors");
+    // Each vector is held five times (operands, two results, stimulus): 160 bytes.
+    constexpr std::size_t kMaxVectors = std::size_t{1} << 26;
+    if (vectors == 0 || vectors > kMaxVectors)
+        throw ConfigError("aglu: --vectors must be from 1 to " + std::to_string(kMaxVectors) + ", got " +
+                          std::to_string(vectors));
+    const std::uint64_t seed = whole_value<std::uint64_t>(values, "seed");
+    AgluStimulus stimulus(seed);
+    std::cout << "isvp aglu: " << vectors << " vector pairs per (operation, datatype), seed " << seed << ", " << tlm_config.pipeline_stages << " pipeline stages at "
               << tlm_config.clock_mhz << " MHz\n\n";
     std::cout << std::left << std::setw(8) << "op" << std::setw(15) << "datatype" << std::right << std::setw(10)
               << "vectors" << std::setw(12) << "mismatches" << std::setw(10) << "cycles"

@@ -54,6 +54,7 @@ std::vector<std::pair<std::string, Opcode>> parse_collectives(const std::string&
                               "' (known: bcast, reduce, allreduce, scatter, gather, allgather, reduce_scatter, "
                               "barrier, or all)");
     }
+    if (chosen.empty()) throw ConfigError("bench collectives: --collectives names no collective");
     return chosen;
 }
 
@@ -229,8 +230,8 @@ int bench_collectives(int argc, char** argv) {
         ("collectives", po::value<std::string>()->default_value("all"), "comma-separated list, or all")
         ("sizes", po::value<std::string>()->default_value("8:64K"),
          "bytes per rank: A:B (powers of two) or a,b,c; per rank block for scatter, gather, allgather and reduce_scatter")
-        ("iterations", po::value<unsigned>()->default_value(5), "timed calls per collective and size")
-        ("warmup", po::value<unsigned>()->default_value(1), "untimed calls first")
+        ("iterations", whole(5u), "timed calls per collective and size")
+        ("warmup", whole(1u), "untimed calls first")
         ("aglu", po::value<std::string>(), "AgLU implementation in the switches: tlm or rtl (aglu.impl)")
         ("offload", po::value<std::string>()->default_value("on"),
          "on: switches where they can; off: host software; both: each row measured both ways, side by side")
@@ -264,11 +265,12 @@ int bench_collectives(int argc, char** argv) {
     if (values.count("aglu")) parameters.apply_override("aglu.impl=" + values["aglu"].as<std::string>());
     if (!apply_platform_options(values, parameters)) return 0;
     const bool check = values.count("check") > 0;
-    const bool timing_only = values.count("timing-only") > 0;
+    // --timing-only is job.timing_only=true, however it was given (--set, --config).
+    if (values.count("timing-only")) parameters.apply_override("job.timing_only=true");
+    const bool timing_only = parameters.flag("job.timing_only");
     if (timing_only && check)
-        throw ConfigError("bench collectives: --check compares results, but --timing-only carries no payload to "
-                          "compare; drop one of them");
-    if (timing_only) parameters.apply_override("job.timing_only=true");
+        throw ConfigError("bench collectives: --check compares results, but --timing-only (job.timing_only) carries "
+                          "no payload to compare; drop one of them");
     if (values.count("vcd")) {
         if (parameters.text("aglu.impl") != "rtl")
             throw ConfigError("bench collectives: --vcd records the RTL AgLU's waveform; add --aglu rtl (aglu.impl is " +
@@ -277,11 +279,21 @@ int bench_collectives(int argc, char** argv) {
     }
     const std::string offload_text = values["offload"].as<std::string>();
     const Passes passes = Passes::parse(offload_text);
+    if (values.count("json")) check_writable("--json", values["json"].as<std::string>());
     const auto collectives = parse_collectives(values["collectives"].as<std::string>());
     const auto sizes = parse_size_list(values["sizes"].as<std::string>());
-    const unsigned iterations = values["iterations"].as<unsigned>();
-    const unsigned warmup = values["warmup"].as<unsigned>();
+    const unsigned iterations = whole_value<unsigned>(values, "iterations");
+    const unsigned warmup = whole_value<unsigned>(values, "warmup");
     if (iterations == 0) throw ConfigError("bench collectives: --iterations must be at least 1");
+    if (iterations > 1000000 || warmup > 1000000)
+        throw ConfigError("bench collectives: --iterations and --warmup take at most 1000000 calls each");
+    // Rows are int32 SUM reductions and int32 blocks: a size must be a whole
+    // number of elements (the row would otherwise move a different size
+    // from the one it is labelled with).
+    for (const std::uint64_t size : sizes)
+        if (size == 0 || size % sizeof(std::int32_t) != 0)
+            throw ConfigError("bench collectives: --sizes " + std::to_string(size) +
+                              ": sizes are bytes of int32 elements per rank, a positive multiple of 4");
 
     const PlatformConfig config = PlatformConfig::from(parameters);
     transport::JobSpec spec;

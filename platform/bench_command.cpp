@@ -36,11 +36,11 @@ int pingpong(int argc, char** argv) {
     declare_job_parameters(parameters);
     po::options_description options("isvp bench pingpong options");
     options.add_options()
-        ("nodes", po::value<unsigned>()->default_value(2), "nodes in a ring (topology.torus = Nx1x1)")
+        ("nodes", whole(2u), "nodes in a ring (topology.torus = Nx1x1)")
         ("sizes", po::value<std::string>()->default_value("8:4M"), "message sizes: A:B (powers of two) or a,b,c")
-        ("hops", po::value<unsigned>()->default_value(1), "network hops between the two ranks")
-        ("iterations", po::value<unsigned>()->default_value(10), "timed ping-pongs per size")
-        ("window", po::value<unsigned>()->default_value(64), "messages per streamed-bandwidth window (osu_bw: 64)")
+        ("hops", whole(1u), "network hops between the two ranks")
+        ("iterations", whole(10u), "timed ping-pongs per size")
+        ("window", whole(64u), "messages per streamed-bandwidth window (osu_bw: 64)")
         ("json", po::value<std::string>()->value_name("FILE"), "also write the rows and statistics as JSON");
     add_platform_options(options);
     po::variables_map values;
@@ -50,21 +50,31 @@ int pingpong(int argc, char** argv) {
                "Ping-pong between rank 0 and the rank H hops away; prints size latency_us bandwidth_gbps.",
                options, values))
         return 0;
-    const unsigned nodes = values["nodes"].as<unsigned>();
+    const unsigned nodes = whole_value<unsigned>(values, "nodes");
     if (nodes < 2) throw ConfigError("bench pingpong: --nodes must be at least 2, got " + std::to_string(nodes));
     parameters.apply_override("topology.torus=" + std::to_string(nodes) + "x1x1");
     if (!apply_platform_options(values, parameters)) return 0;
 
     bench::PingPongOptions bench_options;
+    if (values.count("json")) check_writable("--json", values["json"].as<std::string>());
     bench_options.sizes = parse_size_list(values["sizes"].as<std::string>());
-    bench_options.iterations = values["iterations"].as<unsigned>();
-    bench_options.window = values["window"].as<unsigned>();
+    for (const std::uint64_t size : bench_options.sizes)
+        if (size > guest::kMaxSendBytes)
+            throw ConfigError("bench pingpong: --sizes " + std::to_string(size) + " exceeds the driver's " +
+                              std::to_string(guest::kMaxSendBytes) + "-byte message limit");
+    bench_options.iterations = whole_value<unsigned>(values, "iterations");
+    bench_options.window = whole_value<unsigned>(values, "window");
+    if (bench_options.iterations == 0) throw ConfigError("bench pingpong: --iterations must be at least 1");
     if (bench_options.window == 0) throw ConfigError("bench pingpong: --window must be at least 1");
+    if (bench_options.iterations > 1000000 || bench_options.window > 1000000)
+        throw ConfigError("bench pingpong: --iterations and --window take at most 1000000 messages each");
 
     const PlatformConfig config = PlatformConfig::from(parameters);
     const std::string shape = parameters.text("topology.torus");
     const TorusTopology topology(config.fabric.shape);
-    const unsigned peer = peer_at_hops(topology, values["hops"].as<unsigned>(), shape);
+    const unsigned hops = whole_value<unsigned>(values, "hops");
+    if (hops == 0) throw ConfigError("bench pingpong: --hops must be at least 1 (rank 0 would ping itself)");
+    const unsigned peer = peer_at_hops(topology, hops, shape);
 
     transport::JobSpec spec;
     spec.ranks = static_cast<int>(peer) + 1;

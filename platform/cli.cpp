@@ -1,18 +1,23 @@
 #include "cli.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 namespace po = boost::program_options;
 
 namespace isvp::cli {
 
-void add_platform_options(po::options_description& options) {
+void add_platform_options(po::options_description& options, bool trace) {
     options.add_options()("config", po::value<std::string>()->value_name("FILE"), "platform configuration (JSON)")(
         "set", po::value<std::vector<std::string>>()->value_name("KEY=VALUE")->composing(),
-        "override one parameter (repeatable); see --list-parameters")(
-        "trace", po::value<std::string>()->value_name("FILE"),
-        "write a Chrome/Perfetto trace (JSON) of packets and collective phases (= --set trace.file=FILE)")(
-        "list-parameters", "print every parameter with its value, unit and description, then exit");
+        "override one parameter (repeatable); see --list-parameters");
+    if (trace)
+        options.add_options()(
+            "trace", po::value<std::string>()->value_name("FILE"),
+            "write a Chrome/Perfetto trace (JSON) of packets and collective phases (= --set trace.file=FILE)");
+    options.add_options()("list-parameters", "print every parameter with its value, unit and description, then exit");
 }
 
 bool apply_platform_options(const po::variables_map& values, Parameters& parameters) {
@@ -28,12 +33,19 @@ bool apply_platform_options(const po::variables_map& values, Parameters& paramet
     return true;
 }
 
+void check_writable(const std::string& option, const std::string& path) {
+    std::ofstream probe(path, std::ios::app);  // creates it if missing, keeps what is there
+    if (!probe) throw ConfigError("cannot write " + option + " " + path + ": " + std::strerror(errno));
+}
+
 bool parse(int argc, char** argv, const std::string& usage, const po::options_description& options,
            po::variables_map& values) {
     po::options_description all(options);
     all.add_options()("help,h", "show this help");
     try {
-        po::store(po::command_line_parser(argc, argv).options(all).run(), values);
+        // No positional arguments: a stray word is an error, not silently ignored.
+        const po::positional_options_description none;
+        po::store(po::command_line_parser(argc, argv).options(all).positional(none).run(), values);
         po::notify(values);
     } catch (const po::error& error) {
         throw ConfigError(std::string(error.what()) + " (see --help)");

@@ -2,7 +2,10 @@
 // --set, --list-parameters) and error reporting.
 #pragma once
 
+#include <charconv>
 #include <string>
+#include <system_error>
+#include <type_traits>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -17,12 +20,53 @@ const char* build_commit();
 
 namespace isvp::cli {
 
-/// Adds --config FILE, --set key=value (repeatable) and --list-parameters.
-void add_platform_options(boost::program_options::options_description& options);
+/// A whole-number option value. Boost reads an `unsigned` option with
+/// lexical_cast, which takes "-1" and wraps it round to 4294967295; this
+/// refuses a sign, other characters and numbers that do not fit `T`.
+template <typename T>
+struct Whole {
+    T value{};
+};
+
+template <typename T>
+void validate(boost::any& out, const std::vector<std::string>& tokens, Whole<T>*, int) {
+    static_assert(std::is_unsigned_v<T>, "Whole<T> is for unsigned integers");
+    namespace po = boost::program_options;
+    po::validators::check_first_occurrence(out);
+    const std::string& text = po::validators::get_single_string(tokens);
+    T value{};
+    const char* end = text.data() + text.size();
+    const auto parsed = std::from_chars(text.data(), end, value);
+    if (text.empty() || parsed.ec != std::errc() || parsed.ptr != end)
+        throw po::error_with_option_name("the argument ('" + text + "') for option '%canonical_option%' is not a "
+                                         "whole number from 0 to " + std::to_string(~T{}));
+    out = Whole<T>{value};
+}
+
+/// A whole-number option with a default, e.g. `whole(5u)`.
+template <typename T>
+boost::program_options::typed_value<Whole<T>>* whole(T default_value) {
+    return boost::program_options::value<Whole<T>>()->default_value(Whole<T>{default_value},
+                                                                   std::to_string(default_value));
+}
+
+/// The value of a whole-number option.
+template <typename T>
+T whole_value(const boost::program_options::variables_map& values, const char* name) {
+    return values[name].as<Whole<T>>().value;
+}
+
+/// Adds --config FILE, --set key=value (repeatable), --list-parameters and,
+/// for commands that run the platform, --trace FILE.
+void add_platform_options(boost::program_options::options_description& options, bool trace = true);
 
 /// Applies --config then --set to `parameters`. Returns false when
 /// --list-parameters asked for the parameter table instead of a run.
 bool apply_platform_options(const boost::program_options::variables_map& values, Parameters& parameters);
+
+/// Throws ConfigError naming `option` if `path` cannot be written: checked
+/// before a run, so a long run does not end with its output lost.
+void check_writable(const std::string& option, const std::string& path);
 
 /// Parses argv after the subcommand name; prints help and returns false on --help.
 bool parse(int argc, char** argv, const std::string& usage, const boost::program_options::options_description& options,

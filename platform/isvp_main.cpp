@@ -110,13 +110,23 @@ int sc_main(int argc, char** argv) {
         usage(std::cerr);
         return 2;
     }
+    // "isvp <command>: <message>", where a message that already starts with
+    // the command's name ("bench pingpong: ...") keeps it only once.
+    const auto report = [&](const char* kind, const std::string& message) {
+        const std::string command = argv[1];
+        const bool named = message.compare(0, command.size(), command) == 0 && message.size() > command.size() &&
+                           (message[command.size()] == ':' || message[command.size()] == ' ');
+        std::string line = named ? message : command + ": " + message;
+        line.insert(line.find(": ") + 2, kind);
+        std::cerr << "isvp " << line << "\n";
+    };
     try {
         return found->second.run(argc - 1, argv + 1);
     } catch (const isvp::ConfigError& error) {
-        std::cerr << "isvp " << argv[1] << ": " << error.what() << "\n";
+        report("", error.what());
         return 2;
     } catch (const std::exception& error) {
-        std::cerr << "isvp " << argv[1] << ": error: " << error.what() << "\n";
+        report("error: ", error.what());
         return 1;
     }
 }

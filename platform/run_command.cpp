@@ -70,6 +70,10 @@ int run_command(int argc, char** argv) {
         ::setenv("ISVP_MPI_OFFLOAD", offload == "on" ? "1" : "0", 1);
     }
     if (!values.count("np")) throw ConfigError("run: -n N is required (the number of ranks)");
+    if (values.count("stats")) check_writable("--stats", values["stats"].as<std::string>());
+    if (parameters.flag("job.timing_only"))
+        std::cerr << "isvp run: warning: job.timing_only is set: collectives in the switches carry no payload, so "
+                     "the guests' offloaded collective results are not computed (for timing studies only)\n";
     if (command.empty()) throw ConfigError("run: no program given; put it after '--'");
 
     transport::JobSpec spec;

@@ -9,7 +9,8 @@
 
 namespace isvp::cli {
 
-/// Parses one size: digits with an optional K/M/G suffix. Throws ConfigError.
+/// Parses one size: digits with an optional K/M/G suffix, at most 1024G.
+/// Throws ConfigError.
 std::uint64_t parse_size(const std::string& text);
 /// Parses a `--sizes` value. Throws ConfigError naming the bad part.
 std::vector<std::uint64_t> parse_size_list(const std::string& text);

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <iomanip>
 #include <limits>
 #include <ostream>
@@ -108,12 +110,15 @@ void Parameters::declare_flag(const std::string& name, bool default_value, const
 }
 
 void Parameters::load_file(const std::string& path) {
+    std::error_code ignored;
+    if (std::filesystem::is_directory(path, ignored)) throw ConfigError("config: " + path + " is a directory");
     std::ifstream in(path);
     if (!in) throw ConfigError("config: cannot open " + path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     nlohmann::json document;
     try {
-        in >> document;
-    } catch (const nlohmann::json::parse_error& error) {
+        document = nlohmann::json::parse(text);  // the whole file: trailing content is an error too
+    } catch (const nlohmann::json::exception& error) {  // parse errors, and numbers out of range (1e400)
         throw ConfigError("config: " + path + " is not valid JSON: " + error.what());
     }
     load_json(document, path);
@@ -192,7 +197,9 @@ void Parameters::assign_text(const std::string& name, const std::string& text, c
             std::int64_t number = 0;
             std::size_t used = 0;
             try {
-                number = std::stoll(text, &used, 0);
+                // Decimal, or hexadecimal with 0x; never octal ("010" is ten, as a user means it).
+                const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+                number = std::stoll(text, &used, hex ? 16 : 10);
             } catch (const std::exception&) {
                 reject(spec, shown, origin);
             }
@@ -208,7 +215,7 @@ void Parameters::assign_text(const std::string& name, const std::string& text, c
             } catch (const std::exception&) {
                 reject(spec, shown, origin);
             }
-            if (used != text.size()) reject(spec, shown, origin);
+            if (used != text.size() || !std::isfinite(number)) reject(spec, shown, origin);
             assign(name, number, origin);
             break;
         }

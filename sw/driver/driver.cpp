@@ -14,6 +14,7 @@ namespace {
 
 /// Bytes of the envelope in front of a message's data.
 constexpr std::uint32_t kEnvelopeBytes = 16;
+static_assert(kMaxSendBytes == kMaxMessageBytes - kEnvelopeBytes, "driver.h states the envelope size");
 
 unsigned ring_size_index(unsigned entries, const char* ring) {
     for (unsigned i = 0; i < rm::kRingSizeCount; ++i)

@@ -68,10 +68,32 @@ TEST_CASE("parameters: a file that is not JSON is refused with its name") {
     CHECK_THROWS_WITH(parameters.load_file("/nonexistent/platform.json"), Catch::Contains("cannot open"));
 }
 
+TEST_CASE("parameters: trailing content, out-of-range numbers and directories are refused with the file's name") {
+    const std::string path = "isvp_test_parameters_trailing.json";
+    Parameters parameters = example();
+    std::ofstream(path) << R"({"router": {"vcs": 2}} {"router": {"vcs": 99}})";
+    CHECK_THROWS_WITH(parameters.load_file(path), Catch::Contains(path) && Catch::Contains("not valid JSON"));
+    std::ofstream(path) << R"({"router": {"vcs": 1e400}})";
+    CHECK_THROWS_WITH(parameters.load_file(path), Catch::Contains(path) && Catch::Contains("not valid JSON"));
+    std::remove(path.c_str());
+    CHECK_THROWS_WITH(parameters.load_file("/tmp"), Catch::Contains("/tmp is a directory"));
+}
+
 TEST_CASE("parameters: current values export as nested JSON") {
     Parameters parameters = example();
     parameters.apply_override("router.vcs=3");
     const auto document = parameters.to_json();
     CHECK(document["router"]["vcs"] == 3);
     CHECK(document["topology"]["kind"] == "torus");
+}
+
+TEST_CASE("parameters: --set integers are decimal or 0x hexadecimal, never octal; reals must be finite") {
+    Parameters parameters = example();
+    parameters.apply_override("router.vcs=010");
+    CHECK(parameters.integer("router.vcs") == 10);
+    parameters.apply_override("router.vcs=0x4");
+    CHECK(parameters.integer("router.vcs") == 4);
+    CHECK_THROWS_WITH(parameters.apply_override("router.vcs=0x"), Catch::Contains("router.vcs"));
+    CHECK_THROWS_WITH(parameters.apply_override("link.latency_ns=nan"), Catch::Contains("'nan'"));
+    CHECK_THROWS_WITH(parameters.apply_override("link.latency_ns=inf"), Catch::Contains("'inf'"));
 }

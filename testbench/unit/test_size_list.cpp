@@ -32,3 +32,11 @@ TEST_CASE("sizes: malformed values are refused naming the bad part") {
     CHECK_THROWS_WITH(parse_size_list("abc"), Catch::Contains("'abc'"));
     CHECK_THROWS_AS(parse_size_list(""), ConfigError);
 }
+
+TEST_CASE("sizes: values beyond 1024G are refused, not wrapped round") {
+    CHECK(parse_size("1024G") == std::uint64_t{1} << 40);
+    CHECK_THROWS_WITH(parse_size("1025G"), Catch::Contains("larger than the largest size"));
+    CHECK_THROWS_WITH(parse_size("17179869184G"), Catch::Contains("larger than the largest size"));
+    CHECK_THROWS_WITH(parse_size("99999999999999999999999"), Catch::Contains("larger than the largest size"));
+    CHECK(parse_size_list("1G:1024G").size() == 11);
+}

@@ -67,6 +67,10 @@ struct AcceleratorInfo {
 /// messages: `send` refuses them and wildcard receives never match them.
 inline constexpr std::uint32_t kReservedTagBase = 0x80000000u;
 
+/// Largest message `send` takes: the packet format's limit less the
+/// driver's 16-byte envelope in front of the data.
+inline constexpr std::uint32_t kMaxSendBytes = kMaxMessageBytes - 16;
+
 /// A collective's result as the switch delivered it (docs/COLLECTIVES.md).
 struct CollectiveResult {
     Opcode opcode = Opcode::Send;  ///< the collective
