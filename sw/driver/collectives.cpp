@@ -222,12 +222,13 @@ void Collectives::free(Communicator& comm) {
     comm.offloadable = false;
 }
 
-bool Collectives::would_offload(const Communicator& comm, Opcode collective, std::optional<Operation> op,
-                                Datatype type) const {
+bool Collectives::would_offload(const Communicator& comm, Opcode collective, std::optional<Operation> op, Datatype type,
+                                std::uint64_t buffer_bytes) const {
     const Algorithm algorithm = default_algorithm(collective);
-    return offload_ && comm.offloadable && driver_.accelerator().present && algorithm != Algorithm::Ring &&
-           (driver_.accelerator().algorithms >> static_cast<unsigned>(algorithm) & 1u) &&
-           (!op || aglu_supports(*op, type));
+    const AcceleratorInfo& accelerator = driver_.accelerator();
+    return offload_ && comm.offloadable && accelerator.present && algorithm != Algorithm::Ring &&
+           (accelerator.algorithms >> static_cast<unsigned>(algorithm) & 1u) && (!op || aglu_supports(*op, type)) &&
+           buffer_bytes <= accelerator.max_buffer_bytes;
 }
 
 void Collectives::run(Communicator& comm, const Call& call) {
@@ -283,7 +284,12 @@ void Collectives::run(Communicator& comm, const Call& call) {
         Communicator& comm;
         ~NextSequence() { ++comm.sequence; }
     } next{comm};
-    if (would_offload(comm, call.collective, call.op, call.type))
+    // The switch's buffer: every block (unequal counts: their sum), none for a barrier.
+    const std::uint64_t buffer_bytes =
+        call.collective == Opcode::Barrier
+            ? 0
+            : static_cast<std::uint64_t>(count) * element_size(call.type) * checked_blocks;
+    if (would_offload(comm, call.collective, call.op, call.type, buffer_bytes))
         run_offloaded(comm, call);
     else
         run_software(comm, call);

@@ -156,6 +156,7 @@ void Driver::probe_accelerator() {
     accelerator_.algorithms = rm::accel_capabilities::ALGORITHMS.get(capabilities);
     accelerator_.present = accelerator_.ct_rows > 0;
     if (!accelerator_.present) return;
+    accelerator_.max_buffer_bytes = transport_.mmio_read32(rm::ACCEL_MAX_BUFFER_BYTES);
     // Forwarding table: global rank r lives on node r — one linear fill.
     transport_.mmio_write32(rm::FORWARD_INDEX, 0);
     transport_.mmio_write32(rm::FORWARD_FILL, rm::forward_fill::COUNT.make(static_cast<std::uint32_t>(size()) & 0xFFFF) |

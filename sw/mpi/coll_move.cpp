@@ -95,7 +95,8 @@ int PMPI_Barrier(MPI_Comm comm) {
     return entry("MPI_Barrier", comm, [&] {
         Comm& c = check_comm(comm);
         if (c.size() == 1) return;
-        if (note_offload(collectives().would_offload(c.guest, Opcode::Barrier, std::nullopt, isvp::Datatype::UInt8))) {
+        if (note_offload(
+                collectives().would_offload(c.guest, Opcode::Barrier, std::nullopt, isvp::Datatype::UInt8, 0))) {
             collectives().barrier(c.guest);
             return;
         }

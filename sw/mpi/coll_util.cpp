@@ -234,7 +234,8 @@ void run_collective(Comm& comm, Opcode collective, Algorithm algorithm, Fold fol
 
 namespace {
 
-/// The guest layer's limit: all blocks of one request in one message.
+/// The guest layer's limit: all blocks of one request in one message. (The
+/// switch's own, smaller limit on the buffer is would_offload's.)
 bool fits_one_request(std::size_t bytes_per_block, std::size_t blocks) {
     constexpr std::size_t kEnvelope = 16;
     const std::size_t limit = (kMaxMessageBytes - kEnvelope) / blocks;
@@ -254,8 +255,10 @@ std::optional<isvp::Datatype> reduction_target(Comm& comm, Opcode collective, co
     const Type& type = *reduction.type;
     if (!op.predefined || !type.aglu || !type.contiguous || type.size == 0) return std::nullopt;
     if (!aglu_supports(*op.predefined, *type.aglu)) return std::nullopt;
-    if (!collectives().would_offload(comm.guest, collective, *op.predefined, *type.aglu)) return std::nullopt;
-    if (!fits_one_request(count * type.size, blocks_of(comm, collective))) return std::nullopt;
+    const std::size_t blocks = blocks_of(comm, collective);
+    if (!fits_one_request(count * type.size, blocks)) return std::nullopt;
+    if (!collectives().would_offload(comm.guest, collective, *op.predefined, *type.aglu, count * type.size * blocks))
+        return std::nullopt;
     return type.aglu;
 }
 
@@ -295,8 +298,10 @@ bool note_offload(bool offloaded) {
 }
 
 bool offload_bytes(Comm& comm, Opcode collective, std::size_t bytes_per_block) {
-    return note_offload(collectives().would_offload(comm.guest, collective, std::nullopt, isvp::Datatype::UInt8) &&
-                        fits_one_request(bytes_per_block, blocks_of(comm, collective)));
+    const std::size_t blocks = blocks_of(comm, collective);
+    return note_offload(fits_one_request(bytes_per_block, blocks) &&
+                        collectives().would_offload(comm.guest, collective, std::nullopt, isvp::Datatype::UInt8,
+                                                    bytes_per_block * blocks));
 }
 
 std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, const Reduction& reduction,

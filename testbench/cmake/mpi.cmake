@@ -123,3 +123,24 @@ isvp_mpi_failure_test(hits_a_fatal_error fatal 6 "MPI_Send: invalid destination 
 isvp_mpi_failure_test(calls_an_unsupported_function unsupported 44 "MPI_Win_create: not supported")
 
 add_custom_target(isvp_mpi_test_programs ALL DEPENDS ${isvp_mpi_programs})
+
+# Review fixes (docs/MPI.md).
+isvp_mpi_program(mpi_switch_buffer_limit mpi_switch_buffer_limit.c)
+add_custom_target(isvp_mpi_review_programs ALL DEPENDS ${isvp_mpi_test_binaries}/mpi_switch_buffer_limit)
+
+# A collective whose buffer exceeds the switch's (collective.max_buffer_bytes,
+# read from ACCEL_MAX_BUFFER_BYTES) runs in software with the same result:
+# with a 64 KiB switch buffer every offloadable collective at 64 KiB goes to
+# the switch and one element more does not (7 of 14 per rank); the default
+# 64 MiB switch and a 64 MiB + 1 byte MPI_Bcast.
+foreach(mode "on;7" "off;0")
+  list(GET mode 0 offload)
+  list(GET mode 1 offloaded)
+  add_test(NAME mpi_switch_buffer_limit_offload_${offload}
+           COMMAND sh -c "out=$(ISVP_MPI_STATS=1 $<TARGET_FILE:isvp> run -n 4 --offload ${offload} --set topology.torus=2x2x1 --set collective.max_buffer_bytes=65536 -- ${isvp_mpi_test_binaries}/mpi_switch_buffer_limit 65536) || exit 1; echo \"$out\"; test $(echo \"$out\" | grep -c 'collectives offloaded ${offloaded} of 14') -eq 4")
+  set_tests_properties(mpi_switch_buffer_limit_offload_${offload} PROPERTIES TIMEOUT 300 LABELS "mpi;collective")
+endforeach()
+add_test(NAME mpi_switch_buffer_limit_bcast_over_64_MiB
+         COMMAND $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 --
+                 ${isvp_mpi_test_binaries}/mpi_switch_buffer_limit 67108864 bcast)
+set_tests_properties(mpi_switch_buffer_limit_bcast_over_64_MiB PROPERTIES TIMEOUT 300 LABELS "mpi;collective")

@@ -29,12 +29,16 @@ struct Packet {
 };
 
 /// One rank's device: the QDMA registers bring-up reads, an accelerator
-/// window answering `capabilities`, H2C descriptors parsed into packets and
+/// window answering `capabilities` and `max_buffer_bytes`, H2C descriptors parsed into packets and
 /// answered by `respond` with completions written into the C2H/CMPT rings.
 class FakeDevice : public DeviceTransport {
   public:
-    explicit FakeDevice(std::uint32_t capabilities, std::uint32_t packet_bytes = 64)
-        : capabilities_(capabilities), packet_bytes_(packet_bytes), memory_(1u << 20) {}
+    explicit FakeDevice(std::uint32_t capabilities, std::uint32_t packet_bytes = 64,
+                        std::uint32_t max_buffer_bytes = 64u << 20)
+        : capabilities_(capabilities),
+          packet_bytes_(packet_bytes),
+          max_buffer_bytes_(max_buffer_bytes),
+          memory_(1u << 20) {}
 
     static DriverConfig config() {
         DriverConfig config;
@@ -95,6 +99,8 @@ class FakeDevice : public DeviceTransport {
                 return capabilities_;
             case rm::CT_VALID:
                 return ct_valid_;
+            case rm::ACCEL_MAX_BUFFER_BYTES:
+                return max_buffer_bytes_;
             default:
                 return 0;
         }
@@ -178,6 +184,7 @@ class FakeDevice : public DeviceTransport {
 
     std::uint32_t capabilities_;
     std::uint32_t packet_bytes_;
+    std::uint32_t max_buffer_bytes_;  ///< ACCEL_MAX_BUFFER_BYTES
     std::vector<std::uint8_t> memory_;
     bool unmapped_ = false;
     std::uint64_t h2c_ring_ = 0, c2h_ring_ = 0, cmpt_ring_ = 0;
@@ -334,12 +341,35 @@ TEST_CASE("Collectives whose algorithm the switch lacks stay in software", "[dri
     Driver driver(device, FakeDevice::config());
     Collectives collectives(driver);
     const Communicator& world = collectives.world();
-    CHECK(collectives.would_offload(world, Opcode::Bcast, std::nullopt, Datatype::Int32));
-    CHECK_FALSE(collectives.would_offload(world, Opcode::Allreduce, Operation::Sum, Datatype::Int32));
-    CHECK_FALSE(collectives.would_offload(world, Opcode::Allgather, std::nullopt, Datatype::Int32));
-    CHECK_FALSE(collectives.would_offload(world, Opcode::Reduce, Operation::Bxor, Datatype::Float64));
+    CHECK(collectives.would_offload(world, Opcode::Bcast, std::nullopt, Datatype::Int32, 4));
+    CHECK_FALSE(collectives.would_offload(world, Opcode::Allreduce, Operation::Sum, Datatype::Int32, 4));
+    CHECK_FALSE(collectives.would_offload(world, Opcode::Allgather, std::nullopt, Datatype::Int32, 4));
+    CHECK_FALSE(collectives.would_offload(world, Opcode::Reduce, Operation::Bxor, Datatype::Float64, 8));
     Collectives baseline(driver, false);
-    CHECK_FALSE(baseline.would_offload(baseline.world(), Opcode::Bcast, std::nullopt, Datatype::Int32));
+    CHECK_FALSE(baseline.would_offload(baseline.world(), Opcode::Bcast, std::nullopt, Datatype::Int32, 4));
+}
+
+TEST_CASE("A collective whose buffer exceeds ACCEL_MAX_BUFFER_BYTES runs in software", "[driver][offload]") {
+    FakeDevice device(accelerator(), 64, 64);     // the switch holds 64-byte buffers
+    device.respond = [](const Packet& request) {  // the contribution back, without the envelope
+        return result_of(request, std::vector<std::uint8_t>(request.payload.begin() + 16, request.payload.end()));
+    };
+    Driver driver(device, FakeDevice::config());
+    REQUIRE(driver.accelerator().max_buffer_bytes == 64);
+    Collectives collectives(driver);
+    const Communicator& world = collectives.world();
+    CHECK(collectives.would_offload(world, Opcode::Allreduce, Operation::Sum, Datatype::Int32, 64));
+    CHECK_FALSE(collectives.would_offload(world, Opcode::Allreduce, Operation::Sum, Datatype::Int32, 65));
+    CHECK(collectives.would_offload(world, Opcode::Barrier, std::nullopt, Datatype::UInt8, 0));
+    std::vector<std::int32_t> send(17, 5), recv(17, 0);
+    const std::uint64_t software_before = collectives.software_calls();  // the CT row's barrier
+    collectives.allreduce(collectives.world(), send.data(), recv.data(), 17, Datatype::Int32, Operation::Sum);
+    CHECK(collectives.offloaded_calls() == 0);
+    CHECK(collectives.software_calls() == software_before + 1);
+    CHECK(device.requests.empty());
+    CHECK(recv == send);                                                          // one rank: the sum is its own vector
+    collectives.bcast(collectives.world(), send.data(), 16, Datatype::Int32, 0);  // 64 bytes: the switch's
+    CHECK(collectives.offloaded_calls() == 1);
 }
 
 TEST_CASE("dup loads a CT row for the new context and free releases it", "[driver][offload]") {

@@ -3,8 +3,9 @@
 //
 // Per call: offload when the accelerator exists, the communicator has a CT
 // row, the collective's switch algorithm is not Ring (the row holds only
-// hypercube peers) and the switch runs it, and for reductions the AgLU
-// supports (op, datatype). Otherwise — or always with offload = false — the
+// hypercube peers) and the switch runs it, for reductions the AgLU
+// supports (op, datatype), and the buffer fits the switch's
+// (ACCEL_MAX_BUFFER_BYTES). Otherwise — or always with offload = false — the
 // rank runs make_schedule(..., Fold::Pairwise) over point-to-point messages
 // with reserved tags (one per communicator and sequence), combining with
 // aglu_combine in the schedule's operand order: integer results equal the
@@ -74,7 +75,12 @@ class Collectives {
     void barrier(Communicator& comm);
 
     /// Whether a call with these arguments would run in the switch.
-    bool would_offload(const Communicator& comm, Opcode collective, std::optional<Operation> op, Datatype type) const;
+    /// `buffer_bytes` is the collective buffer the switch holds (all blocks:
+    /// size x block for the per-rank collectives, 0 for a barrier); above
+    /// the switch's ACCEL_MAX_BUFFER_BYTES the call runs in software. Every
+    /// member passes the same arguments, so every member decides alike.
+    bool would_offload(const Communicator& comm, Opcode collective, std::optional<Operation> op, Datatype type,
+                       std::uint64_t buffer_bytes) const;
     std::uint64_t software_calls() const { return software_calls_; }
     std::uint64_t offloaded_calls() const { return offloaded_calls_; }
 
