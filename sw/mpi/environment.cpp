@@ -6,9 +6,13 @@
 // creates MPI_COMM_WORLD (context ID 0) and MPI_COMM_SELF (a split of the
 // world, one rank each). ISVP_MPI_OFFLOAD=0 (or off/false) forces every
 // collective into software; the default, 1, offloads where the switch can.
+// The ranks agree on it at MPI_Init: offload only if every rank allows it
+// (a collective offloaded on some members and in software on others could
+// never match).
 // MPI_Finalize synchronises the world, tells the simulator this rank is
 // done (a rank that leaves without it is reported by the launcher), and
 // drops the state.
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,20 +48,55 @@ bool offload_from_environment() {
     fail(MPI_ERR_ARG, "ISVP_MPI_OFFLOAD=" + text + " is not one of 1/on/true or 0/off/false");
 }
 
+/// Whether this job offloads: every rank's ISVP_MPI_OFFLOAD (`allowed`)
+/// must allow it. A software sum over the world of the ranks that allow it,
+/// through a software-only guest::Collectives that lives only for this call:
+/// it uses the world's first reserved tag, which the real one uses again —
+/// safe, as every rank takes all of this call's messages before it sends
+/// any of the next call's, and messages of one source arrive in order.
+/// Rank 0 says so when the ranks differ.
+bool agree_on_offload(guest::Driver& driver, bool allowed) {
+    if (driver.size() == 1) return allowed;
+    guest::Collectives software(driver, false);
+    const std::int32_t mine = allowed ? 1 : 0;
+    std::int32_t allowing = 0;
+    software.allreduce(software.world(), &mine, &allowing, 1, isvp::Datatype::Int32, isvp::Operation::Sum);
+    if (allowing != 0 && allowing != driver.size() && driver.rank() == 0)
+        std::fprintf(stderr,
+                     "isvp-mpi: ISVP_MPI_OFFLOAD is 0 on %d of %d ranks: every collective runs in software "
+                     "(offload needs every rank to allow it)\n",
+                     driver.size() - allowing, driver.size());
+    return allowing == driver.size();
+}
+
+const char* thread_level_name(int level) {
+    switch (level) {
+        case MPI_THREAD_SINGLE:
+            return "MPI_THREAD_SINGLE";
+        case MPI_THREAD_FUNNELED:
+            return "MPI_THREAD_FUNNELED";
+        case MPI_THREAD_SERIALIZED:
+            return "MPI_THREAD_SERIALIZED";
+        default:
+            return "MPI_THREAD_MULTIPLE";
+    }
+}
+
 void initialize(int required) {
     Lifecycle& life = lifecycle();
     if (life.finalized) fail(MPI_ERR_OTHER, "MPI cannot be initialised again after MPI_Finalize");
     if (life.initialized) fail(MPI_ERR_OTHER, "MPI is already initialised");
     auto made = std::make_unique<State>();
-    made->offload = offload_from_environment();
+    const bool allowed = offload_from_environment();
     try {
         made->transport = guest::RemoteTransport::from_environment();
     } catch (const guest::TransportError& error) {
         end_rank(1, std::string("MPI_Init: ") + error.what());
     }
     guest::DriverConfig config;
-    config.offload = made->offload;
+    config.offload = allowed;
     made->driver = std::make_unique<guest::Driver>(*made->transport, config);
+    made->offload = agree_on_offload(*made->driver, allowed);
     made->collectives = std::make_unique<guest::Collectives>(*made->driver, made->offload);
     made->thread_level = required <= MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED;
     life.state = std::move(made);
@@ -90,6 +129,18 @@ bool active() {
     return lifecycle().state != nullptr;
 }
 
+bool finalized() {
+    return lifecycle().finalized;
+}
+
+void check_thread() {
+    const Lifecycle& life = lifecycle();
+    if (!life.state || life.state->thread_level >= MPI_THREAD_SERIALIZED) return;
+    if (std::this_thread::get_id() == life.main_thread) return;
+    fail(MPI_ERR_OTHER, std::string("called from a thread other than the main thread (thread level ") +
+                            thread_level_name(life.state->thread_level) + ")");
+}
+
 }  // namespace isvp::mpi
 
 using namespace isvp::mpi;
@@ -111,14 +162,14 @@ int PMPI_Init_thread(int*, char***, int required, int* provided) {
 }
 
 int PMPI_Initialized(int* flag) {
-    return entry("MPI_Initialized", MPI_COMM_WORLD, [&] {
+    return entry_any_thread("MPI_Initialized", MPI_COMM_WORLD, [&] {
         if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
         *flag = lifecycle().initialized ? 1 : 0;
     });
 }
 
 int PMPI_Finalized(int* flag) {
-    return entry("MPI_Finalized", MPI_COMM_WORLD, [&] {
+    return entry_any_thread("MPI_Finalized", MPI_COMM_WORLD, [&] {
         if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
         *flag = lifecycle().finalized ? 1 : 0;
     });
@@ -140,7 +191,7 @@ int PMPI_Finalize(void) {
 }
 
 int PMPI_Abort(MPI_Comm comm, int errorcode) {
-    std::string where = "before MPI_Init";
+    std::string where = finalized() ? "after MPI_Finalize" : "before MPI_Init";
     if (active()) {
         where = "on rank " + std::to_string(driver().rank());
         if (const Comm* target = find_comm(comm); target != nullptr && !target->name.empty())
@@ -151,14 +202,14 @@ int PMPI_Abort(MPI_Comm comm, int errorcode) {
 }
 
 int PMPI_Query_thread(int* provided) {
-    return entry("MPI_Query_thread", MPI_COMM_WORLD, [&] {
+    return entry_any_thread("MPI_Query_thread", MPI_COMM_WORLD, [&] {
         if (provided == nullptr) fail(MPI_ERR_ARG, "provided is NULL");
         *provided = state().thread_level;
     });
 }
 
 int PMPI_Is_thread_main(int* flag) {
-    return entry("MPI_Is_thread_main", MPI_COMM_WORLD, [&] {
+    return entry_any_thread("MPI_Is_thread_main", MPI_COMM_WORLD, [&] {
         if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
         state();
         *flag = std::this_thread::get_id() == lifecycle().main_thread ? 1 : 0;
@@ -166,7 +217,7 @@ int PMPI_Is_thread_main(int* flag) {
 }
 
 int PMPI_Get_version(int* version, int* subversion) {
-    return entry("MPI_Get_version", MPI_COMM_WORLD, [&] {
+    return entry_any_thread("MPI_Get_version", MPI_COMM_WORLD, [&] {
         if (version == nullptr || subversion == nullptr) fail(MPI_ERR_ARG, "version or subversion is NULL");
         *version = MPI_VERSION;
         *subversion = MPI_SUBVERSION;
@@ -174,7 +225,7 @@ int PMPI_Get_version(int* version, int* subversion) {
 }
 
 int PMPI_Get_library_version(char* version, int* resultlen) {
-    return entry("MPI_Get_library_version", MPI_COMM_WORLD, [&] {
+    return entry_any_thread("MPI_Get_library_version", MPI_COMM_WORLD, [&] {
         if (version == nullptr || resultlen == nullptr) fail(MPI_ERR_ARG, "version or resultlen is NULL");
         const std::string text =
             "isvp MPI shim (MPI 3.1 subset): collectives offloaded to the in-switch engine, software fallback";

@@ -129,7 +129,7 @@ int raise(MPI_Comm comm, int error_class, const char* function, const std::strin
         }
     }
     const ClassInfo* info = class_info(error_class);
-    std::string where = "before MPI_Init";
+    std::string where = finalized() ? "after MPI_Finalize" : "before MPI_Init";
     if (active() && target != nullptr)
         where = "on rank " + std::to_string(driver().rank()) + " (" +
                 (target->name.empty() ? "a communicator" : target->name) + ")";

@@ -99,9 +99,29 @@ int raise(MPI_Comm comm, int error_class, const char* function, const std::strin
 /// The exception in flight, reported through raise(); for entry().
 int raise_current_exception(const char* function, MPI_Comm comm) noexcept;
 
+/// Throws Error(MPI_ERR_OTHER) when the thread level provided (SINGLE or
+/// FUNNELED) allows MPI calls only from the thread that initialised MPI and
+/// this is another one (MPI 3.1 §12.4.3): caught at the call, not as a
+/// corrupted device protocol later.
+void check_thread();
+
 /// Runs an MPI function's body; returns MPI_SUCCESS or what raise() returns.
 template <class Body>
 int entry(const char* function, MPI_Comm comm, Body&& body) noexcept {
+    try {
+        check_thread();
+        body();
+        return MPI_SUCCESS;
+    } catch (...) {
+        return raise_current_exception(function, comm);
+    }
+}
+
+/// entry() without check_thread(), for the calls any thread may make
+/// (MPI_Initialized, Finalized, Query_thread, Is_thread_main, Get_version,
+/// Get_library_version).
+template <class Body>
+int entry_any_thread(const char* function, MPI_Comm comm, Body&& body) noexcept {
     try {
         body();
         return MPI_SUCCESS;

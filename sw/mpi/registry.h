@@ -143,6 +143,8 @@ HandleTable<Type>& datatypes();
 
 /// Initialised and not finalised.
 bool active();
+/// MPI_Finalize has been called.
+bool finalized();
 
 /// Empties the p2p engine's queues (MPI_Finalize).
 void reset_point_to_point();

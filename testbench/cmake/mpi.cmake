@@ -126,7 +126,11 @@ add_custom_target(isvp_mpi_test_programs ALL DEPENDS ${isvp_mpi_programs})
 
 # Review fixes (docs/MPI.md).
 isvp_mpi_program(mpi_switch_buffer_limit mpi_switch_buffer_limit.c)
-add_custom_target(isvp_mpi_review_programs ALL DEPENDS ${isvp_mpi_test_binaries}/mpi_switch_buffer_limit)
+isvp_mpi_program(mpi_offload_env mpi_offload_env.c)
+isvp_mpi_program(mpi_misuse mpi_misuse.c -std=c11 -O1 -g -Wall -Wextra -Werror -pthread)
+add_custom_target(isvp_mpi_review_programs ALL
+                  DEPENDS ${isvp_mpi_test_binaries}/mpi_switch_buffer_limit ${isvp_mpi_test_binaries}/mpi_offload_env
+                          ${isvp_mpi_test_binaries}/mpi_misuse)
 
 # A collective whose buffer exceeds the switch's (collective.max_buffer_bytes,
 # read from ACCEL_MAX_BUFFER_BYTES) runs in software with the same result:
@@ -144,3 +148,32 @@ add_test(NAME mpi_switch_buffer_limit_bcast_over_64_MiB
          COMMAND $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 --
                  ${isvp_mpi_test_binaries}/mpi_switch_buffer_limit 67108864 bcast)
 set_tests_properties(mpi_switch_buffer_limit_bcast_over_64_MiB PROPERTIES TIMEOUT 300 LABELS "mpi;collective")
+
+# One rank sets ISVP_MPI_OFFLOAD=0 before MPI_Init: the ranks agree on
+# software everywhere (rank 0 says why); world, dup and split collectives match.
+add_test(NAME mpi_offload_env_one_rank_off_means_software_everywhere
+         COMMAND sh -c "out=$(ISVP_MPI_STATS=1 $<TARGET_FILE:isvp> run -n 4 --set topology.torus=4x1x1 -- ${isvp_mpi_test_binaries}/mpi_offload_env 1 2>&1) || { echo \"$out\"; exit 1; }; echo \"$out\"; echo \"$out\" | grep -q 'ISVP_MPI_OFFLOAD is 0 on 1 of 4 ranks' && test $(echo \"$out\" | grep -c 'collectives offloaded 0 of [1-9]') -eq 4")
+set_tests_properties(mpi_offload_env_one_rank_off_means_software_everywhere PROPERTIES TIMEOUT 300 LABELS mpi)
+
+# Calls after MPI_Finalize, and from a thread other than the main one under
+# MPI_THREAD_SINGLE/FUNNELED, end the job with a message saying so.
+function(isvp_mpi_misuse_test name mode pattern)
+  add_test(NAME mpi_misuse_${name}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 15 "${pattern}" --
+                   timeout 60 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 --set job.kill_grace_ms=300 --
+                   ${isvp_mpi_test_binaries}/mpi_misuse ${mode})
+  set_tests_properties(mpi_misuse_${name} PROPERTIES TIMEOUT 120 LABELS mpi RUN_SERIAL TRUE)
+endfunction()
+isvp_mpi_misuse_test(second_finalize_says_after_finalize double-finalize
+                     "MPI_Finalize: MPI_ERR_OTHER after MPI_Finalize with MPI_ERRORS_ARE_FATAL")
+isvp_mpi_misuse_test(call_after_finalize_says_after_finalize after-finalize
+                     "MPI_Barrier: MPI_ERR_OTHER after MPI_Finalize with MPI_ERRORS_ARE_FATAL")
+isvp_mpi_misuse_test(second_thread_under_funneled thread-funneled
+                     "MPI_Send: called from a thread other than the main thread \\(thread level MPI_THREAD_FUNNELED\\)")
+isvp_mpi_misuse_test(second_thread_under_single thread-single
+                     "MPI_Send: called from a thread other than the main thread \\(thread level MPI_THREAD_SINGLE\\)")
+# Under MPI_ERRORS_RETURN the other thread's call returns MPI_ERR_OTHER; the job goes on.
+add_test(NAME mpi_misuse_second_thread_error_returned
+         COMMAND $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- ${isvp_mpi_test_binaries}/mpi_misuse
+                 thread-return)
+set_tests_properties(mpi_misuse_second_thread_error_returned PROPERTIES TIMEOUT 120 LABELS mpi)
