@@ -124,13 +124,16 @@ isvp_mpi_failure_test(calls_an_unsupported_function unsupported 44 "MPI_Win_crea
 
 add_custom_target(isvp_mpi_test_programs ALL DEPENDS ${isvp_mpi_programs})
 
-# Review fixes (docs/MPI.md).
+# Review fixes (docs/MPI.md): the switch's buffer limit, ISVP_MPI_OFFLOAD set
+# differently per rank, calls after MPI_Finalize or from another thread,
+# MPI_STATUSES_IGNORE under -Werror.
 isvp_mpi_program(mpi_switch_buffer_limit mpi_switch_buffer_limit.c)
 isvp_mpi_program(mpi_offload_env mpi_offload_env.c)
 isvp_mpi_program(mpi_misuse mpi_misuse.c -std=c11 -O1 -g -Wall -Wextra -Werror -pthread)
+isvp_mpi_program(mpi_statuses_ignore mpi_statuses_ignore.c)
 add_custom_target(isvp_mpi_review_programs ALL
                   DEPENDS ${isvp_mpi_test_binaries}/mpi_switch_buffer_limit ${isvp_mpi_test_binaries}/mpi_offload_env
-                          ${isvp_mpi_test_binaries}/mpi_misuse)
+                          ${isvp_mpi_test_binaries}/mpi_misuse ${isvp_mpi_test_binaries}/mpi_statuses_ignore)
 
 # A collective whose buffer exceeds the switch's (collective.max_buffer_bytes,
 # read from ACCEL_MAX_BUFFER_BYTES) runs in software with the same result:
@@ -177,3 +180,13 @@ add_test(NAME mpi_misuse_second_thread_error_returned
          COMMAND $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- ${isvp_mpi_test_binaries}/mpi_misuse
                  thread-return)
 set_tests_properties(mpi_misuse_second_thread_error_returned PROPERTIES TIMEOUT 120 LABELS mpi)
+
+# MPI_STATUSES_IGNORE / MPI_WEIGHTS_EMPTY where mpi.h takes arrays: no GCC
+# -Wstringop-overflow warning under -Werror at -O0 and -O2; the program runs.
+foreach(level 0 2)
+  add_test(NAME mpi_statuses_ignore_compiles_with_werror_O${level}
+           COMMAND ${CMAKE_BINARY_DIR}/bin/isvp-mpicc -std=c11 -O${level} -Wall -Wextra -Werror -c
+                   ${isvp_mpi_test_sources}/mpi_statuses_ignore.c -o ${isvp_mpi_test_binaries}/mpi_statuses_ignore_O${level}.o)
+  set_tests_properties(mpi_statuses_ignore_compiles_with_werror_O${level} PROPERTIES LABELS mpi)
+endforeach()
+isvp_mpi_test(statuses_ignore 3 3x1x1 mpi_statuses_ignore)

@@ -144,6 +144,10 @@ typedef struct MPI_Status {
 /* ---- special values ---------------------------------------------------- */
 #define MPI_IN_PLACE ((void *)-1)
 #define MPI_BOTTOM ((void *)0)
+/* The special pointers are odd constants (MPICH's values), so parameters
+ * that take them are declared as pointers, not arrays: GCC 11+ treats an
+ * array parameter as an access of at least one element and would warn
+ * (-Wstringop-overflow) at MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE). */
 #define MPI_STATUS_IGNORE ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)1)
 #define MPI_ERRCODES_IGNORE ((int *)0)
@@ -572,15 +576,15 @@ ISVP_MPI_API(Recv_init, (void *buf, int count, MPI_Datatype datatype, int source
 ISVP_MPI_API(Start, (MPI_Request * request));
 ISVP_MPI_API(Startall, (int count, MPI_Request array_of_requests[]));
 ISVP_MPI_API(Wait, (MPI_Request * request, MPI_Status *status));
-ISVP_MPI_API(Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]));
+ISVP_MPI_API(Waitall, (int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses));
 ISVP_MPI_API(Waitany, (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status));
 ISVP_MPI_API(Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
-                        MPI_Status array_of_statuses[]));
+                        MPI_Status *array_of_statuses));
 ISVP_MPI_API(Test, (MPI_Request * request, int *flag, MPI_Status *status));
-ISVP_MPI_API(Testall, (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]));
+ISVP_MPI_API(Testall, (int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses));
 ISVP_MPI_API(Testany, (int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status));
 ISVP_MPI_API(Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
-                        MPI_Status array_of_statuses[]));
+                        MPI_Status *array_of_statuses));
 ISVP_MPI_API(Request_free, (MPI_Request * request));
 ISVP_MPI_API(Request_get_status, (MPI_Request request, int *flag, MPI_Status *status));
 ISVP_MPI_API(Cancel, (MPI_Request * request));
@@ -697,11 +701,11 @@ ISVP_MPI_API(Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
 ISVP_MPI_API(Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
 ISVP_MPI_API(Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
 ISVP_MPI_API(Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
-                                 const int destinations[], const int weights[], MPI_Info info, int reorder,
+                                 const int destinations[], const int *weights, MPI_Info info, int reorder,
                                  MPI_Comm *comm_dist_graph));
 ISVP_MPI_API(Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[],
-                                          const int sourceweights[], int outdegree, const int destinations[],
-                                          const int destweights[], MPI_Info info, int reorder,
+                                          const int *sourceweights, int outdegree, const int destinations[],
+                                          const int *destweights, MPI_Info info, int reorder,
                                           MPI_Comm *comm_dist_graph));
 ISVP_MPI_API(Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted));
 ISVP_MPI_API(Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
