@@ -26,6 +26,8 @@ struct GuestLinks::Link {
     bool reading = false;                          ///< an asynchronous read is wanted
     bool closed = false;                           ///< no more traffic either way
     bool left_reported = false;                    ///< the sink has been told the rank left
+    bool process_exited = false;                   ///< the guest's process has exited (drain_after_exit)
+    std::string exit_detail;                       ///< how it exited
 };
 
 GuestLinks::GuestLinks(asio::io_context& io, int ranks, Sink sink)
@@ -53,7 +55,7 @@ void GuestLinks::listen(int rank, const std::string& socket_path) {
     if (!error) link.acceptor->bind(stream::endpoint(socket_path), error);
     if (!error) link.acceptor->listen(4, error);
     if (error)
-        throw std::runtime_error("isvp: cannot listen for rank " + std::to_string(rank) + " on " + socket_path + ": " +
+        throw std::runtime_error("cannot listen for rank " + std::to_string(rank) + " on " + socket_path + ": " +
                                  error.message());
     start_accept(rank);
 }
@@ -121,6 +123,10 @@ void GuestLinks::start_read(int rank) {
                          if (alive.expired()) return;
                          Link& target = *links_[static_cast<std::size_t>(rank)];
                          if (target.closed || !target.reading) return;
+                         if (error == asio::error::operation_aborted && target.process_exited) {
+                             drain_after_exit(rank, bytes);
+                             return;
+                         }
                          if (error) {
                              target.reading = false;
                              if (error == asio::error::eof && bytes == 0)
@@ -140,7 +146,11 @@ void GuestLinks::start_read(int rank) {
                              return;
                          }
                          receive(rank, *decoded.message);
-                         if (target.reading && !target.closed) start_read(rank);
+                         if (!target.reading || target.closed) return;
+                         if (target.process_exited)
+                             drain_after_exit(rank, 0);  // the cancel came too late for this read
+                         else
+                             start_read(rank);
                      });
 }
 
@@ -249,8 +259,20 @@ void GuestLinks::close(int rank) {
 }
 
 void GuestLinks::process_exited(int rank, const std::string& description) {
-    if (connected(rank)) return;
     std::weak_ptr<bool> alive = alive_;
+    if (links_.at(static_cast<std::size_t>(rank))->channel) return;
+    if (connected(rank)) {
+        // A process the guest forked may hold its connection open, so end of
+        // file may never come: the pending read is cancelled and what the
+        // guest sent before it exited is read at once (drain_after_exit).
+        Link& link = *links_.at(static_cast<std::size_t>(rank));
+        if (link.closed || !link.reading || !link.socket) return;
+        link.exit_detail = description;
+        link.process_exited = true;
+        boost::system::error_code ignored;
+        link.socket->cancel(ignored);
+        return;
+    }
     // Posted: a connection the event loop has already accepted runs its
     // handler first; one still in the backlog is taken here.
     asio::post(io_, [this, alive, rank, description] {
@@ -271,6 +293,37 @@ void GuestLinks::process_exited(int rank, const std::string& description) {
         report(rank, Event::Kind::Left, description + " before connecting");
         close(rank);
     });
+}
+
+void GuestLinks::drain_after_exit(int rank, std::size_t have) {
+    Link& link = *links_[static_cast<std::size_t>(rank)];
+    // The guest has exited: everything it sent is in the socket now (the
+    // socket is non-blocking). Read it all, then the guest has left.
+    for (;;) {
+        boost::system::error_code error;
+        const std::size_t got =
+            link.socket->read_some(asio::buffer(link.buffer.data() + have, kMessageBytes - have), error);
+        if (error) break;  // would block, end of file, or failed: nothing more will come from the guest
+        have += got;
+        if (have < kMessageBytes) continue;
+        have = 0;
+        const Decoded decoded = decode(link.buffer.data(), Direction::ToSimulator);
+        if (!decoded.message) {
+            link.reading = false;
+            report(rank, Event::Kind::Violation, decoded.error);
+            return;
+        }
+        receive(rank, *decoded.message);
+        if (link.closed || !link.reading) return;
+    }
+    if (link.closed || !link.reading) return;
+    link.reading = false;
+    if (have > 0)
+        report(rank, Event::Kind::Violation,
+               "connection closed in the middle of a message (" + std::to_string(have) + " of " +
+                   std::to_string(kMessageBytes) + " bytes)");
+    else
+        report(rank, Event::Kind::Left, link.exit_detail);
 }
 
 }  // namespace isvp::transport

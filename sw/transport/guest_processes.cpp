@@ -62,17 +62,18 @@ std::string system_error(const std::string& what) {
 }  // namespace
 
 GuestProcesses::GuestProcesses(asio::io_context& io, std::ostream& out, std::ostream& err, ExitHandler on_exit)
-    : io_(io), out_(out), err_(err), on_exit_(std::move(on_exit)), sigchld_(io, SIGCHLD), kill_timer_(io) {
+    : io_(io), out_(out), err_(err), on_exit_(std::move(on_exit)), sigchld_(io, SIGCHLD) {
     wait_for_sigchld();
 }
 
 GuestProcesses::~GuestProcesses() {
     boost::system::error_code ignored;
     sigchld_.cancel(ignored);
-    kill_timer_.cancel(ignored);
     for (auto& entry : children_) {
-        if (!entry || !entry->running) continue;
-        ::kill(-entry->pid, SIGKILL);
+        if (!entry) continue;
+        entry->kill_timer->cancel(ignored);
+        signal_group(*entry, SIGKILL);
+        if (!entry->running) continue;
         ::kill(entry->pid, SIGKILL);
         int wait_status = 0;
         while (::waitpid(entry->pid, &wait_status, 0) < 0 && errno == EINTR) {
@@ -81,16 +82,24 @@ GuestProcesses::~GuestProcesses() {
     }
 }
 
+void GuestProcesses::signal_group(Child& entry, int signal_number) {
+    // The guest itself too, in case it left its group (an unreaped child's
+    // pid cannot have been reused).
+    if (entry.running && signal_number != 0) ::kill(entry.pid, signal_number);
+    if (!entry.group) return;
+    if (::kill(-entry.pid, signal_number) != 0 && errno == ESRCH && !entry.running) entry.group = false;
+}
+
 GuestProcesses::Child& GuestProcesses::child(int rank) {
     return *children_.at(static_cast<std::size_t>(rank));
 }
 
 void GuestProcesses::start(int rank, const std::vector<std::string>& argv,
                            const std::vector<std::string>& environment, int memory_fd) {
-    if (argv.empty()) throw std::runtime_error("isvp: rank " + std::to_string(rank) + ": no program to run");
+    if (argv.empty()) throw std::runtime_error("rank " + std::to_string(rank) + ": no program to run");
     if (children_.size() <= static_cast<std::size_t>(rank)) children_.resize(static_cast<std::size_t>(rank) + 1);
     if (children_[static_cast<std::size_t>(rank)])
-        throw std::runtime_error("isvp: rank " + std::to_string(rank) + " started twice");
+        throw std::runtime_error("rank " + std::to_string(rank) + " started twice");
 
     // Everything the child needs is prepared before fork().
     std::vector<char*> arguments;
@@ -104,7 +113,7 @@ void GuestProcesses::start(int rank, const std::vector<std::string>& argv,
     int err_pipe[2] = {-1, -1};
     const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null_fd < 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
-        const std::string message = system_error("isvp: cannot create pipes for rank " + std::to_string(rank));
+        const std::string message = system_error("cannot create pipes for rank " + std::to_string(rank));
         for (int fd : {null_fd, out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
             if (fd >= 0) ::close(fd);
         throw std::runtime_error(message);
@@ -119,13 +128,15 @@ void GuestProcesses::start(int rank, const std::vector<std::string>& argv,
         ::close(out_pipe[0]);
         ::close(err_pipe[0]);
         errno = fork_errno;
-        throw std::runtime_error(system_error("isvp: cannot fork rank " + std::to_string(rank)));
+        throw std::runtime_error(system_error("cannot fork rank " + std::to_string(rank)));
     }
     ::setpgid(pid, pid);  // also in the child: whichever runs first
 
     auto entry = std::make_unique<Child>();
     entry->pid = pid;
     entry->running = true;
+    entry->group = true;
+    entry->kill_timer = std::make_unique<asio::steady_timer>(io_);
     entry->out.pipe = std::make_unique<asio::posix::stream_descriptor>(io_, out_pipe[0]);
     entry->err.pipe = std::make_unique<asio::posix::stream_descriptor>(io_, err_pipe[0]);
     entry->out.open = true;
@@ -185,21 +196,47 @@ void GuestProcesses::reap() {
         if (result != entry->pid) continue;
         entry->running = false;
         entry->status = exit_status(wait_status);
+        // The group id stays reserved while members remain; once it is
+        // empty the id may be reused, so it is never signalled again.
+        signal_group(*entry, 0);
         if (on_exit_) on_exit_(static_cast<int>(rank), entry->status, describe(wait_status));
     }
 }
 
 void GuestProcesses::terminate(std::chrono::milliseconds grace) {
-    const int first_signal = grace.count() > 0 ? SIGTERM : SIGKILL;
-    for (auto& entry : children_)
-        if (entry && entry->running) ::kill(-entry->pid, first_signal);
-    if (first_signal == SIGKILL) return;
-    kill_timer_.expires_after(grace);
-    kill_timer_.async_wait([this](const boost::system::error_code& error) {
+    for (std::size_t rank = 0; rank < children_.size(); ++rank)
+        if (children_[rank]) terminate(static_cast<int>(rank), grace);
+}
+
+void GuestProcesses::terminate(int rank, std::chrono::milliseconds grace) {
+    Child& entry = child(rank);
+    if (grace.count() <= 0) {
+        entry.kill_timer->cancel();
+        entry.kill_due = false;
+        signal_group(entry, SIGKILL);
+        return;
+    }
+    if (entry.kill_due) return;  // SIGTERM sent, SIGKILL already due: not postponed
+    signal_group(entry, SIGTERM);
+    if (!entry.group && !entry.running) return;
+    entry.kill_due = true;
+    entry.kill_timer->expires_after(grace);
+    entry.kill_timer->async_wait([this, rank](const boost::system::error_code& error) {
         if (error) return;
-        for (auto& entry : children_)
-            if (entry && entry->running) ::kill(-entry->pid, SIGKILL);
+        Child& target = child(rank);
+        target.kill_due = false;
+        signal_group(target, SIGKILL);
     });
+}
+
+std::vector<int> GuestProcesses::lingering() const {
+    std::vector<int> result;
+    for (std::size_t rank = 0; rank < children_.size(); ++rank) {
+        const Child* entry = children_[rank].get();
+        if (entry != nullptr && !entry->running && entry->group && ::kill(-entry->pid, 0) == 0)
+            result.push_back(static_cast<int>(rank));
+    }
+    return result;
 }
 
 bool GuestProcesses::running(int rank) const {

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <ostream>
+#include <sstream>
 #include <stdexcept>
 
 #include "isvp/register_map.h"
@@ -17,6 +19,16 @@ std::uint64_t ps_of(double value, double ps_per_unit) {
     return static_cast<std::uint64_t>(std::llround(value * ps_per_unit));
 }
 
+/// "10 s", "2.5 s": whole seconds from 10 s on.
+std::string format_seconds(double seconds) {
+    char text[32];
+    if (seconds >= 10)
+        std::snprintf(text, sizeof text, "%.0f s", std::floor(seconds));
+    else
+        std::snprintf(text, sizeof text, "%.1f s", std::floor(seconds * 10) / 10);
+    return text;
+}
+
 }  // namespace
 
 GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const TransportConfig& config, std::ostream& log)
@@ -25,14 +37,22 @@ GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const Tra
       config_(config),
       log_(log),
       core_(ranks, regmap::kBar0Bytes),
-      finish_codes_(static_cast<std::size_t>(ranks), 0) {
+      finish_codes_(static_cast<std::size_t>(ranks), 0),
+      started_(std::chrono::steady_clock::now()),
+      heard_(static_cast<std::size_t>(std::max(ranks, 0)), started_),
+      notices_(static_cast<std::size_t>(std::max(ranks, 0)), 0),
+      notice_timer_(io),
+      timeout_timer_(io) {
     config_.validate();
     if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
-        throw std::runtime_error("isvp: the guest scheduler needs the SystemC time resolution of 1 ps, got " +
+        throw std::runtime_error("the guest scheduler needs the SystemC time resolution of 1 ps, got " +
                                  sc_core::sc_get_time_resolution().to_string());
     slice_ = from_ps(std::max<std::uint64_t>(1, ps_of(config_.event_slice_ns, 1e3)));
     horizon_ps_ = ps_of(config_.deadlock_horizon_us, 1e6);
     spin_wait_ = spin_budget(config_.spin_wait_us);
+    limit_ps_ = ps_of(config_.max_simulated_us, 1e6);
+    notice_period_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::duration<double>(config_.stall_notice_s));
     links_ = std::make_unique<GuestLinks>(
         io, ranks, [this](int rank, const GuestLinks::Event& event) { on_link_event(rank, event); });
     for (int rank = 0; rank < ranks; ++rank) {
@@ -59,6 +79,20 @@ bool GuestScheduler::stopped() const {
 }
 
 void GuestScheduler::run() {
+    // The timers act only while the job runs (not during the launcher's
+    // wind-down, which shares the event loop).
+    struct Running {
+        GuestScheduler& scheduler;
+        ~Running() {
+            scheduler.running_ = false;
+            boost::system::error_code ignored;
+            scheduler.notice_timer_.cancel(ignored);
+            scheduler.timeout_timer_.cancel(ignored);
+        }
+    } running{*this};
+    running_ = true;
+    arm_timeout();
+    arm_stall_notice();
     if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
     for (;;) {
         io_.poll();
@@ -95,15 +129,25 @@ void GuestScheduler::execute(const SyncCore::Decision& decision) {
             log_.flush();
             gateways_[static_cast<std::size_t>(rank)]->cancel();
             note_failure(rank);
+            // Its departure is taken at once, at its own clock, which may be
+            // ahead of the platform's: an abort it causes is dated no earlier.
+            abort_at_ps_ = std::max(abort_at_ps_, entry.message.time_ps);
             end_on_early_exit(rank, entry.reason);
         } else {
             finish_codes_[static_cast<std::size_t>(rank)] = static_cast<std::int32_t>(entry.message.arg0);
         }
         return;
     }
+    if (limit_ps_ > 0 && decision.time_ps > limit_ps_) {
+        // The platform runs to the limit, not past it.
+        if (!advance_to(from_ps(limit_ps_)) || !settle()) return;
+        simulated_limit("rank " + std::to_string(rank) + "'s " +
+                        describe_request(core_.front(rank)) + " would pass it");
+        return;
+    }
     const sc_core::sc_time target = from_ps(decision.time_ps);
     if (sc_core::sc_time_stamp() > target)
-        throw std::logic_error("isvp: scheduler invariant broken: request at " + format_time_ps(decision.time_ps) +
+        throw std::logic_error("scheduler invariant broken: request at " + format_time_ps(decision.time_ps) +
                                " but SystemC is at " + format_time_ps(now_ps()));
     if (!advance_to(target) || !settle()) return;  // something changed: decide again
     blocked_since_ps_.reset();
@@ -143,6 +187,14 @@ void GuestScheduler::run_until_wake() {
             return;
         }
         sc_core::sc_time slice = slice_;
+        if (limit_ps_ > 0) {
+            if (now_ps() >= limit_ps_) {
+                if (!settle()) return;  // answered at the limit itself
+                simulated_limit("every live rank waits on the platform");
+                return;
+            }
+            slice = std::min(slice, from_ps(limit_ps_ - now_ps()));
+        }
         if (horizon_ps_ > 0) {
             const std::uint64_t limit = *blocked_since_ps_ + horizon_ps_;
             if (now_ps() >= limit) {
@@ -172,16 +224,21 @@ void GuestScheduler::deliver_completions() {
     if (completions_.empty()) return;
     blocked_since_ps_.reset();
     for (const auto& [rank, reply] : completions_)
-        if (core_.complete(rank, reply.time_ps)) links_->reply(rank, reply);
+        if (core_.complete(rank, reply.time_ps)) {
+            links_->reply(rank, reply);
+            heard_from(rank);
+        }
     completions_.clear();
 }
 
 void GuestScheduler::on_link_event(int rank, const GuestLinks::Event& event) {
     switch (event.kind) {
         case GuestLinks::Event::Kind::Attached:
+            heard_from(rank);
             if (on_attach_) on_attach_(rank);
             break;
         case GuestLinks::Event::Kind::Request: {
+            heard_from(rank);
             const std::string problem = core_.accept(rank, event.message);
             if (!problem.empty()) violation(rank, problem);
             break;
@@ -210,7 +267,8 @@ void GuestScheduler::violation(int rank, const std::string& detail) {
     log_ << "[isvp] " << text << "; rank " << rank << " is disconnected\n";
     log_.flush();
     set_error(text);
-    links_->refuse(rank, ErrorCode::Protocol, now_ps(), text);
+    // The guest names its rank itself ("isvp transport: rank 1: ...").
+    links_->refuse(rank, ErrorCode::Protocol, now_ps(), "protocol error: " + detail);
     gateways_[static_cast<std::size_t>(rank)]->cancel();
     core_.end(rank, "protocol error: " + detail);
     note_failure(rank);
@@ -255,10 +313,11 @@ void GuestScheduler::end_on_early_exit(int rank, const std::string& reason) {
 
 void GuestScheduler::end_all(ErrorCode code, const std::string& reason) {
     bool any = false;
-    const std::string text = "job aborted at " + format_time_ps(now_ps()) + ": " + reason;
+    const std::string text = "job aborted at " + format_time_ps(std::max(now_ps(), abort_at_ps_)) + ": " + reason;
     for (int rank = 0; rank < ranks(); ++rank) {
         if (!core_.live(rank)) continue;
         any = true;
+        if (core_.idle(rank)) computing_at_abort_.push_back(rank);
         links_->refuse(rank, code, now_ps(), text);
         gateways_[static_cast<std::size_t>(rank)]->cancel();
         core_.end(rank, "aborted: " + reason);
@@ -285,6 +344,78 @@ void GuestScheduler::note_failure(int rank) {
 
 void GuestScheduler::set_error(const std::string& text) {
     if (error_.empty()) error_ = text;
+}
+
+
+void GuestScheduler::heard_from(int rank) {
+    heard_[static_cast<std::size_t>(rank)] = std::chrono::steady_clock::now();
+    notices_[static_cast<std::size_t>(rank)] = 0;
+}
+
+void GuestScheduler::arm_stall_notice() {
+    if (notice_period_.count() <= 0) return;
+    // Checked a few times per period: a notice comes at most a tenth of a
+    // period (at most 1 s) late, and a job of many ranks is scanned rarely.
+    const auto tick = std::clamp<std::chrono::nanoseconds>(notice_period_ / 10, std::chrono::milliseconds(10),
+                                                           std::chrono::seconds(1));
+    notice_timer_.expires_after(tick);
+    notice_timer_.async_wait([this](const boost::system::error_code& error) {
+        if (error || !running_) return;
+        stall_notice();
+        arm_stall_notice();
+    });
+}
+
+void GuestScheduler::stall_notice() {
+    // Only a rank that computes outside the platform holds simulated time:
+    // nothing executes while one does (SyncCore::next).
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<int> silent;
+    auto shortest = std::chrono::steady_clock::duration::max();
+    for (int rank = 0; rank < ranks(); ++rank) {
+        if (!core_.idle(rank)) continue;
+        const auto quiet = now - heard_[static_cast<std::size_t>(rank)];
+        const auto periods = static_cast<std::uint64_t>(quiet / notice_period_);
+        if (periods <= notices_[static_cast<std::size_t>(rank)]) continue;
+        notices_[static_cast<std::size_t>(rank)] = periods;
+        silent.push_back(rank);
+        shortest = std::min(shortest, quiet);
+    }
+    if (silent.empty()) return;
+    log_ << "[isvp] waiting for " << list_ranks(silent) << ": no call to the platform for "
+         << format_seconds(std::chrono::duration<double>(shortest).count()) << " (wall); simulated time "
+         << format_time_ps(now_ps());
+    if (!noticed_)
+        log_ << " (a rank that computes, sleeps or polls its memory without calling the platform holds "
+                "simulated time for every rank; job.timeout_s limits a job's wall time, job.stall_notice_s=0 "
+                "turns this notice off)";
+    log_ << "\n";
+    log_.flush();
+    noticed_ = true;
+}
+
+void GuestScheduler::arm_timeout() {
+    if (config_.timeout_s <= 0) return;
+    timeout_timer_.expires_at(started_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                             std::chrono::duration<double>(config_.timeout_s)));
+    timeout_timer_.async_wait([this](const boost::system::error_code& error) {
+        if (error || !running_ || aborting_) return;
+        std::ostringstream limit;
+        limit << "job.timeout_s = " << config_.timeout_s << " s";
+        log_ << "[isvp] wall-clock limit " << limit.str() << " reached at simulated time " << format_time_ps(now_ps())
+             << ": " << core_.describe() << "\n";
+        log_.flush();
+        limit_reached_ = true;
+        abort("the wall-clock limit " + limit.str() + " was reached");
+    });
+}
+
+void GuestScheduler::simulated_limit(const std::string& why) {
+    const std::string limit = "job.max_simulated_us = " + format_time_ps(limit_ps_);
+    log_ << "[isvp] simulated-time limit " << limit << " reached (" << why << "): " << core_.describe() << "\n";
+    log_.flush();
+    limit_reached_ = true;
+    end_all(ErrorCode::Aborted, "the simulated-time limit " + limit + " was reached");
 }
 
 }  // namespace isvp::transport

@@ -45,7 +45,7 @@ class JobDirectory {
         if (tmpdir != nullptr && *tmpdir == '/' && std::strlen(tmpdir) < 60) base = tmpdir;
         std::string pattern = base + "/isvp-" + std::to_string(::getpid()) + "-XXXXXX";
         if (::mkdtemp(pattern.data()) == nullptr)
-            throw std::runtime_error("isvp: cannot create the job's socket directory " + pattern + ": " +
+            throw std::runtime_error("cannot create the job's socket directory " + pattern + ": " +
                                      std::strerror(errno));
         path_ = pattern;
     }
@@ -70,7 +70,7 @@ class AnonymousMemory {
         void* address =
             ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (address == MAP_FAILED)
-            throw std::runtime_error("isvp: cannot reserve " + std::to_string(bytes) +
+            throw std::runtime_error("cannot reserve " + std::to_string(bytes) +
                                      " bytes of host memory: " + std::strerror(errno));
         data_ = static_cast<std::uint8_t*>(address);
     }
@@ -140,12 +140,12 @@ std::vector<std::string> inherited_environment() {
 
 void check_spec(const JobSpec& spec, bool remote) {
     if (spec.ranks < 1 || spec.ranks > 65536)
-        throw std::invalid_argument("isvp: a job needs 1..65536 ranks, got " + std::to_string(spec.ranks));
+        throw std::invalid_argument("a job needs 1..65536 ranks, got " + std::to_string(spec.ranks));
     if (remote && spec.command.empty())
-        throw std::invalid_argument("isvp: no guest program given (isvp run -n N <program> [args...])");
+        throw std::invalid_argument("no guest program given (isvp run -n N <program> [args...])");
     spec.config.validate();
     if (sc_core::sc_get_status() != sc_core::SC_ELABORATION || sc_core::sc_start_of_simulation_invoked())
-        throw std::logic_error("isvp: SystemC has already run in this process; it runs one job per process");
+        throw std::logic_error("SystemC has already run in this process; it runs one job per process");
 }
 
 std::string signal_name(int signal_number) {
@@ -162,9 +162,10 @@ std::string signal_name(int signal_number) {
 }
 
 /// Per-rank outcome and the job's exit status, from the scheduler's view and
-/// the ranks' statuses (`statuses[r]`), failures taken in `order`.
+/// the ranks' statuses (`statuses[r]`), failures taken in `order`; `limit`:
+/// a job.* limit ended the job.
 JobResult summarize(const GuestScheduler& scheduler, const std::vector<int>& statuses, std::vector<int> order,
-                    int signal_number) {
+                    int signal_number, bool limit) {
     JobResult result;
     result.error = scheduler.error();
     result.end_time_ps = scheduler.end_time_ps();
@@ -184,6 +185,10 @@ JobResult summarize(const GuestScheduler& scheduler, const std::vector<int>& sta
     }
     if (signal_number != 0) {
         result.exit_status = 128 + signal_number;
+        return result;
+    }
+    if (limit) {
+        result.exit_status = kLimitExitStatus;
         return result;
     }
     for (int rank = 0; rank < scheduler.ranks(); ++rank)
@@ -286,16 +291,69 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     }
 
     // Wind down. After a clean end the guests exit by themselves; after an
-    // error they were told and get job.kill_grace_ms to exit before SIGTERM.
+    // error they were told and get job.kill_grace_ms to exit before SIGTERM —
+    // except ranks that were computing outside the platform when the job was
+    // aborted: they would learn of it only at their next call, so they get
+    // SIGTERM at once (SIGKILL after job.kill_grace_ms), as mpirun does.
     const bool clean = scheduler.error().empty() && signal_number == 0;
-    const Clock::time_point deadline = Clock::now() + grace;
     bool terminating = signal_number != 0;
+    if (!terminating) {
+        std::vector<int> computing;
+        for (int rank : scheduler.computing_at_abort())
+            if (processes.running(rank)) computing.push_back(rank);
+        if (!computing.empty()) {
+            err << "[isvp] ending " << list_ranks(computing)
+                << ", not in a call to the platform when the job ended: SIGTERM, SIGKILL after job.kill_grace_ms\n";
+            err.flush();
+            for (int rank : computing) processes.terminate(rank, grace);
+        }
+    }
+    const Clock::time_point ended = Clock::now();
+    const Clock::time_point deadline = ended + grace;
+    // job.timeout_s also bounds the wait for guests that do not exit after
+    // the job ended; job.stall_notice_s says what the launcher waits for.
+    const auto wall = [](double seconds) {
+        return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    };
+    const Clock::time_point timeout_at =
+        spec.config.timeout_s > 0 ? scheduler.started() + wall(spec.config.timeout_s) : Clock::time_point::max();
+    Clock::time_point next_notice =
+        spec.config.stall_notice_s > 0 ? ended + wall(spec.config.stall_notice_s) : Clock::time_point::max();
+    bool timed_out = false;
     while (!processes.all_exited()) {
-        if (!clean && !terminating && Clock::now() >= deadline) {
+        const Clock::time_point now = Clock::now();
+        if (!clean && !terminating && now >= deadline) {
             processes.terminate(grace);
             terminating = true;
         }
+        if (clean && !terminating && now >= timeout_at) {
+            err << "[isvp] wall-clock limit job.timeout_s = " << spec.config.timeout_s
+                << " s reached while waiting for the guests to exit: SIGTERM, SIGKILL after job.kill_grace_ms\n";
+            err.flush();
+            processes.terminate(grace);
+            terminating = true;
+            timed_out = true;
+        }
+        if (clean && !terminating && now >= next_notice) {
+            std::vector<int> waiting;
+            for (int rank = 0; rank < spec.ranks; ++rank)
+                if (processes.running(rank)) waiting.push_back(rank);
+            err << "[isvp] waiting for " << list_ranks(waiting) << " to exit: the job ended "
+                << static_cast<long long>(std::chrono::duration<double>(now - ended).count()) << " s ago (wall)\n";
+            err.flush();
+            next_notice = now + wall(spec.config.stall_notice_s);
+        }
         io.run_one_for(std::chrono::milliseconds(50));
+    }
+    // Processes a guest forked stay in its process group: they end with the job.
+    const std::vector<int> lingering = processes.lingering();
+    if (!lingering.empty()) {
+        err << "[isvp] " << list_ranks(lingering)
+            << " left processes behind (in the guest's process group): SIGTERM, SIGKILL after job.kill_grace_ms\n";
+        err.flush();
+        for (int rank : lingering) processes.terminate(rank, grace);
+        const Clock::time_point until = Clock::now() + grace + std::chrono::milliseconds(200);
+        while (!processes.lingering().empty() && Clock::now() < until) io.run_one_for(std::chrono::milliseconds(20));
     }
     const Clock::time_point drain_deadline = Clock::now() + std::chrono::seconds(1);
     while (!processes.output_closed() && Clock::now() < drain_deadline) io.run_one_for(std::chrono::milliseconds(20));
@@ -305,7 +363,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     std::vector<int> order = scheduler.failure_order();
     for (int rank : exit_order)
         if (std::find(order.begin(), order.end(), rank) == order.end()) order.push_back(rank);
-    return summarize(scheduler, statuses, order, signal_number);
+    return summarize(scheduler, statuses, order, signal_number, scheduler.limit_reached() || timed_out);
 }
 
 JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const GuestMain& guest_main) {
@@ -370,7 +428,7 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     }
     for (std::thread& thread : threads) thread.join();
     io.poll();  // messages the threads posted at the very end
-    return summarize(scheduler, statuses, scheduler.failure_order(), signal_number);
+    return summarize(scheduler, statuses, scheduler.failure_order(), signal_number, scheduler.limit_reached());
 }
 
 }  // namespace isvp::transport

@@ -103,19 +103,19 @@ bool SharedMemorySegment::exists(const std::string& name) {
 
 SealedMemory SealedMemory::create(const std::string& label, std::size_t bytes) {
     const int fd = ::memfd_create(label.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0) throw SharedMemoryError("isvp: cannot create host memory " + label + ": " + std::strerror(errno));
+    if (fd < 0) throw SharedMemoryError("cannot create host memory " + label + ": " + std::strerror(errno));
     if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0 ||
         ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
         const std::string why = std::strerror(errno);
         ::close(fd);
-        throw SharedMemoryError("isvp: cannot size and seal host memory " + label + " (" + std::to_string(bytes) +
+        throw SharedMemoryError("cannot size and seal host memory " + label + " (" + std::to_string(bytes) +
                                 " bytes): " + why);
     }
     void* base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED) {
         const std::string why = std::strerror(errno);
         ::close(fd);
-        throw SharedMemoryError("isvp: cannot map host memory " + label + ": " + why);
+        throw SharedMemoryError("cannot map host memory " + label + ": " + why);
     }
     return SealedMemory(fd, base, bytes);
 }
@@ -125,12 +125,12 @@ SealedMemory SealedMemory::adopt(int fd, std::size_t bytes) {
     const int seals = ::fcntl(fd, F_GET_SEALS);
     if (::fstat(fd, &status) != 0 || seals < 0 || !(seals & F_SEAL_SHRINK) ||
         static_cast<std::uint64_t>(status.st_size) < bytes)
-        throw SharedMemoryError("isvp: descriptor " + std::to_string(fd) +
+        throw SharedMemoryError("descriptor " + std::to_string(fd) +
                                 " is not this rank's sealed host memory of " + std::to_string(bytes) +
                                 " bytes (start guests with `isvp run`)");
     void* base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED)
-        throw SharedMemoryError("isvp: cannot map host memory from descriptor " + std::to_string(fd) + ": " +
+        throw SharedMemoryError("mmap of descriptor " + std::to_string(fd) + ": " +
                                 std::strerror(errno));
     return SealedMemory(fd, base, bytes);
 }

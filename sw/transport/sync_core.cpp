@@ -36,6 +36,15 @@ std::string describe_request(const Message& request) {
     }
 }
 
+std::string list_ranks(const std::vector<int>& ranks) {
+    constexpr std::size_t kListed = 8;
+    std::string text = ranks.size() == 1 ? "rank " : "ranks ";
+    for (std::size_t i = 0; i < ranks.size() && i < kListed; ++i)
+        text += (i == 0 ? "" : ", ") + std::to_string(ranks[i]);
+    if (ranks.size() > kListed) text += " and " + std::to_string(ranks.size() - kListed) + " more";
+    return text;
+}
+
 SyncCore::SyncCore(int ranks, std::uint32_t bar_bytes)
     : ranks_(static_cast<std::size_t>(std::max(ranks, 0))), bar_bytes_(bar_bytes) {
     if (ranks < 1) throw std::invalid_argument("SyncCore: a job needs at least one rank");
@@ -93,6 +102,8 @@ std::string SyncCore::accept(int rank, const Message& request) {
             return "unexpected " + what + " (only one Hello, first)";
     }
     entry.queue.push_back({request, false, {}});
+    entry.last = request;
+    ++entry.requests;
     reindex(rank);
     return {};
 }
@@ -229,6 +240,13 @@ SyncCore::Entry SyncCore::pop(int rank) {
     return front;
 }
 
+const Message& SyncCore::front(int rank) const {
+    const Rank& entry = ranks_.at(static_cast<std::size_t>(rank));
+    if (entry.queue.empty())
+        throw std::logic_error("SyncCore::front: rank " + std::to_string(rank) + " has nothing queued");
+    return entry.queue.front().message;
+}
+
 bool SyncCore::complete(int rank, std::uint64_t time_ps) {
     Rank& entry = at(rank);
     if (entry.state != RankState::InSimulator) return false;
@@ -253,7 +271,14 @@ std::string SyncCore::describe() const {
         text << (rank == 0 ? "" : "; ") << "rank " << rank << " ";
         switch (entry.state) {
             case RankState::Running:
-                text << "runs (next request at or after " << format_time_ps(entry.clock_ps) << ")";
+                // What it did last is all the transport knows of a rank
+                // that computes (or polls) instead of waiting.
+                if (!entry.queue.empty() && blocks(entry.queue.back()) && !entry.queue.back().leaving)
+                    text << "waits for its " << describe_request(entry.queue.back().message) << " (queued; ";
+                else
+                    text << "computes outside the platform (clock " << format_time_ps(entry.clock_ps) << "; "
+                         << (entry.last ? "last request " + describe_request(*entry.last) + ", " : "");
+                text << entry.requests << (entry.requests == 1 ? " request" : " requests") << " so far)";
                 break;
             case RankState::InSimulator:
                 if (entry.outstanding->type == MessageType::WaitInterrupt)

@@ -18,6 +18,8 @@ constexpr double kMaxHorizonUs = 1e12;
 constexpr double kMinSliceNs = 1.0;
 constexpr double kMaxSliceNs = 1e9;
 constexpr double kMaxSpinWaitUs = 1e6;
+constexpr double kMaxWallSeconds = 1e9;   // about 32 years
+constexpr double kMaxSimulatedUs = 4e12;  // below kMaxTimePs (2^62 ps) of the scheduler
 
 void require_range(const char* name, double value, double minimum, double maximum, const char* unit) {
     if (value >= minimum && value <= maximum) return;
@@ -49,6 +51,14 @@ void TransportConfig::declare(Parameters& parameters) {
     parameters.declare_real("job.spin_wait_us", "us", defaults.spin_wait_us, 0.0, kMaxSpinWaitUs,
                             "wall time the scheduler waiting for a request, and a rank waiting for its reply, "
                             "poll before they sleep (latency only; results do not depend on it; 0 = sleep at once)");
+    parameters.declare_real("job.stall_notice_s", "s", defaults.stall_notice_s, 0.0, kMaxWallSeconds,
+                            "wall time a rank may compute without calling the platform, holding simulated time "
+                            "for every rank, before the launcher says so on stderr (repeated; 0 = never)");
+    parameters.declare_real("job.timeout_s", "s", defaults.timeout_s, 0.0, kMaxWallSeconds,
+                            "wall-clock limit of the job: reaching it ends the job with exit status 124 (0 = none)");
+    parameters.declare_real("job.max_simulated_us", "us", defaults.max_simulated_us, 0.0, kMaxSimulatedUs,
+                            "simulated-time limit of the job: the platform never runs past it, a job reaching it "
+                            "ends with exit status 124 (0 = none)");
     parameters.declare_flag("job.timing_only", defaults.timing_only,
                             "carry no payload bytes: guests neither fill nor check data, the driver copies only "
                             "headers and envelopes, the switches skip arithmetic; simulated times are identical");
@@ -63,6 +73,9 @@ TransportConfig TransportConfig::from(const Parameters& parameters) {
     config.deadlock_horizon_us = parameters.real("job.deadlock_horizon_us");
     config.event_slice_ns = parameters.real("job.event_slice_ns");
     config.spin_wait_us = parameters.real("job.spin_wait_us");
+    config.stall_notice_s = parameters.real("job.stall_notice_s");
+    config.timeout_s = parameters.real("job.timeout_s");
+    config.max_simulated_us = parameters.real("job.max_simulated_us");
     config.timing_only = parameters.flag("job.timing_only");
     config.validate();
     return config;
@@ -80,6 +93,9 @@ void TransportConfig::validate() const {
     require_range("job.deadlock_horizon_us", deadlock_horizon_us, 0.0, kMaxHorizonUs, "us");
     require_range("job.event_slice_ns", event_slice_ns, kMinSliceNs, kMaxSliceNs, "ns");
     require_range("job.spin_wait_us", spin_wait_us, 0.0, kMaxSpinWaitUs, "us");
+    require_range("job.stall_notice_s", stall_notice_s, 0.0, kMaxWallSeconds, "s");
+    require_range("job.timeout_s", timeout_s, 0.0, kMaxWallSeconds, "s");
+    require_range("job.max_simulated_us", max_simulated_us, 0.0, kMaxSimulatedUs, "us");
 }
 
 std::uint64_t TransportConfig::mmio_write_ps() const {

@@ -3,7 +3,8 @@
 #   transport_guest       remote guest program (guests/), SystemC-free
 #   transport_job_tb      one job (remote or local) against a fake device
 #   transport_checks      runs jobs and checks timing, determinism, ordering,
-#                         interrupts, deadlock, hostile clients, crashes, SIGINT
+#                         interrupts, deadlock, hostile clients, crashes, SIGINT,
+#                         stall notices, job.* limits, prompt aborts, forked processes
 
 # The scenarios, shared by the remote guest program and local rank threads.
 add_library(isvp_transport_test_scenarios STATIC guests/transport_scenarios.cpp)
@@ -18,7 +19,7 @@ isvp_systemc_testbench(transport_job_tb isvp_transport_host isvp_transport_test_
 add_executable(transport_checks systemc/transport_checks.cpp)
 target_link_libraries(transport_checks PRIVATE isvp_warnings)
 
-foreach(check timing determinism ordering interrupts deadlock hostile crash sigint)
+foreach(check timing determinism ordering interrupts deadlock hostile crash sigint stall limits abort fork)
   add_test(NAME transport_${check}
            COMMAND transport_checks ${check} $<TARGET_FILE:transport_job_tb> $<TARGET_FILE:transport_guest>)
   set_tests_properties(transport_${check} PROPERTIES TIMEOUT 180 LABELS transport)

@@ -260,6 +260,87 @@ int sleeper(DeviceTransport& t, std::ostream& trace) {
     return 0;
 }
 
+// Rank 0 computes 1.2 s of wall time between two reads, holding simulated
+// time for rank 1: the launcher gives a stall notice (job.stall_notice_s);
+// the job still ends normally.
+int stall(DeviceTransport& t, std::ostream& trace) {
+    t.mmio_read32(fake::TIME_NS);
+    if (t.rank() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    t.mmio_read32(fake::TIME_NS);
+    trace << "trace stall done t=" << t.now_ps() << "\n";
+    return 0;
+}
+
+// Rank 0 computes for 30 s of wall time without a call, ignoring SIGTERM;
+// rank 1 reads (queued behind rank 0). Only a limit or a signal ends it.
+int computer(DeviceTransport& t, std::ostream& trace) {
+    trace << "trace ready pid=" << ::getpid() << std::endl;
+    if (t.rank() == 0) {
+        ::signal(SIGTERM, SIG_IGN);
+        std::this_thread::sleep_for(std::chrono::seconds(30));
+        return 0;
+    }
+    try {
+        t.mmio_read32(fake::TIME_NS);
+    } catch (const TransportError& error) {
+        trace << "trace told: " << error.what() << "\n";
+        return 3;
+    }
+    return 0;
+}
+
+// Remote only: rank 1 exits with status 5 without finishing (as MPI_Abort
+// does) while rank 0 computes for 30 s, ignoring SIGTERM.
+int aborter(DeviceTransport& t, std::ostream& trace) {
+    trace << "trace ready pid=" << ::getpid() << std::endl;
+    if (t.rank() == 0) {
+        ::signal(SIGTERM, SIG_IGN);
+        std::this_thread::sleep_for(std::chrono::seconds(30));
+        return 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::_Exit(5);
+}
+
+// Rank 0 polls a register forever; rank 1 waits for an interrupt that never
+// comes. Simulated time advances, nobody is blocked for good: only
+// job.max_simulated_us (or a signal) ends it.
+int poller(DeviceTransport& t, std::ostream& trace) {
+    try {
+        if (t.rank() == 0)
+            for (;;) t.mmio_read32(fake::COUNTER);
+        t.wait_interrupt(1u << 9);
+    } catch (const TransportError& error) {
+        trace << "trace told: " << error.what() << "\n";
+        return 3;
+    }
+    return 0;
+}
+
+// Remote only: every rank forks a process that sleeps 30 s (keeping the
+// rank's connection and output open). Then each reads and finishes
+// ("forker"), or rank 1 exits with status 0 without finishing while rank 0
+// waits ("forker-leave").
+int forker(DeviceTransport& t, bool leave, std::ostream& trace) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::sleep(30);
+        ::_exit(0);
+    }
+    trace << "trace forked pid=" << child << std::endl;
+    if (leave && t.rank() == 1) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        std::_Exit(0);
+    }
+    try {
+        t.mmio_read32(fake::TIME_NS);
+    } catch (const TransportError& error) {
+        trace << "trace told: " << error.what() << "\n";
+        return 3;
+    }
+    return 0;
+}
+
 // Wall-time cost of the transport: reads (round trips) and posted writes.
 int bench(DeviceTransport& t, std::ostream& trace) {
     if (t.rank() != 0) return 0;
@@ -283,8 +364,10 @@ int bench(DeviceTransport& t, std::ostream& trace) {
 }  // namespace
 
 bool is_scenario(const std::string& name) {
-    static const char* const kNames[] = {"timing",        "multi", "race-slow0", "race-slow1", "interrupts", "deadlock",
-                                         "deadlock-late", "crash", "survivor",   "waiter",     "sleeper",    "bench"};
+    static const char* const kNames[] = {"timing",   "multi",         "race-slow0",  "race-slow1", "interrupts",
+                                         "deadlock", "deadlock-late", "crash",       "survivor",   "waiter",
+                                         "sleeper",  "bench",         "stall",       "computer",   "aborter",
+                                         "poller",   "forker",        "forker-leave"};
     for (const char* known : kNames)
         if (name == known) return true;
     return false;
@@ -304,6 +387,12 @@ int run_scenario(const std::string& name, guest::DeviceTransport& transport, std
     if (name == "waiter") return waiter(transport, trace);
     if (name == "sleeper") return sleeper(transport, trace);
     if (name == "bench") return bench(transport, trace);
+    if (name == "stall") return stall(transport, trace);
+    if (name == "computer") return computer(transport, trace);
+    if (name == "aborter") return aborter(transport, trace);
+    if (name == "poller") return poller(transport, trace);
+    if (name == "forker") return forker(transport, false, trace);
+    if (name == "forker-leave") return forker(transport, true, trace);
     trace << "trace FAIL unknown scenario " << name << "\n";
     return 2;
 }

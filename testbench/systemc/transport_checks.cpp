@@ -21,6 +21,15 @@
 //   crash        a guest abort()s mid-job: reported, others ended, status 134
 //   sigint       SIGINT to the launcher of a running job: status 130, every
 //                process and resource gone (incl. a guest ignoring SIGTERM)
+//   stall        a rank computing without calls: a stall notice on the log
+//                (job.stall_notice_s), none with 0; the job still ends well
+//   limits       job.timeout_s ends a job held by a computing rank;
+//                job.max_simulated_us ends a poller and a job whose ranks
+//                all wait (status 124, exact and identical remote/local)
+//   abort        a rank exiting 5 without finishing (MPI_Abort) ends the
+//                job at once although another rank computes for 30 s
+//   fork         processes the guests fork end with the job (clean end and
+//                a rank leaving while its child holds its connection)
 //   bench        wall-time cost of a remote round trip and a posted write
 // After every job: no /dev/shm segment and no socket directory of that
 // launcher are left, and no process it started is still alive (this
@@ -155,8 +164,9 @@ std::size_t count(const std::string& text, const std::string& part) {
     return found;
 }
 
-/// Processes whose parent is this program (orphans of a launcher land here).
-std::vector<pid_t> children() {
+/// Processes whose parent is this program (orphans of a launcher land
+/// here), with `zombies` those that have already ended.
+std::vector<pid_t> children(std::vector<pid_t>* zombies = nullptr) {
     std::vector<pid_t> result;
     const pid_t self = ::getpid();
     for (const std::string& name : entries("/proc", "")) {
@@ -170,7 +180,11 @@ std::vector<pid_t> children() {
         char state = 0;
         pid_t parent = 0;
         fields >> state >> parent;
-        if (parent == self) result.push_back(static_cast<pid_t>(std::stoi(name)));
+        if (parent != self) continue;
+        if (state == 'Z' && zombies != nullptr)
+            zombies->push_back(static_cast<pid_t>(std::stoi(name)));
+        else
+            result.push_back(static_cast<pid_t>(std::stoi(name)));
     }
     return result;
 }
@@ -323,7 +337,7 @@ class Checks {
             const bool waiter = variant == "waiter";
             expect_status(result, waiter ? 3 : 1, name + ": the job fails");
             const bool logged = contains(result.output, "[isvp] rank 1: protocol error: " + message);
-            const bool told = contains(result.output, "hostile got error: rank 1: protocol error: " + message);
+            const bool told = contains(result.output, "hostile got error: protocol error: " + message);
             const bool other = waiter ? contains(result.output, "[0] trace told: isvp transport: rank 0: deadlock")
                                       : contains(result.output, "[0] trace survivor done");
             expect(logged && told, name + ": refused with \"" + message + "\" (logged and sent to the client)");
@@ -374,6 +388,100 @@ class Checks {
         expect_clean(result, "sigint");
     }
 
+    void check_stall() {
+        for (const std::string mode : {"remote", "local"}) {
+            const Run noticed = job(mode, 2, "stall", {"job.stall_notice_s=0.3"}, 30);
+            expect_status(noticed, 0, "stall " + mode + ": the job still ends normally");
+            const bool said =
+                std::regex_search(noticed.output, std::regex(R"(\[isvp\] waiting for rank 0: no call to the platform )"
+                                                             R"(for 0\.[3-9] s \(wall\); simulated time \d+\.\d+ us )"
+                                                             R"(\(a rank that computes)"));
+            expect(said, "stall " + mode + ": \"waiting for rank 0: no call to the platform for 0.3 s (wall)\"");
+            show_on_failure(said, noticed);
+            expect(count(noticed.output, "waiting for rank 1") == 0, "stall " + mode + ": rank 1 (waiting) is not named");
+            expect_clean(noticed, "stall " + mode);
+            const Run quiet = job(mode, 2, "stall", {"job.stall_notice_s=0"}, 30);
+            expect_status(quiet, 0, "stall " + mode + " with job.stall_notice_s=0");
+            expect(!contains(quiet.output, "waiting for"), "stall " + mode + ": job.stall_notice_s=0 gives no notice");
+        }
+    }
+
+    void check_limits() {
+        const Run timeout = job("remote", 2, "computer", {"job.timeout_s=1", "job.kill_grace_ms=300"}, 30);
+        expect_status(timeout, 124, "limits: job.timeout_s ends a job held by a computing rank (status 124)");
+        const bool named = contains(timeout.output, "[isvp] wall-clock limit job.timeout_s = 1 s reached at simulated "
+                                                    "time 0.000000 us: rank 0 computes outside the platform") &&
+                           contains(timeout.output, "rank 1 waits for its MmioRead of BAR0 0xc at 0.000000 us (queued");
+        expect(named, "limits: the timeout message says what each rank was doing");
+        show_on_failure(named, timeout);
+        expect(contains(timeout.output, "[1] trace told: isvp transport: rank 1: job aborted at 0.000000 us: the "
+                                        "wall-clock limit job.timeout_s = 1 s was reached"),
+               "limits: the waiting rank is told why");
+        expect(contains(timeout.output, "[isvp] ending rank 0, not in a call to the platform") &&
+                   contains(timeout.output, "[tb] rank 0 status 137"),
+               "limits: the computing rank (ignoring SIGTERM) is killed after the grace period");
+        expect_clean(timeout, "limits timeout");
+
+        std::vector<std::string> lines;
+        for (const std::string mode : {"remote", "local"}) {
+            const Run poll = job(mode, 2, "poller", {"job.max_simulated_us=20"}, 60);
+            expect_status(poll, 124, "limits " + mode + ": job.max_simulated_us ends a poller (status 124)");
+            const std::vector<std::string> found =
+                lines_matching(poll.output, std::regex(R"(^\[isvp\] simulated-time limit )"));
+            const bool said =
+                found.size() == 1 &&
+                contains(found[0], "simulated-time limit job.max_simulated_us = 20.000000 us reached (rank 0's "
+                                   "MmioRead of BAR0 0x8 at 20.") &&
+                contains(found[0], "would pass it): rank 0 waits for its MmioRead of BAR0 0x8 at 20.") &&
+                contains(found[0], "requests so far); rank 1 waits for MSI-X vector {9} since 0.000000 us");
+            expect(said, "limits " + mode + ": the message names the poller, its request and the waiting rank");
+            show_on_failure(said, poll);
+            expect(count(poll.output, "trace told: isvp transport:") == 2, "limits " + mode + ": both ranks told");
+            lines.push_back(found.empty() ? "" : found[0]);
+            expect_clean(poll, "limits " + mode);
+        }
+        expect(lines.size() == 2 && lines[0] == lines[1],
+               "limits: the simulated-time limit is exact (remote and local messages identical)");
+        const Run waiting = job("remote", 1, "deadlock-late", {"job.max_simulated_us=1"}, 20);
+        expect_status(waiting, 124, "limits: job.max_simulated_us with every rank waiting (status 124)");
+        expect(contains(waiting.output, "[isvp] simulated-time limit job.max_simulated_us = 1.000000 us reached "
+                                        "(every live rank waits on the platform)") &&
+                   contains(waiting.output, "[tb] end 1000000 ps"),
+               "limits: the platform stops exactly at the limit");
+        show_on_failure(contains(waiting.output, "[tb] end 1000000 ps"), waiting);
+    }
+
+    void check_abort() {
+        const Run result = job("remote", 2, "aborter", {"job.kill_grace_ms=300"}, 25, {}, true);
+        expect_status(result, 5, "abort: a rank exiting 5 without finishing ends the job with its status");
+        const bool said = contains(result.output, "[isvp] rank 1 exited with status 5") &&
+                          contains(result.output, "[isvp] job aborted at 0.000000 us: rank 1 exited with status 5") &&
+                          contains(result.output, "[isvp] ending rank 0, not in a call to the platform");
+        expect(said, "abort: acted on at once although rank 0 computes for 30 s (no wait for its next call)");
+        show_on_failure(said, result);
+        expect(contains(result.output, "[tb] rank 0 status 137"), "abort: the SIGTERM-proof rank 0 was SIGKILLed");
+        expect_clean(result, "abort");
+    }
+
+    void check_fork() {
+        const Run clean = job("remote", 2, "forker", {"job.kill_grace_ms=300"}, 25);
+        expect_status(clean, 0, "fork: a job whose ranks fork ends normally");
+        expect(contains(clean.output, "[isvp] ranks 0, 1 left processes behind"),
+               "fork: the launcher says the ranks left processes behind");
+        expect(forked_gone(clean), "fork: the forked processes are gone");
+        expect_clean(clean, "fork");
+
+        const Run leave = job("remote", 2, "forker-leave", {"job.kill_grace_ms=300"}, 25, {}, true);
+        expect_status(leave, 3, "fork: a rank exiting 0 without finishing, its child holding its connection (status: the told rank's)");
+        const bool left = contains(leave.output, "[isvp] rank 1 left at") &&
+                          contains(leave.output, "its process exited with status 0") &&
+                          contains(leave.output, "[0] trace told: isvp transport: rank 0: job aborted at");
+        expect(left, "fork: the rank's departure is noticed from its exit, the other rank told");
+        show_on_failure(left, leave);
+        expect(forked_gone(leave), "fork: the forked processes are gone");
+        expect_clean(leave, "fork leave");
+    }
+
     void check_bench() {
         for (const std::string mode : {"remote", "local"}) {
             const Run result = job(mode, 1, "bench", {}, 120);
@@ -390,10 +498,29 @@ class Checks {
         std::cout << (ok ? "ok   " : "FAIL ") << what << std::endl;
     }
 
+    /// Every "forked pid=N" process of the run has ended.
+    bool forked_gone(const Run& result) {
+        static const std::regex forked(R"(forked pid=(\d+))");
+        std::size_t seen = 0;
+        bool gone = true;
+        for (auto it = std::sregex_iterator(result.output.begin(), result.output.end(), forked);
+             it != std::sregex_iterator(); ++it, ++seen) {
+            const std::string stat = "/proc/" + (*it)[1].str() + "/stat";
+            std::ifstream file(stat);
+            std::string line;
+            std::getline(file, line);
+            const std::size_t close = line.rfind(')');
+            gone = gone && (line.empty() || (close != std::string::npos && line.substr(close + 2, 1) == "Z"));
+        }
+        return gone && seen == 2;
+    }
+
     Run job(const std::string& mode, int ranks, const std::string& scenario, const std::vector<std::string>& sets = {},
-            double timeout = 60, const std::function<void(pid_t, const std::string&)>& watch = {}) {
+            double timeout = 60, const std::function<void(pid_t, const std::string&)>& watch = {},
+            bool mpirun = false) {
         std::vector<std::string> argv = {job_tb_,      "--mode", mode,      "--ranks", std::to_string(ranks),
                                          "--scenario", scenario, "--guest", guest_};
+        if (mpirun) argv.push_back("--mpirun");
         for (const std::string& set : sets) {
             argv.push_back("--set");
             argv.push_back(set);
@@ -412,7 +539,11 @@ class Checks {
         };
         const std::vector<std::string> segments = left("/dev/shm");
         const std::vector<std::string> directories = left("/tmp");
-        std::vector<pid_t> orphans = children();
+        // Processes a guest forked are reparented here: ended (zombies
+        // waiting for this program) is fine, alive is not.
+        std::vector<pid_t> zombies;
+        std::vector<pid_t> orphans = children(&zombies);
+        for (pid_t zombie : zombies) ::waitpid(zombie, nullptr, 0);
         for (pid_t orphan : orphans) {  // reap, so the next check starts clean
             ::kill(orphan, SIGKILL);
             ::waitpid(orphan, nullptr, 0);
@@ -441,7 +572,8 @@ class Checks {
 int main(int argc, char** argv) {
     if (argc != 4) {
         std::cerr << "usage: " << argv[0]
-                  << " timing|determinism|ordering|interrupts|deadlock|hostile|crash|sigint|bench JOB_TB GUEST\n";
+                  << " timing|determinism|ordering|interrupts|deadlock|hostile|crash|sigint|stall|limits|abort|fork|bench"
+                     " JOB_TB GUEST\n";
         return 2;
     }
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -451,6 +583,8 @@ int main(int argc, char** argv) {
         {"ordering", &Checks::check_ordering}, {"interrupts", &Checks::check_interrupts},
         {"deadlock", &Checks::check_deadlock}, {"hostile", &Checks::check_hostile},
         {"crash", &Checks::check_crash},       {"sigint", &Checks::check_sigint},
+        {"stall", &Checks::check_stall},       {"limits", &Checks::check_limits},
+        {"abort", &Checks::check_abort},       {"fork", &Checks::check_fork},
         {"bench", &Checks::check_bench}};
     const auto check = by_name.find(argv[1]);
     if (check == by_name.end()) {

@@ -1,8 +1,9 @@
 // Runs one transport job against the fake device and prints what happened:
 //
 //   transport_job_tb --mode remote|local --ranks N --scenario NAME
-//                    [--guest PATH] [--set key=value ...]
+//                    [--guest PATH] [--set key=value ...] [--mpirun]
 //
+// --mpirun: TransportConfig::end_on_early_exit, as `isvp run` sets it.
 // Remote: the launcher starts N copies of `PATH NAME` (transport_guest);
 // local: N threads run the same scenario code. Guests' "trace" lines appear
 // as "[rank] trace ..." in both modes (local traces are printed after the
@@ -26,7 +27,7 @@ namespace {
 
 int usage(const char* program) {
     std::cerr << "usage: " << program
-              << " --mode remote|local --ranks N --scenario NAME [--guest PATH] [--set key=value ...]\n";
+              << " --mode remote|local --ranks N --scenario NAME [--guest PATH] [--set key=value ...] [--mpirun]\n";
     return 2;
 }
 
@@ -37,11 +38,16 @@ int sc_main(int argc, char** argv) {
     std::string scenario;
     std::string guest;
     int ranks = 0;
+    bool mpirun = false;
     isvp::Parameters parameters;
     isvp::TransportConfig::declare(parameters);
     try {
         for (int i = 1; i < argc; ++i) {
             const std::string option = argv[i];
+            if (option == "--mpirun") {
+                mpirun = true;
+                continue;
+            }
             if (i + 1 >= argc) return usage(argv[0]);
             const std::string value = argv[++i];
             if (option == "--mode")
@@ -67,6 +73,7 @@ int sc_main(int argc, char** argv) {
     isvp::transport::JobSpec spec;
     spec.ranks = ranks;
     spec.config = isvp::TransportConfig::from(parameters);
+    spec.config.end_on_early_exit = mpirun;
     spec.command = {guest, scenario};
 
     std::unique_ptr<isvp::test::TransportFakeDevice> device;

@@ -18,9 +18,32 @@ TEST_CASE("transport config: every parameter is declared with its default") {
     CHECK(config.mmio_write_ns == 50.0);
     CHECK(config.compute_scale == 0.0);
     CHECK(config.mmio_write_ps() == 50000);
+    CHECK(config.stall_notice_s == 10.0);
+    CHECK(config.timeout_s == 0.0);
+    CHECK(config.max_simulated_us == 0.0);
     for (const char* name : {"host.memory_bytes", "host.mmio_write_ns", "host.compute_scale", "job.kill_grace_ms",
-                             "job.deadlock_horizon_us", "job.event_slice_ns"})
+                             "job.deadlock_horizon_us", "job.event_slice_ns", "job.stall_notice_s", "job.timeout_s",
+                             "job.max_simulated_us"})
         CHECK(parameters.is_declared(name));
+}
+
+TEST_CASE("transport config: the job limits and the stall notice are read and checked") {
+    Parameters parameters;
+    TransportConfig::declare(parameters);
+    parameters.apply_override("job.stall_notice_s=0");
+    parameters.apply_override("job.timeout_s=2.5");
+    parameters.apply_override("job.max_simulated_us=1000");
+    const TransportConfig config = TransportConfig::from(parameters);
+    CHECK(config.stall_notice_s == 0.0);
+    CHECK(config.timeout_s == 2.5);
+    CHECK(config.max_simulated_us == 1000.0);
+    CHECK_THROWS_WITH(parameters.apply_override("job.timeout_s=-1"), Catch::Contains("job.timeout_s"));
+    TransportConfig bad;
+    bad.max_simulated_us = 1e13;  // beyond the scheduler's 2^62 ps
+    CHECK_THROWS_WITH(bad.validate(), Catch::Contains("job.max_simulated_us"));
+    bad = TransportConfig();
+    bad.stall_notice_s = -0.5;
+    CHECK_THROWS_WITH(bad.validate(), Catch::Contains("job.stall_notice_s"));
 }
 
 TEST_CASE("transport config: overrides are read and rounded to picoseconds") {

@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -94,6 +95,32 @@ TEST_CASE("guest processes: terminate sends SIGTERM, then SIGKILL after the grac
     CHECK(processes.status(0) == 128 + SIGTERM);
     CHECK(processes.status(1) == 128 + SIGKILL);
     CHECK(seconds < 5.0);
+}
+
+TEST_CASE("guest processes: what a guest forks is ended with its process group, also after the guest exited") {
+    boost::asio::io_context io;
+    std::ostringstream out;
+    GuestProcesses processes(io, out, out, {});
+    // The guest starts a background process (in its group) and exits at once.
+    processes.start(0, {"/bin/sh", "-c", "sleep 30 & echo child=$!; exit 0"}, {});
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while ((processes.running(0) || out.str().find('\n') == std::string::npos) &&
+           std::chrono::steady_clock::now() < deadline)
+        io.run_one_for(std::chrono::milliseconds(10));
+    REQUIRE(processes.status(0) == 0);
+    const pid_t child = static_cast<pid_t>(std::stoi(out.str().substr(out.str().find('=') + 1)));
+    CHECK(processes.lingering() == std::vector<int>{0});
+    processes.terminate(std::chrono::milliseconds(200));
+    // The background process is not our child: it ends (reaped by init or a
+    // subreaper, or a zombie until then), and the group empties.
+    while (!processes.lingering().empty() && std::chrono::steady_clock::now() < deadline)
+        io.run_one_for(std::chrono::milliseconds(10));
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const bool ended = line.empty() || line.substr(line.rfind(')') + 2, 1) == "Z";
+    CHECK(ended);
+    if (!ended) ::kill(child, SIGKILL);
 }
 
 TEST_CASE("guest processes: the destructor kills and reaps what still runs") {

@@ -165,3 +165,26 @@ TEST_CASE("sync: a time beyond the simulator's range is refused") {
     CHECK_THAT(core.accept(0, read(0, kMaxTimePs + 1)), Catch::Contains("beyond the simulator's range"));
     CHECK(core.accept(0, read(0, kMaxTimePs)).empty());
 }
+
+TEST_CASE("sync: a rank that computes is idle, and the description says what each rank did last") {
+    SyncCore core(3, 0x10000);
+    for (int rank = 0; rank < 3; ++rank) CHECK(core.idle(rank));  // nothing heard yet
+    REQUIRE(core.accept(0, write(0, 100)).empty());
+    CHECK(core.idle(0));  // posted writes only: still computing
+    REQUIRE(core.accept(1, read(1, 200)).empty());
+    CHECK_FALSE(core.idle(1));
+    REQUIRE(core.accept(2, wait_for(2, 300)).empty());
+    core.pop(2);
+    CHECK(core.requests(0) == 1);
+    CHECK(core.front(1).time_ps == 200);
+    CHECK(core.describe() ==
+          "rank 0 computes outside the platform (clock 0.000000 us; last request MmioWrite of 0x1 to BAR0 0x10 at "
+          "0.000100 us, 1 request so far); rank 1 waits for its MmioRead of BAR0 0x10 at 0.000200 us (queued; 1 "
+          "request so far); rank 2 waits for MSI-X vector {2} since 0.000300 us");
+}
+
+TEST_CASE("sync: rank lists are short for many ranks") {
+    CHECK(list_ranks({3}) == "rank 3");
+    CHECK(list_ranks({0, 2}) == "ranks 0, 2");
+    CHECK(list_ranks({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) == "ranks 0, 1, 2, 3, 4, 5, 6, 7 and 2 more");
+}

@@ -62,7 +62,9 @@ class GuestLinks {
     void close(int rank);
 
     /// The rank's process exited: if it never connected, report Left once the
-    /// event loop has taken every connection that was already made.
+    /// event loop has taken every connection that was already made; if it
+    /// did, once what it sent has been read (a process it forked may hold
+    /// the connection open, so end of file may never come).
     void process_exited(int rank, const std::string& description);
 
     /// Whether the rank has connected (remote) or attached (local).
@@ -76,6 +78,9 @@ class GuestLinks {
     void start_read(int rank);
     void receive(int rank, const Message& message);
     void report(int rank, Event::Kind kind, const std::string& detail);
+    /// The rank's process has exited: reads what it sent (`have` bytes of a
+    /// message are already in the buffer), then reports it Left.
+    void drain_after_exit(int rank, std::size_t have);
 
     boost::asio::io_context& io_;               ///< the event loop everything runs on
     int ranks_;                                 ///< ranks in the job

@@ -3,14 +3,17 @@
 //
 // start() forks and execs one guest with its environment; each child runs in
 // its own process group (so a terminal's Ctrl-C reaches only the launcher,
-// which then ends the children deliberately) and dies with the launcher
+// which then ends the children deliberately; and whatever a guest forks
+// stays in its group, so it can be ended with it) and dies with the launcher
 // (PR_SET_PDEATHSIG) even if the launcher is killed outright. stdin is
 // /dev/null; stdout and stderr come back through pipes and are printed line
 // by line prefixed "[rank] ". Exits are noticed through SIGCHLD (waitpid on
 // our own children only) and reported as exit code, or 128 + signal number.
-// terminate() sends SIGTERM, then SIGKILL after a grace period; the
-// destructor SIGKILLs and reaps whatever still runs, so no child outlives
-// this object. SystemC-free, POSIX (Linux).
+// terminate() sends SIGTERM to the process groups, then SIGKILL after a
+// grace period — also to a group whose guest has already exited, so
+// processes a guest forked do not survive it (unless they left the group
+// with setsid/setpgid). The destructor SIGKILLs every group and reaps the
+// guests. SystemC-free, POSIX (Linux).
 #pragma once
 
 #include <sys/types.h>
@@ -56,12 +59,18 @@ class GuestProcesses {
     void start(int rank, const std::vector<std::string>& argv, const std::vector<std::string>& environment,
                int memory_fd = -1);
 
-    /// SIGTERM to every running child's process group now, SIGKILL to those
-    /// left after `grace` (0: SIGKILL at once).
+    /// SIGTERM to every child's process group now (whether the child itself
+    /// still runs or not), SIGKILL to those left after `grace` (0: SIGKILL
+    /// at once).
     void terminate(std::chrono::milliseconds grace);
+    /// The same for one rank's process group.
+    void terminate(int rank, std::chrono::milliseconds grace);
 
     bool running(int rank) const;
     bool all_exited() const;
+    /// Ranks whose guest has exited but whose process group still has
+    /// members (processes the guest forked).
+    std::vector<int> lingering() const;
     /// Every child's stdout and stderr reached end of file.
     bool output_closed() const;
     /// Exit code or 128 + signal; -1 while running or never started.
@@ -83,9 +92,15 @@ class GuestProcesses {
     struct Child {
         pid_t pid = -1;        ///< process id (= its process group id)
         bool running = false;  ///< not reaped yet
-        int status = -1;       ///< exit code or 128 + signal, once reaped
-        Output out;            ///< its stdout
-        Output err;            ///< its stderr
+        /// The process group may still have members: true until a check
+        /// after the guest was reaped finds it empty (its id may then be
+        /// reused, so it is never signalled again).
+        bool group = false;
+        int status = -1;                                        ///< exit code or 128 + signal, once reaped
+        Output out;                                             ///< its stdout
+        Output err;                                             ///< its stderr
+        std::unique_ptr<boost::asio::steady_timer> kill_timer;  ///< grace period before SIGKILL
+        bool kill_due = false;                                  ///< SIGTERM sent, kill_timer armed
     };
 
     void wait_for_sigchld();
@@ -93,13 +108,15 @@ class GuestProcesses {
     void read(int rank, bool is_stderr);
     void print(int rank, bool is_stderr, const std::string& line);
     Child& child(int rank);
+    /// Sends `signal_number` to the child's process group if it may have
+    /// members; notes when it has none left.
+    void signal_group(Child& entry, int signal_number);
 
     boost::asio::io_context& io_;                   ///< the event loop
     std::ostream& out_;                             ///< where "[rank] " stdout lines go
     std::ostream& err_;                             ///< where "[rank] " stderr lines go
     ExitHandler on_exit_;                           ///< exit notifications
     boost::asio::signal_set sigchld_;               ///< SIGCHLD, delivered on the event loop
-    boost::asio::steady_timer kill_timer_;          ///< grace period before SIGKILL
     std::vector<std::unique_ptr<Child>> children_;  ///< by rank (null: not started)
 };
 

@@ -21,6 +21,17 @@
 // A malformed or out-of-order message ends only its sender (Error reply,
 // disconnect, message on the log); the other ranks go on, and a wait that
 // can then never complete ends through the deadlock rule above.
+//
+// Limits and notices (job.* parameters):
+//   * a rank that computes, sleeps or polls its own memory without calling
+//     the platform holds simulated time for every rank (conservative
+//     synchronisation); after job.stall_notice_s of wall time, and again
+//     every job.stall_notice_s, the log says which ranks it waits for;
+//   * job.timeout_s of wall time since construction ends the job;
+//   * the platform never runs past job.max_simulated_us: a request, or a
+//     wait, that needs it to ends the job.
+// Both limits end the job like abort() (limit_reached() then says so); the
+// log names every rank and what it was doing (its last request).
 #pragma once
 
 #include <chrono>
@@ -35,6 +46,7 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "isvp/guest_gateway.h"
 #include "isvp/guest_links.h"
@@ -81,6 +93,14 @@ class GuestScheduler {
     const SyncCore& core() const { return core_; }
     /// The first job-level error (deadlock, protocol violation, abort); "" if none.
     const std::string& error() const { return error_; }
+    /// job.timeout_s or job.max_simulated_us ended the job.
+    bool limit_reached() const { return limit_reached_; }
+    /// Ranks that were computing outside the platform (not in a call that
+    /// could be answered) when the job was aborted: they learn of it only at
+    /// their next call, so the launcher ends their processes at once.
+    const std::vector<int>& computing_at_abort() const { return computing_at_abort_; }
+    /// Wall time the job started (construction), for job.timeout_s.
+    std::chrono::steady_clock::time_point started() const { return started_; }
     /// Ranks in the order their failure was noticed (left, refused, crashed).
     const std::vector<int>& failure_order() const { return failure_order_; }
     /// Exit code each finished rank passed to finish().
@@ -100,6 +120,11 @@ class GuestScheduler {
     void violation(int rank, const std::string& detail);
     void note_failure(int rank);
     void set_error(const std::string& text);
+    void heard_from(int rank);
+    void arm_stall_notice();
+    void stall_notice();
+    void arm_timeout();
+    void simulated_limit(const std::string& why);
     bool stopped() const;
     std::uint64_t now_ps() const;
 
@@ -110,18 +135,30 @@ class GuestScheduler {
     SyncCore core_;                                                                  ///< who may run next
     std::vector<std::unique_ptr<GuestGateway>> gateways_;                            ///< by rank
     std::unique_ptr<GuestLinks> links_;                                              ///< by rank
-    std::vector<std::pair<int, Message>> completions_;  ///< answered reads and waits not yet delivered
-    std::optional<std::uint64_t> blocked_since_ps_;     ///< every live rank waiting since (for the horizon)
-    sc_core::sc_time slice_;                            ///< job.event_slice_ns
-    std::uint64_t horizon_ps_;                          ///< job.deadlock_horizon_us; 0 = off
-    std::chrono::nanoseconds spin_wait_;                ///< job.spin_wait_us: polling before run_one() sleeps
-    bool aborting_ = false;                             ///< abort() was called
-    std::string abort_reason_;                          ///< its reason
-    std::string error_;                                 ///< first job-level error
-    std::vector<int> failure_order_;                    ///< failing ranks, first first
-    std::vector<int> finish_codes_;                     ///< finish() exit codes by rank
-    std::uint64_t end_time_ps_ = 0;                     ///< simulated time at the end
-    std::function<void(int)> on_attach_;                ///< told when a rank attached
+    std::vector<std::pair<int, Message>> completions_;          ///< answered reads and waits not yet delivered
+    std::optional<std::uint64_t> blocked_since_ps_;             ///< every live rank waiting since (for the horizon)
+    sc_core::sc_time slice_;                                    ///< job.event_slice_ns
+    std::uint64_t horizon_ps_;                                  ///< job.deadlock_horizon_us; 0 = off
+    std::chrono::nanoseconds spin_wait_;                        ///< job.spin_wait_us: polling before run_one() sleeps
+    bool aborting_ = false;                                     ///< abort() was called
+    std::string abort_reason_;                                  ///< its reason
+    std::string error_;                                         ///< first job-level error
+    std::vector<int> failure_order_;                            ///< failing ranks, first first
+    std::vector<int> finish_codes_;                             ///< finish() exit codes by rank
+    std::uint64_t end_time_ps_ = 0;                             ///< simulated time at the end
+    std::function<void(int)> on_attach_;                        ///< told when a rank attached
+    std::uint64_t limit_ps_ = 0;                                ///< job.max_simulated_us; 0 = none
+    bool limit_reached_ = false;                                ///< a job.* limit ended the job
+    std::vector<int> computing_at_abort_;                       ///< ranks outside the platform when aborted
+    std::chrono::steady_clock::time_point started_;             ///< construction (job.timeout_s counts from it)
+    std::chrono::nanoseconds notice_period_{0};                 ///< job.stall_notice_s; 0 = off
+    std::vector<std::chrono::steady_clock::time_point> heard_;  ///< by rank: its latest request or reply
+    std::vector<std::uint64_t> notices_;                        ///< by rank: stall notices since heard_
+    boost::asio::steady_timer notice_timer_;                    ///< next stall check
+    boost::asio::steady_timer timeout_timer_;                   ///< job.timeout_s
+    bool running_ = false;                                      ///< inside run(): the timers may act
+    bool noticed_ = false;                                      ///< a stall notice was given (explained once)
+    std::uint64_t abort_at_ps_ = 0;  ///< an abort is dated no earlier (a departing rank's clock)
 };
 
 }  // namespace isvp::transport

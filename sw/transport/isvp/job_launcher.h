@@ -5,8 +5,9 @@
 //     a unique name per job), a private socket directory, the guests forked
 //     with the caller's environment plus the ISVP_* variables
 //     (guest_environment.h), their stdout/stderr printed line by line as
-//     "[rank] ...". Every child, segment and socket is removed when the
-//     function returns — after success, a failure, a guest crash or a
+//     "[rank] ...". Every child (with what it forked: each guest has its
+//     own process group), segment and socket is removed when the function
+//     returns — after success, a failure, a guest crash, a job.* limit or a
 //     SIGINT/SIGTERM/SIGHUP of the launcher (children get SIGTERM, then
 //     SIGKILL after job.kill_grace_ms).
 //   run_local_job — each rank is a thread of this process running
@@ -67,11 +68,15 @@ struct RankOutcome {
     std::uint64_t interrupts = 0;      ///< MSIs the rank's gateway received
 };
 
+/// Exit status of a job ended by job.timeout_s or job.max_simulated_us (as
+/// timeout(1)).
+inline constexpr int kLimitExitStatus = 124;
+
 struct JobResult {
     /// 0 if every rank finished and exited 0; else the status of the first
     /// rank noticed failing (128 + signal for a crash), 1 if only the job
     /// itself failed (deadlock, protocol error), 128 + signal when the
-    /// launcher was interrupted.
+    /// launcher was interrupted, kLimitExitStatus when a limit ended it.
     int exit_status = 0;
     std::string error;               ///< the first job-level error; "" if none
     std::uint64_t end_time_ps = 0;   ///< simulated time when the last rank ended

@@ -83,6 +83,9 @@ class SyncCore {
     /// Removes the front entry of `rank` (the one next() chose) and moves the
     /// rank on: a read or wait makes it InSimulator, Finish Finished, leaving Dead.
     Entry pop(int rank);
+    /// The front entry's request (what pop() would return); the queue must
+    /// not be empty.
+    const Message& front(int rank) const;
 
     /// The outstanding read or wait of `rank` was answered at `time_ps`.
     /// Returns false (and changes nothing) if the rank was not waiting.
@@ -90,6 +93,12 @@ class SyncCore {
 
     RankState state(int rank) const { return ranks_.at(rank).state; }
     bool live(int rank) const;
+    /// Running and not blocked: the rank computes outside the platform (its
+    /// queue is empty or holds only posted writes), so nothing executes
+    /// until it sends a read, a wait, Finish or leaves.
+    bool idle(int rank) const { return index_.at(static_cast<std::size_t>(rank)).idle; }
+    /// Requests accepted from the rank so far.
+    std::uint64_t requests(int rank) const { return ranks_.at(rank).requests; }
     /// Lower bound of the time of the rank's next request.
     std::uint64_t clock(int rank) const { return ranks_.at(rank).clock_ps; }
     /// Time of Finish, for a finished rank.
@@ -112,6 +121,8 @@ class SyncCore {
         bool finish_queued = false;            ///< Finish is queued or done: nothing may follow
         bool leaving = false;                  ///< the link closed; leaving is queued
         std::uint64_t finish_ps = 0;           ///< Finish time
+        std::optional<Message> last;           ///< the latest request accepted (for reports)
+        std::uint64_t requests = 0;            ///< requests accepted
         std::string reason;                    ///< why it died
     };
 
@@ -140,5 +151,8 @@ class SyncCore {
 
 /// One-line description of a request, "MmioRead of 0x20 at 1.000000 us".
 std::string describe_request(const Message& request);
+
+/// "rank 3", "ranks 0, 2", "ranks 0, 1, 2, 3, 4, 5, 6, 7 and 12 more".
+std::string list_ranks(const std::vector<int>& ranks);
 
 }  // namespace isvp::transport

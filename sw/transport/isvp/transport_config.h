@@ -17,6 +17,9 @@ struct TransportConfig {
     double deadlock_horizon_us = 1e6;  ///< job.deadlock_horizon_us: all ranks blocked this long = deadlock
     double event_slice_ns = 10000.0;   ///< job.event_slice_ns: SystemC run between event-loop checks
     double spin_wait_us = 50.0;        ///< job.spin_wait_us: wall time a waiting side polls before it sleeps
+    double stall_notice_s = 10.0;      ///< job.stall_notice_s: wall s a rank may stay silent before a notice (0 = off)
+    double timeout_s = 0.0;            ///< job.timeout_s: wall-clock limit of the job, s (0 = none)
+    double max_simulated_us = 0.0;     ///< job.max_simulated_us: simulated-time limit of the job, us (0 = none)
     bool timing_only = false;          ///< job.timing_only: no payload bytes are produced, moved or checked
     /// Not a parameter; set by `isvp run` (mpirun semantics): a rank that
     /// leaves without finish() — MPI_Finalize — ends the whole job.
