@@ -42,7 +42,9 @@ int run_command(int argc, char** argv) {
          "MPI collectives in the switches where they can run (on, the default) or always in software (off); "
          "sets ISVP_MPI_OFFLOAD for the guests")
         ("compute-scale", po::value<double>()->value_name("S"),
-         "charge guest CPU time x S as simulated time (= --set host.compute_scale=S; 0: communication only)");
+         "charge guest CPU time x S as simulated time (= --set host.compute_scale=S; 0: communication only)")
+        ("timeout", po::value<double>()->value_name("S"),
+         "end the job after S s of wall time (= --set job.timeout_s=S); exit status 124");
     add_platform_options(options);
     // mpirun spells it -np: accept that as --np.
     std::vector<std::string> args;
@@ -51,8 +53,8 @@ int run_command(int argc, char** argv) {
     for (auto& arg : args) own_argv.push_back(arg.data());
     po::variables_map values;
     if (!parse(static_cast<int>(own_argv.size()), own_argv.data(),
-               "usage: isvp run -n N [--offload on|off] [--compute-scale S] [--config FILE] [--set key=value]...\n"
-               "                [--stats FILE] -- PROG [ARGS...]\n"
+               "usage: isvp run -n N [--offload on|off] [--compute-scale S] [--timeout S] [--config FILE]\n"
+               "                [--set key=value]... [--stats FILE] -- PROG [ARGS...]\n"
                "Starts the simulator and N guest processes (rank r on node r of topology.torus), like mpirun.",
                options, values))
         return 0;
@@ -61,6 +63,12 @@ int run_command(int argc, char** argv) {
         std::ostringstream assignment;
         assignment.precision(17);
         assignment << "host.compute_scale=" << values["compute-scale"].as<double>();
+        parameters.apply_override(assignment.str());
+    }
+    if (values.count("timeout")) {
+        std::ostringstream assignment;
+        assignment.precision(17);
+        assignment << "job.timeout_s=" << values["timeout"].as<double>();
         parameters.apply_override(assignment.str());
     }
     if (values.count("offload")) {
