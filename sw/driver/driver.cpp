@@ -232,6 +232,7 @@ unsigned Driver::poll_completions() {
         ++handled;
     }
     if (handled) {
+        ++activity_;
         transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::C2H_PIDX, c2h_pidx_);
         transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX, cmpt_cidx_);
     }
@@ -350,6 +351,22 @@ void Driver::reclaim_h2c() {
 
 void Driver::wait_for_progress() {
     if (poll_completions() > 0) return;
+    if (progress_hook_ && !in_hook_ && !packet_open_) {
+        // About to sleep: let the layer above serve what has arrived. If the
+        // hook changed anything a caller may be waiting for (it handled
+        // completions, sent, or slept itself and so took an interrupt), the
+        // caller re-checks instead of sleeping on an event already seen.
+        const std::uint64_t before = activity_;
+        in_hook_ = true;
+        try {
+            progress_hook_();
+        } catch (...) {
+            in_hook_ = false;
+            throw;
+        }
+        in_hook_ = false;
+        if (activity_ != before || poll_completions() > 0) return;
+    }
     // Arm both interrupts, then sleep until one fires.
     transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX, cmpt_cidx_ | rm::doorbell::IRQ_ARM.make(1));
     transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_ | rm::doorbell::IRQ_ARM.make(1));
@@ -357,6 +374,7 @@ void Driver::wait_for_progress() {
         (1ull << config_.cmpt_vector) | (1ull << config_.h2c_vector) | (1ull << config_.error_vector);
     const unsigned vector = transport_.wait_interrupt(mask);
     ++interrupts_;
+    ++activity_;
     if (vector == config_.error_vector) check_device_errors();
 }
 
@@ -459,9 +477,18 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
     const auto* source = static_cast<const std::uint8_t*>(data);
     const std::size_t total = prefix.size() + bytes;
     std::size_t done = 0;
+    ++activity_;
+    // From the first reservation to the last descriptor the staging ring and
+    // the H2C ring hold a partial packet: a wait in between must not run the
+    // progress hook (its sends would interleave with this packet).
+    struct Open {
+        bool& flag;
+        ~Open() { flag = false; }
+    } open{packet_open_};
     while (done < total) {
         const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(config_.descriptor_bytes, total - done));
         const std::uint64_t at = reserve_staging(chunk);
+        packet_open_ = true;
         std::uint8_t* out = memory_ + staging_base_ + at;
         std::size_t filled = 0;
         if (done < prefix.size()) {

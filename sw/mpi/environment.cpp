@@ -115,6 +115,7 @@ void initialize(int required) {
     self_comm->handle = MPI_COMM_SELF;
     self_comm->name = "MPI_COMM_SELF";
     communicators().put(1, self_comm);
+    install_progress_hook();
 }
 
 }  // namespace
@@ -181,6 +182,7 @@ int PMPI_Finalize(void) {
         Comm& world = check_comm(MPI_COMM_WORLD);
         // Every rank is done sending before any leaves the job.
         current.collectives->barrier(world.guest);
+        current.driver->set_progress_hook({});
         current.transport->finish(0);
         reset_point_to_point();
         communicators().clear_from(0);

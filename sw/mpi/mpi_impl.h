@@ -312,5 +312,9 @@ MPI_Request collective_request(const char* function, MPI_Comm comm, std::shared_
 /// Advances every incomplete nonblocking collective, in the order they were
 /// started. Every wait or test of the point-to-point engine does this.
 void progress_collectives();
+/// Makes the driver keep this layer's progress (matching, synchronous-send
+/// acknowledgements, nonblocking collectives) going whenever it blocks.
+/// MPI_Init calls it once the engine can take messages.
+void install_progress_hook();
 
 }  // namespace isvp::mpi

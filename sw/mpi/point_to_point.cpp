@@ -26,8 +26,8 @@
 // before receiving block for good, as the standard says, and the
 // simulator's deadlock rule ends the job. Cancelling a synchronous send
 // that is still waiting is refused (MPI_ERR_UNSUPPORTED_OPERATION): it
-// needs the receiver's answer, which a rank blocked in a driver-level
-// collective cannot give; other sends have completed and are not cancelled.
+// needs the receiver's answer, which the receiver gives only once a
+// receive has matched; other sends have completed and are not cancelled.
 //
 // Wire tags (the driver's 32-bit envelope tag):
 //   bit  31      0 (guest::Collectives owns 0x80000000 and above)
@@ -45,8 +45,14 @@
 //
 // Nonblocking collectives (coll_nonblocking.h) are requests of kind
 // Collective: every pull() advances the incomplete ones in start order
-// (progress_collectives), so any wait, test or probe drives them, and a
-// blocking software collective waiting in receive_internal does too.
+// (progress_collectives), so any wait, test or probe drives them.
+//
+// Progress while blocked in the driver (MPI 3.1 §3.7.4): MPI_Init installs
+// a driver progress hook (install_progress_hook) that pulls whenever the
+// driver is about to sleep, so a rank blocked in a software or offloaded
+// collective, a communicator call or the MPI_Finalize barrier still matches
+// messages, acknowledges synchronous sends and advances nonblocking
+// collectives.
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -124,6 +130,7 @@ struct Engine {
     /// Nonblocking collectives not yet complete, in the order they were started.
     std::vector<std::shared_ptr<Request>> collectives;
     bool progressing = false;  ///< inside progress_collectives (no re-entry from a user op)
+    bool pulling = false;      ///< inside pull (the driver's progress hook does not nest in it)
     void* attached = nullptr;  ///< MPI_Buffer_attach (unused: sends are eager)
     int attached_bytes = 0;
     Engine() { requests.put(0, nullptr); }
@@ -236,6 +243,16 @@ Incoming arrived(guest::Driver::ArrivedMessage& message) {
 /// Moves every user message the driver has into the matching engine and
 /// completes the synchronous sends whose acknowledgements have arrived.
 void pull() {
+    Engine& e = engine();
+    const bool outer = !e.pulling;
+    struct Guard {
+        bool& flag;
+        bool owner;
+        ~Guard() {
+            if (owner) flag = false;
+        }
+    } guard{e.pulling, outer};
+    e.pulling = true;
     guest::Driver::ArrivedMessage message;
     while (driver().take_message(guest::kAnySource, kClassMask, 0, message)) deliver(arrived(message));
     while (driver().take_message(guest::kAnySource, kClassMask | kSynchronousBit, kInternalBit | kSynchronousBit,
@@ -597,20 +614,13 @@ std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* da
         bytes = it->data.size();
         if (bytes <= capacity && bytes > 0) std::memcpy(data, it->data.data(), bytes);
         queue.erase(it);
-    } else if (engine().collectives.empty()) {
+    } else {
+        // While this blocking collective waits, the driver's progress hook
+        // (install_progress_hook) keeps matching, acknowledging synchronous
+        // sends and advancing nonblocking collectives: a peer may need any
+        // of them to reach this call.
         const guest::ReceiveStatus status = driver().receive(global, tag, data, capacity);
         bytes = status.bytes;
-    } else {
-        // Nonblocking collectives are outstanding: keep them going while this
-        // blocking collective waits (a peer may need their next round to
-        // reach this call). Waits exactly as Driver::receive does.
-        guest::Driver::ArrivedMessage message;
-        while (!driver().take_message(global, 0xFFFFFFFFu, tag, message)) {
-            progress_collectives();
-            driver().wait();
-        }
-        bytes = message.data.size();
-        if (bytes <= capacity && bytes > 0) std::memcpy(data, message.data.data(), bytes);
     }
     if (bytes > capacity)
         fail(MPI_ERR_TRUNCATE, "internal message of " + std::to_string(bytes) + " bytes from rank " +
@@ -663,6 +673,19 @@ void progress_collectives() {
     e.collectives.erase(std::remove_if(e.collectives.begin(), e.collectives.end(),
                                        [](const std::shared_ptr<Request>& r) { return r->complete; }),
                         e.collectives.end());
+}
+
+void install_progress_hook() {
+    // Runs only when the driver is about to sleep (any blocking wait in the
+    // driver: a software or offloaded collective, a communicator call, the
+    // MPI_Finalize barrier, a send waiting for staging). pull() reads queued
+    // messages only, so a rank with nothing to serve pays no device access;
+    // it sends acknowledgements and nonblocking-collective rounds. Not
+    // nested in a pull already running (MPI 3.1 §3.7.4 progress rule).
+    driver().set_progress_hook([] {
+        if (engine().pulling) return;
+        pull();
+    });
 }
 
 void reset_point_to_point() {

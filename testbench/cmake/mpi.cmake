@@ -190,3 +190,26 @@ foreach(level 0 2)
   set_tests_properties(mpi_statuses_ignore_compiles_with_werror_O${level} PROPERTIES LABELS mpi)
 endforeach()
 isvp_mpi_test(statuses_ignore 3 3x1x1 mpi_statuses_ignore)
+
+# Progress while blocked in the driver (MPI 3.1 §3.7.4): a synchronous send
+# acknowledged by a rank blocked in a (software or offloaded) collective or
+# MPI_Comm_dup, and an Ibcast forwarded by a rank blocked in MPI_Comm_dup or
+# an offloaded barrier. Valid programs; without the driver's progress hook
+# each ended in the simulator's deadlock report.
+isvp_mpi_program(mpi_progress_blocked mpi_progress_blocked.c)
+add_custom_target(isvp_mpi_progress_programs ALL DEPENDS ${isvp_mpi_test_binaries}/mpi_progress_blocked)
+foreach(mode ssend-barrier ssend-bcast ssend-allreduce ssend-dup ibcast-dup ibcast-barrier)
+  foreach(offload on off)
+    add_test(NAME mpi_progress_blocked_${mode}_offload_${offload}
+             COMMAND isvp run -n 4 --offload ${offload} --set topology.torus=2x2x1 --set job.kill_grace_ms=300 --
+                     ${isvp_mpi_test_binaries}/mpi_progress_blocked ${mode})
+    set_tests_properties(mpi_progress_blocked_${mode}_offload_${offload} PROPERTIES TIMEOUT 300 LABELS mpi)
+  endforeach()
+endforeach()
+# Two ranks (the reviewer's repro: only the receiver and the sender).
+foreach(offload on off)
+  add_test(NAME mpi_progress_blocked_ssend-barrier_2_ranks_offload_${offload}
+           COMMAND isvp run -n 2 --offload ${offload} --set topology.torus=2x1x1 --set job.kill_grace_ms=300 --
+                   ${isvp_mpi_test_binaries}/mpi_progress_blocked ssend-barrier)
+  set_tests_properties(mpi_progress_blocked_ssend-barrier_2_ranks_offload_${offload} PROPERTIES TIMEOUT 300 LABELS mpi)
+endforeach()

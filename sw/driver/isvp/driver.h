@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -137,6 +138,19 @@ class Driver {
     /// false when none has arrived. Neither waits nor polls the device.
     bool take_message(int source, std::uint32_t tag_mask, std::uint32_t tag_value, ArrivedMessage& message);
 
+    /// Sets (or, with an empty function, clears) a progress hook: called
+    /// whenever the driver is about to sleep for an interrupt (any blocking
+    /// receive, collective result, staging or ring wait) at a point where
+    /// its own state is consistent (never in the middle of posting a
+    /// packet). A layer above uses it to keep its own protocol going while
+    /// the rank is blocked here (the MPI shim: matching, synchronous-send
+    /// acknowledgements, nonblocking collectives). The hook may call the
+    /// driver, including blocking sends; a wait inside the hook does not
+    /// call it again. It should not touch the device when nothing is to be
+    /// done: it runs only when the rank is blocked anyway, so the program's
+    /// simulated timing changes only by what the hook sends.
+    void set_progress_hook(std::function<void()> hook) { progress_hook_ = std::move(hook); }
+
     /// The collective accelerator as probed at bring-up (absent if offload is off).
     const AcceleratorInfo& accelerator() const { return accelerator_; }
     /// Uploads one communicator-table row (CT_SELECT, CT_STAGING, CT_COMMAND.LOAD).
@@ -245,6 +259,10 @@ class Driver {
     std::uint64_t messages_sent_ = 0;
     std::uint64_t messages_received_ = 0;
     std::uint64_t interrupts_ = 0;
+    std::function<void()> progress_hook_;  ///< see set_progress_hook
+    bool in_hook_ = false;                 ///< the hook is running (no nested call)
+    bool packet_open_ = false;             ///< post_packet holds staging or descriptors of an unfinished packet
+    std::uint64_t activity_ = 0;           ///< completions handled, interrupts, packets posted (changes seen by waits)
     std::uint64_t dropped_messages_ = 0;  ///< malformed or cut-off incoming messages dropped
     std::string last_drop_reason_;        ///< why the latest was dropped
     /// Drops an incoming packet; `source` >= 0 also abandons that source's
