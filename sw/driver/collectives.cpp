@@ -153,6 +153,7 @@ void Collectives::activate(Communicator& comm) {
 }
 
 unsigned Collectives::agree_id(Communicator& parent) {
+    release_retired();
     constexpr std::size_t kWords = kCommunicatorIds / 32;
     std::array<std::uint32_t, kWords> free_ids{}, common{};
     for (unsigned id = 0; id < kCommunicatorIds; ++id)
@@ -169,11 +170,11 @@ unsigned Collectives::agree_id(Communicator& parent) {
     for (unsigned id = 0; id < kCommunicatorIds; ++id)
         if (common[id / 32] >> (id % 32) & 1u) return id;
     throw DriverError("collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
-                      " in use); free some communicators");
+                      " in use); free some communicators (a freed one keeps its ID until its pending requests are done)");
 }
 
 Communicator Collectives::dup(Communicator& parent) {
-    if (parent.members.empty()) throw DriverError("collective: dup of a freed communicator");
+    if (parent.members.empty() || parent.retired) throw DriverError("collective: dup of a freed communicator");
     Communicator comm;
     comm.id = agree_id(parent);
     comm.rank = parent.rank;
@@ -183,7 +184,7 @@ Communicator Collectives::dup(Communicator& parent) {
 }
 
 std::optional<Communicator> Collectives::split(Communicator& parent, int colour, int key) {
-    if (parent.members.empty()) throw DriverError("collective: split of a freed communicator");
+    if (parent.members.empty() || parent.retired) throw DriverError("collective: split of a freed communicator");
     const SplitRequest mine{colour, key};
     std::vector<SplitRequest> requests(static_cast<std::size_t>(parent.size()));
     static_assert(sizeof(SplitRequest) == 8);
@@ -208,8 +209,9 @@ std::optional<Communicator> Collectives::split(Communicator& parent, int colour,
     return comm;
 }
 
-void Collectives::free(Communicator& comm) {
-    if (comm.members.empty()) throw DriverError("collective: free of a communicator already freed");
+void Collectives::drop_row(Communicator& comm, const char* what) {
+    if (comm.members.empty() || comm.retired)
+        throw DriverError(std::string("collective: ") + what + " of a communicator already freed");
     if (comm.id == world_.id) throw DriverError("collective: the world communicator cannot be freed");
     if (comm.offloadable) {
         // Every member is done with the row before any switch drops it.
@@ -217,9 +219,26 @@ void Collectives::free(Communicator& comm) {
         run_software(comm, call);
         driver_.release_ct_row(comm.id);
     }
+    comm.offloadable = false;
+}
+
+void Collectives::free(Communicator& comm) {
+    drop_row(comm, "free");
     used_.reset(comm.id);
     comm.members.clear();
-    comm.offloadable = false;
+}
+
+void Collectives::retire(Communicator& comm, std::weak_ptr<const void> users) {
+    drop_row(comm, "free");
+    comm.retired = true;
+    retired_.push_back({comm.id, std::move(users)});
+}
+
+void Collectives::release_retired() {
+    const auto done = [](const Retired& r) { return r.users.expired(); };
+    for (const Retired& r : retired_)
+        if (done(r)) used_.reset(r.id);
+    retired_.erase(std::remove_if(retired_.begin(), retired_.end(), done), retired_.end());
 }
 
 bool Collectives::would_offload(const Communicator& comm, Opcode collective, std::optional<Operation> op, Datatype type,
@@ -233,7 +252,7 @@ bool Collectives::would_offload(const Communicator& comm, Opcode collective, std
 
 void Collectives::run(Communicator& comm, const Call& call) {
     const std::string name = "collective: " + (call.counts ? std::string("reduce_scatter") : lower_name(call.collective));
-    if (comm.members.empty()) throw DriverError(name + " on a freed communicator");
+    if (comm.members.empty() || comm.retired) throw DriverError(name + " on a freed communicator");
     const int size = comm.size();
     if (static_cast<unsigned>(call.type) >= static_cast<unsigned>(kDatatypeCount))
         throw DriverError(name + ": datatype code " + std::to_string(static_cast<unsigned>(call.type)) +

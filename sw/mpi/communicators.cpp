@@ -4,7 +4,8 @@
 // context ID the switch knows it by) plus MPI's per-communicator state.
 // New communicators come from guest::Collectives::dup/split, which agree
 // on the ID over the parent and upload the switch's CT row; MPI_Comm_free
-// gives both back.
+// gives the row back at once and the ID once no request uses the
+// communicator any more (Collectives::retire).
 #include <algorithm>
 #include <cstring>
 
@@ -323,7 +324,9 @@ int PMPI_Comm_free(MPI_Comm* comm) {
         Comm& c = check_comm(*comm);
         if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF) fail(MPI_ERR_COMM, std::string("cannot free ") + c.name);
         while (!c.attributes.empty()) delete_attribute(c, c.attributes.begin()->first);
-        collectives().free(c.guest);
+        // MPI 3.1 6.4.3: pending operations on it complete normally. Requests
+        // and schedules hold the Comm; its members and ID stay until they end.
+        collectives().retire(c.guest, communicators().shared(*comm));
         communicators().remove(*comm);
         *comm = MPI_COMM_NULL;
     });

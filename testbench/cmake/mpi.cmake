@@ -191,6 +191,15 @@ foreach(level 0 2)
 endforeach()
 isvp_mpi_test(statuses_ignore 3 3x1x1 mpi_statuses_ignore)
 
+# MPI_Comm_free with operations pending (MPI 3.1 6.4.3): a pending Ibcast,
+# Irecv/Isend/Issend complete normally; the freed communicator's ID is not
+# reused while they are pending, and comes back afterwards (300 cycles).
+isvp_mpi_program(mpi_comm_free_pending mpi_comm_free_pending.c)
+add_custom_target(isvp_mpi_comm_free_programs ALL DEPENDS ${isvp_mpi_test_binaries}/mpi_comm_free_pending)
+foreach(mode ibcast reuse p2p cycles)
+  isvp_mpi_test(comm_free_pending_${mode} 4 2x2x1 mpi_comm_free_pending ${mode})
+endforeach()
+
 # Progress while blocked in the driver (MPI 3.1 §3.7.4): a synchronous send
 # acknowledged by a rank blocked in a (software or offloaded) collective or
 # MPI_Comm_dup, and an Ibcast forwarded by a rank blocked in MPI_Comm_dup or

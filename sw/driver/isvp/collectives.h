@@ -22,6 +22,7 @@
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -50,6 +51,15 @@ class Collectives {
     std::optional<Communicator> split(Communicator& parent, int colour, int key);
     /// Releases the communicator's ID (and CT row); `comm` must not be used again.
     void free(Communicator& comm);
+    /// MPI_Comm_free: frees `comm` for new collectives now (its CT row goes,
+    /// after a software barrier when it has one: collective over the members)
+    /// but keeps its members, and keeps its ID in use on this rank while
+    /// `users` has owners (pending requests and schedules still send,
+    /// receive and match under the ID). agree_id gives the ID back once
+    /// `users` has expired, so a new communicator takes it only when every
+    /// member of its parent is done with the old one: no message of the old
+    /// communicator can match one of the new.
+    void retire(Communicator& comm, std::weak_ptr<const void> users);
 
     void bcast(Communicator& comm, void* buffer, std::size_t count, Datatype type, int root);
     /// `recv` is written at the root only.
@@ -95,9 +105,20 @@ class Collectives {
     /// Marks `id` used, sets offloadable and uploads the CT row when it can.
     void activate(Communicator& comm);
 
+    /// Ends the communicator's CT row use (free, retire).
+    void drop_row(Communicator& comm, const char* what);
+    /// Gives back the IDs of retired communicators nobody uses any more.
+    void release_retired();
+
+    struct Retired {
+        unsigned id = 0;
+        std::weak_ptr<const void> users;
+    };
+
     Driver& driver_;
     bool offload_;                        ///< offload where possible (false: software only)
-    std::bitset<kCommunicatorIds> used_;  ///< IDs of this rank's live communicators
+    std::bitset<kCommunicatorIds> used_;  ///< IDs of this rank's live and still used retired communicators
+    std::vector<Retired> retired_;        ///< retired, ID still held; in retire order
     Communicator world_;
     std::uint64_t software_calls_ = 0;
     std::uint64_t offloaded_calls_ = 0;

@@ -28,6 +28,9 @@ struct Communicator {
     std::vector<int> members;    ///< global ranks, in comm-rank order
     bool offloadable = false;    ///< has a CT row in the switch (accelerator present, context ID free)
     std::uint32_t sequence = 0;  ///< collectives issued on it so far (the same on every member)
+    /// Freed by Collectives::retire while requests may still use it: members
+    /// kept (they map comm ranks), the ID held, no new collective accepted.
+    bool retired = false;
 
     int size() const { return static_cast<int>(members.size()); }
     /// The context ID, or -1 for a software-only communicator.
