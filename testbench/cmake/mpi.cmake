@@ -199,6 +199,12 @@ add_custom_target(isvp_mpi_comm_free_programs ALL DEPENDS ${isvp_mpi_test_binari
 foreach(mode ibcast reuse p2p cycles)
   isvp_mpi_test(comm_free_pending_${mode} 4 2x2x1 mpi_comm_free_pending ${mode})
 endforeach()
+# Rank 2 sends on the freed communicator only after a new one took over its
+# tag, so this one needs Comm_free local (offload off: no CT row barrier).
+add_test(NAME mpi_comm_free_pending_late_offload_off
+         COMMAND isvp run -n 4 --offload off --set topology.torus=2x2x1 --set job.kill_grace_ms=300 --
+                 ${isvp_mpi_test_binaries}/mpi_comm_free_pending late)
+set_tests_properties(mpi_comm_free_pending_late_offload_off PROPERTIES TIMEOUT 300 LABELS mpi)
 
 # Progress while blocked in the driver (MPI 3.1 §3.7.4): a synchronous send
 # acknowledged by a rank blocked in a (software or offloaded) collective or

@@ -7,6 +7,10 @@
  *   reuse   the same, then a new dup with its own Ibcast (other root)
  *   p2p     Irecv (one from ANY_SOURCE) and Isend/Issend pending on a freed
  *           dup, matched after the free; a new dup sends the same tags
+ *   late    (offload off: freeing c is then local) rank 3's Irecv(ANY_SOURCE)
+ *           on a freed c stays pending while ranks 0 and 3 create d from
+ *           another parent and rank 0 sends on d with the same tag; rank 2
+ *           sends on c only after that. d must not take c's ID.
  *   cycles  300 dup/Ibcast/free cycles, each Ibcast waited one cycle later
  *           (more cycles than communicator IDs: the IDs come back) */
 #include <string.h>
@@ -80,6 +84,38 @@ static void p2p(int rank) {
     MPI_Comm_free(&d);
 }
 
+static void late(int rank) {
+    MPI_Comm p, c, d = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, rank == 0 || rank == 3 ? 0 : MPI_UNDEFINED, 0, &p);
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    int old = -1, fresh = -1, go = 0;
+    const int two = 2, zero = 100;
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Status s;
+    if (rank == 3) MPI_Irecv(&old, 1, MPI_INT, MPI_ANY_SOURCE, 5, c, &r);
+    if (rank == 2) {
+        MPI_Recv(&go, 1, MPI_INT, 0, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Isend(&two, 1, MPI_INT, 3, 5, c, &r);
+    }
+    CHECK_INT(MPI_Comm_free(&c), MPI_SUCCESS);
+    if (rank == 0 || rank == 3) MPI_Comm_dup(p, &d);
+    if (rank == 0) {
+        MPI_Send(&zero, 1, MPI_INT, 1, 5, d);
+        MPI_Send(&go, 1, MPI_INT, 2, 99, MPI_COMM_WORLD);
+    }
+    if (rank == 3) {
+        MPI_Recv(&fresh, 1, MPI_INT, MPI_ANY_SOURCE, 5, d, MPI_STATUS_IGNORE);
+        CHECK_INT(fresh, zero);
+    }
+    CHECK_INT(MPI_Wait(&r, &s), MPI_SUCCESS);
+    if (rank == 3) {
+        CHECK_INT(old, two);
+        CHECK_INT(s.MPI_SOURCE, 2);
+    }
+    if (d != MPI_COMM_NULL) MPI_Comm_free(&d);
+    if (p != MPI_COMM_NULL) MPI_Comm_free(&p);
+}
+
 static void cycles(int rank, int size) {
     enum { kCycles = 300 };
     int value[2] = {-1, -1};
@@ -126,10 +162,12 @@ int main(int argc, char** argv) {
         reuse(rank);
     else if (strcmp(mode, "p2p") == 0)
         p2p(rank);
+    else if (strcmp(mode, "late") == 0)
+        late(rank);
     else if (strcmp(mode, "cycles") == 0)
         cycles(rank, size);
     else {
-        if (rank == 0) fprintf(stderr, "mpi_comm_free_pending: mode ibcast, reuse, p2p or cycles\n");
+        if (rank == 0) fprintf(stderr, "mpi_comm_free_pending: mode ibcast, reuse, p2p, late or cycles\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const int status = mpi_check_done("mpi_comm_free_pending", rank);
