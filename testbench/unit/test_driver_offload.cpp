@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -383,6 +384,29 @@ TEST_CASE("dup loads a CT row for the new context and free releases it", "[drive
     collectives.free(comm);
     CHECK(device.written(rm::CT_SELECT) == std::vector<std::uint32_t>{0, 1, 1});
     CHECK(device.written(rm::CT_COMMAND).back() == rm::ct_command::RELEASE.make(1));
+}
+
+TEST_CASE("retire releases the CT row at once but holds the ID while users remain", "[driver][offload]") {
+    FakeDevice device(accelerator());
+    Driver driver(device, FakeDevice::config());
+    Collectives collectives(driver);
+    Communicator comm = collectives.dup(collectives.world());
+    REQUIRE(comm.id == 1);
+    auto users = std::make_shared<int>(0);  // stands for a pending request holding the communicator
+    collectives.retire(comm, users);
+    CHECK(device.written(rm::CT_COMMAND).back() == rm::ct_command::RELEASE.make(1));
+    CHECK(comm.retired);
+    CHECK_FALSE(comm.offloadable);
+    CHECK(comm.members == std::vector<int>{0});  // pending matching still maps comm ranks
+    CHECK_THROWS_WITH(collectives.barrier(comm), Catch::Contains("barrier on a freed communicator"));
+    CHECK_THROWS_WITH(collectives.dup(comm), Catch::Contains("dup of a freed communicator"));
+    CHECK_THROWS_WITH(collectives.free(comm), Catch::Contains("already freed"));
+    Communicator second = collectives.dup(collectives.world());
+    CHECK(second.id == 2);  // 1 is still in use
+    users.reset();
+    Communicator third = collectives.dup(collectives.world());
+    CHECK(third.id == 1);  // given back once nobody uses it
+    CHECK(third.offloadable);
 }
 
 TEST_CASE("Bring-up refuses MSI-X vectors outside the table or shared between uses", "[driver]") {
