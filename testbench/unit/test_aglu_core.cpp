@@ -316,7 +316,7 @@ TEST_CASE("aglu: MINLOC and MAXLOC pick the better value, ties to the lower inde
           pair(bits32(2.5f), 1));
 }
 
-TEST_CASE("aglu: MINLOC and MAXLOC let a NaN value win; two NaNs tie on the index") {
+TEST_CASE("aglu: MINLOC and MAXLOC let a NaN value win, two NaNs tie on the index") {
     const std::uint64_t nan_at_5 = pair(0x7FC00001u, 5);
     const std::uint64_t one_at_0 = pair(bits32(1.0f), 0);
     CHECK(core_pair(Operation::Minloc, Datatype::Float32Int32, one_at_0, nan_at_5) == nan_at_5);

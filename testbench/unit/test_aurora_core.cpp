@@ -128,7 +128,7 @@ TEST_CASE("aurora errors: the hit rate follows 1 - (1 - BER)^bits") {
     CHECK(hits / double(trials) == Approx(expected).margin(0.01));
 }
 
-TEST_CASE("aurora errors: the same seed and stream repeat the same errors; another stream differs") {
+TEST_CASE("aurora errors: the same seed and stream repeat the same errors, another stream differs") {
     auto pattern = [](std::uint64_t seed, std::uint64_t stream) {
         BitErrorInjector injector(1e-4, seed, stream);
         std::vector<std::int64_t> out;

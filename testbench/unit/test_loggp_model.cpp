@@ -179,7 +179,7 @@ TEST_CASE("loggp: more ranks than torus nodes are refused") {
     CHECK_THROWS_AS(Model(kDefault, shape(2, 2, 1), 5), std::invalid_argument);
 }
 
-TEST_CASE("loggp: agreement within the threshold needs no explanation; a gap names its cause") {
+TEST_CASE("loggp: agreement within the threshold needs no explanation, a gap names its cause") {
     const Model model(kDefault, shape(8, 1, 1), 8);
     const double modelled = model.latency_us(Opcode::Bcast, 8, Path::Software);
     CHECK(explain_difference(model, Opcode::Bcast, 8, false, modelled * 1.2).empty());

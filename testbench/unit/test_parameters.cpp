@@ -87,7 +87,7 @@ TEST_CASE("parameters: current values export as nested JSON") {
     CHECK(document["topology"]["kind"] == "torus");
 }
 
-TEST_CASE("parameters: --set integers are decimal or 0x hexadecimal, never octal; reals must be finite") {
+TEST_CASE("parameters: --set integers are decimal or 0x hexadecimal, never octal, reals must be finite") {
     Parameters parameters = example();
     parameters.apply_override("router.vcs=010");
     CHECK(parameters.integer("router.vcs") == 10);

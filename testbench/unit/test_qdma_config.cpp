@@ -107,7 +107,7 @@ TEST_CASE("pcie msix: a masked vector goes pending and is delivered once on unma
     CHECK(table.raise(5).has_value());
 }
 
-TEST_CASE("pcie msix: the function mask holds every vector; clearing it delivers the pending ones") {
+TEST_CASE("pcie msix: the function mask holds every vector, clearing it delivers the pending ones") {
     MsixTable table;
     table.write(regmap::MSIX_ENTRY(1) + regmap::MSIX_VECTOR_CONTROL, 0);
     table.write(regmap::MSIX_ENTRY(40) + regmap::MSIX_VECTOR_CONTROL, 0);

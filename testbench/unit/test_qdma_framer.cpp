@@ -97,7 +97,7 @@ TEST_CASE("qdma framer: reserved opcodes and ranks outside the network are Packe
     CHECK(last.accept_header(header_bytes(100, 3).data()) == QueueError::None);
 }
 
-TEST_CASE("qdma segmenter: full packets then one partial; LAST on the final one") {
+TEST_CASE("qdma segmenter: full packets then one partial, LAST on the final one") {
     const MessageSegmenter segmenter(1024);
     CHECK(segmenter.packet_count(5000) == 5);
     CHECK(segmenter.packet_count(4096) == 4);

@@ -5,7 +5,7 @@
 
 using namespace isvp;
 
-TEST_CASE("qdma ring: a ring of N entries has N-1 usable slots; the last holds the status") {
+TEST_CASE("qdma ring: a ring of N entries has N-1 usable slots, the last holds the status") {
     const RingIndex ring(64);
     CHECK(ring.entries() == 64);
     CHECK(ring.slots() == 63);

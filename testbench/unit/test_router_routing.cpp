@@ -138,7 +138,7 @@ TEST_CASE("router dor: the channel dependency graph is acyclic (deadlock freedom
     }
 }
 
-TEST_CASE("router routing: policies are chosen by name; unknown names and too few VCs are refused") {
+TEST_CASE("router routing: policies are chosen by name, unknown names and too few VCs are refused") {
     const TorusTopology torus(TorusShape{4, 4, 4});
     CHECK(make_torus_routing("dor", torus, 2)->name() == "dor");
     CHECK(torus_routing_names() == std::vector<std::string>{"dor"});
