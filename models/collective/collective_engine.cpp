@@ -565,7 +565,8 @@ void CollectiveEngine::purge_context(unsigned context, bool keep_globals) {
     // Entries stay (running steps point at them); the windows start full again.
     for (auto& [k, credits] : send_credits_)
         if ((k >> 16) == context) credits = static_cast<std::int32_t>(config_.window_packets);
-    for (auto it = owed_.begin(); it != owed_.end();) it = (it->first >> 16) == context ? owed_.erase(it) : std::next(it);
+    for (auto it = owed_.begin(); it != owed_.end();)
+        it = (it->first >> 16) == context ? owed_.erase(it) : std::next(it);
     for (StepRun& r : c.active.steps) r.owed = nullptr;  // pointed at erased entries
     c.agreements.clear();
     c.aborts.clear();
@@ -661,9 +662,9 @@ void CollectiveEngine::load_row(unsigned context) {
         reserved_bytes_ = others;
         c.reserved = 0;
         SC_REPORT_WARNING(kReportType,
-                          (std::string(name()) + ": CT row " + std::to_string(context) + " refused: its receive windows (" +
-                           std::to_string(need) + " bytes for " + std::to_string(present + 1) +
-                           " peers) do not fit collective.early_buffer_bytes (" +
+                          (std::string(name()) + ": CT row " + std::to_string(context) +
+                           " refused: its receive windows (" + std::to_string(need) + " bytes for " +
+                           std::to_string(present + 1) + " peers) do not fit collective.early_buffer_bytes (" +
                            std::to_string(config_.early_buffer_bytes - others) + " of " +
                            std::to_string(config_.early_buffer_bytes) + " bytes free); CT_VALID stays 0")
                               .c_str());
@@ -808,7 +809,8 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     if (variable) {
         a.header_bytes += 4u * e.size;
         if (prefix_bytes >= a.header_bytes)
-            for (unsigned b = 0; b < e.size; ++b) counts.push_back(load_le32(prefix + CollectiveEnvelope::kBytes + 4 * b));
+            for (unsigned b = 0; b < e.size; ++b)
+                counts.push_back(load_le32(prefix + CollectiveEnvelope::kBytes + 4 * b));
     }
     a.mine.opcode = h.opcode;
     a.mine.operation = h.operation;
@@ -860,8 +862,8 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
             for (const std::uint32_t n : counts) sizes.push_back(n * element);
             a.layout = BlockLayout::variable(sizes);
         } else {
-            a.layout = BlockLayout::uniform(schedule.blocks, block_bytes(h.opcode, e.elements_per_block,
-                                                                         type.value_or(Datatype::UInt8)));
+            a.layout = BlockLayout::uniform(
+                schedule.blocks, block_bytes(h.opcode, e.elements_per_block, type.value_or(Datatype::UInt8)));
         }
         const std::uint64_t total = a.layout.total();
         if (total > config_.max_buffer_bytes || total > kMaxMessageBytes)
@@ -872,8 +874,9 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
         for (const Step& s : schedule.steps)
             for (const auto* t : {&s.send, &s.receive})
                 if (*t && !peer_node(a, (*t)->peer)) {
-                    local(CollectiveError::SizeOutsideRow, mismatch::kRow,
-                          "peer comm rank " + std::to_string((*t)->peer) + " is neither in the CT row nor 0 or the root");
+                    local(
+                        CollectiveError::SizeOutsideRow, mismatch::kRow,
+                        "peer comm rank " + std::to_string((*t)->peer) + " is neither in the CT row nor 0 or the root");
                     break;
                 }
     if (a.local == CollectiveError::None) {
@@ -954,21 +957,7 @@ void CollectiveEngine::abandon(unsigned context) {
         if (!s.send || (k == a.agree_step && a.agree_sent)) continue;
         const std::optional<std::uint16_t> to = peer_node(a, s.send->peer);
         if (!to) continue;  // the forwarding table changed under it
-        NetworkHeader network = a.header;
-        network.destination = *to;
-        network.context_id = static_cast<std::uint8_t>(context);
-        network.step = kAgreeStep;
-        ProcessorHeader processor;
-        processor.opcode = a.header.opcode;
-        processor.context_id = network.context_id;
-        processor.rank = static_cast<std::uint16_t>(a.rank);
-        processor.message_bytes = CollectiveArguments::kBytes;
-        CollectiveArguments mine = a.mine;
-        mine.errors = a.mask;
-        std::uint8_t payload[CollectiveArguments::kBytes];
-        mine.write(payload);
-        ++statistics_.agreement_packets;
-        emit(net_port_, network, processor, 0, payload, CollectiveArguments::kBytes, true);
+        send_agreement(context, a, *to);
     }
     // The records it did not take stay queued; the next collective skips them (older sequence).
     a.agree_step = a.agree.steps.size();
@@ -1092,6 +1081,24 @@ void CollectiveEngine::take_contribution(Active& a, std::uint64_t offset, const 
 // ---------------------------------------------------------------------------
 // Collectives: the argument agreement
 
+void CollectiveEngine::send_agreement(unsigned context, const Active& a, std::uint16_t node) {
+    NetworkHeader network = a.header;
+    network.destination = node;
+    network.context_id = static_cast<std::uint8_t>(context);
+    network.step = kAgreeStep;
+    ProcessorHeader processor;
+    processor.opcode = a.header.opcode;
+    processor.context_id = network.context_id;
+    processor.rank = static_cast<std::uint16_t>(a.rank);
+    processor.message_bytes = CollectiveArguments::kBytes;
+    CollectiveArguments mine = a.mine;
+    mine.errors = a.mask;
+    std::uint8_t payload[CollectiveArguments::kBytes];
+    mine.write(payload);
+    ++statistics_.agreement_packets;
+    emit(net_port_, network, processor, 0, payload, CollectiveArguments::kBytes, true);
+}
+
 bool CollectiveEngine::advance_agreement(unsigned context) {
     Context& c = contexts_[context];
     Active& a = c.active;
@@ -1104,21 +1111,7 @@ bool CollectiveEngine::advance_agreement(unsigned context) {
         }
         const Step& s = a.agree.steps[a.agree_step];
         if (s.send && !a.agree_sent) {
-            NetworkHeader network = a.header;
-            network.destination = *peer_node(a, s.send->peer);
-            network.context_id = static_cast<std::uint8_t>(context);
-            network.step = kAgreeStep;
-            ProcessorHeader processor;
-            processor.opcode = a.header.opcode;
-            processor.context_id = network.context_id;
-            processor.rank = static_cast<std::uint16_t>(a.rank);
-            processor.message_bytes = CollectiveArguments::kBytes;
-            CollectiveArguments mine = a.mine;
-            mine.errors = a.mask;
-            std::uint8_t payload[CollectiveArguments::kBytes];
-            mine.write(payload);
-            ++statistics_.agreement_packets;
-            emit(net_port_, network, processor, 0, payload, CollectiveArguments::kBytes, true);
+            send_agreement(context, a, *peer_node(a, s.send->peer));
             a.agree_sent = true;
             moved = true;
         }
@@ -1196,16 +1189,16 @@ bool CollectiveEngine::take_ready(Active& a, std::size_t k) {
     if (s.recv.bytes() == 0)
         return a.contributed == a.contribution.bytes() && all_done_before(a.steps, a.first_open, k, false);
     Wait wait;
-    s.recv.for_each(chunk_begin(s.issued), chunk_end(s.issued, s.recv.bytes()),
-                    [&](std::uint64_t at, std::uint64_t n, std::uint64_t) {
-                        if (wait.kind != Wait::None) return;
-                        // Earlier writes final, earlier and this step's reads of these bytes sent.
-                        wait = pending_write(a, k, at, at + n, true);
-                        if (wait.kind == Wait::None && s.send_peer >= 0)
-                            if (const std::uint64_t end = s.send.pending_end(chunk_begin(s.sent), at, at + n))
-                                wait = Wait{Wait::Sent, k,
-                                            (end + config_.packet_payload_bytes - 1) / config_.packet_payload_bytes};
-                    });
+    s.recv.for_each(
+        chunk_begin(s.issued), chunk_end(s.issued, s.recv.bytes()),
+        [&](std::uint64_t at, std::uint64_t n, std::uint64_t) {
+            if (wait.kind != Wait::None) return;
+            // Earlier writes final, earlier and this step's reads of these bytes sent.
+            wait = pending_write(a, k, at, at + n, true);
+            if (wait.kind == Wait::None && s.send_peer >= 0)
+                if (const std::uint64_t end = s.send.pending_end(chunk_begin(s.sent), at, at + n))
+                    wait = Wait{Wait::Sent, k, (end + config_.packet_payload_bytes - 1) / config_.packet_payload_bytes};
+        });
     s.take_wait = wait;
     return wait.kind == Wait::None;
 }
@@ -1241,9 +1234,9 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     processor.rank = static_cast<std::uint16_t>(a.rank);
     processor.message_bytes = static_cast<std::uint32_t>(s.send.bytes());
     set_step_sequence(processor, a.sequence);
-    std::uint8_t* payload = emit_packet(net_port_, step_header(a, context, s.send_node, static_cast<std::uint8_t>(k + 1)),
-                                        processor, static_cast<std::uint32_t>(from),
-                                        static_cast<std::uint32_t>(to - from), false);
+    std::uint8_t* payload =
+        emit_packet(net_port_, step_header(a, context, s.send_node, static_cast<std::uint8_t>(k + 1)), processor,
+                    static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from), false);
     s.send.gather(a.buffer.data(), from, to, payload);
     --*s.credits;
     ++s.sent;
@@ -1316,7 +1309,8 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
             done = std::max(done, begin + cycle_ * static_cast<double>(latency));
             statistics_.aglu_cycles += count;
         }
-        if (compute) s.recv.scatter(reinterpret_cast<const std::uint8_t*>(scratch_a_.data()), from, to, a.buffer.data());
+        if (compute)
+            s.recv.scatter(reinterpret_cast<const std::uint8_t*>(scratch_a_.data()), from, to, a.buffer.data());
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
         a.combining.emplace_back(done, k);
         combining_contexts_ |= 1u << context;
@@ -1358,8 +1352,7 @@ bool CollectiveEngine::advance_data(unsigned context) {
     bool any = false;
     for (bool moved = true; moved && a.mask == 0;) {
         moved = false;
-        while (a.first_open < a.steps.size() && a.steps[a.first_open].send_done() &&
-               a.steps[a.first_open].recv_done())
+        while (a.first_open < a.steps.size() && a.steps[a.first_open].send_done() && a.steps[a.first_open].recv_done())
             ++a.first_open;
         for (std::size_t k = a.first_open; k < a.steps.size() && a.mask == 0; ++k) {
             while (can_send(a, k)) {

@@ -16,6 +16,12 @@ namespace {
 constexpr std::uint32_t kEnvelopeBytes = 16;
 static_assert(kMaxSendBytes == kMaxMessageBytes - kEnvelopeBytes, "driver.h states the envelope size");
 
+/// Clears a flag when the scope ends, also by an exception.
+struct ClearOnExit {
+    bool& flag;
+    ~ClearOnExit() { flag = false; }
+};
+
 unsigned ring_size_index(unsigned entries, const char* ring) {
     for (unsigned i = 0; i < rm::kRingSizeCount; ++i)
         if (rm::kRingSizeReset[i] == entries) return i;
@@ -159,8 +165,9 @@ void Driver::probe_accelerator() {
     accelerator_.max_buffer_bytes = transport_.mmio_read32(rm::ACCEL_MAX_BUFFER_BYTES);
     // Forwarding table: global rank r lives on node r — one linear fill.
     transport_.mmio_write32(rm::FORWARD_INDEX, 0);
-    transport_.mmio_write32(rm::FORWARD_FILL, rm::forward_fill::COUNT.make(static_cast<std::uint32_t>(size()) & 0xFFFF) |
-                                                  rm::forward_fill::FIRST_NODE.make(0));
+    transport_.mmio_write32(rm::FORWARD_FILL,
+                            rm::forward_fill::COUNT.make(static_cast<std::uint32_t>(size()) & 0xFFFF) |
+                                rm::forward_fill::FIRST_NODE.make(0));
 }
 
 void Driver::load_ct_row(unsigned context, const std::array<std::uint32_t, rm::kCtStagingDwords>& row) {
@@ -357,14 +364,11 @@ void Driver::wait_for_progress() {
         // completions, sent, or slept itself and so took an interrupt), the
         // caller re-checks instead of sleeping on an event already seen.
         const std::uint64_t before = activity_;
-        in_hook_ = true;
-        try {
+        {
+            in_hook_ = true;
+            const ClearOnExit clear{in_hook_};
             progress_hook_();
-        } catch (...) {
-            in_hook_ = false;
-            throw;
         }
-        in_hook_ = false;
         if (activity_ != before || poll_completions() > 0) return;
     }
     // Arm both interrupts, then sleep until one fires.
@@ -481,10 +485,7 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
     // From the first reservation to the last descriptor the staging ring and
     // the H2C ring hold a partial packet: a wait in between must not run the
     // progress hook (its sends would interleave with this packet).
-    struct Open {
-        bool& flag;
-        ~Open() { flag = false; }
-    } open{packet_open_};
+    const ClearOnExit open{packet_open_};
     while (done < total) {
         const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(config_.descriptor_bytes, total - done));
         const std::uint64_t at = reserve_staging(chunk);

@@ -112,8 +112,11 @@ MoveArguments check_gather(const Comm& comm, const void* sendbuf, int sendcount,
     return args;
 }
 
-MoveArguments check_allgather(const Comm&, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                              const void* recvbuf, int recvcount, MPI_Datatype recvtype, const char* function) {
+namespace {
+/// Both sides of a collective where every rank receives whole blocks of
+/// `recvcount` x `recvtype` and may pass MPI_IN_PLACE as sendbuf.
+MoveArguments check_every_rank_receives(const void* sendbuf, int sendcount, MPI_Datatype sendtype, const void* recvbuf,
+                                        int recvcount, MPI_Datatype recvtype, const char* function) {
     MoveArguments args;
     args.keep = in_place(sendbuf);
     if (!args.keep) args.send_type = &check_side(sendbuf, sendcount, sendtype, "send", nullptr);
@@ -121,6 +124,14 @@ MoveArguments check_allgather(const Comm&, const void* sendbuf, int sendcount, M
         &check_side(recvbuf, recvcount, recvtype, "recv", rule("in ", function, " (sendbuf may be)").c_str());
     if (!args.keep) refuse_alias(sendbuf, recvbuf, sendcount > 0 && recvcount > 0);
     args.block = bytes_of(recvcount, *args.recv_type);
+    return args;
+}
+}  // namespace
+
+MoveArguments check_allgather(const Comm&, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              const void* recvbuf, int recvcount, MPI_Datatype recvtype, const char* function) {
+    MoveArguments args =
+        check_every_rank_receives(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, function);
     if (args.send_type) check_block(bytes_of(sendcount, *args.send_type), args.block, "sendbuf", "a block of recvbuf");
     return args;
 }
@@ -175,13 +186,8 @@ MoveArguments check_allgatherv(const Comm& comm, const void* sendbuf, int sendco
 
 MoveArguments check_alltoall(const Comm&, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              const void* recvbuf, int recvcount, MPI_Datatype recvtype, const char* function) {
-    MoveArguments args;
-    args.keep = in_place(sendbuf);
-    if (!args.keep) args.send_type = &check_side(sendbuf, sendcount, sendtype, "send", nullptr);
-    args.recv_type =
-        &check_side(recvbuf, recvcount, recvtype, "recv", rule("in ", function, " (sendbuf may be)").c_str());
-    if (!args.keep) refuse_alias(sendbuf, recvbuf, sendcount > 0 && recvcount > 0);
-    args.block = bytes_of(recvcount, *args.recv_type);
+    MoveArguments args =
+        check_every_rank_receives(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, function);
     if (args.send_type && bytes_of(sendcount, *args.send_type) != args.block)
         fail(MPI_ERR_TRUNCATE, "sendcount x sendtype (" + std::to_string(bytes_of(sendcount, *args.send_type)) +
                                    " bytes) differs from recvcount x recvtype (" + std::to_string(args.block) +

@@ -338,6 +338,8 @@ class CollectiveEngine : public sc_core::sc_module {
     void build_data_phase(unsigned context, const Schedule& schedule, const BlockSpan& contribution);
     void take_contribution(Active& a, std::uint64_t offset, const std::uint8_t* data, std::uint64_t bytes);
     bool advance_agreement(unsigned context);
+    /// Sends this member's argument record (with its error mask) to `node`.
+    void send_agreement(unsigned context, const Active& a, std::uint16_t node);
     bool advance_data(unsigned context);
     /// Whether step k's next chunk can go out / be taken in now. advance_data
     /// asks many times per chunk, and mostly the answer is a quick no: the
