@@ -86,6 +86,13 @@ add_test(NAME mpi_ssend_head_to_head_deadlocks
                  timeout 60 $<TARGET_FILE:isvp> run -n 3 --set topology.torus=3x1x1 --set job.kill_grace_ms=300 --
                  ${isvp_mpi_test_binaries}/mpi_ssend head-to-head)
 set_tests_properties(mpi_ssend_head_to_head_deadlocks PROPERTIES TIMEOUT 120 LABELS mpi RUN_SERIAL TRUE)
+# isvp run --timeout: a rank that never talks to the platform is ended at the
+# wall-clock limit with exit status 124 and the limit named.
+add_test(NAME run_timeout_ends_a_silent_job
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 124
+                 "the wall-clock limit job.timeout_s = 1 s was reached" --
+                 timeout 60 $<TARGET_FILE:isvp> run -n 1 --timeout 1 --set job.kill_grace_ms=300 -- /bin/sleep 30)
+set_tests_properties(run_timeout_ends_a_silent_job PROPERTIES TIMEOUT 120 LABELS mpi RUN_SERIAL TRUE)
 
 # The unseen-program check: programs written in the style of well-known MPI
 # suites (OSU, MPICH's tests, IMB) compile unchanged and pass. They need the
