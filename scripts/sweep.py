@@ -14,14 +14,17 @@ Default: the full sweep of issue 6 — {8, 32, 64, 128} nodes with payload,
 """
 
 import argparse
+import concurrent.futures
 import csv
 import datetime
 import json
 import math
 import os
 import re
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -31,6 +34,7 @@ PER_RANK_BLOCKS = {"scatter", "gather", "allgather", "reduce_scatter"}
 SHAPES = {8: "2x2x2", 16: "4x2x2", 32: "4x4x2", 64: "4x4x4", 128: "8x4x4", 256: "8x8x4", 512: "8x8x8",
           1024: "16x8x8"}
 DIFF_THRESHOLD = 0.25
+RUNNING = set()  # bench processes in flight, ended if one fails or the sweep is interrupted
 
 
 def parse_size(text):
@@ -81,31 +85,52 @@ def human_seconds(seconds):
 
 
 class Progress:
-    """One line on stderr: the current bench's own progress and an estimate of
-    the whole sweep's time left, from the wall time per unit of work so far."""
+    """One line on stderr: what is running, and an estimate of the whole
+    sweep's time left from the wall time per unit of work so far. Benches run
+    concurrently with --jobs: each reports its own fraction done; the total
+    counts finished runs whole and running ones by their fraction."""
 
     def __init__(self, total_weight):
         self.total = total_weight
         self.done = 0.0
+        self.running = {}  # label -> (weight, fraction done, the bench's own estimate of its time left)
         self.start = time.monotonic()
         self.tty = sys.stderr.isatty()
+        self.lock = threading.Lock()
 
-    def show(self, label, current_weight=0.0, current_fraction=0.0, current_left=None):
+    def show(self, label, current_weight=0.0, current_fraction=0.0, current_left=None, detail=""):
+        with self.lock:
+            self.running[label] = (current_weight, current_fraction, current_left)
+            self._print(label + detail)
+
+    def finished(self, label, weight):
+        with self.lock:
+            self.running.pop(label, None)
+            self.done += weight
+
+    def _print(self, label):
         elapsed = time.monotonic() - self.start
-        done = self.done + current_weight * current_fraction
+        done = self.done + sum(w * f for w, f, _ in self.running.values())
         left = "?"
         if done > 0 and elapsed > 1:
             estimate = elapsed * (self.total - done) / done
-            if current_left is not None:  # the bench knows its own run best
-                estimate = max(estimate, current_left)
+            own = [l for _, _, l in self.running.values() if l is not None]
+            if own:  # a bench knows its own run best
+                estimate = max(estimate, max(own))
             left = "~" + human_seconds(estimate)
-        line = f"sweep: {label}; {human_seconds(elapsed)} elapsed, {left} left"
+        others = len(self.running) - 1
+        line = (f"sweep: {label}{f' (+{others} running)' if others > 0 else ''}; "
+                f"{100 * done / self.total:.0f} % done, {human_seconds(elapsed)} elapsed, {left} left")
         sys.stderr.write(("\r\033[K" + line) if self.tty else line + "\n")
         sys.stderr.flush()
 
     def finish(self):
         if self.tty:
             sys.stderr.write("\n")
+
+
+class BenchFailed(Exception):
+    pass
 
 
 def run_weight(nodes, collectives, sizes, passes):
@@ -133,30 +158,29 @@ def run_bench(args, nodes, shape, collectives, sizes, timing_only, out_dir, prog
     for assignment in args.set or []:
         command += ["--set", assignment]
     started = time.monotonic()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    RUNNING.add(process)
     errors = []
     for line in process.stderr:
         match = re.match(r"bench collectives: (\S+) (\d+) of (\d+), ([\d.]+) s elapsed, ~([\d.]+) s left", line)
         if match:
             fraction = int(match.group(2)) / int(match.group(3))
-            progress.show(f"{label} {match.group(1)} ({match.group(2)}/{match.group(3)})", weight, fraction,
-                          float(match.group(5)))
+            progress.show(label, weight, fraction, float(match.group(5)),
+                          detail=f" {match.group(1)} ({match.group(2)}/{match.group(3)})")
         else:
             errors.append(line)
     stdout = process.stdout.read()
     status = process.wait()
+    RUNNING.discard(process)
     if status != 0:
-        progress.finish()
-        sys.stderr.write(f"sweep: {' '.join(command)} failed with status {status}\n{stdout}{''.join(errors)}")
-        sys.exit(status or 1)
-    if progress.tty:
-        sys.stderr.write("\r\033[K")
-    sys.stdout.write(stdout)
-    sys.stdout.flush()
+        raise BenchFailed(f"sweep: {' '.join(command)} failed with status {status}\n{stdout}{''.join(errors)}")
+    progress.finished(label, weight)
     with open(json_path) as f:
         result = json.load(f)
     result["command"] = " ".join(os.path.relpath(c) if c == args.isvp else c for c in command)
     result["sweep_wall_seconds"] = time.monotonic() - started
+    result["stdout"] = stdout
     with open(os.path.join(out_dir, "raw", os.path.basename(json_path).replace(".json", ".txt")), "w") as f:
         f.write(stdout)
     return result
@@ -210,7 +234,9 @@ def write_report(path, args, runs, rows, skipped, total_wall, plots):
     lines = ["# Collective sweep: in-switch offload against host software, with the LogGP model", ""]
     lines.append(f"Generated {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')} by an isvp "
                  f"{build_stamp(args, runs)}, with `{' '.join(sys.argv)}`; "
-                 f"total wall time {human_seconds(total_wall)}.")
+                 f"total wall time {human_seconds(total_wall)} ({len(runs)} bench runs, "
+                 f"{human_seconds(sum(r['sweep_wall_seconds'] for r in runs))} of wall time between them, "
+                 f"up to {args.jobs} at once).")
     lines.append("")
     lines.append("Latency: every call after a barrier; per iteration the maximum over ranks of each rank's time "
                  f"in the call; averaged over {args.iterations} timed iterations after {args.warmup} warm-up "
@@ -378,7 +404,11 @@ def main():
     parser.add_argument("--check", action="store_true", help="check every result of the payload runs")
     parser.add_argument("--aglu", choices=["tlm", "rtl"], help="AgLU implementation in the switches")
     parser.add_argument("--set", action="append", help="platform parameter key=value (repeatable)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="bench runs at once (each is one simulator process); default: the machine's cores")
     args = parser.parse_args()
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
 
     collectives = ALL_COLLECTIVES if args.collectives == "all" else args.collectives.split(",")
     for c in collectives:
@@ -407,14 +437,36 @@ def main():
                     plan.append((nodes, shape, group, sizes, timing_only))
     total = sum(run_weight(n, g, s, passes) for n, _, g, s, _ in plan)
     progress = Progress(total)
-    runs = []
     started = time.monotonic()
-    for index, (nodes, shape, group, sizes, timing_only) in enumerate(plan, 1):
+
+    def run_point(indexed):
+        index, (nodes, shape, group, sizes, timing_only) = indexed
         weight = run_weight(nodes, group, sizes, passes)
         label = f"run {index}/{len(plan)}: {nodes} nodes{' timing-only' if timing_only else ''}"
-        progress.show(label)
-        runs.append(run_bench(args, nodes, shape, group, sizes, timing_only, out_dir, progress, label, weight))
-        progress.done += weight
+        progress.show(label, weight)
+        return run_bench(args, nodes, shape, group, sizes, timing_only, out_dir, progress, label, weight)
+
+    # Points are independent simulator runs: run --jobs of them at once; their
+    # tables are printed in plan order, each as soon as it and all before it
+    # are done, so the output does not depend on --jobs.
+    runs = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        try:
+            for result in pool.map(run_point, enumerate(plan, 1)):
+                if progress.tty:
+                    sys.stderr.write("\r\033[K")
+                sys.stdout.write(result.pop("stdout"))
+                sys.stdout.flush()
+                runs.append(result)
+        except (BenchFailed, KeyboardInterrupt) as failure:
+            for future_process in list(RUNNING):
+                os.killpg(future_process.pid, signal.SIGTERM)
+            pool.shutdown(wait=True, cancel_futures=True)
+            progress.finish()
+            if isinstance(failure, KeyboardInterrupt):
+                sys.exit(130)
+            sys.stderr.write(str(failure))
+            sys.exit(1)
     total_wall = time.monotonic() - started
     progress.finish()
 

@@ -7,6 +7,7 @@
   vcd ISVP DIR                   --vcd writes the RTL AgLU's waveform with its signals
   sweep-smoke ISVP DIR           scripts/sweep.py on a tiny configuration writes CSV, JSON and Markdown
   sweep-plots ISVP DIR           ... and PNG plots (exit 77 = skipped when matplotlib is not importable)
+  sweep-jobs ISVP DIR            scripts/sweep.py --jobs 3 gives the rows and tables of --jobs 1
 """
 
 import csv
@@ -152,6 +153,31 @@ def sweep(isvp, directory, plots):
     print("ok: CSV, JSON, Markdown" + (" and PNG plots" if plots else ""))
 
 
+def sweep_jobs(isvp, directory):
+    """Concurrent points are independent simulator runs: --jobs changes the
+    wall time only, never a figure or the order of what is printed."""
+    outputs, rows = {}, {}
+    for jobs in (1, 3):
+        out = os.path.join(directory, f"jobs{jobs}")
+        outputs[jobs] = run([sys.executable, os.path.join(REPO, "scripts", "sweep.py"), "--isvp", isvp, "--out", out,
+                             "--nodes", "8,2x2x1", "--timing-only-nodes", "4x2x1", "--collectives",
+                             "allreduce,gather", "--sizes", "4,1K", "--iterations", "1", "--jobs", str(jobs)])
+        rows[jobs] = open(os.path.join(out, "results.csv")).read()
+    if rows[1] != rows[3]:
+        fail("results.csv differs between --jobs 1 and --jobs 3")
+    # Everything but wall-clock figures and the output folder's name.
+    tables = {jobs: [l for l in text.splitlines() if not l.startswith(("sweep:", "/")) and " wall" not in l]
+              for jobs, text in outputs.items()}
+    if tables[1] != tables[3]:
+        fail("the printed tables differ between --jobs 1 and --jobs 3")
+    if len(rows[1].splitlines()) != 1 + 3 * 4:
+        fail(f"expected 12 rows (3 node counts x 2 collectives x 2 sizes), got {len(rows[1].splitlines()) - 1}")
+    report = open(os.path.join(directory, "jobs3", "report.md")).read()
+    if "up to 3 at once" not in report:
+        fail("report.md does not say how many runs went at once")
+    print("ok: --jobs 3 gives the rows and tables of --jobs 1")
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -170,6 +196,8 @@ def main():
         sweep(isvp, directory, plots=False)
     elif what == "sweep-plots":
         sweep(isvp, directory, plots=True)
+    elif what == "sweep-jobs":
+        sweep_jobs(isvp, directory)
     else:
         print(__doc__)
         sys.exit(2)
