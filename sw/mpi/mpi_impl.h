@@ -158,6 +158,8 @@ inline bool offload_enabled() {
 
 // ---- communicators --------------------------------------------------------
 
+struct GraphTopology;  // topology.h
+
 /// An MPI communicator (intra-communicators only).
 struct Comm {
     guest::Communicator guest;        ///< members (global ranks), ID, own rank, guest sequence
@@ -170,6 +172,8 @@ struct Comm {
     bool cartesian = false;
     std::vector<int> cart_dims;
     std::vector<int> cart_periods;
+    /// MPI_Graph_create / MPI_Dist_graph_create(_adjacent): the graph (topology.h).
+    std::shared_ptr<const GraphTopology> graph;
 
     int rank() const { return guest.rank; }
     int size() const { return guest.size(); }

@@ -2,7 +2,9 @@
 // (MPI_Cart_*), MPI_Topo_test. A Cartesian communicator is a split of its
 // parent (ranks beyond the grid get MPI_COMM_NULL; `reorder` keeps the
 // parent's order) that remembers its dimensions and periodicity; ranks are
-// laid out row-major. Graph topologies are not supported (unsupported.cpp).
+// laid out row-major. Graph topologies: graph_topology.cpp.
+#include "topology.h"
+
 #include <algorithm>
 #include <functional>
 
@@ -97,6 +99,29 @@ MPI_Comm split_with_topology(Comm& parent, int colour, int key, std::vector<int>
 
 }  // namespace
 
+Neighbors topology_neighbors(const Comm& comm) {
+    Neighbors neighbors;
+    if (comm.graph) {
+        neighbors.sources = comm.graph->sources;
+        neighbors.destinations = comm.graph->destinations;
+    } else if (comm.cartesian) {
+        // MPI 3.1 §7.6: per dimension the MPI_Cart_shift(d, 1) source (-1), then its destination (+1).
+        neighbors.cartesian = true;
+        const std::vector<int> own = coordinates(comm, comm.rank());
+        for (std::size_t d = 0; d < comm.cart_dims.size(); ++d)
+            for (int step : {-1, 1}) {
+                std::vector<int> where = own;
+                where[d] += step;
+                neighbors.sources.push_back(rank_of(comm, where));
+            }
+        neighbors.destinations = neighbors.sources;
+    } else {
+        fail(MPI_ERR_TOPOLOGY,
+             "the communicator has no topology (MPI_Cart_create, MPI_Graph_create or MPI_Dist_graph_create make one)");
+    }
+    return neighbors;
+}
+
 }  // namespace isvp::mpi
 
 using namespace isvp::mpi;
@@ -118,7 +143,11 @@ int PMPI_Topo_test(MPI_Comm comm, int* status) {
     return entry("MPI_Topo_test", comm, [&] {
         check_comm(comm);
         if (status == nullptr) fail(MPI_ERR_ARG, "status is NULL");
-        *status = find_comm(comm)->cartesian ? MPI_CART : MPI_UNDEFINED;
+        const Comm& c = *find_comm(comm);
+        if (c.graph)
+            *status = c.graph->distributed ? MPI_DIST_GRAPH : MPI_GRAPH;
+        else
+            *status = c.cartesian ? MPI_CART : MPI_UNDEFINED;
     });
 }
 
