@@ -7,7 +7,7 @@
  * Errors fail every rank alike: an invalid edge passed by one rank, ranks
  * passing different graphs, an adjacent graph whose ends disagree, some
  * ranks unweighted and others not; a query of the wrong topology kind is
- * MPI_ERR_TOPOLOGY. */
+ * MPI_ERR_TOPOLOGY. And MPI_Dims_create's balanced choices. */
 #include <string.h>
 
 #include "mpi_check.h"
@@ -280,6 +280,24 @@ static void test_cart_dup(void) {
     CHECK_INT(topo, MPI_UNDEFINED);
 }
 
+/* MPI_Dims_create: the most balanced factorisation (smallest spread; ties
+ * broken as MPICH does), non-increasing, fixed entries kept. */
+static void test_dims(void) {
+    static const struct {
+        int nodes, ndims, dims[5];
+    } cases[] = {{72, 2, {9, 8}},          {5040, 3, {21, 16, 15}},       {10800, 3, {27, 20, 20}},
+                 {5616, 4, {13, 9, 8, 6}}, {98784, 5, {14, 14, 9, 8, 7}}, {999983, 2, {999983, 1}},
+                 {1, 3, {1, 1, 1}}};
+    for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        int dims[5] = {0, 0, 0, 0, 0};
+        CHECK_INT(MPI_Dims_create(cases[c].nodes, cases[c].ndims, dims), MPI_SUCCESS);
+        for (int d = 0; d < cases[c].ndims; ++d) CHECK_INT(dims[d], cases[c].dims[d]);
+    }
+    int fixed[3] = {0, 3, 0};
+    CHECK_INT(MPI_Dims_create(72, 3, fixed), MPI_SUCCESS);
+    CHECK_INT(fixed[0] * 100 + fixed[1] * 10 + fixed[2], 634);
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -290,6 +308,7 @@ int main(int argc, char** argv) {
     }
     CHECK(MPI_UNWEIGHTED != NULL);
     CHECK(MPI_UNWEIGHTED != MPI_WEIGHTS_EMPTY);
+    test_dims();
     test_graph();
     test_dist_graph();
     test_cart_dup();
