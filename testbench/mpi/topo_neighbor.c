@@ -10,7 +10,10 @@
  *  - graphs: the k-th edge between two ranks carries the k-th block (a
  *    multi-edge and a self loop included).
  * Then the errors: no topology (MPI_ERR_TOPOLOGY), MPI_IN_PLACE
- * (MPI_ERR_BUFFER), a negative count, a NULL request. */
+ * (MPI_ERR_BUFFER), a negative count, a NULL request.
+ * Usage: topo_neighbor                     the checks above (4 ranks)
+ *        topo_neighbor fatal-no-topology   MPI_Ineighbor_alltoall on MPI_COMM_WORLD, default handler
+ *        topo_neighbor fatal-inconsistent  an adjacent graph whose ends disagree, default handler */
 #include <string.h>
 
 #include "mpi_check.h"
@@ -237,6 +240,17 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 1 && strcmp(argv[1], "fatal-no-topology") == 0) { /* the default handler ends the job */
+        int one = 1, got[4];
+        MPI_Request request;
+        MPI_Ineighbor_alltoall(&one, 1, MPI_INT, got, 1, MPI_INT, MPI_COMM_WORLD, &request);
+    }
+    if (argc > 1 && strcmp(argv[1], "fatal-inconsistent") == 0) { /* sources without destinations */
+        const int next[1] = {(rank + 1) % size};
+        MPI_Comm dist;
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, next, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED, MPI_INFO_NULL,
+                                       0, &dist);
+    }
     if (size != 4) {
         if (rank == 0) fprintf(stderr, "run with 4 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
