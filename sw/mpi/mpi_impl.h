@@ -8,9 +8,10 @@
 //
 // The collectives: blocking in coll_move/alltoall/reduce.cpp, nonblocking
 // in coll_nonblocking*.cpp (a round schedule engine whose requests the
-// point-to-point engine completes: CollectiveProgress below); what is not
-// implemented (Alltoallw, Ialltoallw, neighbourhood collectives) reports
-// MPI_ERR_UNSUPPORTED_OPERATION from coll_unsupported.cpp.
+// point-to-point engine completes: CollectiveProgress below); the
+// neighbourhood collectives in coll_neighbor.cpp (topologies: topology.h);
+// what is not implemented reports MPI_ERR_UNSUPPORTED_OPERATION from
+// coll_unsupported.cpp.
 // sw/mpi/CMakeLists.txt globs sw/mpi/*.cpp.
 //
 // How an MPI function is written:
