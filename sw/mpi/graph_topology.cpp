@@ -197,8 +197,10 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     (void)reorder;  // the parent's order is kept
     return entry("MPI_Graph_create", comm_old, [&] {
         Comm& parent = check_comm(comm_old);
-        if (comm_graph == nullptr) fail(MPI_ERR_ARG, "comm_graph is NULL");
-        const std::optional<Error> own = local_error([&] { check_graph_arguments(parent, nnodes, index, edges); });
+        const std::optional<Error> own = local_error([&] {
+            if (comm_graph == nullptr) fail(MPI_ERR_ARG, "comm_graph is NULL");
+            check_graph_arguments(parent, nnodes, index, edges);
+        });
         // Agree: all arguments valid (min of 1/0) and one graph (min of hash and of ~hash).
         std::uint64_t hash = 0xcbf29ce484222325ull;
         if (!own && nnodes > 0) {
@@ -291,9 +293,9 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     (void)reorder;  // the parent's order is kept
     return entry("MPI_Dist_graph_create_adjacent", comm_old, [&] {
         Comm& parent = check_comm(comm_old);
-        if (comm_dist_graph == nullptr) fail(MPI_ERR_ARG, "comm_dist_graph is NULL");
         const bool unweighted = sourceweights == MPI_UNWEIGHTED && destweights == MPI_UNWEIGHTED;
         const std::optional<Error> own = local_error([&] {
+            if (comm_dist_graph == nullptr) fail(MPI_ERR_ARG, "comm_dist_graph is NULL");
             if (indegree < 0 || outdegree < 0)
                 fail(MPI_ERR_ARG, "indegree " + str(indegree) + " or outdegree " + str(outdegree) + " is negative");
             check_ranks(sources, indegree, parent.size(), "sources");
@@ -343,10 +345,10 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     (void)reorder;  // the parent's order is kept
     return entry("MPI_Dist_graph_create", comm_old, [&] {
         Comm& parent = check_comm(comm_old);
-        if (comm_dist_graph == nullptr) fail(MPI_ERR_ARG, "comm_dist_graph is NULL");
         const bool unweighted = weights == MPI_UNWEIGHTED;
         std::vector<Edge> mine;
         const std::optional<Error> own = local_error([&] {
+            if (comm_dist_graph == nullptr) fail(MPI_ERR_ARG, "comm_dist_graph is NULL");
             if (n < 0) fail(MPI_ERR_ARG, "n " + str(n) + " is negative");
             check_ranks(sources, n, parent.size(), "sources");
             if (n > 0 && degrees == nullptr) fail(MPI_ERR_ARG, "degrees is NULL");

@@ -95,6 +95,10 @@ static void test_graph_errors(void) {
     /* Valid but different graphs. */
     if (rank == 2) edges[0] = 2;
     CHECK_INT(mpi_error_class(MPI_Graph_create(MPI_COMM_WORLD, 4, index, edges, 0, &graph)), MPI_ERR_ARG);
+    /* Rank 1 alone passes a NULL result pointer: every rank fails. */
+    if (rank == 2) edges[0] = 1;
+    CHECK_INT(mpi_error_class(MPI_Graph_create(MPI_COMM_WORLD, 4, index, edges, 0, rank == 1 ? NULL : &graph)),
+              MPI_ERR_ARG);
     /* More nodes than ranks. */
     const int index5[5] = {0, 0, 0, 0, 0};
     CHECK_INT(mpi_error_class(MPI_Graph_create(MPI_COMM_WORLD, 5, index5, edges, 0, &graph)), MPI_ERR_ARG);
