@@ -10,7 +10,8 @@
  *  - graphs: the k-th edge between two ranks carries the k-th block (a
  *    multi-edge and a self loop included).
  * Then the errors: no topology (MPI_ERR_TOPOLOGY), MPI_IN_PLACE
- * (MPI_ERR_BUFFER), a negative count, a NULL request.
+ * (MPI_ERR_BUFFER), a negative count, a NULL request, a neighbour sending
+ * more than the receive count (MPI_ERR_TRUNCATE).
  * Usage: topo_neighbor                     the checks above (4 ranks)
  *        topo_neighbor fatal-no-topology   MPI_Ineighbor_alltoall on MPI_COMM_WORLD, default handler
  *        topo_neighbor fatal-inconsistent  an adjacent graph whose ends disagree, default handler */
@@ -304,7 +305,12 @@ int main(int argc, char** argv) {
               MPI_ERR_BUFFER);
     CHECK_INT(mpi_error_class(MPI_Neighbor_alltoall(&one, -1, MPI_INT, got, 1, MPI_INT, comms[0])), MPI_ERR_COUNT);
     CHECK_INT(mpi_error_class(MPI_Ineighbor_allgather(&one, 1, MPI_INT, got, 1, MPI_INT, comms[0], NULL)), MPI_ERR_ARG);
-    /* The failed calls sent nothing: the ring still works. */
+    /* Neighbours sending more than the receive count: MPI_ERR_TRUNCATE, blocking and nonblocking. */
+    int two[2] = {1, 2};
+    CHECK_INT(mpi_error_class(MPI_Neighbor_allgather(two, 2, MPI_INT, got, 1, MPI_INT, comms[0])), MPI_ERR_TRUNCATE);
+    CHECK_INT(MPI_Ineighbor_allgather(two, 2, MPI_INT, got, 1, MPI_INT, comms[0], &request), MPI_SUCCESS);
+    CHECK_INT(mpi_error_class(MPI_Wait(&request, MPI_STATUS_IGNORE)), MPI_ERR_TRUNCATE);
+    /* The ring still works. */
     const Neighbours ring = neighbours_of(comms[0], rank);
     test_alltoall(comms[0], &ring, 0);
 
