@@ -273,6 +273,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
         made.cartesian = parent.cartesian;  // a duplicate keeps the topology
         made.cart_dims = parent.cart_dims;
         made.cart_periods = parent.cart_periods;
+        made.graph = parent.graph;
         copy_attributes(parent, made);
         *newcomm = handle;
     });

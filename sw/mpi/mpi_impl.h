@@ -8,9 +8,10 @@
 //
 // The collectives: blocking in coll_move/alltoall/reduce.cpp, nonblocking
 // in coll_nonblocking*.cpp (a round schedule engine whose requests the
-// point-to-point engine completes: CollectiveProgress below); what is not
-// implemented (Alltoallw, Ialltoallw, neighbourhood collectives) reports
-// MPI_ERR_UNSUPPORTED_OPERATION from coll_unsupported.cpp.
+// point-to-point engine completes: CollectiveProgress below); the
+// neighbourhood collectives in coll_neighbor.cpp (topologies: topology.h);
+// what is not implemented reports MPI_ERR_UNSUPPORTED_OPERATION from
+// coll_unsupported.cpp.
 // sw/mpi/CMakeLists.txt globs sw/mpi/*.cpp.
 //
 // How an MPI function is written:
@@ -158,6 +159,8 @@ inline bool offload_enabled() {
 
 // ---- communicators --------------------------------------------------------
 
+struct GraphTopology;  // topology.h
+
 /// An MPI communicator (intra-communicators only).
 struct Comm {
     guest::Communicator guest;        ///< members (global ranks), ID, own rank, guest sequence
@@ -170,6 +173,8 @@ struct Comm {
     bool cartesian = false;
     std::vector<int> cart_dims;
     std::vector<int> cart_periods;
+    /// MPI_Graph_create / MPI_Dist_graph_create(_adjacent): the graph (topology.h).
+    std::shared_ptr<const GraphTopology> graph;
 
     int rank() const { return guest.rank; }
     int size() const { return guest.size(); }

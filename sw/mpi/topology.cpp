@@ -2,15 +2,92 @@
 // (MPI_Cart_*), MPI_Topo_test. A Cartesian communicator is a split of its
 // parent (ranks beyond the grid get MPI_COMM_NULL; `reorder` keeps the
 // parent's order) that remembers its dimensions and periodicity; ranks are
-// laid out row-major. Graph topologies are not supported (unsupported.cpp).
+// laid out row-major. Graph topologies: graph_topology.cpp.
+#include "topology.h"
+
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <limits>
 
 #include "registry.h"
 
 namespace isvp::mpi {
 
 namespace {
+
+/// The largest r with r^k <= n.
+int integer_root(int n, std::size_t k) {
+    const auto power_fits = [&](long long r) {
+        long long product = 1;
+        for (std::size_t i = 0; i < k; ++i)
+            if ((product *= r) > n) return false;
+        return true;
+    };
+    auto r = static_cast<long long>(std::pow(static_cast<double>(n), 1.0 / static_cast<double>(k)));
+    while (r > 1 && !power_fits(r)) --r;
+    while (power_fits(r + 1)) ++r;
+    return static_cast<int>(r);
+}
+
+/// Whether non-increasing `a` is more balanced than `b` (same length):
+/// the smaller spread (largest - smallest), then the larger smallest factor,
+/// then the same for both without their smallest factor.
+bool more_balanced(const std::vector<int>& a, const std::vector<int>& b) {
+    for (std::size_t n = a.size(); n > 1; --n) {
+        const int spread_a = a.front() - a[n - 1], spread_b = b.front() - b[n - 1];
+        if (spread_a != spread_b) return spread_a < spread_b;
+        if (a[n - 1] != b[n - 1]) return a[n - 1] > b[n - 1];
+    }
+    return false;
+}
+
+/// Depth-first search for balanced_factors: picks factors[i] onwards of
+/// `rest`, each a divisor at most factors[i - 1] and at least the k-th root
+/// of `rest` (it is the largest of the k still to pick).
+void search_factors(int rest, std::size_t i, const std::vector<int>& divisors, std::vector<int>& factors,
+                    std::vector<int>& best, int& best_spread) {
+    const std::size_t k = factors.size() - i;
+    if (k == 1) {
+        if (i > 0 && rest > factors[i - 1]) return;
+        factors[i] = rest;
+        const int spread = factors.front() - rest;
+        if (spread < best_spread || (spread == best_spread && more_balanced(factors, best))) {
+            best_spread = spread;
+            best = factors;
+        }
+        return;
+    }
+    const int root = integer_root(rest, k);
+    for (auto it = std::lower_bound(divisors.begin(), divisors.end(), root); it != divisors.end(); ++it) {
+        const int d = *it;
+        if (i > 0 && d > factors[i - 1]) break;
+        // The smallest factor is at most the k-th root of what is left.
+        if ((i == 0 ? d : factors.front()) - root > best_spread) break;
+        if (rest % d != 0) continue;
+        factors[i] = d;
+        search_factors(rest / d, i + 1, divisors, factors, best, best_spread);
+    }
+}
+
+/// `count` factors of `nodes` in non-increasing order whose largest and
+/// smallest differ the least ("as close to each other as possible", MPI 3.1
+/// §7.5.2); ties as more_balanced() breaks them, which gives MPICH's
+/// choices (5040 in 3 is 21 x 16 x 15, not 20 x 18 x 14).
+std::vector<int> balanced_factors(int nodes, std::size_t count) {
+    std::vector<int> divisors;
+    for (int d = 1; static_cast<long long>(d) * d <= nodes; ++d)
+        if (nodes % d == 0) {
+            divisors.push_back(d);
+            if (d != nodes / d) divisors.push_back(nodes / d);
+        }
+    std::sort(divisors.begin(), divisors.end());
+    std::vector<int> factors(count, 1), best(count, 1);
+    best.front() = nodes;
+    int best_spread = std::numeric_limits<int>::max();
+    search_factors(nodes, 0, divisors, factors, best, best_spread);
+    return best;
+}
 
 /// Fills the zero entries of `dims` with a factorisation of `nodes` that is
 /// as balanced as possible, in non-increasing order (MPI 3.1 §7.5.2).
@@ -35,17 +112,7 @@ void fill_dims(int nodes, std::vector<int>& dims) {
                  "the fixed dims multiply to " + std::to_string(fixed) + ", not nnodes " + std::to_string(nodes));
         return;
     }
-    std::vector<int> factors;
-    for (int p = 2; static_cast<long long>(p) * p <= rest; ++p)
-        while (rest % p == 0) {
-            factors.push_back(p);
-            rest /= p;
-        }
-    if (rest > 1) factors.push_back(rest);
-    std::sort(factors.begin(), factors.end(), std::greater<int>());
-    std::vector<int> sizes(free.size(), 1);
-    for (int factor : factors) *std::min_element(sizes.begin(), sizes.end()) *= factor;
-    std::sort(sizes.begin(), sizes.end(), std::greater<int>());
+    const std::vector<int> sizes = balanced_factors(rest, free.size());
     for (std::size_t i = 0; i < free.size(); ++i) dims[free[i]] = sizes[i];
 }
 
@@ -97,6 +164,29 @@ MPI_Comm split_with_topology(Comm& parent, int colour, int key, std::vector<int>
 
 }  // namespace
 
+Neighbors topology_neighbors(const Comm& comm) {
+    Neighbors neighbors;
+    if (comm.graph) {
+        neighbors.sources = comm.graph->sources;
+        neighbors.destinations = comm.graph->destinations;
+    } else if (comm.cartesian) {
+        // MPI 3.1 §7.6: per dimension the MPI_Cart_shift(d, 1) source (-1), then its destination (+1).
+        neighbors.cartesian = true;
+        const std::vector<int> own = coordinates(comm, comm.rank());
+        for (std::size_t d = 0; d < comm.cart_dims.size(); ++d)
+            for (int step : {-1, 1}) {
+                std::vector<int> where = own;
+                where[d] += step;
+                neighbors.sources.push_back(rank_of(comm, where));
+            }
+        neighbors.destinations = neighbors.sources;
+    } else {
+        fail(MPI_ERR_TOPOLOGY,
+             "the communicator has no topology (MPI_Cart_create, MPI_Graph_create or MPI_Dist_graph_create make one)");
+    }
+    return neighbors;
+}
+
 }  // namespace isvp::mpi
 
 using namespace isvp::mpi;
@@ -118,7 +208,11 @@ int PMPI_Topo_test(MPI_Comm comm, int* status) {
     return entry("MPI_Topo_test", comm, [&] {
         check_comm(comm);
         if (status == nullptr) fail(MPI_ERR_ARG, "status is NULL");
-        *status = find_comm(comm)->cartesian ? MPI_CART : MPI_UNDEFINED;
+        const Comm& c = *find_comm(comm);
+        if (c.graph)
+            *status = c.graph->distributed ? MPI_DIST_GRAPH : MPI_GRAPH;
+        else
+            *status = c.cartesian ? MPI_CART : MPI_UNDEFINED;
     });
 }
 

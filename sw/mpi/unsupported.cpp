@@ -2,7 +2,7 @@
 // implement: they link, and every call reports
 // MPI_ERR_UNSUPPORTED_OPERATION through the error handler (fatal by
 // default, naming the function). The list is in docs/MPI.md:
-// inter-communicators, graph topologies, one-sided windows,
+// inter-communicators, one-sided windows,
 // dynamic processes and MPI-IO.
 #include "mpi_impl.h"
 
@@ -29,47 +29,6 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
     return entry("MPI_Intercomm_merge", intercomm, [] { unsupported("MPI_Intercomm_merge"); });
-}
-
-int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
-                      MPI_Comm* comm_graph) {
-    return entry("MPI_Graph_create", comm_old, [] { unsupported("MPI_Graph_create"); });
-}
-
-int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
-    return entry("MPI_Graph_get", comm, [] { unsupported("MPI_Graph_get"); });
-}
-
-int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
-    return entry("MPI_Graphdims_get", comm, [] { unsupported("MPI_Graphdims_get"); });
-}
-
-int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
-    return entry("MPI_Graph_neighbors", comm, [] { unsupported("MPI_Graph_neighbors"); });
-}
-
-int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
-    return entry("MPI_Graph_neighbors_count", comm, [] { unsupported("MPI_Graph_neighbors_count"); });
-}
-
-int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[],
-                           const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
-    return entry("MPI_Dist_graph_create", comm_old, [] { unsupported("MPI_Dist_graph_create"); });
-}
-
-int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
-                                    int outdegree, const int destinations[], const int destweights[], MPI_Info info,
-                                    int reorder, MPI_Comm* comm_dist_graph) {
-    return entry("MPI_Dist_graph_create_adjacent", comm_old, [] { unsupported("MPI_Dist_graph_create_adjacent"); });
-}
-
-int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
-    return entry("MPI_Dist_graph_neighbors_count", comm, [] { unsupported("MPI_Dist_graph_neighbors_count"); });
-}
-
-int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
-                              int destinations[], int destweights[]) {
-    return entry("MPI_Dist_graph_neighbors", comm, [] { unsupported("MPI_Dist_graph_neighbors"); });
 }
 
 int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
@@ -320,15 +279,6 @@ ISVP_MPI_ALIAS(Comm_idup)
 ISVP_MPI_ALIAS(Comm_create_group)
 ISVP_MPI_ALIAS(Intercomm_create)
 ISVP_MPI_ALIAS(Intercomm_merge)
-ISVP_MPI_ALIAS(Graph_create)
-ISVP_MPI_ALIAS(Graph_get)
-ISVP_MPI_ALIAS(Graphdims_get)
-ISVP_MPI_ALIAS(Graph_neighbors)
-ISVP_MPI_ALIAS(Graph_neighbors_count)
-ISVP_MPI_ALIAS(Dist_graph_create)
-ISVP_MPI_ALIAS(Dist_graph_create_adjacent)
-ISVP_MPI_ALIAS(Dist_graph_neighbors_count)
-ISVP_MPI_ALIAS(Dist_graph_neighbors)
 ISVP_MPI_ALIAS(Win_create)
 ISVP_MPI_ALIAS(Win_allocate)
 ISVP_MPI_ALIAS(Win_allocate_shared)

@@ -153,7 +153,8 @@ typedef struct MPI_Status {
 #define MPI_ERRCODES_IGNORE ((int *)0)
 #define MPI_ARGV_NULL ((char **)0)
 #define MPI_ARGVS_NULL ((char ***)0)
-#define MPI_UNWEIGHTED ((int *)0)
+/* Not NULL (MPI 3.0 advises against it: NULL is a legal empty array). */
+#define MPI_UNWEIGHTED ((int *)2)
 #define MPI_WEIGHTS_EMPTY ((int *)1)
 
 #define MPI_PROC_NULL (-1)
@@ -633,7 +634,7 @@ ISVP_MPI_API(Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 ISVP_MPI_API(Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                       MPI_Comm comm));
 
-/* ---- nonblocking and neighbourhood collectives (unsupported) -------------- */
+/* ---- nonblocking and neighbourhood collectives ----------------------------- */
 ISVP_MPI_API(Ibarrier, (MPI_Comm comm, MPI_Request *request));
 ISVP_MPI_API(Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                       MPI_Request *request));
@@ -681,6 +682,23 @@ ISVP_MPI_API(Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatyp
 ISVP_MPI_API(Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
                                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                                   MPI_Datatype recvtype, MPI_Comm comm));
+ISVP_MPI_API(Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+ISVP_MPI_API(Ineighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Ineighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                    MPI_Request *request));
+ISVP_MPI_API(Ineighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                   MPI_Request *request));
 
 /* ---- topologies ----------------------------------------------------------- */
 ISVP_MPI_API(Dims_create, (int nnodes, int ndims, int dims[]));
@@ -700,6 +718,7 @@ ISVP_MPI_API(Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[],
 ISVP_MPI_API(Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
 ISVP_MPI_API(Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
 ISVP_MPI_API(Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
+ISVP_MPI_API(Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank));
 ISVP_MPI_API(Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                                  const int destinations[], const int *weights, MPI_Info info, int reorder,
                                  MPI_Comm *comm_dist_graph));
@@ -708,8 +727,8 @@ ISVP_MPI_API(Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const
                                           const int *destweights, MPI_Info info, int reorder,
                                           MPI_Comm *comm_dist_graph));
 ISVP_MPI_API(Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted));
-ISVP_MPI_API(Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
-                                    int maxoutdegree, int destinations[], int destweights[]));
+ISVP_MPI_API(Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int *sourceweights,
+                                    int maxoutdegree, int destinations[], int *destweights));
 
 /* ---- info objects ---------------------------------------------------------- */
 ISVP_MPI_API(Info_create, (MPI_Info * info));
