@@ -1,4 +1,4 @@
-// Guest processes: fork/exec, prefixed output, exits, termination.
+// Guest processes: fork/exec, output, exits, termination.
 #include "isvp/guest_processes.h"
 
 #include <fcntl.h>
@@ -150,30 +150,51 @@ void GuestProcesses::read(int rank, bool is_stderr) {
     Output& output = is_stderr ? child(rank).err : child(rank).out;
     output.pipe->async_read_some(asio::buffer(output.buffer),
                                  [this, rank, is_stderr](const boost::system::error_code& error, std::size_t bytes) {
-                                     if (error == asio::error::operation_aborted) return;
-                                     Output& target = is_stderr ? child(rank).err : child(rank).out;
-                                     target.partial.append(target.buffer.data(), bytes);
-                                     std::size_t start = 0;
-                                     for (std::size_t newline;
-                                          (newline = target.partial.find('\n', start)) != std::string::npos;
-                                          start = newline + 1)
-                                         print(rank, is_stderr, target.partial.substr(start, newline - start));
-                                     target.partial.erase(0, start);
-                                     if (error) {
-                                         if (!target.partial.empty()) print(rank, is_stderr, target.partial);
-                                         target.partial.clear();
-                                         target.open = false;
-                                         boost::system::error_code ignored;
-                                         target.pipe->close(ignored);
-                                         return;
-                                     }
-                                     read(rank, is_stderr);
+                                     if (error != asio::error::operation_aborted)
+                                         received(rank, is_stderr, error, bytes);
                                  });
 }
 
-void GuestProcesses::print(int rank, bool is_stderr, const std::string& line) {
+void GuestProcesses::received(int rank, bool is_stderr, const boost::system::error_code& error, std::size_t bytes) {
+    Output& output = is_stderr ? child(rank).err : child(rank).out;
+    output.partial.append(output.buffer.data(), bytes);
+    // Whole lines go out at once; a line without its end is held back, up
+    // to kLongestLine, so lines of different ranks never mix.
+    const std::size_t last = output.partial.rfind('\n');
+    if (last != std::string::npos) {
+        print(rank, is_stderr, output.partial.substr(0, last + 1), false);
+        output.partial.erase(0, last + 1);
+    }
+    if (output.partial.size() >= kLongestLine || (error && !output.partial.empty())) {
+        print(rank, is_stderr, output.partial, true);
+        output.partial.clear();
+    }
+    if (error) {
+        output.open = false;
+        boost::system::error_code ignored;
+        output.pipe->close(ignored);
+        return;
+    }
+    read(rank, is_stderr);
+}
+
+void GuestProcesses::print(int rank, bool is_stderr, const std::string& text, bool end_line) {
     std::ostream& stream = is_stderr ? err_ : out_;
-    stream << '[' << rank << "] " << line << '\n';
+    if (label_ == OutputLabel::None) {
+        stream << text;  // byte for byte, as mpirun
+    } else {
+        const std::string label = label_ == OutputLabel::Rank
+                                      ? "[" + std::to_string(rank) + "] "
+                                      : "[1," + std::to_string(rank) + (is_stderr ? "]<stderr>:" : "]<stdout>:");
+        for (std::size_t start = 0; start < text.size();) {
+            std::size_t end = text.find('\n', start);
+            end = end == std::string::npos ? text.size() : end + 1;
+            stream << label;
+            stream.write(text.data() + start, static_cast<std::streamsize>(end - start));
+            if (text[end - 1] != '\n' && end_line) stream << '\n';
+            start = end;
+        }
+    }
     stream.flush();
 }
 
