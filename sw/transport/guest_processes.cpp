@@ -41,10 +41,13 @@ void write_all(int fd, const char* text) {
     // as descriptor kGuestMemoryFd; dup2 clears its close-on-exec flag.
     if (memory_fd >= 0) ::dup2(memory_fd, kGuestMemoryFd);
     ::close_range(memory_fd >= 0 ? kGuestMemoryFd + 1 : 3, ~0u, 0);
+    // Signals stay blocked (start() blocked them across fork) until the
+    // launcher's handlers are gone: a SIGTERM for the new rank must not run
+    // the launcher's handler here, which would report it to the launcher.
+    for (int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(signal_number, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(signal_number, SIG_DFL);
     ::execvpe(argv[0], argv, envp);
     const int error = errno;
     write_all(STDERR_FILENO, "isvp: cannot run '");
@@ -119,10 +122,15 @@ void GuestProcesses::start(int rank, const std::vector<std::string>& argv,
         throw std::runtime_error(message);
     }
     const pid_t parent = ::getpid();
+    sigset_t all;
+    sigset_t before;
+    sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &before);  // until the child has reset its handlers
     const pid_t pid = ::fork();
     if (pid == 0)
         exec_child(parent, null_fd, out_pipe[1], err_pipe[1], memory_fd, arguments.data(), variables.data());
     const int fork_errno = errno;
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
     for (int fd : {null_fd, out_pipe[1], err_pipe[1]}) ::close(fd);
     if (pid < 0) {
         ::close(out_pipe[0]);

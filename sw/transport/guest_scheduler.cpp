@@ -353,10 +353,7 @@ void GuestScheduler::process_exited(int rank, int status, const std::string& des
 void GuestScheduler::left_unattached(int rank, const std::string& reason) {
     // Not an MPI rank (or not yet): nothing of it is in the platform.
     unattached_.emplace_back(rank, reason);
-    if (any_attached_) {
-        note_failure(rank);
-        check_attachment();
-    }
+    check_attachment();
 }
 
 void GuestScheduler::check_attachment() {
@@ -468,9 +465,10 @@ void GuestScheduler::overdue_departures() {
         std::vector<int> computing;
         for (int other = 0; other < ranks(); ++other)
             if (other != rank && core_.idle(other)) computing.push_back(other);
-        log_ << "[isvp] rank " << rank << " left without finishing (" << reason << "); "
-             << (computing.empty() ? "its departure" : list_ranks(computing) + ", computing outside the platform,")
-             << " held it back in simulated time for job.kill_grace_ms: the job ends now\n";
+        log_ << "[isvp] rank " << rank << " left without finishing (" << reason
+             << "); its departure was not due in simulated time job.kill_grace_ms later"
+             << (computing.empty() ? "" : " (" + list_ranks(computing) + " computing outside the platform)")
+             << ": the job ends now\n";
         log_.flush();
         gateways_[static_cast<std::size_t>(rank)]->cancel();
         note_failure(rank);
