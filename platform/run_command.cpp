@@ -40,8 +40,12 @@ std::string canonical(const std::string& word) {
 bool takes_next_word(const std::string& word, const po::options_description& options) {
     if (word.size() > 2 && word[1] == '-') {
         if (word.find('=') != std::string::npos) return false;
-        const po::option_description* option = options.find_nothrow(word.substr(2), false);
-        return option != nullptr && option->semantic()->max_tokens() > 0;
+        try {  // an unambiguous prefix names an option, as Boost reads it (--stat FILE)
+            const po::option_description* option = options.find_nothrow(word.substr(2), true);
+            return option != nullptr && option->semantic()->max_tokens() > 0;
+        } catch (const po::error&) {
+            return false;  // ambiguous: parse() says so
+        }
     }
     if (word.size() != 2) return false;  // -n4: the value is attached
     for (const auto& option : options.options())
