@@ -164,16 +164,17 @@ std::string signal_name(int signal_number) {
 /// Per-rank outcome and the job's exit status, from the scheduler's view and
 /// the ranks' statuses (`statuses[r]`), failures taken in `order`; `limit`:
 /// a job.* limit ended the job; `ended[r]`: the launcher itself ended rank r
-/// (its status then says nothing about the job: mpirun's victims).
+/// (its status then says nothing about the job: mpirun's victims); `remote`:
+/// ranks are processes, which may be plain programs.
 JobResult summarize(const GuestScheduler& scheduler, const std::vector<int>& statuses, std::vector<int> order,
-                    int signal_number, bool limit, const std::vector<bool>& ended) {
+                    int signal_number, bool limit, const std::vector<bool>& ended, bool remote) {
     JobResult result;
     result.error = scheduler.error();
     result.end_time_ps = scheduler.end_time_ps();
     const std::vector<GuestGateway*> gateways = scheduler.gateways();
     // A job in which no rank ever connected ran plain programs: each rank is
     // done when its process exited, as under mpirun.
-    const bool plain = !scheduler.any_attached();
+    const bool plain = remote && !scheduler.any_attached();
     bool all_finished = true;
     for (int rank = 0; rank < scheduler.ranks(); ++rank) {
         RankOutcome outcome;
@@ -382,7 +383,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     for (int rank : exit_order)
         if (std::find(order.begin(), order.end(), rank) == order.end()) order.push_back(rank);
     return summarize(scheduler, statuses, order, signal_number, scheduler.limit_reached() || timed_out,
-                     ended_by_launcher);
+                     ended_by_launcher, true);
 }
 
 JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const GuestMain& guest_main) {
@@ -448,7 +449,7 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     for (std::thread& thread : threads) thread.join();
     io.poll();  // messages the threads posted at the very end
     return summarize(scheduler, statuses, scheduler.failure_order(), signal_number, scheduler.limit_reached(),
-                     std::vector<bool>(static_cast<std::size_t>(spec.ranks), false));
+                     std::vector<bool>(static_cast<std::size_t>(spec.ranks), false), false);
 }
 
 }  // namespace isvp::transport
