@@ -170,11 +170,11 @@ void GuestProcesses::received(int rank, bool is_stderr, const boost::system::err
     // to kLongestLine, so lines of different ranks never mix.
     const std::size_t last = output.partial.rfind('\n');
     if (last != std::string::npos) {
-        print(rank, is_stderr, output.partial.substr(0, last + 1), false);
+        print(rank, is_stderr, output.partial.substr(0, last + 1));
         output.partial.erase(0, last + 1);
     }
     if (output.partial.size() >= kLongestLine || (error && !output.partial.empty())) {
-        print(rank, is_stderr, output.partial, true);
+        print(rank, is_stderr, output.partial);
         output.partial.clear();
     }
     if (error) {
@@ -186,7 +186,7 @@ void GuestProcesses::received(int rank, bool is_stderr, const boost::system::err
     read(rank, is_stderr);
 }
 
-void GuestProcesses::print(int rank, bool is_stderr, const std::string& text, bool end_line) {
+void GuestProcesses::print(int rank, bool is_stderr, const std::string& text) {
     std::ostream& stream = is_stderr ? err_ : out_;
     if (label_ == OutputLabel::None) {
         stream << text;  // byte for byte, as mpirun
@@ -199,7 +199,7 @@ void GuestProcesses::print(int rank, bool is_stderr, const std::string& text, bo
             end = end == std::string::npos ? text.size() : end + 1;
             stream << label;
             stream.write(text.data() + start, static_cast<std::streamsize>(end - start));
-            if (text[end - 1] != '\n' && end_line) stream << '\n';
+            if (text[end - 1] != '\n') stream << '\n';  // a labelled piece is a line of its own
             start = end;
         }
     }

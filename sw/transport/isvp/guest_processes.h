@@ -127,9 +127,9 @@ class GuestProcesses {
     void read(int rank, bool is_stderr);
     /// `bytes` more output (or end of file, `error`) read from a child.
     void received(int rank, bool is_stderr, const boost::system::error_code& error, std::size_t bytes);
-    /// Writes `text` (whole lines, or a piece of one when `end_line`
-    /// must add the newline a labelled line needs) with the labels.
-    void print(int rank, bool is_stderr, const std::string& text, bool end_line);
+    /// Writes `text` (whole lines, or the last piece of a line) unlabelled
+    /// as it is, or each line labelled and ended with a newline.
+    void print(int rank, bool is_stderr, const std::string& text);
     Child& child(int rank);
     /// Sends `signal_number` to the child's process group if it may have
     /// members; notes when it has none left.
