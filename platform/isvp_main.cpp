@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "isvp/aglu_core.h"
 #include "isvp/parameters.h"
+#include "report_handler.h"
 
 #include <systemc>
 
@@ -31,6 +32,7 @@ const std::map<std::string, Subcommand>& subcommands() {
     static const std::map<std::string, Subcommand> table = {
         {"aglu", {isvp::cli::aglu_demo, "reduce the same operands with the TLM and the RTL AgLU and compare"}},
         {"run", {isvp::cli::run_command, "run N guest processes on the platform, like mpirun"}},
+        {"mpiexec", {isvp::cli::run_command, "the same as run, by mpiexec's name (bin/isvp-mpiexec runs it)"}},
         {"bench", {isvp::cli::bench_command, "benchmarks in local mode: pingpong, collectives"}},
     };
     return table;
@@ -112,14 +114,23 @@ int sc_main(int argc, char** argv) {
     }
     // "isvp <command>: <message>", where a message that already starts with
     // the command's name ("bench pingpong: ...") keeps it only once.
-    const auto report = [&](const char* kind, const std::string& message) {
+    const auto report = [&](const char* kind, const std::string& text) {
         const std::string command = argv[1];
+        // `isvp mpiexec` is `isvp run`: its messages name the command used.
+        const std::string message =
+            command == "mpiexec" && text.compare(0, 5, "run: ") == 0 ? "mpiexec: " + text.substr(5) : text;
         const bool named = message.compare(0, command.size(), command) == 0 && message.size() > command.size() &&
                            (message[command.size()] == ':' || message[command.size()] == ' ');
         std::string line = named ? message : command + ": " + message;
         line.insert(line.find(": ") + 2, kind);
         std::cerr << "isvp " << line << "\n";
     };
+    // SystemC's reports go to stderr, a flood of one kind held back; the
+    // counts of what was held back are printed however the command ends.
+    isvp::cli::install_report_handler();
+    struct Summary {
+        ~Summary() { isvp::cli::flush_report_summary(); }
+    } summary;
     try {
         return found->second.run(argc - 1, argv + 1);
     } catch (const isvp::ConfigError& error) {

@@ -1,8 +1,12 @@
-// `isvp run -n N [options] -- PROG [ARGS]`: the simulator with N guest
-// processes, one rank each, like mpirun. Guest output is prefixed with the
-// rank; the exit status is the job's. As with mpirun, a rank that ends
-// without finishing (MPI_Finalize) — an exit, a crash, MPI_Abort — ends the
-// whole job.
+// `isvp run -n N [options] PROG [ARGS]` (also `isvp mpiexec`, and
+// bin/isvp-mpiexec): the simulator with N guest processes, one rank each,
+// like mpirun. As with mpirun, the first word that is not an option of the
+// launcher (or the word after `--`) is the program, and everything after it
+// is the program's. Guest output is passed on unlabelled (-l/--prepend-rank:
+// "[rank] ", --tag-output: "[1,rank]<stdout>:"); the exit status is the
+// job's. As with mpirun, a rank that ends without finishing (MPI_Finalize) —
+// an exit, a crash, MPI_Abort — ends the whole job; a program that is not an
+// MPI program runs N times and the job ends when all have exited.
 //
 // MPI programs (sw/mpi): --offload on|off sets ISVP_MPI_OFFLOAD for the
 // guests (off: every collective in software, the baseline);
@@ -21,22 +25,46 @@ namespace po = boost::program_options;
 
 namespace isvp::cli {
 
-int run_command(int argc, char** argv) {
-    // Everything after "--" is the guest command line, untouched.
-    std::vector<std::string> command;
-    int own = argc;
-    for (int i = 1; i < argc; ++i)
-        if (std::string(argv[i]) == "--") {
-            own = i;
-            for (int j = i + 1; j < argc; ++j) command.emplace_back(argv[j]);
-            break;
-        }
+namespace {
 
+/// mpirun's single-dash long options, spelt as Boost reads them.
+std::string canonical(const std::string& word) {
+    for (const char* name : {"np", "prepend-rank", "tag-output"})
+        if (word == std::string("-") + name) return std::string("--") + name;
+    return word;
+}
+
+/// Whether option word `word` (as canonical() spells it) takes the next word
+/// as its value: a known option with a value, not given as --name=value or
+/// -nVALUE.
+bool takes_next_word(const std::string& word, const po::options_description& options) {
+    if (word.size() > 2 && word[1] == '-') {
+        if (word.find('=') != std::string::npos) return false;
+        try {  // an unambiguous prefix names an option, as Boost reads it (--stat FILE)
+            const po::option_description* option = options.find_nothrow(word.substr(2), true);
+            return option != nullptr && option->semantic()->max_tokens() > 0;
+        } catch (const po::error&) {
+            return false;  // ambiguous: parse() says so
+        }
+    }
+    if (word.size() != 2) return false;  // -n4: the value is attached
+    for (const auto& option : options.options())
+        if (option->canonical_display_name(po::command_line_style::allow_dash_for_short) == word)
+            return option->semantic()->max_tokens() > 0;
+    return false;
+}
+
+}  // namespace
+
+int run_command(int argc, char** argv) {
     Parameters parameters;
     declare_job_parameters(parameters);
     po::options_description options("isvp run options");
     options.add_options()
         ("np,n", po::value<int>()->value_name("N"), "number of ranks (one per node; -np also accepted)")
+        ("prepend-rank,l", "label each line of guest output with its rank: \"[rank] \" (MPICH's -l)")
+        ("tag-output", "label each line of guest output \"[1,rank]<stdout>:\" or \"[1,rank]<stderr>:\" "
+                       "(Open MPI's --tag-output)")
         ("stats", po::value<std::string>()->value_name("FILE"), "write platform statistics (JSON) after the job")
         ("offload", po::value<std::string>()->value_name("on|off"),
          "MPI collectives in the switches where they can run (on, the default) or always in software (off); "
@@ -46,16 +74,32 @@ int run_command(int argc, char** argv) {
         ("timeout", po::value<double>()->value_name("S"),
          "end the job after S s of wall time (= --set job.timeout_s=S); exit status 124");
     add_platform_options(options);
-    // mpirun spells it -np: accept that as --np.
-    std::vector<std::string> args;
-    for (int i = 0; i < own; ++i) args.emplace_back(std::string(argv[i]) == "-np" ? "--np" : argv[i]);
+
+    // The launcher's options come first; the first other word (or the word
+    // after "--") is the program, and the rest is the program's, untouched.
+    std::vector<std::string> args{argv[0]};
+    std::vector<std::string> command;
+    for (int i = 1; i < argc; ++i) {
+        const std::string word = canonical(argv[i]);
+        if (word == "--") {
+            command.assign(argv + i + 1, argv + argc);
+            break;
+        }
+        if (word.size() < 2 || word[0] != '-') {
+            command.assign(argv + i, argv + argc);
+            break;
+        }
+        args.push_back(word);
+        if (takes_next_word(word, options) && i + 1 < argc) args.emplace_back(argv[++i]);
+    }
     std::vector<char*> own_argv;
     for (auto& arg : args) own_argv.push_back(arg.data());
     po::variables_map values;
     if (!parse(static_cast<int>(own_argv.size()), own_argv.data(),
-               "usage: isvp run -n N [--offload on|off] [--compute-scale S] [--timeout S] [--config FILE]\n"
-               "                [--set key=value]... [--stats FILE] -- PROG [ARGS...]\n"
-               "Starts the simulator and N guest processes (rank r on node r of topology.torus), like mpirun.",
+               "usage: isvp run -n N [-l | --tag-output] [--offload on|off] [--compute-scale S] [--timeout S]\n"
+               "                [--config FILE] [--set key=value]... [--stats FILE] [--] PROG [ARGS...]\n"
+               "Starts the simulator and N guest processes (rank r on node r of topology.torus), like mpirun\n"
+               "(isvp mpiexec and bin/isvp-mpiexec are the same command). Everything after PROG is PROG's.",
                options, values))
         return 0;
     if (!apply_platform_options(values, parameters)) return 0;
@@ -82,12 +126,16 @@ int run_command(int argc, char** argv) {
     if (parameters.flag("job.timing_only"))
         std::cerr << "isvp run: warning: job.timing_only is set: collectives in the switches carry no payload, so "
                      "the guests' offloaded collective results are not computed (for timing studies only)\n";
-    if (command.empty()) throw ConfigError("run: no program given; put it after '--'");
+    if (command.empty()) throw ConfigError("run: no program given (isvp run -n N [options] PROG [ARGS...])");
+    if (values.count("prepend-rank") && values.count("tag-output"))
+        throw ConfigError("run: -l/--prepend-rank and --tag-output are two labels for the same lines: give one");
 
     transport::JobSpec spec;
     spec.ranks = values["np"].as<int>();
     if (spec.ranks < 1) throw ConfigError("run: -n must be at least 1, got " + std::to_string(spec.ranks));
     spec.command = command;
+    if (values.count("prepend-rank")) spec.label = transport::OutputLabel::Rank;
+    if (values.count("tag-output")) spec.label = transport::OutputLabel::Tag;
     spec.config = TransportConfig::from(parameters);
     spec.config.end_on_early_exit = true;
     JobPlatform job(PlatformConfig::from(parameters));

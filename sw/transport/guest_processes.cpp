@@ -1,4 +1,4 @@
-// Guest processes: fork/exec, prefixed output, exits, termination.
+// Guest processes: fork/exec, output, exits, termination.
 #include "isvp/guest_processes.h"
 
 #include <fcntl.h>
@@ -41,10 +41,13 @@ void write_all(int fd, const char* text) {
     // as descriptor kGuestMemoryFd; dup2 clears its close-on-exec flag.
     if (memory_fd >= 0) ::dup2(memory_fd, kGuestMemoryFd);
     ::close_range(memory_fd >= 0 ? kGuestMemoryFd + 1 : 3, ~0u, 0);
+    // Signals stay blocked (start() blocked them across fork) until the
+    // launcher's handlers are gone: a SIGTERM for the new rank must not run
+    // the launcher's handler here, which would report it to the launcher.
+    for (int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(signal_number, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(signal_number, SIG_DFL);
     ::execvpe(argv[0], argv, envp);
     const int error = errno;
     write_all(STDERR_FILENO, "isvp: cannot run '");
@@ -119,10 +122,15 @@ void GuestProcesses::start(int rank, const std::vector<std::string>& argv,
         throw std::runtime_error(message);
     }
     const pid_t parent = ::getpid();
+    sigset_t all;
+    sigset_t before;
+    sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &before);  // until the child has reset its handlers
     const pid_t pid = ::fork();
     if (pid == 0)
         exec_child(parent, null_fd, out_pipe[1], err_pipe[1], memory_fd, arguments.data(), variables.data());
     const int fork_errno = errno;
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
     for (int fd : {null_fd, out_pipe[1], err_pipe[1]}) ::close(fd);
     if (pid < 0) {
         ::close(out_pipe[0]);
@@ -150,30 +158,51 @@ void GuestProcesses::read(int rank, bool is_stderr) {
     Output& output = is_stderr ? child(rank).err : child(rank).out;
     output.pipe->async_read_some(asio::buffer(output.buffer),
                                  [this, rank, is_stderr](const boost::system::error_code& error, std::size_t bytes) {
-                                     if (error == asio::error::operation_aborted) return;
-                                     Output& target = is_stderr ? child(rank).err : child(rank).out;
-                                     target.partial.append(target.buffer.data(), bytes);
-                                     std::size_t start = 0;
-                                     for (std::size_t newline;
-                                          (newline = target.partial.find('\n', start)) != std::string::npos;
-                                          start = newline + 1)
-                                         print(rank, is_stderr, target.partial.substr(start, newline - start));
-                                     target.partial.erase(0, start);
-                                     if (error) {
-                                         if (!target.partial.empty()) print(rank, is_stderr, target.partial);
-                                         target.partial.clear();
-                                         target.open = false;
-                                         boost::system::error_code ignored;
-                                         target.pipe->close(ignored);
-                                         return;
-                                     }
-                                     read(rank, is_stderr);
+                                     if (error != asio::error::operation_aborted)
+                                         received(rank, is_stderr, error, bytes);
                                  });
 }
 
-void GuestProcesses::print(int rank, bool is_stderr, const std::string& line) {
+void GuestProcesses::received(int rank, bool is_stderr, const boost::system::error_code& error, std::size_t bytes) {
+    Output& output = is_stderr ? child(rank).err : child(rank).out;
+    output.partial.append(output.buffer.data(), bytes);
+    // Whole lines go out at once; a line without its end is held back, up
+    // to kLongestLine, so lines of different ranks never mix.
+    const std::size_t last = output.partial.rfind('\n');
+    if (last != std::string::npos) {
+        print(rank, is_stderr, output.partial.substr(0, last + 1));
+        output.partial.erase(0, last + 1);
+    }
+    if (output.partial.size() >= kLongestLine || (error && !output.partial.empty())) {
+        print(rank, is_stderr, output.partial);
+        output.partial.clear();
+    }
+    if (error) {
+        output.open = false;
+        boost::system::error_code ignored;
+        output.pipe->close(ignored);
+        return;
+    }
+    read(rank, is_stderr);
+}
+
+void GuestProcesses::print(int rank, bool is_stderr, const std::string& text) {
     std::ostream& stream = is_stderr ? err_ : out_;
-    stream << '[' << rank << "] " << line << '\n';
+    if (label_ == OutputLabel::None) {
+        stream << text;  // byte for byte, as mpirun
+    } else {
+        const std::string label = label_ == OutputLabel::Rank
+                                      ? "[" + std::to_string(rank) + "] "
+                                      : "[1," + std::to_string(rank) + (is_stderr ? "]<stderr>:" : "]<stdout>:");
+        for (std::size_t start = 0; start < text.size();) {
+            std::size_t end = text.find('\n', start);
+            end = end == std::string::npos ? text.size() : end + 1;
+            stream << label;
+            stream.write(text.data() + start, static_cast<std::streamsize>(end - start));
+            if (text[end - 1] != '\n') stream << '\n';  // a labelled piece is a line of its own
+            start = end;
+        }
+    }
     stream.flush();
 }
 

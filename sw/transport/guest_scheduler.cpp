@@ -42,7 +42,10 @@ GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const Tra
       heard_(static_cast<std::size_t>(std::max(ranks, 0)), started_),
       notices_(static_cast<std::size_t>(std::max(ranks, 0)), 0),
       notice_timer_(io),
-      timeout_timer_(io) {
+      timeout_timer_(io),
+      departure_timer_(io),
+      departing_(static_cast<std::size_t>(std::max(ranks, 0))),
+      attached_(static_cast<std::size_t>(std::max(ranks, 0)), false) {
     config_.validate();
     if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
         throw std::runtime_error("the guest scheduler needs the SystemC time resolution of 1 ps, got " +
@@ -88,6 +91,8 @@ void GuestScheduler::run() {
             boost::system::error_code ignored;
             scheduler.notice_timer_.cancel(ignored);
             scheduler.timeout_timer_.cancel(ignored);
+            scheduler.departure_timer_.cancel(ignored);
+            scheduler.departure_armed_ = false;
         }
     } running{*this};
     running_ = true;
@@ -123,7 +128,9 @@ void GuestScheduler::execute(const SyncCore::Decision& decision) {
     const int rank = decision.rank;
     if (!decision.simulated) {
         const SyncCore::Entry entry = core_.pop(rank);
-        if (entry.leaving) {
+        if (entry.leaving && !attached(rank)) {
+            left_unattached(rank, entry.reason);
+        } else if (entry.leaving) {
             log_ << "[isvp] rank " << rank << " left at " << format_time_ps(entry.message.time_ps) << ": "
                  << entry.reason << "\n";
             log_.flush();
@@ -235,6 +242,9 @@ void GuestScheduler::on_link_event(int rank, const GuestLinks::Event& event) {
     switch (event.kind) {
         case GuestLinks::Event::Kind::Attached:
             heard_from(rank);
+            attached_[static_cast<std::size_t>(rank)] = true;
+            any_attached_ = true;
+            check_attachment();
             if (on_attach_) on_attach_(rank);
             break;
         case GuestLinks::Event::Kind::Request: {
@@ -256,6 +266,9 @@ void GuestScheduler::on_link_event(int rank, const GuestLinks::Event& event) {
                 gateways_[static_cast<std::size_t>(rank)]->cancel();
                 note_failure(rank);
                 end_on_early_exit(rank, event.detail);
+            } else if (config_.end_on_early_exit && attached(rank) && core_.leaving(rank)) {
+                departing_[static_cast<std::size_t>(rank)] = event.detail;
+                arm_departure();
             }
             break;
         }
@@ -337,6 +350,24 @@ void GuestScheduler::process_exited(int rank, int status, const std::string& des
     if (status != 0 && config_.end_on_early_exit) abort("rank " + std::to_string(rank) + " " + description);
 }
 
+void GuestScheduler::left_unattached(int rank, const std::string& reason) {
+    // Not an MPI rank (or not yet): nothing of it is in the platform.
+    unattached_.emplace_back(rank, reason);
+    check_attachment();
+}
+
+void GuestScheduler::check_attachment() {
+    // Some ranks connected and some left without: the MPI job cannot
+    // complete (the connected ones would wait for the others for good).
+    if (!config_.end_on_early_exit || unattached_.empty() || !any_attached_) return;
+    const auto& [rank, reason] = unattached_.front();
+    note_failure(rank);
+    log_ << "[isvp] rank " << rank << " never connected to the platform (" << reason
+         << ") while other ranks did: in an MPI job every rank must call MPI_Init and MPI_Finalize\n";
+    log_.flush();
+    abort("rank " + std::to_string(rank) + " never connected (" + reason + ") while other ranks did");
+}
+
 void GuestScheduler::note_failure(int rank) {
     if (std::find(failure_order_.begin(), failure_order_.end(), rank) == failure_order_.end())
         failure_order_.push_back(rank);
@@ -368,7 +399,9 @@ void GuestScheduler::arm_stall_notice() {
 
 void GuestScheduler::stall_notice() {
     // Only a rank that computes outside the platform holds simulated time:
-    // nothing executes while one does (SyncCore::next).
+    // nothing executes while one does (SyncCore::next). While no rank has
+    // connected, nothing is held (plain programs, or MPI not started yet).
+    if (!any_attached_) return;
     const auto now = std::chrono::steady_clock::now();
     std::vector<int> silent;
     auto shortest = std::chrono::steady_clock::duration::max();
@@ -408,6 +441,41 @@ void GuestScheduler::arm_timeout() {
         limit_reached_ = true;
         abort("the wall-clock limit " + limit.str() + " was reached");
     });
+}
+
+void GuestScheduler::arm_departure() {
+    if (departure_armed_ || !running_) return;
+    departure_armed_ = true;
+    departure_timer_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double, std::milli>(config_.kill_grace_ms)));
+    departure_timer_.async_wait([this](const boost::system::error_code& error) {
+        departure_armed_ = false;
+        if (error || !running_ || aborting_) return;
+        overdue_departures();
+    });
+}
+
+void GuestScheduler::overdue_departures() {
+    // Ranks that left without finish() whose departure is still not due:
+    // ranks computing outside the platform hold simulated time, and mpirun
+    // would have ended the job when the process exited.
+    for (int rank = 0; rank < ranks(); ++rank) {
+        const std::string& reason = departing_[static_cast<std::size_t>(rank)];
+        if (reason.empty() || !core_.leaving(rank)) continue;
+        std::vector<int> computing;
+        for (int other = 0; other < ranks(); ++other)
+            if (other != rank && core_.idle(other)) computing.push_back(other);
+        log_ << "[isvp] rank " << rank << " left without finishing (" << reason
+             << "); its departure was not due in simulated time job.kill_grace_ms later"
+             << (computing.empty() ? "" : " (" + list_ranks(computing) + " computing outside the platform)")
+             << ": the job ends now\n";
+        log_.flush();
+        gateways_[static_cast<std::size_t>(rank)]->cancel();
+        note_failure(rank);
+        abort_at_ps_ = std::max(abort_at_ps_, core_.clock(rank));
+        core_.end(rank, reason);
+        end_on_early_exit(rank, reason);
+    }
 }
 
 void GuestScheduler::simulated_limit(const std::string& why) {

@@ -163,13 +163,18 @@ std::string signal_name(int signal_number) {
 
 /// Per-rank outcome and the job's exit status, from the scheduler's view and
 /// the ranks' statuses (`statuses[r]`), failures taken in `order`; `limit`:
-/// a job.* limit ended the job.
+/// a job.* limit ended the job; `ended[r]`: the launcher itself ended rank r
+/// (its status then says nothing about the job: mpirun's victims); `remote`:
+/// ranks are processes, which may be plain programs.
 JobResult summarize(const GuestScheduler& scheduler, const std::vector<int>& statuses, std::vector<int> order,
-                    int signal_number, bool limit) {
+                    int signal_number, bool limit, const std::vector<bool>& ended, bool remote) {
     JobResult result;
     result.error = scheduler.error();
     result.end_time_ps = scheduler.end_time_ps();
     const std::vector<GuestGateway*> gateways = scheduler.gateways();
+    // A job in which no rank ever connected ran plain programs: each rank is
+    // done when its process exited, as under mpirun.
+    const bool plain = remote && !scheduler.any_attached();
     bool all_finished = true;
     for (int rank = 0; rank < scheduler.ranks(); ++rank) {
         RankOutcome outcome;
@@ -180,7 +185,7 @@ JobResult summarize(const GuestScheduler& scheduler, const std::vector<int>& sta
         outcome.reads = gateways[static_cast<std::size_t>(rank)]->reads();
         outcome.writes = gateways[static_cast<std::size_t>(rank)]->writes();
         outcome.interrupts = gateways[static_cast<std::size_t>(rank)]->interrupts();
-        all_finished = all_finished && outcome.finished;
+        all_finished = all_finished && (outcome.finished || plain);
         result.ranks.push_back(outcome);
     }
     if (signal_number != 0) {
@@ -195,7 +200,7 @@ JobResult summarize(const GuestScheduler& scheduler, const std::vector<int>& sta
         if (std::find(order.begin(), order.end(), rank) == order.end()) order.push_back(rank);
     for (int rank : order) {
         const int status = statuses[static_cast<std::size_t>(rank)];
-        if (status != 0) {
+        if (status != 0 && !ended[static_cast<std::size_t>(rank)]) {
             result.exit_status = status < 0 ? 1 : status;
             return result;
         }
@@ -245,14 +250,28 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     });
 
     std::vector<int> exit_order;
+    std::vector<bool> ended_by_launcher(static_cast<std::size_t>(spec.ranks), false);
     GuestProcesses processes(io, out, err, [&](int rank, int status, const std::string& description) {
         if (status != 0) {
-            err << "[isvp] rank " << rank << " " << description << "\n";
+            err << "[isvp] rank " << rank << " " << description
+                << (ended_by_launcher[static_cast<std::size_t>(rank)] ? " (ended by the launcher)" : "") << "\n";
             err.flush();
             exit_order.push_back(rank);
         }
         scheduler.process_exited(rank, status, description);
     });
+    processes.label_output(spec.label);
+    // The launcher ends ranks (SIGTERM, SIGKILL after `grace`) that are still
+    // running when the job ended; their statuses are not the job's.
+    const auto end_ranks = [&](const std::vector<int>& ranks, std::chrono::milliseconds after) {
+        for (int rank : ranks) {
+            if (processes.pid(rank) < 0) continue;  // not started (set-up failed)
+            if (processes.running(rank)) ended_by_launcher[static_cast<std::size_t>(rank)] = true;
+            processes.terminate(rank, after);
+        }
+    };
+    std::vector<int> every_rank;
+    for (int rank = 0; rank < spec.ranks; ++rank) every_rank.push_back(rank);
 
     int signal_number = 0;
     signals.on_stop([&](int number) {
@@ -261,9 +280,9 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
             err << "[isvp] " << signal_name(number) << ": ending the job\n";
             err.flush();
             scheduler.abort("the launcher received " + signal_name(number));
-            processes.terminate(grace);
+            end_ranks(every_rank, grace);
         } else {
-            processes.terminate(std::chrono::milliseconds(0));  // a second signal: no more grace
+            end_ranks(every_rank, std::chrono::milliseconds(0));  // a second signal: no more grace
         }
     });
 
@@ -305,7 +324,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
             err << "[isvp] ending " << list_ranks(computing)
                 << ", not in a call to the platform when the job ended: SIGTERM, SIGKILL after job.kill_grace_ms\n";
             err.flush();
-            for (int rank : computing) processes.terminate(rank, grace);
+            end_ranks(computing, grace);
         }
     }
     const Clock::time_point ended = Clock::now();
@@ -323,14 +342,14 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     while (!processes.all_exited()) {
         const Clock::time_point now = Clock::now();
         if (!clean && !terminating && now >= deadline) {
-            processes.terminate(grace);
+            end_ranks(every_rank, grace);
             terminating = true;
         }
         if (clean && !terminating && now >= timeout_at) {
             err << "[isvp] wall-clock limit job.timeout_s = " << spec.config.timeout_s
                 << " s reached while waiting for the guests to exit: SIGTERM, SIGKILL after job.kill_grace_ms\n";
             err.flush();
-            processes.terminate(grace);
+            end_ranks(every_rank, grace);
             terminating = true;
             timed_out = true;
         }
@@ -363,7 +382,8 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     std::vector<int> order = scheduler.failure_order();
     for (int rank : exit_order)
         if (std::find(order.begin(), order.end(), rank) == order.end()) order.push_back(rank);
-    return summarize(scheduler, statuses, order, signal_number, scheduler.limit_reached() || timed_out);
+    return summarize(scheduler, statuses, order, signal_number, scheduler.limit_reached() || timed_out,
+                     ended_by_launcher, true);
 }
 
 JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const GuestMain& guest_main) {
@@ -428,7 +448,8 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     }
     for (std::thread& thread : threads) thread.join();
     io.poll();  // messages the threads posted at the very end
-    return summarize(scheduler, statuses, scheduler.failure_order(), signal_number, scheduler.limit_reached());
+    return summarize(scheduler, statuses, scheduler.failure_order(), signal_number, scheduler.limit_reached(),
+                     std::vector<bool>(static_cast<std::size_t>(spec.ranks), false), false);
 }
 
 }  // namespace isvp::transport

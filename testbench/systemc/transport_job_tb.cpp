@@ -75,6 +75,7 @@ int sc_main(int argc, char** argv) {
     spec.config = isvp::TransportConfig::from(parameters);
     spec.config.end_on_early_exit = mpirun;
     spec.command = {guest, scenario};
+    spec.label = isvp::transport::OutputLabel::Rank;  // the checks read "[rank] " lines
 
     std::unique_ptr<isvp::test::TransportFakeDevice> device;
     const isvp::transport::PlatformBuilder build = [&](const std::vector<isvp::transport::HostMemorySpan>&,

@@ -1,5 +1,5 @@
-// Guest processes and shared memory: prefixed output, statuses, termination,
-// environment, cleanup (no SystemC).
+// Guest processes and shared memory: output, statuses, termination,
+// environment, cleanup (no SystemC). Output labels: test_transport_output.cpp.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -34,7 +34,7 @@ void drain(boost::asio::io_context& io, const GuestProcesses& processes) {
 
 }  // namespace
 
-TEST_CASE("guest processes: output lines are prefixed with the rank, statuses reported") {
+TEST_CASE("guest processes: output lines labelled with the rank, statuses reported") {
     boost::asio::io_context io;
     std::ostringstream out;
     std::ostringstream err;
@@ -42,6 +42,7 @@ TEST_CASE("guest processes: output lines are prefixed with the rank, statuses re
     GuestProcesses processes(io, out, err, [&](int rank, int status, const std::string& description) {
         exits.push_back({rank, status, description});
     });
+    processes.label_output(OutputLabel::Rank);
     processes.start(0, {"/bin/sh", "-c", "echo one; echo two; printf tail"}, {});
     processes.start(1, {"/bin/sh", "-c", "echo oops >&2; exit 3"}, {});
     drain(io, processes);
@@ -76,9 +77,9 @@ TEST_CASE("guest processes: exactly the given environment, and a missing program
     processes.start(0, {"/bin/sh", "-c", "echo $ISVP_RANK-$HOME-"}, {"ISVP_RANK=7"});
     processes.start(1, {"/nonexistent/program"}, {});
     drain(io, processes);
-    CHECK(out.str() == "[0] 7--\n");
+    CHECK(out.str() == "7--\n");
     CHECK(processes.status(1) == 127);
-    CHECK_THAT(err.str(), Catch::Contains("[1] isvp: cannot run '/nonexistent/program'"));
+    CHECK_THAT(err.str(), Catch::Contains("isvp: cannot run '/nonexistent/program'"));
 }
 
 TEST_CASE("guest processes: terminate sends SIGTERM, then SIGKILL after the grace period") {
@@ -88,7 +89,7 @@ TEST_CASE("guest processes: terminate sends SIGTERM, then SIGKILL after the grac
     processes.start(0, {"/bin/sh", "-c", "echo ready; exec sleep 30"}, {});
     processes.start(1, {"/bin/sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.05; done"}, {});
     const auto start = std::chrono::steady_clock::now();
-    while (out.str().size() < 2 * std::string("[0] ready\n").size()) io.run_one_for(std::chrono::milliseconds(10));
+    while (out.str().size() < 2 * std::string("ready\n").size()) io.run_one_for(std::chrono::milliseconds(10));
     processes.terminate(std::chrono::milliseconds(200));
     drain(io, processes);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -6,9 +6,12 @@
 // which then ends the children deliberately; and whatever a guest forks
 // stays in its group, so it can be ended with it) and dies with the launcher
 // (PR_SET_PDEATHSIG) even if the launcher is killed outright. stdin is
-// /dev/null; stdout and stderr come back through pipes and are printed line
-// by line prefixed "[rank] ". Exits are noticed through SIGCHLD (waitpid on
-// our own children only) and reported as exit code, or 128 + signal number.
+// /dev/null; stdout and stderr come back through pipes and go to the
+// launcher's stdout and stderr, whole lines at a time, so lines of different
+// ranks never mix (a line longer than kLongestLine is passed on in pieces);
+// as mpirun, unlabelled by default, or labelled (label_output()). Exits are
+// noticed through SIGCHLD (waitpid on our own children only) and reported as
+// exit code, or 128 + signal number.
 // terminate() sends SIGTERM to the process groups, then SIGKILL after a
 // grace period — also to a group whose guest has already exited, so
 // processes a guest forked do not survive it (unless they left the group
@@ -20,6 +23,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <iosfwd>
 #include <memory>
@@ -36,6 +40,18 @@ namespace isvp::transport {
 
 /// The descriptor a guest finds its host memory on (ISVP_SHM_FD).
 inline constexpr int kGuestMemoryFd = 3;
+
+/// How guest output lines are labelled (mpirun's options).
+enum class OutputLabel {
+    None,  ///< as the guest wrote it (the default, like mpirun)
+    Rank,  ///< "[rank] line" (MPICH's -l / --prepend-rank)
+    Tag,   ///< "[1,rank]<stdout>:line", "<stderr>:" (Open MPI's --tag-output; job id 1)
+};
+
+/// A guest line without a newline is held back until this many bytes, then
+/// passed on as it is (a program printing without newlines cannot grow the
+/// launcher's memory).
+inline constexpr std::size_t kLongestLine = 64 * 1024;
 
 class GuestProcesses {
   public:
@@ -58,6 +74,9 @@ class GuestProcesses {
     /// receives as descriptor kGuestMemoryFd.
     void start(int rank, const std::vector<std::string>& argv, const std::vector<std::string>& environment,
                int memory_fd = -1);
+
+    /// How output lines are labelled from now on (OutputLabel::None before).
+    void label_output(OutputLabel label) { label_ = label; }
 
     /// SIGTERM to every child's process group now (whether the child itself
     /// still runs or not), SIGKILL to those left after `grace` (0: SIGKILL
@@ -106,15 +125,20 @@ class GuestProcesses {
     void wait_for_sigchld();
     void reap();
     void read(int rank, bool is_stderr);
-    void print(int rank, bool is_stderr, const std::string& line);
+    /// `bytes` more output (or end of file, `error`) read from a child.
+    void received(int rank, bool is_stderr, const boost::system::error_code& error, std::size_t bytes);
+    /// Writes `text` (whole lines, or the last piece of a line) unlabelled
+    /// as it is, or each line labelled and ended with a newline.
+    void print(int rank, bool is_stderr, const std::string& text);
     Child& child(int rank);
     /// Sends `signal_number` to the child's process group if it may have
     /// members; notes when it has none left.
     void signal_group(Child& entry, int signal_number);
 
     boost::asio::io_context& io_;                   ///< the event loop
-    std::ostream& out_;                             ///< where "[rank] " stdout lines go
-    std::ostream& err_;                             ///< where "[rank] " stderr lines go
+    std::ostream& out_;                             ///< where the guests' stdout lines go
+    std::ostream& err_;                             ///< where the guests' stderr lines go
+    OutputLabel label_ = OutputLabel::None;         ///< how they are labelled
     ExitHandler on_exit_;                           ///< exit notifications
     boost::asio::signal_set sigchld_;               ///< SIGCHLD, delivered on the event loop
     std::vector<std::unique_ptr<Child>> children_;  ///< by rank (null: not started)

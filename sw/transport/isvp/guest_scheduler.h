@@ -22,6 +22,20 @@
 // disconnect, message on the log); the other ranks go on, and a wait that
 // can then never complete ends through the deadlock rule above.
 //
+// Ranks that never connect: a program that is not an MPI program (hostname)
+// runs as under mpirun. A rank whose process exits before it connected
+// (said Hello) simply leaves while no rank has connected; once some rank has
+// connected, such a rank ends an MPI job (TransportConfig::end_on_early_exit)
+// — it never called MPI_Init, and the others would wait for it for good —
+// and so does a rank that connects after one left that way.
+//
+// A rank that left without finish() (an MPI program that skipped
+// MPI_Finalize) ends the job when its departure is due in simulated time —
+// at once if every other rank waits on the platform. If a rank computing
+// outside the platform holds it back, the job is ended job.kill_grace_ms
+// (wall) after the rank left, as mpirun ends a job when a process exits
+// without finalizing (with TransportConfig::end_on_early_exit).
+//
 // Limits and notices (job.* parameters):
 //   * a rank that computes, sleeps or polls its own memory without calling
 //     the platform holds simulated time for every rank (conservative
@@ -91,6 +105,10 @@ class GuestScheduler {
     void process_exited(int rank, int status, const std::string& description);
 
     const SyncCore& core() const { return core_; }
+    /// The rank has connected (said Hello).
+    bool attached(int rank) const { return attached_.at(static_cast<std::size_t>(rank)); }
+    /// Some rank has connected: the job is an MPI job, not plain programs.
+    bool any_attached() const { return any_attached_; }
     /// The first job-level error (deadlock, protocol violation, abort); "" if none.
     const std::string& error() const { return error_; }
     /// job.timeout_s or job.max_simulated_us ended the job.
@@ -119,11 +137,15 @@ class GuestScheduler {
     void deadlock(const std::string& reason);
     void violation(int rank, const std::string& detail);
     void note_failure(int rank);
+    void left_unattached(int rank, const std::string& reason);
+    void check_attachment();
     void set_error(const std::string& text);
     void heard_from(int rank);
     void arm_stall_notice();
     void stall_notice();
     void arm_timeout();
+    void arm_departure();
+    void overdue_departures();
     void simulated_limit(const std::string& why);
     bool stopped() const;
     std::uint64_t now_ps() const;
@@ -156,9 +178,15 @@ class GuestScheduler {
     std::vector<std::uint64_t> notices_;                        ///< by rank: stall notices since heard_
     boost::asio::steady_timer notice_timer_;                    ///< next stall check
     boost::asio::steady_timer timeout_timer_;                   ///< job.timeout_s
+    boost::asio::steady_timer departure_timer_;                 ///< departures held back (job.kill_grace_ms)
+    bool departure_armed_ = false;                              ///< departure_timer_ is running
+    std::vector<std::string> departing_;                        ///< by rank: why it left ("" if it did not)
     bool running_ = false;                                      ///< inside run(): the timers may act
     bool noticed_ = false;                                      ///< a stall notice was given (explained once)
-    std::uint64_t abort_at_ps_ = 0;  ///< an abort is dated no earlier (a departing rank's clock)
+    std::uint64_t abort_at_ps_ = 0;                        ///< an abort is dated no earlier (a departing rank's clock)
+    std::vector<bool> attached_;                           ///< by rank: said Hello
+    bool any_attached_ = false;                            ///< some rank said Hello
+    std::vector<std::pair<int, std::string>> unattached_;  ///< ranks that left before connecting, and how
 };
 
 }  // namespace isvp::transport

@@ -4,8 +4,10 @@
 //     shared-memory segment per rank as its host memory (host.memory_bytes,
 //     a unique name per job), a private socket directory, the guests forked
 //     with the caller's environment plus the ISVP_* variables
-//     (guest_environment.h), their stdout/stderr printed line by line as
-//     "[rank] ...". Every child (with what it forked: each guest has its
+//     (guest_environment.h), their stdout/stderr passed on line by line to
+//     the launcher's (unlabelled as with mpirun, or labelled: JobSpec::label).
+//     A program that never connects (not an MPI program) runs as under
+//     mpirun: the job ends when every rank has exited. Every child (with what it forked: each guest has its
 //     own process group), segment and socket is removed when the function
 //     returns — after success, a failure, a guest crash, a job.* limit or a
 //     SIGINT/SIGTERM/SIGHUP of the launcher (children get SIGTERM, then
@@ -30,6 +32,7 @@
 
 #include "isvp/device_transport.h"
 #include "isvp/guest_gateway.h"
+#include "isvp/guest_processes.h"
 #include "isvp/transport_config.h"
 
 namespace isvp::transport {
@@ -51,11 +54,12 @@ using PlatformBuilder =
 using GuestMain = std::function<int(guest::DeviceTransport& transport)>;
 
 struct JobSpec {
-    int ranks = 1;                     ///< ranks in the job
-    std::vector<std::string> command;  ///< remote: program and arguments, the same for every rank
-    TransportConfig config;            ///< host.* and job.* parameters
-    std::ostream* out = nullptr;       ///< guests' "[rank] " stdout lines; null = std::cout
-    std::ostream* err = nullptr;       ///< guests' stderr lines and "[isvp] " messages; null = std::cerr
+    int ranks = 1;                          ///< ranks in the job
+    std::vector<std::string> command;       ///< remote: program and arguments, the same for every rank
+    TransportConfig config;                 ///< host.* and job.* parameters
+    std::ostream* out = nullptr;            ///< guests' stdout lines; null = std::cout
+    std::ostream* err = nullptr;            ///< guests' stderr lines and "[isvp] " messages; null = std::cerr
+    OutputLabel label = OutputLabel::None;  ///< remote: how guest output lines are labelled
 };
 
 struct RankOutcome {
@@ -75,8 +79,12 @@ inline constexpr int kLimitExitStatus = 124;
 struct JobResult {
     /// 0 if every rank finished and exited 0; else the status of the first
     /// rank noticed failing (128 + signal for a crash), 1 if only the job
-    /// itself failed (deadlock, protocol error), 128 + signal when the
-    /// launcher was interrupted, kLimitExitStatus when a limit ended it.
+    /// itself failed (deadlock, protocol error, a rank that exited 0
+    /// without finishing), 128 + signal when the launcher was interrupted,
+    /// kLimitExitStatus when a limit ended it. Ranks the launcher itself
+    /// ended (SIGTERM/SIGKILL) do not count as failing. A job in which no
+    /// rank connected (no MPI program): 0 if every rank exited 0, else the
+    /// first non-zero status noticed, as mpirun.
     int exit_status = 0;
     std::string error;               ///< the first job-level error; "" if none
     std::uint64_t end_time_ps = 0;   ///< simulated time when the last rank ended

@@ -92,6 +92,9 @@ class SyncCore {
     bool complete(int rank, std::uint64_t time_ps);
 
     RankState state(int rank) const { return ranks_.at(rank).state; }
+    /// The rank's link closed without Finish and its departure is queued
+    /// (still live: not taken yet).
+    bool leaving(int rank) const { return ranks_.at(rank).leaving && live(rank); }
     bool live(int rank) const;
     /// Running and not blocked: the rank computes outside the platform (its
     /// queue is empty or holds only posted writes), so nothing executes

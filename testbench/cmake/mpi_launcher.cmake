@@ -1,0 +1,29 @@
+# `isvp run` follows mpirun's conventions (docs/MPI.md "Using it"): the
+# program's arguments after its name without "--", bin/isvp-mpiexec,
+# unlabelled output with stdout and stderr apart (-l / --tag-output label
+# it), programs that are not MPI programs, SystemC warning floods held back
+# on stderr, and the status of a job whose rank exits 0 without MPI_Finalize.
+# Needs mpi.cmake (included before: the area files are taken in name order).
+isvp_mpi_program(mpi_launcher mpi_launcher.c)
+add_custom_target(isvp_mpi_launcher_programs ALL DEPENDS ${isvp_mpi_test_binaries}/mpi_launcher)
+add_executable(launcher_guest guests/launcher_guest.cpp)
+target_link_libraries(launcher_guest PRIVATE isvp_transport_guest isvp_warnings)
+
+foreach(check program-args unknown-option mpiexec output-plain output-prepend-rank output-tag non-mpi warning-flood)
+  add_test(NAME launcher_${check}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/launcher_checks.sh ${check} $<TARGET_FILE:isvp>
+                   ${CMAKE_BINARY_DIR}/bin ${isvp_mpi_test_binaries}/mpi_launcher $<TARGET_FILE:launcher_guest>)
+  set_tests_properties(launcher_${check} PROPERTIES TIMEOUT 120 LABELS "mpi;launcher"
+                       PASS_REGULAR_EXPRESSION "1 passed, 0 failed")
+endforeach()
+
+# A rank that exits 0 without MPI_Finalize while another computes: the job
+# ends at once with status 1 (the launcher's SIGTERM of the computing rank,
+# 143, is not the job's status).
+add_test(NAME launcher_early_exit_0_ends_the_job_with_status_1
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 1
+                 "rank 0 ended without finishing.*MPI_Finalize" --
+                 timeout 30 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 --set job.kill_grace_ms=300
+                 ${isvp_mpi_test_binaries}/mpi_launcher early-exit)
+set_tests_properties(launcher_early_exit_0_ends_the_job_with_status_1 PROPERTIES TIMEOUT 120 LABELS "mpi;launcher"
+                     RUN_SERIAL TRUE)

@@ -1,0 +1,61 @@
+/* The launcher's mpirun conventions (docs/MPI.md, "Using it"):
+ *   args ARGS...  prints "rank R of N args: ARGS" (words after the program
+ *                 name reach it without "--", options included)
+ *   streams       one line on stdout and one on stderr per rank, then a long
+ *                 stdout line written in many small pieces (never mixed with
+ *                 another rank's line)
+ *   early-exit    rank 0 returns 0 without MPI_Finalize while rank 1
+ *                 computes: the job ends at once with status 1
+ * Run: isvp run -n N mpi_launcher MODE [ARGS...] */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+static void write_all(int fd, const char* text, size_t length) {
+    while (length > 0) {
+        const ssize_t written = write(fd, text, length);
+        if (written <= 0) return;
+        text += written;
+        length -= (size_t)written;
+    }
+}
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char* mode = argc > 1 ? argv[1] : "";
+    if (strcmp(mode, "args") == 0) {
+        printf("rank %d of %d args:", rank, size);
+        for (int i = 2; i < argc; ++i) printf(" %s", argv[i]);
+        printf("\n");
+    } else if (strcmp(mode, "streams") == 0) {
+        printf("stdout line from rank %d\n", rank);
+        fflush(stdout);
+        fprintf(stderr, "stderr line from rank %d\n", rank);
+        char piece[64];
+        memset(piece, 'a' + rank % 26, sizeof piece);
+        MPI_Barrier(MPI_COMM_WORLD); /* every rank writes its long line at once */
+        write_all(1, "long ", 5);
+        for (int i = 0; i < 64; ++i) {
+            write_all(1, piece, sizeof piece);
+            const struct timespec pause = {0, 200000}; /* 0.2 ms */
+            nanosleep(&pause, NULL);
+        }
+        write_all(1, "\n", 1);
+    } else if (strcmp(mode, "early-exit") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) return 0; /* no MPI_Finalize */
+        sleep(60);               /* computing: the launcher ends it */
+    } else {
+        fprintf(stderr, "mpi_launcher: unknown mode '%s'\n", mode);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Finalize();
+    return 0;
+}
