@@ -5,7 +5,15 @@
 set -u
 status=$1 pattern=$2; shift 3
 before=$(ls /dev/shm 2>/dev/null | sort)
-output=$("$@" 2>&1); got=$?
+# The job runs in a session of its own (its id is the job's pid: a background
+# job of a non-interactive shell is no group leader, so setsid execs in
+# place), so "left behind" means processes of this job's session only, not
+# another test's guests of the same name running meanwhile.
+log=$(mktemp)
+setsid --wait "$@" >"$log" 2>&1 &
+session=$!
+wait "$session"; got=$?
+output=$(cat "$log"); rm -f "$log"
 after=$(ls /dev/shm 2>/dev/null | sort)
 failed=0
 echo "$output"
@@ -16,6 +24,6 @@ leaked=$(comm -13 <(echo "$before") <(echo "$after"))
 guest=$(basename "${@: -2:1}")  # the guest program: the argument before its scenario
 sleep 0.2
 # The kernel keeps the first 15 characters of a process name (comm): match those.
-if pgrep -x "${guest:0:15}" >/dev/null; then echo "FAIL $guest processes left behind"; failed=1; fi
+if pgrep -s "$session" -x "${guest:0:15}" >/dev/null; then echo "FAIL $guest processes left behind"; failed=1; fi
 echo "$((1 - failed)) passed, $failed failed"
 exit $failed
