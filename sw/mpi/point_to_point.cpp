@@ -1004,7 +1004,9 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
     return entry("MPI_Iprobe", comm, [&] {
         if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
         bool null_source = false;
-        *flag = probe(comm, source, tag, false, status, &null_source) != engine().unexpected.end() || null_source;
+        // Probe first: it may take new messages into the queue, which moves its end().
+        const auto found = probe(comm, source, tag, false, status, &null_source);
+        *flag = found != engine().unexpected.end() || null_source;
     });
 }
 
