@@ -260,6 +260,7 @@ extern "C" {
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Ibarrier", comm, [&] {
         Comm& c = check_comm(comm);
+        unsupported_on_inter(c, "MPI_Ibarrier");
         check_request_pointer(request);
         auto schedule = std::make_shared<RoundSchedule>(communicators().shared(comm));
         const int size = c.size(), me = c.rank();
@@ -275,6 +276,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
 int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Ibcast", comm, [&] {
         Comm& c = check_comm(comm);
+        unsupported_on_inter(c, "MPI_Ibcast");
         const Type& type = check_bcast(c, buffer, count, datatype, root, "MPI_Ibcast");
         check_request_pointer(request);
         struct State {
@@ -325,6 +327,7 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
                  MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Ireduce", comm, [&] {
         Comm& c = check_comm(comm);
+        unsupported_on_inter(c, "MPI_Ireduce");
         const Reduction reduction = check_reduction(count, datatype, op);
         check_root(c, root);
         check_reduce_buffers(c, sendbuf, recvbuf, count, *reduction.type, root, "MPI_Ireduce");
@@ -349,6 +352,7 @@ int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
                     MPI_Request* request) {
     return entry("MPI_Iallreduce", comm, [&] {
         Comm& c = check_comm(comm);
+        unsupported_on_inter(c, "MPI_Iallreduce");
         const Reduction reduction = check_reduction(count, datatype, op);
         check_result_buffers(sendbuf, recvbuf, count, *reduction.type, "MPI_Iallreduce");
         check_request_pointer(request);
@@ -383,6 +387,7 @@ int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
                                MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Ireduce_scatter_block", comm, [&] {
         Comm& c = check_comm(comm);
+        unsupported_on_inter(c, "MPI_Ireduce_scatter_block");
         const Reduction reduction = check_reduction(recvcount, datatype, op, "recvcount");
         check_result_buffers(sendbuf, recvbuf, recvcount, *reduction.type, "MPI_Ireduce_scatter_block");
         check_request_pointer(request);
@@ -395,6 +400,7 @@ int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
                          MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Ireduce_scatter", comm, [&] {
         Comm& c = check_comm(comm);
+        unsupported_on_inter(c, "MPI_Ireduce_scatter");
         std::vector<std::size_t> first;
         const Reduction reduction =
             check_reduce_scatter(c, sendbuf, recvbuf, recvcounts, datatype, op, "MPI_Ireduce_scatter", first);
@@ -407,7 +413,7 @@ int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
 int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                MPI_Request* request) {
     return entry("MPI_Iscan", comm, [&] {
-        check_comm(comm);
+        refuse_inter(check_comm(comm), "MPI_Iscan");
         const Reduction reduction = check_reduction(count, datatype, op);
         check_result_buffers(sendbuf, recvbuf, count, *reduction.type, "MPI_Iscan");
         check_request_pointer(request);
@@ -419,6 +425,7 @@ int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
                  MPI_Request* request) {
     return entry("MPI_Iexscan", comm, [&] {
         Comm& c = check_comm(comm);
+        refuse_inter(c, "MPI_Iexscan");
         const Reduction reduction = check_reduction(count, datatype, op);
         check_result_buffers(sendbuf, recvbuf, count, *reduction.type, "MPI_Iexscan", c.rank() > 0);
         check_request_pointer(request);
