@@ -321,7 +321,11 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
             return;
         }
         const int mine = position(g.members, parent.global_rank(parent.rank()));
-        *newcomm = split_registered(parent, mine == MPI_UNDEFINED ? MPI_UNDEFINED : 0, mine);
+        // MPI 2.2+: members may pass different groups if they are disjoint;
+        // each group's lowest world rank tells them apart.
+        const int colour =
+            mine == MPI_UNDEFINED ? MPI_UNDEFINED : *std::min_element(g.members.begin(), g.members.end());
+        *newcomm = split_registered(parent, colour, mine);
     });
 }
 

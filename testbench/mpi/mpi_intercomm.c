@@ -161,6 +161,26 @@ static void check_create(MPI_Comm inter, int local_rank) {
     MPI_Group_free(&local_group);
 }
 
+/* MPI_Comm_create on an intra-communicator with disjoint groups (MPI 2.2):
+ * group A's members pass A, group B's pass B; each gets its own group's
+ * communicator, ordered as the group. */
+static void check_create_disjoint(void) {
+    MPI_Group world_group, mine;
+    MPI_Comm made;
+    int size = -1, rank = -1;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Group_incl(world_group, in_a ? 3 : 2, in_a ? a_members : b_members, &mine);
+    MPI_Comm_create(MPI_COMM_WORLD, mine, &made);
+    CHECK(made != MPI_COMM_NULL);
+    MPI_Comm_size(made, &size);
+    MPI_Comm_rank(made, &rank);
+    CHECK_INT(size, local_size);
+    CHECK_INT(in_a ? a_members[rank] : b_members[rank], world_rank);
+    MPI_Comm_free(&made);
+    MPI_Group_free(&mine);
+    MPI_Group_free(&world_group);
+}
+
 static void check_merge(MPI_Comm inter) {
     /* high: A false, B true -> A first. */
     MPI_Comm merged;
@@ -262,6 +282,7 @@ int main(int argc, char** argv) {
     check_split(inter, local_rank);
     check_create(inter, local_rank);
     check_merge(inter);
+    check_create_disjoint();
     check_errors(dup);
 
     MPI_Comm_free(&other);
