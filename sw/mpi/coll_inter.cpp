@@ -35,16 +35,7 @@ using namespace isvp::mpi::coll;
 
 namespace isvp::mpi::inter {
 
-namespace {
-
 const char* const kNoInPlace = "on an inter-communicator (MPI_IN_PLACE is for intra-communicators)";
-
-/// What this rank does in a rooted collective.
-enum class Role {
-    Root,    ///< root == MPI_ROOT: the root itself
-    Idle,    ///< root == MPI_PROC_NULL: the root's group, not the root
-    Remote,  ///< root names a rank of the remote group: the other group
-};
 
 Role check_root_of(const Comm& c, int root) {
     if (root == MPI_ROOT) return Role::Root;
@@ -55,6 +46,8 @@ Role check_root_of(const Comm& c, int root) {
                            "members, else a rank of the remote group, size " +
                            std::to_string(c.peer_size()) + ")");
 }
+
+namespace {
 
 /// Runs a local phase's MPI call's result: its error (the hidden local
 /// communicator returns errors) becomes this call's, with its message.
@@ -102,6 +95,8 @@ TypedBuffer local_reduce(Comm& c, const void* sendbuf, std::size_t count, MPI_Da
     return result;
 }
 
+}  // namespace
+
 const Type& check_reduction_buffers(const void* sendbuf, const void* recvbuf, int count, MPI_Datatype datatype,
                                     MPI_Op op, bool send_significant, bool recv_significant) {
     const Reduction reduction = check_reduction(count, datatype, op);
@@ -117,8 +112,6 @@ const Type& check_reduction_buffers(const void* sendbuf, const void* recvbuf, in
     if (send_significant && recv_significant) refuse_alias(sendbuf, recvbuf, count > 0);
     return type;
 }
-
-}  // namespace
 
 void barrier(Comm& c) {
     const std::uint32_t tag = collective_tag(c);

@@ -10,8 +10,9 @@
 // an inter-communicator never has a CT row, so the switch's context IDs
 // stay for intra-communicators. Each inter-communicator keeps its local
 // group as a hidden intra-communicator (Comm::local) of its own: the
-// collectives' local phases run there, offloaded to the switch when it can
-// run them (coll_inter.cpp); the traffic between the groups is software.
+// blocking collectives' local phases run there, offloaded to the switch
+// when it can run them (coll_inter.cpp); the traffic between the groups is
+// software, and so are the nonblocking collectives (coll_inter_nonblocking.cpp).
 //
 // Plain C++17, no SystemC.
 #pragma once
@@ -50,6 +51,21 @@ MPI_Comm create_from_leaders(Comm& local, int local_leader, MPI_Comm peer_comm, 
 // root's rank in the remote group); for the all-to-all kinds each group
 // receives what the other group sent. MPI_IN_PLACE is not allowed.
 
+/// The refusal of MPI_IN_PLACE ("... is not allowed on an inter-communicator ...").
+extern const char* const kNoInPlace;
+/// What this rank does in a rooted collective.
+enum class Role {
+    Root,    ///< root == MPI_ROOT: the root itself
+    Idle,    ///< root == MPI_PROC_NULL: the root's group, not the root
+    Remote,  ///< root names a rank of the remote group: the other group
+};
+/// MPI_ERR_ROOT for a root that is none of MPI_ROOT, MPI_PROC_NULL and a remote rank.
+Role check_root_of(const Comm& c, int root);
+/// A reduction's count, datatype, op and the significant buffers (no
+/// MPI_IN_PLACE, no aliasing); returns the datatype.
+const Type& check_reduction_buffers(const void* sendbuf, const void* recvbuf, int count, MPI_Datatype datatype,
+                                    MPI_Op op, bool send_significant, bool recv_significant);
+
 void barrier(Comm& c);
 void bcast(Comm& c, void* buffer, int count, MPI_Datatype datatype, int root);
 void reduce(Comm& c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root);
@@ -76,5 +92,36 @@ void alltoallw(Comm& c, const void* sendbuf, const int sendcounts[], const int s
 void reduce_scatter_block(Comm& c, const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op);
 void reduce_scatter(Comm& c, const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                     MPI_Op op);
+
+// ---- nonblocking collectives (coll_inter_nonblocking.cpp) ---------------------------
+// The same semantics, as requests of the round schedule engine; `comm` is
+// c's handle. The data-movement ones serve both forms: `v` the vector form
+// (counts and displacements), else the equal-count form's count.
+
+void ibarrier(MPI_Comm comm, Comm& c, MPI_Request* request);
+void ibcast(MPI_Comm comm, Comm& c, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Request* request);
+void ireduce(MPI_Comm comm, Comm& c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             int root, MPI_Request* request);
+void iallreduce(MPI_Comm comm, Comm& c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Request* request);
+void ireduce_scatter_block(MPI_Comm comm, Comm& c, const void* sendbuf, void* recvbuf, int recvcount,
+                           MPI_Datatype datatype, MPI_Op op, MPI_Request* request);
+void ireduce_scatter(MPI_Comm comm, Comm& c, const void* sendbuf, void* recvbuf, const int recvcounts[],
+                     MPI_Datatype datatype, MPI_Op op, MPI_Request* request);
+void igatherv(bool v, MPI_Comm comm, Comm& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              const int* recvcounts, const int* displs, int recvcount, MPI_Datatype recvtype, int root,
+              MPI_Request* request);
+void iscatterv(bool v, MPI_Comm comm, Comm& c, const void* sendbuf, const int* sendcounts, const int* displs,
+               int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+               MPI_Request* request);
+void iallgatherv(bool v, MPI_Comm comm, Comm& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void* recvbuf, const int* recvcounts, const int* displs, int recvcount, MPI_Datatype recvtype,
+                 MPI_Request* request);
+void ialltoallv(bool v, MPI_Comm comm, Comm& c, const void* sendbuf, const int* sendcounts, const int* sdispls,
+                int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
+                int recvcount, MPI_Datatype recvtype, MPI_Request* request);
+void ialltoallw(MPI_Comm comm, Comm& c, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+                const MPI_Datatype recvtypes[], MPI_Request* request);
 
 }  // namespace isvp::mpi::inter

@@ -203,7 +203,7 @@ struct Comm {
 void refuse_inter(const Comm& comm, const char* function);
 /// Throws Error(MPI_ERR_UNSUPPORTED_OPERATION) naming `function` when `comm`
 /// is an inter-communicator: for the calls isvp does not implement on
-/// inter-communicators (the nonblocking collectives; docs/MPI.md).
+/// inter-communicators (MPI_Comm_split_type; docs/MPI.md).
 void unsupported_on_inter(const Comm& comm, const char* function);
 
 /// Throws Error(MPI_ERR_COMM) for MPI_COMM_NULL, a freed or invalid handle.

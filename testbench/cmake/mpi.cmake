@@ -237,11 +237,12 @@ foreach(offload on off)
 endforeach()
 
 # Inter-communicators (docs/MPI.md): creation, queries, point-to-point,
-# dup/split/create/compare/free, merge and errors; the blocking collectives
-# on them. 5 ranks: groups of 3 and 2 whose local, remote and world ranks differ.
+# dup/split/create/compare/free, merge and errors; the collectives on them,
+# blocking and nonblocking. 5 ranks: groups of 3 and 2 whose local, remote and world ranks differ.
 isvp_mpi_program(mpi_intercomm mpi_intercomm.c)
 isvp_mpi_program(coll_intercomm coll_intercomm.c)
 add_custom_target(isvp_mpi_intercomm_programs ALL DEPENDS ${isvp_mpi_test_binaries}/mpi_intercomm
                                                           ${isvp_mpi_test_binaries}/coll_intercomm)
 isvp_mpi_test(intercomm 5 5x1x1 mpi_intercomm)
 isvp_mpi_test(intercomm_collectives 5 5x1x1 coll_intercomm)
+isvp_mpi_test(intercomm_nonblocking_collectives 5 5x1x1 coll_intercomm nonblocking)

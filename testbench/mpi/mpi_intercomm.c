@@ -229,11 +229,14 @@ static void check_errors(MPI_Comm inter) {
     CHECK_INT(mpi_error_class(MPI_Bcast(&value, 1, MPI_INT, remote_size, inter)), MPI_ERR_ROOT);
     CHECK_INT(mpi_error_class(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_SUM, inter)), MPI_ERR_BUFFER);
     CHECK_INT(mpi_error_class(MPI_Scan(&value, &size, 1, MPI_INT, MPI_SUM, inter)), MPI_ERR_COMM);
-    CHECK_INT(mpi_error_class(MPI_Ibarrier(inter, &request)), MPI_ERR_UNSUPPORTED_OPERATION);
+    MPI_Comm split = MPI_COMM_NULL;
+    CHECK_INT(mpi_error_class(MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &split)),
+              MPI_ERR_UNSUPPORTED_OPERATION);
     char text[MPI_MAX_ERROR_STRING];
     int length = 0;
     MPI_Error_string(MPI_ERR_UNSUPPORTED_OPERATION, text, &length);
-    CHECK(strstr(text, "MPI_Ibarrier on an inter-communicator is not supported") != NULL);
+    CHECK(strstr(text, "MPI_Comm_split_type on an inter-communicator is not supported") != NULL);
+    CHECK_INT(mpi_error_class(MPI_Iscan(&value, &size, 1, MPI_INT, MPI_SUM, inter, &request)), MPI_ERR_COMM);
     MPI_Comm dup;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     CHECK_INT(mpi_error_class(MPI_Intercomm_merge(dup, 0, &dup)), MPI_ERR_COMM);
