@@ -4,7 +4,11 @@
 //
 // Stability: sw/mpi/coll*.cpp (the collectives) build on this header. It
 // only grows; a breaking change is announced here first:
-//   (none so far; nonblocking collectives added: CollectiveProgress)
+//   (none so far; nonblocking collectives added: CollectiveProgress;
+//   inter-communicators added: Comm::remote/local, is_inter, peer_*: on an
+//   inter-communicator check_rank, send_internal, receive_internal and the
+//   round schedules name the remote group's ranks; calls that cannot take
+//   one refuse it with refuse_inter / unsupported_on_inter)
 //
 // The collectives: blocking in coll_move/alltoall/reduce.cpp, nonblocking
 // in coll_nonblocking*.cpp (a round schedule engine whose requests the

@@ -237,9 +237,12 @@ static void check_errors(MPI_Comm inter) {
     MPI_Error_string(MPI_ERR_UNSUPPORTED_OPERATION, text, &length);
     CHECK(strstr(text, "MPI_Comm_split_type on an inter-communicator is not supported") != NULL);
     CHECK_INT(mpi_error_class(MPI_Iscan(&value, &size, 1, MPI_INT, MPI_SUM, inter, &request)), MPI_ERR_COMM);
-    MPI_Comm dup;
+    MPI_Comm dup, made = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     CHECK_INT(mpi_error_class(MPI_Intercomm_merge(dup, 0, &dup)), MPI_ERR_COMM);
+    CHECK_INT(mpi_error_class(MPI_Intercomm_create(dup, 5, MPI_COMM_WORLD, 0, 1, &made)), MPI_ERR_RANK);
+    CHECK_INT(mpi_error_class(MPI_Intercomm_create(inter, 0, MPI_COMM_WORLD, 0, 1, &made)), MPI_ERR_COMM);
+    CHECK(made == MPI_COMM_NULL);
     MPI_Comm_free(&dup);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
