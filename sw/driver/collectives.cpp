@@ -153,17 +153,15 @@ void Collectives::activate(Communicator& comm) {
 }
 
 unsigned Collectives::agree_id(Communicator& parent) {
-    release_retired();
     constexpr std::size_t kWords = kCommunicatorIds / 32;
-    std::array<std::uint32_t, kWords> free_ids{}, common{};
-    for (unsigned id = 0; id < kCommunicatorIds; ++id)
-        if (!used_[id]) free_ids[id / 32] |= 1u << (id % 32);
+    const std::array<std::uint32_t, kWords> mine = free_ids();
+    std::array<std::uint32_t, kWords> common{};
     Call call;
     call.collective = Opcode::Allreduce;
     call.type = Datatype::UInt32;
     call.op = Operation::Band;
     call.count = kWords;
-    call.send = free_ids.data();
+    call.send = mine.data();
     call.recv = common.data();
     run_software(parent, call);
     ++parent.sequence;
@@ -171,6 +169,33 @@ unsigned Collectives::agree_id(Communicator& parent) {
         if (common[id / 32] >> (id % 32) & 1u) return id;
     throw DriverError("collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
                       " in use); free some communicators (a freed one keeps its ID until its pending requests are done)");
+}
+
+std::array<std::uint32_t, kCommunicatorIds / 32> Collectives::free_ids() {
+    release_retired();
+    std::array<std::uint32_t, kCommunicatorIds / 32> free_words{};
+    for (unsigned id = 0; id < kCommunicatorIds; ++id)
+        if (!used_[id]) free_words[id / 32] |= 1u << (id % 32);
+    return free_words;
+}
+
+Communicator Collectives::adopt(unsigned id, std::vector<int> members, int rank, bool upload_row) {
+    if (id >= kCommunicatorIds || used_[id])
+        throw DriverError("collective: communicator ID " + std::to_string(id) + " is not free on this rank");
+    if (rank < 0 || rank >= static_cast<int>(members.size()))
+        throw DriverError("collective: rank " + std::to_string(rank) + " outside a communicator of " +
+                          std::to_string(members.size()) + " members");
+    Communicator comm;
+    comm.id = id;
+    comm.rank = rank;
+    comm.members = std::move(members);
+    if (upload_row) {
+        activate(comm);
+    } else {
+        used_.set(id);
+        comm.offloadable = false;
+    }
+    return comm;
 }
 
 Communicator Collectives::dup(Communicator& parent) {
@@ -402,8 +427,8 @@ void Collectives::run_offloaded(Communicator& comm, const Call& call) {
     ++offloaded_calls_;
     const int size = comm.size(), me = comm.rank;
     const bool root = me == call.root;
-    const BlockLayout layout = layout_of(static_cast<std::uint32_t>(size), call.count, element_size(call.type),
-                                         call.counts);
+    const BlockLayout layout =
+        layout_of(static_cast<std::uint32_t>(size), call.count, element_size(call.type), call.counts);
     const std::size_t block_bytes = layout.bytes(BlockSpan{static_cast<std::uint32_t>(me), 1});
     const std::size_t all_blocks = layout.total();
     const int root_rank = has_root(call.collective) ? call.root : 0;
@@ -417,8 +442,8 @@ void Collectives::run_offloaded(Communicator& comm, const Call& call) {
     header.rank = static_cast<std::uint16_t>(root_rank);
 
     std::uint8_t envelope[kCollectiveEnvelopeBytes] = {};
-    const auto elements = call.counts ? kVariableCounts
-                                      : static_cast<std::uint32_t>(call.collective == Opcode::Barrier ? 0 : call.count);
+    const auto elements =
+        call.counts ? kVariableCounts : static_cast<std::uint32_t>(call.collective == Opcode::Barrier ? 0 : call.count);
     const auto comm_size = static_cast<std::uint16_t>(size);
     const auto root16 = static_cast<std::uint16_t>(root_rank);
     const auto global0 = static_cast<std::uint16_t>(comm.global_rank(0));

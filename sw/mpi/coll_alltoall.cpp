@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "coll_util.h"
+#include "intercomm.h"
 
 using namespace isvp::mpi;
 using namespace isvp::mpi::coll;
@@ -49,6 +50,7 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm) {
     return entry("MPI_Alltoall", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
         const MoveArguments args =
             check_alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Alltoall");
         const bool keep = args.keep;
@@ -79,6 +81,8 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
     return entry("MPI_Alltoallv", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::alltoallv(c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
         const int size = c.size();
         const MoveArguments args = check_alltoallv(c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                                    rdispls, recvtype, "MPI_Alltoallv");
@@ -111,6 +115,9 @@ int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
                    MPI_Comm comm) {
     return entry("MPI_Alltoallw", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::alltoallw(c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                    recvtypes);
         const int size = c.size();
         const AlltoallwArguments args = check_alltoallw(c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                                                         rdispls, recvtypes, "MPI_Alltoallw");

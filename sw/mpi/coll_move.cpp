@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "coll_util.h"
+#include "intercomm.h"
 
 using namespace isvp::mpi;
 using namespace isvp::mpi::coll;
@@ -94,6 +95,7 @@ extern "C" {
 int PMPI_Barrier(MPI_Comm comm) {
     return entry("MPI_Barrier", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::barrier(c);
         if (c.size() == 1) return;
         if (note_offload(
                 collectives().would_offload(c.guest, Opcode::Barrier, std::nullopt, isvp::Datatype::UInt8, 0))) {
@@ -108,6 +110,7 @@ int PMPI_Barrier(MPI_Comm comm) {
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
     return entry("MPI_Bcast", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::bcast(c, buffer, count, datatype, root);
         const Type& type = check_bcast(c, buffer, count, datatype, root, "MPI_Bcast");
         const std::size_t bytes = bytes_of(count, type);
         if (bytes == 0 || c.size() == 1) return;
@@ -134,6 +137,7 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return entry("MPI_Scatter", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::scatter(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
         const MoveArguments args =
             check_scatter(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Scatter");
         const bool is_root = c.rank() == root;
@@ -166,6 +170,7 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return entry("MPI_Gather", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::gather(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
         const MoveArguments args =
             check_gather(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Gather");
         const bool is_root = c.rank() == root;
@@ -200,6 +205,7 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Datatype recvtype, MPI_Comm comm) {
     return entry("MPI_Allgather", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::allgather(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
         const MoveArguments args =
             check_allgather(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Allgather");
         const auto size = static_cast<std::size_t>(c.size());
@@ -230,6 +236,8 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return entry("MPI_Scatterv", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
         const MoveArguments args = check_scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                                                   recvtype, root, "MPI_Scatterv");
         const bool is_root = c.rank() == root;
@@ -266,6 +274,8 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return entry("MPI_Gatherv", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
         const MoveArguments args =
             check_gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, "MPI_Gatherv");
         const bool is_root = c.rank() == root;
@@ -303,6 +313,8 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
     return entry("MPI_Allgatherv", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::allgatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
         std::vector<std::size_t> first;
         const MoveArguments args = check_allgatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                                     recvtype, "MPI_Allgatherv", first);

@@ -27,6 +27,7 @@
 #include <string>
 #include <utility>
 
+#include "intercomm.h"
 #include "registry.h"
 
 namespace isvp::mpi::coll {
@@ -80,10 +81,10 @@ void RoundSchedule::start_round() {
     for (const auto& step : round.local) step();
     for (const RoundSend& send : round.sends) {
         std::vector<std::uint8_t> data = send.payload();
-        if (send.peer == comm_->rank())
+        if (!comm_->is_inter() && send.peer == comm_->rank())
             to_self_.push_back(std::move(data));
         else
-            driver().send(comm_->global_rank(send.peer), tags_[static_cast<std::size_t>(round.phase)], data.data(),
+            driver().send(comm_->peer_global(send.peer), tags_[static_cast<std::size_t>(round.phase)], data.data(),
                           data.size());
     }
     arrived_.assign(round.receives.size(), std::nullopt);
@@ -93,14 +94,14 @@ void RoundSchedule::start_round() {
 bool RoundSchedule::take(std::size_t index) {
     if (arrived_[index]) return true;
     const RoundReceive& receive = rounds_[current_].receives[index];
-    if (receive.peer == comm_->rank()) {
+    if (!comm_->is_inter() && receive.peer == comm_->rank()) {
         if (to_self_.empty()) fail(MPI_ERR_INTERN, "a round receives from this rank itself before its send");
         arrived_[index] = std::move(to_self_.front());
         to_self_.pop_front();
     } else {
         guest::Driver::ArrivedMessage message;
         const std::uint32_t tag = tags_[static_cast<std::size_t>(rounds_[current_].phase)];
-        if (!driver().take_message(comm_->global_rank(receive.peer), 0xFFFFFFFFu, tag, message)) return false;
+        if (!driver().take_message(comm_->peer_global(receive.peer), 0xFFFFFFFFu, tag, message)) return false;
         arrived_[index] = std::move(message.data);
     }
     const std::size_t got = arrived_[index]->size();
@@ -260,6 +261,7 @@ extern "C" {
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Ibarrier", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::ibarrier(comm, c, request);
         check_request_pointer(request);
         auto schedule = std::make_shared<RoundSchedule>(communicators().shared(comm));
         const int size = c.size(), me = c.rank();
@@ -275,6 +277,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
 int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Ibcast", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::ibcast(comm, c, buffer, count, datatype, root, request);
         const Type& type = check_bcast(c, buffer, count, datatype, root, "MPI_Ibcast");
         check_request_pointer(request);
         struct State {
@@ -325,6 +328,7 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
                  MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Ireduce", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::ireduce(comm, c, sendbuf, recvbuf, count, datatype, op, root, request);
         const Reduction reduction = check_reduction(count, datatype, op);
         check_root(c, root);
         check_reduce_buffers(c, sendbuf, recvbuf, count, *reduction.type, root, "MPI_Ireduce");
@@ -349,6 +353,7 @@ int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
                     MPI_Request* request) {
     return entry("MPI_Iallreduce", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::iallreduce(comm, c, sendbuf, recvbuf, count, datatype, op, request);
         const Reduction reduction = check_reduction(count, datatype, op);
         check_result_buffers(sendbuf, recvbuf, count, *reduction.type, "MPI_Iallreduce");
         check_request_pointer(request);
@@ -383,6 +388,8 @@ int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
                                MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Ireduce_scatter_block", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::ireduce_scatter_block(comm, c, sendbuf, recvbuf, recvcount, datatype, op, request);
         const Reduction reduction = check_reduction(recvcount, datatype, op, "recvcount");
         check_result_buffers(sendbuf, recvbuf, recvcount, *reduction.type, "MPI_Ireduce_scatter_block");
         check_request_pointer(request);
@@ -395,6 +402,7 @@ int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
                          MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Ireduce_scatter", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::ireduce_scatter(comm, c, sendbuf, recvbuf, recvcounts, datatype, op, request);
         std::vector<std::size_t> first;
         const Reduction reduction =
             check_reduce_scatter(c, sendbuf, recvbuf, recvcounts, datatype, op, "MPI_Ireduce_scatter", first);
@@ -407,7 +415,7 @@ int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
 int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                MPI_Request* request) {
     return entry("MPI_Iscan", comm, [&] {
-        check_comm(comm);
+        refuse_inter(check_comm(comm), "MPI_Iscan");
         const Reduction reduction = check_reduction(count, datatype, op);
         check_result_buffers(sendbuf, recvbuf, count, *reduction.type, "MPI_Iscan");
         check_request_pointer(request);
@@ -419,6 +427,7 @@ int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
                  MPI_Request* request) {
     return entry("MPI_Iexscan", comm, [&] {
         Comm& c = check_comm(comm);
+        refuse_inter(c, "MPI_Iexscan");
         const Reduction reduction = check_reduction(count, datatype, op);
         check_result_buffers(sendbuf, recvbuf, count, *reduction.type, "MPI_Iexscan", c.rank() > 0);
         check_request_pointer(request);

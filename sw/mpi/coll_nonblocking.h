@@ -41,7 +41,9 @@ using Payload = std::function<std::vector<std::uint8_t>()>;
 using Deliver = std::function<void(std::vector<std::uint8_t>& data)>;
 
 struct RoundSend {
-    int peer = 0;  ///< comm rank (this rank itself: kept in the schedule, no message)
+    /// comm rank (this rank itself: kept in the schedule, no message); on an
+    /// inter-communicator a rank of the remote group, as in point-to-point
+    int peer = 0;
     Payload payload;
 };
 

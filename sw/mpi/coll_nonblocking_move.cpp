@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "coll_nonblocking.h"
+#include "intercomm.h"
 #include "registry.h"
 
 using namespace isvp::mpi;
@@ -58,6 +59,9 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Iscatter", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::iscatterv(false, comm, c, sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, recvcount,
+                                    recvtype, root, request);
         const MoveArguments args =
             check_scatter(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Iscatter");
         check_request_pointer(request);
@@ -91,6 +95,9 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Igather", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::igatherv(false, comm, c, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount,
+                                   recvtype, root, request);
         const MoveArguments args =
             check_gather(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Igather");
         check_request_pointer(request);
@@ -129,6 +136,9 @@ int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Iallgather", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::iallgatherv(false, comm, c, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr,
+                                      recvcount, recvtype, request);
         const MoveArguments args =
             check_allgather(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Iallgather");
         check_request_pointer(request);
@@ -166,6 +176,9 @@ int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Iallgatherv", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::iallgatherv(true, comm, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                                      recvtype, request);
         std::vector<std::size_t> first;
         const MoveArguments args = check_allgatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                                     recvtype, "MPI_Iallgatherv", first);
@@ -206,6 +219,9 @@ int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs
                    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Iscatterv", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::iscatterv(true, comm, c, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount,
+                                    recvtype, root, request);
         const MoveArguments args = check_scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                                                   recvtype, root, "MPI_Iscatterv");
         check_request_pointer(request);
@@ -245,6 +261,9 @@ int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Igatherv", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::igatherv(true, comm, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                                   recvtype, root, request);
         const MoveArguments args =
             check_gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, "MPI_Igatherv");
         check_request_pointer(request);
@@ -320,6 +339,9 @@ int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Ialltoall", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::ialltoallv(false, comm, c, sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, nullptr,
+                                     nullptr, recvcount, recvtype, request);
         const MoveArguments args =
             check_alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Ialltoall");
         check_request_pointer(request);
@@ -353,6 +375,9 @@ int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
                     MPI_Request* request) {
     return entry("MPI_Ialltoallv", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::ialltoallv(true, comm, c, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts,
+                                     rdispls, 0, recvtype, request);
         const MoveArguments args = check_alltoallv(c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                                    rdispls, recvtype, "MPI_Ialltoallv");
         check_request_pointer(request);
@@ -388,6 +413,9 @@ int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdisp
                     MPI_Comm comm, MPI_Request* request) {
     return entry("MPI_Ialltoallw", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter())
+            return inter::ialltoallw(comm, c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                     recvtypes, request);
         const AlltoallwArguments args = check_alltoallw(c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                                                         rdispls, recvtypes, "MPI_Ialltoallw");
         check_request_pointer(request);

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "coll_util.h"
+#include "intercomm.h"
 
 using namespace isvp::mpi;
 using namespace isvp::mpi::coll;
@@ -132,6 +133,7 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
                 MPI_Comm comm) {
     return entry("MPI_Reduce", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::reduce(c, sendbuf, recvbuf, count, datatype, op, root);
         const Reduction reduction = check_reduction(count, datatype, op);
         const Type& type = *reduction.type;
         check_root(c, root);
@@ -155,6 +157,7 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     return entry("MPI_Allreduce", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::allreduce(c, sendbuf, recvbuf, count, datatype, op);
         const Reduction reduction = check_reduction(count, datatype, op);
         const Type& type = *reduction.type;
         check_result_buffers(sendbuf, recvbuf, count, type, "MPI_Allreduce");
@@ -176,6 +179,7 @@ int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                               MPI_Comm comm) {
     return entry("MPI_Reduce_scatter_block", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::reduce_scatter_block(c, sendbuf, recvbuf, recvcount, datatype, op);
         const Reduction reduction = check_reduction(recvcount, datatype, op, "recvcount");
         const Type& type = *reduction.type;
         check_result_buffers(sendbuf, recvbuf, recvcount, type, "MPI_Reduce_scatter_block");
@@ -189,6 +193,7 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
                         MPI_Comm comm) {
     return entry("MPI_Reduce_scatter", comm, [&] {
         Comm& c = check_comm(comm);
+        if (c.is_inter()) return inter::reduce_scatter(c, sendbuf, recvbuf, recvcounts, datatype, op);
         std::vector<std::size_t> first;
         const Reduction reduction =
             check_reduce_scatter(c, sendbuf, recvbuf, recvcounts, datatype, op, "MPI_Reduce_scatter", first);
@@ -200,6 +205,7 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     return entry("MPI_Scan", comm, [&] {
         Comm& c = check_comm(comm);
+        refuse_inter(c, "MPI_Scan");
         const Reduction reduction = check_reduction(count, datatype, op);
         check_result_buffers(sendbuf, recvbuf, count, *reduction.type, "MPI_Scan");
         if (count == 0) return;
@@ -210,6 +216,7 @@ int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
 int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     return entry("MPI_Exscan", comm, [&] {
         Comm& c = check_comm(comm);
+        refuse_inter(c, "MPI_Exscan");
         const Reduction reduction = check_reduction(count, datatype, op);
         check_result_buffers(sendbuf, recvbuf, count, *reduction.type, "MPI_Exscan", c.rank() > 0);
         if (count == 0) return;

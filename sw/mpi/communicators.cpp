@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "intercomm.h"
 #include "registry.h"
 
 namespace isvp::mpi {
@@ -268,7 +269,8 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     return entry("MPI_Comm_dup", comm, [&] {
         Comm& parent = check_comm(comm);
         if (newcomm == nullptr) fail(MPI_ERR_ARG, "newcomm is NULL");
-        const MPI_Comm handle = register_comm(collectives().dup(parent.guest), &parent);
+        const MPI_Comm handle =
+            parent.is_inter() ? inter::dup(parent) : register_comm(collectives().dup(parent.guest), &parent);
         Comm& made = *find_comm(handle);
         made.cartesian = parent.cartesian;  // a duplicate keeps the topology
         made.cart_dims = parent.cart_dims;
@@ -289,13 +291,14 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
         if (newcomm == nullptr) fail(MPI_ERR_ARG, "newcomm is NULL");
         if (color < 0 && color != MPI_UNDEFINED)
             fail(MPI_ERR_ARG, "color " + std::to_string(color) + " is negative (only MPI_UNDEFINED may be)");
-        *newcomm = split_registered(parent, color, key);
+        *newcomm = parent.is_inter() ? inter::split(parent, color, key) : split_registered(parent, color, key);
     });
 }
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info, MPI_Comm* newcomm) {
     return entry("MPI_Comm_split_type", comm, [&] {
         Comm& parent = check_comm(comm);
+        unsupported_on_inter(parent, "MPI_Comm_split_type");
         if (newcomm == nullptr) fail(MPI_ERR_ARG, "newcomm is NULL");
         if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
             fail(MPI_ERR_ARG,
@@ -312,10 +315,18 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
         if (newcomm == nullptr) fail(MPI_ERR_ARG, "newcomm is NULL");
         for (int global : g.members)
             if (parent.comm_rank(global) == MPI_UNDEFINED)
-                fail(MPI_ERR_GROUP,
-                     "group member (world rank " + std::to_string(global) + ") is not in the communicator");
+                fail(MPI_ERR_GROUP, "group member (world rank " + std::to_string(global) + ") is not in the " +
+                                        (parent.is_inter() ? "local group of the inter-communicator" : "communicator"));
+        if (parent.is_inter()) {
+            *newcomm = inter::create(parent, g.members);
+            return;
+        }
         const int mine = position(g.members, parent.global_rank(parent.rank()));
-        *newcomm = split_registered(parent, mine == MPI_UNDEFINED ? MPI_UNDEFINED : 0, mine);
+        // MPI 2.2+: members may pass different groups if they are disjoint;
+        // each group's lowest world rank tells them apart.
+        const int colour =
+            mine == MPI_UNDEFINED ? MPI_UNDEFINED : *std::min_element(g.members.begin(), g.members.end());
+        *newcomm = split_registered(parent, colour, mine);
     });
 }
 
@@ -325,6 +336,7 @@ int PMPI_Comm_free(MPI_Comm* comm) {
         Comm& c = check_comm(*comm);
         if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF) fail(MPI_ERR_COMM, std::string("cannot free ") + c.name);
         while (!c.attributes.empty()) delete_attribute(c, c.attributes.begin()->first);
+        if (c.is_inter()) inter::free_local(c);
         // MPI 3.1 6.4.3: pending operations on it complete normally. Requests
         // and schedules hold the Comm; its members and ID stay until they end.
         collectives().retire(c.guest, communicators().shared(*comm));
@@ -342,6 +354,10 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
         const Comm& a = check_comm(comm1);
         const Comm& b = check_comm(comm2);
         if (result == nullptr) fail(MPI_ERR_ARG, "result is NULL");
+        if (comm1 != comm2 && (a.is_inter() || b.is_inter())) {
+            *result = inter::compare(a, b);
+            return;
+        }
         const int members = compare_members(a.guest.members, b.guest.members);
         *result = comm1 == comm2 ? MPI_IDENT : members == MPI_IDENT ? MPI_CONGRUENT : members;
     });
@@ -357,23 +373,27 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
     return entry("MPI_Comm_test_inter", comm, [&] {
-        check_comm(comm);
+        const Comm& c = check_comm(comm);
         if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
-        *flag = 0;
+        *flag = c.is_inter() ? 1 : 0;
     });
 }
 
-int PMPI_Comm_remote_size(MPI_Comm comm, int*) {
+int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
     return entry("MPI_Comm_remote_size", comm, [&] {
-        check_comm(comm);
-        fail(MPI_ERR_COMM, "not an inter-communicator (isvp has intra-communicators only)");
+        const Comm& c = check_comm(comm);
+        if (!c.is_inter()) fail(MPI_ERR_COMM, "comm is an intra-communicator (it has no remote group)");
+        if (size == nullptr) fail(MPI_ERR_ARG, "size is NULL");
+        *size = c.peer_size();
     });
 }
 
-int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group*) {
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
     return entry("MPI_Comm_remote_group", comm, [&] {
-        check_comm(comm);
-        fail(MPI_ERR_COMM, "not an inter-communicator (isvp has intra-communicators only)");
+        const Comm& c = check_comm(comm);
+        if (!c.is_inter()) fail(MPI_ERR_COMM, "comm is an intra-communicator (it has no remote group)");
+        if (group == nullptr) fail(MPI_ERR_ARG, "group is NULL");
+        *group = make_group(c.remote);
     });
 }
 

@@ -197,6 +197,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     (void)reorder;  // the parent's order is kept
     return entry("MPI_Graph_create", comm_old, [&] {
         Comm& parent = check_comm(comm_old);
+        refuse_inter(parent, "MPI_Graph_create");
         const std::optional<Error> own = local_error([&] {
             if (comm_graph == nullptr) fail(MPI_ERR_ARG, "comm_graph is NULL");
             check_graph_arguments(parent, nnodes, index, edges);
@@ -293,6 +294,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     (void)reorder;  // the parent's order is kept
     return entry("MPI_Dist_graph_create_adjacent", comm_old, [&] {
         Comm& parent = check_comm(comm_old);
+        refuse_inter(parent, "MPI_Dist_graph_create_adjacent");
         const bool unweighted = sourceweights == MPI_UNWEIGHTED && destweights == MPI_UNWEIGHTED;
         const std::optional<Error> own = local_error([&] {
             if (comm_dist_graph == nullptr) fail(MPI_ERR_ARG, "comm_dist_graph is NULL");
@@ -345,6 +347,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     (void)reorder;  // the parent's order is kept
     return entry("MPI_Dist_graph_create", comm_old, [&] {
         Comm& parent = check_comm(comm_old);
+        refuse_inter(parent, "MPI_Dist_graph_create");
         const bool unweighted = weights == MPI_UNWEIGHTED;
         std::vector<Edge> mine;
         const std::optional<Error> own = local_error([&] {

@@ -4,7 +4,11 @@
 //
 // Stability: sw/mpi/coll*.cpp (the collectives) build on this header. It
 // only grows; a breaking change is announced here first:
-//   (none so far; nonblocking collectives added: CollectiveProgress)
+//   (none so far; nonblocking collectives added: CollectiveProgress;
+//   inter-communicators added: Comm::remote/local, is_inter, peer_*: on an
+//   inter-communicator check_rank, send_internal, receive_internal and the
+//   round schedules name the remote group's ranks; calls that cannot take
+//   one refuse it with refuse_inter / unsupported_on_inter)
 //
 // The collectives: blocking in coll_move/alltoall/reduce.cpp, nonblocking
 // in coll_nonblocking*.cpp (a round schedule engine whose requests the
@@ -161,7 +165,9 @@ inline bool offload_enabled() {
 
 struct GraphTopology;  // topology.h
 
-/// An MPI communicator (intra-communicators only).
+/// An MPI communicator: an intra-communicator, or an inter-communicator
+/// (MPI 3.1 §6.6; intercommunicators.cpp) whose `guest` is the local group
+/// under the ID both groups agreed on, never offloaded.
 struct Comm {
     guest::Communicator guest;        ///< members (global ranks), ID, own rank, guest sequence
     MPI_Comm handle = MPI_COMM_NULL;  ///< its handle
@@ -176,12 +182,38 @@ struct Comm {
     /// MPI_Graph_create / MPI_Dist_graph_create(_adjacent): the graph (topology.h).
     std::shared_ptr<const GraphTopology> graph;
 
+    /// Inter-communicator: the remote group's global ranks, in remote-rank
+    /// order (empty: an intra-communicator).
+    std::vector<int> remote;
+    /// Inter-communicator: its local group as an intra-communicator of its
+    /// own (a handle never given to the program), for the local phases of
+    /// the collectives; freed with it.
+    MPI_Comm local = MPI_COMM_NULL;
+
     int rank() const { return guest.rank; }
     int size() const { return guest.size(); }
     int global_rank(int comm_rank) const { return guest.global_rank(comm_rank); }
     /// The comm rank of global rank `global`, or MPI_UNDEFINED.
     int comm_rank(int global) const;
+    bool is_inter() const { return !remote.empty(); }
+    /// The group that point-to-point ranks name (MPI 3.1 §6.6.1): the remote
+    /// group of an inter-communicator, else the communicator's own.
+    int peer_size() const { return is_inter() ? static_cast<int>(remote.size()) : size(); }
+    int peer_global(int peer) const {
+        return is_inter() ? remote.at(static_cast<std::size_t>(peer)) : global_rank(peer);
+    }
+    /// The peer rank of global rank `global`, or MPI_UNDEFINED.
+    int peer_rank(int global) const;
 };
+
+/// Throws Error(MPI_ERR_COMM) naming `function` when `comm` is an
+/// inter-communicator: for the calls the standard defines on
+/// intra-communicators only (MPI_Scan, MPI_Cart_create, ...).
+void refuse_inter(const Comm& comm, const char* function);
+/// Throws Error(MPI_ERR_UNSUPPORTED_OPERATION) naming `function` when `comm`
+/// is an inter-communicator: for the calls isvp does not implement on
+/// inter-communicators (MPI_Comm_split_type; docs/MPI.md).
+void unsupported_on_inter(const Comm& comm, const char* function);
 
 /// Throws Error(MPI_ERR_COMM) for MPI_COMM_NULL, a freed or invalid handle.
 Comm& check_comm(MPI_Comm handle);
@@ -291,7 +323,8 @@ void check_buffer(const void* buffer, int count, const Type& type, const char* w
 /// The tag for the next MPI-level collective call on `comm` (advances
 /// comm.collective_sequence; every member calls it in the same order).
 std::uint32_t collective_tag(Comm& comm);
-/// Sends `bytes` to comm rank `destination` on an internal tag.
+/// Sends `bytes` to comm rank `destination` (of an inter-communicator: the
+/// remote group's rank) on an internal tag.
 void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* data, std::size_t bytes);
 /// Receives from comm rank `source` on an internal tag; returns the bytes
 /// received. Throws Error(MPI_ERR_TRUNCATE) when the message exceeds `capacity`.

@@ -162,8 +162,8 @@ bool matches(const Request& request, int source, std::uint32_t tag) {
     const Comm& comm = *request.comm;
     if (wire_comm_id(tag) != comm.guest.id) return false;
     if (request.tag != MPI_ANY_TAG && wire_user_tag(tag) != request.tag) return false;
-    if (request.peer == MPI_ANY_SOURCE) return comm.comm_rank(source) != MPI_UNDEFINED;
-    return comm.global_rank(request.peer) == source;
+    if (request.peer == MPI_ANY_SOURCE) return comm.peer_rank(source) != MPI_UNDEFINED;
+    return comm.peer_global(request.peer) == source;
 }
 
 std::string describe_type(const Type& type) {
@@ -174,7 +174,7 @@ void complete_receive(Request& request, int source, std::uint32_t tag, const std
     const Type& type = *request.type;
     const std::size_t capacity = static_cast<std::size_t>(request.count) * type.size;
     unpack(data.data(), data.size(), static_cast<std::size_t>(request.count), type, request.buffer);
-    request.status.MPI_SOURCE = request.comm->comm_rank(source);
+    request.status.MPI_SOURCE = request.comm->peer_rank(source);
     request.status.MPI_TAG = wire_user_tag(tag);
     request.status.isvp_cancelled = 0;
     request.status.isvp_bytes = static_cast<long long>(std::min(data.size(), capacity));
@@ -309,7 +309,7 @@ void start(Request& request, const std::shared_ptr<Request>& shared) {
     const Comm& comm = *request.comm;
     const Type& type = *request.type;
     if (request.kind == Request::Kind::Send) {
-        const int destination = comm.global_rank(request.peer);
+        const int destination = comm.peer_global(request.peer);
         const std::size_t bytes = static_cast<std::size_t>(request.count) * type.size;
         std::vector<std::uint8_t> packed;
         const void* data = static_cast<const std::uint8_t*>(request.send_buffer) + type.true_lb;
@@ -536,7 +536,7 @@ std::deque<Incoming>::iterator probe(MPI_Comm comm, int source, int tag, bool bl
 
 void probe_status(const Comm& comm, const Incoming& message, MPI_Status* status) {
     if (status == nullptr || status == MPI_STATUS_IGNORE) return;
-    status->MPI_SOURCE = comm.comm_rank(message.source);
+    status->MPI_SOURCE = comm.peer_rank(message.source);
     status->MPI_TAG = wire_user_tag(message.tag);
     status->isvp_cancelled = 0;
     status->isvp_bytes = static_cast<long long>(message.data.size());
@@ -568,11 +568,12 @@ void check_root(const Comm& comm, int root) {
 }
 
 void check_rank(const Comm& comm, int rank, const char* what, bool allow_proc_null, bool allow_any_source) {
-    if (rank >= 0 && rank < comm.size()) return;
+    if (rank >= 0 && rank < comm.peer_size()) return;
     if (allow_proc_null && rank == MPI_PROC_NULL) return;
     if (allow_any_source && rank == MPI_ANY_SOURCE) return;
-    fail(MPI_ERR_RANK, "invalid " + std::string(what) + " rank " + std::to_string(rank) + " (communicator size " +
-                           std::to_string(comm.size()) + ")");
+    fail(MPI_ERR_RANK, "invalid " + std::string(what) + " rank " + std::to_string(rank) +
+                           (comm.is_inter() ? " (remote group size " : " (communicator size ") +
+                           std::to_string(comm.peer_size()) + ")");
 }
 
 void check_tag(int tag, const char* what, bool allow_any) {
@@ -595,7 +596,7 @@ std::uint32_t collective_tag(Comm& comm) {
 }
 
 void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* data, std::size_t bytes) {
-    const int global = comm.global_rank(destination);
+    const int global = comm.peer_global(destination);
     if (global == driver().rank()) {
         const auto* begin = static_cast<const std::uint8_t*>(data);
         engine().self_internal.push_back({global, tag, std::vector<std::uint8_t>(begin, begin + bytes), nullptr});
@@ -605,7 +606,7 @@ void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* d
 }
 
 std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* data, std::size_t capacity) {
-    const int global = comm.global_rank(source);
+    const int global = comm.peer_global(source);
     std::size_t bytes = 0;
     if (global == driver().rank()) {
         auto& queue = engine().self_internal;
@@ -1004,7 +1005,9 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
     return entry("MPI_Iprobe", comm, [&] {
         if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
         bool null_source = false;
-        *flag = probe(comm, source, tag, false, status, &null_source) != engine().unexpected.end() || null_source;
+        // Probe first: it may take new messages into the queue, which moves its end().
+        const auto found = probe(comm, source, tag, false, status, &null_source);
+        *flag = found != engine().unexpected.end() || null_source;
     });
 }
 

@@ -221,6 +221,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     (void)reorder;  // the parent's order is kept: every rank is one node hop-wise alike
     return entry("MPI_Cart_create", comm_old, [&] {
         Comm& parent = check_comm(comm_old);
+        refuse_inter(parent, "MPI_Cart_create");
         if (ndims < 0) fail(MPI_ERR_DIMS, "ndims " + std::to_string(ndims) + " is negative");
         if (ndims > 0 && (dims == nullptr || periods == nullptr)) fail(MPI_ERR_ARG, "dims or periods is NULL");
         if (comm_cart == nullptr) fail(MPI_ERR_ARG, "comm_cart is NULL");

@@ -2,7 +2,7 @@
 // implement: they link, and every call reports
 // MPI_ERR_UNSUPPORTED_OPERATION through the error handler (fatal by
 // default, naming the function). The list is in docs/MPI.md:
-// inter-communicators, one-sided windows,
+// one-sided windows,
 // dynamic processes and MPI-IO.
 #include "mpi_impl.h"
 
@@ -20,15 +20,6 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
 
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
     return entry("MPI_Comm_create_group", comm, [] { unsupported("MPI_Comm_create_group"); });
-}
-
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
-                          MPI_Comm* newintercomm) {
-    return entry("MPI_Intercomm_create", local_comm, [] { unsupported("MPI_Intercomm_create"); });
-}
-
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
-    return entry("MPI_Intercomm_merge", intercomm, [] { unsupported("MPI_Intercomm_merge"); });
 }
 
 int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
@@ -277,8 +268,6 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
 
 ISVP_MPI_ALIAS(Comm_idup)
 ISVP_MPI_ALIAS(Comm_create_group)
-ISVP_MPI_ALIAS(Intercomm_create)
-ISVP_MPI_ALIAS(Intercomm_merge)
 ISVP_MPI_ALIAS(Win_create)
 ISVP_MPI_ALIAS(Win_allocate)
 ISVP_MPI_ALIAS(Win_allocate_shared)

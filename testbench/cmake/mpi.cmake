@@ -235,3 +235,23 @@ foreach(offload on off)
                    ${isvp_mpi_test_binaries}/mpi_progress_blocked ssend-barrier)
   set_tests_properties(mpi_progress_blocked_ssend-barrier_2_ranks_offload_${offload} PROPERTIES TIMEOUT 300 LABELS mpi)
 endforeach()
+
+# Inter-communicators (docs/MPI.md): creation, queries, point-to-point,
+# dup/split/create/compare/free, merge and errors; the collectives on them,
+# blocking and nonblocking. 5 ranks: groups of 3 and 2 whose local, remote and world ranks differ.
+isvp_mpi_program(mpi_intercomm mpi_intercomm.c)
+isvp_mpi_program(coll_intercomm coll_intercomm.c)
+add_custom_target(isvp_mpi_intercomm_programs ALL DEPENDS ${isvp_mpi_test_binaries}/mpi_intercomm
+                                                          ${isvp_mpi_test_binaries}/coll_intercomm)
+isvp_mpi_test(intercomm 5 5x1x1 mpi_intercomm)
+isvp_mpi_test(intercomm_collectives 5 5x1x1 coll_intercomm)
+isvp_mpi_test(intercomm_nonblocking_collectives 5 5x1x1 coll_intercomm nonblocking)
+# The blocking inter-communicator collectives' local phases go to the switch
+# when offload is on (every rank offloads all it decides, 26 calls), none off.
+foreach(mode "on;26" "off;0")
+  list(GET mode 0 offload)
+  list(GET mode 1 offloaded)
+  add_test(NAME mpi_intercomm_collectives_local_phases_offload_${offload}
+           COMMAND sh -c "out=$(ISVP_MPI_STATS=1 $<TARGET_FILE:isvp> run -n 5 --offload ${offload} --set topology.torus=5x1x1 -- ${isvp_mpi_test_binaries}/coll_intercomm) || exit 1; echo \"$out\"; test $(echo \"$out\" | grep -c 'collectives offloaded ${offloaded} of 26') -eq 5")
+  set_tests_properties(mpi_intercomm_collectives_local_phases_offload_${offload} PROPERTIES TIMEOUT 300 LABELS "mpi;collective")
+endforeach()

@@ -418,3 +418,24 @@ TEST_CASE("Bring-up refuses MSI-X vectors outside the table or shared between us
     shared.h2c_vector = shared.cmpt_vector;
     CHECK_THROWS_WITH(Driver(device, shared), Catch::Contains("must differ"));
 }
+
+TEST_CASE("free_ids lists the IDs no communicator holds and adopt takes an agreed one", "[driver][offload]") {
+    FakeDevice device(accelerator());
+    Driver driver(device, FakeDevice::config());
+    Collectives collectives(driver);
+    CHECK(collectives.free_ids()[0] == 0xFFFFFFFEu);  // the world holds ID 0
+    // An inter-communicator's ID: marked used, no CT row, never offloaded.
+    Communicator inter = collectives.adopt(40, {0}, 0, false);
+    CHECK(inter.id == 40);
+    CHECK_FALSE(inter.offloadable);
+    CHECK(collectives.free_ids()[1] == 0xFFFFFEFFu);
+    CHECK(device.written(rm::CT_SELECT) == std::vector<std::uint32_t>{0});
+    CHECK_THROWS_WITH(collectives.adopt(40, {0}, 0, false), Catch::Contains("ID 40 is not free on this rank"));
+    CHECK_THROWS_WITH(collectives.adopt(41, {0}, 1, false), Catch::Contains("rank 1 outside a communicator of 1"));
+    // An intra-communicator (MPI_Intercomm_merge): its CT row goes to the switch.
+    Communicator merged = collectives.adopt(5, {0}, 0, true);
+    CHECK(merged.offloadable);
+    CHECK(device.written(rm::CT_SELECT) == std::vector<std::uint32_t>{0, 5});
+    Communicator next = collectives.dup(collectives.world());
+    CHECK(next.id == 1);  // dup still takes the lowest free ID
+}

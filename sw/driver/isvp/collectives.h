@@ -19,6 +19,7 @@
 // communicator stays usable. Plain C++17, no SystemC.
 #pragma once
 
+#include <array>
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
@@ -60,6 +61,18 @@ class Collectives {
     /// member of its parent is done with the old one: no message of the old
     /// communicator can match one of the new.
     void retire(Communicator& comm, std::weak_ptr<const void> users);
+
+    /// The IDs free on this rank (retired ones nobody uses any more given
+    /// back first): bit id % 32 of word id / 32. For communicators whose
+    /// members have no common parent to agree over (the MPI layer's
+    /// inter-communicators: it ANDs these over both groups).
+    std::array<std::uint32_t, kCommunicatorIds / 32> free_ids();
+    /// A communicator whose ID the caller agreed on among every member (free
+    /// on each, see free_ids): marks it used. With `upload_row` it is an
+    /// intra-communicator and gets its CT row where it can (collective over
+    /// `members`, as dup); without, it never goes to the switch (an
+    /// inter-communicator: `members` is the local group).
+    Communicator adopt(unsigned id, std::vector<int> members, int rank, bool upload_row);
 
     void bcast(Communicator& comm, void* buffer, std::size_t count, Datatype type, int root);
     /// `recv` is written at the root only.
