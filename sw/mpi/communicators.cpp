@@ -84,6 +84,8 @@ bool is_predefined_key(int keyval) {
 Keyval& check_keyval(int keyval) {
     Keyval* found = objects().keyvals.find(keyval);
     if (found == nullptr) fail(MPI_ERR_KEYVAL, "keyval " + std::to_string(keyval) + " is not an attribute key");
+    if (found->object != KeyvalObject::Comm)
+        fail(MPI_ERR_KEYVAL, "keyval " + std::to_string(keyval) + " is not a communicator attribute key");
     return *found;
 }
 

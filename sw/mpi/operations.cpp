@@ -102,14 +102,14 @@ void arithmetic(Operation op, const std::uint8_t* in, std::uint8_t* inout, std::
     }
 }
 
-/// MINLOC/MAXLOC on {V value; int index;}: the better value wins; on a tie
-/// the lower index.
-template <class V>
+/// MINLOC/MAXLOC on {V value; I index;} (I is int for the C pairs, V for
+/// the Fortran ones): the better value wins; on a tie the lower index.
+template <class V, class I = int>
 void location(Operation op, const BasicType& b, const std::uint8_t* in, std::uint8_t* inout, std::size_t n) {
     const std::size_t index_at = b.piece_count == 2 ? b.pieces[1].offset : sizeof(V);
     for (std::size_t i = 0; i < n; ++i, in += b.extent, inout += b.extent) {
         const V a = load<V>(in), c = load<V>(inout);
-        const int ai = load<int>(in + index_at), ci = load<int>(inout + index_at);
+        const I ai = load<I>(in + index_at), ci = load<I>(inout + index_at);
         const bool better = op == Operation::Minloc ? a < c : a > c;
         if (better) {
             store(inout, a);
@@ -132,8 +132,12 @@ void combine_basic(Operation op, const BasicType& b, const std::uint8_t* in, std
         case MPI_LONG_DOUBLE:
             return arithmetic<long double>(op, in, inout, n, b.extent);
         case MPI_C_FLOAT_COMPLEX:
+        case MPI_COMPLEX:
+        case MPI_COMPLEX8:
             return arithmetic<std::complex<float>>(op, in, inout, n, b.extent);
         case MPI_C_DOUBLE_COMPLEX:
+        case MPI_DOUBLE_COMPLEX:
+        case MPI_COMPLEX16:
             return arithmetic<std::complex<double>>(op, in, inout, n, b.extent);
         case MPI_C_LONG_DOUBLE_COMPLEX:
             return arithmetic<std::complex<long double>>(op, in, inout, n, b.extent);
@@ -145,6 +149,10 @@ void combine_basic(Operation op, const BasicType& b, const std::uint8_t* in, std
             return location<short>(op, b, in, inout, n);
         case MPI_LONG_DOUBLE_INT:
             return location<long double>(op, b, in, inout, n);
+        case MPI_2REAL:
+            return location<float, float>(op, b, in, inout, n);
+        case MPI_2DOUBLE_PRECISION:
+            return location<double, double>(op, b, in, inout, n);
         default:
             fail(MPI_ERR_INTERN, std::string("no software combining for ") + b.name);
     }
