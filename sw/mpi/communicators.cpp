@@ -89,18 +89,19 @@ Keyval& check_keyval(int keyval) {
     return *found;
 }
 
+/// Runs the delete function, then removes the attribute; when the function
+/// fails the attribute stays (MPI 3.1 §6.7.2: the call fails, as in MPICH).
 void delete_attribute(Comm& comm, int keyval) {
     const auto it = comm.attributes.find(keyval);
     if (it == comm.attributes.end()) return;
     const Keyval* key = objects().keyvals.find(keyval);
-    void* value = it->second;
-    comm.attributes.erase(it);
     if (key != nullptr && key->destroy != nullptr) {
-        const int status = key->destroy(comm.handle, keyval, value, key->extra_state);
+        const int status = key->destroy(comm.handle, keyval, it->second, key->extra_state);
         if (status != MPI_SUCCESS)
             fail(status,
                  "the delete function of keyval " + std::to_string(keyval) + " returned " + std::to_string(status));
     }
+    comm.attributes.erase(keyval);  // by key: the function may have changed the map
 }
 
 /// Copies `from`'s attributes to `to` through each key's copy function.
@@ -216,6 +217,13 @@ void check_key(const char* key) {
 }
 
 }  // namespace
+
+void delete_self_attributes() {
+    Comm& self = check_comm(MPI_COMM_SELF);
+    // Last set first (MPI 3.1 §8.7.1); keys are numbered in creation order,
+    // which is the order programs set them in.
+    while (!self.attributes.empty()) delete_attribute(self, self.attributes.rbegin()->first);
+}
 
 }  // namespace isvp::mpi
 

@@ -130,6 +130,13 @@ const std::vector<BasicType>& basic_table() {
         scalar<double>(MPI_REAL8, "MPI_REAL8", K::Floating, D::Float64),
         scalar<std::complex<float>>(MPI_COMPLEX8, "MPI_COMPLEX8", K::Complex, std::nullopt),
         scalar<std::complex<double>>(MPI_COMPLEX16, "MPI_COMPLEX16", K::Complex, std::nullopt),
+        // Same layout as C types above, their own names (MPI 3.1 §3.2.2, §17.2.6).
+        scalar<std::complex<float>>(MPI_C_COMPLEX, "MPI_C_COMPLEX", K::Complex, std::nullopt),
+        scalar<bool>(MPI_CXX_BOOL, "MPI_CXX_BOOL", K::Logical, D::UInt8),
+        scalar<std::complex<float>>(MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", K::Complex, std::nullopt),
+        scalar<std::complex<double>>(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", K::Complex, std::nullopt),
+        scalar<std::complex<long double>>(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", K::Complex,
+                                          std::nullopt),
     };
     return table;
 }
@@ -154,17 +161,20 @@ class Builder {
     /// `blocklength` consecutive copies of `type` starting at `displacement`.
     void add(const Type& type, MPI_Aint displacement, std::size_t blocklength) {
         if (blocklength == 0) return;
-        const MPI_Aint block_lb = displacement + type.lb;
-        const MPI_Aint block_ub = block_lb + static_cast<MPI_Aint>(blocklength) * type.extent;
+        // Copy k has bounds lb + k * extent and ub + k * extent (the extent
+        // may be negative): the lowest lb and highest ub of the block.
+        const MPI_Aint last_shift = static_cast<MPI_Aint>(blocklength - 1) * type.extent;
+        const MPI_Aint block_lb = displacement + type.lb + std::min<MPI_Aint>(0, last_shift);
+        const MPI_Aint block_ub = displacement + type.lb + type.extent + std::max<MPI_Aint>(0, last_shift);
         const bool data = !type.segments.empty();
         if (type.explicit_lb)
-            lb_marker_.note_low(std::min(block_lb, block_ub));
+            lb_marker_.note_low(block_lb);
         else if (data)
-            lb_data_.note_low(std::min(block_lb, block_ub));
+            lb_data_.note_low(block_lb);
         if (type.explicit_ub)
-            ub_marker_.note_high(std::max(block_lb, block_ub));
+            ub_marker_.note_high(block_ub);
         else if (data)
-            ub_data_.note_high(std::max(block_lb, block_ub));
+            ub_data_.note_high(block_ub);
         alignment_ = std::max(alignment_, type.alignment);
         for (std::size_t copy = 0; copy < blocklength; ++copy) {
             const MPI_Aint base = displacement + static_cast<MPI_Aint>(copy) * type.extent;

@@ -33,18 +33,22 @@ struct Component {
 int components(const BasicType& b, Component out[2]) {
     switch (b.handle) {
         case MPI_C_FLOAT_COMPLEX:
+        case MPI_C_COMPLEX:
+        case MPI_CXX_FLOAT_COMPLEX:
         case MPI_COMPLEX:
         case MPI_COMPLEX8:
             out[0] = {0, MPI_FLOAT};
             out[1] = {4, MPI_FLOAT};
             return 2;
         case MPI_C_DOUBLE_COMPLEX:
+        case MPI_CXX_DOUBLE_COMPLEX:
         case MPI_DOUBLE_COMPLEX:
         case MPI_COMPLEX16:
             out[0] = {0, MPI_DOUBLE};
             out[1] = {8, MPI_DOUBLE};
             return 2;
         case MPI_C_LONG_DOUBLE_COMPLEX:
+        case MPI_CXX_LONG_DOUBLE_COMPLEX:
             out[0] = {0, MPI_LONG_DOUBLE};
             out[1] = {sizeof(long double), MPI_LONG_DOUBLE};
             return 2;

@@ -132,14 +132,18 @@ void combine_basic(Operation op, const BasicType& b, const std::uint8_t* in, std
         case MPI_LONG_DOUBLE:
             return arithmetic<long double>(op, in, inout, n, b.extent);
         case MPI_C_FLOAT_COMPLEX:
+        case MPI_C_COMPLEX:
+        case MPI_CXX_FLOAT_COMPLEX:
         case MPI_COMPLEX:
         case MPI_COMPLEX8:
             return arithmetic<std::complex<float>>(op, in, inout, n, b.extent);
         case MPI_C_DOUBLE_COMPLEX:
+        case MPI_CXX_DOUBLE_COMPLEX:
         case MPI_DOUBLE_COMPLEX:
         case MPI_COMPLEX16:
             return arithmetic<std::complex<double>>(op, in, inout, n, b.extent);
         case MPI_C_LONG_DOUBLE_COMPLEX:
+        case MPI_CXX_LONG_DOUBLE_COMPLEX:
             return arithmetic<std::complex<long double>>(op, in, inout, n, b.extent);
         case MPI_DOUBLE_INT:
             return location<double>(op, b, in, inout, n);

@@ -142,6 +142,10 @@ HandleTable<Comm>& communicators();
 /// attributes copied by the caller); returns its handle.
 MPI_Comm register_comm(guest::Communicator guest, const Comm* parent);
 
+/// Deletes MPI_COMM_SELF's attributes, calling their delete functions: the
+/// first thing MPI_Finalize does (MPI 3.1 §8.7.1).
+void delete_self_attributes();
+
 /// The datatype table (datatypes.cpp); predefined types at their fixed indices.
 HandleTable<Type>& datatypes();
 

@@ -7,14 +7,17 @@ isvp_mpi_program(mpi_type_attributes mpi_type_attributes.c)
 isvp_mpi_program(mpi_fortran_types mpi_fortran_types.c)
 isvp_mpi_program(mpi_darray mpi_darray.c)
 isvp_mpi_program(mpi_pack_external mpi_pack_external.c)
+isvp_mpi_program(mpi_type_bounds mpi_type_bounds.c)
 add_custom_target(isvp_mpi_misc_programs ALL
                   DEPENDS ${isvp_mpi_test_binaries}/mpi_type_attributes ${isvp_mpi_test_binaries}/mpi_fortran_types
-                          ${isvp_mpi_test_binaries}/mpi_darray ${isvp_mpi_test_binaries}/mpi_pack_external)
+                          ${isvp_mpi_test_binaries}/mpi_darray ${isvp_mpi_test_binaries}/mpi_pack_external
+                          ${isvp_mpi_test_binaries}/mpi_type_bounds)
 
 isvp_mpi_test(type_attributes_and_names 2 2x1x1 mpi_type_attributes)
 isvp_mpi_test(fortran_types 3 3x1x1 mpi_fortran_types)
 isvp_mpi_test(darray 4 2x2x1 mpi_darray)
 isvp_mpi_test(pack_external 2 2x1x1 mpi_pack_external)
+isvp_mpi_test(type_bounds 2 2x1x1 mpi_type_bounds)
 
 # The Fortran types' reductions take the offload decision's path: INTEGER SUM,
 # REAL MAX, DOUBLE PRECISION SUM and LOGICAL LAND go to the switch, COMPLEX,

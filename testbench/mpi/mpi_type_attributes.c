@@ -223,6 +223,18 @@ static void names(void) {
     check_name(MPI_2REAL, "MPI_2REAL");
     check_name(MPI_CHARACTER, "MPI_CHARACTER");
     check_name(MPI_COMPLEX16, "MPI_COMPLEX16");
+    /* Same layout as a C type, a name of their own. */
+    check_name(MPI_C_COMPLEX, "MPI_C_COMPLEX");
+    check_name(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX");
+    check_name(MPI_CXX_BOOL, "MPI_CXX_BOOL");
+    check_name(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX");
+    check_name(MPI_LB, "MPI_LB");
+    float in[2] = {1.0f, 2.0f}, inout[2] = {3.0f, 4.0f};
+    CHECK_INT(MPI_Reduce_local(in, inout, 1, MPI_C_COMPLEX, MPI_SUM), MPI_SUCCESS);
+    CHECK(inout[0] == 4.0f && inout[1] == 6.0f);
+    _Bool flags_in[2] = {1, 0}, flags[2] = {1, 1};
+    CHECK_INT(MPI_Reduce_local(flags_in, flags, 2, MPI_CXX_BOOL, MPI_LAND), MPI_SUCCESS);
+    CHECK(flags[0] == 1 && flags[1] == 0);
 
     MPI_Datatype type;
     MPI_Type_vector(2, 1, 2, MPI_INT, &type);
@@ -245,6 +257,76 @@ static void names(void) {
     int length;
     MPI_Comm_get_name(MPI_COMM_WORLD, name, &length);
     CHECK(strcmp(name, "MPI_COMM_WORLD") == 0);
+    CHECK_INT(length, 14);
+    MPI_Comm_get_name(MPI_COMM_SELF, name, &length);
+    CHECK(strcmp(name, "MPI_COMM_SELF") == 0);
+    MPI_Comm dup, dup_of_dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_get_name(dup, name, &length);
+    CHECK_INT(length, 0);
+    MPI_Comm_set_name(dup, "halo");
+    MPI_Comm_get_name(dup, name, &length);
+    CHECK(strcmp(name, "halo") == 0);
+    MPI_Comm_dup(dup, &dup_of_dup);
+    MPI_Comm_get_name(dup_of_dup, name, &length);
+    CHECK_INT(length, 0);
+    MPI_Comm_free(&dup_of_dup);
+    MPI_Comm_free(&dup);
+}
+
+/* Communicator attributes: a failing delete function leaves the attribute,
+ * so a failing copy function then fails MPI_Comm_dup. */
+static int comm_delete_fails = 1;
+static int comm_copy_fails(MPI_Comm comm, int keyval, void* extra, void* in, void* out, int* flag) {
+    (void)comm, (void)keyval, (void)extra, (void)in, (void)out;
+    *flag = 1;
+    return MPI_ERR_OTHER;
+}
+static int comm_delete(MPI_Comm comm, int keyval, void* value, void* extra) {
+    (void)comm, (void)keyval, (void)value, (void)extra;
+    return comm_delete_fails ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+static void comm_attribute_callbacks_that_fail(void) {
+    MPI_Comm dup, copy = MPI_COMM_NULL;
+    int key, flag;
+    void* value;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    MPI_Comm_create_keyval(comm_copy_fails, comm_delete, &key, NULL);
+    CHECK_INT(MPI_Comm_set_attr(dup, key, (void*)1), MPI_SUCCESS);
+    CHECK(MPI_Comm_delete_attr(dup, key) != MPI_SUCCESS);
+    CHECK_INT(MPI_Comm_get_attr(dup, key, &value, &flag), MPI_SUCCESS);
+    CHECK_INT(flag, 1);
+    CHECK(value == (void*)1);
+    CHECK_INT(mpi_error_class(MPI_Comm_dup(dup, &copy)), MPI_ERR_OTHER);
+    comm_delete_fails = 0;
+    CHECK_INT(MPI_Comm_delete_attr(dup, key), MPI_SUCCESS);
+    MPI_Comm_free_keyval(&key);
+    MPI_Comm_free(&dup);
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first, last set first
+ * (MPI 3.1 §8.7.1), while MPI is still usable. */
+static int finalize_order[3], finalize_calls = 0;
+static int self_delete(MPI_Comm comm, int keyval, void* value, void* extra) {
+    (void)keyval, (void)extra;
+    int finalized = 1;
+    MPI_Finalized(&finalized);
+    CHECK_INT(finalized, 0);
+    CHECK(comm == MPI_COMM_SELF);
+    if (finalize_calls < 3) finalize_order[finalize_calls] = (int)(long)value;
+    ++finalize_calls;
+    return MPI_SUCCESS;
+}
+
+static void attributes_on_self_for_finalize(void) {
+    for (long i = 0; i < 3; ++i) {
+        int key;
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &key, NULL);
+        MPI_Comm_set_attr(MPI_COMM_SELF, key, (void*)i);
+        MPI_Comm_free_keyval(&key);
+    }
 }
 
 int main(int argc, char** argv) {
@@ -257,7 +339,12 @@ int main(int argc, char** argv) {
     keys_of_the_wrong_kind_are_rejected();
     a_freed_key_lives_while_attributes_use_it();
     names();
-    const int status = mpi_check_done("mpi_type_attributes", rank);
+    comm_attribute_callbacks_that_fail();
+    attributes_on_self_for_finalize();
     MPI_Finalize();
-    return status;
+    CHECK_INT(finalize_calls, 3);
+    CHECK_INT(finalize_order[0], 2);
+    CHECK_INT(finalize_order[1], 1);
+    CHECK_INT(finalize_order[2], 0);
+    return mpi_check_done("mpi_type_attributes", rank);
 }

@@ -107,7 +107,6 @@ typedef struct MPI_Status {
 #define MPI_COUNT ((MPI_Datatype)0x4c00001c)
 #define MPI_PACKED ((MPI_Datatype)0x4c00001d)
 #define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x4c00001e)
-#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
 #define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00001f)
 #define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c000020)
 /* Pair types for MINLOC / MAXLOC: {value; int index;} with C struct layout. */
@@ -140,16 +139,17 @@ typedef struct MPI_Status {
 #define MPI_REAL8 ((MPI_Datatype)0x4c000036)
 #define MPI_COMPLEX8 ((MPI_Datatype)0x4c000037)
 #define MPI_COMPLEX16 ((MPI_Datatype)0x4c000038)
+/* Types of the same layout as others, with their own handle and name. */
+#define MPI_C_COMPLEX ((MPI_Datatype)0x4c000039)
+#define MPI_CXX_BOOL ((MPI_Datatype)0x4c00003a)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c00003b)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00003c)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00003d)
 /* MPI-1 bound markers (removed in MPI 3.0, kept for older programs): in
  * MPI_Type_create_struct they set the lower / upper bound explicitly. */
-#define MPI_LB ((MPI_Datatype)0x4c000039)
-#define MPI_UB ((MPI_Datatype)0x4c00003a)
-#define ISVP_MPI_PREDEFINED_TYPES 0x3b /* indices 1 .. 0x3a */
-/* C++ types: the same layout as their C counterparts on this platform. */
-#define MPI_CXX_BOOL MPI_C_BOOL
-#define MPI_CXX_FLOAT_COMPLEX MPI_C_FLOAT_COMPLEX
-#define MPI_CXX_DOUBLE_COMPLEX MPI_C_DOUBLE_COMPLEX
-#define MPI_CXX_LONG_DOUBLE_COMPLEX MPI_C_LONG_DOUBLE_COMPLEX
+#define MPI_LB ((MPI_Datatype)0x4c00003e)
+#define MPI_UB ((MPI_Datatype)0x4c00003f)
+#define ISVP_MPI_PREDEFINED_TYPES 0x40 /* indices 1 .. 0x3f */
 
 /* ---- operations ------------------------------------------------------- */
 #define MPI_OP_NULL ((MPI_Op)0x18000000)
