@@ -137,6 +137,7 @@ const std::vector<BasicType>& basic_table() {
         scalar<std::complex<double>>(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", K::Complex, std::nullopt),
         scalar<std::complex<long double>>(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", K::Complex,
                                           std::nullopt),
+        scalar<Int128>(MPI_INTEGER16, "MPI_INTEGER16", K::SignedInteger, std::nullopt),
     };
     return table;
 }
@@ -929,7 +930,7 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
         if (datatype == nullptr) fail(MPI_ERR_ARG, "datatype is NULL");
         // The Fortran sized types where there is one (as MPICH answers), else C's.
         const MPI_Datatype reals[] = {MPI_REAL4, MPI_REAL8, MPI_LONG_DOUBLE};
-        const MPI_Datatype integers[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8};
+        const MPI_Datatype integers[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8, MPI_INTEGER16};
         const MPI_Datatype complexes[] = {MPI_COMPLEX8, MPI_COMPLEX16, MPI_C_LONG_DOUBLE_COMPLEX};
         auto pick = [&](const MPI_Datatype* list, std::size_t n) {
             for (std::size_t i = 0; i < n; ++i)
@@ -940,7 +941,7 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
         if (typeclass == MPI_TYPECLASS_REAL)
             *datatype = pick(reals, 3);
         else if (typeclass == MPI_TYPECLASS_INTEGER)
-            *datatype = pick(integers, 4);
+            *datatype = pick(integers, 5);
         else if (typeclass == MPI_TYPECLASS_COMPLEX)
             *datatype = pick(complexes, 3);
         else

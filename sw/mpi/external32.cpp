@@ -138,6 +138,10 @@ void to_external(MPI_Datatype scalar, const std::uint8_t* native, std::uint8_t* 
             return;
         case Conversion::Signed:
         case Conversion::Unsigned: {
+            if (size > 8) {  // MPI_INTEGER16: the same 16 bytes, big-endian
+                for (std::size_t i = 0; i < size; ++i) external[i] = native[size - 1 - i];
+                return;
+            }
             const bool is_signed = conversion_of(scalar) == Conversion::Signed;
             const std::uint64_t value = get_native(native, size, is_signed);
             if (!fits(value, bytes, is_signed))
@@ -173,6 +177,10 @@ void from_external(MPI_Datatype scalar, const std::uint8_t* external, std::uint8
             return;
         case Conversion::Signed:
         case Conversion::Unsigned: {
+            if (size > 8) {
+                for (std::size_t i = 0; i < size; ++i) native[i] = external[size - 1 - i];
+                return;
+            }
             std::uint64_t value = get_big_endian(external, bytes);
             if (conversion_of(scalar) == Conversion::Signed && bytes < 8 && (value >> (8 * bytes - 1) & 1u))
                 value |= ~std::uint64_t{0} << (8 * bytes);

@@ -46,6 +46,7 @@ static void layouts(void) {
     check_layout(MPI_REAL8, 8, 8);
     check_layout(MPI_COMPLEX8, 8, 8);
     check_layout(MPI_COMPLEX16, 16, 16);
+    check_layout(MPI_INTEGER16, 16, 16);
 }
 
 /* Allreduce over all ranks: rank r contributes the values of r. */
@@ -108,6 +109,16 @@ static void more_reductions(void) {
     MPI_Allreduce(bits, bits_or, 1, MPI_INTEGER2, MPI_BOR, MPI_COMM_WORLD);
     CHECK_INT(bits_or[0], (1 << size) - 1);
 
+    /* INTEGER16: 128-bit sums carry across the 64-bit halves; bitwise ops. */
+    __int128 big[2] = {(__int128)1 << 70, (__int128)1 << (rank % 64)}, big_out[2];
+    MPI_Allreduce(big, big_out, 1, MPI_INTEGER16, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(big_out[0] == (__int128)size << 70);
+    MPI_Allreduce(big + 1, big_out + 1, 1, MPI_INTEGER16, MPI_BXOR, MPI_COMM_WORLD);
+    CHECK(big_out[1] == ((__int128)1 << size) - 1);
+    __int128 negative[1] = {-((__int128)rank << 80)}, smallest[1];
+    MPI_Allreduce(negative, smallest, 1, MPI_INTEGER16, MPI_MIN, MPI_COMM_WORLD);
+    CHECK(smallest[0] == -((__int128)(size - 1) << 80));
+
     /* Reduce_local on the types computed in software. */
     float complex a[2] = {1.0f + 2.0f * I, 3.0f}, b[2] = {1.0f, 1.0f * I};
     CHECK_INT(MPI_Reduce_local(a, b, 2, MPI_COMPLEX8, MPI_PROD), MPI_SUCCESS);
@@ -123,6 +134,9 @@ static void undefined_reductions_are_errors(void) {
     CHECK_INT(mpi_error_class(MPI_Allreduce(in, out, 1, MPI_REAL, MPI_BAND, MPI_COMM_WORLD)), MPI_ERR_OP);
     CHECK_INT(mpi_error_class(MPI_Allreduce(in, out, 1, MPI_COMPLEX, MPI_MAX, MPI_COMM_WORLD)), MPI_ERR_OP);
     CHECK_INT(mpi_error_class(MPI_Allreduce(in, out, 1, MPI_2REAL, MPI_SUM, MPI_COMM_WORLD)), MPI_ERR_OP);
+    __int128 wide[1] = {0}, wide_out[1];
+    CHECK_INT(mpi_error_class(MPI_Allreduce(wide, wide_out, 1, MPI_INTEGER16, MPI_MAXLOC, MPI_COMM_WORLD)),
+              MPI_ERR_OP);
     CHECK_INT(mpi_error_class(MPI_Allreduce(text, text_out, 1, MPI_CHARACTER, MPI_MAX, MPI_COMM_WORLD)),
               MPI_ERR_OP);
 }
@@ -186,6 +200,8 @@ static void match_size(void) {
     CHECK(type == MPI_INTEGER2);
     CHECK_INT(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 8, &type), MPI_SUCCESS);
     CHECK(type == MPI_INTEGER8);
+    CHECK_INT(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 16, &type), MPI_SUCCESS);
+    CHECK(type == MPI_INTEGER16);
     CHECK_INT(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &type), MPI_SUCCESS);
     CHECK(type == MPI_COMPLEX16);
     CHECK_INT(mpi_error_class(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &type)), MPI_ERR_ARG);

@@ -93,6 +93,11 @@ static void bytes(void) {
     } pair = {1.0, 7};
     const unsigned char pair_bytes[] = {0x3F, 0xF0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
     check_bytes("double_int", &pair, MPI_DOUBLE_INT, pair_bytes, 12);
+    /* Fortran INTEGER16: 16 bytes, big-endian two's complement. */
+    const __int128 wide = -((__int128)0x0102030405060708ll << 64) - 2;
+    const unsigned char wide_bytes[] = {0xFE, 0xFD, 0xFC, 0xFB, 0xFA, 0xF9, 0xF8, 0xF7,
+                                        0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFE};
+    check_bytes("integer16", &wide, MPI_INTEGER16, wide_bytes, 16);
     const long long ll = 0x0102030405060708ll;
     const unsigned char ll_bytes[] = {1, 2, 3, 4, 5, 6, 7, 8};
     check_bytes("long long", &ll, MPI_LONG_LONG, ll_bytes, 8);

@@ -129,8 +129,8 @@ typedef struct MPI_Status {
 #define MPI_2INTEGER ((MPI_Datatype)0x4c00002e)
 #define MPI_2REAL ((MPI_Datatype)0x4c00002f)
 #define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c000030)
-/* Fortran sized types (optional in the standard; REAL16, COMPLEX32 and
- * INTEGER16 are not provided). */
+/* Fortran sized types (optional in the standard; REAL16 and COMPLEX32 are
+ * not provided, INTEGER16 is at the end of the list). */
 #define MPI_INTEGER1 ((MPI_Datatype)0x4c000031)
 #define MPI_INTEGER2 ((MPI_Datatype)0x4c000032)
 #define MPI_INTEGER4 ((MPI_Datatype)0x4c000033)
@@ -147,9 +147,11 @@ typedef struct MPI_Status {
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00003d)
 /* MPI-1 bound markers (removed in MPI 3.0, kept for older programs): in
  * MPI_Type_create_struct they set the lower / upper bound explicitly. */
-#define MPI_LB ((MPI_Datatype)0x4c00003e)
-#define MPI_UB ((MPI_Datatype)0x4c00003f)
-#define ISVP_MPI_PREDEFINED_TYPES 0x40 /* indices 1 .. 0x3f */
+/* Fortran INTEGER(16), gfortran's 128-bit integer. */
+#define MPI_INTEGER16 ((MPI_Datatype)0x4c00003e)
+#define MPI_LB ((MPI_Datatype)0x4c00003f)
+#define MPI_UB ((MPI_Datatype)0x4c000040)
+#define ISVP_MPI_PREDEFINED_TYPES 0x41 /* indices 1 .. 0x40 */
 
 /* ---- operations ------------------------------------------------------- */
 #define MPI_OP_NULL ((MPI_Op)0x18000000)
