@@ -215,8 +215,17 @@ class Builder {
                 return;
             }
         }
+        if (segments_.size() >= kMaxSegments)
+            fail(MPI_ERR_NO_MEM, "the type map has more than " + std::to_string(kMaxSegments) +
+                                     " runs of basic elements; isvp keeps type maps flattened and does not "
+                                     "support types this fragmented");
         segments_.push_back(segment);
     }
+
+    /// At most this many runs per type (24 bytes each): a vector of a
+    /// billion strided blocks is refused with an error instead of
+    /// exhausting the memory of the host.
+    static constexpr std::size_t kMaxSegments = std::size_t{1} << 23;
 
     /// The lowest or highest of the values noted so far, if any.
     struct Extreme {

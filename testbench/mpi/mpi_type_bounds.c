@@ -4,7 +4,7 @@
  * negative extent replicates downwards; a type without data contributes
  * only its markers; a struct is padded to its alignment unless its upper
  * bound is explicit. The data still travels: a struct with markers is
- * sent and received. */
+ * sent and received. A type too fragmented to flatten is an error. */
 #include "mpi_check.h"
 
 static void check_bounds(const char* what, MPI_Datatype type, MPI_Aint lb, MPI_Aint extent, MPI_Aint true_lb,
@@ -103,6 +103,14 @@ int main(int argc, char** argv) {
             }
         }
     }
+    /* A type of more than 2^23 separate runs is refused with an error (the
+     * type map is kept flattened), not built until memory runs out. */
+    MPI_Datatype fragmented = MPI_DATATYPE_NULL;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_INT(mpi_error_class(MPI_Type_vector(1 << 24, 1, 2, MPI_INT, &fragmented)), MPI_ERR_NO_MEM);
+    CHECK(fragmented == MPI_DATATYPE_NULL);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
     MPI_Type_free(&with_empty);
     MPI_Type_free(&empty);
     MPI_Type_free(&no_data);
