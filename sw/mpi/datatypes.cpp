@@ -177,6 +177,16 @@ class Builder {
         else if (data)
             ub_data_.note_high(block_ub);
         alignment_ = std::max(alignment_, type.alignment);
+        if (type.segments.size() == 1) {
+            // One run whose copies abut (a predefined or contiguous type): one
+            // longer run, whatever the block length.
+            const Segment& only = type.segments.front();
+            const BasicType& b = basic(only.basic);
+            if (b.dense() && type.extent == static_cast<MPI_Aint>(only.count * b.extent)) {
+                append({displacement + only.offset, only.count * blocklength, only.basic});
+                return;
+            }
+        }
         for (std::size_t copy = 0; copy < blocklength; ++copy) {
             const MPI_Aint base = displacement + static_cast<MPI_Aint>(copy) * type.extent;
             for (const Segment& segment : type.segments) append({base + segment.offset, segment.count, segment.basic});
