@@ -13,6 +13,10 @@
 
 namespace isvp::mpi {
 
+/// MPI_INTEGER16 (gfortran's INTEGER(16)): GCC's 128-bit integers.
+__extension__ typedef __int128 Int128;
+__extension__ typedef unsigned __int128 UInt128;
+
 /// The MPI standard's groups of predefined types for reductions (MPI 3.1
 /// §5.9.2): which predefined operations each group allows.
 enum class BasicKind {

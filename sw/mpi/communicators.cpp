@@ -85,21 +85,24 @@ bool is_predefined_key(int keyval) {
 Keyval& check_keyval(int keyval) {
     Keyval* found = objects().keyvals.find(keyval);
     if (found == nullptr) fail(MPI_ERR_KEYVAL, "keyval " + std::to_string(keyval) + " is not an attribute key");
+    if (found->object != KeyvalObject::Comm)
+        fail(MPI_ERR_KEYVAL, "keyval " + std::to_string(keyval) + " is not a communicator attribute key");
     return *found;
 }
 
+/// Runs the delete function, then removes the attribute; when the function
+/// fails the attribute stays (MPI 3.1 §6.7.2: the call fails, as in MPICH).
 void delete_attribute(Comm& comm, int keyval) {
     const auto it = comm.attributes.find(keyval);
     if (it == comm.attributes.end()) return;
     const Keyval* key = objects().keyvals.find(keyval);
-    void* value = it->second;
-    comm.attributes.erase(it);
     if (key != nullptr && key->destroy != nullptr) {
-        const int status = key->destroy(comm.handle, keyval, value, key->extra_state);
+        const int status = key->destroy(comm.handle, keyval, it->second, key->extra_state);
         if (status != MPI_SUCCESS)
             fail(status,
                  "the delete function of keyval " + std::to_string(keyval) + " returned " + std::to_string(status));
     }
+    comm.attributes.erase(keyval);  // by key: the function may have changed the map
 }
 
 /// Copies `from`'s attributes to `to` through each key's copy function.
@@ -215,6 +218,13 @@ void check_key(const char* key) {
 }
 
 }  // namespace
+
+void delete_self_attributes() {
+    Comm& self = check_comm(MPI_COMM_SELF);
+    // Last set first (MPI 3.1 §8.7.1); keys are numbered in creation order,
+    // which is the order programs set them in.
+    while (!self.attributes.empty()) delete_attribute(self, self.attributes.rbegin()->first);
+}
 
 }  // namespace isvp::mpi
 

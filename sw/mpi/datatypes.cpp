@@ -10,7 +10,9 @@
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <map>
 
+#include "attributes.h"
 #include "basic_types.h"
 #include "registry.h"
 
@@ -18,10 +20,10 @@ namespace isvp::mpi {
 
 namespace {
 
-template <class Value>
+template <class Value, class Index>
 struct PairOf {
     Value value;
-    int index;
+    Index index;
 };
 
 template <class C>
@@ -39,13 +41,15 @@ BasicType scalar(MPI_Datatype handle, const char* name, BasicKind kind, std::opt
     return type;
 }
 
-template <class Value>
+/// A MINLOC/MAXLOC pair {Value value; Index index;}: the C pairs have an
+/// int index, the Fortran ones (MPI_2REAL ...) an index of the value's type.
+template <class Value, class Index = int>
 BasicType pair(MPI_Datatype handle, const char* name, MPI_Datatype value, std::optional<isvp::Datatype> aglu) {
-    using P = PairOf<Value>;
+    using P = PairOf<Value, Index>;
     BasicType type;
     type.handle = handle;
     type.name = name;
-    type.size = sizeof(Value) + sizeof(int);
+    type.size = sizeof(Value) + sizeof(Index);
     type.extent = sizeof(P);
     type.alignment = alignof(P);
     type.kind = BasicKind::Pair;
@@ -54,10 +58,10 @@ BasicType pair(MPI_Datatype handle, const char* name, MPI_Datatype value, std::o
     type.value = value;
     const std::size_t index_at = offsetof(P, index);
     if (index_at == sizeof(Value)) {
-        type.pieces[0] = {0, sizeof(Value) + sizeof(int)};
+        type.pieces[0] = {0, sizeof(Value) + sizeof(Index)};
     } else {
         type.pieces[0] = {0, sizeof(Value)};
-        type.pieces[1] = {index_at, sizeof(int)};
+        type.pieces[1] = {index_at, sizeof(Index)};
         type.piece_count = 2;
     }
     return type;
@@ -107,6 +111,33 @@ const std::vector<BasicType>& basic_table() {
         pair<int>(MPI_2INT, "MPI_2INT", MPI_INT, D::Int32Int32),
         pair<short>(MPI_SHORT_INT, "MPI_SHORT_INT", MPI_SHORT, std::nullopt),
         pair<long double>(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE, std::nullopt),
+        // Fortran types with gfortran's default kinds (MPI 3.1 §3.2.2, §5.9.2).
+        scalar<char>(MPI_CHARACTER, "MPI_CHARACTER", K::Character, D::Int8),
+        scalar<std::int32_t>(MPI_LOGICAL, "MPI_LOGICAL", K::Logical, D::Int32),
+        scalar<std::int32_t>(MPI_INTEGER, "MPI_INTEGER", K::SignedInteger, D::Int32),
+        scalar<float>(MPI_REAL, "MPI_REAL", K::Floating, D::Float32),
+        scalar<double>(MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", K::Floating, D::Float64),
+        scalar<std::complex<float>>(MPI_COMPLEX, "MPI_COMPLEX", K::Complex, std::nullopt),
+        scalar<std::complex<double>>(MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX", K::Complex, std::nullopt),
+        pair<std::int32_t>(MPI_2INTEGER, "MPI_2INTEGER", MPI_INTEGER, D::Int32Int32),
+        pair<float, float>(MPI_2REAL, "MPI_2REAL", MPI_REAL, std::nullopt),
+        pair<double, double>(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", MPI_DOUBLE_PRECISION, std::nullopt),
+        scalar<std::int8_t>(MPI_INTEGER1, "MPI_INTEGER1", K::SignedInteger, D::Int8),
+        scalar<std::int16_t>(MPI_INTEGER2, "MPI_INTEGER2", K::SignedInteger, D::Int16),
+        scalar<std::int32_t>(MPI_INTEGER4, "MPI_INTEGER4", K::SignedInteger, D::Int32),
+        scalar<std::int64_t>(MPI_INTEGER8, "MPI_INTEGER8", K::SignedInteger, D::Int64),
+        scalar<float>(MPI_REAL4, "MPI_REAL4", K::Floating, D::Float32),
+        scalar<double>(MPI_REAL8, "MPI_REAL8", K::Floating, D::Float64),
+        scalar<std::complex<float>>(MPI_COMPLEX8, "MPI_COMPLEX8", K::Complex, std::nullopt),
+        scalar<std::complex<double>>(MPI_COMPLEX16, "MPI_COMPLEX16", K::Complex, std::nullopt),
+        // Same layout as C types above, their own names (MPI 3.1 §3.2.2, §17.2.6).
+        scalar<std::complex<float>>(MPI_C_COMPLEX, "MPI_C_COMPLEX", K::Complex, std::nullopt),
+        scalar<bool>(MPI_CXX_BOOL, "MPI_CXX_BOOL", K::Logical, D::UInt8),
+        scalar<std::complex<float>>(MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", K::Complex, std::nullopt),
+        scalar<std::complex<double>>(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", K::Complex, std::nullopt),
+        scalar<std::complex<long double>>(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", K::Complex,
+                                          std::nullopt),
+        scalar<Int128>(MPI_INTEGER16, "MPI_INTEGER16", K::SignedInteger, std::nullopt),
     };
     return table;
 }
@@ -120,18 +151,42 @@ const BasicType& basic(MPI_Datatype handle) {
 }
 
 /// Accumulates a type map from blocks of other types (every constructor).
+///
+/// Bounds follow MPI 3.1 §4.1.6: the lower bound is the lowest explicit lb
+/// marker if the blocks carry any (MPI_LB, or a type with an lb set by
+/// MPI_Type_create_resized or inherited from one), else the lowest data;
+/// the upper bound likewise with ub markers and the highest data. A block
+/// of a type without data carries only its markers.
 class Builder {
   public:
     /// `blocklength` consecutive copies of `type` starting at `displacement`.
     void add(const Type& type, MPI_Aint displacement, std::size_t blocklength) {
         if (blocklength == 0) return;
-        const MPI_Aint block_lb = displacement + type.lb;
-        const MPI_Aint block_ub = block_lb + static_cast<MPI_Aint>(blocklength) * type.extent;
-        lb_ = any_ ? std::min(lb_, std::min(block_lb, block_ub)) : std::min(block_lb, block_ub);
-        ub_ = any_ ? std::max(ub_, std::max(block_lb, block_ub)) : std::max(block_lb, block_ub);
-        any_ = true;
-        explicit_bounds_ = explicit_bounds_ || type.explicit_bounds;
+        // Copy k has bounds lb + k * extent and ub + k * extent (the extent
+        // may be negative): the lowest lb and highest ub of the block.
+        const MPI_Aint last_shift = static_cast<MPI_Aint>(blocklength - 1) * type.extent;
+        const MPI_Aint block_lb = displacement + type.lb + std::min<MPI_Aint>(0, last_shift);
+        const MPI_Aint block_ub = displacement + type.lb + type.extent + std::max<MPI_Aint>(0, last_shift);
+        const bool data = !type.segments.empty();
+        if (type.explicit_lb)
+            lb_marker_.note_low(block_lb);
+        else if (data)
+            lb_data_.note_low(block_lb);
+        if (type.explicit_ub)
+            ub_marker_.note_high(block_ub);
+        else if (data)
+            ub_data_.note_high(block_ub);
         alignment_ = std::max(alignment_, type.alignment);
+        if (type.segments.size() == 1) {
+            // One run whose copies abut (a predefined or contiguous type): one
+            // longer run, whatever the block length.
+            const Segment& only = type.segments.front();
+            const BasicType& b = basic(only.basic);
+            if (b.dense() && type.extent == static_cast<MPI_Aint>(only.count * b.extent)) {
+                append({displacement + only.offset, only.count * blocklength, only.basic});
+                return;
+            }
+        }
         for (std::size_t copy = 0; copy < blocklength; ++copy) {
             const MPI_Aint base = displacement + static_cast<MPI_Aint>(copy) * type.extent;
             for (const Segment& segment : type.segments) append({base + segment.offset, segment.count, segment.basic});
@@ -139,16 +194,17 @@ class Builder {
     }
 
     /// The finished type; a struct's extent is padded to its alignment
-    /// (as the C compiler pads the struct) unless bounds were set explicitly.
+    /// (as the C compiler pads the struct) unless its ub is explicit.
     Type build(int combiner, bool pad_to_alignment) const {
         Type type;
         type.segments = segments_;
         type.combiner = combiner;
-        type.explicit_bounds = explicit_bounds_;
+        type.explicit_lb = lb_marker_.any;
+        type.explicit_ub = ub_marker_.any;
         type.alignment = alignment_;
-        type.lb = any_ ? lb_ : 0;
-        MPI_Aint ub = any_ ? ub_ : 0;
-        if (pad_to_alignment && !explicit_bounds_ && alignment_ > 1) {
+        type.lb = lb_marker_.any ? lb_marker_.value : lb_data_.any ? lb_data_.value : 0;
+        MPI_Aint ub = ub_marker_.any ? ub_marker_.value : ub_data_.any ? ub_data_.value : 0;
+        if (pad_to_alignment && !ub_marker_.any && alignment_ > 1) {
             const auto align = static_cast<MPI_Aint>(alignment_);
             const MPI_Aint span = ub - type.lb;
             ub += (align - span % align) % align;
@@ -169,14 +225,37 @@ class Builder {
                 return;
             }
         }
+        if (segments_.size() >= kMaxSegments)
+            fail(MPI_ERR_NO_MEM, "the type map has more than " + std::to_string(kMaxSegments) +
+                                     " runs of basic elements; isvp keeps type maps flattened and does not "
+                                     "support types this fragmented");
         segments_.push_back(segment);
     }
 
+    /// At most this many runs per type (24 bytes each): a vector of a
+    /// billion strided blocks is refused with an error instead of
+    /// exhausting the memory of the host.
+    static constexpr std::size_t kMaxSegments = std::size_t{1} << 23;
+
+    /// The lowest or highest of the values noted so far, if any.
+    struct Extreme {
+        bool any = false;
+        MPI_Aint value = 0;
+        void note_low(MPI_Aint v) {
+            value = any ? std::min(value, v) : v;
+            any = true;
+        }
+        void note_high(MPI_Aint v) {
+            value = any ? std::max(value, v) : v;
+            any = true;
+        }
+    };
+
     std::vector<Segment> segments_;
-    bool any_ = false;  ///< a non-empty block was added
-    MPI_Aint lb_ = 0;
-    MPI_Aint ub_ = 0;
-    bool explicit_bounds_ = false;
+    Extreme lb_marker_;  ///< lowest explicit lb of the blocks
+    Extreme ub_marker_;  ///< highest explicit ub
+    Extreme lb_data_;    ///< lowest lb of blocks with data and no explicit lb
+    Extreme ub_data_;    ///< highest ub of blocks with data and no explicit ub
     std::size_t alignment_ = 1;
 
   public:
@@ -268,9 +347,11 @@ Type resized(const Type& old, MPI_Aint lb, MPI_Aint extent) {
     type.predefined = false;
     type.committed = false;
     type.name.clear();
+    type.attributes.clear();
     type.lb = lb;
     type.extent = extent;
-    type.explicit_bounds = true;
+    type.explicit_lb = true;
+    type.explicit_ub = true;
     type.combiner = MPI_COMBINER_RESIZED;
     Builder::finish(type);
     return type;
@@ -327,6 +408,74 @@ const MPI_Status* check_status(const MPI_Status* status) {
     return status;
 }
 
+/// The smallest IEEE type (float, double, x87 long double) with precision p
+/// and decimal exponent range r (MPI_UNDEFINED: any), as gfortran's
+/// SELECTED_REAL_KIND; `complex` selects the complex type of the same kind.
+MPI_Datatype f90_real_base(int p, int r, bool complex) {
+    const int precision = p == MPI_UNDEFINED ? 0 : p, range = r == MPI_UNDEFINED ? 0 : r;
+    if (p == MPI_UNDEFINED && r == MPI_UNDEFINED) fail(MPI_ERR_ARG, "p and r are both MPI_UNDEFINED");
+    if (precision < 0 || range < 0)
+        fail(MPI_ERR_ARG, "p " + std::to_string(p) + " and r " + std::to_string(r) + " must not be negative");
+    if (precision <= 6 && range <= 37) return complex ? MPI_COMPLEX8 : MPI_REAL4;
+    if (precision <= 15 && range <= 307) return complex ? MPI_COMPLEX16 : MPI_REAL8;
+    if (precision <= 18 && range <= 4931) return complex ? MPI_C_LONG_DOUBLE_COMPLEX : MPI_LONG_DOUBLE;
+    fail(MPI_ERR_ARG, "no real type has precision " + std::to_string(p) + " and range " + std::to_string(r) +
+                          " (at most 18 digits and range 4931)");
+}
+
+/// The indices of dimension `d` of a distributed array that process
+/// coordinate `coord` owns, as (start, length) runs in increasing order
+/// (MPI 3.1 §4.1.4: BLOCK, CYCLIC and NONE distributions).
+std::vector<std::pair<long long, long long>> darray_runs(int d, int gsize, int distrib, int darg, int psize,
+                                                         int coord) {
+    const std::string where = "dimension " + std::to_string(d) + ": ";
+    if (darg != MPI_DISTRIBUTE_DFLT_DARG && darg <= 0)
+        fail(MPI_ERR_ARG, where + "darg " + std::to_string(darg) + " must be positive or MPI_DISTRIBUTE_DFLT_DARG");
+    std::vector<std::pair<long long, long long>> runs;
+    switch (distrib) {
+        case MPI_DISTRIBUTE_NONE:
+            if (psize != 1)
+                fail(MPI_ERR_ARG, where + "MPI_DISTRIBUTE_NONE needs psize 1, got " + std::to_string(psize));
+            runs.emplace_back(0, gsize);
+            return runs;
+        case MPI_DISTRIBUTE_BLOCK: {
+            const long long block = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + psize - 1) / psize : darg;
+            if (block * psize < gsize)
+                fail(MPI_ERR_ARG, where + "block size " + std::to_string(block) + " times " + std::to_string(psize) +
+                                      " processes does not cover gsize " + std::to_string(gsize));
+            const long long start = block * coord;
+            if (start < gsize) runs.emplace_back(start, std::min(block, gsize - start));
+            return runs;
+        }
+        case MPI_DISTRIBUTE_CYCLIC: {
+            const long long block = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+            for (long long start = block * coord; start < gsize; start += block * psize)
+                runs.emplace_back(start, std::min(block, gsize - start));
+            return runs;
+        }
+        default:
+            fail(MPI_ERR_ARG, where + "distribution " + std::to_string(distrib) +
+                                  " is not MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC or MPI_DISTRIBUTE_NONE");
+    }
+}
+
+/// The type MPI_Type_create_f90_*(arguments) returns: `base` under the F90
+/// combiner with the arguments as contents, predefined (it cannot be
+/// freed), one handle per distinct call as the standard requires.
+MPI_Datatype f90_type(int combiner, MPI_Datatype base, std::vector<int> arguments) {
+    static std::map<std::vector<int>, MPI_Datatype> made;  // (combiner, arguments...) -> handle
+    std::vector<int> key{combiner};
+    key.insert(key.end(), arguments.begin(), arguments.end());
+    const auto found = made.find(key);
+    if (found != made.end() && find_datatype(found->second) != nullptr) return found->second;
+    Type type = *find_datatype(base);
+    type.combiner = combiner;
+    type.integers = std::move(arguments);
+    const MPI_Datatype handle = register_type(std::move(type));
+    made[key] = handle;
+    return handle;
+}
+
 }  // namespace
 
 const BasicType* basic_type(MPI_Datatype handle) noexcept {
@@ -343,6 +492,18 @@ HandleTable<Type>& datatypes() {
         made.put(0, nullptr);
         for (const BasicType& b : basic_table())
             made.put(index_of(b.handle), std::make_shared<Type>(predefined_type(b)));
+        // The MPI-1 markers: no data, an explicit bound at displacement 0.
+        for (const MPI_Datatype marker : {MPI_LB, MPI_UB}) {
+            auto type = std::make_shared<Type>();
+            type->handle = marker;
+            type->predefined = true;
+            type->committed = true;
+            type->contiguous = true;
+            type->explicit_lb = marker == MPI_LB;
+            type->explicit_ub = marker == MPI_UB;
+            type->name = marker == MPI_LB ? "MPI_LB" : "MPI_UB";
+            made.put(index_of(marker), type);
+        }
         return made;
     }();
     return table;
@@ -410,7 +571,7 @@ std::size_t basic_elements(const Type& type, std::size_t bytes) {
         rest -= whole * b.size;
         if (whole < segment.count) {
             // A pair cut after its value still counts the value.
-            if (b.elements == 2 && rest >= b.size - sizeof(int)) ++elements;
+            if (b.elements == 2 && rest >= basic(b.value).size) ++elements;
             break;
         }
     }
@@ -665,19 +826,74 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
     });
 }
 
-int PMPI_Type_create_darray(int, int, int, const int[], const int[], const int[], const int[], int, MPI_Datatype,
-                            MPI_Datatype*) {
-    return entry("MPI_Type_create_darray", MPI_COMM_WORLD, [] { unsupported("MPI_Type_create_darray"); });
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
+                            const int psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return entry("MPI_Type_create_darray", MPI_COMM_WORLD, [&] {
+        if (size <= 0) fail(MPI_ERR_ARG, "size " + std::to_string(size) + " must be positive");
+        if (rank < 0 || rank >= size)
+            fail(MPI_ERR_ARG, "rank " + std::to_string(rank) + " is outside 0 .. " + std::to_string(size - 1));
+        if (ndims <= 0) fail(MPI_ERR_DIMS, "ndims " + std::to_string(ndims) + " must be positive");
+        check_array(gsizes, ndims, "array_of_gsizes");
+        check_array(distribs, ndims, "array_of_distribs");
+        check_array(dargs, ndims, "array_of_dargs");
+        check_array(psizes, ndims, "array_of_psizes");
+        if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+            fail(MPI_ERR_ARG, "order " + std::to_string(order) + " is not MPI_ORDER_C or MPI_ORDER_FORTRAN");
+        const Type& old = check_datatype(oldtype, "oldtype", true);
+        check_out(newtype);
+        long long processes = 1;
+        for (int d = 0; d < ndims; ++d) {
+            if (gsizes[d] <= 0 || psizes[d] <= 0)
+                fail(MPI_ERR_ARG, "dimension " + std::to_string(d) + ": gsize " + std::to_string(gsizes[d]) +
+                                      " and psize " + std::to_string(psizes[d]) + " must be positive");
+            processes *= psizes[d];
+        }
+        if (processes != size)
+            fail(MPI_ERR_ARG, "the process grid (product of array_of_psizes) has " + std::to_string(processes) +
+                                  " processes, size is " + std::to_string(size));
+        // The process grid is row-major whatever `order` is (MPI 3.1 §4.1.4).
+        std::vector<int> coords(static_cast<std::size_t>(ndims));
+        for (int d = ndims - 1, rest = rank; d >= 0; --d) {
+            coords[d] = rest % psizes[d];
+            rest /= psizes[d];
+        }
+        // Innermost array dimension first; each dimension places copies of
+        // the type of the dimensions inside it at the indices this process owns.
+        Type type = old;
+        MPI_Aint stride = old.extent;
+        for (int i = 0; i < ndims; ++i) {
+            const int d = order == MPI_ORDER_C ? ndims - 1 - i : i;
+            Builder builder;
+            for (const auto& [start, length] : darray_runs(d, gsizes[d], distribs[d], dargs[d], psizes[d], coords[d])) {
+                if (i == 0) {
+                    builder.add(old, start * stride, static_cast<std::size_t>(length));
+                    continue;
+                }
+                for (long long index = start; index < start + length; ++index) builder.add(type, index * stride, 1);
+            }
+            type = builder.build(MPI_COMBINER_DARRAY, false);
+            stride *= gsizes[d];
+        }
+        type = resized(type, 0, stride);
+        type.combiner = MPI_COMBINER_DARRAY;
+        std::vector<int> integers{size, rank, ndims};
+        for (const int* array : {gsizes, distribs, dargs, psizes})
+            integers.insert(integers.end(), array, array + ndims);
+        integers.push_back(order);
+        *newtype = register_with_contents(std::move(type), std::move(integers), {}, {oldtype});
+    });
 }
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
     return entry("MPI_Type_dup", MPI_COMM_WORLD, [&] {
         const Type& old = check_datatype(oldtype, "oldtype", true);
         check_out(newtype);
+        *newtype = MPI_DATATYPE_NULL;  // stays so when a copy function fails
         Type copy = old;
         copy.predefined = false;
         copy.combiner = MPI_COMBINER_DUP;
         copy.name.clear();
+        copy_type_attributes(old, copy);
         *newtype = register_with_contents(std::move(copy), {}, {}, {oldtype});
     });
 }
@@ -695,6 +911,7 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
         if (datatype == nullptr) fail(MPI_ERR_ARG, "datatype is NULL");
         const Type& type = check_datatype(*datatype, true);
         if (type.predefined) fail(MPI_ERR_TYPE, "predefined datatype " + type.name + " cannot be freed");
+        delete_type_attributes(*datatypes().find(*datatype));
         datatypes().remove(*datatype);  // pending requests hold their own reference
         *datatype = MPI_DATATYPE_NULL;
     });
@@ -716,7 +933,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
                            int integers[], MPI_Aint addresses[], MPI_Datatype types[]) {
     return entry("MPI_Type_get_contents", MPI_COMM_WORLD, [&] {
         const Type& type = check_datatype(datatype, true);
-        if (type.predefined) fail(MPI_ERR_TYPE, "a predefined datatype has no contents");
+        if (type.combiner == MPI_COMBINER_NAMED) fail(MPI_ERR_TYPE, "a named predefined datatype has no contents");
         if (max_integers < static_cast<int>(type.integers.size()) ||
             max_addresses < static_cast<int>(type.addresses.size()) ||
             max_datatypes < static_cast<int>(type.types.size()))
@@ -730,9 +947,10 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
     return entry("MPI_Type_match_size", MPI_COMM_WORLD, [&] {
         if (datatype == nullptr) fail(MPI_ERR_ARG, "datatype is NULL");
-        const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
-        const MPI_Datatype integers[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
-        const MPI_Datatype complexes[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
+        // The Fortran sized types where there is one (as MPICH answers), else C's.
+        const MPI_Datatype reals[] = {MPI_REAL4, MPI_REAL8, MPI_LONG_DOUBLE};
+        const MPI_Datatype integers[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8, MPI_INTEGER16};
+        const MPI_Datatype complexes[] = {MPI_COMPLEX8, MPI_COMPLEX16, MPI_C_LONG_DOUBLE_COMPLEX};
         auto pick = [&](const MPI_Datatype* list, std::size_t n) {
             for (std::size_t i = 0; i < n; ++i)
                 if (basic_type(list[i])->size == static_cast<std::size_t>(size)) return list[i];
@@ -742,11 +960,38 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
         if (typeclass == MPI_TYPECLASS_REAL)
             *datatype = pick(reals, 3);
         else if (typeclass == MPI_TYPECLASS_INTEGER)
-            *datatype = pick(integers, 4);
+            *datatype = pick(integers, 5);
         else if (typeclass == MPI_TYPECLASS_COMPLEX)
             *datatype = pick(complexes, 3);
         else
             fail(MPI_ERR_ARG, "typeclass " + std::to_string(typeclass) + " is not an MPI_TYPECLASS_*");
+    });
+}
+
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+    return entry("MPI_Type_create_f90_integer", MPI_COMM_WORLD, [&] {
+        check_out(newtype);
+        // The smallest integer with at least r decimal digits of range.
+        const int range = r == MPI_UNDEFINED ? 0 : r;
+        MPI_Datatype base = MPI_DATATYPE_NULL;
+        if (range < 0 || range > 18)
+            fail(MPI_ERR_ARG, "no integer type has a decimal range of " + std::to_string(r) + " digits (at most 18)");
+        base = range <= 2 ? MPI_INTEGER1 : range <= 4 ? MPI_INTEGER2 : range <= 9 ? MPI_INTEGER4 : MPI_INTEGER8;
+        *newtype = f90_type(MPI_COMBINER_F90_INTEGER, base, {r});
+    });
+}
+
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+    return entry("MPI_Type_create_f90_real", MPI_COMM_WORLD, [&] {
+        check_out(newtype);
+        *newtype = f90_type(MPI_COMBINER_F90_REAL, f90_real_base(p, r, false), {p, r});
+    });
+}
+
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+    return entry("MPI_Type_create_f90_complex", MPI_COMM_WORLD, [&] {
+        check_out(newtype);
+        *newtype = f90_type(MPI_COMBINER_F90_COMPLEX, f90_real_base(p, r, true), {p, r});
     });
 }
 
@@ -920,6 +1165,9 @@ ISVP_MPI_ALIAS(Type_free)
 ISVP_MPI_ALIAS(Type_get_envelope)
 ISVP_MPI_ALIAS(Type_get_contents)
 ISVP_MPI_ALIAS(Type_match_size)
+ISVP_MPI_ALIAS(Type_create_f90_integer)
+ISVP_MPI_ALIAS(Type_create_f90_real)
+ISVP_MPI_ALIAS(Type_create_f90_complex)
 ISVP_MPI_ALIAS(Type_extent)
 ISVP_MPI_ALIAS(Type_lb)
 ISVP_MPI_ALIAS(Type_ub)

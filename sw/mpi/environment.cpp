@@ -180,6 +180,7 @@ int PMPI_Finalize(void) {
     return entry("MPI_Finalize", MPI_COMM_WORLD, [] {
         State& current = state();
         Comm& world = check_comm(MPI_COMM_WORLD);
+        delete_self_attributes();
         // Every rank is done sending before any leaves the job.
         current.collectives->barrier(world.guest);
         current.driver->set_progress_hook({});

@@ -252,9 +252,16 @@ struct Type {
     /// FLOAT, DOUBLE, FLOAT_INT, 2INT, C_BOOL as uint8).
     std::optional<isvp::Datatype> aglu;
     std::vector<Segment> segments;  ///< one element's data, in type-map order
-    bool explicit_bounds = false;   ///< lb/extent set by MPI_Type_create_resized (no struct padding)
-    std::size_t alignment = 1;      ///< strictest alignment of its basic types
-    std::string name;               ///< MPI_Type_get_name
+    /// lb / ub set explicitly (MPI_Type_create_resized, the MPI-1 MPI_LB /
+    /// MPI_UB markers, or inherited from a type with them): they override
+    /// the data's bounds in every type built on this one, and an explicit
+    /// ub is never padded to alignment (MPI 3.1 §4.1.6).
+    bool explicit_lb = false;
+    bool explicit_ub = false;
+    std::size_t alignment = 1;  ///< strictest alignment of its basic types
+    std::string name;           ///< MPI_Type_get_name
+    /// MPI_Type_set_attr: keyval -> attribute value (attributes.cpp).
+    std::map<int, void*> attributes;
     // Constructor arguments (MPI_Type_get_envelope / get_contents).
     int combiner = MPI_COMBINER_NAMED;
     std::vector<int> integers;

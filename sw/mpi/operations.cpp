@@ -102,14 +102,59 @@ void arithmetic(Operation op, const std::uint8_t* in, std::uint8_t* inout, std::
     }
 }
 
-/// MINLOC/MAXLOC on {V value; int index;}: the better value wins; on a tie
-/// the lower index.
-template <class V>
+/// inout = in op inout on MPI_INTEGER16 (two's complement; sums and
+/// products wrap, as the AgLU's integers do).
+void integer128(Operation op, const std::uint8_t* in, std::uint8_t* inout, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i, in += sizeof(Int128), inout += sizeof(Int128)) {
+        const Int128 a = load<Int128>(in), b = load<Int128>(inout);
+        const auto ua = static_cast<UInt128>(a), ub = static_cast<UInt128>(b);
+        UInt128 r = ub;
+        switch (op) {
+            case Operation::Sum:
+                r = ua + ub;
+                break;
+            case Operation::Prod:
+                r = ua * ub;
+                break;
+            case Operation::Min:
+                r = a < b ? ua : ub;
+                break;
+            case Operation::Max:
+                r = a > b ? ua : ub;
+                break;
+            case Operation::Land:
+                r = a != 0 && b != 0;
+                break;
+            case Operation::Lor:
+                r = a != 0 || b != 0;
+                break;
+            case Operation::Lxor:
+                r = (a != 0) != (b != 0);
+                break;
+            case Operation::Band:
+                r = ua & ub;
+                break;
+            case Operation::Bor:
+                r = ua | ub;
+                break;
+            case Operation::Bxor:
+                r = ua ^ ub;
+                break;
+            default:
+                break;  // MINLOC/MAXLOC: refused by check_op_on_type
+        }
+        store(inout, r);
+    }
+}
+
+/// MINLOC/MAXLOC on {V value; I index;} (I is int for the C pairs, V for
+/// the Fortran ones): the better value wins; on a tie the lower index.
+template <class V, class I = int>
 void location(Operation op, const BasicType& b, const std::uint8_t* in, std::uint8_t* inout, std::size_t n) {
     const std::size_t index_at = b.piece_count == 2 ? b.pieces[1].offset : sizeof(V);
     for (std::size_t i = 0; i < n; ++i, in += b.extent, inout += b.extent) {
         const V a = load<V>(in), c = load<V>(inout);
-        const int ai = load<int>(in + index_at), ci = load<int>(inout + index_at);
+        const I ai = load<I>(in + index_at), ci = load<I>(inout + index_at);
         const bool better = op == Operation::Minloc ? a < c : a > c;
         if (better) {
             store(inout, a);
@@ -132,10 +177,18 @@ void combine_basic(Operation op, const BasicType& b, const std::uint8_t* in, std
         case MPI_LONG_DOUBLE:
             return arithmetic<long double>(op, in, inout, n, b.extent);
         case MPI_C_FLOAT_COMPLEX:
+        case MPI_C_COMPLEX:
+        case MPI_CXX_FLOAT_COMPLEX:
+        case MPI_COMPLEX:
+        case MPI_COMPLEX8:
             return arithmetic<std::complex<float>>(op, in, inout, n, b.extent);
         case MPI_C_DOUBLE_COMPLEX:
+        case MPI_CXX_DOUBLE_COMPLEX:
+        case MPI_DOUBLE_COMPLEX:
+        case MPI_COMPLEX16:
             return arithmetic<std::complex<double>>(op, in, inout, n, b.extent);
         case MPI_C_LONG_DOUBLE_COMPLEX:
+        case MPI_CXX_LONG_DOUBLE_COMPLEX:
             return arithmetic<std::complex<long double>>(op, in, inout, n, b.extent);
         case MPI_DOUBLE_INT:
             return location<double>(op, b, in, inout, n);
@@ -145,6 +198,12 @@ void combine_basic(Operation op, const BasicType& b, const std::uint8_t* in, std
             return location<short>(op, b, in, inout, n);
         case MPI_LONG_DOUBLE_INT:
             return location<long double>(op, b, in, inout, n);
+        case MPI_INTEGER16:
+            return integer128(op, in, inout, n);
+        case MPI_2REAL:
+            return location<float, float>(op, b, in, inout, n);
+        case MPI_2DOUBLE_PRECISION:
+            return location<double, double>(op, b, in, inout, n);
         default:
             fail(MPI_ERR_INTERN, std::string("no software combining for ") + b.name);
     }

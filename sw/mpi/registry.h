@@ -104,11 +104,20 @@ struct Errhandler {
     MPI_Comm_errhandler_function* function = nullptr;
 };
 
-/// A communicator attribute key (MPI_Comm_create_keyval).
+/// The kind of object an attribute key is for.
+enum class KeyvalObject { Comm, Datatype, Win };
+
+/// An attribute key (MPI_Comm/Type/Win_create_keyval). The callbacks of the
+/// three kinds have the same C signature (handles are ints).
 struct Keyval {
     MPI_Comm_copy_attr_function* copy = nullptr;
     MPI_Comm_delete_attr_function* destroy = nullptr;
     void* extra_state = nullptr;
+    KeyvalObject object = KeyvalObject::Comm;  ///< which objects it may be set on
+    /// Datatype and window keys (attributes.cpp): freed by the program but
+    /// kept while attributes still use it (MPI 3.1 §6.7.2).
+    bool freed = false;
+    int references = 0;  ///< attributes set with this key
 };
 
 /// An info object: ordered keys and values.
@@ -132,6 +141,10 @@ HandleTable<Comm>& communicators();
 /// Registers a new communicator (errhandler inherited from `parent`,
 /// attributes copied by the caller); returns its handle.
 MPI_Comm register_comm(guest::Communicator guest, const Comm* parent);
+
+/// Deletes MPI_COMM_SELF's attributes, calling their delete functions: the
+/// first thing MPI_Finalize does (MPI 3.1 §8.7.1).
+void delete_self_attributes();
 
 /// The datatype table (datatypes.cpp); predefined types at their fixed indices.
 HandleTable<Type>& datatypes();

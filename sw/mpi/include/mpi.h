@@ -107,7 +107,6 @@ typedef struct MPI_Status {
 #define MPI_COUNT ((MPI_Datatype)0x4c00001c)
 #define MPI_PACKED ((MPI_Datatype)0x4c00001d)
 #define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x4c00001e)
-#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
 #define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00001f)
 #define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c000020)
 /* Pair types for MINLOC / MAXLOC: {value; int index;} with C struct layout. */
@@ -117,12 +116,42 @@ typedef struct MPI_Status {
 #define MPI_2INT ((MPI_Datatype)0x4c000024)
 #define MPI_SHORT_INT ((MPI_Datatype)0x4c000025)
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x4c000026)
-#define ISVP_MPI_PREDEFINED_TYPES 0x27 /* indices 1 .. 0x26 */
-/* C++ types: the same layout as their C counterparts on this platform. */
-#define MPI_CXX_BOOL MPI_C_BOOL
-#define MPI_CXX_FLOAT_COMPLEX MPI_C_FLOAT_COMPLEX
-#define MPI_CXX_DOUBLE_COMPLEX MPI_C_DOUBLE_COMPLEX
-#define MPI_CXX_LONG_DOUBLE_COMPLEX MPI_C_LONG_DOUBLE_COMPLEX
+/* Fortran types, usable from C with the layout of gfortran's default kinds
+ * (INTEGER, LOGICAL and REAL 4 bytes, DOUBLE PRECISION 8). */
+#define MPI_CHARACTER ((MPI_Datatype)0x4c000027)
+#define MPI_LOGICAL ((MPI_Datatype)0x4c000028)
+#define MPI_INTEGER ((MPI_Datatype)0x4c000029)
+#define MPI_REAL ((MPI_Datatype)0x4c00002a)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x4c00002b)
+#define MPI_COMPLEX ((MPI_Datatype)0x4c00002c)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00002d)
+/* Fortran pair types for MINLOC / MAXLOC: value and index of the same type. */
+#define MPI_2INTEGER ((MPI_Datatype)0x4c00002e)
+#define MPI_2REAL ((MPI_Datatype)0x4c00002f)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c000030)
+/* Fortran sized types (optional in the standard; REAL16 and COMPLEX32 are
+ * not provided, INTEGER16 is at the end of the list). */
+#define MPI_INTEGER1 ((MPI_Datatype)0x4c000031)
+#define MPI_INTEGER2 ((MPI_Datatype)0x4c000032)
+#define MPI_INTEGER4 ((MPI_Datatype)0x4c000033)
+#define MPI_INTEGER8 ((MPI_Datatype)0x4c000034)
+#define MPI_REAL4 ((MPI_Datatype)0x4c000035)
+#define MPI_REAL8 ((MPI_Datatype)0x4c000036)
+#define MPI_COMPLEX8 ((MPI_Datatype)0x4c000037)
+#define MPI_COMPLEX16 ((MPI_Datatype)0x4c000038)
+/* Types of the same layout as others, with their own handle and name. */
+#define MPI_C_COMPLEX ((MPI_Datatype)0x4c000039)
+#define MPI_CXX_BOOL ((MPI_Datatype)0x4c00003a)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c00003b)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00003c)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00003d)
+/* MPI-1 bound markers (removed in MPI 3.0, kept for older programs): in
+ * MPI_Type_create_struct they set the lower / upper bound explicitly. */
+/* Fortran INTEGER(16), gfortran's 128-bit integer. */
+#define MPI_INTEGER16 ((MPI_Datatype)0x4c00003e)
+#define MPI_LB ((MPI_Datatype)0x4c00003f)
+#define MPI_UB ((MPI_Datatype)0x4c000040)
+#define ISVP_MPI_PREDEFINED_TYPES 0x41 /* indices 1 .. 0x40 */
 
 /* ---- operations ------------------------------------------------------- */
 #define MPI_OP_NULL ((MPI_Op)0x18000000)
@@ -351,6 +380,13 @@ int isvp_mpi_type_null_delete_fn(MPI_Datatype, int, void *, void *);
 #define MPI_TYPE_NULL_COPY_FN isvp_mpi_type_null_copy_fn
 #define MPI_TYPE_DUP_FN isvp_mpi_type_dup_fn
 #define MPI_TYPE_NULL_DELETE_FN isvp_mpi_type_null_delete_fn
+/* Window keyvals may be created and freed; windows themselves are unsupported. */
+int isvp_mpi_win_null_copy_fn(MPI_Win, int, void *, void *, void *, int *);
+int isvp_mpi_win_dup_fn(MPI_Win, int, void *, void *, void *, int *);
+int isvp_mpi_win_null_delete_fn(MPI_Win, int, void *, void *);
+#define MPI_WIN_NULL_COPY_FN isvp_mpi_win_null_copy_fn
+#define MPI_WIN_DUP_FN isvp_mpi_win_dup_fn
+#define MPI_WIN_NULL_DELETE_FN isvp_mpi_win_null_delete_fn
 
 /* Handle conversion (handles are ints in C and Fortran alike). */
 #define MPI_Comm_c2f(comm) ((MPI_Fint)(comm))
@@ -507,6 +543,21 @@ ISVP_MPI_API(Type_get_contents, (MPI_Datatype datatype, int max_integers, int ma
                                  int array_of_integers[], MPI_Aint array_of_addresses[],
                                  MPI_Datatype array_of_datatypes[]));
 ISVP_MPI_API(Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
+ISVP_MPI_API(Type_create_f90_integer, (int r, MPI_Datatype *newtype));
+ISVP_MPI_API(Type_create_f90_real, (int p, int r, MPI_Datatype *newtype));
+ISVP_MPI_API(Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype));
+ISVP_MPI_API(Type_create_keyval, (MPI_Type_copy_attr_function * type_copy_attr_fn,
+                                  MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                                  void *extra_state));
+ISVP_MPI_API(Type_free_keyval, (int *type_keyval));
+ISVP_MPI_API(Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val));
+ISVP_MPI_API(Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag));
+ISVP_MPI_API(Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
+ISVP_MPI_API(Pack_external, (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                             void *outbuf, MPI_Aint outsize, MPI_Aint *position));
+ISVP_MPI_API(Unpack_external, (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+                               void *outbuf, int outcount, MPI_Datatype datatype));
+ISVP_MPI_API(Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size));
 /* MPI-1 names (deprecated, removed in MPI 3.0, still common in older programs). */
 ISVP_MPI_API(Type_extent, (MPI_Datatype datatype, MPI_Aint *extent));
 ISVP_MPI_API(Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement));
@@ -770,6 +821,12 @@ ISVP_MPI_API(Win_flush_local_all, (MPI_Win win));
 ISVP_MPI_API(Win_sync, (MPI_Win win));
 ISVP_MPI_API(Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler));
 ISVP_MPI_API(Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag));
+ISVP_MPI_API(Win_create_keyval, (MPI_Win_copy_attr_function * win_copy_attr_fn,
+                                 MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                                 void *extra_state));
+ISVP_MPI_API(Win_free_keyval, (int *win_keyval));
+ISVP_MPI_API(Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val));
+ISVP_MPI_API(Win_delete_attr, (MPI_Win win, int win_keyval));
 ISVP_MPI_API(Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
 ISVP_MPI_API(Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
