@@ -101,6 +101,7 @@ void AuroraLink::on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
                                         " (" + std::to_string(length) + " bytes, VC " + std::to_string(info.vc) +
                                         ") after " + why + "; its credits go back upstream")
                                            .c_str());
+        if (drop_observer_) drop_observer_(info);
         // The receiver frees nothing, so the link hands the packet's credits
         // back: detected one latency after the tail, one more latency home.
         credit_->vc = info.vc;
