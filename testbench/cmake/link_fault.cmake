@@ -1,0 +1,34 @@
+# Link faults end to end (models/reliable/README.md): under Aurora bit errors
+# the reliable-delivery layer recovers every lost packet, in switch
+# collectives and in point-to-point traffic (software collectives); with
+# recovery off or exhausted every rank gets an error naming the link.
+if(NOT ISVP_PYTHON3)
+  find_program(ISVP_PYTHON3 python3 REQUIRED)
+endif()
+set(link_fault_checks ${CMAKE_SOURCE_DIR}/testbench/scripts/link_fault_checks.py)
+set(link_fault_drop --set aurora.bit_error_rate=1e-5 --set aurora.on_crc_error=drop)
+add_test(NAME link_fault_drop_mode_recovered_collectives_check
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} recovered $<TARGET_FILE:isvp> --sizes 8,64K ${link_fault_drop})
+add_test(NAME link_fault_drop_mode_recovered_point_to_point_check
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} recovered $<TARGET_FILE:isvp> --sizes 8,4K --offload off
+                 ${link_fault_drop})
+add_test(NAME link_fault_retry_mode_exhausted_recovered_end_to_end
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} recovered $<TARGET_FILE:isvp> --sizes 8,4K
+                 --set aurora.bit_error_rate=1e-4 --set aurora.max_retransmissions=1)
+add_test(NAME link_fault_recovery_off_names_link_on_every_rank
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} named-link $<TARGET_FILE:isvp> --sizes 8,64K ${link_fault_drop}
+                 --set reliable.max_retransmissions=0)
+add_test(NAME link_fault_retry_mode_exhausted_recovery_off_names_link
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} named-link $<TARGET_FILE:isvp> --sizes 8,4K
+                 --set aurora.bit_error_rate=1e-4 --set aurora.max_retransmissions=1
+                 --set reliable.max_retransmissions=0)
+add_test(NAME link_fault_recovery_exhausted_names_link_on_every_rank
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} named-link $<TARGET_FILE:isvp> --sizes 4K
+                 --set aurora.bit_error_rate=1e-4 --set aurora.on_crc_error=drop --set reliable.max_retransmissions=1)
+set_tests_properties(link_fault_drop_mode_recovered_collectives_check
+                     link_fault_drop_mode_recovered_point_to_point_check
+                     link_fault_retry_mode_exhausted_recovered_end_to_end
+                     link_fault_recovery_off_names_link_on_every_rank
+                     link_fault_retry_mode_exhausted_recovery_off_names_link
+                     link_fault_recovery_exhausted_names_link_on_every_rank
+                     PROPERTIES LABELS "link_fault" TIMEOUT 300)
