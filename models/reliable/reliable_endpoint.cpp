@@ -165,6 +165,15 @@ tlm::tlm_generic_payload* ReliableEndpoint::copy_of(const Held& held, std::uint1
 
 void ReliableEndpoint::go_back(std::uint16_t peer_node) {
     Peer& peer = peers_[peer_node];
+    // Copies of an earlier go-back to this node that have not left yet are
+    // replaced by this one.
+    for (auto it = resend_.begin(); it != resend_.end();)
+        if (it->destination == peer_node) {
+            it->packet->release();
+            it = resend_.erase(it);
+        } else {
+            ++it;
+        }
     for (const Held& held : peer.unacked) {
         tlm::tlm_generic_payload* packet = copy_of(held, peer_node);
         resend_.push_back(Outgoing{packet, phits_of(static_cast<std::uint32_t>(held.bytes.size())), peer_node, false});
@@ -190,7 +199,6 @@ void ReliableEndpoint::give_up_oldest(std::uint16_t peer_node) {
     peer.unacked.pop_front();
     ++statistics_.lost_sent;
     peer.retries = 0;
-    peer.last_nak = ~0u;
     if (!peer.unacked.empty()) {
         if (config_.max_retransmissions > 0) {
             // The receiver dropped what followed the gap: send it again, with
@@ -266,8 +274,7 @@ void ReliableEndpoint::on_from_network(tlm::tlm_generic_payload& payload, sc_cor
         acknowledged(source, info.reliable_sequence);
         Peer& peer = peers_[source];
         if (info.reliable == PacketInfo::Reliable::Nak && !peer.unacked.empty() &&
-            peer.unacked.front().sequence == info.reliable_sequence && peer.last_nak != info.reliable_sequence) {
-            peer.last_nak = info.reliable_sequence;
+            peer.unacked.front().sequence == info.reliable_sequence) {
             if (peer.retries >= config_.max_retransmissions)
                 give_up_oldest(source);
             else
@@ -316,10 +323,14 @@ void ReliableEndpoint::on_from_network(tlm::tlm_generic_payload& payload, sc_cor
         }
     } else {  // beyond a gap: dropped; the sender goes back to the gap
         ++statistics_.out_of_order;
-        if (!peer.nak_sent) {
+        // One nak per round: the first packet beyond the gap, and again when
+        // the sender's go-back lost the gap's packet once more (the
+        // sequence numbers beyond the gap start over).
+        if (!peer.nak_sent || static_cast<std::int32_t>(info.reliable_sequence - peer.beyond_gap) <= 0) {
             peer.nak_sent = true;
             queue_control(source, PacketInfo::Reliable::Nak);
         }
+        peer.beyond_gap = info.reliable_sequence;
     }
     network_credit_.send(from_network_credit, 0, phits, tail);
 }

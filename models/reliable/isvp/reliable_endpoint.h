@@ -111,11 +111,13 @@ class ReliableEndpoint : public sc_core::sc_module {
         std::deque<Held> unacked;         ///< sender: sent, not acknowledged, by sequence
         unsigned retries = 0;             ///< sender: retransmissions of unacked.front()
         sc_core::sc_time deadline;        ///< sender: when unacked.front() times out
-        std::uint32_t last_nak = ~0u;     ///< sender: sequence of the last nak acted on
         std::uint32_t expected = 0;       ///< receiver: next sequence to deliver
         bool ack_due = false;             ///< receiver: an ack is owed
         sc_core::sc_time ack_at;          ///< receiver: when it goes at the latest
         bool nak_sent = false;            ///< receiver: a nak for `expected` went out
+        /// receiver: highest sequence dropped beyond the gap since that nak; a
+        /// lower one means the sender went back and the gap is still open.
+        std::uint32_t beyond_gap = 0;
     };
     /// A packet waiting for the output.
     struct Outgoing {
