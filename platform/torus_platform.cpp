@@ -10,6 +10,8 @@ namespace {
 /// Host memory of a node without a rank: nothing but what an idle device
 /// might be pointed at; its QDMA queues stay disabled.
 constexpr std::size_t kIdleMemoryBytes = 64 * 1024;
+/// With reliable delivery, drops each link reports with a warning (then counts only).
+constexpr std::uint64_t kReportedDropsPerLink = 3;
 }  // namespace
 
 void PlatformConfig::declare(Parameters& parameters) {
@@ -64,6 +66,8 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
       ranks_(static_cast<unsigned>(ranks.size())),
       reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)) {
     const unsigned count = fabric_.nodes();
+    // Drops are routine when they are recovered: each link names its first few.
+    if (reliable_) fabric_.limit_drop_warnings(kReportedDropsPerLink);
     if (ranks_ > count)
         throw ConfigError("config: " + std::to_string(ranks_) + " ranks do not fit the " + std::to_string(count) +
                           "-node topology.torus (one rank per node)");

@@ -73,6 +73,11 @@ std::string describe(const LinkDrop& drop) {
            std::string(TorusTopology::port_name(drop.port)) + ")";
 }
 
+void TorusFabric::limit_drop_warnings(std::uint64_t count) {
+    for (auto& link : links_)
+        if (link) link->limit_drop_warnings(count);
+}
+
 Router::PacketInSocket& TorusFabric::inject(unsigned node) {
     return router(node).in(TorusTopology::kLocalPort);
 }

@@ -55,7 +55,13 @@ def recovered(isvp, extra):
              "the test proves nothing (raise the error rate)")
     if lost != 0:
         fail(f"{lost} packets lost")
-    print(f"OK: {drops} packets dropped by links, {retransmitted} retransmissions, all {sent} delivered, results correct")
+    # Recovered drops are routine: each link names its first few only.
+    warned = len(re.findall(r"dropped packet \d+", done.stdout + done.stderr))
+    links = 24  # 2x2x2: 8 nodes x 3 dimensions, a + and a - cable each
+    if warned > 3 * links:
+        fail(f"{warned} drop warnings for {drops} drops: more than 3 per link")
+    print(f"OK: {drops} packets dropped by links, {retransmitted} retransmissions, all {sent} delivered, "
+          f"results correct; {warned} drop warnings")
 
 
 def named_link(isvp, extra):

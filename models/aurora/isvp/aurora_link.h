@@ -75,6 +75,9 @@ class AuroraLink : public sc_core::sc_module {
     /// Called with the packet's side information whenever this link drops a
     /// packet (the link's error status, read by whoever reports losses).
     void set_drop_observer(std::function<void(const PacketInfo&)> observer) { drop_observer_ = std::move(observer); }
+    /// Warn about the first `count` drops only (then once that further drops
+    /// are counted, not reported): for platforms that recover dropped packets.
+    void limit_drop_warnings(std::uint64_t count) { drop_warnings_ = count; }
 
   private:
     /// Forwards blocking transport on a target socket to a member function
@@ -118,6 +121,7 @@ class AuroraLink : public sc_core::sc_module {
     tlm::tlm_generic_payload credit_payload_;  ///< credits of dropped packets, reused
     CreditReturn* credit_;                     ///< its extension (owned by credit_payload_)
     std::function<void(const PacketInfo&)> drop_observer_;  ///< told of each dropped packet, if set
+    std::uint64_t drop_warnings_ = ~std::uint64_t{0};       ///< drops that are reported with a warning
 };
 
 }  // namespace isvp

@@ -74,6 +74,8 @@ class TorusFabric : public sc_core::sc_module {
     std::uint64_t packet_hops() const;
     /// Counters of every router and link; `elapsed` gives utilisations.
     nlohmann::json statistics(const sc_core::sc_time& elapsed) const;
+    /// Each link warns about its first `count` drops only (Aurora README).
+    void limit_drop_warnings(std::uint64_t count);
     /// Every packet a link dropped so far, in order.
     const std::vector<LinkDrop>& drops() const { return drops_; }
 
