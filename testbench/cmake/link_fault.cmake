@@ -32,3 +32,14 @@ set_tests_properties(link_fault_drop_mode_recovered_collectives_check
                      link_fault_retry_mode_exhausted_recovery_off_names_link
                      link_fault_recovery_exhausted_names_link_on_every_rank
                      PROPERTIES LABELS "link_fault" TIMEOUT 300)
+
+# Bad reliable.* values are refused with the parameter named, before anything runs.
+add_test(NAME link_fault_bad_ack_delay_named
+         COMMAND isvp bench collectives --topology torus:2x2x2 --sizes 8 --set reliable.ack_delay_ns=20000)
+add_test(NAME link_fault_retransmit_buffer_below_a_packet_named
+         COMMAND isvp bench collectives --topology torus:2x2x2 --sizes 8 --set reliable.mode=on
+                 --set reliable.retransmit_buffer_bytes=1024)
+set_tests_properties(link_fault_bad_ack_delay_named PROPERTIES LABELS "link_fault" TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "config: reliable.ack_delay_ns must be below reliable.timeout_ns")
+set_tests_properties(link_fault_retransmit_buffer_below_a_packet_named PROPERTIES LABELS "link_fault" TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "config: reliable.retransmit_buffer_bytes=1024 cannot hold one packet")
