@@ -131,8 +131,11 @@ void ReliableEndpoint::drain() {
             info.reliable_sequence = peer.unacked.back().sequence;
         }
         if (info.reliable == PacketInfo::Reliable::Data) {
-            const Peer& peer = peers_[o.destination];
+            Peer& peer = peers_[o.destination];
             info.reliable_base = peer.unacked.empty() ? peer.next_sequence : peer.unacked.front().sequence;
+            // Piggy-backed: the ack owed to that node goes with this packet.
+            info.reliable_ack = peer.expected;
+            peer.ack_due = false;
         }
         const unsigned cycles = (o.phits + phits_per_cycle_ - 1) / phits_per_cycle_;
         info.vc = 0;
@@ -283,6 +286,7 @@ void ReliableEndpoint::on_from_network(tlm::tlm_generic_payload& payload, sc_cor
         network_credit_.send(from_network_credit, 0, phits, tail);
         return;
     }
+    acknowledged(source, info.reliable_ack);  // piggy-backed
     Peer& peer = peers_[source];
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     // The sender has given up what lies below its base (and reported it).

@@ -35,7 +35,7 @@ set_tests_properties(link_fault_drop_mode_recovered_collectives_check
 
 # Bad reliable.* values are refused with the parameter named, before anything runs.
 add_test(NAME link_fault_bad_ack_delay_named
-         COMMAND isvp bench collectives --topology torus:2x2x2 --sizes 8 --set reliable.ack_delay_ns=20000)
+         COMMAND isvp bench collectives --topology torus:2x2x2 --sizes 8 --set reliable.ack_delay_ns=40000)
 add_test(NAME link_fault_retransmit_buffer_below_a_packet_named
          COMMAND isvp bench collectives --topology torus:2x2x2 --sizes 8 --set reliable.mode=on
                  --set reliable.retransmit_buffer_bytes=1024)

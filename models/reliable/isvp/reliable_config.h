@@ -21,7 +21,7 @@ struct ReliableConfig {
     /// How long the oldest unacknowledged packet to a node waits for its
     /// acknowledgement before everything unacknowledged to that node is sent
     /// again (go-back-N); doubles with each retransmission of the same packet.
-    double timeout_ns = 10000.0;
+    double timeout_ns = 30000.0;
     /// Retransmissions of one packet before it is declared lost; 0 = detect
     /// and report losses without recovering them.
     unsigned max_retransmissions = 8;

@@ -20,7 +20,9 @@
 // to the node; a duplicate is dropped; a packet beyond a gap is dropped
 // (naks once per gap) unless its sender has given the gap up (the packet's
 // base says so: the missing packets are reported lost and delivery resumes).
-// A cumulative ack goes back at most reliable.ack_delay_ns after a packet.
+// Every data packet carries the cumulative ack for its destination's
+// packets (piggy-backed); an ack packet goes back when none has within
+// reliable.ack_delay_ns of a delivered packet.
 // With reliable.max_retransmissions = 0 (detection only) the receiver does
 // not wait for missing packets: it delivers what arrives in order and
 // reports the gap at once.
