@@ -15,6 +15,9 @@ add_test(NAME link_fault_drop_mode_recovered_point_to_point_check
 add_test(NAME link_fault_retry_mode_exhausted_recovered_end_to_end
          COMMAND ${ISVP_PYTHON3} ${link_fault_checks} recovered $<TARGET_FILE:isvp> --sizes 8,4K
                  --set aurora.bit_error_rate=1e-4 --set aurora.max_retransmissions=1)
+add_test(NAME link_fault_recovery_deterministic
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} deterministic $<TARGET_FILE:isvp> --sizes 8,64K
+                 --collectives allreduce,allgather ${link_fault_drop})
 add_test(NAME link_fault_recovery_off_names_link_on_every_rank
          COMMAND ${ISVP_PYTHON3} ${link_fault_checks} named-link $<TARGET_FILE:isvp> --sizes 8,64K ${link_fault_drop}
                  --set reliable.max_retransmissions=0)
@@ -28,6 +31,7 @@ add_test(NAME link_fault_recovery_exhausted_names_link_on_every_rank
 set_tests_properties(link_fault_drop_mode_recovered_collectives_check
                      link_fault_drop_mode_recovered_point_to_point_check
                      link_fault_retry_mode_exhausted_recovered_end_to_end
+                     link_fault_recovery_deterministic
                      link_fault_recovery_off_names_link_on_every_rank
                      link_fault_retry_mode_exhausted_recovery_off_names_link
                      link_fault_recovery_exhausted_names_link_on_every_rank

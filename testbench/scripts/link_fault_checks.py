@@ -5,6 +5,9 @@
       bench collectives --check under Aurora bit errors completes correct: the
       links dropped packets, the reliable-delivery layer retransmitted them and
       lost none (the footer line says so).
+  deterministic ISVP [--set k=v ...] [bench options]
+      two runs with the same seed give the same rows and the same recovery
+      counters (bit errors, drops and retransmissions are reproducible).
   named-link ISVP [--set k=v ...] [bench options]
       with recovery off or exhausted the job fails promptly, and every rank's
       error names the link (nodes, direction) and the lost-packet count --
@@ -64,6 +67,21 @@ def recovered(isvp, extra):
           f"results correct; {warned} drop warnings")
 
 
+def deterministic(isvp, extra):
+    first, second = run(isvp, extra), run(isvp, extra)
+    if first.returncode != 0 or second.returncode != 0:
+        fail(f"exit status {first.returncode}, {second.returncode}")
+    def rows(done):
+        return [l for l in done.stdout.splitlines()
+                if re.match(r"^[a-z_]+\s+\d+\s", l) or l.startswith("# reliable delivery:")]
+    a, b = rows(first), rows(second)
+    if not a or not any(l.startswith("# reliable delivery:") for l in a):
+        fail("no rows or no '# reliable delivery' footer")
+    if a != b:
+        fail("the two runs differ:\n" + "\n".join(a) + "\n---\n" + "\n".join(b))
+    print(f"OK: {len(a)} lines identical in both runs")
+
+
 def named_link(isvp, extra):
     done = run(isvp, extra)
     if done.returncode == 0:
@@ -89,10 +107,11 @@ def named_link(isvp, extra):
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("recovered", "named-link"):
+    checks = {"recovered": recovered, "deterministic": deterministic, "named-link": named_link}
+    if len(sys.argv) < 3 or sys.argv[1] not in checks:
         print(__doc__)
         sys.exit(2)
-    {"recovered": recovered, "named-link": named_link}[sys.argv[1]](sys.argv[2], sys.argv[3:])
+    checks[sys.argv[1]](sys.argv[2], sys.argv[3:])
 
 
 if __name__ == "__main__":
