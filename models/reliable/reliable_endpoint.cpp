@@ -153,7 +153,7 @@ void ReliableEndpoint::drain() {
     }
 }
 
-tlm::tlm_generic_payload* ReliableEndpoint::copy_of(const Held& held, std::uint16_t peer) {
+tlm::tlm_generic_payload* ReliableEndpoint::copy_of(const Held& held) {
     tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(held.bytes.size()));
     std::memcpy(packet->get_data_ptr(), held.bytes.data(), held.bytes.size());
     PacketInfo& info = packet_info(*packet);
@@ -162,7 +162,6 @@ tlm::tlm_generic_payload* ReliableEndpoint::copy_of(const Held& held, std::uint1
     info.reliable = PacketInfo::Reliable::Data;
     info.reliable_source = node_;
     info.reliable_sequence = held.sequence;
-    (void)peer;
     return packet;
 }
 
@@ -178,7 +177,7 @@ void ReliableEndpoint::go_back(std::uint16_t peer_node) {
             ++it;
         }
     for (const Held& held : peer.unacked) {
-        tlm::tlm_generic_payload* packet = copy_of(held, peer_node);
+        tlm::tlm_generic_payload* packet = copy_of(held);
         resend_.push_back(Outgoing{packet, phits_of(static_cast<std::uint32_t>(held.bytes.size())), peer_node, false});
         ++statistics_.retransmissions;
     }

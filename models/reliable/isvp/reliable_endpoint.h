@@ -18,8 +18,9 @@
 // packet is declared lost and the loss observer is told.
 // Receiver: a packet carrying the next expected sequence of its source goes
 // to the node; a duplicate is dropped; a packet beyond a gap is dropped
-// (naks once per gap) unless its sender has given the gap up (the packet's
-// base says so: the missing packets are reported lost and delivery resumes).
+// (a nak goes back once per go-back round) unless its sender has given the
+// gap up (the packet's base says so; the sender reported the loss), and
+// delivery resumes after the gap.
 // Every data packet carries the cumulative ack for its destination's
 // packets (piggy-backed); an ack packet goes back when none has within
 // reliable.ack_delay_ns of a delivered packet.
@@ -143,7 +144,8 @@ class ReliableEndpoint : public sc_core::sc_module {
     void go_back(std::uint16_t peer);
     void give_up_oldest(std::uint16_t peer);
     void queue_control(std::uint16_t peer, PacketInfo::Reliable kind);
-    tlm::tlm_generic_payload* copy_of(const Held& held, std::uint16_t peer);
+    /// A fresh packet holding a retransmission of `held`.
+    tlm::tlm_generic_payload* copy_of(const Held& held);
     sc_core::sc_time timeout_of(unsigned retries) const;
 
     std::uint16_t node_;            ///< this node's address
