@@ -47,3 +47,11 @@ set_tests_properties(link_fault_bad_ack_delay_named PROPERTIES LABELS "link_faul
                      PASS_REGULAR_EXPRESSION "config: reliable.ack_delay_ns must be below reliable.timeout_ns")
 set_tests_properties(link_fault_retransmit_buffer_below_a_packet_named PROPERTIES LABELS "link_fault" TIMEOUT 60
                      PASS_REGULAR_EXPRESSION "config: reliable.retransmit_buffer_bytes=1024 cannot hold one packet")
+
+# Separate guest processes (isvp run, remote transport) exchanging verified
+# point-to-point messages under bit errors; per-node counters in --stats.
+add_test(NAME link_fault_p2p_guests_recovered_with_stats
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} p2p-run $<TARGET_FILE:isvp> $<TARGET_FILE:p2p_guest>
+                 ${CMAKE_CURRENT_BINARY_DIR}/link_fault_p2p_stats.json -n 8 --set topology.torus=2x2x2
+                 ${link_fault_drop})
+set_tests_properties(link_fault_p2p_guests_recovered_with_stats PROPERTIES LABELS "link_fault;platform" TIMEOUT 300)

@@ -8,12 +8,18 @@
   deterministic ISVP [--set k=v ...] [bench options]
       two runs with the same seed give the same rows and the same recovery
       counters (bit errors, drops and retransmissions are reproducible).
+  p2p-run ISVP GUEST STATS [isvp run options]
+      point-to-point messages of separate guest processes (isvp run,
+      testbench/guests/p2p_guest alltoall: verified) arrive under bit errors;
+      the --stats JSON shows each node's reliable counters, retransmissions
+      made and nothing lost.
   named-link ISVP [--set k=v ...] [bench options]
       with recovery off or exhausted the job fails promptly, and every rank's
       error names the link (nodes, direction) and the lost-packet count --
       no deadlock report, no 'arguments disagree'.
 """
 
+import json
 import re
 import subprocess
 import sys
@@ -82,6 +88,28 @@ def deterministic(isvp, extra):
     print(f"OK: {len(a)} lines identical in both runs")
 
 
+def p2p_run(isvp, guest, stats, extra):
+    command = [isvp, "run", "--stats", stats] + extra + ["--", guest, "alltoall"]
+    print("$ " + " ".join(command), flush=True)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    print("\n".join(l for l in (done.stdout + done.stderr).splitlines() if "alltoall" in l or "FAIL" in l))
+    if done.returncode != 0:
+        fail(f"exit status {done.returncode}: {done.stderr[-2000:]}")
+    with open(stats) as f:
+        nodes = json.load(f)["platform"]["nodes"]
+    if any("reliable" not in n for n in nodes):
+        fail("a node has no 'reliable' statistics: the layer was not built")
+    total = {k: sum(n["reliable"][k] for n in nodes) for k in nodes[0]["reliable"]}
+    print(total)
+    if total["retransmissions"] == 0:
+        fail("nothing was retransmitted: the test proves nothing (raise the error rate)")
+    if total["lost_sent"] or total["lost_received"]:
+        fail("packets lost")
+    if total["delivered"] != total["data_packets"]:
+        fail(f"{total['data_packets']} packets sent, {total['delivered']} delivered")
+    print(f"OK: all verified; {total['retransmissions']} retransmissions, {total['delivered']} packets delivered")
+
+
 def named_link(isvp, extra):
     done = run(isvp, extra)
     if done.returncode == 0:
@@ -108,6 +136,9 @@ def named_link(isvp, extra):
 
 def main():
     checks = {"recovered": recovered, "deterministic": deterministic, "named-link": named_link}
+    if len(sys.argv) >= 5 and sys.argv[1] == "p2p-run":
+        p2p_run(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+        return
     if len(sys.argv) < 3 or sys.argv[1] not in checks:
         print(__doc__)
         sys.exit(2)
