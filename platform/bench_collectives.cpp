@@ -413,6 +413,26 @@ int bench_collectives(int argc, char** argv) {
             engine.bytes_skipped += counted.bytes_skipped;
             engine.aglu_cycles += counted.aglu_cycles;
         }
+    // End-to-end reliable delivery (reliable.mode), when the platform has it:
+    // what recovering from the links' drops cost.
+    ReliableStatistics reliable;
+    std::uint64_t link_drops = 0;
+    const bool with_reliable = job.platform() && job.platform()->reliable();
+    if (with_reliable) {
+        link_drops = job.platform()->fabric().drops().size();
+        for (unsigned n = 0; n < job.platform()->nodes(); ++n) {
+            const ReliableStatistics& counted = job.platform()->node(n).reliable->statistics();
+            reliable.data_packets += counted.data_packets;
+            reliable.retransmissions += counted.retransmissions;
+            reliable.timeouts += counted.timeouts;
+            reliable.acks_sent += counted.acks_sent;
+            reliable.naks_sent += counted.naks_sent;
+            reliable.duplicates += counted.duplicates;
+            reliable.out_of_order += counted.out_of_order;
+            reliable.lost_sent += counted.lost_sent;
+            reliable.lost_received += counted.lost_received;
+        }
+    }
     if (!result.error.empty() || (result.exit_status != 0 && !mismatch)) {
         std::cerr << "isvp bench collectives: job failed: " << result.error << "\n";
         for (std::size_t r = 0; r < result.ranks.size(); ++r)
@@ -503,6 +523,12 @@ int bench_collectives(int argc, char** argv) {
               << "# engines: received step bytes " << engine.bytes_copied << " copied, " << engine.bytes_combined
               << " combined, " << engine.bytes_skipped << " skipped (timing-only); " << engine.aglu_cycles
               << " AgLU cycles\n";
+    if (with_reliable)
+        std::cout << "# reliable delivery: links dropped " << link_drops << " packets; " << reliable.data_packets
+                  << " packets sent, " << reliable.retransmissions << " retransmitted (" << reliable.timeouts
+                  << " timeouts, " << reliable.naks_sent << " naks), " << reliable.acks_sent << " acks, "
+                  << reliable.duplicates << " duplicates and " << reliable.out_of_order
+                  << " out-of-order packets dropped, " << reliable.lost_sent + reliable.lost_received << " lost\n";
     if (mismatch) std::cout << "mismatch: a collective result differs from the reference\n";
     if (values.count("json")) {
         const std::string path = values["json"].as<std::string>();
@@ -515,7 +541,7 @@ int bench_collectives(int argc, char** argv) {
             {"G_link_us_per_byte", loggp_parameters.G_link}, {"G_pcie_us_per_byte", loggp_parameters.G_pcie},
             {"G_engine_us_per_byte", loggp_parameters.G_engine}, {"G_aglu_us_per_byte", loggp_parameters.G_aglu}, {"G_cgr_us_per_byte", loggp_parameters.G_cgr},
             {"aglu_latency_us", loggp_parameters.aglu_latency}, {"device_fixed_us", loggp_parameters.device_fixed}};
-        out << nlohmann::json{{"benchmark", "collectives"},
+        nlohmann::json document{{"benchmark", "collectives"},
                               {"build_commit", build_commit()},
                               {"ranks", ranks},
                               {"topology", parameters.text("topology.torus")},
@@ -536,8 +562,18 @@ int bench_collectives(int argc, char** argv) {
                                {{"bytes_copied", engine.bytes_copied},
                                 {"bytes_combined", engine.bytes_combined},
                                 {"bytes_skipped", engine.bytes_skipped},
-                                {"aglu_cycles", engine.aglu_cycles}}}}
-                   .dump(2)
+                                {"aglu_cycles", engine.aglu_cycles}}}};
+        if (with_reliable)
+            document["reliable"] = {{"link_drops", link_drops},
+                                    {"data_packets", reliable.data_packets},
+                                    {"retransmissions", reliable.retransmissions},
+                                    {"timeouts", reliable.timeouts},
+                                    {"acks_sent", reliable.acks_sent},
+                                    {"naks_sent", reliable.naks_sent},
+                                    {"duplicates", reliable.duplicates},
+                                    {"out_of_order", reliable.out_of_order},
+                                    {"lost", reliable.lost_sent + reliable.lost_received}};
+        out << document.dump(2)
             << "\n";
     }
     return mismatch ? 1 : 0;

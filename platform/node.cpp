@@ -60,7 +60,20 @@ nlohmann::json Node::statistics() const {
         {"rows_refused", c.rows_refused},
         {"peak_held_packets", c.peak_held_packets},
     };
-    return {{"address", address_}, {"pcie", pcie_json}, {"qdma", qdma_json}, {"collective", collective_json}};
+    nlohmann::json out = {
+        {"address", address_}, {"pcie", pcie_json}, {"qdma", qdma_json}, {"collective", collective_json}};
+    if (reliable) {
+        const auto& r = reliable->statistics();
+        out["reliable"] = {
+            {"data_packets", r.data_packets},   {"retransmissions", r.retransmissions},
+            {"timeouts", r.timeouts},           {"acks_sent", r.acks_sent},
+            {"naks_sent", r.naks_sent},         {"acks_received", r.acks_received},
+            {"duplicates", r.duplicates},       {"out_of_order", r.out_of_order},
+            {"delivered", r.delivered},         {"lost_sent", r.lost_sent},
+            {"lost_received", r.lost_received}, {"peak_buffer_bytes", r.peak_buffer_bytes},
+        };
+    }
+    return out;
 }
 
 IdleHost::IdleHost(sc_core::sc_module_name name) : sc_core::sc_module(name), mmio("mmio"), msi("msi") {

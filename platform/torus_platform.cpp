@@ -1,6 +1,7 @@
 #include "isvp/torus_platform.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 namespace isvp {
@@ -9,6 +10,8 @@ namespace {
 /// Host memory of a node without a rank: nothing but what an idle device
 /// might be pointed at; its QDMA queues stay disabled.
 constexpr std::size_t kIdleMemoryBytes = 64 * 1024;
+/// With reliable delivery, drops each link reports with a warning (then counts only).
+constexpr std::uint64_t kReportedDropsPerLink = 3;
 }  // namespace
 
 void PlatformConfig::declare(Parameters& parameters) {
@@ -17,6 +20,7 @@ void PlatformConfig::declare(Parameters& parameters) {
     QdmaConfig::declare(parameters);
     AgluConfig::declare(parameters);
     CollectiveConfig::declare(parameters);
+    ReliableConfig::declare(parameters);
     TraceConfig::declare(parameters);
 }
 
@@ -27,6 +31,7 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     config.node.qdma = QdmaConfig::from(parameters);
     config.node.aglu = AgluConfig::from(parameters);
     config.node.collective = CollectiveConfig::from(parameters);
+    config.reliable = ReliableConfig::from(parameters);
     config.trace = TraceConfig::from(parameters);
     // Declared with the job's parameters (TransportConfig); absent when the
     // platform is built without them (testbenches).
@@ -44,6 +49,11 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
                           std::to_string(phits_of(largest)) + " phits, but a router VC holds at most " +
                           std::to_string(limit) + " (router.input_buffer_bytes / router.vcs, less " +
                           "router.flow_control_margin_phits): lower the packet size or raise the buffer");
+    if (config.reliable.enabled(config.fabric.aurora.bit_error_rate) &&
+        config.reliable.retransmit_buffer_bytes < largest)
+        throw ConfigError(
+            "config: reliable.retransmit_buffer_bytes=" + std::to_string(config.reliable.retransmit_buffer_bytes) +
+            " cannot hold one packet of " + std::to_string(largest) + " bytes");
     return config;
 }
 
@@ -53,8 +63,11 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
       trace_(config.trace.file.empty() ? nullptr
                                        : std::make_unique<TraceWriter>(config.trace.file, config.trace.max_events)),
       fabric_("fabric", config.fabric),
-      ranks_(static_cast<unsigned>(ranks.size())) {
+      ranks_(static_cast<unsigned>(ranks.size())),
+      reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)) {
     const unsigned count = fabric_.nodes();
+    // Drops are routine when they are recovered: each link names its first few.
+    if (reliable_) fabric_.limit_drop_warnings(kReportedDropsPerLink);
     if (ranks_ > count)
         throw ConfigError("config: " + std::to_string(ranks_) + " ranks do not fit the " + std::to_string(count) +
                           "-node topology.torus (one rank per node)");
@@ -81,10 +94,28 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
             fabric_.router(n).set_trace(trace_.get(), n + 1, std::to_string(n));
             node.collective.set_trace(trace_.get(), n + 1);
         }
-        node.collective.net_out.bind(fabric_.inject(n));
-        fabric_.inject_credit(n).bind(node.collective.net_out_credit);
-        fabric_.eject(n).bind(node.collective.net_in);
-        node.collective.net_in_credit.bind(fabric_.eject_credit(n));
+        if (reliable_) {
+            const std::string endpoint_name = "reliable" + std::to_string(n);
+            const RouterConfig& router = config.fabric.router;
+            node.reliable = std::make_unique<ReliableEndpoint>(
+                endpoint_name.c_str(), static_cast<std::uint16_t>(n), count, config.reliable,
+                sc_core::sc_time(1000.0 / router.clock_mhz, sc_core::SC_NS), router.phits_per_cycle);
+            ReliableEndpoint& endpoint = *node.reliable;
+            endpoint.set_loss_observer([this](const PacketLoss& loss) { on_loss(loss); });
+            node.collective.net_out.bind(endpoint.from_node);
+            endpoint.from_node_credit.bind(node.collective.net_out_credit);
+            endpoint.to_network.bind(fabric_.inject(n));
+            fabric_.inject_credit(n).bind(endpoint.to_network_credit);
+            fabric_.eject(n).bind(endpoint.from_network);
+            endpoint.from_network_credit.bind(fabric_.eject_credit(n));
+            endpoint.to_node.bind(node.collective.net_in);
+            node.collective.net_in_credit.bind(endpoint.to_node_credit);
+        } else {
+            node.collective.net_out.bind(fabric_.inject(n));
+            fabric_.inject_credit(n).bind(node.collective.net_out_credit);
+            fabric_.eject(n).bind(node.collective.net_in);
+            node.collective.net_in_credit.bind(fabric_.eject_credit(n));
+        }
         if (n >= ranks_) {
             const std::string host_name = "idle_host" + std::to_string(n);
             idle_hosts_.push_back(std::make_unique<IdleHost>(host_name.c_str()));
@@ -92,6 +123,30 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
             node.bridge.msi.bind(idle_hosts_.back()->msi);
         }
     }
+}
+
+void TorusPlatform::on_loss(const PacketLoss& loss) {
+    // Which links dropped these packets (their error status): at least the
+    // last drop of each lost sequence number names the culprit.
+    std::map<std::string, std::uint64_t> links;
+    for (const LinkDrop& drop : fabric_.drops())
+        if (drop.sequenced && drop.source == loss.source && drop.destination == loss.destination &&
+            drop.sequence - loss.first_sequence < loss.packets)
+            ++links[describe(drop)];
+    std::string named;
+    for (const auto& [link, count] : links)
+        named +=
+            (named.empty() ? "" : ", ") + link + " (" + std::to_string(count) + " drop" + (count == 1 ? "" : "s") + ")";
+    if (named.empty()) named = "no link reported a drop of them (acknowledgements lost or late)";
+    const std::string what =
+        "link fault: " + std::to_string(loss.packets) + " packet" + (loss.packets == 1 ? "" : "s") + " from node " +
+        std::to_string(loss.source) + " to node " + std::to_string(loss.destination) + " lost" +
+        (loss.at_sender ? " after " + std::to_string(loss.retransmissions) + " retransmission" +
+                              (loss.retransmissions == 1 ? "" : "s") + " (reliable.max_retransmissions)"
+                        : " (found missing by the receiver; reliable.max_retransmissions = 0)") +
+        "; dropped by link " + named;
+    losses_.push_back(what);
+    SC_REPORT_ERROR("isvp/reliable", what.c_str());
 }
 
 void TorusPlatform::finish_trace() {

@@ -97,10 +97,16 @@ void AuroraLink::on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
         const std::string why = config_.on_crc_error == CrcErrorPolicy::Drop
                                     ? "a CRC error (aurora.on_crc_error=drop)"
                                     : "a CRC error on every one of " + std::to_string(replays) + " replays";
-        SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped packet " + std::to_string(info.trace_id) +
-                                        " (" + std::to_string(length) + " bytes, VC " + std::to_string(info.vc) +
-                                        ") after " + why + "; its credits go back upstream")
-                                           .c_str());
+        if (statistics_.dropped <= drop_warnings_)
+            SC_REPORT_WARNING(kReportType,
+                              (std::string(name()) + ": dropped packet " + std::to_string(info.trace_id) + " (" +
+                               std::to_string(length) + " bytes, VC " + std::to_string(info.vc) + ") after " + why +
+                               "; its credits go back upstream" +
+                               (statistics_.dropped == drop_warnings_ ? "; further drops on this link are counted "
+                                                                        "(statistics), not reported"
+                                                                      : ""))
+                                  .c_str());
+        if (drop_observer_) drop_observer_(info);
         // The receiver frees nothing, so the link hands the packet's credits
         // back: detected one latency after the tail, one more latency home.
         credit_->vc = info.vc;

@@ -45,6 +45,17 @@ TorusFabric::TorusFabric(sc_core::sc_module_name name, const TorusFabricConfig& 
             link->credit_out.bind(near_router.credit_in(port));
             link->out.bind(far_router.in(far_port));
             far_router.credit_out(far_port).bind(link->credit_in);
+            link->set_drop_observer([this, node, neighbour, port](const PacketInfo& info) {
+                LinkDrop drop;
+                drop.from = node;
+                drop.to = neighbour;
+                drop.port = port;
+                drop.sequenced = info.reliable == PacketInfo::Reliable::Data;
+                drop.source = info.reliable_source;
+                drop.sequence = info.reliable_sequence;
+                drop.destination = info.destination;
+                drops_.push_back(drop);
+            });
             links_[index] = std::move(link);
         }
     const std::uint64_t minimum = minimum_input_buffer_bytes();
@@ -55,6 +66,16 @@ TorusFabric::TorusFabric(sc_core::sc_module_name name, const TorusFabricConfig& 
                            " is below DESIGN's min_buf = (m + (d + q) * L / T_clk) * Ph = " + std::to_string(minimum) +
                            " bytes for these parameters")
                               .c_str());
+}
+
+std::string describe(const LinkDrop& drop) {
+    return "node " + std::to_string(drop.from) + " -> node " + std::to_string(drop.to) + " (" +
+           std::string(TorusTopology::port_name(drop.port)) + ")";
+}
+
+void TorusFabric::limit_drop_warnings(std::uint64_t count) {
+    for (auto& link : links_)
+        if (link) link->limit_drop_warnings(count);
 }
 
 Router::PacketInSocket& TorusFabric::inject(unsigned node) {

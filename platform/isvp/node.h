@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 #include <systemc>
@@ -28,6 +29,7 @@
 #include "isvp/host_memory.h"
 #include "isvp/pcie_endpoint.h"
 #include "isvp/qdma.h"
+#include "isvp/reliable_endpoint.h"
 
 namespace isvp {
 
@@ -55,6 +57,9 @@ class Node : public sc_core::sc_module {
     Bar0Splitter bar0;            ///< BAR0 decoder: QDMA registers or accelerator CSRs
     Qdma qdma;                    ///< the FPGA's queue DMA engine
     CollectiveEngine collective;  ///< in-switch collectives at the router's local port
+    /// End-to-end reliable delivery between the engine and the router's
+    /// local port (TorusPlatform builds it when reliable.mode says so), or null.
+    std::unique_ptr<ReliableEndpoint> reliable;
 
   private:
     tlm_utils::simple_initiator_socket<Node> config_access_;  ///< enumeration: the BIOS's configuration cycles

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,7 @@ namespace isvp {
 struct PlatformConfig {
     TorusFabricConfig fabric;  ///< topology.*, router.*, aurora.*
     NodeConfig node;           ///< pcie.*, qdma.*
+    ReliableConfig reliable;   ///< reliable.*
     TraceConfig trace;         ///< trace.*
 
     static void declare(Parameters& parameters);
@@ -54,14 +56,25 @@ class TorusPlatform : public sc_core::sc_module {
     TraceWriter* trace() { return trace_.get(); }
     /// Completes and closes the trace file (also done on destruction).
     void finish_trace();
+    /// Whether nodes deliver through ReliableEndpoints (reliable.mode).
+    bool reliable() const { return reliable_; }
+
+    /// Losses found by the reliable-delivery layer so far, each named with
+    /// the link(s) that dropped the packets: one line each.
+    const std::vector<std::string>& losses() const { return losses_; }
 
   private:
+    /// A ReliableEndpoint found lost packets: name the link, report.
+    void on_loss(const PacketLoss& loss);
+
     std::unique_ptr<TraceWriter> trace_;                ///< trace.file, or null
     TorusFabric fabric_;                                ///< routers and links
     unsigned ranks_;                                    ///< nodes that run a rank
     std::vector<std::unique_ptr<Node>> nodes_;          ///< one per fabric node
     std::vector<std::unique_ptr<IdleHost>> idle_hosts_; ///< CPUs of rank-less nodes
     std::vector<std::vector<std::uint8_t>> idle_memory_;///< their small host memories
+    bool reliable_ = false;                             ///< ReliableEndpoints built
+    std::vector<std::string> losses_;                   ///< what on_loss reported
 };
 
 }  // namespace isvp

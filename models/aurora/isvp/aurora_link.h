@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -71,6 +72,12 @@ class AuroraLink : public sc_core::sc_module {
     const AuroraLinkStatistics& statistics() const { return statistics_; }
     /// Fraction of `elapsed` the serialiser was busy.
     double utilisation(const sc_core::sc_time& elapsed) const;
+    /// Called with the packet's side information whenever this link drops a
+    /// packet (the link's error status, read by whoever reports losses).
+    void set_drop_observer(std::function<void(const PacketInfo&)> observer) { drop_observer_ = std::move(observer); }
+    /// Warn about the first `count` drops only (then once that further drops
+    /// are counted, not reported): for platforms that recover dropped packets.
+    void limit_drop_warnings(std::uint64_t count) { drop_warnings_ = count; }
 
   private:
     /// Forwards blocking transport on a target socket to a member function
@@ -113,6 +120,8 @@ class AuroraLink : public sc_core::sc_module {
     std::vector<std::uint8_t> received_;       ///< receiver's corrupted copy, reused
     tlm::tlm_generic_payload credit_payload_;  ///< credits of dropped packets, reused
     CreditReturn* credit_;                     ///< its extension (owned by credit_payload_)
+    std::function<void(const PacketInfo&)> drop_observer_;  ///< told of each dropped packet, if set
+    std::uint64_t drop_warnings_ = ~std::uint64_t{0};       ///< drops that are reported with a warning
 };
 
 }  // namespace isvp

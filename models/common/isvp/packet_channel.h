@@ -54,6 +54,16 @@ struct PacketInfo : tlm::tlm_extension<PacketInfo> {
     /// it (packets do not change in flight), or kUnrouted.
     std::uint32_t destination = kUnrouted;
     static constexpr std::uint32_t kUnrouted = ~0u;
+    /// End-to-end reliable delivery (models/reliable): what this packet is to
+    /// that layer, its source node and sequence number (data) or cumulative
+    /// acknowledgement (ack, nak), the oldest sequence its sender still
+    /// delivers and a piggy-backed cumulative ack for the reverse direction
+    /// (data). A sideband of the packet (see models/reliable/README.md).
+    enum class Reliable : std::uint8_t { None, Data, Ack, Nak } reliable = Reliable::None;
+    std::uint16_t reliable_source = 0;
+    std::uint32_t reliable_sequence = 0;
+    std::uint32_t reliable_base = 0;
+    std::uint32_t reliable_ack = 0;
 
     tlm::tlm_extension_base* clone() const override { return new PacketInfo(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override {

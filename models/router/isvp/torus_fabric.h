@@ -29,6 +29,21 @@
 
 namespace isvp {
 
+/// A packet an Aurora link of the fabric dropped (CRC error in drop mode, or
+/// replays exhausted): the link, and what the packet was to the reliable-
+/// delivery layer (models/reliable), so a loss can be traced to its link.
+struct LinkDrop {
+    std::uint32_t from = 0;                             ///< node the link leaves
+    std::uint32_t to = 0;                               ///< node it enters
+    unsigned port = 0;                                  ///< network port of `from` (TorusTopology::port_name)
+    bool sequenced = false;                             ///< carried a reliable-delivery sequence number
+    std::uint16_t source = 0;                           ///< its source node (if sequenced)
+    std::uint32_t sequence = 0;                         ///< its sequence number (if sequenced)
+    std::uint32_t destination = PacketInfo::kUnrouted;  ///< its destination node
+};
+/// "node 3 -> node 7 (xplus)"
+std::string describe(const LinkDrop& drop);
+
 class TorusFabric : public sc_core::sc_module {
   public:
     /// Builds and binds the fabric; throws ConfigError for a bad config.
@@ -59,6 +74,10 @@ class TorusFabric : public sc_core::sc_module {
     std::uint64_t packet_hops() const;
     /// Counters of every router and link; `elapsed` gives utilisations.
     nlohmann::json statistics(const sc_core::sc_time& elapsed) const;
+    /// Each link warns about its first `count` drops only (Aurora README).
+    void limit_drop_warnings(std::uint64_t count);
+    /// Every packet a link dropped so far, in order.
+    const std::vector<LinkDrop>& drops() const { return drops_; }
 
   private:
     TorusFabricConfig config_;                        ///< parameters
@@ -67,6 +86,7 @@ class TorusFabric : public sc_core::sc_module {
     WakeupScheduler scheduler_;                       ///< wakes every router (one SC_METHOD)
     std::vector<std::unique_ptr<Router>> routers_;    ///< one per node
     std::vector<std::unique_ptr<AuroraLink>> links_;  ///< [node * 6 + port], null where no link
+    std::vector<LinkDrop> drops_;                     ///< packets the links dropped
 };
 
 }  // namespace isvp

@@ -1,0 +1,57 @@
+# Link faults end to end (models/reliable/README.md): under Aurora bit errors
+# the reliable-delivery layer recovers every lost packet, in switch
+# collectives and in point-to-point traffic (software collectives); with
+# recovery off or exhausted every rank gets an error naming the link.
+if(NOT ISVP_PYTHON3)
+  find_program(ISVP_PYTHON3 python3 REQUIRED)
+endif()
+set(link_fault_checks ${CMAKE_SOURCE_DIR}/testbench/scripts/link_fault_checks.py)
+set(link_fault_drop --set aurora.bit_error_rate=1e-5 --set aurora.on_crc_error=drop)
+add_test(NAME link_fault_drop_mode_recovered_collectives_check
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} recovered $<TARGET_FILE:isvp> --sizes 8,64K ${link_fault_drop})
+add_test(NAME link_fault_drop_mode_recovered_point_to_point_check
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} recovered $<TARGET_FILE:isvp> --sizes 8,4K --offload off
+                 ${link_fault_drop})
+add_test(NAME link_fault_retry_mode_exhausted_recovered_end_to_end
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} recovered $<TARGET_FILE:isvp> --sizes 8,4K
+                 --set aurora.bit_error_rate=1e-4 --set aurora.max_retransmissions=1)
+add_test(NAME link_fault_recovery_deterministic
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} deterministic $<TARGET_FILE:isvp> --sizes 8,64K
+                 --collectives allreduce,allgather ${link_fault_drop})
+add_test(NAME link_fault_recovery_off_names_link_on_every_rank
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} named-link $<TARGET_FILE:isvp> --sizes 8,64K ${link_fault_drop}
+                 --set reliable.max_retransmissions=0)
+add_test(NAME link_fault_retry_mode_exhausted_recovery_off_names_link
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} named-link $<TARGET_FILE:isvp> --sizes 8,4K
+                 --set aurora.bit_error_rate=1e-4 --set aurora.max_retransmissions=1
+                 --set reliable.max_retransmissions=0)
+add_test(NAME link_fault_recovery_exhausted_names_link_on_every_rank
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} named-link $<TARGET_FILE:isvp> --sizes 4K
+                 --set aurora.bit_error_rate=1e-4 --set aurora.on_crc_error=drop --set reliable.max_retransmissions=1)
+set_tests_properties(link_fault_drop_mode_recovered_collectives_check
+                     link_fault_drop_mode_recovered_point_to_point_check
+                     link_fault_retry_mode_exhausted_recovered_end_to_end
+                     link_fault_recovery_deterministic
+                     link_fault_recovery_off_names_link_on_every_rank
+                     link_fault_retry_mode_exhausted_recovery_off_names_link
+                     link_fault_recovery_exhausted_names_link_on_every_rank
+                     PROPERTIES LABELS "link_fault" TIMEOUT 300)
+
+# Bad reliable.* values are refused with the parameter named, before anything runs.
+add_test(NAME link_fault_bad_ack_delay_named
+         COMMAND isvp bench collectives --topology torus:2x2x2 --sizes 8 --set reliable.ack_delay_ns=40000)
+add_test(NAME link_fault_retransmit_buffer_below_a_packet_named
+         COMMAND isvp bench collectives --topology torus:2x2x2 --sizes 8 --set reliable.mode=on
+                 --set reliable.retransmit_buffer_bytes=1024)
+set_tests_properties(link_fault_bad_ack_delay_named PROPERTIES LABELS "link_fault" TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "config: reliable.ack_delay_ns must be below reliable.timeout_ns")
+set_tests_properties(link_fault_retransmit_buffer_below_a_packet_named PROPERTIES LABELS "link_fault" TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "config: reliable.retransmit_buffer_bytes=1024 cannot hold one packet")
+
+# Separate guest processes (isvp run, remote transport) exchanging verified
+# point-to-point messages under bit errors; per-node counters in --stats.
+add_test(NAME link_fault_p2p_guests_recovered_with_stats
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} p2p-run $<TARGET_FILE:isvp> $<TARGET_FILE:p2p_guest>
+                 ${CMAKE_CURRENT_BINARY_DIR}/link_fault_p2p_stats.json -n 8 --set topology.torus=2x2x2
+                 ${link_fault_drop})
+set_tests_properties(link_fault_p2p_guests_recovered_with_stats PROPERTIES LABELS "link_fault;platform" TIMEOUT 300)
