@@ -124,7 +124,8 @@ class GuestScheduler {
     void arm_stall_notice();
     void stall_notice();
     void arm_timeout();
-    void simulated_limit(const std::string& why);
+    /// Ends the job at a simulated-time limit (`limit` names it) for `why`.
+    void simulated_limit(const std::string& why, const std::string& limit);
     bool stopped() const;
     std::uint64_t now_ps() const;
 
@@ -147,7 +148,8 @@ class GuestScheduler {
     std::vector<int> finish_codes_;                             ///< finish() exit codes by rank
     std::uint64_t end_time_ps_ = 0;                             ///< simulated time at the end
     std::function<void(int)> on_attach_;                        ///< told when a rank attached
-    std::uint64_t limit_ps_ = 0;                                ///< job.max_simulated_us; 0 = none
+    std::uint64_t limit_ps_ = kMaxTimePs;                       ///< job.max_simulated_us, else the end of simulated time
+    std::string limit_name_;                                    ///< how messages name limit_ps_
     bool limit_reached_ = false;                                ///< a job.* limit ended the job
     std::vector<int> computing_at_abort_;                       ///< ranks outside the platform when aborted
     std::chrono::steady_clock::time_point started_;             ///< construction (job.timeout_s counts from it)
