@@ -1,7 +1,9 @@
 // The launcher's watchdog process: see isvp/orphan_watchdog.h.
 #include "isvp/orphan_watchdog.h"
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,14 +20,27 @@ namespace {
 
 constexpr pid_t kRelease = 0;  ///< written instead of a group: the launcher ends normally
 
+void wake(int) {}  // SIGUSR2 (the launcher died) only interrupts the read
+
 // In the child after fork: only async-signal-safe calls (the launcher may
 // have threads), no allocation — `groups` was allocated before the fork.
-[[noreturn]] void watch_launcher(int pipe, pid_t* groups, std::size_t capacity) {
+[[noreturn]] void watch_launcher(pid_t launcher, int pipe, pid_t* groups, std::size_t capacity) {
     ::setpgid(0, 0);
     struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;
     for (int signal_number : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE})
         ::sigaction(signal_number, &ignore, nullptr);
+    // End of file alone is not enough: a process that inherited the
+    // launcher's end (a fork that never exec'd) would keep it open. The
+    // launcher's death also interrupts the wait (SIGUSR2, no SA_RESTART).
+    struct sigaction interrupt {};
+    interrupt.sa_handler = wake;
+    ::sigaction(SIGUSR2, &interrupt, nullptr);
+    sigset_t usr2;
+    sigemptyset(&usr2);
+    sigaddset(&usr2, SIGUSR2);
+    ::sigprocmask(SIG_UNBLOCK, &usr2, nullptr);
+    ::prctl(PR_SET_PDEATHSIG, SIGUSR2);
     // Nothing of the launcher's is kept open (its output pipes, sockets).
     ::close_range(static_cast<unsigned>(pipe) + 1, ~0u, 0);
     for (int fd = 0; fd < pipe; ++fd) ::close(fd);
@@ -34,13 +49,22 @@ constexpr pid_t kRelease = 0;  ///< written instead of a group: the launcher end
         pid_t group = 0;
         auto* bytes = reinterpret_cast<char*>(&group);
         std::size_t have = 0;
+        bool gone = false;
         while (have < sizeof group) {
+            if (::getppid() != launcher) {  // died, possibly before the prctl
+                gone = true;
+                break;
+            }
+            // Waits at most 0.5 s between checks: SIGUSR2 may come just
+            // before the wait begins.
+            pollfd readable{pipe, POLLIN, 0};
+            if (::poll(&readable, 1, 500) <= 0) continue;  // timeout or SIGUSR2: check again
             const ssize_t got = ::read(pipe, bytes + have, sizeof group - have);
             if (got < 0 && errno == EINTR) continue;
             if (got <= 0) break;
             have += static_cast<std::size_t>(got);
         }
-        if (have < sizeof group) break;  // end of file: the launcher is gone
+        if (gone || have < sizeof group) break;  // the launcher is gone
         if (group == kRelease) ::_exit(0);
         if (count < capacity) groups[count++] = group;
     }
@@ -57,10 +81,11 @@ OrphanWatchdog::OrphanWatchdog(std::size_t capacity) {
     int fds[2] = {-1, -1};
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
         throw std::runtime_error(std::string("cannot create the launcher's watchdog link: ") + std::strerror(errno));
+    const pid_t launcher = ::getpid();
     const pid_t pid = ::fork();
     if (pid == 0) {
         ::close(fds[1]);
-        watch_launcher(fds[0], groups.data(), groups.size());
+        watch_launcher(launcher, fds[0], groups.data(), groups.size());
     }
     const int fork_errno = errno;
     ::close(fds[0]);

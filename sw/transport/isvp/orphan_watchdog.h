@@ -3,9 +3,9 @@
 // runs then. A guest dies with the launcher (PR_SET_PDEATHSIG, set by
 // GuestProcesses), but what it forked does not inherit that; this small
 // helper process does the launcher's last job. It reads process-group ids
-// from a socket whose other end only the launcher holds: end of file before a
-// release means the launcher is gone, and every group it was told of gets
-// SIGKILL. It ignores the terminal's signals and sits in a process group of
+// from a socket whose other end only the launcher holds: end of file before
+// a release, or the launcher's death (PR_SET_PDEATHSIG), means the launcher
+// is gone, and every group it was told of gets SIGKILL. It ignores the terminal's signals and sits in a process group of
 // its own, so what kills the launcher's group does not take it along.
 // SystemC-free.
 #pragma once
