@@ -148,7 +148,7 @@ class GuestScheduler {
     std::vector<int> finish_codes_;                             ///< finish() exit codes by rank
     std::uint64_t end_time_ps_ = 0;                             ///< simulated time at the end
     std::function<void(int)> on_attach_;                        ///< told when a rank attached
-    std::uint64_t limit_ps_ = kMaxTimePs;                       ///< job.max_simulated_us, else the end of simulated time
+    std::uint64_t limit_ps_ = kMaxTimePs;                       ///< job.max_simulated_us, else 2^62 ps
     std::string limit_name_;                                    ///< how messages name limit_ps_
     bool limit_reached_ = false;                                ///< a job.* limit ended the job
     std::vector<int> computing_at_abort_;                       ///< ranks outside the platform when aborted

@@ -5,9 +5,8 @@
 // helper process does the launcher's last job. It reads process-group ids
 // from a socket whose other end only the launcher holds: end of file before
 // a release, or the launcher's death (PR_SET_PDEATHSIG), means the launcher
-// is gone, and every group it was told of gets SIGKILL. It ignores the terminal's signals and sits in a process group of
-// its own, so what kills the launcher's group does not take it along.
-// SystemC-free.
+// is gone, and every group it was told of gets SIGKILL. It ignores the terminal's signals and sits in a process group
+// of its own, so what kills the launcher's group does not take it along. SystemC-free.
 #pragma once
 
 #include <sys/types.h>
