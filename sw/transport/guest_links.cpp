@@ -181,6 +181,15 @@ void GuestLinks::send_away(int rank, std::unique_ptr<stream::socket> socket, con
     boost::system::error_code ignored;
     socket->non_blocking(true, ignored);  // a stranger that does not read cannot stall the simulator
     asio::write(*socket, asio::buffer(bytes), ignored);
+    socket->shutdown(stream::socket::shutdown_send, ignored);
+    // What it sent already is read and dropped: closing with unread input
+    // would reset the connection, and the stranger might not see why.
+    std::array<std::uint8_t, 4096> dropped{};
+    for (int i = 0; i < 16; ++i) {
+        boost::system::error_code error;
+        socket->read_some(asio::buffer(dropped), error);
+        if (error) break;
+    }
     socket->close(ignored);
     Event event;
     event.kind = Event::Kind::Refused;

@@ -91,6 +91,10 @@ bool GuestScheduler::stopped() const {
     return sc_core::sc_get_status() == sc_core::SC_STOPPED || sc_core::sc_end_of_simulation_invoked();
 }
 
+void GuestScheduler::elaborate() {
+    if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+}
+
 void GuestScheduler::run() {
     // The timers act only while the job runs (not during the launcher's
     // wind-down, which shares the event loop).
@@ -106,7 +110,7 @@ void GuestScheduler::run() {
     running_ = true;
     arm_timeout();
     arm_stall_notice();
-    if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    elaborate();
     for (;;) {
         io_.poll();
         deliver_completions();

@@ -56,7 +56,7 @@ class AnonymousMemory {
 };
 
 /// The launcher's stop signals (SIGINT, SIGTERM, SIGHUP), taken over once
-/// the platform is built, before any guest starts (Asio queues a signal
+/// the platform is built and elaborated, before any guest starts (Asio queues a signal
 /// until on_stop()); SIGPIPE (a closed stdout) is swallowed. Until then a
 /// signal ends the launcher at once, as by default: a build of minutes can
 /// be interrupted, and nothing is left behind (the host memory has no name,
@@ -207,6 +207,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
 
     GuestScheduler scheduler(io, spec.ranks, spec.config, err);
     build(spans, scheduler.gateways());
+    scheduler.elaborate();
     LauncherSignals signals(io);
     // Sockets in the abstract namespace: no file, so nothing to leave
     // behind whatever ends the launcher. Anyone may connect to such a name;
@@ -354,6 +355,7 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
 
     GuestScheduler scheduler(io, spec.ranks, spec.config, err);
     build(spans, scheduler.gateways());
+    scheduler.elaborate();
     LauncherSignals signals(io);
     std::vector<std::shared_ptr<guest::LocalChannel>> channels;
     for (int rank = 0; rank < spec.ranks; ++rank) channels.push_back(scheduler.links().attach_local(rank));

@@ -25,5 +25,5 @@ add_test(NAME hardening_end_of_simulated_time
 set_tests_properties(hardening_config hardening_memory_estimate hardening_signal_while_building
                      hardening_launcher_sigkill_leaves_nothing hardening_rogue_client_refused
                      hardening_end_of_simulated_time PROPERTIES TIMEOUT 120 LABELS "transport;platform")
-# Building 1024 nodes (killed after 1.5 s) and waiting on process sets: alone.
+# Building 1024 nodes (killed after 0.8 s) and waiting on process sets: alone.
 set_tests_properties(hardening_signal_while_building hardening_launcher_sigkill_leaves_nothing PROPERTIES RUN_SERIAL TRUE)

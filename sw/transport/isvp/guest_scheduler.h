@@ -69,6 +69,11 @@ class GuestScheduler {
     std::vector<GuestGateway*> gateways() const;
     GuestLinks& links() { return *links_; }
 
+    /// Completes SystemC's elaboration and initialisation (the first
+    /// sc_start, minutes for a large platform); run() does it if not done.
+    /// Before any rank attaches, so the launcher can do it while a signal
+    /// still ends it at once.
+    void elaborate();
     /// Runs the job until every rank has finished or ended. Exceptions from
     /// the platform (SC_REPORT_ERROR) propagate; call end_all() then.
     void run();
