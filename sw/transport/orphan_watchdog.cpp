@@ -45,28 +45,33 @@ void wake(int) {}  // SIGUSR2 (the launcher died) only interrupts the read
     ::close_range(static_cast<unsigned>(pipe) + 1, ~0u, 0);
     for (int fd = 0; fd < pipe; ++fd) ::close(fd);
     std::size_t count = 0;
+    char buffer[64 * sizeof(pid_t)];
+    std::size_t have = 0;
     for (;;) {
-        pid_t group = 0;
-        auto* bytes = reinterpret_cast<char*>(&group);
-        std::size_t have = 0;
-        bool gone = false;
-        while (have < sizeof group) {
-            if (::getppid() != launcher) {  // died, possibly before the prctl
-                gone = true;
-                break;
-            }
-            // Waits at most 0.5 s between checks: SIGUSR2 may come just
-            // before the wait begins.
-            pollfd readable{pipe, POLLIN, 0};
-            if (::poll(&readable, 1, 500) <= 0) continue;  // timeout or SIGUSR2: check again
-            const ssize_t got = ::read(pipe, bytes + have, sizeof group - have);
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0) break;
-            have += static_cast<std::size_t>(got);
+        // Once the launcher is gone, what it sent is still read (it may die
+        // right after naming a group), then nothing more is awaited.
+        const bool gone = ::getppid() != launcher;  // also if it died before the prctl
+        pollfd readable{pipe, POLLIN, 0};
+        // Waits at most 0.5 s between checks: SIGUSR2 may come just before the wait.
+        const int ready = ::poll(&readable, 1, gone ? 0 : 500);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) {
+            if (gone) break;
+            continue;
         }
-        if (gone || have < sizeof group) break;  // the launcher is gone
-        if (group == kRelease) ::_exit(0);
-        if (count < capacity) groups[count++] = group;
+        const ssize_t got = ::read(pipe, buffer + have, sizeof buffer - have);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;  // end of file: the launcher is gone
+        have += static_cast<std::size_t>(got);
+        std::size_t used = 0;
+        for (; have - used >= sizeof(pid_t); used += sizeof(pid_t)) {
+            pid_t group = 0;
+            std::memcpy(&group, buffer + used, sizeof group);
+            if (group == kRelease) ::_exit(0);
+            if (count < capacity) groups[count++] = group;
+        }
+        std::memmove(buffer, buffer + used, have - used);
+        have -= used;
     }
     for (std::size_t i = 0; i < count; ++i) ::kill(-groups[i], SIGKILL);
     ::_exit(0);
