@@ -1,10 +1,87 @@
 #include "job_platform.h"
 
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+
 namespace isvp::cli {
+
+namespace {
+
+// Model state of one node right after bring-up — SystemC processes and
+// their stacks, queues, tables — measured as the slope of peak RSS
+// (/usr/bin/time -v) of `isvp bench collectives --collectives barrier
+// --sizes 8 --iterations 1 --warmup 0` from 4x4x4 (64 MB) over 8x8x4
+// (228 MB) to 8x8x8 (455 MB): 0.85 MiB per node, independent of the buffer
+// sizes (buffers take memory as they fill). Plus what the rest of the
+// process takes (2x2x2: 18 MB).
+constexpr std::uint64_t kModelBytesPerNode = 870 * 1024;
+constexpr std::uint64_t kProcessBytes = 16 << 20;
+constexpr unsigned kRouterPorts = 7;  // 6 torus ports and the local port
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+/// MemAvailable of /proc/meminfo, bytes; none if it cannot be read.
+std::optional<std::uint64_t> available_memory() {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    std::uint64_t kib = 0;
+    std::string unit;
+    while (meminfo >> key >> kib >> unit)
+        if (key == "MemAvailable:") return kib * 1024;
+    return std::nullopt;
+}
+
+std::string gib(double bytes) {
+    char text[32];
+    if (bytes < kGiB)
+        std::snprintf(text, sizeof text, "%.0f MiB", bytes / (1024.0 * 1024.0));
+    else
+        std::snprintf(text, sizeof text, "%.1f GiB", bytes / kGiB);
+    return text;
+}
+
+}  // namespace
 
 void declare_job_parameters(Parameters& parameters) {
     PlatformConfig::declare(parameters);
     TransportConfig::declare(parameters);
+    parameters.declare_real("job.memory_limit_gib", "GiB", 0, 0, 1e6,
+                            "memory the platform may need; a larger topology is refused before it is built "
+                            "(0 = MemAvailable of the machine)");
+}
+
+std::uint64_t estimated_platform_bytes(const PlatformConfig& config) {
+    // What a node's buffers hold when full: router input FIFOs, the QDMA's
+    // H2C staging and receive buffers, the collective engine's input buffers.
+    const std::uint64_t buffers =
+        std::uint64_t{kRouterPorts} * config.fabric.router.input_buffer_bytes + config.node.qdma.h2c_buffer_bytes +
+        config.node.qdma.rx_buffer_bytes +
+        (std::uint64_t{config.node.collective.host_buffer_phits} + config.node.collective.net_buffer_phits) *
+            kRouterPhitBytes;
+    return kProcessBytes + std::uint64_t{config.fabric.shape.nodes()} * (kModelBytesPerNode + buffers);
+}
+
+JobPlatform::JobPlatform(const PlatformConfig& config) : config_(config) {
+    const std::uint64_t needed = estimated_platform_bytes(config_);
+    std::string limit;
+    double limit_bytes = 0;
+    if (config_.memory_limit_gib > 0) {
+        limit_bytes = config_.memory_limit_gib * kGiB;
+        std::ostringstream text;
+        text << "job.memory_limit_gib = " << config_.memory_limit_gib << " GiB";
+        limit = text.str() + " (raise it to allow more)";
+    } else if (const auto available = available_memory()) {
+        limit_bytes = static_cast<double>(*available);
+        limit = "the " + gib(limit_bytes) + " available (MemAvailable; set job.memory_limit_gib to override)";
+    } else {
+        return;  // nothing to compare with
+    }
+    if (static_cast<double>(needed) > limit_bytes)
+        throw ConfigError("topology " + config_.fabric.shape.to_string() + " (" +
+                          std::to_string(config_.fabric.shape.nodes()) + " nodes) needs about " +
+                          gib(static_cast<double>(needed)) + " to build, more than " + limit);
 }
 
 transport::PlatformBuilder JobPlatform::builder() {

@@ -15,9 +15,18 @@ namespace isvp::cli {
 /// Declares the parameters of the platform and of the job's transport.
 void declare_job_parameters(Parameters& parameters);
 
+/// Memory the simulator needs to build and start `config`'s platform,
+/// bytes: calibrated model state per node plus the buffers a node fills
+/// under load (see the README's "Memory"). Guest processes and the host
+/// memory the guests touch come on top.
+std::uint64_t estimated_platform_bytes(const PlatformConfig& config);
+
 class JobPlatform {
   public:
-    explicit JobPlatform(const PlatformConfig& config) : config_(config) {}
+    /// Refuses (ConfigError) a platform whose estimated_platform_bytes()
+    /// exceed job.memory_limit_gib, or by default the memory the machine
+    /// has available: before anything is built, not minutes into it.
+    explicit JobPlatform(const PlatformConfig& config);
 
     /// The callback run_remote_job / run_local_job elaborate the platform with.
     transport::PlatformBuilder builder();
@@ -25,8 +34,8 @@ class JobPlatform {
     TorusPlatform* platform() { return platform_.get(); }
 
   private:
-    PlatformConfig config_;                   ///< what to build
-    std::unique_ptr<TorusPlatform> platform_; ///< built by builder(); outlives the job
+    PlatformConfig config_;                    ///< what to build
+    std::unique_ptr<TorusPlatform> platform_;  ///< built by builder(); outlives the job
 };
 
 }  // namespace isvp::cli

@@ -35,20 +35,22 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     config.trace = TraceConfig::from(parameters);
     // Declared with the job's parameters (TransportConfig); absent when the
     // platform is built without them (testbenches).
-    config.node.collective.timing_only = parameters.is_declared("job.timing_only") && parameters.flag("job.timing_only");
+    config.node.collective.timing_only =
+        parameters.is_declared("job.timing_only") && parameters.flag("job.timing_only");
+    if (parameters.is_declared("job.memory_limit_gib"))
+        config.memory_limit_gib = parameters.real("job.memory_limit_gib");
     // Blocks validate their own parameters; what only holds across blocks is
     // checked here, or a legal-looking mix deadlocks without saying why.
-    const auto largest = static_cast<std::uint32_t>(
-        std::max<std::size_t>(config.node.qdma.max_packet_bytes(),
-                              kNetworkPacketOverhead + config.node.collective.packet_payload_bytes));
+    const auto largest = static_cast<std::uint32_t>(std::max<std::size_t>(
+        config.node.qdma.max_packet_bytes(), kNetworkPacketOverhead + config.node.collective.packet_payload_bytes));
     const unsigned limit = config.fabric.router.max_packet_phits();
     if (phits_of(largest) > limit)
-        throw ConfigError("config: qdma.packet_payload_bytes=" + std::to_string(config.node.qdma.packet_payload_bytes) +
-                          " / collective.packet_payload_bytes=" +
-                          std::to_string(config.node.collective.packet_payload_bytes) + " make packets of " +
-                          std::to_string(phits_of(largest)) + " phits, but a router VC holds at most " +
-                          std::to_string(limit) + " (router.input_buffer_bytes / router.vcs, less " +
-                          "router.flow_control_margin_phits): lower the packet size or raise the buffer");
+        throw ConfigError(
+            "config: qdma.packet_payload_bytes=" + std::to_string(config.node.qdma.packet_payload_bytes) +
+            " / collective.packet_payload_bytes=" + std::to_string(config.node.collective.packet_payload_bytes) +
+            " make packets of " + std::to_string(phits_of(largest)) + " phits, but a router VC holds at most " +
+            std::to_string(limit) + " (router.input_buffer_bytes / router.vcs, less " +
+            "router.flow_control_margin_phits): lower the packet size or raise the buffer");
     if (config.reliable.enabled(config.fabric.aurora.bit_error_rate) &&
         config.reliable.retransmit_buffer_bytes < largest)
         throw ConfigError(

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <iomanip>
+#include <iterator>
 #include <limits>
 #include <ostream>
 #include <sstream>
@@ -47,17 +47,37 @@ std::string kind_phrase(const Parameters::Spec& spec) {
     return text.str();
 }
 
+/// A value as an error message shows it: one line, cut short if long.
+std::string shown(const nlohmann::json& value) {
+    constexpr std::size_t kShown = 64;
+    std::string text = value.dump();
+    if (text.size() > kShown) text = text.substr(0, kShown) + "...";
+    return text;
+}
+
 [[noreturn]] void reject(const Parameters::Spec& spec, const std::string& shown, const std::string& origin) {
     throw ConfigError("config: " + spec.name + " must be " + kind_phrase(spec) + ", got " + shown + " (" + origin +
                       ")");
 }
 
-void flatten(const nlohmann::json& node, const std::string& prefix,
+// A platform file is a few KiB nested a few levels deep (`topology.torus`);
+// bounds far above that keep a hostile or mistaken file (50,000 nested
+// objects, /dev/zero) from exhausting the stack or memory.
+constexpr std::size_t kMaxConfigBytes = std::size_t{16} << 20;
+constexpr int kMaxConfigDepth = 32;
+
+std::string too_deep(const std::string& origin) {
+    return "config: " + origin + " nests objects or arrays more than " + std::to_string(kMaxConfigDepth) +
+           " levels deep (parameter names have a few levels, e.g. topology.torus)";
+}
+
+void flatten(const nlohmann::json& node, const std::string& prefix, int depth, const std::string& origin,
              std::vector<std::pair<std::string, nlohmann::json>>& out) {
+    if (depth > kMaxConfigDepth) throw ConfigError(too_deep(origin));
     for (const auto& [key, value] : node.items()) {
         const std::string name = prefix.empty() ? key : prefix + "." + key;
         if (value.is_object())
-            flatten(value, name, out);
+            flatten(value, name, depth + 1, origin, out);
         else
             out.emplace_back(name, value);
     }
@@ -112,13 +132,27 @@ void Parameters::declare_flag(const std::string& name, bool default_value, const
 void Parameters::load_file(const std::string& path) {
     std::error_code ignored;
     if (std::filesystem::is_directory(path, ignored)) throw ConfigError("config: " + path + " is a directory");
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     if (!in) throw ConfigError("config: cannot open " + path);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // At most one byte more than the limit is read: a device or pipe that
+    // never ends (/dev/zero) is refused as promptly as a huge file.
+    std::string text(kMaxConfigBytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxConfigBytes)
+        throw ConfigError("config: " + path + " is larger than " + std::to_string(kMaxConfigBytes >> 20) +
+                          " MiB (a platform file is a few KiB)");
+    // The parser itself does not recurse; the depth is bounded as it reads,
+    // before anything deep is built or walked.
+    const nlohmann::json::parser_callback_t bounded = [&path](int depth, nlohmann::json::parse_event_t,
+                                                              nlohmann::json&) {
+        if (depth > kMaxConfigDepth) throw ConfigError(too_deep(path));
+        return true;
+    };
     nlohmann::json document;
     try {
-        document = nlohmann::json::parse(text);  // the whole file: trailing content is an error too
-    } catch (const nlohmann::json::exception& error) {  // parse errors, and numbers out of range (1e400)
+        document = nlohmann::json::parse(text, bounded);  // the whole file: trailing content is an error too
+    } catch (const nlohmann::json::exception& error) {    // parse errors, and numbers out of range (1e400)
         throw ConfigError("config: " + path + " is not valid JSON: " + error.what());
     }
     load_json(document, path);
@@ -127,7 +161,7 @@ void Parameters::load_file(const std::string& path) {
 void Parameters::load_json(const nlohmann::json& document, const std::string& origin) {
     if (!document.is_object()) throw ConfigError("config: " + origin + " must hold a JSON object at the top level");
     std::vector<std::pair<std::string, nlohmann::json>> values;
-    flatten(document, "", values);
+    flatten(document, "", 1, origin, values);
     for (const auto& [name, value] : values) assign(name, value, origin);
 }
 
@@ -151,25 +185,25 @@ void Parameters::assign(const std::string& name, const nlohmann::json& value, co
     const Spec& spec = target.spec;
     switch (spec.kind) {
         case Kind::Integer: {
-            if (!value.is_number_integer()) reject(spec, value.dump(), origin);
+            if (!value.is_number_integer()) reject(spec, shown(value), origin);
             const auto number = value.get<std::int64_t>();
             if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
-                reject(spec, value.dump(), origin);
+                reject(spec, shown(value), origin);
             if (number < static_cast<std::int64_t>(spec.minimum) || number > static_cast<std::int64_t>(spec.maximum))
-                reject(spec, value.dump(), origin);
+                reject(spec, shown(value), origin);
             target.value = number;
             break;
         }
         case Kind::Real: {
-            if (!value.is_number()) reject(spec, value.dump(), origin);
+            if (!value.is_number()) reject(spec, shown(value), origin);
             const auto number = value.get<double>();
             if (!std::isfinite(number) || number < spec.minimum || number > spec.maximum)
-                reject(spec, value.dump(), origin);
+                reject(spec, shown(value), origin);
             target.value = number;
             break;
         }
         case Kind::Choice: {
-            if (!value.is_string()) reject(spec, value.dump(), origin);
+            if (!value.is_string()) reject(spec, shown(value), origin);
             const auto text = value.get<std::string>();
             if (std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end())
                 reject(spec, "'" + text + "'", origin);
@@ -177,11 +211,11 @@ void Parameters::assign(const std::string& name, const nlohmann::json& value, co
             break;
         }
         case Kind::Text:
-            if (!value.is_string()) reject(spec, value.dump(), origin);
+            if (!value.is_string()) reject(spec, shown(value), origin);
             target.value = value;
             break;
         case Kind::Flag:
-            if (!value.is_boolean()) reject(spec, value.dump(), origin);
+            if (!value.is_boolean()) reject(spec, shown(value), origin);
             target.value = value;
             break;
     }

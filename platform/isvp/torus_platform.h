@@ -28,6 +28,10 @@ struct PlatformConfig {
     NodeConfig node;           ///< pcie.*, qdma.*
     ReliableConfig reliable;   ///< reliable.*
     TraceConfig trace;         ///< trace.*
+    /// job.memory_limit_gib (declared with the job's parameters, absent in
+    /// testbenches): memory a job's platform may need, GiB; 0 = what the
+    /// machine has available.
+    double memory_limit_gib = 0;
 
     static void declare(Parameters& parameters);
     static PlatformConfig from(const Parameters& parameters);

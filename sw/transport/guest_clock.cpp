@@ -20,8 +20,11 @@ void GuestClock::enter() {
     cpu_mark_ns_ = cpu_ns;
     carried_ps_ += compute_scale_ * static_cast<double>(spent_ns) * 1000.0;
     const double whole_ps = std::floor(carried_ps_);
-    now_ps_ += static_cast<std::uint64_t>(whole_ps);
     carried_ps_ -= whole_ps;
+    if (whole_ps >= static_cast<double>(remaining_ps()))
+        now_ps_ = transport::kMaxTimePs;
+    else
+        now_ps_ += static_cast<std::uint64_t>(whole_ps);
 }
 
 void GuestClock::leave() {

@@ -3,7 +3,9 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "isvp/device_transport.h"
@@ -48,6 +50,19 @@ std::string exact(double value) {
 
 }  // namespace
 
+socklen_t socket_address(const std::string& path, sockaddr_un& address) {
+    address = sockaddr_un{};
+    address.sun_family = AF_UNIX;
+    const bool abstract = !path.empty() && path[0] == '@';
+    // A file path needs its terminating NUL; an abstract name is exactly
+    // its bytes after the leading NUL that stands for '@'.
+    if (path.empty() || path.size() + (abstract ? 0 : 1) > sizeof address.sun_path)
+        throw TransportError("socket path '" + path + "' is empty or too long for a Unix-domain socket");
+    std::memcpy(address.sun_path, path.data(), path.size());
+    if (abstract) address.sun_path[0] = '\0';
+    return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size() + (abstract ? 0 : 1));
+}
+
 GuestEnvironment GuestEnvironment::parse(const std::function<const char*(const char*)>& lookup) {
     const char* socket = lookup(environment::kSocket);
     if (socket == nullptr || *socket == '\0')
@@ -60,7 +75,8 @@ GuestEnvironment GuestEnvironment::parse(const std::function<const char*(const c
     const char* fd = lookup(environment::kShmFd);
     if (fd != nullptr && *fd != '\0') {
         const std::uint64_t number = unsigned_value(environment::kShmFd, fd);
-        if (number > 1024) throw TransportError("isvp transport: ISVP_SHM_FD=" + std::string(fd) + " is not a descriptor");
+        if (number > 1024)
+            throw TransportError("isvp transport: ISVP_SHM_FD=" + std::string(fd) + " is not a descriptor");
         result.shm_fd = static_cast<int>(number);
     } else {
         result.shm_name = required(lookup, environment::kShmName);
@@ -91,13 +107,12 @@ std::vector<std::pair<std::string, std::string>> GuestEnvironment::variables() c
         variables.emplace_back(environment::kShmFd, std::to_string(shm_fd));
     else
         variables.emplace_back(environment::kShmName, shm_name);
-    variables.insert(variables.end(), {
-            {environment::kShmBytes, std::to_string(shm_bytes)},
-            {environment::kRank, std::to_string(rank)},
-            {environment::kSize, std::to_string(size)},
-            {environment::kComputeScale, exact(compute_scale)},
-            {environment::kMmioWriteNs, exact(mmio_write_ns)},
-            {environment::kSpinWaitUs, exact(spin_wait_us)}});
+    variables.insert(variables.end(), {{environment::kShmBytes, std::to_string(shm_bytes)},
+                                       {environment::kRank, std::to_string(rank)},
+                                       {environment::kSize, std::to_string(size)},
+                                       {environment::kComputeScale, exact(compute_scale)},
+                                       {environment::kMmioWriteNs, exact(mmio_write_ns)},
+                                       {environment::kSpinWaitUs, exact(spin_wait_us)}});
     return variables;
 }
 

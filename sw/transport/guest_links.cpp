@@ -1,8 +1,12 @@
 // The simulator's end of the ranks' links: Unix-domain sockets and local channels.
 #include "isvp/guest_links.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -10,13 +14,51 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
+#include "isvp/guest_environment.h"
+
 namespace isvp::transport {
 
 namespace asio = boost::asio;
 using stream = asio::local::stream_protocol;
 
+namespace {
+
+/// An abstract-namespace name ('@...') has no file to remove.
+bool is_file(const std::string& path) {
+    return !path.empty() && path[0] != '@';
+}
+
+/// Parent and process group of `pid` from /proc; false if it is gone.
+bool parent_and_group(pid_t pid, pid_t& parent, pid_t& group) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return false;
+    const std::size_t close = line.rfind(')');  // the command name may hold anything
+    if (close == std::string::npos || close + 2 >= line.size()) return false;
+    std::istringstream fields(line.substr(close + 2));
+    char state = 0;
+    return static_cast<bool>(fields >> state >> parent >> group);
+}
+
+/// Whether `pid` is `guest`, in its process group, or descended from it.
+bool belongs_to(pid_t pid, pid_t guest) {
+    if (pid == guest) return true;
+    pid_t parent = 0, group = 0;
+    if (!parent_and_group(pid, parent, group)) return false;
+    if (group == guest) return true;
+    for (int depth = 0; depth < 64 && parent > 1; ++depth) {
+        if (parent == guest) return true;
+        pid_t ignored = 0;
+        if (!parent_and_group(parent, parent, ignored)) return false;
+    }
+    return false;
+}
+
+}  // namespace
+
 struct GuestLinks::Link {
     std::string path;                              ///< socket path (remote), removed once connected
+    pid_t guest = 0;                               ///< the rank's process (expect_peer); 0 = any of this user
     std::unique_ptr<stream::acceptor> acceptor;    ///< listening until the rank connects
     std::unique_ptr<stream::socket> peer;          ///< target of the pending asynchronous accept
     std::unique_ptr<stream::socket> socket;        ///< the connected rank (remote)
@@ -41,7 +83,7 @@ GuestLinks::~GuestLinks() {
         boost::system::error_code ignored;
         if (link->socket) link->socket->close(ignored);
         if (link->acceptor) link->acceptor->close(ignored);
-        if (!link->path.empty()) ::unlink(link->path.c_str());
+        if (is_file(link->path)) ::unlink(link->path.c_str());
         if (link->channel) link->channel->close("isvp transport: the simulator has shut down");
     }
 }
@@ -52,12 +94,21 @@ void GuestLinks::listen(int rank, const std::string& socket_path) {
     link.acceptor = std::make_unique<stream::acceptor>(io_);
     boost::system::error_code error;
     link.acceptor->open(stream(), error);
-    if (!error) link.acceptor->bind(stream::endpoint(socket_path), error);
+    sockaddr_un address{};
+    const socklen_t length = guest::socket_address(socket_path, address);
+    stream::endpoint endpoint;
+    std::memcpy(endpoint.data(), &address, length);
+    endpoint.resize(length);  // after the copy: resize() looks at the path's last byte
+    if (!error) link.acceptor->bind(endpoint, error);
     if (!error) link.acceptor->listen(4, error);
     if (error)
         throw std::runtime_error("cannot listen for rank " + std::to_string(rank) + " on " + socket_path + ": " +
                                  error.message());
     start_accept(rank);
+}
+
+void GuestLinks::expect_peer(int rank, pid_t pid) {
+    links_.at(static_cast<std::size_t>(rank))->guest = pid;
 }
 
 std::shared_ptr<guest::LocalChannel> GuestLinks::attach_local(int rank) {
@@ -98,9 +149,52 @@ void GuestLinks::start_accept(int rank) {
         if (alive.expired() || error) return;
         Link& target = *links_[static_cast<std::size_t>(rank)];
         if (target.closed || target.socket) return;
+        const std::string why = stranger(rank, target.peer->native_handle());
+        if (!why.empty()) {
+            send_away(rank, std::move(target.peer), why);
+            start_accept(rank);  // the rank itself may still come
+            return;
+        }
         target.socket = std::move(target.peer);
         adopt(rank);
     });
+}
+
+std::string GuestLinks::stranger(int rank, int socket) const {
+    const Link& link = *links_[static_cast<std::size_t>(rank)];
+    ucred peer{};
+    socklen_t size = sizeof peer;
+    if (::getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0) return "its credentials cannot be read";
+    const std::string who = "pid " + std::to_string(peer.pid);
+    if (peer.uid != ::geteuid()) return who + " runs as user " + std::to_string(peer.uid) + ", not the job's user";
+    if (link.guest > 0 && !belongs_to(peer.pid, link.guest))
+        return who + " is not rank " + std::to_string(rank) + "'s process (pid " + std::to_string(link.guest) +
+               ") nor one it started";
+    return {};
+}
+
+void GuestLinks::send_away(int rank, std::unique_ptr<stream::socket> socket, const std::string& why) {
+    const std::string text = "connection refused: this socket belongs to rank " + std::to_string(rank) +
+                             " of the job of launcher pid " + std::to_string(::getpid()) + "; " + why;
+    const std::vector<std::uint8_t> bytes =
+        encode_error(static_cast<std::uint32_t>(rank), 0, ErrorCode::Protocol, text);
+    boost::system::error_code ignored;
+    socket->non_blocking(true, ignored);  // a stranger that does not read cannot stall the simulator
+    asio::write(*socket, asio::buffer(bytes), ignored);
+    socket->shutdown(stream::socket::shutdown_send, ignored);
+    // What it sent already is read and dropped: closing with unread input
+    // would reset the connection, and the stranger might not see why.
+    std::array<std::uint8_t, 4096> dropped{};
+    for (int i = 0; i < 16; ++i) {
+        boost::system::error_code error;
+        socket->read_some(asio::buffer(dropped), error);
+        if (error) break;
+    }
+    socket->close(ignored);
+    Event event;
+    event.kind = Event::Kind::Refused;
+    event.detail = "refused a connection to its socket: " + why;
+    sink_(rank, event);
 }
 
 void GuestLinks::adopt(int rank) {
@@ -109,7 +203,7 @@ void GuestLinks::adopt(int rank) {
     link.socket->non_blocking(true, ignored);
     // One connection per rank: stop listening and remove the name.
     link.acceptor->close(ignored);
-    ::unlink(link.path.c_str());
+    if (is_file(link.path)) ::unlink(link.path.c_str());
     link.path.clear();
     link.reading = true;
     start_read(rank);
@@ -252,7 +346,7 @@ void GuestLinks::close(int rank) {
     }
     if (link.acceptor) link.acceptor->close(ignored);
     if (!link.path.empty()) {
-        ::unlink(link.path.c_str());
+        if (is_file(link.path)) ::unlink(link.path.c_str());
         link.path.clear();
     }
     if (link.channel) link.channel->close("isvp transport: rank " + std::to_string(rank) + ": the job ended");
@@ -282,9 +376,15 @@ void GuestLinks::process_exited(int rank, const std::string& description) {
         if (link.acceptor && link.acceptor->is_open()) {
             boost::system::error_code error;
             link.acceptor->non_blocking(true, error);
-            auto socket = std::make_unique<stream::socket>(io_);
-            if (!error) link.acceptor->accept(*socket, error);
-            if (!error) {
+            while (!error) {
+                auto socket = std::make_unique<stream::socket>(io_);
+                link.acceptor->accept(*socket, error);
+                if (error) break;
+                const std::string why = stranger(rank, socket->native_handle());
+                if (!why.empty()) {
+                    send_away(rank, std::move(socket), why);
+                    continue;
+                }
                 link.socket = std::move(socket);
                 adopt(rank);
                 return;

@@ -38,8 +38,12 @@ void write_all(int fd, const char* text) {
     ::dup2(out_fd, STDOUT_FILENO);
     ::dup2(err_fd, STDERR_FILENO);
     // The rank's own host memory (and nothing of other ranks') survives exec
-    // as descriptor kGuestMemoryFd; dup2 clears its close-on-exec flag.
-    if (memory_fd >= 0) ::dup2(memory_fd, kGuestMemoryFd);
+    // as descriptor kGuestMemoryFd; dup2 clears its close-on-exec flag
+    // (unless it is that descriptor already: dup2 onto itself does nothing).
+    if (memory_fd == kGuestMemoryFd)
+        ::fcntl(memory_fd, F_SETFD, 0);
+    else if (memory_fd >= 0)
+        ::dup2(memory_fd, kGuestMemoryFd);
     ::close_range(memory_fd >= 0 ? kGuestMemoryFd + 1 : 3, ~0u, 0);
     // Signals stay blocked (start() blocked them across fork) until the
     // launcher's handlers are gone: a SIGTERM for the new rank must not run
@@ -97,8 +101,8 @@ GuestProcesses::Child& GuestProcesses::child(int rank) {
     return *children_.at(static_cast<std::size_t>(rank));
 }
 
-void GuestProcesses::start(int rank, const std::vector<std::string>& argv,
-                           const std::vector<std::string>& environment, int memory_fd) {
+void GuestProcesses::start(int rank, const std::vector<std::string>& argv, const std::vector<std::string>& environment,
+                           int memory_fd) {
     if (argv.empty()) throw std::runtime_error("rank " + std::to_string(rank) + ": no program to run");
     if (children_.size() <= static_cast<std::size_t>(rank)) children_.resize(static_cast<std::size_t>(rank) + 1);
     if (children_[static_cast<std::size_t>(rank)])
@@ -127,8 +131,7 @@ void GuestProcesses::start(int rank, const std::vector<std::string>& argv,
     sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &before);  // until the child has reset its handlers
     const pid_t pid = ::fork();
-    if (pid == 0)
-        exec_child(parent, null_fd, out_pipe[1], err_pipe[1], memory_fd, arguments.data(), variables.data());
+    if (pid == 0) exec_child(parent, null_fd, out_pipe[1], err_pipe[1], memory_fd, arguments.data(), variables.data());
     const int fork_errno = errno;
     ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
     for (int fd : {null_fd, out_pipe[1], err_pipe[1]}) ::close(fd);

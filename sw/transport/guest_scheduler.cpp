@@ -15,6 +15,11 @@ namespace isvp::transport {
 
 namespace {
 
+/// How messages name kMaxTimePs.
+std::string end_of_time() {
+    return "2^62 ps = " + format_time_ps(kMaxTimePs) + " (the end of simulated time)";
+}
+
 std::uint64_t ps_of(double value, double ps_per_unit) {
     return static_cast<std::uint64_t>(std::llround(value * ps_per_unit));
 }
@@ -53,9 +58,17 @@ GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const Tra
     slice_ = from_ps(std::max<std::uint64_t>(1, ps_of(config_.event_slice_ns, 1e3)));
     horizon_ps_ = ps_of(config_.deadlock_horizon_us, 1e6);
     spin_wait_ = spin_budget(config_.spin_wait_us);
-    limit_ps_ = ps_of(config_.max_simulated_us, 1e6);
-    notice_period_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
-        std::chrono::duration<double>(config_.stall_notice_s));
+    // Without job.max_simulated_us the end of simulated time is the limit:
+    // the platform never runs, nor answers a rank, past it.
+    if (config_.max_simulated_us > 0) {
+        limit_ps_ = ps_of(config_.max_simulated_us, 1e6);
+        limit_name_ = "job.max_simulated_us = " + format_time_ps(limit_ps_);
+    } else {
+        limit_ps_ = kMaxTimePs;
+        limit_name_ = end_of_time();
+    }
+    notice_period_ =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(config_.stall_notice_s));
     links_ = std::make_unique<GuestLinks>(
         io, ranks, [this](int rank, const GuestLinks::Event& event) { on_link_event(rank, event); });
     for (int rank = 0; rank < ranks; ++rank) {
@@ -81,6 +94,10 @@ bool GuestScheduler::stopped() const {
     return sc_core::sc_get_status() == sc_core::SC_STOPPED || sc_core::sc_end_of_simulation_invoked();
 }
 
+void GuestScheduler::elaborate() {
+    if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+}
+
 void GuestScheduler::run() {
     // The timers act only while the job runs (not during the launcher's
     // wind-down, which shares the event loop).
@@ -98,7 +115,7 @@ void GuestScheduler::run() {
     running_ = true;
     arm_timeout();
     arm_stall_notice();
-    if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    elaborate();
     for (;;) {
         io_.poll();
         deliver_completions();
@@ -145,11 +162,11 @@ void GuestScheduler::execute(const SyncCore::Decision& decision) {
         }
         return;
     }
-    if (limit_ps_ > 0 && decision.time_ps > limit_ps_) {
+    if (decision.time_ps > limit_ps_) {
         // The platform runs to the limit, not past it.
         if (!advance_to(from_ps(limit_ps_)) || !settle()) return;
-        simulated_limit("rank " + std::to_string(rank) + "'s " +
-                        describe_request(core_.front(rank)) + " would pass it");
+        simulated_limit("rank " + std::to_string(rank) + "'s " + describe_request(core_.front(rank)) + " would pass it",
+                        limit_name_);
         return;
     }
     const sc_core::sc_time target = from_ps(decision.time_ps);
@@ -194,14 +211,12 @@ void GuestScheduler::run_until_wake() {
             return;
         }
         sc_core::sc_time slice = slice_;
-        if (limit_ps_ > 0) {
-            if (now_ps() >= limit_ps_) {
-                if (!settle()) return;  // answered at the limit itself
-                simulated_limit("every live rank waits on the platform");
-                return;
-            }
-            slice = std::min(slice, from_ps(limit_ps_ - now_ps()));
+        if (now_ps() >= limit_ps_) {
+            if (!settle()) return;  // answered at the limit itself
+            simulated_limit("every live rank waits on the platform", limit_name_);
+            return;
         }
+        slice = std::min(slice, from_ps(limit_ps_ - now_ps()));
         if (horizon_ps_ > 0) {
             const std::uint64_t limit = *blocked_since_ps_ + horizon_ps_;
             if (now_ps() >= limit) {
@@ -230,12 +245,27 @@ void GuestScheduler::on_completion(int rank, const Message& reply) {
 void GuestScheduler::deliver_completions() {
     if (completions_.empty()) return;
     blocked_since_ps_.reset();
-    for (const auto& [rank, reply] : completions_)
+    // A read whose target annotates a delay, or an MSI in flight, can be
+    // answered later than SystemC has run. Past job.max_simulated_us that is
+    // harmless (the rank's next request ends the job); past the end of
+    // simulated time it is not (no clock may pass it): the answer is not
+    // given, the job ends there.
+    std::string past;
+    for (const auto& [rank, reply] : completions_) {
+        if (reply.time_ps > kMaxTimePs) {
+            const std::optional<Message>& request = core_.outstanding(rank);
+            if (past.empty() && request)
+                past = "rank " + std::to_string(rank) + "'s " + describe_request(*request) + " would be answered at " +
+                       format_time_ps(reply.time_ps) + ", past it";
+            continue;
+        }
         if (core_.complete(rank, reply.time_ps)) {
             links_->reply(rank, reply);
             heard_from(rank);
         }
+    }
     completions_.clear();
+    if (!past.empty()) simulated_limit(past, end_of_time());
 }
 
 void GuestScheduler::on_link_event(int rank, const GuestLinks::Event& event) {
@@ -255,6 +285,11 @@ void GuestScheduler::on_link_event(int rank, const GuestLinks::Event& event) {
         }
         case GuestLinks::Event::Kind::Violation:
             violation(rank, event.detail);
+            break;
+        case GuestLinks::Event::Kind::Refused:
+            // A stranger, not the rank: the rank's own link is untouched.
+            log_ << "[isvp] rank " << rank << ": " << event.detail << "\n";
+            log_.flush();
             break;
         case GuestLinks::Event::Kind::Left: {
             const bool was_waiting = core_.state(rank) == RankState::InSimulator;
@@ -300,8 +335,8 @@ void GuestScheduler::deadlock(const std::string& reason) {
     const std::vector<int> blocked = core_.blocked();
     const std::string told = blocked.size() <= kRanksListedToEachRank
                                  ? text
-                                 : "deadlock at " + format_time_ps(now_ps()) + ": every live rank waits and " +
-                                       reason + " (" + std::to_string(blocked.size()) +
+                                 : "deadlock at " + format_time_ps(now_ps()) + ": every live rank waits and " + reason +
+                                       " (" + std::to_string(blocked.size()) +
                                        " ranks; the job log says what each waits for)";
     for (int rank : blocked) {
         links_->refuse(rank, ErrorCode::Deadlock, now_ps(), told);
@@ -376,7 +411,6 @@ void GuestScheduler::note_failure(int rank) {
 void GuestScheduler::set_error(const std::string& text) {
     if (error_.empty()) error_ = text;
 }
-
 
 void GuestScheduler::heard_from(int rank) {
     heard_[static_cast<std::size_t>(rank)] = std::chrono::steady_clock::now();
@@ -478,8 +512,7 @@ void GuestScheduler::overdue_departures() {
     }
 }
 
-void GuestScheduler::simulated_limit(const std::string& why) {
-    const std::string limit = "job.max_simulated_us = " + format_time_ps(limit_ps_);
+void GuestScheduler::simulated_limit(const std::string& why, const std::string& limit) {
     log_ << "[isvp] simulated-time limit " << limit << " reached (" << why << "): " << core_.describe() << "\n";
     log_.flush();
     limit_reached_ = true;

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <iostream>
 #include <random>
 #include <stdexcept>
@@ -23,6 +22,7 @@
 #include "isvp/guest_processes.h"
 #include "isvp/guest_scheduler.h"
 #include "isvp/local_transport.h"
+#include "isvp/orphan_watchdog.h"
 #include "isvp/shared_memory.h"
 
 extern char** environ;
@@ -33,35 +33,6 @@ namespace {
 
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
-
-/// The job's private directory for the ranks' sockets (mode 0700); removed
-/// with everything in it on destruction.
-class JobDirectory {
-  public:
-    JobDirectory() {
-        std::string base = "/tmp";
-        const char* tmpdir = std::getenv("TMPDIR");
-        // A socket path must fit sockaddr_un (108 bytes): long TMPDIRs are skipped.
-        if (tmpdir != nullptr && *tmpdir == '/' && std::strlen(tmpdir) < 60) base = tmpdir;
-        std::string pattern = base + "/isvp-" + std::to_string(::getpid()) + "-XXXXXX";
-        if (::mkdtemp(pattern.data()) == nullptr)
-            throw std::runtime_error("cannot create the job's socket directory " + pattern + ": " +
-                                     std::strerror(errno));
-        path_ = pattern;
-    }
-    ~JobDirectory() { remove(); }
-    /// Removes the directory and what is left in it now; idempotent.
-    void remove() {
-        std::error_code ignored;
-        if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-    }
-    JobDirectory(const JobDirectory&) = delete;
-    JobDirectory& operator=(const JobDirectory&) = delete;
-    const std::string& path() const { return path_; }
-
-  private:
-    std::string path_;  ///< absolute path
-};
 
 /// Zero-filled private memory for a local rank, committed only when touched.
 class AnonymousMemory {
@@ -84,10 +55,12 @@ class AnonymousMemory {
     std::size_t bytes_;             ///< its size
 };
 
-/// The launcher's stop signals (SIGINT, SIGTERM, SIGHUP), taken over before
-/// anything is created, so a signal during set-up cannot kill the launcher
-/// and leak segments (Asio queues it until on_stop()); SIGPIPE (a closed
-/// stdout) is swallowed. Default dispositions return on destruction.
+/// The launcher's stop signals (SIGINT, SIGTERM, SIGHUP), taken over once
+/// the platform is built and elaborated, before any guest starts (Asio queues a signal
+/// until on_stop()); SIGPIPE (a closed stdout) is swallowed. Until then a
+/// signal ends the launcher at once, as by default: a build of minutes can
+/// be interrupted, and nothing is left behind (the host memory has no name,
+/// the sockets do not exist yet). Default dispositions return on destruction.
 class LauncherSignals {
   public:
     explicit LauncherSignals(asio::io_context& io) : stop_(io, SIGINT, SIGTERM, SIGHUP), pipe_(io, SIGPIPE) {
@@ -220,8 +193,9 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     // Resources are declared in the order they must be released backwards:
     // processes die first, then links and sockets, then memory.
     asio::io_context io;
-    LauncherSignals signals(io);
-    JobDirectory directory;
+    // Killed outright, the launcher cleans up nothing: its guests die with
+    // it (PR_SET_PDEATHSIG), the watchdog ends what they forked.
+    OrphanWatchdog watchdog(static_cast<std::size_t>(spec.ranks));
     const std::string token = unique_token();
     // Host memory: one sealed memfd per rank, handed to that rank's guest
     // only; it cannot be resized (no SIGBUS from a truncating guest) and has
@@ -238,16 +212,15 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
 
     GuestScheduler scheduler(io, spec.ranks, spec.config, err);
     build(spans, scheduler.gateways());
-    for (int rank = 0; rank < spec.ranks; ++rank)
-        scheduler.links().listen(rank, directory.path() + "/rank" + std::to_string(rank) + ".sock");
-
-    // Once every rank has attached, the socket directory is no longer needed:
-    // removing it early leaves nothing behind even if the launcher is killed
-    // outright later (SIGKILL cannot be caught).
-    int attached = 0;
-    scheduler.on_attach([&](int) {
-        if (++attached == spec.ranks) directory.remove();
-    });
+    scheduler.elaborate();
+    LauncherSignals signals(io);
+    // Sockets in the abstract namespace: no file, so nothing to leave
+    // behind whatever ends the launcher. Anyone may connect to such a name;
+    // GuestLinks lets only the rank's own process in (expect_peer below).
+    const auto socket_name = [&](int rank) {
+        return "@isvp-" + std::to_string(::getpid()) + "-" + token + "-r" + std::to_string(rank);
+    };
+    for (int rank = 0; rank < spec.ranks; ++rank) scheduler.links().listen(rank, socket_name(rank));
 
     std::vector<int> exit_order;
     std::vector<bool> ended_by_launcher(static_cast<std::size_t>(spec.ranks), false);
@@ -289,7 +262,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     const std::vector<std::string> inherited = inherited_environment();
     for (int rank = 0; rank < spec.ranks; ++rank) {
         guest::GuestEnvironment environment;
-        environment.socket_path = directory.path() + "/rank" + std::to_string(rank) + ".sock";
+        environment.socket_path = socket_name(rank);
         environment.shm_fd = kGuestMemoryFd;
         environment.shm_bytes = spec.config.memory_bytes;
         environment.rank = rank;
@@ -300,6 +273,8 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
         std::vector<std::string> variables = inherited;
         for (const auto& [name, value] : environment.variables()) variables.push_back(name + "=" + value);
         processes.start(rank, spec.command, variables, segments[static_cast<std::size_t>(rank)].fd());
+        watchdog.watch(processes.pid(rank));
+        scheduler.links().expect_peer(rank, processes.pid(rank));
     }
 
     try {
@@ -391,7 +366,6 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     std::ostream& err = spec.err != nullptr ? *spec.err : std::cerr;
 
     asio::io_context io;
-    LauncherSignals signals(io);
     std::vector<std::unique_ptr<AnonymousMemory>> memory;
     std::vector<HostMemorySpan> spans;
     for (int rank = 0; rank < spec.ranks; ++rank) {
@@ -401,6 +375,8 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
 
     GuestScheduler scheduler(io, spec.ranks, spec.config, err);
     build(spans, scheduler.gateways());
+    scheduler.elaborate();
+    LauncherSignals signals(io);
     std::vector<std::shared_ptr<guest::LocalChannel>> channels;
     for (int rank = 0; rank < spec.ranks; ++rank) channels.push_back(scheduler.links().attach_local(rank));
 

@@ -86,8 +86,15 @@ std::uint64_t MessageTransport::now_ps() {
 
 void MessageTransport::compute(std::uint64_t ps) {
     clock_.enter();
-    clock_.advance(ps);
+    const std::uint64_t room = clock_.remaining_ps();
     clock_.leave();
+    // The clock stays where it was: the guest may go on, and finish().
+    if (ps > room)
+        throw TransportError("isvp transport: rank " + std::to_string(rank_) + ": compute(" + std::to_string(ps) +
+                             " ps) at " + transport::format_time_ps(clock_.now_ps()) +
+                             " would pass the end of simulated time, " +
+                             transport::format_time_ps(transport::kMaxTimePs) + " (2^62 ps)");
+    clock_.advance(ps);
 }
 
 void MessageTransport::finish(int exit_code) {

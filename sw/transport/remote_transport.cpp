@@ -47,13 +47,15 @@ RemoteTransport::RemoteTransport(const GuestEnvironment& environment)
       spin_wait_(transport::spin_budget(environment.spin_wait_us)) {
     const std::string prefix = "isvp transport: rank " + std::to_string(environment.rank) + ": ";
     sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    if (environment.socket_path.size() >= sizeof address.sun_path)
-        throw TransportError(prefix + "socket path too long: " + environment.socket_path);
-    std::memcpy(address.sun_path, environment.socket_path.c_str(), environment.socket_path.size() + 1);
+    socklen_t length = 0;
+    try {
+        length = socket_address(environment.socket_path, address);
+    } catch (const TransportError& error) {
+        throw TransportError(prefix + error.what());
+    }
     socket_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (socket_ < 0) throw TransportError(system_error(prefix + "socket()"));
-    if (::connect(socket_, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    if (::connect(socket_, reinterpret_cast<const sockaddr*>(&address), length) != 0) {
         const std::string message =
             system_error(prefix + "cannot connect to the simulator at " + environment.socket_path);
         ::close(socket_);

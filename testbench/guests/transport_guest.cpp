@@ -36,10 +36,9 @@ class RawClient {
     explicit RawClient(const GuestEnvironment& environment)
         : rank_(static_cast<std::uint32_t>(environment.rank)), size_(static_cast<std::uint64_t>(environment.size)) {
         sockaddr_un address{};
-        address.sun_family = AF_UNIX;
-        std::strncpy(address.sun_path, environment.socket_path.c_str(), sizeof address.sun_path - 1);
+        const socklen_t length = isvp::guest::socket_address(environment.socket_path, address);
         socket_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
-        if (::connect(socket_, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+        if (::connect(socket_, reinterpret_cast<const sockaddr*>(&address), length) != 0) {
             std::perror("hostile: connect");
             std::exit(4);
         }

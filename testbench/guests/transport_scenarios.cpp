@@ -341,6 +341,36 @@ int forker(DeviceTransport& t, bool leave, std::ostream& trace) {
     return 0;
 }
 
+// The end of simulated time (2^62 ps), 1 us away. Rank 0 asks to compute
+// past it: refused with TransportError, its clock unchanged, and it still
+// reads and finishes. Rank 1 reads 0.1 us before it: the answer (0.9 us
+// later) would come past it, so the job ends at the limit instead.
+int end_of_time(DeviceTransport& t, std::ostream& trace) {
+    constexpr std::uint64_t kEnd = std::uint64_t{1} << 62;
+    constexpr std::uint64_t kMicrosecond = 1000000;
+    try {
+        if (t.rank() == 0) {
+            t.compute(kEnd - kMicrosecond);
+            try {
+                t.compute(2 * kMicrosecond);
+            } catch (const TransportError& error) {
+                trace << "trace refused: " << error.what() << "\n";
+            }
+            trace << "trace clock " << t.now_ps() << "\n";
+            t.mmio_read32(fake::TIME_NS);
+            trace << "trace answered at " << t.now_ps() << "\n";
+            return 0;
+        }
+        t.compute(kEnd - kMicrosecond / 10);
+        t.mmio_read32(fake::TIME_NS);
+        trace << "trace FAIL answered at " << t.now_ps() << ", past the end of simulated time\n";
+        return 1;
+    } catch (const TransportError& error) {
+        trace << "trace told: " << error.what() << "\n";
+        return 3;
+    }
+}
+
 // Wall-time cost of the transport: reads (round trips) and posted writes.
 int bench(DeviceTransport& t, std::ostream& trace) {
     if (t.rank() != 0) return 0;
@@ -364,10 +394,10 @@ int bench(DeviceTransport& t, std::ostream& trace) {
 }  // namespace
 
 bool is_scenario(const std::string& name) {
-    static const char* const kNames[] = {"timing",   "multi",         "race-slow0",  "race-slow1", "interrupts",
-                                         "deadlock", "deadlock-late", "crash",       "survivor",   "waiter",
-                                         "sleeper",  "bench",         "stall",       "computer",   "aborter",
-                                         "poller",   "forker",        "forker-leave"};
+    static const char* const kNames[] = {"timing",   "multi",         "race-slow0",   "race-slow1", "interrupts",
+                                         "deadlock", "deadlock-late", "crash",        "survivor",   "waiter",
+                                         "sleeper",  "bench",         "stall",        "computer",   "aborter",
+                                         "poller",   "forker",        "forker-leave", "end-of-time"};
     for (const char* known : kNames)
         if (name == known) return true;
     return false;
@@ -393,6 +423,7 @@ int run_scenario(const std::string& name, guest::DeviceTransport& transport, std
     if (name == "poller") return poller(transport, trace);
     if (name == "forker") return forker(transport, false, trace);
     if (name == "forker-leave") return forker(transport, true, trace);
+    if (name == "end-of-time") return end_of_time(transport, trace);
     trace << "trace FAIL unknown scenario " << name << "\n";
     return 2;
 }

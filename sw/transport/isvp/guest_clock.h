@@ -8,8 +8,11 @@
 // repeatable. Plain C++17, no SystemC.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+
+#include "isvp/transport_protocol.h"
 
 namespace isvp::guest {
 
@@ -29,10 +32,13 @@ class GuestClock {
     void leave();
 
     std::uint64_t now_ps() const { return now_ps_; }
-    /// Adds `ps` (explicit computation).
+    /// Simulated time left before the end of simulated time (kMaxTimePs).
+    std::uint64_t remaining_ps() const { return transport::kMaxTimePs - now_ps_; }
+    /// Adds `ps` (explicit computation; the caller checks remaining_ps()).
     void advance(std::uint64_t ps) { now_ps_ += ps; }
-    /// Charges one posted store.
-    void charge_posted_write() { now_ps_ += write_cost_ps_; }
+    /// Charges one posted store. Charges the guest did not ask for (this and
+    /// measured CPU time) stop at kMaxTimePs rather than pass it.
+    void charge_posted_write() { now_ps_ += std::min(write_cost_ps_, remaining_ps()); }
     /// Moves to a reply's time; never backwards.
     void resume_at(std::uint64_t time_ps);
 

@@ -6,6 +6,9 @@
 // Plain C++17, no SystemC.
 #pragma once
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -16,7 +19,7 @@ namespace isvp::guest {
 
 /// Names of the environment variables, one place.
 namespace environment {
-inline constexpr const char* kSocket = "ISVP_SOCKET";               ///< Unix-domain socket path
+inline constexpr const char* kSocket = "ISVP_SOCKET";               ///< Unix-domain socket path ('@': abstract)
 inline constexpr const char* kShmName = "ISVP_SHM_NAME";            ///< POSIX shared-memory name
 inline constexpr const char* kShmFd = "ISVP_SHM_FD";                ///< inherited sealed memfd (instead of a name)
 inline constexpr const char* kShmBytes = "ISVP_SHM_BYTES";          ///< its size, bytes
@@ -26,6 +29,13 @@ inline constexpr const char* kComputeScale = "ISVP_COMPUTE_SCALE";  ///< host.co
 inline constexpr const char* kMmioWriteNs = "ISVP_MMIO_WRITE_NS";   ///< host.mmio_write_ns
 inline constexpr const char* kSpinWaitUs = "ISVP_SPIN_WAIT_US";     ///< job.spin_wait_us
 }  // namespace environment
+
+/// The address of a Unix-domain socket named as ISVP_SOCKET names it: a
+/// file path, or '@' then a name in Linux's abstract namespace (no file,
+/// nothing left behind). Fills `address`, returns its length for
+/// bind()/connect(); throws TransportError (no "isvp transport:" prefix:
+/// the caller names the rank) if the name is empty or too long.
+socklen_t socket_address(const std::string& path, sockaddr_un& address);
 
 struct GuestEnvironment {
     std::string socket_path;      ///< where the simulator listens for this rank

@@ -6,7 +6,10 @@
 //     connection; fixed-size messages are read asynchronously and checked
 //     (magic, version, type, length, rank; Hello first) before the sink sees
 //     them. A malformed message is reported as a Violation and nothing more
-//     is read from that socket.
+//     is read from that socket. The peer is checked when it connects
+//     (SO_PEERCRED): another user's process, or with expect_peer() one that
+//     is not the rank's process nor started by it, gets an Error and is
+//     Refused; the socket keeps listening for the rank.
 //   * local rank — a LocalChannel; the rank thread's requests are posted to
 //     the event loop, so they reach the sink on the scheduler's thread.
 //
@@ -14,6 +17,8 @@
 // refusals (an Error message, then the link closes) go back through reply()
 // and refuse(). SystemC-free.
 #pragma once
+
+#include <sys/types.h>
 
 #include <array>
 #include <cstdint>
@@ -38,6 +43,7 @@ class GuestLinks {
             Request,    ///< a well-formed request (message)
             Left,       ///< the link closed, or the process exited before connecting (detail)
             Violation,  ///< malformed traffic (detail); the link reads no more
+            Refused,    ///< a stranger connected to the rank's socket and was sent away (detail)
         };
         Kind kind = Kind::Request;
         Message message;     ///< Request
@@ -50,8 +56,13 @@ class GuestLinks {
     GuestLinks(const GuestLinks&) = delete;
     GuestLinks& operator=(const GuestLinks&) = delete;
 
-    /// Remote rank: listens on `socket_path` for its one connection.
+    /// Remote rank: listens on `socket_path` for its one connection (a
+    /// file, or '@name' in the abstract namespace: see socket_address()).
     void listen(int rank, const std::string& socket_path);
+    /// Remote rank: only process `pid` (the launched guest), a descendant of
+    /// it or a member of its process group may connect as this rank.
+    /// Without it, any process of this user may (tests).
+    void expect_peer(int rank, pid_t pid);
     /// Local rank: the channel its LocalTransport uses.
     std::shared_ptr<guest::LocalChannel> attach_local(int rank);
 
@@ -74,6 +85,11 @@ class GuestLinks {
     struct Link;
 
     void start_accept(int rank);
+    /// Why the process at the other end of `socket` may not be `rank`; "" if it may.
+    std::string stranger(int rank, int socket) const;
+    /// Sends a stranger an Error saying why, closes it, reports Refused.
+    void send_away(int rank, std::unique_ptr<boost::asio::local::stream_protocol::socket> socket,
+                   const std::string& why);
     void adopt(int rank);
     void start_read(int rank);
     void receive(int rank, const Message& message);

@@ -83,6 +83,11 @@ class GuestScheduler {
     std::vector<GuestGateway*> gateways() const;
     GuestLinks& links() { return *links_; }
 
+    /// Completes SystemC's elaboration and initialisation (the first
+    /// sc_start, minutes for a large platform); run() does it if not done.
+    /// Before any rank attaches, so the launcher can do it while a signal
+    /// still ends it at once.
+    void elaborate();
     /// Runs the job until every rank has finished or ended. Exceptions from
     /// the platform (SC_REPORT_ERROR) propagate; call end_all() then.
     void run();
@@ -146,7 +151,8 @@ class GuestScheduler {
     void arm_timeout();
     void arm_departure();
     void overdue_departures();
-    void simulated_limit(const std::string& why);
+    /// Ends the job at a simulated-time limit (`limit` names it) for `why`.
+    void simulated_limit(const std::string& why, const std::string& limit);
     bool stopped() const;
     std::uint64_t now_ps() const;
 
@@ -169,7 +175,8 @@ class GuestScheduler {
     std::vector<int> finish_codes_;                             ///< finish() exit codes by rank
     std::uint64_t end_time_ps_ = 0;                             ///< simulated time at the end
     std::function<void(int)> on_attach_;                        ///< told when a rank attached
-    std::uint64_t limit_ps_ = 0;                                ///< job.max_simulated_us; 0 = none
+    std::uint64_t limit_ps_ = kMaxTimePs;                       ///< job.max_simulated_us, else 2^62 ps
+    std::string limit_name_;                                    ///< how messages name limit_ps_
     bool limit_reached_ = false;                                ///< a job.* limit ended the job
     std::vector<int> computing_at_abort_;                       ///< ranks outside the platform when aborted
     std::chrono::steady_clock::time_point started_;             ///< construction (job.timeout_s counts from it)

@@ -2,7 +2,8 @@
 //
 //   run_remote_job — each rank is its own OS process (`isvp run`): one
 //     shared-memory segment per rank as its host memory (host.memory_bytes,
-//     a unique name per job), a private socket directory, the guests forked
+//     a unique name per job), a socket per rank in the abstract namespace
+//     (only the rank's process may connect), the guests forked
 //     with the caller's environment plus the ISVP_* variables
 //     (guest_environment.h), their stdout/stderr passed on line by line to
 //     the launcher's (unlabelled as with mpirun, or labelled: JobSpec::label).
@@ -11,7 +12,8 @@
 //     own process group), segment and socket is removed when the function
 //     returns — after success, a failure, a guest crash, a job.* limit or a
 //     SIGINT/SIGTERM/SIGHUP of the launcher (children get SIGTERM, then
-//     SIGKILL after job.kill_grace_ms).
+//     SIGKILL after job.kill_grace_ms). A launcher killed outright leaves
+//     nothing either: guests die with it, a watchdog ends their groups.
 //   run_local_job — each rank is a thread of this process running
 //     guest_main on a LocalTransport; host memory is anonymous memory.
 //

@@ -38,9 +38,6 @@ namespace isvp::transport {
 
 enum class RankState { Running, InSimulator, Finished, Dead };
 
-/// Latest request time accepted (2^62 ps, about 53 days): sums of times and
-/// delays cannot overflow SystemC's 64-bit time.
-inline constexpr std::uint64_t kMaxTimePs = std::uint64_t{1} << 62;
 /// Requests one rank may queue without blocking (posted writes).
 inline constexpr std::size_t kMaxQueued = std::size_t{1} << 20;
 

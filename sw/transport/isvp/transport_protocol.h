@@ -32,6 +32,11 @@ inline constexpr std::uint16_t kProtocolVersion = 1;
 inline constexpr std::size_t kMessageBytes = 40;    ///< every message's fixed part
 inline constexpr std::size_t kMaxErrorText = 4096;  ///< longest Error text
 inline constexpr unsigned kInterruptVectors = 64;   ///< vectors a wait mask can name
+/// The end of simulated time (2^62 ps, about 53 days): no request is stamped
+/// and no reply dated later, so sums of times and delays cannot overflow
+/// SystemC's 64-bit time. A guest clock never passes it (GuestClock); the
+/// simulator ends a job that reaches it like job.max_simulated_us.
+inline constexpr std::uint64_t kMaxTimePs = std::uint64_t{1} << 62;
 
 /// What a message is. Guest -> simulator: Hello, MmioWrite, MmioRead,
 /// WaitInterrupt, Finish. Simulator -> guest: Welcome, ReadReply,
