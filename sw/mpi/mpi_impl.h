@@ -4,7 +4,8 @@
 //
 // Stability: sw/mpi/coll*.cpp (the collectives) build on this header. It
 // only grows; a breaking change is announced here first:
-//   (none so far; nonblocking collectives added: CollectiveProgress)
+//   (none so far; nonblocking collectives added: CollectiveProgress;
+//   persistent collectives: persistent_collective_request)
 //
 // The collectives: blocking in coll_move/alltoall/reduce.cpp, nonblocking
 // in coll_nonblocking*.cpp (a round schedule engine whose requests the
@@ -55,6 +56,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -309,6 +311,14 @@ class CollectiveProgress {
 /// `comm` a request that MPI_Wait/Test and friends complete; advances it
 /// once (it may complete at once). Returns the request handle.
 MPI_Request collective_request(const char* function, MPI_Comm comm, std::shared_ptr<CollectiveProgress> collective);
+/// An MPI 4 persistent collective's request of `function`
+/// ("MPI_Bcast_init") on `comm`, inactive: every MPI_Start calls `start`
+/// for a fresh run of the collective (then completed like a nonblocking
+/// one); MPI_Request_free of the inactive request calls `release` (may be
+/// empty) and frees it. (persistent.cpp)
+MPI_Request persistent_collective_request(const char* function, MPI_Comm comm,
+                                          std::function<std::shared_ptr<CollectiveProgress>()> start,
+                                          std::function<void()> release);
 /// Advances every incomplete nonblocking collective, in the order they were
 /// started. Every wait or test of the point-to-point engine does this.
 void progress_collectives();

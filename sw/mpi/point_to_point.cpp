@@ -24,10 +24,11 @@
 // arrives. A rank waiting for an acknowledgement keeps serving incoming
 // messages (block_until pulls), so two ranks that Ssend to each other
 // before receiving block for good, as the standard says, and the
-// simulator's deadlock rule ends the job. Cancelling a synchronous send
-// that is still waiting is refused (MPI_ERR_UNSUPPORTED_OPERATION): it
-// needs the receiver's answer, which the receiver gives only once a
-// receive has matched; other sends have completed and are not cancelled.
+// simulator's deadlock rule ends the job. MPI_Cancel of a synchronous send
+// that is still waiting asks the receiver (kCancelRequest below): a message
+// no receive has matched yet is dropped there and the send completes as
+// cancelled (MPI_Test_cancelled), else it completes normally; other sends
+// have completed at the call and are not cancelled.
 //
 // Wire tags (the driver's 32-bit envelope tag):
 //   bit  31      0 (guest::Collectives owns 0x80000000 and above)
@@ -97,13 +98,15 @@ struct Incoming {
 
 struct Request {
     /// Collective: a nonblocking collective (coll_nonblocking*.cpp), advanced by pull().
-    enum class Kind { Send, Receive, Collective };
+    /// Generalized: MPI_Grequest_start; complete after MPI_Grequest_complete.
+    enum class Kind { Send, Receive, Collective, Generalized };
     Kind kind = Kind::Send;
     bool persistent = false;
-    bool active = false;       ///< started and not yet returned by a completion call
-    bool complete = false;     ///< the operation is done
-    bool detached = false;     ///< MPI_Request_free'd while active: nobody waits for it
-    bool synchronous = false;  ///< a synchronous send: complete when the receiver acknowledges
+    bool active = false;            ///< started and not yet returned by a completion call
+    bool complete = false;          ///< the operation is done
+    bool detached = false;          ///< MPI_Request_free'd while active: nobody waits for it
+    bool synchronous = false;       ///< a synchronous send: complete when the receiver acknowledges
+    bool cancel_requested = false;  ///< MPI_Cancel asked the receiver to drop this synchronous send
     std::shared_ptr<Comm> comm;
     std::shared_ptr<Type> type;
     const void* send_buffer = nullptr;
@@ -116,6 +119,16 @@ struct Request {
     std::string error_message;                       ///< what went wrong
     std::shared_ptr<CollectiveProgress> collective;  ///< Kind::Collective: its schedule
     const char* function = nullptr;                  ///< Kind::Collective: the call that started it
+    /// A persistent collective (persistent.cpp): a fresh run per MPI_Start,
+    /// and what MPI_Request_free releases.
+    std::function<std::shared_ptr<CollectiveProgress>()> restart;
+    std::function<void()> release;
+    /// Kind::Generalized: the user's functions and their argument.
+    MPI_Grequest_query_function* query = nullptr;
+    MPI_Grequest_free_function* free = nullptr;
+    MPI_Grequest_cancel_function* cancel = nullptr;
+    void* extra_state = nullptr;
+    bool freed = false;  ///< MPI_Request_free'd before MPI_Grequest_complete
 };
 
 struct Engine {
@@ -213,6 +226,49 @@ void acknowledge(const Incoming& message) {
     driver().send(message.source, tag, data, kSequenceBytes);
 }
 
+// Cancelling a synchronous send (MPI 3.1 §3.8.4). The sender asks the
+// receiver (an internal message on the acknowledgement tag, 8 bytes: the
+// sync sequence and kCancelRequest); the receiver answers kCancelled when
+// the message is still unmatched in its unexpected queue — and drops it —
+// else kNotCancelled (a receive matched it: its acknowledgement went out
+// first, so the send has completed). The sender's request completes with
+// the answer or the acknowledgement, whichever comes.
+constexpr std::uint32_t kCancelRequest = 1;
+constexpr std::uint32_t kCancelled = 2;
+constexpr std::uint32_t kNotCancelled = 3;
+
+void send_control(int destination, unsigned comm_id, std::uint32_t sequence, std::uint32_t what) {
+    std::uint8_t data[2 * kSequenceBytes];
+    std::memcpy(data, &sequence, kSequenceBytes);
+    std::memcpy(data + kSequenceBytes, &what, kSequenceBytes);
+    const std::uint32_t tag = kInternalBit | kSynchronousBit | comm_id << kCommShift;
+    driver().send(destination, tag, data, sizeof data);
+}
+
+/// The sender's side: its synchronous send `sequence` was cancelled.
+void complete_cancelled(std::uint32_t sequence) {
+    auto& waiting = engine().awaiting_ack;
+    const auto it = waiting.find(sequence);
+    if (it == waiting.end()) return;
+    Request& request = *it->second;
+    set_empty(request.status);
+    request.status.isvp_cancelled = 1;
+    request.complete = true;
+    waiting.erase(it);
+}
+
+/// The receiver's side: drops `source`'s unmatched synchronous message
+/// `sequence`; whether it was there.
+bool drop_unmatched(int source, std::uint32_t sequence) {
+    auto& queue = engine().unexpected;
+    const auto it = std::find_if(queue.begin(), queue.end(), [&](const Incoming& m) {
+        return m.synchronous && m.source == source && m.sync_sequence == sequence;
+    });
+    if (it == queue.end()) return false;
+    queue.erase(it);
+    return true;
+}
+
 /// Offers a message to the posted receives; unmatched, it joins the unexpected queue.
 void deliver(Incoming message) {
     Engine& e = engine();
@@ -257,10 +313,19 @@ void pull() {
     while (driver().take_message(guest::kAnySource, kClassMask, 0, message)) deliver(arrived(message));
     while (driver().take_message(guest::kAnySource, kClassMask | kSynchronousBit, kInternalBit | kSynchronousBit,
                                  message)) {
-        std::uint32_t sequence = 0;
-        if (message.data.size() != kSequenceBytes) continue;  // not an acknowledgement this layer sent
-        std::memcpy(&sequence, message.data.data(), kSequenceBytes);
-        complete_synchronous(sequence);
+        std::uint32_t sequence = 0, what = 0;
+        if (message.data.size() == kSequenceBytes) {
+            std::memcpy(&sequence, message.data.data(), kSequenceBytes);
+            complete_synchronous(sequence);
+        } else if (message.data.size() == 2 * kSequenceBytes) {  // cancelling a synchronous send
+            std::memcpy(&sequence, message.data.data(), kSequenceBytes);
+            std::memcpy(&what, message.data.data() + kSequenceBytes, kSequenceBytes);
+            if (what == kCancelRequest)
+                send_control(message.source, wire_comm_id(message.tag), sequence,
+                             drop_unmatched(message.source, sequence) ? kCancelled : kNotCancelled);
+            else if (what == kCancelled)
+                complete_cancelled(sequence);
+        }
     }
     progress_collectives();
 }
@@ -295,12 +360,26 @@ std::deque<Incoming>::iterator find_unexpected(const Comm& comm, int source, int
                         [&](const Incoming& m) { return matches(probe, m.source, m.tag); });
 }
 
+void advance_collective(Request& request);
+
 void start(Request& request, const std::shared_ptr<Request>& shared) {
+    request.cancel_requested = false;
     request.active = true;
     request.complete = false;
     request.error = MPI_SUCCESS;
     request.error_message.clear();
     set_empty(request.status);
+    if (request.kind == Request::Kind::Collective) {  // a persistent collective: a fresh run
+        try {
+            request.collective = request.restart();
+        } catch (...) {
+            request.active = false;
+            throw;
+        }
+        advance_collective(request);
+        if (!request.complete) engine().collectives.push_back(shared);
+        return;
+    }
     if (request.peer == MPI_PROC_NULL) {
         set_empty(request.status, MPI_PROC_NULL);
         request.complete = true;
@@ -453,10 +532,23 @@ int retire(MPI_Request& handle, MPI_Status* status, bool with_error, std::string
         }
         return MPI_SUCCESS;
     }
+    if (request->kind == Request::Kind::Generalized) {
+        // MPI 3.1 §12.2: the status comes from query_fn, then free_fn runs;
+        // an error either returns is the completion call's.
+        if (const int rc = request->query(request->extra_state, &request->status); rc != MPI_SUCCESS) {
+            request->error = rc;
+            request->error_message = "the generalized request's query_fn returned " + std::to_string(rc);
+        }
+        if (const int rc = request->free(request->extra_state); rc != MPI_SUCCESS && request->error == MPI_SUCCESS) {
+            request->error = rc;
+            request->error_message = "the generalized request's free_fn returned " + std::to_string(rc);
+        }
+    }
     copy_status(request->status, status, with_error);
     const int error = request->error;
     if (message != nullptr && error != MPI_SUCCESS) *message = request->error_message;
     request->active = false;
+    if (request->kind == Request::Kind::Collective) request->collective.reset();
     if (!request->persistent) {
         engine().requests.remove(handle);
         handle = MPI_REQUEST_NULL;
@@ -657,6 +749,20 @@ MPI_Request collective_request(const char* function, MPI_Comm comm, std::shared_
     set_empty(request->status);
     advance_collective(*request);
     if (!request->complete) engine().collectives.push_back(request);
+    return engine().requests.add(request);
+}
+
+MPI_Request persistent_collective_request(const char* function, MPI_Comm comm,
+                                          std::function<std::shared_ptr<CollectiveProgress>()> start,
+                                          std::function<void()> release) {
+    auto request = std::make_shared<Request>();
+    request->kind = Request::Kind::Collective;
+    request->persistent = true;
+    request->comm = communicators().shared(comm);
+    request->function = function;
+    request->restart = std::move(start);
+    request->release = std::move(release);
+    set_empty(request->status);
     return engine().requests.add(request);
 }
 
@@ -965,10 +1071,32 @@ int PMPI_Request_free(MPI_Request* request) {
         if (request == nullptr) fail(MPI_ERR_REQUEST, "request is NULL");
         Request* found = check_request(*request, "request");
         if (found == nullptr) fail(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
-        if (found->kind == Request::Kind::Collective)
+        if (found->kind == Request::Kind::Collective && found->persistent && found->active)
+            fail(MPI_ERR_REQUEST, std::string("request is an active persistent collective's (") + found->function +
+                                      "), which cannot be freed (MPI 4.0 §6.12); complete it with MPI_Wait or "
+                                      "MPI_Test first");
+        if (found->kind == Request::Kind::Collective && !found->persistent)
             fail(MPI_ERR_REQUEST,
                  std::string("request is a nonblocking collective's (") + found->function +
                      "), which cannot be freed (MPI 3.1 §5.12); complete it with MPI_Wait or MPI_Test");
+        if (found->kind == Request::Kind::Generalized) {
+            // free_fn runs once the request is complete (MPI 3.1 §12.2).
+            if (!found->complete) {
+                found->freed = true;  // MPI_Grequest_complete frees it
+                *request = MPI_REQUEST_NULL;
+                return;
+            }
+            const int rc = found->free(found->extra_state);
+            engine().requests.remove(*request);
+            *request = MPI_REQUEST_NULL;
+            if (rc != MPI_SUCCESS) fail(rc, "the generalized request's free_fn returned " + std::to_string(rc));
+            return;
+        }
+        if (found->release) {
+            const std::function<void()> release = std::move(found->release);
+            found->release = nullptr;
+            release();
+        }
         found->detached = true;  // a posted receive still completes into its buffer
         engine().requests.remove(*request);
         *request = MPI_REQUEST_NULL;
@@ -983,12 +1111,28 @@ int PMPI_Cancel(MPI_Request* request) {
         if (found->kind == Request::Kind::Collective)
             fail(MPI_ERR_REQUEST, std::string("request is a nonblocking collective's (") + found->function +
                                       "), which cannot be cancelled (MPI 3.1 §5.12)");
+        if (found->kind == Request::Kind::Generalized) {
+            const int rc = found->cancel(found->extra_state, found->complete ? 1 : 0);
+            if (rc != MPI_SUCCESS) fail(rc, "the generalized request's cancel_fn returned " + std::to_string(rc));
+            return;
+        }
         if (!found->active || found->complete) return;  // a completed operation cannot be cancelled
         if (found->kind == Request::Kind::Send) {
-            // Only a synchronous send is still pending: no receive has matched it.
-            fail(MPI_ERR_UNSUPPORTED_OPERATION,
-                 "cancelling a synchronous send that no receive has matched yet is not supported (MPI 4.0 "
-                 "deprecates cancelling sends); the request stays active and completes when a receive matches it");
+            // Only a synchronous send is still pending: no receive has matched
+            // it yet. Ask the receiver to drop it (see kCancelRequest).
+            Engine& e = engine();
+            const auto it = std::find_if(e.awaiting_ack.begin(), e.awaiting_ack.end(),
+                                         [&](const auto& entry) { return entry.second.get() == found; });
+            if (it == e.awaiting_ack.end() || found->cancel_requested) return;
+            found->cancel_requested = true;
+            const std::uint32_t sequence = it->first;
+            const int destination = found->comm->global_rank(found->peer);
+            if (destination == driver().rank()) {
+                if (drop_unmatched(destination, sequence)) complete_cancelled(sequence);
+                return;
+            }
+            send_control(destination, found->comm->guest.id, sequence, kCancelRequest);
+            return;
         }
         auto& posted = engine().posted;
         posted.remove_if([&](const std::shared_ptr<Request>& r) { return r.get() == found; });
@@ -1083,6 +1227,41 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
     });
 }
 
+// ---- generalized requests (MPI 3.1 §12.2) ---------------------------------------------------
+
+int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request) {
+    return entry("MPI_Grequest_start", MPI_COMM_WORLD, [&] {
+        if (request == nullptr) fail(MPI_ERR_ARG, "request is NULL");
+        if (query_fn == nullptr || free_fn == nullptr || cancel_fn == nullptr)
+            fail(MPI_ERR_ARG, "query_fn, free_fn and cancel_fn must all be functions");
+        auto made = std::make_shared<Request>();
+        made->kind = Request::Kind::Generalized;
+        made->query = query_fn;
+        made->free = free_fn;
+        made->cancel = cancel_fn;
+        made->extra_state = extra_state;
+        made->active = true;
+        set_empty(made->status);
+        *request = engine().requests.add(made);
+    });
+}
+
+int PMPI_Grequest_complete(MPI_Request request) {
+    return entry("MPI_Grequest_complete", MPI_COMM_WORLD, [&] {
+        Request* found = check_request(request, "request");
+        if (found == nullptr || found->kind != Request::Kind::Generalized)
+            fail(MPI_ERR_REQUEST, "request is not a generalized request (MPI_Grequest_start)");
+        if (found->complete) fail(MPI_ERR_REQUEST, "the generalized request is already complete");
+        found->complete = true;
+        if (found->freed) {  // MPI_Request_free came first: nobody will wait for it
+            const int rc = found->free(found->extra_state);
+            engine().requests.remove(request);
+            if (rc != MPI_SUCCESS) fail(rc, "the generalized request's free_fn returned " + std::to_string(rc));
+        }
+    });
+}
+
 int PMPI_Buffer_attach(void* buffer, int size) {
     return entry("MPI_Buffer_attach", MPI_COMM_WORLD, [&] {
         if (size < 0) fail(MPI_ERR_ARG, "size " + std::to_string(size) + " is negative");
@@ -1139,5 +1318,7 @@ ISVP_MPI_ALIAS(Improbe)
 ISVP_MPI_ALIAS(Mprobe)
 ISVP_MPI_ALIAS(Mrecv)
 ISVP_MPI_ALIAS(Imrecv)
+ISVP_MPI_ALIAS(Grequest_start)
+ISVP_MPI_ALIAS(Grequest_complete)
 ISVP_MPI_ALIAS(Buffer_attach)
 ISVP_MPI_ALIAS(Buffer_detach)

@@ -14,14 +14,6 @@ using isvp::mpi::unsupported;
 
 extern "C" {
 
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
-    return entry("MPI_Comm_idup", comm, [] { unsupported("MPI_Comm_idup"); });
-}
-
-int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
-    return entry("MPI_Comm_create_group", comm, [] { unsupported("MPI_Comm_create_group"); });
-}
-
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
                           MPI_Comm* newintercomm) {
     return entry("MPI_Intercomm_create", local_comm, [] { unsupported("MPI_Intercomm_create"); });
@@ -316,8 +308,6 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
 
 }  // extern "C"
 
-ISVP_MPI_ALIAS(Comm_idup)
-ISVP_MPI_ALIAS(Comm_create_group)
 ISVP_MPI_ALIAS(Intercomm_create)
 ISVP_MPI_ALIAS(Intercomm_merge)
 ISVP_MPI_ALIAS(Graph_create)
