@@ -1,14 +1,21 @@
 // MPI_Comm_idup, MPI_Comm_idup_with_info (MPI 3.0 / 4.0) and
 // MPI_Comm_create_group (MPI 3.0: collective over the group only).
 //
-// MPI_Comm_idup runs MPI_Comm_dup at the call and returns a request that is
-// already complete: the new communicator's ID is agreed by a software
-// allreduce over the parent, which waits for every member to reach its
-// idup. While it waits, the driver's progress hook keeps this rank's
-// nonblocking operations going (docs/MPI.md, "Progress"), so idups mixed
-// with pending nonblocking collectives, sends and receives on the parent
-// complete as the standard requires, as long as every member starts its
-// idups of one parent in the same order (which MPI requires of collectives).
+// MPI_Comm_idup makes the duplicate when the program first completes (Wait,
+// Test, their array forms, Request_get_status) an idup request — the
+// request is a generalized request whose completion call runs the deferred
+// work (set_deferred_work) — so an idup returns at once and a rank may go
+// on to serve its peers (MPICH's comm_idup: ranks idup, then Ssend to a
+// rank that idups only after it has received them all). The duplicate's ID
+// is agreed by the blocking MPI_Comm_dup machinery; to keep members that
+// started idups on several parents in different orders (legal for
+// nonblocking calls) from waiting for each other, a completion call makes
+// every pending idup of this rank, in one order every member shares: by
+// the parent's communicator ID, then in start order (MPI requires one
+// parent's idups to be started in the same order everywhere). The
+// duplicate is an ordinary communicator (CT row, offload as Comm_dup's).
+// While a dup waits for its members, the driver's progress hook keeps this
+// rank's nonblocking operations going.
 //
 // MPI_Comm_create_group agrees the new communicator's ID among the group's
 // members only: a temporary communicator of those members, under the
@@ -16,46 +23,82 @@
 // from `tag` (2^22 + tag, which the parent's collectives, counted from 0,
 // do not reach), so concurrent create_group calls with different tags on
 // overlapping groups never match each other's messages.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
 #include "registry.h"
 
 using namespace isvp::mpi;
 
 namespace {
 
-/// A request that is complete at once (its status empty): Wait and Test return at once.
-int query_empty(void*, MPI_Status* status) {
+/// An MPI_Comm_idup not made yet.
+struct PendingIdup {
+    const char* function = "MPI_Comm_idup";
+    MPI_Comm parent = MPI_COMM_NULL;
+    unsigned parent_id = 0;  ///< the parent's communicator ID (the same on every member)
+    MPI_Comm* newcomm = nullptr;
+    MPI_Request request = MPI_REQUEST_NULL;
+    int error = MPI_SUCCESS;  ///< what MPI_Comm_dup returned
+};
+
+/// Pending idups of this rank, in start order (owned here until made, then by their request).
+std::vector<PendingIdup*>& pending() {
+    static std::vector<PendingIdup*> list;
+    return list;
+}
+
+int query_idup(void* extra, MPI_Status* status) {
     status->MPI_SOURCE = MPI_UNDEFINED;
     status->MPI_TAG = MPI_UNDEFINED;
     status->MPI_ERROR = MPI_SUCCESS;
     status->isvp_cancelled = 0;
     status->isvp_bytes = 0;
+    return static_cast<PendingIdup*>(extra)->error;
+}
+int free_idup(void* extra) {
+    delete static_cast<PendingIdup*>(extra);
     return MPI_SUCCESS;
 }
-int free_nothing(void*) {
-    return MPI_SUCCESS;
-}
-int cancel_nothing(void*, int) {
-    return MPI_SUCCESS;
+int cancel_idup(void*, int) {
+    return MPI_SUCCESS;  // an idup cannot be cancelled: it completes normally
 }
 
-MPI_Request completed_request() {
-    MPI_Request request = MPI_REQUEST_NULL;
-    if (PMPI_Grequest_start(query_empty, free_nothing, cancel_nothing, nullptr, &request) != MPI_SUCCESS ||
-        PMPI_Grequest_complete(request) != MPI_SUCCESS)
-        fail(MPI_ERR_INTERN, "could not make the request");
-    return request;
+bool owns_idup(void* extra) {
+    const auto& list = pending();
+    return std::find(list.begin(), list.end(), extra) != list.end();
+}
+
+/// Makes every pending idup, by parent ID, then start order.
+void make_pending_idups() {
+    std::vector<PendingIdup*> list;
+    list.swap(pending());
+    std::stable_sort(list.begin(), list.end(),
+                     [](const PendingIdup* a, const PendingIdup* b) { return a->parent_id < b->parent_id; });
+    for (PendingIdup* idup : list) {
+        idup->error = PMPI_Comm_dup(idup->parent, idup->newcomm);
+        PMPI_Grequest_complete(idup->request);
+    }
 }
 
 int idup(const char* function, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
-    const int checked = entry(function, comm, [&] {
-        check_comm(comm);
+    return entry(function, comm, [&] {
+        const Comm& parent = check_comm(comm);
         if (info != MPI_INFO_NULL && objects().infos.find(info) == nullptr)
             fail(MPI_ERR_INFO, "info is not a valid info object");
         if (newcomm == nullptr || request == nullptr) fail(MPI_ERR_ARG, "newcomm or request is NULL");
+        auto made = std::make_unique<PendingIdup>();
+        made->function = function;
+        made->parent = comm;
+        made->parent_id = parent.guest.id;
+        made->newcomm = newcomm;
+        if (PMPI_Grequest_start(query_idup, free_idup, cancel_idup, made.get(), &made->request) != MPI_SUCCESS)
+            fail(MPI_ERR_INTERN, "could not make the request");
+        set_deferred_work({owns_idup, make_pending_idups});
+        *request = made->request;
+        pending().push_back(made.release());
     });
-    if (checked != MPI_SUCCESS) return checked;
-    if (const int status = PMPI_Comm_dup(comm, newcomm); status != MPI_SUCCESS) return status;
-    return entry(function, comm, [&] { *request = completed_request(); });
 }
 
 }  // namespace

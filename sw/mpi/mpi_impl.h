@@ -319,6 +319,16 @@ MPI_Request collective_request(const char* function, MPI_Comm comm, std::shared_
 MPI_Request persistent_collective_request(const char* function, MPI_Comm comm,
                                           std::function<std::shared_ptr<CollectiveProgress>()> start,
                                           std::function<void()> release);
+/// Work that a completion call (Wait, Test and their array forms,
+/// Request_get_status) does before it waits or tests, when one of its
+/// requests is an incomplete generalized request whose extra_state `owns`
+/// says is such work's (comm_nonblocking.cpp: the MPI_Comm_idup duplicates,
+/// made when the program first completes one of them).
+struct DeferredWork {
+    bool (*owns)(void* extra_state) = nullptr;
+    void (*run)() = nullptr;
+};
+void set_deferred_work(DeferredWork work);
 /// Advances every incomplete nonblocking collective, in the order they were
 /// started. Every wait or test of the point-to-point engine does this.
 void progress_collectives();

@@ -501,6 +501,26 @@ Request* find_request(MPI_Request handle) {
     return engine().requests.find(handle);
 }
 
+DeferredWork& deferred_work() {
+    static DeferredWork work;
+    return work;
+}
+
+/// A completion call's first step: runs the deferred work (set_deferred_work)
+/// when one of `requests` waits for it.
+void run_deferred(int count, const MPI_Request* requests) {
+    const DeferredWork& work = deferred_work();
+    if (work.owns == nullptr || requests == nullptr) return;
+    for (int i = 0; i < count; ++i) {
+        const Request* request = find_request(requests[i]);
+        if (request != nullptr && request->kind == Request::Kind::Generalized && !request->complete &&
+            work.owns(request->extra_state)) {
+            work.run();
+            return;
+        }
+    }
+}
+
 /// The communicator whose error handler a call on `handle` reports through.
 MPI_Comm comm_of(const MPI_Request* handle) {
     if (handle == nullptr) return MPI_COMM_WORLD;
@@ -570,11 +590,13 @@ int complete_all(int count, MPI_Request requests[], MPI_Status statuses[]) {
     return MPI_SUCCESS;
 }
 
+/// Checks the array of a completion call, then runs the deferred work it waits for.
 void check_request_array(int count, const MPI_Request requests[], const char* name) {
     if (count < 0) fail(MPI_ERR_COUNT, "count " + std::to_string(count) + " is negative");
     if (count > 0 && requests == nullptr) fail(MPI_ERR_REQUEST, std::string(name) + " is NULL");
     for (int i = 0; i < count; ++i)
         check_request(requests[i], (std::string(name) + "[" + std::to_string(i) + "]").c_str());
+    run_deferred(count, requests);
 }
 
 /// Index of the first completed active request, -1 if none, MPI_UNDEFINED
@@ -781,6 +803,10 @@ void progress_collectives() {
                         e.collectives.end());
 }
 
+void set_deferred_work(DeferredWork work) {
+    deferred_work() = work;
+}
+
 void install_progress_hook() {
     // Runs only when the driver is about to sleep (any blocking wait in the
     // driver: a software or offloaded collective, a communicator call, the
@@ -943,6 +969,7 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     return entry("MPI_Wait", comm_of(request), [&] {
         if (request == nullptr) fail(MPI_ERR_REQUEST, "request is NULL");
         Request* found = check_request(*request, "request");
+        run_deferred(1, request);
         if (pending(found)) block_until([&] { return found->complete; });
         std::string message;
         const int error = retire(*request, status, false, &message);
@@ -954,6 +981,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     return entry("MPI_Test", comm_of(request), [&] {
         if (request == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "request or flag is NULL");
         Request* found = check_request(*request, "request");
+        run_deferred(1, request);
         *flag = !pending(found) || test_once([&] { return found->complete; }) ? 1 : 0;
         if (!*flag) return;
         std::string message;
@@ -966,6 +994,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     return entry("MPI_Request_get_status", comm_of(&request), [&] {
         if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
         Request* found = check_request(request, "request");
+        run_deferred(1, &request);
         *flag = !pending(found) || test_once([&] { return found->complete; }) ? 1 : 0;
         if (!*flag) return;
         if (pending(found))

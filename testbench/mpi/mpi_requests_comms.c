@@ -108,6 +108,43 @@ static void idup(void) {
     CHECK_INT(total, size_ * (size_ - 1) / 2);
     MPI_Allreduce(&value, &total, 1, MPI_INT, MPI_MAX, with_info);
     CHECK_INT(total, size_ - 1);
+
+    /* MPI_Comm_idup returns at once (MPICH's comm_idup): every rank but 0
+     * idups, then Ssends to rank 0, which idups only once it has received
+     * them all. */
+    MPI_Comm late;
+    MPI_Request request;
+    int token = rank_;
+    if (rank_ == 0) {
+        for (int r = 1; r < size_; ++r) MPI_Recv(&token, 1, MPI_INT, r, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Comm_idup(MPI_COMM_WORLD, &late, &request);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Comm_idup(MPI_COMM_WORLD, &late, &request);
+        MPI_Ssend(&token, 1, MPI_INT, 0, 4, MPI_COMM_WORLD);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+    }
+    MPI_Allreduce(&value, &total, 1, MPI_INT, MPI_SUM, late);
+    CHECK_INT(total, size_ * (size_ - 1) / 2);
+
+    /* Idups of two parents started in opposite orders on odd and even ranks. */
+    MPI_Comm a, b;
+    MPI_Request two[2];
+    if (rank_ % 2) {
+        MPI_Comm_idup(copy, &a, &two[0]);
+        MPI_Comm_idup(with_info, &b, &two[1]);
+    } else {
+        MPI_Comm_idup(with_info, &b, &two[1]);
+        MPI_Comm_idup(copy, &a, &two[0]);
+    }
+    CHECK_INT(MPI_Waitall(2, two, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    MPI_Allreduce(&value, &total, 1, MPI_INT, MPI_SUM, a);
+    CHECK_INT(total, size_ * (size_ - 1) / 2);
+    MPI_Allreduce(&value, &total, 1, MPI_INT, MPI_MIN, b);
+    CHECK_INT(total, 0);
+    MPI_Comm_free(&a);
+    MPI_Comm_free(&b);
+    MPI_Comm_free(&late);
     MPI_Comm_free(&copy);
     MPI_Comm_free(&with_info);
 }
