@@ -60,6 +60,13 @@ int comm_size(MPI_Comm comm) {
     return c != nullptr ? c->size() : 0;
 }
 
+/// The size of `comm` at its rank `root`, else 0: a rooted v-collective's
+/// counts and displacements are significant at the root only.
+int root_size(MPI_Comm comm, int root) {
+    const Comm* c = find_comm(comm);
+    return c != nullptr && c->rank() == root ? c->size() : 0;
+}
+
 }  // namespace
 
 extern "C" {
@@ -477,8 +484,8 @@ int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     return narrowed(
         "MPI_Scatterv_c", comm,
         [&] {
-            counts = narrow_array(sendcounts, comm_size(comm), "sendcounts");
-            offsets = narrow_array(displs, comm_size(comm), "displs", MPI_ERR_ARG);
+            counts = narrow_array(sendcounts, root_size(comm, root), "sendcounts");
+            offsets = narrow_array(displs, root_size(comm, root), "displs", MPI_ERR_ARG);
             r = narrow(recvcount, "recvcount");
         },
         [&] {
@@ -496,8 +503,8 @@ int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         "MPI_Gatherv_c", comm,
         [&] {
             s = narrow(sendcount, "sendcount");
-            counts = narrow_array(recvcounts, comm_size(comm), "recvcounts");
-            offsets = narrow_array(displs, comm_size(comm), "displs", MPI_ERR_ARG);
+            counts = narrow_array(recvcounts, root_size(comm, root), "recvcounts");
+            offsets = narrow_array(displs, root_size(comm, root), "displs", MPI_ERR_ARG);
         },
         [&] {
             return PMPI_Gatherv(sendbuf, s, sendtype, recvbuf, data_or_null(counts), data_or_null(offsets), recvtype,
@@ -561,6 +568,102 @@ int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         [&] {
             return PMPI_Alltoallw(sendbuf, data_or_null(scounts), data_or_null(sdisp), sendtypes, recvbuf,
                                   data_or_null(rcounts), data_or_null(rdisp), recvtypes, comm);
+        });
+}
+
+int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype,
+                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Request* request) {
+    std::vector<int> counts, offsets;
+    int r = 0;
+    return narrowed(
+        "MPI_Iscatterv_c", comm,
+        [&] {
+            counts = narrow_array(sendcounts, root_size(comm, root), "sendcounts");
+            offsets = narrow_array(displs, root_size(comm, root), "displs", MPI_ERR_ARG);
+            r = narrow(recvcount, "recvcount");
+        },
+        [&] {
+            return PMPI_Iscatterv(sendbuf, data_or_null(counts), data_or_null(offsets), sendtype, recvbuf, r, recvtype,
+                                  root, comm, request);
+        });
+}
+
+int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                    MPI_Comm comm, MPI_Request* request) {
+    std::vector<int> counts, offsets;
+    int s = 0;
+    return narrowed(
+        "MPI_Igatherv_c", comm,
+        [&] {
+            s = narrow(sendcount, "sendcount");
+            counts = narrow_array(recvcounts, root_size(comm, root), "recvcounts");
+            offsets = narrow_array(displs, root_size(comm, root), "displs", MPI_ERR_ARG);
+        },
+        [&] {
+            return PMPI_Igatherv(sendbuf, s, sendtype, recvbuf, data_or_null(counts), data_or_null(offsets), recvtype,
+                                 root, comm, request);
+        });
+}
+
+int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request* request) {
+    std::vector<int> counts, offsets;
+    int s = 0;
+    return narrowed(
+        "MPI_Iallgatherv_c", comm,
+        [&] {
+            s = narrow(sendcount, "sendcount");
+            counts = narrow_array(recvcounts, comm_size(comm), "recvcounts");
+            offsets = narrow_array(displs, comm_size(comm), "displs", MPI_ERR_ARG);
+        },
+        [&] {
+            return PMPI_Iallgatherv(sendbuf, s, sendtype, recvbuf, data_or_null(counts), data_or_null(offsets),
+                                    recvtype, comm, request);
+        });
+}
+
+int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    std::vector<int> scounts, sdisp, rcounts, rdisp;
+    return narrowed(
+        "MPI_Ialltoallv_c", comm,
+        [&] {
+            const int n = comm_size(comm);
+            if (sendbuf != MPI_IN_PLACE) {
+                scounts = narrow_array(sendcounts, n, "sendcounts");
+                sdisp = narrow_array(sdispls, n, "sdispls", MPI_ERR_ARG);
+            }
+            rcounts = narrow_array(recvcounts, n, "recvcounts");
+            rdisp = narrow_array(rdispls, n, "rdispls", MPI_ERR_ARG);
+        },
+        [&] {
+            return PMPI_Ialltoallv(sendbuf, data_or_null(scounts), data_or_null(sdisp), sendtype, recvbuf,
+                                   data_or_null(rcounts), data_or_null(rdisp), recvtype, comm, request);
+        });
+}
+
+int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
+    std::vector<int> scounts, sdisp, rcounts, rdisp;
+    return narrowed(
+        "MPI_Ialltoallw_c", comm,
+        [&] {
+            const int n = comm_size(comm);
+            if (sendbuf != MPI_IN_PLACE) {
+                scounts = narrow_array(sendcounts, n, "sendcounts");
+                sdisp = narrow_array(sdispls, n, "sdispls", MPI_ERR_ARG);
+            }
+            rcounts = narrow_array(recvcounts, n, "recvcounts");
+            rdisp = narrow_array(rdispls, n, "rdispls", MPI_ERR_ARG);
+        },
+        [&] {
+            return PMPI_Ialltoallw(sendbuf, data_or_null(scounts), data_or_null(sdisp), sendtypes, recvbuf,
+                                   data_or_null(rcounts), data_or_null(rdisp), recvtypes, comm, request);
         });
 }
 
@@ -633,3 +736,8 @@ ISVP_MPI_ALIAS(Gatherv_c)
 ISVP_MPI_ALIAS(Allgatherv_c)
 ISVP_MPI_ALIAS(Alltoallv_c)
 ISVP_MPI_ALIAS(Alltoallw_c)
+ISVP_MPI_ALIAS(Iscatterv_c)
+ISVP_MPI_ALIAS(Igatherv_c)
+ISVP_MPI_ALIAS(Iallgatherv_c)
+ISVP_MPI_ALIAS(Ialltoallv_c)
+ISVP_MPI_ALIAS(Ialltoallw_c)

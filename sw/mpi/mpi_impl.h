@@ -249,7 +249,8 @@ std::size_t basic_elements(const Type& type, std::size_t bytes);
 struct Op {
     MPI_Op handle = MPI_OP_NULL;
     std::optional<isvp::Operation> predefined;  ///< SUM ... MAXLOC (REPLACE/NO_OP: neither)
-    MPI_User_function* user = nullptr;          ///< MPI_Op_create
+    MPI_User_function* user = nullptr;          ///< MPI_Op_create (MPI_Op_create_c: a stand-in, never called)
+    MPI_User_function_c* user_c = nullptr;      ///< MPI_Op_create_c: called with an MPI_Count length
     bool commutative = true;
 };
 

@@ -60,6 +60,15 @@ static void isendrecv(void) {
     CHECK_INT(a, left);
 }
 
+/* A user op with MPI_Count lengths (MPI_Op_create_c): non-commutative
+ * "keep the left operand's first element, add the rest". */
+static void count_op(void* in, void* inout, MPI_Count* len, MPI_Datatype* type) {
+    (void)type;
+    const int* a = (const int*)in;
+    int* b = (int*)inout;
+    for (MPI_Count i = 0; i < *len; ++i) b[i] = i == 0 ? a[i] : a[i] + b[i];
+}
+
 static void large_count_forms(void) {
     const int right = (rank_ + 1) % size_, left = (rank_ + size_ - 1) % size_;
     double out[4] = {rank_ + 0.5, 1, 2, 3}, in[4] = {0};
@@ -88,12 +97,32 @@ static void large_count_forms(void) {
     MPI_Aint displs[64];
     for (int p = 0; p < size_; ++p) counts[p] = 1, displs[p] = size_ - 1 - p;
     for (int p = 0; p < size_; ++p) all[p] = -1;
-    CHECK_INT(MPI_Gatherv_c(&value, 1, MPI_INT, all, counts, displs, MPI_INT, 0, MPI_COMM_WORLD), MPI_SUCCESS);
+    /* recvcounts and displs are significant at the root only: garbage elsewhere is fine. */
+    MPI_Count garbage_counts[64];
+    MPI_Aint garbage_displs[64];
+    for (int p = 0; p < size_; ++p) garbage_counts[p] = (MPI_Count)1 << 40, garbage_displs[p] = (MPI_Aint)1 << 40;
+    CHECK_INT(MPI_Gatherv_c(&value, 1, MPI_INT, all, rank_ == 0 ? counts : garbage_counts,
+                            rank_ == 0 ? displs : garbage_displs, MPI_INT, 0, MPI_COMM_WORLD),
+              MPI_SUCCESS);
     if (rank_ == 0)
         for (int p = 0; p < size_; ++p) CHECK_INT(all[size_ - 1 - p], p + 1);
     int inout = 10;
     CHECK_INT(MPI_Reduce_local_c(&value, &inout, 1, MPI_INT, MPI_SUM), MPI_SUCCESS);
     CHECK_INT(inout, 10 + rank_ + 1);
+
+    MPI_Op op;
+    CHECK_INT(MPI_Op_create_c(count_op, 0, &op), MPI_SUCCESS);
+    int pair[2] = {rank_, 1}, reduced[2] = {-1, -1};
+    CHECK_INT(MPI_Allreduce_c(pair, reduced, 2, MPI_INT, op, MPI_COMM_WORLD), MPI_SUCCESS);
+    CHECK_INT(reduced[0], 0); /* rank order: rank 0's element survives */
+    CHECK_INT(reduced[1], size_);
+    MPI_Op_free(&op);
+    for (int p = 0; p < size_; ++p) all[p] = -1;
+    MPI_Request request;
+    CHECK_INT(MPI_Iallgatherv_c(&value, 1, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD, &request),
+              MPI_SUCCESS);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    for (int p = 0; p < size_; ++p) CHECK_INT(all[size_ - 1 - p], p + 1);
 
     /* Datatypes and packing. */
     MPI_Datatype contiguous, vector;

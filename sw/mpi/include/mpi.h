@@ -733,6 +733,7 @@ typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len, MP
 ISVP_MPI_API(Grequest_start, (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function *free_fn,
                               MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request));
 ISVP_MPI_API(Grequest_complete, (MPI_Request request));
+ISVP_MPI_API(Op_create_c, (MPI_User_function_c * user_fn, int commute, MPI_Op *op));
 ISVP_MPI_API(Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                          MPI_Request *request));
@@ -858,6 +859,22 @@ ISVP_MPI_API(Allgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Dataty
 ISVP_MPI_API(Alltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                            MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                            const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm));
+ISVP_MPI_API(Iscatterv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                           MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                           MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Igatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                          MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Iallgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Ialltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                            const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Ialltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            MPI_Request *request));
 ISVP_MPI_API(Alltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
