@@ -19,6 +19,13 @@ foreach(mode "on;6" "off;0")
   set_tests_properties(mpi_coll_persistent_offload_${offload}_counted PROPERTIES TIMEOUT 300 LABELS "mpi;collective")
 endforeach()
 
+# More persistent collectives than the switch has communicator-table rows:
+# some offloaded, the rest agreed into software, all right (41 decisions:
+# the 40 starts and an Allreduce on a communicator made afterwards).
+add_test(NAME mpi_coll_persistent_more_than_the_switch_holds
+         COMMAND sh -c "out=$(ISVP_MPI_STATS=1 $<TARGET_FILE:isvp> run -n 4 --set topology.torus=2x2x1 -- ${isvp_mpi_test_binaries}/coll_persistent many) || exit 1; echo \"$out\"; test $(echo \"$out\" | grep -c 'collectives offloaded [1-9][0-9]* of 41') -eq 4 && test $(echo \"$out\" | grep -c 'offloaded 41 of 41') -eq 0")
+set_tests_properties(mpi_coll_persistent_more_than_the_switch_holds PROPERTIES TIMEOUT 300 LABELS "mpi;collective")
+
 # MPI 4.0 point-to-point additions (MPI_Isendrecv, MPI_Isendrecv_replace)
 # and the large-count _c forms (sw/mpi/large_count.cpp).
 isvp_mpi_program(mpi_large_count mpi_large_count.c)

@@ -4,8 +4,9 @@
  * ranks (matching follows the _init order); Startall; a float Allreduce_init
  * bit-identical to MPI_Allreduce (the same offload decision); derived
  * datatypes; inactive-request semantics and errors.
- * Usage: coll_persistent [count]  — "count" runs only 6 offloadable starts
- * (for ISVP_MPI_STATS). */
+ * Usage: coll_persistent [count|many]  — "count" runs only 6 offloadable
+ * starts (for ISVP_MPI_STATS); "many" 40 Allreduce_init at once, more than
+ * the switch has contexts for. */
 #include <stdint.h>
 #include <string.h>
 
@@ -201,6 +202,21 @@ static void start_order(void) {
         CHECK_INT(sx, size_ * (size_ + 1) / 2);
     }
     for (int i = 0; i < 4; ++i) MPI_Request_free(&r[i]);
+
+    /* Many at once (each offloaded one on its own switch context): twelve
+     * Allreduce_init started in opposite orders on odd and even ranks. */
+    enum { MANY = 12 };
+    int in[MANY], out[MANY];
+    MPI_Request many[MANY];
+    for (int i = 0; i < MANY; ++i)
+        MPI_Allreduce_init(&in[i], &out[i], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &many[i]);
+    for (int s = 0; s < 2; ++s) {
+        for (int i = 0; i < MANY; ++i) in[i] = (rank_ + 1) * (i + s + 1), out[i] = -1;
+        for (int i = 0; i < MANY; ++i) MPI_Start(&many[rank_ % 2 ? MANY - 1 - i : i]);
+        CHECK_INT(MPI_Waitall(MANY, many, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+        for (int i = 0; i < MANY; ++i) CHECK_INT(out[i], size_ * (size_ + 1) / 2 * (i + s + 1));
+    }
+    for (int i = 0; i < MANY; ++i) MPI_Request_free(&many[i]);
 }
 
 /* Inactive requests: Wait and Test return at once with an empty status;
@@ -314,12 +330,36 @@ static void counted_starts(void) {
     MPI_Request_free(&r[1]);
 }
 
+/* More persistent collectives than the switch has communicator-table rows:
+ * the first ones get a context each, the members agree to run the rest in
+ * software; every result is right; a communicator made afterwards works. */
+static void more_than_the_switch_holds(void) {
+    enum { M = 40 };
+    int in[M], out[M];
+    MPI_Request r[M];
+    for (int i = 0; i < M; ++i)
+        MPI_Allreduce_init(&in[i], &out[i], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[i]);
+    for (int i = 0; i < M; ++i) in[i] = i + rank_;
+    CHECK_INT(MPI_Startall(M, r), MPI_SUCCESS);
+    CHECK_INT(MPI_Waitall(M, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    for (int i = 0; i < M; ++i) CHECK_INT(out[i], i * size_ + size_ * (size_ - 1) / 2);
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    int one = 1, sum = 0;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, dup);
+    CHECK_INT(sum, size_);
+    for (int i = 0; i < M; ++i) MPI_Request_free(&r[i]);
+    MPI_Comm_free(&dup);
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     if (argc > 1 && strcmp(argv[1], "count") == 0) {
         counted_starts();
+    } else if (argc > 1 && strcmp(argv[1], "many") == 0) {
+        more_than_the_switch_holds();
     } else {
         every_collective(MPI_COMM_WORLD);
         MPI_Comm half;
