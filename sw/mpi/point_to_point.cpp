@@ -27,8 +27,9 @@
 // simulator's deadlock rule ends the job. MPI_Cancel of a synchronous send
 // that is still waiting asks the receiver (kCancelRequest below): a message
 // no receive has matched yet is dropped there and the send completes as
-// cancelled (MPI_Test_cancelled), else it completes normally; other sends
-// have completed at the call and are not cancelled.
+// cancelled (MPI_Test_cancelled), else it completes normally. A standard
+// send whose request is not completed yet is cancelled the same way (its
+// message named by tag and ordinal, see send_ordinal_control).
 //
 // Wire tags (the driver's 32-bit envelope tag):
 //   bit  31      0 (guest::Collectives owns 0x80000000 and above)
@@ -60,6 +61,7 @@
 #include <list>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "isvp/packet_format.h"
 #include "registry.h"
@@ -94,6 +96,7 @@ struct Incoming {
     std::shared_ptr<Comm> comm;       ///< set once matched by MPI_Mprobe / MPI_Improbe
     bool synchronous = false;         ///< its sender waits until a receive matches it
     std::uint32_t sync_sequence = 0;  ///< the sender's number for it, echoed in the acknowledgement
+    std::uint64_t ordinal = 0;        ///< its place among the messages of its sender with its tag (MPI_Cancel)
 };
 
 struct Request {
@@ -106,7 +109,9 @@ struct Request {
     bool complete = false;          ///< the operation is done
     bool detached = false;          ///< MPI_Request_free'd while active: nobody waits for it
     bool synchronous = false;       ///< a synchronous send: complete when the receiver acknowledges
-    bool cancel_requested = false;  ///< MPI_Cancel asked the receiver to drop this synchronous send
+    bool cancel_requested = false;  ///< MPI_Cancel asked the receiver to drop this send
+    std::uint32_t sent_tag = 0;     ///< a started send: its wire tag
+    std::uint64_t ordinal = 0;      ///< a started send: its place among this rank's messages to its peer with its tag
     std::shared_ptr<Comm> comm;
     std::shared_ptr<Type> type;
     const void* send_buffer = nullptr;
@@ -140,6 +145,11 @@ struct Engine {
     /// Started synchronous sends not yet acknowledged, by sync sequence number.
     std::map<std::uint32_t, std::shared_ptr<Request>> awaiting_ack;
     std::uint32_t next_sync_sequence = 0;  ///< numbers this rank's synchronous sends
+    /// Messages sent per (destination, wire tag) and arrived per (source,
+    /// wire tag): a message's ordinal names it in a cancel request.
+    std::map<std::pair<int, std::uint32_t>, std::uint64_t> sent, arrived;
+    /// Standard sends whose cancel request is unanswered, by (destination, wire tag, ordinal).
+    std::map<std::tuple<int, std::uint32_t, std::uint64_t>, std::shared_ptr<Request>> cancelling;
     /// Nonblocking collectives not yet complete, in the order they were started.
     std::vector<std::shared_ptr<Request>> collectives;
     bool progressing = false;  ///< inside progress_collectives (no re-entry from a user op)
@@ -269,6 +279,45 @@ bool drop_unmatched(int source, std::uint32_t sequence) {
     return true;
 }
 
+// Cancelling a standard (eager, locally complete) send works the same way,
+// naming the message by its wire tag and ordinal (its place among the
+// sender's messages to that receiver with that tag, counted on both sides):
+// 16 bytes {what, tag, ordinal} with what = kCancelRequest, kCancelled or
+// kNotCancelled. The request is incomplete again until the answer arrives.
+void send_ordinal_control(int destination, unsigned comm_id, std::uint32_t what, std::uint32_t tag,
+                          std::uint64_t ordinal) {
+    std::uint8_t data[16];
+    std::memcpy(data, &what, 4);
+    std::memcpy(data + 4, &tag, 4);
+    std::memcpy(data + 8, &ordinal, 8);
+    driver().send(destination, kInternalBit | kSynchronousBit | comm_id << kCommShift, data, sizeof data);
+}
+
+/// The receiver's side: drops `source`'s unmatched message (tag, ordinal); whether it was there.
+bool drop_unmatched_message(int source, std::uint32_t tag, std::uint64_t ordinal) {
+    auto& queue = engine().unexpected;
+    const auto it = std::find_if(queue.begin(), queue.end(), [&](const Incoming& m) {
+        return !m.synchronous && m.source == source && m.tag == tag && m.ordinal == ordinal;
+    });
+    if (it == queue.end()) return false;
+    queue.erase(it);
+    return true;
+}
+
+/// The sender's side: the answer for the standard send (destination, tag, ordinal).
+void cancel_answered(int destination, std::uint32_t tag, std::uint64_t ordinal, bool cancelled) {
+    auto& waiting = engine().cancelling;
+    const auto it = waiting.find({destination, tag, ordinal});
+    if (it == waiting.end()) return;
+    Request& request = *it->second;
+    if (cancelled) {
+        set_empty(request.status);
+        request.status.isvp_cancelled = 1;
+    }
+    request.complete = true;
+    waiting.erase(it);
+}
+
 /// Offers a message to the posted receives; unmatched, it joins the unexpected queue.
 void deliver(Incoming message) {
     Engine& e = engine();
@@ -287,6 +336,7 @@ void deliver(Incoming message) {
 /// number is taken off its data.
 Incoming arrived(guest::Driver::ArrivedMessage& message) {
     Incoming incoming{message.source, message.tag, std::move(message.data), nullptr};
+    incoming.ordinal = engine().arrived[{message.source, message.tag}]++;
     if ((message.tag & kSynchronousBit) != 0 && incoming.data.size() >= kSequenceBytes) {
         const std::size_t bytes = incoming.data.size() - kSequenceBytes;
         std::memcpy(&incoming.sync_sequence, incoming.data.data() + bytes, kSequenceBytes);
@@ -325,6 +375,18 @@ void pull() {
                              drop_unmatched(message.source, sequence) ? kCancelled : kNotCancelled);
             else if (what == kCancelled)
                 complete_cancelled(sequence);
+        } else if (message.data.size() == 16) {  // cancelling a standard send
+            std::uint32_t tag = 0;
+            std::uint64_t ordinal = 0;
+            std::memcpy(&what, message.data.data(), 4);
+            std::memcpy(&tag, message.data.data() + 4, 4);
+            std::memcpy(&ordinal, message.data.data() + 8, 8);
+            if (what == kCancelRequest)
+                send_ordinal_control(message.source, wire_comm_id(message.tag),
+                                     drop_unmatched_message(message.source, tag, ordinal) ? kCancelled : kNotCancelled,
+                                     tag, ordinal);
+            else
+                cancel_answered(message.source, tag, ordinal, what == kCancelled);
         }
     }
     progress_collectives();
@@ -407,6 +469,9 @@ void start(Request& request, const std::shared_ptr<Request>& shared) {
             message.tag |= kSynchronousBit;
             engine().awaiting_ack.emplace(message.sync_sequence, shared);
         }
+        message.ordinal = engine().sent[{destination, message.tag}]++;
+        request.sent_tag = message.tag;
+        request.ordinal = message.ordinal;
         if (destination == driver().rank()) {
             message.data.assign(begin, begin + bytes);
             deliver(std::move(message));
@@ -827,6 +892,9 @@ void reset_point_to_point() {
     e.unexpected.clear();
     e.self_internal.clear();
     e.awaiting_ack.clear();
+    e.cancelling.clear();
+    e.sent.clear();
+    e.arrived.clear();
     e.requests.clear_from(1);
     e.messages.clear_from(0);
 }
@@ -1143,6 +1211,24 @@ int PMPI_Cancel(MPI_Request* request) {
         if (found->kind == Request::Kind::Generalized) {
             const int rc = found->cancel(found->extra_state, found->complete ? 1 : 0);
             if (rc != MPI_SUCCESS) fail(rc, "the generalized request's cancel_fn returned " + std::to_string(rc));
+            return;
+        }
+        if (found->active && found->kind == Request::Kind::Send && !found->synchronous && found->complete &&
+            !found->cancel_requested && found->peer != MPI_PROC_NULL) {
+            // A standard send has completed locally (eager); its message may
+            // still be unmatched at the receiver: ask it (see cancel_answered).
+            found->cancel_requested = true;
+            const int destination = found->comm->global_rank(found->peer);
+            if (destination == driver().rank()) {
+                if (drop_unmatched_message(destination, found->sent_tag, found->ordinal)) {
+                    set_empty(found->status);
+                    found->status.isvp_cancelled = 1;
+                }
+                return;
+            }
+            found->complete = false;
+            engine().cancelling[{destination, found->sent_tag, found->ordinal}] = engine().requests.shared(*request);
+            send_ordinal_control(destination, found->comm->guest.id, kCancelRequest, found->sent_tag, found->ordinal);
             return;
         }
         if (!found->active || found->complete) return;  // a completed operation cannot be cancelled

@@ -256,10 +256,33 @@ static void cancel_synchronous_send(void) {
         int cancelled = -1;
         MPI_Test_cancelled(&status, &cancelled);
         CHECK_INT(cancelled, 1);
+        /* A standard send (complete at once, eager) and a persistent one, both unmatched. */
+        MPI_Isend(&value, 1, MPI_INT, 1, 70, MPI_COMM_WORLD, &request);
+        CHECK_INT(MPI_Cancel(&request), MPI_SUCCESS);
+        MPI_Wait(&request, &status);
+        MPI_Test_cancelled(&status, &cancelled);
+        CHECK_INT(cancelled, 1);
+        MPI_Send_init(&value, 1, MPI_INT, 1, 71, MPI_COMM_WORLD, &request);
+        MPI_Start(&request);
+        MPI_Cancel(&request);
+        MPI_Wait(&request, &status);
+        MPI_Test_cancelled(&status, &cancelled);
+        CHECK_INT(cancelled, 1);
+        MPI_Start(&request); /* started again: delivered, not cancelled */
+        MPI_Wait(&request, &status);
+        MPI_Test_cancelled(&status, &cancelled);
+        CHECK_INT(cancelled, 0);
+        MPI_Request_free(&request);
         send_int(1, 1, kGo);
         /* A second one, received (matched) before the cancel arrives. */
         receive_int(1, kGo);
         MPI_Issend(&value, 1, MPI_INT, 1, 61, MPI_COMM_WORLD, &request);
+        MPI_Cancel(&request);
+        MPI_Wait(&request, &status);
+        MPI_Test_cancelled(&status, &cancelled);
+        CHECK_INT(cancelled, 0);
+        /* A standard send the receiver matched before the cancel came: not cancelled. */
+        MPI_Isend(&value, 1, MPI_INT, 1, 72, MPI_COMM_WORLD, &request);
         MPI_Cancel(&request);
         MPI_Wait(&request, &status);
         MPI_Test_cancelled(&status, &cancelled);
@@ -277,13 +300,21 @@ static void cancel_synchronous_send(void) {
         receive_int(0, kGo);
         int flag = 1;
         MPI_Iprobe(0, 60, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-        CHECK_INT(flag, 0); /* the cancelled message is gone */
-        int got = 0;
-        MPI_Request receive;
-        MPI_Irecv(&got, 1, MPI_INT, 0, 61, MPI_COMM_WORLD, &receive);
+        CHECK_INT(flag, 0); /* the cancelled messages are gone */
+        MPI_Iprobe(0, 70, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        CHECK_INT(flag, 0);
+        int got = 0, got71 = 0, got72 = 0;
+        MPI_Recv(&got71, 1, MPI_INT, 0, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* the second start's */
+        CHECK_INT(got71, 9);
+        MPI_Iprobe(0, 71, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        CHECK_INT(flag, 0);
+        MPI_Request receive[2];
+        MPI_Irecv(&got, 1, MPI_INT, 0, 61, MPI_COMM_WORLD, &receive[0]);
+        MPI_Irecv(&got72, 1, MPI_INT, 0, 72, MPI_COMM_WORLD, &receive[1]);
         send_int(1, 0, kGo);
-        MPI_Wait(&receive, MPI_STATUS_IGNORE);
+        MPI_Waitall(2, receive, MPI_STATUSES_IGNORE);
         CHECK_INT(got, 9);
+        CHECK_INT(got72, 9);
     }
 }
 
