@@ -1,5 +1,7 @@
 /*
- * mpi.h — the isvp MPI shim (MPI 3.1 C bindings, a documented subset).
+ * mpi.h — the isvp MPI shim (MPI 3.1 C bindings, a documented subset, and
+ * from MPI 4.0 the persistent collectives, the large-count _c forms and
+ * MPI_Isendrecv(_replace)).
  *
  * Unmodified MPI C and C++ programs compile against this header with the
  * isvp-mpicc / isvp-mpicxx wrappers and run under `isvp run -n N`. What is
