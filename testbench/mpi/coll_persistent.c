@@ -313,6 +313,44 @@ static void derived_types(void) {
     MPI_Type_free(&strided);
 }
 
+/* MPI_IN_PLACE forms: Allreduce, Allgather, Gather and Scatter at the root. */
+static void in_place_forms(void) {
+    int sum[3], all[3 * 16], block[3];
+    MPI_Request r[4];
+    MPI_Allreduce_init(MPI_IN_PLACE, sum, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+    MPI_Allgather_init(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 3, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
+    if (rank_ == 0) {
+        MPI_Gather_init(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 3, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[2]);
+        MPI_Scatter_init(all, 3, MPI_INT, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[3]);
+    } else {
+        MPI_Gather_init(block, 3, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[2]);
+        MPI_Scatter_init(NULL, 0, MPI_DATATYPE_NULL, block, 3, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[3]);
+    }
+    for (int s = 0; s < 2; ++s) {
+        for (int i = 0; i < 3; ++i) sum[i] = rank_ + i + s;
+        start_wait(&r[0]);
+        for (int i = 0; i < 3; ++i) CHECK_INT(sum[i], size_ * (size_ - 1) / 2 + size_ * (i + s));
+        for (int i = 0; i < 3 * size_; ++i) all[i] = i / 3 == rank_ ? rank_ * 10 + i % 3 + s : -1;
+        start_wait(&r[1]);
+        for (int i = 0; i < 3 * size_; ++i) CHECK_INT(all[i], (i / 3) * 10 + i % 3 + s);
+        for (int i = 0; i < 3; ++i) block[i] = rank_ * 100 + i + s;
+        if (rank_ == 0)
+            for (int i = 0; i < 3 * size_; ++i) all[i] = i < 3 ? i + s : -1;
+        start_wait(&r[2]);
+        if (rank_ == 0)
+            for (int i = 0; i < 3 * size_; ++i) CHECK_INT(all[i], (i / 3) * 100 + i % 3 + s);
+        if (rank_ == 0)
+            for (int i = 0; i < 3 * size_; ++i) all[i] = 1000 + i + s;
+        for (int i = 0; i < 3; ++i) block[i] = -1;
+        start_wait(&r[3]);
+        if (rank_ == 0)
+            for (int i = 0; i < 3; ++i) CHECK_INT(all[i], 1000 + i + s); /* the root's block stays */
+        else
+            for (int i = 0; i < 3; ++i) CHECK_INT(block[i], 1000 + rank_ * 3 + i + s);
+    }
+    for (int i = 0; i < 4; ++i) MPI_Request_free(&r[i]);
+}
+
 /* Six starts of collectives the switch can run, nothing else (for ISVP_MPI_STATS). */
 static void counted_starts(void) {
     int a = rank_, sum = 0;
@@ -370,6 +408,7 @@ int main(int argc, char** argv) {
         inactive_semantics();
         float_identical();
         derived_types();
+        in_place_forms();
     }
     const int status = mpi_check_done("coll_persistent", rank_);
     MPI_Finalize();
