@@ -275,8 +275,9 @@ bool Collectives::would_offload(const Communicator& comm, Opcode collective, std
            buffer_bytes <= accelerator.max_buffer_bytes;
 }
 
-void Collectives::run(Communicator& comm, const Call& call) {
-    const std::string name = "collective: " + (call.counts ? std::string("reduce_scatter") : lower_name(call.collective));
+std::uint64_t Collectives::check_call(const Communicator& comm, const Call& call) const {
+    const std::string name =
+        "collective: " + (call.counts ? std::string("reduce_scatter") : lower_name(call.collective));
     if (comm.members.empty() || comm.retired) throw DriverError(name + " on a freed communicator");
     const int size = comm.size();
     if (static_cast<unsigned>(call.type) >= static_cast<unsigned>(kDatatypeCount))
@@ -321,6 +322,14 @@ void Collectives::run(Communicator& comm, const Call& call) {
         if (writes_recv && call.recv == nullptr && call.collective != Opcode::Barrier && mine > 0)
             throw DriverError(name + ": receive buffer is null with count " + std::to_string(mine));
     }
+    // The switch's buffer: every block (unequal counts: their sum), none for a barrier.
+    return call.collective == Opcode::Barrier
+               ? 0
+               : static_cast<std::uint64_t>(count) * element_size(call.type) * checked_blocks;
+}
+
+void Collectives::run(Communicator& comm, const Call& call) {
+    const std::uint64_t buffer_bytes = check_call(comm, call);
     // From here the members communicate: the sequence moves on whatever
     // happens, so an error (e.g. arguments that differ across the members,
     // reported by the switch to every member) leaves the communicator usable.
@@ -328,11 +337,6 @@ void Collectives::run(Communicator& comm, const Call& call) {
         Communicator& comm;
         ~NextSequence() { ++comm.sequence; }
     } next{comm};
-    // The switch's buffer: every block (unequal counts: their sum), none for a barrier.
-    const std::uint64_t buffer_bytes =
-        call.collective == Opcode::Barrier
-            ? 0
-            : static_cast<std::uint64_t>(count) * element_size(call.type) * checked_blocks;
     if (would_offload(comm, call.collective, call.op, call.type, buffer_bytes))
         run_offloaded(comm, call);
     else
@@ -424,6 +428,10 @@ void Collectives::run_software(Communicator& comm, const Call& call) {
 }
 
 void Collectives::run_offloaded(Communicator& comm, const Call& call) {
+    receive_offloaded(comm.id, call.collective, call.recv, post_offloaded(comm, call));
+}
+
+std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call) {
     ++offloaded_calls_;
     const int size = comm.size(), me = comm.rank;
     const bool root = me == call.root;
@@ -502,14 +510,42 @@ void Collectives::run_offloaded(Communicator& comm, const Call& call) {
     } else {
         driver_.send_collective(header, envelope, contribution ? call.send : nullptr, contribution);
     }
-    const CollectiveResult outcome = driver_.receive_collective(comm.id, call.recv, result);
-    const std::string name = "collective: " + lower_name(call.collective) + " on context " + std::to_string(comm.id);
+    return result;
+}
+
+void Collectives::receive_offloaded(unsigned context, Opcode collective, void* recv, std::size_t result) {
+    const CollectiveResult outcome = driver_.receive_collective(context, recv, result);
+    const std::string name = "collective: " + lower_name(collective) + " on context " + std::to_string(context);
     if (outcome.error)
         throw DriverError(name + " failed in the switch: error code " +
                           switch_error(outcome.error_code, outcome.error_detail));
-    if (outcome.opcode != call.collective || outcome.bytes != result)
+    if (outcome.opcode != collective || outcome.bytes != result)
         throw DriverError(name + ": the switch returned a " + std::string(to_string(outcome.opcode)) + " result of " +
                           std::to_string(outcome.bytes) + " bytes, expected " + std::to_string(result));
+}
+
+Collectives::Posted Collectives::post(Communicator& comm, Opcode collective, Datatype type, std::optional<Operation> op,
+                                      std::size_t count, int root, const void* send, void* recv) {
+    const Call call{collective, type, op, count, root, send, recv};
+    const std::uint64_t buffer_bytes = check_call(comm, call);
+    if (!would_offload(comm, collective, op, type, buffer_bytes))
+        throw DriverError("collective: post of a " + lower_name(collective) + " the switch does not run");
+    struct NextSequence {
+        Communicator& comm;
+        ~NextSequence() { ++comm.sequence; }
+    } next{comm};
+    Posted posted;
+    posted.context = comm.id;
+    posted.collective = collective;
+    posted.recv = recv;
+    posted.result = post_offloaded(comm, call);
+    return posted;
+}
+
+bool Collectives::collect(const Posted& posted, bool wait) {
+    if (!wait && !driver_.collective_result_ready(posted.context)) return false;
+    receive_offloaded(posted.context, posted.collective, posted.recv, posted.result);
+    return true;
 }
 
 void Collectives::bcast(Communicator& comm, void* buffer, std::size_t count, Datatype type, int root) {

@@ -34,7 +34,18 @@ namespace isvp::mpi::coll {
 
 // ---- the engine ----------------------------------------------------------------
 
+ScheduleCapture*& schedule_capture() {
+    static ScheduleCapture* capture = nullptr;
+    return capture;
+}
+
 RoundSchedule::RoundSchedule(std::shared_ptr<Comm> comm, int phases) : comm_(std::move(comm)) {
+    if (const ScheduleCapture* capture = schedule_capture()) {
+        if (static_cast<std::size_t>(phases) > capture->tags.size())
+            fail(MPI_ERR_INTERN, "a schedule of " + std::to_string(phases) + " phases for a persistent collective");
+        tags_.assign(capture->tags.begin(), capture->tags.begin() + phases);
+        return;
+    }
     for (int phase = 0; phase < phases; ++phase) tags_.push_back(collective_tag(*comm_));
 }
 
@@ -131,6 +142,11 @@ bool RoundSchedule::advance() {
 
 void start_nonblocking(const char* function, MPI_Comm comm, std::shared_ptr<RoundSchedule> schedule,
                        MPI_Request* request) {
+    if (ScheduleCapture* capture = schedule_capture()) {
+        capture->schedule = std::move(schedule);
+        *request = MPI_REQUEST_NULL;
+        return;
+    }
     *request = collective_request(function, comm, std::move(schedule));
 }
 

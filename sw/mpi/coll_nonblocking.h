@@ -121,4 +121,20 @@ struct ReductionState {
 void start_nonblocking(const char* function, MPI_Comm comm, std::shared_ptr<RoundSchedule> schedule,
                        MPI_Request* request);
 
+/// Persistent collectives (persistent.cpp) run the nonblocking calls'
+/// schedules. While a capture is installed (schedule_capture()), a
+/// RoundSchedule takes its tags from `tags` — reserved once at the _init
+/// call, so the order of the _init calls, not of the starts, matches the
+/// members' runs (MPI 4.0 §6.12) — and start_nonblocking hands the schedule
+/// to `schedule` (and sets *request to MPI_REQUEST_NULL) instead of making
+/// a request.
+struct ScheduleCapture {
+    std::vector<std::uint32_t> tags;  ///< by phase
+    std::shared_ptr<RoundSchedule> schedule;
+};
+/// The capture in effect, or nullptr.
+ScheduleCapture*& schedule_capture();
+/// The most phases (tags) a nonblocking call's schedule takes.
+inline constexpr int kMaxSchedulePhases = 2;
+
 }  // namespace isvp::mpi::coll

@@ -297,17 +297,18 @@ bool note_offload(bool offloaded) {
     return offloaded;
 }
 
-bool offload_bytes(Comm& comm, Opcode collective, std::size_t bytes_per_block) {
+bool offload_bytes(Comm& comm, Opcode collective, std::size_t bytes_per_block, bool note) {
     const std::size_t blocks = blocks_of(comm, collective);
-    return note_offload(fits_one_request(bytes_per_block, blocks) &&
-                        collectives().would_offload(comm.guest, collective, std::nullopt, isvp::Datatype::UInt8,
-                                                    bytes_per_block * blocks));
+    const bool offloaded = fits_one_request(bytes_per_block, blocks) &&
+                           collectives().would_offload(comm.guest, collective, std::nullopt, isvp::Datatype::UInt8,
+                                                       bytes_per_block * blocks);
+    return note ? note_offload(offloaded) : offloaded;
 }
 
 std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, const Reduction& reduction,
-                                                std::size_t count) {
+                                                std::size_t count, bool note) {
     const auto target = reduction_target(comm, collective, reduction, count);
-    note_offload(target.has_value());
+    if (note) note_offload(target.has_value());
     return target;
 }
 

@@ -161,12 +161,14 @@ void receive_exact(Comm& comm, int source, std::uint32_t tag, void* data, std::s
 /// Whether a data-movement collective of `bytes_per_block` bytes per block
 /// (blocks = comm size for the per-rank ones, else 1) goes to the switch.
 /// The arguments are equal on every member, so every member decides alike.
-bool offload_bytes(Comm& comm, Opcode collective, std::size_t bytes_per_block);
+/// `note` false: not counted by note_offload (a persistent collective's
+/// _init decides; each MPI_Start counts).
+bool offload_bytes(Comm& comm, Opcode collective, std::size_t bytes_per_block, bool note = true);
 /// The AgLU datatype when a reduction of `count` elements goes to the
 /// switch: a predefined op the AgLU supports on a contiguous type whose
 /// basic elements are one AgLU datatype; nullopt runs in software.
 std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, const Reduction& reduction,
-                                                std::size_t count);
+                                                std::size_t count, bool note = true);
 /// Elements of the AgLU datatype in `count` elements of `type`.
 inline std::size_t aglu_elements(std::size_t count, const Type& type) {
     return count * type.uniform_count;

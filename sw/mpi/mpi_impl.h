@@ -8,7 +8,8 @@
 //   inter-communicators added: Comm::remote/local, is_inter, peer_*: on an
 //   inter-communicator check_rank, send_internal, receive_internal and the
 //   round schedules name the remote group's ranks; calls that cannot take
-//   one refuse it with refuse_inter / unsupported_on_inter)
+//   one refuse it with refuse_inter / unsupported_on_inter;
+//   persistent collectives: persistent_collective_request)
 //
 // The collectives: blocking in coll_move/alltoall/reduce.cpp, nonblocking
 // in coll_nonblocking*.cpp (a round schedule engine whose requests the
@@ -60,6 +61,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -291,7 +293,8 @@ std::size_t basic_elements(const Type& type, std::size_t bytes);
 struct Op {
     MPI_Op handle = MPI_OP_NULL;
     std::optional<isvp::Operation> predefined;  ///< SUM ... MAXLOC (REPLACE/NO_OP: neither)
-    MPI_User_function* user = nullptr;          ///< MPI_Op_create
+    MPI_User_function* user = nullptr;          ///< MPI_Op_create (MPI_Op_create_c: a stand-in, never called)
+    MPI_User_function_c* user_c = nullptr;      ///< MPI_Op_create_c: called with an MPI_Count length
     bool commutative = true;
 };
 
@@ -354,6 +357,24 @@ class CollectiveProgress {
 /// `comm` a request that MPI_Wait/Test and friends complete; advances it
 /// once (it may complete at once). Returns the request handle.
 MPI_Request collective_request(const char* function, MPI_Comm comm, std::shared_ptr<CollectiveProgress> collective);
+/// An MPI 4 persistent collective's request of `function`
+/// ("MPI_Bcast_init") on `comm`, inactive: every MPI_Start calls `start`
+/// for a fresh run of the collective (then completed like a nonblocking
+/// one); MPI_Request_free of the inactive request calls `release` (may be
+/// empty) and frees it. (persistent.cpp)
+MPI_Request persistent_collective_request(const char* function, MPI_Comm comm,
+                                          std::function<std::shared_ptr<CollectiveProgress>()> start,
+                                          std::function<void()> release);
+/// Work that a completion call (Wait, Test and their array forms,
+/// Request_get_status) does before it waits or tests, when one of its
+/// requests is an incomplete generalized request whose extra_state `owns`
+/// says is such work's (comm_nonblocking.cpp: the MPI_Comm_idup duplicates,
+/// made when the program first completes one of them).
+struct DeferredWork {
+    bool (*owns)(void* extra_state) = nullptr;
+    void (*run)() = nullptr;
+};
+void set_deferred_work(DeferredWork work);
 /// Advances every incomplete nonblocking collective, in the order they were
 /// started. Every wait or test of the point-to-point engine does this.
 void progress_collectives();

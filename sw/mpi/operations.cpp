@@ -234,6 +234,12 @@ void check_op_on_type(const Op& op, const Type& type) {
 
 void reduce_local(const void* in, void* inout, std::size_t count, MPI_Datatype datatype, const Op& op) {
     if (count == 0) return;
+    if (op.user_c != nullptr) {  // MPI_Op_create_c
+        MPI_Count length = static_cast<MPI_Count>(count);
+        MPI_Datatype handle = datatype;
+        op.user_c(const_cast<void*>(in), inout, &length, &handle);
+        return;
+    }
     if (op.user != nullptr) {
         int length = static_cast<int>(count);
         MPI_Datatype handle = datatype;
@@ -276,6 +282,22 @@ int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
     });
 }
 
+/// Marks an MPI_Op_create_c op as a user op (Op::user); reduce_local calls Op::user_c instead.
+static void large_count_user_op(void*, void*, int*, MPI_Datatype*) {}
+
+int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
+    return entry("MPI_Op_create_c", MPI_COMM_WORLD, [&] {
+        if (user_fn == nullptr) fail(MPI_ERR_ARG, "user_fn is NULL");
+        if (op == nullptr) fail(MPI_ERR_ARG, "op is NULL");
+        auto made = std::make_shared<Op>();
+        made->user = large_count_user_op;
+        made->user_c = user_fn;
+        made->commutative = commute != 0;
+        *op = operations().add(made);
+        made->handle = *op;
+    });
+}
+
 int PMPI_Op_free(MPI_Op* op) {
     return entry("MPI_Op_free", MPI_COMM_WORLD, [&] {
         if (op == nullptr) fail(MPI_ERR_ARG, "op is NULL");
@@ -309,6 +331,7 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
 }  // extern "C"
 
 ISVP_MPI_ALIAS(Op_create)
+ISVP_MPI_ALIAS(Op_create_c)
 ISVP_MPI_ALIAS(Op_free)
 ISVP_MPI_ALIAS(Op_commutative)
 ISVP_MPI_ALIAS(Reduce_local)

@@ -24,10 +24,12 @@
 // arrives. A rank waiting for an acknowledgement keeps serving incoming
 // messages (block_until pulls), so two ranks that Ssend to each other
 // before receiving block for good, as the standard says, and the
-// simulator's deadlock rule ends the job. Cancelling a synchronous send
-// that is still waiting is refused (MPI_ERR_UNSUPPORTED_OPERATION): it
-// needs the receiver's answer, which the receiver gives only once a
-// receive has matched; other sends have completed and are not cancelled.
+// simulator's deadlock rule ends the job. MPI_Cancel of a synchronous send
+// that is still waiting asks the receiver (kCancelRequest below): a message
+// no receive has matched yet is dropped there and the send completes as
+// cancelled (MPI_Test_cancelled), else it completes normally. A standard
+// send whose request is not completed yet is cancelled the same way (its
+// message named by tag and ordinal, see send_ordinal_control).
 //
 // Wire tags (the driver's 32-bit envelope tag):
 //   bit  31      0 (guest::Collectives owns 0x80000000 and above)
@@ -59,6 +61,7 @@
 #include <list>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "isvp/packet_format.h"
 #include "registry.h"
@@ -93,17 +96,22 @@ struct Incoming {
     std::shared_ptr<Comm> comm;       ///< set once matched by MPI_Mprobe / MPI_Improbe
     bool synchronous = false;         ///< its sender waits until a receive matches it
     std::uint32_t sync_sequence = 0;  ///< the sender's number for it, echoed in the acknowledgement
+    std::uint64_t ordinal = 0;        ///< its place among the messages of its sender with its tag (MPI_Cancel)
 };
 
 struct Request {
     /// Collective: a nonblocking collective (coll_nonblocking*.cpp), advanced by pull().
-    enum class Kind { Send, Receive, Collective };
+    /// Generalized: MPI_Grequest_start; complete after MPI_Grequest_complete.
+    enum class Kind { Send, Receive, Collective, Generalized };
     Kind kind = Kind::Send;
     bool persistent = false;
-    bool active = false;       ///< started and not yet returned by a completion call
-    bool complete = false;     ///< the operation is done
-    bool detached = false;     ///< MPI_Request_free'd while active: nobody waits for it
-    bool synchronous = false;  ///< a synchronous send: complete when the receiver acknowledges
+    bool active = false;            ///< started and not yet returned by a completion call
+    bool complete = false;          ///< the operation is done
+    bool detached = false;          ///< MPI_Request_free'd while active: nobody waits for it
+    bool synchronous = false;       ///< a synchronous send: complete when the receiver acknowledges
+    bool cancel_requested = false;  ///< MPI_Cancel asked the receiver to drop this send
+    std::uint32_t sent_tag = 0;     ///< a started send: its wire tag
+    std::uint64_t ordinal = 0;      ///< a started send: its place among this rank's messages to its peer with its tag
     std::shared_ptr<Comm> comm;
     std::shared_ptr<Type> type;
     const void* send_buffer = nullptr;
@@ -116,6 +124,16 @@ struct Request {
     std::string error_message;                       ///< what went wrong
     std::shared_ptr<CollectiveProgress> collective;  ///< Kind::Collective: its schedule
     const char* function = nullptr;                  ///< Kind::Collective: the call that started it
+    /// A persistent collective (persistent.cpp): a fresh run per MPI_Start,
+    /// and what MPI_Request_free releases.
+    std::function<std::shared_ptr<CollectiveProgress>()> restart;
+    std::function<void()> release;
+    /// Kind::Generalized: the user's functions and their argument.
+    MPI_Grequest_query_function* query = nullptr;
+    MPI_Grequest_free_function* free = nullptr;
+    MPI_Grequest_cancel_function* cancel = nullptr;
+    void* extra_state = nullptr;
+    bool freed = false;  ///< MPI_Request_free'd before MPI_Grequest_complete
 };
 
 struct Engine {
@@ -127,6 +145,11 @@ struct Engine {
     /// Started synchronous sends not yet acknowledged, by sync sequence number.
     std::map<std::uint32_t, std::shared_ptr<Request>> awaiting_ack;
     std::uint32_t next_sync_sequence = 0;  ///< numbers this rank's synchronous sends
+    /// Messages sent per (destination, wire tag) and arrived per (source,
+    /// wire tag): a message's ordinal names it in a cancel request.
+    std::map<std::pair<int, std::uint32_t>, std::uint64_t> sent, arrived;
+    /// Standard sends whose cancel request is unanswered, by (destination, wire tag, ordinal).
+    std::map<std::tuple<int, std::uint32_t, std::uint64_t>, std::shared_ptr<Request>> cancelling;
     /// Nonblocking collectives not yet complete, in the order they were started.
     std::vector<std::shared_ptr<Request>> collectives;
     bool progressing = false;  ///< inside progress_collectives (no re-entry from a user op)
@@ -213,6 +236,88 @@ void acknowledge(const Incoming& message) {
     driver().send(message.source, tag, data, kSequenceBytes);
 }
 
+// Cancelling a synchronous send (MPI 3.1 §3.8.4). The sender asks the
+// receiver (an internal message on the acknowledgement tag, 8 bytes: the
+// sync sequence and kCancelRequest); the receiver answers kCancelled when
+// the message is still unmatched in its unexpected queue — and drops it —
+// else kNotCancelled (a receive matched it: its acknowledgement went out
+// first, so the send has completed). The sender's request completes with
+// the answer or the acknowledgement, whichever comes.
+constexpr std::uint32_t kCancelRequest = 1;
+constexpr std::uint32_t kCancelled = 2;
+constexpr std::uint32_t kNotCancelled = 3;
+
+void send_control(int destination, unsigned comm_id, std::uint32_t sequence, std::uint32_t what) {
+    std::uint8_t data[2 * kSequenceBytes];
+    std::memcpy(data, &sequence, kSequenceBytes);
+    std::memcpy(data + kSequenceBytes, &what, kSequenceBytes);
+    const std::uint32_t tag = kInternalBit | kSynchronousBit | comm_id << kCommShift;
+    driver().send(destination, tag, data, sizeof data);
+}
+
+/// The sender's side: its synchronous send `sequence` was cancelled.
+void complete_cancelled(std::uint32_t sequence) {
+    auto& waiting = engine().awaiting_ack;
+    const auto it = waiting.find(sequence);
+    if (it == waiting.end()) return;
+    Request& request = *it->second;
+    set_empty(request.status);
+    request.status.isvp_cancelled = 1;
+    request.complete = true;
+    waiting.erase(it);
+}
+
+/// The receiver's side: drops `source`'s unmatched synchronous message
+/// `sequence`; whether it was there.
+bool drop_unmatched(int source, std::uint32_t sequence) {
+    auto& queue = engine().unexpected;
+    const auto it = std::find_if(queue.begin(), queue.end(), [&](const Incoming& m) {
+        return m.synchronous && m.source == source && m.sync_sequence == sequence;
+    });
+    if (it == queue.end()) return false;
+    queue.erase(it);
+    return true;
+}
+
+// Cancelling a standard (eager, locally complete) send works the same way,
+// naming the message by its wire tag and ordinal (its place among the
+// sender's messages to that receiver with that tag, counted on both sides):
+// 16 bytes {what, tag, ordinal} with what = kCancelRequest, kCancelled or
+// kNotCancelled. The request is incomplete again until the answer arrives.
+void send_ordinal_control(int destination, unsigned comm_id, std::uint32_t what, std::uint32_t tag,
+                          std::uint64_t ordinal) {
+    std::uint8_t data[16];
+    std::memcpy(data, &what, 4);
+    std::memcpy(data + 4, &tag, 4);
+    std::memcpy(data + 8, &ordinal, 8);
+    driver().send(destination, kInternalBit | kSynchronousBit | comm_id << kCommShift, data, sizeof data);
+}
+
+/// The receiver's side: drops `source`'s unmatched message (tag, ordinal); whether it was there.
+bool drop_unmatched_message(int source, std::uint32_t tag, std::uint64_t ordinal) {
+    auto& queue = engine().unexpected;
+    const auto it = std::find_if(queue.begin(), queue.end(), [&](const Incoming& m) {
+        return !m.synchronous && m.source == source && m.tag == tag && m.ordinal == ordinal;
+    });
+    if (it == queue.end()) return false;
+    queue.erase(it);
+    return true;
+}
+
+/// The sender's side: the answer for the standard send (destination, tag, ordinal).
+void cancel_answered(int destination, std::uint32_t tag, std::uint64_t ordinal, bool cancelled) {
+    auto& waiting = engine().cancelling;
+    const auto it = waiting.find({destination, tag, ordinal});
+    if (it == waiting.end()) return;
+    Request& request = *it->second;
+    if (cancelled) {
+        set_empty(request.status);
+        request.status.isvp_cancelled = 1;
+    }
+    request.complete = true;
+    waiting.erase(it);
+}
+
 /// Offers a message to the posted receives; unmatched, it joins the unexpected queue.
 void deliver(Incoming message) {
     Engine& e = engine();
@@ -231,6 +336,7 @@ void deliver(Incoming message) {
 /// number is taken off its data.
 Incoming arrived(guest::Driver::ArrivedMessage& message) {
     Incoming incoming{message.source, message.tag, std::move(message.data), nullptr};
+    incoming.ordinal = engine().arrived[{message.source, message.tag}]++;
     if ((message.tag & kSynchronousBit) != 0 && incoming.data.size() >= kSequenceBytes) {
         const std::size_t bytes = incoming.data.size() - kSequenceBytes;
         std::memcpy(&incoming.sync_sequence, incoming.data.data() + bytes, kSequenceBytes);
@@ -257,10 +363,31 @@ void pull() {
     while (driver().take_message(guest::kAnySource, kClassMask, 0, message)) deliver(arrived(message));
     while (driver().take_message(guest::kAnySource, kClassMask | kSynchronousBit, kInternalBit | kSynchronousBit,
                                  message)) {
-        std::uint32_t sequence = 0;
-        if (message.data.size() != kSequenceBytes) continue;  // not an acknowledgement this layer sent
-        std::memcpy(&sequence, message.data.data(), kSequenceBytes);
-        complete_synchronous(sequence);
+        std::uint32_t sequence = 0, what = 0;
+        if (message.data.size() == kSequenceBytes) {
+            std::memcpy(&sequence, message.data.data(), kSequenceBytes);
+            complete_synchronous(sequence);
+        } else if (message.data.size() == 2 * kSequenceBytes) {  // cancelling a synchronous send
+            std::memcpy(&sequence, message.data.data(), kSequenceBytes);
+            std::memcpy(&what, message.data.data() + kSequenceBytes, kSequenceBytes);
+            if (what == kCancelRequest)
+                send_control(message.source, wire_comm_id(message.tag), sequence,
+                             drop_unmatched(message.source, sequence) ? kCancelled : kNotCancelled);
+            else if (what == kCancelled)
+                complete_cancelled(sequence);
+        } else if (message.data.size() == 16) {  // cancelling a standard send
+            std::uint32_t tag = 0;
+            std::uint64_t ordinal = 0;
+            std::memcpy(&what, message.data.data(), 4);
+            std::memcpy(&tag, message.data.data() + 4, 4);
+            std::memcpy(&ordinal, message.data.data() + 8, 8);
+            if (what == kCancelRequest)
+                send_ordinal_control(message.source, wire_comm_id(message.tag),
+                                     drop_unmatched_message(message.source, tag, ordinal) ? kCancelled : kNotCancelled,
+                                     tag, ordinal);
+            else
+                cancel_answered(message.source, tag, ordinal, what == kCancelled);
+        }
     }
     progress_collectives();
 }
@@ -295,12 +422,26 @@ std::deque<Incoming>::iterator find_unexpected(const Comm& comm, int source, int
                         [&](const Incoming& m) { return matches(probe, m.source, m.tag); });
 }
 
+void advance_collective(Request& request);
+
 void start(Request& request, const std::shared_ptr<Request>& shared) {
+    request.cancel_requested = false;
     request.active = true;
     request.complete = false;
     request.error = MPI_SUCCESS;
     request.error_message.clear();
     set_empty(request.status);
+    if (request.kind == Request::Kind::Collective) {  // a persistent collective: a fresh run
+        try {
+            request.collective = request.restart();
+        } catch (...) {
+            request.active = false;
+            throw;
+        }
+        advance_collective(request);
+        if (!request.complete) engine().collectives.push_back(shared);
+        return;
+    }
     if (request.peer == MPI_PROC_NULL) {
         set_empty(request.status, MPI_PROC_NULL);
         request.complete = true;
@@ -328,6 +469,9 @@ void start(Request& request, const std::shared_ptr<Request>& shared) {
             message.tag |= kSynchronousBit;
             engine().awaiting_ack.emplace(message.sync_sequence, shared);
         }
+        message.ordinal = engine().sent[{destination, message.tag}]++;
+        request.sent_tag = message.tag;
+        request.ordinal = message.ordinal;
         if (destination == driver().rank()) {
             message.data.assign(begin, begin + bytes);
             deliver(std::move(message));
@@ -422,6 +566,26 @@ Request* find_request(MPI_Request handle) {
     return engine().requests.find(handle);
 }
 
+DeferredWork& deferred_work() {
+    static DeferredWork work;
+    return work;
+}
+
+/// A completion call's first step: runs the deferred work (set_deferred_work)
+/// when one of `requests` waits for it.
+void run_deferred(int count, const MPI_Request* requests) {
+    const DeferredWork& work = deferred_work();
+    if (work.owns == nullptr || requests == nullptr) return;
+    for (int i = 0; i < count; ++i) {
+        const Request* request = find_request(requests[i]);
+        if (request != nullptr && request->kind == Request::Kind::Generalized && !request->complete &&
+            work.owns(request->extra_state)) {
+            work.run();
+            return;
+        }
+    }
+}
+
 /// The communicator whose error handler a call on `handle` reports through.
 MPI_Comm comm_of(const MPI_Request* handle) {
     if (handle == nullptr) return MPI_COMM_WORLD;
@@ -453,10 +617,23 @@ int retire(MPI_Request& handle, MPI_Status* status, bool with_error, std::string
         }
         return MPI_SUCCESS;
     }
+    if (request->kind == Request::Kind::Generalized) {
+        // MPI 3.1 §12.2: the status comes from query_fn, then free_fn runs;
+        // an error either returns is the completion call's.
+        if (const int rc = request->query(request->extra_state, &request->status); rc != MPI_SUCCESS) {
+            request->error = rc;
+            request->error_message = "the generalized request's query_fn returned " + std::to_string(rc);
+        }
+        if (const int rc = request->free(request->extra_state); rc != MPI_SUCCESS && request->error == MPI_SUCCESS) {
+            request->error = rc;
+            request->error_message = "the generalized request's free_fn returned " + std::to_string(rc);
+        }
+    }
     copy_status(request->status, status, with_error);
     const int error = request->error;
     if (message != nullptr && error != MPI_SUCCESS) *message = request->error_message;
     request->active = false;
+    if (request->kind == Request::Kind::Collective) request->collective.reset();
     if (!request->persistent) {
         engine().requests.remove(handle);
         handle = MPI_REQUEST_NULL;
@@ -478,11 +655,13 @@ int complete_all(int count, MPI_Request requests[], MPI_Status statuses[]) {
     return MPI_SUCCESS;
 }
 
+/// Checks the array of a completion call, then runs the deferred work it waits for.
 void check_request_array(int count, const MPI_Request requests[], const char* name) {
     if (count < 0) fail(MPI_ERR_COUNT, "count " + std::to_string(count) + " is negative");
     if (count > 0 && requests == nullptr) fail(MPI_ERR_REQUEST, std::string(name) + " is NULL");
     for (int i = 0; i < count; ++i)
         check_request(requests[i], (std::string(name) + "[" + std::to_string(i) + "]").c_str());
+    run_deferred(count, requests);
 }
 
 /// Index of the first completed active request, -1 if none, MPI_UNDEFINED
@@ -661,6 +840,20 @@ MPI_Request collective_request(const char* function, MPI_Comm comm, std::shared_
     return engine().requests.add(request);
 }
 
+MPI_Request persistent_collective_request(const char* function, MPI_Comm comm,
+                                          std::function<std::shared_ptr<CollectiveProgress>()> start,
+                                          std::function<void()> release) {
+    auto request = std::make_shared<Request>();
+    request->kind = Request::Kind::Collective;
+    request->persistent = true;
+    request->comm = communicators().shared(comm);
+    request->function = function;
+    request->restart = std::move(start);
+    request->release = std::move(release);
+    set_empty(request->status);
+    return engine().requests.add(request);
+}
+
 void progress_collectives() {
     Engine& e = engine();
     if (e.progressing || e.collectives.empty()) return;
@@ -674,6 +867,10 @@ void progress_collectives() {
     e.collectives.erase(std::remove_if(e.collectives.begin(), e.collectives.end(),
                                        [](const std::shared_ptr<Request>& r) { return r->complete; }),
                         e.collectives.end());
+}
+
+void set_deferred_work(DeferredWork work) {
+    deferred_work() = work;
 }
 
 void install_progress_hook() {
@@ -696,6 +893,9 @@ void reset_point_to_point() {
     e.unexpected.clear();
     e.self_internal.clear();
     e.awaiting_ack.clear();
+    e.cancelling.clear();
+    e.sent.clear();
+    e.arrived.clear();
     e.requests.clear_from(1);
     e.messages.clear_from(0);
 }
@@ -838,6 +1038,7 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     return entry("MPI_Wait", comm_of(request), [&] {
         if (request == nullptr) fail(MPI_ERR_REQUEST, "request is NULL");
         Request* found = check_request(*request, "request");
+        run_deferred(1, request);
         if (pending(found)) block_until([&] { return found->complete; });
         std::string message;
         const int error = retire(*request, status, false, &message);
@@ -849,6 +1050,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     return entry("MPI_Test", comm_of(request), [&] {
         if (request == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "request or flag is NULL");
         Request* found = check_request(*request, "request");
+        run_deferred(1, request);
         *flag = !pending(found) || test_once([&] { return found->complete; }) ? 1 : 0;
         if (!*flag) return;
         std::string message;
@@ -861,6 +1063,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     return entry("MPI_Request_get_status", comm_of(&request), [&] {
         if (flag == nullptr) fail(MPI_ERR_ARG, "flag is NULL");
         Request* found = check_request(request, "request");
+        run_deferred(1, &request);
         *flag = !pending(found) || test_once([&] { return found->complete; }) ? 1 : 0;
         if (!*flag) return;
         if (pending(found))
@@ -966,10 +1169,32 @@ int PMPI_Request_free(MPI_Request* request) {
         if (request == nullptr) fail(MPI_ERR_REQUEST, "request is NULL");
         Request* found = check_request(*request, "request");
         if (found == nullptr) fail(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
-        if (found->kind == Request::Kind::Collective)
+        if (found->kind == Request::Kind::Collective && found->persistent && found->active)
+            fail(MPI_ERR_REQUEST, std::string("request is an active persistent collective's (") + found->function +
+                                      "), which cannot be freed (MPI 4.0 §6.12); complete it with MPI_Wait or "
+                                      "MPI_Test first");
+        if (found->kind == Request::Kind::Collective && !found->persistent)
             fail(MPI_ERR_REQUEST,
                  std::string("request is a nonblocking collective's (") + found->function +
                      "), which cannot be freed (MPI 3.1 §5.12); complete it with MPI_Wait or MPI_Test");
+        if (found->kind == Request::Kind::Generalized) {
+            // free_fn runs once the request is complete (MPI 3.1 §12.2).
+            if (!found->complete) {
+                found->freed = true;  // MPI_Grequest_complete frees it
+                *request = MPI_REQUEST_NULL;
+                return;
+            }
+            const int rc = found->free(found->extra_state);
+            engine().requests.remove(*request);
+            *request = MPI_REQUEST_NULL;
+            if (rc != MPI_SUCCESS) fail(rc, "the generalized request's free_fn returned " + std::to_string(rc));
+            return;
+        }
+        if (found->release) {
+            const std::function<void()> release = std::move(found->release);
+            found->release = nullptr;
+            release();
+        }
         found->detached = true;  // a posted receive still completes into its buffer
         engine().requests.remove(*request);
         *request = MPI_REQUEST_NULL;
@@ -984,12 +1209,46 @@ int PMPI_Cancel(MPI_Request* request) {
         if (found->kind == Request::Kind::Collective)
             fail(MPI_ERR_REQUEST, std::string("request is a nonblocking collective's (") + found->function +
                                       "), which cannot be cancelled (MPI 3.1 §5.12)");
+        if (found->kind == Request::Kind::Generalized) {
+            const int rc = found->cancel(found->extra_state, found->complete ? 1 : 0);
+            if (rc != MPI_SUCCESS) fail(rc, "the generalized request's cancel_fn returned " + std::to_string(rc));
+            return;
+        }
+        if (found->active && found->kind == Request::Kind::Send && !found->synchronous && found->complete &&
+            !found->cancel_requested && found->peer != MPI_PROC_NULL) {
+            // A standard send has completed locally (eager); its message may
+            // still be unmatched at the receiver: ask it (see cancel_answered).
+            found->cancel_requested = true;
+            const int destination = found->comm->global_rank(found->peer);
+            if (destination == driver().rank()) {
+                if (drop_unmatched_message(destination, found->sent_tag, found->ordinal)) {
+                    set_empty(found->status);
+                    found->status.isvp_cancelled = 1;
+                }
+                return;
+            }
+            found->complete = false;
+            engine().cancelling[{destination, found->sent_tag, found->ordinal}] = engine().requests.shared(*request);
+            send_ordinal_control(destination, found->comm->guest.id, kCancelRequest, found->sent_tag, found->ordinal);
+            return;
+        }
         if (!found->active || found->complete) return;  // a completed operation cannot be cancelled
         if (found->kind == Request::Kind::Send) {
-            // Only a synchronous send is still pending: no receive has matched it.
-            fail(MPI_ERR_UNSUPPORTED_OPERATION,
-                 "cancelling a synchronous send that no receive has matched yet is not supported (MPI 4.0 "
-                 "deprecates cancelling sends); the request stays active and completes when a receive matches it");
+            // Only a synchronous send is still pending: no receive has matched
+            // it yet. Ask the receiver to drop it (see kCancelRequest).
+            Engine& e = engine();
+            const auto it = std::find_if(e.awaiting_ack.begin(), e.awaiting_ack.end(),
+                                         [&](const auto& entry) { return entry.second.get() == found; });
+            if (it == e.awaiting_ack.end() || found->cancel_requested) return;
+            found->cancel_requested = true;
+            const std::uint32_t sequence = it->first;
+            const int destination = found->comm->global_rank(found->peer);
+            if (destination == driver().rank()) {
+                if (drop_unmatched(destination, sequence)) complete_cancelled(sequence);
+                return;
+            }
+            send_control(destination, found->comm->guest.id, sequence, kCancelRequest);
+            return;
         }
         auto& posted = engine().posted;
         posted.remove_if([&](const std::shared_ptr<Request>& r) { return r.get() == found; });
@@ -1086,6 +1345,41 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
     });
 }
 
+// ---- generalized requests (MPI 3.1 §12.2) ---------------------------------------------------
+
+int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request) {
+    return entry("MPI_Grequest_start", MPI_COMM_WORLD, [&] {
+        if (request == nullptr) fail(MPI_ERR_ARG, "request is NULL");
+        if (query_fn == nullptr || free_fn == nullptr || cancel_fn == nullptr)
+            fail(MPI_ERR_ARG, "query_fn, free_fn and cancel_fn must all be functions");
+        auto made = std::make_shared<Request>();
+        made->kind = Request::Kind::Generalized;
+        made->query = query_fn;
+        made->free = free_fn;
+        made->cancel = cancel_fn;
+        made->extra_state = extra_state;
+        made->active = true;
+        set_empty(made->status);
+        *request = engine().requests.add(made);
+    });
+}
+
+int PMPI_Grequest_complete(MPI_Request request) {
+    return entry("MPI_Grequest_complete", MPI_COMM_WORLD, [&] {
+        Request* found = check_request(request, "request");
+        if (found == nullptr || found->kind != Request::Kind::Generalized)
+            fail(MPI_ERR_REQUEST, "request is not a generalized request (MPI_Grequest_start)");
+        if (found->complete) fail(MPI_ERR_REQUEST, "the generalized request is already complete");
+        found->complete = true;
+        if (found->freed) {  // MPI_Request_free came first: nobody will wait for it
+            const int rc = found->free(found->extra_state);
+            engine().requests.remove(request);
+            if (rc != MPI_SUCCESS) fail(rc, "the generalized request's free_fn returned " + std::to_string(rc));
+        }
+    });
+}
+
 int PMPI_Buffer_attach(void* buffer, int size) {
     return entry("MPI_Buffer_attach", MPI_COMM_WORLD, [&] {
         if (size < 0) fail(MPI_ERR_ARG, "size " + std::to_string(size) + " is negative");
@@ -1142,5 +1436,7 @@ ISVP_MPI_ALIAS(Improbe)
 ISVP_MPI_ALIAS(Mprobe)
 ISVP_MPI_ALIAS(Mrecv)
 ISVP_MPI_ALIAS(Imrecv)
+ISVP_MPI_ALIAS(Grequest_start)
+ISVP_MPI_ALIAS(Grequest_complete)
 ISVP_MPI_ALIAS(Buffer_attach)
 ISVP_MPI_ALIAS(Buffer_detach)

@@ -14,14 +14,6 @@ using isvp::mpi::unsupported;
 
 extern "C" {
 
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
-    return entry("MPI_Comm_idup", comm, [] { unsupported("MPI_Comm_idup"); });
-}
-
-int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
-    return entry("MPI_Comm_create_group", comm, [] { unsupported("MPI_Comm_create_group"); });
-}
-
 int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
     return entry("MPI_Win_create", comm, [] { unsupported("MPI_Win_create"); });
 }
@@ -266,8 +258,6 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
 
 }  // extern "C"
 
-ISVP_MPI_ALIAS(Comm_idup)
-ISVP_MPI_ALIAS(Comm_create_group)
 ISVP_MPI_ALIAS(Win_create)
 ISVP_MPI_ALIAS(Win_allocate)
 ISVP_MPI_ALIAS(Win_allocate_shared)

@@ -242,27 +242,80 @@ static void to_itself(void) {
     CHECK_INT(flag, 1);
 }
 
-/* Cancelling a synchronous send nobody has received is refused clearly;
- * the send stays active and completes when received. */
-static void cancel_is_refused(void) {
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+/* MPI_Cancel of a synchronous send (MPI 3.1 §3.8.4): one nobody has
+ * received is dropped at the receiver and completes as cancelled (the
+ * receiver never sees it); one a receive has matched completes normally. */
+static void cancel_synchronous_send(void) {
     if (rank == 0) {
         int value = 9;
         MPI_Request request;
-        MPI_Issend(&value, 1, MPI_INT, 1, 60, MPI_COMM_WORLD, &request);
-        CHECK_INT(mpi_error_class(MPI_Cancel(&request)), MPI_ERR_UNSUPPORTED_OPERATION);
-        CHECK(still_pending(request, 2));
-        send_int(1, 1, kGo);
         MPI_Status status;
-        MPI_Wait(&request, &status);
+        MPI_Issend(&value, 1, MPI_INT, 1, 60, MPI_COMM_WORLD, &request);
+        CHECK_INT(MPI_Cancel(&request), MPI_SUCCESS);
+        CHECK_INT(MPI_Wait(&request, &status), MPI_SUCCESS); /* rank 1 answers while it waits for kGo */
         int cancelled = -1;
         MPI_Test_cancelled(&status, &cancelled);
+        CHECK_INT(cancelled, 1);
+        /* A standard send (complete at once, eager) and a persistent one, both unmatched. */
+        MPI_Isend(&value, 1, MPI_INT, 1, 70, MPI_COMM_WORLD, &request);
+        CHECK_INT(MPI_Cancel(&request), MPI_SUCCESS);
+        MPI_Wait(&request, &status);
+        MPI_Test_cancelled(&status, &cancelled);
+        CHECK_INT(cancelled, 1);
+        MPI_Send_init(&value, 1, MPI_INT, 1, 71, MPI_COMM_WORLD, &request);
+        MPI_Start(&request);
+        MPI_Cancel(&request);
+        MPI_Wait(&request, &status);
+        MPI_Test_cancelled(&status, &cancelled);
+        CHECK_INT(cancelled, 1);
+        MPI_Start(&request); /* started again: delivered, not cancelled */
+        MPI_Wait(&request, &status);
+        MPI_Test_cancelled(&status, &cancelled);
         CHECK_INT(cancelled, 0);
+        MPI_Request_free(&request);
+        send_int(1, 1, kGo);
+        /* A second one, received (matched) before the cancel arrives. */
+        receive_int(1, kGo);
+        MPI_Issend(&value, 1, MPI_INT, 1, 61, MPI_COMM_WORLD, &request);
+        MPI_Cancel(&request);
+        MPI_Wait(&request, &status);
+        MPI_Test_cancelled(&status, &cancelled);
+        CHECK_INT(cancelled, 0);
+        /* A standard send the receiver matched before the cancel came: not cancelled. */
+        MPI_Isend(&value, 1, MPI_INT, 1, 72, MPI_COMM_WORLD, &request);
+        MPI_Cancel(&request);
+        MPI_Wait(&request, &status);
+        MPI_Test_cancelled(&status, &cancelled);
+        CHECK_INT(cancelled, 0);
+        /* Cancelling a send to itself before its receive is posted. */
+        MPI_Issend(&value, 1, MPI_INT, 0, 62, MPI_COMM_WORLD, &request);
+        MPI_Cancel(&request);
+        MPI_Wait(&request, &status);
+        MPI_Test_cancelled(&status, &cancelled);
+        CHECK_INT(cancelled, 1);
+        int flag = 1;
+        MPI_Iprobe(0, 62, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        CHECK_INT(flag, 0);
     } else if (rank == 1) {
         receive_int(0, kGo);
-        CHECK_INT(receive_int(0, 60), 9);
+        int flag = 1;
+        MPI_Iprobe(0, 60, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        CHECK_INT(flag, 0); /* the cancelled messages are gone */
+        MPI_Iprobe(0, 70, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        CHECK_INT(flag, 0);
+        int got = 0, got71 = 0, got72 = 0;
+        MPI_Recv(&got71, 1, MPI_INT, 0, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* the second start's */
+        CHECK_INT(got71, 9);
+        MPI_Iprobe(0, 71, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        CHECK_INT(flag, 0);
+        MPI_Request receive[2];
+        MPI_Irecv(&got, 1, MPI_INT, 0, 61, MPI_COMM_WORLD, &receive[0]);
+        MPI_Irecv(&got72, 1, MPI_INT, 0, 72, MPI_COMM_WORLD, &receive[1]);
+        send_int(1, 0, kGo);
+        MPI_Waitall(2, receive, MPI_STATUSES_IGNORE);
+        CHECK_INT(got, 9);
+        CHECK_INT(got72, 9);
     }
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
 /* A synchronous message of many network packets, of a length that is no
@@ -362,7 +415,7 @@ int main(int argc, char** argv) {
     several_outstanding();
     persistent_synchronous();
     to_itself();
-    cancel_is_refused();
+    cancel_synchronous_send();
     large_and_derived();
     collective_while_blocked();
     MPI_Finalize();

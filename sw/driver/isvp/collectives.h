@@ -97,6 +97,28 @@ class Collectives {
                         Datatype type, Operation op);
     void barrier(Communicator& comm);
 
+    /// An offloaded collective posted to the switch and not yet collected.
+    struct Posted {
+        unsigned context = 0;
+        Opcode collective = Opcode::Barrier;
+        void* recv = nullptr;    ///< where the result goes
+        std::size_t result = 0;  ///< bytes of result expected
+    };
+    /// The first half of an offloaded call, for MPI 4 persistent
+    /// collectives (MPI_Start): the checks of the blocking call, the next
+    /// sequence, the request posted to the switch; never waits for the
+    /// other members. `comm` must offload the call (would_offload) and have
+    /// no other collective in flight in the switch (a persistent request
+    /// has a communicator of its own). Arguments as the blocking calls
+    /// (`send` and `recv` alike for bcast); `recv` must stay valid until
+    /// collect() has returned true.
+    Posted post(Communicator& comm, Opcode collective, Datatype type, std::optional<Operation> op, std::size_t count,
+                int root, const void* send, void* recv);
+    /// The second half: true once the result is in `recv`; waits for it
+    /// when `wait`, otherwise only looks (no device access). Throws
+    /// DriverError as the blocking call for a switch error.
+    bool collect(const Posted& posted, bool wait);
+
     /// Whether a call with these arguments would run in the switch.
     /// `buffer_bytes` is the collective buffer the switch holds (all blocks:
     /// size x block for the per-rank collectives, 0 for a barrier); above
@@ -112,6 +134,12 @@ class Collectives {
     void run(Communicator& comm, const Call& call);
     void run_software(Communicator& comm, const Call& call);
     void run_offloaded(Communicator& comm, const Call& call);
+    /// run()'s checks; the switch buffer the call needs (bytes).
+    std::uint64_t check_call(const Communicator& comm, const Call& call) const;
+    /// run_offloaded's request; returns the result bytes expected.
+    std::size_t post_offloaded(Communicator& comm, const Call& call);
+    /// run_offloaded's result; throws DriverError for a switch error.
+    void receive_offloaded(unsigned context, Opcode collective, void* recv, std::size_t result);
     /// Agrees on the lowest ID free on every member of `parent` (software
     /// allreduce of the free bitmaps) and marks it used.
     unsigned agree_id(Communicator& parent);

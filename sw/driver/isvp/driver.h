@@ -167,6 +167,11 @@ class Driver {
     /// Blocks until the result of the collective in flight on `context`
     /// has arrived; copies up to `capacity` bytes.
     CollectiveResult receive_collective(unsigned context, void* buffer, std::size_t capacity);
+    /// Whether the result of the collective in flight on `context` has
+    /// arrived (receive_collective would not wait). Neither waits nor polls.
+    bool collective_result_ready(unsigned context) const {
+        return context < results_.size() && results_[context].complete;
+    }
 
     /// Messages sent / received, and interrupts waited for.
     std::uint64_t messages_sent() const { return messages_sent_; }

@@ -1,5 +1,7 @@
 /*
- * mpi.h — the isvp MPI shim (MPI 3.1 C bindings, a documented subset).
+ * mpi.h — the isvp MPI shim (MPI 3.1 C bindings, a documented subset, and
+ * from MPI 4.0 the persistent collectives, the large-count _c forms and
+ * MPI_Isendrecv(_replace)).
  *
  * Unmodified MPI C and C++ programs compile against this header with the
  * isvp-mpicc / isvp-mpicxx wrappers and run under `isvp run -n N`. What is
@@ -454,6 +456,7 @@ ISVP_MPI_API(Comm_size, (MPI_Comm comm, int *size));
 ISVP_MPI_API(Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
 ISVP_MPI_API(Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
 ISVP_MPI_API(Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
+ISVP_MPI_API(Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request));
 ISVP_MPI_API(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm));
 ISVP_MPI_API(Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm));
 ISVP_MPI_API(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm));
@@ -685,6 +688,48 @@ ISVP_MPI_API(Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 ISVP_MPI_API(Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                       MPI_Comm comm));
 
+/* ---- persistent collectives (MPI 4.0; sw/mpi/persistent.cpp) ------------------ */
+ISVP_MPI_API(Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request));
+ISVP_MPI_API(Bcast_init, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request));
+ISVP_MPI_API(Reduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+ISVP_MPI_API(Allreduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Info info, MPI_Request *request));
+ISVP_MPI_API(Scatter_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+ISVP_MPI_API(Scatterv_init, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             MPI_Info info, MPI_Request *request));
+ISVP_MPI_API(Gather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+ISVP_MPI_API(Gatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request));
+ISVP_MPI_API(Allgather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                              MPI_Request *request));
+ISVP_MPI_API(Allgatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Info info, MPI_Request *request));
+ISVP_MPI_API(Alltoall_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+ISVP_MPI_API(Alltoallv_init, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Info info, MPI_Request *request));
+ISVP_MPI_API(Alltoallw_init, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                              MPI_Request *request));
+ISVP_MPI_API(Reduce_scatter_init, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+ISVP_MPI_API(Reduce_scatter_block_init, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                         MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+ISVP_MPI_API(Scan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request));
+ISVP_MPI_API(Exscan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+
 /* ---- nonblocking and neighbourhood collectives ----------------------------- */
 ISVP_MPI_API(Ibarrier, (MPI_Comm comm, MPI_Request *request));
 ISVP_MPI_API(Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
@@ -750,6 +795,160 @@ ISVP_MPI_API(Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[], 
                                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                    MPI_Request *request));
+
+/* ---- MPI 4.0 point-to-point additions and large-count (_c) forms ----------------
+ * (sw/mpi/large_count.cpp). isvp's MPI keeps int counts inside: a count,
+ * size or displacement beyond INT_MAX is MPI_ERR_COUNT (one message is at
+ * most 512 MiB anyway). */
+typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len, MPI_Datatype *datatype);
+ISVP_MPI_API(Grequest_start, (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function *free_fn,
+                              MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request));
+ISVP_MPI_API(Grequest_complete, (MPI_Request request));
+ISVP_MPI_API(Op_create_c, (MPI_User_function_c * user_fn, int commute, MPI_Op *op));
+ISVP_MPI_API(Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                         MPI_Request *request));
+ISVP_MPI_API(Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                                 int recvtag, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Isendrecv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                           MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Isendrecv_replace_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                                   int source, int recvtag, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Send_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+ISVP_MPI_API(Ssend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+ISVP_MPI_API(Bsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+ISVP_MPI_API(Rsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+ISVP_MPI_API(Recv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                      MPI_Status *status));
+ISVP_MPI_API(Isend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                       MPI_Request *request));
+ISVP_MPI_API(Issend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *request));
+ISVP_MPI_API(Ibsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *request));
+ISVP_MPI_API(Irsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *request));
+ISVP_MPI_API(Irecv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                       MPI_Request *request));
+ISVP_MPI_API(Send_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                           MPI_Request *request));
+ISVP_MPI_API(Ssend_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                            MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Bsend_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                            MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Rsend_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                            MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Recv_init_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                           MPI_Request *request));
+ISVP_MPI_API(Sendrecv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status));
+ISVP_MPI_API(Sendrecv_replace_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                                  int source, int recvtag, MPI_Comm comm, MPI_Status *status));
+ISVP_MPI_API(Mrecv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status));
+ISVP_MPI_API(Imrecv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                        MPI_Request *request));
+ISVP_MPI_API(Get_count_c, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
+ISVP_MPI_API(Get_elements_c, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
+ISVP_MPI_API(Status_set_elements_c, (MPI_Status * status, MPI_Datatype datatype, MPI_Count count));
+ISVP_MPI_API(Type_size_c, (MPI_Datatype datatype, MPI_Count *size));
+ISVP_MPI_API(Type_get_extent_c, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
+ISVP_MPI_API(Type_get_true_extent_c, (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent));
+ISVP_MPI_API(Type_contiguous_c, (MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype));
+ISVP_MPI_API(Type_vector_c, (MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype));
+ISVP_MPI_API(Type_create_hvector_c, (MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                                     MPI_Datatype *newtype));
+ISVP_MPI_API(Type_indexed_c, (MPI_Count count, const MPI_Count array_of_blocklengths[],
+                              const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype));
+ISVP_MPI_API(Type_create_indexed_block_c, (MPI_Count count, MPI_Count blocklength,
+                                           const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                           MPI_Datatype *newtype));
+ISVP_MPI_API(Type_create_hindexed_c, (MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                      const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                      MPI_Datatype *newtype));
+ISVP_MPI_API(Type_create_resized_c, (MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype));
+ISVP_MPI_API(Pack_c, (const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                      MPI_Count *position, MPI_Comm comm));
+ISVP_MPI_API(Unpack_c, (const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount,
+                        MPI_Datatype datatype, MPI_Comm comm));
+ISVP_MPI_API(Pack_size_c, (MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size));
+ISVP_MPI_API(Reduce_local_c, (const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op));
+ISVP_MPI_API(Bcast_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm));
+ISVP_MPI_API(Ibcast_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                        MPI_Request *request));
+ISVP_MPI_API(Reduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                        int root, MPI_Comm comm));
+ISVP_MPI_API(Ireduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                         int root, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Allreduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm));
+ISVP_MPI_API(Iallreduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Scan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm));
+ISVP_MPI_API(Iscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Exscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm));
+ISVP_MPI_API(Iexscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Reduce_scatter_block_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                      MPI_Op op, MPI_Comm comm));
+ISVP_MPI_API(Ireduce_scatter_block_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Reduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm));
+ISVP_MPI_API(Ireduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Scatter_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
+ISVP_MPI_API(Iscatter_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Gather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
+ISVP_MPI_API(Igather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Allgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+ISVP_MPI_API(Iallgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Alltoall_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+ISVP_MPI_API(Ialltoall_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Scatterv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                          MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                          MPI_Comm comm));
+ISVP_MPI_API(Gatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                         MPI_Comm comm));
+ISVP_MPI_API(Allgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                            MPI_Comm comm));
+ISVP_MPI_API(Alltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                           MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                           const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm));
+ISVP_MPI_API(Iscatterv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                           MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                           MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Igatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                          MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Iallgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Ialltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                            const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+ISVP_MPI_API(Ialltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            MPI_Request *request));
+ISVP_MPI_API(Alltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
 
 /* ---- topologies ----------------------------------------------------------- */
 ISVP_MPI_API(Dims_create, (int nnodes, int ndims, int dims[]));
