@@ -116,6 +116,7 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MP
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
     return entry("MPI_Comm_create_group", comm, [&] {
         Comm& parent = check_comm(comm);
+        refuse_inter(parent, "MPI_Comm_create_group");
         if (newcomm == nullptr) fail(MPI_ERR_ARG, "newcomm is NULL");
         check_tag(tag, "tag");
         const Group* g = objects().groups.find(group);

@@ -167,6 +167,7 @@ template <class Body>
 int persistent_init(const char* function, MPI_Comm comm, MPI_Info info, MPI_Request* request, Body body) {
     return entry(function, comm, [&] {
         Comm& c = check_comm(comm);
+        unsupported_on_inter(c, function);  // MPI 4.0 defines them there; isvp does not run them yet
         check_info(info);
         check_request_pointer(request);
         std::function<void()> release;
