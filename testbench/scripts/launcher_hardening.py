@@ -175,7 +175,7 @@ def check_build_signal(isvp):
 
 def check_sigkill(isvp):
     marker = "%d.5" % (3000 + os.getpid() % 1000)  # sleep's argument names this test's processes
-    launcher = subprocess.Popen([isvp, "run", "-n", "2", "--set", "topology.torus=2x1x1", "--", "sh", "-c",
+    launcher = subprocess.Popen([isvp, "run", "-n", "2", "-l", "--set", "topology.torus=2x1x1", "--", "sh", "-c",
                                  "sleep %s & sleep %s" % (marker, marker)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     started = wait_until(lambda: len(processes_with_argument(marker)) >= 4, 20)
@@ -217,7 +217,7 @@ def rank_socket(pid, rank):
 
 def check_rogue(isvp, guest):
     # The ranks connect after 2 s: a stranger comes first.
-    launcher = subprocess.Popen([isvp, "run", "-n", "2", "--set", "topology.torus=2x1x1", "--", "sh", "-c",
+    launcher = subprocess.Popen([isvp, "run", "-n", "2", "-l", "--set", "topology.torus=2x1x1", "--", "sh", "-c",
                                  "sleep 2; exec %s pingpong" % guest],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     address = None
