@@ -54,12 +54,16 @@ void declare_job_parameters(Parameters& parameters) {
 
 std::uint64_t estimated_platform_bytes(const PlatformConfig& config) {
     // What a node's buffers hold when full: router input FIFOs, the QDMA's
-    // H2C staging and receive buffers, the collective engine's input buffers.
-    const std::uint64_t buffers =
+    // H2C staging and receive buffers, the collective engine's input buffers,
+    // and with reliable delivery its retransmit and transmit buffers.
+    std::uint64_t buffers =
         std::uint64_t{kRouterPorts} * config.fabric.router.input_buffer_bytes + config.node.qdma.h2c_buffer_bytes +
         config.node.qdma.rx_buffer_bytes +
         (std::uint64_t{config.node.collective.host_buffer_phits} + config.node.collective.net_buffer_phits) *
             kRouterPhitBytes;
+    if (config.reliable.enabled(config.fabric.aurora.bit_error_rate))
+        buffers +=
+            config.reliable.retransmit_buffer_bytes + std::uint64_t{config.reliable.tx_buffer_phits} * kRouterPhitBytes;
     return kProcessBytes + std::uint64_t{config.fabric.shape.nodes()} * (kModelBytesPerNode + buffers);
 }
 

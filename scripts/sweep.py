@@ -439,8 +439,12 @@ def main():
     progress = Progress(total)
     started = time.monotonic()
 
+    stop = threading.Event()  # set when a bench failed or the sweep is interrupted: start no more
+
     def run_point(indexed):
         index, (nodes, shape, group, sizes, timing_only) = indexed
+        if stop.is_set():
+            return None
         weight = run_weight(nodes, group, sizes, passes)
         label = f"run {index}/{len(plan)}: {nodes} nodes{' timing-only' if timing_only else ''}"
         progress.show(label, weight)
@@ -448,25 +452,34 @@ def main():
 
     # Points are independent simulator runs: run --jobs of them at once; their
     # tables are printed in plan order, each as soon as it and all before it
-    # are done, so the output does not depend on --jobs.
-    runs = []
+    # are done, so the output does not depend on --jobs. A failure ends the
+    # sweep at once, whichever point it was.
+    results, printed = {}, 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(run_point, item): item[0] for item in enumerate(plan, 1)}
         try:
-            for result in pool.map(run_point, enumerate(plan, 1)):
-                if progress.tty:
-                    sys.stderr.write("\r\033[K")
-                sys.stdout.write(result.pop("stdout"))
-                sys.stdout.flush()
-                runs.append(result)
+            for future in concurrent.futures.as_completed(futures):
+                results[futures[future]] = future.result()
+                while printed + 1 in results:
+                    printed += 1
+                    if progress.tty:
+                        sys.stderr.write("\r\033[K")
+                    sys.stdout.write(results[printed].pop("stdout"))
+                    sys.stdout.flush()
         except (BenchFailed, KeyboardInterrupt) as failure:
-            for future_process in list(RUNNING):
-                os.killpg(future_process.pid, signal.SIGTERM)
+            stop.set()
+            for process in list(RUNNING):
+                try:
+                    os.killpg(process.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass  # ended meanwhile
             pool.shutdown(wait=True, cancel_futures=True)
             progress.finish()
             if isinstance(failure, KeyboardInterrupt):
                 sys.exit(130)
             sys.stderr.write(str(failure))
             sys.exit(1)
+    runs = [results[index] for index in sorted(results)]
     total_wall = time.monotonic() - started
     progress.finish()
 

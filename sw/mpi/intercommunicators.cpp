@@ -130,11 +130,23 @@ void drop_local(guest::Communicator& local) {
     collectives().free(local);
 }
 
+/// pick_id for an inter-communicator whose hidden local communicator is
+/// made already: when no ID is free (every member of both groups sees the
+/// same agreed set, so all fail alike) the hidden one is given back.
+unsigned pick_id_or_drop(const IdWords& free_ids, guest::Communicator* local) {
+    try {
+        return pick_id(free_ids, true);
+    } catch (const Error&) {
+        if (local != nullptr) drop_local(*local);
+        throw;
+    }
+}
+
 }  // namespace
 
 MPI_Comm dup(Comm& parent) {
     guest::Communicator local = collectives().dup(local_of(parent).guest);
-    const unsigned id = pick_id(agree_ids(parent), true);
+    const unsigned id = pick_id_or_drop(agree_ids(parent), &local);
     guest::Communicator made = collectives().adopt(id, parent.guest.members, parent.rank(), false);
     return register_inter(std::move(made), parent.remote, std::move(local), parent);
 }
@@ -158,7 +170,7 @@ MPI_Comm split(Comm& parent, int colour, int key) {
     std::vector<guest::SplitRequest> remote_requests;
     for (std::size_t i = 0; i < parent.remote.size(); ++i)
         remote_requests.push_back({static_cast<int>(theirs[2 * i]), static_cast<int>(theirs[2 * i + 1])});
-    const unsigned id = pick_id(agree_ids(parent), true);
+    const unsigned id = pick_id_or_drop(agree_ids(parent), local ? &*local : nullptr);
     if (!local) return MPI_COMM_NULL;
     // The remote members of this colour, by key, ties by remote rank: this
     // rank's request appended last stands for the colour (and drops out).
@@ -255,13 +267,7 @@ MPI_Comm create_from_leaders(Comm& local, int local_leader, MPI_Comm peer_comm, 
                                    " is in both groups (the local and remote groups must be disjoint)");
         }
     for (std::size_t w = 0; w < kIdWords; ++w) common[w] &= theirs[1 + w];
-    unsigned id = 0;
-    try {
-        id = pick_id(common, true);
-    } catch (const Error&) {
-        drop_local(hidden);
-        throw;
-    }
+    const unsigned id = pick_id_or_drop(common, &hidden);
     guest::Communicator made = collectives().adopt(id, local.guest.members, local.rank(), false);
     return register_inter(std::move(made), std::move(remote), std::move(hidden), local);
 }

@@ -60,11 +60,22 @@ int comm_size(MPI_Comm comm) {
     return c != nullptr ? c->size() : 0;
 }
 
-/// The size of `comm` at its rank `root`, else 0: a rooted v-collective's
-/// counts and displacements are significant at the root only.
+/// How many ranks a per-peer count array of `comm` covers: the communicator's
+/// size, or on an inter-communicator the remote group's (MPI 3.1 §5.2.2).
+int peer_count(MPI_Comm comm) {
+    const Comm* c = find_comm(comm);
+    return c != nullptr ? c->peer_size() : 0;
+}
+
+/// How many entries a rooted v-collective's counts and displacements have at
+/// this rank, 0 where they are not significant: the root's (on an
+/// inter-communicator the rank passing MPI_ROOT, whose arrays cover the
+/// remote group), nobody else's.
 int root_size(MPI_Comm comm, int root) {
     const Comm* c = find_comm(comm);
-    return c != nullptr && c->rank() == root ? c->size() : 0;
+    if (c == nullptr) return 0;
+    if (c->is_inter()) return root == MPI_ROOT ? c->peer_size() : 0;
+    return c->rank() == root ? c->size() : 0;
 }
 
 }  // namespace
@@ -520,8 +531,8 @@ int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
         "MPI_Allgatherv_c", comm,
         [&] {
             s = narrow(sendcount, "sendcount");
-            counts = narrow_array(recvcounts, comm_size(comm), "recvcounts");
-            offsets = narrow_array(displs, comm_size(comm), "displs", MPI_ERR_ARG);
+            counts = narrow_array(recvcounts, peer_count(comm), "recvcounts");
+            offsets = narrow_array(displs, peer_count(comm), "displs", MPI_ERR_ARG);
         },
         [&] {
             return PMPI_Allgatherv(sendbuf, s, sendtype, recvbuf, data_or_null(counts), data_or_null(offsets), recvtype,
@@ -536,7 +547,7 @@ int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     return narrowed(
         "MPI_Alltoallv_c", comm,
         [&] {
-            const int n = comm_size(comm);
+            const int n = peer_count(comm);
             if (sendbuf != MPI_IN_PLACE) {
                 scounts = narrow_array(sendcounts, n, "sendcounts");
                 sdisp = narrow_array(sdispls, n, "sdispls", MPI_ERR_ARG);
@@ -557,7 +568,7 @@ int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     return narrowed(
         "MPI_Alltoallw_c", comm,
         [&] {
-            const int n = comm_size(comm);
+            const int n = peer_count(comm);
             if (sendbuf != MPI_IN_PLACE) {
                 scounts = narrow_array(sendcounts, n, "sendcounts");
                 sdisp = narrow_array(sdispls, n, "sdispls", MPI_ERR_ARG);
@@ -616,8 +627,8 @@ int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
         "MPI_Iallgatherv_c", comm,
         [&] {
             s = narrow(sendcount, "sendcount");
-            counts = narrow_array(recvcounts, comm_size(comm), "recvcounts");
-            offsets = narrow_array(displs, comm_size(comm), "displs", MPI_ERR_ARG);
+            counts = narrow_array(recvcounts, peer_count(comm), "recvcounts");
+            offsets = narrow_array(displs, peer_count(comm), "displs", MPI_ERR_ARG);
         },
         [&] {
             return PMPI_Iallgatherv(sendbuf, s, sendtype, recvbuf, data_or_null(counts), data_or_null(offsets),
@@ -632,7 +643,7 @@ int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const M
     return narrowed(
         "MPI_Ialltoallv_c", comm,
         [&] {
-            const int n = comm_size(comm);
+            const int n = peer_count(comm);
             if (sendbuf != MPI_IN_PLACE) {
                 scounts = narrow_array(sendcounts, n, "sendcounts");
                 sdisp = narrow_array(sdispls, n, "sdispls", MPI_ERR_ARG);
@@ -653,7 +664,7 @@ int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const M
     return narrowed(
         "MPI_Ialltoallw_c", comm,
         [&] {
-            const int n = comm_size(comm);
+            const int n = peer_count(comm);
             if (sendbuf != MPI_IN_PLACE) {
                 scounts = narrow_array(sendcounts, n, "sendcounts");
                 sdisp = narrow_array(sdispls, n, "sdispls", MPI_ERR_ARG);

@@ -1177,6 +1177,11 @@ int PMPI_Request_free(MPI_Request* request) {
             fail(MPI_ERR_REQUEST,
                  std::string("request is a nonblocking collective's (") + found->function +
                      "), which cannot be freed (MPI 3.1 §5.12); complete it with MPI_Wait or MPI_Test");
+        if (found->kind == Request::Kind::Generalized && !found->complete && deferred_work().owns != nullptr &&
+            deferred_work().owns(found->extra_state))
+            fail(MPI_ERR_REQUEST,
+                 "request is an incomplete MPI_Comm_idup's, a nonblocking collective operation's, which cannot be "
+                 "freed (MPI 3.1 §5.12); complete it with MPI_Wait or MPI_Test");
         if (found->kind == Request::Kind::Generalized) {
             // free_fn runs once the request is complete (MPI 3.1 §12.2).
             if (!found->complete) {
@@ -1219,7 +1224,7 @@ int PMPI_Cancel(MPI_Request* request) {
             // A standard send has completed locally (eager); its message may
             // still be unmatched at the receiver: ask it (see cancel_answered).
             found->cancel_requested = true;
-            const int destination = found->comm->global_rank(found->peer);
+            const int destination = found->comm->peer_global(found->peer);
             if (destination == driver().rank()) {
                 if (drop_unmatched_message(destination, found->sent_tag, found->ordinal)) {
                     set_empty(found->status);
@@ -1242,7 +1247,7 @@ int PMPI_Cancel(MPI_Request* request) {
             if (it == e.awaiting_ack.end() || found->cancel_requested) return;
             found->cancel_requested = true;
             const std::uint32_t sequence = it->first;
-            const int destination = found->comm->global_rank(found->peer);
+            const int destination = found->comm->peer_global(found->peer);
             if (destination == driver().rank()) {
                 if (drop_unmatched(destination, sequence)) complete_cancelled(sequence);
                 return;

@@ -161,6 +161,49 @@ static void check_allgather(MPI_Comm inter) {
         for (int k = 0; k <= r; ++k) CHECK_INT(vrecv[displs[r] + k], remote_world(r) + k);
 }
 
+/* The large-count forms: their count arrays cover the remote group (and
+   at an MPI_ROOT root), as the int forms' do. Groups of 3 and 2, so a
+   local-size array would be too long on one side and too short on the other. */
+static void check_large_count(MPI_Comm inter) {
+    MPI_Count counts[3];
+    MPI_Aint displs[3];
+    int vsend[6] = {0, 1, 2, 3, 4, 5}, recv[8];
+    /* Scatterv_c: root B's local rank 1 sends j + 1 ints to A's local rank j. */
+    for (int j = 0; j < 3; ++j) {
+        counts[j] = j + 1;
+        displs[j] = j == 0 ? 5 : j == 1 ? 3 : 0;
+    }
+    for (int i = 0; i < 8; ++i) recv[i] = -1;
+    COLL(MPI_Scatterv_c, MPI_Iscatterv_c, vsend, counts, displs, MPI_INT, recv, in_a ? local_rank + 1 : 0, MPI_INT,
+         root_arg(0, 1), inter);
+    if (in_a)
+        for (int k = 0; k <= local_rank; ++k) CHECK_INT(recv[k], (int)displs[local_rank] + k);
+    /* Allgatherv_c: local rank j sends j + 1 ints; remote blocks in reverse order. */
+    int mine[3] = {world_rank, world_rank + 1, world_rank + 2};
+    MPI_Aint at = 0;
+    for (int r = remote_size - 1; r >= 0; --r) {
+        counts[r] = r + 1;
+        displs[r] = at;
+        at += r + 1;
+    }
+    for (int i = 0; i < 8; ++i) recv[i] = -1;
+    COLL(MPI_Allgatherv_c, MPI_Iallgatherv_c, mine, local_rank + 1, MPI_INT, recv, counts, displs, MPI_INT, inter);
+    for (int r = 0; r < remote_size; ++r)
+        for (int k = 0; k <= r; ++k) CHECK_INT(recv[displs[r] + k], remote_world(r) + k);
+    /* Alltoallv_c: one int to each remote rank, received in reverse order. */
+    int send[3];
+    MPI_Count scounts[3], rcounts[3];
+    MPI_Aint sdispls[3], rdispls[3];
+    for (int j = 0; j < remote_size; ++j) {
+        send[j] = world_rank * 100 + j;
+        scounts[j] = rcounts[j] = 1;
+        sdispls[j] = j;
+        rdispls[j] = remote_size - 1 - j;
+    }
+    COLL(MPI_Alltoallv_c, MPI_Ialltoallv_c, send, scounts, sdispls, MPI_INT, recv, rcounts, rdispls, MPI_INT, inter);
+    for (int j = 0; j < remote_size; ++j) CHECK_INT(recv[remote_size - 1 - j], remote_world(j) * 100 + local_rank);
+}
+
 static void check_alltoall(MPI_Comm inter) {
     int send[3], recv[3];
     for (int j = 0; j < remote_size; ++j) send[j] = world_rank * 100 + j;
@@ -251,6 +294,7 @@ int main(int argc, char** argv) {
         check_scatter(inter);
         check_allgather(inter);
         check_alltoall(inter);
+        check_large_count(inter);
         check_reduce_scatter(inter);
         if (nonblocking) check_overlap(inter);
     }

@@ -209,6 +209,17 @@ static void create_group(void) {
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CHECK_INT(mpi_error_class(MPI_Comm_create_group(MPI_COMM_WORLD, self, -3, &none)), MPI_ERR_TAG);
+    /* An idup's request is a nonblocking collective's: it cannot be freed
+       before it completes (the duplicate would be made through a stale
+       pointer, or never, with the other members waiting for it). */
+    MPI_Comm pending = MPI_COMM_NULL;
+    MPI_Request idup_request;
+    MPI_Comm_idup(MPI_COMM_WORLD, &pending, &idup_request);
+    CHECK_INT(mpi_error_class(MPI_Request_free(&idup_request)), MPI_ERR_REQUEST);
+    CHECK(idup_request != MPI_REQUEST_NULL);
+    MPI_Wait(&idup_request, MPI_STATUS_IGNORE);
+    CHECK(pending != MPI_COMM_NULL);
+    MPI_Comm_free(&pending);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Group_free(&self);
     MPI_Group_free(&evens);
