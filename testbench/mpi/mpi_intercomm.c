@@ -257,6 +257,28 @@ static void check_errors(MPI_Comm inter) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* MPI_Cancel of a send nobody receives asks the rank the send names, in the
+   remote group: A's ranks send to B's rank 1 (world 1; read as a local rank
+   it would be A's world 2, which answers "not cancelled"), cancel, and see
+   it cancelled; the message is never received. */
+static void check_cancel(MPI_Comm inter) {
+    if (in_a) {
+        int value = world_rank;
+        MPI_Request request;
+        MPI_Isend(&value, 1, MPI_INT, 1, 4242, inter, &request);
+        MPI_Cancel(&request);
+        MPI_Status status;
+        MPI_Wait(&request, &status);
+        int cancelled = 0;
+        MPI_Test_cancelled(&status, &cancelled);
+        CHECK_INT(cancelled, 1);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    int pending = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, 4242, inter, &pending, MPI_STATUS_IGNORE);
+    CHECK_INT(pending, 0);
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
@@ -276,6 +298,7 @@ int main(int argc, char** argv) {
     MPI_Intercomm_create(local, in_a ? 0 : 1, MPI_COMM_WORLD, in_a ? 1 : 0, 77, &inter);
     check_queries(inter);
     check_point_to_point(inter, local_rank);
+    check_cancel(inter);
 
     int result = 0;
     MPI_Comm_dup(inter, &dup);
