@@ -103,6 +103,7 @@ void delete_attribute(Comm& comm, int keyval) {
                  "the delete function of keyval " + std::to_string(keyval) + " returned " + std::to_string(status));
     }
     comm.attributes.erase(keyval);  // by key: the function may have changed the map
+    comm.attribute_set_order.erase(keyval);
 }
 
 /// Copies `from`'s attributes to `to` through each key's copy function.
@@ -116,7 +117,10 @@ void copy_attributes(const Comm& from, Comm& to) {
         if (status != MPI_SUCCESS)
             fail(status,
                  "the copy function of keyval " + std::to_string(keyval) + " returned " + std::to_string(status));
-        if (flag) to.attributes[keyval] = copied;
+        if (flag) {
+            to.attributes[keyval] = copied;
+            to.note_attribute_set(keyval);
+        }
     }
 }
 
@@ -221,9 +225,17 @@ void check_key(const char* key) {
 
 void delete_self_attributes() {
     Comm& self = check_comm(MPI_COMM_SELF);
-    // Last set first (MPI 3.1 §8.7.1); keys are numbered in creation order,
-    // which is the order programs set them in.
-    while (!self.attributes.empty()) delete_attribute(self, self.attributes.rbegin()->first);
+    // Last set first (MPI 3.1 §8.7.1).
+    while (!self.attributes.empty()) {
+        int last = self.attributes.rbegin()->first;
+        std::uint64_t when = 0;
+        for (const auto& [keyval, order] : self.attribute_set_order)
+            if (self.attributes.count(keyval) != 0 && order >= when) {
+                when = order;
+                last = keyval;
+            }
+        delete_attribute(self, last);
+    }
 }
 
 }  // namespace isvp::mpi
@@ -482,6 +494,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
         check_keyval(keyval);
         delete_attribute(c, keyval);
         c.attributes[keyval] = attribute_val;
+        c.note_attribute_set(keyval);
     });
 }
 

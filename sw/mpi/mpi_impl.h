@@ -59,6 +59,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -177,6 +178,15 @@ struct Comm {
     std::string name;                       ///< MPI_Comm_set_name
     std::uint32_t collective_sequence = 0;  ///< MPI-level software collectives issued (collective_tag)
     std::map<int, void*> attributes;        ///< keyval -> attribute value
+    /// keyval -> when its attribute was set, counted per communicator: at
+    /// MPI_Finalize MPI_COMM_SELF's are deleted last set first (MPI 3.1 §8.7.1).
+    std::map<int, std::uint64_t> attribute_set_order;
+    /// Records that `keyval`'s attribute was just set.
+    void note_attribute_set(int keyval) {
+        std::uint64_t last = 0;
+        for (const auto& entry : attribute_set_order) last = std::max(last, entry.second);
+        attribute_set_order[keyval] = last + 1;
+    }
     /// MPI_Cart_create: a Cartesian topology, its extent and periodicity per dimension.
     bool cartesian = false;
     std::vector<int> cart_dims;

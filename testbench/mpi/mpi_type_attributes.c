@@ -321,12 +321,13 @@ static int self_delete(MPI_Comm comm, int keyval, void* value, void* extra) {
 }
 
 static void attributes_on_self_for_finalize(void) {
-    for (long i = 0; i < 3; ++i) {
-        int key;
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &key, NULL);
-        MPI_Comm_set_attr(MPI_COMM_SELF, key, (void*)i);
-        MPI_Comm_free_keyval(&key);
-    }
+    /* Keys made in one order, attributes set in another (the order of
+       setting counts, not the keys'): values 0, 1, 2 set on keys 2, 0, 1. */
+    int keys[3];
+    for (int i = 0; i < 3; ++i) MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &keys[i], NULL);
+    const int key_of_value[3] = {2, 0, 1};
+    for (long value = 0; value < 3; ++value) MPI_Comm_set_attr(MPI_COMM_SELF, keys[key_of_value[value]], (void*)value);
+    for (int i = 0; i < 3; ++i) MPI_Comm_free_keyval(&keys[i]);
 }
 
 int main(int argc, char** argv) {
