@@ -58,7 +58,9 @@ MPITESTCONF = """\
 
 
 def parse_testlist(folder: pathlib.Path, left_out: dict):
-    """Yields (name, ranks, args, env) for each runnable testlist entry;
+    """Yields (name, ranks, args, env, result test, time limit) for each
+    runnable testlist entry (the result test as MPICH's runtests names it:
+    "" for the normal one);
     counts in left_out[folder name] the entries it does not run: those
     marked xfail (MPICH expects them to fail on itself) and those that
     depend on a configure substitution (an optional feature)."""
@@ -80,10 +82,15 @@ def parse_testlist(folder: pathlib.Path, left_out: dict):
         if len(words) < 2 or not words[1].isdigit():
             continue  # a sub-folder or a malformed line
         name, ranks, args, env = words[0], int(words[1]), [], {}
+        result_test, time_limit = "", None
         for option in words[2:]:
             key, _, value = option.partition("=")
             if key == "arg":
                 args.append(value)
+            elif key == "resultTest":
+                result_test = value
+            elif key == "timeLimit":
+                time_limit = float(value)
             elif key == "env":
                 k, _, v = value.partition("=")
                 env[k] = v
@@ -93,7 +100,7 @@ def parse_testlist(folder: pathlib.Path, left_out: dict):
                 left_out[folder.name]["xfail"] += 1
                 break
         if env is not None:
-            yield name, ranks, args, env
+            yield name, ranks, args, env, result_test, time_limit
 
 
 def compile_program(mpicc, include, work, library, source, output):
@@ -160,10 +167,10 @@ def main():
     only = {entry for entry in options.only.split(",") if entry}
     entries, left_out = [], {}
     for folder in options.folders.split(","):
-        for name, ranks, args, env in parse_testlist(tests / folder, left_out):
+        for name, ranks, args, env, result_test, time_limit in parse_testlist(tests / folder, left_out):
             if only and f"{folder}/{name}" not in only:
                 continue
-            entries.append((folder, name, ranks, args, env))
+            entries.append((folder, name, ranks, args, env, result_test, time_limit))
 
     built = {}
 
@@ -180,15 +187,16 @@ def main():
         return built[key]
 
     def run(entry):
-        folder, name, ranks, args, env = entry
+        folder, name, ranks, args, env, result_test, time_limit = entry
         ok, error = build(folder, name)
         if not ok:
             first = next((line for line in error.splitlines() if "error" in line), error.strip()[:200])
             return entry, "not built", first
         if ranks > options.max_ranks:
             return entry, "skipped", f"{ranks} ranks"
+        limit = min(options.timeout, time_limit) if time_limit else options.timeout
         command = [str(isvp), "run", "-n", str(ranks), "--offload", options.offload,
-                   "--timeout", str(int(options.timeout)), "--", str(work / folder / name), *args]
+                   "--timeout", str(max(1, int(limit))), "--", str(work / folder / name), *args]
         started = time.monotonic()
         try:
             result = subprocess.run(command, capture_output=True, text=True, timeout=options.timeout + 30,
@@ -197,17 +205,27 @@ def main():
         except subprocess.TimeoutExpired as expired:
             output, status, timed_out = str(expired.stdout or "") + str(expired.stderr or ""), -1, True
         wall = time.monotonic() - started
-        if status == 0 and "No Errors" in output:
-            return entry, "passed", f"{wall:.1f} s"
+        # MPICH's runtests: TestStatus and TestErrFatal pass when the job
+        # fails (the program checks that a failing rank fails the job),
+        # TestStatusNoErrors when it fails after printing "No Errors".
+        if result_test in ("TestStatus", "TestErrFatal") and status != 0:
+            return entry, "passed", f"{wall:.1f} s, status {status} as expected"
+        if result_test == "TestStatusNoErrors" and status != 0 and "No Errors" in output:
+            return entry, "passed", f"{wall:.1f} s, status {status} as expected"
+        if result_test not in ("TestStatus", "TestErrFatal", "TestStatusNoErrors") and status == 0:
+            if "No Errors" in output:
+                return entry, "passed", f"{wall:.1f} s"
+            if "Test Skipped" in output:
+                return entry, "skipped", "the program skipped itself"
         return entry, classify_failure(output, status, timed_out), output[-1500:]
 
     # Build serially (programs share util objects and folders), run in parallel.
-    for folder, name, *_ in entries:
+    for folder, name, *_ in entries:  # (folder, name, ranks, args, env, result test, time limit)
         build(folder, name)
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         for done, (entry, outcome, detail) in enumerate(pool.map(run, entries), 1):
-            folder, name, ranks, args, _ = entry
+            folder, name, ranks, args = entry[:4]
             results.append({"test": f"{folder}/{name}", "ranks": ranks, "args": args, "outcome": outcome,
                             "detail": detail})
             if options.verbose:
