@@ -15,8 +15,8 @@
 // in coll_nonblocking*.cpp (a round schedule engine whose requests the
 // point-to-point engine completes: CollectiveProgress below); the
 // neighbourhood collectives in coll_neighbor.cpp (topologies: topology.h);
-// what is not implemented reports MPI_ERR_UNSUPPORTED_OPERATION from
-// coll_unsupported.cpp.
+// every collective of MPI 3.1 is implemented (what is not, elsewhere,
+// reports MPI_ERR_UNSUPPORTED_OPERATION from unsupported.cpp).
 // sw/mpi/CMakeLists.txt globs sw/mpi/*.cpp.
 //
 // How an MPI function is written:
