@@ -85,8 +85,7 @@ void make_pending_idups() {
 int idup(const char* function, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
     return entry(function, comm, [&] {
         const Comm& parent = check_comm(comm);
-        if (info != MPI_INFO_NULL && objects().infos.find(info) == nullptr)
-            fail(MPI_ERR_INFO, "info is not a valid info object");
+        check_hints(info);
         if (newcomm == nullptr || request == nullptr) fail(MPI_ERR_ARG, "newcomm or request is NULL");
         auto made = std::make_unique<PendingIdup>();
         made->function = function;

@@ -223,6 +223,10 @@ void check_key(const char* key) {
 
 }  // namespace
 
+void check_hints(MPI_Info info) {
+    if (info != MPI_INFO_NULL) check_info(info);
+}
+
 void delete_self_attributes() {
     Comm& self = check_comm(MPI_COMM_SELF);
     // Last set first (MPI 3.1 §8.7.1).

@@ -42,10 +42,6 @@ std::vector<int> narrow_array(const Wide* values, int n, const char* what, int e
         out.push_back(narrow(values[i], (std::string(what) + "[" + std::to_string(i) + "]").c_str(), error_class));
     return out;
 }
-const int* data_or_null(const std::vector<int>& values) {
-    return values.empty() ? nullptr : values.data();
-}
-
 /// Runs `body` as `function` (errors through `comm`'s handler); then, on
 /// success, returns what `then()` returns.
 template <class Body, class Then>

@@ -222,6 +222,14 @@ struct Comm {
 /// inter-communicator: for the calls the standard defines on
 /// intra-communicators only (MPI_Scan, MPI_Cart_create, ...).
 void refuse_inter(const Comm& comm, const char* function);
+/// MPI_ERR_INFO unless `info` is MPI_INFO_NULL or a live info object: for
+/// calls that take hints and ignore them (communicators.cpp).
+void check_hints(MPI_Info info);
+/// The array's data, or NULL when it is empty, for an int-count form that
+/// checks its arrays itself (large_count.cpp, persistent.cpp).
+inline const int* data_or_null(const std::vector<int>& values) {
+    return values.empty() ? nullptr : values.data();
+}
 /// Throws Error(MPI_ERR_UNSUPPORTED_OPERATION) naming `function` when `comm`
 /// is an inter-communicator: for the calls isvp does not implement on
 /// inter-communicators (MPI_Comm_split_type; docs/MPI.md).

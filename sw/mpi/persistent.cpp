@@ -41,12 +41,6 @@ namespace {
 
 using Starter = std::function<std::shared_ptr<CollectiveProgress>()>;
 
-/// MPI_ERR_INFO for an info argument that is not MPI_INFO_NULL or a live info (the hints are ignored).
-void check_info(MPI_Info info) {
-    if (info == MPI_INFO_NULL || objects().infos.find(info) != nullptr) return;
-    fail(MPI_ERR_INFO, "info is not a valid info object");
-}
-
 /// A software persistent collective: `call(&request)` is the nonblocking
 /// call with the _init's arguments; each start runs it with a capture so
 /// that it hands over its schedule on the tags reserved here.
@@ -168,7 +162,7 @@ int persistent_init(const char* function, MPI_Comm comm, MPI_Info info, MPI_Requ
     return entry(function, comm, [&] {
         Comm& c = check_comm(comm);
         unsupported_on_inter(c, function);  // MPI 4.0 defines them there; isvp does not run them yet
-        check_info(info);
+        check_hints(info);
         check_request_pointer(request);
         std::function<void()> release;
         Starter start = body(c, release);
@@ -183,10 +177,6 @@ std::shared_ptr<Type> held(MPI_Datatype handle) {
 std::vector<int> copy_of(const int* values, int n) {
     return values == nullptr ? std::vector<int>() : std::vector<int>(values, values + n);
 }
-const int* data_or_null(const std::vector<int>& values) {
-    return values.empty() ? nullptr : values.data();
-}
-
 /// Where an offloaded data-movement result of `count` elements of `type`
 /// at `buffer` lands: the buffer itself when contiguous, else run.staging,
 /// unpacked by run.finish.
