@@ -26,14 +26,13 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
       routing_(std::move(routing)),
       node_(node),
       ports_(0),
-      local_port_(0),
       cycle_(0),
       vc_buffer_phits_(0),
       scheduler_(scheduler) {
     config_.validate();
     if (!routing_) SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": no routing policy").c_str());
-    ports_ = routing_->ports();
-    local_port_ = routing_->local_port();
+    ports_ = routing_->ports(node_);
+    for (unsigned p = 0; p < ports_; ++p) host_port_.push_back(routing_->is_host_port(node_, p));
     cycle_ = sc_core::sc_time(config_.clock_period_ns(), sc_core::SC_NS).value();
     vc_buffer_phits_ = config_.vc_buffer_phits();
     if (!port_names.empty() && port_names.size() != ports_)
@@ -435,7 +434,7 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     PacketInfo& info = *packet.info;
     info.vc = packet.out_vc;
     info.tail_after = ticks(tail_out - head_out);
-    if (port != local_port_) ++info.hops;
+    if (!host_port_[port]) ++info.hops;
     RouterPortStatistics& statistics = port_statistics_[port];
     ++statistics.packets_out;
     statistics.phits_out += packet.phits;

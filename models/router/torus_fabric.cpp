@@ -20,7 +20,8 @@ TorusFabric::TorusFabric(sc_core::sc_module_name name, const TorusFabricConfig& 
       routing_(std::move(routing)),
       scheduler_("scheduler") {
     config_.validate();
-    if (!routing_ || routing_->ports() != TorusTopology::kPorts || routing_->local_port() != TorusTopology::kLocalPort)
+    if (!routing_ || routing_->ports(0) != TorusTopology::kPorts ||
+        !routing_->is_host_port(0, TorusTopology::kLocalPort))
         SC_REPORT_ERROR(kReportType, (std::string(this->name()) +
                                       ": the routing policy must route over the 7 torus ports with port 6 local")
                                          .c_str());

@@ -33,8 +33,8 @@ class RoutingWithoutDateline final : public RoutingPolicy {
   public:
     RoutingWithoutDateline(const TorusTopology& topology, unsigned vcs) : dor_(topology, vcs) {}
     std::string_view name() const override { return "dor_without_dateline"; }
-    unsigned ports() const override { return dor_.ports(); }
-    unsigned local_port() const override { return dor_.local_port(); }
+    unsigned ports(std::uint32_t node) const override { return dor_.ports(node); }
+    bool is_host_port(std::uint32_t node, unsigned port) const override { return dor_.is_host_port(node, port); }
     std::optional<RouteDecision> route(std::uint32_t node, unsigned in_port, unsigned in_vc,
                                        std::uint32_t destination) const override {
         auto decision = dor_.route(node, in_port, in_vc, destination);

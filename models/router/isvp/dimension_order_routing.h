@@ -25,8 +25,8 @@ class DimensionOrderRouting final : public RoutingPolicy {
     DimensionOrderRouting(const TorusTopology& topology, unsigned vcs);
 
     std::string_view name() const override { return kName; }
-    unsigned ports() const override { return TorusTopology::kPorts; }
-    unsigned local_port() const override { return TorusTopology::kLocalPort; }
+    unsigned ports(std::uint32_t) const override { return TorusTopology::kPorts; }
+    bool is_host_port(std::uint32_t, unsigned port) const override { return port == TorusTopology::kLocalPort; }
     std::optional<RouteDecision> route(std::uint32_t node, unsigned in_port, unsigned in_vc,
                                        std::uint32_t destination) const override;
 

@@ -90,7 +90,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     using PacketOutSocket = tlm_utils::simple_initiator_socket_optional<Router>;
     using CreditInSocket = tlm::tlm_target_socket<32, tlm::tlm_base_protocol_types, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 
-    /// A router at network address `node`, with routing->ports() ports.
+    /// Router `node` of the network, with routing->ports(node) ports.
     /// `port_names` (optional, one per port) name the sockets, e.g.
     /// "in_xplus"; by default ports are named by number. With a `scheduler`
     /// (shared by the routers of a fabric) the router is woken through it;
@@ -204,7 +204,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     std::shared_ptr<const RoutingPolicy> routing_;  ///< route computation (router.routing)
     std::uint32_t node_;                            ///< this router's network address
     unsigned ports_;                                ///< number of ports
-    unsigned local_port_;                           ///< inject/eject port (hops are not counted there)
+    std::vector<bool> host_port_;                   ///< per port: a host is attached (hops are not counted there)
     std::uint64_t cycle_;                           ///< clock period, ticks
     std::uint32_t vc_buffer_phits_;                 ///< credits each input VC grants
     std::vector<std::string> port_names_;           ///< for socket names and reports

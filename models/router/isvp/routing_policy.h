@@ -31,10 +31,11 @@ class RoutingPolicy {
 
     /// The name router.routing selects it by.
     virtual std::string_view name() const = 0;
-    /// Router ports the policy routes over (the router's port count).
-    virtual unsigned ports() const = 0;
-    /// The inject/eject port: packets for this node leave through it.
-    virtual unsigned local_port() const = 0;
+    /// Ports of router `node` (its radix; routers of one network may differ).
+    virtual unsigned ports(std::uint32_t node) const = 0;
+    /// Whether a host (a node's QDMA side) is attached to `port` of router
+    /// `node`: packets leave the network there, and hops are not counted.
+    virtual bool is_host_port(std::uint32_t node, unsigned port) const = 0;
     /// Output port and VC at `node` for a packet that came in through
     /// `in_port` on `in_vc`, headed for `destination`; nullopt when the
     /// destination is not a node of the network (a misaddressed packet).
