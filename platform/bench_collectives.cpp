@@ -226,7 +226,7 @@ int bench_collectives(int argc, char** argv) {
     declare_job_parameters(parameters);
     po::options_description options("isvp bench collectives options");
     options.add_options()
-        ("topology", po::value<std::string>(), "torus:XxYxZ (default: topology.torus of the platform); one rank per node, up to 1024 nodes and more")
+        ("topology", po::value<std::string>(), "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.* of the platform); one rank per host, up to 1024 nodes and more")
         ("collectives", po::value<std::string>()->default_value("all"), "comma-separated list, or all")
         ("sizes", po::value<std::string>()->default_value("8:64K"),
          "bytes per rank: A:B (powers of two) or a,b,c; per rank block for scatter, gather, allgather and reduce_scatter")
@@ -244,7 +244,8 @@ int bench_collectives(int argc, char** argv) {
     add_platform_options(options);
     po::variables_map values;
     if (!parse(argc, argv,
-               "usage: isvp bench collectives [--topology torus:XxYxZ] [--collectives LIST] [--sizes A:B|list]\n"
+               "usage: isvp bench collectives [--topology torus:XxYxZ|fattree:radix=R,hosts=N|file:PATH]\n"
+               "        [--collectives LIST] [--sizes A:B|list]\n"
                "        [--iterations N] [--warmup N] [--aglu tlm|rtl] [--offload on|off|both] [--check]\n"
                "        [--timing-only] [--vcd FILE] [--progress] [--json FILE] [--set k=v]...\n"
                "One row per collective and size. Latency: every call starts after a barrier; each rank\n"
@@ -256,12 +257,8 @@ int bench_collectives(int argc, char** argv) {
                "diff_offload diff_software with --offload both.",
                options, values))
         return 0;
-    if (values.count("topology")) {
-        const std::string topology = values["topology"].as<std::string>();
-        if (topology.rfind("torus:", 0) != 0)
-            throw ConfigError("bench collectives: --topology must be torus:XxYxZ, got '" + topology + "'");
-        parameters.apply_override("topology.torus=" + topology.substr(6));
-    }
+    if (values.count("topology"))
+        apply_topology_option(parameters, values["topology"].as<std::string>(), "bench collectives: --topology");
     if (values.count("aglu")) parameters.apply_override("aglu.impl=" + values["aglu"].as<std::string>());
     if (!apply_platform_options(values, parameters)) return 0;
     const bool check = values.count("check") > 0;
@@ -297,7 +294,8 @@ int bench_collectives(int argc, char** argv) {
 
     const PlatformConfig config = PlatformConfig::from(parameters);
     transport::JobSpec spec;
-    spec.ranks = static_cast<int>(config.fabric.shape.nodes());
+    const NetworkTopology topology = config.fabric.topology();
+    spec.ranks = static_cast<int>(topology.hosts());
     spec.config = TransportConfig::from(parameters);
     const int ranks = spec.ranks;
 
@@ -441,7 +439,7 @@ int bench_collectives(int argc, char** argv) {
     }
 
     const loggp::Parameters loggp_parameters = loggp::derive(loggp_figures(config, spec.config));
-    const loggp::Model model(loggp_parameters, config.fabric.shape, ranks);
+    const loggp::Model model(loggp_parameters, topology, config.fabric.routing(topology), ranks);
     const auto average_us = [&](const std::vector<std::uint64_t>& ps) {
         std::uint64_t total = 0;
         for (const std::uint64_t d : ps) total += d;
@@ -453,7 +451,7 @@ int bench_collectives(int argc, char** argv) {
         return static_cast<double>(total) / 1e6 / iterations;
     };
 
-    std::cout << "# " << ranks << " ranks on torus " << parameters.text("topology.torus") << ", offload "
+    std::cout << "# " << ranks << " ranks on " << config.fabric.describe() << ", offload "
               << offload_text << ", aglu " << parameters.text("aglu.impl") << ", int32 (SUM for reductions)"
               << (timing_only ? ", timing only (no payload)" : "") << "; " << iterations << " timed + " << warmup
               << " warm-up iterations\n";
@@ -544,7 +542,8 @@ int bench_collectives(int argc, char** argv) {
         nlohmann::json document{{"benchmark", "collectives"},
                               {"build_commit", build_commit()},
                               {"ranks", ranks},
-                              {"topology", parameters.text("topology.torus")},
+                              {"topology", topology.description()},
+                              {"topology_kind", topology.kind()},
                               {"offload", offload_text},
                               {"timing_only", timing_only},
                               {"iterations", iterations},

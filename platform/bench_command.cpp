@@ -1,6 +1,6 @@
 // `isvp bench <benchmark>`: benchmarks in local mode (ranks as threads).
 //
-//   isvp bench pingpong --nodes N --sizes A:B|list [--hops H] ...
+//   isvp bench pingpong [--nodes N | --topology T] --sizes A:B|list [--hops H] ...
 //     one row per size: size latency_us bandwidth_gbps (see pingpong.h)
 #include <chrono>
 #include <fstream>
@@ -9,7 +9,7 @@
 #include <mutex>
 
 #include "cli.h"
-#include "isvp/torus_topology.h"
+#include "isvp/network_topology.h"
 #include "job_platform.h"
 #include "pingpong.h"
 #include "size_list.h"
@@ -19,16 +19,18 @@ namespace po = boost::program_options;
 namespace isvp::cli {
 namespace {
 
-/// The lowest-addressed node exactly `hops` hops from node 0.
-unsigned peer_at_hops(const TorusTopology& topology, unsigned hops, const std::string& shape) {
+/// The lowest-addressed host other than 0 exactly `hops` switch-to-switch
+/// hops from host 0.
+unsigned peer_at_hops(const NetworkTopology& topology, unsigned hops) {
     unsigned farthest = 0;
-    for (unsigned node = 0; node < topology.nodes(); ++node) {
-        const unsigned distance = topology.distance(0, node);
-        if (distance == hops) return node;
+    for (unsigned host = 1; host < topology.hosts(); ++host) {
+        const unsigned distance = topology.distance(0, host);
+        if (distance == hops) return host;
         farthest = std::max(farthest, distance);
     }
-    throw ConfigError("bench pingpong: --hops " + std::to_string(hops) + ": no node is that far from node 0 on the " +
-                      shape + " torus (at most " + std::to_string(farthest) + "); use more --nodes");
+    throw ConfigError("bench pingpong: --hops " + std::to_string(hops) + ": no host is that far from host 0 on " +
+                      topology.kind() + " " + topology.description() + " (at most " + std::to_string(farthest) +
+                      "); use more --nodes or another --topology");
 }
 
 int pingpong(int argc, char** argv) {
@@ -37,6 +39,8 @@ int pingpong(int argc, char** argv) {
     po::options_description options("isvp bench pingpong options");
     options.add_options()
         ("nodes", whole(2u), "nodes in a ring (topology.torus = Nx1x1)")
+        ("topology", po::value<std::string>(),
+         "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH in place of --nodes")
         ("sizes", po::value<std::string>()->default_value("8:4M"), "message sizes: A:B (powers of two) or a,b,c")
         ("hops", whole(1u), "network hops between the two ranks")
         ("iterations", whole(10u), "timed ping-pongs per size")
@@ -45,14 +49,23 @@ int pingpong(int argc, char** argv) {
     add_platform_options(options);
     po::variables_map values;
     if (!parse(argc, argv,
-               "usage: isvp bench pingpong [--nodes N] [--sizes A:B|list] [--hops H] [--iterations I]\n"
+               "usage: isvp bench pingpong [--nodes N | --topology T] [--sizes A:B|list] [--hops H] [--iterations I]\n"
                "                           [--window W] [--json FILE] [--config FILE] [--set key=value]...\n"
-               "Ping-pong between rank 0 and the rank H hops away; prints size latency_us bandwidth_gbps.",
+               "Ping-pong between rank 0 and the first rank H switch-to-switch hops away (0: a rank on the\n"
+               "same switch, e.g. the same fat-tree leaf); prints size latency_us bandwidth_gbps.",
                options, values))
         return 0;
-    const unsigned nodes = whole_value<unsigned>(values, "nodes");
-    if (nodes < 2) throw ConfigError("bench pingpong: --nodes must be at least 2, got " + std::to_string(nodes));
-    parameters.apply_override("topology.torus=" + std::to_string(nodes) + "x1x1");
+    if (values.count("topology")) {
+        if (!values["nodes"].defaulted())
+            throw ConfigError("bench pingpong: give --nodes (a ring) or --topology, not both");
+        apply_topology_option(parameters, values["topology"].as<std::string>(), "bench pingpong: --topology");
+    } else {
+        const unsigned nodes = whole_value<unsigned>(values, "nodes");
+        if (nodes < 2)
+            throw ConfigError("bench pingpong: --nodes must be at least 2, got " + std::to_string(nodes));
+        parameters.apply_override("topology.kind=torus");
+        parameters.apply_override("topology.torus=" + std::to_string(nodes) + "x1x1");
+    }
     if (!apply_platform_options(values, parameters)) return 0;
 
     bench::PingPongOptions bench_options;
@@ -70,11 +83,10 @@ int pingpong(int argc, char** argv) {
         throw ConfigError("bench pingpong: --iterations and --window take at most 1000000 messages each");
 
     const PlatformConfig config = PlatformConfig::from(parameters);
-    const std::string shape = parameters.text("topology.torus");
-    const TorusTopology topology(config.fabric.shape);
-    const unsigned hops = whole_value<unsigned>(values, "hops");
-    if (hops == 0) throw ConfigError("bench pingpong: --hops must be at least 1 (rank 0 would ping itself)");
-    const unsigned peer = peer_at_hops(topology, hops, shape);
+    const NetworkTopology topology = config.fabric.topology();
+    if (topology.hosts() < 2)
+        throw ConfigError("bench pingpong: " + config.fabric.describe() + " has one host; a ping-pong needs two");
+    const unsigned peer = peer_at_hops(topology, whole_value<unsigned>(values, "hops"));
 
     transport::JobSpec spec;
     spec.ranks = static_cast<int>(peer) + 1;
@@ -102,8 +114,8 @@ int pingpong(int argc, char** argv) {
         return result.exit_status;
     }
 
-    std::cout << "# ping-pong rank 0 <-> rank " << peer << " (" << topology.distance(0, peer) << " hops, torus "
-              << shape << ")\n# size latency_us bandwidth_gbps\n";
+    std::cout << "# ping-pong rank 0 <-> rank " << peer << " (" << topology.distance(0, peer) << " hops, "
+              << config.fabric.describe() << ")\n# size latency_us bandwidth_gbps\n";
     for (const auto& row : rows)
         std::cout << row.bytes << " " << std::fixed << std::setprecision(3) << row.latency_us << " "
                   << std::setprecision(2) << row.bandwidth_gbps << "\n";

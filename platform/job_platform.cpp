@@ -1,5 +1,6 @@
 #include "job_platform.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -19,7 +20,6 @@ namespace {
 // process takes (2x2x2: 18 MB).
 constexpr std::uint64_t kModelBytesPerNode = 870 * 1024;
 constexpr std::uint64_t kProcessBytes = 16 << 20;
-constexpr unsigned kRouterPorts = 7;  // 6 torus ports and the local port
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 /// MemAvailable of /proc/meminfo, bytes; none if it cannot be read.
@@ -56,15 +56,21 @@ std::uint64_t estimated_platform_bytes(const PlatformConfig& config) {
     // What a node's buffers hold when full: router input FIFOs, the QDMA's
     // H2C staging and receive buffers, the collective engine's input buffers,
     // and with reliable delivery its retransmit and transmit buffers.
-    std::uint64_t buffers =
-        std::uint64_t{kRouterPorts} * config.fabric.router.input_buffer_bytes + config.node.qdma.h2c_buffer_bytes +
+    const NetworkTopology topology = config.fabric.topology();
+    std::uint64_t router_ports = 0;
+    for (unsigned s = 0; s < topology.switches(); ++s) router_ports += topology.switch_at(s).ports;
+    std::uint64_t buffers = config.node.qdma.h2c_buffer_bytes +
         config.node.qdma.rx_buffer_bytes +
         (std::uint64_t{config.node.collective.host_buffer_phits} + config.node.collective.net_buffer_phits) *
             kRouterPhitBytes;
     if (config.reliable.enabled(config.fabric.aurora.bit_error_rate))
         buffers +=
             config.reliable.retransmit_buffer_bytes + std::uint64_t{config.reliable.tx_buffer_phits} * kRouterPhitBytes;
-    return kProcessBytes + std::uint64_t{config.fabric.shape.nodes()} * (kModelBytesPerNode + buffers);
+    // Model state was measured per torus node (a switch of 7 ports and a
+    // host); a switch without a host is counted as a node.
+    const std::uint64_t units = std::max(topology.hosts(), topology.switches());
+    return kProcessBytes + units * kModelBytesPerNode + std::uint64_t{topology.hosts()} * buffers +
+           router_ports * config.fabric.router.input_buffer_bytes;
 }
 
 JobPlatform::JobPlatform(const PlatformConfig& config) : config_(config) {
@@ -83,8 +89,8 @@ JobPlatform::JobPlatform(const PlatformConfig& config) : config_(config) {
         return;  // nothing to compare with
     }
     if (static_cast<double>(needed) > limit_bytes)
-        throw ConfigError("topology " + config_.fabric.shape.to_string() + " (" +
-                          std::to_string(config_.fabric.shape.nodes()) + " nodes) needs about " +
+        throw ConfigError("topology " + config_.fabric.describe() + " (" +
+                          std::to_string(config_.fabric.topology().hosts()) + " nodes) needs about " +
                           gib(static_cast<double>(needed)) + " to build, more than " + limit);
 }
 
@@ -93,7 +99,7 @@ transport::PlatformBuilder JobPlatform::builder() {
                   const std::vector<transport::GuestGateway*>& gateways) {
         std::vector<MemorySpan> spans;
         for (const auto& span : memory) spans.push_back({span.data, span.bytes});
-        platform_ = std::make_unique<TorusPlatform>("platform", config_, spans);
+        platform_ = std::make_unique<ClusterPlatform>("platform", config_, spans);
         for (std::size_t rank = 0; rank < gateways.size(); ++rank) {
             Node& node = platform_->node(static_cast<unsigned>(rank));
             gateways[rank]->mmio.bind(node.pcie.host_mmio);

@@ -1,5 +1,5 @@
 // The platform of one job: every block's parameters declared in one set, and
-// the builder the transport's job runners call to elaborate a TorusPlatform
+// the builder the transport's job runners call to elaborate a ClusterPlatform
 // over the ranks' host memory and bind each rank's gateway to its node.
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include "isvp/job_launcher.h"
 #include "isvp/parameters.h"
-#include "isvp/torus_platform.h"
+#include "isvp/cluster_platform.h"
 #include "isvp/transport_config.h"
 
 namespace isvp::cli {
@@ -31,11 +31,11 @@ class JobPlatform {
     /// The callback run_remote_job / run_local_job elaborate the platform with.
     transport::PlatformBuilder builder();
     /// The platform, once built.
-    TorusPlatform* platform() { return platform_.get(); }
+    ClusterPlatform* platform() { return platform_.get(); }
 
   private:
     PlatformConfig config_;                    ///< what to build
-    std::unique_ptr<TorusPlatform> platform_;  ///< built by builder(); outlives the job
+    std::unique_ptr<ClusterPlatform> platform_;  ///< built by builder(); outlives the job
 };
 
 }  // namespace isvp::cli

@@ -62,6 +62,9 @@ int run_command(int argc, char** argv) {
     po::options_description options("isvp run options");
     options.add_options()
         ("np,n", po::value<int>()->value_name("N"), "number of ranks (one per node; -np also accepted)")
+        ("topology", po::value<std::string>()->value_name("T"),
+         "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.*, "
+         "torus 4x4x4); rank r runs on host r")
         ("prepend-rank,l", "label each line of guest output with its rank: \"[rank] \" (MPICH's -l)")
         ("tag-output", "label each line of guest output \"[1,rank]<stdout>:\" or \"[1,rank]<stderr>:\" "
                        "(Open MPI's --tag-output)")
@@ -96,12 +99,14 @@ int run_command(int argc, char** argv) {
     for (auto& arg : args) own_argv.push_back(arg.data());
     po::variables_map values;
     if (!parse(static_cast<int>(own_argv.size()), own_argv.data(),
-               "usage: isvp run -n N [-l | --tag-output] [--offload on|off] [--compute-scale S] [--timeout S]\n"
-               "                [--config FILE] [--set key=value]... [--stats FILE] [--] PROG [ARGS...]\n"
-               "Starts the simulator and N guest processes (rank r on node r of topology.torus), like mpirun\n"
+               "usage: isvp run -n N [--topology T] [-l | --tag-output] [--offload on|off] [--compute-scale S]\n"
+               "                [--timeout S] [--config FILE] [--set key=value]... [--stats FILE] [--] PROG [ARGS...]\n"
+               "Starts the simulator and N guest processes (rank r on host r of the topology), like mpirun\n"
                "(isvp mpiexec and bin/isvp-mpiexec are the same command). Everything after PROG is PROG's.",
                options, values))
         return 0;
+    if (values.count("topology"))
+        apply_topology_option(parameters, values["topology"].as<std::string>(), "run: --topology");
     if (!apply_platform_options(values, parameters)) return 0;
     if (values.count("compute-scale")) {
         std::ostringstream assignment;

@@ -157,30 +157,36 @@ Parameters derive(const PlatformFigures& f) {
     return p;
 }
 
-Model::Model(const Parameters& parameters, const TorusShape& shape, int ranks)
-    : parameters_(parameters), topology_(shape), ranks_(ranks) {
-    if (ranks < 1 || static_cast<unsigned>(ranks) > topology_.nodes())
-        throw std::invalid_argument("loggp: " + std::to_string(ranks) + " ranks do not fit a torus of " +
-                                    std::to_string(topology_.nodes()) + " nodes");
+Model::Model(const Parameters& parameters, const NetworkTopology& topology,
+             std::shared_ptr<const RoutingPolicy> routing, int ranks)
+    : parameters_(parameters), topology_(topology), routing_(std::move(routing)), ranks_(ranks) {
+    if (ranks < 1 || static_cast<unsigned>(ranks) > topology_.hosts())
+        throw std::invalid_argument("loggp: " + std::to_string(ranks) + " ranks do not fit the " +
+                                    topology_.description() + " network of " + std::to_string(topology_.hosts()) +
+                                    " hosts");
 }
 
+Model::Model(const Parameters& parameters, const TorusShape& shape, int ranks)
+    : Model(parameters, torus_network(shape), std::make_shared<DimensionOrderRouting>(TorusTopology(shape), 2), ranks) {}
+
 unsigned Model::hops(int a, int b) const {
-    return topology_.distance(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b));
+    return topology_.distance(static_cast<unsigned>(a), static_cast<unsigned>(b));
 }
 
 Model::LinkSharing Model::link_sharing(const std::vector<Schedule>& schedules) const {
-    const DimensionOrderRouting routing(topology_, 2);
-    // Directed links (node, port) of the route from `from` to `to`.
+    // Directed links (switch, port) of the route from `from` to `to`.
     const auto route = [&](int from, int to) {
         std::vector<std::pair<std::uint32_t, unsigned>> links;
-        auto node = static_cast<std::uint32_t>(from);
-        unsigned in_port = TorusTopology::kLocalPort, in_vc = 0;
-        for (;;) {
-            const auto decision = routing.route(node, in_port, in_vc, static_cast<std::uint32_t>(to));
-            if (!decision || decision->port == TorusTopology::kLocalPort) break;
-            links.emplace_back(node, decision->port);
-            node = topology_.neighbour(node, decision->port);
-            in_port = TorusTopology::opposite(decision->port);
+        const HostPort& start = topology_.host(static_cast<unsigned>(from));
+        std::uint32_t at = start.switch_index;
+        unsigned in_port = start.port, in_vc = 0;
+        for (unsigned hop = 0; hop <= topology_.switches(); ++hop) {
+            const auto decision = routing_->route(at, in_port, in_vc, static_cast<std::uint32_t>(to));
+            if (!decision || topology_.is_host_port(at, decision->port)) break;
+            links.emplace_back(at, decision->port);
+            const PortPeer& next = topology_.peer(at, decision->port);
+            at = next.index;
+            in_port = next.port;
             in_vc = decision->vc;
         }
         return links;

@@ -2,7 +2,7 @@
 // memory and root complex (HostMemory, HostBridge) and the FPGA's PCIe
 // endpoint, QDMA engine and collective engine (CCM, communicator table,
 // CGR units: models/collective), bound together. The router and links are
-// the fabric's (TorusFabric); the host CPU is a guest gateway (sw/transport)
+// the fabric's (Fabric); the host CPU is a guest gateway (sw/transport)
 // or, for nodes that run no rank, an IdleHost.
 //
 //   host CPU --host_mmio--> PcieEndpoint --bar0--> Bar0Splitter --> Qdma.regs
@@ -58,7 +58,7 @@ class Node : public sc_core::sc_module {
     Qdma qdma;                    ///< the FPGA's queue DMA engine
     CollectiveEngine collective;  ///< in-switch collectives at the router's local port
     /// End-to-end reliable delivery between the engine and the router's
-    /// local port (TorusPlatform builds it when reliable.mode says so), or null.
+    /// local port (ClusterPlatform builds it when reliable.mode says so), or null.
     std::unique_ptr<ReliableEndpoint> reliable;
 
   private:

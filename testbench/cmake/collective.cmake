@@ -3,7 +3,7 @@
 # world and split communicators, sizes 1..N, error paths, Send pass-through;
 # two jobs sharing switches; flow control with tiny receive windows; and
 # guest scenarios (coll_guest, defined in driver.cmake) that need the engine.
-isvp_systemc_testbench(collective_tb isvp_collective isvp_torus_fabric)
+isvp_systemc_testbench(collective_tb isvp_collective isvp_fabric)
 foreach(shape 2x2x2 4x2x1 4x4x2)
   add_test(NAME collective_engine_${shape}_all_collectives COMMAND collective_tb --set topology.torus=${shape})
   # Two independent jobs (even and odd nodes, same context IDs, own
@@ -94,7 +94,7 @@ endif()
 # refused and leaves it unchanged; the concurrent communicator on the same
 # switches is unaffected (int32 exact, float64 digest the same as without
 # the release); nothing leaks; every call on the row is drawn in the trace.
-isvp_systemc_testbench(collective_release_tb isvp_collective isvp_torus_fabric)
+isvp_systemc_testbench(collective_release_tb isvp_collective isvp_fabric)
 foreach(shape 2x2x2 4x2x1)
   add_test(NAME collective_engine_${shape}_release_busy_row
            COMMAND collective_release_tb --set topology.torus=${shape}
@@ -116,7 +116,7 @@ set_tests_properties(collective_engine_2x2x2_release_while_request_streams PROPE
 # collectives wait (counted), no deadlock; two or four: no waits. With a slow
 # CGR (one AgLU at 40 MHz: combining, not the engine's port, is the
 # bottleneck) B's latency with one unit is larger than with four.
-isvp_systemc_testbench(collective_cgr_units_tb isvp_collective isvp_torus_fabric)
+isvp_systemc_testbench(collective_cgr_units_tb isvp_collective isvp_fabric)
 foreach(shape 2x2x2 4x2x1)
   add_test(NAME collective_engine_${shape}_one_cgr_unit_waits
            COMMAND collective_cgr_units_tb --set topology.torus=${shape} --set collective.cgr_units=1 --expect-waits 1)

@@ -1,21 +1,21 @@
 # Network area: Aurora links, routers, torus fabric (models/aurora, models/router).
 # Each testbench prints its checks and ends with "N passed, M failed".
 
-isvp_systemc_testbench(aurora_link_tb isvp_aurora isvp_packet_endpoints isvp_torus_fabric)
+isvp_systemc_testbench(aurora_link_tb isvp_aurora isvp_packet_endpoints isvp_fabric)
 add_test(NAME aurora_link_latency_bandwidth_saturation COMMAND aurora_link_tb)
 
-isvp_systemc_testbench(aurora_crc_tb isvp_aurora isvp_packet_endpoints isvp_torus_fabric)
+isvp_systemc_testbench(aurora_crc_tb isvp_aurora isvp_packet_endpoints isvp_fabric)
 add_test(NAME aurora_crc_errors_retry_and_drop COMMAND aurora_crc_tb)
 
-isvp_systemc_testbench(router_tb isvp_router isvp_packet_endpoints isvp_torus_fabric)
+isvp_systemc_testbench(router_tb isvp_router isvp_packet_endpoints isvp_fabric)
 add_test(NAME router_pipeline_arbitration_drops_backpressure COMMAND router_tb)
 
-isvp_systemc_testbench(torus_routing_tb isvp_torus_fabric isvp_packet_endpoints)
+isvp_systemc_testbench(torus_routing_tb isvp_fabric isvp_packet_endpoints)
 add_test(NAME torus_routing_paths_hops_latency COMMAND torus_routing_tb)
 
 # All-to-all, every node to every node at once, on the shapes DESIGN names
 # and the degenerate ones.
-isvp_systemc_testbench(torus_traffic_tb isvp_torus_fabric isvp_packet_endpoints)
+isvp_systemc_testbench(torus_traffic_tb isvp_fabric isvp_packet_endpoints)
 foreach(shape 4x4x4 3x3x3 2x2x2 2x1x1 4x1x1 1x1x1)
   add_test(NAME torus_all_to_all_${shape}_delivers_everything COMMAND torus_traffic_tb --set topology.torus=${shape})
 endforeach()
@@ -36,11 +36,11 @@ endforeach()
 add_test(NAME torus_backpressure_slow_sinks_no_loss
          COMMAND torus_traffic_tb --set topology.torus=3x3x3 --drain-gbps 5 --sink-phits 64 --payloads 200,900)
 
-isvp_systemc_testbench(torus_determinism_tb isvp_torus_fabric isvp_packet_endpoints)
+isvp_systemc_testbench(torus_determinism_tb isvp_fabric isvp_packet_endpoints)
 add_test(NAME torus_determinism_same_run_same_times COMMAND torus_determinism_tb)
 
 # Packet-hops per wall second, uniform random traffic on 8x8x8 (a short run
 # in the default suite; run the program with --duration-us 200 for a figure).
-isvp_systemc_testbench(torus_bench isvp_torus_fabric isvp_packet_endpoints)
+isvp_systemc_testbench(torus_bench isvp_fabric isvp_packet_endpoints)
 add_test(NAME torus_bench_8x8x8_uniform_random COMMAND torus_bench --duration-us 20)
 set_tests_properties(torus_bench_8x8x8_uniform_random PROPERTIES LABELS bench)

@@ -78,12 +78,12 @@ int sc_main(int argc, char** argv) {
             return 2;
         }
     }
-    const TorusFabricConfig fabric_config = TorusFabricConfig::from(parameters);
+    const FabricConfig fabric_config = FabricConfig::from(parameters);
     const AgluConfig aglu = AgluConfig::from(parameters);
     const CollectiveConfig config = CollectiveConfig::from(parameters);
     sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DISPLAY);
 
-    TorusFabric fabric("fabric", fabric_config);
+    Fabric fabric("fabric", fabric_config);
     const unsigned n = fabric.nodes();
     if (n < 4) {
         std::cout << "collective_release_tb: needs at least 4 nodes\n";

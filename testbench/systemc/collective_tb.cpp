@@ -1,5 +1,5 @@
 // CollectiveEngine on a torus: N engines between fake hosts and a
-// TorusFabric. Every host uploads its CT rows and a permuted forwarding
+// Fabric. Every host uploads its CT rows and a permuted forwarding
 // table through csr, then posts requests on several communicators at once
 // (world, even ranks reversed, and rotated prefixes of sizes 1..N-1), every
 // collective with int32 SUM (checked exactly) and float64 SUM (identical on
@@ -216,12 +216,12 @@ int sc_main(int argc, char** argv) {
         return 2;
     }
     const bool jobs_scenario = scenario == "jobs";
-    const TorusFabricConfig fabric_config = TorusFabricConfig::from(parameters);
+    const FabricConfig fabric_config = FabricConfig::from(parameters);
     const AgluConfig aglu = AgluConfig::from(parameters);
     const CollectiveConfig config = CollectiveConfig::from(parameters);
     sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DISPLAY);
 
-    TorusFabric fabric("fabric", fabric_config);
+    Fabric fabric("fabric", fabric_config);
     const unsigned n = fabric.nodes();
     std::vector<std::unique_ptr<CollectiveEngine>> engines;
     std::vector<std::unique_ptr<FakeHost>> hosts;

@@ -25,9 +25,9 @@ int sc_main(int argc, char** argv) {
     std::uint32_t payload = 256;
     double duration_us = 50.0;
     std::uint64_t seed = 1;
-    TorusFabricConfig config;
+    FabricConfig config;
     try {
-        TorusFabricConfig::declare(parameters);
+        FabricConfig::declare(parameters);
         parameters.apply_override("topology.torus=8x8x8");
         for (int i = 1; i < argc; i += 2) {
             const std::string name = argv[i];
@@ -46,7 +46,7 @@ int sc_main(int argc, char** argv) {
             else
                 throw ConfigError("unknown option " + name);
         }
-        config = TorusFabricConfig::from(parameters);
+        config = FabricConfig::from(parameters);
     } catch (const std::exception& error) {
         std::cerr << error.what() << "\n";
         return 2;

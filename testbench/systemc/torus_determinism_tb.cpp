@@ -1,4 +1,4 @@
-// Determinism: the same TorusFabric run — uniform random traffic on a 4x4x4
+// Determinism: the same Fabric run — uniform random traffic on a 4x4x4
 // torus with bit errors and link-level retry — executed twice, each time in
 // a fresh process (SystemC cannot restart within one), gives the same
 // arrival times for every packet. A run with another traffic seed differs,
@@ -24,7 +24,7 @@ struct RunResult {
 };
 
 RunResult simulate(std::uint64_t traffic_seed) {
-    TorusFabricConfig config;
+    FabricConfig config;
     config.shape = TorusShape{4, 4, 4};
     config.aurora.bit_error_rate = 1e-6;
     config.aurora.on_crc_error = CrcErrorPolicy::Retry;

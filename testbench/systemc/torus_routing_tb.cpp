@@ -1,4 +1,4 @@
-// TorusFabric routing, one isolated packet at a time: along each dimension
+// Fabric routing, one isolated packet at a time: along each dimension
 // in both directions, across the wrap-around links, through all three
 // dimensions, to itself; on a 4x4x4, a 2x2x2 (two cables per neighbour pair),
 // a 4x1x1 and a 1x1x1 torus. For each packet: the hop count, the exact path
@@ -37,7 +37,7 @@ class RoutingScenario {
         : cases_(std::move(cases)), network_(name, config_for(shape)) {
         for (auto& sink : network_.sinks) sink->keep_arrivals(true);
         for (std::size_t i = 0; i < cases_.size(); ++i) {
-            const TorusTopology& torus = network_.fabric.topology();
+            const TorusTopology torus(network_.fabric.config().shape);
             const sc_core::sc_time at = kSpacing * static_cast<double>(i + 1);
             network_.sources[torus.address(cases_[i].from)]->add(
                 PacketRequest{at, torus.address(cases_[i].to), kPayload, 0});
@@ -45,9 +45,9 @@ class RoutingScenario {
     }
 
     void check(Checks& checks) const {
-        const TorusFabric& fabric = network_.fabric;
-        const TorusTopology& torus = fabric.topology();
-        const TorusFabricConfig& config = fabric.config();
+        const Fabric& fabric = network_.fabric;
+        const TorusTopology torus(fabric.config().shape);
+        const FabricConfig& config = fabric.config();
         const sc_core::sc_time cycle(config.router.clock_period_ns(), sc_core::SC_NS);
         const sc_core::sc_time pipeline = cycle * static_cast<double>(config.router.pipeline_cycles);
         const std::uint32_t bytes = kPayload + kNetworkPacketOverhead;
@@ -92,8 +92,8 @@ class RoutingScenario {
     TorusWithEndpoints& network() { return network_; }
 
   private:
-    static TorusFabricConfig config_for(const TorusShape& shape) {
-        TorusFabricConfig config;
+    static FabricConfig config_for(const TorusShape& shape) {
+        FabricConfig config;
         config.shape = shape;
         return config;
     }
@@ -161,13 +161,13 @@ int sc_main(int, char**) {
     ring.check(checks);
     single.check(checks);
 
-    const TorusFabric& line = ring.network().fabric;
+    const Fabric& line = ring.network().fabric;
     bool no_yz_links = true;
     for (unsigned node = 0; node < line.nodes(); ++node)
         for (unsigned port : {kYPlus, kYMinus, kZPlus, kZMinus}) no_yz_links = no_yz_links && !line.link(node, port);
     checks.expect(no_yz_links && line.link(0, kXPlus) && line.link(0, kXMinus),
                   "4x1x1: only x links exist; the y and z ports stay unbound");
-    const TorusFabric& cell = pair.network().fabric;
+    const Fabric& cell = pair.network().fabric;
     checks.expect(cell.link(0, kXPlus) != cell.link(0, kXMinus) && cell.link(0, kXPlus) && cell.link(0, kXMinus),
                   "2x2x2: two distinct cables (+x and -x) join nodes 0 and 1");
     return checks.finish();

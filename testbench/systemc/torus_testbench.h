@@ -14,7 +14,7 @@
 
 #include "isvp/packet_endpoints.h"
 #include "isvp/parameters.h"
-#include "isvp/torus_fabric.h"
+#include "isvp/fabric.h"
 
 namespace isvp::testbench {
 
@@ -44,7 +44,7 @@ inline std::string ns(const sc_core::sc_time& time) {
 /// Declares the fabric parameters and applies `--set key=value` options;
 /// other options are returned as name -> value for the testbench.
 inline std::vector<std::pair<std::string, std::string>> parse_arguments(int argc, char** argv, Parameters& parameters) {
-    TorusFabricConfig::declare(parameters);
+    FabricConfig::declare(parameters);
     std::vector<std::pair<std::string, std::string>> options;
     for (int i = 1; i < argc; ++i) {
         const std::string argument = argv[i];
@@ -96,7 +96,7 @@ class TorusWithEndpoints {
     /// Sinks grant `sink_buffer_phits` per VC (0: the router's VC buffer)
     /// and drain at `drain_gbps` (0: instantly).
     /// `routing` (optional) replaces the policy router.routing names.
-    TorusWithEndpoints(const std::string& name, const TorusFabricConfig& config, std::uint32_t sink_buffer_phits = 0,
+    TorusWithEndpoints(const std::string& name, const FabricConfig& config, std::uint32_t sink_buffer_phits = 0,
                        double drain_gbps = 0.0, std::shared_ptr<const RoutingPolicy> routing = nullptr)
         : fabric(name.c_str(), config,
                  routing ? routing
@@ -159,7 +159,7 @@ class TorusWithEndpoints {
         return "";
     }
 
-    TorusFabric fabric;                                  ///< the network under test
+    Fabric fabric;                                  ///< the network under test
     std::vector<std::unique_ptr<PacketSource>> sources;  ///< one per node, on its inject port
     std::vector<std::unique_ptr<PacketSink>> sinks;      ///< one per node, on its eject port
 

@@ -1,4 +1,4 @@
-// All-to-all traffic through a TorusFabric: every node sends --rounds
+// All-to-all traffic through a Fabric: every node sends --rounds
 // packets to every node (itself included) at once, with payload sizes
 // cycling through --payloads. Checks full delivery with intact bytes (no
 // deadlock, no loss), minimal paths, no buffer overrun, and that every
@@ -55,7 +55,7 @@ int sc_main(int argc, char** argv) {
     double drain_gbps = 0;
     std::uint32_t sink_phits = 0;
     bool without_dateline = false;
-    TorusFabricConfig config;
+    FabricConfig config;
     try {
         for (const auto& [name, value] : testbench::parse_arguments(argc, argv, parameters)) {
             if (name == "rounds") {
@@ -74,7 +74,7 @@ int sc_main(int argc, char** argv) {
                 throw ConfigError("unknown option --" + name);
             }
         }
-        config = TorusFabricConfig::from(parameters);
+        config = FabricConfig::from(parameters);
     } catch (const std::exception& error) {
         std::cerr << error.what() << "\n";
         return 2;
@@ -94,7 +94,7 @@ int sc_main(int argc, char** argv) {
                 const std::uint32_t payload = payloads[(round + offset + node) % payloads.size()];
                 network.sources[node]->add(PacketRequest{
                     start, destination, payload, static_cast<std::uint8_t>((round + node) % config.router.vcs)});
-                expected_hops += network.fabric.topology().distance(node, destination);
+                expected_hops += TorusTopology(config.shape).distance(node, destination);
             }
     const std::uint64_t expected = std::uint64_t{rounds} * nodes * nodes;
 

@@ -45,13 +45,15 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "isvp/collective_schedule.h"
 #include "isvp/packet_format.h"
-#include "isvp/torus_topology.h"
+#include "isvp/network_topology.h"
+#include "isvp/routing_policy.h"
 
 namespace isvp::loggp {
 
@@ -118,11 +120,17 @@ enum class Path : std::uint8_t {
     OffloadStoreAndForward,   ///< in-switch, each step's transfer whole before the next step
 };
 
-/// The model of one platform: parameters and the torus the ranks sit on
-/// (rank r on node r).
+/// The model of one platform: parameters and the network the ranks sit on
+/// (rank r on host r). Hops between ranks are the fewest switch-to-switch
+/// cables between their switches (the routes of the torus's DOR and of the
+/// fat tree's up/down are minimal).
 class Model {
   public:
-    /// `ranks` <= the torus's nodes. Throws std::invalid_argument otherwise.
+    /// `ranks` <= the network's hosts; `routing` routes over `topology` (link
+    /// sharing follows its routes). Throws std::invalid_argument otherwise.
+    Model(const Parameters& parameters, const NetworkTopology& topology, std::shared_ptr<const RoutingPolicy> routing,
+          int ranks);
+    /// The same on a torus with dimension-order routing.
     Model(const Parameters& parameters, const TorusShape& shape, int ranks);
 
     const Parameters& parameters() const { return parameters_; }
@@ -148,7 +156,8 @@ class Model {
     double offload(Opcode collective, double block_bytes, bool streamed) const;
 
     Parameters parameters_;
-    TorusTopology topology_;
+    NetworkTopology topology_;
+    std::shared_ptr<const RoutingPolicy> routing_;  ///< routes over topology_
     int ranks_;
 };
 

@@ -1,4 +1,4 @@
-#include "isvp/torus_platform.h"
+#include "isvp/cluster_platform.h"
 
 #include <algorithm>
 #include <map>
@@ -15,7 +15,7 @@ constexpr std::uint64_t kReportedDropsPerLink = 3;
 }  // namespace
 
 void PlatformConfig::declare(Parameters& parameters) {
-    TorusFabricConfig::declare(parameters);
+    FabricConfig::declare(parameters);
     PcieConfig::declare(parameters);
     QdmaConfig::declare(parameters);
     AgluConfig::declare(parameters);
@@ -26,7 +26,7 @@ void PlatformConfig::declare(Parameters& parameters) {
 
 PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     PlatformConfig config;
-    config.fabric = TorusFabricConfig::from(parameters);
+    config.fabric = FabricConfig::from(parameters);
     config.node.pcie = PcieConfig::from(parameters);
     config.node.qdma = QdmaConfig::from(parameters);
     config.node.aglu = AgluConfig::from(parameters);
@@ -59,7 +59,7 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     return config;
 }
 
-TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig& config,
+ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformConfig& config,
                              const std::vector<MemorySpan>& ranks)
     : sc_core::sc_module(name),
       trace_(config.trace.file.empty() ? nullptr
@@ -72,7 +72,7 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
     if (reliable_) fabric_.limit_drop_warnings(kReportedDropsPerLink);
     if (ranks_ > count)
         throw ConfigError("config: " + std::to_string(ranks_) + " ranks do not fit the " + std::to_string(count) +
-                          "-node topology.torus (one rank per node)");
+                          "-node " + fabric_.topology().description() + " (one rank per node)");
     for (unsigned n = 0; n < count; ++n) {
         MemorySpan memory;
         if (n < ranks_) {
@@ -92,10 +92,8 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
         nodes_.push_back(std::make_unique<Node>(node_name.c_str(), node_config, static_cast<std::uint16_t>(n),
                                                 static_cast<std::uint16_t>(count), memory.base, memory.bytes));
         Node& node = *nodes_.back();
-        if (trace_) {
-            fabric_.router(n).set_trace(trace_.get(), n + 1, std::to_string(n));
-            node.collective.set_trace(trace_.get(), n + 1);
-        }
+        // Trace process n + 1 is node n: its engine and, on a torus, its router.
+        if (trace_) node.collective.set_trace(trace_.get(), n + 1);
         if (reliable_) {
             const std::string endpoint_name = "reliable" + std::to_string(n);
             const RouterConfig& router = config.fabric.router;
@@ -125,16 +123,25 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
             node.bridge.msi.bind(idle_hosts_.back()->msi);
         }
     }
+    if (trace_) {
+        // A switch without a node of its own (fat tree, file) is a process
+        // of its own after the nodes'.
+        const NetworkTopology& topology = fabric_.topology();
+        const bool torus = topology.kind() == "torus";
+        for (unsigned s = 0; s < topology.switches(); ++s)
+            fabric_.router(s).set_trace(trace_.get(), torus ? s + 1 : count + 1 + s,
+                                        torus ? std::to_string(s) : topology.switch_at(s).name);
+    }
 }
 
-void TorusPlatform::on_loss(const PacketLoss& loss) {
+void ClusterPlatform::on_loss(const PacketLoss& loss) {
     // Which links dropped these packets (their error status): at least the
     // last drop of each lost sequence number names the culprit.
     std::map<std::string, std::uint64_t> links;
     for (const LinkDrop& drop : fabric_.drops())
         if (drop.sequenced && drop.source == loss.source && drop.destination == loss.destination &&
             drop.sequence - loss.first_sequence < loss.packets)
-            ++links[describe(drop)];
+            ++links[fabric_.describe(drop)];
     std::string named;
     for (const auto& [link, count] : links)
         named +=
@@ -151,11 +158,11 @@ void TorusPlatform::on_loss(const PacketLoss& loss) {
     SC_REPORT_ERROR("isvp/reliable", what.c_str());
 }
 
-void TorusPlatform::finish_trace() {
+void ClusterPlatform::finish_trace() {
     if (trace_) trace_->finish();
 }
 
-nlohmann::json TorusPlatform::statistics(const sc_core::sc_time& elapsed) const {
+nlohmann::json ClusterPlatform::statistics(const sc_core::sc_time& elapsed) const {
     nlohmann::json nodes = nlohmann::json::array();
     for (const auto& node : nodes_) nodes.push_back(node->statistics());
     return {{"simulated_us", elapsed.to_seconds() * 1e6}, {"fabric", fabric_.statistics(elapsed)}, {"nodes", nodes}};

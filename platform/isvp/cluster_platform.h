@@ -1,7 +1,8 @@
-// TorusPlatform: a direct-network cluster — the torus fabric (routers and
-// Aurora links) and one Node per fabric node — built from parameters.
+// ClusterPlatform: a cluster — the fabric (routers and Aurora links of a
+// torus, fat tree or topology file) and one Node per host of the fabric —
+// built from parameters.
 //
-// Ranks map to nodes one to one (rank r on node r); nodes beyond the job's
+// Ranks map to nodes one to one (rank r on node r, host address r); nodes beyond the job's
 // ranks get a small local host memory and an IdleHost. The caller binds a
 // guest gateway to each rank's node: gateway.mmio -> node(r).pcie.host_mmio,
 // node(r).bridge.msi -> gateway.msi.
@@ -17,14 +18,14 @@
 
 #include "isvp/node.h"
 #include "isvp/parameters.h"
-#include "isvp/torus_fabric.h"
+#include "isvp/fabric.h"
 #include "isvp/trace_writer.h"
 
 namespace isvp {
 
 /// Every parameter of the platform, from all its blocks.
 struct PlatformConfig {
-    TorusFabricConfig fabric;  ///< topology.*, router.*, aurora.*
+    FabricConfig fabric;       ///< topology.*, router.*, aurora.*
     NodeConfig node;           ///< pcie.*, qdma.*
     ReliableConfig reliable;   ///< reliable.*
     TraceConfig trace;         ///< trace.*
@@ -43,15 +44,15 @@ struct MemorySpan {
     std::size_t bytes = 0;
 };
 
-class TorusPlatform : public sc_core::sc_module {
+class ClusterPlatform : public sc_core::sc_module {
   public:
     /// `ranks`: host memory of each rank (at most the fabric's node count).
-    TorusPlatform(sc_core::sc_module_name name, const PlatformConfig& config, const std::vector<MemorySpan>& ranks);
+    ClusterPlatform(sc_core::sc_module_name name, const PlatformConfig& config, const std::vector<MemorySpan>& ranks);
 
     unsigned nodes() const { return fabric_.nodes(); }
     unsigned ranks() const { return ranks_; }
     Node& node(unsigned index) { return *nodes_.at(index); }
-    TorusFabric& fabric() { return fabric_; }
+    Fabric& fabric() { return fabric_; }
 
     /// Statistics of every block; `elapsed` gives utilisations.
     nlohmann::json statistics(const sc_core::sc_time& elapsed) const;
@@ -72,7 +73,7 @@ class TorusPlatform : public sc_core::sc_module {
     void on_loss(const PacketLoss& loss);
 
     std::unique_ptr<TraceWriter> trace_;                ///< trace.file, or null
-    TorusFabric fabric_;                                ///< routers and links
+    Fabric fabric_;                                ///< routers and links
     unsigned ranks_;                                    ///< nodes that run a rank
     std::vector<std::unique_ptr<Node>> nodes_;          ///< one per fabric node
     std::vector<std::unique_ptr<IdleHost>> idle_hosts_; ///< CPUs of rank-less nodes

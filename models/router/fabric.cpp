@@ -1,0 +1,203 @@
+#include "isvp/fabric.h"
+
+#include <algorithm>
+#include <string>
+
+namespace isvp {
+
+namespace {
+constexpr const char* kReportType = "isvp/fabric";
+}
+
+Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config)
+    : Fabric(name, config, config.routing(config.topology())) {}
+
+Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::shared_ptr<const RoutingPolicy> routing)
+    : sc_core::sc_module(name),
+      config_(config),
+      topology_(config.topology()),
+      torus_(topology_.kind() == "torus"),
+      routing_(std::move(routing)),
+      scheduler_("scheduler") {
+    config_.validate();
+    if (!routing_) SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": no routing policy").c_str());
+    for (unsigned s = 0; s < topology_.switches(); ++s)
+        if (routing_->ports(s) != topology_.switch_at(s).ports)
+            SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": routing policy '" +
+                                          std::string(routing_->name()) + "' gives switch " + switch_label(s) + " " +
+                                          std::to_string(routing_->ports(s)) + " ports, the topology " +
+                                          std::to_string(topology_.switch_at(s).ports))
+                                             .c_str());
+
+    std::size_t port_count = 0;
+    for (unsigned s = 0; s < topology_.switches(); ++s) {
+        first_port_.push_back(port_count);
+        port_count += topology_.switch_at(s).ports;
+        std::vector<std::string> port_names;
+        for (unsigned p = 0; p < topology_.switch_at(s).ports; ++p) port_names.push_back(port_name(s, p));
+        const std::string router_name = "router_" + (torus_ ? std::to_string(s) : topology_.switch_at(s).name);
+        routers_.push_back(
+            std::make_unique<Router>(router_name.c_str(), config_.router, routing_, s, port_names, &scheduler_));
+    }
+    // One link per cable end, switch by switch and port by port (the order
+    // the torus fabric always built them in).
+    links_.resize(port_count);
+    for (unsigned s = 0; s < topology_.switches(); ++s)
+        for (unsigned p = 0; p < topology_.switch_at(s).ports; ++p) {
+            const PortPeer& peer = topology_.peer(s, p);
+            if (peer.kind != PortPeer::Kind::Switch) continue;
+            // A torus link keeps the bit-error stream it always had (node * 6 + port).
+            const std::uint64_t stream =
+                torus_ ? std::uint64_t{s} * TorusTopology::kNetworkPorts + p : first_port_[s] + p;
+            connect(s, p, peer.index, peer.port, link_config(topology_.cables()[peer.cable]), stream);
+        }
+    const std::uint64_t minimum = minimum_input_buffer_bytes();
+    if (config_.router.input_buffer_bytes < minimum)
+        SC_REPORT_WARNING(kReportType,
+                          (std::string(this->name()) +
+                           ": router.input_buffer_bytes = " + std::to_string(config_.router.input_buffer_bytes) +
+                           " is below DESIGN's min_buf = (m + (d + q) * L / T_clk) * Ph = " + std::to_string(minimum) +
+                           " bytes for these parameters")
+                              .c_str());
+}
+
+AuroraConfig Fabric::link_config(const TopologyCable& cable) const {
+    AuroraConfig link = config_.aurora;
+    if (cable.latency_ns >= 0) link.latency_ns = cable.latency_ns;
+    if (cable.bandwidth_gbps > 0) {
+        // The cable's line rate over the same lanes; the payload ceiling
+        // scales with it (same framing).
+        const double scale = cable.bandwidth_gbps / (link.lanes * link.lane_rate_gbps);
+        link.lane_rate_gbps *= scale;
+        link.peak_payload_gbps *= scale;
+    }
+    return link;
+}
+
+void Fabric::connect(unsigned from, unsigned from_port, unsigned to, unsigned to_port, const AuroraConfig& config,
+                     std::uint64_t stream) {
+    const std::string name = "link_" + (torus_ ? std::to_string(from) : topology_.switch_at(from).name) + "_" +
+                             port_name(from, from_port);
+    auto link = std::make_unique<AuroraLink>(name.c_str(), config, stream);
+    Router& near_router = *routers_[from];
+    Router& far_router = *routers_[to];
+    near_router.out(from_port).bind(link->in);
+    link->credit_out.bind(near_router.credit_in(from_port));
+    link->out.bind(far_router.in(to_port));
+    far_router.credit_out(to_port).bind(link->credit_in);
+    link->set_drop_observer([this, from, to, from_port](const PacketInfo& info) {
+        LinkDrop drop;
+        drop.from = from;
+        drop.to = to;
+        drop.port = from_port;
+        drop.sequenced = info.reliable == PacketInfo::Reliable::Data;
+        drop.source = info.reliable_source;
+        drop.sequence = info.reliable_sequence;
+        drop.destination = info.destination;
+        drops_.push_back(drop);
+    });
+    links_[first_port_[from] + from_port] = std::move(link);
+}
+
+std::string Fabric::port_name(unsigned switch_index, unsigned port) const {
+    if (torus_) return std::string(TorusTopology::port_name(port));
+    (void)switch_index;
+    return "p" + std::to_string(port);
+}
+
+std::string Fabric::switch_label(unsigned switch_index) const {
+    return torus_ ? "node " + std::to_string(switch_index) : topology_.switch_at(switch_index).name;
+}
+
+std::string Fabric::describe(const LinkDrop& drop) const {
+    return switch_label(drop.from) + " -> " + switch_label(drop.to) + " (" + port_name(drop.from, drop.port) + ")";
+}
+
+void Fabric::limit_drop_warnings(std::uint64_t count) {
+    for (auto& link : links_)
+        if (link) link->limit_drop_warnings(count);
+}
+
+Router::PacketInSocket& Fabric::inject(unsigned host) {
+    const HostPort& at = topology_.host(host);
+    return router(at.switch_index).in(at.port);
+}
+Router::CreditOutSocket& Fabric::inject_credit(unsigned host) {
+    const HostPort& at = topology_.host(host);
+    return router(at.switch_index).credit_out(at.port);
+}
+Router::PacketOutSocket& Fabric::eject(unsigned host) {
+    const HostPort& at = topology_.host(host);
+    return router(at.switch_index).out(at.port);
+}
+Router::CreditInSocket& Fabric::eject_credit(unsigned host) {
+    const HostPort& at = topology_.host(host);
+    return router(at.switch_index).credit_in(at.port);
+}
+
+const AuroraLink* Fabric::link(unsigned switch_index, unsigned port) const {
+    if (switch_index >= topology_.switches() || port >= topology_.switch_at(switch_index).ports) return nullptr;
+    return links_[first_port_[switch_index] + port].get();
+}
+
+std::uint64_t Fabric::minimum_input_buffer_bytes() const {
+    double latency_ns = config_.aurora.latency_ns;
+    for (const TopologyCable& cable : topology_.cables())
+        if (cable.latency_ns >= 0) latency_ns = std::max(latency_ns, cable.latency_ns);
+    return config_.router.minimum_input_buffer_bytes(latency_ns);
+}
+
+std::uint64_t Fabric::packet_hops() const {
+    std::uint64_t hops = 0;
+    for (unsigned s = 0; s < topology_.switches(); ++s)
+        for (unsigned p = 0; p < topology_.switch_at(s).ports; ++p)
+            if (!topology_.is_host_port(s, p)) hops += router(s).port_statistics(p).packets_out;
+    return hops;
+}
+
+nlohmann::json Fabric::statistics(const sc_core::sc_time& elapsed) const {
+    nlohmann::json routers = nlohmann::json::array();
+    for (unsigned s = 0; s < topology_.switches(); ++s) {
+        const Router& r = router(s);
+        nlohmann::json ports = nlohmann::json::object();
+        for (unsigned p = 0; p < topology_.switch_at(s).ports; ++p) {
+            const RouterPortStatistics& stats = r.port_statistics(p);
+            if (stats.packets_in == 0 && stats.packets_out == 0) continue;
+            ports[port_name(s, p)] = {{"packets_in", stats.packets_in},
+                                      {"phits_in", stats.phits_in},
+                                      {"packets_out", stats.packets_out},
+                                      {"phits_out", stats.phits_out},
+                                      {"stall_ns", stats.stall_time.to_seconds() * 1e9},
+                                      {"busy_ns", stats.busy_time.to_seconds() * 1e9}};
+        }
+        const RouterDropStatistics& drops = r.drop_statistics();
+        nlohmann::json entry = {{"ports", ports},
+                                {"dropped_malformed", drops.malformed},
+                                {"dropped_misaddressed", drops.misaddressed},
+                                {"dropped_oversized", drops.oversized}};
+        if (torus_)
+            entry["node"] = s;
+        else
+            entry["switch"] = topology_.switch_at(s).name;
+        routers.push_back(std::move(entry));
+    }
+    nlohmann::json links = nlohmann::json::array();
+    for (unsigned s = 0; s < topology_.switches(); ++s)
+        for (unsigned p = 0; p < topology_.switch_at(s).ports; ++p) {
+            const AuroraLink* l = link(s, p);
+            if (l == nullptr) continue;
+            const AuroraLinkStatistics& stats = l->statistics();
+            nlohmann::json from = torus_ ? nlohmann::json(s) : nlohmann::json(topology_.switch_at(s).name);
+            links.push_back({{"from", from},
+                             {"port", port_name(s, p)},
+                             {"packets", stats.packets},
+                             {"bytes", stats.bytes},
+                             {"utilisation", l->utilisation(elapsed)},
+                             {"crc_errors", stats.crc_errors},
+                             {"retransmissions", stats.retransmissions},
+                             {"dropped", stats.dropped}});
+        }
+    return {{"topology", topology_.description()}, {"routers", routers}, {"links", links}};
+}
+
+}  // namespace isvp
