@@ -1,5 +1,7 @@
 #include "isvp/network_topology.h"
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <deque>
@@ -148,36 +150,38 @@ constexpr unsigned kMaxFatTreeValue = 1u << 16;
 
 FatTreeShape FatTreeShape::parse(std::string_view text) {
     FatTreeShape shape;
-    bool radix = false, hosts = false, oversubscription = false;
-    std::size_t position = 0;
-    while (position <= text.size()) {
+    struct Field {
+        std::string_view key;  ///< as written
+        unsigned* value;       ///< where it goes
+        bool seen;             ///< given already
+    };
+    std::array<Field, 3> fields = {{{"radix", &shape.radix, false},
+                                    {"hosts", &shape.hosts, false},
+                                    {"oversubscription", &shape.oversubscription, false}}};
+    for (std::size_t position = 0; position <= text.size();) {
         const std::size_t end = std::min(text.find(',', position), text.size());
         const std::string_view item = text.substr(position, end - position);
+        position = end + 1;
         const std::size_t equals = item.find('=');
         if (equals == std::string_view::npos) refuse_fat_tree(text, "'" + std::string(item) + "' is not key=value");
-        const std::string_view key = item.substr(0, equals);
+        const std::string key(item.substr(0, equals));
         const std::string_view digits = item.substr(equals + 1);
+        const auto field = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.key == key; });
+        if (field == fields.end()) refuse_fat_tree(text, "unknown key '" + key + "'");
+        if (field->seen) refuse_fat_tree(text, key + " is given twice");
         std::uint64_t value = 0;
         for (char c : digits) {
-            if (!std::isdigit(static_cast<unsigned char>(c)))
-                refuse_fat_tree(text, std::string(key) + " is not a positive integer");
+            if (!std::isdigit(static_cast<unsigned char>(c))) refuse_fat_tree(text, key + " is not a positive integer");
             value = value * 10 + static_cast<unsigned>(c - '0');
-            if (value > kMaxFatTreeValue) refuse_fat_tree(text, std::string(key) + " is over 65536");
+            if (value > kMaxFatTreeValue) refuse_fat_tree(text, key + " is over 65536");
         }
-        if (digits.empty() || value == 0) refuse_fat_tree(text, std::string(key) + " is not a positive integer");
-        bool* seen = key == "radix"              ? &radix
-                     : key == "hosts"            ? &hosts
-                     : key == "oversubscription" ? &oversubscription
-                                                 : nullptr;
-        if (seen == nullptr) refuse_fat_tree(text, "unknown key '" + std::string(key) + "'");
-        if (*seen) refuse_fat_tree(text, std::string(key) + " is given twice");
-        *seen = true;
-        (key == "radix"   ? shape.radix
-         : key == "hosts" ? shape.hosts
-                          : shape.oversubscription) = static_cast<unsigned>(value);
-        position = end + 1;
+        if (value == 0) refuse_fat_tree(text, key + " is not a positive integer");
+        field->seen = true;
+        *field->value = static_cast<unsigned>(value);
     }
-    if (!radix || !hosts) refuse_fat_tree(text, radix ? "hosts is missing" : "radix is missing");
+    for (const Field& field : fields)
+        if (!field.seen && field.key != "oversubscription")
+            refuse_fat_tree(text, std::string(field.key) + " is missing");
     return shape;
 }
 

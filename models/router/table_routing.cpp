@@ -26,28 +26,26 @@ bool is_above(const NetworkTopology& topology, unsigned a, unsigned b) {
 /// The d-mod-k divisor per switch: the product of the largest up-degrees of
 /// the levels below its own (see table_routing.h).
 std::vector<std::uint64_t> tie_divisors(const NetworkTopology& topology) {
-    std::vector<unsigned> levels;
+    std::vector<unsigned> levels;  // distinct levels, lowest first
     for (unsigned s = 0; s < topology.switches(); ++s) levels.push_back(topology.switch_at(s).level);
     std::sort(levels.begin(), levels.end());
     levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-    std::vector<unsigned> up_degree(levels.size(), 1);
+    std::vector<std::size_t> rank(topology.switches());  // index of each switch's level in `levels`
+    std::vector<std::uint64_t> up_degree(levels.size(), 1);
     for (unsigned s = 0; s < topology.switches(); ++s) {
-        unsigned up = 0;
+        rank[s] = std::lower_bound(levels.begin(), levels.end(), topology.switch_at(s).level) - levels.begin();
+        std::uint64_t up = 0;
         for (unsigned port = 0; port < topology.switch_at(s).ports; ++port) {
             const PortPeer& peer = topology.peer(s, port);
             up += peer.kind == PortPeer::Kind::Switch && is_above(topology, peer.index, s);
         }
-        const auto rank = std::lower_bound(levels.begin(), levels.end(), topology.switch_at(s).level) - levels.begin();
-        up_degree[rank] = std::max(up_degree[rank], up);
+        up_degree[rank[s]] = std::max(up_degree[rank[s]], up);
     }
-    std::vector<std::uint64_t> divisor_of_level(levels.size(), 1);
-    for (std::size_t rank = 1; rank < levels.size(); ++rank)  // capped: beyond 2^16 hosts it no longer matters
-        divisor_of_level[rank] = std::min<std::uint64_t>(divisor_of_level[rank - 1] * up_degree[rank - 1], 1u << 20);
+    std::vector<std::uint64_t> divisor_of_rank(levels.size(), 1);
+    for (std::size_t r = 1; r < levels.size(); ++r)  // capped: past 2^16 hosts a larger divisor changes nothing
+        divisor_of_rank[r] = std::min<std::uint64_t>(divisor_of_rank[r - 1] * up_degree[r - 1], 1u << 20);
     std::vector<std::uint64_t> divisors;
-    for (unsigned s = 0; s < topology.switches(); ++s)
-        divisors.push_back(
-            divisor_of_level[std::lower_bound(levels.begin(), levels.end(), topology.switch_at(s).level) -
-                             levels.begin()]);
+    for (unsigned s = 0; s < topology.switches(); ++s) divisors.push_back(divisor_of_rank[rank[s]]);
     return divisors;
 }
 
@@ -143,7 +141,8 @@ TableRouting::TableRouting(const NetworkTopology& topology, const std::string& a
                 const PortPeer& peer = topology.peer(s, port);
                 if (peer.kind != PortPeer::Kind::Switch) continue;
                 const bool goes_up = updown && is_above(topology, peer.index, s);
-                const unsigned after = goes_up || !updown ? climb[peer.index] : down[peer.index];
+                // Under updown a step down commits the packet to an all-down route.
+                const unsigned after = updown && !goes_up ? down[peer.index] : climb[peer.index];
                 if (after != kUnreached && after + 1 == climb[s]) climbing.push_back(static_cast<std::uint16_t>(port));
                 if (updown && !goes_up && down[s] != kUnreached && down[peer.index] + 1 == down[s])
                     descending.push_back(static_cast<std::uint16_t>(port));
