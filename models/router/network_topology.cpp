@@ -38,6 +38,12 @@ NetworkTopology::NetworkTopology(std::string kind, std::string description, std:
     for (unsigned s = 0; s < switches_.size(); ++s) {
         const TopologySwitch& node = switches_[s];
         if (node.name.empty()) refuse("switch " + std::to_string(s) + " has no name");
+        const bool plain = std::all_of(node.name.begin(), node.name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+        });
+        if (!plain)
+            refuse("switch " + std::to_string(s) + " is named '" + node.name +
+                   "': use letters, digits, '_' and '-' only (the name becomes part of SystemC object names)");
         const auto [previous, fresh] = names.emplace(node.name, s);
         if (!fresh)
             refuse("switches " + std::to_string(previous->second) + " and " + std::to_string(s) + " are both named '" +

@@ -76,6 +76,10 @@ TEST_CASE("topology file: malformed JSON and missing or mistyped keys are refuse
          "config: topology t: switches[1]: missing key 'name'"},
         {two_switches(R"([{"name": "a", "ports": 3}, {"name": "a", "ports": 3}])"),
          "config: topology t: switches[1] ('a'): switch name 'a' is used twice"},
+        {two_switches(R"([{"name": "a", "ports": 3}, {"name": "b.1", "ports": 3}])",
+                      R"([{"from": "a", "from_port": 2, "to": "b.1", "to_port": 2}])",
+                      R"([{"switch": "a", "port": 0}])"),
+         "config: topology t: switch 1 is named 'b.1': use letters, digits, '_' and '-' only"},
         {two_switches(R"([{"name": "a", "ports": 3, "level": 1}, {"name": "b", "ports": 3}])"),
          "config: topology t: switches[1] ('b') has no level but switches[0] ('a') has one: give a level to every "
          "switch or to none"},

@@ -23,7 +23,7 @@ namespace isvp {
 
 /// One switch (an FPGA's router).
 struct TopologySwitch {
-    std::string name;    ///< unique; usable in SystemC object names ("leaf0", "spine2", "node5")
+    std::string name;    ///< unique; letters, digits, '_', '-': usable in SystemC object names ("leaf0", "node5")
     unsigned ports = 0;  ///< radix: ports of the switch, host and network
     /// Height for up/down routing: hosts' switches low, the root high. A
     /// link to a higher level (or the same level and a lower index) is "up".
@@ -63,7 +63,8 @@ class NetworkTopology {
     /// connected to the rest, no hosts, more than 65536 hosts, a cable that
     /// joins a switch to itself, a cable with a latency over 1e6 ns or a
     /// non-positive bandwidth given, a switch without ports, an empty or
-    /// duplicate switch name. Messages start "config: topology
+    /// duplicate switch name, or one with characters other than letters,
+    /// digits, '_' and '-'. Messages start "config: topology
     /// DESCRIPTION: ".
     NetworkTopology(std::string kind, std::string description, std::vector<TopologySwitch> switches,
                     std::vector<TopologyCable> cables, std::vector<HostPort> hosts);
