@@ -10,7 +10,7 @@
 #include "isvp/round_robin_arbiter.h"
 #include "isvp/router_config.h"
 #include "isvp/timed_agenda.h"
-#include "isvp/torus_fabric_config.h"
+#include "isvp/fabric_config.h"
 
 using namespace isvp;
 
@@ -47,14 +47,14 @@ TEST_CASE("router config: parameters are declared once and bad values are refuse
 
 TEST_CASE("torus fabric config: topology.torus is validated with a message naming it") {
     Parameters parameters;
-    TorusFabricConfig::declare(parameters);
-    CHECK(TorusFabricConfig::from(parameters).shape.nodes() == 64);
+    FabricConfig::declare(parameters);
+    CHECK(FabricConfig::from(parameters).shape.nodes() == 64);
     parameters.apply_override("topology.torus=4x0x2");
-    CHECK_THROWS_WITH(TorusFabricConfig::from(parameters),
+    CHECK_THROWS_WITH(FabricConfig::from(parameters),
                       "config: topology.torus must be XxYxZ with positive integers, got '4x0x2'");
     parameters.apply_override("topology.torus=2x2x1");
     parameters.apply_override("router.vcs=1");
-    CHECK_THROWS_WITH(TorusFabricConfig::from(parameters), Catch::Contains("router.vcs must be at least 2"));
+    CHECK_THROWS_WITH(FabricConfig::from(parameters), Catch::Contains("router.vcs must be at least 2"));
 }
 
 TEST_CASE("round robin: the requester after the last winner wins next") {

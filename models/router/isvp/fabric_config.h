@@ -1,0 +1,54 @@
+// Everything a fabric is built from: the topology (topology.*), the router
+// parameters (router.*) and the Aurora link parameters (aurora.*). Replaces
+// TorusFabricConfig. No SystemC.
+//
+//   topology.kind      torus | fattree | file
+//   topology.torus     XxYxZ                       (kind torus)
+//   topology.fattree   radix=R,hosts=N[,oversubscription=S]   (kind fattree)
+//   topology.file      path of a JSON topology     (kind file)
+//   topology.routing   updown | shortest           (fattree, file; the torus uses router.routing)
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "isvp/aurora_config.h"
+#include "isvp/network_topology.h"
+#include "isvp/parameters.h"
+#include "isvp/router_config.h"
+#include "isvp/routing_policy.h"
+
+namespace isvp {
+
+struct FabricConfig {
+    std::string kind = "torus";            ///< topology.kind
+    TorusShape shape{4, 4, 4};             ///< topology.torus
+    FatTreeShape fat_tree;                 ///< topology.fattree
+    std::string file;                      ///< topology.file
+    std::string table_routing = "updown";  ///< topology.routing
+    RouterConfig router;                   ///< router.*, the same for every switch
+    AuroraConfig aurora;                   ///< aurora.*, the default of every link
+
+    /// Declares topology.*, router.* and aurora.*.
+    static void declare(Parameters& parameters);
+    /// Reads and validates them (building the topology once to check it);
+    /// throws ConfigError naming a bad one.
+    static FabricConfig from(const Parameters& parameters);
+    /// Throws ConfigError naming the first bad field.
+    void validate() const;
+
+    /// The network graph these parameters describe.
+    NetworkTopology topology() const;
+    /// The routing policy for it: router.routing on a torus, a TableRouting
+    /// (topology.routing) otherwise.
+    std::shared_ptr<const RoutingPolicy> routing(const NetworkTopology& topology) const;
+    /// "torus 4x4x2", "fattree radix=8,hosts=32,oversubscription=3", "file PATH".
+    std::string describe() const;
+};
+
+/// Applies a --topology option — torus:XxYxZ, fattree:radix=R,hosts=N[,
+/// oversubscription=S], file:PATH — as overrides of topology.*; throws
+/// ConfigError naming the option and the accepted forms.
+void apply_topology_option(Parameters& parameters, const std::string& text, const std::string& origin = "--topology");
+
+}  // namespace isvp

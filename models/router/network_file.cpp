@@ -1,0 +1,198 @@
+// Topology files: the JSON form of a NetworkTopology (format in
+// models/router/README.md, "Topology files").
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "isvp/network_topology.h"
+#include "isvp/parameters.h"
+
+namespace isvp {
+
+namespace {
+
+constexpr std::size_t kMaxFileBytes = std::size_t{16} << 20;  // a large graph is a few MiB
+constexpr std::int64_t kMaxPorts = std::numeric_limits<std::uint16_t>::max() - 1;
+constexpr std::int64_t kMaxLevel = 1 << 16;
+
+/// Reads one document, naming `origin` and the JSON path in every error.
+class TopologyReader {
+  public:
+    explicit TopologyReader(std::string origin) : prefix_("config: topology " + std::move(origin) + ": ") {}
+
+    [[noreturn]] void refuse(const std::string& what) const { throw ConfigError(prefix_ + what); }
+
+    /// The object at `path`, whose keys must all be in `known`.
+    const nlohmann::json& object(const nlohmann::json& value, const std::string& path,
+                                 std::initializer_list<const char*> known) const {
+        if (!value.is_object()) refuse(path + " must be an object, got " + value.dump());
+        for (const auto& [key, ignored] : value.items()) {
+            bool accepted = false;
+            std::string list;
+            for (const char* name : known) {
+                accepted = accepted || key == name;
+                list += (list.empty() ? "" : ", ") + std::string(name);
+            }
+            if (!accepted) refuse(path + ": unknown key '" + key + "' (accepted: " + list + ")");
+        }
+        return value;
+    }
+
+    const nlohmann::json& array(const nlohmann::json& parent, const std::string& key) const {
+        if (!parent.contains(key)) refuse("missing key '" + key + "' (an array)");
+        const nlohmann::json& value = parent.at(key);
+        if (!value.is_array()) refuse(key + " must be an array, got " + value.dump());
+        return value;
+    }
+
+    std::int64_t integer(const nlohmann::json& parent, const std::string& path, const char* key, std::int64_t minimum,
+                         std::int64_t maximum) const {
+        if (!parent.contains(key)) refuse(path + ": missing key '" + key + "'");
+        const nlohmann::json& value = parent.at(key);
+        if (!value.is_number_integer() || value.get<std::int64_t>() < minimum || value.get<std::int64_t>() > maximum)
+            refuse(path + "." + key + " must be an integer in [" + std::to_string(minimum) + ", " +
+                   std::to_string(maximum) + "], got " + value.dump());
+        return value.get<std::int64_t>();
+    }
+
+    /// An optional positive number; `absent` when the key is missing.
+    double number(const nlohmann::json& parent, const std::string& path, const char* key, double absent,
+                  bool zero_allowed) const {
+        if (!parent.contains(key)) return absent;
+        const nlohmann::json& value = parent.at(key);
+        if (!value.is_number() || value.get<double>() < 0 || (!zero_allowed && value.get<double>() == 0))
+            refuse(path + "." + key + " must be a " + (zero_allowed ? "non-negative" : "positive") + " number, got " +
+                   value.dump());
+        return value.get<double>();
+    }
+
+    std::string text(const nlohmann::json& parent, const std::string& path, const char* key) const {
+        if (!parent.contains(key)) refuse(path + ": missing key '" + key + "'");
+        const nlohmann::json& value = parent.at(key);
+        if (!value.is_string() || value.get<std::string>().empty())
+            refuse(path + "." + key + " must be a non-empty string, got " + value.dump());
+        return value.get<std::string>();
+    }
+
+  private:
+    std::string prefix_;  ///< "config: topology ORIGIN: "
+};
+
+}  // namespace
+
+NetworkTopology network_from_json(const std::string& json_text, const std::string& origin) {
+    const TopologyReader reader(origin);
+    nlohmann::json document;
+    try {
+        document = nlohmann::json::parse(json_text);
+    } catch (const nlohmann::json::exception& error) {
+        reader.refuse(std::string("not valid JSON: ") + error.what());
+    }
+    reader.object(document, "the document", {"comment", "switches", "links", "hosts"});
+
+    std::vector<TopologySwitch> switches;
+    std::map<std::string, unsigned, std::less<>> by_name;
+    std::string first_without_level, first_with_level;
+    const nlohmann::json& switch_list = reader.array(document, "switches");
+    for (std::size_t i = 0; i < switch_list.size(); ++i) {
+        const std::string path = "switches[" + std::to_string(i) + "]";
+        const nlohmann::json& entry = reader.object(switch_list[i], path, {"name", "ports", "level"});
+        TopologySwitch node;
+        node.name = reader.text(entry, path, "name");
+        node.ports = static_cast<unsigned>(reader.integer(entry, path, "ports", 1, kMaxPorts));
+        const std::string label = path + " ('" + node.name + "')";
+        if (entry.contains("level")) {
+            node.level = static_cast<unsigned>(reader.integer(entry, path, "level", 0, kMaxLevel));
+            if (first_with_level.empty()) first_with_level = label;
+        } else if (first_without_level.empty()) {
+            first_without_level = label;
+        }
+        if (!by_name.emplace(node.name, static_cast<unsigned>(i)).second)
+            reader.refuse(label + ": switch name '" + node.name + "' is used twice");
+        switches.push_back(node);
+    }
+    if (!first_with_level.empty() && !first_without_level.empty())
+        reader.refuse(first_without_level + " has no level but " + first_with_level +
+                      " has one: give a level to every switch or to none");
+
+    auto switch_named = [&](const nlohmann::json& entry, const std::string& path, const char* key) {
+        const std::string name = reader.text(entry, path, key);
+        const auto found = by_name.find(name);
+        if (found == by_name.end()) reader.refuse(path + "." + key + ": no switch is named '" + name + "'");
+        return found->second;
+    };
+
+    std::vector<TopologyCable> cables;
+    const nlohmann::json& link_list = reader.array(document, "links");
+    for (std::size_t i = 0; i < link_list.size(); ++i) {
+        const std::string path = "links[" + std::to_string(i) + "]";
+        const nlohmann::json& entry =
+            reader.object(link_list[i], path, {"from", "from_port", "to", "to_port", "latency_ns", "bandwidth_gbps"});
+        TopologyCable cable;
+        cable.a = switch_named(entry, path, "from");
+        cable.a_port = static_cast<unsigned>(reader.integer(entry, path, "from_port", 0, kMaxPorts));
+        cable.b = switch_named(entry, path, "to");
+        cable.b_port = static_cast<unsigned>(reader.integer(entry, path, "to_port", 0, kMaxPorts));
+        cable.latency_ns = reader.number(entry, path, "latency_ns", -1, true);
+        cable.bandwidth_gbps = reader.number(entry, path, "bandwidth_gbps", -1, false);
+        cables.push_back(cable);
+    }
+
+    std::vector<HostPort> hosts;
+    const nlohmann::json& host_list = reader.array(document, "hosts");
+    for (std::size_t i = 0; i < host_list.size(); ++i) {
+        const std::string path = "hosts[" + std::to_string(i) + "]";
+        const nlohmann::json& entry = reader.object(host_list[i], path, {"switch", "port"});
+        HostPort host;
+        host.switch_index = switch_named(entry, path, "switch");
+        host.port = static_cast<unsigned>(reader.integer(entry, path, "port", 0, kMaxPorts));
+        hosts.push_back(host);
+    }
+
+    // No levels given: breadth-first from switch 0, the root, which gets the
+    // highest level; a switch one cable further down gets one less.
+    if (first_with_level.empty() && !switches.empty()) {
+        std::vector<unsigned> depth(switches.size(), 0);
+        std::vector<bool> reached(switches.size(), false);
+        std::deque<unsigned> frontier{0};
+        reached[0] = true;
+        unsigned deepest = 0;
+        while (!frontier.empty()) {
+            const unsigned s = frontier.front();
+            frontier.pop_front();
+            deepest = std::max(deepest, depth[s]);
+            for (const TopologyCable& cable : cables)
+                for (const auto& [from, to] : {std::pair{cable.a, cable.b}, std::pair{cable.b, cable.a}})
+                    if (from == s && to < switches.size() && !reached[to]) {
+                        reached[to] = true;
+                        depth[to] = depth[s] + 1;
+                        frontier.push_back(to);
+                    }
+        }
+        // An unreached switch keeps level 0; the topology refuses it as disconnected.
+        for (unsigned s = 0; s < switches.size(); ++s) switches[s].level = reached[s] ? deepest - depth[s] : 0;
+    }
+
+    return NetworkTopology("file", origin, std::move(switches), std::move(cables), std::move(hosts));
+}
+
+NetworkTopology load_network_file(const std::string& path) {
+    const std::string origin = "file:" + path;
+    std::error_code ignored;
+    if (std::filesystem::is_directory(path, ignored))
+        throw ConfigError("config: topology " + origin + ": is a directory, not a JSON file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ConfigError("config: topology " + origin + ": cannot open the file");
+    std::string text(kMaxFileBytes + 1, '\0');  // reads at most one byte past the limit
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxFileBytes)
+        throw ConfigError("config: topology " + origin + ": is larger than 16 MiB (a topology is a few KiB)");
+    return network_from_json(text, origin);
+}
+
+}  // namespace isvp
