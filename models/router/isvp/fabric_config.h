@@ -42,6 +42,13 @@ struct FabricConfig {
     /// The routing policy for it: router.routing on a torus, a TableRouting
     /// (topology.routing) otherwise.
     std::shared_ptr<const RoutingPolicy> routing(const NetworkTopology& topology) const;
+    /// The Aurora parameters of one cable: aurora.* with the cable's own
+    /// latency and bandwidth where it gives them. A bandwidth B sets
+    /// aurora.lane_rate_gbps = B / aurora.lanes and scales
+    /// aurora.peak_payload_gbps by the same factor, so each frame's overhead
+    /// in bytes stays what aurora.* says. A cable that gives neither gets
+    /// aurora.* unchanged (every torus cable).
+    AuroraConfig link_config(const TopologyCable& cable) const;
     /// "torus 4x4x2", "fattree radix=8,hosts=32,oversubscription=3", "file PATH".
     std::string describe() const;
 };
