@@ -31,10 +31,14 @@ struct FabricConfig {
 
     /// Declares topology.*, router.* and aurora.*.
     static void declare(Parameters& parameters);
-    /// Reads and validates them (building the topology once to check it);
-    /// throws ConfigError naming a bad one.
+    /// Reads and validates them; throws ConfigError naming a bad one.
     static FabricConfig from(const Parameters& parameters);
-    /// Throws ConfigError naming the first bad field.
+    /// Builds the topology and its routing once to check them; throws
+    /// ConfigError naming the first bad field: router.* or aurora.*, a bad
+    /// shape or topology file, topology.kind=file without topology.file, a
+    /// switch whose ports x router.vcs exceed the router's allocator (256
+    /// input VCs), a cable latency or bandwidth the Aurora model refuses, a
+    /// routing that cannot work (too few VCs for dor, a cyclic shortest).
     void validate() const;
 
     /// The network graph these parameters describe.

@@ -121,7 +121,8 @@ struct FatTreeShape {
     std::string to_string() const;
     /// Host ports of a leaf: radix * S / (S + 1), rounded down, at least 1.
     unsigned leaf_downlinks() const;
-    /// Uplinks of a leaf: radix - leaf_downlinks(); at least 1 or refused.
+    /// Uplinks of a leaf: radix - leaf_downlinks(); 0 only for radix 1,
+    /// which fat_tree_network refuses.
     unsigned leaf_uplinks() const;
 };
 
