@@ -56,7 +56,31 @@ void FabricConfig::validate() const {
                               std::to_string(router.vcs) + " a router supports at most " +
                               std::to_string(RequestSet::kCapacity / router.vcs) +
                               " (ports x VCs <= " + std::to_string(RequestSet::kCapacity) + ")");
+    for (unsigned c = 0; c < network.cables().size(); ++c) {
+        const TopologyCable& cable = network.cables()[c];
+        try {
+            link_config(cable).validate();
+        } catch (const ConfigError& error) {
+            std::string why = error.what();
+            if (why.rfind("config: ", 0) == 0) why.erase(0, 8);
+            throw ConfigError("config: topology " + network.description() + ": cable " + std::to_string(c) + " (" +
+                              network.port_label(cable.a, cable.a_port) + " - " +
+                              network.port_label(cable.b, cable.b_port) +
+                              ") has a latency or bandwidth the Aurora model refuses: " + why);
+        }
+    }
     routing(network);  // throws if the policy cannot work here (too few VCs, a dependency cycle)
+}
+
+AuroraConfig FabricConfig::link_config(const TopologyCable& cable) const {
+    AuroraConfig link = aurora;
+    if (cable.latency_ns >= 0) link.latency_ns = cable.latency_ns;
+    if (cable.bandwidth_gbps > 0) {
+        const double scale = cable.bandwidth_gbps / (aurora.lanes * aurora.lane_rate_gbps);
+        link.lane_rate_gbps = aurora.lane_rate_gbps * scale;
+        link.peak_payload_gbps = aurora.peak_payload_gbps * scale;
+    }
+    return link;
 }
 
 NetworkTopology FabricConfig::topology() const {

@@ -180,6 +180,29 @@ NetworkTopology network_from_json(const std::string& json_text, const std::strin
     return NetworkTopology("file", origin, std::move(switches), std::move(cables), std::move(hosts));
 }
 
+std::string network_to_json(const NetworkTopology& topology) {
+    nlohmann::json switches = nlohmann::json::array(), links = nlohmann::json::array(), hosts = nlohmann::json::array();
+    for (unsigned s = 0; s < topology.switches(); ++s) {
+        const TopologySwitch& node = topology.switch_at(s);
+        switches.push_back({{"name", node.name}, {"ports", node.ports}, {"level", node.level}});
+    }
+    for (const TopologyCable& cable : topology.cables()) {
+        nlohmann::json link = {{"from", topology.switch_at(cable.a).name},
+                               {"from_port", cable.a_port},
+                               {"to", topology.switch_at(cable.b).name},
+                               {"to_port", cable.b_port}};
+        if (cable.latency_ns >= 0) link["latency_ns"] = cable.latency_ns;
+        if (cable.bandwidth_gbps > 0) link["bandwidth_gbps"] = cable.bandwidth_gbps;
+        links.push_back(link);
+    }
+    for (unsigned h = 0; h < topology.hosts(); ++h)
+        hosts.push_back(
+            {{"switch", topology.switch_at(topology.host(h).switch_index).name}, {"port", topology.host(h).port}});
+    const nlohmann::json document = {
+        {"comment", "topology " + topology.description()}, {"switches", switches}, {"links", links}, {"hosts", hosts}};
+    return document.dump(1) + "\n";
+}
+
 NetworkTopology load_network_file(const std::string& path) {
     const std::string origin = "file:" + path;
     std::error_code ignored;

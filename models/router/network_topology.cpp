@@ -97,6 +97,14 @@ const PortPeer& NetworkTopology::peer(unsigned index, unsigned port) const {
     return peers_.at(index).at(port);
 }
 
+std::vector<unsigned> NetworkTopology::hosts_on(unsigned index) const {
+    std::vector<unsigned> attached;
+    for (const PortPeer& peer : peers_.at(index))
+        if (peer.kind == PortPeer::Kind::Host) attached.push_back(peer.index);
+    std::sort(attached.begin(), attached.end());
+    return attached;
+}
+
 std::string NetworkTopology::port_label(unsigned index, unsigned port) const {
     return switches_.at(index).name + " port " + std::to_string(port);
 }

@@ -176,3 +176,29 @@ TEST_CASE("fabric config: other --topology forms are refused naming the option a
                       Catch::Contains("--topology 'fattree:radix=8'") && Catch::Contains("hosts is missing"));
     CHECK(parameters.text("topology.kind") == "torus");  // nothing applied
 }
+
+TEST_CASE("fabric config: a cable's own latency and bandwidth override aurora.*, framing overhead kept") {
+    Parameters parameters = declared();
+    const FabricConfig config = FabricConfig::from(parameters);
+    const AuroraConfig same = config.link_config(TopologyCable{0, 0, 1, 1});
+    CHECK(same.latency_ns == config.aurora.latency_ns);
+    CHECK(same.lane_rate_gbps == config.aurora.lane_rate_gbps);
+    CHECK(same.peak_payload_gbps == config.aurora.peak_payload_gbps);
+    const AuroraConfig half = config.link_config(TopologyCable{0, 0, 1, 1, 880, 51.5625});
+    CHECK(half.latency_ns == 880);
+    CHECK(half.lanes * half.lane_rate_gbps == Approx(51.5625));
+    CHECK(half.peak_payload_gbps == Approx(95.9 / 2));
+    CHECK(AuroraTiming(half).frame_overhead_bytes() == Approx(AuroraTiming(config.aurora).frame_overhead_bytes()));
+}
+
+TEST_CASE("fabric config: a cable bandwidth the Aurora model cannot take is refused naming the cable") {
+    Parameters parameters = declared();
+    TemporaryFile file(
+        R"({"switches": [{"name": "a", "ports": 3}, {"name": "b", "ports": 3}],
+            "links": [{"from": "a", "from_port": 2, "to": "b", "to_port": 1, "bandwidth_gbps": 0.001}],
+            "hosts": [{"switch": "a", "port": 0}]})");
+    apply_topology_option(parameters, "file:" + file.path());
+    CHECK_THROWS_WITH(FabricConfig::from(parameters),
+                      Catch::Contains(": cable 0 (a port 2 - b port 1) has a latency or bandwidth the Aurora model "
+                                      "refuses: aurora.lane_rate_gbps must be"));
+}

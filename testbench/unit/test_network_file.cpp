@@ -52,6 +52,8 @@ TEST_CASE("topology file: up*/down* on the irregular example reaches every pair 
         const TableRouting routing(graph, "updown", vcs);
         CHECK(check_routes(graph, routing, vcs).empty());
     }
+    // The chord breaks the ring's cyclic minimal routes: shortest is accepted too.
+    CHECK_NOTHROW(TableRouting(graph, "shortest", 2));
 }
 
 TEST_CASE("topology file: given levels are used as they are") {
@@ -122,4 +124,27 @@ TEST_CASE("topology file: an unreadable file or a directory is refused naming it
                       "config: topology file:/nonexistent/topology.json: cannot open the file");
     const std::string directory = std::filesystem::temp_directory_path().string();
     CHECK_THROWS_WITH(load_network_file(directory), Catch::Contains("is a directory"));
+}
+
+TEST_CASE("topology file: a generated fat tree written as a file reads back as the same graph") {
+    const NetworkTopology tree = fat_tree_network(FatTreeShape{8, 64, 3});
+    const NetworkTopology copy = network_from_json(network_to_json(tree), "copy");
+    REQUIRE(copy.switches() == tree.switches());
+    REQUIRE(copy.hosts() == tree.hosts());
+    REQUIRE(copy.cables().size() == tree.cables().size());
+    for (unsigned s = 0; s < tree.switches(); ++s) {
+        CHECK(copy.switch_at(s).name == tree.switch_at(s).name);
+        CHECK(copy.switch_at(s).level == tree.switch_at(s).level);
+        CHECK(copy.hosts_on(s) == tree.hosts_on(s));
+        for (unsigned port = 0; port < tree.switch_at(s).ports; ++port) {
+            CHECK(copy.peer(s, port).kind == tree.peer(s, port).kind);
+            CHECK(copy.peer(s, port).index == tree.peer(s, port).index);
+            CHECK(copy.peer(s, port).port == tree.peer(s, port).port);
+        }
+    }
+    const NetworkTopology example = load_network_file(kExample);
+    const NetworkTopology example_copy = network_from_json(network_to_json(example), "copy");
+    CHECK(example_copy.cables().back().latency_ns == 880);
+    CHECK(example_copy.cables().back().bandwidth_gbps == 51.5625);
+    CHECK(example_copy.cables().front().latency_ns < 0);
 }

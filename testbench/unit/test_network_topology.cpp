@@ -170,6 +170,8 @@ TEST_CASE("fat tree: one leaf keeps its spines (the shape does not change with t
     CHECK(tree.switches() == 3);
     CHECK(count_named(tree, "spine") == 2);
     CHECK(used_ports(tree, 0) == 4 + 2);
+    CHECK(tree.hosts_on(0) == std::vector<unsigned>{0, 1, 2, 3});
+    CHECK(tree.hosts_on(1).empty());
 }
 
 TEST_CASE("fat tree: more leaves than a spine's radix take three levels (pods and cores)") {

@@ -31,10 +31,14 @@ struct FabricConfig {
 
     /// Declares topology.*, router.* and aurora.*.
     static void declare(Parameters& parameters);
-    /// Reads and validates them (building the topology once to check it);
-    /// throws ConfigError naming a bad one.
+    /// Reads and validates them; throws ConfigError naming a bad one.
     static FabricConfig from(const Parameters& parameters);
-    /// Throws ConfigError naming the first bad field.
+    /// Builds the topology and its routing once to check them; throws
+    /// ConfigError naming the first bad field: router.* or aurora.*, a bad
+    /// shape or topology file, topology.kind=file without topology.file, a
+    /// switch whose ports x router.vcs exceed the router's allocator (256
+    /// input VCs), a cable latency or bandwidth the Aurora model refuses, a
+    /// routing that cannot work (too few VCs for dor, a cyclic shortest).
     void validate() const;
 
     /// The network graph these parameters describe.
@@ -42,6 +46,13 @@ struct FabricConfig {
     /// The routing policy for it: router.routing on a torus, a TableRouting
     /// (topology.routing) otherwise.
     std::shared_ptr<const RoutingPolicy> routing(const NetworkTopology& topology) const;
+    /// The Aurora parameters of one cable: aurora.* with the cable's own
+    /// latency and bandwidth where it gives them. A bandwidth B sets
+    /// aurora.lane_rate_gbps = B / aurora.lanes and scales
+    /// aurora.peak_payload_gbps by the same factor, so each frame's overhead
+    /// in bytes stays what aurora.* says. A cable that gives neither gets
+    /// aurora.* unchanged (every torus cable).
+    AuroraConfig link_config(const TopologyCable& cable) const;
     /// "torus 4x4x2", "fattree radix=8,hosts=32,oversubscription=3", "file PATH".
     std::string describe() const;
 };

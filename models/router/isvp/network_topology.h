@@ -81,6 +81,8 @@ class NetworkTopology {
     const HostPort& host(unsigned address) const { return hosts_.at(address); }
     /// What is behind port `port` of switch `index`.
     const PortPeer& peer(unsigned index, unsigned port) const;
+    /// Hosts attached to switch `index`, by address.
+    std::vector<unsigned> hosts_on(unsigned index) const;
     /// Whether `port` of switch `index` has a host on it.
     bool is_host_port(unsigned index, unsigned port) const { return peer(index, port).kind == PortPeer::Kind::Host; }
     /// "leaf0 port 6": a switch port in messages.
@@ -119,7 +121,8 @@ struct FatTreeShape {
     std::string to_string() const;
     /// Host ports of a leaf: radix * S / (S + 1), rounded down, at least 1.
     unsigned leaf_downlinks() const;
-    /// Uplinks of a leaf: radix - leaf_downlinks(); at least 1 or refused.
+    /// Uplinks of a leaf: radix - leaf_downlinks(); 0 only for radix 1,
+    /// which fat_tree_network refuses.
     unsigned leaf_uplinks() const;
 };
 
@@ -139,7 +142,10 @@ NetworkTopology fat_tree_network(const FatTreeShape& shape);
 /// throws ConfigError naming the file, and the switch/port or JSON path at
 /// fault.
 NetworkTopology load_network_file(const std::string& path);
-/// The same from a parsed document (`origin` names it in errors).
+/// The same from the file's text (`origin` names it in errors).
 NetworkTopology network_from_json(const std::string& json_text, const std::string& origin);
+/// A topology as a topology file (every level written out), e.g. a
+/// generated fat tree to edit by hand; network_from_json reads it back.
+std::string network_to_json(const NetworkTopology& topology);
 
 }  // namespace isvp
