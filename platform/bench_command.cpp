@@ -37,15 +37,13 @@ int pingpong(int argc, char** argv) {
     Parameters parameters;
     declare_job_parameters(parameters);
     po::options_description options("isvp bench pingpong options");
-    options.add_options()
-        ("nodes", whole(2u), "nodes in a ring (topology.torus = Nx1x1)")
-        ("topology", po::value<std::string>(),
-         "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH in place of --nodes")
-        ("sizes", po::value<std::string>()->default_value("8:4M"), "message sizes: A:B (powers of two) or a,b,c")
-        ("hops", whole(1u), "network hops between the two ranks")
-        ("iterations", whole(10u), "timed ping-pongs per size")
-        ("window", whole(64u), "messages per streamed-bandwidth window (osu_bw: 64)")
-        ("json", po::value<std::string>()->value_name("FILE"), "also write the rows and statistics as JSON");
+    options.add_options()("nodes", whole(2u), "nodes in a ring (topology.torus = Nx1x1)")(
+        "topology", po::value<std::string>(),
+        "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH in place of --nodes")(
+        "sizes", po::value<std::string>()->default_value("8:4M"), "message sizes: A:B (powers of two) or a,b,c")(
+        "hops", whole(1u), "network hops between the two ranks")("iterations", whole(10u), "timed ping-pongs per size")(
+        "window", whole(64u), "messages per streamed-bandwidth window (osu_bw: 64)")(
+        "json", po::value<std::string>()->value_name("FILE"), "also write the rows and statistics as JSON");
     add_platform_options(options);
     po::variables_map values;
     if (!parse(argc, argv,
@@ -61,8 +59,7 @@ int pingpong(int argc, char** argv) {
         apply_topology_option(parameters, values["topology"].as<std::string>(), "bench pingpong: --topology");
     } else {
         const unsigned nodes = whole_value<unsigned>(values, "nodes");
-        if (nodes < 2)
-            throw ConfigError("bench pingpong: --nodes must be at least 2, got " + std::to_string(nodes));
+        if (nodes < 2) throw ConfigError("bench pingpong: --nodes must be at least 2, got " + std::to_string(nodes));
         parameters.apply_override("topology.kind=torus");
         parameters.apply_override("topology.torus=" + std::to_string(nodes) + "x1x1");
     }
@@ -151,9 +148,10 @@ int bench_collectives(int argc, char** argv);
 
 int bench_command(int argc, char** argv) {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-        (argc < 2 ? std::cerr : std::cout) << "usage: isvp bench <benchmark> [options]\n\nbenchmarks:\n"
-                                           << "  pingpong       latency and bandwidth between two ranks\n"
-                                           << "  collectives    latency of every collective, offloaded, in software or both, beside the LogGP model\n";
+        (argc < 2 ? std::cerr : std::cout)
+            << "usage: isvp bench <benchmark> [options]\n\nbenchmarks:\n"
+            << "  pingpong       latency and bandwidth between two ranks\n"
+            << "  collectives    latency of every collective, offloaded, in software or both, beside the LogGP model\n";
         return argc < 2 ? 2 : 0;
     }
     const std::string which = argv[1];

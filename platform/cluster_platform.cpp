@@ -60,7 +60,7 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
 }
 
 ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformConfig& config,
-                             const std::vector<MemorySpan>& ranks)
+                                 const std::vector<MemorySpan>& ranks)
     : sc_core::sc_module(name),
       trace_(config.trace.file.empty() ? nullptr
                                        : std::make_unique<TraceWriter>(config.trace.file, config.trace.max_events)),

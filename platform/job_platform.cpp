@@ -59,8 +59,8 @@ std::uint64_t estimated_platform_bytes(const PlatformConfig& config) {
     const NetworkTopology topology = config.fabric.topology();
     std::uint64_t router_ports = 0;
     for (unsigned s = 0; s < topology.switches(); ++s) router_ports += topology.switch_at(s).ports;
-    std::uint64_t buffers = config.node.qdma.h2c_buffer_bytes +
-        config.node.qdma.rx_buffer_bytes +
+    std::uint64_t buffers =
+        config.node.qdma.h2c_buffer_bytes + config.node.qdma.rx_buffer_bytes +
         (std::uint64_t{config.node.collective.host_buffer_phits} + config.node.collective.net_buffer_phits) *
             kRouterPhitBytes;
     if (config.reliable.enabled(config.fabric.aurora.bit_error_rate))
@@ -89,7 +89,7 @@ JobPlatform::JobPlatform(const PlatformConfig& config) : config_(config) {
         return;  // nothing to compare with
     }
     if (static_cast<double>(needed) > limit_bytes)
-        throw ConfigError("topology " + config_.fabric.describe() + " (" +
+        throw ConfigError("topology " + config_.fabric.topology().description() + " (" +
                           std::to_string(config_.fabric.topology().hosts()) + " nodes) needs about " +
                           gib(static_cast<double>(needed)) + " to build, more than " + limit);
 }

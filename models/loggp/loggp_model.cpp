@@ -42,15 +42,23 @@ HostBytes host_bytes(Opcode collective, int rank, int size, double block) {
     const bool root = rank == 0;
     const double all = block * size;
     switch (collective) {
-        case Opcode::Bcast: return {root ? block : 0, block};
-        case Opcode::Reduce: return {block, root ? block : 0};
-        case Opcode::Allreduce: return {block, block};
-        case Opcode::Scatter: return {root ? all : 0, block};
-        case Opcode::Gather: return {block, root ? all : 0};
-        case Opcode::Allgather: return {block, all};
-        case Opcode::ReduceScatter: return {all, block};
+        case Opcode::Bcast:
+            return {root ? block : 0, block};
+        case Opcode::Reduce:
+            return {block, root ? block : 0};
+        case Opcode::Allreduce:
+            return {block, block};
+        case Opcode::Scatter:
+            return {root ? all : 0, block};
+        case Opcode::Gather:
+            return {block, root ? all : 0};
+        case Opcode::Allgather:
+            return {block, all};
+        case Opcode::ReduceScatter:
+            return {all, block};
         case Opcode::Barrier:
-        case Opcode::Send: break;
+        case Opcode::Send:
+            break;
     }
     return {};
 }
@@ -60,18 +68,18 @@ HostBytes host_bytes(Opcode collective, int rank, int size, double block) {
 /// arrival to the receiver's clock. Ranks are processed in rounds until all
 /// finish; messages between a pair arrive in order (FIFO per pair).
 struct Agent {
-    double clock = 0;        ///< when this rank (or switch) is ready for its next step
-    double port_free = 0;    ///< when its output can take the next transfer's bytes
-    std::size_t step = 0;    ///< next step
-    bool sent = false;       ///< the current step's send is done
-    double out_bytes = 0;    ///< bytes sent in all steps (streamed drain)
-    double in_bytes = 0;     ///< bytes received in all steps (streamed drain)
-    double combine_bytes = 0;///< bytes combined (streamed drain)
+    double clock = 0;          ///< when this rank (or switch) is ready for its next step
+    double port_free = 0;      ///< when its output can take the next transfer's bytes
+    std::size_t step = 0;      ///< next step
+    bool sent = false;         ///< the current step's send is done
+    double out_bytes = 0;      ///< bytes sent in all steps (streamed drain)
+    double in_bytes = 0;       ///< bytes received in all steps (streamed drain)
+    double combine_bytes = 0;  ///< bytes combined (streamed drain)
 };
 
 template <typename Send, typename Receive>
-void run_schedules(const std::vector<Schedule>& schedules, std::vector<Agent>& agents, double block_bytes,
-                   Send send, Receive receive) {
+void run_schedules(const std::vector<Schedule>& schedules, std::vector<Agent>& agents, double block_bytes, Send send,
+                   Receive receive) {
     std::map<std::pair<int, int>, std::deque<double>> in_flight;
     const int size = static_cast<int>(schedules.size());
     for (bool progress = true; progress;) {
@@ -167,7 +175,8 @@ Model::Model(const Parameters& parameters, const NetworkTopology& topology,
 }
 
 Model::Model(const Parameters& parameters, const TorusShape& shape, int ranks)
-    : Model(parameters, torus_network(shape), std::make_shared<DimensionOrderRouting>(TorusTopology(shape), 2), ranks) {}
+    : Model(parameters, torus_network(shape), std::make_shared<DimensionOrderRouting>(TorusTopology(shape), 2), ranks) {
+}
 
 unsigned Model::hops(int a, int b) const {
     return topology_.distance(static_cast<unsigned>(a), static_cast<unsigned>(b));
@@ -213,9 +222,12 @@ double Model::latency_us(Opcode collective, std::uint64_t bytes, Path path) cons
     if (collective == Opcode::Send) throw std::invalid_argument("loggp: send is not a collective");
     const double block = collective == Opcode::Barrier ? 0.0 : static_cast<double>(bytes);
     switch (path) {
-        case Path::Software: return software(collective, block);
-        case Path::OffloadStreamed: return offload(collective, block, true);
-        case Path::OffloadStoreAndForward: return offload(collective, block, false);
+        case Path::Software:
+            return software(collective, block);
+        case Path::OffloadStreamed:
+            return offload(collective, block, true);
+        case Path::OffloadStoreAndForward:
+            return offload(collective, block, false);
     }
     return 0;
 }
@@ -251,8 +263,8 @@ double Model::software(Opcode collective, double block_bytes) const {
 // pipeline fill) and the bytes are paid once at the slowest stage of the
 // busiest switch: its output or input port (all steps' sends or receives:
 // router inject and eject are as wide as the engine), its CGR AgLUs (all its
-// combines; one transfer's chunks get phits_per_cycle of them), a link (the largest transfer times the transfers of its phase
-// sharing that link) or PCIe (request or result).
+// combines; one transfer's chunks get phits_per_cycle of them), a link (the largest transfer times the transfers of its
+// phase sharing that link) or PCIe (request or result).
 double Model::offload(Opcode collective, double block_bytes, bool streamed) const {
     const Parameters& p = parameters_;
     const auto schedules = all_schedules(collective, ranks_, Fold::Hypercube);
@@ -287,8 +299,7 @@ double Model::offload(Opcode collective, double block_bytes, bool streamed) cons
         latest = std::max(latest, agent.clock + fill(host.out) * p.G_pcie + p.o_r + p.device_fixed);
         if (streamed) {
             const double slowest = std::max({agent.out_bytes * p.G_engine, agent.in_bytes * p.G_engine,
-                                             agent.combine_bytes * p.G_cgr,
-                                             host.in * p.G_pcie, host.out * p.G_pcie});
+                                             agent.combine_bytes * p.G_cgr, host.in * p.G_pcie, host.out * p.G_pcie});
             drain = std::max(drain, slowest);
         }
     }
@@ -359,8 +370,9 @@ std::string explain_difference(const Model& model, Opcode collective, std::uint6
         return interrupts;
     }
     if (gap > 0) {
-        why << skew_note << "; the gap is larger than the measured skew, and the rest is not explained by "
-                            "the model's terms";
+        why << skew_note
+            << "; the gap is larger than the measured skew, and the rest is not explained by "
+               "the model's terms";
         return why.str();
     }
     why << "the simulation overlaps more than the model assumes";

@@ -23,11 +23,11 @@ Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::sh
     if (!routing_) SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": no routing policy").c_str());
     for (unsigned s = 0; s < topology_.switches(); ++s)
         if (routing_->ports(s) != topology_.switch_at(s).ports)
-            SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": routing policy '" +
-                                          std::string(routing_->name()) + "' gives switch " + switch_label(s) + " " +
-                                          std::to_string(routing_->ports(s)) + " ports, the topology " +
-                                          std::to_string(topology_.switch_at(s).ports))
-                                             .c_str());
+            SC_REPORT_ERROR(kReportType,
+                            (std::string(this->name()) + ": routing policy '" + std::string(routing_->name()) +
+                             "' gives switch " + switch_label(s) + " " + std::to_string(routing_->ports(s)) +
+                             " ports, the topology " + std::to_string(topology_.switch_at(s).ports))
+                                .c_str());
 
     std::size_t port_count = 0;
     for (unsigned s = 0; s < topology_.switches(); ++s) {
@@ -49,7 +49,7 @@ Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::sh
             // A torus link keeps the bit-error stream it always had (node * 6 + port).
             const std::uint64_t stream =
                 torus_ ? std::uint64_t{s} * TorusTopology::kNetworkPorts + p : first_port_[s] + p;
-            connect(s, p, peer.index, peer.port, link_config(topology_.cables()[peer.cable]), stream);
+            connect(s, p, peer.index, peer.port, config_.link_config(topology_.cables()[peer.cable]), stream);
         }
     const std::uint64_t minimum = minimum_input_buffer_bytes();
     if (config_.router.input_buffer_bytes < minimum)
@@ -61,23 +61,10 @@ Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::sh
                               .c_str());
 }
 
-AuroraConfig Fabric::link_config(const TopologyCable& cable) const {
-    AuroraConfig link = config_.aurora;
-    if (cable.latency_ns >= 0) link.latency_ns = cable.latency_ns;
-    if (cable.bandwidth_gbps > 0) {
-        // The cable's line rate over the same lanes; the payload ceiling
-        // scales with it (same framing).
-        const double scale = cable.bandwidth_gbps / (link.lanes * link.lane_rate_gbps);
-        link.lane_rate_gbps *= scale;
-        link.peak_payload_gbps *= scale;
-    }
-    return link;
-}
-
 void Fabric::connect(unsigned from, unsigned from_port, unsigned to, unsigned to_port, const AuroraConfig& config,
                      std::uint64_t stream) {
-    const std::string name = "link_" + (torus_ ? std::to_string(from) : topology_.switch_at(from).name) + "_" +
-                             port_name(from, from_port);
+    const std::string name =
+        "link_" + (torus_ ? std::to_string(from) : topology_.switch_at(from).name) + "_" + port_name(from, from_port);
     auto link = std::make_unique<AuroraLink>(name.c_str(), config, stream);
     Router& near_router = *routers_[from];
     Router& far_router = *routers_[to];

@@ -16,19 +16,19 @@
 #include <nlohmann/json.hpp>
 #include <systemc>
 
+#include "isvp/fabric.h"
 #include "isvp/node.h"
 #include "isvp/parameters.h"
-#include "isvp/fabric.h"
 #include "isvp/trace_writer.h"
 
 namespace isvp {
 
 /// Every parameter of the platform, from all its blocks.
 struct PlatformConfig {
-    FabricConfig fabric;       ///< topology.*, router.*, aurora.*
-    NodeConfig node;           ///< pcie.*, qdma.*
-    ReliableConfig reliable;   ///< reliable.*
-    TraceConfig trace;         ///< trace.*
+    FabricConfig fabric;      ///< topology.*, router.*, aurora.*
+    NodeConfig node;          ///< pcie.*, qdma.*
+    ReliableConfig reliable;  ///< reliable.*
+    TraceConfig trace;        ///< trace.*
     /// job.memory_limit_gib (declared with the job's parameters, absent in
     /// testbenches): memory a job's platform may need, GiB; 0 = what the
     /// machine has available.
@@ -72,14 +72,14 @@ class ClusterPlatform : public sc_core::sc_module {
     /// A ReliableEndpoint found lost packets: name the link, report.
     void on_loss(const PacketLoss& loss);
 
-    std::unique_ptr<TraceWriter> trace_;                ///< trace.file, or null
-    Fabric fabric_;                                ///< routers and links
-    unsigned ranks_;                                    ///< nodes that run a rank
-    std::vector<std::unique_ptr<Node>> nodes_;          ///< one per fabric node
-    std::vector<std::unique_ptr<IdleHost>> idle_hosts_; ///< CPUs of rank-less nodes
-    std::vector<std::vector<std::uint8_t>> idle_memory_;///< their small host memories
-    bool reliable_ = false;                             ///< ReliableEndpoints built
-    std::vector<std::string> losses_;                   ///< what on_loss reported
+    std::unique_ptr<TraceWriter> trace_;                  ///< trace.file, or null
+    Fabric fabric_;                                       ///< routers and links
+    unsigned ranks_;                                      ///< nodes that run a rank
+    std::vector<std::unique_ptr<Node>> nodes_;            ///< one per fabric node
+    std::vector<std::unique_ptr<IdleHost>> idle_hosts_;   ///< CPUs of rank-less nodes
+    std::vector<std::vector<std::uint8_t>> idle_memory_;  ///< their small host memories
+    bool reliable_ = false;                               ///< ReliableEndpoints built
+    std::vector<std::string> losses_;                     ///< what on_loss reported
 };
 
 }  // namespace isvp

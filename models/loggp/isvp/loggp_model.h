@@ -51,8 +51,8 @@
 #include <vector>
 
 #include "isvp/collective_schedule.h"
-#include "isvp/packet_format.h"
 #include "isvp/network_topology.h"
+#include "isvp/packet_format.h"
 #include "isvp/routing_policy.h"
 
 namespace isvp::loggp {
@@ -60,24 +60,24 @@ namespace isvp::loggp {
 /// The platform parameters the LogGP parameters derive from (defaults: the
 /// default platform). Names in brackets are the platform parameters.
 struct PlatformFigures {
-    double host_post_ns = 50.0;                 ///< posted MMIO write cost on the host [host.mmio_write_ns]
-    double pcie_latency_ns = 900.0;             ///< one-way device <-> host memory [pcie.latency_ns]
-    double pcie_dma_gbytes_per_s = 12.96;       ///< DMA payload rate, GB/s [pcie.*: TLP rate x MPS share]
-    double router_clock_mhz = 250.0;            ///< [router.clock_mhz]
-    unsigned router_pipeline_cycles = 4;        ///< [router.pipeline_cycles]
-    double link_latency_ns = 440.0;             ///< [aurora.latency_ns]
-    double link_data_rate_gbps = 100.0;         ///< lanes x lane rate x 64/66 [aurora.lanes, aurora.lane_rate_gbps]
-    double link_frame_overhead_bytes = 42.41;   ///< per Aurora frame [aurora.peak_payload_gbps, max_frame_bytes]
-    unsigned link_max_frame_bytes = 992;        ///< [aurora.max_frame_bytes]
-    unsigned packet_payload_bytes = 1024;       ///< network packet payload [qdma.packet_payload_bytes]
+    double host_post_ns = 50.0;                ///< posted MMIO write cost on the host [host.mmio_write_ns]
+    double pcie_latency_ns = 900.0;            ///< one-way device <-> host memory [pcie.latency_ns]
+    double pcie_dma_gbytes_per_s = 12.96;      ///< DMA payload rate, GB/s [pcie.*: TLP rate x MPS share]
+    double router_clock_mhz = 250.0;           ///< [router.clock_mhz]
+    unsigned router_pipeline_cycles = 4;       ///< [router.pipeline_cycles]
+    double link_latency_ns = 440.0;            ///< [aurora.latency_ns]
+    double link_data_rate_gbps = 100.0;        ///< lanes x lane rate x 64/66 [aurora.lanes, aurora.lane_rate_gbps]
+    double link_frame_overhead_bytes = 42.41;  ///< per Aurora frame [aurora.peak_payload_gbps, max_frame_bytes]
+    unsigned link_max_frame_bytes = 992;       ///< [aurora.max_frame_bytes]
+    unsigned packet_payload_bytes = 1024;      ///< network packet payload [qdma.packet_payload_bytes]
     unsigned packet_header_bytes = kNetworkPacketOverhead;  ///< network + replicated processor header
-    unsigned message_envelope_bytes = 16;       ///< point-to-point and collective envelopes
-    double engine_clock_mhz = 250.0;            ///< [collective.clock_mhz]
-    unsigned engine_phits_per_cycle = 2;        ///< engine output width, 32-byte phits [collective.phits_per_cycle]
-    double aglu_clock_mhz = 250.0;              ///< [aglu.clock_mhz]
-    unsigned aglu_pipeline_stages = 4;          ///< [aglu.pipeline_stages]
-    unsigned aglu_vector_bytes = 32;            ///< one 256-bit vector per cycle
-    unsigned cgr_aglus = 6;                     ///< AgLUs of a collective's CGR unit [collective.cgr_aglus]
+    unsigned message_envelope_bytes = 16;                   ///< point-to-point and collective envelopes
+    double engine_clock_mhz = 250.0;                        ///< [collective.clock_mhz]
+    unsigned engine_phits_per_cycle = 2;  ///< engine output width, 32-byte phits [collective.phits_per_cycle]
+    double aglu_clock_mhz = 250.0;        ///< [aglu.clock_mhz]
+    unsigned aglu_pipeline_stages = 4;    ///< [aglu.pipeline_stages]
+    unsigned aglu_vector_bytes = 32;      ///< one 256-bit vector per cycle
+    unsigned cgr_aglus = 6;               ///< AgLUs of a collective's CGR unit [collective.cgr_aglus]
     /// Fixed device time of a message not covered by the terms above: the
     /// completion entry's and MSI's TLPs, small TLP and packet serialisation,
     /// QDMA stream beats. Calibrated once: ping-pong 8 B one-way 6.001 µs =
@@ -87,21 +87,21 @@ struct PlatformFigures {
 
 /// LogGP parameters, µs and µs per byte.
 struct Parameters {
-    double o_s = 0;            ///< send overhead (latency from the call to the packet on the wire)
-    double o_r = 0;            ///< receive overhead (packet at the device to the host woken)
-    double g = 0;              ///< gap between consecutive messages of one host
-    double L_router = 0;       ///< the source router's pipeline (the first term of L(h))
-    double hop = 0;            ///< per hop: link + router + small-packet serialisation
-    double G = 0;              ///< per byte through the slowest stage of a point-to-point message
-    double G_link = 0;         ///< per payload byte on an Aurora link (1 KiB packets)
-    double G_pcie = 0;         ///< per byte of host <-> device DMA
-    double G_engine = 0;       ///< per byte through the collective engine's output port
-    double G_aglu = 0;         ///< per byte of one transfer reduced (its chunks use phits_per_cycle AgLUs)
-    double G_cgr = 0;          ///< per byte reduced by all of a switch's CGR AgLUs together
-    double aglu_latency = 0;   ///< AgLU pipeline fill
-    double device_fixed = 0;   ///< see PlatformFigures::device_fixed_ns
-    double packet_bytes = 0;   ///< network packet payload
-    double envelope_bytes = 0; ///< bytes a message carries besides the data
+    double o_s = 0;             ///< send overhead (latency from the call to the packet on the wire)
+    double o_r = 0;             ///< receive overhead (packet at the device to the host woken)
+    double g = 0;               ///< gap between consecutive messages of one host
+    double L_router = 0;        ///< the source router's pipeline (the first term of L(h))
+    double hop = 0;             ///< per hop: link + router + small-packet serialisation
+    double G = 0;               ///< per byte through the slowest stage of a point-to-point message
+    double G_link = 0;          ///< per payload byte on an Aurora link (1 KiB packets)
+    double G_pcie = 0;          ///< per byte of host <-> device DMA
+    double G_engine = 0;        ///< per byte through the collective engine's output port
+    double G_aglu = 0;          ///< per byte of one transfer reduced (its chunks use phits_per_cycle AgLUs)
+    double G_cgr = 0;           ///< per byte reduced by all of a switch's CGR AgLUs together
+    double aglu_latency = 0;    ///< AgLU pipeline fill
+    double device_fixed = 0;    ///< see PlatformFigures::device_fixed_ns
+    double packet_bytes = 0;    ///< network packet payload
+    double envelope_bytes = 0;  ///< bytes a message carries besides the data
 
     /// L(h): a small packet over h hops (router, then h x (link + router)).
     double L(unsigned hops) const { return L_router + hops * hop; }
@@ -115,9 +115,9 @@ Parameters derive(const PlatformFigures& figures);
 
 /// Which implementation of a collective.
 enum class Path : std::uint8_t {
-    Software,                 ///< host software over point-to-point messages
-    OffloadStreamed,          ///< in-switch, packets pipelined through the steps (the design)
-    OffloadStoreAndForward,   ///< in-switch, each step's transfer whole before the next step
+    Software,                ///< host software over point-to-point messages
+    OffloadStreamed,         ///< in-switch, packets pipelined through the steps (the design)
+    OffloadStoreAndForward,  ///< in-switch, each step's transfer whole before the next step
 };
 
 /// The model of one platform: parameters and the network the ranks sit on

@@ -90,8 +90,6 @@ class Fabric : public sc_core::sc_module {
   private:
     /// Switch name in reports: "node N" on a torus, the topology's name elsewhere.
     std::string switch_label(unsigned switch_index) const;
-    /// The link's parameters: aurora.* with the cable's latency and rate.
-    AuroraConfig link_config(const TopologyCable& cable) const;
     /// Builds the link from `from`:`from_port` to `to`:`to_port` and binds it.
     void connect(unsigned from, unsigned from_port, unsigned to, unsigned to_port, const AuroraConfig& link,
                  std::uint64_t stream);

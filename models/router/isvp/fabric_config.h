@@ -1,6 +1,6 @@
 // Everything a fabric is built from: the topology (topology.*), the router
 // parameters (router.*) and the Aurora link parameters (aurora.*). Replaces
-// TorusFabricConfig. No SystemC.
+// the torus-only configuration of the first platform. No SystemC.
 //
 //   topology.kind      torus | fattree | file
 //   topology.torus     XxYxZ                       (kind torus)
