@@ -73,6 +73,7 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
     if (ranks_ > count)
         throw ConfigError("config: " + std::to_string(ranks_) + " ranks do not fit the " + std::to_string(count) +
                           "-node topology.torus (one rank per node)");
+    pcie_log_ = PcieTransactionLog::open(config.trace, count, trace_.get());
     for (unsigned n = 0; n < count; ++n) {
         MemorySpan memory;
         if (n < ranks_) {
@@ -92,6 +93,7 @@ TorusPlatform::TorusPlatform(sc_core::sc_module_name name, const PlatformConfig&
         nodes_.push_back(std::make_unique<Node>(node_name.c_str(), node_config, static_cast<std::uint16_t>(n),
                                                 static_cast<std::uint16_t>(count), memory.base, memory.bytes));
         Node& node = *nodes_.back();
+        node.pcie.set_transaction_log(pcie_log_.get(), n);
         if (trace_) {
             fabric_.router(n).set_trace(trace_.get(), n + 1, std::to_string(n));
             node.collective.set_trace(trace_.get(), n + 1);
@@ -152,6 +154,7 @@ void TorusPlatform::on_loss(const PacketLoss& loss) {
 }
 
 void TorusPlatform::finish_trace() {
+    if (pcie_log_) pcie_log_->finish();
     if (trace_) trace_->finish();
 }
 

@@ -17,6 +17,7 @@
 
 #include "isvp/node.h"
 #include "isvp/parameters.h"
+#include "isvp/pcie_transaction_log.h"
 #include "isvp/torus_fabric.h"
 #include "isvp/trace_writer.h"
 
@@ -72,6 +73,7 @@ class TorusPlatform : public sc_core::sc_module {
     void on_loss(const PacketLoss& loss);
 
     std::unique_ptr<TraceWriter> trace_;                ///< trace.file, or null
+    std::unique_ptr<PcieTransactionLog> pcie_log_;      ///< trace.pcie, or null (closed before trace_)
     TorusFabric fabric_;                                ///< routers and links
     unsigned ranks_;                                    ///< nodes that run a rank
     std::vector<std::unique_ptr<Node>> nodes_;          ///< one per fabric node
