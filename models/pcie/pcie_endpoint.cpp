@@ -87,20 +87,31 @@ void PcieEndpoint::mmio_b_transport(tlm::tlm_generic_payload& payload, sc_core::
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
+    // A refused access is answered at once, warned about and logged (at the
+    // time it reaches the card, as accepted ones are).
+    auto refuse = [&](tlm::tlm_response_status status, const std::string& message) {
+        warn(message);
+        payload.set_response_status(status);
+        if (log_) {
+            const std::uint64_t now = ps_of(sc_core::sc_time_stamp(), ps_per_tick_);
+            log_->mmio_refused(log_node_, now, ps_of(sc_core::sc_time_stamp() + delay + latency_, ps_per_tick_), !read,
+                               offset, length, message);
+        }
+    };
     if (payload.get_byte_enable_ptr() != nullptr) {
-        warn("BAR0 access at " + hex(offset) + " with byte enables refused: only whole 4- or 8-byte accesses");
-        payload.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        refuse(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE,
+               "BAR0 access at " + hex(offset) + " with byte enables refused: only whole 4- or 8-byte accesses");
         return;
     }
     if ((length != 4 && length != 8) || offset % length != 0) {
-        warn("BAR0 " + std::string(read ? "read" : "write") + " of " + std::to_string(length) + " bytes at " +
-             hex(offset) + " refused: only aligned 4- or 8-byte accesses");
-        payload.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+        refuse(tlm::TLM_BURST_ERROR_RESPONSE, "BAR0 " + std::string(read ? "read" : "write") + " of " +
+                                                  std::to_string(length) + " bytes at " + hex(offset) +
+                                                  " refused: only aligned 4- or 8-byte accesses");
         return;
     }
     if (offset >= regmap::kBar0Bytes || length > regmap::kBar0Bytes - offset) {
-        warn("BAR0 access at " + hex(offset) + " is beyond the " + std::to_string(regmap::kBar0Bytes) + "-byte BAR");
-        payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        refuse(tlm::TLM_ADDRESS_ERROR_RESPONSE,
+               "BAR0 access at " + hex(offset) + " is beyond the " + std::to_string(regmap::kBar0Bytes) + "-byte BAR");
         return;
     }
     unsigned char* data = payload.get_data_ptr();

@@ -181,6 +181,20 @@ void PcieTransactionLog::mmio(std::uint32_t node, std::uint64_t now_ps, std::uin
     record(now_ps, std::move(entry));
 }
 
+void PcieTransactionLog::mmio_refused(std::uint32_t node, std::uint64_t now_ps, std::uint64_t at_ps, bool write,
+                                      std::uint64_t offset, unsigned bytes, const std::string& reason) {
+    if (finished_ || !logs_node(node)) return;
+    if (offset > filter_.registers.last || offset + (bytes > 0 ? bytes - 1 : 0) < filter_.registers.first) return;
+    Entry entry;
+    entry.node = node;
+    entry.at_ps = at_ps;
+    entry.done_ps = at_ps;
+    entry.line = std::string("MMIO ") + (write ? "W  " : "R  ") + hex(offset, 5) + " " + std::to_string(bytes) +
+                 " B REFUSED: " + reason;
+    entry.name = std::string(write ? "W " : "R ") + "refused";
+    record(now_ps, std::move(entry));
+}
+
 void PcieTransactionLog::dma(std::uint32_t node, std::uint64_t now_ps, std::uint64_t at_ps, std::uint64_t done_ps,
                              bool write, std::uint64_t address, std::uint32_t bytes, const DmaTag& tag,
                              const std::uint8_t* data, bool ok) {

@@ -124,6 +124,20 @@ TEST_CASE("Transactions are written in time order whatever order they are record
           "      3.000000 us node 0 MSIX vector 1 address 0xfee00000 data 0x00000001 (at host 3.900000 us)");
 }
 
+TEST_CASE("A refused MMIO access is logged with the reason", "[pcie_log]") {
+    const std::string path = temporary_path("refused");
+    {
+        PcieTransactionLog log(path, PcieLogFilter{}, 100, 1, nullptr);
+        log.mmio_refused(0, 0, 900000, true, 0x8002, 4,
+                         "BAR0 write of 4 bytes at 0x8002 refused: only aligned 4- or 8-byte accesses");
+    }
+    const auto lines = transaction_lines(path);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0] ==
+          "      0.900000 us node 0 MMIO W  0x08002 4 B REFUSED: BAR0 write of 4 bytes at 0x8002 refused: "
+          "only aligned 4- or 8-byte accesses");
+}
+
 TEST_CASE("The node filter leaves other nodes out; the register range filters MMIO only", "[pcie_log]") {
     const std::string path = temporary_path("filters");
     {

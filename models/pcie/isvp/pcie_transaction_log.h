@@ -103,6 +103,9 @@ class PcieTransactionLog {
     /// the host at `done_ps` (writes: pass at_ps). `now_ps`: current time.
     void mmio(std::uint32_t node, std::uint64_t now_ps, std::uint64_t at_ps, std::uint64_t done_ps, bool write,
               std::uint32_t offset, const std::uint32_t* values, unsigned dwords);
+    /// An MMIO access the endpoint refused (`reason`), reaching the card at `at_ps`.
+    void mmio_refused(std::uint32_t node, std::uint64_t now_ps, std::uint64_t at_ps, bool write, std::uint64_t offset,
+                      unsigned bytes, const std::string& reason);
     /// A DMA of `bytes` at host `address`, issued at `at_ps`, done at
     /// `done_ps`; `data`: the bytes moved (read: as returned), or null when
     /// the host refused the access; `ok` false for an error response.
