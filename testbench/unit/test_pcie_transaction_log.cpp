@@ -138,6 +138,22 @@ TEST_CASE("A refused MMIO access is logged with the reason", "[pcie_log]") {
           "only aligned 4- or 8-byte accesses");
 }
 
+TEST_CASE("A DMA the host refused is marked, its bytes not decoded", "[pcie_log]") {
+    const std::string path = temporary_path("dma_refused");
+    {
+        PcieTransactionLog log(path, PcieLogFilter{}, 100, 1, nullptr);
+        log.dma(0, 0, 0, 1800000, false, 0x7fff0000, 16, DmaTag{DmaPurpose::H2cDescriptorFetch, 3, 0}, nullptr, false);
+        std::uint8_t entry[16] = {};
+        log.dma(0, 0, 0, 900000, true, 0xc000, 16, DmaTag{DmaPurpose::CmptEntry, 3, 7}, entry, true);
+    }
+    const auto lines = transaction_lines(path);
+    REQUIRE(lines.size() == 2);
+    CHECK(contains(lines[0], "DMA  RD 0x000000007fff0000 +16 h2c q3 descriptor[0] (REFUSED by the host"));
+    CHECK(contains(lines[1],
+                   "DMA  WR 0x000000000000c000 +16 cmpt q3 entry[7]: {send 0 B rank 0 ctx 0} offset=0 len=0 "
+                   "flags=- colour=0"));
+}
+
 TEST_CASE("The node filter leaves other nodes out; the register range filters MMIO only", "[pcie_log]") {
     const std::string path = temporary_path("filters");
     {
