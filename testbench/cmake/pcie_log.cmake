@@ -41,3 +41,12 @@ set_tests_properties(pcie_log_bad_register_range_named PROPERTIES LABELS "pcie_l
                      PASS_REGULAR_EXPRESSION "trace.pcie_registers='0x8000-0x10': range '0x8000-0x10' ends before")
 set_tests_properties(pcie_log_unwritable_file_named PROPERTIES LABELS "pcie_log" TIMEOUT 60
                      PASS_REGULAR_EXPRESSION "cannot write the PCIe transaction log '/nonexistent-dir/p.log'")
+
+# Every register, bit and field of register_map.h has its name in the log:
+# a register added to the map but not to register_names.cpp fails here.
+add_test(NAME pcie_log_every_register_named
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/register_names_complete.py
+                 ${CMAKE_SOURCE_DIR}/models/common/isvp/register_map.h
+                 ${CMAKE_SOURCE_DIR}/models/common/register_names.cpp ${CMAKE_SOURCE_DIR}/models/qdma/qdma_formats.cpp)
+set_tests_properties(pcie_log_every_register_named PROPERTIES LABELS "pcie_log" TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "1 passed, 0 failed")
