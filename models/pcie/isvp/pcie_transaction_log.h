@@ -24,8 +24,9 @@
 // written; the file ends with a note saying how many more there were.
 //
 // Plain C++17, no SystemC: callers pass times in picoseconds and the
-// current simulated time, so lines can be written as soon as no later
-// transaction can still come before them.
+// current simulated time `now_ps`, and record a transaction no later than
+// it happens (at_ps >= now_ps), so a line is written as soon as simulated
+// time has passed it: nothing recorded later can come before it.
 #pragma once
 
 #include <cstdint>
