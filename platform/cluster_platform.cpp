@@ -73,6 +73,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
     if (ranks_ > count)
         throw ConfigError("config: " + std::to_string(ranks_) + " ranks do not fit the " + std::to_string(count) +
                           "-node " + fabric_.topology().description() + " (one rank per node)");
+    pcie_log_ = PcieTransactionLog::open(config.trace, count, trace_.get());
     for (unsigned n = 0; n < count; ++n) {
         MemorySpan memory;
         if (n < ranks_) {
@@ -92,6 +93,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
         nodes_.push_back(std::make_unique<Node>(node_name.c_str(), node_config, static_cast<std::uint16_t>(n),
                                                 static_cast<std::uint16_t>(count), memory.base, memory.bytes));
         Node& node = *nodes_.back();
+        node.pcie.set_transaction_log(pcie_log_.get(), n);
         // Trace process n + 1 is node n: its engine and, on a torus, its router.
         if (trace_) node.collective.set_trace(trace_.get(), n + 1);
         if (reliable_) {
@@ -159,6 +161,7 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
 }
 
 void ClusterPlatform::finish_trace() {
+    if (pcie_log_) pcie_log_->finish();
     if (trace_) trace_->finish();
 }
 

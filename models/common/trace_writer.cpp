@@ -26,12 +26,27 @@ void TraceConfig::declare(Parameters& parameters) {
                             "here; empty = off");
     parameters.declare_integer("trace.max_events", "events", static_cast<std::int64_t>(defaults.max_events), 1,
                                std::int64_t{1} << 40, "trace events written at most; later ones are counted only");
+    parameters.declare_text("trace.pcie", defaults.pcie_file,
+                            "write a text log of every PCIe transaction (MMIO with register names, DMA with its "
+                            "queue/ring and decoded descriptors/completions, MSI-X) here; empty = off");
+    parameters.declare_text("trace.pcie_nodes", defaults.pcie_nodes,
+                            "nodes whose PCIe transactions trace.pcie logs, e.g. 0,2-3; empty = all");
+    parameters.declare_text("trace.pcie_registers", defaults.pcie_registers,
+                            "BAR0 offset range of the MMIO accesses trace.pcie logs, e.g. 0x8000-0x83ff; empty = all "
+                            "(DMA and MSI-X are always logged)");
+    parameters.declare_integer("trace.pcie_max_events", "transactions",
+                               static_cast<std::int64_t>(defaults.pcie_max_events), 1, std::int64_t{1} << 40,
+                               "PCIe transactions trace.pcie writes at most; the file ends with a note of the rest");
 }
 
 TraceConfig TraceConfig::from(const Parameters& parameters) {
     TraceConfig config;
     config.file = parameters.text("trace.file");
     config.max_events = static_cast<std::uint64_t>(parameters.integer("trace.max_events"));
+    config.pcie_file = parameters.text("trace.pcie");
+    config.pcie_nodes = parameters.text("trace.pcie_nodes");
+    config.pcie_registers = parameters.text("trace.pcie_registers");
+    config.pcie_max_events = static_cast<std::uint64_t>(parameters.integer("trace.pcie_max_events"));
     return config;
 }
 

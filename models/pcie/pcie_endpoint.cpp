@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "isvp/dma_tag_extension.h"
 #include "isvp/msix_interrupt.h"
 #include "isvp/register_map.h"
 
@@ -26,6 +27,10 @@ std::string hex(std::uint64_t value) {
     std::ostringstream text;
     text << "0x" << std::hex << value;
     return text.str();
+}
+
+std::uint64_t ps_of(const sc_core::sc_time& time, double ps_per_tick) {
+    return static_cast<std::uint64_t>(static_cast<double>(time.value()) * ps_per_tick + 0.5);
 }
 
 sc_core::sc_time picoseconds(std::uint64_t ps) {
@@ -61,6 +66,12 @@ PcieEndpoint::PcieEndpoint(sc_core::sc_module_name name, const PcieConfig& confi
     dont_initialize();
 }
 
+void PcieEndpoint::set_transaction_log(PcieTransactionLog* log, std::uint32_t node) {
+    log_ = log != nullptr && log->logs_node(node) ? log : nullptr;
+    log_node_ = node;
+    ps_per_tick_ = sc_core::sc_get_time_resolution().to_seconds() * 1e12;
+}
+
 void PcieEndpoint::warn(const std::string& message) const {
     SC_REPORT_WARNING(kReportType, (std::string(name()) + ": " + message).c_str());
 }
@@ -76,20 +87,31 @@ void PcieEndpoint::mmio_b_transport(tlm::tlm_generic_payload& payload, sc_core::
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
+    // A refused access is answered at once, warned about and logged (at the
+    // time it reaches the card, as accepted ones are).
+    auto refuse = [&](tlm::tlm_response_status status, const std::string& message) {
+        warn(message);
+        payload.set_response_status(status);
+        if (log_) {
+            const std::uint64_t now = ps_of(sc_core::sc_time_stamp(), ps_per_tick_);
+            log_->mmio_refused(log_node_, now, ps_of(sc_core::sc_time_stamp() + delay + latency_, ps_per_tick_), !read,
+                               offset, length, message);
+        }
+    };
     if (payload.get_byte_enable_ptr() != nullptr) {
-        warn("BAR0 access at " + hex(offset) + " with byte enables refused: only whole 4- or 8-byte accesses");
-        payload.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        refuse(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE,
+               "BAR0 access at " + hex(offset) + " with byte enables refused: only whole 4- or 8-byte accesses");
         return;
     }
     if ((length != 4 && length != 8) || offset % length != 0) {
-        warn("BAR0 " + std::string(read ? "read" : "write") + " of " + std::to_string(length) + " bytes at " +
-             hex(offset) + " refused: only aligned 4- or 8-byte accesses");
-        payload.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+        refuse(tlm::TLM_BURST_ERROR_RESPONSE, "BAR0 " + std::string(read ? "read" : "write") + " of " +
+                                                  std::to_string(length) + " bytes at " + hex(offset) +
+                                                  " refused: only aligned 4- or 8-byte accesses");
         return;
     }
     if (offset >= regmap::kBar0Bytes || length > regmap::kBar0Bytes - offset) {
-        warn("BAR0 access at " + hex(offset) + " is beyond the " + std::to_string(regmap::kBar0Bytes) + "-byte BAR");
-        payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        refuse(tlm::TLM_ADDRESS_ERROR_RESPONSE,
+               "BAR0 access at " + hex(offset) + " is beyond the " + std::to_string(regmap::kBar0Bytes) + "-byte BAR");
         return;
     }
     unsigned char* data = payload.get_data_ptr();
@@ -107,6 +129,11 @@ void PcieEndpoint::mmio_b_transport(tlm::tlm_generic_payload& payload, sc_core::
         if (posted_.empty()) posted_event_.notify(arrival - sc_core::sc_time_stamp());
         posted_.push_back(write);
         last_posted_arrival_ = arrival;
+        if (log_) {
+            const std::uint64_t at = ps_of(arrival, ps_per_tick_);
+            log_->mmio(log_node_, ps_of(sc_core::sc_time_stamp(), ps_per_tick_), at, at, true, write.offset,
+                       write.values.data(), dwords);
+        }
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
@@ -126,6 +153,13 @@ void PcieEndpoint::mmio_b_transport(tlm::tlm_generic_payload& payload, sc_core::
                                                                             : sc_core::SC_ZERO_TIME;
     delay = std::max(device_delay + latency_, behind_writes);
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    if (log_) {
+        std::array<std::uint32_t, 2> values{};
+        for (unsigned i = 0; i < dwords; ++i) values[i] = load_le32(data + 4 * i);
+        const std::uint64_t at = ps_of(now, ps_per_tick_);
+        log_->mmio(log_node_, at, at, ps_of(now + delay, ps_per_tick_), false, static_cast<std::uint32_t>(offset),
+                   values.data(), dwords);
+    }
 }
 
 void PcieEndpoint::deliver_posted_writes() {
@@ -248,6 +282,7 @@ void PcieEndpoint::dma_b_transport(tlm::tlm_generic_payload& payload, sc_core::s
         }
         if (payload.is_response_ok()) statistics_.upstream_bytes += bytes;
         delay = sent - now;
+        if (log_) log_dma(payload, issued, arrival);
         return;
     }
     if (payload.get_command() == tlm::TLM_READ_COMMAND) {
@@ -265,9 +300,20 @@ void PcieEndpoint::dma_b_transport(tlm::tlm_generic_payload& payload, sc_core::s
         const sc_core::sc_time done =
             reserve(downstream_free_, at_host, ok ? timing_.write_wire_bytes(bytes) : timing_.header_only_wire_bytes());
         delay = done + latency_ - now;
+        if (log_) log_dma(payload, issued, done + latency_);
         return;
     }
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void PcieEndpoint::log_dma(const tlm::tlm_generic_payload& payload, const sc_core::sc_time& issued,
+                           const sc_core::sc_time& done) {
+    DmaTag tag;
+    if (const auto* extension = payload.get_extension<DmaTagExtension>()) tag = extension->tag;
+    const bool ok = payload.is_response_ok();
+    log_->dma(log_node_, ps_of(sc_core::sc_time_stamp(), ps_per_tick_), ps_of(issued, ps_per_tick_),
+              ps_of(done, ps_per_tick_), payload.get_command() == tlm::TLM_WRITE_COMMAND, payload.get_address(),
+              payload.get_data_length(), tag, ok ? payload.get_data_ptr() : nullptr, ok);
 }
 
 bool PcieEndpoint::host_dmi_covers(std::uint64_t address, std::uint64_t bytes, bool read) {
@@ -372,6 +418,9 @@ void PcieEndpoint::send_msi(const MsiMessage& message, const sc_core::sc_time& e
     msi_payload_.set_dmi_allowed(false);
     msi_payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = sent + latency_ - now;
+    if (log_)
+        log_->msix(log_node_, ps_of(now, ps_per_tick_), ps_of(std::max(earliest, now), ps_per_tick_),
+                   ps_of(sent + latency_, ps_per_tick_), message.vector, message.address, message.data);
     host_dma->b_transport(msi_payload_, delay);
     ++statistics_.msi_messages;
     statistics_.upstream_bytes += 4;

@@ -133,7 +133,7 @@ std::string Qdma::queue_name(unsigned q, Ring ring) const {
 }
 
 bool Qdma::dma_access(tlm::tlm_command command, std::uint64_t address, std::uint8_t* data, std::uint32_t bytes,
-                      sc_core::sc_time& done) {
+                      sc_core::sc_time& done, const DmaTag& tag) {
     dma_payload_.set_command(command);
     dma_payload_.set_address(address);
     dma_payload_.set_data_ptr(data);
@@ -143,7 +143,11 @@ bool Qdma::dma_access(tlm::tlm_command command, std::uint64_t address, std::uint
     dma_payload_.set_dmi_allowed(false);
     dma_payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    dma_tag_.tag = tag;
+    dma_payload_.set_extension(&dma_tag_);
     dma->b_transport(dma_payload_, delay);
+    // The extension is a member: the payload must not free it.
+    dma_payload_.clear_extension(&dma_tag_);
     done = sc_core::sc_time_stamp() + delay;
     return dma_payload_.is_response_ok();
 }
@@ -605,7 +609,9 @@ bool Qdma::h2c_writeback(unsigned q) {
     encode_status_writeback(status, bytes);
     const std::uint64_t address = h2c.base + static_cast<std::uint64_t>(h2c.ring.status_index()) * kRingEntryBytesH2c;
     sc_core::sc_time done;
-    if (dma_access(tlm::TLM_WRITE_COMMAND, address, bytes, sizeof bytes, done)) return true;
+    if (dma_access(tlm::TLM_WRITE_COMMAND, address, bytes, sizeof bytes, done,
+                   DmaTag{DmaPurpose::H2cStatus, static_cast<std::uint16_t>(q), h2c.ring.status_index()}))
+        return true;
     queue_error(
         q, Ring::H2c, QueueError::DescriptorAddress, address,
         "status writeback to ring entry " + std::to_string(h2c.ring.status_index()) + " is outside host memory");
@@ -624,7 +630,9 @@ bool Qdma::cmpt_writeback(unsigned q) {
     const std::uint64_t address =
         cmpt.base + static_cast<std::uint64_t>(cmpt.producer.ring().status_index()) * kRingEntryBytesCmpt;
     sc_core::sc_time done;
-    if (dma_access(tlm::TLM_WRITE_COMMAND, address, bytes, sizeof bytes, done)) return true;
+    if (dma_access(tlm::TLM_WRITE_COMMAND, address, bytes, sizeof bytes, done,
+                   DmaTag{DmaPurpose::CmptStatus, static_cast<std::uint16_t>(q), cmpt.producer.ring().status_index()}))
+        return true;
     queue_error(q, Ring::Cmpt, QueueError::DescriptorAddress, address,
                 "status writeback to ring entry " + std::to_string(cmpt.producer.ring().status_index()) +
                     " is outside host memory");

@@ -148,7 +148,8 @@ bool Qdma::c2h_deliver(unsigned q) {
         sc_core::sc_time data_sent = now;
         if (packet.payload_bytes > 0 &&
             !dma_access(tlm::TLM_WRITE_COMMAND, buffer.address, packet.payload->get_data_ptr() + kNetworkPacketOverhead,
-                        packet.payload_bytes, data_sent)) {
+                        packet.payload_bytes, data_sent,
+                        DmaTag{DmaPurpose::C2hData, static_cast<std::uint16_t>(q), buffer.index})) {
             queue_error(q, Ring::C2h, QueueError::DescriptorAddress, buffer.address,
                         "C2H descriptor " + std::to_string(buffer.index) + " buffer [" + hex(buffer.address) + ", +" +
                             std::to_string(packet.payload_bytes) + ") is outside host memory");
@@ -170,7 +171,8 @@ bool Qdma::c2h_deliver(unsigned q) {
         const std::uint64_t entry_address = cmpt.base + static_cast<std::uint64_t>(slot.index) * kRingEntryBytesCmpt;
         sc_core::sc_time entry_sent;
         bool delivered = true;
-        if (!dma_access(tlm::TLM_WRITE_COMMAND, entry_address, bytes, sizeof bytes, entry_sent)) {
+        if (!dma_access(tlm::TLM_WRITE_COMMAND, entry_address, bytes, sizeof bytes, entry_sent,
+                        DmaTag{DmaPurpose::CmptEntry, static_cast<std::uint16_t>(q), slot.index})) {
             // The data is in place but its completion is lost: the ring stops.
             queue_error(q, Ring::Cmpt, QueueError::DescriptorAddress, entry_address,
                         "completion entry " + std::to_string(slot.index) + " is outside host memory");
@@ -202,7 +204,8 @@ void Qdma::c2h_prefetch(unsigned q) {
     fetch_buffer_.resize(count * kRingEntryBytesC2h);
     sc_core::sc_time arrived;
     if (!dma_access(tlm::TLM_READ_COMMAND, address, fetch_buffer_.data(),
-                    static_cast<std::uint32_t>(fetch_buffer_.size()), arrived)) {
+                    static_cast<std::uint32_t>(fetch_buffer_.size()), arrived,
+                    DmaTag{DmaPurpose::C2hDescriptorFetch, static_cast<std::uint16_t>(q), c2h.fetch_index})) {
         c2h.fetch_failure = FetchFailure{true, address, c2h.fetch_index, arrived};
         return;
     }

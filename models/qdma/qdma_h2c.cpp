@@ -179,7 +179,9 @@ Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
             target = h2c.packet->get_data_ptr() + kNetworkPacketOverhead + h2c.packet_fill;
         }
         sc_core::sc_time arrived;
-        if (!dma_access(tlm::TLM_READ_COMMAND, address, target, bytes, arrived)) {
+        const DmaTag tag{reading_header ? DmaPurpose::H2cPacketHeader : DmaPurpose::H2cData,
+                         static_cast<std::uint16_t>(q), h2c.current.index};
+        if (!dma_access(tlm::TLM_READ_COMMAND, address, target, bytes, arrived, tag)) {
             h2c_stop(q, QueueError::DescriptorAddress, address, arrived,
                      "descriptor " + std::to_string(h2c.current.index) + " data [" + hex(address) + ", +" +
                          std::to_string(bytes) + ") is outside host memory");
@@ -239,7 +241,8 @@ void Qdma::h2c_prefetch(unsigned q) {
     fetch_buffer_.resize(count * kRingEntryBytesH2c);
     sc_core::sc_time arrived;
     if (!dma_access(tlm::TLM_READ_COMMAND, address, fetch_buffer_.data(),
-                    static_cast<std::uint32_t>(fetch_buffer_.size()), arrived)) {
+                    static_cast<std::uint32_t>(fetch_buffer_.size()), arrived,
+                    DmaTag{DmaPurpose::H2cDescriptorFetch, static_cast<std::uint16_t>(q), h2c.fetch_index})) {
         h2c.fetch_failure = FetchFailure{true, address, h2c.fetch_index, arrived};
         return;
     }

@@ -19,6 +19,7 @@
 #include "isvp/fabric.h"
 #include "isvp/node.h"
 #include "isvp/parameters.h"
+#include "isvp/pcie_transaction_log.h"
 #include "isvp/trace_writer.h"
 
 namespace isvp {
@@ -73,6 +74,7 @@ class ClusterPlatform : public sc_core::sc_module {
     void on_loss(const PacketLoss& loss);
 
     std::unique_ptr<TraceWriter> trace_;                  ///< trace.file, or null
+    std::unique_ptr<PcieTransactionLog> pcie_log_;        ///< trace.pcie, or null (closed before trace_)
     Fabric fabric_;                                       ///< routers and links
     unsigned ranks_;                                      ///< nodes that run a rank
     std::vector<std::unique_ptr<Node>> nodes_;            ///< one per fabric node

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "isvp/packet_format.h"
+#include "isvp/register_names.h"
 
 namespace isvp::guest {
 
@@ -29,15 +30,6 @@ unsigned ring_size_index(unsigned entries, const char* ring) {
     message << "driver: " << ring << " ring of " << entries
             << " entries is not in the device's ring-size table (64, 128, ..., 16384)";
     throw DriverError(message.str());
-}
-
-std::string describe_errors(std::uint32_t status) {
-    static const char* const names[] = {"UNMAPPED_ACCESS", "BAD_DOORBELL",  "DESCRIPTOR",    "DMA",
-                                        "CMPT_OVERFLOW",   "C2H_NO_BUFFER", "PACKET_DROPPED"};
-    std::string text;
-    for (unsigned bit = 0; bit < 7; ++bit)
-        if (status & (1u << bit)) text += (text.empty() ? "" : "|") + std::string(names[bit]);
-    return text.empty() ? "none" : text;
 }
 
 }  // namespace
@@ -215,7 +207,7 @@ void Driver::check_device_errors() {
                                   static_cast<std::uint64_t>(transport_.mmio_read32(rm::ERROR_ADDRESS_HI)) << 32;
     const std::uint32_t h2c = transport_.mmio_read32(rm::QUEUE(config_.queue) + rm::H2C_STATUS);
     std::ostringstream message;
-    message << "driver: device error " << describe_errors(status) << " (queue " << queue << ", address 0x" << std::hex
+    message << "driver: device error " << rm::register_fields(rm::ERROR_STATUS, status) << " (queue " << queue << ", address 0x" << std::hex
             << address << std::dec << ", H2C error code " << rm::status::ERROR_CODE.get(h2c) << ")";
     throw DriverError(message.str());
 }

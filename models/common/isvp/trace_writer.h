@@ -29,6 +29,11 @@ class Parameters;
 struct TraceConfig {
     std::string file;                     ///< trace.file: where to write; empty = no trace
     std::uint64_t max_events = 2000000;   ///< trace.max_events: events written at most
+    /// trace.pcie: the PCIe transaction log (models/pcie PcieTransactionLog); empty = off.
+    std::string pcie_file;
+    std::string pcie_nodes;                   ///< trace.pcie_nodes: "0,2-3"; empty = all nodes
+    std::string pcie_registers;               ///< trace.pcie_registers: "0x8000-0x8fff"; empty = all
+    std::uint64_t pcie_max_events = 1000000;  ///< trace.pcie_max_events: transactions written at most
 
     static void declare(Parameters& parameters);
     static TraceConfig from(const Parameters& parameters);

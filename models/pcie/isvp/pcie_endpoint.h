@@ -42,6 +42,10 @@
 //   host_dma   initiator  DMA and MSI writes to the host bridge
 //   irq        target     interrupt requests from the device (msix_interrupt.h)
 //
+// Transaction log: with set_transaction_log() every MMIO access, DMA (named
+// by the device's DmaTagExtension) and MSI-X message is written to a
+// PcieTransactionLog; logging does not change any timing.
+//
 // Not modelled: link training and errors, replay, flow-control credit
 // starvation, TLP reordering (beyond completions waiting for earlier posted
 // writes; a device DMA read does not see the device's own writes still in
@@ -63,6 +67,7 @@
 #include "isvp/msix_table.h"
 #include "isvp/pcie_config.h"
 #include "isvp/pcie_config_space.h"
+#include "isvp/pcie_transaction_log.h"
 
 namespace isvp {
 
@@ -91,6 +96,10 @@ class PcieEndpoint : public sc_core::sc_module {
     const PcieConfig& configuration() const { return config_; }
     const pci::PcieConfigSpace& config_space() const { return config_space_; }
     const MsixTable& msix_table() const { return msix_; }
+
+    /// Logs this endpoint's transactions as node `node` (trace.pcie); null
+    /// turns logging off. The log must outlive the simulation.
+    void set_transaction_log(PcieTransactionLog* log, std::uint32_t node);
 
   private:
     /// An MMIO write on its way to the device.
@@ -131,6 +140,8 @@ class PcieEndpoint : public sc_core::sc_module {
     /// else through host_dma's b_transport; sets the response status.
     void access_host(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay);
     void warn(const std::string& message) const;
+    /// Writes a DMA to the transaction log: issued at `issued`, complete at `done`.
+    void log_dma(const tlm::tlm_generic_payload& payload, const sc_core::sc_time& issued, const sc_core::sc_time& done);
 
     PcieConfig config_;                        ///< link parameters
     PcieLinkTiming timing_;                    ///< wire bytes and serialisation times
@@ -150,6 +161,9 @@ class PcieEndpoint : public sc_core::sc_module {
     tlm::tlm_generic_payload device_payload_;  ///< reused for bar0 dword accesses
     tlm::tlm_generic_payload msi_payload_;     ///< reused for MSI writes
     Statistics statistics_;                    ///< counters
+    PcieTransactionLog* log_ = nullptr;        ///< trace.pcie, or null (off)
+    std::uint32_t log_node_ = 0;               ///< this node's number in the log
+    double ps_per_tick_ = 1;                   ///< SystemC time resolution in ps, for the log
 };
 
 }  // namespace isvp

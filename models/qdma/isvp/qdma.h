@@ -64,6 +64,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "isvp/dma_tag_extension.h"
 #include "isvp/packet_channel.h"
 #include "isvp/qdma_coalescer.h"
 #include "isvp/qdma_config.h"
@@ -278,9 +279,10 @@ class Qdma : public sc_core::sc_module {
 
     /// One DMA transaction at the current time; returns whether the host
     /// accepted it and sets `done` to when it completes (read data arrived /
-    /// write data sent).
+    /// write data sent). `tag` says what it is for (the PCIe transaction
+    /// log names it; no timing depends on it).
     bool dma_access(tlm::tlm_command command, std::uint64_t address, std::uint8_t* data, std::uint32_t bytes,
-                    sc_core::sc_time& done);
+                    sc_core::sc_time& done, const DmaTag& tag);
     /// Simulated time in SystemC resolution units (the coalescers' unit).
     std::uint64_t now_units() const { return sc_core::sc_time_stamp().value(); }
     std::string queue_name(unsigned q, Ring ring) const;
@@ -330,6 +332,7 @@ class Qdma : public sc_core::sc_module {
 
     std::vector<std::uint8_t> fetch_buffer_;   ///< descriptor fetch staging
     tlm::tlm_generic_payload dma_payload_;     ///< reused for every DMA (no process waits in between)
+    DmaTagExtension dma_tag_;                  ///< set on dma_payload_ for the duration of each DMA
     CreditMessage rx_credit_message_;           ///< reused for every rx credit return
     Statistics statistics_;                    ///< counters
 };

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "isvp/register_map.h"
 
@@ -32,5 +33,16 @@ regmap::CompletionEntry decode_completion_entry(const std::uint8_t* bytes);
 void encode_completion_entry(const regmap::CompletionEntry& entry, std::uint8_t* out);
 regmap::StatusWriteback decode_status_writeback(const std::uint8_t* bytes);
 void encode_status_writeback(const regmap::StatusWriteback& status, std::uint8_t* out);
+
+// Field-by-field descriptions, as the PCIe transaction log (trace.pcie)
+// prints them: "addr=0x12340 len=8 flags=SOP|EOP|SDI".
+std::string describe(const regmap::H2cDescriptor& descriptor);
+std::string describe(const regmap::C2hDescriptor& descriptor);
+/// Includes the processor header (source rank, opcode, size, context).
+std::string describe(const regmap::CompletionEntry& entry);
+/// `completion_ring`: the CMPT ring's (bit 0 is its colour) or a descriptor ring's.
+std::string describe(const regmap::StatusWriteback& status, bool completion_ring);
+/// An encoded ProcessorHeader: "send 8 B rank 1 ctx 0" ("reserved opcode ..." if not one).
+std::string describe_processor_header(std::uint64_t bits);
 
 }  // namespace isvp

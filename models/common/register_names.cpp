@@ -1,0 +1,218 @@
+// BAR0 register names and field decoding (register_names.h), derived from
+// the offsets and fields of register_map.h.
+#include "isvp/register_names.h"
+
+#include <cstdio>
+
+#include "isvp/register_map.h"
+
+namespace isvp::regmap {
+
+namespace {
+
+struct Named {
+    std::uint32_t offset;
+    const char* name;
+};
+
+/// Registers at fixed offsets.
+constexpr Named kGlobalRegisters[] = {
+    {ID, "ID"},
+    {VERSION, "VERSION"},
+    {NODE_ADDRESS, "NODE_ADDRESS"},
+    {NODE_COUNT, "NODE_COUNT"},
+    {QUEUE_COUNT, "QUEUE_COUNT"},
+    {MSIX_VECTORS, "MSIX_VECTORS"},
+    {SCRATCH, "SCRATCH"},
+    {PACKET_BYTES, "PACKET_BYTES"},
+    {ERROR_STATUS, "ERROR_STATUS"},
+    {ERROR_QUEUE, "ERROR_QUEUE"},
+    {ERROR_ADDRESS_LO, "ERROR_ADDRESS_LO"},
+    {ERROR_ADDRESS_HI, "ERROR_ADDRESS_HI"},
+    {ERROR_MSIX, "ERROR_MSIX"},
+    {ERROR_IRQ_ENABLE, "ERROR_IRQ_ENABLE"},
+    {ACCEL_CAPABILITIES, "ACCEL_CAPABILITIES"},
+    {CT_SIZE_BITS, "CT_SIZE_BITS"},
+    {CT_VALID, "CT_VALID"},
+    {CT_SELECT, "CT_SELECT"},
+    {CT_COMMAND, "CT_COMMAND"},
+    {FORWARD_INDEX, "FORWARD_INDEX"},
+    {FORWARD_NODE, "FORWARD_NODE"},
+    {FORWARD_FILL, "FORWARD_FILL"},
+    {ACCEL_DROPPED, "ACCEL_DROPPED"},
+    {ACCEL_ERRORS, "ACCEL_ERRORS"},
+    {CT_BUSY, "CT_BUSY"},
+    {CT_COMMAND_STATUS, "CT_COMMAND_STATUS"},
+    {ACCEL_MAX_BUFFER_BYTES, "ACCEL_MAX_BUFFER_BYTES"},
+};
+
+/// Registers of one queue context, at QUEUE(q) + offset.
+constexpr Named kQueueRegisters[] = {
+    {H2C_BASE_LO, "H2C_BASE_LO"},   {H2C_BASE_HI, "H2C_BASE_HI"},           {H2C_CONTROL, "H2C_CONTROL"},
+    {H2C_STATUS, "H2C_STATUS"},     {C2H_BASE_LO, "C2H_BASE_LO"},           {C2H_BASE_HI, "C2H_BASE_HI"},
+    {C2H_CONTROL, "C2H_CONTROL"},   {C2H_BUFFER_BYTES, "C2H_BUFFER_BYTES"}, {CMPT_BASE_LO, "CMPT_BASE_LO"},
+    {CMPT_BASE_HI, "CMPT_BASE_HI"}, {CMPT_CONTROL, "CMPT_CONTROL"},         {CMPT_COALESCE, "CMPT_COALESCE"},
+    {C2H_STATUS, "C2H_STATUS"},     {CMPT_STATUS, "CMPT_STATUS"},           {QUEUE_COMMAND, "QUEUE_COMMAND"},
+};
+
+/// Registers of one queue's doorbell block, at DOORBELL(q) + offset.
+constexpr Named kDoorbellRegisters[] = {{H2C_PIDX, "H2C_PIDX"}, {C2H_PIDX, "C2H_PIDX"}, {CMPT_CIDX, "CMPT_CIDX"}};
+
+/// Words of one MSI-X table entry, at MSIX_ENTRY(v) + offset.
+constexpr Named kMsixRegisters[] = {{MSIX_ADDRESS_LO, "MSIX_ADDRESS_LO"},
+                                    {MSIX_ADDRESS_HI, "MSIX_ADDRESS_HI"},
+                                    {MSIX_DATA, "MSIX_DATA"},
+                                    {MSIX_VECTOR_CONTROL, "MSIX_VECTOR_CONTROL"}};
+
+template <std::size_t N>
+const char* find(const Named (&table)[N], std::uint32_t offset) {
+    for (const Named& entry : table)
+        if (entry.offset == offset) return entry.name;
+    return nullptr;
+}
+
+std::string indexed(const char* name, const char* prefix, std::uint32_t index) {
+    return std::string(name) + "[" + prefix + std::to_string(index) + "]";
+}
+
+/// "name=value" for each field, space-separated.
+struct FieldList {
+    std::string text;
+    void add(const char* name, std::uint32_t value) {
+        if (!text.empty()) text += ' ';
+        text += name;
+        text += '=';
+        text += std::to_string(value);
+    }
+};
+
+/// The names of the set bits of `value` among `bits`, '|'-separated, and
+/// any other set bits in hex.
+template <std::size_t N>
+std::string flag_names(std::uint32_t value, const Named (&bits)[N]) {
+    std::string text;
+    std::uint32_t rest = value;
+    for (const Named& bit : bits) {
+        if (!(value & bit.offset)) continue;
+        if (!text.empty()) text += '|';
+        text += bit.name;
+        rest &= ~bit.offset;
+    }
+    if (rest != 0) {
+        char extra[16];
+        std::snprintf(extra, sizeof extra, "0x%x", rest);
+        if (!text.empty()) text += '|';
+        text += extra;
+    }
+    return text.empty() ? "none" : text;
+}
+
+constexpr Named kErrorStatusBits[] = {
+    {error_status::UNMAPPED_ACCESS, "UNMAPPED_ACCESS"}, {error_status::BAD_DOORBELL, "BAD_DOORBELL"},
+    {error_status::DESCRIPTOR, "DESCRIPTOR"},           {error_status::DMA, "DMA"},
+    {error_status::CMPT_OVERFLOW, "CMPT_OVERFLOW"},     {error_status::C2H_NO_BUFFER, "C2H_NO_BUFFER"},
+    {error_status::PACKET_DROPPED, "PACKET_DROPPED"},
+};
+
+}  // namespace
+
+std::string register_name(std::uint32_t offset) {
+    if (const char* name = find(kGlobalRegisters, offset)) return name;
+    if (offset >= RING_SIZE_BASE && offset < RING_SIZE(kRingSizeCount) && offset % 4 == 0)
+        return indexed("RING_SIZE", "", (offset - RING_SIZE_BASE) / 4);
+    if (offset >= CONTEXT_QUEUE_BASE && offset < CONTEXT_QUEUE(kContextCount) && offset % 4 == 0)
+        return indexed("CONTEXT_QUEUE", "", (offset - CONTEXT_QUEUE_BASE) / 4);
+    if (offset >= QUEUE_BASE && offset < QUEUE(kMaxQueues)) {
+        if (const char* name = find(kQueueRegisters, (offset - QUEUE_BASE) % QUEUE_STRIDE))
+            return indexed(name, "q", (offset - QUEUE_BASE) / QUEUE_STRIDE);
+    }
+    if (offset >= MSIX_TABLE && offset < MSIX_ENTRY(kMsixVectors)) {
+        if (const char* name = find(kMsixRegisters, (offset - MSIX_TABLE) % MSIX_ENTRY_BYTES))
+            return indexed(name, "v", (offset - MSIX_TABLE) / MSIX_ENTRY_BYTES);
+    }
+    if (offset >= MSIX_PBA && offset < MSIX_PBA + 4 * ((kMsixVectors + 31) / 32) && offset % 4 == 0)
+        return indexed("MSIX_PBA", "", (offset - MSIX_PBA) / 4);
+    if (offset >= CT_STAGING_BASE && offset < CT_STAGING(kCtStagingDwords) && offset % 4 == 0)
+        return indexed("CT_STAGING", "", (offset - CT_STAGING_BASE) / 4);
+    if (offset >= DOORBELL_BASE && offset < DOORBELL(kMaxQueues)) {
+        if (const char* name = find(kDoorbellRegisters, (offset - DOORBELL_BASE) % DOORBELL_STRIDE))
+            return indexed(name, "q", (offset - DOORBELL_BASE) / DOORBELL_STRIDE);
+    }
+    return "unmapped";
+}
+
+std::string register_fields(std::uint32_t offset, std::uint32_t value) {
+    FieldList fields;
+    if (offset >= QUEUE_BASE && offset < QUEUE(kMaxQueues)) {
+        switch ((offset - QUEUE_BASE) % QUEUE_STRIDE) {
+            case H2C_CONTROL:
+            case C2H_CONTROL:
+            case CMPT_CONTROL:
+                fields.add("ring_size_index", control::RING_SIZE_INDEX.get(value));
+                fields.add("enable", control::ENABLE.get(value));
+                fields.add("status_enable", control::STATUS_ENABLE.get(value));
+                fields.add("irq_enable", control::IRQ_ENABLE.get(value));
+                fields.add("msix_vector", control::MSIX_VECTOR.get(value));
+                break;
+            case H2C_STATUS:
+            case C2H_STATUS:
+            case CMPT_STATUS:
+                fields.add("index", status::INDEX.get(value));
+                fields.add("error", status::ERROR.get(value));
+                if (status::ERROR.get(value)) fields.add("error_code", status::ERROR_CODE.get(value));
+                if ((offset - QUEUE_BASE) % QUEUE_STRIDE == CMPT_STATUS) fields.add("colour", status::COLOR.get(value));
+                break;
+            case CMPT_COALESCE:
+                fields.add("count", coalesce::COUNT.get(value));
+                fields.add("timer", coalesce::TIMER.get(value));
+                break;
+            case QUEUE_COMMAND:
+                fields.add("reset", command::RESET.get(value));
+                break;
+            default:
+                break;
+        }
+        return fields.text;
+    }
+    if (offset >= DOORBELL_BASE && offset < DOORBELL(kMaxQueues)) {
+        const std::uint32_t reg = (offset - DOORBELL_BASE) % DOORBELL_STRIDE;
+        if (reg == H2C_PIDX || reg == C2H_PIDX || reg == CMPT_CIDX) {
+            fields.add("index", doorbell::INDEX.get(value));
+            if (reg != C2H_PIDX) fields.add("irq_arm", doorbell::IRQ_ARM.get(value));
+        }
+        return fields.text;
+    }
+    if (offset >= MSIX_TABLE && offset < MSIX_ENTRY(kMsixVectors) &&
+        (offset - MSIX_TABLE) % MSIX_ENTRY_BYTES == MSIX_VECTOR_CONTROL) {
+        fields.add("masked", value & 1u);
+        return fields.text;
+    }
+    switch (offset) {
+        case ERROR_STATUS:
+        case ERROR_IRQ_ENABLE:
+            return flag_names(value, kErrorStatusBits);
+        case ACCEL_CAPABILITIES:
+            fields.add("ct_rows", accel_capabilities::CT_ROWS.get(value));
+            fields.add("cgr_units", accel_capabilities::CGR_UNITS.get(value));
+            fields.add("radix", accel_capabilities::RADIX.get(value));
+            fields.add("algorithms", accel_capabilities::ALGORITHMS.get(value));
+            break;
+        case CT_COMMAND:
+            fields.add("load", ct_command::LOAD.get(value));
+            fields.add("release", ct_command::RELEASE.get(value));
+            break;
+        case CT_COMMAND_STATUS:
+            fields.add("result", ct_command_status::RESULT.get(value));
+            fields.add("row", ct_command_status::ROW.get(value));
+            break;
+        case FORWARD_FILL:
+            fields.add("count", forward_fill::COUNT.get(value));
+            fields.add("first_node", forward_fill::FIRST_NODE.get(value));
+            break;
+        default:
+            break;
+    }
+    return fields.text;
+}
+
+}  // namespace isvp::regmap
