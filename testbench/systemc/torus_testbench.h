@@ -12,9 +12,9 @@
 
 #include <systemc>
 
+#include "isvp/fabric.h"
 #include "isvp/packet_endpoints.h"
 #include "isvp/parameters.h"
-#include "isvp/fabric.h"
 
 namespace isvp::testbench {
 
@@ -90,7 +90,7 @@ inline PacketSource::Generator uniform_random_traffic(std::uint32_t node, unsign
     };
 }
 
-/// A torus fabric with traffic endpoints on every node.
+/// A fabric (any topology) with traffic endpoints on every host.
 class TorusWithEndpoints {
   public:
     /// Sinks grant `sink_buffer_phits` per VC (0: the router's VC buffer)
@@ -98,9 +98,7 @@ class TorusWithEndpoints {
     /// `routing` (optional) replaces the policy router.routing names.
     TorusWithEndpoints(const std::string& name, const FabricConfig& config, std::uint32_t sink_buffer_phits = 0,
                        double drain_gbps = 0.0, std::shared_ptr<const RoutingPolicy> routing = nullptr)
-        : fabric(name.c_str(), config,
-                 routing ? routing
-                         : make_torus_routing(config.router.routing, TorusTopology(config.shape), config.router.vcs)) {
+        : fabric(name.c_str(), config, routing ? routing : config.routing(config.topology())) {
         const std::uint32_t buffer = sink_buffer_phits ? sink_buffer_phits : config.router.vc_buffer_phits();
         for (unsigned node = 0; node < fabric.nodes(); ++node) {
             sources.push_back(std::make_unique<PacketSource>((name + "_source_" + std::to_string(node)).c_str(), node,
@@ -131,21 +129,20 @@ class TorusWithEndpoints {
     }
     std::size_t buffered() const {
         std::size_t total = 0;
-        for (unsigned node = 0; node < fabric.nodes(); ++node) total += fabric.router(node).buffered_packets();
+        for (unsigned s = 0; s < fabric.switches(); ++s) total += fabric.router(s).buffered_packets();
         return total;
     }
     /// Every credit is back where it started: nothing leaked or was lost.
     bool credits_restored() const {
         const RouterConfig& router = fabric.config().router;
-        for (unsigned node = 0; node < fabric.nodes(); ++node) {
-            for (unsigned vc = 0; vc < router.vcs; ++vc) {
+        for (unsigned node = 0; node < fabric.nodes(); ++node)
+            for (unsigned vc = 0; vc < router.vcs; ++vc)
                 if (sources[node]->credits(vc) != router.vc_buffer_phits()) return false;
-                for (unsigned port = 0; port < TorusTopology::kNetworkPorts; ++port)
-                    if (fabric.link(node, port) &&
-                        fabric.router(node).output_credits(port, vc) != router.vc_buffer_phits())
+        for (unsigned s = 0; s < fabric.switches(); ++s)
+            for (unsigned port = 0; port < fabric.router(s).ports(); ++port)
+                for (unsigned vc = 0; vc < router.vcs; ++vc)
+                    if (fabric.link(s, port) && fabric.router(s).output_credits(port, vc) != router.vc_buffer_phits())
                         return false;
-            }
-        }
         return true;
     }
     sc_core::sc_time last_tail() const {
@@ -159,7 +156,7 @@ class TorusWithEndpoints {
         return "";
     }
 
-    Fabric fabric;                                  ///< the network under test
+    Fabric fabric;                                       ///< the network under test
     std::vector<std::unique_ptr<PacketSource>> sources;  ///< one per node, on its inject port
     std::vector<std::unique_ptr<PacketSink>> sinks;      ///< one per node, on its eject port
 
