@@ -226,12 +226,13 @@ void Driver::read_link_faults() {
         fault.peer = static_cast<int>(lf::PEER.get(entry));
         fault.sending = lf::SENDING.get(entry) != 0;
         fault.lost = lf::LOST.get(entry);
+        fault.serial = ++link_fault_count_;
         const auto [it, fresh] = pending_faults_.try_emplace(fault.peer, fault);
         if (!fresh) {  // not claimed yet: one fault, the packets added up
             it->second.lost += fault.lost;
             it->second.sending = it->second.sending && fault.sending;
+            it->second.serial = fault.serial;
         }
-        ++link_fault_count_;
         ++activity_;
     }
 }
@@ -255,9 +256,10 @@ bool Driver::take_link_fault(int peer, LinkFault& fault) {
     return true;
 }
 
-void Driver::fail_on_link_fault(int source) {
+void Driver::fail_on_link_fault(int source, std::uint64_t since) {
     LinkFault fault;
     if (!take_link_fault(source, fault)) return;
+    if (fault.sending && fault.serial <= since) return;  // came before this receive: nothing of `source`'s was lost
     throw DriverError("driver: receive from " + (source == kAnySource ? "any rank" : "rank " + std::to_string(source)) +
                       " failed: " + describe(fault, node_address_));
 }
@@ -612,8 +614,9 @@ ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::s
         throw DriverError("driver: receive with tag " + std::to_string(tag) +
                           ": user tags are 0..0x7FFFFFFF (higher ones are reserved for collectives)");
     ReceiveStatus status;
+    const std::uint64_t since = link_fault_count_;
     while (!take_matching(source, tag, buffer, capacity, status)) {
-        fail_on_link_fault(source);
+        fail_on_link_fault(source, since);
         wait_for_progress();
     }
     return status;
@@ -625,8 +628,9 @@ ReceiveStatus Driver::receive_reserved(int source, std::uint32_t tag, void* buff
                           std::to_string(size() - 1));
     if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive into a null buffer");
     ReceiveStatus status;
+    const std::uint64_t since = link_fault_count_;
     while (!take_matching(source, tag, buffer, capacity, status)) {
-        fail_on_link_fault(source);
+        fail_on_link_fault(source, since);
         wait_for_progress();
     }
     return status;

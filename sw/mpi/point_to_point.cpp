@@ -358,8 +358,9 @@ void fail_with_link_fault(Request& request, const std::string& why) {
 /// (docs/MPI.md, Link faults): the receives from it, or from any source of
 /// a communicator it belongs to, and the synchronous sends to it that are
 /// waiting fail with MPI_ERR_OTHER naming the fault; they might wait for a
-/// lost message forever. True when any did (the fault is claimed); else the
-/// next receive from it fails (start). Later operations work as before.
+/// lost message forever. True when any did (the fault is claimed); else,
+/// when the peer's packets to this rank were lost, the next receive from it
+/// fails (start). Later operations work as before.
 bool fail_for_link_fault(const guest::LinkFault& fault) {
     Engine& e = engine();
     const std::string why = guest::describe(fault, driver().node_address());
@@ -433,9 +434,11 @@ void pull() {
                 cancel_answered(message.source, tag, ordinal, what == kCancelled);
         }
     }
+    // A fault no operation claims is kept for the next receive from the
+    // peer when the peer's packets were lost, else dropped.
     for (const int peer : driver().link_fault_peers()) {
         guest::LinkFault fault = *driver().pending_link_fault(peer);
-        if (fail_for_link_fault(fault)) driver().take_link_fault(peer, fault);
+        if (fail_for_link_fault(fault) || fault.sending) driver().take_link_fault(peer, fault);
     }
     progress_collectives();
 }

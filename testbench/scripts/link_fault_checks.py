@@ -24,7 +24,7 @@
       packets return MPI_ERR_OTHER naming the link fault (collective and
       point-to-point), the others give correct results, the job goes on and
       ends with status 0; the warning on stderr and the --stats JSON name
-      the link.
+      the link; a second run with the same seed fails the same calls.
   mpi-fatal ISVP PROGRAM [isvp run options]
       the same under MPI_ERRORS_ARE_FATAL: the first failed call ends the
       job promptly with its link-fault message, no deadlock.
@@ -196,8 +196,16 @@ def mpi_return(isvp, program, stats, extra):
         faults = json.load(f)["platform"].get("link_faults", [])
     if not faults or not all(re.search(r"dropped by link node \d+ -> node \d+", f) for f in faults):
         fail(f"the --stats JSON does not name the links: {faults}")
+    # Same seed, same faults, same failed calls (ranks' lines interleave freely).
+    again = run_mpi(isvp, program, "return", extra, stats)
+    if sorted(again.stdout.splitlines()) != sorted(done.stdout.splitlines()):
+        fail("a second run with the same seed failed other calls")
+    with open(stats) as f:
+        if json.load(f)["platform"].get("link_faults", []) != faults:
+            fail("a second run with the same seed reported other link faults")
     print(f"OK: {failed} of {calls} calls failed with MPI_ERR_OTHER naming the link fault ({collective} "
-          f"MPI_Allreduce, {p2p} MPI_Sendrecv), the others correct; {len(faults)} link faults in the stats; status 0")
+          f"MPI_Allreduce, {p2p} MPI_Sendrecv), the others correct; {len(faults)} link faults in the stats; status 0; "
+          "a second run gave the same")
 
 
 def mpi_fatal(isvp, program, extra):

@@ -92,9 +92,10 @@ struct CollectiveResult {
 /// Packets between this node and another were lost for good (the device's
 /// LINK_FAULT register, models/reliable/README.md).
 struct LinkFault {
-    int peer = -1;           ///< the other node (= its rank)
-    bool sending = false;    ///< this node's packets to it were lost (else its packets to this node)
-    std::uint32_t lost = 0;  ///< how many (saturating at 4095)
+    int peer = -1;             ///< the other node (= its rank)
+    bool sending = false;      ///< this node's packets to it were lost (else its packets to this node)
+    std::uint32_t lost = 0;    ///< how many (saturating at 4095)
+    std::uint64_t serial = 0;  ///< Driver::link_faults() once it was reported (the latest, when merged)
 };
 /// "link fault: 2 packets from node 0 to node 1 were lost (the platform's stderr names the link)"
 std::string describe(const LinkFault& fault, int own_node);
@@ -201,8 +202,10 @@ class Driver {
     // when the error interrupt or a poll finds the bit). A fault with a peer
     // stays pending until a receive claims it: `receive` from that peer (or
     // from any source) fails with a DriverError naming it when no matching
-    // message has arrived, whether it was waiting when the fault came or is
-    // the next one; the layer above claims faults for its own operations.
+    // message has arrived — one that waits when the fault comes, or, when
+    // the peer's packets to this node were lost, the next one (a fault of
+    // this node's packets to the peer is dropped then: no message from the
+    // peer was lost). The layer above claims faults for its own operations.
 
     /// Peers with a pending fault, in node order.
     std::vector<int> link_fault_peers() const;
@@ -230,8 +233,9 @@ class Driver {
     /// and recorded instead (the job goes on).
     void check_device_errors();
     void read_link_faults();
-    /// Throws for a pending link fault with `source` (claiming it).
-    void fail_on_link_fault(int source);
+    /// Throws for a pending link fault with `source` (claiming it) that
+    /// came since fault count `since` or lost `source`'s packets.
+    void fail_on_link_fault(int source, std::uint64_t since);
 
     /// Handles every completion the device has written; returns how many.
     unsigned poll_completions();
