@@ -260,8 +260,9 @@ void Driver::fail_on_link_fault(int source, std::uint64_t since) {
     LinkFault fault;
     if (!take_link_fault(source, fault)) return;
     if (fault.sending && fault.serial <= since) return;  // came before this receive: nothing of `source`'s was lost
-    throw DriverError("driver: receive from " + (source == kAnySource ? "any rank" : "rank " + std::to_string(source)) +
-                      " failed: " + describe(fault, node_address_));
+    throw LinkFaultError("driver: receive from " +
+                         (source == kAnySource ? "any rank" : "rank " + std::to_string(source)) +
+                         " failed: " + describe(fault, node_address_));
 }
 
 void Driver::check_device_errors() {

@@ -858,8 +858,17 @@ std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* da
         // (install_progress_hook) keeps matching, acknowledging synchronous
         // sends and advancing nonblocking collectives: a peer may need any
         // of them to reach this call.
-        const guest::ReceiveStatus status = driver().receive(global, tag, data, capacity);
-        bytes = status.bytes;
+        try {
+            bytes = driver().receive(global, tag, data, capacity).bytes;
+        } catch (const guest::LinkFaultError& error) {
+            // Packets of this software collective were lost. Its other members
+            // cannot be told (it has no abort notices, unlike the switch's) and
+            // would wait for this rank's next messages: the job ends, naming the
+            // fault, whatever the error handler (docs/MPI.md, Link faults).
+            end_rank(MPI_ERR_OTHER, std::string(error.what()) + "\nMPI: a link fault inside a software collective " +
+                                        "on rank " + std::to_string(driver().rank()) +
+                                        " (its other members would wait for this rank): ending the job");
+        }
     }
     if (bytes > capacity)
         fail(MPI_ERR_TRUNCATE, "internal message of " + std::to_string(bytes) + " bytes from rank " +

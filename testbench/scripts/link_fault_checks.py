@@ -28,6 +28,10 @@
   mpi-fatal ISVP PROGRAM [isvp run options]
       the same under MPI_ERRORS_ARE_FATAL: the first failed call ends the
       job promptly with its link-fault message, no deadlock.
+  mpi-software ISVP PROGRAM [isvp run options]
+      MPI_ERRORS_RETURN with the collectives in software (--offload off):
+      a link fault inside a software collective ends the job promptly,
+      naming the fault (its other members cannot be told), no deadlock.
 """
 
 import json
@@ -221,6 +225,19 @@ def mpi_fatal(isvp, program, extra):
     print(f"OK: the first failed call ended the job with its link-fault message at {when} us")
 
 
+def mpi_software(isvp, program, extra):
+    done = run_mpi(isvp, program, "return", extra)
+    if done.returncode == 0:
+        fail("the job succeeded: no software collective lost packets (raise the error rate)")
+    text = done.stdout + done.stderr
+    check_link_named(text)
+    if not re.search(r"^driver: receive from rank \d+ failed: link fault: .*\nMPI: a link fault inside a software "
+                     r"collective on rank \d+ .*: ending the job", done.stderr, re.M):
+        fail("no rank ended the job naming the link fault inside a software collective")
+    when = check_prompt(text)
+    print(f"OK: a link fault inside a software collective ended the job at {when} us, naming the fault")
+
+
 def main():
     checks = {"recovered": recovered, "deterministic": deterministic, "named-link": named_link}
     if len(sys.argv) >= 5 and sys.argv[1] == "p2p-run":
@@ -231,6 +248,9 @@ def main():
         return
     if len(sys.argv) >= 4 and sys.argv[1] == "mpi-fatal":
         mpi_fatal(sys.argv[2], sys.argv[3], sys.argv[4:])
+        return
+    if len(sys.argv) >= 4 and sys.argv[1] == "mpi-software":
+        mpi_software(sys.argv[2], sys.argv[3], sys.argv[4:])
         return
     if len(sys.argv) < 3 or sys.argv[1] not in checks:
         print(__doc__)

@@ -42,6 +42,13 @@ class DriverError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// A receive failed because packets between this node and the peer were
+/// lost for good (a link fault, models/reliable/README.md).
+class LinkFaultError : public DriverError {
+  public:
+    using DriverError::DriverError;
+};
+
 struct DriverConfig {
     unsigned queue = 0;                      ///< queue pair this rank uses
     unsigned h2c_ring_entries = 1024;        ///< H2C descriptors per ring (incl. status entry)
