@@ -297,6 +297,9 @@ int bench_collectives(int argc, char** argv) {
     const NetworkTopology topology = config.fabric.topology();
     spec.ranks = static_cast<int>(topology.hosts());
     spec.config = TransportConfig::from(parameters);
+    // A rank whose collective fails (e.g. a link fault, error 6) leaves: the
+    // job ends then, as under mpirun, rather than its peers waiting for it.
+    spec.config.end_on_early_exit = true;
     const int ranks = spec.ranks;
 
     // A row's buffer must fit the switch's collective buffer (the software

@@ -157,7 +157,18 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
                         : " (found missing by the receiver; reliable.max_retransmissions = 0)") +
         "; dropped by link " + named;
     losses_.push_back(what);
-    SC_REPORT_ERROR("isvp/reliable", what.c_str());
+    // The job goes on: the operations the packets belonged to fail at both
+    // ends (collective error 6, the driver's LINK_FAULT), the pair is resynchronised.
+    SC_REPORT_WARNING("isvp/reliable", what.c_str());
+    std::vector<std::vector<std::uint8_t>> packets;
+    if (loss.at_sender)
+        packets.push_back(loss.packet);
+    else  // found missing by the receiver: its sender still holds them until the gap is acknowledged
+        for (std::uint64_t k = 0; k < loss.packets; ++k)
+            packets.push_back(nodes_[loss.source]->reliable->held_packet(
+                loss.destination, loss.first_sequence + static_cast<std::uint32_t>(k)));
+    nodes_[loss.source]->link_fault(loss, packets);
+    nodes_[loss.destination]->link_fault(loss, packets);
 }
 
 void ClusterPlatform::finish_trace() {
@@ -168,7 +179,10 @@ void ClusterPlatform::finish_trace() {
 nlohmann::json ClusterPlatform::statistics(const sc_core::sc_time& elapsed) const {
     nlohmann::json nodes = nlohmann::json::array();
     for (const auto& node : nodes_) nodes.push_back(node->statistics());
-    return {{"simulated_us", elapsed.to_seconds() * 1e6}, {"fabric", fabric_.statistics(elapsed)}, {"nodes", nodes}};
+    nlohmann::json out = {
+        {"simulated_us", elapsed.to_seconds() * 1e6}, {"fabric", fabric_.statistics(elapsed)}, {"nodes", nodes}};
+    if (!losses_.empty()) out["link_faults"] = losses_;
+    return out;
 }
 
 }  // namespace isvp

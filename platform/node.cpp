@@ -27,6 +27,20 @@ Node::Node(sc_core::sc_module_name name, const NodeConfig& config, std::uint16_t
     config_access_.bind(pcie.config);
 }
 
+void Node::link_fault(const PacketLoss& loss, const std::vector<std::vector<std::uint8_t>>& packets) {
+    const bool sending = loss.source == address_;
+    const std::uint16_t peer = sending ? loss.destination : loss.source;
+    bool point_to_point = packets.empty();
+    for (const std::vector<std::uint8_t>& packet : packets) {
+        collective.link_fault(peer, loss.source, loss.destination, packet);
+        const std::optional<NetworkHeader> header =
+            packet.size() >= NetworkHeader::kBytes ? NetworkHeader::read(packet.data()) : std::nullopt;
+        if (!header || header->opcode == Opcode::Send) point_to_point = true;
+    }
+    if (packets.empty()) collective.link_fault(peer, loss.source, loss.destination, {});
+    if (point_to_point) qdma.link_fault(peer, sending, loss.packets);
+}
+
 nlohmann::json Node::statistics() const {
     const auto& p = pcie.statistics();
     const auto& q = qdma.statistics();

@@ -299,7 +299,8 @@ std::string describe_mismatch(std::uint32_t mask) {
                                          "contribution size at a member",
                                          "arguments outside a member's CT row or buffer",
                                          "a step packet that disagrees with the schedule",
-                                         "a member's CT row was released (collective aborted)"};
+                                         "a member's CT row was released (collective aborted)",
+                                         "packets between members were lost (link fault)"};
     std::string out;
     for (unsigned bit = 0; bit < sizeof kNames / sizeof kNames[0]; ++bit)
         if (mask >> bit & 1u) out += (out.empty() ? "" : ", ") + std::string(kNames[bit]);

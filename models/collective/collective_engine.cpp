@@ -350,8 +350,21 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
         return;
     }
     if (step == kAbortStep) {
-        if (v.payload_bytes != 4) return drop("abort notice with " + std::to_string(v.payload_bytes) + " bytes");
-        abort_notice(context, static_cast<std::uint16_t>(load_le32(v.payload) & kStepSequenceMask));
+        if (v.payload_bytes != kAbortNoticeBytes && v.payload_bytes != kLinkFaultAbortNoticeBytes)
+            return drop("abort notice with " + std::to_string(v.payload_bytes) + " bytes");
+        const std::uint32_t word = load_le32(v.payload);
+        AbortRecord notice;
+        notice.sequence = static_cast<std::uint16_t>(word & kStepSequenceMask);
+        const std::uint32_t cause = (word >> kAbortCauseShift) & 0xFF;
+        if (cause == static_cast<std::uint32_t>(CollectiveError::LinkFault)) {
+            if (v.payload_bytes != kLinkFaultAbortNoticeBytes)
+                return drop("link-fault abort notice with " + std::to_string(v.payload_bytes) + " bytes");
+            notice.cause = CollectiveError::LinkFault;
+            notice.fault_pair = load_le32(v.payload + 4);
+        } else if (cause != 0 && cause != static_cast<std::uint32_t>(CollectiveError::Aborted)) {
+            return drop("abort notice with cause " + std::to_string(cause));
+        }
+        abort_notice(context, notice);
         return;
     }
     if (step == kAgreeStep) {
@@ -895,8 +908,8 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     discard_stale(context);
     // A peer aborted this collective before it started here.
     for (auto it = c.aborts.begin(); it != c.aborts.end();) {
-        const int order = compare_sequence(*it, a.sequence);
-        if (order == 0 && !a.aborted) abandon(context);
+        const int order = compare_sequence(it->sequence, a.sequence);
+        if (order == 0 && !a.aborted) abandon(context, it->cause, it->fault_pair);
         it = order <= 0 ? c.aborts.erase(it) : std::next(it);
     }
 }
@@ -923,7 +936,9 @@ std::vector<std::uint16_t> CollectiveEngine::active_peer_nodes(unsigned context)
 }
 
 void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header, int rank, std::uint32_t sequence,
-                                   std::vector<std::uint16_t> nodes) {
+                                   std::vector<std::uint16_t> nodes, CollectiveError cause, std::uint32_t fault_pair) {
+    const bool link_fault = cause == CollectiveError::LinkFault;
+    const std::uint32_t bytes = link_fault ? kLinkFaultAbortNoticeBytes : kAbortNoticeBytes;
     std::sort(nodes.begin(), nodes.end());
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
     for (const std::uint16_t node : nodes) {
@@ -936,22 +951,29 @@ void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header
         processor.opcode = header.opcode;
         processor.context_id = network.context_id;
         processor.rank = static_cast<std::uint16_t>(rank);
-        processor.message_bytes = 4;
-        std::uint8_t payload[4];
-        store_le32(payload, sequence);
+        processor.message_bytes = bytes;
+        std::uint8_t payload[kLinkFaultAbortNoticeBytes];
+        store_le32(payload, (sequence & kStepSequenceMask) |
+                                (link_fault ? static_cast<std::uint32_t>(cause) << kAbortCauseShift : 0));
+        store_le32(payload + 4, fault_pair);
         ++statistics_.abort_packets;
         // Behind this switch's data to that node: the notice is the last
         // packet of the collective it gets from here.
-        emit(net_port_, network, processor, 0, payload, 4, false);
+        emit(net_port_, network, processor, 0, payload, bytes, false);
     }
 }
 
-void CollectiveEngine::abandon(unsigned context) {
+void CollectiveEngine::abandon(unsigned context, CollectiveError cause, std::uint32_t fault_pair) {
     Context& c = contexts_[context];
     Active& a = c.active;
     a.aborted = true;
-    a.mask |= mismatch::kReleased;
-    send_aborts(context, a.header, a.rank, a.mine.sequence, active_peer_nodes(context));
+    if (cause == CollectiveError::LinkFault) {
+        a.mask |= mismatch::kLinkFault;
+        a.fault_pair = fault_pair;
+    } else {
+        a.mask |= mismatch::kReleased;
+    }
+    send_aborts(context, a.header, a.rank, a.mine.sequence, active_peer_nodes(context), cause, fault_pair);
     for (std::size_t k = a.agree_step; k < a.agree.steps.size(); ++k) {
         const Step& s = a.agree.steps[k];
         if (!s.send || (k == a.agree_step && a.agree_sent)) continue;
@@ -1006,12 +1028,13 @@ void CollectiveEngine::abort_request(unsigned context, const NetworkHeader& head
              "aborted: its CT row was released before it started");
 }
 
-void CollectiveEngine::abort_notice(unsigned context, std::uint16_t sequence) {
+void CollectiveEngine::abort_notice(unsigned context, const AbortRecord& notice) {
     Context& c = contexts_[context];
     Active& a = c.active;
+    const std::uint16_t sequence = notice.sequence;
     if (a.running && a.sequence == sequence) {
         if (!a.aborted) {
-            abandon(context);
+            abandon(context, notice.cause, notice.fault_pair);
             progress(context);
         }
         return;
@@ -1022,11 +1045,60 @@ void CollectiveEngine::abort_notice(unsigned context, std::uint16_t sequence) {
         ++statistics_.stale;
         return;
     }
-    if (std::find(c.aborts.begin(), c.aborts.end(), sequence) != c.aborts.end()) return;  // from another peer
+    if (std::any_of(c.aborts.begin(), c.aborts.end(), [&](const AbortRecord& r) { return r.sequence == sequence; }))
+        return;  // from another peer
     if (c.aborts.size() >= kMaxAgreementsHeld)
         return drop("more than " + std::to_string(kMaxAgreementsHeld) + " abort notices held on context " +
                     std::to_string(context));
-    c.aborts.push_back(sequence);
+    c.aborts.push_back(notice);
+}
+
+void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std::uint16_t destination,
+                                  const std::vector<std::uint8_t>& lost) {
+    AbortRecord fault;
+    fault.cause = CollectiveError::LinkFault;
+    fault.fault_pair = static_cast<std::uint32_t>(source) << 16 | destination;
+    // What the lost packet was, when its sender still had it: one collective
+    // (by context and sequence), or the running one on its context (a
+    // window credit carries no sequence), or nothing (point-to-point).
+    std::optional<unsigned> only_context;
+    bool by_sequence = false;
+    if (!lost.empty()) {
+        const std::optional<NetworkPacketView> v = NetworkPacketView::parse(lost.data(), lost.size(), nullptr);
+        if (!v || v->network.opcode == Opcode::Send) return;  // not a collective's packet
+        only_context = v->network.context_id;
+        const std::uint8_t step = v->network.step;
+        by_sequence = true;
+        if (step >= 1 && step <= kMaxScheduleSteps)
+            fault.sequence = step_sequence(v->processor);
+        else if (step == kAbortStep && v->payload_bytes >= 4)
+            fault.sequence = static_cast<std::uint16_t>(load_le32(v->payload) & kStepSequenceMask);
+        else if (step == kAgreeStep && v->payload_bytes == CollectiveArguments::kBytes)
+            fault.sequence = static_cast<std::uint16_t>(
+                CollectiveArguments::read(v->payload, v->network.opcode, v->network.operation, v->network.datatype,
+                                          v->network.algorithm)
+                    .sequence &
+                kStepSequenceMask);
+        else
+            by_sequence = false;
+    }
+    for (unsigned context = 0; context < contexts_.size(); ++context) {
+        if (only_context && context != *only_context) continue;
+        Context& c = contexts_[context];
+        Active& a = c.active;
+        if (!ct_[context].valid) continue;
+        if (by_sequence) {  // that collective: running, or still to start here (ended: nothing to do)
+            const bool ended = (a.running && compare_sequence(fault.sequence, a.sequence) < 0) ||
+                               (!a.running && c.have_sequence && compare_sequence(fault.sequence, c.next_sequence) < 0);
+            if (!ended) abort_notice(context, fault);
+            continue;
+        }
+        if (!a.running || a.aborted) continue;
+        const std::vector<std::uint16_t> peers = active_peer_nodes(context);
+        if (std::find(peers.begin(), peers.end(), peer) == peers.end()) continue;
+        abandon(context, fault.cause, fault.fault_pair);
+        progress(context);
+    }
 }
 
 void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedule, const BlockSpan& contribution) {
@@ -1498,15 +1570,24 @@ void CollectiveEngine::finish(unsigned context) {
     Active& a = c.active;
     const std::uint32_t mask = a.mask;
     if (mask != 0) {
-        const CollectiveError code = (mask & mismatch::kReleased)       ? CollectiveError::Aborted
+        const CollectiveError code = (mask & mismatch::kLinkFault)      ? CollectiveError::LinkFault
+                                     : (mask & mismatch::kReleased)     ? CollectiveError::Aborted
                                      : a.local != CollectiveError::None ? a.local
                                                                         : CollectiveError::Mismatch;
-        const std::string why = code == CollectiveError::Aborted ? "aborted: " + describe_mismatch(mask)
-                                : a.local != CollectiveError::None
-                                    ? a.local_why + " (every member reports it: " + describe_mismatch(mask) + ")"
-                                    : "arguments disagree across the members: " + describe_mismatch(mask);
+        const std::string why =
+            code == CollectiveError::LinkFault
+                ? (a.fault_pair == 0  // learnt from a member's agreement record, which names no pair
+                       ? std::string("link fault: packets between members were lost")
+                       : "link fault: packets from node " + std::to_string(a.fault_pair >> 16) + " to node " +
+                             std::to_string(a.fault_pair & 0xFFFF) + " were lost")
+            : code == CollectiveError::Aborted ? "aborted: " + describe_mismatch(mask)
+            : a.local != CollectiveError::None
+                ? a.local_why + " (every member reports it: " + describe_mismatch(mask) + ")"
+                : "arguments disagree across the members: " + describe_mismatch(mask);
         if (code == CollectiveError::Aborted) ++statistics_.aborted;
-        fail_now(context, a.header, a.rank, code, mask, why);
+        if (code == CollectiveError::LinkFault) ++statistics_.link_faults;
+        // Error 6's detail word names the pair of nodes that lost packets.
+        fail_now(context, a.header, a.rank, code, code == CollectiveError::LinkFault ? a.fault_pair : mask, why);
     } else {
         ++statistics_.collectives;
         if (trace_) trace_call_end(context, CollectiveError::None, 0);

@@ -31,6 +31,7 @@ constexpr Named kGlobalRegisters[] = {
     {ERROR_ADDRESS_HI, "ERROR_ADDRESS_HI"},
     {ERROR_MSIX, "ERROR_MSIX"},
     {ERROR_IRQ_ENABLE, "ERROR_IRQ_ENABLE"},
+    {LINK_FAULT, "LINK_FAULT"},
     {ACCEL_CAPABILITIES, "ACCEL_CAPABILITIES"},
     {CT_SIZE_BITS, "CT_SIZE_BITS"},
     {CT_VALID, "CT_VALID"},
@@ -111,7 +112,7 @@ constexpr Named kErrorStatusBits[] = {
     {error_status::UNMAPPED_ACCESS, "UNMAPPED_ACCESS"}, {error_status::BAD_DOORBELL, "BAD_DOORBELL"},
     {error_status::DESCRIPTOR, "DESCRIPTOR"},           {error_status::DMA, "DMA"},
     {error_status::CMPT_OVERFLOW, "CMPT_OVERFLOW"},     {error_status::C2H_NO_BUFFER, "C2H_NO_BUFFER"},
-    {error_status::PACKET_DROPPED, "PACKET_DROPPED"},
+    {error_status::PACKET_DROPPED, "PACKET_DROPPED"},   {error_status::LINK_FAULT, "LINK_FAULT"},
 };
 
 }  // namespace
@@ -191,6 +192,12 @@ std::string register_fields(std::uint32_t offset, std::uint32_t value) {
         case ERROR_STATUS:
         case ERROR_IRQ_ENABLE:
             return flag_names(value, kErrorStatusBits);
+        case LINK_FAULT:
+            fields.add("peer", link_fault::PEER.get(value));
+            fields.add("lost", link_fault::LOST.get(value));
+            fields.add("sending", link_fault::SENDING.get(value));
+            fields.add("valid", link_fault::VALID.get(value));
+            break;
         case ACCEL_CAPABILITIES:
             fields.add("ct_rows", accel_capabilities::CT_ROWS.get(value));
             fields.add("cgr_units", accel_capabilities::CGR_UNITS.get(value));

@@ -1,4 +1,5 @@
 // Qdma construction, BAR0 registers, doorbells, queue errors and interrupts.
+#include <algorithm>
 #include <sstream>
 
 #include "isvp/msix_interrupt.h"
@@ -16,7 +17,7 @@ constexpr const char* kReportType = "isvp/qdma";
 constexpr std::uint32_t kControlMask = regmap::control::RING_SIZE_INDEX.mask() | regmap::control::ENABLE.mask() |
                                        regmap::control::STATUS_ENABLE.mask() | regmap::control::IRQ_ENABLE.mask() |
                                        regmap::control::MSIX_VECTOR.mask();
-constexpr std::uint32_t kErrorBits = (1u << 7) - 1;
+constexpr std::uint32_t kErrorBits = (1u << 8) - 1;
 constexpr std::uint32_t kVectorMask = (1u << regmap::control::MSIX_VECTOR.width) - 1;
 
 std::uint32_t error_bit(QueueError error) {
@@ -211,6 +212,12 @@ std::uint32_t Qdma::read_register(std::uint32_t offset) {
             return error_msix_;
         case ERROR_IRQ_ENABLE:
             return error_irq_enable_;
+        case LINK_FAULT: {
+            if (link_faults_.empty()) return 0;
+            const std::uint32_t entry = link_faults_.front();
+            link_faults_.pop_front();
+            return entry;
+        }
         default:
             break;
     }
@@ -283,6 +290,7 @@ void Qdma::write_register(std::uint32_t offset, std::uint32_t value) {
         case ERROR_QUEUE:
         case ERROR_ADDRESS_LO:
         case ERROR_ADDRESS_HI:
+        case LINK_FAULT:
             return;  // read-only: writes are ignored
         case SCRATCH:
             scratch_ = value;
@@ -553,6 +561,23 @@ void Qdma::global_error(std::uint32_t bit, std::optional<std::uint64_t> address)
     error_status_ |= bit;
     if (address) error_address_ = *address;
     if (error_irq_enable_ & bit) raise_vector(error_msix_);
+}
+
+void Qdma::link_fault(std::uint16_t peer, bool sending, std::uint64_t packets) {
+    namespace lf = regmap::link_fault;
+    const auto saturated = [](std::uint64_t n) {
+        return static_cast<std::uint32_t>(std::min<std::uint64_t>(n, lf::LOST.mask() >> lf::LOST.shift));
+    };
+    bool merged = false;
+    for (std::uint32_t& entry : link_faults_)
+        if (lf::PEER.get(entry) == peer && lf::SENDING.get(entry) == (sending ? 1u : 0u)) {
+            entry = lf::LOST.set(entry, saturated(lf::LOST.get(entry) + packets));
+            merged = true;
+        }
+    if (!merged)
+        link_faults_.push_back(lf::PEER.make(peer) | lf::LOST.make(saturated(packets)) |
+                               lf::SENDING.make(sending ? 1 : 0) | lf::VALID.make(1));
+    global_error(regmap::error_status::LINK_FAULT, std::nullopt);
 }
 
 void Qdma::queue_error(unsigned q, Ring ring, QueueError error, std::uint64_t address, const std::string& detail) {

@@ -197,6 +197,7 @@ void ReliableEndpoint::give_up_oldest(std::uint16_t peer_node) {
     loss.packets = 1;
     loss.at_sender = true;
     loss.retransmissions = peer.retries;
+    loss.packet = lost.bytes;
     held_bytes_ -= lost.bytes.size();
     peer.unacked.pop_front();
     ++statistics_.lost_sent;
@@ -219,6 +220,13 @@ void ReliableEndpoint::give_up_oldest(std::uint16_t peer_node) {
                                       " was lost (sequence " + std::to_string(loss.first_sequence) + ")")
                                          .c_str());
     }
+}
+
+std::vector<std::uint8_t> ReliableEndpoint::held_packet(std::uint16_t destination, std::uint32_t sequence) const {
+    if (destination >= peers_.size()) return {};
+    for (const Held& held : peers_[destination].unacked)
+        if (held.sequence == sequence) return held.bytes;
+    return {};
 }
 
 void ReliableEndpoint::acknowledged(std::uint16_t peer_node, std::uint32_t cumulative) {

@@ -70,7 +70,8 @@ class ClusterPlatform : public sc_core::sc_module {
     const std::vector<std::string>& losses() const { return losses_; }
 
   private:
-    /// A ReliableEndpoint found lost packets: name the link, report.
+    /// A ReliableEndpoint found lost packets: names the link (a warning,
+    /// losses()) and tells both nodes (Node::link_fault); the job goes on.
     void on_loss(const PacketLoss& loss);
 
     std::unique_ptr<TraceWriter> trace_;                  ///< trace.file, or null

@@ -50,6 +50,12 @@ class Node : public sc_core::sc_module {
     std::uint16_t address() const { return address_; }
     /// Counters of the endpoint and the QDMA.
     nlohmann::json statistics() const;
+    /// The reliable layer gave up packets between this node and another
+    /// (`loss`; `packets`: each lost packet's bytes, empty where unknown).
+    /// The collective engine ends the collectives they belonged to with
+    /// error 6; a lost point-to-point (or unknown) packet goes to the driver
+    /// through the QDMA's LINK_FAULT register and error interrupt.
+    void link_fault(const PacketLoss& loss, const std::vector<std::vector<std::uint8_t>>& packets);
 
     HostMemory memory;            ///< the host's DRAM, guest-physical from 0
     HostBridge bridge;            ///< root complex: DMA to memory, MSI to the CPU

@@ -70,6 +70,12 @@ std::string switch_error(std::uint32_t code, std::uint32_t detail) {
             return "4 (size outside the communicator-table row" + members + ")";
         case 5:
             return "5 (aborted: a member's communicator-table row was released during the call)";
+        case 6:
+            return "6 (link fault: packets " +
+                   (detail == 0
+                        ? std::string("between members")
+                        : "from node " + std::to_string(detail >> 16) + " to node " + std::to_string(detail & 0xFFFF)) +
+                   " were lost for good; the reliable layer gave up, the platform names the link on its stderr)";
         default:
             return std::to_string(code);
     }

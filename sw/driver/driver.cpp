@@ -34,6 +34,14 @@ unsigned ring_size_index(unsigned entries, const char* ring) {
 
 }  // namespace
 
+std::string describe(const LinkFault& fault, int own_node) {
+    const int from = fault.sending ? own_node : fault.peer;
+    const int to = fault.sending ? fault.peer : own_node;
+    return "link fault: " + std::to_string(fault.lost) + " packet" + (fault.lost == 1 ? "" : "s") + " from node " +
+           std::to_string(from) + " to node " + std::to_string(to) +
+           " lost for good (the reliable layer gave up; the platform names the link on its stderr)";
+}
+
 Driver::Driver(DeviceTransport& transport, DriverConfig config)
     : transport_(transport),
       config_(config),
@@ -199,8 +207,62 @@ void Driver::write64(std::uint32_t offset_lo, std::uint64_t value) {
     transport_.mmio_write32(offset_lo + 4, static_cast<std::uint32_t>(value >> 32));
 }
 
+void Driver::read_link_faults() {
+    // Cleared first: a fault reported while the queue is read sets it again.
+    transport_.mmio_write32(rm::ERROR_STATUS, rm::error_status::LINK_FAULT);
+    namespace lf = rm::link_fault;
+    for (;;) {
+        const std::uint32_t entry = transport_.mmio_read32(rm::LINK_FAULT);
+        if (!lf::VALID.get(entry)) break;
+        LinkFault fault;
+        fault.peer = static_cast<int>(lf::PEER.get(entry));
+        fault.sending = lf::SENDING.get(entry) != 0;
+        fault.lost = lf::LOST.get(entry);
+        fault.serial = ++link_fault_count_;
+        const auto [it, fresh] = pending_faults_.try_emplace(fault.peer, fault);
+        if (!fresh) {  // not claimed yet: one fault, the packets added up
+            it->second.lost += fault.lost;
+            it->second.sending = it->second.sending && fault.sending;
+            it->second.serial = fault.serial;
+        }
+        ++activity_;
+    }
+}
+
+std::vector<int> Driver::link_fault_peers() const {
+    std::vector<int> peers;
+    for (const auto& [peer, fault] : pending_faults_) peers.push_back(peer);
+    return peers;
+}
+
+const LinkFault* Driver::pending_link_fault(int peer) const {
+    const auto it = pending_faults_.find(peer);
+    return it == pending_faults_.end() ? nullptr : &it->second;
+}
+
+bool Driver::take_link_fault(int peer, LinkFault& fault) {
+    const auto it = peer == kAnySource ? pending_faults_.begin() : pending_faults_.find(peer);
+    if (it == pending_faults_.end()) return false;
+    fault = it->second;
+    pending_faults_.erase(it);
+    return true;
+}
+
+void Driver::fail_on_link_fault(int source, std::uint64_t since) {
+    LinkFault fault;
+    if (!take_link_fault(source, fault)) return;
+    if (fault.sending && fault.serial <= since) return;  // came before this receive: nothing of `source`'s was lost
+    throw LinkFaultError("driver: receive from " +
+                         (source == kAnySource ? "any rank" : "rank " + std::to_string(source)) +
+                         " failed: " + describe(fault, node_address_));
+}
+
 void Driver::check_device_errors() {
-    const std::uint32_t status = transport_.mmio_read32(rm::ERROR_STATUS);
+    std::uint32_t status = transport_.mmio_read32(rm::ERROR_STATUS);
+    if (status & rm::error_status::LINK_FAULT) {
+        read_link_faults();
+        status &= ~rm::error_status::LINK_FAULT;
+    }
     if (status == 0) return;
     const std::uint32_t queue = transport_.mmio_read32(rm::ERROR_QUEUE);
     const std::uint64_t address = transport_.mmio_read32(rm::ERROR_ADDRESS_LO) |
@@ -545,7 +607,11 @@ ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::s
         throw DriverError("driver: receive with tag " + std::to_string(tag) +
                           ": user tags are 0..0x7FFFFFFF (higher ones are reserved for collectives)");
     ReceiveStatus status;
-    while (!take_matching(source, tag, buffer, capacity, status)) wait_for_progress();
+    const std::uint64_t since = link_fault_count_;
+    while (!take_matching(source, tag, buffer, capacity, status)) {
+        fail_on_link_fault(source, since);
+        wait_for_progress();
+    }
     return status;
 }
 
@@ -555,7 +621,11 @@ ReceiveStatus Driver::receive_reserved(int source, std::uint32_t tag, void* buff
                           std::to_string(size() - 1));
     if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive into a null buffer");
     ReceiveStatus status;
-    while (!take_matching(source, tag, buffer, capacity, status)) wait_for_progress();
+    const std::uint64_t since = link_fault_count_;
+    while (!take_matching(source, tag, buffer, capacity, status)) {
+        fail_on_link_fault(source, since);
+        wait_for_progress();
+    }
     return status;
 }
 

@@ -346,6 +346,51 @@ Incoming arrived(guest::Driver::ArrivedMessage& message) {
     return incoming;
 }
 
+/// Completes a pending request with a link-fault error (MPI_ERR_OTHER).
+void fail_with_link_fault(Request& request, const std::string& why) {
+    request.error = MPI_ERR_OTHER;
+    request.error_message = why;
+    request.status.MPI_ERROR = MPI_ERR_OTHER;
+    request.complete = true;
+}
+
+/// The device reported a link fault with node (= global rank) `fault.peer`
+/// (docs/MPI.md, Link faults): the receives from it, or from any source of
+/// a communicator it belongs to, and the synchronous sends to it that are
+/// waiting fail with MPI_ERR_OTHER naming the fault; they might wait for a
+/// lost message forever. True when any did (the fault is claimed); else,
+/// when the peer's packets to this rank were lost, the next receive from it
+/// fails (start). Later operations work as before.
+bool fail_for_link_fault(const guest::LinkFault& fault) {
+    Engine& e = engine();
+    const std::string why = guest::describe(fault, driver().node_address());
+    bool claimed = false;
+    for (auto it = e.posted.begin(); it != e.posted.end();) {
+        Request& request = **it;
+        const Comm& comm = *request.comm;
+        const bool affected = request.peer == MPI_ANY_SOURCE ? comm.peer_rank(fault.peer) != MPI_UNDEFINED
+                                                             : comm.peer_global(request.peer) == fault.peer;
+        if (!affected) {
+            ++it;
+            continue;
+        }
+        fail_with_link_fault(request, "receive from rank " + std::to_string(fault.peer) + " failed: " + why);
+        it = e.posted.erase(it);
+        claimed = true;
+    }
+    for (auto it = e.awaiting_ack.begin(); it != e.awaiting_ack.end();) {
+        Request& request = *it->second;
+        if (request.comm->peer_global(request.peer) != fault.peer) {
+            ++it;
+            continue;
+        }
+        fail_with_link_fault(request, "synchronous send to rank " + std::to_string(fault.peer) + " failed: " + why);
+        it = e.awaiting_ack.erase(it);
+        claimed = true;
+    }
+    return claimed;
+}
+
 /// Moves every user message the driver has into the matching engine and
 /// completes the synchronous sends whose acknowledgements have arrived.
 void pull() {
@@ -388,6 +433,12 @@ void pull() {
             else
                 cancel_answered(message.source, tag, ordinal, what == kCancelled);
         }
+    }
+    // A fault no operation claims is kept for the next receive from the
+    // peer when the peer's packets were lost, else dropped.
+    for (const int peer : driver().link_fault_peers()) {
+        guest::LinkFault fault = *driver().pending_link_fault(peer);
+        if (fail_for_link_fault(fault) || fault.sending) driver().take_link_fault(peer, fault);
     }
     progress_collectives();
 }
@@ -493,6 +544,14 @@ void start(Request& request, const std::shared_ptr<Request>& shared) {
         engine().unexpected.erase(it);
         complete_receive(request, message.source, message.tag, message.data);
         acknowledge(message);
+        return;
+    }
+    // A link fault with the source that no receive claimed yet: the message
+    // this receive waits for may be the one lost.
+    if (guest::LinkFault fault;
+        request.peer != MPI_ANY_SOURCE && driver().take_link_fault(comm.peer_global(request.peer), fault)) {
+        fail_with_link_fault(request, "receive from rank " + std::to_string(fault.peer) +
+                                          " failed: " + guest::describe(fault, driver().node_address()));
         return;
     }
     engine().posted.push_back(shared);
@@ -799,8 +858,17 @@ std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* da
         // (install_progress_hook) keeps matching, acknowledging synchronous
         // sends and advancing nonblocking collectives: a peer may need any
         // of them to reach this call.
-        const guest::ReceiveStatus status = driver().receive(global, tag, data, capacity);
-        bytes = status.bytes;
+        try {
+            bytes = driver().receive(global, tag, data, capacity).bytes;
+        } catch (const guest::LinkFaultError& error) {
+            // Packets of this software collective were lost. Its other members
+            // cannot be told (it has no abort notices, unlike the switch's) and
+            // would wait for this rank's next messages: the job ends, naming the
+            // fault, whatever the error handler (docs/MPI.md, Link faults).
+            end_rank(MPI_ERR_OTHER, std::string(error.what()) + "\nMPI: a link fault inside a software collective " +
+                                        "on rank " + std::to_string(driver().rank()) +
+                                        " (its other members would wait for this rank): ending the job");
+        }
     }
     if (bytes > capacity)
         fail(MPI_ERR_TRUNCATE, "internal message of " + std::to_string(bytes) + " bytes from rank " +

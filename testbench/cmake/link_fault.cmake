@@ -1,7 +1,9 @@
 # Link faults end to end (models/reliable/README.md): under Aurora bit errors
 # the reliable-delivery layer recovers every lost packet, in switch
 # collectives and in point-to-point traffic (software collectives); with
-# recovery off or exhausted every rank gets an error naming the link.
+# recovery off or exhausted the platform names the link and the calls that
+# lost packets fail with a link-fault error (the benchmark then ends; under
+# MPI the job goes on: mpi_link_fault.cmake).
 if(NOT ISVP_PYTHON3)
   find_program(ISVP_PYTHON3 python3 REQUIRED)
 endif()

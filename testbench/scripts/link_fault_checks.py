@@ -14,9 +14,24 @@
       the --stats JSON shows each node's reliable counters, retransmissions
       made and nothing lost.
   named-link ISVP [--set k=v ...] [bench options]
-      with recovery off or exhausted the job fails promptly, and every rank's
-      error names the link (nodes, direction) and the lost-packet count --
-      no deadlock report, no 'arguments disagree'.
+      with recovery off or exhausted packets are lost for good: the platform
+      names the link (nodes, direction) and the lost-packet count in a
+      warning, the operation that lost them fails on a rank with a
+      link-fault error, and the benchmark (which does not go on after a
+      failed call) ends promptly -- no deadlock report, no 'arguments disagree'.
+  mpi-return ISVP PROGRAM STATS [isvp run options]
+      testbench/mpi/mpi_link_fault under MPI_ERRORS_RETURN: calls that lost
+      packets return MPI_ERR_OTHER naming the link fault (collective and
+      point-to-point), the others give correct results, the job goes on and
+      ends with status 0; the warning on stderr and the --stats JSON name
+      the link; a second run with the same seed fails the same calls.
+  mpi-fatal ISVP PROGRAM [isvp run options]
+      the same under MPI_ERRORS_ARE_FATAL: the first failed call ends the
+      job promptly with its link-fault message, no deadlock.
+  mpi-software ISVP PROGRAM [isvp run options]
+      MPI_ERRORS_RETURN with the collectives in software (--offload off):
+      a link fault inside a software collective ends the job promptly,
+      naming the fault (its other members cannot be told), no deadlock.
 """
 
 import json
@@ -110,34 +125,132 @@ def p2p_run(isvp, guest, stats, extra):
     print(f"OK: all verified; {total['retransmissions']} retransmissions, {total['delivered']} packets delivered")
 
 
+# The platform's warning for a loss: the pair, the count and the link(s).
+LINK = re.compile(r"Warning: isvp/reliable: link fault: (\d+) packets? from node \d+ to node \d+ lost.*; "
+                  r"dropped by link node \d+ -> node \d+ \((x|y|z)(plus|minus)\)")
+
+
+def check_link_named(text):
+    for wrong in ("deadlock", "disagree"):
+        if wrong in text:
+            fail(f"'{wrong}' in the output: the loss was not reported as such")
+    if not LINK.search(text):
+        fail("no 'Warning: isvp/reliable: link fault: ... dropped by link node A -> node B (dir)' on stderr")
+
+
+def check_prompt(text):
+    when = re.search(r"job aborted at ([0-9.]+) us", text)
+    if not when:
+        fail("no 'job aborted at ... us'")
+    if float(when.group(1)) > PROMPT_US:
+        fail(f"ended at {when.group(1)} us, later than {PROMPT_US} us")
+    return when.group(1)
+
+
 def named_link(isvp, extra):
     done = run(isvp, extra)
     if done.returncode == 0:
         fail("the run succeeded: no packet was lost (raise the error rate)")
     text = done.stdout + done.stderr
-    for wrong in ("deadlock", "disagree"):
-        if wrong in text:
-            fail(f"'{wrong}' in the output: the loss was not reported as such")
-    link = re.compile(r"link fault: (\d+) packets? from node \d+ to node \d+ lost.*; dropped by link "
-                      r"node \d+ -> node \d+ \((x|y|z)(plus|minus)\)")
-    for rank in range(RANKS):
-        line = re.search(rf"^  rank {rank}: (.*)$", done.stderr, re.M)
-        if not line:
-            fail(f"rank {rank} got no error")
-        if not link.search(line.group(1)):
-            fail(f"rank {rank}'s error does not name the link and the lost-packet count: {line.group(1)}")
-    when = re.search(r"job aborted at ([0-9.]+) us", text)
-    if not when:
-        fail("no 'job aborted at ... us'")
-    if float(when.group(1)) > PROMPT_US:
-        fail(f"reported at {when.group(1)} us, later than {PROMPT_US} us")
-    print(f"OK: every rank's error names the link; reported at {when.group(1)} us")
+    check_link_named(text)
+    if not re.search(r"isvp: the guest failed: .*link fault: \d+ packets? from node \d+ to node \d+|"
+                     r"error code 6 \(link fault", text):
+        fail("no rank failed with a link-fault error")
+    when = check_prompt(text)
+    print(f"OK: the link is named, a rank's call failed with the link fault; the job ended at {when} us")
+
+
+def run_mpi(isvp, program, mode, extra, stats=None):
+    command = [isvp, "run"] + (["--stats", stats] if stats else []) + extra + ["--", program, mode, "20"]
+    print("$ " + " ".join(command), flush=True)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    noise = re.compile(r"^(Warning: isvp/aurora|In file:|In process:|$)")
+    print(done.stdout, flush=True)
+    print("\n".join(l for l in done.stderr.splitlines() if not noise.match(l)), flush=True)
+    return done
+
+
+def mpi_return(isvp, program, stats, extra):
+    done = run_mpi(isvp, program, "return", extra, stats)
+    if done.returncode != 0:
+        fail(f"exit status {done.returncode}: the job did not go on after the link faults")
+    check_link_named(done.stdout + done.stderr)
+    if "FAIL" in done.stdout:
+        fail("the program found a wrong result or a wrong error")
+    summaries = re.findall(r"^mpi_link_fault: rank (\d+): (\d+) iterations, (\d+) failed \((\d+) MPI_Allreduce, "
+                           r"(\d+) MPI_Sendrecv\)$", done.stdout, re.M)
+    if sorted(int(s[0]) for s in summaries) != list(range(RANKS)):
+        fail(f"summary lines from ranks {sorted(int(s[0]) for s in summaries)}, expected all {RANKS}")
+    collective = sum(int(s[3]) for s in summaries)
+    p2p = sum(int(s[4]) for s in summaries)
+    calls = sum(2 * int(s[1]) for s in summaries)
+    failed = sum(int(s[2]) for s in summaries)
+    if collective == 0 or p2p == 0:
+        fail(f"{collective} MPI_Allreduce and {p2p} MPI_Sendrecv failures: both kinds must fail once at least "
+             "(change the error rate)")
+    if failed * 2 > calls:
+        fail(f"{failed} of {calls} calls failed: later traffic does not work again after a fault")
+    errors = re.findall(r"^mpi_link_fault: rank \d+: iteration \d+: (MPI_\w+) failed: (.*)$", done.stdout, re.M)
+    if len(errors) != failed:
+        fail(f"{failed} failures counted, {len(errors)} printed")
+    for call, text in errors:
+        if not text.startswith("MPI_ERR_OTHER") or "link fault" not in text:
+            fail(f"{call}'s error is not MPI_ERR_OTHER naming the link fault: {text}")
+    with open(stats) as f:
+        faults = json.load(f)["platform"].get("link_faults", [])
+    if not faults or not all(re.search(r"dropped by link node \d+ -> node \d+", f) for f in faults):
+        fail(f"the --stats JSON does not name the links: {faults}")
+    # Same seed, same faults, same failed calls (ranks' lines interleave freely).
+    again = run_mpi(isvp, program, "return", extra, stats)
+    if sorted(again.stdout.splitlines()) != sorted(done.stdout.splitlines()):
+        fail("a second run with the same seed failed other calls")
+    with open(stats) as f:
+        if json.load(f)["platform"].get("link_faults", []) != faults:
+            fail("a second run with the same seed reported other link faults")
+    print(f"OK: {failed} of {calls} calls failed with MPI_ERR_OTHER naming the link fault ({collective} "
+          f"MPI_Allreduce, {p2p} MPI_Sendrecv), the others correct; {len(faults)} link faults in the stats; status 0; "
+          "a second run gave the same")
+
+
+def mpi_fatal(isvp, program, extra):
+    done = run_mpi(isvp, program, "fatal", extra)
+    if done.returncode == 0:
+        fail("the job succeeded: no call failed (raise the error rate)")
+    text = done.stdout + done.stderr
+    check_link_named(text)
+    if not re.search(r"^MPI_\w+: .*link fault.*\n.*MPI_ERR_OTHER on rank \d+ .*with MPI_ERRORS_ARE_FATAL: ending the job",
+                     done.stderr, re.M):
+        fail("no rank ended the job with the link-fault message under MPI_ERRORS_ARE_FATAL")
+    when = check_prompt(text)
+    print(f"OK: the first failed call ended the job with its link-fault message at {when} us")
+
+
+def mpi_software(isvp, program, extra):
+    done = run_mpi(isvp, program, "return", extra)
+    if done.returncode == 0:
+        fail("the job succeeded: no software collective lost packets (raise the error rate)")
+    text = done.stdout + done.stderr
+    check_link_named(text)
+    if not re.search(r"^driver: receive from rank \d+ failed: link fault: .*\nMPI: a link fault inside a software "
+                     r"collective on rank \d+ .*: ending the job", done.stderr, re.M):
+        fail("no rank ended the job naming the link fault inside a software collective")
+    when = check_prompt(text)
+    print(f"OK: a link fault inside a software collective ended the job at {when} us, naming the fault")
 
 
 def main():
     checks = {"recovered": recovered, "deterministic": deterministic, "named-link": named_link}
     if len(sys.argv) >= 5 and sys.argv[1] == "p2p-run":
         p2p_run(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+        return
+    if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return":
+        mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+        return
+    if len(sys.argv) >= 4 and sys.argv[1] == "mpi-fatal":
+        mpi_fatal(sys.argv[2], sys.argv[3], sys.argv[4:])
+        return
+    if len(sys.argv) >= 4 and sys.argv[1] == "mpi-software":
+        mpi_software(sys.argv[2], sys.argv[3], sys.argv[4:])
         return
     if len(sys.argv) < 3 or sys.argv[1] not in checks:
         print(__doc__)

@@ -30,14 +30,23 @@ enum class CollectiveError : std::uint32_t {
     Mismatch = 3,        ///< arguments that disagree (contribution size, peers' packets)
     SizeOutsideRow = 4,  ///< communicator size/root/rank inconsistent with the row
     Aborted = 5,         ///< a member's CT row was released while the collective ran or was queued
+    /// Packets between two members' nodes were lost for good (the reliable
+    /// layer gave up): the detail word is source node << 16 | destination
+    /// node, or 0 when this member learnt of it from another's agreement record.
+    LinkFault = 6,
 };
 inline constexpr std::uint8_t kErrorStep = 0xFF;   ///< step field of an error result (to the host)
 inline constexpr std::uint8_t kAgreeStep = 0xFE;   ///< step field of an argument-agreement packet
 inline constexpr std::uint8_t kCreditStep = 0xFD;  ///< step field of a window-credit return
-/// Step field of an abort notice (payload: u32 sequence): the sender's
-/// collective of that sequence was aborted (a RELEASE of its CT row).
+/// Step field of an abort notice: the sender's collective of that sequence
+/// was aborted. Payload u32 [14:0] sequence, [23:16] cause (0 or 5: a RELEASE
+/// of its CT row; 6: a link fault), and with cause 6 a second u32: the lost
+/// packets' source node << 16 | destination node.
 inline constexpr std::uint8_t kAbortStep = 0xFC;
-inline constexpr std::size_t kMaxScheduleSteps = 0xFB;  ///< step packets carry step index + 1
+inline constexpr std::uint32_t kAbortCauseShift = 16;
+inline constexpr std::uint32_t kAbortNoticeBytes = 4;           ///< cause 5
+inline constexpr std::uint32_t kLinkFaultAbortNoticeBytes = 8;  ///< cause 6
+inline constexpr std::size_t kMaxScheduleSteps = 0xFB;          ///< step packets carry step index + 1
 /// Bytes of an error result's payload: u32 code, u32 mismatch mask.
 inline constexpr std::uint32_t kErrorResultBytes = 8;
 
@@ -217,6 +226,7 @@ inline constexpr std::uint32_t kContribution = 1u << 9;  ///< a member's contrib
 inline constexpr std::uint32_t kRow = 1u << 10;          ///< a member's arguments exceed its CT row or buffer (error 4 there)
 inline constexpr std::uint32_t kData = 1u << 11;         ///< a step packet disagreed with the schedule
 inline constexpr std::uint32_t kReleased = 1u << 12;     ///< a member's CT row was released: aborted (error 5)
+inline constexpr std::uint32_t kLinkFault = 1u << 13;    ///< packets between members were lost: aborted (error 6)
 }  // namespace mismatch
 /// Bits for the fields in which `theirs` differs from `mine`.
 std::uint32_t mismatch_fields(const CollectiveArguments& mine, const CollectiveArguments& theirs);

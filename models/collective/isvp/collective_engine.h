@@ -94,6 +94,7 @@ struct CollectiveStatistics {
     std::uint64_t dropped = 0;             ///< collective packets dropped (ACCEL_DROPPED)
     std::uint64_t stale = 0;               ///< packets of a collective that ended with an error/abort discarded
     std::uint64_t aborted = 0;             ///< collectives that completed with error 5 (a row RELEASEd mid-run)
+    std::uint64_t link_faults = 0;         ///< collectives that completed with error 6 (packets lost between members)
     std::uint64_t abort_packets = 0;       ///< abort notices sent to peers
     std::uint64_t loads_refused_busy = 0;  ///< CT LOADs refused: the row was busy
     std::uint64_t cgr_waits = 0;           ///< times a collective had a chunk to combine and no free CGR unit
@@ -134,6 +135,15 @@ class CollectiveEngine : public sc_core::sc_module {
     ~CollectiveEngine() override;
 
     const CollectiveStatistics& statistics() const { return statistics_; }
+    /// The reliable-delivery layer gave up packets between this node and
+    /// node `peer` (from node `source` to node `destination`): the
+    /// collectives they belonged to end with error 6 (link fault) here and,
+    /// through abort notices, at their other members. `lost`: the first lost
+    /// packet's bytes when the sender still had them (then only its
+    /// collective is aborted, or none for a point-to-point packet), else
+    /// empty (every running collective that exchanges with `peer` is).
+    void link_fault(std::uint16_t peer, std::uint16_t source, std::uint16_t destination,
+                    const std::vector<std::uint8_t>& lost);
     /// Records every collective call and its phases as trace events of
     /// process `pid` (the switch's, as Router::set_trace): per CT row a lane
     /// (tid kTraceLaneBase + row x kTraceLanesPerRow) with the call and,
@@ -255,9 +265,11 @@ class CollectiveEngine : public sc_core::sc_module {
         bool agreed = false;
         CollectiveArguments mine;
         std::uint32_t mask = 0;  ///< mismatch bits
-        /// A member's row was released (here or at a peer): the collective
-        /// ends without waiting for the agreement or its data.
+        /// A member's row was released or packets between members were lost
+        /// (here or at a peer): the collective ends without waiting for the
+        /// agreement or its data.
         bool aborted = false;
+        std::uint32_t fault_pair = 0;  ///< link fault: source node << 16 | destination node
     };
     /// A traced collective call until its event can be written: the engine
     /// is done with it and its last result packet has left for the host
@@ -270,6 +282,12 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint64_t finished = kNever;                         ///< the engine's part ended
         std::uint64_t result_bytes = 0;                          ///< to the host (error: 8)
         std::string name, args;                                  ///< event name; JSON members
+    };
+    /// An abort of a collective by sequence: why, and for a link fault which pair lost packets.
+    struct AbortRecord {
+        std::uint16_t sequence = 0;  ///< 15-bit
+        CollectiveError cause = CollectiveError::Aborted;
+        std::uint32_t fault_pair = 0;
     };
     struct Context {
         Request assembly;             ///< request being reassembled whole
@@ -290,9 +308,9 @@ class CollectiveEngine : public sc_core::sc_module {
         std::unordered_map<std::uint16_t, std::deque<CollectiveArguments>> agreements;  ///< per sender, arrival order
         std::deque<CallTrace> calls;      ///< traced calls not written yet, oldest first
         std::uint64_t last_call_end = 0;  ///< traced: end of the last call event written on its lane
-        /// Sequences (15-bit) of collectives a peer aborted that have not
-        /// started here yet; they fail as soon as they start.
-        std::deque<std::uint16_t> aborts;
+        /// Collectives a peer aborted (or whose packets were lost) that have
+        /// not started here yet; they fail as soon as they start.
+        std::deque<AbortRecord> aborts;
         /// The row the last RELEASE invalidated, until the next LOAD: the
         /// row's late packets are stale, and requests that still come for it
         /// are aborted at its peers too (they would wait forever otherwise).
@@ -395,11 +413,11 @@ class CollectiveEngine : public sc_core::sc_module {
     bool row_busy(unsigned context) const;
     /// CT_COMMAND RELEASE: aborts the row's work (if any), frees the row.
     void release_row(unsigned context);
-    /// Marks the running collective aborted (mask kReleased), tells its
-    /// peers (abort notices) and sends its agreement records not sent yet,
+    /// Marks the running collective aborted (mask kReleased, or kLinkFault
+    /// for cause 6), tells its peers (abort notices with the cause) and sends its agreement records not sent yet,
     /// so every peer's agreement queue stays in step; it then ends without
     /// waiting for the agreement or its data.
-    void abandon(unsigned context);
+    void abandon(unsigned context, CollectiveError cause = CollectiveError::Aborted, std::uint32_t fault_pair = 0);
     /// Aborts the running collective (mask kReleased): tells its peers,
     /// sends its remaining agreement records, then ends it with error 5.
     void abort_running(unsigned context);
@@ -410,11 +428,12 @@ class CollectiveEngine : public sc_core::sc_module {
                        std::size_t prefix_bytes, const CtRow& row);
     /// Abort notices for sequence `sequence` to the distinct nodes of `peers`.
     void send_aborts(unsigned context, const NetworkHeader& header, int rank, std::uint32_t sequence,
-                     std::vector<std::uint16_t> nodes);
+                     std::vector<std::uint16_t> nodes, CollectiveError cause = CollectiveError::Aborted,
+                     std::uint32_t fault_pair = 0);
     /// Nodes of the peers the running collective exchanges with (agreement and data).
     std::vector<std::uint16_t> active_peer_nodes(unsigned context) const;
-    /// An abort notice from a peer for `sequence` (15-bit).
-    void abort_notice(unsigned context, std::uint16_t sequence);
+    /// An abort notice from a peer (or a link fault found here) for a sequence.
+    void abort_notice(unsigned context, const AbortRecord& notice);
 
     std::optional<std::uint16_t> peer_node(const Active& active, int peer) const {
         return peer_node(active.row, active.rank, active.envelope, peer);

@@ -59,12 +59,25 @@ inline constexpr std::uint32_t CMPT_OVERFLOW = 1u << 4;
 /// back-pressures instead and sets nothing.
 inline constexpr std::uint32_t C2H_NO_BUFFER = 1u << 5;
 inline constexpr std::uint32_t PACKET_DROPPED = 1u << 6;   ///< network packet dropped (bad header, CRC)
+/// Packets between this node and another were lost for good (the reliable
+/// layer gave up, models/reliable/README.md): LINK_FAULT says which node.
+inline constexpr std::uint32_t LINK_FAULT = 1u << 7;
 }  // namespace error_status
 inline constexpr std::uint32_t ERROR_QUEUE = 0x0024;       ///< RO queue of the latest queue error
 inline constexpr std::uint32_t ERROR_ADDRESS_LO = 0x0028;  ///< RO offending MMIO offset or DMA address
 inline constexpr std::uint32_t ERROR_ADDRESS_HI = 0x002C;
 inline constexpr std::uint32_t ERROR_MSIX = 0x0030;        ///< RW MSI-X vector of the error interrupt
 inline constexpr std::uint32_t ERROR_IRQ_ENABLE = 0x0034;  ///< RW ERROR_STATUS bits that interrupt
+/// RO the oldest unread link fault, fields below; a read takes it off the
+/// queue (VALID 0: none left). One entry per (peer node, direction): a
+/// further loss of the same pair before the read adds to LOST.
+inline constexpr std::uint32_t LINK_FAULT = 0x0038;
+namespace link_fault {
+inline constexpr Field PEER{0, 16};    ///< the other node
+inline constexpr Field LOST{16, 12};   ///< packets lost, saturating at 4095
+inline constexpr Field SENDING{28, 1}; ///< 1: this node's packets to PEER were lost; 0: PEER's packets to this node
+inline constexpr Field VALID{31, 1};   ///< an entry was read
+}  // namespace link_fault
 
 /// QDMA's global ring-size table: RING_SIZE(i), i < 16, entries per ring.
 /// Queue contexts select a ring size by index when they are enabled. Writable;

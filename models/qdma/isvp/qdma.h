@@ -102,6 +102,10 @@ class Qdma : public sc_core::sc_module {
     };
     const Statistics& statistics() const { return statistics_; }
     const QdmaConfig& configuration() const { return config_; }
+    /// Packets between this node and node `peer` (this node's to it when
+    /// `sending`) were lost for good: queued for the LINK_FAULT register,
+    /// ERROR_STATUS.LINK_FAULT set, the error interrupt raised if enabled.
+    void link_fault(std::uint16_t peer, bool sending, std::uint64_t packets);
     /// Credits held for the router's inject port, VC 0 (phits).
     std::uint32_t tx_credits() const { return tx_credits_.empty() ? 0 : tx_credits_[0]; }
     /// Receive-buffer phits occupied by packets not yet delivered.
@@ -303,6 +307,7 @@ class Qdma : public sc_core::sc_module {
     std::uint64_t error_address_ = 0;                                   ///< ERROR_ADDRESS_LO/HI
     std::uint32_t error_msix_ = 0;                                      ///< ERROR_MSIX
     std::uint32_t error_irq_enable_ = 0;                                ///< ERROR_IRQ_ENABLE
+    std::deque<std::uint32_t> link_faults_;                             ///< LINK_FAULT entries not read, oldest first
     std::array<std::uint32_t, regmap::kRingSizeCount> ring_sizes_{};    ///< RING_SIZE table
     std::array<std::uint32_t, regmap::kContextCount> context_queue_{};  ///< CONTEXT_QUEUE steering
 

@@ -72,9 +72,10 @@ struct PacketLoss {
     std::uint16_t source = 0;
     std::uint16_t destination = 0;
     std::uint32_t first_sequence = 0;
-    std::uint64_t packets = 0;     ///< how many
-    bool at_sender = false;        ///< declared by the sender (retransmissions exhausted or timed out)
-    unsigned retransmissions = 0;  ///< the sender's retransmissions of the first one
+    std::uint64_t packets = 0;         ///< how many
+    bool at_sender = false;            ///< declared by the sender (retransmissions exhausted or timed out)
+    unsigned retransmissions = 0;      ///< the sender's retransmissions of the first one
+    std::vector<std::uint8_t> packet;  ///< at the sender: the lost packet as first sent (its headers say what it was)
 };
 
 class ReliableEndpoint : public sc_core::sc_module {
@@ -99,6 +100,10 @@ class ReliableEndpoint : public sc_core::sc_module {
     const ReliableStatistics& statistics() const { return statistics_; }
     /// Called for every loss this endpoint finds (the platform names the link).
     void set_loss_observer(std::function<void(const PacketLoss&)> observer) { observer_ = std::move(observer); }
+    /// The packet to `destination` with `sequence` while it is held for
+    /// retransmission (empty when acknowledged or never sent): what a loss
+    /// the receiver found was (the platform asks the sender's endpoint).
+    std::vector<std::uint8_t> held_packet(std::uint16_t destination, std::uint32_t sequence) const;
 
   private:
     /// A packet sent and not yet acknowledged.

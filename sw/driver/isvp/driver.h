@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,6 +40,13 @@ namespace isvp::guest {
 class DriverError : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
+};
+
+/// A receive failed because packets between this node and the peer were
+/// lost for good (a link fault, models/reliable/README.md).
+class LinkFaultError : public DriverError {
+  public:
+    using DriverError::DriverError;
 };
 
 struct DriverConfig {
@@ -80,10 +88,24 @@ struct CollectiveResult {
     Opcode opcode = Opcode::Send;  ///< the collective
     std::size_t bytes = 0;         ///< result bytes (copied up to the capacity)
     bool error = false;            ///< an error result (datatype field 0xF)
-    std::uint32_t error_code = 0;  ///< 1 unknown context, 2 unsupported pair, 3 mismatch, 4 size outside the row
-    std::uint32_t error_detail = 0;  ///< which arguments disagreed across the members (collective_core.h, mismatch::)
+    /// 1 unknown context, 2 unsupported pair, 3 mismatch, 4 size outside the row, 5 aborted (row released),
+    /// 6 link fault
+    std::uint32_t error_code = 0;
+    /// Which arguments disagreed across the members (collective_core.h,
+    /// mismatch::); error 6: the node pair that lost packets, source << 16 | destination.
+    std::uint32_t error_detail = 0;
 };
 
+/// Packets between this node and another were lost for good (the device's
+/// LINK_FAULT register, models/reliable/README.md).
+struct LinkFault {
+    int peer = -1;             ///< the other node (= its rank)
+    bool sending = false;      ///< this node's packets to it were lost (else its packets to this node)
+    std::uint32_t lost = 0;    ///< how many (saturating at 4095)
+    std::uint64_t serial = 0;  ///< Driver::link_faults() once it was reported (the latest, when merged)
+};
+/// "link fault: 2 packets from node 0 to node 1 were lost (the platform's stderr names the link)"
+std::string describe(const LinkFault& fault, int own_node);
 
 /// Wildcards for receive matching.
 inline constexpr int kAnySource = -1;
@@ -183,6 +205,25 @@ class Driver {
     std::uint64_t dropped_messages() const { return dropped_messages_; }
     const std::string& last_drop_reason() const { return last_drop_reason_; }
 
+    // Link faults (ERROR_STATUS.LINK_FAULT; the LINK_FAULT register is read
+    // when the error interrupt or a poll finds the bit). A fault with a peer
+    // stays pending until a receive claims it: `receive` from that peer (or
+    // from any source) fails with a DriverError naming it when no matching
+    // message has arrived — one that waits when the fault comes, or, when
+    // the peer's packets to this node were lost, the next one (a fault of
+    // this node's packets to the peer is dropped then: no message from the
+    // peer was lost). The layer above claims faults for its own operations.
+
+    /// Peers with a pending fault, in node order.
+    std::vector<int> link_fault_peers() const;
+    /// The pending fault with `peer`, or null.
+    const LinkFault* pending_link_fault(int peer) const;
+    /// Claims the pending fault with `peer` (kAnySource: the first one): true
+    /// and `fault` set when there was one.
+    bool take_link_fault(int peer, LinkFault& fault);
+    /// Link faults reported so far.
+    std::uint64_t link_faults() const { return link_fault_count_; }
+
   private:
     struct Message {
         int source = 0;
@@ -195,7 +236,13 @@ class Driver {
 
     std::uint64_t allocate(std::size_t bytes, std::size_t alignment);
     void write64(std::uint32_t offset_lo, std::uint64_t value);
+    /// Throws for an error bit set in ERROR_STATUS; a LINK_FAULT is read out
+    /// and recorded instead (the job goes on).
     void check_device_errors();
+    void read_link_faults();
+    /// Throws for a pending link fault with `source` (claiming it) that
+    /// came since fault count `since` or lost `source`'s packets.
+    void fail_on_link_fault(int source, std::uint64_t since);
 
     /// Handles every completion the device has written; returns how many.
     unsigned poll_completions();
@@ -245,6 +292,9 @@ class Driver {
     std::uint64_t cmpt_ring_ = 0;
     std::uint32_t cmpt_cidx_ = 0;  ///< next completion to read
     bool cmpt_color_ = true;       ///< colour valid entries carry now
+
+    std::map<int, LinkFault> pending_faults_;  ///< per peer node: reported, not yet claimed
+    std::uint64_t link_fault_count_ = 0;       ///< faults reported
 
     std::vector<Message> assembling_;      ///< per source: message in progress
     std::vector<bool> assembling_active_;  ///< per source: is one in progress

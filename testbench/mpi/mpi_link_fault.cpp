@@ -1,0 +1,111 @@
+// Link faults under MPI (docs/MPI.md "Link faults", models/reliable/README.md):
+// run under Aurora bit errors with the reliable-delivery layer giving up
+// quickly, so that packets are lost for good. Each iteration runs an
+// MPI_Allreduce (in the switch when offloaded) and a ring exchange
+// (MPI_Sendrecv: to the right neighbour, from the left one).
+//
+//   mpi_link_fault return [ITERATIONS]
+//       MPI_ERRORS_RETURN: a failed call must return MPI_ERR_OTHER and its
+//       error string must name the link fault; a call that succeeds must
+//       give the right result. The program goes on after each failure and
+//       ends normally; each rank prints what failed and a summary line
+//       "mpi_link_fault: rank R: N iterations, F failed".
+//   mpi_link_fault fatal [ITERATIONS]
+//       MPI_ERRORS_ARE_FATAL (the default): the first failed call ends the
+//       job with its link-fault message.
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kElements = 4096;  // 16 KiB per call: several packets each
+
+int rank = 0;
+int size = 0;
+
+/// A failed call: its class must be MPI_ERR_OTHER and its string name the link fault.
+bool failure_ok(const char* call, int iteration, int rc) {
+    int error_class = -1;
+    MPI_Error_class(rc, &error_class);
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    std::printf("mpi_link_fault: rank %d: iteration %d: %s failed: %s\n", rank, iteration, call, text);
+    if (error_class != MPI_ERR_OTHER) {
+        std::printf("FAIL: rank %d: %s returned error class %d, expected MPI_ERR_OTHER (%d)\n", rank, call, error_class,
+                    MPI_ERR_OTHER);
+        return false;
+    }
+    if (std::strstr(text, "link fault") == nullptr) {
+        std::printf("FAIL: rank %d: %s's error string does not name the link fault\n", rank, call);
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const bool fatal = argc > 1 && std::strcmp(argv[1], "fatal") == 0;
+    if (argc < 2 || (!fatal && std::strcmp(argv[1], "return") != 0)) {
+        if (rank == 0) std::fprintf(stderr, "usage: mpi_link_fault return|fatal [ITERATIONS]\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const int iterations = argc > 2 ? std::atoi(argv[2]) : 20;
+    if (!fatal) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+
+    std::vector<int> mine(kElements), sum(kElements), from_left(kElements), to_right(kElements);
+    int failed = 0, collective_failures = 0, p2p_failures = 0;
+    bool ok = true;
+    const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    for (int i = 0; i < iterations; ++i) {
+        for (int k = 0; k < kElements; ++k) mine[k] = rank * 1000 + i * 7 + k;
+        int rc = MPI_Allreduce(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (rc != MPI_SUCCESS) {
+            ++failed;
+            ++collective_failures;
+            ok = failure_ok("MPI_Allreduce", i, rc) && ok;
+        } else {
+            for (int k = 0; k < kElements; ++k) {
+                const int expected = 1000 * size * (size - 1) / 2 + size * (i * 7 + k);
+                if (sum[k] != expected) {
+                    std::printf("FAIL: rank %d: iteration %d: MPI_Allreduce element %d is %d, expected %d\n", rank, i,
+                                k, sum[k], expected);
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        for (int k = 0; k < kElements; ++k) to_right[k] = rank * 100000 + i * 10 + k;
+        // The tag is the iteration: a message of an iteration whose receive
+        // failed never matches a later one.
+        rc = MPI_Sendrecv(to_right.data(), kElements, MPI_INT, right, i, from_left.data(), kElements, MPI_INT, left, i,
+                          MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) {
+            ++failed;
+            ++p2p_failures;
+            ok = failure_ok("MPI_Sendrecv", i, rc) && ok;
+        } else {
+            for (int k = 0; k < kElements; ++k)
+                if (from_left[k] != left * 100000 + i * 10 + k) {
+                    std::printf("FAIL: rank %d: iteration %d: MPI_Sendrecv element %d is %d, expected %d\n", rank, i, k,
+                                from_left[k], left * 100000 + i * 10 + k);
+                    ok = false;
+                    break;
+                }
+        }
+    }
+    std::printf("mpi_link_fault: rank %d: %d iterations, %d failed (%d MPI_Allreduce, %d MPI_Sendrecv)%s\n", rank,
+                iterations, failed, collective_failures, p2p_failures, ok ? "" : " with FAIL");
+    std::fflush(stdout);
+    MPI_Finalize();
+    return ok ? 0 : 1;
+}
