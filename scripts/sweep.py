@@ -10,7 +10,7 @@ P x size bytes, so their sizes stop at --max-buffer / P; skipped sizes are
 listed in the report). Node counts in --nodes run with payload (and --check
 when asked) on a torus; those in --timing-only-nodes run with --timing-only;
 each --topology (torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S],
-file:PATH) runs with payload. Every run is keyed by (nodes, topology); where
+file:PATH) runs with payload, each --timing-only-topology timing-only. Every run is keyed by (nodes, topology); where
 several topologies share a node count the report sets them side by side.
 
 Default: the full sweep of issue 6 — {8, 32, 64, 128} nodes with payload,
@@ -560,6 +560,8 @@ def main():
     parser.add_argument("--topology", type=parse_topology, action="append", default=[],
                         help="a network run with payload beside --nodes (repeatable): torus:XxYxZ, "
                              "fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH")
+    parser.add_argument("--timing-only-topology", type=parse_topology, action="append", default=[],
+                        help="a network run with --timing-only beside --timing-only-nodes (repeatable)")
     parser.add_argument("--collectives", default="all", help="comma-separated list, or all")
     parser.add_argument("--sizes", type=parse_sizes, default=parse_sizes("4:4M"),
                         help="bytes per rank: A:B (powers of two) or a,b,c; default 4:4M")
@@ -587,11 +589,12 @@ def main():
     networks = [(n, f"torus:{shape}", False) for n, shape in args.nodes]
     networks += [(n, spec, False) for n, spec in args.topology]
     networks += [(n, f"torus:{shape}", True) for n, shape in args.timing_only_nodes]
+    networks += [(n, spec, True) for n, spec in args.timing_only_topology]
     seen = set()
     for nodes, spec, _ in networks:
         if canonical_spec(spec) in seen:
             parser.error(f"the network {spec} ({nodes} nodes) is given twice (--nodes, --topology, "
-                         "--timing-only-nodes)")
+                         "--timing-only-nodes, --timing-only-topology)")
         seen.add(canonical_spec(spec))
     # Raw file names: bench_<nodes>_... for a torus alone at its node count (as
     # before --topology), bench_<nodes>_<topology>_... otherwise.

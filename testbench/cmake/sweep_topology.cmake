@@ -8,7 +8,9 @@ add_test(NAME sweep_torus_and_fattree_side_by_side
          COMMAND ${ISVP_PYTHON3} ${sweep_topology_checks} side-by-side $<TARGET_FILE:isvp> ${sweep_topology_out}/side_by_side)
 add_test(NAME sweep_torus_only_output_unchanged
          COMMAND ${ISVP_PYTHON3} ${sweep_topology_checks} torus-only $<TARGET_FILE:isvp> ${sweep_topology_out}/torus_only)
+add_test(NAME sweep_fattree_timing_only
+         COMMAND ${ISVP_PYTHON3} ${sweep_topology_checks} timing-only $<TARGET_FILE:isvp> ${sweep_topology_out}/timing_only)
 add_test(NAME sweep_refuses_repeated_or_bad_topology
          COMMAND ${ISVP_PYTHON3} ${sweep_topology_checks} refused $<TARGET_FILE:isvp>)
 set_tests_properties(sweep_torus_and_fattree_side_by_side sweep_torus_only_output_unchanged
-                     sweep_refuses_repeated_or_bad_topology PROPERTIES LABELS bench TIMEOUT 300)
+                     sweep_fattree_timing_only sweep_refuses_repeated_or_bad_topology PROPERTIES LABELS bench TIMEOUT 300)

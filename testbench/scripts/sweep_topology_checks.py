@@ -3,6 +3,7 @@
 
   side-by-side ISVP DIR   a torus and a fat tree of 8 nodes: CSV rows, a section each and the side-by-side table
   torus-only ISVP DIR     a torus-only sweep keeps its raw file names, headings and run table as before --topology
+  timing-only ISVP DIR    --timing-only-topology runs a fat tree with --timing-only, keyed and headed as such
   refused ISVP            a network given twice, or a topology of no known form, is refused before any run
 """
 
@@ -118,12 +119,30 @@ def torus_only(isvp, directory):
     print("ok: torus-only sweep output as before")
 
 
+def timing_only(isvp, directory):
+    run([sys.executable, SWEEP, "--isvp", isvp, "--out", directory, "--nodes", "", "--timing-only-nodes", "",
+         "--timing-only-topology", "fattree:radix=8,hosts=8", "--collectives", "allreduce", "--sizes", "4,1K",
+         "--iterations", "1", "--warmup", "0"])
+    rows = list(csv.DictReader(open(os.path.join(directory, "results.csv"))))
+    if len(rows) != 2 or any((r["topology"], r["topology_kind"], r["timing_only"]) != (FATTREE, "fattree", "True")
+                             for r in rows):
+        fail(f"expected 2 timing-only fat-tree rows, got {rows}")
+    if "--timing-only" not in json.load(open(os.path.join(directory, "results.json")))["runs"][0]["command"]:
+        fail("the bench run was not given --timing-only")
+    report = open(os.path.join(directory, "report.md")).read()
+    section(report, f"## 8 nodes (fattree {FATTREE.split(':', 1)[1]}, timing only)")
+    print("ok: a fat tree run timing-only")
+
+
 def refused(isvp):
     for arguments, message in (
             (["--nodes", "8", "--topology", "torus:2x2x2"], "the network torus:2x2x2 (8 nodes) is given twice"),
             (["--nodes", "", "--topology", "fattree:radix=8,hosts=8",
               "--topology", "fattree:hosts=8,radix=8,oversubscription=3"], "is given twice"),
             (["--topology", "mesh:4x4"], "bad --topology 'mesh:4x4'"),
+            (["--timing-only-topology", "torus:2x2"], "torus:XxYxZ needs 3 positive sizes"),
+            (["--nodes", "", "--topology", "fattree:radix=8,hosts=8", "--timing-only-topology",
+              "fattree:radix=8,hosts=8"], "is given twice"),
             (["--topology", "fattree:radix=8"], "needs hosts=N"),
             (["--topology", "file:/nonexistent/net.json"], "cannot read its hosts")):
         done = run([sys.executable, SWEEP, "--isvp", isvp, "--out", os.devnull, "--timing-only-nodes", ""] + arguments,
@@ -144,6 +163,8 @@ def main():
         side_by_side(isvp, sys.argv[3])
     elif what == "torus-only":
         torus_only(isvp, sys.argv[3])
+    elif what == "timing-only":
+        timing_only(isvp, sys.argv[3])
     elif what == "refused":
         refused(isvp)
     else:
