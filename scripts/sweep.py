@@ -10,8 +10,9 @@ P x size bytes, so their sizes stop at --max-buffer / P; skipped sizes are
 listed in the report). Node counts in --nodes run with payload (and --check
 when asked) on a torus; those in --timing-only-nodes run with --timing-only;
 each --topology (torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S],
-file:PATH) runs with payload, each --timing-only-topology timing-only. Every run is keyed by (nodes, topology); where
-several topologies share a node count the report sets them side by side.
+file:PATH) runs with payload, each --timing-only-topology timing-only. Every
+run is keyed by (nodes, topology); where several topologies share a node
+count the report sets them side by side.
 
 Default: the full sweep of issue 6 — {8, 32, 64, 128} nodes with payload,
 {512, 1024} timing-only, every collective, 4 B ... 4 MiB, offload on and off.
@@ -281,8 +282,8 @@ def plain_tori(rows):
     return all(r["topology_kind"] == "torus" for r in rows) and len({n for n, _ in keys}) == len(keys)
 
 
-CSV_COLUMNS = ["nodes", "topology", "topology_kind", "timing_only", "collective", "size", "offload_us", "software_us", "speedup",
-               "loggp_offload_us", "loggp_software_us", "loggp_offload_store_and_forward_us", "diff_offload",
+CSV_COLUMNS = ["nodes", "topology", "topology_kind", "timing_only", "collective", "size", "offload_us", "software_us",
+               "speedup", "loggp_offload_us", "loggp_software_us", "loggp_offload_store_and_forward_us", "diff_offload",
                "diff_software", "offload_release_skew_us", "software_release_skew_us", "note_offload",
                "note_software"]
 
