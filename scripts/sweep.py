@@ -1,13 +1,18 @@
 #!/usr/bin/python3
 """OSU-style collective sweep: offload against host software, the LogGP model
-beside both, on several torus sizes; writes CSV, JSON, a Markdown report and
-PNG plots (docs/REPORTS.md describes every file and column).
+beside both, on several networks (tori by node count, plus any --topology:
+fat trees, topology files); writes CSV, JSON, a Markdown report and PNG plots
+(docs/REPORTS.md describes every file and column).
 
 It drives `isvp bench collectives --json` once or twice per node count (the
 per-rank-block collectives — scatter, gather, allgather, reduce_scatter — hold
 P x size bytes, so their sizes stop at --max-buffer / P; skipped sizes are
 listed in the report). Node counts in --nodes run with payload (and --check
-when asked); those in --timing-only-nodes run with --timing-only.
+when asked) on a torus; those in --timing-only-nodes run with --timing-only;
+each --topology (torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S],
+file:PATH) runs with payload, each --timing-only-topology timing-only. Every
+run is keyed by (nodes, topology); where several topologies share a node
+count the report sets them side by side.
 
 Default: the full sweep of issue 6 — {8, 32, 64, 128} nodes with payload,
 {512, 1024} timing-only, every collective, 4 B ... 4 MiB, offload on and off.
@@ -70,6 +75,70 @@ def parse_nodes(text):
             raise argparse.ArgumentTypeError(f"no default torus for {item} nodes (known: {sorted(SHAPES)}); "
                                              "give the shape, e.g. 6x4x2")
     return result
+
+
+def parse_topology(text):
+    """torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH
+    -> (nodes, spec); the spec goes to `isvp bench collectives --topology`
+    unchanged (isvp checks it in full), the node count is read from it here."""
+    kind, _, rest = text.strip().partition(":")
+    if kind == "torus":
+        dims = rest.split("x")
+        if len(dims) != 3 or not all(d.isdigit() and int(d) > 0 for d in dims):
+            raise argparse.ArgumentTypeError(f"bad --topology '{text}': torus:XxYxZ needs 3 positive sizes")
+        return math.prod(int(d) for d in dims), text.strip()
+    if kind == "fattree":
+        fields = dict(item.partition("=")[::2] for item in rest.split(","))
+        if not fields.get("hosts", "").isdigit() or int(fields["hosts"]) == 0:
+            raise argparse.ArgumentTypeError(f"bad --topology '{text}': fattree:radix=R,hosts=N[,oversubscription=S] "
+                                             "needs hosts=N, a positive integer")
+        return int(fields["hosts"]), text.strip()
+    if kind == "file":
+        try:
+            with open(rest) as f:
+                hosts = json.load(f)["hosts"]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise argparse.ArgumentTypeError(f"bad --topology '{text}': cannot read its hosts ({error})")
+        return len(hosts), text.strip()
+    raise argparse.ArgumentTypeError(f"bad --topology '{text}' (torus:XxYxZ, fattree:radix=R,hosts=N"
+                                     "[,oversubscription=S] or file:PATH)")
+
+
+def canonical_spec(spec):
+    """The same network however it is spelled: fat-tree fields in a fixed
+    order with the default over-subscription, file paths normalised."""
+    kind, _, rest = spec.partition(":")
+    if kind == "fattree":
+        fields = {"oversubscription": "3", **dict(item.partition("=")[::2] for item in rest.split(","))}
+        return "fattree:" + ",".join(f"{k}={fields[k]}" for k in sorted(fields))
+    if kind == "file":
+        return "file:" + os.path.realpath(rest)
+    return spec
+
+
+def slug(spec):
+    """A file-name-safe form of a --topology spec: fattree-radix8-hosts32-oversubscription3."""
+    kind, _, rest = spec.partition(":")
+    if kind == "file":
+        rest = os.path.splitext(os.path.basename(rest))[0]
+    return kind + "-" + re.sub(r"[^A-Za-z0-9]+", "-", rest.replace("=", "")).strip("-")
+
+
+def topology_label(kind, description):
+    """"torus 4x4x2", "fattree radix=8,hosts=32,oversubscription=3", "file PATH":
+    the bench's --json `topology_kind` and `topology` in words."""
+    prefix = kind + ":"
+    return f"{kind} {description[len(prefix):] if description.startswith(prefix) else description}"
+
+
+def short_label(kind, description):
+    """A column header or plot legend: "torus 4x4x2", "fattree radix 8 3:1", "file irregular.json"."""
+    if kind == "fattree":
+        fields = dict(item.partition("=")[::2] for item in description.partition(":")[2].split(","))
+        return f"fattree radix {fields.get('radix', '?')} {fields.get('oversubscription', '3')}:1"
+    if kind == "file":
+        return f"file {os.path.basename(description.partition(':')[2] or description)}"
+    return topology_label(kind, description)
 
 
 def human_size(size):
@@ -142,10 +211,10 @@ def run_weight(nodes, collectives, sizes, passes):
     return weight * passes
 
 
-def run_bench(args, nodes, shape, collectives, sizes, timing_only, out_dir, progress, label, weight):
-    json_path = os.path.join(out_dir, "raw", f"bench_{nodes}_{'timing' if timing_only else 'payload'}_"
+def run_bench(args, tag, spec, collectives, sizes, timing_only, out_dir, progress, label, weight):
+    json_path = os.path.join(out_dir, "raw", f"bench_{tag}_{'timing' if timing_only else 'payload'}_"
                                                 f"{collectives[0]}.json")
-    command = [args.isvp, "bench", "collectives", "--topology", f"torus:{shape}", "--collectives",
+    command = [args.isvp, "bench", "collectives", "--topology", spec, "--collectives",
                ",".join(collectives), "--sizes", ",".join(str(s) for s in sizes), "--iterations",
                str(args.iterations), "--warmup", str(args.warmup), "--offload", args.offload, "--json", json_path,
                "--progress"]
@@ -187,17 +256,34 @@ def run_bench(args, nodes, shape, collectives, sizes, timing_only, out_dir, prog
 
 
 def collect(runs):
-    """Flat rows: one per (nodes, collective, size)."""
+    """Flat rows: one per (nodes, topology, collective, size)."""
     rows = []
     for run in runs:
         for row in run["rows"]:
-            rows.append({"nodes": run["ranks"], "topology": run["topology"], "timing_only": run["timing_only"],
-                         **row})
+            rows.append({"nodes": run["ranks"], "topology": run["topology"], "topology_kind": run["topology_kind"],
+                         "timing_only": run["timing_only"], **row})
     return rows
 
 
-CSV_COLUMNS = ["nodes", "topology", "timing_only", "collective", "size", "offload_us", "software_us", "speedup",
-               "loggp_offload_us", "loggp_software_us", "loggp_offload_store_and_forward_us", "diff_offload",
+def network_keys(rows):
+    """The (nodes, topology) pairs of the rows, by node count, then in the order
+    they were given (rows are sorted that way)."""
+    keys = []
+    for r in rows:
+        if (r["nodes"], r["topology"]) not in keys:
+            keys.append((r["nodes"], r["topology"]))
+    return keys
+
+
+def plain_tori(rows):
+    """True when every network is a torus and no node count has two: labels
+    then name the node count only, as before --topology existed."""
+    keys = network_keys(rows)
+    return all(r["topology_kind"] == "torus" for r in rows) and len({n for n, _ in keys}) == len(keys)
+
+
+CSV_COLUMNS = ["nodes", "topology", "topology_kind", "timing_only", "collective", "size", "offload_us", "software_us",
+               "speedup", "loggp_offload_us", "loggp_software_us", "loggp_offload_store_and_forward_us", "diff_offload",
                "diff_software", "offload_release_skew_us", "software_release_skew_us", "note_offload",
                "note_software"]
 
@@ -230,6 +316,78 @@ def build_stamp(args, runs):
     return f"built from commit {text}{' (with uncommitted changes)' if any(c.endswith('+') for c in commits) else ''}"
 
 
+def network_section(args, nodes, subset, skipped):
+    """One network's table: offload, software, speed-up and the model per row."""
+    lines = [f"## {nodes} nodes ({topology_label(subset[0]['topology_kind'], subset[0]['topology'])}"
+             f"{', timing only' if subset[0]['timing_only'] else ''})", ""]
+    lines.append("| collective | size | offload µs | software µs | speed-up | LogGP offload µs | "
+                 "LogGP software µs | diff offload | diff software | notes |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+    notes, skews = [], {}
+    for r in subset:
+        refs = []
+        for kind in ("offload", "software"):
+            text = r.get(f"note_{kind}")
+            if text:
+                if text not in notes:
+                    notes.append(text)
+                skews.setdefault(text, []).append(r.get(f"{kind}_release_skew_us"))
+                refs.append(f"{kind} [{notes.index(text) + 1}]")
+        lines.append(f"| {r['collective']} | {human_size(r['size']) if r['collective'] != 'barrier' else '—'} | "
+                     f"{fmt(r.get('offload_us'))} | {fmt(r.get('software_us'))} | "
+                     f"{fmt(r.get('speedup'))}{'×' if r.get('speedup') else ''} | "
+                     f"{fmt(r.get('loggp_offload_us'))} | {fmt(r.get('loggp_software_us'))} | "
+                     f"{pct(r.get('diff_offload'))} | {pct(r.get('diff_software'))} | {', '.join(refs)} |")
+    lines.append("")
+    if notes:
+        lines.append("Where model and simulation differ by more than 25 %:")
+        lines.append("")
+        for i, text in enumerate(notes, 1):
+            measured = [v for v in skews[text] if v is not None]
+            spread = ""
+            if "measured" in text and measured:
+                spread = f" Measured release skew in these rows: {min(measured):.2f}–{max(measured):.2f} µs."
+            lines.append(f"{i}. {text}.{spread}")
+        lines.append("")
+    skips = [s for s in skipped if s[0] == nodes]
+    if skips:
+        lines.append("Not run (the collective buffer, P × size, exceeds --max-buffer "
+                     f"{human_size(args.max_buffer)}): " +
+                     "; ".join(f"{c} {', '.join(human_size(s) for s in sizes)}" for _, c, sizes in skips) + ".")
+        lines.append("")
+    return lines
+
+
+def side_by_side_section(nodes, subsets):
+    """Several networks of one node count: per (collective, size) one offload and
+    one software column per network, and the first network's latency over each
+    other's (above 1: the other is faster)."""
+    names = [short_label(s[0]["topology_kind"], s[0]["topology"]) for s in subsets]
+    by_point = [{(r["collective"], r["size"]): r for r in s} for s in subsets]
+    order = {c: i for i, c in enumerate(ALL_COLLECTIVES)}
+    points = sorted({p for b in by_point for p in b}, key=lambda p: (order[p[0]], p[1]))
+    lines = [f"## {nodes} nodes side by side: {' vs '.join(names)}", ""]
+    lines.append(f"Simulated latency (µs) of the same collectives on each network; {names[0]} ÷ other = the first "
+                 "network's latency over the other's (above 1: the other is faster).")
+    lines.append("")
+    header = ["collective", "size"] + [f"offload {n}" for n in names] + [f"software {n}" for n in names]
+    header += [f"offload {names[0]} ÷ {n}" for n in names[1:]] + [f"software {names[0]} ÷ {n}" for n in names[1:]]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    for collective, size in points:
+        found = [b.get((collective, size), {}) for b in by_point]
+        cells = [collective, human_size(size) if collective != "barrier" else "—"]
+        for key in ("offload_us", "software_us"):
+            cells += [fmt(f.get(key)) for f in found]
+        for key in ("offload_us", "software_us"):
+            for f in found[1:]:
+                first, other = found[0].get(key), f.get(key)
+                cells.append(f"{first / other:.2f}×" if first and other else "—")
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
+
+
 def write_report(path, args, runs, rows, skipped, total_wall, plots):
     lines = ["# Collective sweep: in-switch offload against host software, with the LogGP model", ""]
     lines.append(f"Generated {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')} by an isvp "
@@ -254,53 +412,24 @@ def write_report(path, args, runs, rows, skipped, total_wall, plots):
                      f"G_aglu = {params['G_aglu_us_per_byte'] * 1e3:.3f} ns/B, "
                      f"G_engine = {params['G_engine_us_per_byte'] * 1e3:.4f} ns/B.")
         lines.append("")
-    lines.append("| nodes | torus | payload | wall time | command |")
+    all_tori = all(run["topology_kind"] == "torus" for run in runs)
+    lines.append(f"| nodes | {'torus' if all_tori else 'topology'} | payload | wall time | command |")
     lines.append("|---|---|---|---|---|")
     for run in runs:
-        lines.append(f"| {run['ranks']} | {run['topology']} | {'timing only' if run['timing_only'] else 'yes'}"
+        network = run["topology"] if all_tori else topology_label(run["topology_kind"], run["topology"])
+        lines.append(f"| {run['ranks']} | {network} | {'timing only' if run['timing_only'] else 'yes'}"
                      f"{' (checked)' if run.get('check') else ''} | {human_seconds(run['sweep_wall_seconds'])} | "
                      f"`{run['command']}` |")
     lines.append("")
-    for nodes in sorted({r["nodes"] for r in rows}):
-        subset = [r for r in rows if r["nodes"] == nodes]
-        lines.append(f"## {nodes} nodes (torus {subset[0]['topology']}"
-                     f"{', timing only' if subset[0]['timing_only'] else ''})")
-        lines.append("")
-        lines.append("| collective | size | offload µs | software µs | speed-up | LogGP offload µs | "
-                     "LogGP software µs | diff offload | diff software | notes |")
-        lines.append("|---|---|---|---|---|---|---|---|---|---|")
-        notes, skews = [], {}
-        for r in subset:
-            refs = []
-            for kind in ("offload", "software"):
-                text = r.get(f"note_{kind}")
-                if text:
-                    if text not in notes:
-                        notes.append(text)
-                    skews.setdefault(text, []).append(r.get(f"{kind}_release_skew_us"))
-                    refs.append(f"{kind} [{notes.index(text) + 1}]")
-            lines.append(f"| {r['collective']} | {human_size(r['size']) if r['collective'] != 'barrier' else '—'} | "
-                         f"{fmt(r.get('offload_us'))} | {fmt(r.get('software_us'))} | "
-                         f"{fmt(r.get('speedup'))}{'×' if r.get('speedup') else ''} | "
-                         f"{fmt(r.get('loggp_offload_us'))} | {fmt(r.get('loggp_software_us'))} | "
-                         f"{pct(r.get('diff_offload'))} | {pct(r.get('diff_software'))} | {', '.join(refs)} |")
-        lines.append("")
-        if notes:
-            lines.append("Where model and simulation differ by more than 25 %:")
-            lines.append("")
-            for i, text in enumerate(notes, 1):
-                measured = [v for v in skews[text] if v is not None]
-                spread = ""
-                if "measured" in text and measured:
-                    spread = f" Measured release skew in these rows: {min(measured):.2f}–{max(measured):.2f} µs."
-                lines.append(f"{i}. {text}.{spread}")
-            lines.append("")
-        skips = [s for s in skipped if s[0] == nodes]
-        if skips:
-            lines.append("Not run (the collective buffer, P × size, exceeds --max-buffer "
-                         f"{human_size(args.max_buffer)}): " +
-                         "; ".join(f"{c} {', '.join(human_size(s) for s in sizes)}" for _, c, sizes in skips) + ".")
-            lines.append("")
+    keys = network_keys(rows)
+    for nodes in sorted({n for n, _ in keys}):
+        topologies = [t for n, t in keys if n == nodes]
+        for topology in topologies:
+            subset = [r for r in rows if r["nodes"] == nodes and r["topology"] == topology]
+            lines += network_section(args, nodes, subset, skipped)
+        if len(topologies) > 1:
+            lines += side_by_side_section(nodes, [[r for r in rows if r["nodes"] == nodes and r["topology"] == t]
+                                                  for t in topologies])
     if plots:
         lines.append("## Plots")
         lines.append("")
@@ -324,20 +453,28 @@ def make_plots(out_dir, rows):
         sys.stderr.write("sweep: plots skipped: matplotlib is not importable (install python3-matplotlib)\n")
         return []
     made = []
-    node_counts = sorted({r["nodes"] for r in rows})
+    keys = network_keys(rows)
+    plain = plain_tori(rows)
+
+    def name_of(key):
+        subset = [r for r in rows if (r["nodes"], r["topology"]) == key]
+        return f"{key[0]} nodes" + ("" if plain else f" {short_label(subset[0]['topology_kind'], key[1])}")
+
+    def of(key, collective):
+        return sorted((r for r in rows if (r["nodes"], r["topology"]) == key and r["collective"] == collective),
+                      key=lambda r: r["size"])
+
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for collective in [c for c in ALL_COLLECTIVES if any(r["collective"] == c for r in rows)]:
-        if collective == "barrier":
-            continue
+    plotted = [c for c in ALL_COLLECTIVES if c != "barrier" and any(r["collective"] == c for r in rows)]
+    for collective in plotted:
         figure, axes = plt.subplots(figsize=(7, 5))
-        for i, nodes in enumerate(node_counts):
-            subset = sorted((r for r in rows if r["nodes"] == nodes and r["collective"] == collective),
-                            key=lambda r: r["size"])
+        for i, key in enumerate(keys):
+            subset = of(key, collective)
             colour = colours[i % len(colours)]
-            for key, style, name in (("offload_us", "-o", "offload"), ("software_us", "--s", "software")):
-                points = [(r["size"], r[key]) for r in subset if r.get(key)]
+            for value, style, name in (("offload_us", "-o", "offload"), ("software_us", "--s", "software")):
+                points = [(r["size"], r[value]) for r in subset if r.get(value)]
                 if points:
-                    axes.plot(*zip(*points), style, color=colour, markersize=3, label=f"{nodes} nodes, {name}")
+                    axes.plot(*zip(*points), style, color=colour, markersize=3, label=f"{name_of(key)}, {name}")
         axes.set_xscale("log", base=2)
         axes.set_yscale("log")
         axes.set_xlabel("bytes per rank")
@@ -350,17 +487,16 @@ def make_plots(out_dir, rows):
         figure.savefig(os.path.join(out_dir, name), dpi=110)
         plt.close(figure)
         made.append(name)
-    # Speed-up of offload over software, one panel per node count.
-    with_speedup = [n for n in node_counts if any(r.get("speedup") for r in rows if r["nodes"] == n)]
+    # Speed-up of offload over software, one panel per network.
+    with_speedup = [k for k in keys if any(r.get("speedup") for r in rows if (r["nodes"], r["topology"]) == k)]
     if with_speedup:
         columns = min(len(with_speedup), 3)
         grid_rows = math.ceil(len(with_speedup) / columns)
         figure, panels = plt.subplots(grid_rows, columns, figsize=(5 * columns, 4 * grid_rows), squeeze=False)
-        for index, nodes in enumerate(with_speedup):
+        for index, key in enumerate(with_speedup):
             axes = panels[index // columns][index % columns]
             for i, collective in enumerate(ALL_COLLECTIVES):
-                subset = sorted((r for r in rows if r["nodes"] == nodes and r["collective"] == collective
-                                 and r.get("speedup")), key=lambda r: r["size"])
+                subset = [r for r in of(key, collective) if r.get("speedup")]
                 if not subset:
                     continue
                 if collective == "barrier":
@@ -373,7 +509,7 @@ def make_plots(out_dir, rows):
             axes.set_xscale("log", base=2)
             axes.set_xlabel("bytes per rank")
             axes.set_ylabel("speed-up (software / offload)")
-            axes.set_title(f"{nodes} nodes")
+            axes.set_title(name_of(key))
             axes.grid(True, which="both", alpha=0.3)
             axes.legend(fontsize=7)
         for index in range(len(with_speedup), grid_rows * columns):
@@ -382,6 +518,35 @@ def make_plots(out_dir, rows):
         figure.savefig(os.path.join(out_dir, "speedup.png"), dpi=110)
         plt.close(figure)
         made.append("speedup.png")
+    # Networks side by side: a panel per (collective, node count with several
+    # topologies), one colour per topology, offload solid, software dashed.
+    shared = [n for n in sorted({n for n, _ in keys}) if sum(1 for m, _ in keys if m == n) > 1]
+    if shared and plotted:
+        figure, panels = plt.subplots(len(plotted), len(shared), figsize=(4.2 * len(shared), 3.3 * len(plotted)),
+                                      squeeze=False)
+        for row, collective in enumerate(plotted):
+            for column, nodes in enumerate(shared):
+                axes = panels[row][column]
+                for i, key in enumerate(k for k in keys if k[0] == nodes):
+                    subset = of(key, collective)
+                    label = short_label(subset[0]["topology_kind"], key[1]) if subset else key[1]
+                    for value, style, name in (("offload_us", "-o", "offload"), ("software_us", "--s", "software")):
+                        points = [(r["size"], r[value]) for r in subset if r.get(value)]
+                        if points:
+                            axes.plot(*zip(*points), style, color=colours[i % len(colours)], markersize=3,
+                                      label=f"{label}, {name}")
+                axes.set_xscale("log", base=2)
+                axes.set_yscale("log")
+                axes.set_xlabel("bytes per rank", fontsize=8)
+                axes.set_ylabel("latency (µs)", fontsize=8)
+                axes.set_title(f"{collective}, {nodes} nodes", fontsize=9)
+                axes.tick_params(labelsize=7)
+                axes.grid(True, which="both", alpha=0.3)
+                axes.legend(fontsize=6)
+        figure.tight_layout()
+        figure.savefig(os.path.join(out_dir, "topologies.png"), dpi=80)
+        plt.close(figure)
+        made.append("topologies.png")
     return made
 
 
@@ -390,9 +555,14 @@ def main():
     parser.add_argument("--isvp", default=os.path.join(REPO, "build", "platform", "isvp"), help="the isvp binary")
     parser.add_argument("--out", help="output folder (default: results/<date-time>)")
     parser.add_argument("--nodes", type=parse_nodes, default=parse_nodes("8,32,64,128"),
-                        help="node counts (or XxYxZ shapes) run with payload; default 8,32,64,128")
+                        help="torus node counts (or XxYxZ shapes) run with payload; default 8,32,64,128; '' for none")
     parser.add_argument("--timing-only-nodes", type=parse_nodes, default=parse_nodes("512,1024"),
                         help="node counts run with --timing-only; default 512,1024; '' for none")
+    parser.add_argument("--topology", type=parse_topology, action="append", default=[],
+                        help="a network run with payload beside --nodes (repeatable): torus:XxYxZ, "
+                             "fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH")
+    parser.add_argument("--timing-only-topology", type=parse_topology, action="append", default=[],
+                        help="a network run with --timing-only beside --timing-only-nodes (repeatable)")
     parser.add_argument("--collectives", default="all", help="comma-separated list, or all")
     parser.add_argument("--sizes", type=parse_sizes, default=parse_sizes("4:4M"),
                         help="bytes per rank: A:B (powers of two) or a,b,c; default 4:4M")
@@ -416,39 +586,61 @@ def main():
             parser.error(f"unknown collective '{c}' (known: {', '.join(ALL_COLLECTIVES)})")
     if not os.access(args.isvp, os.X_OK):
         parser.error(f"{args.isvp} is not an executable; build first (scripts/build.sh) or pass --isvp")
+    # Networks: (nodes, --topology spec, timing only), --nodes as tori first.
+    networks = [(n, f"torus:{shape}", False) for n, shape in args.nodes]
+    networks += [(n, spec, False) for n, spec in args.topology]
+    networks += [(n, f"torus:{shape}", True) for n, shape in args.timing_only_nodes]
+    networks += [(n, spec, True) for n, spec in args.timing_only_topology]
+    seen = set()
+    for nodes, spec, _ in networks:
+        if canonical_spec(spec) in seen:
+            parser.error(f"the network {spec} ({nodes} nodes) is given twice (--nodes, --topology, "
+                         "--timing-only-nodes, --timing-only-topology)")
+        seen.add(canonical_spec(spec))
+    # Raw file names: bench_<nodes>_... for a torus alone at its node count (as
+    # before --topology), bench_<nodes>_<topology>_... otherwise.
+    tags = {}
+    for nodes, spec, _ in networks:
+        alone = sum(1 for n, _, _ in networks if n == nodes) == 1
+        tags[spec] = str(nodes) if alone and spec.startswith("torus:") else f"{nodes}_{slug(spec)}"
+    if len(set(tags.values())) != len(tags):
+        parser.error("two --topology networks give the same raw file name: " + ", ".join(sorted(tags)))
+
     out_dir = args.out or os.path.join(REPO, "results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     os.makedirs(os.path.join(out_dir, "raw"), exist_ok=True)
 
-    # Plan: per node count, up to two bench runs (whole-vector collectives
-    # with every size; per-rank-block ones with the sizes that fit).
+    # Plan: per network, up to two bench runs (whole-vector collectives with
+    # every size; per-rank-block ones with the sizes that fit).
     plan, skipped = [], []
     passes = 2 if args.offload == "both" else 1
-    for timing_only, node_list in ((False, args.nodes), (True, args.timing_only_nodes)):
-        for nodes, shape in node_list:
-            whole = [c for c in collectives if c not in PER_RANK_BLOCKS]
-            blocks = [c for c in collectives if c in PER_RANK_BLOCKS]
-            fitting = [s for s in args.sizes if s * nodes <= args.max_buffer]
-            for c in blocks:
-                too_big = [s for s in args.sizes if s * nodes > args.max_buffer]
-                if too_big:
-                    skipped.append((nodes, c, too_big))
-            for group, sizes in ((whole, args.sizes), (blocks, fitting)):
-                if group and sizes:
-                    plan.append((nodes, shape, group, sizes, timing_only))
+    for nodes, spec, timing_only in networks:
+        whole = [c for c in collectives if c not in PER_RANK_BLOCKS]
+        blocks = [c for c in collectives if c in PER_RANK_BLOCKS]
+        fitting = [s for s in args.sizes if s * nodes <= args.max_buffer]
+        for c in blocks:
+            too_big = [s for s in args.sizes if s * nodes > args.max_buffer]
+            if too_big and (nodes, c, too_big) not in skipped:
+                skipped.append((nodes, c, too_big))
+        for group, sizes in ((whole, args.sizes), (blocks, fitting)):
+            if group and sizes:
+                plan.append((nodes, spec, group, sizes, timing_only))
     total = sum(run_weight(n, g, s, passes) for n, _, g, s, _ in plan)
     progress = Progress(total)
     started = time.monotonic()
+    named = not all(spec.startswith("torus:") for _, spec, _ in networks) or \
+        len({n for n, _, _ in networks}) != len(networks)
 
     stop = threading.Event()  # set when a bench failed or the sweep is interrupted: start no more
 
     def run_point(indexed):
-        index, (nodes, shape, group, sizes, timing_only) = indexed
+        index, (nodes, spec, group, sizes, timing_only) = indexed
         if stop.is_set():
             return None
         weight = run_weight(nodes, group, sizes, passes)
-        label = f"run {index}/{len(plan)}: {nodes} nodes{' timing-only' if timing_only else ''}"
+        label = (f"run {index}/{len(plan)}: {nodes} nodes{' ' + spec if named else ''}"
+                 f"{' timing-only' if timing_only else ''}")
         progress.show(label, weight)
-        return run_bench(args, nodes, shape, group, sizes, timing_only, out_dir, progress, label, weight)
+        return run_bench(args, tags[spec], spec, group, sizes, timing_only, out_dir, progress, label, weight)
 
     # Points are independent simulator runs: run --jobs of them at once; their
     # tables are printed in plan order, each as soon as it and all before it
@@ -485,7 +677,10 @@ def main():
 
     rows = collect(runs)
     order = {c: i for i, c in enumerate(ALL_COLLECTIVES)}
-    rows.sort(key=lambda r: (r["nodes"], order[r["collective"]], r["size"]))
+    given = {}  # (nodes, topology description) -> the order the networks were given
+    for run in runs:
+        given.setdefault((run["ranks"], run["topology"]), len(given))
+    rows.sort(key=lambda r: (r["nodes"], given[(r["nodes"], r["topology"])], order[r["collective"]], r["size"]))
     write_csv(os.path.join(out_dir, "results.csv"), rows)
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump({"command": sys.argv, "wall_seconds": total_wall, "runs": runs, "rows": rows,
