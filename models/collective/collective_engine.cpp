@@ -11,8 +11,7 @@ namespace isvp {
 
 namespace {
 constexpr const char* kReportType = "isvp/collective";
-constexpr std::uint32_t kRows = regmap::kContextCount;
-static_assert(kRows <= 32, "CollectiveEngine::combining_contexts_ has a bit per context");
+static_assert(regmap::kContextCount <= 32, "CollectiveEngine::combining_contexts_ has a bit per context");
 constexpr std::uint32_t kAlgorithmsInSwitch = 0x7;  // binomial, recursive doubling, recursive halving
 constexpr std::size_t kMaxAgreementsHeld = 64;      // per (context, sender); the protocol needs <= 2 collectives' worth
 
@@ -127,16 +126,15 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
       net_in_credit("net_in_credit"),
       csr("csr"),
       node_(node),
-      nodes_(nodes),
-      config_(config),
-      forwarding_(1u << 16) {
-    config_.validate();
+      config_((config.validate(), config)),
+      table_(nodes, config_.early_buffer_bytes,
+             static_cast<std::uint64_t>(config_.window_packets) * config_.packet_payload_bytes,
+             AcceleratorCapabilities{config_.cgr_units, config_.radix, kAlgorithmsInSwitch, config_.max_buffer_bytes}) {
     aglu_ = make_aglu_engine(aglu);
     cycle_ = sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS);
     credit_delay_ = sc_core::sc_time(config_.credit_delay_ns, sc_core::SC_NS);
     credit_batch_ = std::max<std::uint32_t>(1, config_.window_packets / 4);
     size_code_ = *size_code_for(config_.packet_payload_bytes);
-    for (std::uint32_t r = 0; r < forwarding_.size(); ++r) forwarding_[r] = static_cast<std::uint16_t>(r);
     net_port_.socket = &net_out;
     host_port_.socket = &host_out;
     cgr_holder_.assign(config_.cgr_units, -1);
@@ -325,7 +323,7 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
     Context& c = contexts_[context];
     const std::uint16_t sender = v.processor.rank;
     const std::uint8_t step = v.network.step;
-    if (!ct_[context].valid) {
+    if (!table_.valid(context)) {
         if (c.released_row) {
             // Late packets of the collectives a RELEASE aborted: discarded,
             // a data packet's window credit still goes back to its sender.
@@ -478,8 +476,8 @@ void CollectiveEngine::emit(OutPort& port, NetworkHeader network, ProcessorHeade
 std::optional<std::uint16_t> CollectiveEngine::node_of(unsigned context, std::uint16_t comm_rank) const {
     const auto& globals = contexts_[context].globals;
     const auto it = globals.find(comm_rank);
-    if (it == globals.end() || forwarding_[it->second] >= nodes_) return std::nullopt;
-    return forwarding_[it->second];
+    if (it == globals.end()) return std::nullopt;
+    return table_.node_of_global(it->second);
 }
 
 void CollectiveEngine::owe_credit(unsigned context, std::uint16_t sender) {
@@ -590,20 +588,20 @@ void CollectiveEngine::release_row(unsigned context) {
             Request r = std::move(c.waiting.front());
             c.waiting.pop_front();
             if (trace_) trace_call_begin(context, r.network, r.bytes.data(), r.bytes.size(), r.first_at);
-            abort_request(context, r.network, r.bytes.data(), r.bytes.size(), ct_[context]);
+            abort_request(context, r.network, r.bytes.data(), r.bytes.size(), table_.row(context));
             r.bytes.clear();
             spare_buffers_.push_back(std::move(r.bytes));
         }
         if (c.assembly.open) {  // a request still arriving: the rest of it is discarded
             Request& r = c.assembly;
             if (trace_) trace_call_begin(context, r.network, r.bytes.data(), r.received, r.first_at);
-            abort_request(context, r.network, r.bytes.data(), r.received, ct_[context]);
+            abort_request(context, r.network, r.bytes.data(), r.received, table_.row(context));
             c.discard_host += static_cast<std::uint32_t>(r.bytes.size()) - r.received;
             r.open = false;
         }
         if (c.streaming) {  // a request whose envelope is not in yet
             if (trace_) trace_call_begin(context, c.head, c.prefix.data(), c.prefix.size(), c.head_at);
-            abort_request(context, c.head, c.prefix.data(), c.prefix.size(), ct_[context]);
+            abort_request(context, c.head, c.prefix.data(), c.prefix.size(), table_.row(context));
             c.discard_host += c.head_message - static_cast<std::uint32_t>(c.prefix.size());
             c.streaming = false;
             c.prefix.clear();
@@ -630,24 +628,13 @@ void CollectiveEngine::release_row(unsigned context) {
     // stale (their credits still returned through the comm rank -> global
     // rank map, kept), and a request that still comes for it is aborted at
     // its peers too, who would otherwise wait for this member forever.
-    if (ct_[context].valid) c.released_row = ct_[context];
+    if (table_.valid(context)) c.released_row = table_.row(context);
     purge_context(context, c.released_row.has_value());
-    if (ct_[context].valid) reserved_bytes_ -= c.reserved;
-    c.reserved = 0;
-    ct_[context].valid = false;
-    namespace st = regmap::ct_command_status;
-    command_status_ = st::RESULT.make(busy ? st::kReleasedAborting : st::kDone) | st::ROW.make(context);
+    table_.release(context, busy);
 }
 
 void CollectiveEngine::load_row(unsigned context) {
     Context& c = contexts_[context];
-    CtRow row = CtRow::decode(staging_);
-    unsigned present = 0;
-    for (unsigned k = 0; k < regmap::kCtEntries; ++k)
-        if (row.tag[k] == CtRow::Higher || row.tag[k] == CtRow::Lower) ++present;
-    const std::uint64_t need = config_.row_reservation(present);
-    const std::uint64_t others = reserved_bytes_ - (ct_[context].valid ? c.reserved : 0);
-    namespace st = regmap::ct_command_status;
     if (c.released_row)  // credits owed for late packets of the aborted collectives go back first
         for (auto& [k, owed] : owed_)
             if ((k >> 16) == context && owed.count) {
@@ -655,28 +642,21 @@ void CollectiveEngine::load_row(unsigned context) {
                 owed.count = 0;
             }
     purge_context(context);
-    if (others + need > config_.early_buffer_bytes) {
-        command_status_ = st::RESULT.make(st::kLoadRefusedMemory) | st::ROW.make(context);
+    const CommunicatorTable::LoadResult load = table_.load(context);
+    if (!load.loaded) {
         ++statistics_.rows_refused;
-        ct_[context].valid = false;
-        reserved_bytes_ = others;
-        c.reserved = 0;
-        SC_REPORT_WARNING(kReportType,
-                          (std::string(name()) + ": CT row " + std::to_string(context) +
-                           " refused: its receive windows (" + std::to_string(need) + " bytes for " +
-                           std::to_string(present + 1) + " peers) do not fit collective.early_buffer_bytes (" +
-                           std::to_string(config_.early_buffer_bytes - others) + " of " +
-                           std::to_string(config_.early_buffer_bytes) + " bytes free); CT_VALID stays 0")
-                              .c_str());
+        SC_REPORT_WARNING(
+            kReportType,
+            (std::string(name()) + ": CT row " + std::to_string(context) + " refused: its receive windows (" +
+             std::to_string(load.need) + " bytes for " + std::to_string(load.present + 1) +
+             " peers) do not fit collective.early_buffer_bytes (" + std::to_string(load.free) + " of " +
+             std::to_string(config_.early_buffer_bytes) + " bytes free); CT_VALID stays 0")
+                .c_str());
         return;
     }
-    command_status_ = st::RESULT.make(st::kDone) | st::ROW.make(context);
     c.released_row.reset();
-    row.valid = true;
-    ct_[context] = row;
-    reserved_bytes_ = others + need;
-    c.reserved = need;
-    c.window_limit = static_cast<std::size_t>(present + 1) * config_.window_packets;
+    const CtRow& row = table_.row(context);
+    c.window_limit = static_cast<std::size_t>(load.present + 1) * config_.window_packets;
     c.own_rank = row.own_rank().value_or(0);
     for (unsigned k = 0; k < regmap::kCtEntries; ++k)
         if (row.tag[k] == CtRow::Higher || row.tag[k] == CtRow::Lower)
@@ -685,16 +665,6 @@ void CollectiveEngine::load_row(unsigned context) {
 
 // ---------------------------------------------------------------------------
 // Collectives: start
-
-std::optional<std::uint16_t> CollectiveEngine::peer_node(const CtRow& row, int rank, const CollectiveEnvelope& e,
-                                                         int peer) const {
-    std::optional<std::uint16_t> global = row.neighbour(rank, peer);
-    if (!global && peer == 0) global = e.global_rank0;
-    if (!global && peer == e.root) global = e.global_root;
-    if (!global) return std::nullopt;
-    if (forwarding_[*global] >= nodes_) return std::nullopt;
-    return forwarding_[*global];
-}
 
 void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, int rank, CollectiveError code,
                                 std::uint32_t mask, const std::string& why) {
@@ -754,15 +724,15 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
         return lost();
     }
     const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
-    if (!ct_[context].valid && c.released_row) {  // posted on a released row: abort it at the peers too
+    if (!table_.valid(context) && c.released_row) {  // posted on a released row: abort it at the peers too
         abort_request(context, h, prefix, prefix_bytes, *c.released_row);
         return lost();
     }
-    if (!ct_[context].valid) {
+    if (!table_.valid(context)) {
         fail_now(context, h, 0, CollectiveError::UnknownContext, 0, "no valid CT row");
         return lost();
     }
-    const CtRow& row = ct_[context];
+    const CtRow& row = table_.row(context);
     const std::optional<int> rank = row.own_rank();
     if (!rank || e.size == 0 || *rank >= e.size || !row.consistent_with(e.size, *rank)) {
         fail_now(context, h, rank.value_or(0), CollectiveError::SizeOutsideRow, mismatch::kRow,
@@ -988,7 +958,7 @@ void CollectiveEngine::abort_request(unsigned context, const NetworkHeader& head
                 for (const Step& s : schedule.steps)
                     for (const auto* t : {&s.send, &s.receive})
                         if (*t)
-                            if (const std::optional<std::uint16_t> n = peer_node(row, rank, e, (*t)->peer))
+                            if (const std::optional<std::uint16_t> n = table_.peer_node(row, rank, e, (*t)->peer))
                                 nodes.push_back(*n);
             };
             add(make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling, e.size, rank, 0, Fold::Hypercube));
@@ -1661,77 +1631,29 @@ void CollectiveEngine::on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_tim
     std::uint32_t value = 0;
     const bool write = payload.is_write();
     if (write) std::memcpy(&value, payload.get_data_ptr(), 4);
-    std::uint32_t read = 0xFFFFFFFFu;
-    bool mapped = true;
-    namespace cap = regmap::accel_capabilities;
-    if (offset == regmap::ACCEL_CAPABILITIES) {
-        read = cap::CT_ROWS.make(kRows) | cap::CGR_UNITS.make(config_.cgr_units) | cap::RADIX.make(config_.radix) |
-               cap::ALGORITHMS.make(kAlgorithmsInSwitch);
-    } else if (offset == regmap::CT_SIZE_BITS) {
-        read = kRows * regmap::kCtRowBits;
-    } else if (offset == regmap::CT_VALID) {
-        read = 0;
-        for (unsigned c = 0; c < kRows; ++c) read |= (ct_[c].valid ? 1u : 0u) << c;
-    } else if (offset == regmap::CT_SELECT) {
-        if (write) ct_select_ = value & 0x1F;
-        read = ct_select_;
-    } else if (offset == regmap::CT_COMMAND) {
-        read = 0;
-        if (write && regmap::ct_command::LOAD.get(value)) {
-            if (row_busy(ct_select_)) {
-                namespace st = regmap::ct_command_status;
-                command_status_ = st::RESULT.make(st::kLoadRefusedBusy) | st::ROW.make(ct_select_);
-                ++statistics_.loads_refused_busy;
-                SC_REPORT_WARNING(kReportType, (std::string(name()) + ": CT row " + std::to_string(ct_select_) +
-                                                " busy (a collective runs on it or is queued): LOAD refused, the row "
-                                                "is unchanged (CT_COMMAND_STATUS)")
-                                                   .c_str());
-            } else {
-                load_row(ct_select_);
-            }
-        } else if (write && regmap::ct_command::RELEASE.get(value)) {
-            release_row(ct_select_);
-        }
-    } else if (offset == regmap::CT_BUSY) {
-        read = 0;
-        for (unsigned c = 0; c < kRows; ++c) read |= (row_busy(c) ? 1u : 0u) << c;
-    } else if (offset == regmap::CT_COMMAND_STATUS) {
-        read = command_status_;
-    } else if (offset == regmap::ACCEL_MAX_BUFFER_BYTES) {
-        read = static_cast<std::uint32_t>(std::min<std::uint64_t>(config_.max_buffer_bytes, 0xFFFFFFFFu));
-    } else if (offset >= regmap::CT_STAGING(0) && offset < regmap::CT_STAGING(regmap::kCtStagingDwords)) {
-        std::uint32_t& dword = staging_[(offset - regmap::CT_STAGING_BASE) / 4];
-        if (write) dword = value;
-        read = dword;
-    } else if (offset == regmap::FORWARD_INDEX) {
-        if (write) forward_index_ = value & 0xFFFF;
-        read = forward_index_;
-    } else if (offset == regmap::FORWARD_NODE) {
-        read = 0;
-        if (write) {
-            forwarding_[forward_index_] = static_cast<std::uint16_t>(value);
-            forward_index_ = (forward_index_ + 1) & 0xFFFF;
-            forget_nodes(std::nullopt);
-        }
-    } else if (offset == regmap::FORWARD_FILL) {
-        read = 0;
-        if (write) {
-            std::uint32_t count = regmap::forward_fill::COUNT.get(value);
-            if (count == 0) count = 1u << 16;
-            const std::uint32_t first_node = regmap::forward_fill::FIRST_NODE.get(value);
-            for (std::uint32_t k = 0; k < count; ++k) {
-                forwarding_[forward_index_] = static_cast<std::uint16_t>(first_node + k);
-                forward_index_ = (forward_index_ + 1) & 0xFFFF;
-            }
-            forget_nodes(std::nullopt);
-        }
-    } else if (offset == regmap::ACCEL_DROPPED) {
-        read = static_cast<std::uint32_t>(statistics_.dropped);
-    } else if (offset == regmap::ACCEL_ERRORS) {
-        read = static_cast<std::uint32_t>(statistics_.errors);
-    } else {
-        mapped = false;
+    const CsrOutcome out = table_.access(
+        offset, write, value, [this](unsigned row) { return row_busy(row); },
+        AcceleratorCounters{statistics_.dropped, statistics_.errors});
+    const std::uint32_t read = out.read;
+    const bool mapped = out.mapped;
+    switch (out.command) {
+        case CsrOutcome::Command::None:
+            break;
+        case CsrOutcome::Command::Load:
+            load_row(out.row);
+            break;
+        case CsrOutcome::Command::LoadRefusedBusy:
+            ++statistics_.loads_refused_busy;
+            SC_REPORT_WARNING(kReportType, (std::string(name()) + ": CT row " + std::to_string(out.row) +
+                                            " busy (a collective runs on it or is queued): LOAD refused, the row "
+                                            "is unchanged (CT_COMMAND_STATUS)")
+                                               .c_str());
+            break;
+        case CsrOutcome::Command::Release:
+            release_row(out.row);
+            break;
     }
+    if (out.forwarding_changed) forget_nodes(std::nullopt);
     if (!write) std::memcpy(payload.get_data_ptr(), &read, 4);
     if (!mapped && write)
         SC_REPORT_WARNING(kReportType, (std::string(name()) + ": write to unmapped accelerator CSR " +

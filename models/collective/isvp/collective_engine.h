@@ -44,6 +44,7 @@
 
 #include "isvp/aglu_engine.h"
 #include "isvp/collective_core.h"
+#include "isvp/communicator_table.h"
 #include "isvp/packet_channel.h"
 #include "isvp/parameters.h"
 #include "isvp/trace_writer.h"
@@ -284,7 +285,6 @@ class CollectiveEngine : public sc_core::sc_module {
         Active active;
         bool have_sequence = false;   ///< next_sequence is known
         std::uint16_t next_sequence = 0;  ///< 15-bit sequence after the last collective
-        std::uint64_t reserved = 0;   ///< window bytes its row reserves
         std::size_t window_limit = 0; ///< step packets its windows hold
         std::unordered_map<std::uint16_t, std::uint16_t> globals;  ///< comm rank -> global rank (row, envelopes)
         std::unordered_map<std::uint16_t, std::deque<CollectiveArguments>> agreements;  ///< per sender, arrival order
@@ -417,10 +417,8 @@ class CollectiveEngine : public sc_core::sc_module {
     void abort_notice(unsigned context, std::uint16_t sequence);
 
     std::optional<std::uint16_t> peer_node(const Active& active, int peer) const {
-        return peer_node(active.row, active.rank, active.envelope, peer);
+        return table_.peer_node(active.row, active.rank, active.envelope, peer);
     }
-    std::optional<std::uint16_t> peer_node(const CtRow& row, int rank, const CollectiveEnvelope& envelope,
-                                           int peer) const;
     NetworkHeader step_header(const Active& a, unsigned context, std::uint16_t destination, std::uint8_t step) const;
     void emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
               const std::uint8_t* data, std::uint32_t bytes, bool urgent = false);
@@ -458,8 +456,8 @@ class CollectiveEngine : public sc_core::sc_module {
     }
 
     std::uint16_t node_;                                    ///< this switch's node address
-    unsigned nodes_;                                        ///< nodes in the network
     CollectiveConfig config_;                               ///< parameters
+    CommunicatorTable table_;                               ///< CT rows, forwarding table, CSR window
     std::unique_ptr<AgluEngine> aglu_;                      ///< the CGR's AgLU
     sc_core::sc_time cycle_;                                ///< one engine clock cycle
     sc_core::sc_time credit_delay_;                         ///< collective.credit_delay_ns
@@ -471,13 +469,6 @@ class CollectiveEngine : public sc_core::sc_module {
     OutPort net_port_;                                      ///< to the router
     OutPort host_port_;                                     ///< to the QDMA
     std::array<Context, regmap::kContextCount> contexts_;   ///< per context ID
-    std::array<CtRow, regmap::kContextCount> ct_;           ///< the communicator table
-    CtRow::Dwords staging_{};                               ///< CT_STAGING
-    std::uint32_t ct_select_ = 0;                           ///< CT_SELECT
-    std::uint32_t command_status_ = 0;                      ///< CT_COMMAND_STATUS
-    std::vector<std::uint16_t> forwarding_;                 ///< global rank -> node (65536 entries, identity at reset)
-    std::uint32_t forward_index_ = 0;                       ///< FORWARD_INDEX
-    std::uint64_t reserved_bytes_ = 0;                      ///< receive windows reserved by valid rows
     ChannelStore channels_;                                 ///< peers' step packets, per (context, sender)
     std::unordered_map<std::uint32_t, std::int32_t> send_credits_;  ///< (context, peer): packets we may still send
     std::unordered_map<std::uint32_t, OwedCredits> owed_;           ///< (context, sender): credits to return
