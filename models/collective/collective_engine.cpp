@@ -127,6 +127,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
       csr("csr"),
       node_(node),
       config_((config.validate(), config)),
+      cgr_(config_.cgr_units, regmap::kContextCount),
       table_(nodes, config_.early_buffer_bytes,
              static_cast<std::uint64_t>(config_.window_packets) * config_.packet_payload_bytes,
              AcceleratorCapabilities{config_.cgr_units, config_.radix, kAlgorithmsInSwitch, config_.max_buffer_bytes}) {
@@ -137,7 +138,6 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     size_code_ = *size_code_for(config_.packet_payload_bytes);
     net_port_.socket = &net_out;
     host_port_.socket = &host_out;
-    cgr_holder_.assign(config_.cgr_units, -1);
 
     host_in.register_b_transport(this, &CollectiveEngine::on_host_in);
     net_in.register_b_transport(this, &CollectiveEngine::on_net_in);
@@ -751,7 +751,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.sequence = static_cast<std::uint16_t>(e.sequence & kStepSequenceMask);
     a.host_message = message_bytes;
     a.host_received = static_cast<std::uint32_t>(prefix_bytes);
-    a.aglu_free.assign(config_.cgr_aglus, sc_core::sc_time_stamp());
+    a.aglus.reset(config_.cgr_aglus, sc_core::sc_time_stamp().value());
     if (trace_) c.calls.back().agree_begin = sc_core::sc_time_stamp().value();
     a.agree = make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling, e.size, a.rank, 0, Fold::Hypercube);
     const auto learn = [&](std::uint16_t comm_rank, std::uint16_t global) {
@@ -1262,10 +1262,10 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
         }
         const Operation op = *operation_from_code(a.header.operation);
         const Datatype type = *datatype_from_code(a.header.datatype);
-        const std::size_t parts = std::min<std::size_t>({config_.cgr_aglus, config_.phits_per_cycle, vectors});
+        const std::size_t parts = a.aglus.parts(vectors, config_.phits_per_cycle);
         const std::size_t per_part = (vectors + parts - 1) / parts;
         const sc_core::sc_time now = sc_core::sc_time_stamp();
-        sc_core::sc_time done = now;
+        std::uint64_t done = now.value();
         for (std::size_t first = 0; first < vectors; first += per_part) {
             const std::size_t count = std::min(per_part, vectors - first);
             // AgluEngine's contract: pipeline_stages + count - 1 cycles per burst.
@@ -1273,18 +1273,15 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
                 compute ? aglu_->combine(op, type, scratch_a_.data() + first, scratch_b_.data() + first,
                                          scratch_a_.data() + first, count)
                         : aglu_->pipeline_stages() + count - 1;
-            sc_core::sc_time& free = *std::min_element(a.aglu_free.begin(), a.aglu_free.end());
-            const sc_core::sc_time begin = std::max(now, free);
-            free = begin + cycle_ * static_cast<double>(count);
-            done = std::max(done, begin + cycle_ * static_cast<double>(latency));
+            done = std::max(done, a.aglus.issue(now.value(), count, latency, cycle_.value()));
             statistics_.aglu_cycles += count;
         }
         if (compute)
             s.recv.scatter(reinterpret_cast<const std::uint8_t*>(scratch_a_.data()), from, to, a.buffer.data());
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
-        a.combining.emplace_back(done, k);
+        a.combining.emplace_back(sc_core::sc_time::from_value(done), k);
         combining_contexts_ |= 1u << context;
-        combined_event_.notify(done - now);  // an earlier pending notification stays
+        combined_event_.notify(sc_core::sc_time::from_value(done) - now);  // an earlier pending notification stays
     }
     pop_held(static_cast<std::uint8_t>(context), sender);
     if (!s.owed) s.owed = &owed_[key(context, sender)];  // created when first owed, as owe_credit would
@@ -1335,7 +1332,7 @@ bool CollectiveEngine::advance_data(unsigned context) {
                     s.apply != Apply::Copy && chunk_end(s.issued, s.recv.bytes()) > chunk_begin(s.issued);
                 if (combines && !acquire_cgr(context)) break;
                 take_chunk(context, k, a.steps[k].channel->front());
-                if (a.cgr_unit >= 0 && a.combining.empty()) release_cgr(context);  // refused (mismatch)
+                if (cgr_.holds(context) && a.combining.empty()) release_cgr(context);  // refused (mismatch)
                 moved = true;
             }
         }
@@ -1382,52 +1379,25 @@ void CollectiveEngine::on_combined() {
 }
 
 bool CollectiveEngine::acquire_cgr(unsigned context) {
-    Active& a = contexts_[context].active;
-    if (a.cgr_unit >= 0) return true;
-    // First come first served: a unit goes to the oldest waiter.
-    if (cgr_queue_.empty() || cgr_queue_.front() == context) {
-        const auto free = std::find(cgr_holder_.begin(), cgr_holder_.end(), -1);
-        if (free != cgr_holder_.end()) {
-            *free = static_cast<int>(context);
-            a.cgr_unit = static_cast<int>(free - cgr_holder_.begin());
-            if (a.cgr_waiting) {
-                cgr_queue_.pop_front();
-                a.cgr_waiting = false;
-                statistics_.cgr_wait_ps += (sc_core::sc_time_stamp() - a.cgr_wait_since).value();
-            }
-            return true;
-        }
-    }
-    if (!a.cgr_waiting) {
-        a.cgr_waiting = true;
-        a.cgr_wait_since = sc_core::sc_time_stamp();
-        cgr_queue_.push_back(context);
-        ++statistics_.cgr_waits;
-    }
-    return false;
+    const bool held = cgr_.acquire(context, sc_core::sc_time_stamp().value());
+    statistics_.cgr_waits = cgr_.waits();
+    statistics_.cgr_wait_ps = cgr_.wait_time();
+    return held;
 }
 
 void CollectiveEngine::release_cgr(unsigned context) {
-    Active& a = contexts_[context].active;
-    if (a.cgr_waiting) {
-        cgr_queue_.erase(std::find(cgr_queue_.begin(), cgr_queue_.end(), context));
-        a.cgr_waiting = false;
-        statistics_.cgr_wait_ps += (sc_core::sc_time_stamp() - a.cgr_wait_since).value();
-    }
-    if (a.cgr_unit >= 0) {
-        cgr_holder_[static_cast<std::size_t>(a.cgr_unit)] = -1;
-        a.cgr_unit = -1;
-    }
-    if (!cgr_queue_.empty()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
+    cgr_.release(context, sc_core::sc_time_stamp().value());
+    statistics_.cgr_wait_ps = cgr_.wait_time();
+    if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void CollectiveEngine::on_cgr_free() {
     // Resume the oldest waiters while units are free; each takes one when
     // its progress reaches the chunk it waits to combine.
-    while (!cgr_queue_.empty() && std::find(cgr_holder_.begin(), cgr_holder_.end(), -1) != cgr_holder_.end()) {
-        const unsigned context = cgr_queue_.front();
+    while (cgr_.has_waiters() && cgr_.has_free_unit()) {
+        const unsigned context = cgr_.first_waiter();
         progress(context);
-        if (!cgr_queue_.empty() && cgr_queue_.front() == context) release_cgr(context);  // no longer needs one
+        if (cgr_.has_waiters() && cgr_.first_waiter() == context) release_cgr(context);  // no longer needs one
     }
 }
 

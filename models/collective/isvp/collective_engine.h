@@ -43,6 +43,7 @@
 #include <tlm>
 
 #include "isvp/aglu_engine.h"
+#include "isvp/cgr_pool.h"
 #include "isvp/collective_core.h"
 #include "isvp/communicator_table.h"
 #include "isvp/packet_channel.h"
@@ -241,13 +242,10 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint32_t result_chunks = 0, results_sent = 0;
         std::uint32_t results_final = 0;  ///< result chunks final (sent in batches)
         Wait return_wait;
-        std::vector<sc_core::sc_time> aglu_free;  ///< per AgLU of the CGR unit it combines in: free from
-        /// The CGR unit it holds while it has chunks in the AgLUs (-1: none;
-        /// all its AgLUs are free then, pipeline_stages >= 1).
-        int cgr_unit = -1;
-        /// In the CGR queue since cgr_wait_since.
-        bool cgr_waiting = false;
-        sc_core::sc_time cgr_wait_since;
+        /// The AgLUs of the CGR unit it combines in (a unit is held, in
+        /// cgr_, only while chunks are in them: all are free otherwise,
+        /// pipeline_stages >= 1).
+        AgluLanes aglus;
         std::deque<std::pair<sc_core::sc_time, std::size_t>> combining;  ///< (final at, step): chunks in the AgLU
         // Argument agreement (a hypercube allreduce of CollectiveArguments).
         Schedule agree;
@@ -457,6 +455,7 @@ class CollectiveEngine : public sc_core::sc_module {
 
     std::uint16_t node_;                                    ///< this switch's node address
     CollectiveConfig config_;                               ///< parameters
+    CgrPool cgr_;                                           ///< CGR units per context, waiters FIFO
     CommunicatorTable table_;                               ///< CT rows, forwarding table, CSR window
     std::unique_ptr<AgluEngine> aglu_;                      ///< the CGR's AgLU
     sc_core::sc_time cycle_;                                ///< one engine clock cycle
@@ -476,8 +475,6 @@ class CollectiveEngine : public sc_core::sc_module {
     std::priority_queue<Incoming, std::vector<Incoming>, std::greater<Incoming>> incoming_;
     std::uint64_t incoming_order_ = 0;
     std::uint32_t combining_contexts_ = 0;                  ///< bit c: context c has chunks in its AgLUs
-    std::vector<int> cgr_holder_;                           ///< per CGR unit: the context holding it (-1: free)
-    std::deque<unsigned> cgr_queue_;                        ///< contexts waiting for a CGR unit, in arrival order
     std::vector<std::vector<std::uint8_t>> spare_buffers_;  ///< recycled request/collective buffers
     std::vector<Vector256> scratch_a_, scratch_b_;          ///< AgLU operands (reused)
     sc_core::sc_event incoming_event_;                      ///< the earliest pending tail arrives
