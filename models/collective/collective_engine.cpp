@@ -130,14 +130,18 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
       cgr_(config_.cgr_units, regmap::kContextCount),
       table_(nodes, config_.early_buffer_bytes,
              static_cast<std::uint64_t>(config_.window_packets) * config_.packet_payload_bytes,
-             AcceleratorCapabilities{config_.cgr_units, config_.radix, kAlgorithmsInSwitch, config_.max_buffer_bytes}) {
+             AcceleratorCapabilities{config_.cgr_units, config_.radix, kAlgorithmsInSwitch, config_.max_buffer_bytes}),
+      net_port_(std::string(this->name()), net_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
+                config_.phits_per_cycle,
+                [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }),
+      host_port_(std::string(this->name()), host_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
+                 config_.phits_per_cycle,
+                 [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }) {
     aglu_ = make_aglu_engine(aglu);
     cycle_ = sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS);
     credit_delay_ = sc_core::sc_time(config_.credit_delay_ns, sc_core::SC_NS);
     credit_batch_ = std::max<std::uint32_t>(1, config_.window_packets / 4);
     size_code_ = *size_code_for(config_.packet_payload_bytes);
-    net_port_.socket = &net_out;
-    host_port_.socket = &host_out;
 
     host_in.register_b_transport(this, &CollectiveEngine::on_host_in);
     net_in.register_b_transport(this, &CollectiveEngine::on_net_in);
@@ -148,10 +152,10 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     SC_HAS_PROCESS(CollectiveEngine);
     SC_METHOD(grant_initial_credits);
     SC_METHOD(drain_net);
-    sensitive << net_port_.wake;
+    sensitive << net_port_.wake();
     dont_initialize();
     SC_METHOD(drain_host);
-    sensitive << host_port_.wake;
+    sensitive << host_port_.wake();
     dont_initialize();
     SC_METHOD(on_incoming);
     sensitive << incoming_event_;
@@ -222,10 +226,9 @@ void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core
         return;
     }
     if (view->network.opcode == Opcode::Send) {  // point-to-point: straight through
-        OutPort& to = from_host ? net_port_ : host_port_;
+        CreditedOutPort& to = from_host ? net_port_ : host_port_;
         payload.acquire();
-        to.queue.push_back(Outgoing{&payload, from, -1, phits});
-        to.wake.notify(delay);
+        to.enqueue({&payload, static_cast<std::uint8_t>(from), -1, phits}, false, delay);
         ++(from_host ? statistics_.passed_to_network : statistics_.passed_to_host);
         return;
     }
@@ -385,87 +388,26 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
     progress(context);
 }
 
-void CollectiveEngine::on_credit(OutPort& port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    CreditReturn* credit = nullptr;
-    payload.get_extension(credit);
-    if (credit == nullptr) {
-        payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-        SC_REPORT_WARNING(kReportType, (std::string(name()) + ": credit transaction without CreditReturn").c_str());
-        return;
-    }
-    payload.set_response_status(tlm::TLM_OK_RESPONSE);
-    if (credit->vc != 0) return;  // only VC 0 is used
-    if (delay == sc_core::SC_ZERO_TIME) {
-        port.credits += credit->phits;
-        port.wake.notify(sc_core::SC_ZERO_TIME);
-    } else {
-        port.arriving.emplace(sc_core::sc_time_stamp() + delay, credit->phits);
-        port.wake.notify(delay);
-    }
+void CollectiveEngine::packet_left(const CreditedOutPort::Outgoing& o, const sc_core::sc_time& tail_after) {
+    return_credits(static_cast<CreditTo>(o.credit_to), o.phits, tail_after);
+    if (o.ends_call >= 0 && trace_)
+        trace_result_left(static_cast<unsigned>(o.ends_call), (sc_core::sc_time_stamp() + tail_after).value());
 }
 
-// ---------------------------------------------------------------------------
-// Outputs
-
-void CollectiveEngine::drain(OutPort& port) {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    while (!port.arriving.empty() && port.arriving.top().first <= now) {
-        port.credits += port.arriving.top().second;
-        port.arriving.pop();
-    }
-    while (!port.urgent.empty() || !port.queue.empty()) {
-        if (now < port.free_at) {
-            port.wake.notify(port.free_at - now);
-            return;
-        }
-        std::deque<Outgoing>& from = port.urgent.empty() ? port.queue : port.urgent;
-        Outgoing& o = from.front();
-        const std::uint32_t phits = o.phits;
-        if (port.credits < phits) {
-            if (!port.arriving.empty()) port.wake.notify(port.arriving.top().first - now);
-            return;  // a zero-delay credit return notifies wake
-        }
-        const std::uint32_t cycles = (phits + config_.phits_per_cycle - 1) / config_.phits_per_cycle;
-        PacketInfo& info = packet_info(*o.packet);
-        info.vc = 0;
-        info.tail_after = cycle_ * static_cast<double>(cycles - 1);
-        if (o.credit_to == CreditTo::None) info.injected = now;
-        port.credits -= phits;
-        port.free_at = now + cycle_ * static_cast<double>(cycles);
-        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-        (*port.socket)->b_transport(*o.packet, delay);
-        if (!o.packet->is_response_ok())
-            SC_REPORT_ERROR(kReportType, (std::string(name()) + ": a receiver refused a packet it had granted "
-                                                                "credits for (packet_channel.h)")
-                                             .c_str());
-        return_credits(o.credit_to, phits, info.tail_after);
-        if (o.ends_call >= 0 && trace_)
-            trace_result_left(static_cast<unsigned>(o.ends_call), (now + info.tail_after).value());
-        o.packet->release();
-        from.pop_front();
-        // The next packet leaves a serialisation time from now; its payload
-        // object has usually left the cache while it waited in the queue.
-        if (const std::deque<Outgoing>& next = port.urgent.empty() ? port.queue : port.urgent; !next.empty())
-            for (unsigned line = 0; line < sizeof(tlm::tlm_generic_payload) + sizeof(PacketInfo); line += 64)
-                __builtin_prefetch(reinterpret_cast<const char*>(next.front().packet) + line);
-    }
-}
-
-std::uint8_t* CollectiveEngine::emit_packet(OutPort& port, NetworkHeader network, const ProcessorHeader& processor,
-                                            std::uint32_t offset, std::uint32_t bytes, bool urgent) {
+std::uint8_t* CollectiveEngine::emit_packet(CreditedOutPort& port, NetworkHeader network,
+                                            const ProcessorHeader& processor, std::uint32_t offset, std::uint32_t bytes,
+                                            bool urgent) {
     network.size_code = size_code_;
     network.last = offset + bytes >= processor.message_bytes;
     tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes);
     write_network_packet(network, processor, offset, nullptr, 0, packet->get_data_ptr());  // headers
-    (urgent ? port.urgent : port.queue)
-        .push_back(
-            Outgoing{packet, CreditTo::None, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes)});
-    port.wake.notify(sc_core::SC_ZERO_TIME);
+    port.enqueue({packet, 0, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes)}, urgent,
+                 sc_core::SC_ZERO_TIME);
     return packet->get_data_ptr() + kNetworkPacketOverhead;
 }
 
-void CollectiveEngine::emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
-                            const std::uint8_t* data, std::uint32_t bytes, bool urgent) {
+void CollectiveEngine::emit(CreditedOutPort& port, NetworkHeader network, ProcessorHeader processor,
+                            std::uint32_t offset, const std::uint8_t* data, std::uint32_t bytes, bool urgent) {
     std::uint8_t* payload = emit_packet(port, network, processor, offset, bytes, urgent);
     if (bytes) std::memcpy(payload, data, bytes);
 }
@@ -690,7 +632,7 @@ void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, 
     ++statistics_.result_packets;
     emit(host_port_, network, processor, 0, bytes, kErrorResultBytes);
     if (trace_) {
-        host_port_.queue.back().ends_call = static_cast<std::int8_t>(context);
+        host_port_.last_queued().ends_call = static_cast<std::int8_t>(context);
         CallTrace& call = contexts_[context].calls.back();
         if (call.result_begin == kNever) call.result_begin = sc_core::sc_time_stamp().value();
         call.result_bytes = kErrorResultBytes;
@@ -1308,7 +1250,7 @@ void CollectiveEngine::return_chunk(unsigned context) {
         if (a.results_sent == 0) call.result_begin = sc_core::sc_time_stamp().value();
         call.result_bytes = a.result.bytes();
         if (a.results_sent + 1 == a.result_chunks)
-            host_port_.queue.back().ends_call = static_cast<std::int8_t>(context);
+            host_port_.last_queued().ends_call = static_cast<std::int8_t>(context);
     }
     ++a.results_sent;
     ++statistics_.result_packets;

@@ -46,6 +46,7 @@
 #include "isvp/cgr_pool.h"
 #include "isvp/collective_core.h"
 #include "isvp/communicator_table.h"
+#include "isvp/credited_port.h"
 #include "isvp/packet_channel.h"
 #include "isvp/parameters.h"
 #include "isvp/trace_writer.h"
@@ -150,28 +151,13 @@ class CollectiveEngine : public sc_core::sc_module {
 
   private:
     static constexpr std::uint64_t kNever = ~std::uint64_t{0};  ///< trace: no time (yet)
+    /// Upstream input to credit when a passed-through packet leaves
+    /// (CreditedOutPort::Outgoing::credit_to; None: generated here).
     enum class CreditTo : std::uint8_t { None, HostIn, NetIn };
-    struct Outgoing {
-        tlm::tlm_generic_payload* packet = nullptr;  ///< acquired by us
-        CreditTo credit_to = CreditTo::None;         ///< upstream to credit when it leaves (pass-through)
-        std::int8_t ends_call = -1;                  ///< traced: the last result packet of a call on this context
-        std::uint32_t phits = 0;                     ///< its length (known when queued; drain need not touch it)
-    };
-    using Arrival = std::pair<sc_core::sc_time, std::uint32_t>;  ///< (when, phits)
     /// Window credits owed to one (context, sender).
     struct OwedCredits {
         std::uint32_t count = 0;  ///< consumed packets whose credit has not gone back
         std::int32_t node = -1;   ///< the sender's node once looked up (-1: not yet / forgotten)
-    };
-    /// One output: FIFOs, its credits (VC 0) and its serialiser.
-    struct OutPort {
-        Initiator* socket = nullptr;
-        std::deque<Outgoing> urgent;  ///< small control packets (agreement, credits): go first
-        std::deque<Outgoing> queue;   ///< waiting packets, in order
-        std::int64_t credits = 0;     ///< VC 0, usable now
-        std::priority_queue<Arrival, std::vector<Arrival>, std::greater<Arrival>> arriving;  ///< credits in flight
-        sc_core::sc_time free_at;                                                            ///< serialiser free
-        sc_core::sc_event wake;                                                              ///< re-run the sender
     };
     /// A collective packet waiting for its tail to arrive.
     struct Incoming {
@@ -301,13 +287,14 @@ class CollectiveEngine : public sc_core::sc_module {
     void on_host_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_net_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_input(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay, bool from_host);
-    void on_credit(OutPort& port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-    void on_credit_net(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { on_credit(net_port_, p, d); }
-    void on_credit_host(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { on_credit(host_port_, p, d); }
+    void on_credit_net(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { net_port_.receive_credit(p, d); }
+    void on_credit_host(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { host_port_.receive_credit(p, d); }
     void on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-    void drain(OutPort& port);
-    void drain_net() { drain(net_port_); }
-    void drain_host() { drain(host_port_); }
+    void drain_net() { net_port_.drain(); }
+    void drain_host() { host_port_.drain(); }
+    /// A packet left an output: credits go upstream for a passed-through
+    /// one, the trace learns when a call's last result packet left.
+    void packet_left(const CreditedOutPort::Outgoing& packet, const sc_core::sc_time& tail_after);
     /// Takes in every collective packet whose tail has arrived.
     void on_incoming();
     void host_packet(const NetworkPacketView& view);
@@ -418,12 +405,12 @@ class CollectiveEngine : public sc_core::sc_module {
         return table_.peer_node(active.row, active.rank, active.envelope, peer);
     }
     NetworkHeader step_header(const Active& a, unsigned context, std::uint16_t destination, std::uint8_t step) const;
-    void emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
+    void emit(CreditedOutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
               const std::uint8_t* data, std::uint32_t bytes, bool urgent = false);
     /// Allocates one packet of `bytes` payload with these headers and queues
     /// it; returns where its payload goes (to be filled before the next
     /// event).
-    std::uint8_t* emit_packet(OutPort& port, NetworkHeader network, const ProcessorHeader& processor,
+    std::uint8_t* emit_packet(CreditedOutPort& port, NetworkHeader network, const ProcessorHeader& processor,
                               std::uint32_t offset, std::uint32_t bytes, bool urgent);
     void return_credits(CreditTo to, std::uint32_t phits, const sc_core::sc_time& delay);
     // Trace (only called when trace_ is set).
@@ -465,8 +452,8 @@ class CollectiveEngine : public sc_core::sc_module {
     PacketPool pool_;                                       ///< generated packets
     CreditMessage host_credit_message_;                     ///< credit returns to the QDMA
     CreditMessage net_credit_message_;                      ///< credit returns to the router
-    OutPort net_port_;                                      ///< to the router
-    OutPort host_port_;                                     ///< to the QDMA
+    CreditedOutPort net_port_;                              ///< to the router
+    CreditedOutPort host_port_;                             ///< to the QDMA
     std::array<Context, regmap::kContextCount> contexts_;   ///< per context ID
     ChannelStore channels_;                                 ///< peers' step packets, per (context, sender)
     std::unordered_map<std::uint32_t, std::int32_t> send_credits_;  ///< (context, peer): packets we may still send
