@@ -264,7 +264,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
                  std::to_string(context) + " expects offset " + std::to_string(a.host_received));
             return;
         }
-        take_contribution(a, v.offset, v.payload, v.payload_bytes);
+        a.take_contribution(v.offset, v.payload, v.payload_bytes);
         a.host_received += v.payload_bytes;
         progress(context);
         return;
@@ -684,6 +684,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     // From here on every member can run the argument agreement (hypercube
     // peers of the row), so a local error is reported to all of them.
     a = Active{};
+    a.chunk_bytes = config_.packet_payload_bytes;
     a.buffer = take_buffer();
     a.running = true;
     a.header = h;
@@ -803,7 +804,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
             build_data_phase(context, schedule, bcast_leaf ? BlockSpan{0, 0} : in);
     }
     a.mask = a.mine.errors;
-    take_contribution(a, 0, prefix, prefix_bytes);
+    a.take_contribution(0, prefix, prefix_bytes);
     discard_stale(context);
     // A peer aborted this collective before it started here.
     for (auto it = c.aborts.begin(); it != c.aborts.end();) {
@@ -943,51 +944,19 @@ void CollectiveEngine::abort_notice(unsigned context, std::uint16_t sequence) {
 
 void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedule, const BlockSpan& contribution) {
     Active& a = contexts_[context].active;
-    const Opcode opcode = a.header.opcode;
-    a.data = true;
-    a.buffer.assign(a.layout.total(), 0);
-    a.steps.clear();
-    a.steps.reserve(schedule.steps.size());
-    for (const Step& s : schedule.steps) {
-        StepRun r;
-        r.apply = s.apply;
-        if (s.send) {
-            r.send_peer = s.send->peer;
-            r.send_node = *peer_node(a, s.send->peer);
-            r.send = StreamMap(s.send->spans, a.layout);
-            r.send_chunks = chunks_of(r.send.bytes());
-            r.credits = &send_credits_.emplace(key(context, r.send_peer), config_.window_packets).first->second;
-        }
-        if (s.receive) {
-            r.recv_peer = s.receive->peer;
-            r.recv = StreamMap(s.receive->spans, a.layout);
-            r.recv_chunks = chunks_of(r.recv.bytes());
-            r.channel = &channels_.channel(static_cast<std::uint8_t>(context), static_cast<std::uint16_t>(r.recv_peer));
-        }
-        for (std::size_t j = a.steps.size(); j-- > 0;) {  // one channel carries its steps in schedule order
-            if (r.send_after < 0 && r.send_peer >= 0 && a.steps[j].send_peer == r.send_peer)
-                r.send_after = static_cast<std::ptrdiff_t>(j);
-            if (r.recv_after < 0 && r.recv_peer >= 0 && a.steps[j].recv_peer == r.recv_peer)
-                r.recv_after = static_cast<std::ptrdiff_t>(j);
-        }
-        a.steps.push_back(std::move(r));
-    }
-    a.contribution = StreamMap({contribution}, a.layout);
-    a.result = StreamMap({result_span(opcode, a.envelope.size, a.rank, a.envelope.root)}, a.layout);
-    a.result_chunks = chunks_of(a.result.bytes());
-}
-
-void CollectiveEngine::take_contribution(Active& a, std::uint64_t offset, const std::uint8_t* data,
-                                         std::uint64_t bytes) {
-    // Message bytes [offset, offset + bytes): the part past the envelope
-    // [+ counts] is contribution.
-    if (!a.data || offset + bytes <= a.header_bytes) return;
-    const std::uint64_t skip = offset < a.header_bytes ? a.header_bytes - offset : 0;
-    const std::uint64_t from = offset + skip - a.header_bytes;
-    const std::uint64_t to = std::min(a.contribution.bytes(), from + bytes - skip);
-    if (from >= to) return;
-    a.contribution.scatter(data + skip, from, to, a.buffer.data());
-    a.contributed = to;
+    a.build(schedule, contribution, result_span(a.header.opcode, a.envelope.size, a.rank, a.envelope.root),
+            [&](std::size_t, const Step& s) {
+                DataPhase::StepLinks link;
+                if (s.send) {
+                    link.send_node = *peer_node(a, s.send->peer);
+                    link.credits =
+                        &send_credits_.emplace(key(context, s.send->peer), config_.window_packets).first->second;
+                }
+                if (s.receive)
+                    link.channel = &channels_.channel(static_cast<std::uint8_t>(context),
+                                                      static_cast<std::uint16_t>(s.receive->peer));
+                return link;
+            });
 }
 
 // ---------------------------------------------------------------------------
@@ -1049,85 +1018,6 @@ bool CollectiveEngine::advance_agreement(unsigned context) {
 // ---------------------------------------------------------------------------
 // Collectives: the data phase, streamed chunk by chunk
 
-CollectiveEngine::Wait CollectiveEngine::pending_write(const Active& a, std::size_t before, std::uint64_t lo,
-                                                       std::uint64_t hi, bool sends) const {
-    const std::uint64_t c = config_.packet_payload_bytes;
-    if (const std::uint64_t end = a.contribution.pending_end(a.contributed, lo, hi))
-        return Wait{Wait::Contribution, 0, end};
-    for (std::size_t j = a.first_open; j < before; ++j) {
-        const StepRun& r = a.steps[j];
-        if (r.recv_peer >= 0)
-            if (const std::uint64_t end = r.recv.pending_end(chunk_begin(r.applied), lo, hi))
-                return Wait{Wait::Applied, j, (end + c - 1) / c};
-        if (sends && r.send_peer >= 0)
-            if (const std::uint64_t end = r.send.pending_end(chunk_begin(r.sent), lo, hi))
-                return Wait{Wait::Sent, j, (end + c - 1) / c};
-    }
-    return Wait{};
-}
-
-namespace {
-/// Whether every step before `k` is done, both ways (zero-byte transfers
-/// keep the schedule's order: a Barrier's steps must not overtake).
-template <typename Steps>
-bool all_done_before(const Steps& steps, std::size_t first, std::size_t k, bool sends) {
-    for (std::size_t j = first; j < k; ++j)
-        if (!steps[j].recv_done() || (sends && !steps[j].send_done())) return false;
-    return true;
-}
-}  // namespace
-
-bool CollectiveEngine::send_ready(Active& a, std::size_t k) {
-    StepRun& s = a.steps[k];
-    if (s.send_after >= 0 && !a.steps[static_cast<std::size_t>(s.send_after)].send_done()) return false;
-    if (s.send.bytes() == 0)
-        return a.contributed == a.contribution.bytes() && all_done_before(a.steps, a.first_open, k, false);
-    Wait wait;
-    s.send.for_each(chunk_begin(s.sent), chunk_end(s.sent, s.send.bytes()),
-                    [&](std::uint64_t at, std::uint64_t n, std::uint64_t) {
-                        if (wait.kind == Wait::None) wait = pending_write(a, k, at, at + n, false);
-                    });
-    s.send_wait = wait;
-    return wait.kind == Wait::None;
-}
-
-bool CollectiveEngine::take_ready(Active& a, std::size_t k) {
-    StepRun& s = a.steps[k];
-    if (compare_sequence(s.channel->front().sequence, a.sequence) != 0) return false;
-    if (s.recv_after >= 0) {  // earlier steps from the same peer come first
-        const StepRun& before = a.steps[static_cast<std::size_t>(s.recv_after)];
-        if (before.issued < before.recv_chunks) return false;
-    }
-    if (s.recv.bytes() == 0)
-        return a.contributed == a.contribution.bytes() && all_done_before(a.steps, a.first_open, k, false);
-    Wait wait;
-    s.recv.for_each(
-        chunk_begin(s.issued), chunk_end(s.issued, s.recv.bytes()),
-        [&](std::uint64_t at, std::uint64_t n, std::uint64_t) {
-            if (wait.kind != Wait::None) return;
-            // Earlier writes final, earlier and this step's reads of these bytes sent.
-            wait = pending_write(a, k, at, at + n, true);
-            if (wait.kind == Wait::None && s.send_peer >= 0)
-                if (const std::uint64_t end = s.send.pending_end(chunk_begin(s.sent), at, at + n))
-                    wait = Wait{Wait::Sent, k, (end + config_.packet_payload_bytes - 1) / config_.packet_payload_bytes};
-        });
-    s.take_wait = wait;
-    return wait.kind == Wait::None;
-}
-
-bool CollectiveEngine::can_return(Active& a) {
-    if (a.results_final == a.result_chunks || !satisfied(a, a.return_wait)) return false;
-    if (a.result.bytes() == 0)
-        return a.contributed == a.contribution.bytes() && all_done_before(a.steps, a.first_open, a.steps.size(), true);
-    Wait wait;
-    a.result.for_each(chunk_begin(a.results_final), chunk_end(a.results_final, a.result.bytes()),
-                      [&](std::uint64_t at, std::uint64_t n, std::uint64_t) {
-                          if (wait.kind == Wait::None) wait = pending_write(a, a.steps.size(), at, at + n, false);
-                      });
-    a.return_wait = wait;
-    return wait.kind == Wait::None;
-}
-
 NetworkHeader CollectiveEngine::step_header(const Active& a, unsigned context, std::uint16_t destination,
                                             std::uint8_t step) const {
     NetworkHeader network = a.header;
@@ -1150,8 +1040,7 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
         emit_packet(net_port_, step_header(a, context, s.send_node, static_cast<std::uint8_t>(k + 1)), processor,
                     static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from), false);
     s.send.gather(a.buffer.data(), from, to, payload);
-    --*s.credits;
-    ++s.sent;
+    a.chunk_sent(k);
     ++statistics_.step_packets_sent;
     if (trace_) trace_step(context, k);
 }
@@ -1257,37 +1146,29 @@ void CollectiveEngine::return_chunk(unsigned context) {
 }
 
 bool CollectiveEngine::advance_data(unsigned context) {
-    Active& a = contexts_[context].active;
-    bool any = false;
-    for (bool moved = true; moved && a.mask == 0;) {
-        moved = false;
-        while (a.first_open < a.steps.size() && a.steps[a.first_open].send_done() && a.steps[a.first_open].recv_done())
-            ++a.first_open;
-        for (std::size_t k = a.first_open; k < a.steps.size() && a.mask == 0; ++k) {
-            while (can_send(a, k)) {
-                send_chunk(context, k);
-                moved = true;
-            }
-            while (a.mask == 0 && can_take(a, k)) {
-                const StepRun& s = a.steps[k];
-                const bool combines =
-                    s.apply != Apply::Copy && chunk_end(s.issued, s.recv.bytes()) > chunk_begin(s.issued);
-                if (combines && !acquire_cgr(context)) break;
-                take_chunk(context, k, a.steps[k].channel->front());
-                if (cgr_.holds(context) && a.combining.empty()) release_cgr(context);  // refused (mismatch)
-                moved = true;
-            }
+    // The engine's side of the data phase: packets, CGR units, result batches.
+    struct Driver final : DataPhase::Driver {
+        CollectiveEngine& engine;
+        unsigned context;
+        Active& a;
+        Driver(CollectiveEngine& e, unsigned c) : engine(e), context(c), a(e.contexts_[c].active) {}
+        bool stopped() override { return a.mask != 0; }
+        void send(std::size_t k) override { engine.send_chunk(context, k); }
+        bool take(std::size_t k) override {
+            if (a.combines(k) && !engine.acquire_cgr(context)) return false;
+            engine.take_chunk(context, k, a.steps[k].channel->front());
+            if (engine.cgr_.holds(context) && a.combining.empty()) engine.release_cgr(context);  // refused (mismatch)
+            return true;
         }
-        while (a.agreed && a.mask == 0 && can_return(a)) {
-            ++a.results_final;
-            moved = true;
+        bool may_return() override { return a.agreed; }
+        void results_ready() override {
+            // Final chunks go to the host DMA in batches (one notification each).
+            if (a.results_final - a.results_sent >= engine.config_.result_batch_packets ||
+                a.results_final == a.result_chunks)
+                while (a.results_sent < a.results_final) engine.return_chunk(context);
         }
-        // Final chunks go to the host DMA in batches (one notification each).
-        if (a.results_final - a.results_sent >= config_.result_batch_packets || a.results_final == a.result_chunks)
-            while (a.results_sent < a.results_final) return_chunk(context);
-        any = any || moved;
-    }
-    return any;
+    } driver(*this, context);
+    return contexts_[context].active.advance(driver);
 }
 
 void CollectiveEngine::on_combined() {
@@ -1366,11 +1247,7 @@ void CollectiveEngine::progress(unsigned context) {
         advance_agreement(context);
         if (a.data) advance_data(context);
         if (!a.agreed || !a.combining.empty()) return;
-        if (a.mask == 0 && a.data) {
-            const bool done = a.contributed == a.contribution.bytes() && a.first_open == a.steps.size() &&
-                              a.results_sent == a.result_chunks;
-            if (!done) return;
-        }
+        if (a.mask == 0 && a.data && !a.complete()) return;
         finish(context);
     }
 }

@@ -47,6 +47,7 @@
 #include "isvp/collective_core.h"
 #include "isvp/communicator_table.h"
 #include "isvp/credited_port.h"
+#include "isvp/data_phase.h"
 #include "isvp/packet_channel.h"
 #include "isvp/parameters.h"
 #include "isvp/trace_writer.h"
@@ -154,11 +155,6 @@ class CollectiveEngine : public sc_core::sc_module {
     /// Upstream input to credit when a passed-through packet leaves
     /// (CreditedOutPort::Outgoing::credit_to; None: generated here).
     enum class CreditTo : std::uint8_t { None, HostIn, NetIn };
-    /// Window credits owed to one (context, sender).
-    struct OwedCredits {
-        std::uint32_t count = 0;  ///< consumed packets whose credit has not gone back
-        std::int32_t node = -1;   ///< the sender's node once looked up (-1: not yet / forgotten)
-    };
     /// A collective packet waiting for its tail to arrive.
     struct Incoming {
         sc_core::sc_time at;                         ///< tail arrival
@@ -168,13 +164,8 @@ class CollectiveEngine : public sc_core::sc_module {
         NetworkPacketView view;                      ///< parsed; points into `packet`
         bool operator>(const Incoming& o) const { return at != o.at ? at > o.at : order > o.order; }
     };
-    /// What a chunk waited for when it last could not go: checked first next
-    /// time (progress only grows, so it stays necessary).
-    struct Wait {
-        enum Kind : std::uint8_t { None, Contribution, Applied, Sent } kind = None;
-        std::size_t step = 0;
-        std::uint64_t need = 0;  ///< contribution bytes, or chunks applied / sent by `step`
-    };
+    using Wait = DataPhase::Wait;
+    using StepRun = DataPhase::StepRun;
     /// A host request reassembled whole (its context was busy when it came).
     struct Request {
         NetworkHeader network;            ///< of its first packet
@@ -183,51 +174,17 @@ class CollectiveEngine : public sc_core::sc_module {
         bool open = false;                ///< reassembly in progress
         sc_core::sc_time first_at;        ///< its first packet was taken in (trace)
     };
-    /// One schedule step as it streams: byte prefixes of its send and
-    /// receive streams that are done.
-    struct StepRun {
-        int send_peer = -1, recv_peer = -1;  ///< comm ranks (-1: none)
-        std::uint16_t send_node = 0;
-        Apply apply = Apply::Copy;
-        StreamMap send, recv;
-        std::uint32_t send_chunks = 0, recv_chunks = 0;  ///< packets (>= 1 where the transfer exists)
-        std::uint32_t sent = 0;                          ///< chunks emitted
-        std::uint32_t issued = 0;                        ///< chunks taken from the window (copied or in the AgLU)
-        std::uint32_t applied = 0;                       ///< chunks final in the buffer
-        std::int32_t* credits = nullptr;            ///< send credits toward send_peer (an entry of send_credits_)
-        OwedCredits* owed = nullptr;                ///< credits owed to recv_peer (an entry of owed_, once it exists)
-        std::deque<HeldPacket>* channel = nullptr;  ///< the window recv_peer's packets land in
-        std::ptrdiff_t send_after = -1;             ///< the previous step sending to send_peer
-        std::ptrdiff_t recv_after = -1;             ///< the previous step receiving from recv_peer
-        Wait send_wait, take_wait;                  ///< see Wait
-        std::uint64_t trace_first_ps = kNever;      ///< traced: first chunk sent or taken
-        bool send_done() const { return sent == send_chunks; }
-        bool recv_done() const { return applied == recv_chunks; }
-    };
-    /// The collective running on one context.
-    struct Active {
+    /// The collective running on one context (its data phase: DataPhase).
+    struct Active : DataPhase {
         bool running = false;
         NetworkHeader header;  ///< opcode, operation, datatype, algorithm of the request
         CollectiveEnvelope envelope;
         CtRow row;             ///< copied at start (a RELEASE does not disturb it)
         int rank = 0;          ///< own comm rank
-        std::uint16_t sequence = 0;  ///< 15-bit step-packet sequence
         CollectiveError local = CollectiveError::None;  ///< this rank's own error, if any
         std::string local_why;
-        bool data = false;     ///< runs the data phase (no local error)
-        BlockLayout layout;
-        std::vector<std::uint8_t> buffer;
-        std::vector<StepRun> steps;
-        std::size_t first_open = 0;  ///< steps before it are done both ways
-        StreamMap contribution;      ///< the host's bytes (in-step)
-        std::uint64_t contributed = 0;  ///< contribution bytes in
-        std::uint32_t header_bytes = 0;   ///< envelope [+ counts table] in front of the contribution
         std::uint32_t host_message = 0;   ///< the request's bytes (envelope onwards)
         std::uint32_t host_received = 0;  ///< of them taken in so far
-        StreamMap result;            ///< what goes back to the host
-        std::uint32_t result_chunks = 0, results_sent = 0;
-        std::uint32_t results_final = 0;  ///< result chunks final (sent in batches)
-        Wait return_wait;
         /// The AgLUs of the CGR unit it combines in (a unit is held, in
         /// cgr_, only while chunks are in them: all are free otherwise,
         /// pipeline_stages >= 1).
@@ -321,45 +278,10 @@ class CollectiveEngine : public sc_core::sc_module {
     void start(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix, std::size_t prefix_bytes,
                std::uint32_t message_bytes, const sc_core::sc_time& arrival);
     void build_data_phase(unsigned context, const Schedule& schedule, const BlockSpan& contribution);
-    void take_contribution(Active& a, std::uint64_t offset, const std::uint8_t* data, std::uint64_t bytes);
     bool advance_agreement(unsigned context);
     /// Sends this member's argument record (with its error mask) to `node`.
     void send_agreement(unsigned context, const Active& a, std::uint16_t node);
     bool advance_data(unsigned context);
-    /// Whether step k's next chunk can go out / be taken in now. advance_data
-    /// asks many times per chunk, and mostly the answer is a quick no: the
-    /// cheap tests are inline, the rest (send_ready, take_ready) is not.
-    bool can_send(Active& a, std::size_t k) {
-        StepRun& s = a.steps[k];
-        // Cheapest first: the cached wait before the credit counter (another cache line).
-        return s.send_peer >= 0 && !s.send_done() && satisfied(a, s.send_wait) && *s.credits > 0 && send_ready(a, k);
-    }
-    bool can_take(Active& a, std::size_t k) {
-        StepRun& s = a.steps[k];
-        return s.recv_peer >= 0 && s.issued != s.recv_chunks && satisfied(a, s.take_wait) && !s.channel->empty() &&
-               take_ready(a, k);
-    }
-    /// The rest of can_send / can_take: ordering and byte dependencies
-    /// (remembers what it found to wait for in send_wait / take_wait).
-    bool send_ready(Active& a, std::size_t k);
-    bool take_ready(Active& a, std::size_t k);
-    bool can_return(Active& a);
-    /// The first thing that still writes buffer bytes [lo, hi) before step
-    /// `before` (and with `sends`, still reads them).
-    Wait pending_write(const Active& a, std::size_t before, std::uint64_t lo, std::uint64_t hi, bool sends) const;
-    bool satisfied(const Active& a, const Wait& w) const {
-        switch (w.kind) {
-            case Wait::None:
-                return true;
-            case Wait::Contribution:
-                return a.contributed >= w.need;
-            case Wait::Applied:
-                return a.steps[w.step].applied >= w.need;
-            case Wait::Sent:
-                return a.steps[w.step].sent >= w.need;
-        }
-        return true;
-    }
     void send_chunk(unsigned context, std::size_t k);
     void take_chunk(unsigned context, std::size_t k, HeldPacket& packet);
     void return_chunk(unsigned context);
