@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "isvp/collective_request.h"
 #include "isvp/register_map.h"
 
 namespace isvp {
@@ -660,27 +661,17 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     Active& a = c.active;
     if (trace_) trace_call_begin(context, h, prefix, prefix_bytes, arrival);
     const auto lost = [&] { c.discard_host = message_bytes - static_cast<std::uint32_t>(prefix_bytes); };
-    if (message_bytes < CollectiveEnvelope::kBytes) {
-        fail_now(context, h, 0, CollectiveError::Mismatch, mismatch::kContribution,
-                 "request shorter than its 16-byte envelope");
-        return lost();
-    }
-    const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
-    if (!table_.valid(context) && c.released_row) {  // posted on a released row: abort it at the peers too
+    // Posted on a released row: abort it at the peers too.
+    if (message_bytes >= CollectiveEnvelope::kBytes && !table_.valid(context) && c.released_row) {
         abort_request(context, h, prefix, prefix_bytes, *c.released_row);
         return lost();
     }
-    if (!table_.valid(context)) {
-        fail_now(context, h, 0, CollectiveError::UnknownContext, 0, "no valid CT row");
+    if (const std::optional<RequestRefusal> refusal = refuse_request(message_bytes, prefix, table_.row(context))) {
+        fail_now(context, h, refusal->rank, refusal->code, refusal->mask, refusal->why);
         return lost();
     }
+    const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
     const CtRow& row = table_.row(context);
-    const std::optional<int> rank = row.own_rank();
-    if (!rank || e.size == 0 || *rank >= e.size || !row.consistent_with(e.size, *rank)) {
-        fail_now(context, h, rank.value_or(0), CollectiveError::SizeOutsideRow, mismatch::kRow,
-                 "communicator size " + std::to_string(e.size) + " inconsistent with the CT row");
-        return lost();
-    }
     // From here on every member can run the argument agreement (hypercube
     // peers of the row), so a local error is reported to all of them.
     a = Active{};
@@ -690,7 +681,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.header = h;
     a.envelope = e;
     a.row = row;
-    a.rank = *rank;
+    a.rank = *row.own_rank();
     a.sequence = static_cast<std::uint16_t>(e.sequence & kStepSequenceMask);
     a.host_message = message_bytes;
     a.host_received = static_cast<std::uint32_t>(prefix_bytes);
@@ -715,94 +706,15 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
                 return lost();
             }
 
-    // Counts: one per block for Reduce_scatter with unequal counts.
-    std::vector<std::uint32_t> counts;
-    a.header_bytes = CollectiveEnvelope::kBytes;
-    const bool variable = e.elements_per_block == kVariableCounts;
-    if (variable) {
-        a.header_bytes += 4u * e.size;
-        if (prefix_bytes >= a.header_bytes)
-            for (unsigned b = 0; b < e.size; ++b)
-                counts.push_back(load_le32(prefix + CollectiveEnvelope::kBytes + 4 * b));
-    }
-    a.mine.opcode = h.opcode;
-    a.mine.operation = h.operation;
-    a.mine.datatype = h.datatype;
-    a.mine.algorithm = h.algorithm;
-    a.mine.count = variable ? counts_digest(counts) : e.elements_per_block;
-    a.mine.size = e.size;
-    a.mine.root = e.root;
-    a.mine.sequence = e.sequence;
-
-    auto local = [&](CollectiveError code, std::uint32_t bit, const std::string& why) {
-        if (a.local == CollectiveError::None) {
-            a.local = code;
-            a.local_why = why;
-        }
-        a.mine.errors |= bit;
-    };
-    const auto op = operation_from_code(h.operation);
-    const auto type = datatype_from_code(h.datatype);
-    if (e.root >= e.size)
-        local(CollectiveError::SizeOutsideRow, mismatch::kRow,
-              "root " + std::to_string(e.root) + " outside the communicator of " + std::to_string(e.size));
-    if (is_reduction(h.opcode) && (!op || !type || !aglu_supports(*op, *type)))
-        local(CollectiveError::Unsupported, mismatch::kUnsupported,
-              "operation " + std::to_string(h.operation) + " on datatype " + std::to_string(h.datatype) +
-                  " is not supported by the AgLU");
-    if (!type && h.opcode != Opcode::Barrier)
-        local(CollectiveError::Unsupported, mismatch::kUnsupported, "reserved datatype");
-    if (variable && h.opcode != Opcode::ReduceScatter)
-        local(CollectiveError::Unsupported, mismatch::kUnsupported,
-              "unequal counts are for reduce_scatter only, not " + std::string(to_string(h.opcode)));
-    if (variable && message_bytes < a.header_bytes)
-        local(CollectiveError::Mismatch, mismatch::kContribution, "request shorter than its counts table");
-    Schedule schedule;
-    if (a.local == CollectiveError::None) {
-        try {
-            schedule = make_schedule(h.opcode, static_cast<Algorithm>(h.algorithm & 3), e.size, a.rank, e.root,
-                                     Fold::Hypercube);
-        } catch (const std::invalid_argument& error) {
-            local(CollectiveError::Unsupported, mismatch::kUnsupported, error.what());
-        }
-    }
-    if (a.local == CollectiveError::None && schedule.steps.size() > kMaxScheduleSteps)
-        local(CollectiveError::SizeOutsideRow, mismatch::kRow, "schedule longer than the step field");
-    if (a.local == CollectiveError::None) {
-        const std::uint64_t element = element_size(type.value_or(Datatype::UInt8));
-        if (variable) {
-            std::vector<std::uint64_t> sizes;
-            for (const std::uint32_t n : counts) sizes.push_back(n * element);
-            a.layout = BlockLayout::variable(sizes);
-        } else {
-            a.layout = BlockLayout::uniform(
-                schedule.blocks, block_bytes(h.opcode, e.elements_per_block, type.value_or(Datatype::UInt8)));
-        }
-        const std::uint64_t total = a.layout.total();
-        if (total > config_.max_buffer_bytes || total > kMaxMessageBytes)
-            local(CollectiveError::SizeOutsideRow, mismatch::kRow,
-                  "buffer of " + std::to_string(total) + " bytes exceeds collective.max_buffer_bytes");
-    }
-    if (a.local == CollectiveError::None)
-        for (const Step& s : schedule.steps)
-            for (const auto* t : {&s.send, &s.receive})
-                if (*t && !peer_node(a, (*t)->peer)) {
-                    local(
-                        CollectiveError::SizeOutsideRow, mismatch::kRow,
-                        "peer comm rank " + std::to_string((*t)->peer) + " is neither in the CT row nor 0 or the root");
-                    break;
-                }
-    if (a.local == CollectiveError::None) {
-        const BlockSpan in = contribution_span(h.opcode, e.size, a.rank, e.root);
-        const std::uint64_t expected = a.layout.bytes(in);
-        const std::uint64_t got = message_bytes - a.header_bytes;
-        const bool bcast_leaf = h.opcode == Opcode::Bcast && a.rank != e.root;
-        if (got != expected && !(bcast_leaf && got == 0))
-            local(CollectiveError::Mismatch, mismatch::kContribution,
-                  "contribution of " + std::to_string(got) + " bytes, expected " + std::to_string(expected));
-        else
-            build_data_phase(context, schedule, bcast_leaf ? BlockSpan{0, 0} : in);
-    }
+    RequestPlan plan = plan_request(h, e, a.rank, message_bytes, prefix, prefix_bytes,
+                                    SwitchLimits{config_.max_buffer_bytes, &aglu_supports},
+                                    [&](int peer) { return peer_node(a, peer).has_value(); });
+    a.header_bytes = plan.header_bytes;
+    a.mine = plan.mine;
+    a.local = plan.local;
+    a.local_why = std::move(plan.local_why);
+    a.layout = std::move(plan.layout);
+    if (plan.runs_data) build_data_phase(context, plan.schedule, plan.contribution);
     a.mask = a.mine.errors;
     a.take_contribution(0, prefix, prefix_bytes);
     discard_stale(context);
