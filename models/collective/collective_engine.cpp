@@ -372,10 +372,8 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
         return drop("step packet with step " + std::to_string(step) + " (context " + std::to_string(context) + ")");
     // A packet of a collective this switch has finished (one that ended with
     // an error): its credit goes back, the data is discarded.
-    const Active& a = c.active;
     const std::uint16_t sequence = step_sequence(v.processor);
-    if ((a.running && compare_sequence(sequence, a.sequence) < 0) ||
-        (!a.running && c.have_sequence && compare_sequence(sequence, c.next_sequence) < 0)) {
+    if (c.sequences.ended(sequence, running_sequence(c))) {
         ++statistics_.stale;
         owe_credit(context, sender);
         return;
@@ -486,8 +484,9 @@ void CollectiveEngine::pop_held(std::uint8_t context, std::uint16_t sender) {
 
 void CollectiveEngine::discard_stale(unsigned context) {
     Context& c = contexts_[context];
-    if (!c.active.running && !c.have_sequence) return;
-    const std::uint16_t current = c.active.running ? c.active.sequence : c.next_sequence;
+    const std::optional<std::uint16_t> known = c.sequences.current(running_sequence(c));
+    if (!known) return;
+    const std::uint16_t current = *known;
     const auto ctx = static_cast<std::uint8_t>(context);
     for (const std::uint16_t sender : channels_.senders(ctx))
         for (HeldPacket* p = channels_.front(ctx, sender); p && compare_sequence(p->sequence, current) < 0;
@@ -510,9 +509,8 @@ void CollectiveEngine::purge_context(unsigned context, bool keep_globals) {
         it = (it->first >> 16) == context ? owed_.erase(it) : std::next(it);
     for (StepRun& r : c.active.steps) r.owed = nullptr;  // pointed at erased entries
     c.agreements.clear();
-    c.aborts.clear();
     if (!keep_globals) c.globals.clear();
-    c.have_sequence = false;
+    c.sequences.reset();
     c.window_limit = 0;
 }
 
@@ -719,11 +717,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.take_contribution(0, prefix, prefix_bytes);
     discard_stale(context);
     // A peer aborted this collective before it started here.
-    for (auto it = c.aborts.begin(); it != c.aborts.end();) {
-        const int order = compare_sequence(*it, a.sequence);
-        if (order == 0 && !a.aborted) abandon(context);
-        it = order <= 0 ? c.aborts.erase(it) : std::next(it);
-    }
+    if (c.sequences.aborted_before_start(a.sequence) && !a.aborted) abandon(context);
 }
 
 // ---------------------------------------------------------------------------
@@ -834,24 +828,23 @@ void CollectiveEngine::abort_request(unsigned context, const NetworkHeader& head
 void CollectiveEngine::abort_notice(unsigned context, std::uint16_t sequence) {
     Context& c = contexts_[context];
     Active& a = c.active;
-    if (a.running && a.sequence == sequence) {
-        if (!a.aborted) {
-            abandon(context);
-            progress(context);
-        }
-        return;
+    switch (c.sequences.notice(sequence, running_sequence(c), kMaxAgreementsHeld)) {
+        case SequenceTracker::Notice::AbortRunning:
+            if (!a.aborted) {
+                abandon(context);
+                progress(context);
+            }
+            return;
+        case SequenceTracker::Notice::Ended:  // that collective already ended here
+            ++statistics_.stale;
+            return;
+        case SequenceTracker::Notice::AlreadyQueued:  // from another peer
+        case SequenceTracker::Notice::Queued:
+            return;
+        case SequenceTracker::Notice::Flood:
+            return drop("more than " + std::to_string(kMaxAgreementsHeld) + " abort notices held on context " +
+                        std::to_string(context));
     }
-    const bool older = (a.running && compare_sequence(sequence, a.sequence) < 0) ||
-                       (!a.running && c.have_sequence && compare_sequence(sequence, c.next_sequence) < 0);
-    if (older) {  // that collective already ended here
-        ++statistics_.stale;
-        return;
-    }
-    if (std::find(c.aborts.begin(), c.aborts.end(), sequence) != c.aborts.end()) return;  // from another peer
-    if (c.aborts.size() >= kMaxAgreementsHeld)
-        return drop("more than " + std::to_string(kMaxAgreementsHeld) + " abort notices held on context " +
-                    std::to_string(context));
-    c.aborts.push_back(sequence);
 }
 
 void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedule, const BlockSpan& contribution) {
@@ -1184,8 +1177,7 @@ void CollectiveEngine::finish(unsigned context) {
     }
     release_cgr(context);
     c.discard_host = a.host_message - a.host_received;
-    c.next_sequence = static_cast<std::uint16_t>((a.sequence + 1) & kStepSequenceMask);
-    c.have_sequence = true;
+    c.sequences.finished(a.sequence);
     a.running = false;
     a.steps.clear();
     a.buffer.clear();

@@ -50,6 +50,7 @@
 #include "isvp/data_phase.h"
 #include "isvp/packet_channel.h"
 #include "isvp/parameters.h"
+#include "isvp/sequence_tracker.h"
 #include "isvp/trace_writer.h"
 
 namespace isvp {
@@ -224,16 +225,12 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint32_t discard_host = 0;    ///< host bytes of a finished request still to come (dropped)
         int own_rank = 0;                  ///< comm rank the row gives (credit returns)
         Active active;
-        bool have_sequence = false;   ///< next_sequence is known
-        std::uint16_t next_sequence = 0;  ///< 15-bit sequence after the last collective
+        SequenceTracker sequences;    ///< the collective current on the row; peers' early abort notices
         std::size_t window_limit = 0; ///< step packets its windows hold
         std::unordered_map<std::uint16_t, std::uint16_t> globals;  ///< comm rank -> global rank (row, envelopes)
         std::unordered_map<std::uint16_t, std::deque<CollectiveArguments>> agreements;  ///< per sender, arrival order
         std::deque<CallTrace> calls;      ///< traced calls not written yet, oldest first
         std::uint64_t last_call_end = 0;  ///< traced: end of the last call event written on its lane
-        /// Sequences (15-bit) of collectives a peer aborted that have not
-        /// started here yet; they fail as soon as they start.
-        std::deque<std::uint16_t> aborts;
         /// The row the last RELEASE invalidated, until the next LOAD: the
         /// row's late packets are stale, and requests that still come for it
         /// are aborted at its peers too (they would wait forever otherwise).
@@ -320,6 +317,11 @@ class CollectiveEngine : public sc_core::sc_module {
                      std::vector<std::uint16_t> nodes);
     /// Nodes of the peers the running collective exchanges with (agreement and data).
     std::vector<std::uint16_t> active_peer_nodes(unsigned context) const;
+    /// The sequence of the collective running on `c`, if one is.
+    static std::optional<std::uint16_t> running_sequence(const Context& c) {
+        if (!c.active.running) return std::nullopt;
+        return c.active.sequence;
+    }
     /// An abort notice from a peer for `sequence` (15-bit).
     void abort_notice(unsigned context, std::uint16_t sequence);
 
