@@ -25,6 +25,13 @@
 // AgLUs (more collectives wait, first come first served), each with
 // collective.cgr_aglus vectorised AgLUs at collective.clock_mhz, shared by
 // its steps (a chunk uses up to phits_per_cycle of them at once).
+//
+// Structure (models/collective/README.md): this module keeps the sockets,
+// events and timing and delegates to SystemC-free pieces — CommunicatorTable
+// (CT, forwarding table, CSRs), CgrPool/AgluLanes (CGR units), request
+// validation (collective_request.h), DataPhase (the data phase's state
+// machine; Active derives from it), SequenceTracker (sequences and early
+// abort notices) — and to CreditedOutPort for its two outputs.
 #pragma once
 
 #include <array>
