@@ -685,7 +685,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.host_received = static_cast<std::uint32_t>(prefix_bytes);
     a.aglus.reset(config_.cgr_aglus, sc_core::sc_time_stamp().value());
     if (trace_) c.calls.back().agree_begin = sc_core::sc_time_stamp().value();
-    a.agree = make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling, e.size, a.rank, 0, Fold::Hypercube);
+    a.begin(e.size, a.rank);
     const auto learn = [&](std::uint16_t comm_rank, std::uint16_t global) {
         const auto [it, inserted] = c.globals.emplace(comm_rank, global);
         if (!inserted && it->second != global) {
@@ -886,38 +886,25 @@ void CollectiveEngine::send_agreement(unsigned context, const Active& a, std::ui
 }
 
 bool CollectiveEngine::advance_agreement(unsigned context) {
-    Context& c = contexts_[context];
-    Active& a = c.active;
-    bool moved = false;
-    while (!a.agreed) {
-        if (a.agree_step == a.agree.steps.size()) {
-            a.agreed = true;
-            if (trace_) c.calls.back().agree_end = sc_core::sc_time_stamp().value();
-            return true;
+    // The engine's side of the agreement: packets, the records queue, trace.
+    struct Driver final : ArgumentAgreement::Driver {
+        CollectiveEngine& engine;
+        unsigned context;
+        Context& c;
+        Driver(CollectiveEngine& e, unsigned k) : engine(e), context(k), c(e.contexts_[k]) {}
+        void send_record(int peer) override {
+            engine.send_agreement(context, c.active, *engine.peer_node(c.active, peer));
         }
-        const Step& s = a.agree.steps[a.agree_step];
-        if (s.send && !a.agree_sent) {
-            send_agreement(context, a, *peer_node(a, s.send->peer));
-            a.agree_sent = true;
-            moved = true;
+        std::deque<CollectiveArguments>& records_from(int peer) override {
+            return c.agreements[static_cast<std::uint16_t>(peer)];
         }
-        if (s.receive) {
-            auto& q = c.agreements[static_cast<std::uint16_t>(s.receive->peer)];
-            // Records of an aborted collective that ended here before it took them.
-            while (!q.empty() && compare_sequence(static_cast<std::uint16_t>(q.front().sequence & kStepSequenceMask),
-                                                  a.sequence) < 0) {
-                q.pop_front();
-                ++statistics_.stale;
-            }
-            if (q.empty()) return moved;
-            a.mask |= q.front().errors | mismatch_fields(a.mine, q.front());
-            q.pop_front();
+        void stale_record() override { ++engine.statistics_.stale; }
+        void agreed() override {
+            if (engine.trace_) c.calls.back().agree_end = sc_core::sc_time_stamp().value();
         }
-        ++a.agree_step;
-        a.agree_sent = false;
-        moved = true;
-    }
-    return moved;
+    } driver(*this, context);
+    Active& a = contexts_[context].active;
+    return a.exchange(a.sequence, a.mask, driver);
 }
 
 // ---------------------------------------------------------------------------

@@ -30,8 +30,9 @@
 // events and timing and delegates to SystemC-free pieces — CommunicatorTable
 // (CT, forwarding table, CSRs), CgrPool/AgluLanes (CGR units), request
 // validation (collective_request.h), DataPhase (the data phase's state
-// machine; Active derives from it), SequenceTracker (sequences and early
-// abort notices) — and to CreditedOutPort for its two outputs.
+// machine) and ArgumentAgreement (Active derives from both),
+// SequenceTracker (sequences and early abort notices) — and to
+// CreditedOutPort for its two outputs.
 #pragma once
 
 #include <array>
@@ -50,6 +51,7 @@
 #include <tlm>
 
 #include "isvp/aglu_engine.h"
+#include "isvp/argument_agreement.h"
 #include "isvp/cgr_pool.h"
 #include "isvp/collective_core.h"
 #include "isvp/communicator_table.h"
@@ -172,7 +174,6 @@ class CollectiveEngine : public sc_core::sc_module {
         NetworkPacketView view;                      ///< parsed; points into `packet`
         bool operator>(const Incoming& o) const { return at != o.at ? at > o.at : order > o.order; }
     };
-    using Wait = DataPhase::Wait;
     using StepRun = DataPhase::StepRun;
     /// A host request reassembled whole (its context was busy when it came).
     struct Request {
@@ -182,8 +183,9 @@ class CollectiveEngine : public sc_core::sc_module {
         bool open = false;                ///< reassembly in progress
         sc_core::sc_time first_at;        ///< its first packet was taken in (trace)
     };
-    /// The collective running on one context (its data phase: DataPhase).
-    struct Active : DataPhase {
+    /// The collective running on one context (its data phase: DataPhase;
+    /// its argument agreement: ArgumentAgreement).
+    struct Active : DataPhase, ArgumentAgreement {
         bool running = false;
         NetworkHeader header;  ///< opcode, operation, datatype, algorithm of the request
         CollectiveEnvelope envelope;
@@ -198,13 +200,7 @@ class CollectiveEngine : public sc_core::sc_module {
         /// pipeline_stages >= 1).
         AgluLanes aglus;
         std::deque<std::pair<sc_core::sc_time, std::size_t>> combining;  ///< (final at, step): chunks in the AgLU
-        // Argument agreement (a hypercube allreduce of CollectiveArguments).
-        Schedule agree;
-        std::size_t agree_step = 0;
-        bool agree_sent = false;
-        bool agreed = false;
-        CollectiveArguments mine;
-        std::uint32_t mask = 0;  ///< mismatch bits
+        std::uint32_t mask = 0;  ///< mismatch bits (the agreement's and the data phase's)
         /// A member's row was released (here or at a peer): the collective
         /// ends without waiting for the agreement or its data.
         bool aborted = false;
