@@ -5,14 +5,14 @@
 #include <sstream>
 #include <string>
 
+#include "isvp/collective_request.h"
 #include "isvp/register_map.h"
 
 namespace isvp {
 
 namespace {
 constexpr const char* kReportType = "isvp/collective";
-constexpr std::uint32_t kRows = regmap::kContextCount;
-static_assert(kRows <= 32, "CollectiveEngine::combining_contexts_ has a bit per context");
+static_assert(regmap::kContextCount <= 32, "CollectiveEngine::combining_contexts_ has a bit per context");
 constexpr std::uint32_t kAlgorithmsInSwitch = 0x7;  // binomial, recursive doubling, recursive halving
 constexpr std::size_t kMaxAgreementsHeld = 64;      // per (context, sender); the protocol needs <= 2 collectives' worth
 
@@ -127,19 +127,22 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
       net_in_credit("net_in_credit"),
       csr("csr"),
       node_(node),
-      nodes_(nodes),
-      config_(config),
-      forwarding_(1u << 16) {
-    config_.validate();
+      config_((config.validate(), config)),
+      cgr_(config_.cgr_units, regmap::kContextCount),
+      table_(nodes, config_.early_buffer_bytes,
+             static_cast<std::uint64_t>(config_.window_packets) * config_.packet_payload_bytes,
+             AcceleratorCapabilities{config_.cgr_units, config_.radix, kAlgorithmsInSwitch, config_.max_buffer_bytes}),
+      net_port_(std::string(this->name()), net_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
+                config_.phits_per_cycle,
+                [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }),
+      host_port_(std::string(this->name()), host_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
+                 config_.phits_per_cycle,
+                 [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }) {
     aglu_ = make_aglu_engine(aglu);
     cycle_ = sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS);
     credit_delay_ = sc_core::sc_time(config_.credit_delay_ns, sc_core::SC_NS);
     credit_batch_ = std::max<std::uint32_t>(1, config_.window_packets / 4);
     size_code_ = *size_code_for(config_.packet_payload_bytes);
-    for (std::uint32_t r = 0; r < forwarding_.size(); ++r) forwarding_[r] = static_cast<std::uint16_t>(r);
-    net_port_.socket = &net_out;
-    host_port_.socket = &host_out;
-    cgr_holder_.assign(config_.cgr_units, -1);
 
     host_in.register_b_transport(this, &CollectiveEngine::on_host_in);
     net_in.register_b_transport(this, &CollectiveEngine::on_net_in);
@@ -150,10 +153,10 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     SC_HAS_PROCESS(CollectiveEngine);
     SC_METHOD(grant_initial_credits);
     SC_METHOD(drain_net);
-    sensitive << net_port_.wake;
+    sensitive << net_port_.wake();
     dont_initialize();
     SC_METHOD(drain_host);
-    sensitive << host_port_.wake;
+    sensitive << host_port_.wake();
     dont_initialize();
     SC_METHOD(on_incoming);
     sensitive << incoming_event_;
@@ -224,10 +227,9 @@ void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core
         return;
     }
     if (view->network.opcode == Opcode::Send) {  // point-to-point: straight through
-        OutPort& to = from_host ? net_port_ : host_port_;
+        CreditedOutPort& to = from_host ? net_port_ : host_port_;
         payload.acquire();
-        to.queue.push_back(Outgoing{&payload, from, -1, phits});
-        to.wake.notify(delay);
+        to.enqueue({&payload, static_cast<std::uint8_t>(from), -1, phits}, false, delay);
         ++(from_host ? statistics_.passed_to_network : statistics_.passed_to_host);
         return;
     }
@@ -263,7 +265,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
                  std::to_string(context) + " expects offset " + std::to_string(a.host_received));
             return;
         }
-        take_contribution(a, v.offset, v.payload, v.payload_bytes);
+        a.take_contribution(v.offset, v.payload, v.payload_bytes);
         a.host_received += v.payload_bytes;
         progress(context);
         return;
@@ -325,7 +327,7 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
     Context& c = contexts_[context];
     const std::uint16_t sender = v.processor.rank;
     const std::uint8_t step = v.network.step;
-    if (!ct_[context].valid) {
+    if (!table_.valid(context)) {
         if (c.released_row) {
             // Late packets of the collectives a RELEASE aborted: discarded,
             // a data packet's window credit still goes back to its sender.
@@ -383,10 +385,8 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
         return drop("step packet with step " + std::to_string(step) + " (context " + std::to_string(context) + ")");
     // A packet of a collective this switch has finished (one that ended with
     // an error): its credit goes back, the data is discarded.
-    const Active& a = c.active;
     const std::uint16_t sequence = step_sequence(v.processor);
-    if ((a.running && compare_sequence(sequence, a.sequence) < 0) ||
-        (!a.running && c.have_sequence && compare_sequence(sequence, c.next_sequence) < 0)) {
+    if (c.sequences.ended(sequence, running_sequence(c))) {
         ++statistics_.stale;
         owe_credit(context, sender);
         return;
@@ -400,87 +400,26 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
     progress(context);
 }
 
-void CollectiveEngine::on_credit(OutPort& port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    CreditReturn* credit = nullptr;
-    payload.get_extension(credit);
-    if (credit == nullptr) {
-        payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-        SC_REPORT_WARNING(kReportType, (std::string(name()) + ": credit transaction without CreditReturn").c_str());
-        return;
-    }
-    payload.set_response_status(tlm::TLM_OK_RESPONSE);
-    if (credit->vc != 0) return;  // only VC 0 is used
-    if (delay == sc_core::SC_ZERO_TIME) {
-        port.credits += credit->phits;
-        port.wake.notify(sc_core::SC_ZERO_TIME);
-    } else {
-        port.arriving.emplace(sc_core::sc_time_stamp() + delay, credit->phits);
-        port.wake.notify(delay);
-    }
+void CollectiveEngine::packet_left(const CreditedOutPort::Outgoing& o, const sc_core::sc_time& tail_after) {
+    return_credits(static_cast<CreditTo>(o.credit_to), o.phits, tail_after);
+    if (o.ends_call >= 0 && trace_)
+        trace_result_left(static_cast<unsigned>(o.ends_call), (sc_core::sc_time_stamp() + tail_after).value());
 }
 
-// ---------------------------------------------------------------------------
-// Outputs
-
-void CollectiveEngine::drain(OutPort& port) {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    while (!port.arriving.empty() && port.arriving.top().first <= now) {
-        port.credits += port.arriving.top().second;
-        port.arriving.pop();
-    }
-    while (!port.urgent.empty() || !port.queue.empty()) {
-        if (now < port.free_at) {
-            port.wake.notify(port.free_at - now);
-            return;
-        }
-        std::deque<Outgoing>& from = port.urgent.empty() ? port.queue : port.urgent;
-        Outgoing& o = from.front();
-        const std::uint32_t phits = o.phits;
-        if (port.credits < phits) {
-            if (!port.arriving.empty()) port.wake.notify(port.arriving.top().first - now);
-            return;  // a zero-delay credit return notifies wake
-        }
-        const std::uint32_t cycles = (phits + config_.phits_per_cycle - 1) / config_.phits_per_cycle;
-        PacketInfo& info = packet_info(*o.packet);
-        info.vc = 0;
-        info.tail_after = cycle_ * static_cast<double>(cycles - 1);
-        if (o.credit_to == CreditTo::None) info.injected = now;
-        port.credits -= phits;
-        port.free_at = now + cycle_ * static_cast<double>(cycles);
-        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-        (*port.socket)->b_transport(*o.packet, delay);
-        if (!o.packet->is_response_ok())
-            SC_REPORT_ERROR(kReportType, (std::string(name()) + ": a receiver refused a packet it had granted "
-                                                                "credits for (packet_channel.h)")
-                                             .c_str());
-        return_credits(o.credit_to, phits, info.tail_after);
-        if (o.ends_call >= 0 && trace_)
-            trace_result_left(static_cast<unsigned>(o.ends_call), (now + info.tail_after).value());
-        o.packet->release();
-        from.pop_front();
-        // The next packet leaves a serialisation time from now; its payload
-        // object has usually left the cache while it waited in the queue.
-        if (const std::deque<Outgoing>& next = port.urgent.empty() ? port.queue : port.urgent; !next.empty())
-            for (unsigned line = 0; line < sizeof(tlm::tlm_generic_payload) + sizeof(PacketInfo); line += 64)
-                __builtin_prefetch(reinterpret_cast<const char*>(next.front().packet) + line);
-    }
-}
-
-std::uint8_t* CollectiveEngine::emit_packet(OutPort& port, NetworkHeader network, const ProcessorHeader& processor,
-                                            std::uint32_t offset, std::uint32_t bytes, bool urgent) {
+std::uint8_t* CollectiveEngine::emit_packet(CreditedOutPort& port, NetworkHeader network,
+                                            const ProcessorHeader& processor, std::uint32_t offset, std::uint32_t bytes,
+                                            bool urgent) {
     network.size_code = size_code_;
     network.last = offset + bytes >= processor.message_bytes;
     tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes);
     write_network_packet(network, processor, offset, nullptr, 0, packet->get_data_ptr());  // headers
-    (urgent ? port.urgent : port.queue)
-        .push_back(
-            Outgoing{packet, CreditTo::None, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes)});
-    port.wake.notify(sc_core::SC_ZERO_TIME);
+    port.enqueue({packet, 0, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes)}, urgent,
+                 sc_core::SC_ZERO_TIME);
     return packet->get_data_ptr() + kNetworkPacketOverhead;
 }
 
-void CollectiveEngine::emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
-                            const std::uint8_t* data, std::uint32_t bytes, bool urgent) {
+void CollectiveEngine::emit(CreditedOutPort& port, NetworkHeader network, ProcessorHeader processor,
+                            std::uint32_t offset, const std::uint8_t* data, std::uint32_t bytes, bool urgent) {
     std::uint8_t* payload = emit_packet(port, network, processor, offset, bytes, urgent);
     if (bytes) std::memcpy(payload, data, bytes);
 }
@@ -491,8 +430,8 @@ void CollectiveEngine::emit(OutPort& port, NetworkHeader network, ProcessorHeade
 std::optional<std::uint16_t> CollectiveEngine::node_of(unsigned context, std::uint16_t comm_rank) const {
     const auto& globals = contexts_[context].globals;
     const auto it = globals.find(comm_rank);
-    if (it == globals.end() || forwarding_[it->second] >= nodes_) return std::nullopt;
-    return forwarding_[it->second];
+    if (it == globals.end()) return std::nullopt;
+    return table_.node_of_global(it->second);
 }
 
 void CollectiveEngine::owe_credit(unsigned context, std::uint16_t sender) {
@@ -558,8 +497,9 @@ void CollectiveEngine::pop_held(std::uint8_t context, std::uint16_t sender) {
 
 void CollectiveEngine::discard_stale(unsigned context) {
     Context& c = contexts_[context];
-    if (!c.active.running && !c.have_sequence) return;
-    const std::uint16_t current = c.active.running ? c.active.sequence : c.next_sequence;
+    const std::optional<std::uint16_t> known = c.sequences.current(running_sequence(c));
+    if (!known) return;
+    const std::uint16_t current = *known;
     const auto ctx = static_cast<std::uint8_t>(context);
     for (const std::uint16_t sender : channels_.senders(ctx))
         for (HeldPacket* p = channels_.front(ctx, sender); p && compare_sequence(p->sequence, current) < 0;
@@ -582,9 +522,8 @@ void CollectiveEngine::purge_context(unsigned context, bool keep_globals) {
         it = (it->first >> 16) == context ? owed_.erase(it) : std::next(it);
     for (StepRun& r : c.active.steps) r.owed = nullptr;  // pointed at erased entries
     c.agreements.clear();
-    c.aborts.clear();
     if (!keep_globals) c.globals.clear();
-    c.have_sequence = false;
+    c.sequences.reset();
     c.window_limit = 0;
 }
 
@@ -603,20 +542,20 @@ void CollectiveEngine::release_row(unsigned context) {
             Request r = std::move(c.waiting.front());
             c.waiting.pop_front();
             if (trace_) trace_call_begin(context, r.network, r.bytes.data(), r.bytes.size(), r.first_at);
-            abort_request(context, r.network, r.bytes.data(), r.bytes.size(), ct_[context]);
+            abort_request(context, r.network, r.bytes.data(), r.bytes.size(), table_.row(context));
             r.bytes.clear();
             spare_buffers_.push_back(std::move(r.bytes));
         }
         if (c.assembly.open) {  // a request still arriving: the rest of it is discarded
             Request& r = c.assembly;
             if (trace_) trace_call_begin(context, r.network, r.bytes.data(), r.received, r.first_at);
-            abort_request(context, r.network, r.bytes.data(), r.received, ct_[context]);
+            abort_request(context, r.network, r.bytes.data(), r.received, table_.row(context));
             c.discard_host += static_cast<std::uint32_t>(r.bytes.size()) - r.received;
             r.open = false;
         }
         if (c.streaming) {  // a request whose envelope is not in yet
             if (trace_) trace_call_begin(context, c.head, c.prefix.data(), c.prefix.size(), c.head_at);
-            abort_request(context, c.head, c.prefix.data(), c.prefix.size(), ct_[context]);
+            abort_request(context, c.head, c.prefix.data(), c.prefix.size(), table_.row(context));
             c.discard_host += c.head_message - static_cast<std::uint32_t>(c.prefix.size());
             c.streaming = false;
             c.prefix.clear();
@@ -643,24 +582,13 @@ void CollectiveEngine::release_row(unsigned context) {
     // stale (their credits still returned through the comm rank -> global
     // rank map, kept), and a request that still comes for it is aborted at
     // its peers too, who would otherwise wait for this member forever.
-    if (ct_[context].valid) c.released_row = ct_[context];
+    if (table_.valid(context)) c.released_row = table_.row(context);
     purge_context(context, c.released_row.has_value());
-    if (ct_[context].valid) reserved_bytes_ -= c.reserved;
-    c.reserved = 0;
-    ct_[context].valid = false;
-    namespace st = regmap::ct_command_status;
-    command_status_ = st::RESULT.make(busy ? st::kReleasedAborting : st::kDone) | st::ROW.make(context);
+    table_.release(context, busy);
 }
 
 void CollectiveEngine::load_row(unsigned context) {
     Context& c = contexts_[context];
-    CtRow row = CtRow::decode(staging_);
-    unsigned present = 0;
-    for (unsigned k = 0; k < regmap::kCtEntries; ++k)
-        if (row.tag[k] == CtRow::Higher || row.tag[k] == CtRow::Lower) ++present;
-    const std::uint64_t need = config_.row_reservation(present);
-    const std::uint64_t others = reserved_bytes_ - (ct_[context].valid ? c.reserved : 0);
-    namespace st = regmap::ct_command_status;
     if (c.released_row)  // credits owed for late packets of the aborted collectives go back first
         for (auto& [k, owed] : owed_)
             if ((k >> 16) == context && owed.count) {
@@ -668,28 +596,21 @@ void CollectiveEngine::load_row(unsigned context) {
                 owed.count = 0;
             }
     purge_context(context);
-    if (others + need > config_.early_buffer_bytes) {
-        command_status_ = st::RESULT.make(st::kLoadRefusedMemory) | st::ROW.make(context);
+    const CommunicatorTable::LoadResult load = table_.load(context);
+    if (!load.loaded) {
         ++statistics_.rows_refused;
-        ct_[context].valid = false;
-        reserved_bytes_ = others;
-        c.reserved = 0;
-        SC_REPORT_WARNING(kReportType,
-                          (std::string(name()) + ": CT row " + std::to_string(context) +
-                           " refused: its receive windows (" + std::to_string(need) + " bytes for " +
-                           std::to_string(present + 1) + " peers) do not fit collective.early_buffer_bytes (" +
-                           std::to_string(config_.early_buffer_bytes - others) + " of " +
-                           std::to_string(config_.early_buffer_bytes) + " bytes free); CT_VALID stays 0")
-                              .c_str());
+        SC_REPORT_WARNING(
+            kReportType,
+            (std::string(name()) + ": CT row " + std::to_string(context) + " refused: its receive windows (" +
+             std::to_string(load.need) + " bytes for " + std::to_string(load.present + 1) +
+             " peers) do not fit collective.early_buffer_bytes (" + std::to_string(load.free) + " of " +
+             std::to_string(config_.early_buffer_bytes) + " bytes free); CT_VALID stays 0")
+                .c_str());
         return;
     }
-    command_status_ = st::RESULT.make(st::kDone) | st::ROW.make(context);
     c.released_row.reset();
-    row.valid = true;
-    ct_[context] = row;
-    reserved_bytes_ = others + need;
-    c.reserved = need;
-    c.window_limit = static_cast<std::size_t>(present + 1) * config_.window_packets;
+    const CtRow& row = table_.row(context);
+    c.window_limit = static_cast<std::size_t>(load.present + 1) * config_.window_packets;
     c.own_rank = row.own_rank().value_or(0);
     for (unsigned k = 0; k < regmap::kCtEntries; ++k)
         if (row.tag[k] == CtRow::Higher || row.tag[k] == CtRow::Lower)
@@ -698,16 +619,6 @@ void CollectiveEngine::load_row(unsigned context) {
 
 // ---------------------------------------------------------------------------
 // Collectives: start
-
-std::optional<std::uint16_t> CollectiveEngine::peer_node(const CtRow& row, int rank, const CollectiveEnvelope& e,
-                                                         int peer) const {
-    std::optional<std::uint16_t> global = row.neighbour(rank, peer);
-    if (!global && peer == 0) global = e.global_rank0;
-    if (!global && peer == e.root) global = e.global_root;
-    if (!global) return std::nullopt;
-    if (forwarding_[*global] >= nodes_) return std::nullopt;
-    return forwarding_[*global];
-}
 
 void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, int rank, CollectiveError code,
                                 std::uint32_t mask, const std::string& why) {
@@ -733,7 +644,7 @@ void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, 
     ++statistics_.result_packets;
     emit(host_port_, network, processor, 0, bytes, kErrorResultBytes);
     if (trace_) {
-        host_port_.queue.back().ends_call = static_cast<std::int8_t>(context);
+        host_port_.last_queued().ends_call = static_cast<std::int8_t>(context);
         CallTrace& call = contexts_[context].calls.back();
         if (call.result_begin == kNever) call.result_begin = sc_core::sc_time_stamp().value();
         call.result_bytes = kErrorResultBytes;
@@ -761,42 +672,33 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     Active& a = c.active;
     if (trace_) trace_call_begin(context, h, prefix, prefix_bytes, arrival);
     const auto lost = [&] { c.discard_host = message_bytes - static_cast<std::uint32_t>(prefix_bytes); };
-    if (message_bytes < CollectiveEnvelope::kBytes) {
-        fail_now(context, h, 0, CollectiveError::Mismatch, mismatch::kContribution,
-                 "request shorter than its 16-byte envelope");
-        return lost();
-    }
-    const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
-    if (!ct_[context].valid && c.released_row) {  // posted on a released row: abort it at the peers too
+    // Posted on a released row: abort it at the peers too.
+    if (message_bytes >= CollectiveEnvelope::kBytes && !table_.valid(context) && c.released_row) {
         abort_request(context, h, prefix, prefix_bytes, *c.released_row);
         return lost();
     }
-    if (!ct_[context].valid) {
-        fail_now(context, h, 0, CollectiveError::UnknownContext, 0, "no valid CT row");
+    if (const std::optional<RequestRefusal> refusal = refuse_request(message_bytes, prefix, table_.row(context))) {
+        fail_now(context, h, refusal->rank, refusal->code, refusal->mask, refusal->why);
         return lost();
     }
-    const CtRow& row = ct_[context];
-    const std::optional<int> rank = row.own_rank();
-    if (!rank || e.size == 0 || *rank >= e.size || !row.consistent_with(e.size, *rank)) {
-        fail_now(context, h, rank.value_or(0), CollectiveError::SizeOutsideRow, mismatch::kRow,
-                 "communicator size " + std::to_string(e.size) + " inconsistent with the CT row");
-        return lost();
-    }
+    const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
+    const CtRow& row = table_.row(context);
     // From here on every member can run the argument agreement (hypercube
     // peers of the row), so a local error is reported to all of them.
     a = Active{};
+    a.chunk_bytes = config_.packet_payload_bytes;
     a.buffer = take_buffer();
     a.running = true;
     a.header = h;
     a.envelope = e;
     a.row = row;
-    a.rank = *rank;
+    a.rank = *row.own_rank();
     a.sequence = static_cast<std::uint16_t>(e.sequence & kStepSequenceMask);
     a.host_message = message_bytes;
     a.host_received = static_cast<std::uint32_t>(prefix_bytes);
-    a.aglu_free.assign(config_.cgr_aglus, sc_core::sc_time_stamp());
+    a.aglus.reset(config_.cgr_aglus, sc_core::sc_time_stamp().value());
     if (trace_) c.calls.back().agree_begin = sc_core::sc_time_stamp().value();
-    a.agree = make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling, e.size, a.rank, 0, Fold::Hypercube);
+    a.begin(e.size, a.rank);
     const auto learn = [&](std::uint16_t comm_rank, std::uint16_t global) {
         const auto [it, inserted] = c.globals.emplace(comm_rank, global);
         if (!inserted && it->second != global) {
@@ -815,103 +717,21 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
                 return lost();
             }
 
-    // Counts: one per block for Reduce_scatter with unequal counts.
-    std::vector<std::uint32_t> counts;
-    a.header_bytes = CollectiveEnvelope::kBytes;
-    const bool variable = e.elements_per_block == kVariableCounts;
-    if (variable) {
-        a.header_bytes += 4u * e.size;
-        if (prefix_bytes >= a.header_bytes)
-            for (unsigned b = 0; b < e.size; ++b)
-                counts.push_back(load_le32(prefix + CollectiveEnvelope::kBytes + 4 * b));
-    }
-    a.mine.opcode = h.opcode;
-    a.mine.operation = h.operation;
-    a.mine.datatype = h.datatype;
-    a.mine.algorithm = h.algorithm;
-    a.mine.count = variable ? counts_digest(counts) : e.elements_per_block;
-    a.mine.size = e.size;
-    a.mine.root = e.root;
-    a.mine.sequence = e.sequence;
-
-    auto local = [&](CollectiveError code, std::uint32_t bit, const std::string& why) {
-        if (a.local == CollectiveError::None) {
-            a.local = code;
-            a.local_why = why;
-        }
-        a.mine.errors |= bit;
-    };
-    const auto op = operation_from_code(h.operation);
-    const auto type = datatype_from_code(h.datatype);
-    if (e.root >= e.size)
-        local(CollectiveError::SizeOutsideRow, mismatch::kRow,
-              "root " + std::to_string(e.root) + " outside the communicator of " + std::to_string(e.size));
-    if (is_reduction(h.opcode) && (!op || !type || !aglu_supports(*op, *type)))
-        local(CollectiveError::Unsupported, mismatch::kUnsupported,
-              "operation " + std::to_string(h.operation) + " on datatype " + std::to_string(h.datatype) +
-                  " is not supported by the AgLU");
-    if (!type && h.opcode != Opcode::Barrier)
-        local(CollectiveError::Unsupported, mismatch::kUnsupported, "reserved datatype");
-    if (variable && h.opcode != Opcode::ReduceScatter)
-        local(CollectiveError::Unsupported, mismatch::kUnsupported,
-              "unequal counts are for reduce_scatter only, not " + std::string(to_string(h.opcode)));
-    if (variable && message_bytes < a.header_bytes)
-        local(CollectiveError::Mismatch, mismatch::kContribution, "request shorter than its counts table");
-    Schedule schedule;
-    if (a.local == CollectiveError::None) {
-        try {
-            schedule = make_schedule(h.opcode, static_cast<Algorithm>(h.algorithm & 3), e.size, a.rank, e.root,
-                                     Fold::Hypercube);
-        } catch (const std::invalid_argument& error) {
-            local(CollectiveError::Unsupported, mismatch::kUnsupported, error.what());
-        }
-    }
-    if (a.local == CollectiveError::None && schedule.steps.size() > kMaxScheduleSteps)
-        local(CollectiveError::SizeOutsideRow, mismatch::kRow, "schedule longer than the step field");
-    if (a.local == CollectiveError::None) {
-        const std::uint64_t element = element_size(type.value_or(Datatype::UInt8));
-        if (variable) {
-            std::vector<std::uint64_t> sizes;
-            for (const std::uint32_t n : counts) sizes.push_back(n * element);
-            a.layout = BlockLayout::variable(sizes);
-        } else {
-            a.layout = BlockLayout::uniform(
-                schedule.blocks, block_bytes(h.opcode, e.elements_per_block, type.value_or(Datatype::UInt8)));
-        }
-        const std::uint64_t total = a.layout.total();
-        if (total > config_.max_buffer_bytes || total > kMaxMessageBytes)
-            local(CollectiveError::SizeOutsideRow, mismatch::kRow,
-                  "buffer of " + std::to_string(total) + " bytes exceeds collective.max_buffer_bytes");
-    }
-    if (a.local == CollectiveError::None)
-        for (const Step& s : schedule.steps)
-            for (const auto* t : {&s.send, &s.receive})
-                if (*t && !peer_node(a, (*t)->peer)) {
-                    local(
-                        CollectiveError::SizeOutsideRow, mismatch::kRow,
-                        "peer comm rank " + std::to_string((*t)->peer) + " is neither in the CT row nor 0 or the root");
-                    break;
-                }
-    if (a.local == CollectiveError::None) {
-        const BlockSpan in = contribution_span(h.opcode, e.size, a.rank, e.root);
-        const std::uint64_t expected = a.layout.bytes(in);
-        const std::uint64_t got = message_bytes - a.header_bytes;
-        const bool bcast_leaf = h.opcode == Opcode::Bcast && a.rank != e.root;
-        if (got != expected && !(bcast_leaf && got == 0))
-            local(CollectiveError::Mismatch, mismatch::kContribution,
-                  "contribution of " + std::to_string(got) + " bytes, expected " + std::to_string(expected));
-        else
-            build_data_phase(context, schedule, bcast_leaf ? BlockSpan{0, 0} : in);
-    }
+    RequestPlan plan = plan_request(h, e, a.rank, message_bytes, prefix, prefix_bytes,
+                                    SwitchLimits{config_.max_buffer_bytes, &aglu_supports},
+                                    [&](int peer) { return peer_node(a, peer).has_value(); });
+    a.header_bytes = plan.header_bytes;
+    a.mine = plan.mine;
+    a.local = plan.local;
+    a.local_why = std::move(plan.local_why);
+    a.layout = std::move(plan.layout);
+    if (plan.runs_data) build_data_phase(context, plan.schedule, plan.contribution);
     a.mask = a.mine.errors;
-    take_contribution(a, 0, prefix, prefix_bytes);
+    a.take_contribution(0, prefix, prefix_bytes);
     discard_stale(context);
     // A peer aborted this collective before it started here.
-    for (auto it = c.aborts.begin(); it != c.aborts.end();) {
-        const int order = compare_sequence(it->sequence, a.sequence);
-        if (order == 0 && !a.aborted) abandon(context, it->cause, it->fault_pair);
-        it = order <= 0 ? c.aborts.erase(it) : std::next(it);
-    }
+    if (const auto abort = c.sequences.aborted_before_start(a.sequence); abort && !a.aborted)
+        abandon(context, abort->cause, abort->fault_pair);
 }
 
 // ---------------------------------------------------------------------------
@@ -1010,7 +830,7 @@ void CollectiveEngine::abort_request(unsigned context, const NetworkHeader& head
                 for (const Step& s : schedule.steps)
                     for (const auto* t : {&s.send, &s.receive})
                         if (*t)
-                            if (const std::optional<std::uint16_t> n = peer_node(row, rank, e, (*t)->peer))
+                            if (const std::optional<std::uint16_t> n = table_.peer_node(row, rank, e, (*t)->peer))
                                 nodes.push_back(*n);
             };
             add(make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling, e.size, rank, 0, Fold::Hypercube));
@@ -1031,26 +851,23 @@ void CollectiveEngine::abort_request(unsigned context, const NetworkHeader& head
 void CollectiveEngine::abort_notice(unsigned context, const AbortRecord& notice) {
     Context& c = contexts_[context];
     Active& a = c.active;
-    const std::uint16_t sequence = notice.sequence;
-    if (a.running && a.sequence == sequence) {
-        if (!a.aborted) {
-            abandon(context, notice.cause, notice.fault_pair);
-            progress(context);
-        }
-        return;
+    switch (c.sequences.notice(notice, running_sequence(c), kMaxAgreementsHeld)) {
+        case SequenceTracker::Notice::AbortRunning:
+            if (!a.aborted) {
+                abandon(context, notice.cause, notice.fault_pair);
+                progress(context);
+            }
+            return;
+        case SequenceTracker::Notice::Ended:  // that collective already ended here
+            ++statistics_.stale;
+            return;
+        case SequenceTracker::Notice::AlreadyQueued:  // from another peer
+        case SequenceTracker::Notice::Queued:
+            return;
+        case SequenceTracker::Notice::Flood:
+            return drop("more than " + std::to_string(kMaxAgreementsHeld) + " abort notices held on context " +
+                        std::to_string(context));
     }
-    const bool older = (a.running && compare_sequence(sequence, a.sequence) < 0) ||
-                       (!a.running && c.have_sequence && compare_sequence(sequence, c.next_sequence) < 0);
-    if (older) {  // that collective already ended here
-        ++statistics_.stale;
-        return;
-    }
-    if (std::any_of(c.aborts.begin(), c.aborts.end(), [&](const AbortRecord& r) { return r.sequence == sequence; }))
-        return;  // from another peer
-    if (c.aborts.size() >= kMaxAgreementsHeld)
-        return drop("more than " + std::to_string(kMaxAgreementsHeld) + " abort notices held on context " +
-                    std::to_string(context));
-    c.aborts.push_back(notice);
 }
 
 void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std::uint16_t destination,
@@ -1086,11 +903,9 @@ void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std:
         if (only_context && context != *only_context) continue;
         Context& c = contexts_[context];
         Active& a = c.active;
-        if (!ct_[context].valid) continue;
+        if (!table_.valid(context)) continue;
         if (by_sequence) {  // that collective: running, or still to start here (ended: nothing to do)
-            const bool ended = (a.running && compare_sequence(fault.sequence, a.sequence) < 0) ||
-                               (!a.running && c.have_sequence && compare_sequence(fault.sequence, c.next_sequence) < 0);
-            if (!ended) abort_notice(context, fault);
+            if (!c.sequences.ended(fault.sequence, running_sequence(c))) abort_notice(context, fault);
             continue;
         }
         if (!a.running || a.aborted) continue;
@@ -1103,51 +918,19 @@ void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std:
 
 void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedule, const BlockSpan& contribution) {
     Active& a = contexts_[context].active;
-    const Opcode opcode = a.header.opcode;
-    a.data = true;
-    a.buffer.assign(a.layout.total(), 0);
-    a.steps.clear();
-    a.steps.reserve(schedule.steps.size());
-    for (const Step& s : schedule.steps) {
-        StepRun r;
-        r.apply = s.apply;
-        if (s.send) {
-            r.send_peer = s.send->peer;
-            r.send_node = *peer_node(a, s.send->peer);
-            r.send = StreamMap(s.send->spans, a.layout);
-            r.send_chunks = chunks_of(r.send.bytes());
-            r.credits = &send_credits_.emplace(key(context, r.send_peer), config_.window_packets).first->second;
-        }
-        if (s.receive) {
-            r.recv_peer = s.receive->peer;
-            r.recv = StreamMap(s.receive->spans, a.layout);
-            r.recv_chunks = chunks_of(r.recv.bytes());
-            r.channel = &channels_.channel(static_cast<std::uint8_t>(context), static_cast<std::uint16_t>(r.recv_peer));
-        }
-        for (std::size_t j = a.steps.size(); j-- > 0;) {  // one channel carries its steps in schedule order
-            if (r.send_after < 0 && r.send_peer >= 0 && a.steps[j].send_peer == r.send_peer)
-                r.send_after = static_cast<std::ptrdiff_t>(j);
-            if (r.recv_after < 0 && r.recv_peer >= 0 && a.steps[j].recv_peer == r.recv_peer)
-                r.recv_after = static_cast<std::ptrdiff_t>(j);
-        }
-        a.steps.push_back(std::move(r));
-    }
-    a.contribution = StreamMap({contribution}, a.layout);
-    a.result = StreamMap({result_span(opcode, a.envelope.size, a.rank, a.envelope.root)}, a.layout);
-    a.result_chunks = chunks_of(a.result.bytes());
-}
-
-void CollectiveEngine::take_contribution(Active& a, std::uint64_t offset, const std::uint8_t* data,
-                                         std::uint64_t bytes) {
-    // Message bytes [offset, offset + bytes): the part past the envelope
-    // [+ counts] is contribution.
-    if (!a.data || offset + bytes <= a.header_bytes) return;
-    const std::uint64_t skip = offset < a.header_bytes ? a.header_bytes - offset : 0;
-    const std::uint64_t from = offset + skip - a.header_bytes;
-    const std::uint64_t to = std::min(a.contribution.bytes(), from + bytes - skip);
-    if (from >= to) return;
-    a.contribution.scatter(data + skip, from, to, a.buffer.data());
-    a.contributed = to;
+    a.build(schedule, contribution, result_span(a.header.opcode, a.envelope.size, a.rank, a.envelope.root),
+            [&](std::size_t, const Step& s) {
+                DataPhase::StepLinks link;
+                if (s.send) {
+                    link.send_node = *peer_node(a, s.send->peer);
+                    link.credits =
+                        &send_credits_.emplace(key(context, s.send->peer), config_.window_packets).first->second;
+                }
+                if (s.receive)
+                    link.channel = &channels_.channel(static_cast<std::uint8_t>(context),
+                                                      static_cast<std::uint16_t>(s.receive->peer));
+                return link;
+            });
 }
 
 // ---------------------------------------------------------------------------
@@ -1172,121 +955,29 @@ void CollectiveEngine::send_agreement(unsigned context, const Active& a, std::ui
 }
 
 bool CollectiveEngine::advance_agreement(unsigned context) {
-    Context& c = contexts_[context];
-    Active& a = c.active;
-    bool moved = false;
-    while (!a.agreed) {
-        if (a.agree_step == a.agree.steps.size()) {
-            a.agreed = true;
-            if (trace_) c.calls.back().agree_end = sc_core::sc_time_stamp().value();
-            return true;
+    // The engine's side of the agreement: packets, the records queue, trace.
+    struct Driver final : ArgumentAgreement::Driver {
+        CollectiveEngine& engine;
+        unsigned context;
+        Context& c;
+        Driver(CollectiveEngine& e, unsigned k) : engine(e), context(k), c(e.contexts_[k]) {}
+        void send_record(int peer) override {
+            engine.send_agreement(context, c.active, *engine.peer_node(c.active, peer));
         }
-        const Step& s = a.agree.steps[a.agree_step];
-        if (s.send && !a.agree_sent) {
-            send_agreement(context, a, *peer_node(a, s.send->peer));
-            a.agree_sent = true;
-            moved = true;
+        std::deque<CollectiveArguments>& records_from(int peer) override {
+            return c.agreements[static_cast<std::uint16_t>(peer)];
         }
-        if (s.receive) {
-            auto& q = c.agreements[static_cast<std::uint16_t>(s.receive->peer)];
-            // Records of an aborted collective that ended here before it took them.
-            while (!q.empty() && compare_sequence(static_cast<std::uint16_t>(q.front().sequence & kStepSequenceMask),
-                                                  a.sequence) < 0) {
-                q.pop_front();
-                ++statistics_.stale;
-            }
-            if (q.empty()) return moved;
-            a.mask |= q.front().errors | mismatch_fields(a.mine, q.front());
-            q.pop_front();
+        void stale_record() override { ++engine.statistics_.stale; }
+        void agreed() override {
+            if (engine.trace_) c.calls.back().agree_end = sc_core::sc_time_stamp().value();
         }
-        ++a.agree_step;
-        a.agree_sent = false;
-        moved = true;
-    }
-    return moved;
+    } driver(*this, context);
+    Active& a = contexts_[context].active;
+    return a.exchange(a.sequence, a.mask, driver);
 }
 
 // ---------------------------------------------------------------------------
 // Collectives: the data phase, streamed chunk by chunk
-
-CollectiveEngine::Wait CollectiveEngine::pending_write(const Active& a, std::size_t before, std::uint64_t lo,
-                                                       std::uint64_t hi, bool sends) const {
-    const std::uint64_t c = config_.packet_payload_bytes;
-    if (const std::uint64_t end = a.contribution.pending_end(a.contributed, lo, hi))
-        return Wait{Wait::Contribution, 0, end};
-    for (std::size_t j = a.first_open; j < before; ++j) {
-        const StepRun& r = a.steps[j];
-        if (r.recv_peer >= 0)
-            if (const std::uint64_t end = r.recv.pending_end(chunk_begin(r.applied), lo, hi))
-                return Wait{Wait::Applied, j, (end + c - 1) / c};
-        if (sends && r.send_peer >= 0)
-            if (const std::uint64_t end = r.send.pending_end(chunk_begin(r.sent), lo, hi))
-                return Wait{Wait::Sent, j, (end + c - 1) / c};
-    }
-    return Wait{};
-}
-
-namespace {
-/// Whether every step before `k` is done, both ways (zero-byte transfers
-/// keep the schedule's order: a Barrier's steps must not overtake).
-template <typename Steps>
-bool all_done_before(const Steps& steps, std::size_t first, std::size_t k, bool sends) {
-    for (std::size_t j = first; j < k; ++j)
-        if (!steps[j].recv_done() || (sends && !steps[j].send_done())) return false;
-    return true;
-}
-}  // namespace
-
-bool CollectiveEngine::send_ready(Active& a, std::size_t k) {
-    StepRun& s = a.steps[k];
-    if (s.send_after >= 0 && !a.steps[static_cast<std::size_t>(s.send_after)].send_done()) return false;
-    if (s.send.bytes() == 0)
-        return a.contributed == a.contribution.bytes() && all_done_before(a.steps, a.first_open, k, false);
-    Wait wait;
-    s.send.for_each(chunk_begin(s.sent), chunk_end(s.sent, s.send.bytes()),
-                    [&](std::uint64_t at, std::uint64_t n, std::uint64_t) {
-                        if (wait.kind == Wait::None) wait = pending_write(a, k, at, at + n, false);
-                    });
-    s.send_wait = wait;
-    return wait.kind == Wait::None;
-}
-
-bool CollectiveEngine::take_ready(Active& a, std::size_t k) {
-    StepRun& s = a.steps[k];
-    if (compare_sequence(s.channel->front().sequence, a.sequence) != 0) return false;
-    if (s.recv_after >= 0) {  // earlier steps from the same peer come first
-        const StepRun& before = a.steps[static_cast<std::size_t>(s.recv_after)];
-        if (before.issued < before.recv_chunks) return false;
-    }
-    if (s.recv.bytes() == 0)
-        return a.contributed == a.contribution.bytes() && all_done_before(a.steps, a.first_open, k, false);
-    Wait wait;
-    s.recv.for_each(
-        chunk_begin(s.issued), chunk_end(s.issued, s.recv.bytes()),
-        [&](std::uint64_t at, std::uint64_t n, std::uint64_t) {
-            if (wait.kind != Wait::None) return;
-            // Earlier writes final, earlier and this step's reads of these bytes sent.
-            wait = pending_write(a, k, at, at + n, true);
-            if (wait.kind == Wait::None && s.send_peer >= 0)
-                if (const std::uint64_t end = s.send.pending_end(chunk_begin(s.sent), at, at + n))
-                    wait = Wait{Wait::Sent, k, (end + config_.packet_payload_bytes - 1) / config_.packet_payload_bytes};
-        });
-    s.take_wait = wait;
-    return wait.kind == Wait::None;
-}
-
-bool CollectiveEngine::can_return(Active& a) {
-    if (a.results_final == a.result_chunks || !satisfied(a, a.return_wait)) return false;
-    if (a.result.bytes() == 0)
-        return a.contributed == a.contribution.bytes() && all_done_before(a.steps, a.first_open, a.steps.size(), true);
-    Wait wait;
-    a.result.for_each(chunk_begin(a.results_final), chunk_end(a.results_final, a.result.bytes()),
-                      [&](std::uint64_t at, std::uint64_t n, std::uint64_t) {
-                          if (wait.kind == Wait::None) wait = pending_write(a, a.steps.size(), at, at + n, false);
-                      });
-    a.return_wait = wait;
-    return wait.kind == Wait::None;
-}
 
 NetworkHeader CollectiveEngine::step_header(const Active& a, unsigned context, std::uint16_t destination,
                                             std::uint8_t step) const {
@@ -1310,8 +1001,7 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
         emit_packet(net_port_, step_header(a, context, s.send_node, static_cast<std::uint8_t>(k + 1)), processor,
                     static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from), false);
     s.send.gather(a.buffer.data(), from, to, payload);
-    --*s.credits;
-    ++s.sent;
+    a.chunk_sent(k);
     ++statistics_.step_packets_sent;
     if (trace_) trace_step(context, k);
 }
@@ -1364,10 +1054,10 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
         }
         const Operation op = *operation_from_code(a.header.operation);
         const Datatype type = *datatype_from_code(a.header.datatype);
-        const std::size_t parts = std::min<std::size_t>({config_.cgr_aglus, config_.phits_per_cycle, vectors});
+        const std::size_t parts = a.aglus.parts(vectors, config_.phits_per_cycle);
         const std::size_t per_part = (vectors + parts - 1) / parts;
         const sc_core::sc_time now = sc_core::sc_time_stamp();
-        sc_core::sc_time done = now;
+        std::uint64_t done = now.value();
         for (std::size_t first = 0; first < vectors; first += per_part) {
             const std::size_t count = std::min(per_part, vectors - first);
             // AgluEngine's contract: pipeline_stages + count - 1 cycles per burst.
@@ -1375,18 +1065,15 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
                 compute ? aglu_->combine(op, type, scratch_a_.data() + first, scratch_b_.data() + first,
                                          scratch_a_.data() + first, count)
                         : aglu_->pipeline_stages() + count - 1;
-            sc_core::sc_time& free = *std::min_element(a.aglu_free.begin(), a.aglu_free.end());
-            const sc_core::sc_time begin = std::max(now, free);
-            free = begin + cycle_ * static_cast<double>(count);
-            done = std::max(done, begin + cycle_ * static_cast<double>(latency));
+            done = std::max(done, a.aglus.issue(now.value(), count, latency, cycle_.value()));
             statistics_.aglu_cycles += count;
         }
         if (compute)
             s.recv.scatter(reinterpret_cast<const std::uint8_t*>(scratch_a_.data()), from, to, a.buffer.data());
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
-        a.combining.emplace_back(done, k);
+        a.combining.emplace_back(sc_core::sc_time::from_value(done), k);
         combining_contexts_ |= 1u << context;
-        combined_event_.notify(done - now);  // an earlier pending notification stays
+        combined_event_.notify(sc_core::sc_time::from_value(done) - now);  // an earlier pending notification stays
     }
     pop_held(static_cast<std::uint8_t>(context), sender);
     if (!s.owed) s.owed = &owed_[key(context, sender)];  // created when first owed, as owe_credit would
@@ -1413,44 +1100,36 @@ void CollectiveEngine::return_chunk(unsigned context) {
         if (a.results_sent == 0) call.result_begin = sc_core::sc_time_stamp().value();
         call.result_bytes = a.result.bytes();
         if (a.results_sent + 1 == a.result_chunks)
-            host_port_.queue.back().ends_call = static_cast<std::int8_t>(context);
+            host_port_.last_queued().ends_call = static_cast<std::int8_t>(context);
     }
     ++a.results_sent;
     ++statistics_.result_packets;
 }
 
 bool CollectiveEngine::advance_data(unsigned context) {
-    Active& a = contexts_[context].active;
-    bool any = false;
-    for (bool moved = true; moved && a.mask == 0;) {
-        moved = false;
-        while (a.first_open < a.steps.size() && a.steps[a.first_open].send_done() && a.steps[a.first_open].recv_done())
-            ++a.first_open;
-        for (std::size_t k = a.first_open; k < a.steps.size() && a.mask == 0; ++k) {
-            while (can_send(a, k)) {
-                send_chunk(context, k);
-                moved = true;
-            }
-            while (a.mask == 0 && can_take(a, k)) {
-                const StepRun& s = a.steps[k];
-                const bool combines =
-                    s.apply != Apply::Copy && chunk_end(s.issued, s.recv.bytes()) > chunk_begin(s.issued);
-                if (combines && !acquire_cgr(context)) break;
-                take_chunk(context, k, a.steps[k].channel->front());
-                if (a.cgr_unit >= 0 && a.combining.empty()) release_cgr(context);  // refused (mismatch)
-                moved = true;
-            }
+    // The engine's side of the data phase: packets, CGR units, result batches.
+    struct Driver final : DataPhase::Driver {
+        CollectiveEngine& engine;
+        unsigned context;
+        Active& a;
+        Driver(CollectiveEngine& e, unsigned c) : engine(e), context(c), a(e.contexts_[c].active) {}
+        bool stopped() override { return a.mask != 0; }
+        void send(std::size_t k) override { engine.send_chunk(context, k); }
+        bool take(std::size_t k) override {
+            if (a.combines(k) && !engine.acquire_cgr(context)) return false;
+            engine.take_chunk(context, k, a.steps[k].channel->front());
+            if (engine.cgr_.holds(context) && a.combining.empty()) engine.release_cgr(context);  // refused (mismatch)
+            return true;
         }
-        while (a.agreed && a.mask == 0 && can_return(a)) {
-            ++a.results_final;
-            moved = true;
+        bool may_return() override { return a.agreed; }
+        void results_ready() override {
+            // Final chunks go to the host DMA in batches (one notification each).
+            if (a.results_final - a.results_sent >= engine.config_.result_batch_packets ||
+                a.results_final == a.result_chunks)
+                while (a.results_sent < a.results_final) engine.return_chunk(context);
         }
-        // Final chunks go to the host DMA in batches (one notification each).
-        if (a.results_final - a.results_sent >= config_.result_batch_packets || a.results_final == a.result_chunks)
-            while (a.results_sent < a.results_final) return_chunk(context);
-        any = any || moved;
-    }
-    return any;
+    } driver(*this, context);
+    return contexts_[context].active.advance(driver);
 }
 
 void CollectiveEngine::on_combined() {
@@ -1484,52 +1163,25 @@ void CollectiveEngine::on_combined() {
 }
 
 bool CollectiveEngine::acquire_cgr(unsigned context) {
-    Active& a = contexts_[context].active;
-    if (a.cgr_unit >= 0) return true;
-    // First come first served: a unit goes to the oldest waiter.
-    if (cgr_queue_.empty() || cgr_queue_.front() == context) {
-        const auto free = std::find(cgr_holder_.begin(), cgr_holder_.end(), -1);
-        if (free != cgr_holder_.end()) {
-            *free = static_cast<int>(context);
-            a.cgr_unit = static_cast<int>(free - cgr_holder_.begin());
-            if (a.cgr_waiting) {
-                cgr_queue_.pop_front();
-                a.cgr_waiting = false;
-                statistics_.cgr_wait_ps += (sc_core::sc_time_stamp() - a.cgr_wait_since).value();
-            }
-            return true;
-        }
-    }
-    if (!a.cgr_waiting) {
-        a.cgr_waiting = true;
-        a.cgr_wait_since = sc_core::sc_time_stamp();
-        cgr_queue_.push_back(context);
-        ++statistics_.cgr_waits;
-    }
-    return false;
+    const bool held = cgr_.acquire(context, sc_core::sc_time_stamp().value());
+    statistics_.cgr_waits = cgr_.waits();
+    statistics_.cgr_wait_ps = cgr_.wait_time();
+    return held;
 }
 
 void CollectiveEngine::release_cgr(unsigned context) {
-    Active& a = contexts_[context].active;
-    if (a.cgr_waiting) {
-        cgr_queue_.erase(std::find(cgr_queue_.begin(), cgr_queue_.end(), context));
-        a.cgr_waiting = false;
-        statistics_.cgr_wait_ps += (sc_core::sc_time_stamp() - a.cgr_wait_since).value();
-    }
-    if (a.cgr_unit >= 0) {
-        cgr_holder_[static_cast<std::size_t>(a.cgr_unit)] = -1;
-        a.cgr_unit = -1;
-    }
-    if (!cgr_queue_.empty()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
+    cgr_.release(context, sc_core::sc_time_stamp().value());
+    statistics_.cgr_wait_ps = cgr_.wait_time();
+    if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void CollectiveEngine::on_cgr_free() {
     // Resume the oldest waiters while units are free; each takes one when
     // its progress reaches the chunk it waits to combine.
-    while (!cgr_queue_.empty() && std::find(cgr_holder_.begin(), cgr_holder_.end(), -1) != cgr_holder_.end()) {
-        const unsigned context = cgr_queue_.front();
+    while (cgr_.has_waiters() && cgr_.has_free_unit()) {
+        const unsigned context = cgr_.first_waiter();
         progress(context);
-        if (!cgr_queue_.empty() && cgr_queue_.front() == context) release_cgr(context);  // no longer needs one
+        if (cgr_.has_waiters() && cgr_.first_waiter() == context) release_cgr(context);  // no longer needs one
     }
 }
 
@@ -1556,11 +1208,7 @@ void CollectiveEngine::progress(unsigned context) {
         advance_agreement(context);
         if (a.data) advance_data(context);
         if (!a.agreed || !a.combining.empty()) return;
-        if (a.mask == 0 && a.data) {
-            const bool done = a.contributed == a.contribution.bytes() && a.first_open == a.steps.size() &&
-                              a.results_sent == a.result_chunks;
-            if (!done) return;
-        }
+        if (a.mask == 0 && a.data && !a.complete()) return;
         finish(context);
     }
 }
@@ -1594,8 +1242,7 @@ void CollectiveEngine::finish(unsigned context) {
     }
     release_cgr(context);
     c.discard_host = a.host_message - a.host_received;
-    c.next_sequence = static_cast<std::uint16_t>((a.sequence + 1) & kStepSequenceMask);
-    c.have_sequence = true;
+    c.sequences.finished(a.sequence);
     a.running = false;
     a.steps.clear();
     a.buffer.clear();
@@ -1742,77 +1389,29 @@ void CollectiveEngine::on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_tim
     std::uint32_t value = 0;
     const bool write = payload.is_write();
     if (write) std::memcpy(&value, payload.get_data_ptr(), 4);
-    std::uint32_t read = 0xFFFFFFFFu;
-    bool mapped = true;
-    namespace cap = regmap::accel_capabilities;
-    if (offset == regmap::ACCEL_CAPABILITIES) {
-        read = cap::CT_ROWS.make(kRows) | cap::CGR_UNITS.make(config_.cgr_units) | cap::RADIX.make(config_.radix) |
-               cap::ALGORITHMS.make(kAlgorithmsInSwitch);
-    } else if (offset == regmap::CT_SIZE_BITS) {
-        read = kRows * regmap::kCtRowBits;
-    } else if (offset == regmap::CT_VALID) {
-        read = 0;
-        for (unsigned c = 0; c < kRows; ++c) read |= (ct_[c].valid ? 1u : 0u) << c;
-    } else if (offset == regmap::CT_SELECT) {
-        if (write) ct_select_ = value & 0x1F;
-        read = ct_select_;
-    } else if (offset == regmap::CT_COMMAND) {
-        read = 0;
-        if (write && regmap::ct_command::LOAD.get(value)) {
-            if (row_busy(ct_select_)) {
-                namespace st = regmap::ct_command_status;
-                command_status_ = st::RESULT.make(st::kLoadRefusedBusy) | st::ROW.make(ct_select_);
-                ++statistics_.loads_refused_busy;
-                SC_REPORT_WARNING(kReportType, (std::string(name()) + ": CT row " + std::to_string(ct_select_) +
-                                                " busy (a collective runs on it or is queued): LOAD refused, the row "
-                                                "is unchanged (CT_COMMAND_STATUS)")
-                                                   .c_str());
-            } else {
-                load_row(ct_select_);
-            }
-        } else if (write && regmap::ct_command::RELEASE.get(value)) {
-            release_row(ct_select_);
-        }
-    } else if (offset == regmap::CT_BUSY) {
-        read = 0;
-        for (unsigned c = 0; c < kRows; ++c) read |= (row_busy(c) ? 1u : 0u) << c;
-    } else if (offset == regmap::CT_COMMAND_STATUS) {
-        read = command_status_;
-    } else if (offset == regmap::ACCEL_MAX_BUFFER_BYTES) {
-        read = static_cast<std::uint32_t>(std::min<std::uint64_t>(config_.max_buffer_bytes, 0xFFFFFFFFu));
-    } else if (offset >= regmap::CT_STAGING(0) && offset < regmap::CT_STAGING(regmap::kCtStagingDwords)) {
-        std::uint32_t& dword = staging_[(offset - regmap::CT_STAGING_BASE) / 4];
-        if (write) dword = value;
-        read = dword;
-    } else if (offset == regmap::FORWARD_INDEX) {
-        if (write) forward_index_ = value & 0xFFFF;
-        read = forward_index_;
-    } else if (offset == regmap::FORWARD_NODE) {
-        read = 0;
-        if (write) {
-            forwarding_[forward_index_] = static_cast<std::uint16_t>(value);
-            forward_index_ = (forward_index_ + 1) & 0xFFFF;
-            forget_nodes(std::nullopt);
-        }
-    } else if (offset == regmap::FORWARD_FILL) {
-        read = 0;
-        if (write) {
-            std::uint32_t count = regmap::forward_fill::COUNT.get(value);
-            if (count == 0) count = 1u << 16;
-            const std::uint32_t first_node = regmap::forward_fill::FIRST_NODE.get(value);
-            for (std::uint32_t k = 0; k < count; ++k) {
-                forwarding_[forward_index_] = static_cast<std::uint16_t>(first_node + k);
-                forward_index_ = (forward_index_ + 1) & 0xFFFF;
-            }
-            forget_nodes(std::nullopt);
-        }
-    } else if (offset == regmap::ACCEL_DROPPED) {
-        read = static_cast<std::uint32_t>(statistics_.dropped);
-    } else if (offset == regmap::ACCEL_ERRORS) {
-        read = static_cast<std::uint32_t>(statistics_.errors);
-    } else {
-        mapped = false;
+    const CsrOutcome out = table_.access(
+        offset, write, value, [this](unsigned row) { return row_busy(row); },
+        AcceleratorCounters{statistics_.dropped, statistics_.errors});
+    const std::uint32_t read = out.read;
+    const bool mapped = out.mapped;
+    switch (out.command) {
+        case CsrOutcome::Command::None:
+            break;
+        case CsrOutcome::Command::Load:
+            load_row(out.row);
+            break;
+        case CsrOutcome::Command::LoadRefusedBusy:
+            ++statistics_.loads_refused_busy;
+            SC_REPORT_WARNING(kReportType, (std::string(name()) + ": CT row " + std::to_string(out.row) +
+                                            " busy (a collective runs on it or is queued): LOAD refused, the row "
+                                            "is unchanged (CT_COMMAND_STATUS)")
+                                               .c_str());
+            break;
+        case CsrOutcome::Command::Release:
+            release_row(out.row);
+            break;
     }
+    if (out.forwarding_changed) forget_nodes(std::nullopt);
     if (!write) std::memcpy(payload.get_data_ptr(), &read, 4);
     if (!mapped && write)
         SC_REPORT_WARNING(kReportType, (std::string(name()) + ": write to unmapped accelerator CSR " +

@@ -25,6 +25,14 @@
 // AgLUs (more collectives wait, first come first served), each with
 // collective.cgr_aglus vectorised AgLUs at collective.clock_mhz, shared by
 // its steps (a chunk uses up to phits_per_cycle of them at once).
+//
+// Structure (models/collective/README.md): this module keeps the sockets,
+// events and timing and delegates to SystemC-free pieces — CommunicatorTable
+// (CT, forwarding table, CSRs), CgrPool/AgluLanes (CGR units), request
+// validation (collective_request.h), DataPhase (the data phase's state
+// machine) and ArgumentAgreement (Active derives from both),
+// SequenceTracker (sequences and early abort notices) — and to
+// CreditedOutPort for its two outputs.
 #pragma once
 
 #include <array>
@@ -43,9 +51,15 @@
 #include <tlm>
 
 #include "isvp/aglu_engine.h"
+#include "isvp/argument_agreement.h"
+#include "isvp/cgr_pool.h"
 #include "isvp/collective_core.h"
+#include "isvp/communicator_table.h"
+#include "isvp/credited_port.h"
+#include "isvp/data_phase.h"
 #include "isvp/packet_channel.h"
 #include "isvp/parameters.h"
+#include "isvp/sequence_tracker.h"
 #include "isvp/trace_writer.h"
 
 namespace isvp {
@@ -158,29 +172,9 @@ class CollectiveEngine : public sc_core::sc_module {
 
   private:
     static constexpr std::uint64_t kNever = ~std::uint64_t{0};  ///< trace: no time (yet)
+    /// Upstream input to credit when a passed-through packet leaves
+    /// (CreditedOutPort::Outgoing::credit_to; None: generated here).
     enum class CreditTo : std::uint8_t { None, HostIn, NetIn };
-    struct Outgoing {
-        tlm::tlm_generic_payload* packet = nullptr;  ///< acquired by us
-        CreditTo credit_to = CreditTo::None;         ///< upstream to credit when it leaves (pass-through)
-        std::int8_t ends_call = -1;                  ///< traced: the last result packet of a call on this context
-        std::uint32_t phits = 0;                     ///< its length (known when queued; drain need not touch it)
-    };
-    using Arrival = std::pair<sc_core::sc_time, std::uint32_t>;  ///< (when, phits)
-    /// Window credits owed to one (context, sender).
-    struct OwedCredits {
-        std::uint32_t count = 0;  ///< consumed packets whose credit has not gone back
-        std::int32_t node = -1;   ///< the sender's node once looked up (-1: not yet / forgotten)
-    };
-    /// One output: FIFOs, its credits (VC 0) and its serialiser.
-    struct OutPort {
-        Initiator* socket = nullptr;
-        std::deque<Outgoing> urgent;  ///< small control packets (agreement, credits): go first
-        std::deque<Outgoing> queue;   ///< waiting packets, in order
-        std::int64_t credits = 0;     ///< VC 0, usable now
-        std::priority_queue<Arrival, std::vector<Arrival>, std::greater<Arrival>> arriving;  ///< credits in flight
-        sc_core::sc_time free_at;                                                            ///< serialiser free
-        sc_core::sc_event wake;                                                              ///< re-run the sender
-    };
     /// A collective packet waiting for its tail to arrive.
     struct Incoming {
         sc_core::sc_time at;                         ///< tail arrival
@@ -190,13 +184,7 @@ class CollectiveEngine : public sc_core::sc_module {
         NetworkPacketView view;                      ///< parsed; points into `packet`
         bool operator>(const Incoming& o) const { return at != o.at ? at > o.at : order > o.order; }
     };
-    /// What a chunk waited for when it last could not go: checked first next
-    /// time (progress only grows, so it stays necessary).
-    struct Wait {
-        enum Kind : std::uint8_t { None, Contribution, Applied, Sent } kind = None;
-        std::size_t step = 0;
-        std::uint64_t need = 0;  ///< contribution bytes, or chunks applied / sent by `step`
-    };
+    using StepRun = DataPhase::StepRun;
     /// A host request reassembled whole (its context was busy when it came).
     struct Request {
         NetworkHeader network;            ///< of its first packet
@@ -205,66 +193,24 @@ class CollectiveEngine : public sc_core::sc_module {
         bool open = false;                ///< reassembly in progress
         sc_core::sc_time first_at;        ///< its first packet was taken in (trace)
     };
-    /// One schedule step as it streams: byte prefixes of its send and
-    /// receive streams that are done.
-    struct StepRun {
-        int send_peer = -1, recv_peer = -1;  ///< comm ranks (-1: none)
-        std::uint16_t send_node = 0;
-        Apply apply = Apply::Copy;
-        StreamMap send, recv;
-        std::uint32_t send_chunks = 0, recv_chunks = 0;  ///< packets (>= 1 where the transfer exists)
-        std::uint32_t sent = 0;                          ///< chunks emitted
-        std::uint32_t issued = 0;                        ///< chunks taken from the window (copied or in the AgLU)
-        std::uint32_t applied = 0;                       ///< chunks final in the buffer
-        std::int32_t* credits = nullptr;            ///< send credits toward send_peer (an entry of send_credits_)
-        OwedCredits* owed = nullptr;                ///< credits owed to recv_peer (an entry of owed_, once it exists)
-        std::deque<HeldPacket>* channel = nullptr;  ///< the window recv_peer's packets land in
-        std::ptrdiff_t send_after = -1;             ///< the previous step sending to send_peer
-        std::ptrdiff_t recv_after = -1;             ///< the previous step receiving from recv_peer
-        Wait send_wait, take_wait;                  ///< see Wait
-        std::uint64_t trace_first_ps = kNever;      ///< traced: first chunk sent or taken
-        bool send_done() const { return sent == send_chunks; }
-        bool recv_done() const { return applied == recv_chunks; }
-    };
-    /// The collective running on one context.
-    struct Active {
+    /// The collective running on one context (its data phase: DataPhase;
+    /// its argument agreement: ArgumentAgreement).
+    struct Active : DataPhase, ArgumentAgreement {
         bool running = false;
         NetworkHeader header;  ///< opcode, operation, datatype, algorithm of the request
         CollectiveEnvelope envelope;
         CtRow row;             ///< copied at start (a RELEASE does not disturb it)
         int rank = 0;          ///< own comm rank
-        std::uint16_t sequence = 0;  ///< 15-bit step-packet sequence
         CollectiveError local = CollectiveError::None;  ///< this rank's own error, if any
         std::string local_why;
-        bool data = false;     ///< runs the data phase (no local error)
-        BlockLayout layout;
-        std::vector<std::uint8_t> buffer;
-        std::vector<StepRun> steps;
-        std::size_t first_open = 0;  ///< steps before it are done both ways
-        StreamMap contribution;      ///< the host's bytes (in-step)
-        std::uint64_t contributed = 0;  ///< contribution bytes in
-        std::uint32_t header_bytes = 0;   ///< envelope [+ counts table] in front of the contribution
         std::uint32_t host_message = 0;   ///< the request's bytes (envelope onwards)
         std::uint32_t host_received = 0;  ///< of them taken in so far
-        StreamMap result;            ///< what goes back to the host
-        std::uint32_t result_chunks = 0, results_sent = 0;
-        std::uint32_t results_final = 0;  ///< result chunks final (sent in batches)
-        Wait return_wait;
-        std::vector<sc_core::sc_time> aglu_free;  ///< per AgLU of the CGR unit it combines in: free from
-        /// The CGR unit it holds while it has chunks in the AgLUs (-1: none;
-        /// all its AgLUs are free then, pipeline_stages >= 1).
-        int cgr_unit = -1;
-        /// In the CGR queue since cgr_wait_since.
-        bool cgr_waiting = false;
-        sc_core::sc_time cgr_wait_since;
+        /// The AgLUs of the CGR unit it combines in (a unit is held, in
+        /// cgr_, only while chunks are in them: all are free otherwise,
+        /// pipeline_stages >= 1).
+        AgluLanes aglus;
         std::deque<std::pair<sc_core::sc_time, std::size_t>> combining;  ///< (final at, step): chunks in the AgLU
-        // Argument agreement (a hypercube allreduce of CollectiveArguments).
-        Schedule agree;
-        std::size_t agree_step = 0;
-        bool agree_sent = false;
-        bool agreed = false;
-        CollectiveArguments mine;
-        std::uint32_t mask = 0;  ///< mismatch bits
+        std::uint32_t mask = 0;  ///< mismatch bits (the agreement's and the data phase's)
         /// A member's row was released or packets between members were lost
         /// (here or at a peer): the collective ends without waiting for the
         /// agreement or its data.
@@ -284,11 +230,7 @@ class CollectiveEngine : public sc_core::sc_module {
         std::string name, args;                                  ///< event name; JSON members
     };
     /// An abort of a collective by sequence: why, and for a link fault which pair lost packets.
-    struct AbortRecord {
-        std::uint16_t sequence = 0;  ///< 15-bit
-        CollectiveError cause = CollectiveError::Aborted;
-        std::uint32_t fault_pair = 0;
-    };
+    using AbortRecord = SequenceTracker::Abort;
     struct Context {
         Request assembly;             ///< request being reassembled whole
         std::deque<Request> waiting;  ///< complete requests, in arrival (sequence) order
@@ -300,17 +242,12 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint32_t discard_host = 0;    ///< host bytes of a finished request still to come (dropped)
         int own_rank = 0;                  ///< comm rank the row gives (credit returns)
         Active active;
-        bool have_sequence = false;   ///< next_sequence is known
-        std::uint16_t next_sequence = 0;  ///< 15-bit sequence after the last collective
-        std::uint64_t reserved = 0;   ///< window bytes its row reserves
+        SequenceTracker sequences;    ///< the collective current on the row; peers' early abort notices
         std::size_t window_limit = 0; ///< step packets its windows hold
         std::unordered_map<std::uint16_t, std::uint16_t> globals;  ///< comm rank -> global rank (row, envelopes)
         std::unordered_map<std::uint16_t, std::deque<CollectiveArguments>> agreements;  ///< per sender, arrival order
         std::deque<CallTrace> calls;      ///< traced calls not written yet, oldest first
         std::uint64_t last_call_end = 0;  ///< traced: end of the last call event written on its lane
-        /// Collectives a peer aborted (or whose packets were lost) that have
-        /// not started here yet; they fail as soon as they start.
-        std::deque<AbortRecord> aborts;
         /// The row the last RELEASE invalidated, until the next LOAD: the
         /// row's late packets are stale, and requests that still come for it
         /// are aborted at its peers too (they would wait forever otherwise).
@@ -321,13 +258,14 @@ class CollectiveEngine : public sc_core::sc_module {
     void on_host_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_net_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_input(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay, bool from_host);
-    void on_credit(OutPort& port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-    void on_credit_net(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { on_credit(net_port_, p, d); }
-    void on_credit_host(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { on_credit(host_port_, p, d); }
+    void on_credit_net(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { net_port_.receive_credit(p, d); }
+    void on_credit_host(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { host_port_.receive_credit(p, d); }
     void on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-    void drain(OutPort& port);
-    void drain_net() { drain(net_port_); }
-    void drain_host() { drain(host_port_); }
+    void drain_net() { net_port_.drain(); }
+    void drain_host() { host_port_.drain(); }
+    /// A packet left an output: credits go upstream for a passed-through
+    /// one, the trace learns when a call's last result packet left.
+    void packet_left(const CreditedOutPort::Outgoing& packet, const sc_core::sc_time& tail_after);
     /// Takes in every collective packet whose tail has arrived.
     void on_incoming();
     void host_packet(const NetworkPacketView& view);
@@ -354,45 +292,10 @@ class CollectiveEngine : public sc_core::sc_module {
     void start(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix, std::size_t prefix_bytes,
                std::uint32_t message_bytes, const sc_core::sc_time& arrival);
     void build_data_phase(unsigned context, const Schedule& schedule, const BlockSpan& contribution);
-    void take_contribution(Active& a, std::uint64_t offset, const std::uint8_t* data, std::uint64_t bytes);
     bool advance_agreement(unsigned context);
     /// Sends this member's argument record (with its error mask) to `node`.
     void send_agreement(unsigned context, const Active& a, std::uint16_t node);
     bool advance_data(unsigned context);
-    /// Whether step k's next chunk can go out / be taken in now. advance_data
-    /// asks many times per chunk, and mostly the answer is a quick no: the
-    /// cheap tests are inline, the rest (send_ready, take_ready) is not.
-    bool can_send(Active& a, std::size_t k) {
-        StepRun& s = a.steps[k];
-        // Cheapest first: the cached wait before the credit counter (another cache line).
-        return s.send_peer >= 0 && !s.send_done() && satisfied(a, s.send_wait) && *s.credits > 0 && send_ready(a, k);
-    }
-    bool can_take(Active& a, std::size_t k) {
-        StepRun& s = a.steps[k];
-        return s.recv_peer >= 0 && s.issued != s.recv_chunks && satisfied(a, s.take_wait) && !s.channel->empty() &&
-               take_ready(a, k);
-    }
-    /// The rest of can_send / can_take: ordering and byte dependencies
-    /// (remembers what it found to wait for in send_wait / take_wait).
-    bool send_ready(Active& a, std::size_t k);
-    bool take_ready(Active& a, std::size_t k);
-    bool can_return(Active& a);
-    /// The first thing that still writes buffer bytes [lo, hi) before step
-    /// `before` (and with `sends`, still reads them).
-    Wait pending_write(const Active& a, std::size_t before, std::uint64_t lo, std::uint64_t hi, bool sends) const;
-    bool satisfied(const Active& a, const Wait& w) const {
-        switch (w.kind) {
-            case Wait::None:
-                return true;
-            case Wait::Contribution:
-                return a.contributed >= w.need;
-            case Wait::Applied:
-                return a.steps[w.step].applied >= w.need;
-            case Wait::Sent:
-                return a.steps[w.step].sent >= w.need;
-        }
-        return true;
-    }
     void send_chunk(unsigned context, std::size_t k);
     void take_chunk(unsigned context, std::size_t k, HeldPacket& packet);
     void return_chunk(unsigned context);
@@ -432,21 +335,24 @@ class CollectiveEngine : public sc_core::sc_module {
                      std::uint32_t fault_pair = 0);
     /// Nodes of the peers the running collective exchanges with (agreement and data).
     std::vector<std::uint16_t> active_peer_nodes(unsigned context) const;
+    /// The sequence of the collective running on `c`, if one is.
+    static std::optional<std::uint16_t> running_sequence(const Context& c) {
+        if (!c.active.running) return std::nullopt;
+        return c.active.sequence;
+    }
     /// An abort notice from a peer (or a link fault found here) for a sequence.
     void abort_notice(unsigned context, const AbortRecord& notice);
 
     std::optional<std::uint16_t> peer_node(const Active& active, int peer) const {
-        return peer_node(active.row, active.rank, active.envelope, peer);
+        return table_.peer_node(active.row, active.rank, active.envelope, peer);
     }
-    std::optional<std::uint16_t> peer_node(const CtRow& row, int rank, const CollectiveEnvelope& envelope,
-                                           int peer) const;
     NetworkHeader step_header(const Active& a, unsigned context, std::uint16_t destination, std::uint8_t step) const;
-    void emit(OutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
+    void emit(CreditedOutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
               const std::uint8_t* data, std::uint32_t bytes, bool urgent = false);
     /// Allocates one packet of `bytes` payload with these headers and queues
     /// it; returns where its payload goes (to be filled before the next
     /// event).
-    std::uint8_t* emit_packet(OutPort& port, NetworkHeader network, const ProcessorHeader& processor,
+    std::uint8_t* emit_packet(CreditedOutPort& port, NetworkHeader network, const ProcessorHeader& processor,
                               std::uint32_t offset, std::uint32_t bytes, bool urgent);
     void return_credits(CreditTo to, std::uint32_t phits, const sc_core::sc_time& delay);
     // Trace (only called when trace_ is set).
@@ -477,8 +383,9 @@ class CollectiveEngine : public sc_core::sc_module {
     }
 
     std::uint16_t node_;                                    ///< this switch's node address
-    unsigned nodes_;                                        ///< nodes in the network
     CollectiveConfig config_;                               ///< parameters
+    CgrPool cgr_;                                           ///< CGR units per context, waiters FIFO
+    CommunicatorTable table_;                               ///< CT rows, forwarding table, CSR window
     std::unique_ptr<AgluEngine> aglu_;                      ///< the CGR's AgLU
     sc_core::sc_time cycle_;                                ///< one engine clock cycle
     sc_core::sc_time credit_delay_;                         ///< collective.credit_delay_ns
@@ -487,16 +394,9 @@ class CollectiveEngine : public sc_core::sc_module {
     PacketPool pool_;                                       ///< generated packets
     CreditMessage host_credit_message_;                     ///< credit returns to the QDMA
     CreditMessage net_credit_message_;                      ///< credit returns to the router
-    OutPort net_port_;                                      ///< to the router
-    OutPort host_port_;                                     ///< to the QDMA
+    CreditedOutPort net_port_;                              ///< to the router
+    CreditedOutPort host_port_;                             ///< to the QDMA
     std::array<Context, regmap::kContextCount> contexts_;   ///< per context ID
-    std::array<CtRow, regmap::kContextCount> ct_;           ///< the communicator table
-    CtRow::Dwords staging_{};                               ///< CT_STAGING
-    std::uint32_t ct_select_ = 0;                           ///< CT_SELECT
-    std::uint32_t command_status_ = 0;                      ///< CT_COMMAND_STATUS
-    std::vector<std::uint16_t> forwarding_;                 ///< global rank -> node (65536 entries, identity at reset)
-    std::uint32_t forward_index_ = 0;                       ///< FORWARD_INDEX
-    std::uint64_t reserved_bytes_ = 0;                      ///< receive windows reserved by valid rows
     ChannelStore channels_;                                 ///< peers' step packets, per (context, sender)
     std::unordered_map<std::uint32_t, std::int32_t> send_credits_;  ///< (context, peer): packets we may still send
     std::unordered_map<std::uint32_t, OwedCredits> owed_;           ///< (context, sender): credits to return
@@ -504,8 +404,6 @@ class CollectiveEngine : public sc_core::sc_module {
     std::priority_queue<Incoming, std::vector<Incoming>, std::greater<Incoming>> incoming_;
     std::uint64_t incoming_order_ = 0;
     std::uint32_t combining_contexts_ = 0;                  ///< bit c: context c has chunks in its AgLUs
-    std::vector<int> cgr_holder_;                           ///< per CGR unit: the context holding it (-1: free)
-    std::deque<unsigned> cgr_queue_;                        ///< contexts waiting for a CGR unit, in arrival order
     std::vector<std::vector<std::uint8_t>> spare_buffers_;  ///< recycled request/collective buffers
     std::vector<Vector256> scratch_a_, scratch_b_;          ///< AgLU operands (reused)
     sc_core::sc_event incoming_event_;                      ///< the earliest pending tail arrives

@@ -1,0 +1,80 @@
+#include "isvp/credited_port.h"
+
+#include "isvp/packet_channel.h"
+
+namespace isvp {
+
+namespace {
+constexpr const char* kReportType = "isvp/collective";
+}
+
+CreditedOutPort::CreditedOutPort(std::string owner, tlm::tlm_initiator_socket<>& socket, const sc_core::sc_time& cycle,
+                                 unsigned phits_per_cycle, Left left)
+    : owner_(std::move(owner)),
+      socket_(&socket),
+      cycle_(cycle),
+      phits_per_cycle_(phits_per_cycle),
+      left_(std::move(left)) {}
+
+void CreditedOutPort::receive_credit(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay) {
+    CreditReturn* credit = nullptr;
+    payload.get_extension(credit);
+    if (credit == nullptr) {
+        payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+        SC_REPORT_WARNING(kReportType, (owner_ + ": credit transaction without CreditReturn").c_str());
+        return;
+    }
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    if (credit->vc != 0) return;  // only VC 0 is used
+    if (delay == sc_core::SC_ZERO_TIME) {
+        credits_ += credit->phits;
+        wake_.notify(sc_core::SC_ZERO_TIME);
+    } else {
+        arriving_.emplace(sc_core::sc_time_stamp() + delay, credit->phits);
+        wake_.notify(delay);
+    }
+}
+
+void CreditedOutPort::drain() {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    while (!arriving_.empty() && arriving_.top().first <= now) {
+        credits_ += arriving_.top().second;
+        arriving_.pop();
+    }
+    while (!urgent_.empty() || !queue_.empty()) {
+        if (now < free_at_) {
+            wake_.notify(free_at_ - now);
+            return;
+        }
+        std::deque<Outgoing>& from = urgent_.empty() ? queue_ : urgent_;
+        Outgoing& o = from.front();
+        const std::uint32_t phits = o.phits;
+        if (credits_ < phits) {
+            if (!arriving_.empty()) wake_.notify(arriving_.top().first - now);
+            return;  // a zero-delay credit return notifies wake
+        }
+        const std::uint32_t cycles = (phits + phits_per_cycle_ - 1) / phits_per_cycle_;
+        PacketInfo& info = packet_info(*o.packet);
+        info.vc = 0;
+        info.tail_after = cycle_ * static_cast<double>(cycles - 1);
+        if (o.credit_to == 0) info.injected = now;
+        credits_ -= phits;
+        free_at_ = now + cycle_ * static_cast<double>(cycles);
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        (*socket_)->b_transport(*o.packet, delay);
+        if (!o.packet->is_response_ok())
+            SC_REPORT_ERROR(
+                kReportType,
+                (owner_ + ": a receiver refused a packet it had granted credits for (packet_channel.h)").c_str());
+        left_(o, info.tail_after);
+        o.packet->release();
+        from.pop_front();
+        // The next packet leaves a serialisation time from now; its payload
+        // object has usually left the cache while it waited in the queue.
+        if (const std::deque<Outgoing>& next = urgent_.empty() ? queue_ : urgent_; !next.empty())
+            for (unsigned line = 0; line < sizeof(tlm::tlm_generic_payload) + sizeof(PacketInfo); line += 64)
+                __builtin_prefetch(reinterpret_cast<const char*>(next.front().packet) + line);
+    }
+}
+
+}  // namespace isvp

@@ -1,0 +1,77 @@
+// CreditedOutPort: one credited packet output of an engine (toward a
+// router's inject port, or toward the QDMA): two FIFOs (small urgent control
+// packets first), the receiver's credits on VC 0 (those in flight arrive
+// with their delay), and the serialiser (a packet of P phits occupies the
+// port ceil(P / phits_per_cycle) cycles; its tail follows the head by one
+// cycle less). Packet-level, approximately timed.
+//
+// Not an sc_module: its owner registers a method sensitive to wake() that
+// calls drain(), and forwards the credit socket's b_transport to
+// receive_credit(); so any engine (a torus node's, a switch's with R ports)
+// keeps one per output and its processes stay its own.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+namespace isvp {
+
+class CreditedOutPort {
+  public:
+    /// A packet waiting to leave.
+    struct Outgoing {
+        tlm::tlm_generic_payload* packet = nullptr;  ///< acquired by the owner; released when it left
+        std::uint8_t credit_to = 0;  ///< owner's tag: upstream input to credit when it leaves (0: none, generated here)
+        std::int8_t ends_call = -1;  ///< owner's tag (traced: the last result packet of a call on this context)
+        std::uint32_t phits = 0;     ///< its length (known when queued; drain need not touch it)
+    };
+    /// Called when a packet has left, after the receiver took it and before
+    /// it is released: `tail_after` is when its tail follows (credit
+    /// returns for a passed-through packet go upstream then).
+    using Left = std::function<void(const Outgoing&, const sc_core::sc_time& tail_after)>;
+
+    /// `owner`: for messages; `socket`: the output; `cycle`: one clock
+    /// cycle; `phits_per_cycle`: the serialisation width.
+    CreditedOutPort(std::string owner, tlm::tlm_initiator_socket<>& socket, const sc_core::sc_time& cycle,
+                    unsigned phits_per_cycle, Left left);
+
+    /// Queues `packet` (urgent: ahead of the ordinary queue) and wakes the
+    /// sender after `delay`.
+    void enqueue(const Outgoing& packet, bool urgent, const sc_core::sc_time& delay) {
+        (urgent ? urgent_ : queue_).push_back(packet);
+        wake_.notify(delay);
+    }
+    /// The last packet queued (not urgent), to tag it.
+    Outgoing& last_queued() { return queue_.back(); }
+    /// The credit socket's b_transport: a CreditReturn for VC 0 (others are
+    /// ignored; a transaction without one is refused with a warning).
+    void receive_credit(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay);
+    /// Sends what the credits and the serialiser allow now; re-arms wake().
+    void drain();
+    /// The event the owner's drain method is sensitive to.
+    const sc_core::sc_event& wake() const { return wake_; }
+
+  private:
+    using Arrival = std::pair<sc_core::sc_time, std::uint32_t>;  ///< (when, phits)
+    std::string owner_;                                          ///< the owning module's name (messages)
+    tlm::tlm_initiator_socket<>* socket_;                        ///< where packets go
+    sc_core::sc_time cycle_;                                     ///< one clock cycle
+    unsigned phits_per_cycle_;                                   ///< serialisation width
+    Left left_;                                                  ///< the owner's per-packet hook
+    std::deque<Outgoing> urgent_;  ///< small control packets (agreement, credits): go first
+    std::deque<Outgoing> queue_;   ///< waiting packets, in order
+    std::int64_t credits_ = 0;     ///< VC 0, usable now
+    std::priority_queue<Arrival, std::vector<Arrival>, std::greater<Arrival>> arriving_;  ///< credits in flight
+    sc_core::sc_time free_at_;                                                            ///< serialiser free
+    sc_core::sc_event wake_;                                                              ///< re-run drain()
+};
+
+}  // namespace isvp
