@@ -172,6 +172,14 @@ Model::Model(const Parameters& parameters, const NetworkTopology& topology,
         throw std::invalid_argument("loggp: " + std::to_string(ranks) + " ranks do not fit the " +
                                     topology_.description() + " network of " + std::to_string(topology_.hosts()) +
                                     " hosts");
+    std::map<unsigned, std::size_t> searched;  // switch -> rank whose row holds its distances
+    distances_.resize(static_cast<std::size_t>(ranks));
+    for (int r = 0; r < ranks; ++r) {
+        const unsigned at = topology_.host(static_cast<unsigned>(r)).switch_index;
+        const auto [known, fresh] = searched.emplace(at, static_cast<std::size_t>(r));
+        distances_[static_cast<std::size_t>(r)] =
+            fresh ? topology_.switch_distances(at) : distances_[known->second];
+    }
 }
 
 Model::Model(const Parameters& parameters, const TorusShape& shape, int ranks)
@@ -179,7 +187,7 @@ Model::Model(const Parameters& parameters, const TorusShape& shape, int ranks)
 }
 
 unsigned Model::hops(int a, int b) const {
-    return topology_.distance(static_cast<unsigned>(a), static_cast<unsigned>(b));
+    return distances_.at(static_cast<std::size_t>(a)).at(topology_.host(static_cast<unsigned>(b)).switch_index);
 }
 
 Model::LinkSharing Model::link_sharing(const std::vector<Schedule>& schedules) const {

@@ -159,6 +159,9 @@ class Model {
     NetworkTopology topology_;
     std::shared_ptr<const RoutingPolicy> routing_;  ///< routes over topology_
     int ranks_;
+    /// [rank][switch]: cables from the rank's switch to every switch (one
+    /// breadth-first search per rank at construction; hops() is a lookup).
+    std::vector<std::vector<unsigned>> distances_;
 };
 
 /// Why simulation and model differ, when they differ by more than
