@@ -19,9 +19,9 @@
 
 namespace {
 
-/// Between ERROR_IRQ_ENABLE and the RING_SIZE registers: nothing is there.
-constexpr std::uint32_t kUnmappedOffset = 0x0038;
-static_assert(kUnmappedOffset > isvp::regmap::ERROR_IRQ_ENABLE && kUnmappedOffset < isvp::regmap::RING_SIZE_BASE);
+/// Between LINK_FAULT and the RING_SIZE registers: nothing is there.
+constexpr std::uint32_t kUnmappedOffset = 0x003C;
+static_assert(kUnmappedOffset > isvp::regmap::LINK_FAULT && kUnmappedOffset < isvp::regmap::RING_SIZE_BASE);
 
 }  // namespace
 

@@ -154,7 +154,7 @@ TEST_CASE("A DMA the host refused is marked, its bytes not decoded", "[pcie_log]
                    "flags=- colour=0"));
 }
 
-TEST_CASE("The node filter leaves other nodes out; the register range filters MMIO only", "[pcie_log]") {
+TEST_CASE("The node filter leaves other nodes out and the register range filters MMIO only", "[pcie_log]") {
     const std::string path = temporary_path("filters");
     {
         PcieLogFilter filter;
