@@ -188,7 +188,9 @@ int check_json(const std::string& path) {
     if (!reliable_seen) fail("no node has 'reliable' statistics (run with --set reliable.mode=on)");
     unsigned ports = 0;
     for (const nlohmann::json& router : platform.at("fabric").at("routers")) {
-        check_has_every_key<RouterDropStatistics>(router, "router " + router.value("node", nlohmann::json()).dump());
+        check_has_every_key<RouterDropStatistics>(
+            router,
+            "router " + (router.contains("switch") ? router["switch"] : router.value("node", nlohmann::json())).dump());
         for (const auto& port : router.at("ports").items()) {
             ++ports;
             check_has_every_key<RouterPortStatistics>(port.value(), "router port " + port.key());
