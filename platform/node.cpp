@@ -1,5 +1,7 @@
 #include "isvp/node.h"
 
+#include "isvp/statistics_table.h"
+
 namespace isvp {
 
 Node::Node(sc_core::sc_module_name name, const NodeConfig& config, std::uint16_t address, std::uint16_t node_count,
@@ -42,51 +44,11 @@ void Node::link_fault(const PacketLoss& loss, const std::vector<std::vector<std:
 }
 
 nlohmann::json Node::statistics() const {
-    const auto& p = pcie.statistics();
-    const auto& q = qdma.statistics();
-    const nlohmann::json pcie_json = {
-        {"dma_reads", p.dma_reads},           {"dma_writes", p.dma_writes},
-        {"upstream_bytes", p.upstream_bytes}, {"downstream_bytes", p.downstream_bytes},
-        {"msi_messages", p.msi_messages},     {"mmio_reads", p.mmio_reads},
-        {"mmio_writes", p.mmio_writes},
-    };
-    const nlohmann::json qdma_json = {
-        {"h2c_packets", q.h2c_packets}, {"h2c_payload_bytes", q.h2c_payload_bytes},
-        {"h2c_descriptors", q.h2c_descriptors}, {"c2h_packets", q.c2h_packets},
-        {"c2h_payload_bytes", q.c2h_payload_bytes}, {"c2h_stalls", q.c2h_stalls},
-        {"rx_dropped", q.rx_dropped}, {"interrupts", q.interrupts},
-        {"queue_errors", q.queue_errors},
-    };
-    const auto& c = collective.statistics();
-    const nlohmann::json collective_json = {
-        {"collectives", c.collectives},
-        {"errors", c.errors},
-        {"dropped", c.dropped},
-        {"stale", c.stale},
-        {"step_packets_sent", c.step_packets_sent},
-        {"agreement_packets", c.agreement_packets},
-        {"credit_packets", c.credit_packets},
-        {"result_packets", c.result_packets},
-        {"aglu_cycles", c.aglu_cycles},
-        {"bytes_copied", c.bytes_copied},
-        {"bytes_combined", c.bytes_combined},
-        {"bytes_skipped", c.bytes_skipped},
-        {"rows_refused", c.rows_refused},
-        {"peak_held_packets", c.peak_held_packets},
-    };
-    nlohmann::json out = {
-        {"address", address_}, {"pcie", pcie_json}, {"qdma", qdma_json}, {"collective", collective_json}};
-    if (reliable) {
-        const auto& r = reliable->statistics();
-        out["reliable"] = {
-            {"data_packets", r.data_packets},   {"retransmissions", r.retransmissions},
-            {"timeouts", r.timeouts},           {"acks_sent", r.acks_sent},
-            {"naks_sent", r.naks_sent},         {"acks_received", r.acks_received},
-            {"duplicates", r.duplicates},       {"out_of_order", r.out_of_order},
-            {"delivered", r.delivered},         {"lost_sent", r.lost_sent},
-            {"lost_received", r.lost_received}, {"peak_buffer_bytes", r.peak_buffer_bytes},
-        };
-    }
+    nlohmann::json out = {{"address", address_},
+                          {"pcie", statistics_json(pcie.statistics())},
+                          {"qdma", statistics_json(qdma.statistics())},
+                          {"collective", statistics_json(collective.statistics())}};
+    if (reliable) out["reliable"] = statistics_json(reliable->statistics());
     return out;
 }
 

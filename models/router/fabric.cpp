@@ -1,5 +1,7 @@
 #include "isvp/fabric.h"
 
+#include "isvp/statistics_table.h"
+
 #include <algorithm>
 #include <string>
 
@@ -150,18 +152,10 @@ nlohmann::json Fabric::statistics(const sc_core::sc_time& elapsed) const {
         for (unsigned p = 0; p < topology_.switch_at(s).ports; ++p) {
             const RouterPortStatistics& stats = r.port_statistics(p);
             if (stats.packets_in == 0 && stats.packets_out == 0) continue;
-            ports[port_name(s, p)] = {{"packets_in", stats.packets_in},
-                                      {"phits_in", stats.phits_in},
-                                      {"packets_out", stats.packets_out},
-                                      {"phits_out", stats.phits_out},
-                                      {"stall_ns", stats.stall_time.to_seconds() * 1e9},
-                                      {"busy_ns", stats.busy_time.to_seconds() * 1e9}};
+            ports[port_name(s, p)] = statistics_json(stats);
         }
-        const RouterDropStatistics& drops = r.drop_statistics();
-        nlohmann::json entry = {{"ports", ports},
-                                {"dropped_malformed", drops.malformed},
-                                {"dropped_misaddressed", drops.misaddressed},
-                                {"dropped_oversized", drops.oversized}};
+        nlohmann::json entry = statistics_json(r.drop_statistics());
+        entry["ports"] = std::move(ports);
         if (torus_)
             entry["node"] = s;
         else
@@ -173,16 +167,11 @@ nlohmann::json Fabric::statistics(const sc_core::sc_time& elapsed) const {
         for (unsigned p = 0; p < topology_.switch_at(s).ports; ++p) {
             const AuroraLink* l = link(s, p);
             if (l == nullptr) continue;
-            const AuroraLinkStatistics& stats = l->statistics();
-            nlohmann::json from = torus_ ? nlohmann::json(s) : nlohmann::json(topology_.switch_at(s).name);
-            links.push_back({{"from", from},
-                             {"port", port_name(s, p)},
-                             {"packets", stats.packets},
-                             {"bytes", stats.bytes},
-                             {"utilisation", l->utilisation(elapsed)},
-                             {"crc_errors", stats.crc_errors},
-                             {"retransmissions", stats.retransmissions},
-                             {"dropped", stats.dropped}});
+            nlohmann::json entry = statistics_json(l->statistics());
+            entry["from"] = torus_ ? nlohmann::json(s) : nlohmann::json(topology_.switch_at(s).name);
+            entry["port"] = port_name(s, p);
+            entry["utilisation"] = l->utilisation(elapsed);
+            links.push_back(std::move(entry));
         }
     return {{"topology", topology_.description()}, {"routers", routers}, {"links", links}};
 }

@@ -48,6 +48,17 @@ namespace isvp {
 
 /// Counters of one link direction.
 struct AuroraLinkStatistics {
+    /// Every field once, with its JSON key (isvp/statistics_table.h).
+    template <class Self, class Visitor>
+    static void visit(Self& self, Visitor&& field) {
+        field("packets", self.packets);
+        field("bytes", self.bytes);
+        field("crc_errors", self.crc_errors);
+        field("retransmissions", self.retransmissions);
+        field("dropped", self.dropped);
+        field("busy_ns", self.busy_time);
+    }
+
     std::uint64_t packets = 0;          ///< packets delivered intact
     std::uint64_t bytes = 0;            ///< bytes of those packets
     std::uint64_t crc_errors = 0;       ///< receptions whose CRC did not match

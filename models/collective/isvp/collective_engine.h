@@ -103,6 +103,33 @@ struct CollectiveConfig {
 
 /// Counters (also ACCEL_DROPPED / ACCEL_ERRORS).
 struct CollectiveStatistics {
+    /// Every field once, with its JSON key (isvp/statistics_table.h).
+    template <class Self, class Visitor>
+    static void visit(Self& self, Visitor&& field) {
+        field("collectives", self.collectives);
+        field("errors", self.errors);
+        field("dropped", self.dropped);
+        field("stale", self.stale);
+        field("aborted", self.aborted);
+        field("link_faults", self.link_faults);
+        field("abort_packets", self.abort_packets);
+        field("loads_refused_busy", self.loads_refused_busy);
+        field("cgr_waits", self.cgr_waits);
+        field("cgr_wait_ps", self.cgr_wait_ps);
+        field("step_packets_sent", self.step_packets_sent);
+        field("agreement_packets", self.agreement_packets);
+        field("credit_packets", self.credit_packets);
+        field("result_packets", self.result_packets);
+        field("passed_to_network", self.passed_to_network);
+        field("passed_to_host", self.passed_to_host);
+        field("aglu_cycles", self.aglu_cycles);
+        field("bytes_copied", self.bytes_copied);
+        field("bytes_combined", self.bytes_combined);
+        field("bytes_skipped", self.bytes_skipped);
+        field("rows_refused", self.rows_refused);
+        field("peak_held_packets", self.peak_held_packets);
+    }
+
     std::uint64_t collectives = 0;         ///< completed without error
     std::uint64_t errors = 0;              ///< completed with an error result (ACCEL_ERRORS)
     std::uint64_t dropped = 0;             ///< collective packets dropped (ACCEL_DROPPED)

@@ -84,6 +84,18 @@ class PcieEndpoint : public sc_core::sc_module {
 
     /// What the link has carried, for statistics and tests.
     struct Statistics {
+        /// Every field once, with its JSON key (isvp/statistics_table.h).
+        template <class Self, class Visitor>
+        static void visit(Self& self, Visitor&& field) {
+            field("dma_reads", self.dma_reads);
+            field("dma_writes", self.dma_writes);
+            field("upstream_bytes", self.upstream_bytes);
+            field("downstream_bytes", self.downstream_bytes);
+            field("msi_messages", self.msi_messages);
+            field("mmio_reads", self.mmio_reads);
+            field("mmio_writes", self.mmio_writes);
+        }
+
         std::uint64_t dma_reads = 0;         ///< DMA read transactions
         std::uint64_t dma_writes = 0;        ///< DMA write transactions
         std::uint64_t upstream_bytes = 0;    ///< payload bytes device -> host (DMA writes, MSI)

@@ -90,6 +90,20 @@ class Qdma : public sc_core::sc_module {
 
     /// Counters for statistics and tests.
     struct Statistics {
+        /// Every field once, with its JSON key (isvp/statistics_table.h).
+        template <class Self, class Visitor>
+        static void visit(Self& self, Visitor&& field) {
+            field("h2c_packets", self.h2c_packets);
+            field("h2c_payload_bytes", self.h2c_payload_bytes);
+            field("h2c_descriptors", self.h2c_descriptors);
+            field("c2h_packets", self.c2h_packets);
+            field("c2h_payload_bytes", self.c2h_payload_bytes);
+            field("c2h_stalls", self.c2h_stalls);
+            field("rx_dropped", self.rx_dropped);
+            field("interrupts", self.interrupts);
+            field("queue_errors", self.queue_errors);
+        }
+
         std::uint64_t h2c_packets = 0;        ///< network packets sent on tx
         std::uint64_t h2c_payload_bytes = 0;  ///< their payload bytes
         std::uint64_t h2c_descriptors = 0;    ///< H2C descriptors completed

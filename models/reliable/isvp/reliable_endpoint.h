@@ -52,6 +52,23 @@ namespace isvp {
 
 /// Counters of one node's layer.
 struct ReliableStatistics {
+    /// Every field once, with its JSON key (isvp/statistics_table.h).
+    template <class Self, class Visitor>
+    static void visit(Self& self, Visitor&& field) {
+        field("data_packets", self.data_packets);
+        field("retransmissions", self.retransmissions);
+        field("timeouts", self.timeouts);
+        field("acks_sent", self.acks_sent);
+        field("naks_sent", self.naks_sent);
+        field("acks_received", self.acks_received);
+        field("duplicates", self.duplicates);
+        field("out_of_order", self.out_of_order);
+        field("delivered", self.delivered);
+        field("lost_sent", self.lost_sent);
+        field("lost_received", self.lost_received);
+        field("peak_buffer_bytes", self.peak_buffer_bytes);
+    }
+
     std::uint64_t data_packets = 0;       ///< packets sent for the first time
     std::uint64_t retransmissions = 0;    ///< packets sent again
     std::uint64_t timeouts = 0;           ///< retransmission timer expiries

@@ -67,6 +67,17 @@ namespace isvp {
 
 /// Counters of one router port.
 struct RouterPortStatistics {
+    /// Every field once, with its JSON key (isvp/statistics_table.h).
+    template <class Self, class Visitor>
+    static void visit(Self& self, Visitor&& field) {
+        field("packets_in", self.packets_in);
+        field("phits_in", self.phits_in);
+        field("packets_out", self.packets_out);
+        field("phits_out", self.phits_out);
+        field("stall_ns", self.stall_time);
+        field("busy_ns", self.busy_time);
+    }
+
     std::uint64_t packets_in = 0;   ///< packets accepted on the input side
     std::uint64_t phits_in = 0;     ///< their phits
     std::uint64_t packets_out = 0;  ///< packets sent on the output side
@@ -77,6 +88,14 @@ struct RouterPortStatistics {
 
 /// Packets the router dropped, by reason.
 struct RouterDropStatistics {
+    /// Every field once, with its JSON key (isvp/statistics_table.h).
+    template <class Self, class Visitor>
+    static void visit(Self& self, Visitor&& field) {
+        field("dropped_malformed", self.malformed);
+        field("dropped_misaddressed", self.misaddressed);
+        field("dropped_oversized", self.oversized);
+    }
+
     std::uint64_t malformed = 0;     ///< network packet did not parse
     std::uint64_t misaddressed = 0;  ///< destination is not a node of the network
     std::uint64_t oversized = 0;     ///< larger than the downstream VC buffer less the margin
