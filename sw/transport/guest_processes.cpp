@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,14 +30,21 @@ void write_all(int fd, const char* text) {
 }
 
 // In the child between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_child(pid_t parent, int null_fd, int out_fd, int err_fd, int memory_fd, char* const* argv,
-                             char* const* envp) {
+// null_fd < 0: the child keeps the launcher's stdin, stdout and stderr (on
+// the terminal); `foreground`: its new process group becomes the terminal's
+// foreground group (done here, before exec, so that a debugger finds itself
+// in the foreground from its first instruction; SIGTTOU is still blocked).
+[[noreturn]] void exec_child(pid_t parent, int null_fd, int out_fd, int err_fd, int memory_fd, bool foreground,
+                             char* const* argv, char* const* envp) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the launcher died before prctl took effect
-    ::dup2(null_fd, STDIN_FILENO);
-    ::dup2(out_fd, STDOUT_FILENO);
-    ::dup2(err_fd, STDERR_FILENO);
+    if (foreground) ::tcsetpgrp(STDIN_FILENO, ::getpid());
+    if (null_fd >= 0) {
+        ::dup2(null_fd, STDIN_FILENO);
+        ::dup2(out_fd, STDOUT_FILENO);
+        ::dup2(err_fd, STDERR_FILENO);
+    }
     // The rank's own host memory (and nothing of other ranks') survives exec
     // as descriptor kGuestMemoryFd; dup2 clears its close-on-exec flag
     // (unless it is that descriptor already: dup2 onto itself does nothing).
@@ -48,7 +56,8 @@ void write_all(int fd, const char* text) {
     // Signals stay blocked (start() blocked them across fork) until the
     // launcher's handlers are gone: a SIGTERM for the new rank must not run
     // the launcher's handler here, which would report it to the launcher.
-    for (int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(signal_number, SIG_DFL);
+    for (int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGTTOU})
+        ::signal(signal_number, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -87,6 +96,21 @@ GuestProcesses::~GuestProcesses() {
         }
         entry->running = false;
     }
+    take_back_terminal();
+}
+
+void GuestProcesses::take_back_terminal() {
+    if (terminal_owner_ < 0) return;
+    // The launcher is in the background now: tcsetpgrp would stop it with
+    // SIGTTOU unless the signal is blocked.
+    sigset_t ttou;
+    sigset_t before;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    ::pthread_sigmask(SIG_BLOCK, &ttou, &before);
+    ::tcsetpgrp(STDIN_FILENO, terminal_owner_);
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    terminal_owner_ = -1;
 }
 
 void GuestProcesses::signal_group(Child& entry, int signal_number) {
@@ -102,11 +126,17 @@ GuestProcesses::Child& GuestProcesses::child(int rank) {
 }
 
 void GuestProcesses::start(int rank, const std::vector<std::string>& argv, const std::vector<std::string>& environment,
-                           int memory_fd) {
+                           int memory_fd, bool on_terminal) {
     if (argv.empty()) throw std::runtime_error("rank " + std::to_string(rank) + ": no program to run");
     if (children_.size() <= static_cast<std::size_t>(rank)) children_.resize(static_cast<std::size_t>(rank) + 1);
     if (children_[static_cast<std::size_t>(rank)])
         throw std::runtime_error("rank " + std::to_string(rank) + " started twice");
+    if (on_terminal && terminal_rank_ >= 0)
+        throw std::runtime_error("rank " + std::to_string(rank) + " cannot run on the terminal: rank " +
+                                 std::to_string(terminal_rank_) + " does");
+    // The terminal's foreground goes to the child only if the launcher has
+    // it (not when started in the background, `isvp run ... &`).
+    const bool foreground = on_terminal && ::isatty(STDIN_FILENO) && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp();
 
     // Everything the child needs is prepared before fork().
     std::vector<char*> arguments;
@@ -118,8 +148,8 @@ void GuestProcesses::start(int rank, const std::vector<std::string>& argv, const
 
     int out_pipe[2] = {-1, -1};
     int err_pipe[2] = {-1, -1};
-    const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null_fd < 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    const int null_fd = on_terminal ? -1 : ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (!on_terminal && (null_fd < 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0)) {
         const std::string message = system_error("cannot create pipes for rank " + std::to_string(rank));
         for (int fd : {null_fd, out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
             if (fd >= 0) ::close(fd);
@@ -130,29 +160,37 @@ void GuestProcesses::start(int rank, const std::vector<std::string>& argv, const
     sigset_t before;
     sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &before);  // until the child has reset its handlers
+    const pid_t launcher_group = ::getpgrp();
     const pid_t pid = ::fork();
-    if (pid == 0) exec_child(parent, null_fd, out_pipe[1], err_pipe[1], memory_fd, arguments.data(), variables.data());
+    if (pid == 0)
+        exec_child(parent, null_fd, out_pipe[1], err_pipe[1], memory_fd, foreground, arguments.data(),
+                   variables.data());
     const int fork_errno = errno;
     ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
-    for (int fd : {null_fd, out_pipe[1], err_pipe[1]}) ::close(fd);
+    for (int fd : {null_fd, out_pipe[1], err_pipe[1]})
+        if (fd >= 0) ::close(fd);
     if (pid < 0) {
-        ::close(out_pipe[0]);
-        ::close(err_pipe[0]);
+        for (int fd : {out_pipe[0], err_pipe[0]})
+            if (fd >= 0) ::close(fd);
         errno = fork_errno;
         throw std::runtime_error(system_error("cannot fork rank " + std::to_string(rank)));
     }
     ::setpgid(pid, pid);  // also in the child: whichever runs first
+    if (on_terminal) terminal_rank_ = rank;
+    if (foreground) terminal_owner_ = launcher_group;  // the child takes it (exec_child)
 
     auto entry = std::make_unique<Child>();
     entry->pid = pid;
     entry->running = true;
     entry->group = true;
     entry->kill_timer = std::make_unique<asio::steady_timer>(io_);
-    entry->out.pipe = std::make_unique<asio::posix::stream_descriptor>(io_, out_pipe[0]);
-    entry->err.pipe = std::make_unique<asio::posix::stream_descriptor>(io_, err_pipe[0]);
-    entry->out.open = true;
-    entry->err.open = true;
     children_[static_cast<std::size_t>(rank)] = std::move(entry);
+    if (on_terminal) return;  // its output goes straight to the launcher's stdout and stderr
+    Child& started = child(rank);
+    started.out.pipe = std::make_unique<asio::posix::stream_descriptor>(io_, out_pipe[0]);
+    started.err.pipe = std::make_unique<asio::posix::stream_descriptor>(io_, err_pipe[0]);
+    started.out.open = true;
+    started.err.open = true;
     read(rank, false);
     read(rank, true);
 }
@@ -231,6 +269,7 @@ void GuestProcesses::reap() {
         // The group id stays reserved while members remain; once it is
         // empty the id may be reused, so it is never signalled again.
         signal_group(*entry, 0);
+        if (static_cast<int>(rank) == terminal_rank_) take_back_terminal();
         if (on_exit_) on_exit_(static_cast<int>(rank), entry->status, describe(wait_status));
     }
 }
