@@ -261,9 +261,24 @@ void GuestProcesses::reap() {
         if (entry == nullptr || !entry->running) continue;
         int wait_status = 0;
         pid_t result;
-        while ((result = ::waitpid(entry->pid, &wait_status, WNOHANG)) < 0 && errno == EINTR) {
+        // The child on the terminal is also watched for stops: Ctrl-Z stops
+        // the foreground debugger, and no one else would resume it (the
+        // shell's job is the launcher), so the terminal would hang.
+        const bool on_terminal = static_cast<int>(rank) == terminal_rank_;
+        while ((result = ::waitpid(entry->pid, &wait_status, WNOHANG | (on_terminal ? WUNTRACED : 0))) < 0 &&
+               errno == EINTR) {
         }
         if (result != entry->pid) continue;
+        if (WIFSTOPPED(wait_status)) {
+            if (WSTOPSIG(wait_status) == SIGTSTP) {
+                err_ << "[isvp] rank " << rank
+                     << " (on the terminal) was stopped by Ctrl-Z (SIGTSTP): continued; a debugging session "
+                        "cannot be suspended, quit the debugger to end it\n";
+                err_.flush();
+                signal_group(*entry, SIGCONT);
+            }
+            continue;
+        }
         entry->running = false;
         entry->status = exit_status(wait_status);
         // The group id stays reserved while members remain; once it is

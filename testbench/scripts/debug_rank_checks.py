@@ -14,7 +14,9 @@ ranks (torus 4x1x1).
       the default debugger (gdb --args) on a terminal (a pseudo-terminal the
       test drives; 2 ranks, --debug-rank 1): gdb gets the terminal (its
       prompt comes, it reads commands: it is the foreground process group),
-      Ctrl-C at the prompt reaches gdb ("Quit"), not the launcher; break in
+      Ctrl-C at the prompt reaches gdb ("Quit"), not the launcher; Ctrl-Z
+      stops gdb, and the launcher continues it (else the terminal would hang
+      with gdb stopped); break in
       Driver::send, run, continue, quit: the job ends with status 0, rank
       0's output came through. Exit status 77 when gdb is not installed.
   stopped ISVP PROGRAM
@@ -173,6 +175,11 @@ def check_interactive(isvp, program):
         fail("the launcher, not gdb, is the terminal's foreground process group")
     send("\x03")  # Ctrl-C at the prompt: gdb's, the job goes on
     expect(r"Quit")
+    expect(prompt)
+    send("\x1a")  # Ctrl-Z would stop gdb for good: the launcher continues it
+    expect(r"\[isvp\] rank 1 \(on the terminal\) was stopped by Ctrl-Z \(SIGTSTP\): continued")
+    send("echo \\141live\\n\n")  # "alive" only in gdb's answer, not in the echoed command
+    expect(r"alive")
     expect(prompt)
     send("set pagination off\n")
     expect(prompt)
