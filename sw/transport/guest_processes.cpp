@@ -34,8 +34,11 @@ void write_all(int fd, const char* text) {
 // the terminal); `foreground`: its new process group becomes the terminal's
 // foreground group (done here, before exec, so that a debugger finds itself
 // in the foreground from its first instruction; SIGTTOU is still blocked).
+// `ttou_ignored` >= 0: SIGTTOU's disposition for the program, the launcher's
+// own from before it ignored the signal (while a child has the terminal,
+// see start()); -1: left as inherited.
 [[noreturn]] void exec_child(pid_t parent, int null_fd, int out_fd, int err_fd, int memory_fd, bool foreground,
-                             char* const* argv, char* const* envp) {
+                             int ttou_ignored, char* const* argv, char* const* envp) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the launcher died before prctl took effect
@@ -56,8 +59,8 @@ void write_all(int fd, const char* text) {
     // Signals stay blocked (start() blocked them across fork) until the
     // launcher's handlers are gone: a SIGTERM for the new rank must not run
     // the launcher's handler here, which would report it to the launcher.
-    for (int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGTTOU})
-        ::signal(signal_number, SIG_DFL);
+    for (int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(signal_number, SIG_DFL);
+    if (ttou_ignored >= 0) ::signal(SIGTTOU, ttou_ignored ? SIG_IGN : SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -101,15 +104,9 @@ GuestProcesses::~GuestProcesses() {
 
 void GuestProcesses::take_back_terminal() {
     if (terminal_owner_ < 0) return;
-    // The launcher is in the background now: tcsetpgrp would stop it with
-    // SIGTTOU unless the signal is blocked.
-    sigset_t ttou;
-    sigset_t before;
-    sigemptyset(&ttou);
-    sigaddset(&ttou, SIGTTOU);
-    ::pthread_sigmask(SIG_BLOCK, &ttou, &before);
+    // SIGTTOU is ignored (start()): tcsetpgrp from the background works.
     ::tcsetpgrp(STDIN_FILENO, terminal_owner_);
-    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    ::sigaction(SIGTTOU, &saved_ttou_, nullptr);
     terminal_owner_ = -1;
 }
 
@@ -161,9 +158,12 @@ void GuestProcesses::start(int rank, const std::vector<std::string>& argv, const
     sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &before);  // until the child has reset its handlers
     const pid_t launcher_group = ::getpgrp();
+    // The program gets SIGTTOU as the launcher had it, also while the
+    // launcher ignores it.
+    const int ttou_ignored = terminal_owner_ < 0 ? -1 : saved_ttou_.sa_handler == SIG_IGN ? 1 : 0;
     const pid_t pid = ::fork();
     if (pid == 0)
-        exec_child(parent, null_fd, out_pipe[1], err_pipe[1], memory_fd, foreground, arguments.data(),
+        exec_child(parent, null_fd, out_pipe[1], err_pipe[1], memory_fd, foreground, ttou_ignored, arguments.data(),
                    variables.data());
     const int fork_errno = errno;
     ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
@@ -177,7 +177,17 @@ void GuestProcesses::start(int rank, const std::vector<std::string>& argv, const
     }
     ::setpgid(pid, pid);  // also in the child: whichever runs first
     if (on_terminal) terminal_rank_ = rank;
-    if (foreground) terminal_owner_ = launcher_group;  // the child takes it (exec_child)
+    if (foreground) {
+        // The child takes the terminal (exec_child). The launcher, in the
+        // background until it takes the terminal back, ignores SIGTTOU: its
+        // writes (other ranks' output, its messages) must not stop it if
+        // the terminal has `stty tostop`, nor tcsetpgrp at the end.
+        terminal_owner_ = launcher_group;
+        struct sigaction ignore {};
+        ignore.sa_handler = SIG_IGN;
+        sigemptyset(&ignore.sa_mask);
+        ::sigaction(SIGTTOU, &ignore, &saved_ttou_);
+    }
 
     auto entry = std::make_unique<Child>();
     entry->pid = pid;

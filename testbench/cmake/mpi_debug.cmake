@@ -10,7 +10,7 @@ if(NOT ISVP_PYTHON3)
 endif()
 isvp_mpi_program(debug_rank debug_rank.c)
 add_custom_target(isvp_debug_rank_programs ALL DEPENDS ${isvp_mpi_test_binaries}/debug_rank)
-foreach(check gdb interactive stopped stopped-debug-rank)
+foreach(check gdb interactive tostop stopped stopped-debug-rank)
   add_test(NAME debug_rank_${check}
            COMMAND ${ISVP_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/debug_rank_checks.py ${check}
                    $<TARGET_FILE:isvp> ${isvp_mpi_test_binaries}/debug_rank)

@@ -18,7 +18,14 @@ ranks (torus 4x1x1).
       stops gdb, and the launcher continues it (else the terminal would hang
       with gdb stopped); break in
       Driver::send, run, continue, quit: the job ends with status 0, rank
-      0's output came through. Exit status 77 when gdb is not installed.
+      0's output came through.
+  tostop ISVP PROGRAM
+      no gdb needed: on a pseudo-terminal with `stty tostop` (a background
+      process writing to the terminal is stopped by SIGTTOU), rank 1 runs
+      under --debugger "sh -c 'read line; echo got:$line; exec ...'": it
+      reads a line from the terminal (so it has the foreground), and the
+      launcher, in the background meanwhile, still passes rank 0's output
+      on (it ignores SIGTTOU while the terminal is given away); status 0. Exit status 77 when gdb is not installed.
   stopped ISVP PROGRAM
       rank 1 stops itself (SIGSTOP) in the middle of the job, as at a
       breakpoint; 4 s later (wall) the job still runs (stall notices every
@@ -39,6 +46,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import termios
 import threading
 import time
 
@@ -131,6 +139,47 @@ def need_gdb():
     if "exited normally" not in probe.stdout + probe.stderr:
         print("gdb cannot run a program here (ptrace not permitted?): skipped\n" + probe.stdout + probe.stderr)
         sys.exit(77)
+
+
+def check_tostop(isvp, program):
+    script = 'read line; echo "got:$line"; exec "$0" "$@"'
+    command = [isvp, "run", "-n", "2", "--set", "topology.torus=2x1x1", "--debug-rank", "1", "--debugger",
+               f"sh -c '{script}'", "--", program]
+    print("$ " + " ".join(command) + "   (on a pseudo-terminal, stty tostop)", flush=True)
+    pid, terminal = pty.fork()
+    if pid == 0:
+        attributes = termios.tcgetattr(0)
+        attributes[3] |= termios.TOSTOP
+        termios.tcsetattr(0, termios.TCSANOW, attributes)
+        os.execv(isvp, command)
+    text = b""
+    sent = False
+    until = time.monotonic() + 60
+    while time.monotonic() < until:
+        if not sent and b"runs under sh" in text:
+            os.write(terminal, b"go\n")
+            sent = True
+        ready, _, _ = select.select([terminal], [], [], 0.2)
+        if ready:
+            try:
+                data = os.read(terminal, 4096)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            text += data
+    else:
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    output = text.decode(errors="replace")
+    print(output, flush=True)
+    if "got:go" not in output:
+        fail("rank 1 did not read the line from the terminal")
+    for rank in range(2):
+        if f"debug_rank ok (rank {rank})" not in output:
+            fail(f"rank {rank} did not end ok (the launcher stopped by SIGTTOU?)")
+    if os.waitstatus_to_exitcode(status) != 0:
+        fail(f"the job ended with status {os.waitstatus_to_exitcode(status)}")
 
 
 def check_interactive(isvp, program):
@@ -276,11 +325,12 @@ def check_stopped(isvp, program, debugged=False):
 
 def main():
     if len(sys.argv) != 4:
-        fail("usage: debug_rank_checks.py gdb|interactive|stopped|stopped-debug-rank ISVP PROGRAM")
+        fail("usage: debug_rank_checks.py gdb|interactive|tostop|stopped|stopped-debug-rank ISVP PROGRAM")
     check, isvp, program = sys.argv[1:]
     checks = {
         "gdb": check_gdb,
         "interactive": check_interactive,
+        "tostop": check_tostop,
         "stopped": check_stopped,
         "stopped-debug-rank": lambda isvp, program: check_stopped(isvp, program, debugged=True),
     }

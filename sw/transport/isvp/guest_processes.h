@@ -25,6 +25,7 @@
 // guests. SystemC-free, POSIX (Linux).
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <array>
@@ -156,6 +157,7 @@ class GuestProcesses {
     std::vector<std::unique_ptr<Child>> children_;  ///< by rank (null: not started)
     int terminal_rank_ = -1;                        ///< the child started on the terminal, if any
     pid_t terminal_owner_ = -1;                     ///< foreground group to give the terminal back to; -1: not taken
+    struct sigaction saved_ttou_ {};                ///< SIGTTOU's action before the terminal was given away
 };
 
 }  // namespace isvp::transport
