@@ -3,14 +3,16 @@
 # rank stopped for seconds (at a breakpoint, or by SIGSTOP) ends nothing.
 # testbench/scripts/debug_rank_checks.py: `gdb` runs rank 1 under gdb -batch
 # with a breakpoint in the driver's send function (skipped, status 77, when
-# gdb is not installed), `stopped` stops rank 1 for 4 s. Needs mpi.cmake
+# gdb is not installed), `walkthrough` runs docs/DEBUGGING.md's gdb script,
+# `interactive` drives gdb on a pseudo-terminal, `tostop` checks the
+# terminal hand-over without gdb, `stopped` stops rank 1 for 4 s. Needs mpi.cmake
 # (included before: the area files are taken in name order).
 if(NOT ISVP_PYTHON3)
   find_program(ISVP_PYTHON3 python3 REQUIRED)
 endif()
 isvp_mpi_program(debug_rank debug_rank.c)
 add_custom_target(isvp_debug_rank_programs ALL DEPENDS ${isvp_mpi_test_binaries}/debug_rank)
-foreach(check gdb interactive tostop stopped stopped-debug-rank)
+foreach(check gdb walkthrough interactive tostop stopped stopped-debug-rank)
   add_test(NAME debug_rank_${check}
            COMMAND ${ISVP_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/debug_rank_checks.py ${check}
                    $<TARGET_FILE:isvp> ${isvp_mpi_test_binaries}/debug_rank)

@@ -10,6 +10,13 @@ ranks (torus 4x1x1).
       main (MPI_Sendrecv is PMPI_Sendrecv's alias), the program runs on to its end, the job's status is 0, and every
       rank's results and simulated time are those of a run without the
       debugger. Exit status 77 (skipped) when gdb is not installed.
+  walkthrough ISVP PROGRAM
+      docs/DEBUGGING.md's walkthrough, testbench/scripts/debug_rank_walkthrough.gdb,
+      on rank 2 under gdb -batch: the value mmio_read32 returns for
+      ACCEL_CAPABILITIES is printed, the read took simulated time, the
+      breakpoint on the H2C doorbell write (BAR0 0x8000) is in
+      Driver::post_packet, stepping over it moves the rank's clock by
+      host.mmio_write_ns (50 ns); status 0, results as without gdb.
   interactive ISVP PROGRAM
       the default debugger (gdb --args) on a terminal (a pseudo-terminal the
       test drives; 2 ranks, --debug-rank 1): gdb gets the terminal (its
@@ -139,6 +146,30 @@ def need_gdb():
     if "exited normally" not in probe.stdout + probe.stderr:
         print("gdb cannot run a program here (ptrace not permitted?): skipped\n" + probe.stdout + probe.stderr)
         sys.exit(77)
+
+
+def check_walkthrough(isvp, program):
+    need_gdb()
+    expected = baseline(isvp, program)
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "debug_rank_walkthrough.gdb")
+    done = run([isvp] + BASE + ["--debug-rank", "2", "--debugger", f"gdb -batch -x {script} --args", "--", program])
+    if done.returncode != 0:
+        fail(f"the walkthrough ended with status {done.returncode}")
+    gdb_output = without_ranks(done.stdout, [0, 1, 3])
+    values = dict(re.findall(r"^\$(\d+) = (\S+)$", gdb_output, re.M))
+    returned = re.search(r"^Value returned is \$2 = (\d+)$", gdb_output, re.M)
+    if not returned or values.get("3") != hex(int(returned[1])):
+        fail(f"no value returned by mmio_read32 for ACCEL_CAPABILITIES printed: {values}")
+    if int(values.get("4", 0)) <= int(values.get("1", 0)):
+        fail(f"the register read took no simulated time: {values}")
+    if not re.search(r"MessageTransport::mmio_write32 \(this=\S+, offset=32768, value=\d+\)", gdb_output):
+        fail("the breakpoint on the doorbell write was not hit")
+    if not re.search(r"^#1 .* in isvp::guest::Driver::post_packet ", gdb_output, re.M):
+        fail("the doorbell write is not in Driver::post_packet")
+    if int(values.get("6", 0)) - int(values.get("5", 0)) != 50000:
+        fail(f"stepping over the posted doorbell write did not move the clock by 50 ns: {values}")
+    if results(done.stdout) != expected:
+        fail("results under gdb differ from the run without it")
 
 
 def check_tostop(isvp, program):
@@ -325,10 +356,11 @@ def check_stopped(isvp, program, debugged=False):
 
 def main():
     if len(sys.argv) != 4:
-        fail("usage: debug_rank_checks.py gdb|interactive|tostop|stopped|stopped-debug-rank ISVP PROGRAM")
+        fail("usage: debug_rank_checks.py gdb|walkthrough|interactive|tostop|stopped|stopped-debug-rank ISVP PROGRAM")
     check, isvp, program = sys.argv[1:]
     checks = {
         "gdb": check_gdb,
+        "walkthrough": check_walkthrough,
         "interactive": check_interactive,
         "tostop": check_tostop,
         "stopped": check_stopped,
