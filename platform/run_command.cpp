@@ -13,6 +13,13 @@
 // --compute-scale S is host.compute_scale (guest CPU time x S is charged
 // as simulated time; 0 = communication only). The guests inherit the
 // launcher's environment.
+//
+// Debugging (docs/DEBUGGING.md): --debug-rank R starts rank R as
+// `DEBUGGER PROG ARGS` (--debugger, default "gdb --args") on the launcher's
+// terminal; --print-pids names each rank's process (for gdb -p).
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -32,6 +39,38 @@ std::string canonical(const std::string& word) {
     for (const char* name : {"np", "prepend-rank", "tag-output"})
         if (word == std::string("-") + name) return std::string("--") + name;
     return word;
+}
+
+/// Whether `program` names an executable file, directly (with a '/') or
+/// in PATH, as execvp would find it.
+bool executable(const std::string& program) {
+    const auto runnable = [](const std::string& file) {
+        struct stat info {};
+        return ::stat(file.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(file.c_str(), X_OK) == 0;
+    };
+    if (program.find('/') != std::string::npos) return runnable(program);
+    const char* path = std::getenv("PATH");
+    std::istringstream directories(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
+    for (std::string directory; std::getline(directories, directory, ':');)
+        if (runnable((directory.empty() ? "." : directory) + "/" + program)) return true;
+    return false;
+}
+
+/// Whether `command` ends inside a quote (as a shell reads it), which
+/// split_unix would silently close.
+bool unbalanced_quotes(const std::string& command) {
+    char quote = 0;
+    for (std::size_t i = 0; i < command.size(); ++i) {
+        const char c = command[i];
+        if (c == '\\' && quote != '\'') {
+            ++i;  // the next character is taken as it is
+        } else if (quote == 0 && (c == '"' || c == '\'')) {
+            quote = c;
+        } else if (c == quote) {
+            quote = 0;
+        }
+    }
+    return quote != 0;
 }
 
 /// Whether option word `word` (as canonical() spells it) takes the next word
@@ -75,7 +114,14 @@ int run_command(int argc, char** argv) {
         ("compute-scale", po::value<double>()->value_name("S"),
          "charge guest CPU time x S as simulated time (= --set host.compute_scale=S; 0: communication only)")
         ("timeout", po::value<double>()->value_name("S"),
-         "end the job after S s of wall time (= --set job.timeout_s=S); exit status 124");
+         "end the job after S s of wall time (= --set job.timeout_s=S); exit status 124")
+        ("debug-rank", po::value<int>()->value_name("R"),
+         "start rank R under a debugger on this terminal (its stdin, stdout, stderr); simulated time waits for it "
+         "while it is stopped")
+        ("debugger", po::value<std::string>()->value_name("CMD"),
+         "the debugger command for --debug-rank, the program and its arguments appended (default \"gdb --args\"; "
+         "e.g. \"gdb -batch -ex run -ex bt --args\")")
+        ("print-pids", "print each rank's process id when it connects (\"[isvp] rank R: pid P\", for gdb -p P)");
     add_platform_options(options);
 
     // The launcher's options come first; the first other word (or the word
@@ -100,7 +146,8 @@ int run_command(int argc, char** argv) {
     po::variables_map values;
     if (!parse(static_cast<int>(own_argv.size()), own_argv.data(),
                "usage: isvp run -n N [--topology T] [-l | --tag-output] [--offload on|off] [--compute-scale S]\n"
-               "                [--timeout S] [--config FILE] [--set key=value]... [--stats FILE] [--] PROG [ARGS...]\n"
+               "                [--timeout S] [--debug-rank R [--debugger CMD]] [--print-pids]\n"
+               "                [--config FILE] [--set key=value]... [--stats FILE] [--] PROG [ARGS...]\n"
                "Starts the simulator and N guest processes (rank r on host r of the topology), like mpirun\n"
                "(isvp mpiexec and bin/isvp-mpiexec are the same command). Everything after PROG is PROG's.",
                options, values))
@@ -141,6 +188,32 @@ int run_command(int argc, char** argv) {
     spec.command = command;
     if (values.count("prepend-rank")) spec.label = transport::OutputLabel::Rank;
     if (values.count("tag-output")) spec.label = transport::OutputLabel::Tag;
+    if (values.count("debugger") && !values.count("debug-rank"))
+        throw ConfigError("run: --debugger says how to start the rank given by --debug-rank R; no --debug-rank given");
+    if (values.count("debug-rank")) {
+        spec.debug_rank = values["debug-rank"].as<int>();
+        if (spec.debug_rank < 0 || spec.debug_rank >= spec.ranks)
+            throw ConfigError("run: --debug-rank " + std::to_string(spec.debug_rank) +
+                              " is not a rank of this job (-n " + std::to_string(spec.ranks) + ": ranks 0.." +
+                              std::to_string(spec.ranks - 1) + ")");
+        if (spec.label != transport::OutputLabel::None)
+            throw ConfigError(std::string("run: ") +
+                              (values.count("tag-output") ? "--tag-output" : "-l/--prepend-rank") +
+                              " with --debug-rank: the rank under the debugger writes straight to the terminal "
+                              "(the debugger's prompts are not whole lines), so its output cannot be labelled; "
+                              "give one of the two");
+        const std::string debugger = values.count("debugger") ? values["debugger"].as<std::string>() : "gdb --args";
+        if (unbalanced_quotes(debugger)) throw ConfigError("run: --debugger '" + debugger + "': a quote is not closed");
+        spec.debugger = po::split_unix(debugger);
+        if (spec.debugger.empty() || spec.debugger.front().empty())
+            throw ConfigError("run: --debugger is empty (give the debugger's command, e.g. \"gdb --args\")");
+        if (!executable(spec.debugger.front()))
+            throw ConfigError("run: --debugger '" + debugger + "': '" + spec.debugger.front() +
+                              "' is not an executable program" +
+                              (spec.debugger.front().find('/') == std::string::npos ? " in PATH" : "") +
+                              (spec.debugger.front() == "gdb" ? " (install it: apt-get install gdb)" : ""));
+    }
+    spec.print_pids = values.count("print-pids") > 0;
     spec.config = TransportConfig::from(parameters);
     spec.config.end_on_early_exit = true;
     JobPlatform job(PlatformConfig::from(parameters));

@@ -12,6 +12,7 @@ packages=(
   catch2                              # unit tests (v2)
   nlohmann-json3-dev                  # configuration and statistics
   python3-matplotlib                  # benchmark plots
+  gdb                                 # debugging a guest rank (docs/DEBUGGING.md, the debug_rank_* tests)
 )
 
 missing=()

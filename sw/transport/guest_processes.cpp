@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,14 +30,24 @@ void write_all(int fd, const char* text) {
 }
 
 // In the child between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_child(pid_t parent, int null_fd, int out_fd, int err_fd, int memory_fd, char* const* argv,
-                             char* const* envp) {
+// null_fd < 0: the child keeps the launcher's stdin, stdout and stderr (on
+// the terminal); `foreground`: its new process group becomes the terminal's
+// foreground group (done here, before exec, so that a debugger finds itself
+// in the foreground from its first instruction; SIGTTOU is still blocked).
+// `ttou_ignored` >= 0: SIGTTOU's disposition for the program, the launcher's
+// own from before it ignored the signal (while a child has the terminal,
+// see start()); -1: left as inherited.
+[[noreturn]] void exec_child(pid_t parent, int null_fd, int out_fd, int err_fd, int memory_fd, bool foreground,
+                             int ttou_ignored, char* const* argv, char* const* envp) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the launcher died before prctl took effect
-    ::dup2(null_fd, STDIN_FILENO);
-    ::dup2(out_fd, STDOUT_FILENO);
-    ::dup2(err_fd, STDERR_FILENO);
+    if (foreground) ::tcsetpgrp(STDIN_FILENO, ::getpid());
+    if (null_fd >= 0) {
+        ::dup2(null_fd, STDIN_FILENO);
+        ::dup2(out_fd, STDOUT_FILENO);
+        ::dup2(err_fd, STDERR_FILENO);
+    }
     // The rank's own host memory (and nothing of other ranks') survives exec
     // as descriptor kGuestMemoryFd; dup2 clears its close-on-exec flag
     // (unless it is that descriptor already: dup2 onto itself does nothing).
@@ -49,6 +60,7 @@ void write_all(int fd, const char* text) {
     // launcher's handlers are gone: a SIGTERM for the new rank must not run
     // the launcher's handler here, which would report it to the launcher.
     for (int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(signal_number, SIG_DFL);
+    if (ttou_ignored >= 0) ::signal(SIGTTOU, ttou_ignored ? SIG_IGN : SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -87,6 +99,15 @@ GuestProcesses::~GuestProcesses() {
         }
         entry->running = false;
     }
+    take_back_terminal();
+}
+
+void GuestProcesses::take_back_terminal() {
+    if (terminal_owner_ < 0) return;
+    // SIGTTOU is ignored (start()): tcsetpgrp from the background works.
+    ::tcsetpgrp(STDIN_FILENO, terminal_owner_);
+    ::sigaction(SIGTTOU, &saved_ttou_, nullptr);
+    terminal_owner_ = -1;
 }
 
 void GuestProcesses::signal_group(Child& entry, int signal_number) {
@@ -102,11 +123,17 @@ GuestProcesses::Child& GuestProcesses::child(int rank) {
 }
 
 void GuestProcesses::start(int rank, const std::vector<std::string>& argv, const std::vector<std::string>& environment,
-                           int memory_fd) {
+                           int memory_fd, bool on_terminal) {
     if (argv.empty()) throw std::runtime_error("rank " + std::to_string(rank) + ": no program to run");
     if (children_.size() <= static_cast<std::size_t>(rank)) children_.resize(static_cast<std::size_t>(rank) + 1);
     if (children_[static_cast<std::size_t>(rank)])
         throw std::runtime_error("rank " + std::to_string(rank) + " started twice");
+    if (on_terminal && terminal_rank_ >= 0)
+        throw std::runtime_error("rank " + std::to_string(rank) + " cannot run on the terminal: rank " +
+                                 std::to_string(terminal_rank_) + " does");
+    // The terminal's foreground goes to the child only if the launcher has
+    // it (not when started in the background, `isvp run ... &`).
+    const bool foreground = on_terminal && ::isatty(STDIN_FILENO) && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp();
 
     // Everything the child needs is prepared before fork().
     std::vector<char*> arguments;
@@ -118,8 +145,8 @@ void GuestProcesses::start(int rank, const std::vector<std::string>& argv, const
 
     int out_pipe[2] = {-1, -1};
     int err_pipe[2] = {-1, -1};
-    const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null_fd < 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    const int null_fd = on_terminal ? -1 : ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (!on_terminal && (null_fd < 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0)) {
         const std::string message = system_error("cannot create pipes for rank " + std::to_string(rank));
         for (int fd : {null_fd, out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
             if (fd >= 0) ::close(fd);
@@ -130,29 +157,50 @@ void GuestProcesses::start(int rank, const std::vector<std::string>& argv, const
     sigset_t before;
     sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &before);  // until the child has reset its handlers
+    const pid_t launcher_group = ::getpgrp();
+    // The program gets SIGTTOU as the launcher had it, also while the
+    // launcher ignores it.
+    const int ttou_ignored = terminal_owner_ < 0 ? -1 : saved_ttou_.sa_handler == SIG_IGN ? 1 : 0;
     const pid_t pid = ::fork();
-    if (pid == 0) exec_child(parent, null_fd, out_pipe[1], err_pipe[1], memory_fd, arguments.data(), variables.data());
+    if (pid == 0)
+        exec_child(parent, null_fd, out_pipe[1], err_pipe[1], memory_fd, foreground, ttou_ignored, arguments.data(),
+                   variables.data());
     const int fork_errno = errno;
     ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
-    for (int fd : {null_fd, out_pipe[1], err_pipe[1]}) ::close(fd);
+    for (int fd : {null_fd, out_pipe[1], err_pipe[1]})
+        if (fd >= 0) ::close(fd);
     if (pid < 0) {
-        ::close(out_pipe[0]);
-        ::close(err_pipe[0]);
+        for (int fd : {out_pipe[0], err_pipe[0]})
+            if (fd >= 0) ::close(fd);
         errno = fork_errno;
         throw std::runtime_error(system_error("cannot fork rank " + std::to_string(rank)));
     }
     ::setpgid(pid, pid);  // also in the child: whichever runs first
+    if (on_terminal) terminal_rank_ = rank;
+    if (foreground) {
+        // The child takes the terminal (exec_child). The launcher, in the
+        // background until it takes the terminal back, ignores SIGTTOU: its
+        // writes (other ranks' output, its messages) must not stop it if
+        // the terminal has `stty tostop`, nor tcsetpgrp at the end.
+        terminal_owner_ = launcher_group;
+        struct sigaction ignore {};
+        ignore.sa_handler = SIG_IGN;
+        sigemptyset(&ignore.sa_mask);
+        ::sigaction(SIGTTOU, &ignore, &saved_ttou_);
+    }
 
     auto entry = std::make_unique<Child>();
     entry->pid = pid;
     entry->running = true;
     entry->group = true;
     entry->kill_timer = std::make_unique<asio::steady_timer>(io_);
-    entry->out.pipe = std::make_unique<asio::posix::stream_descriptor>(io_, out_pipe[0]);
-    entry->err.pipe = std::make_unique<asio::posix::stream_descriptor>(io_, err_pipe[0]);
-    entry->out.open = true;
-    entry->err.open = true;
     children_[static_cast<std::size_t>(rank)] = std::move(entry);
+    if (on_terminal) return;  // its output goes straight to the launcher's stdout and stderr
+    Child& started = child(rank);
+    started.out.pipe = std::make_unique<asio::posix::stream_descriptor>(io_, out_pipe[0]);
+    started.err.pipe = std::make_unique<asio::posix::stream_descriptor>(io_, err_pipe[0]);
+    started.out.open = true;
+    started.err.open = true;
     read(rank, false);
     read(rank, true);
 }
@@ -223,14 +271,30 @@ void GuestProcesses::reap() {
         if (entry == nullptr || !entry->running) continue;
         int wait_status = 0;
         pid_t result;
-        while ((result = ::waitpid(entry->pid, &wait_status, WNOHANG)) < 0 && errno == EINTR) {
+        // The child on the terminal is also watched for stops: Ctrl-Z stops
+        // the foreground debugger, and no one else would resume it (the
+        // shell's job is the launcher), so the terminal would hang.
+        const bool on_terminal = static_cast<int>(rank) == terminal_rank_;
+        while ((result = ::waitpid(entry->pid, &wait_status, WNOHANG | (on_terminal ? WUNTRACED : 0))) < 0 &&
+               errno == EINTR) {
         }
         if (result != entry->pid) continue;
+        if (WIFSTOPPED(wait_status)) {
+            if (WSTOPSIG(wait_status) == SIGTSTP) {
+                err_ << "[isvp] rank " << rank
+                     << " (on the terminal) was stopped by Ctrl-Z (SIGTSTP): continued; a debugging session "
+                        "cannot be suspended, quit the debugger to end it\n";
+                err_.flush();
+                signal_group(*entry, SIGCONT);
+            }
+            continue;
+        }
         entry->running = false;
         entry->status = exit_status(wait_status);
         // The group id stays reserved while members remain; once it is
         // empty the id may be reused, so it is never signalled again.
         signal_group(*entry, 0);
+        if (static_cast<int>(rank) == terminal_rank_) take_back_terminal();
         if (on_exit_) on_exit_(static_cast<int>(rank), entry->status, describe(wait_status));
     }
 }

@@ -46,6 +46,7 @@ GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const Tra
       started_(std::chrono::steady_clock::now()),
       heard_(static_cast<std::size_t>(std::max(ranks, 0)), started_),
       notices_(static_cast<std::size_t>(std::max(ranks, 0)), 0),
+      exempt_(static_cast<std::size_t>(std::max(ranks, 0)), false),
       notice_timer_(io),
       timeout_timer_(io),
       departure_timer_(io),
@@ -275,7 +276,7 @@ void GuestScheduler::on_link_event(int rank, const GuestLinks::Event& event) {
             attached_[static_cast<std::size_t>(rank)] = true;
             any_attached_ = true;
             check_attachment();
-            if (on_attach_) on_attach_(rank);
+            if (on_attach_) on_attach_(rank, event.message.arg1);
             break;
         case GuestLinks::Event::Kind::Request: {
             heard_from(rank);
@@ -440,7 +441,7 @@ void GuestScheduler::stall_notice() {
     std::vector<int> silent;
     auto shortest = std::chrono::steady_clock::duration::max();
     for (int rank = 0; rank < ranks(); ++rank) {
-        if (!core_.idle(rank)) continue;
+        if (!core_.idle(rank) || exempt_[static_cast<std::size_t>(rank)]) continue;
         const auto quiet = now - heard_[static_cast<std::size_t>(rank)];
         const auto periods = static_cast<std::uint64_t>(quiet / notice_period_);
         if (periods <= notices_[static_cast<std::size_t>(rank)]) continue;

@@ -116,6 +116,15 @@ void check_spec(const JobSpec& spec, bool remote) {
         throw std::invalid_argument("a job needs 1..65536 ranks, got " + std::to_string(spec.ranks));
     if (remote && spec.command.empty())
         throw std::invalid_argument("no guest program given (isvp run -n N <program> [args...])");
+    if (spec.debug_rank < -1 || spec.debug_rank >= spec.ranks)
+        throw std::invalid_argument("debug rank " + std::to_string(spec.debug_rank) + " is not a rank of the job (0.." +
+                                    std::to_string(spec.ranks - 1) + ")");
+    if (spec.debug_rank >= 0 && spec.debugger.empty())
+        throw std::invalid_argument("debug rank " + std::to_string(spec.debug_rank) + " without a debugger command");
+    if (spec.debug_rank >= 0 && spec.label != OutputLabel::None)
+        throw std::invalid_argument(
+            "the rank under the debugger writes straight to the terminal: its output "
+            "cannot be labelled");
     spec.config.validate();
     if (sc_core::sc_get_status() != sc_core::SC_ELABORATION || sc_core::sc_start_of_simulation_invoked())
         throw std::logic_error("SystemC has already run in this process; it runs one job per process");
@@ -234,6 +243,23 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
         scheduler.process_exited(rank, status, description);
     });
     processes.label_output(spec.label);
+    if (spec.print_pids)
+        scheduler.on_attach([&](int rank, std::uint64_t pid) {
+            err << "[isvp] rank " << rank << ": pid " << pid << "\n";
+            err.flush();
+        });
+    if (spec.debug_rank >= 0) {
+        // A rank stopped in the debugger holds simulated time for every rank
+        // (conservative synchronisation): that is the point, not a stall.
+        scheduler.exempt_from_stall_notices(spec.debug_rank);
+        err << "[isvp] rank " << spec.debug_rank << " runs under " << spec.debugger.front()
+            << "; simulated time waits for it while it is stopped";
+        if (spec.config.timeout_s > 0)
+            err << " (job.timeout_s = " << spec.config.timeout_s
+                << " s still ends the job, also while it is stopped: job.timeout_s=0 for none)";
+        err << "\n";
+        err.flush();
+    }
     // The launcher ends ranks (SIGTERM, SIGKILL after `grace`) that are still
     // running when the job ended; their statuses are not the job's.
     const auto end_ranks = [&](const std::vector<int>& ranks, std::chrono::milliseconds after) {
@@ -272,7 +298,10 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
         environment.spin_wait_us = spec.config.spin_wait_us;
         std::vector<std::string> variables = inherited;
         for (const auto& [name, value] : environment.variables()) variables.push_back(name + "=" + value);
-        processes.start(rank, spec.command, variables, segments[static_cast<std::size_t>(rank)].fd());
+        const bool debugged = rank == spec.debug_rank;
+        std::vector<std::string> command = debugged ? spec.debugger : std::vector<std::string>{};
+        command.insert(command.end(), spec.command.begin(), spec.command.end());
+        processes.start(rank, command, variables, segments[static_cast<std::size_t>(rank)].fd(), debugged);
         watchdog.watch(processes.pid(rank));
         scheduler.links().expect_peer(rank, processes.pid(rank));
     }
@@ -330,11 +359,15 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
         }
         if (clean && !terminating && now >= next_notice) {
             std::vector<int> waiting;
+            // Not for the rank under the debugger: its debugger may stay at
+            // its prompt after the program finished, until the user quits.
             for (int rank = 0; rank < spec.ranks; ++rank)
-                if (processes.running(rank)) waiting.push_back(rank);
-            err << "[isvp] waiting for " << list_ranks(waiting) << " to exit: the job ended "
-                << static_cast<long long>(std::chrono::duration<double>(now - ended).count()) << " s ago (wall)\n";
-            err.flush();
+                if (processes.running(rank) && rank != spec.debug_rank) waiting.push_back(rank);
+            if (!waiting.empty()) {
+                err << "[isvp] waiting for " << list_ranks(waiting) << " to exit: the job ended "
+                    << static_cast<long long>(std::chrono::duration<double>(now - ended).count()) << " s ago (wall)\n";
+                err.flush();
+            }
             next_notice = now + wall(spec.config.stall_notice_s);
         }
         io.run_one_for(std::chrono::milliseconds(50));

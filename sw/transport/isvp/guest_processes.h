@@ -12,6 +12,12 @@
 // as mpirun, unlabelled by default, or labelled (label_output()). Exits are
 // noticed through SIGCHLD (waitpid on our own children only) and reported as
 // exit code, or 128 + signal number.
+// A guest started on the terminal (a rank under a debugger, `isvp run
+// --debug-rank`) instead keeps the launcher's stdin, stdout and stderr, and
+// if the launcher has the terminal (its process group is the foreground
+// one) the guest's group becomes the foreground group until the guest exits
+// (then the launcher takes the terminal back): the debugger reads the
+// keyboard, and Ctrl-C reaches the debugger, not the launcher.
 // terminate() sends SIGTERM to the process groups, then SIGKILL after a
 // grace period — also to a group whose guest has already exited, so
 // processes a guest forked do not survive it (unless they left the group
@@ -19,6 +25,7 @@
 // guests. SystemC-free, POSIX (Linux).
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <array>
@@ -71,9 +78,12 @@ class GuestProcesses {
     /// pipes or the fork fail; a program that cannot be executed exits 127
     /// with the reason on its stderr.
     /// `memory_fd` >= 0: the rank's sealed host memory, which the child
-    /// receives as descriptor kGuestMemoryFd.
+    /// receives as descriptor kGuestMemoryFd. `on_terminal`: the child keeps
+    /// the launcher's stdin, stdout and stderr (its output is not labelled)
+    /// and takes the terminal's foreground while it runs (see above); at
+    /// most one child.
     void start(int rank, const std::vector<std::string>& argv, const std::vector<std::string>& environment,
-               int memory_fd = -1);
+               int memory_fd = -1, bool on_terminal = false);
 
     /// How output lines are labelled from now on (OutputLabel::None before).
     void label_output(OutputLabel label) { label_ = label; }
@@ -134,6 +144,9 @@ class GuestProcesses {
     /// Sends `signal_number` to the child's process group if it may have
     /// members; notes when it has none left.
     void signal_group(Child& entry, int signal_number);
+    /// Makes the launcher's process group the terminal's foreground group
+    /// again if a child on the terminal took it.
+    void take_back_terminal();
 
     boost::asio::io_context& io_;                   ///< the event loop
     std::ostream& out_;                             ///< where the guests' stdout lines go
@@ -142,6 +155,9 @@ class GuestProcesses {
     ExitHandler on_exit_;                           ///< exit notifications
     boost::asio::signal_set sigchld_;               ///< SIGCHLD, delivered on the event loop
     std::vector<std::unique_ptr<Child>> children_;  ///< by rank (null: not started)
+    int terminal_rank_ = -1;                        ///< the child started on the terminal, if any
+    pid_t terminal_owner_ = -1;                     ///< foreground group to give the terminal back to; -1: not taken
+    struct sigaction saved_ttou_ {};                ///< SIGTTOU's action before the terminal was given away
 };
 
 }  // namespace isvp::transport

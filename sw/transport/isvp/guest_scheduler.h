@@ -102,8 +102,12 @@ class GuestScheduler {
     void end_all(ErrorCode code, const std::string& reason);
 
     /// Called (on the event loop) when a rank has said Hello: a remote rank
-    /// has mapped its host memory by then.
-    void on_attach(std::function<void(int rank)> handler) { on_attach_ = std::move(handler); }
+    /// has mapped its host memory by then. `pid`: the process that said it
+    /// (Hello's arg1; under a debugger or a wrapper, the program itself).
+    void on_attach(std::function<void(int rank, std::uint64_t pid)> handler) { on_attach_ = std::move(handler); }
+    /// No stall notices (job.stall_notice_s) for `rank`: it runs under a
+    /// debugger, where standing still at a breakpoint is what it is for.
+    void exempt_from_stall_notices(int rank) { exempt_.at(static_cast<std::size_t>(rank)) = true; }
 
     /// A rank's process exited (remote); lets the links notice a rank that
     /// never connected.
@@ -174,7 +178,7 @@ class GuestScheduler {
     std::vector<int> failure_order_;                            ///< failing ranks, first first
     std::vector<int> finish_codes_;                             ///< finish() exit codes by rank
     std::uint64_t end_time_ps_ = 0;                             ///< simulated time at the end
-    std::function<void(int)> on_attach_;                        ///< told when a rank attached
+    std::function<void(int, std::uint64_t)> on_attach_;         ///< told when a rank attached
     std::uint64_t limit_ps_ = kMaxTimePs;                       ///< job.max_simulated_us, else 2^62 ps
     std::string limit_name_;                                    ///< how messages name limit_ps_
     bool limit_reached_ = false;                                ///< a job.* limit ended the job
@@ -183,6 +187,7 @@ class GuestScheduler {
     std::chrono::nanoseconds notice_period_{0};                 ///< job.stall_notice_s; 0 = off
     std::vector<std::chrono::steady_clock::time_point> heard_;  ///< by rank: its latest request or reply
     std::vector<std::uint64_t> notices_;                        ///< by rank: stall notices since heard_
+    std::vector<bool> exempt_;                                  ///< by rank: no stall notices
     boost::asio::steady_timer notice_timer_;                    ///< next stall check
     boost::asio::steady_timer timeout_timer_;                   ///< job.timeout_s
     boost::asio::steady_timer departure_timer_;                 ///< departures held back (job.kill_grace_ms)

@@ -62,6 +62,16 @@ struct JobSpec {
     std::ostream* out = nullptr;            ///< guests' stdout lines; null = std::cout
     std::ostream* err = nullptr;            ///< guests' stderr lines and "[isvp] " messages; null = std::cerr
     OutputLabel label = OutputLabel::None;  ///< remote: how guest output lines are labelled
+    /// remote: the rank started under a debugger (-1: none). Its command is
+    /// `debugger` followed by `command`; it keeps the launcher's stdin,
+    /// stdout and stderr (its output is not labelled: `label` must be None)
+    /// and, if the launcher has the terminal, is the terminal's foreground
+    /// process group while it runs. No stall notices are given for it.
+    int debug_rank = -1;
+    std::vector<std::string> debugger;  ///< remote: the debugger's words, e.g. {"gdb", "--args"}
+    /// remote: "[isvp] rank R: pid P" on `err` when each rank connects (P:
+    /// the process that said Hello, the one to attach a debugger to).
+    bool print_pids = false;
 };
 
 struct RankOutcome {
