@@ -211,9 +211,12 @@ std::uint32_t Qdma::read_register(std::uint32_t offset) {
             return error_msix_;
         case ERROR_IRQ_ENABLE:
             return error_irq_enable_;
+        case PIO_WINDOW_BYTES:
+            return PIO_STRIDE;
         default:
             break;
     }
+    if (offset >= PIO_BASE && offset < PIO(std::min(config_.queues, kPioQueues))) return 0;  // write-only
     if (offset >= RING_SIZE_BASE && offset < RING_SIZE(kRingSizeCount))
         return ring_sizes_[(offset - RING_SIZE_BASE) / 4];
     if (offset >= CONTEXT_QUEUE_BASE && offset < CONTEXT_QUEUE(kContextCount))
@@ -283,6 +286,7 @@ void Qdma::write_register(std::uint32_t offset, std::uint32_t value) {
         case ERROR_QUEUE:
         case ERROR_ADDRESS_LO:
         case ERROR_ADDRESS_HI:
+        case PIO_WINDOW_BYTES:
             return;  // read-only: writes are ignored
         case SCRATCH:
             scratch_ = value;
@@ -312,6 +316,10 @@ void Qdma::write_register(std::uint32_t offset, std::uint32_t value) {
             context_queue_[(offset - CONTEXT_QUEUE_BASE) / 4] = value;
         else
             unmapped_access(offset, false);
+        return;
+    }
+    if (offset >= PIO_BASE && offset < PIO(std::min(config_.queues, kPioQueues))) {
+        write_pio((offset - PIO_BASE) / PIO_STRIDE, (offset - PIO_BASE) % PIO_STRIDE, value);
         return;
     }
     if (offset >= QUEUE_BASE && offset < QUEUE(config_.queues)) {
@@ -495,6 +503,7 @@ void Qdma::write_doorbell(unsigned q, std::uint32_t reg, std::uint32_t value, st
 }
 
 void Qdma::reset_queue(unsigned q) {
+    queues_[q].pio = PioState{};
     reset_h2c(q);
     reset_c2h(q);
     reset_cmpt(q);
