@@ -16,11 +16,15 @@ constexpr const char* kReportType = "isvp/qdma";
 
 void Qdma::write_pio(unsigned q, std::uint32_t window_offset, std::uint32_t value) {
     PioState& pio = queues_[q].pio;
-    if (pio.discarding) {
-        if (window_offset != 0) return;  // the rest of a refused packet
-        pio.discarding = false;
-    }
-    if (window_offset != pio.fill) {
+    if (window_offset == 0) {
+        // Offset 0 always starts a packet; one left unfinished is refused.
+        if (pio.fill != 0)
+            refuse_pio(q, pio.fill - 4,
+                       "packet abandoned after " + std::to_string(pio.fill) + " bytes by a write at offset 0");
+        pio = PioState{};
+    } else if (pio.discarding) {
+        return;  // the rest of a refused packet
+    } else if (window_offset != pio.fill) {
         refuse_pio(q, window_offset,
                    "write at window offset " + std::to_string(window_offset) + " where offset " +
                        std::to_string(pio.fill) + " was next (PIO packets are written in ascending dwords from 0)");
@@ -49,7 +53,7 @@ void Qdma::write_pio(unsigned q, std::uint32_t window_offset, std::uint32_t valu
 
 void Qdma::refuse_pio(unsigned q, std::uint32_t window_offset, const std::string& why) {
     queues_[q].pio = PioState{};
-    queues_[q].pio.discarding = window_offset != 0;
+    queues_[q].pio.discarding = true;  // until the next write at offset 0
     error_queue_ = q;
     SC_REPORT_WARNING(kReportType, (std::string(name()) + ": PIO packet on queue " + std::to_string(q) +
                                     " refused and discarded: " + why)
