@@ -453,10 +453,10 @@ int bench_collectives(int argc, char** argv) {
         return static_cast<double>(total) / 1e6 / iterations;
     };
 
-    std::cout << "# " << ranks << " ranks on " << config.fabric.describe() << ", offload "
-              << offload_text << ", aglu " << parameters.text("aglu.impl") << ", int32 (SUM for reductions)"
-              << (timing_only ? ", timing only (no payload)" : "") << "; " << iterations << " timed + " << warmup
-              << " warm-up iterations\n";
+    std::cout << "# " << ranks << " ranks on " << config.fabric.describe() << ", offload " << offload_text << ", aglu "
+              << parameters.text("aglu.impl") << ", int32 (SUM for reductions)"
+              << describe_driver_paths(base_driver_config) << (timing_only ? ", timing only (no payload)" : "") << "; "
+              << iterations << " timed + " << warmup << " warm-up iterations\n";
     const bool both = passes.offload && passes.software;
     if (both)
         std::cout << "# collective     size      offload_us  software_us  speedup  loggp_offload_us  "

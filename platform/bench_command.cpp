@@ -114,7 +114,8 @@ int pingpong(int argc, char** argv) {
     }
 
     std::cout << "# ping-pong rank 0 <-> rank " << peer << " (" << topology.distance(0, peer) << " hops, "
-              << config.fabric.describe() << ")\n# size latency_us bandwidth_gbps\n";
+              << config.fabric.describe() << describe_driver_paths(driver_config)
+              << ")\n# size latency_us bandwidth_gbps\n";
     for (const auto& row : rows)
         std::cout << row.bytes << " " << std::fixed << std::setprecision(3) << row.latency_us << " "
                   << std::setprecision(2) << row.bandwidth_gbps << "\n";

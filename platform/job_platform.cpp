@@ -79,6 +79,20 @@ guest::DriverConfig driver_config_from(const Parameters& parameters) {
     return config;
 }
 
+std::string describe_driver_paths(const guest::DriverConfig& config) {
+    const guest::DriverConfig defaults;
+    if (config.send_path == defaults.send_path && config.completion == defaults.completion) return "";
+    std::string text = ", driver send_path=" + std::string(to_string(config.send_path));
+    if (config.send_path == guest::SendPath::Pio) text += " (up to " + std::to_string(config.pio_max_bytes) + " B)";
+    text += " completion=" + std::string(to_string(config.completion));
+    if (config.completion == guest::CompletionMode::Hybrid) {
+        std::ostringstream poll;
+        poll << config.poll_us;
+        text += " (poll " + poll.str() + " us)";
+    }
+    return text;
+}
+
 std::uint64_t estimated_platform_bytes(const PlatformConfig& config) {
     // What a node's buffers hold when full: router input FIFOs, the QDMA's
     // H2C staging and receive buffers, the collective engine's input buffers,

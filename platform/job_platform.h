@@ -21,6 +21,10 @@ void declare_job_parameters(Parameters& parameters);
 /// bench collectives).
 void declare_driver_parameters(Parameters& parameters);
 guest::DriverConfig driver_config_from(const Parameters& parameters);
+/// ", driver send_path=pio completion=poll" for a report's header when the
+/// paths differ from the defaults (fetch, msi); empty otherwise, so default
+/// reports (and their golden files) read as before.
+std::string describe_driver_paths(const guest::DriverConfig& config);
 
 /// Memory the simulator needs to build and start `config`'s platform,
 /// bytes: calibrated model state per node plus the buffers a node fills

@@ -176,6 +176,10 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX,
                             rm::doorbell::IRQ_ARM.make(config_.completion == CompletionMode::Poll ? 0 : 1));
 
+    // A polling rank says so once (a 1 ps wait for host-memory updates): the
+    // transport keeps host-memory update notifications only from then on.
+    if (config_.completion != CompletionMode::Msi) transport_.wait_event(0, true, transport_.now_ps() + 1);
+
     assembling_.resize(node_count_);
     assembling_active_.assign(node_count_, false);
     // A bad setup value shows up as a queue error right away, not at the first message.

@@ -11,7 +11,13 @@
 //     returned plus its annotated delay. An error response reads as
 //     0xFFFFFFFF, as a PCIe completer abort does.
 //   * WaitInterrupt — answered at once if a vector in the mask has an
-//     undelivered interrupt, else when one arrives.
+//     undelivered interrupt, else when one arrives. With kWaitHostUpdate in
+//     arg1 also (as kHostUpdateVector) when a host-memory update notification
+//     from the PCIe endpoint has arrived since the last such answer (one
+//     flag, not a count: a polling guest looks at the whole ring; the
+//     notifications are dropped until the rank's first such wait, so a rank
+//     that never polls runs exactly as without them); with a
+//     deadline in arg1, at the deadline (kDeadlineVector) if nothing came.
 // MSI-X messages arrive on `msi` as 4-byte TLM writes whose data is the
 // vector number (little-endian); an interrupt sent at t with annotated delay
 // d reaches the host at t + d. Every MSI is delivered once (counted per
@@ -82,6 +88,7 @@ class GuestGateway : public sc_core::sc_module {
     bool waiting_ = false;                                    ///< a WaitInterrupt is outstanding
     bool wait_host_update_ = false;                           ///< it also wakes on a host-memory update
     bool host_update_ = false;                                ///< a completion landed since the last such wake
+    bool host_updates_wanted_ = false;                        ///< the rank has waited for one: keep them
     sc_core::sc_event deadline_event_;                        ///< the outstanding wait's deadline
     std::uint64_t reads_ = 0;                                 ///< statistics: MMIO reads executed
     std::uint64_t writes_ = 0;                                ///< statistics: MMIO writes executed
