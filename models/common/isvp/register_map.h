@@ -62,7 +62,7 @@ inline constexpr std::uint32_t PACKET_DROPPED = 1u << 6;   ///< network packet d
 /// A PIO write refused: out of order in the window, a bad processor header,
 /// or a packet longer than the window (the partial packet is discarded;
 /// ERROR_QUEUE and ERROR_ADDRESS name the queue and the window offset).
-inline constexpr std::uint32_t PIO = 1u << 7;
+inline constexpr std::uint32_t PIO = 1u << 8;  ///< (bit 7 is LINK_FAULT on main)
 }  // namespace error_status
 inline constexpr std::uint32_t ERROR_QUEUE = 0x0024;       ///< RO queue of the latest queue error
 inline constexpr std::uint32_t ERROR_ADDRESS_LO = 0x0028;  ///< RO offending MMIO offset or DMA address
@@ -70,7 +70,7 @@ inline constexpr std::uint32_t ERROR_ADDRESS_HI = 0x002C;
 inline constexpr std::uint32_t ERROR_MSIX = 0x0030;        ///< RW MSI-X vector of the error interrupt
 inline constexpr std::uint32_t ERROR_IRQ_ENABLE = 0x0034;  ///< RW ERROR_STATUS bits that interrupt
 /// RO bytes of each queue's PIO window (PIO(q) below); 0 = no PIO send path.
-inline constexpr std::uint32_t PIO_WINDOW_BYTES = 0x0038;
+inline constexpr std::uint32_t PIO_WINDOW_BYTES = 0x0080;
 
 /// QDMA's global ring-size table: RING_SIZE(i), i < 16, entries per ring.
 /// Queue contexts select a ring size by index when they are enabled. Writable;
