@@ -34,3 +34,16 @@ add_test(NAME host_path_deterministic
                  bash -c "set -o pipefail; $<TARGET_FILE:isvp> bench pingpong --nodes 2 --sizes 8,256,4K,64K --set driver.send_path=pio --set driver.completion=hybrid --set driver.poll_us=1 | grep -v wall")
 set_tests_properties(host_path_deterministic PROPERTIES LABELS "host_path" TIMEOUT 120
                      PASS_REGULAR_EXPRESSION "1 passed, 0 failed")
+
+# `isvp run --set driver.*` reaches MPI programs (ISVP_MPI_DRIVER_*): the
+# OSU-style latency with pio + poll is 2.4x us at 8 B (fetch + msi: 6.00).
+# The program is built by mpi.cmake (isvp_mpi_test_programs).
+add_test(NAME host_path_mpi_osu_latency_pio_poll
+         COMMAND isvp run -n 2 --set topology.torus=2x1x1 --set driver.send_path=pio --set driver.completion=poll --
+                 ${CMAKE_CURRENT_BINARY_DIR}/mpi/osu_style_latency)
+set_tests_properties(host_path_mpi_osu_latency_pio_poll PROPERTIES LABELS "host_path;mpi" TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "\n8 +2\\.4[0-9]\n")
+add_test(NAME host_path_run_bad_driver_parameter_named
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 2 "driver.completion" --
+                 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 --set driver.completion=spin -- true)
+set_tests_properties(host_path_run_bad_driver_parameter_named PROPERTIES LABELS "host_path" TIMEOUT 60)
