@@ -47,3 +47,14 @@ add_test(NAME host_path_run_bad_driver_parameter_named
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 2 "driver.completion" --
                  $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 --set driver.completion=spin -- true)
 set_tests_properties(host_path_run_bad_driver_parameter_named PROPERTIES LABELS "host_path" TIMEOUT 60)
+# MPI point-to-point (matching, probes, nonblocking, synchronous sends) and
+# nonblocking collectives on the PIO send path with polled and hybrid
+# completions (programs built by mpi.cmake).
+foreach(completion poll hybrid)
+  foreach(program mpi_point_to_point coll_nonblocking)
+    add_test(NAME host_path_mpi_${program}_pio_${completion}
+             COMMAND isvp run -n 4 --set topology.torus=2x2x1 --set driver.send_path=pio
+                     --set driver.completion=${completion} -- ${CMAKE_CURRENT_BINARY_DIR}/mpi/${program})
+    set_tests_properties(host_path_mpi_${program}_pio_${completion} PROPERTIES LABELS "host_path;mpi" TIMEOUT 300)
+  endforeach()
+endforeach()
