@@ -224,6 +224,7 @@ std::string percent(double simulated, double modelled) {
 int bench_collectives(int argc, char** argv) {
     Parameters parameters;
     declare_job_parameters(parameters);
+    declare_driver_parameters(parameters);
     po::options_description options("isvp bench collectives options");
     options.add_options()
         ("topology", po::value<std::string>(), "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.* of the platform); one rank per host, up to 1024 nodes and more")
@@ -293,6 +294,7 @@ int bench_collectives(int argc, char** argv) {
                               ": sizes are bytes of int32 elements per rank, a positive multiple of 4");
 
     const PlatformConfig config = PlatformConfig::from(parameters);
+    const guest::DriverConfig base_driver_config = driver_config_from(parameters);
     transport::JobSpec spec;
     const NetworkTopology topology = config.fabric.topology();
     spec.ranks = static_cast<int>(topology.hosts());
@@ -355,7 +357,7 @@ int bench_collectives(int argc, char** argv) {
     const auto wall_start = std::chrono::steady_clock::now();
     const transport::JobResult result =
         transport::run_local_job(spec, job.builder(), [&](guest::DeviceTransport& transport) {
-            guest::DriverConfig driver_config;
+            guest::DriverConfig driver_config = base_driver_config;
             driver_config.offload = passes.offload;
             guest::Driver driver(transport, driver_config);
             // Two instances on one driver, both using only the world
@@ -454,10 +456,10 @@ int bench_collectives(int argc, char** argv) {
         return static_cast<double>(total) / 1e6 / iterations;
     };
 
-    std::cout << "# " << ranks << " ranks on " << config.fabric.describe() << ", offload "
-              << offload_text << ", aglu " << parameters.text("aglu.impl") << ", int32 (SUM for reductions)"
-              << (timing_only ? ", timing only (no payload)" : "") << "; " << iterations << " timed + " << warmup
-              << " warm-up iterations\n";
+    std::cout << "# " << ranks << " ranks on " << config.fabric.describe() << ", offload " << offload_text << ", aglu "
+              << parameters.text("aglu.impl") << ", int32 (SUM for reductions)"
+              << describe_driver_paths(base_driver_config) << (timing_only ? ", timing only (no payload)" : "") << "; "
+              << iterations << " timed + " << warmup << " warm-up iterations\n";
     const bool both = passes.offload && passes.software;
     if (both)
         std::cout << "# collective     size      offload_us  software_us  speedup  loggp_offload_us  "

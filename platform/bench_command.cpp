@@ -36,6 +36,7 @@ unsigned peer_at_hops(const NetworkTopology& topology, unsigned hops) {
 int pingpong(int argc, char** argv) {
     Parameters parameters;
     declare_job_parameters(parameters);
+    declare_driver_parameters(parameters);
     po::options_description options("isvp bench pingpong options");
     options.add_options()("nodes", whole(2u), "nodes in a ring (topology.torus = Nx1x1)")(
         "topology", po::value<std::string>(),
@@ -80,6 +81,7 @@ int pingpong(int argc, char** argv) {
         throw ConfigError("bench pingpong: --iterations and --window take at most 1000000 messages each");
 
     const PlatformConfig config = PlatformConfig::from(parameters);
+    const guest::DriverConfig driver_config = driver_config_from(parameters);
     const NetworkTopology topology = config.fabric.topology();
     if (topology.hosts() < 2)
         throw ConfigError("bench pingpong: " + config.fabric.describe() + " has one host; a ping-pong needs two");
@@ -95,7 +97,7 @@ int pingpong(int argc, char** argv) {
     const transport::JobResult result =
         transport::run_local_job(spec, job.builder(), [&](guest::DeviceTransport& transport) {
             if (transport.rank() != 0 && transport.rank() != static_cast<int>(peer)) return 0;
-            guest::Driver driver(transport);
+            guest::Driver driver(transport, driver_config);
             auto mine = bench::run_pingpong(driver, transport, 0, static_cast<int>(peer), bench_options);
             if (!mine.empty()) {
                 const std::lock_guard<std::mutex> lock(rows_mutex);
@@ -112,7 +114,8 @@ int pingpong(int argc, char** argv) {
     }
 
     std::cout << "# ping-pong rank 0 <-> rank " << peer << " (" << topology.distance(0, peer) << " hops, "
-              << config.fabric.describe() << ")\n# size latency_us bandwidth_gbps\n";
+              << config.fabric.describe() << describe_driver_paths(driver_config)
+              << ")\n# size latency_us bandwidth_gbps\n";
     for (const auto& row : rows)
         std::cout << row.bytes << " " << std::fixed << std::setprecision(3) << row.latency_us << " "
                   << std::setprecision(2) << row.bandwidth_gbps << "\n";

@@ -5,15 +5,26 @@
 
 #include <memory>
 
+#include "isvp/cluster_platform.h"
+#include "isvp/driver.h"
 #include "isvp/job_launcher.h"
 #include "isvp/parameters.h"
-#include "isvp/cluster_platform.h"
 #include "isvp/transport_config.h"
 
 namespace isvp::cli {
 
 /// Declares the parameters of the platform and of the job's transport.
 void declare_job_parameters(Parameters& parameters);
+
+/// The guest driver's send and completion paths (driver.*, docs/PERFORMANCE.md),
+/// for the commands whose driver runs inside the simulator (bench pingpong,
+/// bench collectives).
+void declare_driver_parameters(Parameters& parameters);
+guest::DriverConfig driver_config_from(const Parameters& parameters);
+/// ", driver send_path=pio completion=poll" for a report's header when the
+/// paths differ from the defaults (fetch, msi); empty otherwise, so default
+/// reports (and their golden files) read as before.
+std::string describe_driver_paths(const guest::DriverConfig& config);
 
 /// Memory the simulator needs to build and start `config`'s platform,
 /// bytes: calibrated model state per node plus the buffers a node fills
@@ -34,7 +45,7 @@ class JobPlatform {
     ClusterPlatform* platform() { return platform_.get(); }
 
   private:
-    PlatformConfig config_;                    ///< what to build
+    PlatformConfig config_;                      ///< what to build
     std::unique_ptr<ClusterPlatform> platform_;  ///< built by builder(); outlives the job
 };
 

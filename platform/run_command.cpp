@@ -98,6 +98,7 @@ bool takes_next_word(const std::string& word, const po::options_description& opt
 int run_command(int argc, char** argv) {
     Parameters parameters;
     declare_job_parameters(parameters);
+    declare_driver_parameters(parameters);
     po::options_description options("isvp run options");
     options.add_options()
         ("np,n", po::value<int>()->value_name("N"), "number of ranks (one per node; -np also accepted)")
@@ -172,6 +173,21 @@ int run_command(int argc, char** argv) {
         if (offload != "on" && offload != "off")
             throw ConfigError("run: --offload must be on or off, got '" + offload + "'");
         ::setenv("ISVP_MPI_OFFLOAD", offload == "on" ? "1" : "0", 1);
+    }
+    {
+        // The driver's paths reach MPI guests (sw/mpi) as ISVP_MPI_DRIVER_*;
+        // validated here, so a bad value is refused before any rank starts.
+        const guest::DriverConfig driver = driver_config_from(parameters);
+        ::setenv("ISVP_MPI_DRIVER_SEND_PATH", to_string(driver.send_path), 1);
+        ::setenv("ISVP_MPI_DRIVER_PIO_MAX_BYTES", std::to_string(driver.pio_max_bytes).c_str(), 1);
+        ::setenv("ISVP_MPI_DRIVER_COMPLETION", to_string(driver.completion), 1);
+        std::ostringstream poll_us, poll_interval_ns;
+        poll_us.precision(17);
+        poll_interval_ns.precision(17);
+        poll_us << driver.poll_us;
+        poll_interval_ns << driver.poll_interval_ns;
+        ::setenv("ISVP_MPI_DRIVER_POLL_US", poll_us.str().c_str(), 1);
+        ::setenv("ISVP_MPI_DRIVER_POLL_INTERVAL_NS", poll_interval_ns.str().c_str(), 1);
     }
     if (!values.count("np")) throw ConfigError("run: -n N is required (the number of ranks)");
     if (values.count("stats")) check_writable("--stats", values["stats"].as<std::string>());

@@ -32,6 +32,7 @@ constexpr Named kGlobalRegisters[] = {
     {ERROR_MSIX, "ERROR_MSIX"},
     {ERROR_IRQ_ENABLE, "ERROR_IRQ_ENABLE"},
     {LINK_FAULT, "LINK_FAULT"},
+    {PIO_WINDOW_BYTES, "PIO_WINDOW_BYTES"},
     {ACCEL_CAPABILITIES, "ACCEL_CAPABILITIES"},
     {CT_SIZE_BITS, "CT_SIZE_BITS"},
     {CT_VALID, "CT_VALID"},
@@ -113,6 +114,7 @@ constexpr Named kErrorStatusBits[] = {
     {error_status::DESCRIPTOR, "DESCRIPTOR"},           {error_status::DMA, "DMA"},
     {error_status::CMPT_OVERFLOW, "CMPT_OVERFLOW"},     {error_status::C2H_NO_BUFFER, "C2H_NO_BUFFER"},
     {error_status::PACKET_DROPPED, "PACKET_DROPPED"},   {error_status::LINK_FAULT, "LINK_FAULT"},
+    {error_status::PIO, "PIO"},
 };
 
 }  // namespace
@@ -138,6 +140,10 @@ std::string register_name(std::uint32_t offset) {
     if (offset >= DOORBELL_BASE && offset < DOORBELL(kMaxQueues)) {
         if (const char* name = find(kDoorbellRegisters, (offset - DOORBELL_BASE) % DOORBELL_STRIDE))
             return indexed(name, "q", (offset - DOORBELL_BASE) / DOORBELL_STRIDE);
+    }
+    if (offset >= PIO_BASE && offset < PIO(kPioQueues) && offset % 4 == 0) {
+        const std::uint32_t q = (offset - PIO_BASE) / PIO_STRIDE;
+        return "PIO[q" + std::to_string(q) + "]+" + std::to_string((offset - PIO_BASE) % PIO_STRIDE);
     }
     return "unmapped";
 }

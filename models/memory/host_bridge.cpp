@@ -36,7 +36,7 @@ void HostBridge::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
-    ++msi_writes_;
+    if (payload.get_address() != regmap::kHostUpdateAddress) ++msi_writes_;  // not an interrupt
     msi->b_transport(payload, delay);
 }
 

@@ -149,8 +149,8 @@ void PcieEndpoint::mmio_b_transport(tlm::tlm_generic_payload& payload, sc_core::
     // arrives no earlier than the last of them, so a driver that reads a
     // status register finds the entries it announces already in memory.
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const sc_core::sc_time behind_writes = upstream_free_ + latency_ > now ? upstream_free_ + latency_ - now
-                                                                            : sc_core::SC_ZERO_TIME;
+    const sc_core::sc_time behind_writes =
+        upstream_free_ + latency_ > now ? upstream_free_ + latency_ - now : sc_core::SC_ZERO_TIME;
     delay = std::max(device_delay + latency_, behind_writes);
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     if (log_) {
@@ -264,11 +264,16 @@ void PcieEndpoint::dma_b_transport(tlm::tlm_generic_payload& payload, sc_core::s
         ++statistics_.dma_writes;
         const sc_core::sc_time sent = reserve(upstream_free_, issued, timing_.write_wire_bytes(bytes));
         const sc_core::sc_time arrival = sent + latency_;
+        const auto* extension = payload.get_extension<DmaTagExtension>();
+        const bool host_update = extension && (extension->tag.purpose == DmaPurpose::CmptEntry ||
+                                               extension->tag.purpose == DmaPurpose::H2cStatus ||
+                                               extension->tag.purpose == DmaPurpose::CmptStatus);
         if (bytes > 0 && payload.get_byte_enable_ptr() == nullptr &&
             host_dmi_covers(payload.get_address(), bytes, false)) {
             HostWrite write;
             write.arrival = arrival;
             write.address = payload.get_address();
+            write.host_update = host_update;
             if (!spare_write_buffers_.empty()) {
                 write.bytes = std::move(spare_write_buffers_.back());
                 spare_write_buffers_.pop_back();
@@ -279,6 +284,7 @@ void PcieEndpoint::dma_b_transport(tlm::tlm_generic_payload& payload, sc_core::s
             payload.set_response_status(tlm::TLM_OK_RESPONSE);
         } else {
             access_host(payload, arrival - now);
+            if (host_update && payload.is_response_ok()) notify_host_update(arrival - now);
         }
         if (payload.is_response_ok()) statistics_.upstream_bytes += bytes;
         delay = sent - now;
@@ -353,6 +359,7 @@ void PcieEndpoint::land_host_writes() {
             sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
             host_dma->b_transport(payload, zero);
         }
+        if (write.host_update) notify_host_update(sc_core::SC_ZERO_TIME);  // after the data, never before
         spare_write_buffers_.push_back(std::move(write.bytes));
         host_writes_.pop_front();
     }
@@ -402,6 +409,22 @@ void PcieEndpoint::irq_b_transport(tlm::tlm_generic_payload& payload, sc_core::s
     }
     if (const auto message = msix_.raise(*vector)) send_msi(*message, sc_core::sc_time_stamp() + delay);
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void PcieEndpoint::notify_host_update(const sc_core::sc_time& delay) {
+    unsigned char data[4];
+    store_le32(regmap::kHostUpdateData, data);
+    tlm::tlm_generic_payload payload;
+    payload.set_command(tlm::TLM_WRITE_COMMAND);
+    payload.set_address(regmap::kHostUpdateAddress);
+    payload.set_data_ptr(data);
+    payload.set_data_length(4);
+    payload.set_streaming_width(4);
+    payload.set_byte_enable_ptr(nullptr);
+    payload.set_dmi_allowed(false);
+    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time annotated = delay;
+    host_dma->b_transport(payload, annotated);
 }
 
 void PcieEndpoint::send_msi(const MsiMessage& message, const sc_core::sc_time& earliest) {

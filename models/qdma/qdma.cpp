@@ -17,7 +17,7 @@ constexpr const char* kReportType = "isvp/qdma";
 constexpr std::uint32_t kControlMask = regmap::control::RING_SIZE_INDEX.mask() | regmap::control::ENABLE.mask() |
                                        regmap::control::STATUS_ENABLE.mask() | regmap::control::IRQ_ENABLE.mask() |
                                        regmap::control::MSIX_VECTOR.mask();
-constexpr std::uint32_t kErrorBits = (1u << 8) - 1;
+constexpr std::uint32_t kErrorBits = ((1u << 8) - 1) | regmap::error_status::PIO;
 constexpr std::uint32_t kVectorMask = (1u << regmap::control::MSIX_VECTOR.width) - 1;
 
 std::uint32_t error_bit(QueueError error) {
@@ -218,9 +218,12 @@ std::uint32_t Qdma::read_register(std::uint32_t offset) {
             link_faults_.pop_front();
             return entry;
         }
+        case PIO_WINDOW_BYTES:
+            return PIO_STRIDE;
         default:
             break;
     }
+    if (offset >= PIO_BASE && offset < PIO(std::min(config_.queues, kPioQueues))) return 0;  // write-only
     if (offset >= RING_SIZE_BASE && offset < RING_SIZE(kRingSizeCount))
         return ring_sizes_[(offset - RING_SIZE_BASE) / 4];
     if (offset >= CONTEXT_QUEUE_BASE && offset < CONTEXT_QUEUE(kContextCount))
@@ -291,6 +294,7 @@ void Qdma::write_register(std::uint32_t offset, std::uint32_t value) {
         case ERROR_ADDRESS_LO:
         case ERROR_ADDRESS_HI:
         case LINK_FAULT:
+        case PIO_WINDOW_BYTES:
             return;  // read-only: writes are ignored
         case SCRATCH:
             scratch_ = value;
@@ -320,6 +324,10 @@ void Qdma::write_register(std::uint32_t offset, std::uint32_t value) {
             context_queue_[(offset - CONTEXT_QUEUE_BASE) / 4] = value;
         else
             unmapped_access(offset, false);
+        return;
+    }
+    if (offset >= PIO_BASE && offset < PIO(std::min(config_.queues, kPioQueues))) {
+        write_pio((offset - PIO_BASE) / PIO_STRIDE, (offset - PIO_BASE) % PIO_STRIDE, value);
         return;
     }
     if (offset >= QUEUE_BASE && offset < QUEUE(config_.queues)) {
@@ -503,6 +511,7 @@ void Qdma::write_doorbell(unsigned q, std::uint32_t reg, std::uint32_t value, st
 }
 
 void Qdma::reset_queue(unsigned q) {
+    queues_[q].pio = PioState{};
     reset_h2c(q);
     reset_c2h(q);
     reset_cmpt(q);

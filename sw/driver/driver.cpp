@@ -42,6 +42,27 @@ std::string describe(const LinkFault& fault, int own_node) {
            " lost for good (the reliable layer gave up; the platform names the link on its stderr)";
 }
 
+SendPath parse_send_path(const std::string& text) {
+    if (text == "fetch") return SendPath::Fetch;
+    if (text == "pio") return SendPath::Pio;
+    throw DriverError("driver.send_path='" + text + "' is not one of fetch, pio");
+}
+
+CompletionMode parse_completion_mode(const std::string& text) {
+    if (text == "msi") return CompletionMode::Msi;
+    if (text == "poll") return CompletionMode::Poll;
+    if (text == "hybrid") return CompletionMode::Hybrid;
+    throw DriverError("driver.completion='" + text + "' is not one of msi, poll, hybrid");
+}
+
+const char* to_string(SendPath path) {
+    return path == SendPath::Pio ? "pio" : "fetch";
+}
+
+const char* to_string(CompletionMode mode) {
+    return mode == CompletionMode::Poll ? "poll" : mode == CompletionMode::Hybrid ? "hybrid" : "msi";
+}
+
 Driver::Driver(DeviceTransport& transport, DriverConfig config)
     : transport_(transport),
       config_(config),
@@ -68,6 +89,23 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
                           std::to_string(node_count_) + " nodes");
     if (config_.descriptor_bytes == 0 || config_.descriptor_bytes > rm::kMaxDescriptorBytes)
         throw DriverError("driver: descriptor_bytes must be 1..65535");
+    if (!(config_.poll_us >= 0 && config_.poll_us <= 1e6))
+        throw DriverError("driver.poll_us=" + std::to_string(config_.poll_us) + " is outside 0..1e6");
+    if (!(config_.poll_interval_ns >= 0 && config_.poll_interval_ns <= 1e6))
+        throw DriverError("driver.poll_interval_ns=" + std::to_string(config_.poll_interval_ns) + " is outside 0..1e6");
+    if (config_.send_path == SendPath::Pio) {
+        pio_window_bytes_ = transport_.mmio_read32(rm::PIO_WINDOW_BYTES);
+        if (config_.queue >= rm::kPioQueues || pio_window_bytes_ == 0 || pio_window_bytes_ == 0xFFFFFFFFu)
+            throw DriverError("driver.send_path=pio: queue " + std::to_string(config_.queue) +
+                              " has no PIO window on this device (PIO_WINDOW_BYTES " +
+                              std::to_string(pio_window_bytes_) + ", queues below " + std::to_string(rm::kPioQueues) +
+                              ")");
+        const std::uint32_t room = pio_window_bytes_ - ProcessorHeader::kBytes - kEnvelopeBytes;
+        if (config_.pio_max_bytes > room)
+            throw DriverError("driver.pio_max_bytes=" + std::to_string(config_.pio_max_bytes) +
+                              " does not fit the device's " + std::to_string(pio_window_bytes_) +
+                              "-byte PIO window with header and envelope (at most " + std::to_string(room) + ")");
+    }
 
     for (const unsigned vector : {config_.cmpt_vector, config_.h2c_vector, config_.error_vector})
         if (vector >= rm::kMsixVectors)
@@ -142,7 +180,13 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     // Post all receive buffers but one: a full ring would look empty.
     c2h_pidx_ = config_.c2h_ring_entries - 2;
     transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::C2H_PIDX, c2h_pidx_);
-    transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX, rm::doorbell::IRQ_ARM.make(1));
+    // Polling never sleeps on the completion interrupt: leave it unarmed.
+    transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX,
+                            rm::doorbell::IRQ_ARM.make(config_.completion == CompletionMode::Poll ? 0 : 1));
+
+    // A polling rank says so once (a 1 ps wait for host-memory updates): the
+    // transport keeps host-memory update notifications only from then on.
+    if (config_.completion != CompletionMode::Msi) transport_.wait_event(0, true, transport_.now_ps() + 1);
 
     assembling_.resize(node_count_);
     assembling_active_.assign(node_count_, false);
@@ -269,8 +313,9 @@ void Driver::check_device_errors() {
                                   static_cast<std::uint64_t>(transport_.mmio_read32(rm::ERROR_ADDRESS_HI)) << 32;
     const std::uint32_t h2c = transport_.mmio_read32(rm::QUEUE(config_.queue) + rm::H2C_STATUS);
     std::ostringstream message;
-    message << "driver: device error " << rm::register_fields(rm::ERROR_STATUS, status) << " (queue " << queue << ", address 0x" << std::hex
-            << address << std::dec << ", H2C error code " << rm::status::ERROR_CODE.get(h2c) << ")";
+    message << "driver: device error " << rm::register_fields(rm::ERROR_STATUS, status) << " (queue " << queue
+            << ", address 0x" << std::hex << address << std::dec << ", H2C error code "
+            << rm::status::ERROR_CODE.get(h2c) << ")";
     throw DriverError(message.str());
 }
 
@@ -425,6 +470,31 @@ void Driver::wait_for_progress() {
         }
         if (activity_ != before || poll_completions() > 0) return;
     }
+    const std::uint64_t error_mask = 1ull << config_.error_vector;
+    if (config_.completion != CompletionMode::Msi) {
+        // Spin on the completion ring (and the H2C status the staging ring
+        // waits for) in host memory: the clock runs to the time a completion
+        // or status lands, plus one turn of the poll loop.
+        const std::uint64_t deadline =
+            config_.completion == CompletionMode::Hybrid
+                ? transport_.now_ps() + static_cast<std::uint64_t>(config_.poll_us * 1e6 + 0.5)
+                : 0;
+        const unsigned woken = transport_.wait_event(error_mask, true, deadline);
+        ++activity_;
+        if (woken == config_.error_vector) return check_device_errors();
+        if (woken == DeviceTransport::kHostUpdate) {
+            ++poll_wakeups_;
+            transport_.compute(static_cast<std::uint64_t>(config_.poll_interval_ns * 1e3 + 0.5));
+            return;
+        }
+        // Hybrid: nothing within poll_us; what landed at the deadline is
+        // handled, else arm the interrupt and sleep.
+        if (poll_completions() > 0) return;
+    }
+    wait_for_interrupt();
+}
+
+void Driver::wait_for_interrupt() {
     // Arm both interrupts, then sleep until one fires.
     transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX, cmpt_cidx_ | rm::doorbell::IRQ_ARM.make(1));
     transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_ | rm::doorbell::IRQ_ARM.make(1));
@@ -530,6 +600,17 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
     header.write(prefix.data());
     std::memcpy(prefix.data() + ProcessorHeader::kBytes, envelope, sizeof envelope);
 
+    if (config_.send_path == SendPath::Pio && bytes <= config_.pio_max_bytes) {
+        // Behind descriptors still in flight a PIO packet could overtake
+        // them: only an idle H2C ring keeps the messages in order.
+        reclaim_h2c();
+        if (h2c_outstanding_ == 0) {
+            ++activity_;
+            post_pio(prefix.data(), prefix.size(), data, bytes);
+            return;
+        }
+    }
+    ++fetch_sends_;
     // Stream header, envelope and data through the staging ring in
     // descriptor-sized chunks; the first chunk carries the prefix.
     const auto* source = static_cast<const std::uint8_t*>(data);
@@ -561,6 +642,18 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
         if (done == total || h2c_outstanding_ % 16 == 0)
             transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_);
     }
+}
+
+void Driver::post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes) {
+    // Header, envelope and data as little-endian dwords, the last padded,
+    // written in order into the window: write-combined, one burst per line.
+    std::array<std::uint32_t, rm::PIO_STRIDE / 4> dwords{};
+    auto* out = reinterpret_cast<std::uint8_t*>(dwords.data());
+    std::memcpy(out, prefix, prefix_bytes);
+    if (bytes) std::memcpy(out + prefix_bytes, data, bytes);
+    const std::size_t count = (prefix_bytes + bytes + 3) / 4;
+    transport_.mmio_write_combined(rm::PIO(config_.queue), dwords.data(), count);
+    ++pio_sends_;
 }
 
 bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status) {

@@ -48,6 +48,35 @@ bool offload_from_environment() {
     fail(MPI_ERR_ARG, "ISVP_MPI_OFFLOAD=" + text + " is not one of 1/on/true or 0/off/false");
 }
 
+/// The driver's send and completion paths from ISVP_MPI_DRIVER_* (set by `isvp
+/// run` from driver.send_path, driver.completion, ...; unset: the defaults).
+void driver_paths_from_environment(guest::DriverConfig& config) {
+    const auto value = [](const char* name) -> const char* {
+        const char* text = std::getenv(name);
+        return text != nullptr && *text != '\0' ? text : nullptr;
+    };
+    const auto number = [&](const char* name, double minimum, double maximum, double fallback) {
+        const char* text = value(name);
+        if (text == nullptr) return fallback;
+        char* end = nullptr;
+        const double parsed = std::strtod(text, &end);
+        if (end == text || *end != '\0' || !(parsed >= minimum && parsed <= maximum))
+            fail(MPI_ERR_ARG, std::string(name) + "=" + text + " is not a number in " + std::to_string(minimum) + ".." +
+                                  std::to_string(maximum));
+        return parsed;
+    };
+    try {
+        if (const char* text = value("ISVP_MPI_DRIVER_SEND_PATH")) config.send_path = guest::parse_send_path(text);
+        if (const char* text = value("ISVP_MPI_DRIVER_COMPLETION")) config.completion = guest::parse_completion_mode(text);
+    } catch (const guest::DriverError& error) {
+        fail(MPI_ERR_ARG, error.what());
+    }
+    config.pio_max_bytes =
+        static_cast<std::uint32_t>(number("ISVP_MPI_DRIVER_PIO_MAX_BYTES", 0, 4096, config.pio_max_bytes));
+    config.poll_us = number("ISVP_MPI_DRIVER_POLL_US", 0, 1e6, config.poll_us);
+    config.poll_interval_ns = number("ISVP_MPI_DRIVER_POLL_INTERVAL_NS", 0, 1e6, config.poll_interval_ns);
+}
+
 /// Whether this job offloads: every rank's ISVP_MPI_OFFLOAD (`allowed`)
 /// must allow it. A software sum over the world of the ranks that allow it,
 /// through a software-only guest::Collectives that lives only for this call:
@@ -95,6 +124,7 @@ void initialize(int required) {
     }
     guest::DriverConfig config;
     config.offload = allowed;
+    driver_paths_from_environment(config);
     made->driver = std::make_unique<guest::Driver>(*made->transport, config);
     made->offload = agree_on_offload(*made->driver, allowed);
     made->collectives = std::make_unique<guest::Collectives>(*made->driver, made->offload);

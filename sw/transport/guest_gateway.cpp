@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "isvp/register_map.h"
+
 namespace isvp::transport {
 
 namespace {
@@ -26,6 +28,9 @@ GuestGateway::GuestGateway(sc_core::sc_module_name name, int rank, CompletionSin
     SC_METHOD(deliver_arrivals);
     sensitive << arrival_event_;
     dont_initialize();
+    SC_METHOD(wait_deadline);
+    sensitive << deadline_event_;
+    dont_initialize();
 }
 
 void GuestGateway::execute(const Message& request) {
@@ -37,6 +42,8 @@ void GuestGateway::cancel() {
     // Requests already handed over were executed at their times and are
     // carried out; only the wait is forgotten.
     wait_mask_ = 0;
+    waiting_ = false;
+    deadline_event_.cancel();
 }
 
 void GuestGateway::serve() {
@@ -56,10 +63,18 @@ void GuestGateway::serve() {
                 complete(MessageType::ReadReply, to_ps(sc_core::sc_time_stamp() + delay), request.arg0, value);
                 break;
             }
-            case MessageType::WaitInterrupt:
+            case MessageType::WaitInterrupt: {
                 wait_mask_ = request.arg0;
-                try_wake();
+                waiting_ = true;
+                wait_host_update_ = (request.arg1 & kWaitHostUpdate) != 0;
+                host_updates_wanted_ = host_updates_wanted_ || wait_host_update_;
+                if (try_wake()) break;
+                const std::uint64_t deadline = request.arg1 & kWaitDeadlineMask;
+                if (deadline == 0) break;
+                const std::uint64_t now = to_ps(sc_core::sc_time_stamp());
+                deadline_event_.notify(from_ps(deadline > now ? deadline - now : 0));
                 break;
+            }
             default:
                 SC_REPORT_ERROR(
                     kReportType,
@@ -98,17 +113,29 @@ void GuestGateway::msi_transport(tlm::tlm_generic_payload& payload, sc_core::sc_
         shaped ? (static_cast<std::uint32_t>(data[0]) | static_cast<std::uint32_t>(data[1]) << 8 |
                   static_cast<std::uint32_t>(data[2]) << 16 | static_cast<std::uint32_t>(data[3]) << 24)
                : 0;
+    const bool host_update =
+        shaped && payload.get_address() == regmap::kHostUpdateAddress && vector == regmap::kHostUpdateData;
+    if (host_update) {  // not an interrupt: a completion landed in host memory
+        payload.set_response_status(tlm::TLM_OK_RESPONSE);
+        // Kept only once the rank polls: a rank that never does sees the
+        // platform with no event of this kind (its simulated times are
+        // exactly those without the notification).
+        if (!host_updates_wanted_) return;
+        in_flight_.emplace(sc_core::sc_time_stamp() + delay, kHostUpdateVector);
+        arrival_event_.notify(in_flight_.begin()->first - sc_core::sc_time_stamp());
+        return;
+    }
     if (!shaped || vector >= kInterruptVectors) {
         // What reaches the MSI window is guest-controlled (the MSI-X table's
         // data field, or a DMA a guest aimed at the window): like a host's
         // interrupt controller with an illegal vector, drop it and say so.
         ++dropped_msis_;
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
-        SC_REPORT_WARNING(kReportType,
-                          (std::string(name()) + ": MSI dropped: it must be a 4-byte write of a vector below " +
-                           std::to_string(kInterruptVectors) + (shaped ? ", got vector " + std::to_string(vector) : "") +
-                           " (check the MSI-X table's data fields)")
-                              .c_str());
+        SC_REPORT_WARNING(
+            kReportType, (std::string(name()) + ": MSI dropped: it must be a 4-byte write of a vector below " +
+                          std::to_string(kInterruptVectors) + (shaped ? ", got vector " + std::to_string(vector) : "") +
+                          " (check the MSI-X table's data fields)")
+                             .c_str());
         return;
     }
     ++interrupts_;
@@ -121,7 +148,11 @@ void GuestGateway::msi_transport(tlm::tlm_generic_payload& payload, sc_core::sc_
 void GuestGateway::deliver_arrivals() {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     while (!in_flight_.empty() && in_flight_.begin()->first <= now) {
-        ++pending_[in_flight_.begin()->second];
+        const unsigned vector = in_flight_.begin()->second;
+        if (vector == kHostUpdateVector)
+            host_update_ = true;
+        else
+            ++pending_[vector];
         in_flight_.erase(in_flight_.begin());
     }
     if (!in_flight_.empty()) arrival_event_.notify(in_flight_.begin()->first - now);
@@ -129,17 +160,33 @@ void GuestGateway::deliver_arrivals() {
 }
 
 bool GuestGateway::try_wake() {
-    if (wait_mask_ == 0) return false;
+    if (!waiting_) return false;
     std::uint64_t ready = 0;
     for (unsigned vector = 0; vector < kInterruptVectors; ++vector)
         if (pending_[vector] > 0) ready |= std::uint64_t{1} << vector;
     ready &= wait_mask_;
-    if (ready == 0) return false;
-    const unsigned vector = lowest_vector(ready);
-    --pending_[vector];
+    unsigned vector;
+    if (ready != 0) {
+        vector = lowest_vector(ready);
+        --pending_[vector];
+    } else if (wait_host_update_ && host_update_) {
+        vector = kHostUpdateVector;
+        host_update_ = false;
+    } else {
+        return false;
+    }
     wait_mask_ = 0;
+    waiting_ = false;
+    deadline_event_.cancel();
     complete(MessageType::InterruptReply, to_ps(sc_core::sc_time_stamp()), vector, 0);
     return true;
+}
+
+void GuestGateway::wait_deadline() {
+    if (!waiting_) return;
+    wait_mask_ = 0;
+    waiting_ = false;
+    complete(MessageType::InterruptReply, to_ps(sc_core::sc_time_stamp()), kDeadlineVector, 0);
 }
 
 void GuestGateway::complete(MessageType type, std::uint64_t time_ps, std::uint64_t arg0, std::uint64_t arg1) {

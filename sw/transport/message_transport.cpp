@@ -51,6 +51,53 @@ void MessageTransport::mmio_write32(std::uint32_t offset, std::uint32_t value) {
     clock_.leave();
 }
 
+void MessageTransport::mmio_write_combined(std::uint32_t offset, const std::uint32_t* values, std::size_t count) {
+    require_usable("mmio_write_combined");
+    if (count == 0) return;
+    if (count > regmap::kBar0Bytes / 4)
+        throw TransportError("isvp transport: mmio_write_combined of " + std::to_string(count) +
+                             " dwords runs past BAR0");
+    check_offset("mmio_write_combined", offset);
+    check_offset("mmio_write_combined", offset + static_cast<std::uint32_t>(4 * (count - 1)));
+    clock_.enter();
+    // Every dword of one 64-byte line leaves in the same burst, at the time
+    // the line is flushed; the clock pays one posted store per line.
+    for (std::size_t i = 0; i < count; ++i) {
+        const auto at = offset + static_cast<std::uint32_t>(4 * i);
+        if (i > 0 && at % kWriteCombineBytes == 0) clock_.charge_posted_write();
+        try {
+            send(request(MessageType::MmioWrite, at, values[i]));
+        } catch (const TransportError& error) {
+            fail(error.what());
+        }
+    }
+    clock_.charge_posted_write();
+    clock_.leave();
+}
+
+static_assert(DeviceTransport::kHostUpdate == transport::kHostUpdateVector &&
+                  DeviceTransport::kDeadline == transport::kDeadlineVector,
+              "device_transport.h and transport_protocol.h agree");
+
+unsigned MessageTransport::wait_event(std::uint64_t vector_mask, bool host_update, std::uint64_t deadline_ps) {
+    require_usable("wait_event");
+    if (vector_mask == 0 && !host_update && deadline_ps == 0)
+        throw TransportError("isvp transport: wait_event with nothing to wait for can never return");
+    if (deadline_ps > transport::kWaitDeadlineMask || deadline_ps > transport::kMaxTimePs)
+        throw TransportError("isvp transport: wait_event deadline beyond the end of simulated time");
+    clock_.enter();
+    Message wait = request(MessageType::WaitInterrupt, vector_mask);
+    wait.arg1 = (host_update ? transport::kWaitHostUpdate : 0) | deadline_ps;
+    const Message reply = exchange(wait, MessageType::InterruptReply);
+    const bool expected = (reply.arg0 < transport::kInterruptVectors && (vector_mask >> reply.arg0 & 1u)) ||
+                          (reply.arg0 == transport::kHostUpdateVector && host_update) ||
+                          (reply.arg0 == transport::kDeadlineVector && deadline_ps != 0);
+    if (!expected) fail("protocol error: woken by " + std::to_string(reply.arg0) + ", which was not waited for");
+    clock_.resume_at(reply.time_ps);
+    clock_.leave();
+    return static_cast<unsigned>(reply.arg0);
+}
+
 std::uint32_t MessageTransport::mmio_read32(std::uint32_t offset) {
     require_usable("mmio_read32");
     check_offset("mmio_read32", offset);

@@ -93,7 +93,10 @@ std::string SyncCore::accept(int rank, const Message& request) {
                 return "MmioWrite value " + hex(request.arg1) + " does not fit 32 bits";
             break;
         case MessageType::WaitInterrupt:
-            if (request.arg0 == 0) return "WaitInterrupt with an empty vector mask";
+            if (request.arg0 == 0 && request.arg1 == 0) return "WaitInterrupt with an empty vector mask";
+            if ((request.arg1 & kWaitDeadlineMask) > kMaxTimePs)
+                return "WaitInterrupt deadline " + hex(request.arg1 & kWaitDeadlineMask) +
+                       " beyond the simulator's range";
             break;
         case MessageType::Finish:
             entry.finish_queued = true;

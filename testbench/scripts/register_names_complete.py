@@ -13,7 +13,7 @@ import sys
 
 # Window bases and strides: what lies in them is named entry by entry.
 NOT_REGISTERS = {"QUEUE_BASE", "QUEUE_STRIDE", "DOORBELL_BASE", "DOORBELL_STRIDE", "MSIX_ENTRY_BYTES", "MSIX_TABLE", "ACCELERATOR_BASE",
-                 "ACCELERATOR_END"}
+                 "ACCELERATOR_END", "PIO_STRIDE"}
 # A field whose decoded name is spelled differently.
 FIELD_SPELLING = {"color": "colour"}
 

@@ -62,6 +62,10 @@ inline constexpr std::uint32_t PACKET_DROPPED = 1u << 6;   ///< network packet d
 /// Packets between this node and another were lost for good (the reliable
 /// layer gave up, models/reliable/README.md): LINK_FAULT says which node.
 inline constexpr std::uint32_t LINK_FAULT = 1u << 7;
+/// A PIO write refused: out of order in the window, a bad processor header,
+/// or a packet longer than the window (the partial packet is discarded;
+/// ERROR_QUEUE and ERROR_ADDRESS name the queue and the window offset).
+inline constexpr std::uint32_t PIO = 1u << 8;
 }  // namespace error_status
 inline constexpr std::uint32_t ERROR_QUEUE = 0x0024;       ///< RO queue of the latest queue error
 inline constexpr std::uint32_t ERROR_ADDRESS_LO = 0x0028;  ///< RO offending MMIO offset or DMA address
@@ -78,6 +82,8 @@ inline constexpr Field LOST{16, 12};   ///< packets lost, saturating at 4095
 inline constexpr Field SENDING{28, 1}; ///< 1: this node's packets to PEER were lost; 0: PEER's packets to this node
 inline constexpr Field VALID{31, 1};   ///< an entry was read
 }  // namespace link_fault
+/// RO bytes of each queue's PIO window (PIO(q) below); 0 = no PIO send path.
+inline constexpr std::uint32_t PIO_WINDOW_BYTES = 0x0080;
 
 /// QDMA's global ring-size table: RING_SIZE(i), i < 16, entries per ring.
 /// Queue contexts select a ring size by index when they are enabled. Writable;
@@ -174,6 +180,14 @@ inline constexpr std::uint32_t MSIX_PBA = 0x5000;          ///< RO pending bits,
 /// entry points here, and the host bridge turns writes into interrupts.
 inline constexpr std::uint64_t kMsiWindowBase = 0xFEE00000;
 inline constexpr std::uint64_t kMsiWindowBytes = 1u << 20;
+/// Simulation only, not a device or PCIe feature: the last dword of the MSI
+/// window carries "a completion entry or ring status just landed in host
+/// memory" from the PCIe endpoint to the guest's CPU (the guest gateway),
+/// with no link time, so a guest that polls its completion ring in host
+/// memory (driver.completion=poll) wakes when the line it spins on changes
+/// instead of spinning in wall time. The data is kHostUpdateData.
+inline constexpr std::uint64_t kHostUpdateAddress = kMsiWindowBase + kMsiWindowBytes - 4;
+inline constexpr std::uint32_t kHostUpdateData = 0xFFFFFFFFu;
 
 // ---------------------------------------------------------------------------
 // Collective accelerator CSRs, 0x6000 .. 0x7FFF (docs/COLLECTIVES.md): the
@@ -264,6 +278,24 @@ namespace doorbell {
 inline constexpr Field INDEX{0, 16};
 inline constexpr Field IRQ_ARM{16, 1};  ///< H2C_PIDX / CMPT_CIDX: (re-)arm the queue's interrupt
 }  // namespace doorbell
+
+// ---------------------------------------------------------------------------
+// PIO (inline) send windows, write-combinable: PIO(q) + byte offset, q <
+// kPioQueues. The driver writes one processor packet (8-byte ProcessorHeader,
+// then its message_bytes) into the window as dwords in ascending order from
+// offset 0, padding the last dword; the write that completes 8 +
+// message_bytes sends it, with no descriptor and no DMA read, and the next
+// write at offset 0 starts the next packet. It joins the queue's H2C stream
+// behind every packet already sent (the driver uses it only when the H2C
+// ring is idle, so messages stay in order). Refused with ERROR_STATUS.PIO
+// (packet discarded, queue keeps running): a write at any other offset than
+// the next, a reserved opcode or rank >= NODE_COUNT, 8 + message_bytes larger
+// than PIO_WINDOW_BYTES. Reads return 0. QUEUE_COMMAND.RESET empties it.
+inline constexpr std::uint32_t PIO_BASE = 0xC000;
+inline constexpr std::uint32_t PIO_STRIDE = 0x200;
+inline constexpr std::uint32_t kPioQueues = 32;  ///< queues with a window (the rest of BAR0)
+constexpr std::uint32_t PIO(unsigned q) { return PIO_BASE + PIO_STRIDE * q; }
+static_assert(PIO_BASE + PIO_STRIDE * kPioQueues <= kBar0Bytes);
 
 // ---------------------------------------------------------------------------
 // In-memory formats. A ring of N entries uses entries 0 .. N-2; entry N-1

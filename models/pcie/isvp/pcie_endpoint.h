@@ -133,7 +133,11 @@ class PcieEndpoint : public sc_core::sc_module {
         sc_core::sc_time arrival;         ///< when it lands in host memory
         std::uint64_t address = 0;        ///< host address
         std::vector<std::uint8_t> bytes;  ///< the data, copied when the device issued it
+        bool host_update = false;         ///< a completion or ring status a polling guest watches
     };
+    /// Tells the host's CPU that a completion entry or ring status has
+    /// landed (kHostUpdateAddress, simulation only: no link time, no log).
+    void notify_host_update(const sc_core::sc_time& delay);
 
     /// SC_METHOD: hands posted writes whose time has come to the device.
     void deliver_posted_writes();

@@ -223,11 +223,20 @@ class Qdma : public sc_core::sc_module {
         InterruptCoalescer interrupt;                         ///< coalescing and arming
     };
 
+    /// A queue's PIO window (register_map.h, PIO(q)): the processor packet
+    /// being written into it by posted MMIO writes.
+    struct PioState {
+        std::array<std::uint8_t, regmap::PIO_STRIDE> bytes{};  ///< the packet so far
+        std::uint32_t fill = 0;                                ///< bytes written (next offset expected)
+        bool discarding = false;  ///< a refused packet: ignore writes until one at offset 0
+    };
+
     struct Queue {
         explicit Queue(std::uint16_t node_count) : h2c(node_count) {}
         H2cState h2c;    ///< host-to-card ring and fetch state
         C2hState c2h;    ///< card-to-host ring and held packets
         CmptState cmpt;  ///< completion ring and interrupt
+        PioState pio;    ///< PIO window
     };
 
     /// Work between the H2C fetch and emit stages, in order.
@@ -255,6 +264,10 @@ class Qdma : public sc_core::sc_module {
     void write_doorbell(unsigned q, std::uint32_t reg, std::uint32_t value, std::uint32_t offset);
     void write_control(unsigned q, Ring ring, std::uint32_t value);
     void reset_queue(unsigned q);
+    // PIO send path (qdma_pio.cpp)
+    void write_pio(unsigned q, std::uint32_t window_offset, std::uint32_t value);
+    void refuse_pio(unsigned q, std::uint32_t window_offset, const std::string& why);
+    void send_pio(unsigned q);
     void reset_h2c(unsigned q);
     void reset_c2h(unsigned q);
     void reset_cmpt(unsigned q);
@@ -349,11 +362,11 @@ class Qdma : public sc_core::sc_module {
     std::multimap<std::uint64_t, unsigned> cmpt_timers_;  ///< coalescing timers: (time, queue)
     sc_core::sc_event cmpt_timer_event_;                  ///< the earliest coalescing timer is due
 
-    std::vector<std::uint8_t> fetch_buffer_;   ///< descriptor fetch staging
-    tlm::tlm_generic_payload dma_payload_;     ///< reused for every DMA (no process waits in between)
-    DmaTagExtension dma_tag_;                  ///< set on dma_payload_ for the duration of each DMA
-    CreditMessage rx_credit_message_;           ///< reused for every rx credit return
-    Statistics statistics_;                    ///< counters
+    std::vector<std::uint8_t> fetch_buffer_;  ///< descriptor fetch staging
+    tlm::tlm_generic_payload dma_payload_;    ///< reused for every DMA (no process waits in between)
+    DmaTagExtension dma_tag_;                 ///< set on dma_payload_ for the duration of each DMA
+    CreditMessage rx_credit_message_;         ///< reused for every rx credit return
+    Statistics statistics_;                   ///< counters
 };
 
 }  // namespace isvp

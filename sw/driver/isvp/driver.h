@@ -48,6 +48,23 @@ class LinkFaultError : public DriverError {
   public:
     using DriverError::DriverError;
 };
+/// How a message leaves the host (driver.send_path, docs/PERFORMANCE.md).
+enum class SendPath {
+    Fetch,  ///< staging copy, H2C descriptor, doorbell; the QDMA fetches descriptor and data by DMA
+    Pio,    ///< messages of up to pio_max_bytes written into the queue's PIO window; larger ones: Fetch
+};
+/// How the driver learns of completions (driver.completion).
+enum class CompletionMode {
+    Msi,     ///< sleep until a (coalesced, armed) MSI-X interrupt
+    Poll,    ///< spin on the completion ring's colour bit in host memory; no interrupt
+    Hybrid,  ///< spin for poll_us, then arm the interrupt and sleep
+};
+/// Parses "fetch"/"pio" and "msi"/"poll"/"hybrid"; DriverError naming the
+/// parameter otherwise.
+SendPath parse_send_path(const std::string& text);
+CompletionMode parse_completion_mode(const std::string& text);
+const char* to_string(SendPath path);
+const char* to_string(CompletionMode mode);
 
 struct DriverConfig {
     unsigned queue = 0;                      ///< queue pair this rank uses
@@ -63,6 +80,11 @@ struct DriverConfig {
     /// when it exists, fill its forwarding table. false: never touch the
     /// accelerator window; every collective runs in software (the baseline).
     bool offload = true;
+    SendPath send_path = SendPath::Fetch;             ///< driver.send_path
+    std::uint32_t pio_max_bytes = 256;                ///< driver.pio_max_bytes: largest message data sent by PIO
+    CompletionMode completion = CompletionMode::Msi;  ///< driver.completion
+    double poll_us = 2.0;                             ///< driver.poll_us: hybrid's spin before it arms the interrupt
+    double poll_interval_ns = 50;                     ///< driver.poll_interval_ns: one turn of the poll loop
 };
 
 /// What the bring-up probe found in the accelerator window.
@@ -143,9 +165,9 @@ class Driver {
 
     /// A complete message taken out of the arrival queue.
     struct ArrivedMessage {
-        int source = -1;                ///< sender's rank
-        std::uint32_t tag = 0;          ///< its tag
-        std::vector<std::uint8_t> data; ///< its data
+        int source = -1;                 ///< sender's rank
+        std::uint32_t tag = 0;           ///< its tag
+        std::vector<std::uint8_t> data;  ///< its data
     };
     /// Handles every completion the device has written, without waiting;
     /// returns how many. With `round_trip` it first reads ERROR_STATUS (one
@@ -199,6 +221,11 @@ class Driver {
     std::uint64_t messages_sent() const { return messages_sent_; }
     std::uint64_t messages_received() const { return messages_received_; }
     std::uint64_t interrupts() const { return interrupts_; }
+    /// Messages (and collective requests) sent through the PIO window and
+    /// through descriptors, and wake-ups by a completion seen while polling.
+    std::uint64_t pio_sends() const { return pio_sends_; }
+    std::uint64_t fetch_sends() const { return fetch_sends_; }
+    std::uint64_t poll_wakeups() const { return poll_wakeups_; }
     /// Messages dropped because what arrived was malformed or cut off (a
     /// fault of the sending rank, which must not end this one), and why the
     /// latest was dropped.
@@ -314,12 +341,20 @@ class Driver {
     std::uint64_t messages_sent_ = 0;
     std::uint64_t messages_received_ = 0;
     std::uint64_t interrupts_ = 0;
+    std::uint64_t pio_sends_ = 0;         ///< packets written into the PIO window
+    std::uint64_t fetch_sends_ = 0;       ///< packets posted as descriptors
+    std::uint64_t poll_wakeups_ = 0;      ///< waits ended by a completion landing while polling
+    std::uint32_t pio_window_bytes_ = 0;  ///< PIO_WINDOW_BYTES (PIO path only)
+    /// Writes header, envelope and data into the PIO window (fits, ring idle).
+    void post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes);
+    /// Sleeps until an armed interrupt (the MSI completion path).
+    void wait_for_interrupt();
     std::function<void()> progress_hook_;  ///< see set_progress_hook
     bool in_hook_ = false;                 ///< the hook is running (no nested call)
     bool packet_open_ = false;             ///< post_packet holds staging or descriptors of an unfinished packet
     std::uint64_t activity_ = 0;           ///< completions handled, interrupts, packets posted (changes seen by waits)
-    std::uint64_t dropped_messages_ = 0;  ///< malformed or cut-off incoming messages dropped
-    std::string last_drop_reason_;        ///< why the latest was dropped
+    std::uint64_t dropped_messages_ = 0;   ///< malformed or cut-off incoming messages dropped
+    std::string last_drop_reason_;         ///< why the latest was dropped
     /// Drops an incoming packet; `source` >= 0 also abandons that source's
     /// message in progress.
     void drop_packet(int source, const char* why);

@@ -45,6 +45,18 @@ class DeviceTransport {
     /// Posted BAR0 write: returns at once; the guest's clock advances by the
     /// CPU cost of an uncached store, the device sees it a PCIe latency later.
     virtual void mmio_write32(std::uint32_t offset, std::uint32_t value) = 0;
+    /// Write-combined posted writes (a PIO burst, e.g. into a PIO window):
+    /// `count` dwords to offsets `offset`, `offset` + 4, ..., issued in order.
+    /// The CPU's write-combining buffer flushes each 64-byte line as one
+    /// burst, so the guest's clock advances by the cost of one uncached store
+    /// per 64-byte line touched (host.mmio_write_ns), not per dword; the
+    /// device sees every dword a PCIe latency later, in order. This default
+    /// charges per dword (a transport without write combining).
+    virtual void mmio_write_combined(std::uint32_t offset, const std::uint32_t* values, std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) mmio_write32(offset + static_cast<std::uint32_t>(4 * i), values[i]);
+    }
+    /// Bytes one write-combining burst covers (a cache line).
+    static constexpr std::uint32_t kWriteCombineBytes = 64;
     /// Non-posted BAR0 read: returns the value; the guest's clock advances by
     /// the PCIe round trip.
     virtual std::uint32_t mmio_read32(std::uint32_t offset) = 0;
@@ -55,6 +67,21 @@ class DeviceTransport {
     /// the interrupt reached the host). Throws TransportError if no interrupt
     /// can ever come (every other rank finished or the job is aborting).
     virtual unsigned wait_interrupt(std::uint64_t vector_mask) = 0;
+
+    /// wait_event's answers besides an MSI-X vector.
+    static constexpr unsigned kHostUpdate = 64;  ///< a completion entry or ring status landed in host memory
+    static constexpr unsigned kDeadline = 65;    ///< the deadline came first
+    /// Like wait_interrupt(vector_mask), and with `host_update` also returns
+    /// kHostUpdate at the time a completion entry or ring status written by
+    /// the device lands in host memory (once per landing seen since the last
+    /// such return: a guest spinning on its completion ring sees the line
+    /// change then), and with `deadline_ps` > 0 returns kDeadline at that
+    /// time if nothing came first. The clock advances to the answer's time:
+    /// a polling guest's CPU time is charged as simulated time.
+    virtual unsigned wait_event(std::uint64_t vector_mask, bool host_update, std::uint64_t deadline_ps) {
+        if (!host_update && deadline_ps == 0) return wait_interrupt(vector_mask);
+        throw TransportError("isvp transport: this transport cannot wait for host-memory updates or deadlines");
+    }
 
     /// This rank's clock, simulated picoseconds since the job started.
     virtual std::uint64_t now_ps() = 0;

@@ -11,7 +11,13 @@
 //     returned plus its annotated delay. An error response reads as
 //     0xFFFFFFFF, as a PCIe completer abort does.
 //   * WaitInterrupt — answered at once if a vector in the mask has an
-//     undelivered interrupt, else when one arrives.
+//     undelivered interrupt, else when one arrives. With kWaitHostUpdate in
+//     arg1 also (as kHostUpdateVector) when a host-memory update notification
+//     from the PCIe endpoint has arrived since the last such answer (one
+//     flag, not a count: a polling guest looks at the whole ring; the
+//     notifications are dropped until the rank's first such wait, so a rank
+//     that never polls runs exactly as without them); with a
+//     deadline in arg1, at the deadline (kDeadlineVector) if nothing came.
 // MSI-X messages arrive on `msi` as 4-byte TLM writes whose data is the
 // vector number (little-endian); an interrupt sent at t with annotated delay
 // d reaches the host at t + d. Every MSI is delivered once (counted per
@@ -65,6 +71,7 @@ class GuestGateway : public sc_core::sc_module {
   private:
     void serve();
     void deliver_arrivals();
+    void wait_deadline();
     void msi_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     std::uint32_t access(tlm::tlm_command command, std::uint64_t offset, std::uint32_t value, sc_core::sc_time& delay);
     bool try_wake();
@@ -77,12 +84,17 @@ class GuestGateway : public sc_core::sc_module {
     std::multimap<sc_core::sc_time, unsigned> in_flight_;     ///< MSIs on their way: arrival time -> vector
     sc_core::sc_event arrival_event_;                         ///< the earliest in-flight MSI arrives
     std::array<std::uint32_t, kInterruptVectors> pending_{};  ///< arrived, undelivered MSIs per vector
-    std::uint64_t wait_mask_ = 0;                             ///< vectors the rank waits for; 0 = not waiting
+    std::uint64_t wait_mask_ = 0;                             ///< vectors the rank waits for
+    bool waiting_ = false;                                    ///< a WaitInterrupt is outstanding
+    bool wait_host_update_ = false;                           ///< it also wakes on a host-memory update
+    bool host_update_ = false;                                ///< a completion landed since the last such wake
+    bool host_updates_wanted_ = false;                        ///< the rank has waited for one: keep them
+    sc_core::sc_event deadline_event_;                        ///< the outstanding wait's deadline
     std::uint64_t reads_ = 0;                                 ///< statistics: MMIO reads executed
     std::uint64_t writes_ = 0;                                ///< statistics: MMIO writes executed
     std::uint64_t interrupts_ = 0;                            ///< statistics: MSIs received
-    std::uint64_t mmio_errors_ = 0;                ///< statistics: MMIO accesses answered with an error
-    std::uint64_t dropped_msis_ = 0;               ///< statistics: MSIs with an illegal vector, dropped
+    std::uint64_t mmio_errors_ = 0;                           ///< statistics: MMIO accesses answered with an error
+    std::uint64_t dropped_msis_ = 0;                          ///< statistics: MSIs with an illegal vector, dropped
 };
 
 /// Simulated picoseconds of an sc_time (the scheduler requires a 1 ps resolution).

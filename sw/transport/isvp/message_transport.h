@@ -30,6 +30,8 @@ class MessageTransport : public DeviceTransport {
     int size() const override { return size_; }
 
     void mmio_write32(std::uint32_t offset, std::uint32_t value) override;
+    unsigned wait_event(std::uint64_t vector_mask, bool host_update, std::uint64_t deadline_ps) override;
+    void mmio_write_combined(std::uint32_t offset, const std::uint32_t* values, std::size_t count) override;
     std::uint32_t mmio_read32(std::uint32_t offset) override;
     unsigned wait_interrupt(std::uint64_t vector_mask) override;
     std::uint64_t now_ps() override;

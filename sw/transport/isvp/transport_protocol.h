@@ -32,6 +32,15 @@ inline constexpr std::uint16_t kProtocolVersion = 1;
 inline constexpr std::size_t kMessageBytes = 40;    ///< every message's fixed part
 inline constexpr std::size_t kMaxErrorText = 4096;  ///< longest Error text
 inline constexpr unsigned kInterruptVectors = 64;   ///< vectors a wait mask can name
+/// WaitInterrupt arg1, bit 63: also wake when a completion entry or ring
+/// status has landed in the rank's host memory since the last such wake
+/// (a guest polling its completion ring); replied as kHostUpdateVector.
+inline constexpr std::uint64_t kWaitHostUpdate = std::uint64_t{1} << 63;
+/// WaitInterrupt arg1, bits 62..0: wake at this time at the latest (0 =
+/// none); replied as kDeadlineVector.
+inline constexpr std::uint64_t kWaitDeadlineMask = kWaitHostUpdate - 1;
+inline constexpr unsigned kHostUpdateVector = kInterruptVectors;    ///< InterruptReply arg0: host memory updated
+inline constexpr unsigned kDeadlineVector = kInterruptVectors + 1;  ///< InterruptReply arg0: the deadline came
 /// The end of simulated time (2^62 ps, about 53 days): no request is stamped
 /// and no reply dated later, so sums of times and delays cannot overflow
 /// SystemC's 64-bit time. A guest clock never passes it (GuestClock); the
@@ -47,7 +56,8 @@ enum class MessageType : std::uint16_t {
     MmioWrite = 3,       ///< posted BAR0 write at time_ps: arg0 offset, arg1 value; no reply
     MmioRead = 4,        ///< BAR0 read at time_ps: arg0 offset; reply ReadReply
     ReadReply = 5,       ///< time_ps = completion, arg0 offset, arg1 value
-    WaitInterrupt = 6,   ///< wait from time_ps for a vector in the mask arg0; reply InterruptReply
+    WaitInterrupt = 6,   ///< wait from time_ps for a vector in the mask arg0 (arg1: kWaitHostUpdate | deadline); reply
+                         ///< InterruptReply
     InterruptReply = 7,  ///< time_ps = when the rank resumes, arg0 vector
     Finish = 8,          ///< clean end at time_ps, arg0 exit code (low 32 bits); no reply
     Error = 9,           ///< the simulator ends this rank: arg0 ErrorCode; text follows
