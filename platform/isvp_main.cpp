@@ -19,6 +19,7 @@ namespace isvp::cli {
 int aglu_demo(int argc, char** argv);
 int run_command(int argc, char** argv);
 int bench_command(int argc, char** argv);
+int topology_command(int argc, char** argv);
 }  // namespace isvp::cli
 
 namespace {
@@ -34,6 +35,7 @@ const std::map<std::string, Subcommand>& subcommands() {
         {"run", {isvp::cli::run_command, "run N guest processes on the platform, like mpirun"}},
         {"mpiexec", {isvp::cli::run_command, "the same as run, by mpiexec's name (bin/isvp-mpiexec runs it)"}},
         {"bench", {isvp::cli::bench_command, "benchmarks in local mode: pingpong, collectives"}},
+        {"topology", {isvp::cli::topology_command, "a network's switches, cables, routes and aggregation trees (nothing simulated)"}},
     };
     return table;
 }

@@ -44,3 +44,19 @@ foreach(offload on off)
                    ${isvp_mpi_test_binaries}/coll_every_collective)
   set_tests_properties(mpi_coll_every_collective_fattree_offload_${offload} PROPERTIES TIMEOUT 300 LABELS "mpi;topology")
 endforeach()
+
+# `isvp topology`: a network inspected without simulating it — routes checked,
+# a route printed hop by hop, a group's aggregation tree, bad arguments refused.
+add_test(NAME topology_command_fattree_route_and_tree
+         COMMAND isvp topology --topology fattree:radix=8,hosts=32 --route 0,31 --tree 0-31 --tree-index 1)
+set_tests_properties(topology_command_fattree_route_and_tree PROPERTIES LABELS topology PASS_REGULAR_EXPRESSION
+  "no dependency cycle.*route: h0 -> leaf0 port 7 vc 0 -> spine1 port 5 vc 0 -> leaf5 port 1 vc 0 -> h31.*depth 2: spine1\\(leaf0\\(h0 h1 h2 h3 h4 h5\\) leaf1")
+add_test(NAME topology_command_trims_single_member_switches
+         COMMAND isvp topology --topology file:${CMAKE_SOURCE_DIR}/docs/topologies/irregular.json --tree 0,3,5)
+set_tests_properties(topology_command_trims_single_member_switches PROPERTIES LABELS topology
+                     PASS_REGULAR_EXPRESSION "1 combining switch, depth 1: s2\\(h0 h3 h5\\)")
+add_test(NAME topology_command_refuses_a_member_outside_the_network
+         COMMAND isvp topology --topology fattree:radix=8,hosts=32 --tree 0,40)
+set_tests_properties(topology_command_refuses_a_member_outside_the_network PROPERTIES LABELS topology
+                     PASS_REGULAR_EXPRESSION "--tree: aggregation tree: member 40 is not a host of the 32-host network"
+                     FAIL_REGULAR_EXPRESSION "leaf0:")

@@ -1,0 +1,184 @@
+// `isvp topology`: what a network is before anything runs on it — its
+// switches, cables and hosts, the route the tables give between two hosts,
+// and the aggregation tree of a group of hosts (models/router). Nothing is
+// simulated.
+//
+//   isvp topology --topology fattree:radix=8,hosts=32 [--route A,B] [--tree LIST] [--json FILE]
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include "cli.h"
+#include "isvp/aggregation_tree.h"
+#include "isvp/fabric_config.h"
+#include "isvp/network_topology.h"
+#include "isvp/table_routing.h"
+
+namespace po = boost::program_options;
+
+namespace isvp::cli {
+
+namespace {
+
+/// "0-7,12,20-23" -> host addresses; ConfigError naming --tree otherwise.
+std::vector<unsigned> parse_hosts(const std::string& text) {
+    std::vector<unsigned> hosts;
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');) {
+        const auto dash = item.find('-');
+        try {
+            std::size_t used = 0;
+            const unsigned long first = std::stoul(item.substr(0, dash), &used);
+            if (used != item.substr(0, dash).size()) throw std::invalid_argument(item);
+            unsigned long last = first;
+            if (dash != std::string::npos) {
+                last = std::stoul(item.substr(dash + 1), &used);
+                if (used != item.size() - dash - 1) throw std::invalid_argument(item);
+            }
+            if (last < first || last - first > 65536) throw std::invalid_argument(item);
+            for (unsigned long h = first; h <= last; ++h) hosts.push_back(static_cast<unsigned>(h));
+        } catch (const std::exception&) {
+            throw ConfigError("topology: --tree takes host addresses and ranges like 0-7,12, got '" + item + "'");
+        }
+    }
+    if (hosts.empty()) throw ConfigError("topology: --tree names no host");
+    return hosts;
+}
+
+/// "0-5,9": host addresses (ascending) as runs.
+std::string host_runs(const std::vector<unsigned>& hosts) {
+    std::string text;
+    for (std::size_t i = 0; i < hosts.size();) {
+        std::size_t j = i;
+        while (j + 1 < hosts.size() && hosts[j + 1] == hosts[j] + 1) ++j;
+        text += (text.empty() ? "" : ",") + std::to_string(hosts[i]) + (j > i ? "-" + std::to_string(hosts[j]) : "");
+        i = j + 1;
+    }
+    return text.empty() ? "none" : text;
+}
+
+/// The switch-to-switch hops of the route from host `from` to host `to`.
+std::string route_text(const NetworkTopology& topology, const RoutingPolicy& routing, unsigned from, unsigned to) {
+    std::string text = "h" + std::to_string(from);
+    unsigned at = topology.host(from).switch_index, in_port = topology.host(from).port, in_vc = 0;
+    for (unsigned step = 0; step <= topology.switches(); ++step) {
+        const auto decision = routing.route(at, in_port, in_vc, to);
+        if (!decision) return text + " -> (no route)";
+        text += " -> " + topology.port_label(at, decision->port) + " vc " + std::to_string(decision->vc);
+        if (topology.is_host_port(at, decision->port)) return text + " -> h" + std::to_string(to);
+        const PortPeer& next = topology.peer(at, decision->port);
+        at = next.index;
+        in_port = next.port;
+        in_vc = decision->vc;
+    }
+    return text + " -> (loops)";
+}
+
+}  // namespace
+
+int topology_command(int argc, char** argv) {
+    Parameters parameters;
+    FabricConfig::declare(parameters);
+    po::options_description options("isvp topology options");
+    options.add_options()(
+        "topology", po::value<std::string>(),
+        "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.*)")(
+        "route", po::value<std::string>()->value_name("A,B"), "print the route the tables give from host A to host B")(
+        "tree", po::value<std::string>()->value_name("LIST"),
+        "print the aggregation tree of these hosts (e.g. 0-31 or 0,6,12)")(
+        "tree-index", po::value<unsigned>()->default_value(0),
+        "which of the equally good roots (trees spread over spines)")(
+        "json", po::value<std::string>()->value_name("FILE"), "write the network as a topology file (JSON)");
+    add_platform_options(options, false);
+    po::variables_map values;
+    if (!parse(argc, argv,
+               "usage: isvp topology [--topology T] [--route A,B] [--tree LIST [--tree-index I]] [--json FILE]\n"
+               "Prints a network's switches, cables and hosts as the simulator builds it, checks its routes\n"
+               "(every host reaches every other, no channel-dependency cycle), and optionally a route and\n"
+               "a group's aggregation tree. Nothing is simulated.",
+               options, values))
+        return 0;
+    if (values.count("topology"))
+        apply_topology_option(parameters, values["topology"].as<std::string>(), "topology: --topology");
+    if (!apply_platform_options(values, parameters)) return 0;
+    const FabricConfig config = FabricConfig::from(parameters);
+    const NetworkTopology topology = config.topology();
+    const auto routing = config.routing(topology);
+
+    // Arguments first: a bad one is refused before anything is printed.
+    std::optional<std::pair<unsigned, unsigned>> route;
+    if (values.count("route")) {
+        const std::string text = values["route"].as<std::string>();
+        const auto comma = text.find(',');
+        unsigned from = 0, to = 0;
+        try {
+            if (comma == std::string::npos) throw std::invalid_argument(text);
+            from = static_cast<unsigned>(std::stoul(text.substr(0, comma)));
+            to = static_cast<unsigned>(std::stoul(text.substr(comma + 1)));
+        } catch (const std::exception&) {
+            throw ConfigError("topology: --route takes two host addresses A,B, got '" + text + "'");
+        }
+        if (from >= topology.hosts() || to >= topology.hosts())
+            throw ConfigError("topology: --route " + text + ": hosts are 0.." + std::to_string(topology.hosts() - 1));
+        route = std::make_pair(from, to);
+    }
+    std::optional<AggregationTree> tree;
+    if (values.count("tree")) {
+        try {
+            tree = plan_aggregation_tree(topology, parse_hosts(values["tree"].as<std::string>()),
+                                         values["tree-index"].as<unsigned>());
+        } catch (const std::invalid_argument& error) {
+            throw ConfigError(std::string("topology: --tree: ") + error.what());
+        }
+    }
+    if (values.count("json")) check_writable("--json", values["json"].as<std::string>());
+
+    unsigned levels = 0;
+    std::size_t ports = 0;
+    for (unsigned s = 0; s < topology.switches(); ++s) {
+        levels = std::max(levels, topology.switch_at(s).level + 1);
+        ports += topology.switch_at(s).ports;
+    }
+    std::cout << "# " << config.describe() << ": " << topology.hosts() << " hosts, " << topology.switches()
+              << " switches (" << ports << " ports, " << levels << " level" << (levels == 1 ? "" : "s") << "), "
+              << topology.cables().size() << " cables; routing " << routing->name() << "\n";
+    const std::string problem = check_routes(topology, *routing, config.router.vcs);
+    std::cout << "# routes: " << (problem.empty() ? "every host reaches every other, no dependency cycle" : problem)
+              << "\n";
+    if (topology.switches() <= 64) {
+        for (unsigned s = 0; s < topology.switches(); ++s) {
+            const TopologySwitch& sw = topology.switch_at(s);
+            const std::vector<unsigned> hosts = topology.hosts_on(s);
+            std::cout << sw.name << ": " << sw.ports << " ports, level " << sw.level << ", hosts " << host_runs(hosts)
+                      << "; links to";
+            for (unsigned p = 0; p < sw.ports; ++p) {
+                const PortPeer& peer = topology.peer(s, p);
+                if (peer.kind == PortPeer::Kind::Switch)
+                    std::cout << " " << topology.switch_at(peer.index).name << "(p" << p << ")";
+            }
+            std::cout << "\n";
+        }
+    } else {
+        std::cout << "# (" << topology.switches() << " switches: the per-switch list is left out above 64)\n";
+    }
+    if (route) {
+        std::cout << "route: " << route_text(topology, *routing, route->first, route->second) << " ("
+                  << topology.distance(route->first, route->second) << " switch-to-switch hops at least)\n";
+    }
+    if (tree) {
+        std::cout << "aggregation tree: " << tree->members.size() << " hosts, " << tree->vertices.size()
+                  << " combining switch" << (tree->vertices.size() == 1 ? "" : "es") << ", depth " << tree->depth()
+                  << ": " << tree->describe(topology) << "\n";
+    }
+    if (values.count("json")) {
+        const std::string path = values["json"].as<std::string>();
+        std::ofstream out(path);
+        if (!out) throw ConfigError("topology: cannot write --json " + path);
+        out << network_to_json(topology) << "\n";
+    }
+    return problem.empty() ? 0 : 1;
+}
+
+}  // namespace isvp::cli
