@@ -11,18 +11,16 @@ namespace {
 constexpr const char* kReportType = "isvp/fabric";
 }
 
-Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config)
-    : Fabric(name, config, config.routing(config.topology())) {}
+Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config) : Fabric(name, config, nullptr) {}
 
 Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::shared_ptr<const RoutingPolicy> routing)
     : sc_core::sc_module(name),
       config_(config),
       topology_(config.topology()),
       torus_(topology_.kind() == "torus"),
-      routing_(std::move(routing)),
+      routing_(routing ? std::move(routing) : config_.routing(topology_)),
       scheduler_("scheduler") {
     config_.validate();
-    if (!routing_) SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": no routing policy").c_str());
     for (unsigned s = 0; s < topology_.switches(); ++s)
         if (routing_->ports(s) != topology_.switch_at(s).ports)
             SC_REPORT_ERROR(kReportType,

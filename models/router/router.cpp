@@ -32,7 +32,7 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
     config_.validate();
     if (!routing_) SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": no routing policy").c_str());
     ports_ = routing_->ports(node_);
-    for (unsigned p = 0; p < ports_; ++p) host_port_.push_back(routing_->is_host_port(node_, p));
+    for (unsigned p = 0; p < ports_; ++p) host_port_.push_back(routing_->is_host_port(node_, p) ? 1 : 0);
     cycle_ = sc_core::sc_time(config_.clock_period_ns(), sc_core::SC_NS).value();
     vc_buffer_phits_ = config_.vc_buffer_phits();
     if (!port_names.empty() && port_names.size() != ports_)

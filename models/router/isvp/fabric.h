@@ -50,7 +50,8 @@ class Fabric : public sc_core::sc_module {
     /// Builds and binds the fabric; throws ConfigError for a bad config.
     Fabric(sc_core::sc_module_name name, const FabricConfig& config);
     /// The same with a routing policy supplied by the caller in place of the
-    /// configured one (experiments with policies not registered by name).
+    /// configured one (experiments with policies not registered by name);
+    /// null: the configured one.
     Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::shared_ptr<const RoutingPolicy> routing);
 
     const FabricConfig& config() const { return config_; }

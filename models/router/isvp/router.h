@@ -223,7 +223,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     std::shared_ptr<const RoutingPolicy> routing_;  ///< route computation (router.routing)
     std::uint32_t node_;                            ///< this router's network address
     unsigned ports_;                                ///< number of ports
-    std::vector<bool> host_port_;                   ///< per port: a host is attached (hops are not counted there)
+    std::vector<std::uint8_t> host_port_;           ///< per port: 1 if a host is attached (hops not counted there); bytes, not bits: read per packet
     std::uint64_t cycle_;                           ///< clock period, ticks
     std::uint32_t vc_buffer_phits_;                 ///< credits each input VC grants
     std::vector<std::string> port_names_;           ///< for socket names and reports
