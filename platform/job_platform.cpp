@@ -54,9 +54,11 @@ void declare_job_parameters(Parameters& parameters) {
 
 void declare_driver_parameters(Parameters& parameters) {
     const guest::DriverConfig defaults;
-    parameters.declare_choice("driver.send_path", to_string(defaults.send_path), {"fetch", "pio"},
-                              "fetch: descriptor and data fetched by DMA; pio: messages up to driver.pio_max_bytes "
-                              "written into the queue's BAR0 PIO window (larger ones: fetch)");
+    parameters.declare_choice("driver.send_path", to_string(defaults.send_path), {"fetch", "prefetch", "pio", "auto"},
+                              "fetch: descriptor and data fetched by DMA; prefetch: standing descriptors the QDMA "
+                              "fetches ahead of the doorbell, data fetched by DMA; pio: messages up to "
+                              "driver.pio_max_bytes written into the queue's BAR0 PIO window (larger ones: fetch); "
+                              "auto: pio up to driver.pio_max_bytes, prefetch above");
     parameters.declare_integer("driver.pio_max_bytes", "B", defaults.pio_max_bytes, 0,
                                regmap::PIO_STRIDE - ProcessorHeader::kBytes - 16,
                                "largest message data the pio send path writes inline");
@@ -84,6 +86,8 @@ std::string describe_driver_paths(const guest::DriverConfig& config) {
     if (config.send_path == defaults.send_path && config.completion == defaults.completion) return "";
     std::string text = ", driver send_path=" + std::string(to_string(config.send_path));
     if (config.send_path == guest::SendPath::Pio) text += " (up to " + std::to_string(config.pio_max_bytes) + " B)";
+    if (config.send_path == guest::SendPath::Auto)
+        text += " (pio up to " + std::to_string(config.pio_max_bytes) + " B)";
     text += " completion=" + std::string(to_string(config.completion));
     if (config.completion == guest::CompletionMode::Hybrid) {
         std::ostringstream poll;

@@ -44,8 +44,10 @@ std::string describe(const LinkFault& fault, int own_node) {
 
 SendPath parse_send_path(const std::string& text) {
     if (text == "fetch") return SendPath::Fetch;
+    if (text == "prefetch") return SendPath::Prefetch;
     if (text == "pio") return SendPath::Pio;
-    throw DriverError("driver.send_path='" + text + "' is not one of fetch, pio");
+    if (text == "auto") return SendPath::Auto;
+    throw DriverError("driver.send_path='" + text + "' is not one of fetch, prefetch, pio, auto");
 }
 
 CompletionMode parse_completion_mode(const std::string& text) {
@@ -56,7 +58,17 @@ CompletionMode parse_completion_mode(const std::string& text) {
 }
 
 const char* to_string(SendPath path) {
-    return path == SendPath::Pio ? "pio" : "fetch";
+    switch (path) {
+        case SendPath::Prefetch:
+            return "prefetch";
+        case SendPath::Pio:
+            return "pio";
+        case SendPath::Auto:
+            return "auto";
+        case SendPath::Fetch:
+            break;
+    }
+    return "fetch";
 }
 
 const char* to_string(CompletionMode mode) {
@@ -93,11 +105,13 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
         throw DriverError("driver.poll_us=" + std::to_string(config_.poll_us) + " is outside 0..1e6");
     if (!(config_.poll_interval_ns >= 0 && config_.poll_interval_ns <= 1e6))
         throw DriverError("driver.poll_interval_ns=" + std::to_string(config_.poll_interval_ns) + " is outside 0..1e6");
-    if (config_.send_path == SendPath::Pio) {
+    use_pio_ = config_.send_path == SendPath::Pio || config_.send_path == SendPath::Auto;
+    standing_ = config_.send_path == SendPath::Prefetch || config_.send_path == SendPath::Auto;
+    if (use_pio_) {
         pio_window_bytes_ = transport_.mmio_read32(rm::PIO_WINDOW_BYTES);
         if (config_.queue >= rm::kPioQueues || pio_window_bytes_ == 0 || pio_window_bytes_ == 0xFFFFFFFFu)
-            throw DriverError("driver.send_path=pio: queue " + std::to_string(config_.queue) +
-                              " has no PIO window on this device (PIO_WINDOW_BYTES " +
+            throw DriverError("driver.send_path=" + std::string(to_string(config_.send_path)) + ": queue " +
+                              std::to_string(config_.queue) + " has no PIO window on this device (PIO_WINDOW_BYTES " +
                               std::to_string(pio_window_bytes_) + ", queues below " + std::to_string(rm::kPioQueues) +
                               ")");
         const std::uint32_t room = pio_window_bytes_ - ProcessorHeader::kBytes - kEnvelopeBytes;
@@ -131,6 +145,7 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     staging_base_ = allocate(config_.staging_bytes, 4096);
     h2c_staging_end_.assign(config_.h2c_ring_entries, 0);
     std::memset(memory_ + h2c_ring_, 0, config_.h2c_ring_entries * sizeof(rm::H2cDescriptor));
+    if (standing_) write_standing_descriptors();
     std::memset(memory_ + cmpt_ring_, 0, config_.cmpt_ring_entries * sizeof(rm::CompletionEntry));
 
     // Every usable C2H slot i permanently holds buffer i.
@@ -166,7 +181,8 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     transport_.mmio_write32(q + rm::H2C_CONTROL, rm::control::RING_SIZE_INDEX.make(h2c_index) |
                                                      rm::control::ENABLE.make(1) | rm::control::STATUS_ENABLE.make(1) |
                                                      rm::control::IRQ_ENABLE.make(1) |
-                                                     rm::control::MSIX_VECTOR.make(config_.h2c_vector));
+                                                     rm::control::MSIX_VECTOR.make(config_.h2c_vector) |
+                                                     rm::control::PREFETCH.make(standing_ ? 1 : 0));
     transport_.mmio_write32(q + rm::C2H_CONTROL,
                             rm::control::RING_SIZE_INDEX.make(c2h_index) | rm::control::ENABLE.make(1));
     transport_.mmio_write32(q + rm::CMPT_CONTROL, rm::control::RING_SIZE_INDEX.make(cmpt_index) |
@@ -530,13 +546,36 @@ std::uint64_t Driver::reserve_staging(std::uint32_t bytes) {
     }
 }
 
-void Driver::post_descriptor(std::uint64_t address, std::uint32_t length, std::uint32_t flags) {
+void Driver::wait_for_h2c_slot() {
     const std::uint32_t usable = config_.h2c_ring_entries - 1;
     while (h2c_outstanding_ + 1 >= usable) {
         reclaim_h2c();
         if (h2c_outstanding_ + 1 < usable) break;
         wait_for_progress();
     }
+}
+
+void Driver::write_standing_descriptors() {
+    // Slot i of the ring owns staging bytes [i * slot, (i + 1) * slot): the
+    // descriptors never change, so the device may fetch them long before a
+    // doorbell posts them (H2C_CONTROL.PREFETCH).
+    const std::uint32_t usable = config_.h2c_ring_entries - 1;
+    const std::size_t per_slot = std::min<std::size_t>(config_.descriptor_bytes, config_.staging_bytes / usable);
+    slot_bytes_ = static_cast<std::uint32_t>(per_slot - per_slot % 64);
+    if (slot_bytes_ < 64)
+        throw DriverError("driver.send_path=" + std::string(to_string(config_.send_path)) + ": a staging area of " +
+                          std::to_string(config_.staging_bytes) + " bytes gives the " + std::to_string(usable) +
+                          " standing H2C descriptors less than 64 bytes each");
+    for (std::uint32_t slot = 0; slot < usable; ++slot) {
+        const rm::H2cDescriptor descriptor{staging_base_ + static_cast<std::uint64_t>(slot) * slot_bytes_, slot_bytes_,
+                                           rm::H2C_SDI};
+        std::memcpy(memory_ + h2c_ring_ + slot * sizeof descriptor, &descriptor, sizeof descriptor);
+    }
+}
+
+void Driver::post_descriptor(std::uint64_t address, std::uint32_t length, std::uint32_t flags) {
+    const std::uint32_t usable = config_.h2c_ring_entries - 1;
+    wait_for_h2c_slot();
     // SDI on every descriptor: the status writeback is what frees staging.
     const rm::H2cDescriptor descriptor{address, length, flags | rm::H2C_SDI};
     std::memcpy(memory_ + h2c_ring_ + h2c_pidx_ * sizeof descriptor, &descriptor, sizeof descriptor);
@@ -600,7 +639,7 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
     header.write(prefix.data());
     std::memcpy(prefix.data() + ProcessorHeader::kBytes, envelope, sizeof envelope);
 
-    if (config_.send_path == SendPath::Pio && bytes <= config_.pio_max_bytes) {
+    if (use_pio_ && bytes <= config_.pio_max_bytes) {
         // Behind descriptors still in flight a PIO packet could overtake
         // them: only an idle H2C ring keeps the messages in order.
         reclaim_h2c();
@@ -611,6 +650,7 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
         }
     }
     ++fetch_sends_;
+    if (standing_) return post_standing(prefix.data(), prefix.size(), data, bytes);
     // Stream header, envelope and data through the staging ring in
     // descriptor-sized chunks; the first chunk carries the prefix.
     const auto* source = static_cast<const std::uint8_t*>(data);
@@ -639,6 +679,34 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
         post_descriptor(staging_base_ + at, chunk, flags);
         done += chunk;
         // Ring the doorbell per descriptor batch so the device starts early.
+        if (done == total || h2c_outstanding_ % 16 == 0)
+            transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_);
+    }
+}
+
+void Driver::post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes) {
+    // The packet fills consecutive slots; the device reads its header from
+    // the first and takes as many bytes of each as the header still needs.
+    const std::uint32_t usable = config_.h2c_ring_entries - 1;
+    const auto* source = static_cast<const std::uint8_t*>(data);
+    const std::size_t total = prefix_bytes + bytes;
+    std::size_t done = 0;
+    ++activity_;
+    const ClearOnExit open{packet_open_};  // no progress hook between the first slot and the last
+    while (done < total) {
+        const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(slot_bytes_, total - done));
+        wait_for_h2c_slot();
+        packet_open_ = true;
+        std::uint8_t* out = memory_ + staging_base_ + static_cast<std::uint64_t>(h2c_pidx_) * slot_bytes_;
+        std::size_t filled = 0;
+        if (done < prefix_bytes) {
+            filled = std::min<std::size_t>(prefix_bytes - done, chunk);
+            std::memcpy(out, prefix + done, filled);
+        }
+        if (chunk > filled) std::memcpy(out + filled, source + (done + filled - prefix_bytes), chunk - filled);
+        h2c_pidx_ = (h2c_pidx_ + 1) % usable;
+        ++h2c_outstanding_;
+        done += chunk;
         if (done == total || h2c_outstanding_ % 16 == 0)
             transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_);
     }

@@ -4,8 +4,9 @@
 //
 //   host_path_guest SEND_PATH COMPLETION data
 //       ping-pong of verified messages of many sizes, both directions; with
-//       pio, every message of up to pio_max_bytes goes through the PIO
-//       window and every larger one through descriptors (fallback).
+//       pio or auto, every message of up to pio_max_bytes goes through the
+//       PIO window and every larger one through descriptors (fallback: fetch
+//       for pio, prefetch's standing descriptors for auto).
 //   host_path_guest SEND_PATH COMPLETION malformed
 //       rank 0 first writes malformed PIO packets (out of order, bad header,
 //       too long, abandoned) into its own window and another queue's; each
@@ -61,11 +62,30 @@ bool exchange(Driver& driver, const DriverConfig& config) {
                                                                      std::to_string(size) + "-byte message corrupted");
             }
         }
-        const bool pio = config.send_path == isvp::guest::SendPath::Pio && size <= config.pio_max_bytes;
+        const bool pio =
+            (config.send_path == isvp::guest::SendPath::Pio || config.send_path == isvp::guest::SendPath::Auto) &&
+            size <= config.pio_max_bytes;
         ok &=
             check(driver.pio_sends() - pio_before == (pio ? 1u : 0u) &&
                       driver.fetch_sends() - fetch_before == (pio ? 0u : 1u),
                   "a " + std::to_string(size) + "-byte message went through the " + (pio ? "fetch" : "pio") + " path");
+    }
+    // A burst that goes round the H2C ring (1023 slots) more than once, with
+    // sizes that straddle the standing slots: in order and intact.
+    constexpr int kBurst = 1100;
+    std::vector<std::uint8_t> out(3000), in(3000);
+    for (int i = 0; i < kBurst && ok; ++i) {
+        const std::size_t size = 1 + static_cast<std::size_t>(i) * 37 % 2999;
+        if (me == 0) {
+            for (std::size_t b = 0; b < size; ++b) out[b] = pattern(i, size, b);
+            driver.send(peer, 7, out.data(), size);
+        } else {
+            const auto status = driver.receive(peer, 7, in.data(), in.size());
+            ok &= check(status.bytes == size, "burst message " + std::to_string(i) + " arrived as " +
+                                                  std::to_string(status.bytes) + " bytes, not " + std::to_string(size));
+            for (std::size_t b = 0; b < size && ok; ++b)
+                ok &= check(in[b] == pattern(i, size, b), "burst message " + std::to_string(i) + " corrupted");
+        }
     }
     return ok;
 }
@@ -133,7 +153,7 @@ bool malformed(Driver& driver, isvp::guest::DeviceTransport& transport, const Dr
 
 int main(int argc, char** argv) {
     if (argc != 4) {
-        std::cout << "usage: host_path_guest fetch|pio msi|poll|hybrid data|malformed\n";
+        std::cout << "usage: host_path_guest fetch|prefetch|pio|auto msi|poll|hybrid data|malformed\n";
         return 2;
     }
     const std::string scenario = argv[3];
