@@ -399,6 +399,7 @@ void Qdma::write_control(unsigned q, Ring ring, std::uint32_t value) {
     using namespace regmap;
     Queue& queue = queues_[q];
     value &= kControlMask;
+    if (ring != Ring::H2c) value &= ~control::PREFETCH.mask();  // standing descriptors are an H2C feature
     const bool enable = control::ENABLE.get(value);
     const std::uint32_t entries = ring_sizes_[control::RING_SIZE_INDEX.get(value)];
     switch (ring) {
