@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "isvp/driver_parameters.h"
 #include "isvp/packet_format.h"
 #include "isvp/register_names.h"
 
@@ -42,39 +43,6 @@ std::string describe(const LinkFault& fault, int own_node) {
            " lost for good (the reliable layer gave up; the platform names the link on its stderr)";
 }
 
-SendPath parse_send_path(const std::string& text) {
-    if (text == "fetch") return SendPath::Fetch;
-    if (text == "prefetch") return SendPath::Prefetch;
-    if (text == "pio") return SendPath::Pio;
-    if (text == "auto") return SendPath::Auto;
-    throw DriverError("driver.send_path='" + text + "' is not one of fetch, prefetch, pio, auto");
-}
-
-CompletionMode parse_completion_mode(const std::string& text) {
-    if (text == "msi") return CompletionMode::Msi;
-    if (text == "poll") return CompletionMode::Poll;
-    if (text == "hybrid") return CompletionMode::Hybrid;
-    throw DriverError("driver.completion='" + text + "' is not one of msi, poll, hybrid");
-}
-
-const char* to_string(SendPath path) {
-    switch (path) {
-        case SendPath::Prefetch:
-            return "prefetch";
-        case SendPath::Pio:
-            return "pio";
-        case SendPath::Auto:
-            return "auto";
-        case SendPath::Fetch:
-            break;
-    }
-    return "fetch";
-}
-
-const char* to_string(CompletionMode mode) {
-    return mode == CompletionMode::Poll ? "poll" : mode == CompletionMode::Hybrid ? "hybrid" : "msi";
-}
-
 Driver::Driver(DeviceTransport& transport, DriverConfig config)
     : transport_(transport),
       config_(config),
@@ -101,10 +69,11 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
                           std::to_string(node_count_) + " nodes");
     if (config_.descriptor_bytes == 0 || config_.descriptor_bytes > rm::kMaxDescriptorBytes)
         throw DriverError("driver: descriptor_bytes must be 1..65535");
-    if (!(config_.poll_us >= 0 && config_.poll_us <= 1e6))
-        throw DriverError("driver.poll_us=" + std::to_string(config_.poll_us) + " is outside 0..1e6");
-    if (!(config_.poll_interval_ns >= 0 && config_.poll_interval_ns <= 1e6))
-        throw DriverError("driver.poll_interval_ns=" + std::to_string(config_.poll_interval_ns) + " is outside 0..1e6");
+    try {
+        check_driver_parameters(config_);  // the ranges of the driver.* table, its one error format
+    } catch (const ConfigError& error) {
+        throw DriverError(error.what());
+    }
     use_pio_ = config_.send_path == SendPath::Pio || config_.send_path == SendPath::Auto;
     standing_ = config_.send_path == SendPath::Prefetch || config_.send_path == SendPath::Auto;
     if (use_pio_) {
