@@ -38,3 +38,9 @@ foreach(program mpi_point_to_point coll_nonblocking)
                    --set driver.completion=poll -- ${CMAKE_CURRENT_BINARY_DIR}/mpi/${program})
   set_tests_properties(host_path_mpi_${program}_auto_poll PROPERTIES LABELS "host_path;mpi" TIMEOUT 300)
 endforeach()
+# The QDMA side alone: fetched before the doorbell, a descriptor round trip
+# saved against the fetch path, consecutive buffers, a too-small buffer.
+isvp_systemc_testbench(qdma_prefetch_tb isvp_pcie isvp_memory isvp_qdma)
+add_test(NAME qdma_standing_descriptors_prefetched_across_doorbells COMMAND qdma_prefetch_tb)
+set_tests_properties(qdma_standing_descriptors_prefetched_across_doorbells PROPERTIES LABELS "host_path;qdma" TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION " passed, 0 failed")
