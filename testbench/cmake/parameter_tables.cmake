@@ -1,6 +1,6 @@
 # Parameters declared once per block (models/common/isvp/parameter_table.h,
 # issue 15 item 4): every parameter of the converted blocks (collective,
-# qdma, driver, aurora) refuses a bad value in the one error format, every
+# qdma, driver, aurora, pcie) refuses a bad value in the one error format, every
 # name the sources read is declared, and each is in its block's README.
 # (Unit side: testbench/unit/test_parameter_tables.cpp.)
 set(parameter_tables_checks ${CMAKE_CURRENT_SOURCE_DIR}/scripts/parameter_tables_checks.py)

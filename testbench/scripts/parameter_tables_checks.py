@@ -4,7 +4,7 @@ item 4), as the platform sees them (testbench/cmake/parameter_tables.cmake):
 
   bad_values ISVP
       for every parameter of the converted blocks (collective, qdma, driver,
-      aurora) that `isvp bench pingpong --list-parameters` shows, a value
+      aurora, pcie) that `isvp bench pingpong --list-parameters` shows, a value
       outside what the listing says it accepts (above the range, below it,
       a name not among the choices) is refused before the run with the one
       format "config: NAME must be ACCEPTED, got VALUE", naming the
@@ -22,7 +22,7 @@ import re
 import subprocess
 import sys
 
-BLOCKS = ("collective", "qdma", "driver", "aurora")
+BLOCKS = ("collective", "qdma", "driver", "aurora", "pcie")
 LISTING = re.compile(r"^  (\S+)\s+(\S+)\s+.*\((an integer in \[(-?\d+), (-?\d+)\][^)]*|a power of two in \[(\d+), (\d+)\]"
                      r"[^)]*|a number in \[([^,]+), ([^\]]+)\][^)]*|one of [^)]*|true or false|a string)\)$")
 
