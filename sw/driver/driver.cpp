@@ -460,6 +460,11 @@ void Driver::wait_for_progress() {
         // Spin on the completion ring (and the H2C status the staging ring
         // waits for) in host memory: the clock runs to the time a completion
         // or status lands, plus one turn of the poll loop.
+        // Descriptors posted since the last doorbell (a full ring or staging
+        // area stopped a message between its batch doorbells) must reach the
+        // device, or nothing would ever land to end this wait. (An msi wait
+        // posts them with the doorbell that arms the H2C interrupt.)
+        if (h2c_doorbell_ != h2c_pidx_) ring_h2c_doorbell();
         const std::uint64_t deadline =
             config_.completion == CompletionMode::Hybrid
                 ? transport_.now_ps() + static_cast<std::uint64_t>(config_.poll_us * 1e6 + 0.5)
@@ -479,10 +484,16 @@ void Driver::wait_for_progress() {
     wait_for_interrupt();
 }
 
+void Driver::ring_h2c_doorbell() {
+    transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_);
+    h2c_doorbell_ = h2c_pidx_;
+}
+
 void Driver::wait_for_interrupt() {
     // Arm both interrupts, then sleep until one fires.
     transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX, cmpt_cidx_ | rm::doorbell::IRQ_ARM.make(1));
     transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_ | rm::doorbell::IRQ_ARM.make(1));
+    h2c_doorbell_ = h2c_pidx_;
     const std::uint64_t mask =
         (1ull << config_.cmpt_vector) | (1ull << config_.h2c_vector) | (1ull << config_.error_vector);
     const unsigned vector = transport_.wait_interrupt(mask);
@@ -648,8 +659,7 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
         post_descriptor(staging_base_ + at, chunk, flags);
         done += chunk;
         // Ring the doorbell per descriptor batch so the device starts early.
-        if (done == total || h2c_outstanding_ % 16 == 0)
-            transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_);
+        if (done == total || h2c_outstanding_ % 16 == 0) ring_h2c_doorbell();
     }
 }
 
@@ -676,8 +686,7 @@ void Driver::post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes,
         h2c_pidx_ = (h2c_pidx_ + 1) % usable;
         ++h2c_outstanding_;
         done += chunk;
-        if (done == total || h2c_outstanding_ % 16 == 0)
-            transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_);
+        if (done == total || h2c_outstanding_ % 16 == 0) ring_h2c_doorbell();
     }
 }
 

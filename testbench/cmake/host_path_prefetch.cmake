@@ -44,3 +44,18 @@ isvp_systemc_testbench(qdma_prefetch_tb isvp_pcie isvp_memory isvp_qdma)
 add_test(NAME qdma_standing_descriptors_prefetched_across_doorbells COMMAND qdma_prefetch_tb)
 set_tests_properties(qdma_standing_descriptors_prefetched_across_doorbells PROPERTIES LABELS "host_path;qdma" TIMEOUT 60
                      PASS_REGULAR_EXPRESSION " passed, 0 failed")
+# Messages many times the H2C ring (64 entries of 1 KiB): a polling driver
+# that waits for ring slots between two batch doorbells must post what it
+# wrote first, or the device idles and the job deadlocks.
+set(host_path_small_ring_tests)
+foreach(send_path fetch prefetch)
+  foreach(completion poll hybrid msi)
+    add_test(NAME host_path_small_ring_${send_path}_${completion}
+             COMMAND isvp run -n 2 --set topology.torus=2x1x1 --
+                     $<TARGET_FILE:host_path_guest> ${send_path} ${completion} small_ring)
+    list(APPEND host_path_small_ring_tests host_path_small_ring_${send_path}_${completion})
+  endforeach()
+endforeach()
+set_tests_properties(${host_path_small_ring_tests} PROPERTIES LABELS "host_path" TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "rank 0 ok.*rank 1 ok|rank 1 ok.*rank 0 ok"
+                     FAIL_REGULAR_EXPRESSION "FAILED|error:")

@@ -13,6 +13,13 @@
 //       is refused with ERROR_STATUS.PIO, ERROR_QUEUE, ERROR_ADDRESS and the
 //       error interrupt, and the data exchange that follows is intact.
 //
+//   host_path_guest SEND_PATH COMPLETION small_ring
+//       a 64-entry H2C ring of 1 KiB descriptors: rank 0 sends messages of
+//       many more descriptors than the ring holds, so it waits for ring
+//       slots between two batch doorbells; every message must arrive intact
+//       (a polling driver must post the descriptors it wrote before it
+//       waits, or the device goes idle and the job deadlocks).
+//
 // Prints "host_path <scenario> ok" and exits 0 when every check holds.
 #include <cstdint>
 #include <cstring>
@@ -90,6 +97,25 @@ bool exchange(Driver& driver, const DriverConfig& config) {
     return ok;
 }
 
+/// Messages far larger than the H2C ring, rank 0 to rank 1, verified.
+bool small_ring(Driver& driver) {
+    bool ok = true;
+    for (const std::size_t size : {std::size_t{200000}, std::size_t{65000}, std::size_t{300001}}) {
+        std::vector<std::uint8_t> data(size);
+        if (driver.rank() == 0) {
+            for (std::size_t i = 0; i < size; ++i) data[i] = pattern(0, size, i);
+            driver.send(1, 9, data.data(), size);
+        } else {
+            const auto status = driver.receive(0, 9, data.data(), size);
+            ok &= check(status.bytes == size,
+                        std::to_string(size) + "-byte message arrived as " + std::to_string(status.bytes) + " bytes");
+            for (std::size_t i = 0; i < size && ok; ++i)
+                ok &= check(data[i] == pattern(0, size, i), std::to_string(size) + "-byte message corrupted");
+        }
+    }
+    return ok;
+}
+
 /// Raw writes into a PIO window, then the refusal the device must report.
 bool refused(isvp::guest::DeviceTransport& transport, const DriverConfig& config, unsigned queue,
              const std::vector<std::pair<std::uint32_t, std::uint32_t>>& writes, std::uint32_t address,
@@ -153,7 +179,7 @@ bool malformed(Driver& driver, isvp::guest::DeviceTransport& transport, const Dr
 
 int main(int argc, char** argv) {
     if (argc != 4) {
-        std::cout << "usage: host_path_guest fetch|prefetch|pio|auto msi|poll|hybrid data|malformed\n";
+        std::cout << "usage: host_path_guest fetch|prefetch|pio|auto msi|poll|hybrid data|malformed|small_ring\n";
         return 2;
     }
     const std::string scenario = argv[3];
@@ -161,11 +187,18 @@ int main(int argc, char** argv) {
         DriverConfig config;
         config.send_path = isvp::guest::parse_send_path(argv[1]);
         config.completion = isvp::guest::parse_completion_mode(argv[2]);
+        if (scenario == "small_ring") {
+            config.h2c_ring_entries = 64;
+            config.descriptor_bytes = 1024;
+        }
         auto transport = isvp::guest::RemoteTransport::from_environment();
         Driver driver(*transport, config);
         bool ok = true;
         if (scenario == "malformed") ok &= malformed(driver, *transport, config);
-        ok &= exchange(driver, config);
+        if (scenario == "small_ring")
+            ok &= small_ring(driver);
+        else
+            ok &= exchange(driver, config);
         ok &= check(driver.dropped_messages() == 0, "messages dropped: " + driver.last_drop_reason());
         std::cout << "host_path " << scenario << " rank " << driver.rank() << (ok ? " ok" : " FAILED")
                   << " pio_sends=" << driver.pio_sends() << " fetch_sends=" << driver.fetch_sends()

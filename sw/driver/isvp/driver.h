@@ -316,6 +316,7 @@ class Driver {
     // H2C: descriptor ring and the staging ring its data comes from.
     std::uint64_t h2c_ring_ = 0;                  ///< guest-physical address of the ring
     std::uint32_t h2c_pidx_ = 0;                  ///< next descriptor to write
+    std::uint32_t h2c_doorbell_ = 0;              ///< PIDX the device was last told (H2C_PIDX doorbell)
     std::uint32_t h2c_cidx_ = 0;                  ///< last consumed index seen
     std::uint32_t h2c_outstanding_ = 0;           ///< descriptors posted, not yet consumed
     std::vector<std::uint64_t> h2c_staging_end_;  ///< staging offset freed when slot i completes
@@ -363,6 +364,8 @@ class Driver {
     std::uint32_t slot_bytes_ = 0;        ///< standing descriptors: staging bytes per ring slot
     /// Writes header, envelope and data into the PIO window (fits, ring idle).
     void post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes);
+    /// Writes H2C_PIDX = h2c_pidx_ (posts every descriptor written so far).
+    void ring_h2c_doorbell();
     /// Sleeps until an armed interrupt (the MSI completion path).
     void wait_for_interrupt();
     std::function<void()> progress_hook_;  ///< see set_progress_hook
