@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "isvp/driver_parameters.h"
+
 namespace isvp::cli {
 
 namespace {
@@ -53,30 +55,11 @@ void declare_job_parameters(Parameters& parameters) {
 }
 
 void declare_driver_parameters(Parameters& parameters) {
-    const guest::DriverConfig defaults;
-    parameters.declare_choice("driver.send_path", to_string(defaults.send_path), {"fetch", "pio"},
-                              "fetch: descriptor and data fetched by DMA; pio: messages up to driver.pio_max_bytes "
-                              "written into the queue's BAR0 PIO window (larger ones: fetch)");
-    parameters.declare_integer("driver.pio_max_bytes", "B", defaults.pio_max_bytes, 0,
-                               regmap::PIO_STRIDE - ProcessorHeader::kBytes - 16,
-                               "largest message data the pio send path writes inline");
-    parameters.declare_choice("driver.completion", to_string(defaults.completion), {"msi", "poll", "hybrid"},
-                              "msi: sleep on the armed MSI-X; poll: spin on the completion ring in host memory; "
-                              "hybrid: poll driver.poll_us, then arm and sleep");
-    parameters.declare_real("driver.poll_us", "us", defaults.poll_us, 0, 1e6,
-                            "hybrid completion: how long the driver polls before it arms the interrupt");
-    parameters.declare_real("driver.poll_interval_ns", "ns", defaults.poll_interval_ns, 0, 1e6,
-                            "one turn of the poll loop: a landed completion is seen this much later");
+    guest::declare_driver_parameters(parameters);
 }
 
 guest::DriverConfig driver_config_from(const Parameters& parameters) {
-    guest::DriverConfig config;
-    config.send_path = guest::parse_send_path(parameters.text("driver.send_path"));
-    config.pio_max_bytes = static_cast<std::uint32_t>(parameters.integer("driver.pio_max_bytes"));
-    config.completion = guest::parse_completion_mode(parameters.text("driver.completion"));
-    config.poll_us = parameters.real("driver.poll_us");
-    config.poll_interval_ns = parameters.real("driver.poll_interval_ns");
-    return config;
+    return guest::driver_config_from(parameters);
 }
 
 std::string describe_driver_paths(const guest::DriverConfig& config) {
@@ -84,6 +67,8 @@ std::string describe_driver_paths(const guest::DriverConfig& config) {
     if (config.send_path == defaults.send_path && config.completion == defaults.completion) return "";
     std::string text = ", driver send_path=" + std::string(to_string(config.send_path));
     if (config.send_path == guest::SendPath::Pio) text += " (up to " + std::to_string(config.pio_max_bytes) + " B)";
+    if (config.send_path == guest::SendPath::Auto)
+        text += " (pio up to " + std::to_string(config.pio_max_bytes) + " B)";
     text += " completion=" + std::string(to_string(config.completion));
     if (config.completion == guest::CompletionMode::Hybrid) {
         std::ostringstream poll;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "isvp/collective_request.h"
+#include "isvp/parameter_table.h"
 #include "isvp/register_map.h"
 
 namespace isvp {
@@ -21,94 +22,80 @@ constexpr std::size_t kMaxAgreementsHeld = 64;      // per (context, sender); th
 // ---------------------------------------------------------------------------
 // Config
 
+namespace {
+
+/// The collective.* parameters, each once (isvp/parameter_table.h).
+constexpr auto kConfigTable = [](auto& self, auto&& parameter) {
+    parameter(param::Real{"collective.clock_mhz", "MHz", 1.0, 5000.0, "collective engine / CGR clock"},
+              self.clock_mhz);
+    parameter(param::Integer{"collective.packet_payload_bytes", "bytes", 16, 16384,
+                             "payload of each packet the engine generates", true},
+              self.packet_payload_bytes);
+    parameter(param::Integer{"collective.phits_per_cycle", "phits", 1, 16, "output serialisation width per cycle"},
+              self.phits_per_cycle);
+    parameter(param::Integer{"collective.host_buffer_phits", "phits", 1, 1 << 20,
+                             "host_in buffer: credits granted to the QDMA"},
+              self.host_buffer_phits);
+    parameter(param::Integer{"collective.net_buffer_phits", "phits", 1, 1 << 20,
+                             "net_in buffer: credits granted to the router"},
+              self.net_buffer_phits);
+    parameter(param::Integer{"collective.early_buffer_bytes", "bytes", 0, 1ll << 32,
+                             "memory for receive windows: each CT row reserves (peers + 1) x window_packets x "
+                             "packet_payload_bytes at LOAD, or is refused"},
+              self.early_buffer_bytes);
+    parameter(param::Integer{"collective.window_packets", "packets", 1, 4096,
+                             "step packets a sender may have unconsumed per (context, peer)"},
+              self.window_packets);
+    parameter(param::Integer{"collective.result_batch_packets", "packets", 1, 65536,
+                             "final result chunks handed to the host DMA together (one completion notification)"},
+              self.result_batch_packets);
+    parameter(param::Real{"collective.credit_delay_ns", "ns", 0.0, 1e6,
+                          "longest a consumed packet's window credit waits to be returned with others"},
+              self.credit_delay_ns);
+    parameter(param::Integer{"collective.cgr_aglus", "AgLUs", 1, 64,
+                             "vectorised AgLUs in the CGR unit of a collective (its steps share them; a chunk uses "
+                             "up to phits_per_cycle)"},
+              self.cgr_aglus);
+    parameter(param::Integer{"collective.max_buffer_bytes", "bytes", 0, 1ll << 32,
+                             "largest collective buffer; larger requests complete with error 4"},
+              self.max_buffer_bytes);
+    parameter(param::Integer{"collective.cgr_units", "units", 1, 255,
+                             "CGR units: collectives that combine at once (SA, ACCEL_CAPABILITIES); more wait, FIFO"},
+              self.cgr_units);
+    parameter(param::Integer{"collective.radix", "ports", 1, 255, "switch radix (ACCEL_CAPABILITIES)"}, self.radix);
+};
+
+}  // namespace
+
 void CollectiveConfig::declare(Parameters& p) {
-    const CollectiveConfig d;
-    p.declare_real("collective.clock_mhz", "MHz", d.clock_mhz, 1.0, 5000.0, "collective engine / CGR clock");
-    p.declare_integer("collective.packet_payload_bytes", "bytes", d.packet_payload_bytes, 16, 16384,
-                      "payload of each packet the engine generates (power of two)");
-    p.declare_integer("collective.phits_per_cycle", "phits", d.phits_per_cycle, 1, 16,
-                      "output serialisation width per cycle");
-    p.declare_integer("collective.host_buffer_phits", "phits", d.host_buffer_phits, 1, 1 << 20,
-                      "host_in buffer: credits granted to the QDMA");
-    p.declare_integer("collective.net_buffer_phits", "phits", d.net_buffer_phits, 1, 1 << 20,
-                      "net_in buffer: credits granted to the router");
-    p.declare_integer("collective.early_buffer_bytes", "bytes", static_cast<std::int64_t>(d.early_buffer_bytes), 0,
-                      1ll << 32,
-                      "memory for receive windows: each CT row reserves (peers + 1) x window_packets x "
-                      "packet_payload_bytes at LOAD, or is refused");
-    p.declare_integer("collective.window_packets", "packets", d.window_packets, 1, 4096,
-                      "step packets a sender may have unconsumed per (context, peer)");
-    p.declare_integer("collective.result_batch_packets", "packets", d.result_batch_packets, 1, 65536,
-                      "final result chunks handed to the host DMA together (one completion notification)");
-    p.declare_real("collective.credit_delay_ns", "ns", d.credit_delay_ns, 0.0, 1e6,
-                   "longest a consumed packet's window credit waits to be returned with others");
-    p.declare_integer("collective.cgr_aglus", "AgLUs", d.cgr_aglus, 1, 64,
-                      "vectorised AgLUs in the CGR unit of a collective (its steps share them; a chunk uses up to "
-                      "phits_per_cycle)");
-    p.declare_integer("collective.max_buffer_bytes", "bytes", static_cast<std::int64_t>(d.max_buffer_bytes), 0,
-                      1ll << 32, "largest collective buffer; larger requests complete with error 4");
-    p.declare_integer("collective.cgr_units", "units", d.cgr_units, 1, 255,
-                      "CGR units: collectives that combine at once (SA, ACCEL_CAPABILITIES); more wait, FIFO");
-    p.declare_integer("collective.radix", "ports", d.radix, 1, 255, "switch radix (ACCEL_CAPABILITIES)");
+    param::declare_table<CollectiveConfig>(p, kConfigTable);
 }
 
 CollectiveConfig CollectiveConfig::from(const Parameters& p) {
-    CollectiveConfig c;
-    c.clock_mhz = p.real("collective.clock_mhz");
-    c.packet_payload_bytes = static_cast<std::uint32_t>(p.integer("collective.packet_payload_bytes"));
-    c.phits_per_cycle = static_cast<unsigned>(p.integer("collective.phits_per_cycle"));
-    c.host_buffer_phits = static_cast<std::uint32_t>(p.integer("collective.host_buffer_phits"));
-    c.net_buffer_phits = static_cast<std::uint32_t>(p.integer("collective.net_buffer_phits"));
-    c.early_buffer_bytes = static_cast<std::uint64_t>(p.integer("collective.early_buffer_bytes"));
-    c.window_packets = static_cast<std::uint32_t>(p.integer("collective.window_packets"));
-    c.credit_delay_ns = p.real("collective.credit_delay_ns");
-    c.result_batch_packets = static_cast<std::uint32_t>(p.integer("collective.result_batch_packets"));
-    c.cgr_aglus = static_cast<unsigned>(p.integer("collective.cgr_aglus"));
-    c.max_buffer_bytes = static_cast<std::uint64_t>(p.integer("collective.max_buffer_bytes"));
-    c.cgr_units = static_cast<unsigned>(p.integer("collective.cgr_units"));
-    c.radix = static_cast<unsigned>(p.integer("collective.radix"));
+    const CollectiveConfig c = param::read_table<CollectiveConfig>(p, kConfigTable);
     c.validate();
     return c;
 }
 
 void CollectiveConfig::validate() const {
-    if (!(clock_mhz >= 1.0 && clock_mhz <= 5000.0))
-        refuse_parameter("collective.clock_mhz", "a number in [1, 5000] MHz", clock_mhz);
-    if (packet_payload_bytes < 16 || packet_payload_bytes > 16384 || !is_power_of_two(packet_payload_bytes))
-        refuse_parameter("collective.packet_payload_bytes", "a power of two in [16, 16384] bytes",
-                         packet_payload_bytes);
-    if (phits_per_cycle < 1 || phits_per_cycle > 16)
-        refuse_parameter("collective.phits_per_cycle", "an integer in [1, 16]", phits_per_cycle);
+    param::check_table(*this, kConfigTable);
+    // Between parameters: input buffers hold a whole packet, the early
+    // buffer at least one receive window.
     const std::uint32_t packet_phits =
         phits_of(packet_payload_bytes + static_cast<std::uint32_t>(kNetworkPacketOverhead));
-    if (host_buffer_phits < packet_phits || host_buffer_phits > (1u << 20))
+    if (host_buffer_phits < packet_phits)
         refuse_parameter("collective.host_buffer_phits",
                          "an integer in [" + std::to_string(packet_phits) + " (one packet), 1048576] phits",
                          host_buffer_phits);
-    if (net_buffer_phits < packet_phits || net_buffer_phits > (1u << 20))
+    if (net_buffer_phits < packet_phits)
         refuse_parameter("collective.net_buffer_phits",
                          "an integer in [" + std::to_string(packet_phits) + " (one packet), 1048576] phits",
                          net_buffer_phits);
-    if (window_packets < 1 || window_packets > 4096)
-        refuse_parameter("collective.window_packets", "an integer in [1, 4096] packets", window_packets);
-    if (early_buffer_bytes > (1ull << 32))
-        refuse_parameter("collective.early_buffer_bytes", "an integer in [0, 2^32] bytes",
-                         static_cast<double>(early_buffer_bytes));
     if (early_buffer_bytes < row_reservation(0))
         refuse_parameter("collective.early_buffer_bytes",
                          "at least one receive window (window_packets x packet_payload_bytes = " +
                              std::to_string(row_reservation(0)) + " bytes)",
                          static_cast<double>(early_buffer_bytes));
-    if (result_batch_packets < 1 || result_batch_packets > 65536)
-        refuse_parameter("collective.result_batch_packets", "an integer in [1, 65536] packets", result_batch_packets);
-    if (!(credit_delay_ns >= 0.0 && credit_delay_ns <= 1e6))
-        refuse_parameter("collective.credit_delay_ns", "a number in [0, 1e6] ns", credit_delay_ns);
-    if (cgr_aglus < 1 || cgr_aglus > 64) refuse_parameter("collective.cgr_aglus", "an integer in [1, 64]", cgr_aglus);
-    if (max_buffer_bytes > (1ull << 32))
-        refuse_parameter("collective.max_buffer_bytes", "an integer in [0, 2^32] bytes",
-                         static_cast<double>(max_buffer_bytes));
-    if (cgr_units < 1 || cgr_units > 255) refuse_parameter("collective.cgr_units", "an integer in [1, 255]", cgr_units);
-    if (radix < 1 || radix > 255) refuse_parameter("collective.radix", "an integer in [1, 255]", radix);
 }
 
 // ---------------------------------------------------------------------------

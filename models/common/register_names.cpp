@@ -159,6 +159,8 @@ std::string register_fields(std::uint32_t offset, std::uint32_t value) {
                 fields.add("enable", control::ENABLE.get(value));
                 fields.add("status_enable", control::STATUS_ENABLE.get(value));
                 fields.add("irq_enable", control::IRQ_ENABLE.get(value));
+                if ((offset - QUEUE_BASE) % QUEUE_STRIDE == H2C_CONTROL && control::PREFETCH.get(value))
+                    fields.add("prefetch", 1);
                 fields.add("msix_vector", control::MSIX_VECTOR.get(value));
                 break;
             case H2C_STATUS:

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "isvp/driver_parameters.h"
 #include "isvp/packet_format.h"
 #include "isvp/register_names.h"
 
@@ -42,27 +43,6 @@ std::string describe(const LinkFault& fault, int own_node) {
            " lost for good (the reliable layer gave up; the platform names the link on its stderr)";
 }
 
-SendPath parse_send_path(const std::string& text) {
-    if (text == "fetch") return SendPath::Fetch;
-    if (text == "pio") return SendPath::Pio;
-    throw DriverError("driver.send_path='" + text + "' is not one of fetch, pio");
-}
-
-CompletionMode parse_completion_mode(const std::string& text) {
-    if (text == "msi") return CompletionMode::Msi;
-    if (text == "poll") return CompletionMode::Poll;
-    if (text == "hybrid") return CompletionMode::Hybrid;
-    throw DriverError("driver.completion='" + text + "' is not one of msi, poll, hybrid");
-}
-
-const char* to_string(SendPath path) {
-    return path == SendPath::Pio ? "pio" : "fetch";
-}
-
-const char* to_string(CompletionMode mode) {
-    return mode == CompletionMode::Poll ? "poll" : mode == CompletionMode::Hybrid ? "hybrid" : "msi";
-}
-
 Driver::Driver(DeviceTransport& transport, DriverConfig config)
     : transport_(transport),
       config_(config),
@@ -89,15 +69,18 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
                           std::to_string(node_count_) + " nodes");
     if (config_.descriptor_bytes == 0 || config_.descriptor_bytes > rm::kMaxDescriptorBytes)
         throw DriverError("driver: descriptor_bytes must be 1..65535");
-    if (!(config_.poll_us >= 0 && config_.poll_us <= 1e6))
-        throw DriverError("driver.poll_us=" + std::to_string(config_.poll_us) + " is outside 0..1e6");
-    if (!(config_.poll_interval_ns >= 0 && config_.poll_interval_ns <= 1e6))
-        throw DriverError("driver.poll_interval_ns=" + std::to_string(config_.poll_interval_ns) + " is outside 0..1e6");
-    if (config_.send_path == SendPath::Pio) {
+    try {
+        check_driver_parameters(config_);  // the ranges of the driver.* table, its one error format
+    } catch (const ConfigError& error) {
+        throw DriverError(error.what());
+    }
+    use_pio_ = config_.send_path == SendPath::Pio || config_.send_path == SendPath::Auto;
+    standing_ = config_.send_path == SendPath::Prefetch || config_.send_path == SendPath::Auto;
+    if (use_pio_) {
         pio_window_bytes_ = transport_.mmio_read32(rm::PIO_WINDOW_BYTES);
         if (config_.queue >= rm::kPioQueues || pio_window_bytes_ == 0 || pio_window_bytes_ == 0xFFFFFFFFu)
-            throw DriverError("driver.send_path=pio: queue " + std::to_string(config_.queue) +
-                              " has no PIO window on this device (PIO_WINDOW_BYTES " +
+            throw DriverError("driver.send_path=" + std::string(to_string(config_.send_path)) + ": queue " +
+                              std::to_string(config_.queue) + " has no PIO window on this device (PIO_WINDOW_BYTES " +
                               std::to_string(pio_window_bytes_) + ", queues below " + std::to_string(rm::kPioQueues) +
                               ")");
         const std::uint32_t room = pio_window_bytes_ - ProcessorHeader::kBytes - kEnvelopeBytes;
@@ -131,6 +114,7 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     staging_base_ = allocate(config_.staging_bytes, 4096);
     h2c_staging_end_.assign(config_.h2c_ring_entries, 0);
     std::memset(memory_ + h2c_ring_, 0, config_.h2c_ring_entries * sizeof(rm::H2cDescriptor));
+    if (standing_) write_standing_descriptors();
     std::memset(memory_ + cmpt_ring_, 0, config_.cmpt_ring_entries * sizeof(rm::CompletionEntry));
 
     // Every usable C2H slot i permanently holds buffer i.
@@ -166,7 +150,8 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     transport_.mmio_write32(q + rm::H2C_CONTROL, rm::control::RING_SIZE_INDEX.make(h2c_index) |
                                                      rm::control::ENABLE.make(1) | rm::control::STATUS_ENABLE.make(1) |
                                                      rm::control::IRQ_ENABLE.make(1) |
-                                                     rm::control::MSIX_VECTOR.make(config_.h2c_vector));
+                                                     rm::control::MSIX_VECTOR.make(config_.h2c_vector) |
+                                                     rm::control::PREFETCH.make(standing_ ? 1 : 0));
     transport_.mmio_write32(q + rm::C2H_CONTROL,
                             rm::control::RING_SIZE_INDEX.make(c2h_index) | rm::control::ENABLE.make(1));
     transport_.mmio_write32(q + rm::CMPT_CONTROL, rm::control::RING_SIZE_INDEX.make(cmpt_index) |
@@ -475,6 +460,11 @@ void Driver::wait_for_progress() {
         // Spin on the completion ring (and the H2C status the staging ring
         // waits for) in host memory: the clock runs to the time a completion
         // or status lands, plus one turn of the poll loop.
+        // Descriptors posted since the last doorbell (a full ring or staging
+        // area stopped a message between its batch doorbells) must reach the
+        // device, or nothing would ever land to end this wait. (An msi wait
+        // posts them with the doorbell that arms the H2C interrupt.)
+        if (h2c_doorbell_ != h2c_pidx_) ring_h2c_doorbell();
         const std::uint64_t deadline =
             config_.completion == CompletionMode::Hybrid
                 ? transport_.now_ps() + static_cast<std::uint64_t>(config_.poll_us * 1e6 + 0.5)
@@ -494,10 +484,16 @@ void Driver::wait_for_progress() {
     wait_for_interrupt();
 }
 
+void Driver::ring_h2c_doorbell() {
+    transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_);
+    h2c_doorbell_ = h2c_pidx_;
+}
+
 void Driver::wait_for_interrupt() {
     // Arm both interrupts, then sleep until one fires.
     transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX, cmpt_cidx_ | rm::doorbell::IRQ_ARM.make(1));
     transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_ | rm::doorbell::IRQ_ARM.make(1));
+    h2c_doorbell_ = h2c_pidx_;
     const std::uint64_t mask =
         (1ull << config_.cmpt_vector) | (1ull << config_.h2c_vector) | (1ull << config_.error_vector);
     const unsigned vector = transport_.wait_interrupt(mask);
@@ -530,13 +526,36 @@ std::uint64_t Driver::reserve_staging(std::uint32_t bytes) {
     }
 }
 
-void Driver::post_descriptor(std::uint64_t address, std::uint32_t length, std::uint32_t flags) {
+void Driver::wait_for_h2c_slot() {
     const std::uint32_t usable = config_.h2c_ring_entries - 1;
     while (h2c_outstanding_ + 1 >= usable) {
         reclaim_h2c();
         if (h2c_outstanding_ + 1 < usable) break;
         wait_for_progress();
     }
+}
+
+void Driver::write_standing_descriptors() {
+    // Slot i of the ring owns staging bytes [i * slot, (i + 1) * slot): the
+    // descriptors never change, so the device may fetch them long before a
+    // doorbell posts them (H2C_CONTROL.PREFETCH).
+    const std::uint32_t usable = config_.h2c_ring_entries - 1;
+    const std::size_t per_slot = std::min<std::size_t>(config_.descriptor_bytes, config_.staging_bytes / usable);
+    slot_bytes_ = static_cast<std::uint32_t>(per_slot - per_slot % 64);
+    if (slot_bytes_ < 64)
+        throw DriverError("driver.send_path=" + std::string(to_string(config_.send_path)) + ": a staging area of " +
+                          std::to_string(config_.staging_bytes) + " bytes gives the " + std::to_string(usable) +
+                          " standing H2C descriptors less than 64 bytes each");
+    for (std::uint32_t slot = 0; slot < usable; ++slot) {
+        const rm::H2cDescriptor descriptor{staging_base_ + static_cast<std::uint64_t>(slot) * slot_bytes_, slot_bytes_,
+                                           rm::H2C_SDI};
+        std::memcpy(memory_ + h2c_ring_ + slot * sizeof descriptor, &descriptor, sizeof descriptor);
+    }
+}
+
+void Driver::post_descriptor(std::uint64_t address, std::uint32_t length, std::uint32_t flags) {
+    const std::uint32_t usable = config_.h2c_ring_entries - 1;
+    wait_for_h2c_slot();
     // SDI on every descriptor: the status writeback is what frees staging.
     const rm::H2cDescriptor descriptor{address, length, flags | rm::H2C_SDI};
     std::memcpy(memory_ + h2c_ring_ + h2c_pidx_ * sizeof descriptor, &descriptor, sizeof descriptor);
@@ -600,7 +619,7 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
     header.write(prefix.data());
     std::memcpy(prefix.data() + ProcessorHeader::kBytes, envelope, sizeof envelope);
 
-    if (config_.send_path == SendPath::Pio && bytes <= config_.pio_max_bytes) {
+    if (use_pio_ && bytes <= config_.pio_max_bytes) {
         // Behind descriptors still in flight a PIO packet could overtake
         // them: only an idle H2C ring keeps the messages in order.
         reclaim_h2c();
@@ -611,6 +630,7 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
         }
     }
     ++fetch_sends_;
+    if (standing_) return post_standing(prefix.data(), prefix.size(), data, bytes);
     // Stream header, envelope and data through the staging ring in
     // descriptor-sized chunks; the first chunk carries the prefix.
     const auto* source = static_cast<const std::uint8_t*>(data);
@@ -639,8 +659,34 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
         post_descriptor(staging_base_ + at, chunk, flags);
         done += chunk;
         // Ring the doorbell per descriptor batch so the device starts early.
-        if (done == total || h2c_outstanding_ % 16 == 0)
-            transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_);
+        if (done == total || h2c_outstanding_ % 16 == 0) ring_h2c_doorbell();
+    }
+}
+
+void Driver::post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes) {
+    // The packet fills consecutive slots; the device reads its header from
+    // the first and takes as many bytes of each as the header still needs.
+    const std::uint32_t usable = config_.h2c_ring_entries - 1;
+    const auto* source = static_cast<const std::uint8_t*>(data);
+    const std::size_t total = prefix_bytes + bytes;
+    std::size_t done = 0;
+    ++activity_;
+    const ClearOnExit open{packet_open_};  // no progress hook between the first slot and the last
+    while (done < total) {
+        const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(slot_bytes_, total - done));
+        wait_for_h2c_slot();
+        packet_open_ = true;
+        std::uint8_t* out = memory_ + staging_base_ + static_cast<std::uint64_t>(h2c_pidx_) * slot_bytes_;
+        std::size_t filled = 0;
+        if (done < prefix_bytes) {
+            filled = std::min<std::size_t>(prefix_bytes - done, chunk);
+            std::memcpy(out, prefix + done, filled);
+        }
+        if (chunk > filled) std::memcpy(out + filled, source + (done + filled - prefix_bytes), chunk - filled);
+        h2c_pidx_ = (h2c_pidx_ + 1) % usable;
+        ++h2c_outstanding_;
+        done += chunk;
+        if (done == total || h2c_outstanding_ % 16 == 0) ring_h2c_doorbell();
     }
 }
 

@@ -132,6 +132,15 @@ inline constexpr Field RING_SIZE_INDEX{0, 4};  ///< index into RING_SIZE
 inline constexpr Field ENABLE{8, 1};
 inline constexpr Field STATUS_ENABLE{9, 1};    ///< H2C/CMPT: write status to the ring's last entry
 inline constexpr Field IRQ_ENABLE{10, 1};      ///< H2C (on SDI descriptors) / CMPT interrupts
+/// H2C only: standing descriptors, prefetched across doorbells. Every
+/// descriptor is a buffer (address, length = capacity 8..65535, SDI
+/// honoured, SOP/EOP ignored) that the driver writes before it enables the
+/// ring and does not change while it is enabled; a packet fills consecutive
+/// buffers from the next one on, as many bytes of each as its header's
+/// 8 + message_bytes still needs. The device fetches descriptors ahead of
+/// H2C_PIDX (from the enable on, qdma.descriptor_prefetch per DMA), so a
+/// doorbell finds its descriptor already fetched (models/qdma/README.md).
+inline constexpr Field PREFETCH{11, 1};
 inline constexpr Field MSIX_VECTOR{16, 11};
 }  // namespace control
 

@@ -50,8 +50,10 @@ class LinkFaultError : public DriverError {
 };
 /// How a message leaves the host (driver.send_path, docs/PERFORMANCE.md).
 enum class SendPath {
-    Fetch,  ///< staging copy, H2C descriptor, doorbell; the QDMA fetches descriptor and data by DMA
-    Pio,    ///< messages of up to pio_max_bytes written into the queue's PIO window; larger ones: Fetch
+    Fetch,     ///< staging copy, H2C descriptor, doorbell; the QDMA fetches descriptor and data by DMA
+    Prefetch,  ///< standing descriptors over fixed staging slots, fetched ahead of the doorbell: data fetch only
+    Pio,       ///< messages of up to pio_max_bytes written into the queue's PIO window; larger ones: Fetch
+    Auto,      ///< messages of up to pio_max_bytes by PIO, larger ones: Prefetch
 };
 /// How the driver learns of completions (driver.completion).
 enum class CompletionMode {
@@ -59,8 +61,8 @@ enum class CompletionMode {
     Poll,    ///< spin on the completion ring's colour bit in host memory; no interrupt
     Hybrid,  ///< spin for poll_us, then arm the interrupt and sleep
 };
-/// Parses "fetch"/"pio" and "msi"/"poll"/"hybrid"; DriverError naming the
-/// parameter otherwise.
+/// Parses "fetch"/"prefetch"/"pio"/"auto" and "msi"/"poll"/"hybrid";
+/// DriverError naming the parameter otherwise.
 SendPath parse_send_path(const std::string& text);
 CompletionMode parse_completion_mode(const std::string& text);
 const char* to_string(SendPath path);
@@ -224,7 +226,11 @@ class Driver {
     /// Messages (and collective requests) sent through the PIO window and
     /// through descriptors, and wake-ups by a completion seen while polling.
     std::uint64_t pio_sends() const { return pio_sends_; }
+    /// Sent through H2C descriptors (fetch or prefetch path).
     std::uint64_t fetch_sends() const { return fetch_sends_; }
+    /// Bytes of one staging slot behind a standing descriptor (prefetch and
+    /// auto send paths; 0 otherwise).
+    std::uint32_t slot_bytes() const { return slot_bytes_; }
     std::uint64_t poll_wakeups() const { return poll_wakeups_; }
     /// Messages dropped because what arrived was malformed or cut off (a
     /// fault of the sending rank, which must not end this one), and why the
@@ -280,6 +286,13 @@ class Driver {
     void reclaim_h2c();
     /// Posts one H2C descriptor, waiting for room when the ring is full.
     void post_descriptor(std::uint64_t address, std::uint32_t length, std::uint32_t flags);
+    /// Waits until the H2C ring has room for one more descriptor.
+    void wait_for_h2c_slot();
+    /// Writes every standing descriptor (slot i: staging + i * slot_bytes_).
+    void write_standing_descriptors();
+    /// Copies header, envelope and data into consecutive standing slots and
+    /// rings the doorbell (prefetch path).
+    void post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes);
     /// Reserves `bytes` of contiguous staging space, waiting for reclaim.
     std::uint64_t reserve_staging(std::uint32_t bytes);
     bool take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status);
@@ -303,6 +316,7 @@ class Driver {
     // H2C: descriptor ring and the staging ring its data comes from.
     std::uint64_t h2c_ring_ = 0;                  ///< guest-physical address of the ring
     std::uint32_t h2c_pidx_ = 0;                  ///< next descriptor to write
+    std::uint32_t h2c_doorbell_ = 0;              ///< PIDX the device was last told (H2C_PIDX doorbell)
     std::uint32_t h2c_cidx_ = 0;                  ///< last consumed index seen
     std::uint32_t h2c_outstanding_ = 0;           ///< descriptors posted, not yet consumed
     std::vector<std::uint64_t> h2c_staging_end_;  ///< staging offset freed when slot i completes
@@ -345,8 +359,13 @@ class Driver {
     std::uint64_t fetch_sends_ = 0;       ///< packets posted as descriptors
     std::uint64_t poll_wakeups_ = 0;      ///< waits ended by a completion landing while polling
     std::uint32_t pio_window_bytes_ = 0;  ///< PIO_WINDOW_BYTES (PIO path only)
+    bool use_pio_ = false;                ///< send_path pio or auto: small messages by PIO
+    bool standing_ = false;               ///< send_path prefetch or auto: H2C_CONTROL.PREFETCH
+    std::uint32_t slot_bytes_ = 0;        ///< standing descriptors: staging bytes per ring slot
     /// Writes header, envelope and data into the PIO window (fits, ring idle).
     void post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes);
+    /// Writes H2C_PIDX = h2c_pidx_ (posts every descriptor written so far).
+    void ring_h2c_doorbell();
     /// Sleeps until an armed interrupt (the MSI completion path).
     void wait_for_interrupt();
     std::function<void()> progress_hook_;  ///< see set_progress_hook
