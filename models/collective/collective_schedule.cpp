@@ -515,4 +515,67 @@ Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int ran
     return s;
 }
 
+bool tree_supports(Opcode collective) {
+    return collective == Opcode::Allreduce || collective == Opcode::Reduce || collective == Opcode::Bcast ||
+           collective == Opcode::Barrier;
+}
+
+Schedule make_tree_schedule(Opcode collective, const TreeRole& role) {
+    if (!tree_supports(collective))
+        throw std::invalid_argument("tree schedule: " + std::string(to_string(collective)) +
+                                    " does not run in the switches' tree");
+    const std::vector<BlockSpan> whole{BlockSpan{0, 1}};
+    Schedule s;
+    s.blocks = 1;
+    const bool rooted = collective == Opcode::Reduce || collective == Opcode::Bcast;
+    if (rooted && role.root_host < 0) throw std::invalid_argument("tree schedule: a rooted collective needs its root");
+    if (!role.vertex) {
+        if (role.parent < 0) return s;  // a group of one: the contribution is the result
+        if (collective == Opcode::Bcast) {
+            if (role.self == role.root_host)
+                s.steps.push_back(send_step(role.root_vertex, whole));
+            else
+                s.steps.push_back(receive_step(role.parent, whole, Apply::Copy));
+            return s;
+        }
+        Step up = send_step(role.parent, whole);
+        if (collective == Opcode::Reduce) {
+            s.steps.push_back(std::move(up));
+            if (role.self == role.root_host) s.steps.push_back(receive_step(role.root_vertex, whole, Apply::Copy));
+            return s;
+        }
+        up.receive = Transfer{role.parent, whole};
+        up.apply = Apply::Copy;
+        s.steps.push_back(std::move(up));
+        return s;
+    }
+    if (role.children.size() < 2) throw std::invalid_argument("tree schedule: a vertex combines two inputs or more");
+    const bool root = role.parent < 0;
+    if (collective == Opcode::Bcast) {
+        s.steps.push_back(receive_step(root ? role.root_host : role.parent, whole, Apply::Copy));
+        for (const int child : role.children)
+            if (child != role.root_host) s.steps.push_back(send_step(child, whole));
+        return s;
+    }
+    // Up: the inputs in combining order, whatever order they arrive in.
+    for (std::size_t i = 0; i < role.children.size(); ++i)
+        s.steps.push_back(receive_step(role.children[i], whole, i == 0 ? Apply::Copy : Apply::CombineRight));
+    if (collective == Opcode::Reduce) {
+        if (root)
+            s.steps.push_back(send_step(role.root_host, whole));
+        else
+            s.steps.push_back(send_step(role.parent, whole));
+        return s;
+    }
+    // Allreduce, Barrier: up to the parent, its result back, down to the inputs.
+    if (!root) {
+        Step up = send_step(role.parent, whole);
+        up.receive = Transfer{role.parent, whole};
+        up.apply = Apply::Copy;
+        s.steps.push_back(std::move(up));
+    }
+    for (const int child : role.children) s.steps.push_back(send_step(child, whole));
+    return s;
+}
+
 }  // namespace isvp

@@ -98,6 +98,39 @@ struct Schedule {
 Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int rank, int root = 0,
                        Fold fold = Fold::Pairwise);
 
+/// One participant's place in a collective's aggregation tree when the
+/// switches run it (collective.placement = switch; docs/COLLECTIVES.md,
+/// "Switch-resident engines"): a member host's NIC engine or the engine of a
+/// switch that combines. Peers are network addresses (hosts 0..N-1, switch
+/// engines above), not comm ranks.
+struct TreeRole {
+    bool vertex = false;        ///< a switch engine (else a member host)
+    std::vector<int> children;  ///< vertex: its inputs' addresses, in combining order (ascending first member)
+    /// Vertex: the vertex above (-1 at the root). Host: the vertex it sends
+    /// its contribution to (-1: a group of one, nothing to exchange).
+    int parent = -1;
+    int root_vertex = -1;  ///< the tree's root vertex (-1: a group of one)
+    /// Rooted collectives (Reduce, Bcast): the root host's address. Reduce:
+    /// the root vertex sends the result there; Bcast: the root sends its data
+    /// to the root vertex, and the vertex whose child it is skips it.
+    int root_host = -1;
+    int self = -1;  ///< own address (a host compares it with root_host)
+};
+
+/// Whether the switches' tree runs `collective` (Allreduce, Reduce, Bcast,
+/// Barrier); the others run on the NIC engines' hypercube schedules.
+bool tree_supports(Opcode collective);
+
+/// The steps of one participant of an aggregation tree: a vertex receives
+/// its inputs in combining order (the first copied, the others combined on
+/// the right, so the result is the same whatever order they arrive in),
+/// sends the result to its parent, receives the root's result and forwards
+/// it to its inputs; a host sends its contribution up and receives the
+/// result. One block; Barrier is an Allreduce of zero bytes. Throws
+/// std::invalid_argument for a collective tree_supports refuses or an
+/// inconsistent role.
+Schedule make_tree_schedule(Opcode collective, const TreeRole& role);
+
 /// The largest power of two <= n (n >= 1).
 int floor_power_of_two(int n);
 
