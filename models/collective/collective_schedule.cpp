@@ -527,54 +527,39 @@ Schedule make_tree_schedule(Opcode collective, const TreeRole& role) {
     const std::vector<BlockSpan> whole{BlockSpan{0, 1}};
     Schedule s;
     s.blocks = 1;
-    const bool rooted = collective == Opcode::Reduce || collective == Opcode::Bcast;
-    if (rooted && role.root_host < 0) throw std::invalid_argument("tree schedule: a rooted collective needs its root");
+    if (collective == Opcode::Bcast && role.root_host < 0)
+        throw std::invalid_argument("tree schedule: a broadcast needs its root");
+    const auto round_trip = [&](int peer) {  // send up, take the result coming down
+        Step step = send_step(peer, whole);
+        step.receive = Transfer{peer, whole};
+        step.apply = Apply::Copy;
+        return step;
+    };
     if (!role.vertex) {
         if (role.parent < 0) return s;  // a group of one: the contribution is the result
         if (collective == Opcode::Bcast) {
-            if (role.self == role.root_host)
-                s.steps.push_back(send_step(role.root_vertex, whole));
-            else
-                s.steps.push_back(receive_step(role.parent, whole, Apply::Copy));
+            // The root's data goes straight to the root vertex; everyone,
+            // the root too, takes it from its own vertex on the way down.
+            if (role.self == role.root_host) s.steps.push_back(send_step(role.root_vertex, whole));
+            s.steps.push_back(receive_step(role.parent, whole, Apply::Copy));
             return s;
         }
-        Step up = send_step(role.parent, whole);
-        if (collective == Opcode::Reduce) {
-            s.steps.push_back(std::move(up));
-            if (role.self == role.root_host) s.steps.push_back(receive_step(role.root_vertex, whole, Apply::Copy));
-            return s;
-        }
-        up.receive = Transfer{role.parent, whole};
-        up.apply = Apply::Copy;
-        s.steps.push_back(std::move(up));
+        // Allreduce, Barrier, Reduce (whose result reaches every member;
+        // only the root hands it to its host).
+        s.steps.push_back(round_trip(role.parent));
         return s;
     }
     if (role.children.size() < 2) throw std::invalid_argument("tree schedule: a vertex combines two inputs or more");
     const bool root = role.parent < 0;
     if (collective == Opcode::Bcast) {
         s.steps.push_back(receive_step(root ? role.root_host : role.parent, whole, Apply::Copy));
-        for (const int child : role.children)
-            if (child != role.root_host) s.steps.push_back(send_step(child, whole));
-        return s;
+    } else {
+        // Up: the inputs in combining order, whatever order they arrive in.
+        for (std::size_t i = 0; i < role.children.size(); ++i)
+            s.steps.push_back(receive_step(role.children[i], whole, i == 0 ? Apply::Copy : Apply::CombineRight));
+        if (!root) s.steps.push_back(round_trip(role.parent));
     }
-    // Up: the inputs in combining order, whatever order they arrive in.
-    for (std::size_t i = 0; i < role.children.size(); ++i)
-        s.steps.push_back(receive_step(role.children[i], whole, i == 0 ? Apply::Copy : Apply::CombineRight));
-    if (collective == Opcode::Reduce) {
-        if (root)
-            s.steps.push_back(send_step(role.root_host, whole));
-        else
-            s.steps.push_back(send_step(role.parent, whole));
-        return s;
-    }
-    // Allreduce, Barrier: up to the parent, its result back, down to the inputs.
-    if (!root) {
-        Step up = send_step(role.parent, whole);
-        up.receive = Transfer{role.parent, whole};
-        up.apply = Apply::Copy;
-        s.steps.push_back(std::move(up));
-    }
-    for (const int child : role.children) s.steps.push_back(send_step(child, whole));
+    for (const int child : role.children) s.steps.push_back(send_step(child, whole));  // down
     return s;
 }
 

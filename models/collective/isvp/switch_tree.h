@@ -21,8 +21,8 @@ inline unsigned switch_engine_address(const NetworkTopology& topology, unsigned 
 }
 
 /// The role of every participant of `tree` (member hosts and vertices) keyed
-/// by network address; `root_host`: the root's address for Reduce/Bcast (-1
-/// for none; it must be a member).
+/// by network address; `root_host`: the root's address for Bcast (-1 for
+/// none; it must be a member).
 std::map<int, TreeRole> tree_roles(const NetworkTopology& topology, const AggregationTree& tree, int root_host = -1);
 
 }  // namespace isvp
