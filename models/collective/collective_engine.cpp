@@ -1359,7 +1359,7 @@ bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, cons
 
 void CollectiveEngine::tree_configured(unsigned context, const NetworkPacketView& v) {
     const std::optional<TreeConfig> config = TreeConfig::read(v.payload, v.payload_bytes);
-    if (!config || !config->inputs.empty())
+    if (!config || !config->inputs.empty() || config->target != node_)
         return drop("tree configuration of " + std::to_string(v.payload_bytes) + " bytes for a host (context " +
                     std::to_string(context) + ")");
     Context& c = contexts_[context];

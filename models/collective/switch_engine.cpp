@@ -195,8 +195,14 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
     }
     ++statistics_.trees_planned;
     const auto roles = tree_roles(*topology_, plan);
+    // Up*/down* has no route between two switches without hosts (two
+    // spines): such a configuration goes through the engine of the first
+    // member's switch, which every engine reaches and which reaches every engine.
+    const auto hostless = [&](unsigned address) { return topology_->hosts_on(address - topology_->hosts()).empty(); };
+    const unsigned relay = switch_engine_address(*topology_, topology_->host(members.front()).switch_index);
     for (const auto& [participant, role] : roles) {
         TreeConfig config;
+        config.target = static_cast<std::uint16_t>(participant);
         config.slot = g.slot;
         config.parent = role.parent < 0 ? TreeConfig::kNone : static_cast<std::uint16_t>(role.parent);
         config.root_vertex = role.root_vertex < 0 ? TreeConfig::kNone : static_cast<std::uint16_t>(role.root_vertex);
@@ -207,7 +213,8 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
         }
         NetworkHeader network;
         network.opcode = Opcode::Barrier;
-        network.destination = static_cast<std::uint16_t>(participant);
+        const bool relayed = role.vertex && hostless(static_cast<unsigned>(participant)) && hostless(address_);
+        network.destination = static_cast<std::uint16_t>(relayed ? relay : participant);
         network.context_id = context;
         network.step = kTreeConfigStep;
         ProcessorHeader processor;
@@ -223,8 +230,20 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
 
 void SwitchCollectiveEngine::configure(const NetworkPacketView& v) {
     const std::optional<TreeConfig> config = TreeConfig::read(v.payload, v.payload_bytes);
-    if (!config || config->inputs.size() < 2 || config->slot >= kMaxSlots)
+    if (!config || config->slot >= kMaxSlots)
         return drop("tree configuration of " + std::to_string(v.payload_bytes) + " bytes");
+    if (config->target != address_) {  // relayed for the planner: on to its target
+        if (config->target < topology_->hosts() || config->target >= topology_->hosts() + topology_->switches())
+            return drop("tree configuration to relay to " + std::to_string(config->target) + ", not a switch engine");
+        NetworkHeader network = v.network;
+        network.destination = config->target;
+        ProcessorHeader processor = v.processor;
+        processor.rank = address_;
+        ++statistics_.configurations_relayed;
+        return emit(network, processor, v.payload, v.payload_bytes, true);
+    }
+    if (config->inputs.size() < 2)
+        return drop("tree configuration with " + std::to_string(config->inputs.size()) + " inputs for a vertex");
     store_configuration(v.network.context_id, *config);
 }
 

@@ -56,6 +56,7 @@ struct SwitchEngineStatistics {
         field("joins", self.joins);
         field("trees_planned", self.trees_planned);
         field("configurations", self.configurations);
+        field("configurations_relayed", self.configurations_relayed);
         field("dropped", self.dropped);
         field("step_packets_sent", self.step_packets_sent);
         field("credit_packets", self.credit_packets);
@@ -66,19 +67,20 @@ struct SwitchEngineStatistics {
         field("cgr_waits", self.cgr_waits);
         field("peak_held_packets", self.peak_held_packets);
     }
-    std::uint64_t collectives = 0;        ///< collectives this vertex took part in
-    std::uint64_t joins = 0;              ///< tree joins received (planner)
-    std::uint64_t trees_planned = 0;      ///< groups whose tree this planner computed
-    std::uint64_t configurations = 0;     ///< vertex configurations stored here
-    std::uint64_t dropped = 0;            ///< packets refused (malformed, beyond the windows, disagreeing)
-    std::uint64_t step_packets_sent = 0;  ///< data packets to children and parent
-    std::uint64_t credit_packets = 0;     ///< window credits returned
-    std::uint64_t aglu_cycles = 0;        ///< AgLU vectors issued
-    std::uint64_t bytes_copied = 0;       ///< received bytes copied (first input, way down)
-    std::uint64_t bytes_combined = 0;     ///< received bytes combined by the AgLUs
-    std::uint64_t bytes_skipped = 0;      ///< job.timing_only: neither copied nor combined
-    std::uint64_t cgr_waits = 0;          ///< a tree had a chunk to combine and no free CGR unit
-    std::size_t peak_held_packets = 0;    ///< most data packets held at once
+    std::uint64_t collectives = 0;             ///< collectives this vertex took part in
+    std::uint64_t joins = 0;                   ///< tree joins received (planner)
+    std::uint64_t trees_planned = 0;           ///< groups whose tree this planner computed
+    std::uint64_t configurations = 0;          ///< vertex configurations stored here
+    std::uint64_t configurations_relayed = 0;  ///< configurations forwarded for the planner
+    std::uint64_t dropped = 0;                 ///< packets refused (malformed, beyond the windows, disagreeing)
+    std::uint64_t step_packets_sent = 0;       ///< data packets to children and parent
+    std::uint64_t credit_packets = 0;          ///< window credits returned
+    std::uint64_t aglu_cycles = 0;             ///< AgLU vectors issued
+    std::uint64_t bytes_copied = 0;            ///< received bytes copied (first input, way down)
+    std::uint64_t bytes_combined = 0;          ///< received bytes combined by the AgLUs
+    std::uint64_t bytes_skipped = 0;           ///< job.timing_only: neither copied nor combined
+    std::uint64_t cgr_waits = 0;               ///< a tree had a chunk to combine and no free CGR unit
+    std::size_t peak_held_packets = 0;         ///< most data packets held at once
 };
 
 class SwitchCollectiveEngine : public sc_core::sc_module {

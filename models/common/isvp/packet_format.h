@@ -159,16 +159,20 @@ struct TreeJoin {
     static TreeJoin read(const std::uint8_t* in);
 };
 
-/// Payload of a tree configuration (8 + 2 x inputs bytes): u16 slot, u16
-/// parent, u16 root vertex, u16 inputs count, then the inputs' u16 addresses.
+/// Payload of a tree configuration (10 + 2 x inputs bytes): u16 target, u16
+/// slot, u16 parent, u16 root vertex, u16 inputs count, then the inputs' u16
+/// addresses. A switch engine that gets one for another target forwards it
+/// there (the planner relays through a leaf what up*/down* cannot route from
+/// one top switch to another).
 struct TreeConfig {
     static constexpr std::uint16_t kNone = 0xFFFF;  ///< no parent / no root vertex
+    std::uint16_t target = 0;                       ///< the participant it configures
     std::uint8_t slot = 0;              ///< the tree's number on its context (step field of its data packets - 1)
     std::uint16_t parent = kNone;       ///< vertex above (a host: the vertex it sends to); kNone: none
     std::uint16_t root_vertex = kNone;  ///< the tree's root vertex; kNone: a group of one
     std::vector<std::uint16_t> inputs;  ///< a vertex's inputs in combining order; empty for a host
 
-    static constexpr std::size_t kHeaderBytes = 8;
+    static constexpr std::size_t kHeaderBytes = 10;
     std::size_t bytes() const { return kHeaderBytes + 2 * inputs.size(); }
     void write(std::uint8_t* out) const;
     /// nullopt when `length` does not match the inputs count it gives.
