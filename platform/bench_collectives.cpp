@@ -415,6 +415,25 @@ int bench_collectives(int argc, char** argv) {
             engine.bytes_combined += counted.bytes_combined;
             engine.bytes_skipped += counted.bytes_skipped;
             engine.aglu_cycles += counted.aglu_cycles;
+            engine.tree_collectives += counted.tree_collectives;
+            engine.tree_not_offloaded += counted.tree_not_offloaded;
+            engine.tree_joins += counted.tree_joins;
+        }
+    // collective.placement = switch: what the switches' engines did (their
+    // step bytes count with the NICs' above).
+    SwitchEngineStatistics switches;
+    const bool with_switch_engines = job.platform() && !job.platform()->switch_engines().empty();
+    if (with_switch_engines)
+        for (const auto& e : job.platform()->switch_engines()) {
+            const SwitchEngineStatistics& counted = e->statistics();
+            switches.collectives += counted.collectives;
+            switches.trees_planned += counted.trees_planned;
+            switches.bytes_combined += counted.bytes_combined;
+            switches.dropped += counted.dropped;
+            engine.bytes_copied += counted.bytes_copied;
+            engine.bytes_combined += counted.bytes_combined;
+            engine.bytes_skipped += counted.bytes_skipped;
+            engine.aglu_cycles += counted.aglu_cycles;
         }
     // End-to-end reliable delivery (reliable.mode), when the platform has it:
     // what recovering from the links' drops cost.
@@ -526,6 +545,12 @@ int bench_collectives(int argc, char** argv) {
               << "# engines: received step bytes " << engine.bytes_copied << " copied, " << engine.bytes_combined
               << " combined, " << engine.bytes_skipped << " skipped (timing-only); " << engine.aglu_cycles
               << " AgLU cycles\n";
+    if (with_switch_engines)
+        std::cout << "# switch placement: " << engine.tree_collectives << " rank calls through the switches' trees, "
+                  << engine.tree_not_offloaded << " on the NIC engines (the tree does not run them), "
+                  << engine.tree_joins << " tree joins, " << switches.trees_planned
+                  << " trees planned; switch engines took part in " << switches.collectives << " collectives, combined "
+                  << switches.bytes_combined << " bytes, dropped " << switches.dropped << " packets\n";
     if (with_reliable)
         std::cout << "# reliable delivery: links dropped " << link_drops << " packets; " << reliable.data_packets
                   << " packets sent, " << reliable.retransmissions << " retransmitted (" << reliable.timeouts

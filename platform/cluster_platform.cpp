@@ -4,6 +4,9 @@
 #include <map>
 #include <string>
 
+#include "isvp/statistics_table.h"
+#include "isvp/switch_tree.h"
+
 namespace isvp {
 
 namespace {
@@ -37,6 +40,20 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     // platform is built without them (testbenches).
     config.node.collective.timing_only =
         parameters.is_declared("job.timing_only") && parameters.flag("job.timing_only");
+    // collective.placement = switch: an engine at an extra port of every
+    // switch of an indirect network (docs/COLLECTIVES.md, "Switch-resident engines").
+    if (config.node.collective.placement == "switch") {
+        if (config.fabric.kind == "torus")
+            throw ConfigError(
+                "config: collective.placement=switch needs an indirect network (topology.kind fattree or file); "
+                "on a torus every switch's engine is its node's (placement=nic)");
+        if (config.reliable.enabled(config.fabric.aurora.bit_error_rate))
+            throw ConfigError(
+                "config: collective.placement=switch does not run with reliable delivery (aurora.bit_error_rate > 0): "
+                "the switch engines have no reliable endpoint");
+        config.fabric.switch_engines = true;
+        config.fabric.validate();
+    }
     if (parameters.is_declared("job.memory_limit_gib"))
         config.memory_limit_gib = parameters.real("job.memory_limit_gib");
     // Blocks validate their own parameters; what only holds across blocks is
@@ -125,6 +142,27 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
             node.bridge.msi.bind(idle_hosts_.back()->msi);
         }
     }
+    if (config.fabric.switch_engines) {
+        // Trees are planned by the engine of the highest switch (lowest index among equals).
+        const NetworkTopology& network = fabric_.topology();
+        auto plain = std::make_shared<const NetworkTopology>(config.fabric.topology());
+        unsigned planner = 0;
+        for (unsigned s = 1; s < network.switches(); ++s)
+            if (network.switch_at(s).level > network.switch_at(planner).level) planner = s;
+        for (unsigned s = 0; s < network.switches(); ++s) {
+            const std::string engine_name = "switch_engine_" + network.switch_at(s).name;
+            switch_engines_.push_back(std::make_unique<SwitchCollectiveEngine>(
+                engine_name.c_str(), plain, s, s == planner, config.node.aglu, config.node.collective));
+            SwitchCollectiveEngine& engine = *switch_engines_.back();
+            const unsigned address = engine.address();
+            engine.net_out.bind(fabric_.inject(address));
+            fabric_.inject_credit(address).bind(engine.net_out_credit);
+            fabric_.eject(address).bind(engine.net_in);
+            engine.net_in_credit.bind(fabric_.eject_credit(address));
+        }
+        const auto planner_address = static_cast<std::uint16_t>(switch_engine_address(*plain, planner));
+        for (auto& node : nodes_) node->collective.enable_switch_tree(planner_address, count);
+    }
     if (trace_) {
         // A switch without a node of its own (fat tree, file) is a process
         // of its own after the nodes'.
@@ -181,6 +219,11 @@ nlohmann::json ClusterPlatform::statistics(const sc_core::sc_time& elapsed) cons
     for (const auto& node : nodes_) nodes.push_back(node->statistics());
     nlohmann::json out = {
         {"simulated_us", elapsed.to_seconds() * 1e6}, {"fabric", fabric_.statistics(elapsed)}, {"nodes", nodes}};
+    if (!switch_engines_.empty()) {
+        nlohmann::json engines = nlohmann::json::object();
+        for (const auto& engine : switch_engines_) engines[engine->name()] = statistics_json(engine->statistics());
+        out["switch_engines"] = engines;
+    }
     if (!losses_.empty()) out["link_faults"] = losses_;
     return out;
 }

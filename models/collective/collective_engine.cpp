@@ -63,6 +63,16 @@ constexpr auto kConfigTable = [](auto& self, auto&& parameter) {
                              "CGR units: collectives that combine at once (SA, ACCEL_CAPABILITIES); more wait, FIFO"},
               self.cgr_units);
     parameter(param::Integer{"collective.radix", "ports", 1, 255, "switch radix (ACCEL_CAPABILITIES)"}, self.radix);
+    parameter(param::Choice<std::string>{"collective.placement",
+                                         {{"nic", "nic"}, {"switch", "switch"}},
+                                         "where collectives combine: nic = the NIC engines' hypercube schedules; "
+                                         "switch = Allreduce/Reduce/Bcast/Barrier along the aggregation tree in the "
+                                         "switches' engines (fat trees and topology files)"},
+              self.placement);
+    parameter(param::Integer{"collective.switch_cgr_units", "units", 0, 255,
+                             "CGR units of a switch-resident engine (placement=switch); 0 = 8 for radix <= 16, "
+                             "else 4"},
+              self.switch_cgr_units);
 };
 
 }  // namespace
@@ -333,8 +343,10 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
         std::int32_t& credits =
             send_credits_.try_emplace(key(context, sender), static_cast<std::int32_t>(config_.window_packets))
                 .first->second;
+        // A switch engine's credit packet carries its tree's slot in bits [31:24].
+        const std::uint32_t returned = load_le32(v.payload) & (is_engine(sender) ? 0xFFFFFFu : 0xFFFFFFFFu);
         credits = static_cast<std::int32_t>(std::min<std::uint64_t>(
-            config_.window_packets, static_cast<std::uint64_t>(std::max(credits, 0)) + load_le32(v.payload)));
+            config_.window_packets, static_cast<std::uint64_t>(std::max(credits, 0)) + returned));
         progress(context);
         return;
     }
@@ -354,6 +366,10 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
             return drop("abort notice with cause " + std::to_string(cause));
         }
         abort_notice(context, notice);
+        return;
+    }
+    if (step == kTreeConfigStep) {
+        tree_configured(context, v);
         return;
     }
     if (step == kAgreeStep) {
@@ -415,6 +431,7 @@ void CollectiveEngine::emit(CreditedOutPort& port, NetworkHeader network, Proces
 // Receive windows and their credits
 
 std::optional<std::uint16_t> CollectiveEngine::node_of(unsigned context, std::uint16_t comm_rank) const {
+    if (is_engine(comm_rank)) return comm_rank;  // a switch engine (tree): its address
     const auto& globals = contexts_[context].globals;
     const auto it = globals.find(comm_rank);
     if (it == globals.end()) return std::nullopt;
@@ -470,10 +487,13 @@ void CollectiveEngine::flush_credits_of(unsigned context, std::uint16_t sender, 
     ProcessorHeader processor;
     processor.opcode = Opcode::Barrier;
     processor.context_id = network.context_id;
-    processor.rank = static_cast<std::uint16_t>(contexts_[context].own_rank);
+    // To a switch engine this NIC is its host address, and the tree's slot
+    // rides in bits [31:24] (the engine keeps windows per tree).
+    const bool engine = is_engine(sender);
+    processor.rank = engine ? node_ : static_cast<std::uint16_t>(contexts_[context].own_rank);
     processor.message_bytes = 4;
     std::uint8_t payload[4];
-    store_le32(payload, credits);
+    store_le32(payload, engine ? credits | std::uint32_t{contexts_[context].tree.slot} << 24 : credits);
     ++statistics_.credit_packets;
     emit(net_port_, network, processor, 0, payload, 4, true);
 }
@@ -512,6 +532,7 @@ void CollectiveEngine::purge_context(unsigned context, bool keep_globals) {
     if (!keep_globals) c.globals.clear();
     c.sequences.reset();
     c.window_limit = 0;
+    c.tree = TreeLink{};  // a new communicator (or none) on the row: join again
 }
 
 bool CollectiveEngine::row_busy(unsigned context) const {
@@ -649,6 +670,24 @@ void CollectiveEngine::start_streamed(unsigned context) {
     needed = std::min<std::size_t>(needed, c.head_message);
     if (c.prefix.size() < needed) return;
     c.streaming = false;
+    if (!tree_ready(context, c.head, c.prefix.data(), c.prefix.size())) {
+        // It waits for its tree's configuration: reassembled whole, then queued.
+        Request& r = c.assembly;
+        r.open = true;
+        r.network = c.head;
+        r.first_at = c.head_at;
+        if (r.bytes.capacity() == 0) r.bytes = take_buffer();
+        r.bytes.assign(c.head_message, 0);
+        std::memcpy(r.bytes.data(), c.prefix.data(), c.prefix.size());
+        r.received = static_cast<std::uint32_t>(c.prefix.size());
+        c.prefix.clear();
+        if (r.received >= c.head_message) {
+            r.open = false;
+            c.waiting.push_back(std::move(r));
+            r = Request{};
+        }
+        return;
+    }
     start(context, c.head, c.prefix.data(), c.prefix.size(), c.head_message, c.head_at);
     c.prefix.clear();
 }
@@ -686,6 +725,14 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.aglus.reset(config_.cgr_aglus, sc_core::sc_time_stamp().value());
     if (trace_) c.calls.back().agree_begin = sc_core::sc_time_stamp().value();
     a.begin(e.size, a.rank);
+    // Through the switches' tree: no hypercube agreement (docs/COLLECTIVES.md,
+    // "Switch-resident engines"), peers are engine addresses.
+    if (switch_tree_ && tree_supports(h.opcode) && c.tree.state == TreeLink::State::Ready) {
+        a.tree = true;
+        a.agree = Schedule{};
+    } else if (switch_tree_) {
+        ++statistics_.tree_not_offloaded;
+    }
     const auto learn = [&](std::uint16_t comm_rank, std::uint16_t global) {
         const auto [it, inserted] = c.globals.emplace(comm_rank, global);
         if (!inserted && it->second != global) {
@@ -707,6 +754,16 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     RequestPlan plan = plan_request(h, e, a.rank, message_bytes, prefix, prefix_bytes,
                                     SwitchLimits{config_.max_buffer_bytes, &aglu_supports},
                                     [&](int peer) { return peer_node(a, peer).has_value(); });
+    if (a.tree && plan.runs_data) {
+        TreeRole role;
+        role.self = node_;
+        role.parent = c.tree.parent == TreeConfig::kNone ? -1 : c.tree.parent;
+        role.root_vertex = c.tree.root_vertex == TreeConfig::kNone ? -1 : c.tree.root_vertex;
+        // Only "am I the root" matters to a host.
+        role.root_host = a.rank == e.root ? node_ : table_.node_of_global(e.global_root).value_or(0xFFFF);
+        plan.schedule = make_tree_schedule(h.opcode, role);
+        ++statistics_.tree_collectives;
+    }
     a.header_bytes = plan.header_bytes;
     a.mine = plan.mine;
     a.local = plan.local;
@@ -981,12 +1038,13 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     const std::uint64_t from = chunk_begin(s.sent), to = chunk_end(s.sent, s.send.bytes());
     ProcessorHeader processor;
     processor.opcode = a.header.opcode;
-    processor.rank = static_cast<std::uint16_t>(a.rank);
+    // Tree: the engine knows this NIC by its host address, the tree by its slot.
+    processor.rank = a.tree ? node_ : static_cast<std::uint16_t>(a.rank);
     processor.message_bytes = static_cast<std::uint32_t>(s.send.bytes());
     set_step_sequence(processor, a.sequence);
-    std::uint8_t* payload =
-        emit_packet(net_port_, step_header(a, context, s.send_node, static_cast<std::uint8_t>(k + 1)), processor,
-                    static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from), false);
+    const auto step = static_cast<std::uint8_t>(a.tree ? contexts_[context].tree.slot + 1 : k + 1);
+    std::uint8_t* payload = emit_packet(net_port_, step_header(a, context, s.send_node, step), processor,
+                                        static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from), false);
     s.send.gather(a.buffer.data(), from, to, payload);
     a.chunk_sent(k);
     ++statistics_.step_packets_sent;
@@ -1181,6 +1239,8 @@ void CollectiveEngine::progress(unsigned context) {
     for (;;) {
         if (!a.running) {
             if (c.waiting.empty() || c.streaming) return;
+            const Request& next = c.waiting.front();
+            if (!tree_ready(context, next.network, next.bytes.data(), next.bytes.size())) return;
             Request request = std::move(c.waiting.front());
             c.waiting.pop_front();
             start(context, request.network, request.bytes.data(), request.bytes.size(),
@@ -1235,6 +1295,66 @@ void CollectiveEngine::finish(unsigned context) {
     a.buffer.clear();
     spare_buffers_.push_back(std::move(a.buffer));
     discard_stale(context);
+}
+
+// ---------------------------------------------------------------------------
+// Switch-resident engines (collective.placement = switch)
+
+void CollectiveEngine::enable_switch_tree(std::uint16_t planner, unsigned hosts) {
+    switch_tree_ = true;
+    tree_planner_ = planner;
+    tree_hosts_ = hosts;
+}
+
+bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, const std::uint8_t* prefix,
+                                  std::size_t prefix_bytes) {
+    if (!switch_tree_ || !tree_supports(h.opcode) || !table_.valid(context) ||
+        prefix_bytes < CollectiveEnvelope::kBytes)
+        return true;
+    Context& c = contexts_[context];
+    if (c.tree.state == TreeLink::State::Ready) return true;
+    const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
+    const CtRow& row = table_.row(context);
+    const std::optional<int> rank = row.own_rank();
+    if (!rank || e.size == 0 || !row.consistent_with(e.size, *rank)) return true;  // start() refuses it
+    if (c.tree.state == TreeLink::State::None) {
+        TreeJoin join;
+        join.size = e.size;
+        join.comm_rank = static_cast<std::uint16_t>(*rank);
+        join.host = node_;
+        join.global_rank0 = e.global_rank0;
+        NetworkHeader network;
+        network.opcode = Opcode::Barrier;
+        network.destination = tree_planner_;
+        network.context_id = static_cast<std::uint8_t>(context);
+        network.step = kTreeJoinStep;
+        ProcessorHeader processor;
+        processor.opcode = Opcode::Barrier;
+        processor.context_id = network.context_id;
+        processor.rank = node_;
+        processor.message_bytes = TreeJoin::kBytes;
+        std::uint8_t payload[TreeJoin::kBytes];
+        join.write(payload);
+        emit(net_port_, network, processor, 0, payload, TreeJoin::kBytes, true);
+        ++statistics_.tree_joins;
+        c.tree.state = TreeLink::State::Joining;
+    }
+    return false;
+}
+
+void CollectiveEngine::tree_configured(unsigned context, const NetworkPacketView& v) {
+    const std::optional<TreeConfig> config = TreeConfig::read(v.payload, v.payload_bytes);
+    if (!config || !config->inputs.empty() || config->target != node_)
+        return drop("tree configuration of " + std::to_string(v.payload_bytes) + " bytes for a host (context " +
+                    std::to_string(context) + ")");
+    Context& c = contexts_[context];
+    if (c.tree.state != TreeLink::State::Joining)
+        return drop("tree configuration for context " + std::to_string(context) + ", which did not join a tree");
+    c.tree.state = TreeLink::State::Ready;
+    c.tree.slot = config->slot;
+    c.tree.parent = config->parent;
+    c.tree.root_vertex = config->root_vertex;
+    progress(context);
 }
 
 // ---------------------------------------------------------------------------

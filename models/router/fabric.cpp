@@ -16,7 +16,7 @@ Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config) : Fabri
 Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::shared_ptr<const RoutingPolicy> routing)
     : sc_core::sc_module(name),
       config_(config),
-      topology_(config.topology()),
+      topology_(config.network()),
       torus_(topology_.kind() == "torus"),
       routing_(routing ? std::move(routing) : config_.routing(topology_)),
       scheduler_("scheduler") {

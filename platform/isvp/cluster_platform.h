@@ -20,6 +20,7 @@
 #include "isvp/node.h"
 #include "isvp/parameters.h"
 #include "isvp/pcie_transaction_log.h"
+#include "isvp/switch_engine.h"
 #include "isvp/trace_writer.h"
 
 namespace isvp {
@@ -83,6 +84,11 @@ class ClusterPlatform : public sc_core::sc_module {
     std::vector<std::vector<std::uint8_t>> idle_memory_;  ///< their small host memories
     bool reliable_ = false;                               ///< ReliableEndpoints built
     std::vector<std::string> losses_;                     ///< what on_loss reported
+    /// collective.placement = switch: one engine per switch (at nodes() + switch index).
+    std::vector<std::unique_ptr<SwitchCollectiveEngine>> switch_engines_;
+
+  public:
+    const std::vector<std::unique_ptr<SwitchCollectiveEngine>>& switch_engines() const { return switch_engines_; }
 };
 
 }  // namespace isvp

@@ -86,7 +86,15 @@ struct CollectiveConfig {
     /// collectives have chunks in their AgLUs at once; a further one waits
     /// for a unit, first come first served.
     unsigned cgr_units = 4;
-    unsigned radix = 7;                            ///< reported in ACCEL_CAPABILITIES
+    unsigned radix = 7;  ///< reported in ACCEL_CAPABILITIES
+    /// collective.placement: "nic" (the NIC engines run every collective's
+    /// hypercube schedule across the network) or "switch" (on fat trees and
+    /// topology files, the switches' engines combine Allreduce, Reduce,
+    /// Bcast and Barrier along the communicator's aggregation tree).
+    std::string placement = "nic";
+    /// CGR units of a switch-resident engine (0: DESIGN's reference, 8 for
+    /// radix <= 16, else 4); its CGR has radix vectorised AgLUs (R x 4 64-bit).
+    unsigned switch_cgr_units = 0;
     /// job.timing_only (set by the platform, not a collective.* parameter):
     /// received chunks are neither copied nor combined; the AgLU is charged
     /// its documented latency (pipeline_stages + vectors - 1) all the same.
@@ -128,6 +136,9 @@ struct CollectiveStatistics {
         field("bytes_skipped", self.bytes_skipped);
         field("rows_refused", self.rows_refused);
         field("peak_held_packets", self.peak_held_packets);
+        field("tree_collectives", self.tree_collectives);
+        field("tree_not_offloaded", self.tree_not_offloaded);
+        field("tree_joins", self.tree_joins);
     }
 
     std::uint64_t collectives = 0;         ///< completed without error
@@ -152,6 +163,13 @@ struct CollectiveStatistics {
     std::uint64_t bytes_skipped = 0;       ///< received step bytes neither copied nor combined (timing_only)
     std::uint64_t rows_refused = 0;        ///< CT LOADs refused: receive windows did not fit
     std::size_t peak_held_packets = 0;     ///< most step packets held at once (all contexts)
+    /// collective.placement = switch: collectives this NIC ran through the
+    /// switches' tree; those the tree does not run (Scatter, Gather,
+    /// Allgather, Reduce_scatter), run on the NIC engines' schedules instead;
+    /// tree joins sent (one per communicator, at its first tree collective).
+    std::uint64_t tree_collectives = 0;
+    std::uint64_t tree_not_offloaded = 0;
+    std::uint64_t tree_joins = 0;
 };
 
 class CollectiveEngine : public sc_core::sc_module {
@@ -185,6 +203,14 @@ class CollectiveEngine : public sc_core::sc_module {
     /// empty (every running collective that exchanges with `peer` is).
     void link_fault(std::uint16_t peer, std::uint16_t source, std::uint16_t destination,
                     const std::vector<std::uint8_t>& lost);
+    /// collective.placement = switch on an indirect network: Allreduce,
+    /// Reduce, Bcast and Barrier run through the switches' engines. At a
+    /// communicator's first such collective this NIC sends a tree join to
+    /// the engine at `planner` and holds the request until the tree
+    /// configuration comes back (docs/COLLECTIVES.md, "Switch-resident
+    /// engines"). `hosts`: addresses below it are hosts, the switch engines
+    /// are above.
+    void enable_switch_tree(std::uint16_t planner, unsigned hosts);
     /// Records every collective call and its phases as trace events of
     /// process `pid` (the switch's, as Router::set_trace): per CT row a lane
     /// (tid kTraceLaneBase + row x kTraceLanesPerRow) with the call and,
@@ -243,6 +269,16 @@ class CollectiveEngine : public sc_core::sc_module {
         /// agreement or its data.
         bool aborted = false;
         std::uint32_t fault_pair = 0;  ///< link fault: source node << 16 | destination node
+        /// Runs through the switches' tree: peers are switch engines'
+        /// addresses, the step field carries the tree's slot, no agreement.
+        bool tree = false;
+    };
+    /// Where this NIC stands in its communicator's switch tree (per row).
+    struct TreeLink {
+        enum class State : std::uint8_t { None, Joining, Ready } state = State::None;
+        std::uint8_t slot = 0;          ///< the tree's number on the context
+        std::uint16_t parent = 0xFFFF;  ///< its vertex (0xFFFF: a group of one)
+        std::uint16_t root_vertex = 0xFFFF;
     };
     /// A traced collective call until its event can be written: the engine
     /// is done with it and its last result packet has left for the host
@@ -279,7 +315,15 @@ class CollectiveEngine : public sc_core::sc_module {
         /// row's late packets are stale, and requests that still come for it
         /// are aborted at its peers too (they would wait forever otherwise).
         std::optional<CtRow> released_row;
+        TreeLink tree;  ///< collective.placement = switch
     };
+    /// The request of `context` (its first `prefix_bytes`) may start: not
+    /// one the switches' tree runs, or its tree is configured. Else it sends
+    /// the tree join (once) and the request waits for the configuration.
+    bool tree_ready(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix,
+                    std::size_t prefix_bytes);
+    /// A tree configuration from the planner (step kTreeConfigStep).
+    void tree_configured(unsigned context, const NetworkPacketView& view);
 
     void grant_initial_credits();
     void on_host_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -371,8 +415,11 @@ class CollectiveEngine : public sc_core::sc_module {
     void abort_notice(unsigned context, const AbortRecord& notice);
 
     std::optional<std::uint16_t> peer_node(const Active& active, int peer) const {
+        if (active.tree) return static_cast<std::uint16_t>(peer);  // a switch engine's address
         return table_.peer_node(active.row, active.rank, active.envelope, peer);
     }
+    /// Whether `id` (a sender or peer field) is a switch engine's address.
+    bool is_engine(std::uint32_t id) const { return switch_tree_ && id >= tree_hosts_ && id <= 0xFFFF; }
     NetworkHeader step_header(const Active& a, unsigned context, std::uint16_t destination, std::uint8_t step) const;
     void emit(CreditedOutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
               const std::uint8_t* data, std::uint32_t bytes, bool urgent = false);
@@ -438,8 +485,11 @@ class CollectiveEngine : public sc_core::sc_module {
     sc_core::sc_event cgr_free_event_;                      ///< a CGR unit freed while collectives wait
     sc_core::sc_event_queue flush_event_;                   ///< credits to return
     CollectiveStatistics statistics_;
-    TraceWriter* trace_ = nullptr;  ///< collective calls and phases, or null (off)
-    std::uint32_t trace_pid_ = 0;   ///< this switch's process in the trace
+    TraceWriter* trace_ = nullptr;    ///< collective calls and phases, or null (off)
+    std::uint32_t trace_pid_ = 0;     ///< this switch's process in the trace
+    bool switch_tree_ = false;        ///< collective.placement = switch (enable_switch_tree)
+    std::uint16_t tree_planner_ = 0;  ///< the switch engine tree joins go to
+    unsigned tree_hosts_ = 0;         ///< addresses >= this are switch engines
 };
 
 }  // namespace isvp

@@ -58,9 +58,11 @@ class Fabric : public sc_core::sc_module {
     const NetworkTopology& topology() const { return topology_; }
     const RoutingPolicy& routing() const { return *routing_; }
     /// Hosts (nodes that run a rank) of the network.
-    unsigned nodes() const { return topology_.hosts(); }
+    unsigned nodes() const { return topology_.hosts() - topology_.engines(); }
     unsigned switches() const { return topology_.switches(); }
 
+    /// Per endpoint address: a host's NIC, or (FabricConfig::switch_engines)
+    /// a switch's collective engine at nodes() + switch index.
     Router::PacketInSocket& inject(unsigned host);          ///< packets from the host's NIC
     Router::CreditOutSocket& inject_credit(unsigned host);  ///< credits back to the host's NIC
     Router::PacketOutSocket& eject(unsigned host);          ///< packets to the host's NIC
