@@ -125,6 +125,7 @@ bool run_and_check(guest::Collectives& coll, Opcode collective, int rank, int si
                 expected = sum_over_ranks(i);
                 break;
             case Opcode::Allreduce: expected = sum_over_ranks(i); break;
+        case Opcode::Stream:
             case Opcode::Scatter: expected = input(0, rank * count + i, iteration); break;
             case Opcode::Gather:
                 if (rank != 0) return true;

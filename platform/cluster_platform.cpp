@@ -20,6 +20,7 @@ void PlatformConfig::declare(Parameters& parameters) {
     QdmaConfig::declare(parameters);
     AgluConfig::declare(parameters);
     CollectiveConfig::declare(parameters);
+    KernelConfig::declare(parameters);
     ReliableConfig::declare(parameters);
     TraceConfig::declare(parameters);
 }
@@ -31,6 +32,7 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     config.node.qdma = QdmaConfig::from(parameters);
     config.node.aglu = AgluConfig::from(parameters);
     config.node.collective = CollectiveConfig::from(parameters);
+    config.node.kernel = KernelConfig::from(parameters);
     config.reliable = ReliableConfig::from(parameters);
     config.trace = TraceConfig::from(parameters);
     // Declared with the job's parameters (TransportConfig); absent when the
