@@ -87,7 +87,21 @@ void run_rank(guest::DeviceTransport& transport, const SmiOptions& o, RankRecord
         run(kKernelPingPong, {0, 1, SMI_INT, 1, 0});       // responder 0: bad argument 0
         run(kKernelMismatch, {8, SMI_INT, 16, SMI_INT});   // counts differ
         run(kKernelMismatch, {8, SMI_INT, 8, SMI_FLOAT});  // datatypes differ
-        run(kKernelStream, {100, 0});                      // and then a good launch
+        // And then a good launch, which a second launch on rank 0 cannot disturb.
+        try {
+            kernels.launch(kKernelStream, {5000, 0});
+            if (me == 0) {
+                try {
+                    kernels.launch(kKernelStream, {5000, 0});
+                } catch (const guest::DriverError& error) {
+                    record.errors.push_back(error.what());
+                }
+            }
+            record.outcomes.push_back(kernels.wait());
+        } catch (const guest::DriverError& error) {
+            record.outcomes.push_back({});
+            record.errors.push_back(error.what());
+        }
     }
 }
 
@@ -169,8 +183,9 @@ int report(const SmiOptions& o, const std::vector<RankRecord>& records, unsigned
         check(has(0, 1, "refused argument 0 (responder)"), "bad argument refused, naming it");
         check(has(1, 2, "counts differ") && has(0, 2, "a peer refused"), "count mismatch: both ends fail, named");
         check(has(1, 3, "datatypes differ") && has(0, 3, "a peer refused"), "datatype mismatch: both ends fail");
-        check(records[0].errors.size() == 4 && records[1].errors.size() == 4 &&
-                  records[1].outcomes.at(4).results[0] == stream_reference(100),
+        check(has(0, 4, "is still running"), "a second launch while a kernel runs is refused");
+        check(records[0].errors.size() == 5 && records[1].errors.size() == 4 &&
+                  records[1].outcomes.at(4).results[0] == stream_reference(5000),
               "after the errors, a new launch runs correctly");
     }
     return ok ? 0 : 1;

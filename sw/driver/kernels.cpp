@@ -24,6 +24,15 @@ void Kernels::launch(const std::string& name, std::initializer_list<std::uint64_
 }
 
 void Kernels::launch(std::uint32_t id, std::initializer_list<std::uint64_t> args, int world_size) {
+    // One kernel at a time: the FPGA would refuse START and keep the running
+    // launch's status, so the refusal is told here.
+    const std::uint32_t before = transport_.mmio_read32(rm::KERNEL_STATUS);
+    if (ks::STATE.get(before) == ks::kRunning) {
+        const KernelDescriptor* running = find_kernel(transport_.mmio_read32(rm::KERNEL_ID));
+        throw DriverError("kernels: kernel " + std::to_string(id) + " not started: kernel " +
+                          (running ? std::string(running->name) : std::string("?")) +
+                          " is still running on this FPGA (wait() for it first)");
+    }
     if (args.size() > rm::kKernelArgs)
         throw DriverError("kernels: " + std::to_string(args.size()) + " arguments, the FPGA has " +
                           std::to_string(rm::kKernelArgs) + " argument registers");
