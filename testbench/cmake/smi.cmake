@@ -33,3 +33,8 @@ add_test(NAME smi_refuses_unknown_test
          COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/testbench/scripts/smi_checks.py refused $<TARGET_FILE:isvp>
                  "--test 'nosuch' is not one of" --nodes 2 --test nosuch)
 set_tests_properties(smi_deterministic_simulated_times smi_refuses_unknown_test PROPERTIES LABELS smi TIMEOUT 300)
+
+# The kernel unit at register level: launch, refusals, interrupts, results.
+isvp_systemc_testbench(kernel_unit_tb isvp_kernel)
+add_test(NAME smi_kernel_unit_registers COMMAND kernel_unit_tb)
+set_tests_properties(smi_kernel_unit_registers PROPERTIES LABELS smi TIMEOUT 120)
