@@ -145,7 +145,8 @@ void check(Opcode collective, Algorithm algorithm, int size, int root, Fold fold
                     for (int b = 0; b < size; ++b) CHECK(output[rank][b] == input[b][b]);
                 break;
             case Opcode::Send:
-            case Opcode::Stream: break;
+            case Opcode::Stream:
+                break;
         }
     }
 }

@@ -437,8 +437,8 @@ class CollectiveEngine : public sc_core::sc_module {
     CreditMessage net_credit_message_;                      ///< credit returns to the router
     CreditedOutPort net_port_;                              ///< to the router
     CreditedOutPort host_port_;                             ///< to the QDMA
-    CreditMessage kernel_credit_message_;                           ///< credit returns to the kernel unit
-    CreditedOutPort kernel_port_;                                   ///< to the kernel unit (stream packets)
+    CreditMessage kernel_credit_message_;                   ///< credit returns to the kernel unit
+    CreditedOutPort kernel_port_;                           ///< to the kernel unit (stream packets)
     std::array<Context, regmap::kContextCount> contexts_;   ///< per context ID
     ChannelStore channels_;                                 ///< peers' step packets, per (context, sender)
     std::unordered_map<std::uint32_t, std::int32_t> send_credits_;  ///< (context, peer): packets we may still send
