@@ -2,6 +2,7 @@
 //
 //   isvp bench pingpong [--nodes N | --topology T] --sizes A:B|list [--hops H] ...
 //     one row per size: size latency_us bandwidth_gbps (see pingpong.h)
+//   isvp bench smi --nodes N --test stencil|pingpong|bcast|reduce|...   (bench_smi.cpp)
 #include <chrono>
 #include <fstream>
 #include <iomanip>
@@ -148,19 +149,23 @@ int pingpong(int argc, char** argv) {
 }  // namespace
 
 int bench_collectives(int argc, char** argv);
+int bench_smi(int argc, char** argv);
 
 int bench_command(int argc, char** argv) {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
         (argc < 2 ? std::cerr : std::cout)
             << "usage: isvp bench <benchmark> [options]\n\nbenchmarks:\n"
             << "  pingpong       latency and bandwidth between two ranks\n"
-            << "  collectives    latency of every collective, offloaded, in software or both, beside the LogGP model\n";
+            << "  collectives    latency of every collective, offloaded, in software or both, beside the LogGP model\n"
+            << "  smi            SMI streaming messages between on-FPGA kernels: stencil, ping-pong, bcast, reduce, "
+               "...\n";
         return argc < 2 ? 2 : 0;
     }
     const std::string which = argv[1];
     if (which == "pingpong") return pingpong(argc - 1, argv + 1);
     if (which == "collectives") return bench_collectives(argc - 1, argv + 1);
-    throw ConfigError("bench: unknown benchmark '" + which + "' (known: pingpong, collectives)");
+    if (which == "smi") return bench_smi(argc - 1, argv + 1);
+    throw ConfigError("bench: unknown benchmark '" + which + "' (known: pingpong, collectives, smi)");
 }
 
 }  // namespace isvp::cli

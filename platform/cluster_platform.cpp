@@ -23,6 +23,7 @@ void PlatformConfig::declare(Parameters& parameters) {
     QdmaConfig::declare(parameters);
     AgluConfig::declare(parameters);
     CollectiveConfig::declare(parameters);
+    KernelConfig::declare(parameters);
     ReliableConfig::declare(parameters);
     TraceConfig::declare(parameters);
 }
@@ -34,6 +35,7 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     config.node.qdma = QdmaConfig::from(parameters);
     config.node.aglu = AgluConfig::from(parameters);
     config.node.collective = CollectiveConfig::from(parameters);
+    config.node.kernel = KernelConfig::from(parameters);
     config.reliable = ReliableConfig::from(parameters);
     config.trace = TraceConfig::from(parameters);
     // Declared with the job's parameters (TransportConfig); absent when the

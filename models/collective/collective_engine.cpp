@@ -123,6 +123,10 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
       net_in("net_in"),
       net_in_credit("net_in_credit"),
       csr("csr"),
+      kernel_in("kernel_in"),
+      kernel_in_credit("kernel_in_credit"),
+      kernel_out("kernel_out"),
+      kernel_out_credit("kernel_out_credit"),
       node_(node),
       config_((config.validate(), config)),
       cgr_(config_.cgr_units, regmap::kContextCount),
@@ -134,7 +138,10 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
                 [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }),
       host_port_(std::string(this->name()), host_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
                  config_.phits_per_cycle,
-                 [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }) {
+                 [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }),
+      kernel_port_(std::string(this->name()), kernel_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
+                   config_.phits_per_cycle,
+                   [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }) {
     aglu_ = make_aglu_engine(aglu);
     cycle_ = sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS);
     credit_delay_ = sc_core::sc_time(config_.credit_delay_ns, sc_core::SC_NS);
@@ -146,6 +153,8 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     net_out_credit.register_b_transport(this, &CollectiveEngine::on_credit_net);
     host_out_credit.register_b_transport(this, &CollectiveEngine::on_credit_host);
     csr.register_b_transport(this, &CollectiveEngine::on_csr);
+    kernel_in.register_b_transport(this, &CollectiveEngine::on_kernel_in);
+    kernel_out_credit.register_b_transport(this, &CollectiveEngine::on_credit_kernel);
 
     SC_HAS_PROCESS(CollectiveEngine);
     SC_METHOD(grant_initial_credits);
@@ -154,6 +163,9 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     dont_initialize();
     SC_METHOD(drain_host);
     sensitive << host_port_.wake();
+    dont_initialize();
+    SC_METHOD(drain_kernel);
+    sensitive << kernel_port_.wake();
     dont_initialize();
     SC_METHOD(on_incoming);
     sensitive << incoming_event_;
@@ -177,6 +189,8 @@ CollectiveEngine::~CollectiveEngine() = default;
 void CollectiveEngine::grant_initial_credits() {
     host_credit_message_.send(host_in_credit, 0, config_.host_buffer_phits, sc_core::SC_ZERO_TIME);
     net_credit_message_.send(net_in_credit, 0, config_.net_buffer_phits, sc_core::SC_ZERO_TIME);
+    if (kernel_in_credit.size() > 0)
+        kernel_credit_message_.send(kernel_in_credit, 0, config_.host_buffer_phits, sc_core::SC_ZERO_TIME);
 }
 
 void CollectiveEngine::drop(const std::string& why) {
@@ -195,6 +209,7 @@ std::vector<std::uint8_t> CollectiveEngine::take_buffer() {
 void CollectiveEngine::return_credits(CreditTo to, std::uint32_t phits, const sc_core::sc_time& delay) {
     if (to == CreditTo::HostIn) host_credit_message_.send(host_in_credit, 0, phits, delay);
     if (to == CreditTo::NetIn) net_credit_message_.send(net_in_credit, 0, phits, delay);
+    if (to == CreditTo::KernelIn) kernel_credit_message_.send(kernel_in_credit, 0, phits, delay);
 }
 
 // ---------------------------------------------------------------------------
@@ -223,6 +238,17 @@ void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core
         return_credits(from, phits, tail);
         return;
     }
+    if (view->network.opcode == Opcode::Stream) {  // SMI: network -> kernel unit (the host cannot send them)
+        if (from_host || kernel_out.size() == 0) {
+            drop(from_host ? "stream packet from the host (kernels' packets only)"
+                           : "stream packet for a node without a kernel unit");
+            return_credits(from, phits, tail);
+            return;
+        }
+        payload.acquire();
+        kernel_port_.enqueue({&payload, static_cast<std::uint8_t>(from), -1, phits}, false, delay);
+        return;
+    }
     if (view->network.opcode == Opcode::Send) {  // point-to-point: straight through
         CreditedOutPort& to = from_host ? net_port_ : host_port_;
         payload.acquire();
@@ -234,6 +260,15 @@ void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core
     payload.acquire();
     incoming_.push(Incoming{sc_core::sc_time_stamp() + tail, incoming_order_++, from_host, &payload, *view});
     incoming_event_.notify(tail);  // an earlier pending notification stays
+}
+
+// The kernel unit's stream packets join the host's Send packets toward the
+// router; its buffer's credits go back when they leave.
+void CollectiveEngine::on_kernel_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    const auto phits = phits_of(static_cast<std::uint32_t>(payload.get_data_length()));
+    payload.acquire();
+    net_port_.enqueue({&payload, static_cast<std::uint8_t>(CreditTo::KernelIn), -1, phits}, false, delay);
 }
 
 void CollectiveEngine::on_incoming() {
@@ -926,7 +961,8 @@ void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std:
     bool by_sequence = false;
     if (!lost.empty()) {
         const std::optional<NetworkPacketView> v = NetworkPacketView::parse(lost.data(), lost.size(), nullptr);
-        if (!v || v->network.opcode == Opcode::Send) return;  // not a collective's packet
+        if (!v || v->network.opcode == Opcode::Send || v->network.opcode == Opcode::Stream)
+            return;  // not a collective's packet
         only_context = v->network.context_id;
         const std::uint8_t step = v->network.step;
         by_sequence = true;

@@ -402,6 +402,7 @@ Schedule hypercube_schedule(Opcode collective, Algorithm algorithm, int size, in
             zero_to_root(s, rank, root, all_blocks(size));
             break;
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
     return s;
@@ -447,6 +448,7 @@ bool algorithm_supports(Opcode collective, Algorithm algorithm) {
         case Opcode::ReduceScatter:
             return algorithm == Algorithm::RecursiveHalving;
         case Opcode::Send:
+        case Opcode::Stream:
             return false;
     }
     return false;
@@ -510,6 +512,7 @@ Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int ran
             gather_binomial(s, size, rank, root);
             break;
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
     return s;

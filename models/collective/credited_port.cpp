@@ -8,7 +8,7 @@ namespace {
 constexpr const char* kReportType = "isvp/collective";
 }
 
-CreditedOutPort::CreditedOutPort(std::string owner, tlm::tlm_initiator_socket<>& socket, const sc_core::sc_time& cycle,
+CreditedOutPort::CreditedOutPort(std::string owner, Socket& socket, const sc_core::sc_time& cycle,
                                  unsigned phits_per_cycle, Left left)
     : owner_(std::move(owner)),
       socket_(&socket),

@@ -7,7 +7,7 @@ namespace isvp {
 namespace {
 
 constexpr std::array<std::string_view, kOpcodeCount> kOpcodeNames = {
-    "send", "bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "reduce_scatter", "barrier"};
+    "send", "bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "reduce_scatter", "barrier", "stream"};
 
 std::uint64_t bits(std::uint64_t value, unsigned shift, unsigned width) {
     return (value >> shift) & ((1ull << width) - 1);

@@ -46,6 +46,15 @@ constexpr Named kGlobalRegisters[] = {
     {CT_BUSY, "CT_BUSY"},
     {CT_COMMAND_STATUS, "CT_COMMAND_STATUS"},
     {ACCEL_MAX_BUFFER_BYTES, "ACCEL_MAX_BUFFER_BYTES"},
+    {KERNEL_CAPABILITIES, "KERNEL_CAPABILITIES"},
+    {KERNEL_ID, "KERNEL_ID"},
+    {KERNEL_CONTROL, "KERNEL_CONTROL"},
+    {KERNEL_STATUS, "KERNEL_STATUS"},
+    {KERNEL_ERROR_DETAIL, "KERNEL_ERROR_DETAIL"},
+    {KERNEL_MSIX, "KERNEL_MSIX"},
+    {KERNEL_WORLD_SIZE, "KERNEL_WORLD_SIZE"},
+    {KERNEL_CYCLES_LO, "KERNEL_CYCLES_LO"},
+    {KERNEL_CYCLES_HI, "KERNEL_CYCLES_HI"},
 };
 
 /// Registers of one queue context, at QUEUE(q) + offset.
@@ -137,6 +146,13 @@ std::string register_name(std::uint32_t offset) {
         return indexed("MSIX_PBA", "", (offset - MSIX_PBA) / 4);
     if (offset >= CT_STAGING_BASE && offset < CT_STAGING(kCtStagingDwords) && offset % 4 == 0)
         return indexed("CT_STAGING", "", (offset - CT_STAGING_BASE) / 4);
+    if (offset >= KERNEL_ARG_BASE && offset < KERNEL_RESULT(kKernelResults) && offset % 4 == 0) {
+        const bool result = offset >= KERNEL_RESULT_BASE;
+        const std::uint32_t at = offset - (result ? KERNEL_RESULT_BASE : KERNEL_ARG_BASE);
+        return indexed(
+            result ? (at % 8 ? "KERNEL_RESULT_HI" : "KERNEL_RESULT_LO") : (at % 8 ? "KERNEL_ARG_HI" : "KERNEL_ARG_LO"),
+            "", at / 8);
+    }
     if (offset >= DOORBELL_BASE && offset < DOORBELL(kMaxQueues)) {
         if (const char* name = find(kDoorbellRegisters, (offset - DOORBELL_BASE) % DOORBELL_STRIDE))
             return indexed(name, "q", (offset - DOORBELL_BASE) / DOORBELL_STRIDE);

@@ -58,6 +58,7 @@ HostBytes host_bytes(Opcode collective, int rank, int size, double block) {
             return {all, block};
         case Opcode::Barrier:
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
     return {};

@@ -58,7 +58,8 @@ QueueError H2cFramer::accept_descriptor(const regmap::H2cDescriptor& descriptor)
 
 QueueError H2cFramer::accept_header(const std::uint8_t* header_bytes) {
     const auto header = ProcessorHeader::read(header_bytes);
-    if (!header) return QueueError::PacketHeader;  // reserved opcode
+    if (!header) return QueueError::PacketHeader;                           // reserved opcode
+    if (header->opcode == Opcode::Stream) return QueueError::PacketHeader;  // kernels' packets only
     if (header->rank >= node_count_) return QueueError::PacketHeader;
     header_ = header;
     if (standing_) {

@@ -52,6 +52,7 @@ std::string lower_name(Opcode collective) {
         case Opcode::Barrier:
             return "barrier";
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
     return "send";
@@ -375,6 +376,7 @@ void Collectives::run_software(Communicator& comm, const Call& call) {
             break;
         case Opcode::Barrier:
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
 
@@ -429,6 +431,7 @@ void Collectives::run_software(Communicator& comm, const Call& call) {
             break;
         case Opcode::Barrier:
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
 }
@@ -503,6 +506,7 @@ std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call) {
             break;
         case Opcode::Barrier:
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
     if (call.counts) {  // the counts table goes in front of the blocks

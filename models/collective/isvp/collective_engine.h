@@ -185,7 +185,18 @@ class CollectiveEngine : public sc_core::sc_module {
     Target net_out_credit;     ///< credits from it
     Target net_in;             ///< packets from the router's eject port
     Initiator net_in_credit;   ///< credits to it
-    Target csr;                ///< BAR0 offsets 0x6000..0x7FFF, 4-byte aligned accesses
+    Target csr;                ///< BAR0 offsets 0x6000..0x6FFF, 4-byte aligned accesses
+    /// The node's on-FPGA kernel unit (models/kernel), optional: stream
+    /// packets (opcode stream, SMI) from the network go out on kernel_out,
+    /// the unit's packets come in on kernel_in and join the host's Send
+    /// packets toward the router. Unbound (testbenches without kernels),
+    /// stream packets from the network are dropped.
+    using OptionalTarget = tlm_utils::simple_target_socket_optional<CollectiveEngine>;
+    using OptionalInitiator = tlm_utils::simple_initiator_socket_optional<CollectiveEngine>;
+    OptionalTarget kernel_in;            ///< packets from the kernel unit
+    OptionalInitiator kernel_in_credit;  ///< credits to it (collective.host_buffer_phits granted at time 0)
+    OptionalInitiator kernel_out;        ///< packets to the kernel unit
+    OptionalTarget kernel_out_credit;    ///< credits from it
 
     /// `node`: this switch's node address; `nodes`: nodes in the network.
     /// Throws ConfigError for a bad config.
@@ -227,7 +238,7 @@ class CollectiveEngine : public sc_core::sc_module {
     static constexpr std::uint64_t kNever = ~std::uint64_t{0};  ///< trace: no time (yet)
     /// Upstream input to credit when a passed-through packet leaves
     /// (CreditedOutPort::Outgoing::credit_to; None: generated here).
-    enum class CreditTo : std::uint8_t { None, HostIn, NetIn };
+    enum class CreditTo : std::uint8_t { None, HostIn, NetIn, KernelIn };
     /// A collective packet waiting for its tail to arrive.
     struct Incoming {
         sc_core::sc_time at;                         ///< tail arrival
@@ -331,6 +342,9 @@ class CollectiveEngine : public sc_core::sc_module {
     void on_input(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay, bool from_host);
     void on_credit_net(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { net_port_.receive_credit(p, d); }
     void on_credit_host(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { host_port_.receive_credit(p, d); }
+    void on_credit_kernel(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { kernel_port_.receive_credit(p, d); }
+    void on_kernel_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void drain_kernel() { kernel_port_.drain(); }
     void on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void drain_net() { net_port_.drain(); }
     void drain_host() { host_port_.drain(); }
@@ -470,6 +484,8 @@ class CollectiveEngine : public sc_core::sc_module {
     CreditMessage net_credit_message_;                      ///< credit returns to the router
     CreditedOutPort net_port_;                              ///< to the router
     CreditedOutPort host_port_;                             ///< to the QDMA
+    CreditMessage kernel_credit_message_;                   ///< credit returns to the kernel unit
+    CreditedOutPort kernel_port_;                           ///< to the kernel unit (stream packets)
     std::array<Context, regmap::kContextCount> contexts_;   ///< per context ID
     ChannelStore channels_;                                 ///< peers' step packets, per (context, sender)
     std::unordered_map<std::uint32_t, std::int32_t> send_credits_;  ///< (context, peer): packets we may still send

@@ -40,8 +40,10 @@ class CreditedOutPort {
 
     /// `owner`: for messages; `socket`: the output; `cycle`: one clock
     /// cycle; `phits_per_cycle`: the serialisation width.
-    CreditedOutPort(std::string owner, tlm::tlm_initiator_socket<>& socket, const sc_core::sc_time& cycle,
-                    unsigned phits_per_cycle, Left left);
+    /// The socket type: any TLM initiator socket (also the optional kind).
+    using Socket = sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>;
+    CreditedOutPort(std::string owner, Socket& socket, const sc_core::sc_time& cycle, unsigned phits_per_cycle,
+                    Left left);
 
     /// Queues `packet` (urgent: ahead of the ordinary queue) and wakes the
     /// sender after `delay`.
@@ -62,7 +64,7 @@ class CreditedOutPort {
   private:
     using Arrival = std::pair<sc_core::sc_time, std::uint32_t>;  ///< (when, phits)
     std::string owner_;                                          ///< the owning module's name (messages)
-    tlm::tlm_initiator_socket<>* socket_;                        ///< where packets go
+    Socket* socket_;                                             ///< where packets go
     sc_core::sc_time cycle_;                                     ///< one clock cycle
     unsigned phits_per_cycle_;                                   ///< serialisation width
     Left left_;                                                  ///< the owner's per-packet hook

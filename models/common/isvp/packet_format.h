@@ -41,8 +41,13 @@ enum class Opcode : std::uint8_t {
     Allgather = 6,
     ReduceScatter = 7,
     Barrier = 8,
+    /// SMI streaming message between on-FPGA kernels (models/kernel,
+    /// docs/SMI.md): data, credits or an abort of one channel. Kernels send
+    /// it; the host cannot (the QDMA refuses it), the collective engine
+    /// passes it between the router and the node's kernel unit.
+    Stream = 9,
 };
-inline constexpr unsigned kOpcodeCount = 9;
+inline constexpr unsigned kOpcodeCount = 10;
 std::string_view to_string(Opcode opcode);
 std::optional<Opcode> opcode_from_code(unsigned code);
 
