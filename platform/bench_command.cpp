@@ -92,6 +92,14 @@ int pingpong(int argc, char** argv) {
     spec.ranks = static_cast<int>(peer) + 1;
     spec.config = TransportConfig::from(parameters);
     JobPlatform job(config);
+    // Once the command returns, with its report written, the process ends
+    // without SystemC's teardown (seconds at 1024 nodes): the platform and
+    // the job's gateways are left alive (JobPlatform::keep_for_exit).
+    spec.keep_for_exit = job.can_keep_for_exit();
+    struct KeepForExit {
+        JobPlatform& job;
+        ~KeepForExit() { job.keep_for_exit(); }
+    } keep_for_exit{job};
     std::vector<bench::PingPongRow> rows;
     std::mutex rows_mutex;
     const auto wall_start = std::chrono::steady_clock::now();

@@ -1,5 +1,7 @@
 #include "job_platform.h"
 
+#include "cli.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -132,6 +134,17 @@ transport::PlatformBuilder JobPlatform::builder() {
             node.bridge.msi.bind(gateways[rank]->msi);
         }
     };
+}
+
+bool JobPlatform::can_keep_for_exit() const {
+    return config_.node.aglu.vcd_path.empty();
+}
+
+void JobPlatform::keep_for_exit() {
+    if (!can_keep_for_exit()) return;
+    if (platform_) platform_->finish_trace();
+    (void)platform_.release();
+    end_process_on_return();
 }
 
 }  // namespace isvp::cli

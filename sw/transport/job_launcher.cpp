@@ -398,7 +398,8 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     check_spec(spec, false);
     std::ostream& err = spec.err != nullptr ? *spec.err : std::cerr;
 
-    asio::io_context io;
+    auto io_owner = std::make_unique<asio::io_context>();
+    asio::io_context& io = *io_owner;
     std::vector<std::unique_ptr<AnonymousMemory>> memory;
     std::vector<HostMemorySpan> spans;
     for (int rank = 0; rank < spec.ranks; ++rank) {
@@ -406,7 +407,8 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
         spans.push_back({rank, memory.back()->data(), spec.config.memory_bytes});
     }
 
-    GuestScheduler scheduler(io, spec.ranks, spec.config, err);
+    auto scheduler_owner = std::make_unique<GuestScheduler>(io, spec.ranks, spec.config, err);
+    GuestScheduler& scheduler = *scheduler_owner;
     build(spans, scheduler.gateways());
     scheduler.elaborate();
     LauncherSignals signals(io);
@@ -457,8 +459,17 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     }
     for (std::thread& thread : threads) thread.join();
     io.poll();  // messages the threads posted at the very end
-    return summarize(scheduler, statuses, scheduler.failure_order(), signal_number, scheduler.limit_reached(),
-                     std::vector<bool>(static_cast<std::size_t>(spec.ranks), false), false);
+    JobResult result =
+        summarize(scheduler, statuses, scheduler.failure_order(), signal_number, scheduler.limit_reached(),
+                  std::vector<bool>(static_cast<std::size_t>(spec.ranks), false), false);
+    if (spec.keep_for_exit) {
+        // Left for the process's end (JobSpec::keep_for_exit): destroying the
+        // gateways is SystemC's O(ports) registry search per port.
+        (void)scheduler_owner.release();
+        (void)io_owner.release();
+        for (auto& span : memory) (void)span.release();
+    }
+    return result;
 }
 
 }  // namespace isvp::transport

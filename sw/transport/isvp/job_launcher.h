@@ -72,6 +72,12 @@ struct JobSpec {
     /// remote: "[isvp] rank R: pid P" on `err` when each rank connects (P:
     /// the process that said Hello, the one to attach a debugger to).
     bool print_pids = false;
+    /// local: when run_local_job returns, the scheduler (its per-rank
+    /// gateways, SystemC modules), the event loop and the ranks' host memory
+    /// are left in place, not destroyed, for a caller that ends the process
+    /// without SystemC's teardown once its output is written (seconds at
+    /// 1024 ranks: docs/PERFORMANCE.md, "Simulator speed at 1024 nodes").
+    bool keep_for_exit = false;
 };
 
 struct RankOutcome {
