@@ -7,17 +7,12 @@
 
 namespace isvp {
 
-namespace {
-
-/// Picoseconds as microseconds with all six fractional digits.
-std::string microseconds(std::uint64_t ps) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%llu.%06llu", static_cast<unsigned long long>(ps / 1000000),
+std::string microseconds_text(std::uint64_t ps, int width) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%*llu.%06llu", width, static_cast<unsigned long long>(ps / 1000000),
                   static_cast<unsigned long long>(ps % 1000000));
     return text;
 }
-
-}  // namespace
 
 void TraceConfig::declare(Parameters& parameters) {
     const TraceConfig defaults;
@@ -112,8 +107,8 @@ void TraceWriter::complete(std::uint32_t pid, std::uint32_t tid, const char* cat
     ++written_;
     separator();
     out_ << "{\"ph\":\"X\",\"pid\":" << pid << ",\"tid\":" << tid << ",\"cat\":\"" << category
-         << "\",\"name\":" << json_quote(name) << ",\"ts\":" << microseconds(start_ps)
-         << ",\"dur\":" << microseconds(duration_ps);
+         << "\",\"name\":" << json_quote(name) << ",\"ts\":" << microseconds_text(start_ps)
+         << ",\"dur\":" << microseconds_text(duration_ps);
     if (!args.empty()) out_ << ",\"args\":{" << args << "}";
     out_ << "}";
 }

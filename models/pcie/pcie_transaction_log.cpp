@@ -14,14 +14,6 @@ namespace isvp {
 
 namespace {
 
-/// Picoseconds as "   1.234567 us" (microseconds, all six digits).
-std::string time_text(std::uint64_t ps) {
-    char text[40];
-    std::snprintf(text, sizeof text, "%7llu.%06llu us", static_cast<unsigned long long>(ps / 1000000),
-                  static_cast<unsigned long long>(ps % 1000000));
-    return text;
-}
-
 std::string hex(std::uint64_t value, int digits) {
     char text[24];
     std::snprintf(text, sizeof text, "0x%0*llx", digits, static_cast<unsigned long long>(value));
@@ -298,7 +290,7 @@ void PcieTransactionLog::write_until(std::uint64_t now_ps, bool all) {
     // recorded later can precede one that happened before now.
     while (!pending_.empty() && (all || pending_.top().at_ps < now_ps)) {
         const Entry& entry = pending_.top();
-        out_ << time_text(entry.at_ps) << " node " << entry.node << " " << entry.line << "\n";
+        out_ << microseconds_text(entry.at_ps, 7) << " us" << " node " << entry.node << " " << entry.line << "\n";
         if (perfetto_) {
             emit_slice(entry.node, entry.at_ps);
             HeldSlice& slice = slices_[entry.node];

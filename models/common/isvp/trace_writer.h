@@ -89,4 +89,8 @@ class TraceWriter {
 /// A string as a JSON string literal (quotes and escapes added).
 std::string json_quote(const std::string& text);
 
+/// Picoseconds as microseconds with all six fractional digits ("12.000345"),
+/// the integer part right-aligned in `width` characters (0: no padding).
+std::string microseconds_text(std::uint64_t ps, int width = 0);
+
 }  // namespace isvp
