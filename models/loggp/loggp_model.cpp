@@ -395,9 +395,9 @@ double Model::offload_tree(Opcode collective, double block_bytes) const {
 }
 
 std::string explain_difference(const Model& model, Opcode collective, std::uint64_t bytes, bool offload,
-                               double simulated_us, double release_skew_us, double threshold) {
+                               double simulated_us, double release_skew_us, double threshold, Path offload_path) {
     const Parameters& p = model.parameters();
-    const double modelled = model.latency_us(collective, bytes, offload ? Path::OffloadStreamed : Path::Software);
+    const double modelled = model.latency_us(collective, bytes, offload ? offload_path : Path::Software);
     if (modelled <= 0 || std::abs(simulated_us - modelled) <= threshold * modelled) return {};
     const double gap = simulated_us - modelled;
     const double block = collective == Opcode::Barrier ? 0.0 : static_cast<double>(bytes);

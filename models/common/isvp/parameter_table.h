@@ -137,7 +137,11 @@ struct Checker {
     void operator()(const Choice<Value>& spec, const Value& value) const {
         for (const auto& entry : spec.names)
             if (entry.second == value) return;
-        refuse_parameter(spec.name, accepted(spec), static_cast<double>(static_cast<long long>(value)));
+        if constexpr (std::is_convertible_v<Value, std::string>)
+            throw ConfigError(std::string("config: ") + spec.name + " must be " + accepted(spec) + ", got '" +
+                              std::string(value) + "'");
+        else
+            refuse_parameter(spec.name, accepted(spec), static_cast<double>(static_cast<long long>(value)));
     }
 };
 

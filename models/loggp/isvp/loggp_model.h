@@ -188,8 +188,10 @@ class Model {
 /// which of the model's assumptions the row violates (see the header
 /// comment): `simulated_us` is the measured latency, `release_skew_us` how
 /// far apart (on average) the barrier before each call released the ranks,
-/// as measured (negative: not measured).
+/// as measured (negative: not measured). `offload_path`: the evaluation the
+/// offloaded figure is compared with (OffloadTree for switch-resident engines).
 std::string explain_difference(const Model& model, Opcode collective, std::uint64_t bytes, bool offload,
-                               double simulated_us, double release_skew_us = -1, double threshold = 0.25);
+                               double simulated_us, double release_skew_us = -1, double threshold = 0.25,
+                               Path offload_path = Path::OffloadStreamed);
 
 }  // namespace isvp::loggp
