@@ -37,6 +37,7 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     // platform is built without them (testbenches).
     config.node.collective.timing_only =
         parameters.is_declared("job.timing_only") && parameters.flag("job.timing_only");
+    config.node.qdma.timing_only = config.node.collective.timing_only;
     if (parameters.is_declared("job.memory_limit_gib"))
         config.memory_limit_gib = parameters.real("job.memory_limit_gib");
     // Blocks validate their own parameters; what only holds across blocks is

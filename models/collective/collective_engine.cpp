@@ -195,6 +195,16 @@ std::vector<std::uint8_t> CollectiveEngine::take_buffer() {
     return b;
 }
 
+void CollectiveEngine::note_buffer_bytes() {
+    std::uint64_t held = 0;
+    for (const Context& c : contexts_) {
+        held += c.active.buffer.capacity() + c.assembly.bytes.capacity();
+        for (const Request& r : c.waiting) held += r.bytes.capacity();
+    }
+    for (const std::vector<std::uint8_t>& b : spare_buffers_) held += b.capacity();
+    statistics_.peak_buffer_bytes = std::max(statistics_.peak_buffer_bytes, held);
+}
+
 void CollectiveEngine::return_credits(CreditTo to, std::uint32_t phits, const sc_core::sc_time& delay) {
     if (to == CreditTo::HostIn) host_credit_message_.send(host_in_credit, 0, phits, delay);
     if (to == CreditTo::NetIn) net_credit_message_.send(net_in_credit, 0, phits, delay);
@@ -306,6 +316,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
         r.received = 0;
         if (r.bytes.capacity() == 0) r.bytes = take_buffer();
         r.bytes.assign(total, 0);
+        note_buffer_bytes();
     }
     if (total != r.bytes.size() || v.network.opcode != r.network.opcode ||
         static_cast<std::uint64_t>(v.offset) + v.payload_bytes > total) {
@@ -686,6 +697,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     // From here on every member can run the argument agreement (hypercube
     // peers of the row), so a local error is reported to all of them.
     a = Active{};
+    a.carry_payload = !config_.timing_only;  // timing_only: no collective buffer at all
     a.chunk_bytes = config_.packet_payload_bytes;
     a.buffer = take_buffer();
     a.running = true;
@@ -931,6 +943,7 @@ void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedu
                                                       static_cast<std::uint16_t>(s.receive->peer));
                 return link;
             });
+    note_buffer_bytes();
 }
 
 // ---------------------------------------------------------------------------
@@ -1000,7 +1013,7 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     std::uint8_t* payload =
         emit_packet(net_port_, step_header(a, context, s.send_node, static_cast<std::uint8_t>(k + 1)), processor,
                     static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from), false);
-    s.send.gather(a.buffer.data(), from, to, payload);
+    if (a.carry_payload) s.send.gather(a.buffer.data(), from, to, payload);
     a.chunk_sent(k);
     ++statistics_.step_packets_sent;
     if (trace_) trace_step(context, k);
@@ -1094,7 +1107,7 @@ void CollectiveEngine::return_chunk(unsigned context) {
     processor.message_bytes = static_cast<std::uint32_t>(a.result.bytes());
     std::uint8_t* payload = emit_packet(host_port_, network, processor, static_cast<std::uint32_t>(from),
                                         static_cast<std::uint32_t>(to - from), false);
-    a.result.gather(a.buffer.data(), from, to, payload);
+    if (a.carry_payload) a.result.gather(a.buffer.data(), from, to, payload);
     if (trace_) {
         CallTrace& call = contexts_[context].calls.back();
         if (a.results_sent == 0) call.result_begin = sc_core::sc_time_stamp().value();

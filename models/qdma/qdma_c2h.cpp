@@ -146,10 +146,16 @@ bool Qdma::c2h_deliver(unsigned q) {
         // Deliver: payload into the buffer, then the completion entry.
         const FetchedC2h buffer = c2h.cache.front();
         sc_core::sc_time data_sent = now;
+        DmaTag tag{DmaPurpose::C2hData, static_cast<std::uint16_t>(q), buffer.index};
+        // Timing only: a collective result's bytes are not meaningful and the
+        // driver does not read them (it does read messages and error codes).
+        if (config_.timing_only) {
+            const std::optional<ProcessorHeader> h = ProcessorHeader::decode(packet.header);
+            tag.timing_only = h && h->opcode != Opcode::Send && h->datatype != kErrorResultDatatype;
+        }
         if (packet.payload_bytes > 0 &&
             !dma_access(tlm::TLM_WRITE_COMMAND, buffer.address, packet.payload->get_data_ptr() + kNetworkPacketOverhead,
-                        packet.payload_bytes, data_sent,
-                        DmaTag{DmaPurpose::C2hData, static_cast<std::uint16_t>(q), buffer.index})) {
+                        packet.payload_bytes, data_sent, tag)) {
             queue_error(q, Ring::C2h, QueueError::DescriptorAddress, buffer.address,
                         "C2H descriptor " + std::to_string(buffer.index) + " buffer [" + hex(buffer.address) + ", +" +
                             std::to_string(packet.payload_bytes) + ") is outside host memory");

@@ -128,6 +128,7 @@ struct CollectiveStatistics {
         field("bytes_skipped", self.bytes_skipped);
         field("rows_refused", self.rows_refused);
         field("peak_held_packets", self.peak_held_packets);
+        field("peak_buffer_bytes", self.peak_buffer_bytes);
     }
 
     std::uint64_t collectives = 0;         ///< completed without error
@@ -152,6 +153,9 @@ struct CollectiveStatistics {
     std::uint64_t bytes_skipped = 0;       ///< received step bytes neither copied nor combined (timing_only)
     std::uint64_t rows_refused = 0;        ///< CT LOADs refused: receive windows did not fit
     std::size_t peak_held_packets = 0;     ///< most step packets held at once (all contexts)
+    /// Most bytes held at once in collective buffers and queued requests
+    /// (all contexts); 0 with timing_only, where no payload is kept.
+    std::uint64_t peak_buffer_bytes = 0;
 };
 
 class CollectiveEngine : public sc_core::sc_module {
@@ -394,6 +398,9 @@ class CollectiveEngine : public sc_core::sc_module {
     void drop(const std::string& why);
     void load_row(unsigned context);
     std::vector<std::uint8_t> take_buffer();
+    /// Updates statistics_.peak_buffer_bytes with the bytes collective
+    /// buffers, queued requests and recycled buffers hold now.
+    void note_buffer_bytes();
     std::optional<std::uint16_t> node_of(unsigned context, std::uint16_t comm_rank) const;
     static std::uint32_t key(unsigned context, int rank) {
         return static_cast<std::uint32_t>(context) << 16 | static_cast<std::uint16_t>(rank);

@@ -60,6 +60,10 @@ struct DmaTag {
     DmaPurpose purpose = DmaPurpose::Unknown;
     std::uint16_t queue = 0;  ///< QDMA queue
     std::uint32_t index = 0;  ///< ring index (see DmaPurpose)
+    /// A write whose bytes nobody reads (job.timing_only: a collective
+    /// result's payload): the link is charged as for any write of its
+    /// length, host memory is not written (so takes no memory).
+    bool timing_only = false;
 };
 
 /// A closed range [first, last].
