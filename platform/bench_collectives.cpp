@@ -571,8 +571,8 @@ int bench_collectives(int argc, char** argv) {
               << " combined, " << engine.bytes_skipped << " skipped (timing-only); " << engine.aglu_cycles
               << " AgLU cycles\n"
               << "# payload memory, max over nodes (bytes): guest buffers resident " << guest_resident
-              << ", driver largest payload buffer " << driver_payload_buffer << ", driver data staged "
-              << driver_staged << ", engine buffers peak " << engine.peak_buffer_bytes << "\n";
+              << ", driver largest payload buffer " << driver_payload_buffer << ", driver data staged " << driver_staged
+              << ", engine buffers peak " << engine.peak_buffer_bytes << "\n";
     if (with_reliable)
         std::cout << "# reliable delivery: links dropped " << link_drops << " packets; " << reliable.data_packets
                   << " packets sent, " << reliable.retransmissions << " retransmitted (" << reliable.timeouts

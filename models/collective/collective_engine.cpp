@@ -144,6 +144,13 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     credit_batch_ = std::max<std::uint32_t>(1, config_.window_packets / 4);
     size_code_ = *size_code_for(config_.packet_payload_bytes);
 
+    host_port_.set_make([this] {
+        const LazyResult r = lazy_results_.front();
+        lazy_results_.pop_front();
+        tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + r.bytes);
+        write_network_packet(r.network, r.processor, r.offset, nullptr, 0, packet->get_data_ptr());  // headers
+        return packet;
+    });
     host_in.register_b_transport(this, &CollectiveEngine::on_host_in);
     net_in.register_b_transport(this, &CollectiveEngine::on_net_in);
     net_out_credit.register_b_transport(this, &CollectiveEngine::on_credit_net);
@@ -1105,9 +1112,18 @@ void CollectiveEngine::return_chunk(unsigned context) {
     processor.algorithm = a.header.algorithm;
     processor.rank = static_cast<std::uint16_t>(a.rank);
     processor.message_bytes = static_cast<std::uint32_t>(a.result.bytes());
-    std::uint8_t* payload = emit_packet(host_port_, network, processor, static_cast<std::uint32_t>(from),
-                                        static_cast<std::uint32_t>(to - from), false);
-    if (a.carry_payload) a.result.gather(a.buffer.data(), from, to, payload);
+    if (a.carry_payload) {
+        std::uint8_t* payload = emit_packet(host_port_, network, processor, static_cast<std::uint32_t>(from),
+                                            static_cast<std::uint32_t>(to - from), false);
+        a.result.gather(a.buffer.data(), from, to, payload);
+    } else {  // timing only: the packet is made when it leaves (host_port_'s Make hook)
+        network.size_code = size_code_;
+        network.last = to >= processor.message_bytes;
+        lazy_results_.push_back(
+            LazyResult{network, processor, static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from)});
+        host_port_.enqueue({nullptr, 0, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead + (to - from)))},
+                           false, sc_core::SC_ZERO_TIME);
+    }
     if (trace_) {
         CallTrace& call = contexts_[context].calls.back();
         if (a.results_sent == 0) call.result_begin = sc_core::sc_time_stamp().value();

@@ -279,8 +279,11 @@ void PcieEndpoint::dma_b_transport(tlm::tlm_generic_payload& payload, sc_core::s
                 spare_write_buffers_.pop_back();
             }
             // Timing only: the bytes nobody reads are neither kept nor written.
-            write.timing_only = extension && extension->tag.timing_only;
-            if (!write.timing_only) write.bytes.assign(payload.get_data_ptr(), payload.get_data_ptr() + bytes);
+            const bool timing_only = extension && extension->tag.timing_only;
+            const std::uint64_t written =
+                timing_only ? std::min<std::uint64_t>(bytes, extension->tag.written_bytes) : bytes;
+            write.timing_only = written == 0;
+            if (written > 0) write.bytes.assign(payload.get_data_ptr(), payload.get_data_ptr() + written);
             if (host_writes_.empty()) host_write_event_.notify(arrival - now);
             host_writes_.push_back(std::move(write));
             payload.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -148,10 +148,15 @@ bool Qdma::c2h_deliver(unsigned q) {
         sc_core::sc_time data_sent = now;
         DmaTag tag{DmaPurpose::C2hData, static_cast<std::uint16_t>(q), buffer.index};
         // Timing only: a collective result's bytes are not meaningful and the
-        // driver does not read them (it does read messages and error codes).
+        // driver does not read them, nor a length-only message's past its
+        // envelope (it does read other messages and error codes).
         if (config_.timing_only) {
             const std::optional<ProcessorHeader> h = ProcessorHeader::decode(packet.header);
-            tag.timing_only = h && h->opcode != Opcode::Send && h->datatype != kErrorResultDatatype;
+            if (h && h->opcode != Opcode::Send && h->datatype != kErrorResultDatatype) tag.timing_only = true;
+            if (h && h->opcode == Opcode::Send && h->datatype == kLengthOnlyDatatype) {
+                tag.timing_only = true;
+                tag.written_bytes = packet.offset < kLengthOnlyReadBytes ? kLengthOnlyReadBytes - packet.offset : 0;
+            }
         }
         if (packet.payload_bytes > 0 &&
             !dma_access(tlm::TLM_WRITE_COMMAND, buffer.address, packet.payload->get_data_ptr() + kNetworkPacketOverhead,

@@ -598,6 +598,8 @@ void Driver::send_message(int destination, std::uint32_t tag, const void* data, 
     header.rank = static_cast<std::uint16_t>(destination);
     std::uint8_t envelope[kEnvelopeBytes] = {};
     const std::uint64_t data_bytes = bytes;
+    if (length_only) header.datatype = kLengthOnlyDatatype;  // the device need not write the data to host memory
+    static_assert(kLengthOnlyReadBytes == kEnvelopeBytes, "a length-only message's envelope is read");
     const std::uint32_t flags = length_only ? kEnvelopeLengthOnly : 0;
     std::memcpy(envelope, &tag, 4);
     std::memcpy(envelope + 4, &flags, 4);

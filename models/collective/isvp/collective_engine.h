@@ -426,6 +426,14 @@ class CollectiveEngine : public sc_core::sc_module {
     std::uint8_t size_code_ = 0;                            ///< size code of generated packets
     std::uint32_t credit_batch_ = 1;                        ///< credits returned at once
     PacketPool pool_;                                       ///< generated packets
+    /// A result packet queued toward the QDMA without its packet (timing
+    /// only: made when it leaves, so a long result holds no packets).
+    struct LazyResult {
+        NetworkHeader network;
+        ProcessorHeader processor;
+        std::uint32_t offset = 0, bytes = 0;
+    };
+    std::deque<LazyResult> lazy_results_;                   ///< in host_port_'s queue order
     CreditMessage host_credit_message_;                     ///< credit returns to the QDMA
     CreditMessage net_credit_message_;                      ///< credit returns to the router
     CreditedOutPort net_port_;                              ///< to the router
