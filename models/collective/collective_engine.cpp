@@ -149,6 +149,9 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
         lazy_results_.pop_front();
         tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + r.bytes);
         write_network_packet(r.network, r.processor, r.offset, nullptr, 0, packet->get_data_ptr());  // headers
+        if (r.source)
+            r.source->result.gather(r.source->buffer->data(), r.offset, r.offset + r.bytes,
+                                    packet->get_data_ptr() + kNetworkPacketOverhead);
         return packet;
     });
     host_in.register_b_transport(this, &CollectiveEngine::on_host_in);
@@ -193,6 +196,16 @@ void CollectiveEngine::drop(const std::string& why) {
     ++statistics_.dropped;
     SC_REPORT_WARNING(kReportType,
                       (std::string(name()) + ": dropped a collective packet: " + why + " (ACCEL_DROPPED)").c_str());
+}
+
+void CollectiveEngine::detach_results(Active& a) {
+    if (!a.result_source) return;
+    if (a.result_source.use_count() > 1) {  // packets still queued: they keep the buffer
+        a.result_source->kept = std::move(a.buffer);
+        a.result_source->buffer = &a.result_source->kept;
+        a.buffer = {};
+    }
+    a.result_source.reset();
 }
 
 std::vector<std::uint8_t> CollectiveEngine::take_buffer() {
@@ -703,6 +716,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     const CtRow& row = table_.row(context);
     // From here on every member can run the argument agreement (hypercube
     // peers of the row), so a local error is reported to all of them.
+    detach_results(a);
     a = Active{};
     a.carry_payload = !config_.timing_only;  // timing_only: no collective buffer at all
     a.chunk_bytes = config_.packet_payload_bytes;
@@ -1112,18 +1126,19 @@ void CollectiveEngine::return_chunk(unsigned context) {
     processor.algorithm = a.header.algorithm;
     processor.rank = static_cast<std::uint16_t>(a.rank);
     processor.message_bytes = static_cast<std::uint32_t>(a.result.bytes());
-    if (a.carry_payload) {
-        std::uint8_t* payload = emit_packet(host_port_, network, processor, static_cast<std::uint32_t>(from),
-                                            static_cast<std::uint32_t>(to - from), false);
-        a.result.gather(a.buffer.data(), from, to, payload);
-    } else {  // timing only: the packet is made when it leaves (host_port_'s Make hook)
-        network.size_code = size_code_;
-        network.last = to >= processor.message_bytes;
-        lazy_results_.push_back(
-            LazyResult{network, processor, static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from)});
-        host_port_.enqueue({nullptr, 0, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead + (to - from)))},
-                           false, sc_core::SC_ZERO_TIME);
+    // The packet is made when it leaves (host_port_'s Make hook), its bytes
+    // gathered then from the buffer (final already); timing only: no bytes.
+    if (a.carry_payload && !a.result_source) {
+        a.result_source = std::make_shared<ResultSource>();
+        a.result_source->buffer = &a.buffer;
+        a.result_source->result = a.result;
     }
+    network.size_code = size_code_;
+    network.last = to >= processor.message_bytes;
+    lazy_results_.push_back(LazyResult{network, processor, static_cast<std::uint32_t>(from),
+                                       static_cast<std::uint32_t>(to - from), a.result_source});
+    host_port_.enqueue({nullptr, 0, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead + (to - from)))},
+                       false, sc_core::SC_ZERO_TIME);
     if (trace_) {
         CallTrace& call = contexts_[context].calls.back();
         if (a.results_sent == 0) call.result_begin = sc_core::sc_time_stamp().value();
@@ -1274,6 +1289,7 @@ void CollectiveEngine::finish(unsigned context) {
     c.sequences.finished(a.sequence);
     a.running = false;
     a.steps.clear();
+    detach_results(a);
     a.buffer.clear();
     spare_buffers_.push_back(std::move(a.buffer));
     discard_stale(context);
