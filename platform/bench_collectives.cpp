@@ -8,6 +8,7 @@
 // computed independently on each rank; with --timing-only no payload is
 // produced or checked (job.timing_only; /work/notes contract: identical
 // simulated times).
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -70,18 +71,49 @@ std::int32_t input(int rank, std::size_t i, unsigned iteration) {
                                      static_cast<std::uint32_t>(i) * 7919u + iteration * 104729u);
 }
 
-/// One rank's buffers for one collective and size. Allocated without
-/// initialisation: with --timing-only the guest never touches them.
+/// Zero-filled memory that takes no RAM until a page is touched (an
+/// anonymous mapping), and can say how much of it has been.
+class LazyArray {
+  public:
+    explicit LazyArray(std::size_t elements) : bytes_(std::max<std::size_t>(elements, 1) * sizeof(std::int32_t)) {
+        void* at = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (at == MAP_FAILED)
+            throw std::runtime_error("bench collectives: cannot map a " + std::to_string(bytes_) + "-byte buffer");
+        data_ = static_cast<std::int32_t*>(at);
+    }
+    ~LazyArray() { ::munmap(data_, bytes_); }
+    LazyArray(const LazyArray&) = delete;
+    LazyArray& operator=(const LazyArray&) = delete;
+    std::int32_t* get() const { return data_; }
+    /// Bytes of pages in RAM (mincore): what using the buffer cost.
+    std::uint64_t resident_bytes() const {
+        const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        std::vector<unsigned char> pages((bytes_ + page - 1) / page);
+        if (::mincore(data_, bytes_, pages.data()) != 0) return 0;
+        std::uint64_t resident = 0;
+        for (const unsigned char p : pages) resident += (p & 1u) ? page : 0;
+        return resident;
+    }
+
+  private:
+    std::size_t bytes_;
+    std::int32_t* data_ = nullptr;
+};
+
+/// One rank's buffers for one collective and size. With --timing-only
+/// nothing (guest, driver) touches them, so they take no memory.
 struct Buffers {
     std::size_t send_count = 0, recv_count = 0;
-    std::unique_ptr<std::int32_t[]> send, recv;
-    Buffers(Opcode collective, std::size_t count, int size) {
-        const std::size_t all = count * static_cast<std::size_t>(size);
-        send_count = collective == Opcode::Scatter || collective == Opcode::ReduceScatter ? all : count;
-        recv_count = collective == Opcode::Gather || collective == Opcode::Allgather ? all : count;
-        send.reset(new std::int32_t[std::max<std::size_t>(send_count, 1)]);
-        recv.reset(new std::int32_t[std::max<std::size_t>(recv_count, 1)]);
-    }
+    LazyArray send, recv;
+    Buffers(Opcode collective, std::size_t count, int size)
+        : send_count(collective == Opcode::Scatter || collective == Opcode::ReduceScatter
+                         ? count * static_cast<std::size_t>(size)
+                         : count),
+          recv_count(collective == Opcode::Gather || collective == Opcode::Allgather
+                         ? count * static_cast<std::size_t>(size)
+                         : count),
+          send(send_count),
+          recv(recv_count) {}
 };
 
 /// Runs one collective call; with `check`, fills the inputs first and
@@ -364,11 +396,15 @@ int bench_collectives(int argc, char** argv) {
     std::mutex mutex;
     bool mismatch = false;
     std::uint64_t offloaded = 0, software = 0;
+    // Payload memory, max over nodes: the guest buffers' pages in RAM (after
+    // each row), the driver's largest payload buffer and data bytes staged.
+    std::uint64_t guest_resident = 0, driver_payload_buffer = 0, driver_staged = 0;
     const auto wall_start = std::chrono::steady_clock::now();
     const transport::JobResult result =
         transport::run_local_job(spec, job.builder(), [&](guest::DeviceTransport& transport) {
             guest::DriverConfig driver_config = base_driver_config;
             driver_config.offload = passes.offload;
+            driver_config.timing_only = timing_only;
             guest::Driver driver(transport, driver_config);
             // Two instances on one driver, both using only the world
             // communicator: the offloaded one uploads the world's CT row; the
@@ -399,6 +435,11 @@ int bench_collectives(int argc, char** argv) {
                             starts = {std::min(starts.first, start), std::max(starts.second, start)};
                         }
                     }
+                    const std::uint64_t resident = buffers.send.resident_bytes() + buffers.recv.resident_bytes();
+                    {
+                        const std::lock_guard<std::mutex> lock(mutex);
+                        guest_resident = std::max(guest_resident, resident);
+                    }
                     if (rank == 0)
                         progress.row_done(collectives[row.collective].first + "/" + std::to_string(row.size) +
                                               (offload ? "/offload" : "/software"),
@@ -408,6 +449,8 @@ int bench_collectives(int argc, char** argv) {
             const std::lock_guard<std::mutex> lock(mutex);
             if (!ok) mismatch = true;
             offloaded += offloaded_coll.offloaded_calls() + software_coll.offloaded_calls();
+            driver_payload_buffer = std::max(driver_payload_buffer, driver.largest_payload_buffer());
+            driver_staged = std::max(driver_staged, driver.data_bytes_staged());
             software += offloaded_coll.software_calls() + software_coll.software_calls();
             return ok ? 0 : 1;
         });
@@ -425,6 +468,7 @@ int bench_collectives(int argc, char** argv) {
             engine.bytes_combined += counted.bytes_combined;
             engine.bytes_skipped += counted.bytes_skipped;
             engine.aglu_cycles += counted.aglu_cycles;
+            engine.peak_buffer_bytes = std::max(engine.peak_buffer_bytes, counted.peak_buffer_bytes);
             engine.tree_collectives += counted.tree_collectives;
             engine.tree_not_offloaded += counted.tree_not_offloaded;
             engine.tree_joins += counted.tree_joins;
@@ -558,7 +602,10 @@ int bench_collectives(int argc, char** argv) {
               << delta_cycles / wall_seconds / 1e6 << " M/s), wall time includes guest threads and bring-up\n"
               << "# engines: received step bytes " << engine.bytes_copied << " copied, " << engine.bytes_combined
               << " combined, " << engine.bytes_skipped << " skipped (timing-only); " << engine.aglu_cycles
-              << " AgLU cycles\n";
+              << " AgLU cycles\n"
+              << "# payload memory, max over nodes (bytes): guest buffers resident " << guest_resident
+              << ", driver largest payload buffer " << driver_payload_buffer << ", driver data staged " << driver_staged
+              << ", engine buffers peak " << engine.peak_buffer_bytes << "\n";
     if (with_switch_engines)
         std::cout << "# switch placement: " << engine.tree_collectives << " rank calls through the switches' trees, "
                   << engine.tree_not_offloaded << " on the NIC engines (the tree does not run them), "
@@ -605,7 +652,12 @@ int bench_collectives(int argc, char** argv) {
                                {{"bytes_copied", engine.bytes_copied},
                                 {"bytes_combined", engine.bytes_combined},
                                 {"bytes_skipped", engine.bytes_skipped},
-                                {"aglu_cycles", engine.aglu_cycles}}}};
+                                {"aglu_cycles", engine.aglu_cycles}}},
+                              {"payload_memory",
+                               {{"guest_buffers_resident_bytes", guest_resident},
+                                {"driver_largest_payload_buffer_bytes", driver_payload_buffer},
+                                {"driver_data_staged_bytes", driver_staged},
+                                {"engine_buffers_peak_bytes", engine.peak_buffer_bytes}}}};
         if (with_reliable)
             document["reliable"] = {{"link_drops", link_drops},
                                     {"data_packets", reliable.data_packets},

@@ -56,6 +56,7 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
         config.fabric.switch_engines = true;
         config.fabric.validate();
     }
+    config.node.qdma.timing_only = config.node.collective.timing_only;
     if (parameters.is_declared("job.memory_limit_gib"))
         config.memory_limit_gib = parameters.real("job.memory_limit_gib");
     // Blocks validate their own parameters; what only holds across blocks is

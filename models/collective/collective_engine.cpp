@@ -148,6 +148,16 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     credit_batch_ = std::max<std::uint32_t>(1, config_.window_packets / 4);
     size_code_ = *size_code_for(config_.packet_payload_bytes);
 
+    host_port_.set_make([this] {
+        const LazyResult r = lazy_results_.front();
+        lazy_results_.pop_front();
+        tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + r.bytes);
+        write_network_packet(r.network, r.processor, r.offset, nullptr, 0, packet->get_data_ptr());  // headers
+        if (r.source)
+            r.source->result.gather(r.source->buffer->data(), r.offset, r.offset + r.bytes,
+                                    packet->get_data_ptr() + kNetworkPacketOverhead);
+        return packet;
+    });
     host_in.register_b_transport(this, &CollectiveEngine::on_host_in);
     net_in.register_b_transport(this, &CollectiveEngine::on_net_in);
     net_out_credit.register_b_transport(this, &CollectiveEngine::on_credit_net);
@@ -199,11 +209,31 @@ void CollectiveEngine::drop(const std::string& why) {
                       (std::string(name()) + ": dropped a collective packet: " + why + " (ACCEL_DROPPED)").c_str());
 }
 
+void CollectiveEngine::detach_results(Active& a) {
+    if (!a.result_source) return;
+    if (a.result_source.use_count() > 1) {  // packets still queued: they keep the buffer
+        a.result_source->kept = std::move(a.buffer);
+        a.result_source->buffer = &a.result_source->kept;
+        a.buffer = {};
+    }
+    a.result_source.reset();
+}
+
 std::vector<std::uint8_t> CollectiveEngine::take_buffer() {
     if (spare_buffers_.empty()) return {};
     std::vector<std::uint8_t> b = std::move(spare_buffers_.back());
     spare_buffers_.pop_back();
     return b;
+}
+
+void CollectiveEngine::note_buffer_bytes() {
+    std::uint64_t held = 0;
+    for (const Context& c : contexts_) {
+        held += c.active.buffer.capacity() + c.assembly.bytes.capacity();
+        for (const Request& r : c.waiting) held += r.bytes.capacity();
+    }
+    for (const std::vector<std::uint8_t>& b : spare_buffers_) held += b.capacity();
+    statistics_.peak_buffer_bytes = std::max(statistics_.peak_buffer_bytes, held);
 }
 
 void CollectiveEngine::return_credits(CreditTo to, std::uint32_t phits, const sc_core::sc_time& delay) {
@@ -338,6 +368,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
         r.received = 0;
         if (r.bytes.capacity() == 0) r.bytes = take_buffer();
         r.bytes.assign(total, 0);
+        note_buffer_bytes();
     }
     if (total != r.bytes.size() || v.network.opcode != r.network.opcode ||
         static_cast<std::uint64_t>(v.offset) + v.payload_bytes > total) {
@@ -746,7 +777,9 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     const CtRow& row = table_.row(context);
     // From here on every member can run the argument agreement (hypercube
     // peers of the row), so a local error is reported to all of them.
+    detach_results(a);
     a = Active{};
+    a.carry_payload = !config_.timing_only;  // timing_only: no collective buffer at all
     a.chunk_bytes = config_.packet_payload_bytes;
     a.buffer = take_buffer();
     a.running = true;
@@ -1011,6 +1044,7 @@ void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedu
                                                       static_cast<std::uint16_t>(s.receive->peer));
                 return link;
             });
+    note_buffer_bytes();
 }
 
 // ---------------------------------------------------------------------------
@@ -1081,7 +1115,7 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     const auto step = static_cast<std::uint8_t>(a.tree ? contexts_[context].tree.slot + 1 : k + 1);
     std::uint8_t* payload = emit_packet(net_port_, step_header(a, context, s.send_node, step), processor,
                                         static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from), false);
-    s.send.gather(a.buffer.data(), from, to, payload);
+    if (a.carry_payload) s.send.gather(a.buffer.data(), from, to, payload);
     a.chunk_sent(k);
     ++statistics_.step_packets_sent;
     if (trace_) trace_step(context, k);
@@ -1173,9 +1207,19 @@ void CollectiveEngine::return_chunk(unsigned context) {
     processor.algorithm = a.header.algorithm;
     processor.rank = static_cast<std::uint16_t>(a.rank);
     processor.message_bytes = static_cast<std::uint32_t>(a.result.bytes());
-    std::uint8_t* payload = emit_packet(host_port_, network, processor, static_cast<std::uint32_t>(from),
-                                        static_cast<std::uint32_t>(to - from), false);
-    a.result.gather(a.buffer.data(), from, to, payload);
+    // The packet is made when it leaves (host_port_'s Make hook), its bytes
+    // gathered then from the buffer (final already); timing only: no bytes.
+    if (a.carry_payload && !a.result_source) {
+        a.result_source = std::make_shared<ResultSource>();
+        a.result_source->buffer = &a.buffer;
+        a.result_source->result = a.result;
+    }
+    network.size_code = size_code_;
+    network.last = to >= processor.message_bytes;
+    lazy_results_.push_back(LazyResult{network, processor, static_cast<std::uint32_t>(from),
+                                       static_cast<std::uint32_t>(to - from), a.result_source});
+    host_port_.enqueue({nullptr, 0, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead + (to - from)))},
+                       false, sc_core::SC_ZERO_TIME);
     if (trace_) {
         CallTrace& call = contexts_[context].calls.back();
         if (a.results_sent == 0) call.result_begin = sc_core::sc_time_stamp().value();
@@ -1328,6 +1372,7 @@ void CollectiveEngine::finish(unsigned context) {
     c.sequences.finished(a.sequence);
     a.running = false;
     a.steps.clear();
+    detach_results(a);
     a.buffer.clear();
     spare_buffers_.push_back(std::move(a.buffer));
     discard_stale(context);

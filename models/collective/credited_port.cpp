@@ -54,6 +54,7 @@ void CreditedOutPort::drain() {
             return;  // a zero-delay credit return notifies wake
         }
         const std::uint32_t cycles = (phits + phits_per_cycle_ - 1) / phits_per_cycle_;
+        if (o.packet == nullptr) o.packet = make_();
         PacketInfo& info = packet_info(*o.packet);
         info.vc = 0;
         info.tail_after = cycle_ * static_cast<double>(cycles - 1);
@@ -71,7 +72,8 @@ void CreditedOutPort::drain() {
         from.pop_front();
         // The next packet leaves a serialisation time from now; its payload
         // object has usually left the cache while it waited in the queue.
-        if (const std::deque<Outgoing>& next = urgent_.empty() ? queue_ : urgent_; !next.empty())
+        if (const std::deque<Outgoing>& next = urgent_.empty() ? queue_ : urgent_;
+            !next.empty() && next.front().packet != nullptr)
             for (unsigned line = 0; line < sizeof(tlm::tlm_generic_payload) + sizeof(PacketInfo); line += 64)
                 __builtin_prefetch(reinterpret_cast<const char*>(next.front().packet) + line);
     }

@@ -17,6 +17,9 @@ namespace {
 /// Bytes of the envelope in front of a message's data.
 constexpr std::uint32_t kEnvelopeBytes = 16;
 static_assert(kMaxSendBytes == kMaxMessageBytes - kEnvelopeBytes, "driver.h states the envelope size");
+/// Envelope word 1 (bytes 4..7), bit 0: the data is not carried (timing
+/// only, send_length_only); the receiver keeps none.
+constexpr std::uint32_t kEnvelopeLengthOnly = 1u;
 
 /// Clears a flag when the scope ends, also by an exception.
 struct ClearOnExit {
@@ -353,12 +356,18 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
         std::memcpy(&data_bytes, payload + 8, 8);
         if (data_bytes + kEnvelopeBytes != header->message_bytes)
             return drop_packet(-1, "envelope disagrees with its header");
+        std::uint32_t flags;
+        std::memcpy(&flags, payload + 4, 4);
         message = Message{};
         message.source = static_cast<int>(source);
         std::memcpy(&message.tag, payload, 4);
         message.data_bytes = data_bytes;
         message.message_bytes = header->message_bytes;
-        message.data.resize(data_bytes);
+        message.length_only = (flags & kEnvelopeLengthOnly) != 0;
+        if (!message.length_only) {
+            message.data.resize(data_bytes);
+            note_payload_buffer(data_bytes);
+        }
         assembling_active_[source] = true;
     } else if (!assembling_active_[source] || entry.offset != message.received ||
                header->message_bytes != message.message_bytes ||
@@ -367,7 +376,7 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
     }
     // Copy the part of this packet that is data (the first packet starts with the envelope).
     const std::uint32_t skip = entry.offset < kEnvelopeBytes ? kEnvelopeBytes - entry.offset : 0;
-    if (entry.length > skip)
+    if (entry.length > skip && !message.length_only)
         std::memcpy(message.data.data() + (entry.offset + skip - kEnvelopeBytes), payload + skip, entry.length - skip);
     message.received += entry.length;
     if (message.received == message.message_bytes) {
@@ -393,16 +402,21 @@ void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionE
         if (result.active || result.complete) throw DriverError(what + " started before the previous one was taken");
         result = Result{};
         result.header = header;
-        result.data.resize(header.message_bytes);
+        result.bytes = header.message_bytes;
+        // Timing only: the size is what counts; an error result's code is still read.
+        if (!config_.timing_only || header.datatype == kErrorResultDatatype) {
+            result.data.resize(header.message_bytes);
+            note_payload_buffer(header.message_bytes);
+        }
         result.active = true;
     } else if (!result.active || entry.offset != result.received) {
         throw DriverError(what + ": packet at offset " + std::to_string(entry.offset) + " arrived out of order");
     }
-    if (static_cast<std::uint64_t>(entry.offset) + entry.length > result.data.size())
-        throw DriverError(what + ": packet runs past the result's " + std::to_string(result.data.size()) + " bytes");
-    if (entry.length) std::memcpy(result.data.data() + entry.offset, payload, entry.length);
+    if (static_cast<std::uint64_t>(entry.offset) + entry.length > result.bytes)
+        throw DriverError(what + ": packet runs past the result's " + std::to_string(result.bytes) + " bytes");
+    if (entry.length && !result.data.empty()) std::memcpy(result.data.data() + entry.offset, payload, entry.length);
     result.received += entry.length;
-    if (result.received == result.data.size()) {
+    if (result.received == result.bytes) {
         result.active = false;
         result.complete = true;
     }
@@ -416,7 +430,7 @@ CollectiveResult Driver::receive_collective(unsigned context, void* buffer, std:
     while (!result.complete) wait_for_progress();
     CollectiveResult out;
     out.opcode = result.header.opcode;
-    out.bytes = result.data.size();
+    out.bytes = result.bytes;
     out.error = result.header.datatype == kErrorResultDatatype;
     if (out.error) {
         if (result.data.size() >= 4) std::memcpy(&out.error_code, result.data.data(), 4);
@@ -564,14 +578,14 @@ void Driver::post_descriptor(std::uint64_t address, std::uint32_t length, std::u
     ++h2c_outstanding_;
 }
 
-void Driver::check_destination(int destination, std::size_t bytes, const void* data) const {
+void Driver::check_destination(int destination, std::size_t bytes, const void* data, bool carried) const {
     if (destination < 0 || destination >= size())
         throw DriverError("driver: send to rank " + std::to_string(destination) + " outside 0.." +
                           std::to_string(size() - 1));
     if (bytes > kMaxMessageBytes - kEnvelopeBytes)
         throw DriverError("driver: message of " + std::to_string(bytes) + " bytes exceeds the " +
                           std::to_string(kMaxMessageBytes - kEnvelopeBytes) + "-byte limit");
-    if (bytes > 0 && data == nullptr)
+    if (carried && bytes > 0 && data == nullptr)
         throw DriverError("driver: send of " + std::to_string(bytes) + " bytes from null");
 }
 
@@ -588,33 +602,50 @@ void Driver::send(int destination, std::uint32_t tag, const void* data, std::siz
 
 void Driver::send_reserved(int destination, std::uint32_t tag, const void* data, std::size_t bytes) {
     check_destination(destination, bytes, data);
+    send_message(destination, tag, data, bytes, false);
+}
+
+void Driver::send_length_only(int destination, std::uint32_t tag, std::size_t bytes) {
+    check_destination(destination, bytes, nullptr, false);
+    send_message(destination, tag, nullptr, bytes, true);
+}
+
+void Driver::send_message(int destination, std::uint32_t tag, const void* data, std::size_t bytes, bool length_only) {
     ProcessorHeader header;
     header.message_bytes = static_cast<std::uint32_t>(kEnvelopeBytes + bytes);
     header.opcode = Opcode::Send;
     header.rank = static_cast<std::uint16_t>(destination);
     std::uint8_t envelope[kEnvelopeBytes] = {};
     const std::uint64_t data_bytes = bytes;
+    if (length_only) header.datatype = kLengthOnlyDatatype;  // the device need not write the data to host memory
+    static_assert(kLengthOnlyReadBytes == kEnvelopeBytes, "a length-only message's envelope is read");
+    const std::uint32_t flags = length_only ? kEnvelopeLengthOnly : 0;
     std::memcpy(envelope, &tag, 4);
+    std::memcpy(envelope + 4, &flags, 4);
     std::memcpy(envelope + 8, &data_bytes, 8);
-    post_packet(header, envelope, data, bytes);
+    post_packet(header, envelope, data, bytes, length_only ? 0 : bytes);
     ++messages_sent_;
 }
 
 void Driver::send_collective(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
-                             std::size_t bytes) {
+                             std::size_t bytes, std::size_t carried) {
     if (header.opcode == Opcode::Send) throw DriverError("driver: send_collective needs a collective opcode");
     if (bytes > kMaxMessageBytes - sizeof envelope)
         throw DriverError("driver: collective contribution of " + std::to_string(bytes) + " bytes exceeds the " +
                           std::to_string(kMaxMessageBytes - sizeof envelope) + "-byte limit");
-    if (bytes > 0 && data == nullptr)
+    carried = std::min(carried, bytes);
+    if (carried < bytes && !config_.timing_only)
+        throw DriverError("driver: collective contribution of " + std::to_string(bytes) + " bytes carries only " +
+                          std::to_string(carried) + " (payload may be left out only with DriverConfig::timing_only)");
+    if (carried > 0 && data == nullptr)
         throw DriverError("driver: collective contribution of " + std::to_string(bytes) + " bytes from null");
     ProcessorHeader sized = header;
     sized.message_bytes = static_cast<std::uint32_t>(sizeof envelope + bytes);
-    post_packet(sized, envelope, data, bytes);
+    post_packet(sized, envelope, data, bytes, carried);
 }
 
 void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
-                         std::size_t bytes) {
+                         std::size_t bytes, std::size_t carried) {
     std::array<std::uint8_t, ProcessorHeader::kBytes + sizeof envelope> prefix{};
     header.write(prefix.data());
     std::memcpy(prefix.data() + ProcessorHeader::kBytes, envelope, sizeof envelope);
@@ -625,7 +656,7 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
         reclaim_h2c();
         if (h2c_outstanding_ == 0) {
             ++activity_;
-            post_pio(prefix.data(), prefix.size(), data, bytes);
+            post_pio(prefix.data(), prefix.size(), data, bytes, carried);
             return;
         }
     }
@@ -651,8 +682,14 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
             filled = std::min<std::size_t>(prefix.size() - done, chunk);
             std::memcpy(out, prefix.data() + done, filled);
         }
+        // Data bytes [data_offset, data_offset + chunk - filled); only those
+        // below `carried` are copied (the rest is timing only: not carried).
         const std::size_t data_offset = done + filled - prefix.size();
-        if (chunk > filled) std::memcpy(out + filled, source + data_offset, chunk - filled);
+        if (chunk > filled && data_offset < carried) {
+            const std::size_t n = std::min<std::size_t>(chunk - filled, carried - data_offset);
+            std::memcpy(out + filled, source + data_offset, n);
+            data_bytes_staged_ += n;
+        }
         std::uint32_t flags = 0;
         if (done == 0) flags |= rm::H2C_SOP;
         if (done + chunk == total) flags |= rm::H2C_EOP;
@@ -690,13 +727,15 @@ void Driver::post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes,
     }
 }
 
-void Driver::post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes) {
+void Driver::post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes,
+                      std::size_t carried) {
     // Header, envelope and data as little-endian dwords, the last padded,
     // written in order into the window: write-combined, one burst per line.
     std::array<std::uint32_t, rm::PIO_STRIDE / 4> dwords{};
     auto* out = reinterpret_cast<std::uint8_t*>(dwords.data());
     std::memcpy(out, prefix, prefix_bytes);
-    if (bytes) std::memcpy(out + prefix_bytes, data, bytes);
+    if (carried) std::memcpy(out + prefix_bytes, data, carried);  // the rest stays zero (timing only)
+    data_bytes_staged_ += carried;
     const std::size_t count = (prefix_bytes + bytes + 3) / 4;
     transport_.mmio_write_combined(rm::PIO(config_.queue), dwords.data(), count);
     ++pio_sends_;
@@ -710,7 +749,7 @@ bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size
         status.tag = it->tag;
         status.bytes = it->data_bytes;
         status.truncated = it->data_bytes > capacity;
-        const std::size_t copied = std::min<std::size_t>(it->data_bytes, capacity);
+        const std::size_t copied = it->length_only ? 0 : std::min<std::size_t>(it->data_bytes, capacity);
         if (copied) std::memcpy(buffer, it->data.data(), copied);
         arrived_.erase(it);
         ++messages_received_;

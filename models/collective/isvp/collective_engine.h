@@ -139,6 +139,7 @@ struct CollectiveStatistics {
         field("tree_collectives", self.tree_collectives);
         field("tree_not_offloaded", self.tree_not_offloaded);
         field("tree_joins", self.tree_joins);
+        field("peak_buffer_bytes", self.peak_buffer_bytes);
     }
 
     std::uint64_t collectives = 0;         ///< completed without error
@@ -170,6 +171,9 @@ struct CollectiveStatistics {
     std::uint64_t tree_collectives = 0;
     std::uint64_t tree_not_offloaded = 0;
     std::uint64_t tree_joins = 0;
+    /// Most bytes held at once in collective buffers and queued requests
+    /// (all contexts); 0 with timing_only, where no payload is kept.
+    std::uint64_t peak_buffer_bytes = 0;
 };
 
 class CollectiveEngine : public sc_core::sc_module {
@@ -249,6 +253,14 @@ class CollectiveEngine : public sc_core::sc_module {
         bool operator>(const Incoming& o) const { return at != o.at ? at > o.at : order > o.order; }
     };
     using StepRun = DataPhase::StepRun;
+    /// Where queued result packets take their bytes from when they leave:
+    /// the collective's buffer while it runs, `kept` (the same buffer, moved)
+    /// once it has finished with packets still queued.
+    struct ResultSource {
+        const std::vector<std::uint8_t>* buffer = nullptr;
+        std::vector<std::uint8_t> kept;
+        StreamMap result;  ///< the collective's result stream over the buffer
+    };
     /// A host request reassembled whole (its context was busy when it came).
     struct Request {
         NetworkHeader network;            ///< of its first packet
@@ -280,6 +292,8 @@ class CollectiveEngine : public sc_core::sc_module {
         /// agreement or its data.
         bool aborted = false;
         std::uint32_t fault_pair = 0;  ///< link fault: source node << 16 | destination node
+        /// Shared with its result packets still queued toward the QDMA (with payload).
+        std::shared_ptr<ResultSource> result_source;
         /// Runs through the switches' tree: peers are switch engines'
         /// addresses, the step field carries the tree's slot, no agreement.
         bool tree = false;
@@ -455,6 +469,12 @@ class CollectiveEngine : public sc_core::sc_module {
     void drop(const std::string& why);
     void load_row(unsigned context);
     std::vector<std::uint8_t> take_buffer();
+    /// Before a's buffer goes: result packets still queued keep it (moved
+    /// into their ResultSource).
+    static void detach_results(Active& a);
+    /// Updates statistics_.peak_buffer_bytes with the bytes collective
+    /// buffers, queued requests and recycled buffers hold now.
+    void note_buffer_bytes();
     std::optional<std::uint16_t> node_of(unsigned context, std::uint16_t comm_rank) const;
     static std::uint32_t key(unsigned context, int rank) {
         return static_cast<std::uint32_t>(context) << 16 | static_cast<std::uint16_t>(rank);
@@ -480,6 +500,16 @@ class CollectiveEngine : public sc_core::sc_module {
     std::uint8_t size_code_ = 0;                            ///< size code of generated packets
     std::uint32_t credit_batch_ = 1;                        ///< credits returned at once
     PacketPool pool_;                                       ///< generated packets
+    /// A result packet queued toward the QDMA without its packet: made when
+    /// it leaves, so a long result holds no packets, only the collective's
+    /// buffer its bytes come from (none in timing-only runs).
+    struct LazyResult {
+        NetworkHeader network;
+        ProcessorHeader processor;
+        std::uint32_t offset = 0, bytes = 0;
+        std::shared_ptr<const ResultSource> source;  ///< null: timing only, no bytes
+    };
+    std::deque<LazyResult> lazy_results_;                   ///< in host_port_'s queue order
     CreditMessage host_credit_message_;                     ///< credit returns to the QDMA
     CreditMessage net_credit_message_;                      ///< credit returns to the router
     CreditedOutPort net_port_;                              ///< to the router

@@ -57,6 +57,13 @@ std::optional<Opcode> opcode_from_code(unsigned code);
 /// network header's step, so the mark must be in the processor header.
 inline constexpr std::uint8_t kErrorResultDatatype = 0xF;
 
+/// A Send whose processor header carries this datatype is length only
+/// (timing only, job.timing_only): its first kLengthOnlyReadBytes bytes (the
+/// driver's envelope) are meaningful, the rest is not carried, and the
+/// device need not write it into host memory.
+inline constexpr std::uint8_t kLengthOnlyDatatype = 0xF;
+inline constexpr std::uint32_t kLengthOnlyReadBytes = 16;
+
 /// Largest message one processor packet can carry: the 29-bit size field.
 inline constexpr std::uint32_t kMaxMessageBytes = (1u << 29) - 1;
 

@@ -19,6 +19,7 @@
 // Plain C++17, no SystemC.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -87,6 +88,13 @@ struct DriverConfig {
     CompletionMode completion = CompletionMode::Msi;  ///< driver.completion
     double poll_us = 2.0;                             ///< driver.poll_us: hybrid's spin before it arms the interrupt
     double poll_interval_ns = 50;                     ///< driver.poll_interval_ns: one turn of the poll loop
+    /// job.timing_only (the benches set it; `isvp run` does not): collective
+    /// payload is not carried. Offloaded contributions may be posted without
+    /// their bytes (data null), offloaded results are counted but not stored
+    /// (receive_collective copies nothing; error results are still read),
+    /// and the software collectives send length-only messages
+    /// (send_length_only). Simulated times are the same as with payload.
+    bool timing_only = false;
 };
 
 /// What the bring-up probe found in the accelerator window.
@@ -161,6 +169,19 @@ class Driver {
     /// Like send/receive, for the collectives' reserved tags (>= kReservedTagBase).
     void send_reserved(int destination, std::uint32_t tag, const void* data, std::size_t bytes);
     ReceiveStatus receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity);
+    /// A reserved-tag message of `bytes` whose data is not carried (timing
+    /// only): the packets have the length, the envelope says length-only and
+    /// the receiver keeps no data (a receive copies nothing; its status has
+    /// the length). Same packets and simulated time as send_reserved.
+    void send_length_only(int destination, std::uint32_t tag, std::size_t bytes);
+    /// DriverConfig::timing_only.
+    bool timing_only() const { return config_.timing_only; }
+    /// The largest payload buffer this driver allocated (a message's or a
+    /// collective result's data, bytes); 0 when every payload was timing only.
+    std::uint64_t largest_payload_buffer() const { return largest_payload_buffer_; }
+    /// Data bytes copied into staging or the PIO window (envelopes and
+    /// headers not counted); 0 when every payload was timing only.
+    std::uint64_t data_bytes_staged() const { return data_bytes_staged_; }
 
     // Non-blocking progress, for a matching engine above the driver (the MPI
     // shim's nonblocking receives, probes and tests).
@@ -207,9 +228,11 @@ class Driver {
     /// the switch refuses a LOAD whose receive windows do not fit.
     bool ct_row_valid(unsigned context);
     /// Posts one collective request: `header` (opcode a collective), the
-    /// 16-byte envelope, then `bytes` of contribution.
+    /// 16-byte envelope, then `bytes` of contribution, of which the first
+    /// `carried` (default all) come from `data`; the rest is not carried
+    /// (timing_only only: the packets have the length, not the bytes).
     void send_collective(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
-                         std::size_t bytes);
+                         std::size_t bytes, std::size_t carried = SIZE_MAX);
     /// Blocks until the result of the collective in flight on `context`
     /// has arrived; copies up to `capacity` bytes.
     CollectiveResult receive_collective(unsigned context, void* buffer, std::size_t capacity);
@@ -264,7 +287,8 @@ class Driver {
         std::uint64_t data_bytes = 0;     ///< from the envelope
         std::uint32_t message_bytes = 0;  ///< envelope + data, from the processor header
         std::uint32_t received = 0;       ///< bytes of envelope + data so far
-        std::vector<std::uint8_t> data;   ///< the data as it arrives
+        bool length_only = false;         ///< the envelope says the data is not carried
+        std::vector<std::uint8_t> data;   ///< the data as it arrives (empty when length_only)
     };
 
     std::uint64_t allocate(std::size_t bytes, std::size_t alignment);
@@ -297,10 +321,19 @@ class Driver {
     std::uint64_t reserve_staging(std::uint32_t bytes);
     bool take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status);
     void probe_accelerator();
-    void check_destination(int destination, std::size_t bytes, const void* data) const;
-    /// Streams header, prefix and data through staging as one processor packet.
+    /// Refuses a bad destination or size, and null data that is `carried`.
+    void check_destination(int destination, std::size_t bytes, const void* data, bool carried = true) const;
+    /// Streams header, prefix and data through staging as one processor
+    /// packet; only the first `carried` data bytes are copied from `data`
+    /// (the rest is not carried: timing only).
     void post_packet(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
-                     std::size_t bytes);
+                     std::size_t bytes, std::size_t carried);
+    /// send_reserved's packet with the envelope's length-only flag as given.
+    void send_message(int destination, std::uint32_t tag, const void* data, std::size_t bytes, bool length_only);
+    /// Notes a payload buffer of `bytes` (largest_payload_buffer).
+    void note_payload_buffer(std::uint64_t bytes) {
+        largest_payload_buffer_ = std::max(largest_payload_buffer_, bytes);
+    }
     void deliver_result(const ProcessorHeader& header, const regmap::CompletionEntry& entry,
                         const std::uint8_t* payload);
 
@@ -345,7 +378,8 @@ class Driver {
     struct Result {
         ProcessorHeader header;      ///< of its first packet
         std::uint32_t received = 0;  ///< bytes so far
-        std::vector<std::uint8_t> data;
+        std::uint32_t bytes = 0;     ///< the result's size (header.message_bytes)
+        std::vector<std::uint8_t> data;  ///< its bytes (none when timing_only and not an error result)
         bool active = false;    ///< packets are arriving
         bool complete = false;  ///< waiting to be taken
     };
@@ -362,8 +396,11 @@ class Driver {
     bool use_pio_ = false;                ///< send_path pio or auto: small messages by PIO
     bool standing_ = false;               ///< send_path prefetch or auto: H2C_CONTROL.PREFETCH
     std::uint32_t slot_bytes_ = 0;        ///< standing descriptors: staging bytes per ring slot
+    std::uint64_t largest_payload_buffer_ = 0;  ///< see largest_payload_buffer()
+    std::uint64_t data_bytes_staged_ = 0;       ///< see data_bytes_staged()
     /// Writes header, envelope and data into the PIO window (fits, ring idle).
-    void post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes);
+    void post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes,
+                  std::size_t carried);
     /// Writes H2C_PIDX = h2c_pidx_ (posts every descriptor written so far).
     void ring_h2c_doorbell();
     /// Sleeps until an armed interrupt (the MSI completion path).
