@@ -1,0 +1,34 @@
+# Distributed simulation (docs/PARTITIONS.md): `isvp bench collectives
+# --partitions P` (P simulator processes under the system's mpiexec) prints
+# the rows of one process; bad partitionings are refused.
+set(partition_checks ${CMAKE_SOURCE_DIR}/testbench/scripts/partition_checks.py)
+
+add_test(NAME partition_torus_software_rows_identical_2
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} same $<TARGET_FILE:isvp> 2 --topology torus:4x4x2
+                 --collectives all --sizes 8,64K --check --offload off --iterations 2)
+add_test(NAME partition_torus_software_rows_identical_3
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} same $<TARGET_FILE:isvp> 3 --topology torus:4x4x2
+                 --collectives all --sizes 8,4K --check --offload off --iterations 2)
+add_test(NAME partition_torus_offload_small_rows_identical_2
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} same $<TARGET_FILE:isvp> 2 --topology torus:4x4x2
+                 --collectives all --sizes 8 --check)
+add_test(NAME partition_torus_offload_small_rows_identical_3
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} same $<TARGET_FILE:isvp> 3 --topology torus:4x4x2
+                 --collectives all --sizes 8 --check)
+add_test(NAME partition_fattree_software_rows_identical_2
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} same $<TARGET_FILE:isvp> 2 --topology fattree:radix=8,hosts=32
+                 --collectives all --sizes 8,4K --check --offload off --iterations 2)
+add_test(NAME partition_refuses_more_partitions_than_switches
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} refused $<TARGET_FILE:isvp> "each partition needs at least one switch"
+                 --topology torus:2x2x1 --collectives barrier --partitions 5)
+add_test(NAME partition_refuses_zero_partitions
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} refused $<TARGET_FILE:isvp> "--partitions must be at least 1"
+                 --topology torus:2x2x1 --collectives barrier --partitions 0)
+add_test(NAME partition_refuses_traces
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} refused $<TARGET_FILE:isvp> "does not write traces"
+                 --topology torus:2x2x1 --collectives barrier --partitions 2 --set trace.file=/tmp/partition_trace.json)
+set_tests_properties(partition_torus_software_rows_identical_2 partition_torus_software_rows_identical_3
+                     partition_torus_offload_small_rows_identical_2 partition_torus_offload_small_rows_identical_3
+                     partition_fattree_software_rows_identical_2 partition_refuses_more_partitions_than_switches
+                     partition_refuses_zero_partitions partition_refuses_traces
+                     PROPERTIES LABELS partition TIMEOUT 600)
