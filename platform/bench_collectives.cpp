@@ -25,7 +25,7 @@
 #include "isvp/collectives.h"
 #include "isvp/loggp_model.h"
 #include "job_platform.h"
-#include "partition_sync.h"
+#include "partitioning.h"
 #include "size_list.h"
 
 namespace po = boost::program_options;
@@ -325,40 +325,12 @@ int bench_collectives(int argc, char** argv) {
 
     // Partitions (docs/PARTITIONS.md): refused combinations first, then this
     // process is either re-started under mpiexec or one partition of the job.
-    const unsigned requested = values.count("partitions") ? values["partitions"].as<unsigned>() : 0;
-    const unsigned launched = PartitionRuntime::launched_size();
-    if (values.count("partitions") && requested == 0)
-        throw ConfigError("bench collectives: --partitions must be at least 1");
-    const unsigned partitions = launched > 1 ? launched : std::max(requested, 1u);
-    std::shared_ptr<const PartitionPlan> plan;
-    if (partitions > 1) {
-        if (!config.trace.file.empty())
-            throw ConfigError("bench collectives: --partitions does not write traces (trace.file): each partition "
-                              "would write the same file; trace a run of one partition");
-        if (config.reliable.enabled(config.fabric.aurora.bit_error_rate))
-            throw ConfigError("bench collectives: --partitions does not support injected link errors "
-                              "(aurora.bit_error_rate > 0: reliable delivery reports losses across partitions)");
-        if (values.count("vcd"))
-            throw ConfigError("bench collectives: --partitions does not record --vcd; use one partition");
-        plan = std::make_shared<PartitionPlan>(config.fabric, partitions);
-        if (launched <= 1) {
-            std::vector<std::string> arguments{"bench", "collectives"};
-            for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
-            PartitionRuntime::relaunch(partitions, arguments);
-        }
-    }
-    std::unique_ptr<PartitionRuntime> runtime;
-    std::unique_ptr<PartitionSync> sync;
-    if (plan) {
-        runtime = std::make_unique<PartitionRuntime>(requested);
-        config.partition_plan = plan;
-        config.partition = runtime->rank();
-        sync = std::make_unique<PartitionSync>(*runtime, *plan, plan->describe(runtime->rank()));
-        spec.partition = sync.get();
-        for (int r = 0; r < ranks; ++r)
-            spec.local_ranks.push_back(plan->host_owner(static_cast<unsigned>(r)) == runtime->rank());
-    }
-    const bool printing = !runtime || runtime->rank() == 0;  // partition 0 prints the rows
+    std::vector<std::string> arguments{"bench", "collectives"};
+    for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
+    Partitioning partitioning("bench collectives", arguments, values.count("partitions") > 0,
+                              values.count("partitions") ? values["partitions"].as<unsigned>() : 0, config, spec);
+    PartitionRuntime* const runtime = partitioning.active() ? &partitioning.runtime() : nullptr;
+    const bool printing = partitioning.printing();  // partition 0 prints the rows
 
     // Rows: collective x size (barrier: one row, size 0).
     struct Row {
@@ -390,11 +362,7 @@ int bench_collectives(int argc, char** argv) {
     }
 
     JobPlatform job(config);
-    const transport::PlatformBuilder build_platform = [&, builder = job.builder()](const auto& memory,
-                                                                                   const auto& gateways) {
-        builder(memory, gateways);
-        if (sync) sync->attach(*job.platform()->fabric().boundary());
-    };
+    const transport::PlatformBuilder build_platform = partitioning.wrap(job.builder(), [&] { return job.platform(); });
     const bool show_progress = values.count("progress") > 0 || isatty(STDERR_FILENO) != 0;
     Progress progress(show_progress, total_weight, rows.size() * (passes.offload + passes.software));
     std::mutex mutex;
@@ -493,7 +461,6 @@ int bench_collectives(int argc, char** argv) {
     }
     std::uint64_t end_time_ps = result.end_time_ps;
     int exit_status = failed ? (result.exit_status ? result.exit_status : 1) : 0;
-    SyncStatistics sync_totals;
     if (runtime) {
         // Every partition's part of the rows and counters, to partition 0.
         std::vector<std::uint64_t> maxima, minima;
@@ -503,11 +470,15 @@ int bench_collectives(int argc, char** argv) {
                                              row.software_starts[i].second});
                 minima.insert(minima.end(), {row.offload_starts[i].first, row.software_starts[i].first});
             }
-        maxima.insert(maxima.end(), {std::uint64_t{mismatch}, end_time_ps, static_cast<std::uint64_t>(exit_status),
-                                     sync->statistics().windows});
-        std::vector<std::uint64_t> sums{offloaded, software, packet_hops, delta_cycles, engine.bytes_copied,
-                                        engine.bytes_combined, engine.bytes_skipped, engine.aglu_cycles,
-                                        sync->statistics().bytes_sent, sync->statistics().messages};
+        maxima.insert(maxima.end(), {std::uint64_t{mismatch}, end_time_ps, static_cast<std::uint64_t>(exit_status)});
+        std::vector<std::uint64_t> sums{offloaded,
+                                        software,
+                                        packet_hops,
+                                        delta_cycles,
+                                        engine.bytes_copied,
+                                        engine.bytes_combined,
+                                        engine.bytes_skipped,
+                                        engine.aglu_cycles};
         runtime->max(maxima);
         runtime->min(minima);
         runtime->sum(sums);
@@ -524,7 +495,6 @@ int bench_collectives(int argc, char** argv) {
         mismatch = maxima[at++] != 0;
         end_time_ps = maxima[at++];
         exit_status = static_cast<int>(maxima[at++]);
-        sync_totals.windows = maxima[at++];
         offloaded = sums[0];
         software = sums[1];
         packet_hops = sums[2];
@@ -533,10 +503,8 @@ int bench_collectives(int argc, char** argv) {
         engine.bytes_combined = sums[5];
         engine.bytes_skipped = sums[6];
         engine.aglu_cycles = sums[7];
-        sync_totals.bytes_sent = sums[8];
-        sync_totals.messages = sums[9];
-        sync_totals.sync_seconds = sync->statistics().sync_seconds;
     }
+    const std::string partition_summary = partitioning.summary();  // collective: before anyone returns
     if (exit_status != 0 && (failed || !mismatch)) return exit_status;
     if (!printing) return mismatch ? 1 : 0;
 
@@ -623,11 +591,7 @@ int bench_collectives(int argc, char** argv) {
               << "# engines: received step bytes " << engine.bytes_copied << " copied, " << engine.bytes_combined
               << " combined, " << engine.bytes_skipped << " skipped (timing-only); " << engine.aglu_cycles
               << " AgLU cycles\n";
-    if (runtime)
-        std::cout << "# partitions: " << runtime->size() << " (lookahead " << plan->lookahead_ps() / 1e3 << " ns, "
-                  << plan->cut_channels() << " cut channels); " << sync_totals.windows << " windows, "
-                  << sync_totals.bytes_sent << " bytes of cut traffic in " << sync_totals.messages
-                  << " transfers; partition 0 spent " << sync_totals.sync_seconds << " s wall synchronising\n";
+    std::cout << partition_summary;
     if (with_reliable)
         std::cout << "# reliable delivery: links dropped " << link_drops << " packets; " << reliable.data_packets
                   << " packets sent, " << reliable.retransmissions << " retransmitted (" << reliable.timeouts

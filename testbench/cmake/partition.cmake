@@ -32,3 +32,9 @@ set_tests_properties(partition_torus_software_rows_identical_2 partition_torus_s
                      partition_fattree_software_rows_identical_2 partition_refuses_more_partitions_than_switches
                      partition_refuses_zero_partitions partition_refuses_traces
                      PROPERTIES LABELS partition TIMEOUT 600)
+
+# bench pingpong: rank 0 and its peer two hops away in different partitions.
+add_test(NAME partition_pingpong_rows_identical_2
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} same-pingpong $<TARGET_FILE:isvp> 2 --nodes 4 --hops 2
+                 --sizes 8,4K,64K --iterations 3 --window 4)
+set_tests_properties(partition_pingpong_rows_identical_2 PROPERTIES LABELS partition TIMEOUT 600)

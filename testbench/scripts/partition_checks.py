@@ -7,6 +7,8 @@
       header and simulated time (the wall-time parts and the simulator's own
       counters left out); the partitioned run really synchronised (windows
       and cut traffic > 0).
+  partition_checks.py same-pingpong ISVP PARTITIONS ARGS...
+      The same for `isvp bench pingpong ARGS`.
   partition_checks.py refused ISVP EXPECTED ARGS...
       `isvp bench collectives ARGS` fails with a message containing EXPECTED,
       promptly (no hang).
@@ -27,8 +29,8 @@ def environment():
     return env
 
 
-def run(isvp, args):
-    return subprocess.run([isvp, "bench", "collectives"] + args, capture_output=True, text=True,
+def run(isvp, args, command="collectives"):
+    return subprocess.run([isvp, "bench", command] + args, capture_output=True, text=True,
                           timeout=TIMEOUT, env=environment())
 
 
@@ -37,15 +39,15 @@ def comparable(stdout):
     for line in stdout.splitlines():
         if line.startswith("# simulator:") or line.startswith("# partitions:"):
             continue
-        lines.append(re.sub(r" in [0-9.e+-]+ s wall", "", line))
+        lines.append(re.sub(r" in [0-9.e+-]+ s wall.*", "", line))
     return lines
 
 
-def same(isvp, partitions, args):
-    one = run(isvp, args)
+def same(isvp, partitions, args, command="collectives"):
+    one = run(isvp, args, command)
     if one.returncode != 0:
         sys.exit(f"one process failed ({one.returncode}):\n{one.stdout}\n{one.stderr}")
-    many = run(isvp, args + ["--partitions", partitions])
+    many = run(isvp, args + ["--partitions", partitions], command)
     if many.returncode != 0:
         sys.exit(f"--partitions {partitions} failed ({many.returncode}):\n{many.stdout}\n{many.stderr}")
     a, b = comparable(one.stdout), comparable(many.stdout)
@@ -77,6 +79,8 @@ def main():
     mode, isvp = sys.argv[1], sys.argv[2]
     if mode == "same":
         same(isvp, sys.argv[3], sys.argv[4:])
+    elif mode == "same-pingpong":
+        same(isvp, sys.argv[3], sys.argv[4:], "pingpong")
     elif mode == "refused":
         refused(isvp, sys.argv[3], sys.argv[4:])
     else:
