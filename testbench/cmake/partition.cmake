@@ -38,3 +38,9 @@ add_test(NAME partition_pingpong_rows_identical_2
          COMMAND ${ISVP_PYTHON3} ${partition_checks} same-pingpong $<TARGET_FILE:isvp> 2 --nodes 4 --hops 2
                  --sizes 8,4K,64K --iterations 3 --window 4)
 set_tests_properties(partition_pingpong_rows_identical_2 PROPERTIES LABELS partition TIMEOUT 600)
+
+# A partition that dies ends the whole job (mpiexec), nothing waits for it.
+add_test(NAME partition_killed_partition_ends_the_job
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} killed $<TARGET_FILE:isvp> --topology torus:4x4x2
+                 --collectives all --sizes 8,64K --iterations 20)
+set_tests_properties(partition_killed_partition_ends_the_job PROPERTIES LABELS partition TIMEOUT 300)

@@ -9,14 +9,20 @@
       and cut traffic > 0).
   partition_checks.py same-pingpong ISVP PARTITIONS ARGS...
       The same for `isvp bench pingpong ARGS`.
+  partition_checks.py killed ISVP ARGS...
+      `isvp bench collectives ARGS --partitions 2`, partition 1 SIGKILLed
+      once running: the job ends (non-zero, mpiexec names process rank 1)
+      within a minute and leaves no simulator process behind.
   partition_checks.py refused ISVP EXPECTED ARGS...
       `isvp bench collectives ARGS` fails with a message containing EXPECTED,
       promptly (no hang).
 """
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 
 TIMEOUT = 600
 
@@ -75,12 +81,63 @@ def refused(isvp, expected, args):
     print(f"refused: {output.strip().splitlines()[-1]}")
 
 
+def partition_processes(marker):
+    """Pids of the job's simulator processes (their environment holds `marker`), by MPI rank."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                env = dict(item.split(b"=", 1) for item in f.read().split(b"\0") if b"=" in item)
+        except OSError:
+            continue
+        if env.get(b"ISVP_PARTITION_TEST") == marker.encode() and b"OMPI_COMM_WORLD_RANK" in env:
+            found[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(entry)
+    return found
+
+
+def killed(isvp, args):
+    marker = f"{os.getpid()}-{time.time()}"
+    env = environment()
+    env["ISVP_PARTITION_TEST"] = marker
+    job = subprocess.Popen([isvp, "bench", "collectives"] + args + ["--partitions", "2"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, env=env)
+    deadline = time.time() + 120
+    victim = None
+    while time.time() < deadline and job.poll() is None:
+        victim = partition_processes(marker).get(1)
+        if victim:
+            break
+        time.sleep(0.1)
+    if victim is None:
+        job.kill()
+        sys.exit(f"partition 1 never started:\n{job.communicate()[0]}")
+    time.sleep(2)  # let it synchronise a while
+    os.kill(victim, signal.SIGKILL)
+    try:
+        output, _ = job.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        sys.exit("the job did not end within 60 s after partition 1 was killed (a partition waits for good)")
+    if job.returncode == 0 or "rank 1" not in output:
+        sys.exit(f"expected a failure naming rank 1, got status {job.returncode}:\n{output}")
+    time.sleep(0.5)
+    left = partition_processes(marker)
+    if left:
+        sys.exit(f"simulator processes left behind: {left}")
+    print(f"ended with status {job.returncode}: " + " ".join(line.strip() for line in output.splitlines()
+                                                              if "rank 1" in line))
+
+
 def main():
     mode, isvp = sys.argv[1], sys.argv[2]
     if mode == "same":
         same(isvp, sys.argv[3], sys.argv[4:])
     elif mode == "same-pingpong":
         same(isvp, sys.argv[3], sys.argv[4:], "pingpong")
+    elif mode == "killed":
+        killed(isvp, sys.argv[3:])
     elif mode == "refused":
         refused(isvp, sys.argv[3], sys.argv[4:])
     else:
