@@ -26,6 +26,7 @@
 #include "isvp/collectives.h"
 #include "isvp/loggp_model.h"
 #include "job_platform.h"
+#include "partitioning.h"
 #include "size_list.h"
 
 namespace po = boost::program_options;
@@ -275,14 +276,17 @@ int bench_collectives(int argc, char** argv) {
         ("vcd", po::value<std::string>()->value_name("FILE"),
          "record the RTL AgLU waveform of node 0's switch (needs --aglu rtl; aglu.vcd)")
         ("progress", "print a progress line on stderr (default: when stderr is a terminal)")
-        ("json", po::value<std::string>()->value_name("FILE"), "also write the rows, the model and the parameters as JSON");
+        ("json", po::value<std::string>()->value_name("FILE"), "also write the rows, the model and the parameters as JSON")
+        ("partitions", po::value<unsigned>()->value_name("P"),
+         "simulate the platform in P processes under mpiexec, each a contiguous block of switches (docs/PARTITIONS.md); "
+         "identical rows. Started by mpiexec -n P already: P is the job's size");
     add_platform_options(options);
     po::variables_map values;
     if (!parse(argc, argv,
                "usage: isvp bench collectives [--topology torus:XxYxZ|fattree:radix=R,hosts=N|file:PATH]\n"
                "        [--collectives LIST] [--sizes A:B|list]\n"
                "        [--iterations N] [--warmup N] [--aglu tlm|rtl] [--offload on|off|both] [--check]\n"
-               "        [--timing-only] [--vcd FILE] [--progress] [--json FILE] [--set k=v]...\n"
+               "        [--timing-only] [--vcd FILE] [--progress] [--json FILE] [--partitions P] [--set k=v]...\n"
                "One row per collective and size. Latency: every call starts after a barrier; each rank\n"
                "times its own call; the row is the average over the timed iterations (after --warmup\n"
                "untimed ones) of the maximum over ranks, as the OSU benchmarks report. Beside it the\n"
@@ -327,7 +331,7 @@ int bench_collectives(int argc, char** argv) {
             throw ConfigError("bench collectives: --sizes " + std::to_string(size) +
                               ": sizes are bytes of int32 elements per rank, a positive multiple of 4");
 
-    const PlatformConfig config = PlatformConfig::from(parameters);
+    PlatformConfig config = PlatformConfig::from(parameters);
     const guest::DriverConfig base_driver_config = driver_config_from(parameters);
     transport::JobSpec spec;
     const NetworkTopology topology = config.fabric.topology();
@@ -352,6 +356,15 @@ int bench_collectives(int argc, char** argv) {
                                   "-byte buffer; collective.max_buffer_bytes is " + std::to_string(max_buffer) +
                                   " (use smaller --sizes)");
         }
+
+    // Partitions (docs/PARTITIONS.md): refused combinations first, then this
+    // process is either re-started under mpiexec or one partition of the job.
+    std::vector<std::string> arguments{"bench", "collectives"};
+    for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
+    Partitioning partitioning("bench collectives", arguments, values.count("partitions") > 0,
+                              values.count("partitions") ? values["partitions"].as<unsigned>() : 0, config, spec);
+    PartitionRuntime* const runtime = partitioning.active() ? &partitioning.runtime() : nullptr;
+    const bool printing = partitioning.printing();  // partition 0 prints the rows
 
     // Rows: collective x size (barrier: one row, size 0).
     struct Row {
@@ -391,6 +404,7 @@ int bench_collectives(int argc, char** argv) {
         JobPlatform& job;
         ~KeepForExit() { job.keep_for_exit(); }
     } keep_for_exit{job};
+    const transport::PlatformBuilder build_platform = partitioning.wrap(job.builder(), [&] { return job.platform(); });
     const bool show_progress = values.count("progress") > 0 || isatty(STDERR_FILENO) != 0;
     Progress progress(show_progress, total_weight, rows.size() * (passes.offload + passes.software));
     std::mutex mutex;
@@ -401,7 +415,7 @@ int bench_collectives(int argc, char** argv) {
     std::uint64_t guest_resident = 0, driver_payload_buffer = 0, driver_staged = 0;
     const auto wall_start = std::chrono::steady_clock::now();
     const transport::JobResult result =
-        transport::run_local_job(spec, job.builder(), [&](guest::DeviceTransport& transport) {
+        transport::run_local_job(spec, build_platform, [&](guest::DeviceTransport& transport) {
             guest::DriverConfig driver_config = base_driver_config;
             driver_config.offload = passes.offload;
             driver_config.timing_only = timing_only;
@@ -456,13 +470,14 @@ int bench_collectives(int argc, char** argv) {
         });
     const double wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     // Simulator speed: packets over router-to-router links, and SystemC delta cycles.
-    const std::uint64_t packet_hops = job.platform() ? job.platform()->fabric().packet_hops() : 0;
-    const std::uint64_t delta_cycles = sc_core::sc_delta_count();
+    std::uint64_t packet_hops = job.platform() ? job.platform()->fabric().packet_hops() : 0;
+    std::uint64_t delta_cycles = sc_core::sc_delta_count();
     // What the switches did with received step bytes: copied, combined by the
     // AgLUs, or skipped (job.timing_only) -- what proves timing-only skips the work.
     CollectiveStatistics engine;
     if (job.platform())
         for (unsigned n = 0; n < job.platform()->nodes(); ++n) {
+            if (!job.platform()->has_node(n)) continue;
             const CollectiveStatistics& counted = job.platform()->node(n).collective.statistics();
             engine.bytes_copied += counted.bytes_copied;
             engine.bytes_combined += counted.bytes_combined;
@@ -509,12 +524,62 @@ int bench_collectives(int argc, char** argv) {
             reliable.lost_received += counted.lost_received;
         }
     }
-    if (!result.error.empty() || (result.exit_status != 0 && !mismatch)) {
-        std::cerr << "isvp bench collectives: job failed: " << result.error << "\n";
+    const bool failed = !result.error.empty() || (result.exit_status != 0 && !mismatch);
+    if (failed) {
+        std::cerr << "isvp bench collectives: "
+                  << (runtime ? "partition " + std::to_string(runtime->rank()) + ": " : std::string()) << "job failed: "
+                  << result.error << "\n";
         for (std::size_t r = 0; r < result.ranks.size(); ++r)
             if (!result.ranks[r].ended.empty()) std::cerr << "  rank " << r << ": " << result.ranks[r].ended << "\n";
-        return result.exit_status ? result.exit_status : 1;
     }
+    std::uint64_t end_time_ps = result.end_time_ps;
+    int exit_status = failed ? (result.exit_status ? result.exit_status : 1) : 0;
+    if (runtime) {
+        // Every partition's part of the rows and counters, to partition 0.
+        std::vector<std::uint64_t> maxima, minima;
+        for (const Row& row : rows)
+            for (unsigned i = 0; i < iterations; ++i) {
+                maxima.insert(maxima.end(), {row.offload_ps[i], row.software_ps[i], row.offload_starts[i].second,
+                                             row.software_starts[i].second});
+                minima.insert(minima.end(), {row.offload_starts[i].first, row.software_starts[i].first});
+            }
+        maxima.insert(maxima.end(), {std::uint64_t{mismatch}, end_time_ps, static_cast<std::uint64_t>(exit_status)});
+        std::vector<std::uint64_t> sums{offloaded,
+                                        software,
+                                        packet_hops,
+                                        delta_cycles,
+                                        engine.bytes_copied,
+                                        engine.bytes_combined,
+                                        engine.bytes_skipped,
+                                        engine.aglu_cycles};
+        runtime->max(maxima);
+        runtime->min(minima);
+        runtime->sum(sums);
+        std::size_t at = 0, low = 0;
+        for (Row& row : rows)
+            for (unsigned i = 0; i < iterations; ++i) {
+                row.offload_ps[i] = maxima[at++];
+                row.software_ps[i] = maxima[at++];
+                row.offload_starts[i].second = maxima[at++];
+                row.software_starts[i].second = maxima[at++];
+                row.offload_starts[i].first = minima[low++];
+                row.software_starts[i].first = minima[low++];
+            }
+        mismatch = maxima[at++] != 0;
+        end_time_ps = maxima[at++];
+        exit_status = static_cast<int>(maxima[at++]);
+        offloaded = sums[0];
+        software = sums[1];
+        packet_hops = sums[2];
+        delta_cycles = sums[3];
+        engine.bytes_copied = sums[4];
+        engine.bytes_combined = sums[5];
+        engine.bytes_skipped = sums[6];
+        engine.aglu_cycles = sums[7];
+    }
+    const std::string partition_summary = partitioning.summary();  // collective: before anyone returns
+    if (exit_status != 0 && (failed || !mismatch)) return exit_status;
+    if (!printing) return mismatch ? 1 : 0;
 
     const loggp::Parameters loggp_parameters = loggp::derive(loggp_figures(config, spec.config));
     const loggp::Model model(loggp_parameters, topology, config.fabric.routing(topology), ranks);
@@ -595,7 +660,7 @@ int bench_collectives(int argc, char** argv) {
         json_rows.push_back(json_row);
     }
     std::cout << std::defaultfloat << "# " << offloaded << " calls offloaded, " << software
-              << " in software (barriers between iterations included); simulated " << result.end_time_ps / 1e6
+              << " in software (barriers between iterations included); simulated " << end_time_ps / 1e6
               << " us in " << std::setprecision(3) << wall_seconds << " s wall\n"
               << "# simulator: " << packet_hops << " packet-hops (" << std::setprecision(3)
               << packet_hops / wall_seconds / 1e6 << " M/s), " << delta_cycles << " delta cycles ("
@@ -612,6 +677,7 @@ int bench_collectives(int argc, char** argv) {
                   << engine.tree_joins << " tree joins, " << switches.trees_planned
                   << " trees planned; switch engines took part in " << switches.collectives << " collectives, combined "
                   << switches.bytes_combined << " bytes, dropped " << switches.dropped << " packets\n";
+    std::cout << partition_summary;
     if (with_reliable)
         std::cout << "# reliable delivery: links dropped " << link_drops << " packets; " << reliable.data_packets
                   << " packets sent, " << reliable.retransmissions << " retransmitted (" << reliable.timeouts
@@ -644,8 +710,9 @@ int bench_collectives(int argc, char** argv) {
                               {"rows", json_rows},
                               {"check", check},
                               {"mismatch", mismatch},
-                              {"simulated_us", result.end_time_ps / 1e6},
+                              {"simulated_us", end_time_ps / 1e6},
                               {"wall_seconds", wall_seconds},
+                              {"partitions", runtime ? runtime->size() : 1u},
                               {"packet_hops", packet_hops},
                               {"delta_cycles", delta_cycles},
                               {"engine",

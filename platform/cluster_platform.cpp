@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "isvp/statistics_table.h"
@@ -84,7 +85,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
     : sc_core::sc_module(name),
       trace_(config.trace.file.empty() ? nullptr
                                        : std::make_unique<TraceWriter>(config.trace.file, config.trace.max_events)),
-      fabric_("fabric", config.fabric),
+      fabric_("fabric", config.fabric, nullptr, config.partition_plan.get(), config.partition),
       ranks_(static_cast<unsigned>(ranks.size())),
       reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)) {
     const unsigned count = fabric_.nodes();
@@ -95,6 +96,10 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
                           "-node " + fabric_.topology().description() + " (one rank per node)");
     pcie_log_ = PcieTransactionLog::open(config.trace, count, trace_.get());
     for (unsigned n = 0; n < count; ++n) {
+        if (!fabric_.owns_host(n)) {  // another partition simulates it
+            nodes_.push_back(nullptr);
+            continue;
+        }
         MemorySpan memory;
         if (n < ranks_) {
             memory = ranks[n];
@@ -172,8 +177,9 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
         const NetworkTopology& topology = fabric_.topology();
         const bool torus = topology.kind() == "torus";
         for (unsigned s = 0; s < topology.switches(); ++s)
-            fabric_.router(s).set_trace(trace_.get(), torus ? s + 1 : count + 1 + s,
-                                        torus ? std::to_string(s) : topology.switch_at(s).name);
+            if (fabric_.owns(s))
+                fabric_.router(s).set_trace(trace_.get(), torus ? s + 1 : count + 1 + s,
+                                            torus ? std::to_string(s) : topology.switch_at(s).name);
     }
 }
 
@@ -212,6 +218,13 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
     nodes_[loss.destination]->link_fault(loss, packets);
 }
 
+Node& ClusterPlatform::node(unsigned index) {
+    Node* node = nodes_.at(index).get();
+    if (node == nullptr)
+        throw std::logic_error("platform: node " + std::to_string(index) + " is simulated by another partition");
+    return *node;
+}
+
 void ClusterPlatform::finish_trace() {
     if (pcie_log_) pcie_log_->finish();
     if (trace_) trace_->finish();
@@ -219,7 +232,8 @@ void ClusterPlatform::finish_trace() {
 
 nlohmann::json ClusterPlatform::statistics(const sc_core::sc_time& elapsed) const {
     nlohmann::json nodes = nlohmann::json::array();
-    for (const auto& node : nodes_) nodes.push_back(node->statistics());
+    for (const auto& node : nodes_)
+        if (node) nodes.push_back(node->statistics());
     nlohmann::json out = {
         {"simulated_us", elapsed.to_seconds() * 1e6}, {"fabric", fabric_.statistics(elapsed)}, {"nodes", nodes}};
     if (!switch_engines_.empty()) {

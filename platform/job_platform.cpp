@@ -102,7 +102,9 @@ std::uint64_t estimated_platform_bytes(const PlatformConfig& config) {
 }
 
 JobPlatform::JobPlatform(const PlatformConfig& config) : config_(config) {
-    const std::uint64_t needed = estimated_platform_bytes(config_);
+    std::uint64_t needed = estimated_platform_bytes(config_);
+    // A partition builds its share of the nodes and switches.
+    if (config_.partition_plan) needed /= config_.partition_plan->partitions();
     std::string limit;
     double limit_bytes = 0;
     if (config_.memory_limit_gib > 0) {
@@ -129,6 +131,7 @@ transport::PlatformBuilder JobPlatform::builder() {
         for (const auto& span : memory) spans.push_back({span.data, span.bytes});
         platform_ = std::make_unique<ClusterPlatform>("platform", config_, spans);
         for (std::size_t rank = 0; rank < gateways.size(); ++rank) {
+            if (gateways[rank] == nullptr) continue;  // a rank of another partition
             Node& node = platform_->node(static_cast<unsigned>(rank));
             gateways[rank]->mmio.bind(node.pcie.host_mmio);
             node.bridge.msi.bind(gateways[rank]->msi);

@@ -48,6 +48,13 @@ void CreditedOutPort::drain() {
         }
         std::deque<Outgoing>& from = urgent_.empty() ? queue_ : urgent_;
         Outgoing& o = from.front();
+        // Not before its head is here: drain() may run earlier for another
+        // packet or a credit, and which of two processes runs first at one
+        // time must not decide when a packet leaves.
+        if (now < o.ready) {
+            wake_.notify(o.ready - now);
+            return;
+        }
         const std::uint32_t phits = o.phits;
         if (credits_ < phits) {
             if (!arriving_.empty()) wake_.notify(arriving_.top().first - now);

@@ -19,6 +19,7 @@
 #include "isvp/fabric.h"
 #include "isvp/node.h"
 #include "isvp/parameters.h"
+#include "isvp/partition_plan.h"
 #include "isvp/pcie_transaction_log.h"
 #include "isvp/switch_engine.h"
 #include "isvp/trace_writer.h"
@@ -35,6 +36,11 @@ struct PlatformConfig {
     /// testbenches): memory a job's platform may need, GiB; 0 = what the
     /// machine has available.
     double memory_limit_gib = 0;
+    /// A distributed simulation (docs/PARTITIONS.md): the platform is
+    /// partition `partition` of `partition_plan` and builds only its
+    /// switches and nodes. Null: the whole platform. Not a parameter.
+    std::shared_ptr<const PartitionPlan> partition_plan;
+    unsigned partition = 0;
 
     static void declare(Parameters& parameters);
     static PlatformConfig from(const Parameters& parameters);
@@ -53,7 +59,9 @@ class ClusterPlatform : public sc_core::sc_module {
 
     unsigned nodes() const { return fabric_.nodes(); }
     unsigned ranks() const { return ranks_; }
-    Node& node(unsigned index) { return *nodes_.at(index); }
+    Node& node(unsigned index);
+    /// Node `index` is simulated here (always, unless partitioned).
+    bool has_node(unsigned index) const { return nodes_.at(index) != nullptr; }
     Fabric& fabric() { return fabric_; }
 
     /// Statistics of every block; `elapsed` gives utilisations.
@@ -79,7 +87,7 @@ class ClusterPlatform : public sc_core::sc_module {
     std::unique_ptr<PcieTransactionLog> pcie_log_;        ///< trace.pcie, or null (closed before trace_)
     Fabric fabric_;                                       ///< routers and links
     unsigned ranks_;                                      ///< nodes that run a rank
-    std::vector<std::unique_ptr<Node>> nodes_;            ///< one per fabric node
+    std::vector<std::unique_ptr<Node>> nodes_;            ///< one per fabric node; null where another partition has it
     std::vector<std::unique_ptr<IdleHost>> idle_hosts_;   ///< CPUs of rank-less nodes
     std::vector<std::vector<std::uint8_t>> idle_memory_;  ///< their small host memories
     bool reliable_ = false;                               ///< ReliableEndpoints built

@@ -34,6 +34,7 @@ class CreditedOutPort {
         std::uint8_t credit_to = 0;  ///< owner's tag: upstream input to credit when it leaves (0: none, generated here)
         std::int8_t ends_call = -1;  ///< owner's tag (traced: the last result packet of a call on this context)
         std::uint32_t phits = 0;     ///< its length (known when queued; drain need not touch it)
+        sc_core::sc_time ready;      ///< set by enqueue(): when its head is here and it may leave
     };
     /// Called when a packet has left, after the receiver took it and before
     /// it is released: `tail_after` is when its tail follows (credit
@@ -53,7 +54,9 @@ class CreditedOutPort {
     /// Queues `packet` (urgent: ahead of the ordinary queue) and wakes the
     /// sender after `delay`.
     void enqueue(const Outgoing& packet, bool urgent, const sc_core::sc_time& delay) {
-        (urgent ? urgent_ : queue_).push_back(packet);
+        std::deque<Outgoing>& into = urgent ? urgent_ : queue_;
+        into.push_back(packet);
+        into.back().ready = sc_core::sc_time_stamp() + delay;
         wake_.notify(delay);
     }
     /// Sets the hook that makes packets queued without one.
