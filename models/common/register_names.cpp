@@ -240,6 +240,25 @@ std::string register_fields(std::uint32_t offset, std::uint32_t value) {
             fields.add("count", forward_fill::COUNT.get(value));
             fields.add("first_node", forward_fill::FIRST_NODE.get(value));
             break;
+        case KERNEL_CAPABILITIES:
+            fields.add("kernels", kernel_capabilities::KERNELS.get(value));
+            fields.add("args", kernel_capabilities::ARGS.get(value));
+            fields.add("results", kernel_capabilities::RESULTS.get(value));
+            break;
+        case KERNEL_CONTROL:
+            fields.add("start", kernel_control::START.get(value));
+            fields.add("clear", kernel_control::CLEAR.get(value));
+            break;
+        case KERNEL_STATUS:
+            fields.add("state", kernel_status::STATE.get(value));
+            fields.add("error_code", kernel_status::ERROR_CODE.get(value));
+            fields.add("launches", kernel_status::LAUNCHES.get(value));
+            break;
+        case KERNEL_ERROR_DETAIL:
+            fields.add("port", kernel_error_detail::PORT.get(value));
+            fields.add("peer", kernel_error_detail::PEER.get(value));
+            fields.add("what", kernel_error_detail::WHAT.get(value));
+            break;
         default:
             break;
     }
