@@ -1155,36 +1155,19 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
         // With job.timing_only nothing is copied or combined; the AgLUs are
         // charged exactly as combine() would charge them.
         const bool compute = !config_.timing_only;
-        const std::size_t vectors = (n + kVectorBytes - 1) / kVectorBytes;
-        if (compute) {
-            scratch_a_.resize(vectors);
-            scratch_b_.resize(vectors);
-            scratch_a_.back() = Vector256{};  // the last vector's tail lanes are zero
-            scratch_b_.back() = Vector256{};
-            const bool received_left = s.apply == Apply::CombineLeft;
-            auto* received = reinterpret_cast<std::uint8_t*>(received_left ? scratch_a_.data() : scratch_b_.data());
-            auto* local = reinterpret_cast<std::uint8_t*>(received_left ? scratch_b_.data() : scratch_a_.data());
-            std::memcpy(received, p.payload, n);
-            s.recv.gather(a.buffer.data(), from, to, local);
-        }
-        const Operation op = *operation_from_code(a.header.operation);
-        const Datatype type = *datatype_from_code(a.header.datatype);
-        const std::size_t parts = a.aglus.parts(vectors, config_.phits_per_cycle);
-        const std::size_t per_part = (vectors + parts - 1) / parts;
         const sc_core::sc_time now = sc_core::sc_time_stamp();
-        std::uint64_t done = now.value();
-        for (std::size_t first = 0; first < vectors; first += per_part) {
-            const std::size_t count = std::min(per_part, vectors - first);
-            // AgluEngine's contract: pipeline_stages + count - 1 cycles per burst.
-            const std::uint64_t latency =
-                compute ? aglu_->combine(op, type, scratch_a_.data() + first, scratch_b_.data() + first,
-                                         scratch_a_.data() + first, count)
-                        : aglu_->pipeline_stages() + count - 1;
-            done = std::max(done, a.aglus.issue(now.value(), count, latency, cycle_.value()));
-            statistics_.aglu_cycles += count;
-        }
-        if (compute)
-            s.recv.scatter(reinterpret_cast<const std::uint8_t*>(scratch_a_.data()), from, to, a.buffer.data());
+        ChunkCombiner::Chunk chunk;
+        chunk.apply = s.apply;
+        chunk.op = *operation_from_code(a.header.operation);
+        chunk.type = *datatype_from_code(a.header.datatype);
+        chunk.received = p.payload;
+        chunk.bytes = n;
+        chunk.stream = &s.recv;
+        chunk.from = from;
+        chunk.to = to;
+        chunk.buffer = a.buffer.data();
+        const std::uint64_t done = combiner_.combine(*aglu_, a.aglus, chunk, compute, config_.phits_per_cycle,
+                                                     now.value(), cycle_.value(), statistics_.aglu_cycles);
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
         a.combining.emplace_back(sc_core::sc_time::from_value(done), k);
         combining_contexts_ |= 1u << context;

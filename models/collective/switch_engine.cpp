@@ -391,35 +391,19 @@ void SwitchCollectiveEngine::take_chunk(Tree& t, std::size_t k, HeldPacket& p) {
     } else {
         // CGR: local (the inputs before it) op received, on the AgLUs free first.
         const bool compute = !config_.timing_only;
-        const std::size_t vectors = (n + kVectorBytes - 1) / kVectorBytes;
-        if (compute) {
-            scratch_a_.resize(vectors);
-            scratch_b_.resize(vectors);
-            scratch_a_.back() = Vector256{};
-            scratch_b_.back() = Vector256{};
-            const bool received_left = s.apply == Apply::CombineLeft;
-            auto* received = reinterpret_cast<std::uint8_t*>(received_left ? scratch_a_.data() : scratch_b_.data());
-            auto* local = reinterpret_cast<std::uint8_t*>(received_left ? scratch_b_.data() : scratch_a_.data());
-            std::memcpy(received, p.payload, n);
-            s.recv.gather(r.buffer.data(), from, to, local);
-        }
-        const Operation op = *operation_from_code(r.header.operation);
-        const Datatype type = *datatype_from_code(r.header.datatype);
-        const std::size_t parts = r.aglus.parts(vectors, config_.phits_per_cycle);
-        const std::size_t per_part = (vectors + parts - 1) / parts;
         const sc_core::sc_time now = sc_core::sc_time_stamp();
-        std::uint64_t done = now.value();
-        for (std::size_t first = 0; first < vectors; first += per_part) {
-            const std::size_t count = std::min(per_part, vectors - first);
-            const std::uint64_t latency =
-                compute ? aglu_->combine(op, type, scratch_a_.data() + first, scratch_b_.data() + first,
-                                         scratch_a_.data() + first, count)
-                        : aglu_->pipeline_stages() + count - 1;
-            done = std::max(done, r.aglus.issue(now.value(), count, latency, cycle_.value()));
-            statistics_.aglu_cycles += count;
-        }
-        if (compute)
-            s.recv.scatter(reinterpret_cast<const std::uint8_t*>(scratch_a_.data()), from, to, r.buffer.data());
+        ChunkCombiner::Chunk chunk;
+        chunk.apply = s.apply;
+        chunk.op = *operation_from_code(r.header.operation);
+        chunk.type = *datatype_from_code(r.header.datatype);
+        chunk.received = p.payload;
+        chunk.bytes = n;
+        chunk.stream = &s.recv;
+        chunk.from = from;
+        chunk.to = to;
+        chunk.buffer = r.buffer.data();
+        const std::uint64_t done = combiner_.combine(*aglu_, r.aglus, chunk, compute, config_.phits_per_cycle,
+                                                     now.value(), cycle_.value(), statistics_.aglu_cycles);
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
         r.combining.emplace_back(sc_core::sc_time::from_value(done), k);
         combined_event_.notify(sc_core::sc_time::from_value(done) - now);

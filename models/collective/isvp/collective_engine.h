@@ -53,6 +53,7 @@
 #include "isvp/aglu_engine.h"
 #include "isvp/argument_agreement.h"
 #include "isvp/cgr_pool.h"
+#include "isvp/chunk_combiner.h"
 #include "isvp/collective_core.h"
 #include "isvp/communicator_table.h"
 #include "isvp/credited_port.h"
@@ -525,7 +526,7 @@ class CollectiveEngine : public sc_core::sc_module {
     std::uint64_t incoming_order_ = 0;
     std::uint32_t combining_contexts_ = 0;                  ///< bit c: context c has chunks in its AgLUs
     std::vector<std::vector<std::uint8_t>> spare_buffers_;  ///< recycled request/collective buffers
-    std::vector<Vector256> scratch_a_, scratch_b_;          ///< AgLU operands (reused)
+    ChunkCombiner combiner_;  ///< a received chunk on the CGR's AgLUs (operands reused)
     sc_core::sc_event incoming_event_;                      ///< the earliest pending tail arrives
     sc_core::sc_event combined_event_;                      ///< the earliest chunk in an AgLU leaves it
     sc_core::sc_event cgr_free_event_;                      ///< a CGR unit freed while collectives wait

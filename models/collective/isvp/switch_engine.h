@@ -39,6 +39,7 @@
 
 #include "isvp/aglu_engine.h"
 #include "isvp/cgr_pool.h"
+#include "isvp/chunk_combiner.h"
 #include "isvp/collective_core.h"
 #include "isvp/collective_engine.h"
 #include "isvp/credited_port.h"
@@ -193,7 +194,7 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     bool flush_pending_ = false;
     std::priority_queue<Incoming, std::vector<Incoming>, std::greater<Incoming>> incoming_;
     std::uint64_t incoming_order_ = 0;
-    std::vector<Vector256> scratch_a_, scratch_b_;  ///< AgLU operands
+    ChunkCombiner combiner_;  ///< a received chunk on the CGR's AgLUs (operands reused)
     std::size_t held_total_ = 0;                    ///< data packets held (all trees)
     sc_core::sc_event incoming_event_, combined_event_, cgr_free_event_;
     sc_core::sc_event_queue flush_event_;
