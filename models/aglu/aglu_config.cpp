@@ -1,47 +1,41 @@
-#include <sstream>
-
 #include "isvp/aglu_engine.h"
+
+#include "isvp/parameter_table.h"
 
 namespace isvp {
 
 namespace {
+
 constexpr unsigned kMaxPipelineStages = 32;
-}
+
+/// The aglu.* parameters, each once (isvp/parameter_table.h).
+const auto kTable = [](auto& self, auto&& parameter) {
+    parameter(param::Choice<std::string>{"aglu.impl",
+                                         {{"tlm", "tlm"}, {"rtl", "rtl"}},
+                                         "AgLU implementation: C++ core (tlm) or Verilated RTL (rtl)"},
+              self.impl);
+    parameter(param::Integer{"aglu.pipeline_stages", "cycles", 1, kMaxPipelineStages,
+                             "AgLU latency from operands in to result out"},
+              self.pipeline_stages);
+    parameter(param::Real{"aglu.clock_mhz", "MHz", 1.0, 5000.0, "AgLU clock (switch clock)"}, self.clock_mhz);
+    parameter(param::Text{"aglu.vcd", "write the RTL AgLU waveform (VCD) here; empty = off"}, self.vcd_path);
+};
+
+}  // namespace
 
 void AgluConfig::declare(Parameters& parameters) {
-    const AgluConfig defaults;
-    parameters.declare_choice("aglu.impl", defaults.impl, {"tlm", "rtl"},
-                              "AgLU implementation: C++ core (tlm) or Verilated RTL (rtl)");
-    parameters.declare_integer("aglu.pipeline_stages", "cycles", defaults.pipeline_stages, 1, kMaxPipelineStages,
-                               "AgLU latency from operands in to result out");
-    parameters.declare_real("aglu.clock_mhz", "MHz", defaults.clock_mhz, 1.0, 5000.0, "AgLU clock (switch clock)");
-    parameters.declare_text("aglu.vcd", defaults.vcd_path, "write the RTL AgLU waveform (VCD) here; empty = off");
+    param::declare_table<AgluConfig>(parameters, kTable);
 }
 
 AgluConfig AgluConfig::from(const Parameters& parameters) {
-    AgluConfig config;
-    config.impl = parameters.text("aglu.impl");
-    config.pipeline_stages = static_cast<unsigned>(parameters.integer("aglu.pipeline_stages"));
-    config.clock_mhz = parameters.real("aglu.clock_mhz");
-    config.vcd_path = parameters.text("aglu.vcd");
+    const AgluConfig config = param::read_table<AgluConfig>(parameters, kTable);
     config.validate();
     return config;
 }
 
 void AgluConfig::validate() const {
-    if (impl != "tlm" && impl != "rtl")
-        throw ConfigError("config: aglu.impl must be one of tlm, rtl, got '" + impl + "'");
-    if (pipeline_stages < 1 || pipeline_stages > kMaxPipelineStages) {
-        std::ostringstream message;
-        message << "config: aglu.pipeline_stages must be an integer in [1, " << kMaxPipelineStages << "] cycles, got "
-                << pipeline_stages;
-        throw ConfigError(message.str());
-    }
-    if (!(clock_mhz >= 1.0 && clock_mhz <= 5000.0)) {
-        std::ostringstream message;
-        message << "config: aglu.clock_mhz must be a number in [1, 5000] MHz, got " << clock_mhz;
-        throw ConfigError(message.str());
-    }
+    param::check_table(*this, kTable);
+    // Between parameters: a waveform exists only for the RTL.
     if (!vcd_path.empty() && impl != "rtl")
         throw ConfigError("config: aglu.vcd records the RTL waveform and needs aglu.impl=rtl, got aglu.impl=" + impl);
 }

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "isvp/parameters.h"
+#include "isvp/parameter_table.h"
 
 namespace isvp {
 
@@ -14,34 +14,41 @@ std::string microseconds_text(std::uint64_t ps, int width) {
     return text;
 }
 
+namespace {
+
+/// The trace.* parameters, each once (isvp/parameter_table.h).
+constexpr auto kTraceTable = [](auto& self, auto&& parameter) {
+    parameter(param::Text{"trace.file",
+                          "write a Chrome/Perfetto trace (JSON) of packets per switch port and collective phases "
+                          "here; empty = off"},
+              self.file);
+    parameter(param::Integer{"trace.max_events", "events", 1, std::int64_t{1} << 40,
+                             "trace events written at most; later ones are counted only"},
+              self.max_events);
+    parameter(param::Text{"trace.pcie",
+                          "write a text log of every PCIe transaction (MMIO with register names, DMA with its "
+                          "queue/ring and decoded descriptors/completions, MSI-X) here; empty = off"},
+              self.pcie_file);
+    parameter(param::Text{"trace.pcie_nodes", "nodes whose PCIe transactions trace.pcie logs, e.g. 0,2-3; empty = all"},
+              self.pcie_nodes);
+    parameter(param::Text{"trace.pcie_registers",
+                          "BAR0 offset range of the MMIO accesses trace.pcie logs, e.g. 0x8000-0x83ff; empty = all "
+                          "(DMA and MSI-X are always logged)"},
+              self.pcie_registers);
+    parameter(param::Integer{"trace.pcie_max_events", "transactions", 1, std::int64_t{1} << 40,
+                             "PCIe transactions trace.pcie writes at most; the file ends with a note of the rest"},
+              self.pcie_max_events);
+};
+
+}  // namespace
+
 void TraceConfig::declare(Parameters& parameters) {
-    const TraceConfig defaults;
-    parameters.declare_text("trace.file", defaults.file,
-                            "write a Chrome/Perfetto trace (JSON) of packets per switch port and collective phases "
-                            "here; empty = off");
-    parameters.declare_integer("trace.max_events", "events", static_cast<std::int64_t>(defaults.max_events), 1,
-                               std::int64_t{1} << 40, "trace events written at most; later ones are counted only");
-    parameters.declare_text("trace.pcie", defaults.pcie_file,
-                            "write a text log of every PCIe transaction (MMIO with register names, DMA with its "
-                            "queue/ring and decoded descriptors/completions, MSI-X) here; empty = off");
-    parameters.declare_text("trace.pcie_nodes", defaults.pcie_nodes,
-                            "nodes whose PCIe transactions trace.pcie logs, e.g. 0,2-3; empty = all");
-    parameters.declare_text("trace.pcie_registers", defaults.pcie_registers,
-                            "BAR0 offset range of the MMIO accesses trace.pcie logs, e.g. 0x8000-0x83ff; empty = all "
-                            "(DMA and MSI-X are always logged)");
-    parameters.declare_integer("trace.pcie_max_events", "transactions",
-                               static_cast<std::int64_t>(defaults.pcie_max_events), 1, std::int64_t{1} << 40,
-                               "PCIe transactions trace.pcie writes at most; the file ends with a note of the rest");
+    param::declare_table<TraceConfig>(parameters, kTraceTable);
 }
 
 TraceConfig TraceConfig::from(const Parameters& parameters) {
-    TraceConfig config;
-    config.file = parameters.text("trace.file");
-    config.max_events = static_cast<std::uint64_t>(parameters.integer("trace.max_events"));
-    config.pcie_file = parameters.text("trace.pcie");
-    config.pcie_nodes = parameters.text("trace.pcie_nodes");
-    config.pcie_registers = parameters.text("trace.pcie_registers");
-    config.pcie_max_events = static_cast<std::uint64_t>(parameters.integer("trace.pcie_max_events"));
+    const TraceConfig config = param::read_table<TraceConfig>(parameters, kTraceTable);
+    param::check_table(config, kTraceTable);
     return config;
 }
 
@@ -49,10 +56,18 @@ std::string json_quote(const std::string& text) {
     std::string quoted = "\"";
     for (const char c : text) {
         switch (c) {
-            case '"': quoted += "\\\""; break;
-            case '\\': quoted += "\\\\"; break;
-            case '\n': quoted += "\\n"; break;
-            case '\t': quoted += "\\t"; break;
+            case '"':
+                quoted += "\\\"";
+                break;
+            case '\\':
+                quoted += "\\\\";
+                break;
+            case '\n':
+                quoted += "\\n";
+                break;
+            case '\t':
+                quoted += "\\t";
+                break;
             default:
                 if (static_cast<unsigned char>(c) < 0x20) {
                     char escape[8];
@@ -84,8 +99,9 @@ void TraceWriter::separator() {
 void TraceWriter::name_process(std::uint32_t pid, const std::string& name) {
     if (finished_ || !named_processes_.insert(pid).second) return;
     separator();
-    out_ << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid << ",\"tid\":0,\"args\":{\"name\":"
-         << json_quote(name) << "}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << pid
+    out_ << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid
+         << ",\"tid\":0,\"args\":{\"name\":" << json_quote(name)
+         << "}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << pid
          << ",\"tid\":0,\"args\":{\"sort_index\":" << pid << "}}";
 }
 
@@ -93,8 +109,9 @@ void TraceWriter::name_thread(std::uint32_t pid, std::uint32_t tid, const std::s
     if (finished_ || !named_threads_.insert({pid, tid}).second) return;
     separator();
     out_ << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << pid << ",\"tid\":" << tid
-         << ",\"args\":{\"name\":" << json_quote(name) << "}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":"
-         << pid << ",\"tid\":" << tid << ",\"args\":{\"sort_index\":" << tid << "}}";
+         << ",\"args\":{\"name\":" << json_quote(name)
+         << "}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" << pid << ",\"tid\":" << tid
+         << ",\"args\":{\"sort_index\":" << tid << "}}";
 }
 
 void TraceWriter::complete(std::uint32_t pid, std::uint32_t tid, const char* category, const std::string& name,

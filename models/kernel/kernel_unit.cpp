@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "isvp/msix_interrupt.h"
+#include "isvp/parameter_table.h"
 
 namespace isvp {
 
@@ -106,41 +107,49 @@ void combine(SMI_Datatype type, SMI_Op op, std::uint8_t* acc, const std::uint8_t
 // ---------------------------------------------------------------------------
 // Config
 
-void KernelConfig::declare(Parameters& p) {
-    const KernelConfig d;
-    p.declare_real("kernel.clock_mhz", "MHz", d.clock_mhz, 1.0, 5000.0,
-                   "on-FPGA kernel clock: one Push/Pop/collective element per cycle");
-    p.declare_integer("kernel.packet_payload_bytes", "bytes", d.packet_payload_bytes, 8, 1024,
-                      "data bytes per SMI stream packet (power of two; SMI's own packets carry 28)");
-    p.declare_integer("kernel.window_packets", "packets", d.window_packets, 1, 4096,
-                      "SMI credits: data packets a sender may have unconsumed per (receiver, port)");
-    p.declare_integer("kernel.rx_buffer_phits", "phits", d.rx_buffer_phits, 1, 1 << 20,
-                      "kernel unit's input buffer: credits granted to the collective engine");
-    p.declare_integer("kernel.phits_per_cycle", "phits", d.phits_per_cycle, 1, 16,
-                      "kernel unit's output serialisation width per cycle");
+namespace {
+
+/// The kernel.* parameters, each once (isvp/parameter_table.h).
+constexpr auto kConfigTable = [](auto& self, auto&& parameter) {
+    parameter(param::Real{"kernel.clock_mhz", "MHz", 1.0, 5000.0,
+                          "on-FPGA kernel clock: one Push/Pop/collective element per cycle"},
+              self.clock_mhz);
+    parameter(param::Integer{"kernel.packet_payload_bytes", "bytes", 8, 1024,
+                             "data bytes per SMI stream packet (SMI's own packets carry 28)", true},
+              self.packet_payload_bytes);
+    parameter(param::Integer{"kernel.window_packets", "packets", 1, 4096,
+                             "SMI credits: data packets a sender may have unconsumed per (receiver, port)"},
+              self.window_packets);
+    parameter(param::Integer{"kernel.rx_buffer_phits", "phits", 1, 1 << 20,
+                             "kernel unit's input buffer: credits granted to the collective engine"},
+              self.rx_buffer_phits);
+    parameter(
+        param::Integer{"kernel.phits_per_cycle", "phits", 1, 16, "kernel unit's output serialisation width per cycle"},
+        self.phits_per_cycle);
+};
+
+}  // namespace
+
+void KernelConfig::declare(Parameters& parameters) {
+    param::declare_table<KernelConfig>(parameters, kConfigTable);
 }
 
-KernelConfig KernelConfig::from(const Parameters& p) {
-    KernelConfig c;
-    c.clock_mhz = p.real("kernel.clock_mhz");
-    c.packet_payload_bytes = static_cast<std::uint32_t>(p.integer("kernel.packet_payload_bytes"));
-    c.window_packets = static_cast<std::uint32_t>(p.integer("kernel.window_packets"));
-    c.rx_buffer_phits = static_cast<std::uint32_t>(p.integer("kernel.rx_buffer_phits"));
-    c.phits_per_cycle = static_cast<unsigned>(p.integer("kernel.phits_per_cycle"));
-    c.validate();
-    return c;
+KernelConfig KernelConfig::from(const Parameters& parameters) {
+    const KernelConfig config = param::read_table<KernelConfig>(parameters, kConfigTable);
+    config.validate();
+    return config;
 }
 
 void KernelConfig::validate() const {
-    if (!(clock_mhz >= 1.0 && clock_mhz <= 5000.0)) refuse_parameter("kernel.clock_mhz", "in [1, 5000]", clock_mhz);
-    if (packet_payload_bytes < 8 || packet_payload_bytes > 1024 || !is_power_of_two(packet_payload_bytes))
-        refuse_parameter("kernel.packet_payload_bytes", "a power of two in [8, 1024]", packet_payload_bytes);
-    if (window_packets < 1 || window_packets > 4096)
-        refuse_parameter("kernel.window_packets", "an integer in [1, 4096]", window_packets);
-    if (rx_buffer_phits < phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead) + packet_payload_bytes))
-        refuse_parameter("kernel.rx_buffer_phits", "at least one stream packet's phits", rx_buffer_phits);
-    if (phits_per_cycle < 1 || phits_per_cycle > 16)
-        refuse_parameter("kernel.phits_per_cycle", "an integer in [1, 16]", phits_per_cycle);
+    param::check_table(*this, kConfigTable);
+    // Between parameters: the input buffer holds one whole stream packet.
+    const std::uint32_t packet_phits =
+        phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead) + packet_payload_bytes);
+    if (rx_buffer_phits < packet_phits)
+        refuse_parameter("kernel.rx_buffer_phits",
+                         "at least one stream packet (" + std::to_string(packet_phits) +
+                             " phits for kernel.packet_payload_bytes=" + std::to_string(packet_payload_bytes) + ")",
+                         rx_buffer_phits);
 }
 
 // ---------------------------------------------------------------------------

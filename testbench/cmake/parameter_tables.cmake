@@ -1,7 +1,8 @@
 # Parameters declared once per block (models/common/isvp/parameter_table.h,
-# issue 15 item 4): every parameter of the converted blocks (collective,
-# qdma, driver, aurora, pcie) refuses a bad value in the one error format, every
-# name the sources read is declared, and each is in its block's README.
+# issue 15 item 4): every parameter of every block (collective, qdma, driver,
+# aurora, pcie, router, aglu, host/job, reliable, trace, kernel) refuses a bad
+# value in the one error format, every name the sources read is declared, each
+# is in its block's README, and no block declares one outside its table.
 # (Unit side: testbench/unit/test_parameter_tables.cpp.)
 set(parameter_tables_checks ${CMAKE_CURRENT_SOURCE_DIR}/scripts/parameter_tables_checks.py)
 add_test(NAME parameter_tables_bad_value_of_each_parameter_one_format

@@ -3,8 +3,7 @@
 item 4), as the platform sees them (testbench/cmake/parameter_tables.cmake):
 
   bad_values ISVP
-      for every parameter of the converted blocks (collective, qdma, driver,
-      aurora, pcie) that `isvp bench pingpong --list-parameters` shows, a value
+      for every parameter of the blocks (BLOCKS below) that `isvp bench pingpong --list-parameters` shows, a value
       outside what the listing says it accepts (above the range, below it,
       a name not among the choices) is refused before the run with the one
       format "config: NAME must be ACCEPTED, got VALUE", naming the
@@ -12,8 +11,9 @@ item 4), as the platform sees them (testbench/cmake/parameter_tables.cmake):
   declared ISVP SOURCE_DIR
       every parameter name the sources read by literal (parameters.integer /
       real / text / flag("name")) is declared by some command, and every
-      parameter of the converted blocks is documented in its block's README
-      (models/<block>/README.md; driver.*: docs/PERFORMANCE.md).
+      parameter of the blocks is documented in its block's README
+      (models/<block>/README.md; DOCS below for the others), and no block
+      declares a parameter except through its table.
 """
 
 import glob
@@ -22,7 +22,15 @@ import re
 import subprocess
 import sys
 
-BLOCKS = ("collective", "qdma", "driver", "aurora", "pcie")
+BLOCKS = ("collective", "qdma", "driver", "aurora", "pcie", "router", "aglu", "host", "job", "reliable", "trace", "kernel")
+# Where each block's parameter table is documented (default models/<block>/README.md).
+DOCS = {"driver": "docs/PERFORMANCE.md", "host": "sw/transport/README.md", "job": "sw/transport/README.md",
+        "trace": "docs/REPORTS.md"}
+# Sources that may declare parameters outside a block table: the table itself,
+# the Parameters set, the topology selectors (texts parsed into shapes by their
+# own parsers) and the commands' own options in platform/.
+DECLARE_ALLOWED = ("models/common/isvp/parameter_table.h", "models/common/parameters.cpp",
+                   "models/router/fabric_config.cpp")
 LISTING = re.compile(r"^  (\S+)\s+(\S+)\s+.*\((an integer in \[(-?\d+), (-?\d+)\][^)]*|a power of two in \[(\d+), (\d+)\]"
                      r"[^)]*|a number in \[([^,]+), ([^\]]+)\][^)]*|one of [^)]*|true or false|a string)\)$")
 
@@ -103,13 +111,22 @@ def declared(isvp, source_dir):
         block = name.split(".")[0]
         if block not in BLOCKS:
             continue
-        doc = os.path.join(source_dir, "docs", "PERFORMANCE.md") if block == "driver" else \
-            os.path.join(source_dir, "models", block, "README.md")
+        doc = os.path.join(source_dir, DOCS.get(block, f"models/{block}/README.md"))
         text = open(doc).read()
         short = name.split(".", 1)[1]
         if f"`{name}`" not in text and not re.search(rf"^\| `?{re.escape(short)}`? \|", text, re.M):
             fail(f"{name} is not in the parameter table of {os.path.relpath(doc, source_dir)}")
-    print(f"{len(read)} parameter names read by literal, all declared; the converted blocks' parameters documented")
+    outside = []
+    declare = re.compile(r"\bdeclare_(?:integer|real|choice|text|flag)\(")
+    for path in glob.glob(os.path.join(source_dir, "models", "**", "*.cpp"), recursive=True) + \
+            glob.glob(os.path.join(source_dir, "sw", "**", "*.cpp"), recursive=True):
+        relative = os.path.relpath(path, source_dir)
+        if relative not in DECLARE_ALLOWED and declare.search(open(path, errors="replace").read()):
+            outside.append(relative)
+    if outside:
+        fail(f"declare parameters outside a block's table (isvp/parameter_table.h): {sorted(outside)}")
+    print(f"{len(read)} parameter names read by literal, all declared; the blocks' parameters documented and "
+          "declared only through their tables")
 
 
 def main():

@@ -4,11 +4,16 @@
 // one format "config: NAME must be ACCEPTED, got VALUE".
 #include <catch2/catch.hpp>
 
+#include "isvp/aglu_engine.h"
 #include "isvp/aurora_config.h"
 #include "isvp/driver.h"
 #include "isvp/driver_parameters.h"
 #include "isvp/parameter_table.h"
 #include "isvp/qdma_config.h"
+#include "isvp/reliable_config.h"
+#include "isvp/router_config.h"
+#include "isvp/trace_writer.h"
+#include "isvp/transport_config.h"
 
 using namespace isvp;
 
@@ -65,4 +70,60 @@ TEST_CASE("parameter tables: a config built in code with a bad value is refused 
                       "config: driver.poll_us must be a number in [0, 1e+06] us, got -1");
     CHECK_THROWS_WITH(guest::parse_send_path("dma"),
                       "config: driver.send_path must be one of fetch, prefetch, pio, auto, got 'dma'");
+}
+
+TEST_CASE("parameter tables: router, AgLU, host/job, reliable delivery and trace read back their defaults") {
+    Parameters parameters;
+    RouterConfig::declare(parameters);
+    AgluConfig::declare(parameters);
+    TransportConfig::declare(parameters);
+    ReliableConfig::declare(parameters);
+    TraceConfig::declare(parameters);
+    const RouterConfig router = RouterConfig::from(parameters);
+    CHECK(router.input_buffer_bytes == RouterConfig{}.input_buffer_bytes);
+    CHECK(router.routing == RouterConfig{}.routing);
+    const AgluConfig aglu = AgluConfig::from(parameters);
+    CHECK(aglu.impl == "tlm");
+    CHECK(aglu.vcd_path.empty());
+    const TransportConfig transport = TransportConfig::from(parameters);
+    CHECK(transport.memory_bytes == TransportConfig{}.memory_bytes);
+    CHECK(transport.timing_only == TransportConfig{}.timing_only);
+    CHECK(ReliableConfig::from(parameters).mode == ReliableConfig{}.mode);
+    CHECK(TraceConfig::from(parameters).pcie_max_events == TraceConfig{}.pcie_max_events);
+
+    parameters.apply_override("reliable.mode=off");
+    parameters.apply_override("job.timing_only=true");
+    parameters.apply_override("aglu.impl=rtl");
+    parameters.apply_override("aglu.vcd=/tmp/aglu.vcd");
+    parameters.apply_override("trace.pcie_nodes=0,2-3");
+    CHECK(ReliableConfig::from(parameters).mode == ReliableMode::Off);
+    CHECK(TransportConfig::from(parameters).timing_only);
+    CHECK(AgluConfig::from(parameters).vcd_path == "/tmp/aglu.vcd");
+    CHECK(TraceConfig::from(parameters).pcie_nodes == "0,2-3");
+}
+
+TEST_CASE("parameter tables: router, AgLU, host/job and reliable configs built in code are refused in the one format") {
+    RouterConfig router;
+    router.vcs = 0;
+    CHECK_THROWS_WITH(router.validate(), "config: router.vcs must be an integer in [1, 16] VCs, got 0");
+    router = RouterConfig{};
+    router.routing = "valiant";
+    CHECK_THROWS_WITH(router.validate(), Catch::StartsWith("config: router.routing must be one of dor") &&
+                                             Catch::EndsWith(", got 'valiant'"));
+    AgluConfig aglu;
+    aglu.clock_mhz = 0.5;
+    CHECK_THROWS_WITH(aglu.validate(), "config: aglu.clock_mhz must be a number in [1, 5000] MHz, got 0.5");
+    aglu = AgluConfig{};
+    aglu.vcd_path = "x.vcd";
+    CHECK_THROWS_WITH(aglu.validate(), Catch::Contains("aglu.vcd records the RTL waveform"));
+    TransportConfig transport;
+    transport.timeout_s = -2;
+    CHECK_THROWS_WITH(transport.validate(), "config: job.timeout_s must be a number in [0, 1e+09] s, got -2");
+    ReliableConfig reliable;
+    reliable.max_retransmissions = 1001;
+    CHECK_THROWS_WITH(reliable.validate(),
+                      "config: reliable.max_retransmissions must be an integer in [0, 1000] retransmissions, got 1001");
+    reliable = ReliableConfig{};
+    reliable.mode = static_cast<ReliableMode>(7);
+    CHECK_THROWS_WITH(reliable.validate(), "config: reliable.mode must be one of auto, on, off, got 7");
 }

@@ -16,7 +16,9 @@
 // Parameters set uses ("an integer in [1, 64] queues", "a power of two in
 // [16, 32768] B", "a number in [1, 5000] MHz", "one of retry, drop").
 // Constraints between parameters stay in the block's validate(), after
-// check_table(), in the same format (refuse_parameter).
+// check_table(), in the same format (refuse_parameter). Spec kinds: Integer,
+// Real, Choice<Value> (an enum, a bool, a std::string), Text (free text its
+// own parser checks) and Flag (bool).
 // The same pattern as statistics_table.h. SystemC-free.
 #pragma once
 
@@ -56,6 +58,19 @@ struct Choice {
     const char* name;                                  ///< dotted name
     std::vector<std::pair<std::string, Value>> names;  ///< accepted text and what it means, in listing order
     const char* description;                           ///< one line
+};
+
+/// A free-text parameter (a file name, a node list), stored as std::string;
+/// whatever parses it reports its own errors.
+struct Text {
+    const char* name;         ///< dotted name
+    const char* description;  ///< one line
+};
+
+/// An on/off parameter, stored as bool.
+struct Flag {
+    const char* name;         ///< dotted name
+    const char* description;  ///< one line
 };
 
 /// What a parameter accepts, as every error message and listing says it.
@@ -100,6 +115,10 @@ struct Declarer {
         }
         parameters.declare_choice(spec.name, default_name, names, spec.description);
     }
+    void operator()(const Text& spec, const std::string& value) const {
+        parameters.declare_text(spec.name, value, spec.description);
+    }
+    void operator()(const Flag& spec, bool value) const { parameters.declare_flag(spec.name, value, spec.description); }
 };
 
 struct Reader {
@@ -115,6 +134,8 @@ struct Reader {
         for (const auto& [name, meaning] : spec.names)
             if (name == text) value = meaning;
     }
+    void operator()(const Text& spec, std::string& value) const { value = parameters.text(spec.name); }
+    void operator()(const Flag& spec, bool& value) const { value = parameters.flag(spec.name); }
 };
 
 struct Checker {
@@ -143,6 +164,8 @@ struct Checker {
         else
             refuse_parameter(spec.name, accepted(spec), static_cast<double>(static_cast<long long>(value)));
     }
+    void operator()(const Text&, const std::string&) const {}  // any text; its parser checks it
+    void operator()(const Flag&, bool) const {}
 };
 
 }  // namespace detail
