@@ -25,6 +25,7 @@
 #include "isvp/aurora_config.h"
 #include "isvp/collectives.h"
 #include "isvp/loggp_model.h"
+#include "isvp/statistics_table.h"
 #include "job_platform.h"
 #include "partitioning.h"
 #include "size_list.h"
@@ -478,15 +479,7 @@ int bench_collectives(int argc, char** argv) {
     if (job.platform())
         for (unsigned n = 0; n < job.platform()->nodes(); ++n) {
             if (!job.platform()->has_node(n)) continue;
-            const CollectiveStatistics& counted = job.platform()->node(n).collective.statistics();
-            engine.bytes_copied += counted.bytes_copied;
-            engine.bytes_combined += counted.bytes_combined;
-            engine.bytes_skipped += counted.bytes_skipped;
-            engine.aglu_cycles += counted.aglu_cycles;
-            engine.peak_buffer_bytes = std::max(engine.peak_buffer_bytes, counted.peak_buffer_bytes);
-            engine.tree_collectives += counted.tree_collectives;
-            engine.tree_not_offloaded += counted.tree_not_offloaded;
-            engine.tree_joins += counted.tree_joins;
+            accumulate_statistics(engine, job.platform()->node(n).collective.statistics());
         }
     // collective.placement = switch: what the switches' engines did (their
     // step bytes count with the NICs' above).
@@ -495,10 +488,7 @@ int bench_collectives(int argc, char** argv) {
     if (with_switch_engines)
         for (const auto& e : job.platform()->switch_engines()) {
             const SwitchEngineStatistics& counted = e->statistics();
-            switches.collectives += counted.collectives;
-            switches.trees_planned += counted.trees_planned;
-            switches.bytes_combined += counted.bytes_combined;
-            switches.dropped += counted.dropped;
+            accumulate_statistics(switches, counted);
             engine.bytes_copied += counted.bytes_copied;
             engine.bytes_combined += counted.bytes_combined;
             engine.bytes_skipped += counted.bytes_skipped;
@@ -512,16 +502,7 @@ int bench_collectives(int argc, char** argv) {
     if (with_reliable) {
         link_drops = job.platform()->fabric().drops().size();
         for (unsigned n = 0; n < job.platform()->nodes(); ++n) {
-            const ReliableStatistics& counted = job.platform()->node(n).reliable->statistics();
-            reliable.data_packets += counted.data_packets;
-            reliable.retransmissions += counted.retransmissions;
-            reliable.timeouts += counted.timeouts;
-            reliable.acks_sent += counted.acks_sent;
-            reliable.naks_sent += counted.naks_sent;
-            reliable.duplicates += counted.duplicates;
-            reliable.out_of_order += counted.out_of_order;
-            reliable.lost_sent += counted.lost_sent;
-            reliable.lost_received += counted.lost_received;
+            accumulate_statistics(reliable, job.platform()->node(n).reliable->statistics());
         }
     }
     const bool failed = !result.error.empty() || (result.exit_status != 0 && !mismatch);
@@ -715,26 +696,18 @@ int bench_collectives(int argc, char** argv) {
                               {"partitions", runtime ? runtime->size() : 1u},
                               {"packet_hops", packet_hops},
                               {"delta_cycles", delta_cycles},
-                              {"engine",
-                               {{"bytes_copied", engine.bytes_copied},
-                                {"bytes_combined", engine.bytes_combined},
-                                {"bytes_skipped", engine.bytes_skipped},
-                                {"aglu_cycles", engine.aglu_cycles}}},
+                              {"engine", statistics_json(engine)},
                               {"payload_memory",
                                {{"guest_buffers_resident_bytes", guest_resident},
                                 {"driver_largest_payload_buffer_bytes", driver_payload_buffer},
                                 {"driver_data_staged_bytes", driver_staged},
                                 {"engine_buffers_peak_bytes", engine.peak_buffer_bytes}}}};
-        if (with_reliable)
-            document["reliable"] = {{"link_drops", link_drops},
-                                    {"data_packets", reliable.data_packets},
-                                    {"retransmissions", reliable.retransmissions},
-                                    {"timeouts", reliable.timeouts},
-                                    {"acks_sent", reliable.acks_sent},
-                                    {"naks_sent", reliable.naks_sent},
-                                    {"duplicates", reliable.duplicates},
-                                    {"out_of_order", reliable.out_of_order},
-                                    {"lost", reliable.lost_sent + reliable.lost_received}};
+        if (with_reliable) {
+            document["reliable"] = statistics_json(reliable);
+            document["reliable"]["link_drops"] = link_drops;
+            document["reliable"]["lost"] = reliable.lost_sent + reliable.lost_received;
+        }
+        if (with_switch_engines) document["switch_engines"] = statistics_json(switches);
         out << document.dump(2)
             << "\n";
     }

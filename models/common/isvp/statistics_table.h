@@ -14,7 +14,10 @@
 // struct is missing from the list. Keys: counters as plain names; times as
 // `_ps` (integer picoseconds) or, for sc_time members, `_ns` (double
 // nanoseconds, written by statistics_json).
+#include <algorithm>
+#include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -36,6 +39,24 @@ nlohmann::json statistics_json(const Statistics& statistics) {
     nlohmann::json out = nlohmann::json::object();
     Statistics::visit(statistics, [&out](const char* key, const auto& value) { out[key] = statistic_json(value); });
     return out;
+}
+
+/// Adds every field of `counted` to `total` (a whole platform's counters
+/// from its blocks'); fields whose key starts with "peak_" take the larger.
+/// The table is the one list of fields, so a counter added to it is summed
+/// without touching the callers.
+template <class Statistics>
+void accumulate_statistics(Statistics& total, const Statistics& counted) {
+    std::vector<const void*> fields;  // counted's fields, in table order
+    Statistics::visit(counted, [&fields](const char*, const auto& value) { fields.push_back(&value); });
+    std::size_t index = 0;
+    Statistics::visit(total, [&](const char* key, auto& value) {
+        const auto& add = *static_cast<const std::remove_reference_t<decltype(value)>*>(fields[index++]);
+        if (std::strncmp(key, "peak_", 5) == 0)
+            value = std::max(value, add);
+        else
+            value += add;
+    });
 }
 
 }  // namespace isvp
