@@ -176,8 +176,18 @@ bool run_and_check(guest::Collectives& coll, Opcode collective, int rank, int si
 }
 
 /// The LogGP inputs of this platform (models/loggp/isvp/loggp_model.h).
-loggp::PlatformFigures loggp_figures(const PlatformConfig& config, const TransportConfig& transport) {
+loggp::PlatformFigures loggp_figures(const PlatformConfig& config, const TransportConfig& transport,
+                                     const guest::DriverConfig& driver) {
     loggp::PlatformFigures f;
+    switch (driver.send_path) {
+        case guest::SendPath::Fetch: f.send_path = loggp::SendPath::Fetch; break;
+        case guest::SendPath::Prefetch: f.send_path = loggp::SendPath::Prefetch; break;
+        case guest::SendPath::Pio: f.send_path = loggp::SendPath::Pio; break;
+        case guest::SendPath::Auto: f.send_path = loggp::SendPath::Auto; break;
+    }
+    f.pio_max_bytes = driver.pio_max_bytes;
+    f.poll = driver.completion != guest::CompletionMode::Msi;
+    f.poll_interval_ns = driver.poll_interval_ns;
     f.host_post_ns = transport.mmio_write_ns;
     const PcieConfig& pcie = config.node.pcie;
     f.pcie_latency_ns = pcie.latency_ns;
@@ -562,7 +572,7 @@ int bench_collectives(int argc, char** argv) {
     if (exit_status != 0 && (failed || !mismatch)) return exit_status;
     if (!printing) return mismatch ? 1 : 0;
 
-    const loggp::Parameters loggp_parameters = loggp::derive(loggp_figures(config, spec.config));
+    const loggp::Parameters loggp_parameters = loggp::derive(loggp_figures(config, spec.config, base_driver_config));
     const loggp::Model model(loggp_parameters, topology, config.fabric.routing(topology), ranks);
     const auto average_us = [&](const std::vector<std::uint64_t>& ps) {
         std::uint64_t total = 0;

@@ -139,10 +139,22 @@ Parameters derive(const PlatformFigures& f) {
     Parameters p;
     const double router_ns = f.router_pipeline_cycles * 1000.0 / f.router_clock_mhz;
     const double pcie = f.pcie_latency_ns;
-    // Doorbell write posted, crossing PCIe; descriptor fetch and data fetch
-    // are each a read round trip.
-    p.o_s = (f.host_post_ns + pcie + 2 * pcie + 2 * pcie) / kNsPerUs;
-    p.o_r = pcie / kNsPerUs;  // the completion entry lands, the MSI behind it
+    // Doorbell write posted, crossing PCIe; descriptor fetch (not with
+    // standing, prefetched descriptors) and data fetch are each a read round
+    // trip.
+    const bool prefetched = f.send_path == SendPath::Prefetch || f.send_path == SendPath::Auto;
+    p.o_s = (f.host_post_ns + pcie + (prefetched ? 0 : 2 * pcie) + 2 * pcie) / kNsPerUs;
+    // PIO: header, envelope and data as posted write-combined stores, one per
+    // 64-byte line, crossing PCIe once; no fetch.
+    if (f.send_path == SendPath::Pio || f.send_path == SendPath::Auto) {
+        p.pio_max_bytes = f.pio_max_bytes;
+        p.o_s_pio_line = f.host_post_ns / kNsPerUs;
+        p.o_s_pio_fixed = pcie / kNsPerUs;
+        p.pio_header_bytes = f.pio_header_bytes;
+    }
+    // The completion entry lands, then the MSI behind it or the poll loop's
+    // next turn sees it.
+    p.o_r = (pcie + (f.poll ? f.poll_interval_ns : 0)) / kNsPerUs;
     p.g = f.host_post_ns / kNsPerUs;
     p.L_router = router_ns / kNsPerUs;
     // A small packet: one frame of header bytes plus a few data bytes.
@@ -286,7 +298,7 @@ double Model::offload(Opcode collective, double block_bytes, bool streamed) cons
     double largest_transfer = 0, largest_combine = 0;
     for (int r = 0; r < ranks_; ++r) {
         const HostBytes host = host_bytes(collective, r, ranks_, block_bytes);
-        agents[static_cast<std::size_t>(r)].clock = p.o_s + fill(host.in) * p.G_pcie;
+        agents[static_cast<std::size_t>(r)].clock = p.send_cost(host.in, fill(host.in));
     }
     run_schedules(
         schedules, agents, block_bytes,
@@ -363,8 +375,10 @@ double Model::offload_tree(Opcode collective, double block_bytes) const {
     const auto fill = [&](double bytes) { return std::min(bytes, p.packet_bytes); };
     std::vector<Agent> agents(schedules.size());
     for (std::size_t i = 0; i < agents.size(); ++i)
-        if (is_host(static_cast<int>(i)))
-            agents[i].clock = p.o_s + fill(host_bytes(collective, address_of[i], ranks_, block_bytes).in) * p.G_pcie;
+        if (is_host(static_cast<int>(i))) {
+            const double in = host_bytes(collective, address_of[i], ranks_, block_bytes).in;
+            agents[i].clock = p.send_cost(in, fill(in));
+        }
     run_schedules(
         schedules, agents, block_bytes,
         [&](int from, int to, double bytes, Agent& me) {

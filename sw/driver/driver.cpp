@@ -80,7 +80,13 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     use_pio_ = config_.send_path == SendPath::Pio || config_.send_path == SendPath::Auto;
     standing_ = config_.send_path == SendPath::Prefetch || config_.send_path == SendPath::Auto;
     if (use_pio_) {
-        pio_window_bytes_ = transport_.mmio_read32(rm::PIO_WINDOW_BYTES);
+        pio_window_bytes_ = config_.queue < rm::kPioQueues ? transport_.mmio_read32(rm::PIO_WINDOW_BYTES) : 0;
+        const bool windowless = pio_window_bytes_ == 0 || pio_window_bytes_ == 0xFFFFFFFFu;
+        // auto adapts to the device it finds, as a driver probing its card
+        // does: without a PIO window every message goes by descriptors.
+        if (windowless && config_.send_path == SendPath::Auto) use_pio_ = false;
+    }
+    if (use_pio_) {
         if (config_.queue >= rm::kPioQueues || pio_window_bytes_ == 0 || pio_window_bytes_ == 0xFFFFFFFFu)
             throw DriverError("driver.send_path=" + std::string(to_string(config_.send_path)) + ": queue " +
                               std::to_string(config_.queue) + " has no PIO window on this device (PIO_WINDOW_BYTES " +
@@ -661,7 +667,7 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
         }
     }
     ++fetch_sends_;
-    if (standing_) return post_standing(prefix.data(), prefix.size(), data, bytes);
+    if (standing_) return post_standing(prefix.data(), prefix.size(), data, bytes, carried);
     // Stream header, envelope and data through the staging ring in
     // descriptor-sized chunks; the first chunk carries the prefix.
     const auto* source = static_cast<const std::uint8_t*>(data);
@@ -700,7 +706,8 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
     }
 }
 
-void Driver::post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes) {
+void Driver::post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes,
+                           std::size_t carried) {
     // The packet fills consecutive slots; the device reads its header from
     // the first and takes as many bytes of each as the header still needs.
     const std::uint32_t usable = config_.h2c_ring_entries - 1;
@@ -719,7 +726,13 @@ void Driver::post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes,
             filled = std::min<std::size_t>(prefix_bytes - done, chunk);
             std::memcpy(out, prefix + done, filled);
         }
-        if (chunk > filled) std::memcpy(out + filled, source + (done + filled - prefix_bytes), chunk - filled);
+        // Only data bytes below `carried` are copied (the rest is timing only).
+        const std::size_t data_offset = done + filled - prefix_bytes;
+        if (chunk > filled && data_offset < carried) {
+            const std::size_t n = std::min<std::size_t>(chunk - filled, carried - data_offset);
+            std::memcpy(out + filled, source + data_offset, n);
+            data_bytes_staged_ += n;
+        }
         h2c_pidx_ = (h2c_pidx_ + 1) % usable;
         ++h2c_outstanding_;
         done += chunk;

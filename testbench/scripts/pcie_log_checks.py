@@ -49,9 +49,11 @@ def run(command, cwd):
 
 
 def run_send(isvp, program, directory, name, *settings):
-    """Runs the 8-byte send with trace.pcie=DIR/NAME.log; returns the log's path."""
+    """Runs the 8-byte send with trace.pcie=DIR/NAME.log; returns the log's path. The path is
+    docs/PCIE_LOG.md's walkthrough: descriptor fetch and MSI-X (`settings` may choose another)."""
     log = os.path.join(directory, name + ".log")
-    command = [isvp, "run", "-n", "2", "--set", "topology.torus=2x1x1", "--set", f"trace.pcie={log}"]
+    command = [isvp, "run", "-n", "2", "--set", "topology.torus=2x1x1", "--set", f"trace.pcie={log}",
+               "--set", "driver.send_path=fetch", "--set", "driver.completion=msi"]
     for setting in settings:
         command += ["--set", setting]
     run(command + ["--", program], directory)

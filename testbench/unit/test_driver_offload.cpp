@@ -43,6 +43,11 @@ class FakeDevice : public DeviceTransport {
 
     static DriverConfig config() {
         DriverConfig config;
+        // The fake device parses H2C descriptors and raises MSI-X: the
+        // descriptor-fetch path with interrupts (no PIO window, no standing
+        // descriptors, no polled host-memory updates).
+        config.send_path = SendPath::Fetch;
+        config.completion = CompletionMode::Msi;
         config.h2c_ring_entries = 64;
         config.c2h_ring_entries = 64;
         config.cmpt_ring_entries = 64;

@@ -54,6 +54,8 @@ class ErroredDevice : public isvp::guest::DeviceTransport {
 TEST_CASE("The driver names device errors with the register map's bit names", "[driver][pcie_log]") {
     ErroredDevice device;
     isvp::guest::DriverConfig config;
+    config.send_path = isvp::guest::SendPath::Fetch;  // the device under test has no PIO window
+    config.completion = isvp::guest::CompletionMode::Msi;
     config.h2c_ring_entries = 64;
     config.c2h_ring_entries = 64;
     config.cmpt_ring_entries = 64;

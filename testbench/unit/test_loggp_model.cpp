@@ -12,7 +12,16 @@ using namespace isvp::loggp;
 
 namespace {
 
-const Parameters kDefault = derive(PlatformFigures{});
+/// The default platform on the descriptor-fetch + MSI-X host path, whose
+/// o_s and o_r the formulas below spell out (one o_s for every size).
+PlatformFigures fetch_msi() {
+    PlatformFigures figures;
+    figures.send_path = SendPath::Fetch;
+    figures.poll = false;
+    return figures;
+}
+
+const Parameters kDefault = derive(fetch_msi());
 
 TorusShape shape(unsigned x, unsigned y, unsigned z) {
     TorusShape s;
@@ -241,4 +250,31 @@ TEST_CASE("loggp: switch trees beat the NIC engines' hypercube on a fat tree for
     // Collectives the tree does not run keep the hypercube evaluation.
     CHECK(model.latency_us(Opcode::Allgather, 8, Path::OffloadTree) ==
           model.latency_us(Opcode::Allgather, 8, Path::OffloadStreamed));
+}
+
+TEST_CASE("loggp: o_s and o_r follow the driver's send and completion paths") {
+    // fetch + msi: doorbell, descriptor and data fetch; completion and MSI.
+    CHECK(kDefault.send_overhead(8) == Approx(4.55));
+    CHECK(kDefault.o_r == Approx(0.9));
+    // The default, auto + poll: PIO up to 256 B (one posted store per 64-byte
+    // line of 24 B header and envelope plus the data, crossing PCIe once),
+    // prefetch above (no descriptor fetch); the poll loop's turn on receive.
+    const Parameters p = derive(PlatformFigures{});
+    CHECK(p.send_overhead(8) == Approx(0.05 + 0.9));
+    CHECK(p.send_overhead(256) == Approx(5 * 0.05 + 0.9));
+    CHECK(p.send_overhead(257) == Approx(0.05 + 0.9 + 1.8));
+    CHECK(p.o_r == Approx(0.9 + 0.05));
+    // docs/PERFORMANCE.md: 8 B one way 2.435 µs simulated on auto + poll.
+    CHECK(p.message(8, 1) == Approx(2.435).margin(0.02));
+    // pio alone sends large messages by fetch; prefetch never by PIO.
+    PlatformFigures pio = fetch_msi();
+    pio.send_path = SendPath::Pio;
+    CHECK(derive(pio).send_overhead(8) == Approx(0.95));
+    CHECK(derive(pio).send_overhead(4096) == Approx(4.55));
+    PlatformFigures prefetch = fetch_msi();
+    prefetch.send_path = SendPath::Prefetch;
+    CHECK(derive(prefetch).send_overhead(8) == Approx(2.75));
+    // PIO data crosses with the stores: no PCIe read of the request's bytes.
+    CHECK(p.send_cost(64, 64) == Approx(p.send_overhead(64)));
+    CHECK(kDefault.send_cost(64, 64) == Approx(4.55 + 64 * kDefault.G_pcie));
 }

@@ -36,7 +36,8 @@ TEST_CASE("parameter tables: declared then read, every block's config is its def
     CHECK(driver.completion == guest::DriverConfig{}.completion);
     CHECK(driver.pio_max_bytes == guest::DriverConfig{}.pio_max_bytes);
     CHECK(parameters.text("aurora.on_crc_error") == "retry");
-    CHECK(parameters.text("driver.send_path") == "fetch");
+    CHECK(parameters.text("driver.send_path") == "auto");
+    CHECK(parameters.text("driver.completion") == "poll");
 }
 
 TEST_CASE("parameter tables: a value read through the table lands in its field") {

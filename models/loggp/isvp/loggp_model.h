@@ -4,16 +4,23 @@
 //
 // Parameters are derived from the platform's own parameters
 // (`derive(PlatformFigures)`; docs/REPORTS.md lists every formula):
-//   o_s  host send overhead: posted doorbell, doorbell crossing PCIe,
-//        descriptor fetch and data fetch round trips (PCIe latency, not CPU
-//        time: the device overlaps them for consecutive messages)
+//   o_s  host send overhead, by the driver's send path (driver.send_path):
+//        fetch = posted doorbell, doorbell crossing PCIe, descriptor fetch
+//        and data fetch round trips (PCIe latency, not CPU time: the device
+//        overlaps them for consecutive messages); prefetch = the same less
+//        the descriptor fetch (the device holds standing descriptors); pio
+//        (messages up to driver.pio_max_bytes) = one posted write-combined
+//        store per 64-byte line of header + envelope + data, crossing PCIe
+//        once; auto = pio up to the limit, prefetch above
 //   g    gap between consecutive messages of one host: the guest's posted
 //        doorbell write (the only host CPU time a send costs)
 //   L    network latency of a small packet over h hops: router + h x (link +
 //        router + serialisation)
 //   G    gap per byte: the slowest stage a message's bytes stream through
 //        (Aurora framing at 1 KiB packets, 90.9 Gb/s; PCIe DMA 12.96 GB/s)
-//   o_r  receive overhead: completion entry written to host memory, then MSI
+//   o_r  receive overhead: completion entry written to host memory, then
+//        the MSI (driver.completion=msi) or one turn of the poll loop
+//        (poll, hybrid: driver.poll_interval_ns)
 //
 // Evaluation: the model runs the same schedules the platform runs — the host
 // software path is make_schedule(..., Fold::Pairwise), the switch path
@@ -57,6 +64,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -67,9 +75,17 @@
 
 namespace isvp::loggp {
 
+/// How the host hands a message to the device [driver.send_path].
+enum class SendPath : std::uint8_t { Fetch, Prefetch, Pio, Auto };
+
 /// The platform parameters the LogGP parameters derive from (defaults: the
 /// default platform). Names in brackets are the platform parameters.
 struct PlatformFigures {
+    SendPath send_path = SendPath::Auto;       ///< [driver.send_path]
+    unsigned pio_max_bytes = 256;              ///< largest message data sent by PIO [driver.pio_max_bytes]
+    bool poll = true;                          ///< completions polled, not interrupts [driver.completion]
+    double poll_interval_ns = 50.0;            ///< one turn of the poll loop [driver.poll_interval_ns]
+    unsigned pio_header_bytes = 24;            ///< a PIO send's 8-byte header and 16-byte envelope
     double host_post_ns = 50.0;                ///< posted MMIO write cost on the host [host.mmio_write_ns]
     double pcie_latency_ns = 900.0;            ///< one-way device <-> host memory [pcie.latency_ns]
     double pcie_dma_gbytes_per_s = 12.96;      ///< DMA payload rate, GB/s [pcie.*: TLP rate x MPS share]
@@ -97,7 +113,11 @@ struct PlatformFigures {
 
 /// LogGP parameters, µs and µs per byte.
 struct Parameters {
-    double o_s = 0;             ///< send overhead (latency from the call to the packet on the wire)
+    double o_s = 0;             ///< send overhead by DMA (fetch or prefetch): the call to the packet on the wire
+    double o_s_pio_line = 0;    ///< PIO send: per 64-byte line of header + envelope + data (a posted store)
+    double o_s_pio_fixed = 0;   ///< PIO send: the stores crossing PCIe
+    double pio_max_bytes = -1;  ///< messages with at most this much data go by PIO (-1: none do)
+    double pio_header_bytes = 0;  ///< bytes a PIO send writes besides the data
     double o_r = 0;             ///< receive overhead (packet at the device to the host woken)
     double g = 0;               ///< gap between consecutive messages of one host
     double L_router = 0;        ///< the source router's pipeline (the first term of L(h))
@@ -115,9 +135,21 @@ struct Parameters {
 
     /// L(h): a small packet over h hops (router, then h x (link + router)).
     double L(unsigned hops) const { return L_router + hops * hop; }
+    /// Whether a message of k data bytes leaves by PIO.
+    bool by_pio(double bytes) const { return bytes <= pio_max_bytes; }
+    /// o_s of a message of k data bytes (by PIO or by DMA, as the driver picks).
+    double send_overhead(double bytes) const {
+        if (!by_pio(bytes)) return o_s;
+        return std::ceil((pio_header_bytes + bytes) / 64.0) * o_s_pio_line + o_s_pio_fixed;
+    }
+    /// o_s of a message of k bytes plus its bytes read over PCIe (none by PIO:
+    /// the stores carry them), `dma_bytes` of them before the first packet.
+    double send_cost(double bytes, double dma_bytes) const {
+        return by_pio(bytes) ? send_overhead(bytes) : o_s + dma_bytes * G_pcie;
+    }
     /// One point-to-point message of k bytes over h hops, host to host.
     double message(double bytes, unsigned hops) const {
-        return o_s + L(hops) + (bytes + envelope_bytes) * G + o_r + device_fixed;
+        return send_overhead(bytes) + L(hops) + (bytes + envelope_bytes) * G + o_r + device_fixed;
     }
 };
 

@@ -83,9 +83,9 @@ struct DriverConfig {
     /// when it exists, fill its forwarding table. false: never touch the
     /// accelerator window; every collective runs in software (the baseline).
     bool offload = true;
-    SendPath send_path = SendPath::Fetch;             ///< driver.send_path
+    SendPath send_path = SendPath::Auto;              ///< driver.send_path
     std::uint32_t pio_max_bytes = 256;                ///< driver.pio_max_bytes: largest message data sent by PIO
-    CompletionMode completion = CompletionMode::Msi;  ///< driver.completion
+    CompletionMode completion = CompletionMode::Poll; ///< driver.completion
     double poll_us = 2.0;                             ///< driver.poll_us: hybrid's spin before it arms the interrupt
     double poll_interval_ns = 50;                     ///< driver.poll_interval_ns: one turn of the poll loop
     /// job.timing_only (the benches set it; `isvp run` does not): collective
@@ -314,9 +314,10 @@ class Driver {
     void wait_for_h2c_slot();
     /// Writes every standing descriptor (slot i: staging + i * slot_bytes_).
     void write_standing_descriptors();
-    /// Copies header, envelope and data into consecutive standing slots and
-    /// rings the doorbell (prefetch path).
-    void post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes);
+    /// Copies header, envelope and the first `carried` data bytes into
+    /// consecutive standing slots and rings the doorbell (prefetch path).
+    void post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes,
+                       std::size_t carried);
     /// Reserves `bytes` of contiguous staging space, waiting for reclaim.
     std::uint64_t reserve_staging(std::uint32_t bytes);
     bool take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status);
