@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "isvp/aggregation_tree.h"
@@ -194,7 +195,9 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
         g.has_slot = true;
     }
     ++statistics_.trees_planned;
-    const auto roles = tree_roles(*topology_, plan);
+    std::map<unsigned, int> comm_ranks;
+    for (const auto& [rank, host] : g.hosts) comm_ranks[host] = rank;
+    const auto roles = tree_roles(*topology_, plan, -1, comm_ranks);
     // Up*/down* has no route between two switches without hosts (two
     // spines): such a configuration goes through the engine of the first
     // member's switch, which every engine reaches and which reaches every engine.
@@ -207,6 +210,15 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
         config.parent = role.parent < 0 ? TreeConfig::kNone : static_cast<std::uint16_t>(role.parent);
         config.root_vertex = role.root_vertex < 0 ? TreeConfig::kNone : static_cast<std::uint16_t>(role.root_vertex);
         for (const int child : role.children) config.inputs.push_back(static_cast<std::uint16_t>(child));
+        if (role.vertex) {  // its members' comm ranks, for the per-rank collectives
+            config.size = static_cast<std::uint16_t>(role.size);
+            for (const std::vector<BlockSpan>& runs : role.child_ranks) {
+                config.input_ranks.emplace_back();
+                for (const BlockSpan& run : runs)
+                    config.input_ranks.back().push_back(
+                        {static_cast<std::uint16_t>(run.first), static_cast<std::uint16_t>(run.count)});
+            }
+        }
         if (participant == address_) {
             store_configuration(context, config);
             continue;
@@ -257,6 +269,11 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
     t.role.parent = config.parent == TreeConfig::kNone ? -1 : config.parent;
     t.role.root_vertex = config.root_vertex == TreeConfig::kNone ? -1 : config.root_vertex;
     for (const std::uint16_t input : config.inputs) t.role.children.push_back(input);
+    t.role.size = config.size;
+    for (const std::vector<TreeConfig::Run>& runs : config.input_ranks) {
+        t.role.child_ranks.emplace_back();
+        for (const TreeConfig::Run& run : runs) t.role.child_ranks.back().push_back(BlockSpan{run.first, run.count});
+    }
     t.last_done.reset();  // a new communicator: its sequences start again
     progress(t);
 }
@@ -299,9 +316,44 @@ bool SwitchCollectiveEngine::start(Tree& t) {
         return false;
     }
     TreeRole role = t.role;
-    role.root_host = first->opcode == Opcode::Bcast && t.role.parent < 0 ? first_sender : t.role.parent;
-    const Schedule schedule = make_tree_schedule(first->opcode, role);
-    r.layout = BlockLayout::uniform(1, first->message_bytes);
+    if (first->opcode == Opcode::Gather) {
+        // Toward the root only: the input whose packets say "root below"
+        // (operation 1). It starts when every input's first packet is in.
+        for (std::size_t i = 0; i < t.role.children.size(); ++i) {
+            const HeldPacket* p = t.held.front(t.context, static_cast<std::uint16_t>(t.role.children[i]));
+            if (!p || p->sequence != first->sequence) {
+                r.running = false;
+                return false;
+            }
+            if (p->operation == 1) role.root_input = static_cast<int>(i);
+        }
+        r.header.operation = role.root_input >= 0 ? 1 : 0;  // what its packets up say
+    }
+    const bool from_root_host = first->opcode == Opcode::Bcast || first->opcode == Opcode::Scatter;
+    role.root_host = from_root_host && t.role.parent < 0 ? first_sender : t.role.parent;
+    Schedule schedule;
+    try {
+        schedule = make_tree_schedule(first->opcode, role);
+    } catch (const std::invalid_argument& e) {
+        drop(e.what());
+        r.running = false;
+        return false;
+    }
+    // The block size from the first packet's transfer: its bytes over the
+    // blocks the schedule takes from its sender.
+    std::uint64_t blocks = 0;
+    for (const Step& s : schedule.steps)
+        if (s.receive && s.receive->peer == first_sender) {
+            for (const BlockSpan& span : s.receive->spans) blocks += span.count;
+            break;
+        }
+    if (blocks == 0 || first->message_bytes % blocks != 0) {
+        drop("context " + std::to_string(t.context) + ": " + std::to_string(first->message_bytes) + " bytes of " +
+             std::string(to_string(first->opcode)) + " from " + std::to_string(first_sender) + " do not fit the tree");
+        r.running = false;
+        return false;
+    }
+    r.layout = BlockLayout::uniform(schedule.blocks, first->message_bytes / blocks);
     r.build(schedule, BlockSpan{0, 0}, BlockSpan{0, 0}, [&](std::size_t, const Step& s) {
         DataPhase::StepLinks link;
         if (s.send) {
@@ -372,8 +424,10 @@ void SwitchCollectiveEngine::take_chunk(Tree& t, std::size_t k, HeldPacket& p) {
     const std::uint64_t from = r.chunk_begin(s.issued), to = r.chunk_end(s.issued, s.recv.bytes());
     const std::uint64_t n = to - from;
     const auto sender = static_cast<std::uint16_t>(s.recv_peer);
+    // (Gather: the operation field says whether the root is below the sender.)
     const bool agrees = p.message_bytes == s.recv.bytes() && p.offset == from && p.payload_bytes == n &&
-                        p.opcode == r.header.opcode && p.operation == r.header.operation &&
+                        p.opcode == r.header.opcode &&
+                        (p.operation == r.header.operation || r.header.opcode == Opcode::Gather) &&
                         p.datatype == r.header.datatype && p.sequence == r.sequence;
     ++s.issued;
     if (!agrees) {
