@@ -793,13 +793,21 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.aglus.reset(config_.cgr_aglus, sc_core::sc_time_stamp().value());
     if (trace_) c.calls.back().agree_begin = sc_core::sc_time_stamp().value();
     a.begin(e.size, a.rank);
-    // Through the switches' tree: no hypercube agreement (docs/COLLECTIVES.md,
-    // "Switch-resident engines"), peers are engine addresses.
+    // Through the switches' tree: the agreement goes through the tree too
+    // (the record to the member's vertex, the root's result back;
+    // docs/COLLECTIVES.md, "Switch-resident engines"), peers are engine
+    // addresses.
     // (Reduce_scatter with unequal counts: the switches do not know the blocks.)
     if (switch_tree_ && tree_supports(h.opcode) && e.elements_per_block != kVariableCounts &&
         c.tree.state == TreeLink::State::Ready) {
         a.tree = true;
         a.agree = Schedule{};
+        if (c.tree.parent != TreeConfig::kNone) {  // a group of one agrees with itself
+            Step record;
+            record.send = Transfer{c.tree.parent, {}};
+            record.receive = Transfer{c.tree.parent, {}};
+            a.agree.steps.push_back(record);
+        }
     } else if (switch_tree_) {
         ++statistics_.tree_not_offloaded;
     }
@@ -1066,10 +1074,15 @@ void CollectiveEngine::send_agreement(unsigned context, const Active& a, std::ui
     processor.message_bytes = CollectiveArguments::kBytes;
     CollectiveArguments mine = a.mine;
     mine.errors = a.mask;
-    std::uint8_t payload[CollectiveArguments::kBytes];
+    std::uint8_t payload[CollectiveArguments::kBytes + 4];
     mine.write(payload);
+    if (a.tree) {  // to the member's vertex: the host address, and the tree's slot after the record
+        processor.rank = node_;
+        processor.message_bytes += 4;
+        store_le32(payload + CollectiveArguments::kBytes, contexts_[context].tree.slot);
+    }
     ++statistics_.agreement_packets;
-    emit(net_port_, network, processor, 0, payload, CollectiveArguments::kBytes, true);
+    emit(net_port_, network, processor, 0, payload, processor.message_bytes, true);
 }
 
 bool CollectiveEngine::advance_agreement(unsigned context) {

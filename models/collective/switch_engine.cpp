@@ -134,9 +134,10 @@ void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic
             config_.window_packets, static_cast<std::uint64_t>(std::max(credits, 0)) + (word & 0xFFFFFF)));
         return progress(t);
     }
+    if (step == kAgreeStep) return agreement_record(v);
     if (step == 0 || step > kMaxSlots)
         return drop("step " + std::to_string(step) + " on context " + std::to_string(v.network.context_id) +
-                    " (abort notices, agreement records: not for switch engines)");
+                    " (abort notices: not for switch engines)");
     Tree& t = tree(v.network.context_id, static_cast<std::uint8_t>(step - 1));
     // Windows: every input and the parent may have window_packets unconsumed.
     const std::size_t windows = (t.configured ? t.role.children.size() + 2 : std::size_t{64}) * config_.window_packets;
@@ -203,7 +204,13 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
     // member's switch, which every engine reaches and which reaches every engine.
     const auto hostless = [&](unsigned address) { return topology_->hosts_on(address - topology_->hosts()).empty(); };
     const unsigned relay = switch_engine_address(*topology_, topology_->host(members.front()).switch_index);
-    for (const auto& [participant, role] : roles) {
+    // Vertices first: a member starts (and sends its agreement record) as
+    // soon as its own configuration is in, so its vertex must have its own.
+    std::vector<std::pair<int, TreeRole>> ordered;
+    for (const bool vertices : {true, false})
+        for (const auto& [participant, role] : roles)
+            if (role.vertex == vertices) ordered.emplace_back(participant, role);
+    for (const auto& [participant, role] : ordered) {
         TreeConfig config;
         config.target = static_cast<std::uint16_t>(participant);
         config.slot = g.slot;
@@ -373,6 +380,17 @@ void SwitchCollectiveEngine::progress(Tree& t) {
     if (!t.configured) return;
     for (;;) {
         Run& r = t.run;
+        discard_failed(t);
+        if (r.running && failed(t, r.sequence)) {
+            // Ended by the agreement: chunks in the AgLUs leave first.
+            if (!r.combining.empty()) return;
+            cgr_.release(t.owner, sc_core::sc_time_stamp().value());
+            if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
+            r.running = false;
+            r.steps.clear();
+            r.buffer.clear();
+            continue;
+        }
         if (!r.running && !start(t)) return;
         struct Driver final : DataPhase::Driver {
             SwitchCollectiveEngine& engine;
@@ -476,7 +494,7 @@ void SwitchCollectiveEngine::on_combined() {
         if (r.combining.empty()) continue;
         bool moved = false;
         while (!r.combining.empty() && r.combining.front().first <= now) {
-            ++r.steps[r.combining.front().second].applied;
+            if (!failed(t, r.sequence)) ++r.steps[r.combining.front().second].applied;
             r.combining.pop_front();
             moved = true;
         }
@@ -512,6 +530,101 @@ void SwitchCollectiveEngine::finish(Tree& t) {
     r.running = false;
     r.steps.clear();
     r.buffer.clear();
+}
+
+// ---------------------------------------------------------------------------
+// Argument agreement through the tree
+
+void SwitchCollectiveEngine::agreement_record(const NetworkPacketView& v) {
+    const std::uint32_t bytes = CollectiveArguments::kBytes + 4;
+    if (v.payload_bytes != bytes)
+        return drop("agreement record of " + std::to_string(v.payload_bytes) + " bytes (expected " +
+                    std::to_string(bytes) + ")");
+    const std::uint32_t slot = load_le32(v.payload + CollectiveArguments::kBytes);
+    const auto found = trees_.find(tree_key(v.network.context_id, static_cast<std::uint8_t>(slot)));
+    if (slot >= kMaxSlots || found == trees_.end() || !found->second.configured)
+        return drop("agreement record for context " + std::to_string(v.network.context_id) + " slot " +
+                    std::to_string(slot) + ", which this switch has no tree for");
+    Tree& t = found->second;
+    const std::uint16_t sender = v.processor.rank;
+    const CollectiveArguments record = CollectiveArguments::read(v.payload, v.network.opcode, v.network.operation,
+                                                                 v.network.datatype, v.network.algorithm);
+    const auto down = [&](const CollectiveArguments& result) {
+        for (const int child : t.role.children) send_record(t, static_cast<std::uint16_t>(child), result);
+        t.agreements.erase(record.sequence);
+        if (result.errors) fail(t, static_cast<std::uint16_t>(result.sequence & kStepSequenceMask));
+    };
+    if (t.role.parent >= 0 && sender == t.role.parent) return down(record);  // the root's result
+    const auto input = std::find(t.role.children.begin(), t.role.children.end(), static_cast<int>(sender));
+    if (input == t.role.children.end())
+        return drop("agreement record from " + std::to_string(sender) + ", not an input of context " +
+                    std::to_string(t.context) + " slot " + std::to_string(t.slot));
+    if (t.agreements.size() >= 4 && !t.agreements.count(record.sequence))
+        return drop("more than 4 agreements pending on context " + std::to_string(t.context) + " slot " +
+                    std::to_string(t.slot));
+    Agreement& a = t.agreements[record.sequence];
+    a.inputs.resize(t.role.children.size());
+    a.inputs[static_cast<std::size_t>(input - t.role.children.begin())] = record;
+    for (const auto& in : a.inputs)
+        if (!in) return;
+    // The first input's fields; every input's bits and differences from it.
+    CollectiveArguments combined = *a.inputs.front();
+    for (const auto& in : a.inputs) combined.errors |= in->errors | mismatch_fields(*a.inputs.front(), *in);
+    if (t.role.parent < 0) {
+        if (combined.errors) ++statistics_.disagreements;
+        return down(combined);
+    }
+    if (!a.sent_up) send_record(t, static_cast<std::uint16_t>(t.role.parent), combined);
+    a.sent_up = true;
+}
+
+void SwitchCollectiveEngine::send_record(Tree& t, std::uint16_t to, const CollectiveArguments& record) {
+    NetworkHeader network;
+    network.opcode = record.opcode;
+    network.operation = record.operation;
+    network.datatype = record.datatype;
+    network.algorithm = record.algorithm;
+    network.destination = to;
+    network.context_id = t.context;
+    network.step = kAgreeStep;
+    ProcessorHeader processor;
+    processor.opcode = record.opcode;
+    processor.context_id = t.context;
+    processor.rank = address_;
+    // To a host: the record (it has one tree per context); to an engine: and the slot.
+    const bool engine = to >= topology_->hosts();
+    processor.message_bytes = CollectiveArguments::kBytes + (engine ? 4 : 0);
+    std::uint8_t payload[CollectiveArguments::kBytes + 4];
+    record.write(payload);
+    store_le32(payload + CollectiveArguments::kBytes, t.slot);
+    ++statistics_.agreement_packets;
+    emit(network, processor, payload, processor.message_bytes, true);
+}
+
+void SwitchCollectiveEngine::fail(Tree& t, std::uint16_t sequence) {
+    if (failed(t, sequence)) return;
+    t.failed.push_back(sequence);
+    if (t.failed.size() > 8) t.failed.pop_front();
+    progress(t);
+}
+
+bool SwitchCollectiveEngine::failed(const Tree& t, std::uint16_t sequence) const {
+    return std::find(t.failed.begin(), t.failed.end(), sequence) != t.failed.end();
+}
+
+void SwitchCollectiveEngine::discard_failed(Tree& t) {
+    if (t.failed.empty()) return;
+    for (const std::uint16_t sender : t.held.senders(t.context)) {
+        // Packets the running collective's steps hold are its own; those of
+        // a failed collective are not (the steps stop taking them).
+        while (const HeldPacket* p = t.held.front(t.context, sender)) {
+            if (!failed(t, p->sequence)) break;
+            if (void* owner = t.held.pop(t.context, sender)) static_cast<tlm::tlm_generic_payload*>(owner)->release();
+            --held_total_;
+            ++statistics_.stale;
+            owe_credit(t, sender);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
