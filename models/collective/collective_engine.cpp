@@ -66,8 +66,8 @@ constexpr auto kConfigTable = [](auto& self, auto&& parameter) {
     parameter(param::Choice<std::string>{"collective.placement",
                                          {{"nic", "nic"}, {"switch", "switch"}},
                                          "where collectives combine: nic = the NIC engines' hypercube schedules; "
-                                         "switch = Allreduce/Reduce/Bcast/Barrier along the aggregation tree in the "
-                                         "switches' engines (fat trees and topology files)"},
+                                         "switch = every collective along the aggregation tree in the switches' "
+                                         "engines (fat trees and topology files)"},
               self.placement);
     parameter(param::Integer{"collective.switch_cgr_units", "units", 0, 255,
                              "CGR units of a switch-resident engine (placement=switch); 0 = 8 for radix <= 16, "
@@ -793,11 +793,21 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.aglus.reset(config_.cgr_aglus, sc_core::sc_time_stamp().value());
     if (trace_) c.calls.back().agree_begin = sc_core::sc_time_stamp().value();
     a.begin(e.size, a.rank);
-    // Through the switches' tree: no hypercube agreement (docs/COLLECTIVES.md,
-    // "Switch-resident engines"), peers are engine addresses.
-    if (switch_tree_ && tree_supports(h.opcode) && c.tree.state == TreeLink::State::Ready) {
+    // Through the switches' tree: the agreement goes through the tree too
+    // (the record to the member's vertex, the root's result back;
+    // docs/COLLECTIVES.md, "Switch-resident engines"), peers are engine
+    // addresses.
+    // (Reduce_scatter with unequal counts: the switches do not know the blocks.)
+    if (switch_tree_ && tree_supports(h.opcode) && e.elements_per_block != kVariableCounts &&
+        c.tree.state == TreeLink::State::Ready) {
         a.tree = true;
         a.agree = Schedule{};
+        if (c.tree.parent != TreeConfig::kNone) {  // a group of one agrees with itself
+            Step record;
+            record.send = Transfer{c.tree.parent, {}};
+            record.receive = Transfer{c.tree.parent, {}};
+            a.agree.steps.push_back(record);
+        }
     } else if (switch_tree_) {
         ++statistics_.tree_not_offloaded;
     }
@@ -829,6 +839,8 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
         role.root_vertex = c.tree.root_vertex == TreeConfig::kNone ? -1 : c.tree.root_vertex;
         // Only "am I the root" matters to a host.
         role.root_host = a.rank == e.root ? node_ : table_.node_of_global(e.global_root).value_or(0xFFFF);
+        role.size = e.size;
+        role.rank = a.rank;
         plan.schedule = make_tree_schedule(h.opcode, role);
         ++statistics_.tree_collectives;
     }
@@ -1062,10 +1074,15 @@ void CollectiveEngine::send_agreement(unsigned context, const Active& a, std::ui
     processor.message_bytes = CollectiveArguments::kBytes;
     CollectiveArguments mine = a.mine;
     mine.errors = a.mask;
-    std::uint8_t payload[CollectiveArguments::kBytes];
+    std::uint8_t payload[CollectiveArguments::kBytes + 4];
     mine.write(payload);
+    if (a.tree) {  // to the member's vertex: the host address, and the tree's slot after the record
+        processor.rank = node_;
+        processor.message_bytes += 4;
+        store_le32(payload + CollectiveArguments::kBytes, contexts_[context].tree.slot);
+    }
     ++statistics_.agreement_packets;
-    emit(net_port_, network, processor, 0, payload, CollectiveArguments::kBytes, true);
+    emit(net_port_, network, processor, 0, payload, processor.message_bytes, true);
 }
 
 bool CollectiveEngine::advance_agreement(unsigned context) {
@@ -1113,8 +1130,12 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     processor.message_bytes = static_cast<std::uint32_t>(s.send.bytes());
     set_step_sequence(processor, a.sequence);
     const auto step = static_cast<std::uint8_t>(a.tree ? contexts_[context].tree.slot + 1 : k + 1);
-    std::uint8_t* payload = emit_packet(net_port_, step_header(a, context, s.send_node, step), processor,
-                                        static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from), false);
+    NetworkHeader network = step_header(a, context, s.send_node, step);
+    // Tree Gather: the operation field says whether the root is below the
+    // sender (the vertices send the vector toward the root only).
+    if (a.tree && a.header.opcode == Opcode::Gather) network.operation = a.rank == a.envelope.root ? 1 : 0;
+    std::uint8_t* payload = emit_packet(net_port_, network, processor, static_cast<std::uint32_t>(from),
+                                        static_cast<std::uint32_t>(to - from), false);
     if (a.carry_payload) s.send.gather(a.buffer.data(), from, to, payload);
     a.chunk_sent(k);
     ++statistics_.step_packets_sent;
@@ -1127,8 +1148,10 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
     const std::uint64_t from = chunk_begin(s.issued), to = chunk_end(s.issued, s.recv.bytes());
     const std::uint64_t n = to - from;
     const auto sender = static_cast<std::uint16_t>(s.recv_peer);
+    const bool gather_flag = a.tree && a.header.opcode == Opcode::Gather;  // operation: "root below"
     if (p.message_bytes != s.recv.bytes() || p.offset != from || p.payload_bytes != n || p.opcode != a.header.opcode ||
-        p.operation != a.header.operation || p.datatype != a.header.datatype || p.algorithm != a.header.algorithm) {
+        (p.operation != a.header.operation && !gather_flag) || p.datatype != a.header.datatype ||
+        p.algorithm != a.header.algorithm) {
         // The agreement names the argument that differs; this only stops
         // the data phase from reading a stream it does not understand.
         SC_REPORT_WARNING(kReportType,
@@ -1378,6 +1401,7 @@ bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, cons
     Context& c = contexts_[context];
     if (c.tree.state == TreeLink::State::Ready) return true;
     const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
+    if (e.elements_per_block == kVariableCounts) return true;  // runs on the hypercube
     const CtRow& row = table_.row(context);
     const std::optional<int> rank = row.own_rank();
     if (!rank || e.size == 0 || !row.consistent_with(e.size, *rank)) return true;  // start() refuses it

@@ -519,51 +519,138 @@ Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int ran
 }
 
 bool tree_supports(Opcode collective) {
-    return collective == Opcode::Allreduce || collective == Opcode::Reduce || collective == Opcode::Bcast ||
-           collective == Opcode::Barrier;
+    switch (collective) {
+        case Opcode::Allreduce:
+        case Opcode::Reduce:
+        case Opcode::Bcast:
+        case Opcode::Barrier:
+        case Opcode::Gather:
+        case Opcode::Allgather:
+        case Opcode::Scatter:
+        case Opcode::ReduceScatter:
+            return true;
+        default:
+            return false;
+    }
+}
+
+namespace {
+bool per_rank_blocks(Opcode collective) {
+    return collective == Opcode::Gather || collective == Opcode::Allgather || collective == Opcode::Scatter ||
+           collective == Opcode::ReduceScatter;
+}
+}  // namespace
+
+std::vector<BlockSpan> tree_subtree_ranks(const TreeRole& role) {
+    std::vector<BlockSpan> all;
+    for (const std::vector<BlockSpan>& runs : role.child_ranks) all.insert(all.end(), runs.begin(), runs.end());
+    std::sort(all.begin(), all.end(), [](const BlockSpan& a, const BlockSpan& b) { return a.first < b.first; });
+    std::vector<BlockSpan> merged;
+    for (const BlockSpan& run : all) {
+        if (!merged.empty() && merged.back().first + merged.back().count == run.first)
+            merged.back().count += run.count;
+        else
+            merged.push_back(run);
+    }
+    return merged;
 }
 
 Schedule make_tree_schedule(Opcode collective, const TreeRole& role) {
     if (!tree_supports(collective))
         throw std::invalid_argument("tree schedule: " + std::string(to_string(collective)) +
                                     " does not run in the switches' tree");
-    const std::vector<BlockSpan> whole{BlockSpan{0, 1}};
+    const bool per_rank = per_rank_blocks(collective);
+    if (per_rank && role.size < 1) throw std::invalid_argument("tree schedule: a communicator of no members");
     Schedule s;
-    s.blocks = 1;
-    if (collective == Opcode::Bcast && role.root_host < 0)
-        throw std::invalid_argument("tree schedule: a broadcast needs its root");
-    const auto round_trip = [&](int peer) {  // send up, take the result coming down
-        Step step = send_step(peer, whole);
-        step.receive = Transfer{peer, whole};
+    s.blocks = per_rank ? static_cast<std::uint32_t>(role.size) : 1;
+    const std::vector<BlockSpan> whole{BlockSpan{0, s.blocks}};
+    if ((collective == Opcode::Bcast || collective == Opcode::Scatter) && role.root_host < 0)
+        throw std::invalid_argument("tree schedule: a broadcast or scatter needs its root");
+    const auto round_trip = [&](int peer, std::vector<BlockSpan> up, std::vector<BlockSpan> down) {
+        // send up, take the result coming down
+        Step step = send_step(peer, std::move(up));
+        step.receive = Transfer{peer, std::move(down)};
         step.apply = Apply::Copy;
         return step;
     };
     if (!role.vertex) {
         if (role.parent < 0) return s;  // a group of one: the contribution is the result
-        if (collective == Opcode::Bcast) {
-            // The root's data goes straight to the root vertex; everyone,
-            // the root too, takes it from its own vertex on the way down.
-            if (role.self == role.root_host) s.steps.push_back(send_step(role.root_vertex, whole));
-            s.steps.push_back(receive_step(role.parent, whole, Apply::Copy));
-            return s;
+        if (per_rank && (role.rank < 0 || role.rank >= role.size))
+            throw std::invalid_argument("tree schedule: comm rank " + std::to_string(role.rank) + " outside " +
+                                        std::to_string(role.size) + " members");
+        const std::vector<BlockSpan> own{BlockSpan{static_cast<std::uint32_t>(std::max(role.rank, 0)), 1}};
+        switch (collective) {
+            case Opcode::Bcast:
+            case Opcode::Scatter:
+                // The root's data goes straight to the root vertex; everyone,
+                // the root too, takes its part from its own vertex on the way down.
+                if (role.self == role.root_host) s.steps.push_back(send_step(role.root_vertex, whole));
+                s.steps.push_back(receive_step(role.parent, collective == Opcode::Bcast ? whole : own, Apply::Copy));
+                return s;
+            case Opcode::Gather:
+                if (role.self == role.root_host)
+                    s.steps.push_back(round_trip(role.parent, own, whole));
+                else
+                    s.steps.push_back(send_step(role.parent, own));
+                return s;
+            case Opcode::Allgather:
+                s.steps.push_back(round_trip(role.parent, own, whole));
+                return s;
+            case Opcode::ReduceScatter:
+                s.steps.push_back(round_trip(role.parent, whole, own));
+                return s;
+            default:
+                // Allreduce, Barrier, Reduce (whose result reaches every member;
+                // only the root hands it to its host).
+                s.steps.push_back(round_trip(role.parent, whole, whole));
+                return s;
         }
-        // Allreduce, Barrier, Reduce (whose result reaches every member;
-        // only the root hands it to its host).
-        s.steps.push_back(round_trip(role.parent));
-        return s;
     }
     if (role.children.size() < 2) throw std::invalid_argument("tree schedule: a vertex combines two inputs or more");
+    if (per_rank && role.child_ranks.size() != role.children.size())
+        throw std::invalid_argument("tree schedule: a vertex needs its inputs' comm ranks for " +
+                                    std::string(to_string(collective)));
     const bool root = role.parent < 0;
-    if (collective == Opcode::Bcast) {
-        s.steps.push_back(receive_step(root ? role.root_host : role.parent, whole, Apply::Copy));
-    } else {
-        // Up: the inputs in combining order, whatever order they arrive in.
-        for (std::size_t i = 0; i < role.children.size(); ++i)
-            s.steps.push_back(receive_step(role.children[i], whole, i == 0 ? Apply::Copy : Apply::CombineRight));
-        if (!root) s.steps.push_back(round_trip(role.parent));
+    const std::vector<BlockSpan> mine = per_rank ? tree_subtree_ranks(role) : whole;
+    const auto input_blocks = [&](std::size_t i) { return per_rank ? role.child_ranks[i] : whole; };
+    switch (collective) {
+        case Opcode::Bcast:
+        case Opcode::Scatter:
+            s.steps.push_back(receive_step(root ? role.root_host : role.parent, mine, Apply::Copy));
+            for (std::size_t i = 0; i < role.children.size(); ++i)
+                s.steps.push_back(send_step(role.children[i], input_blocks(i)));  // down
+            return s;
+        case Opcode::Gather:
+        case Opcode::Allgather: {
+            // Up: each input's blocks in place (gathered in comm-rank order).
+            for (std::size_t i = 0; i < role.children.size(); ++i)
+                s.steps.push_back(receive_step(role.children[i], input_blocks(i), Apply::Copy));
+            if (collective == Opcode::Gather) {
+                if (role.root_input >= static_cast<int>(role.children.size()) || (root && role.root_input < 0))
+                    throw std::invalid_argument("tree schedule: a gather's root below input " +
+                                                std::to_string(role.root_input) + " of " +
+                                                std::to_string(role.children.size()));
+                if (role.root_input < 0) {  // not on the root's path: up only
+                    s.steps.push_back(send_step(role.parent, mine));
+                    return s;
+                }
+            }
+            if (!root) s.steps.push_back(round_trip(role.parent, mine, whole));
+            for (std::size_t i = 0; i < role.children.size(); ++i)  // down (Gather: toward the root only)
+                if (collective == Opcode::Allgather || static_cast<int>(i) == role.root_input)
+                    s.steps.push_back(send_step(role.children[i], whole));
+            return s;
+        }
+        default:
+            // Up: the inputs in combining order, whatever order they arrive in.
+            for (std::size_t i = 0; i < role.children.size(); ++i)
+                s.steps.push_back(receive_step(role.children[i], whole, i == 0 ? Apply::Copy : Apply::CombineRight));
+            if (!root) s.steps.push_back(round_trip(role.parent, whole, mine));
+            for (std::size_t i = 0; i < role.children.size(); ++i)  // down
+                s.steps.push_back(
+                    send_step(role.children[i], collective == Opcode::ReduceScatter ? input_blocks(i) : whole));
+            return s;
     }
-    for (const int child : role.children) s.steps.push_back(send_step(child, whole));  // down
-    return s;
 }
 
 }  // namespace isvp

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "isvp/aggregation_tree.h"
@@ -133,9 +134,10 @@ void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic
             config_.window_packets, static_cast<std::uint64_t>(std::max(credits, 0)) + (word & 0xFFFFFF)));
         return progress(t);
     }
+    if (step == kAgreeStep) return agreement_record(v);
     if (step == 0 || step > kMaxSlots)
         return drop("step " + std::to_string(step) + " on context " + std::to_string(v.network.context_id) +
-                    " (abort notices, agreement records: not for switch engines)");
+                    " (abort notices: not for switch engines)");
     Tree& t = tree(v.network.context_id, static_cast<std::uint8_t>(step - 1));
     // Windows: every input and the parent may have window_packets unconsumed.
     const std::size_t windows = (t.configured ? t.role.children.size() + 2 : std::size_t{64}) * config_.window_packets;
@@ -194,19 +196,36 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
         g.has_slot = true;
     }
     ++statistics_.trees_planned;
-    const auto roles = tree_roles(*topology_, plan);
+    std::map<unsigned, int> comm_ranks;
+    for (const auto& [rank, host] : g.hosts) comm_ranks[host] = rank;
+    const auto roles = tree_roles(*topology_, plan, -1, comm_ranks);
     // Up*/down* has no route between two switches without hosts (two
     // spines): such a configuration goes through the engine of the first
     // member's switch, which every engine reaches and which reaches every engine.
     const auto hostless = [&](unsigned address) { return topology_->hosts_on(address - topology_->hosts()).empty(); };
     const unsigned relay = switch_engine_address(*topology_, topology_->host(members.front()).switch_index);
-    for (const auto& [participant, role] : roles) {
+    // Vertices first: a member starts (and sends its agreement record) as
+    // soon as its own configuration is in, so its vertex must have its own.
+    std::vector<std::pair<int, TreeRole>> ordered;
+    for (const bool vertices : {true, false})
+        for (const auto& [participant, role] : roles)
+            if (role.vertex == vertices) ordered.emplace_back(participant, role);
+    for (const auto& [participant, role] : ordered) {
         TreeConfig config;
         config.target = static_cast<std::uint16_t>(participant);
         config.slot = g.slot;
         config.parent = role.parent < 0 ? TreeConfig::kNone : static_cast<std::uint16_t>(role.parent);
         config.root_vertex = role.root_vertex < 0 ? TreeConfig::kNone : static_cast<std::uint16_t>(role.root_vertex);
         for (const int child : role.children) config.inputs.push_back(static_cast<std::uint16_t>(child));
+        if (role.vertex) {  // its members' comm ranks, for the per-rank collectives
+            config.size = static_cast<std::uint16_t>(role.size);
+            for (const std::vector<BlockSpan>& runs : role.child_ranks) {
+                config.input_ranks.emplace_back();
+                for (const BlockSpan& run : runs)
+                    config.input_ranks.back().push_back(
+                        {static_cast<std::uint16_t>(run.first), static_cast<std::uint16_t>(run.count)});
+            }
+        }
         if (participant == address_) {
             store_configuration(context, config);
             continue;
@@ -257,6 +276,11 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
     t.role.parent = config.parent == TreeConfig::kNone ? -1 : config.parent;
     t.role.root_vertex = config.root_vertex == TreeConfig::kNone ? -1 : config.root_vertex;
     for (const std::uint16_t input : config.inputs) t.role.children.push_back(input);
+    t.role.size = config.size;
+    for (const std::vector<TreeConfig::Run>& runs : config.input_ranks) {
+        t.role.child_ranks.emplace_back();
+        for (const TreeConfig::Run& run : runs) t.role.child_ranks.back().push_back(BlockSpan{run.first, run.count});
+    }
     t.last_done.reset();  // a new communicator: its sequences start again
     progress(t);
 }
@@ -299,9 +323,44 @@ bool SwitchCollectiveEngine::start(Tree& t) {
         return false;
     }
     TreeRole role = t.role;
-    role.root_host = first->opcode == Opcode::Bcast && t.role.parent < 0 ? first_sender : t.role.parent;
-    const Schedule schedule = make_tree_schedule(first->opcode, role);
-    r.layout = BlockLayout::uniform(1, first->message_bytes);
+    if (first->opcode == Opcode::Gather) {
+        // Toward the root only: the input whose packets say "root below"
+        // (operation 1). It starts when every input's first packet is in.
+        for (std::size_t i = 0; i < t.role.children.size(); ++i) {
+            const HeldPacket* p = t.held.front(t.context, static_cast<std::uint16_t>(t.role.children[i]));
+            if (!p || p->sequence != first->sequence) {
+                r.running = false;
+                return false;
+            }
+            if (p->operation == 1) role.root_input = static_cast<int>(i);
+        }
+        r.header.operation = role.root_input >= 0 ? 1 : 0;  // what its packets up say
+    }
+    const bool from_root_host = first->opcode == Opcode::Bcast || first->opcode == Opcode::Scatter;
+    role.root_host = from_root_host && t.role.parent < 0 ? first_sender : t.role.parent;
+    Schedule schedule;
+    try {
+        schedule = make_tree_schedule(first->opcode, role);
+    } catch (const std::invalid_argument& e) {
+        drop(e.what());
+        r.running = false;
+        return false;
+    }
+    // The block size from the first packet's transfer: its bytes over the
+    // blocks the schedule takes from its sender.
+    std::uint64_t blocks = 0;
+    for (const Step& s : schedule.steps)
+        if (s.receive && s.receive->peer == first_sender) {
+            for (const BlockSpan& span : s.receive->spans) blocks += span.count;
+            break;
+        }
+    if (blocks == 0 || first->message_bytes % blocks != 0) {
+        drop("context " + std::to_string(t.context) + ": " + std::to_string(first->message_bytes) + " bytes of " +
+             std::string(to_string(first->opcode)) + " from " + std::to_string(first_sender) + " do not fit the tree");
+        r.running = false;
+        return false;
+    }
+    r.layout = BlockLayout::uniform(schedule.blocks, first->message_bytes / blocks);
     r.build(schedule, BlockSpan{0, 0}, BlockSpan{0, 0}, [&](std::size_t, const Step& s) {
         DataPhase::StepLinks link;
         if (s.send) {
@@ -321,6 +380,17 @@ void SwitchCollectiveEngine::progress(Tree& t) {
     if (!t.configured) return;
     for (;;) {
         Run& r = t.run;
+        discard_failed(t);
+        if (r.running && failed(t, r.sequence)) {
+            // Ended by the agreement: chunks in the AgLUs leave first.
+            if (!r.combining.empty()) return;
+            cgr_.release(t.owner, sc_core::sc_time_stamp().value());
+            if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
+            r.running = false;
+            r.steps.clear();
+            r.buffer.clear();
+            continue;
+        }
         if (!r.running && !start(t)) return;
         struct Driver final : DataPhase::Driver {
             SwitchCollectiveEngine& engine;
@@ -372,8 +442,10 @@ void SwitchCollectiveEngine::take_chunk(Tree& t, std::size_t k, HeldPacket& p) {
     const std::uint64_t from = r.chunk_begin(s.issued), to = r.chunk_end(s.issued, s.recv.bytes());
     const std::uint64_t n = to - from;
     const auto sender = static_cast<std::uint16_t>(s.recv_peer);
+    // (Gather: the operation field says whether the root is below the sender.)
     const bool agrees = p.message_bytes == s.recv.bytes() && p.offset == from && p.payload_bytes == n &&
-                        p.opcode == r.header.opcode && p.operation == r.header.operation &&
+                        p.opcode == r.header.opcode &&
+                        (p.operation == r.header.operation || r.header.opcode == Opcode::Gather) &&
                         p.datatype == r.header.datatype && p.sequence == r.sequence;
     ++s.issued;
     if (!agrees) {
@@ -422,7 +494,7 @@ void SwitchCollectiveEngine::on_combined() {
         if (r.combining.empty()) continue;
         bool moved = false;
         while (!r.combining.empty() && r.combining.front().first <= now) {
-            ++r.steps[r.combining.front().second].applied;
+            if (!failed(t, r.sequence)) ++r.steps[r.combining.front().second].applied;
             r.combining.pop_front();
             moved = true;
         }
@@ -458,6 +530,101 @@ void SwitchCollectiveEngine::finish(Tree& t) {
     r.running = false;
     r.steps.clear();
     r.buffer.clear();
+}
+
+// ---------------------------------------------------------------------------
+// Argument agreement through the tree
+
+void SwitchCollectiveEngine::agreement_record(const NetworkPacketView& v) {
+    const std::uint32_t bytes = CollectiveArguments::kBytes + 4;
+    if (v.payload_bytes != bytes)
+        return drop("agreement record of " + std::to_string(v.payload_bytes) + " bytes (expected " +
+                    std::to_string(bytes) + ")");
+    const std::uint32_t slot = load_le32(v.payload + CollectiveArguments::kBytes);
+    const auto found = trees_.find(tree_key(v.network.context_id, static_cast<std::uint8_t>(slot)));
+    if (slot >= kMaxSlots || found == trees_.end() || !found->second.configured)
+        return drop("agreement record for context " + std::to_string(v.network.context_id) + " slot " +
+                    std::to_string(slot) + ", which this switch has no tree for");
+    Tree& t = found->second;
+    const std::uint16_t sender = v.processor.rank;
+    const CollectiveArguments record = CollectiveArguments::read(v.payload, v.network.opcode, v.network.operation,
+                                                                 v.network.datatype, v.network.algorithm);
+    const auto down = [&](const CollectiveArguments& result) {
+        for (const int child : t.role.children) send_record(t, static_cast<std::uint16_t>(child), result);
+        t.agreements.erase(record.sequence);
+        if (result.errors) fail(t, static_cast<std::uint16_t>(result.sequence & kStepSequenceMask));
+    };
+    if (t.role.parent >= 0 && sender == t.role.parent) return down(record);  // the root's result
+    const auto input = std::find(t.role.children.begin(), t.role.children.end(), static_cast<int>(sender));
+    if (input == t.role.children.end())
+        return drop("agreement record from " + std::to_string(sender) + ", not an input of context " +
+                    std::to_string(t.context) + " slot " + std::to_string(t.slot));
+    if (t.agreements.size() >= 4 && !t.agreements.count(record.sequence))
+        return drop("more than 4 agreements pending on context " + std::to_string(t.context) + " slot " +
+                    std::to_string(t.slot));
+    Agreement& a = t.agreements[record.sequence];
+    a.inputs.resize(t.role.children.size());
+    a.inputs[static_cast<std::size_t>(input - t.role.children.begin())] = record;
+    for (const auto& in : a.inputs)
+        if (!in) return;
+    // The first input's fields; every input's bits and differences from it.
+    CollectiveArguments combined = *a.inputs.front();
+    for (const auto& in : a.inputs) combined.errors |= in->errors | mismatch_fields(*a.inputs.front(), *in);
+    if (t.role.parent < 0) {
+        if (combined.errors) ++statistics_.disagreements;
+        return down(combined);
+    }
+    if (!a.sent_up) send_record(t, static_cast<std::uint16_t>(t.role.parent), combined);
+    a.sent_up = true;
+}
+
+void SwitchCollectiveEngine::send_record(Tree& t, std::uint16_t to, const CollectiveArguments& record) {
+    NetworkHeader network;
+    network.opcode = record.opcode;
+    network.operation = record.operation;
+    network.datatype = record.datatype;
+    network.algorithm = record.algorithm;
+    network.destination = to;
+    network.context_id = t.context;
+    network.step = kAgreeStep;
+    ProcessorHeader processor;
+    processor.opcode = record.opcode;
+    processor.context_id = t.context;
+    processor.rank = address_;
+    // To a host: the record (it has one tree per context); to an engine: and the slot.
+    const bool engine = to >= topology_->hosts();
+    processor.message_bytes = CollectiveArguments::kBytes + (engine ? 4 : 0);
+    std::uint8_t payload[CollectiveArguments::kBytes + 4];
+    record.write(payload);
+    store_le32(payload + CollectiveArguments::kBytes, t.slot);
+    ++statistics_.agreement_packets;
+    emit(network, processor, payload, processor.message_bytes, true);
+}
+
+void SwitchCollectiveEngine::fail(Tree& t, std::uint16_t sequence) {
+    if (failed(t, sequence)) return;
+    t.failed.push_back(sequence);
+    if (t.failed.size() > 8) t.failed.pop_front();
+    progress(t);
+}
+
+bool SwitchCollectiveEngine::failed(const Tree& t, std::uint16_t sequence) const {
+    return std::find(t.failed.begin(), t.failed.end(), sequence) != t.failed.end();
+}
+
+void SwitchCollectiveEngine::discard_failed(Tree& t) {
+    if (t.failed.empty()) return;
+    for (const std::uint16_t sender : t.held.senders(t.context)) {
+        // Packets the running collective's steps hold are its own; those of
+        // a failed collective are not (the steps stop taking them).
+        while (const HeldPacket* p = t.held.front(t.context, sender)) {
+            if (!failed(t, p->sequence)) break;
+            if (void* owner = t.held.pop(t.context, sender)) static_cast<tlm::tlm_generic_payload*>(owner)->release();
+            --held_total_;
+            ++statistics_.stale;
+            owe_credit(t, sender);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -169,6 +169,27 @@ void TreeConfig::write(std::uint8_t* out) const {
     put16(out + 4, root_vertex);
     put16(out + 6, static_cast<std::uint16_t>(inputs.size()));
     for (std::size_t i = 0; i < inputs.size(); ++i) put16(out + kHeaderBytes - 2 + 2 * i, inputs[i]);
+    if (size == 0) return;
+    out += kHeaderBytes - 2 + 2 * inputs.size();
+    put16(out, size);
+    out += 2;
+    for (const std::vector<Run>& runs : input_ranks) {
+        put16(out, static_cast<std::uint16_t>(runs.size()));
+        out += 2;
+        for (const Run& run : runs) {
+            put16(out, run.first);
+            put16(out + 2, run.count);
+            out += 4;
+        }
+    }
+}
+
+std::size_t TreeConfig::bytes() const {
+    std::size_t n = kHeaderBytes + 2 * inputs.size();
+    if (size == 0) return n;
+    n += 2;
+    for (const std::vector<Run>& runs : input_ranks) n += 2 + 4 * runs.size();
+    return n;
 }
 
 std::optional<TreeConfig> TreeConfig::read(const std::uint8_t* in, std::size_t length) {
@@ -183,7 +204,31 @@ std::optional<TreeConfig> TreeConfig::read(const std::uint8_t* in, std::size_t l
     c.parent = get16(in + 2);
     c.root_vertex = get16(in + 4);
     const std::size_t inputs = get16(in + 6);
-    if (length != kHeaderBytes - 2 + 2 * inputs) return std::nullopt;
+    if (length < kHeaderBytes - 2 + 2 * inputs) return std::nullopt;
     for (std::size_t i = 0; i < inputs; ++i) c.inputs.push_back(get16(in + kHeaderBytes - 2 + 2 * i));
+    in += kHeaderBytes - 2 + 2 * inputs;
+    length -= kHeaderBytes - 2 + 2 * inputs;
+    if (length == 0) return c;
+    // The members' comm ranks per input: every run inside the communicator.
+    if (length < 2 || inputs == 0) return std::nullopt;
+    c.size = get16(in);
+    in += 2;
+    length -= 2;
+    if (c.size == 0) return std::nullopt;
+    for (std::size_t i = 0; i < inputs; ++i) {
+        if (length < 2) return std::nullopt;
+        const std::size_t runs = get16(in);
+        in += 2;
+        length -= 2;
+        if (length < 4 * runs) return std::nullopt;
+        std::vector<Run> list;
+        for (std::size_t r = 0; r < runs; ++r, in += 4, length -= 4) {
+            const Run run{get16(in), get16(in + 2)};
+            if (run.count == 0 || std::uint32_t{run.first} + run.count > c.size) return std::nullopt;
+            list.push_back(run);
+        }
+        c.input_ranks.push_back(std::move(list));
+    }
+    if (length != 0) return std::nullopt;
     return c;
 }

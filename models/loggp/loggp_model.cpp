@@ -348,7 +348,11 @@ double Model::offload_tree(Opcode collective, double block_bytes) const {
     for (int r = 0; r < ranks_; ++r) members[static_cast<std::size_t>(r)] = static_cast<unsigned>(r);
     const AggregationTree tree = plan_aggregation_tree(topology_, members);
     const std::map<int, TreeRole> roles =
-        tree_roles(topology_, tree, collective == Opcode::Bcast || collective == Opcode::Reduce ? 0 : -1);
+        tree_roles(topology_, tree,
+                   collective == Opcode::Bcast || collective == Opcode::Reduce || collective == Opcode::Scatter ||
+                           collective == Opcode::Gather
+                       ? 0
+                       : -1);
     // Participants in a dense order: ranks first (index = rank), then vertices.
     std::map<int, int> index_of;
     std::vector<int> address_of;

@@ -5,6 +5,8 @@
  * the MPI_IN_PLACE form of every collective that has one; v-variants with
  * zero counts and gaps between blocks. MPI_INT with MPI_SUM and MPI_MAX.
  * Then long vectors (68 KB per rank) in Bcast, Allgather, Allgatherv.
+ * With the argument "spread K" also on communicators of the ranks equal
+ * mod K (K hosts per leaf of a fat tree: one member per leaf).
  *
  * Rank r of a communicator contributes value(r, i, salt) as element i. */
 #include <stdlib.h>
@@ -431,6 +433,12 @@ int main(int argc, char** argv) {
     if (size <= 64) {
         large(MPI_COMM_WORLD, "MPI_COMM_WORLD");
         large(reversed, "reversed keys");
+    }
+    if (argc > 2 && strcmp(argv[1], "spread") == 0) {
+        MPI_Comm spread;
+        MPI_Comm_split(MPI_COMM_WORLD, rank % atoi(argv[2]), rank, &spread);
+        run_on(spread, "split rank mod K (one member per leaf)");
+        MPI_Comm_free(&spread);
     }
     run_on(MPI_COMM_SELF, "MPI_COMM_SELF");
     MPI_Comm_free(&halves);

@@ -8,6 +8,12 @@ engines") that compare isvp bench collectives runs:
                      and the switch run went through the trees
   rtl-same ISVP      the same rows with --aglu tlm and --aglu rtl
   deterministic ISVP two runs print identical rows and counters
+  all-in-tree ISVP   all eight collectives on fattree radix=8,hosts=32, 8 B,
+                     4 KiB, 64 KiB, --check: every rank call through the
+                     switches' trees (none on the NIC engines); 2 timed
+                     iterations
+  all-rtl-same ISVP  the same run with --aglu tlm and --aglu rtl: identical
+                     rows (one timed iteration each)
 """
 import re
 import subprocess
@@ -16,8 +22,8 @@ import sys
 TOPOLOGY = ["--topology", "fattree:radix=8,hosts=16"]
 
 
-def bench(isvp, *args):
-    command = [isvp, "bench", "collectives", "--check", *TOPOLOGY, *args]
+def bench(isvp, *args, topology=TOPOLOGY):
+    command = [isvp, "bench", "collectives", "--check", *topology, *args]
     run = subprocess.run(command, capture_output=True, text=True, timeout=600)
     if run.returncode != 0 or "mismatch" in run.stdout:
         sys.exit("FAILED: " + " ".join(command) + "\n" + run.stdout + run.stderr)
@@ -71,6 +77,26 @@ def main():
         if first != second:
             sys.exit("FAILED: two runs differ:\n" + "\n".join(first) + "\n---\n" + "\n".join(second))
         print("\n".join(first))
+    elif check in ("all-in-tree", "all-rtl-same"):
+        args = [*switch, "--collectives", "all", "--sizes", "8,4K,64K"]
+        big = ["--topology", "fattree:radix=8,hosts=32"]
+        if check == "all-in-tree":
+            out = bench(isvp, *args, "--iterations", "2", topology=big)
+            print(out)
+            through = re.search(r"# switch placement: (\d+) rank calls through the switches' trees, (\d+) on the NIC",
+                                out)
+            if not through or int(through.group(1)) == 0 or int(through.group(2)) != 0:
+                sys.exit("FAILED: not every rank call went through the switches' trees")
+            if len(latencies(out)) != 22:
+                sys.exit("FAILED: expected 22 rows (7 collectives x 3 sizes + barrier)")
+        else:
+            args += ["--iterations", "1"]
+            tlm = [line.replace("aglu tlm", "aglu X") for line in rows(bench(isvp, *args, topology=big))]
+            rtl = [line.replace("aglu rtl", "aglu X")
+                   for line in rows(bench(isvp, *args, "--aglu", "rtl", topology=big))]
+            if tlm != rtl:
+                sys.exit("FAILED: --aglu rtl differs from tlm:\n" + "\n".join(tlm) + "\n---\n" + "\n".join(rtl))
+            print("\n".join(rtl))
     else:
         sys.exit("unknown check " + check)
     print("PASSED")

@@ -8,6 +8,7 @@
 // bit-identical whatever the arrival order.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -81,9 +82,17 @@ std::map<int, Vector> execute(Opcode collective, const std::map<int, TreeRole>& 
         const int address = ready[random() % ready.size()];
         Runner& r = runners[address];
         const Step& step = r.schedule.steps[r.next];
+        // Blocks of `width` elements: a transfer is its spans' blocks concatenated.
+        const std::size_t blocks = r.schedule.blocks;
         if (step.send && !r.sent) {
             REQUIRE(runners.count(step.send->peer) == 1);
-            mailbox[{address, step.send->peer}].push_back(buffers[address]);
+            const Vector& local = buffers[address];
+            const std::size_t width = local.size() / blocks;
+            Vector out;
+            for (const BlockSpan& span : step.send->spans)
+                out.insert(out.end(), local.begin() + static_cast<std::ptrdiff_t>(span.first * width),
+                           local.begin() + static_cast<std::ptrdiff_t>((span.first + span.count) * width));
+            mailbox[{address, step.send->peer}].push_back(std::move(out));
             r.sent = true;
             continue;  // the receive (if any) in a later round: other orders in between
         }
@@ -91,10 +100,26 @@ std::map<int, Vector> execute(Opcode collective, const std::map<int, TreeRole>& 
             auto& queue = mailbox[{step.receive->peer, address}];
             Vector in = std::move(queue.front());
             queue.pop_front();
+            std::size_t count = 0;
+            for (const BlockSpan& span : step.receive->spans) count += span.count;
+            REQUIRE(count > 0);
+            REQUIRE(in.size() % count == 0);
+            const std::size_t width = in.size() / count;
             Vector& local = buffers[address];
-            if (step.apply == Apply::Copy || local.empty()) local = in;
-            if (step.apply == Apply::CombineRight) local = combine(local, in);
-            if (step.apply == Apply::CombineLeft) local = combine(in, local);
+            if (local.empty()) local.assign(blocks * width, 0);  // a vertex: no contribution
+            REQUIRE(local.size() == blocks * width);
+            std::size_t at = 0;
+            for (const BlockSpan& span : step.receive->spans) {
+                const auto begin = local.begin() + static_cast<std::ptrdiff_t>(span.first * width);
+                const Vector mine(begin, begin + static_cast<std::ptrdiff_t>(span.count * width));
+                const Vector got(in.begin() + static_cast<std::ptrdiff_t>(at),
+                                 in.begin() + static_cast<std::ptrdiff_t>(at + span.count * width));
+                at += span.count * width;
+                Vector next = got;
+                if (step.apply == Apply::CombineRight) next = combine(mine, got);
+                if (step.apply == Apply::CombineLeft) next = combine(got, mine);
+                std::copy(next.begin(), next.end(), begin);
+            }
         }
         r.sent = false;
         ++r.next;
@@ -125,6 +150,73 @@ FatTreeShape fat_tree(unsigned radix, unsigned hosts) {
     shape.radix = radix;
     shape.hosts = hosts;
     return shape;
+}
+
+/// Gather, Allgather, Scatter and Reduce_scatter (one block of 2 elements
+/// per comm rank) for `members` with comm ranks in a shuffled order (a
+/// sub-communicator's ranks need not follow the hosts), against references:
+/// blocks in comm-rank order; Reduce_scatter's blocks of the composition in
+/// host order (the tree's combining order, as Allreduce) and of float64 sums
+/// bracketed as the tree brackets them.
+void check_per_rank(const NetworkTopology& topology, const AggregationTree& tree, const std::vector<unsigned>& members,
+                    std::mt19937_64& random) {
+    const int size = static_cast<int>(members.size());
+    std::vector<unsigned> by_rank = members;
+    std::shuffle(by_rank.begin(), by_rank.end(), random);
+    std::map<unsigned, int> comm_ranks;
+    for (int r = 0; r < size; ++r) comm_ranks[by_rank[static_cast<std::size_t>(r)]] = r;
+    const std::size_t width = 2;
+    // Gather/Allgather: each host's own block; the others zero.
+    std::map<int, Vector> own, every, sums;
+    Vector gathered(static_cast<std::size_t>(size) * width);
+    for (const unsigned host : members) {
+        const auto r = static_cast<std::size_t>(comm_ranks.at(host));
+        Vector mine(gathered.size(), 0), all(gathered.size()), d(gathered.size());
+        for (std::size_t i = 0; i < width; ++i) gathered[r * width + i] = mine[r * width + i] = random();
+        for (auto& x : all) x = random();
+        for (auto& x : d)
+            x = as_bits(std::ldexp(static_cast<double>(random() % 1000 + 1), static_cast<int>(random() % 81) - 40));
+        own[static_cast<int>(host)] = mine;
+        every[static_cast<int>(host)] = all;
+        sums[static_cast<int>(host)] = d;
+    }
+    const auto block = [&](const Vector& v, int r) {
+        return Vector(v.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * width),
+                      v.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r + 1) * width));
+    };
+    Vector ordered = every.at(static_cast<int>(members.front()));
+    for (std::size_t i = 1; i < members.size(); ++i) ordered = compose(ordered, every.at(static_cast<int>(members[i])));
+    const Vector bracketed = tree.root >= 0 ? reference(tree, tree.root, sums, add_doubles) : sums.begin()->second;
+    const auto with_vertices = [&](std::map<int, Vector> hosts, const std::map<int, TreeRole>& roles) {
+        for (const auto& [address, role] : roles)
+            if (role.vertex) hosts[address] = Vector{};
+        return hosts;
+    };
+    const auto roles = tree_roles(topology, tree, -1, comm_ranks);
+    const auto allgathered = execute(Opcode::Allgather, roles, with_vertices(own, roles), compose, random);
+    for (const unsigned host : members) CHECK(allgathered.at(static_cast<int>(host)) == gathered);
+    for (const auto& [input, combine, expected] :
+         {std::tuple<const std::map<int, Vector>*, Combine, const Vector*>{&every, compose, &ordered},
+          std::tuple<const std::map<int, Vector>*, Combine, const Vector*>{&sums, add_doubles, &bracketed}}) {
+        const auto out = execute(Opcode::ReduceScatter, roles, with_vertices(*input, roles), combine, random);
+        for (const unsigned host : members) {
+            const int r = comm_ranks.at(host);
+            CHECK(block(out.at(static_cast<int>(host)), r) == block(*expected, r));
+        }
+    }
+    for (const unsigned root : {by_rank.front(), by_rank.back()}) {
+        const auto rooted = tree_roles(topology, tree, static_cast<int>(root), comm_ranks);
+        const auto out = execute(Opcode::Gather, rooted, with_vertices(own, rooted), compose, random);
+        CHECK(out.at(static_cast<int>(root)) == gathered);
+        std::map<int, Vector> scatter_in;
+        for (const unsigned host : members)
+            scatter_in[static_cast<int>(host)] = host == root ? every.at(static_cast<int>(root)) : Vector{};
+        const auto scattered = execute(Opcode::Scatter, rooted, with_vertices(scatter_in, rooted), compose, random);
+        for (const unsigned host : members) {
+            const int r = comm_ranks.at(host);
+            CHECK(block(scattered.at(static_cast<int>(host)), r) == block(every.at(static_cast<int>(root)), r));
+        }
+    }
 }
 
 /// Runs the four tree collectives for `members` (tree `tree_index`) and
@@ -183,6 +275,7 @@ void check_group(const NetworkTopology& topology, const std::vector<unsigned>& m
         for (const unsigned host : members)
             CHECK(broadcast.at(static_cast<int>(host)) == composition.at(static_cast<int>(root)));
     }
+    check_per_rank(topology, tree, members, random);
 }
 
 }  // namespace
@@ -227,7 +320,14 @@ TEST_CASE("switch tree: roles name switch engines above the hosts and refuse a f
     CHECK(roles.at(16).parent == roles.at(0).root_vertex);
     CHECK(roles.at(roles.at(0).root_vertex).children == std::vector<int>{16, 17});
     CHECK_THROWS_WITH(tree_roles(topology, tree, 5), Catch::Contains("root host 5 is not a member"));
-    CHECK_THROWS_WITH(make_tree_schedule(Opcode::Gather, roles.at(0)), Catch::Contains("gather"));
+    CHECK_THROWS_WITH(make_tree_schedule(Opcode::Scatter, roles.at(0)), Catch::Contains("needs its root"));
+    CHECK_THROWS_WITH(make_tree_schedule(Opcode::Send, roles.at(0)), Catch::Contains("does not run"));
+    // Per-rank collectives: a vertex knows its inputs' comm ranks.
+    CHECK(roles.at(16).child_ranks == std::vector<std::vector<BlockSpan>>{{{0, 1}}, {{1, 1}}});
+    CHECK(roles.at(roles.at(0).root_vertex).child_ranks == std::vector<std::vector<BlockSpan>>{{{0, 2}}, {{2, 2}}});
+    TreeRole no_ranks = roles.at(16);
+    no_ranks.child_ranks.clear();
+    CHECK_THROWS_WITH(make_tree_schedule(Opcode::Allgather, no_ranks), Catch::Contains("comm ranks"));
 }
 
 TEST_CASE("switch engines: an extra port per switch, every engine a routed destination", "[switch tree]") {
@@ -262,4 +362,38 @@ TEST_CASE("switch engines: an extra port per switch, every engine a routed desti
 TEST_CASE("switch engines: refused on a torus, named", "[switch tree]") {
     CHECK_THROWS_WITH(with_switch_engines(torus_network(TorusShape{2, 2, 2})),
                       Catch::Contains("need an indirect network"));
+}
+
+TEST_CASE("switch tree: a vertex's configuration carries its inputs' comm ranks, and bad runs are refused",
+          "[switch tree]") {
+    TreeConfig config;
+    config.target = 17;
+    config.slot = 3;
+    config.parent = 20;
+    config.root_vertex = 20;
+    config.inputs = {6, 7, 18};
+    config.size = 9;
+    config.input_ranks = {{{4, 1}}, {{0, 1}}, {{1, 3}, {5, 4}}};
+    std::vector<std::uint8_t> bytes(config.bytes());
+    REQUIRE(bytes.size() == 10 + 2 * 3 + 2 + (2 + 4) + (2 + 4) + (2 + 8));
+    config.write(bytes.data());
+    const std::optional<TreeConfig> read = TreeConfig::read(bytes.data(), bytes.size());
+    REQUIRE(read);
+    CHECK(read->inputs == config.inputs);
+    CHECK(read->size == 9);
+    REQUIRE(read->input_ranks.size() == 3);
+    CHECK(read->input_ranks[2].size() == 2);
+    CHECK(read->input_ranks[2][1].first == 5);
+    CHECK(read->input_ranks[2][1].count == 4);
+    // A host's configuration (no inputs, no runs) still reads.
+    TreeConfig host;
+    host.target = 6;
+    host.parent = 17;
+    std::vector<std::uint8_t> host_bytes(host.bytes());
+    host.write(host_bytes.data());
+    CHECK(TreeConfig::read(host_bytes.data(), host_bytes.size()));
+    // A run beyond the communicator, or a truncated list: refused.
+    bytes[bytes.size() - 2] = 5;  // the last run's count: 5 + 5 > 9
+    CHECK_FALSE(TreeConfig::read(bytes.data(), bytes.size()));
+    CHECK_FALSE(TreeConfig::read(bytes.data(), bytes.size() - 1));
 }

@@ -114,13 +114,28 @@ struct TreeRole {
     /// root vertex takes the data from it). Ignored by the others.
     int root_host = -1;
     int self = -1;  ///< own address
+    /// Per-rank collectives (Gather, Allgather, Scatter, Reduce_scatter: one
+    /// block per comm rank): the communicator size, a host's comm rank, and
+    /// a vertex's inputs' members as runs of comm ranks (ascending; one list
+    /// per input, in the order of `children`).
+    int size = 1;
+    int rank = -1;
+    std::vector<std::vector<BlockSpan>> child_ranks;
+    /// Gather, a vertex: the index in `children` of the input the root is
+    /// below (-1: not below this vertex). Its packets up say so (the
+    /// members' Gather packets carry "root below" as their operation, 1 or 0).
+    int root_input = -1;
 };
 
-/// Whether the switches' tree runs `collective` (Allreduce, Reduce, Bcast,
-/// Barrier); the others run on the NIC engines' hypercube schedules.
+/// Whether the switches' tree runs `collective`: all eight do (Reduce_scatter
+/// with equal counts only: the switches do not know unequal blocks; a caller
+/// with unequal counts runs it on the NIC engines' hypercube schedules).
 bool tree_supports(Opcode collective);
 
-/// The steps of one participant of an aggregation tree, one block:
+/// The comm ranks below a vertex: its inputs' runs merged, ascending.
+std::vector<BlockSpan> tree_subtree_ranks(const TreeRole& role);
+
+/// The steps of one participant of an aggregation tree. One block:
 ///   * Allreduce, Barrier (zero bytes), Reduce: a vertex takes its inputs in
 ///     combining order (the first copied, the others combined on the right,
 ///     so the result does not depend on arrival order), sends the result to
@@ -131,6 +146,21 @@ bool tree_supports(Opcode collective);
 ///   * Bcast: the root host sends its data to the root vertex, which sends it
 ///     down; every vertex takes it from its parent and sends it to its
 ///     inputs; every host (the root too) takes it from its vertex.
+/// One block per comm rank (`size` blocks; a vertex's "own" blocks are its
+/// members', tree_subtree_ranks):
+///   * Gather, Allgather: gathered on the way up — a vertex copies each
+///     input's blocks, sends its own blocks to its parent and takes the whole
+///     vector back, sends the whole vector to every input; a host sends its
+///     block and takes the whole vector. Gather: only toward the root — a
+///     vertex without the root below it sends its blocks up and is done, one
+///     with it takes the whole vector back and sends it to `root_input`
+///     only; only the root host takes the vector;
+///   * Scatter: the root host sends every block to the root vertex; a vertex
+///     takes its own blocks from its parent (the root vertex: from the root
+///     host) and sends each input its members' blocks; a host takes its block;
+///   * Reduce_scatter: reduced on the way up as Allreduce (the whole vector,
+///     the same combining order); a vertex takes its own blocks back from its
+///     parent and sends each input its members' blocks; a host takes its block.
 /// Throws std::invalid_argument for a collective tree_supports refuses or an
 /// inconsistent role.
 Schedule make_tree_schedule(Opcode collective, const TreeRole& role);

@@ -18,9 +18,16 @@
 // the fixed order whatever order they arrive in, the result sent up, the
 // root's result sent down, streamed chunk by chunk.
 //
+// The argument agreement runs through the same tree: members send their
+// records (step kAgreeStep, the tree's slot after the record) to their
+// vertex; a vertex combines its inputs' records (the first input's fields,
+// every input's mismatch bits and the fields that differ from the first),
+// sends the result up, and sends the root's result down to every input; a
+// non-zero mask ends the collective here too (its packets discarded, their
+// credits returned).
+//
 // Abstraction: packet-level, approximately timed, as CollectiveEngine. Not
-// modelled: argument agreement (members' headers are checked per packet;
-// a disagreeing packet is dropped and counted), aborts and link faults.
+// modelled: aborts and link faults.
 #pragma once
 
 #include <cstdint>
@@ -67,6 +74,9 @@ struct SwitchEngineStatistics {
         field("bytes_skipped", self.bytes_skipped);
         field("cgr_waits", self.cgr_waits);
         field("peak_held_packets", self.peak_held_packets);
+        field("agreement_packets", self.agreement_packets);
+        field("disagreements", self.disagreements);
+        field("stale", self.stale);
     }
     std::uint64_t collectives = 0;             ///< collectives this vertex took part in
     std::uint64_t joins = 0;                   ///< tree joins received (planner)
@@ -82,6 +92,9 @@ struct SwitchEngineStatistics {
     std::uint64_t bytes_skipped = 0;           ///< job.timing_only: neither copied nor combined
     std::uint64_t cgr_waits = 0;               ///< a tree had a chunk to combine and no free CGR unit
     std::size_t peak_held_packets = 0;         ///< most data packets held at once
+    std::uint64_t agreement_packets = 0;       ///< argument-agreement records sent
+    std::uint64_t disagreements = 0;           ///< collectives a non-zero agreement mask ended here (root vertex)
+    std::uint64_t stale = 0;                   ///< data packets of collectives the agreement ended, discarded
 };
 
 class SwitchCollectiveEngine : public sc_core::sc_module {
@@ -114,6 +127,11 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
         AgluLanes aglus;
         std::deque<std::pair<sc_core::sc_time, std::size_t>> combining;  ///< (final at, step)
     };
+    /// The argument agreement of one collective at a vertex.
+    struct Agreement {
+        std::vector<std::optional<CollectiveArguments>> inputs;  ///< per input, its record
+        bool sent_up = false;                                    ///< the combined record went to the parent
+    };
     /// One tree this switch is a vertex of: (context, slot).
     struct Tree {
         std::uint8_t context = 0, slot = 0;
@@ -123,6 +141,8 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
         ChannelStore held;                       ///< data packets per sender, arrival order
         std::optional<std::uint16_t> last_done;  ///< sequence of the last collective finished
         Run run;
+        std::map<std::uint32_t, Agreement> agreements;  ///< per sequence, records still to combine
+        std::deque<std::uint16_t> failed;               ///< recent sequences the agreement ended (15 bits)
     };
     /// A group the planner collects joins for.
     struct Group {
@@ -158,6 +178,13 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     void send_chunk(Tree& t, std::size_t k);
     void take_chunk(Tree& t, std::size_t k, HeldPacket& p);
     void finish(Tree& t);
+    void agreement_record(const NetworkPacketView& view);
+    void send_record(Tree& t, std::uint16_t to, const CollectiveArguments& record);
+    /// The agreement ended collective `sequence` with a non-zero mask.
+    void fail(Tree& t, std::uint16_t sequence);
+    bool failed(const Tree& t, std::uint16_t sequence) const;
+    /// Discards held packets of failed collectives (credits returned).
+    void discard_failed(Tree& t);
     void owe_credit(Tree& t, std::uint16_t sender);
     void send_credits(Tree& t, std::uint16_t sender, std::uint32_t count);
     void emit(NetworkHeader network, const ProcessorHeader& processor, const std::uint8_t* data, std::uint32_t bytes,

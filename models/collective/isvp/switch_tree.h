@@ -22,7 +22,10 @@ inline unsigned switch_engine_address(const NetworkTopology& topology, unsigned 
 
 /// The role of every participant of `tree` (member hosts and vertices) keyed
 /// by network address; `root_host`: the root's address for Bcast (-1 for
-/// none; it must be a member).
-std::map<int, TreeRole> tree_roles(const NetworkTopology& topology, const AggregationTree& tree, int root_host = -1);
+/// none; it must be a member); `comm_ranks`: each member host's comm rank
+/// (empty: its place in tree.members), which gives the hosts' `rank` and the
+/// vertices' `child_ranks` (per-rank collectives).
+std::map<int, TreeRole> tree_roles(const NetworkTopology& topology, const AggregationTree& tree, int root_host = -1,
+                                   const std::map<unsigned, int>& comm_ranks = {});
 
 }  // namespace isvp

@@ -173,9 +173,12 @@ struct TreeJoin {
 
 /// Payload of a tree configuration (10 + 2 x inputs bytes): u16 target, u16
 /// slot, u16 parent, u16 root vertex, u16 inputs count, then the inputs' u16
-/// addresses. A switch engine that gets one for another target forwards it
-/// there (the planner relays through a leaf what up*/down* cannot route from
-/// one top switch to another).
+/// addresses; for a vertex then the members' comm ranks (what per-rank
+/// collectives — Gather, Allgather, Scatter, Reduce_scatter — move): u16
+/// communicator size, and per input u16 runs count then the runs (u16 first
+/// comm rank, u16 count), ascending. A switch engine that gets one for
+/// another target forwards it there (the planner relays through a leaf what
+/// up*/down* cannot route from one top switch to another).
 struct TreeConfig {
     static constexpr std::uint16_t kNone = 0xFFFF;  ///< no parent / no root vertex
     std::uint16_t target = 0;                       ///< the participant it configures
@@ -183,9 +186,15 @@ struct TreeConfig {
     std::uint16_t parent = kNone;       ///< vertex above (a host: the vertex it sends to); kNone: none
     std::uint16_t root_vertex = kNone;  ///< the tree's root vertex; kNone: a group of one
     std::vector<std::uint16_t> inputs;  ///< a vertex's inputs in combining order; empty for a host
+    /// A run of consecutive comm ranks.
+    struct Run {
+        std::uint16_t first = 0, count = 0;
+    };
+    std::uint16_t size = 0;                     ///< vertex: communicator size (0: no member runs follow the inputs)
+    std::vector<std::vector<Run>> input_ranks;  ///< vertex: per input, its members' comm ranks (with `size`)
 
     static constexpr std::size_t kHeaderBytes = 10;
-    std::size_t bytes() const { return kHeaderBytes + 2 * inputs.size(); }
+    std::size_t bytes() const;
     void write(std::uint8_t* out) const;
     /// nullopt when `length` does not match the inputs count it gives.
     static std::optional<TreeConfig> read(const std::uint8_t* in, std::size_t length);
