@@ -73,6 +73,7 @@ constexpr auto kConfigTable = [](auto& self, auto&& parameter) {
     parameter(param::Integer{"collective.switch_cgr_units", "units", 0, 255,
                              "CGR units of a switch-resident engine (placement=switch); 0 = 8 for radix <= 16, "
                              "else 4"},
+              self.switch_cgr_units);
     parameter(
         param::Choice<std::string>{"collective.mode",
                                    {{"offload", "offload"}, {"sharp", "sharp"}},
@@ -99,7 +100,6 @@ constexpr auto kConfigTable = [](auto& self, auto&& parameter) {
     parameter(
         param::Real{"collective.sharp_fault_at_us", "us", 0.0, 1e9, "test: when the AN of sharp_fault_switch fails"},
         self.sharp_fault_at_us);
-              self.switch_cgr_units);
 };
 
 }  // namespace
@@ -455,10 +455,10 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
             if (v.payload_bytes != kLinkFaultAbortNoticeBytes)
                 return drop("link-fault abort notice with " + std::to_string(v.payload_bytes) + " bytes");
             notice.cause = static_cast<CollectiveError>(cause);
+            notice.fault_pair = load_le32(v.payload + 4);
             if (notice.cause == CollectiveError::Sharp &&
                 static_cast<SharpFailure>(notice.fault_pair & 0xFF) == SharpFailure::NodeFault)
                 return sharp_notice(context, notice);
-            notice.fault_pair = load_le32(v.payload + 4);
         } else if (cause != 0 && cause != static_cast<std::uint32_t>(CollectiveError::Aborted)) {
             return drop("abort notice with cause " + std::to_string(cause));
         }
@@ -875,10 +875,10 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     discard_stale(context);
     // A peer aborted this collective before it started here.
     if (const auto abort = c.sequences.aborted_before_start(a.sequence); abort && !a.aborted)
+        abandon(context, abort->cause, abort->fault_pair);
     // Its SHArP tree failed before: every member ends it with error 7.
     if (a.tree && c.tree.state == TreeLink::State::Failed && !a.aborted)
         abandon(context, CollectiveError::Sharp, c.tree.failure);
-        abandon(context, abort->cause, abort->fault_pair);
 }
 
 // ---------------------------------------------------------------------------
@@ -1445,6 +1445,7 @@ bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, cons
     }
     return false;
 }
+
 bool CollectiveEngine::tree_offloads(Opcode collective) const {
     return config_.sharp() ? sharp_offloads(collective) : tree_supports(collective);
 }
@@ -1464,7 +1465,6 @@ void CollectiveEngine::sharp_notice(unsigned context, const AbortRecord& notice)
     }
 }
 
-
 void CollectiveEngine::tree_configured(unsigned context, const NetworkPacketView& v) {
     const std::optional<TreeConfig> config = TreeConfig::read(v.payload, v.payload_bytes);
     if (!config || !config->inputs.empty() || config->target != node_)
@@ -1473,11 +1473,11 @@ void CollectiveEngine::tree_configured(unsigned context, const NetworkPacketView
     Context& c = contexts_[context];
     if (c.tree.state != TreeLink::State::Joining)
         return drop("tree configuration for context " + std::to_string(context) + ", which did not join a tree");
+    c.tree.state = TreeLink::State::Ready;
     if (config->slot == TreeConfig::kSharpFallbackSlot) {  // the aggregation manager gave the group no tree
         c.tree.state = TreeLink::State::Fallback;
         ++statistics_.sharp_fallback_groups;
     }
-    c.tree.state = TreeLink::State::Ready;
     c.tree.slot = config->slot;
     c.tree.parent = config->parent;
     c.tree.root_vertex = config->root_vertex;

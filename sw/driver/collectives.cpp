@@ -626,4 +626,15 @@ void Collectives::barrier(Communicator& comm) {
     run(comm, call);
 }
 
+void Collectives::software_barrier(Communicator& comm) {
+    Call call;
+    call.collective = Opcode::Barrier;
+    check_call(comm, call);
+    struct NextSequence {
+        Communicator& comm;
+        ~NextSequence() { ++comm.sequence; }
+    } next{comm};
+    run_software(comm, call, !driver_.timing_only());
+}
+
 }  // namespace isvp::guest

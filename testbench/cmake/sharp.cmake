@@ -20,10 +20,11 @@ add_custom_target(isvp_sharp_programs ALL DEPENDS ${isvp_mpi_test_binaries}/shar
 set(sharp_program ${isvp_mpi_test_binaries}/sharp_groups)
 set(sharp_job --topology fattree:radix=8,hosts=12 --set collective.mode=sharp)
 
-# Trimming: communicators of one leaf each; no spine AN takes part.
-add_test(NAME sharp_trimmed_leaf_groups_keep_spines_out
+# Trimming: 7 ranks, six on leaf 0 and one alone on leaf 1: the world's
+# tree leaves leaf 1 out (its width is one); leaf 0's block runs on leaf 0.
+add_test(NAME sharp_trimmed_lone_leaf_left_out
          COMMAND ${ISVP_PYTHON3} ${sharp_checks} mpi $<TARGET_FILE:isvp> ${CMAKE_CURRENT_BINARY_DIR}/sharp_leaf.json
-                 ${sharp_program} leaf trimmed -n 12 ${sharp_job})
+                 ${sharp_program} leaf trimmed -n 7 ${sharp_job})
 # Overlapping communicators with nonblocking Allreduces in flight, beyond
 # 2 buffers per AN: some groups fall back, every result exact.
 add_test(NAME sharp_overlapping_groups_beyond_limits
@@ -39,7 +40,7 @@ add_test(NAME sharp_member_timeout_reaches_every_host
 add_test(NAME sharp_an_fault_reaches_every_host
          COMMAND ${ISVP_PYTHON3} ${sharp_checks} mpi $<TARGET_FILE:isvp> ${CMAKE_CURRENT_BINARY_DIR}/sharp_fault.json
                  ${sharp_program} fault fault -n 12 ${sharp_job} --set collective.sharp_fault_switch=1
-                 --set collective.sharp_fault_at_us=150)
-set_tests_properties(sharp_trimmed_leaf_groups_keep_spines_out sharp_overlapping_groups_beyond_limits
+                 --set collective.sharp_fault_at_us=500)
+set_tests_properties(sharp_trimmed_lone_leaf_left_out sharp_overlapping_groups_beyond_limits
                      sharp_member_timeout_reaches_every_host sharp_an_fault_reaches_every_host
                      PROPERTIES TIMEOUT 300 LABELS "mpi;collective" PASS_REGULAR_EXPRESSION "PASSED")

@@ -8,9 +8,10 @@
  *                          MPI_FLOAT_INT, and a Barrier: every result exact.
  *                          With small collective.sharp_* limits some groups
  *                          fall back; the results are the same.
- *   sharp_groups leaf      Allreduces only on communicators of 6 ranks
- *                          (one radix-8 leaf each): trimming keeps the spines
- *                          out (the test reads the --stats file).
+ *   sharp_groups leaf      Allreduces on the world and on blocks of 6 ranks
+ *                          (one radix-8 leaf each). Run on 7 ranks, the 7th
+ *                          alone on leaf 1: trimming keeps leaf 1 out of the
+ *                          world's tree (the test reads the --stats file).
  *   sharp_groups timeout   the last rank skips one Allreduce on the world
  *                          (it calls it only after rank 0 has its error):
  *                          every rank's call returns an error naming SHArP,
@@ -44,26 +45,37 @@ typedef struct {
     int index;
 } FloatInt;
 
-/* One Allreduce of `n` ints (value r*7+i+round on rank r) on `comm`, checked. */
-static int sum_allreduce(MPI_Comm comm, int round, int n) {
-    int me, members;
-    MPI_Comm_rank(comm, &me);
+/* The world ranks of `comm`'s members, in comm rank order (local: no
+ * communication, so it is safe after a failed call). */
+static int world_ranks(MPI_Comm comm, int* worlds) {
+    MPI_Group group, world;
+    int members;
     MPI_Comm_size(comm, &members);
+    MPI_Comm_group(comm, &group);
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    int ranks[256];
+    for (int m = 0; m < members; ++m) ranks[m] = m;
+    MPI_Group_translate_ranks(group, members, ranks, world, worlds);
+    MPI_Group_free(&group);
+    MPI_Group_free(&world);
+    return members;
+}
+
+/* One Allreduce of `n` ints (value w*7+i+round on world rank w) on `comm`,
+ * checked when it succeeds. */
+static int sum_allreduce(MPI_Comm comm, int round, int n) {
+    int worlds[256];
+    const int members = world_ranks(comm, worlds);
     int* in = malloc(sizeof(int) * (size_t)n);
     int* out = malloc(sizeof(int) * (size_t)n);
-    int world_of_me = rank;
-    for (int i = 0; i < n; ++i) in[i] = world_of_me * 7 + i + round;
+    for (int i = 0; i < n; ++i) in[i] = rank * 7 + i + round;
     const int rc = MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, comm);
     if (rc == MPI_SUCCESS) {
-        /* Every member's world rank: sum of (w*7 + i + round). */
-        int* worlds = malloc(sizeof(int) * (size_t)members);
-        MPI_Allgather(&world_of_me, 1, MPI_INT, worlds, 1, MPI_INT, comm);
         long base = 0;
         for (int m = 0; m < members; ++m) base += worlds[m] * 7;
         for (int i = 0; i < n; ++i)
             CHECK(out[i] == base + (long)members * (i + round), "allreduce round %d element %d: %d, expected %ld",
                   round, i, out[i], base + (long)members * (i + round));
-        free(worlds);
     }
     free(in);
     free(out);
@@ -93,9 +105,8 @@ static int overlap(void) {
         }
     MPI_Waitall(posted, requests, MPI_STATUSES_IGNORE);
     for (int c = 0; c < kComms; ++c) {
-        int members, worlds[256], me = rank;
-        MPI_Comm_size(comms[c], &members);
-        MPI_Allgather(&me, 1, MPI_INT, worlds, 1, MPI_INT, comms[c]);
+        int worlds[256];
+        const int members = world_ranks(comms[c], worlds);
         for (int round = 0; round < kRounds; ++round)
             for (int i = 0; i < kCount; ++i) {
                 long expected = 0;
@@ -138,9 +149,12 @@ static int overlap(void) {
 static int leaf(void) {
     MPI_Comm block;
     MPI_Comm_split(MPI_COMM_WORLD, rank / 6, rank, &block);
-    for (int round = 0; round < 3; ++round) CHECK(sum_allreduce(block, round, 16) == MPI_SUCCESS, "leaf allreduce");
+    for (int round = 0; round < 3; ++round) {
+        CHECK(sum_allreduce(MPI_COMM_WORLD, round, 16) == MPI_SUCCESS, "world allreduce");
+        CHECK(sum_allreduce(block, round, 16) == MPI_SUCCESS, "block allreduce");
+    }
     MPI_Comm_free(&block);
-    printf("sharp_groups: rank %d: leaf: 3 allreduces on a leaf-sized communicator\n", rank);
+    printf("sharp_groups: rank %d: leaf: 3 allreduces on the world and on leaf-sized blocks\n", rank);
     return 0;
 }
 
@@ -184,6 +198,7 @@ static int fault(void) {
         if (sum_allreduce(block, round, 64) != MPI_SUCCESS) ++block_errors;
     }
     CHECK(first_error >= 0, "no world allreduce failed: did the AN fail?");
+    CHECK(first_error != 0, "the first world allreduce failed: the AN failed before the group had its tree");
     CHECK(strstr(text, "SHArP") && strstr(text, "failed") && strstr(text, "switch"),
           "error does not name SHArP, the failure and the switch: '%s'", text);
     printf("sharp_groups: rank %d: fault: world allreduces from %d on failed (%d), error: %s\n", rank, first_error,

@@ -230,11 +230,11 @@ inline constexpr std::uint32_t kSize = 1u << 6;
 inline constexpr std::uint32_t kSequence = 1u << 7;
 inline constexpr std::uint32_t kUnsupported = 1u << 8;   ///< a member's switch cannot run it (error 2 there)
 inline constexpr std::uint32_t kContribution = 1u << 9;  ///< a member's contribution size disagreed with its arguments
-inline constexpr std::uint32_t kRow = 1u << 10;   ///< a member's arguments exceed its CT row or buffer (error 4 there)
-inline constexpr std::uint32_t kData = 1u << 11;  ///< a step packet disagreed with the schedule
-inline constexpr std::uint32_t kReleased = 1u << 12;   ///< a member's CT row was released: aborted (error 5)
-inline constexpr std::uint32_t kLinkFault = 1u << 13;  ///< packets between members were lost: aborted (error 6)
-inline constexpr std::uint32_t kSharp = 1u << 14;      ///< a SHArP aggregation node failed or timed out (error 7)
+inline constexpr std::uint32_t kRow = 1u << 10;          ///< a member's arguments exceed its CT row or buffer (error 4 there)
+inline constexpr std::uint32_t kData = 1u << 11;         ///< a step packet disagreed with the schedule
+inline constexpr std::uint32_t kReleased = 1u << 12;     ///< a member's CT row was released: aborted (error 5)
+inline constexpr std::uint32_t kLinkFault = 1u << 13;    ///< packets between members were lost: aborted (error 6)
+inline constexpr std::uint32_t kSharp = 1u << 14;        ///< a SHArP aggregation node failed or timed out (error 7)
 }  // namespace mismatch
 /// Bits for the fields in which `theirs` differs from `mine`.
 std::uint32_t mismatch_fields(const CollectiveArguments& mine, const CollectiveArguments& theirs);

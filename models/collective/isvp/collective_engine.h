@@ -554,8 +554,8 @@ class CollectiveEngine : public sc_core::sc_module {
     sc_core::sc_event cgr_free_event_;                      ///< a CGR unit freed while collectives wait
     sc_core::sc_event_queue flush_event_;                   ///< credits to return
     CollectiveStatistics statistics_;
-    TraceWriter* trace_ = nullptr;  ///< collective calls and phases, or null (off)
-    std::uint32_t trace_pid_ = 0;   ///< this switch's process in the trace
+    TraceWriter* trace_ = nullptr;    ///< collective calls and phases, or null (off)
+    std::uint32_t trace_pid_ = 0;     ///< this switch's process in the trace
     /// The collectives the switches' trees run: tree_supports, or with
     /// collective.mode = sharp only sharp_offloads.
     bool tree_offloads(Opcode collective) const;
