@@ -44,3 +44,10 @@ add_test(NAME sharp_an_fault_reaches_every_host
 set_tests_properties(sharp_trimmed_lone_leaf_left_out sharp_overlapping_groups_beyond_limits
                      sharp_member_timeout_reaches_every_host sharp_an_fault_reaches_every_host
                      PROPERTIES TIMEOUT 300 LABELS "mpi;collective" PASS_REGULAR_EXPRESSION "PASSED")
+
+# Every collective on sub-communicators (halves, rank mod 3, reversed keys,
+# MPI_COMM_SELF) in SHArP mode: Allreduce/Reduce/Barrier through the trees,
+# the others on the NIC engines, every result checked.
+add_test(NAME mpi_coll_every_collective_fattree_sharp
+         COMMAND isvp run -n 12 ${sharp_job} -- ${isvp_mpi_test_binaries}/coll_every_collective)
+set_tests_properties(mpi_coll_every_collective_fattree_sharp PROPERTIES TIMEOUT 300 LABELS "mpi;collective")
