@@ -45,6 +45,20 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
         parameters.is_declared("job.timing_only") && parameters.flag("job.timing_only");
     // collective.placement = switch: an engine at an extra port of every
     // switch of an indirect network (docs/COLLECTIVES.md, "Switch-resident engines").
+    // collective.mode = sharp: SHArP-style aggregation nodes in the switches'
+    // engines (docs/COLLECTIVES.md, "SHArP mode"): switch placement implied.
+    if (config.node.collective.sharp()) {
+        if (config.fabric.kind == "torus")
+            throw ConfigError(
+                "config: collective.mode=sharp needs an indirect network (topology.kind fattree or file): SHArP's "
+                "aggregation nodes sit in the switches of a fat tree; a torus has no switch between the nodes");
+        const int fault = config.node.collective.sharp_fault_switch;
+        if (fault >= 0 && static_cast<unsigned>(fault) >= config.fabric.topology().switches())
+            throw ConfigError("config: collective.sharp_fault_switch must be a switch of the network (0.." +
+                              std::to_string(config.fabric.topology().switches() - 1) + " or -1), got " +
+                              std::to_string(fault));
+        config.node.collective.placement = "switch";
+    }
     if (config.node.collective.placement == "switch") {
         if (config.fabric.kind == "torus")
             throw ConfigError(

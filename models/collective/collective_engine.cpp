@@ -8,6 +8,7 @@
 #include "isvp/collective_request.h"
 #include "isvp/parameter_table.h"
 #include "isvp/register_map.h"
+#include "isvp/sharp_resources.h"
 
 namespace isvp {
 
@@ -73,6 +74,32 @@ constexpr auto kConfigTable = [](auto& self, auto&& parameter) {
                              "CGR units of a switch-resident engine (placement=switch); 0 = 8 for radix <= 16, "
                              "else 4"},
               self.switch_cgr_units);
+    parameter(
+        param::Choice<std::string>{"collective.mode",
+                                   {{"offload", "offload"}, {"sharp", "sharp"}},
+                                   "offload = every collective the switch runs (placement decides where); "
+                                   "sharp = SHArP-style aggregation nodes in the fat tree's switches: "
+                                   "Allreduce/Reduce/Barrier along reserved aggregation trees, the others as nic"},
+        self.mode);
+    parameter(param::Integer{"collective.sharp_max_trees_per_an", "trees", 1, 64,
+                             "aggregation trees (groups) one SHArP aggregation node serves at once"},
+              self.sharp_max_trees_per_an);
+    parameter(param::Integer{"collective.sharp_osts_per_tree", "operations", 1, 64,
+                             "outstanding operation slots a SHArP group reserves: a buffer on each AN of its tree"},
+              self.sharp_osts_per_tree);
+    parameter(param::Integer{"collective.sharp_buffers_per_an", "buffers", 1, 4096,
+                             "operation buffers of one SHArP aggregation node; a group that finds too few falls back"},
+              self.sharp_buffers_per_an);
+    parameter(param::Real{"collective.sharp_timeout_us", "us", 0.0, 1e9,
+                          "an AN ends an operation no packet of which came for this long with an error to every "
+                          "member (0: never)"},
+              self.sharp_timeout_us);
+    parameter(param::Integer{"collective.sharp_fault_switch", "switch", -1, 65535,
+                             "test: the AN of this switch fails at sharp_fault_at_us (-1: none)"},
+              self.sharp_fault_switch);
+    parameter(
+        param::Real{"collective.sharp_fault_at_us", "us", 0.0, 1e9, "test: when the AN of sharp_fault_switch fails"},
+        self.sharp_fault_at_us);
 };
 
 }  // namespace
@@ -423,11 +450,15 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
         AbortRecord notice;
         notice.sequence = static_cast<std::uint16_t>(word & kStepSequenceMask);
         const std::uint32_t cause = (word >> kAbortCauseShift) & 0xFF;
-        if (cause == static_cast<std::uint32_t>(CollectiveError::LinkFault)) {
+        if (cause == static_cast<std::uint32_t>(CollectiveError::LinkFault) ||
+            cause == static_cast<std::uint32_t>(CollectiveError::Sharp)) {
             if (v.payload_bytes != kLinkFaultAbortNoticeBytes)
                 return drop("link-fault abort notice with " + std::to_string(v.payload_bytes) + " bytes");
-            notice.cause = CollectiveError::LinkFault;
+            notice.cause = static_cast<CollectiveError>(cause);
             notice.fault_pair = load_le32(v.payload + 4);
+            if (notice.cause == CollectiveError::Sharp &&
+                static_cast<SharpFailure>(notice.fault_pair & 0xFF) == SharpFailure::NodeFault)
+                return sharp_notice(context, notice);
         } else if (cause != 0 && cause != static_cast<std::uint32_t>(CollectiveError::Aborted)) {
             return drop("abort notice with cause " + std::to_string(cause));
         }
@@ -796,10 +827,11 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     // Through the switches' tree: the agreement goes through the tree too
     // (the record to the member's vertex, the root's result back;
     // docs/COLLECTIVES.md, "Switch-resident engines"), peers are engine
-    // addresses.
-    // (Reduce_scatter with unequal counts: the switches do not know the blocks.)
-    if (switch_tree_ && tree_supports(h.opcode) && e.elements_per_block != kVariableCounts &&
-        c.tree.state == TreeLink::State::Ready) {
+    // addresses. (Reduce_scatter with unequal counts: the switches do not
+    // know the blocks.) SHArP mode: a tree whose AN failed still takes the
+    // call, which ends with error 7.
+    if (switch_tree_ && tree_offloads(h.opcode) && e.elements_per_block != kVariableCounts &&
+        (c.tree.state == TreeLink::State::Ready || c.tree.state == TreeLink::State::Failed)) {
         a.tree = true;
         a.agree = Schedule{};
         if (c.tree.parent != TreeConfig::kNone) {  // a group of one agrees with itself
@@ -856,6 +888,9 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     // A peer aborted this collective before it started here.
     if (const auto abort = c.sequences.aborted_before_start(a.sequence); abort && !a.aborted)
         abandon(context, abort->cause, abort->fault_pair);
+    // Its SHArP tree failed before: every member ends it with error 7.
+    if (a.tree && c.tree.state == TreeLink::State::Failed && !a.aborted)
+        abandon(context, CollectiveError::Sharp, c.tree.failure);
 }
 
 // ---------------------------------------------------------------------------
@@ -881,7 +916,7 @@ std::vector<std::uint16_t> CollectiveEngine::active_peer_nodes(unsigned context)
 
 void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header, int rank, std::uint32_t sequence,
                                    std::vector<std::uint16_t> nodes, CollectiveError cause, std::uint32_t fault_pair) {
-    const bool link_fault = cause == CollectiveError::LinkFault;
+    const bool link_fault = cause == CollectiveError::LinkFault || cause == CollectiveError::Sharp;
     const std::uint32_t bytes = link_fault ? kLinkFaultAbortNoticeBytes : kAbortNoticeBytes;
     std::sort(nodes.begin(), nodes.end());
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
@@ -911,8 +946,8 @@ void CollectiveEngine::abandon(unsigned context, CollectiveError cause, std::uin
     Context& c = contexts_[context];
     Active& a = c.active;
     a.aborted = true;
-    if (cause == CollectiveError::LinkFault) {
-        a.mask |= mismatch::kLinkFault;
+    if (cause == CollectiveError::LinkFault || cause == CollectiveError::Sharp) {
+        a.mask |= cause == CollectiveError::Sharp ? mismatch::kSharp : mismatch::kLinkFault;
         a.fault_pair = fault_pair;
     } else {
         a.mask |= mismatch::kReleased;
@@ -1351,12 +1386,14 @@ void CollectiveEngine::finish(unsigned context) {
     Active& a = c.active;
     const std::uint32_t mask = a.mask;
     if (mask != 0) {
-        const CollectiveError code = (mask & mismatch::kLinkFault)      ? CollectiveError::LinkFault
+        const CollectiveError code = (mask & mismatch::kSharp)          ? CollectiveError::Sharp
+                                     : (mask & mismatch::kLinkFault)    ? CollectiveError::LinkFault
                                      : (mask & mismatch::kReleased)     ? CollectiveError::Aborted
                                      : a.local != CollectiveError::None ? a.local
                                                                         : CollectiveError::Mismatch;
         const std::string why =
-            code == CollectiveError::LinkFault
+            code == CollectiveError::Sharp ? describe_sharp_error(a.fault_pair)
+            : code == CollectiveError::LinkFault
                 ? (a.fault_pair == 0  // learnt from a member's agreement record, which names no pair
                        ? std::string("link fault: packets between members were lost")
                        : "link fault: packets from node " + std::to_string(a.fault_pair >> 16) + " to node " +
@@ -1367,8 +1404,11 @@ void CollectiveEngine::finish(unsigned context) {
                 : "arguments disagree across the members: " + describe_mismatch(mask);
         if (code == CollectiveError::Aborted) ++statistics_.aborted;
         if (code == CollectiveError::LinkFault) ++statistics_.link_faults;
-        // Error 6's detail word names the pair of nodes that lost packets.
-        fail_now(context, a.header, a.rank, code, code == CollectiveError::LinkFault ? a.fault_pair : mask, why);
+        if (code == CollectiveError::Sharp) ++statistics_.sharp_errors;
+        // Error 6's detail word names the pair of nodes that lost packets,
+        // error 7's the aggregation node and what happened.
+        const bool detail = code == CollectiveError::LinkFault || code == CollectiveError::Sharp;
+        fail_now(context, a.header, a.rank, code, detail ? a.fault_pair : mask, why);
     } else {
         ++statistics_.collectives;
         if (trace_) trace_call_end(context, CollectiveError::None, 0);
@@ -1395,11 +1435,11 @@ void CollectiveEngine::enable_switch_tree(std::uint16_t planner, unsigned hosts)
 
 bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, const std::uint8_t* prefix,
                                   std::size_t prefix_bytes) {
-    if (!switch_tree_ || !tree_supports(h.opcode) || !table_.valid(context) ||
+    if (!switch_tree_ || !tree_offloads(h.opcode) || !table_.valid(context) ||
         prefix_bytes < CollectiveEnvelope::kBytes)
         return true;
     Context& c = contexts_[context];
-    if (c.tree.state == TreeLink::State::Ready) return true;
+    if (c.tree.state != TreeLink::State::None && c.tree.state != TreeLink::State::Joining) return true;
     const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
     if (e.elements_per_block == kVariableCounts) return true;  // runs on the hypercube
     const CtRow& row = table_.row(context);
@@ -1430,6 +1470,25 @@ bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, cons
     return false;
 }
 
+bool CollectiveEngine::tree_offloads(Opcode collective) const {
+    return config_.sharp() ? sharp_offloads(collective) : tree_supports(collective);
+}
+
+void CollectiveEngine::sharp_notice(unsigned context, const AbortRecord& notice) {
+    Context& c = contexts_[context];
+    if (c.tree.state != TreeLink::State::Ready) return;  // told already (notices come from every vertex)
+    // The group's tree is gone: the collective the AN ran (or any, when it
+    // had run none) and every later one on it end with error 7.
+    c.tree.state = TreeLink::State::Failed;
+    c.tree.failure = notice.fault_pair & ~kSharpAnySequence;
+    Active& a = c.active;
+    if (a.running && a.tree && !a.aborted &&
+        ((notice.fault_pair & kSharpAnySequence) || compare_sequence(a.sequence, notice.sequence) >= 0)) {
+        abandon(context, CollectiveError::Sharp, c.tree.failure);
+        progress(context);
+    }
+}
+
 void CollectiveEngine::tree_configured(unsigned context, const NetworkPacketView& v) {
     const std::optional<TreeConfig> config = TreeConfig::read(v.payload, v.payload_bytes);
     if (!config || !config->inputs.empty() || config->target != node_)
@@ -1439,6 +1498,10 @@ void CollectiveEngine::tree_configured(unsigned context, const NetworkPacketView
     if (c.tree.state != TreeLink::State::Joining)
         return drop("tree configuration for context " + std::to_string(context) + ", which did not join a tree");
     c.tree.state = TreeLink::State::Ready;
+    if (config->slot == TreeConfig::kSharpFallbackSlot) {  // the aggregation manager gave the group no tree
+        c.tree.state = TreeLink::State::Fallback;
+        ++statistics_.sharp_fallback_groups;
+    }
     c.tree.slot = config->slot;
     c.tree.parent = config->parent;
     c.tree.root_vertex = config->root_vertex;

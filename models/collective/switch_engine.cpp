@@ -64,6 +64,18 @@ SwitchCollectiveEngine::SwitchCollectiveEngine(sc_core::sc_module_name name,
     SC_METHOD(flush_credits);
     sensitive << flush_event_;
     dont_initialize();
+    if (config_.sharp()) {  // collective.mode = sharp (switch_engine_sharp.cpp)
+        sharp_slots_ = OperationSlots(config_.sharp_buffers_per_an);
+        sharp_timeout_ = sc_core::sc_time(config_.sharp_timeout_us, sc_core::SC_US);
+        if (planner_)
+            sharp_books_ = std::make_unique<SharpResources>(
+                topology_->switches(),
+                SharpLimits{config_.sharp_max_trees_per_an, config_.sharp_osts_per_tree, config_.sharp_buffers_per_an});
+        SC_METHOD(on_sharp_timeout);
+        sensitive << sharp_timeout_event_;
+        dont_initialize();
+        if (config_.sharp_fault_switch == static_cast<int>(switch_index_)) SC_METHOD(on_sharp_fault);
+    }
 }
 
 // Packets still queued at shutdown belong to pools destroyed in any order.
@@ -120,6 +132,7 @@ SwitchCollectiveEngine::Tree& SwitchCollectiveEngine::tree(std::uint8_t context,
 
 void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic_payload& payload) {
     const std::uint8_t step = v.network.step;
+    if (config_.sharp() && sharp_packet(v)) return;
     if (step == kTreeJoinStep) return join(v);
     if (step == kTreeConfigStep) return configure(v);
     const std::uint16_t sender = v.processor.rank;
@@ -148,6 +161,7 @@ void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic
     t.held.push(v, &payload);
     ++held_total_;
     statistics_.peak_held_packets = std::max(statistics_.peak_held_packets, held_total_);
+    if (config_.sharp()) sharp_data_arrived(t);
     progress(t);
 }
 
@@ -179,6 +193,14 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
     } catch (const std::invalid_argument& e) {
         g.hosts.clear();
         return drop(std::string("tree join: ") + e.what());
+    }
+    if (sharp_books_) {  // the aggregation manager: resources on every AN, or no tree
+        std::vector<unsigned> vertices;
+        for (const AggregationVertex& vertex : plan.vertices) vertices.push_back(vertex.switch_index);
+        if (!sharp_admit(context, static_cast<std::uint32_t>(context) << 16 | j.global_rank0, members, vertices)) {
+            g.has_slot = false;
+            return;
+        }
     }
     // The group's slot on this context: the one it had unless another
     // group took it meanwhile, else the lowest free one.
@@ -291,6 +313,7 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
 bool SwitchCollectiveEngine::start(Tree& t) {
     // The next collective starts with the first packet of the next sequence
     // (any sender's): the oldest one held when none ran yet.
+    if (config_.sharp()) sharp_discard_stale(t);
     const HeldPacket* first = nullptr;
     std::uint16_t first_sender = 0;
     const auto consider = [&](std::uint16_t sender) {
@@ -307,6 +330,13 @@ bool SwitchCollectiveEngine::start(Tree& t) {
     if (t.role.parent < 0)  // a broadcast's root sends straight to the root vertex
         for (const std::uint16_t sender : t.held.senders(t.context)) consider(sender);
     if (!first) return false;
+    // SHArP: the operation's state (a buffer of the group's reservation) is
+    // taken at its first packet.
+    if (config_.sharp()) {
+        if (!sharp_slots_.begin(t.owner)) return false;
+        statistics_.sharp_operations = sharp_slots_.operations();
+        statistics_.sharp_peak_buffers = sharp_slots_.peak();
+    }
     Run& r = t.run;
     r = Run{};
     r.running = true;
@@ -317,7 +347,8 @@ bool SwitchCollectiveEngine::start(Tree& t) {
     r.sequence = first->sequence;
     r.chunk_bytes = config_.packet_payload_bytes;
     r.aglus.reset(aglus_per_cgr_, sc_core::sc_time_stamp().value());
-    if (!tree_supports(first->opcode)) {
+    if (!tree_supports(first->opcode) || (config_.sharp() && !sharp_offloads(first->opcode))) {
+        if (config_.sharp()) sharp_slots_.end(t.owner);
         drop(std::string(to_string(first->opcode)) + " does not run in the switches' tree");
         r.running = false;
         return false;
@@ -524,6 +555,7 @@ void SwitchCollectiveEngine::on_cgr_free() {
 void SwitchCollectiveEngine::finish(Tree& t) {
     Run& r = t.run;
     ++statistics_.collectives;
+    if (config_.sharp()) sharp_slots_.end(t.owner);
     cgr_.release(t.owner, sc_core::sc_time_stamp().value());
     if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
     t.last_done = r.sequence;

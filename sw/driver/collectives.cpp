@@ -8,6 +8,7 @@
 
 #include "isvp/aglu_core.h"
 #include "isvp/collective_core.h"
+#include "isvp/sharp_resources.h"
 
 namespace isvp::guest {
 
@@ -77,6 +78,8 @@ std::string switch_error(std::uint32_t code, std::uint32_t detail) {
                         ? std::string("between members")
                         : "from node " + std::to_string(detail >> 16) + " to node " + std::to_string(detail & 0xFFFF)) +
                    " were lost for good; the reliable layer gave up, the platform names the link on its stderr)";
+        case 7:
+            return "7 (" + describe_sharp_error(detail) + ")";
         default:
             return std::to_string(code);
     }
@@ -621,6 +624,17 @@ void Collectives::barrier(Communicator& comm) {
     Call call;
     call.collective = Opcode::Barrier;
     run(comm, call);
+}
+
+void Collectives::software_barrier(Communicator& comm) {
+    Call call;
+    call.collective = Opcode::Barrier;
+    check_call(comm, call);
+    struct NextSequence {
+        Communicator& comm;
+        ~NextSequence() { ++comm.sequence; }
+    } next{comm};
+    run_software(comm, call, !driver_.timing_only());
 }
 
 }  // namespace isvp::guest

@@ -211,8 +211,16 @@ int PMPI_Finalize(void) {
         State& current = state();
         Comm& world = check_comm(MPI_COMM_WORLD);
         delete_self_attributes();
-        // Every rank is done sending before any leaves the job.
-        current.collectives->barrier(world.guest);
+        // Every rank is done sending before any leaves the job. With
+        // collective.mode = sharp a failed aggregation node fails every later
+        // world Barrier in the switch on every rank (error 7): then it runs in
+        // software, so the job can still end (docs/COLLECTIVES.md, "SHArP mode").
+        try {
+            current.collectives->barrier(world.guest);
+        } catch (const isvp::guest::DriverError& error) {
+            if (std::string(error.what()).find("error code 7 (SHArP") == std::string::npos) throw;
+            current.collectives->software_barrier(world.guest);
+        }
         current.driver->set_progress_hook({});
         current.transport->finish(0);
         reset_point_to_point();

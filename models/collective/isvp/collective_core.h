@@ -34,6 +34,11 @@ enum class CollectiveError : std::uint32_t {
     /// layer gave up): the detail word is source node << 16 | destination
     /// node, or 0 when this member learnt of it from another's agreement record.
     LinkFault = 6,
+    /// collective.mode = sharp: an aggregation node failed, or one ended
+    /// the operation because a member's packets did not come within
+    /// collective.sharp_timeout_us; the detail word is switch index << 16 |
+    /// SharpFailure (isvp/sharp_resources.h).
+    Sharp = 7,
 };
 inline constexpr std::uint8_t kErrorStep = 0xFF;   ///< step field of an error result (to the host)
 inline constexpr std::uint8_t kAgreeStep = 0xFE;   ///< step field of an argument-agreement packet
@@ -45,7 +50,7 @@ inline constexpr std::uint8_t kCreditStep = 0xFD;  ///< step field of a window-c
 inline constexpr std::uint8_t kAbortStep = 0xFC;
 inline constexpr std::uint32_t kAbortCauseShift = 16;
 inline constexpr std::uint32_t kAbortNoticeBytes = 4;           ///< cause 5
-inline constexpr std::uint32_t kLinkFaultAbortNoticeBytes = 8;  ///< cause 6
+inline constexpr std::uint32_t kLinkFaultAbortNoticeBytes = 8;  ///< cause 6 and 7 (the detail word follows)
 /// Step packets carry step index + 1; 0xFA and 0xFB are the switch trees'
 /// configuration packets (packet_format.h), 0xFC.. above.
 inline constexpr std::size_t kMaxScheduleSteps = 0xF9;
@@ -229,6 +234,7 @@ inline constexpr std::uint32_t kRow = 1u << 10;          ///< a member's argumen
 inline constexpr std::uint32_t kData = 1u << 11;         ///< a step packet disagreed with the schedule
 inline constexpr std::uint32_t kReleased = 1u << 12;     ///< a member's CT row was released: aborted (error 5)
 inline constexpr std::uint32_t kLinkFault = 1u << 13;    ///< packets between members were lost: aborted (error 6)
+inline constexpr std::uint32_t kSharp = 1u << 14;        ///< a SHArP aggregation node failed or timed out (error 7)
 }  // namespace mismatch
 /// Bits for the fields in which `theirs` differs from `mine`.
 std::uint32_t mismatch_fields(const CollectiveArguments& mine, const CollectiveArguments& theirs);

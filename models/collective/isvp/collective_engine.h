@@ -96,6 +96,17 @@ struct CollectiveConfig {
     /// CGR units of a switch-resident engine (0: DESIGN's reference, 8 for
     /// radix <= 16, else 4); its CGR has radix vectorised AgLUs (R x 4 64-bit).
     unsigned switch_cgr_units = 0;
+    /// collective.mode: "offload" or "sharp" (fat trees and topology files:
+    /// SHArP-style aggregation nodes; implies placement = switch; only
+    /// Allreduce, Reduce and Barrier through the trees).
+    std::string mode = "offload";
+    unsigned sharp_max_trees_per_an = 64;  ///< trees (groups) an AN serves
+    unsigned sharp_osts_per_tree = 1;      ///< OSTs a group reserves (a buffer per AN each)
+    unsigned sharp_buffers_per_an = 64;    ///< operation buffers of an AN
+    double sharp_timeout_us = 0.0;         ///< an operation idle this long at an AN fails (0: never)
+    int sharp_fault_switch = -1;           ///< test: this switch's AN fails (-1: none)
+    double sharp_fault_at_us = 0.0;        ///< test: when it fails
+    bool sharp() const { return mode == "sharp"; }
     /// job.timing_only (set by the platform, not a collective.* parameter):
     /// received chunks are neither copied nor combined; the AgLU is charged
     /// its documented latency (pipeline_stages + vectors - 1) all the same.
@@ -140,6 +151,8 @@ struct CollectiveStatistics {
         field("tree_collectives", self.tree_collectives);
         field("tree_not_offloaded", self.tree_not_offloaded);
         field("tree_joins", self.tree_joins);
+        field("sharp_fallback_groups", self.sharp_fallback_groups);
+        field("sharp_errors", self.sharp_errors);
         field("peak_buffer_bytes", self.peak_buffer_bytes);
     }
 
@@ -172,6 +185,8 @@ struct CollectiveStatistics {
     std::uint64_t tree_collectives = 0;
     std::uint64_t tree_not_offloaded = 0;
     std::uint64_t tree_joins = 0;
+    std::uint64_t sharp_fallback_groups = 0;  ///< mode = sharp: communicators the aggregation manager gave no tree
+    std::uint64_t sharp_errors = 0;           ///< mode = sharp: collectives that completed with error 7
     /// Most bytes held at once in collective buffers and queued requests
     /// (all contexts); 0 with timing_only, where no payload is kept.
     std::uint64_t peak_buffer_bytes = 0;
@@ -301,7 +316,11 @@ class CollectiveEngine : public sc_core::sc_module {
     };
     /// Where this NIC stands in its communicator's switch tree (per row).
     struct TreeLink {
-        enum class State : std::uint8_t { None, Joining, Ready } state = State::None;
+        /// Fallback: collective.mode = sharp, the aggregation manager gave the
+        /// group no tree (its collectives run on the NIC engines); Failed: an
+        /// AN of its tree failed (its tree collectives end with error 7).
+        enum class State : std::uint8_t { None, Joining, Ready, Fallback, Failed } state = State::None;
+        std::uint32_t failure = 0;      ///< Failed: error 7's detail word
         std::uint8_t slot = 0;          ///< the tree's number on the context
         std::uint16_t parent = 0xFFFF;  ///< its vertex (0xFFFF: a group of one)
         std::uint16_t root_vertex = 0xFFFF;
@@ -350,6 +369,9 @@ class CollectiveEngine : public sc_core::sc_module {
                     std::size_t prefix_bytes);
     /// A tree configuration from the planner (step kTreeConfigStep).
     void tree_configured(unsigned context, const NetworkPacketView& view);
+    /// collective.mode = sharp: an AN's error notice (cause 7); a failed AN
+    /// marks the group's tree Failed.
+    void sharp_notice(unsigned context, const AbortRecord& notice);
 
     void grant_initial_credits();
     void on_host_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -534,6 +556,9 @@ class CollectiveEngine : public sc_core::sc_module {
     CollectiveStatistics statistics_;
     TraceWriter* trace_ = nullptr;    ///< collective calls and phases, or null (off)
     std::uint32_t trace_pid_ = 0;     ///< this switch's process in the trace
+    /// The collectives the switches' trees run: tree_supports, or with
+    /// collective.mode = sharp only sharp_offloads.
+    bool tree_offloads(Opcode collective) const;
     bool switch_tree_ = false;        ///< collective.placement = switch (enable_switch_tree)
     std::uint16_t tree_planner_ = 0;  ///< the switch engine tree joins go to
     unsigned tree_hosts_ = 0;         ///< addresses >= this are switch engines

@@ -53,6 +53,7 @@
 #include "isvp/data_phase.h"
 #include "isvp/network_topology.h"
 #include "isvp/packet_channel.h"
+#include "isvp/sharp_resources.h"
 
 namespace isvp {
 
@@ -77,6 +78,14 @@ struct SwitchEngineStatistics {
         field("agreement_packets", self.agreement_packets);
         field("disagreements", self.disagreements);
         field("stale", self.stale);
+        field("sharp_operations", self.sharp_operations);
+        field("sharp_peak_buffers", self.sharp_peak_buffers);
+        field("sharp_groups_admitted", self.sharp_groups_admitted);
+        field("sharp_groups_fallback", self.sharp_groups_fallback);
+        field("sharp_faults", self.sharp_faults);
+        field("sharp_timeouts", self.sharp_timeouts);
+        field("sharp_error_notices", self.sharp_error_notices);
+        field("sharp_absorbed", self.sharp_absorbed);
     }
     std::uint64_t collectives = 0;             ///< collectives this vertex took part in
     std::uint64_t joins = 0;                   ///< tree joins received (planner)
@@ -95,6 +104,15 @@ struct SwitchEngineStatistics {
     std::uint64_t agreement_packets = 0;       ///< argument-agreement records sent
     std::uint64_t disagreements = 0;           ///< collectives a non-zero agreement mask ended here (root vertex)
     std::uint64_t stale = 0;                   ///< data packets of collectives the agreement ended, discarded
+    // collective.mode = sharp (docs/COLLECTIVES.md, "SHArP mode"):
+    std::uint64_t sharp_operations = 0;       ///< operations whose state this AN held (a buffer each)
+    std::uint64_t sharp_peak_buffers = 0;     ///< most operation buffers in use at once here
+    std::uint64_t sharp_groups_admitted = 0;  ///< planner: groups given a tree (resources on every AN)
+    std::uint64_t sharp_groups_fallback = 0;  ///< planner: groups given none (they run without SHArP)
+    std::uint64_t sharp_faults = 0;           ///< this AN failed (collective.sharp_fault_switch)
+    std::uint64_t sharp_timeouts = 0;         ///< operations this AN ended after collective.sharp_timeout_us
+    std::uint64_t sharp_error_notices = 0;    ///< error-7 notices sent to the trees' members and vertices
+    std::uint64_t sharp_absorbed = 0;         ///< packets that reached this AN after it failed
 };
 
 class SwitchCollectiveEngine : public sc_core::sc_module {
@@ -143,6 +161,10 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
         Run run;
         std::map<std::uint32_t, Agreement> agreements;  ///< per sequence, records still to combine
         std::deque<std::uint16_t> failed;               ///< recent sequences the agreement ended (15 bits)
+        // collective.mode = sharp:
+        bool sharp_failed = false;                    ///< an AN of the tree failed: its packets are discarded
+        std::optional<std::uint16_t> sharp_notified;  ///< newest sequence whose error notice went round
+        sc_core::sc_time last_packet;                 ///< a data packet of the running operation last came
     };
     /// A group the planner collects joins for.
     struct Group {
@@ -192,6 +214,21 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     std::uint8_t* emit_packet(NetworkHeader network, const ProcessorHeader& processor, std::uint32_t offset,
                               std::uint32_t bytes, bool urgent);
     void drop(const std::string& why);
+    // collective.mode = sharp (switch_engine_sharp.cpp)
+    /// Planner: reserves the group's resources on its tree's ANs; false (and
+    /// every member told to fall back) when the manager cannot.
+    bool sharp_admit(std::uint8_t context, std::uint32_t group, const std::vector<unsigned>& members,
+                     const std::vector<unsigned>& vertices);
+    /// A packet for a switch engine in SHArP mode: true when consumed here
+    /// (the AN failed, an error notice, a failed tree's late packet).
+    bool sharp_packet(const NetworkPacketView& view);
+    void sharp_data_arrived(Tree& t);
+    /// Ends the tree's operation `sequence` (and the tree, for a fault):
+    /// notices to every neighbour but `from`, state and held packets freed.
+    void sharp_end_operation(Tree& t, std::uint16_t sequence, std::uint32_t detail, int from);
+    void sharp_discard_stale(Tree& t);
+    void on_sharp_fault();
+    void on_sharp_timeout();
     static std::uint16_t tree_key(std::uint8_t context, std::uint8_t slot) {
         return static_cast<std::uint16_t>(context << 8 | slot);
     }
@@ -226,6 +263,12 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     sc_core::sc_event incoming_event_, combined_event_, cgr_free_event_;
     sc_core::sc_event_queue flush_event_;
     SwitchEngineStatistics statistics_;
+    // collective.mode = sharp:
+    std::unique_ptr<SharpResources> sharp_books_;  ///< planner: the aggregation manager's books
+    OperationSlots sharp_slots_{0};                ///< this AN's operation buffers
+    bool sharp_failed_ = false;                    ///< this AN failed (sharp_fault_switch)
+    sc_core::sc_time sharp_timeout_;               ///< collective.sharp_timeout_us (0: none)
+    sc_core::sc_event sharp_fault_event_, sharp_timeout_event_;
 };
 
 }  // namespace isvp

@@ -181,7 +181,11 @@ struct TreeJoin {
 /// up*/down* cannot route from one top switch to another).
 struct TreeConfig {
     static constexpr std::uint16_t kNone = 0xFFFF;  ///< no parent / no root vertex
-    std::uint16_t target = 0;                       ///< the participant it configures
+    /// collective.mode = sharp: the aggregation manager gave the group no
+    /// tree (an AN out of tree slots or buffers, or failed); its members run
+    /// its collectives on the NIC engines.
+    static constexpr std::uint8_t kSharpFallbackSlot = 0xFF;
+    std::uint16_t target = 0;           ///< the participant it configures
     std::uint8_t slot = 0;              ///< the tree's number on its context (step field of its data packets - 1)
     std::uint16_t parent = kNone;       ///< vertex above (a host: the vertex it sends to); kNone: none
     std::uint16_t root_vertex = kNone;  ///< the tree's root vertex; kNone: a group of one

@@ -42,7 +42,7 @@ nlohmann::json statistics_json(const Statistics& statistics) {
 }
 
 /// Adds every field of `counted` to `total` (a whole platform's counters
-/// from its blocks'); fields whose key starts with "peak_" take the larger.
+/// from its blocks'); fields whose key contains "peak_" take the larger.
 /// The table is the one list of fields, so a counter added to it is summed
 /// without touching the callers.
 template <class Statistics>
@@ -52,7 +52,7 @@ void accumulate_statistics(Statistics& total, const Statistics& counted) {
     std::size_t index = 0;
     Statistics::visit(total, [&](const char* key, auto& value) {
         const auto& add = *static_cast<const std::remove_reference_t<decltype(value)>*>(fields[index++]);
-        if (std::strncmp(key, "peak_", 5) == 0)
+        if (std::strstr(key, "peak_") != nullptr)
             value = std::max(value, add);
         else
             value += add;

@@ -96,6 +96,9 @@ class Collectives {
     void reduce_scatter(Communicator& comm, const void* send, void* recv, const std::vector<std::size_t>& counts,
                         Datatype type, Operation op);
     void barrier(Communicator& comm);
+    /// A barrier in software whatever the switch offers (MPI_Finalize's,
+    /// when the switch's failed: collective.mode = sharp after an AN fault).
+    void software_barrier(Communicator& comm);
 
     /// An offloaded collective posted to the switch and not yet collected.
     struct Posted {

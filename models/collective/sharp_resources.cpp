@@ -1,0 +1,106 @@
+#include "isvp/sharp_resources.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace isvp {
+
+bool sharp_offloads(Opcode collective) {
+    return collective == Opcode::Allreduce || collective == Opcode::Reduce || collective == Opcode::Barrier;
+}
+
+std::string describe_sharp_error(std::uint32_t detail) {
+    const std::string node = "the aggregation node of switch " + std::to_string(detail >> 16);
+    switch (static_cast<SharpFailure>(detail & 0xFF)) {
+        case SharpFailure::NodeFault:
+            return "SHArP: " + node + " failed; the group's aggregation tree is gone (a new communicator falls back)";
+        case SharpFailure::MemberTimeout:
+            return "SHArP: " + node + " timed out waiting for a member (collective.sharp_timeout_us)";
+    }
+    return "SHArP: " + node + " reported failure " + std::to_string(detail & 0xFF);
+}
+
+std::string SharpAdmission::describe(const SharpLimits& limits) const {
+    const std::string an = "AN " + std::to_string(node);
+    switch (outcome) {
+        case Outcome::Granted:
+            return "granted";
+        case Outcome::NoTreeSlot:
+            return an + " serves " + std::to_string(limits.max_trees_per_an) +
+                   " trees already (collective.sharp_max_trees_per_an)";
+        case Outcome::NoBuffers:
+            return an + " has fewer than " + std::to_string(limits.osts_per_tree) +
+                   " free operation buffers (collective.sharp_buffers_per_an)";
+        case Outcome::FaultedNode:
+            return an + " has failed";
+    }
+    return "?";
+}
+
+SharpResources::SharpResources(unsigned nodes, SharpLimits limits) : limits_(limits), usage_(nodes) {}
+
+SharpAdmission SharpResources::admit(std::uint64_t group, const std::vector<unsigned>& nodes) {
+    release(group);
+    std::vector<unsigned> sorted = nodes;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    for (const unsigned n : sorted) {
+        if (n >= usage_.size())
+            throw std::invalid_argument("sharp: AN " + std::to_string(n) + " outside the network's " +
+                                        std::to_string(usage_.size()) + " switches");
+        const AggregationNodeUsage& u = usage_[n];
+        SharpAdmission refusal;
+        refusal.node = n;
+        if (u.faulted)
+            refusal.outcome = SharpAdmission::Outcome::FaultedNode;
+        else if (u.trees >= limits_.max_trees_per_an)
+            refusal.outcome = SharpAdmission::Outcome::NoTreeSlot;
+        else if (u.buffers_reserved + limits_.osts_per_tree > limits_.buffers_per_an)
+            refusal.outcome = SharpAdmission::Outcome::NoBuffers;
+        else
+            continue;
+        ++usage_[n].groups_refused;
+        ++refused_;
+        return refusal;
+    }
+    for (const unsigned n : sorted) {
+        ++usage_[n].trees;
+        usage_[n].buffers_reserved += limits_.osts_per_tree;
+        ++usage_[n].groups_admitted;
+    }
+    groups_.emplace(group, std::move(sorted));
+    ++admitted_;
+    return SharpAdmission{};
+}
+
+void SharpResources::release(std::uint64_t group) {
+    const auto it = groups_.find(group);
+    if (it == groups_.end()) return;
+    for (const unsigned n : it->second) {
+        --usage_[n].trees;
+        usage_[n].buffers_reserved -= limits_.osts_per_tree;
+    }
+    groups_.erase(it);
+}
+
+void SharpResources::fault(unsigned node) {
+    usage_.at(node).faulted = true;
+}
+
+bool OperationSlots::begin(std::uint32_t tree) {
+    if (running_.count(tree)) return true;
+    if (running_.size() >= buffers_) {
+        ++refused_;
+        return false;
+    }
+    running_.emplace(tree, true);
+    ++operations_;
+    peak_ = std::max(peak_, static_cast<unsigned>(running_.size()));
+    return true;
+}
+
+void OperationSlots::end(std::uint32_t tree) {
+    running_.erase(tree);
+}
+
+}  // namespace isvp

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Checks of collective.mode=sharp (docs/COLLECTIVES.md, "SHArP mode"):
+
+  rtl-same ISVP            bench --check in SHArP mode on fattree radix=8,
+                           hosts=32 (Allreduce, Reduce, Barrier; several ops):
+                           every result exact, --aglu tlm and --aglu rtl give
+                           identical rows
+  mpi ISVP STATS PROGRAM MODE CHECK [ISVP RUN ARGS...]
+                           isvp run PROGRAM MODE with --stats STATS; every
+                           rank passed, then CHECK on the statistics:
+                           trimmed   a leaf with one member of the group is
+                                     left out of its tree (no operation)
+                           limits    groups fell back, every AN stayed within
+                                     its buffers
+                           timeout   an AN timed out, every rank saw the error
+                           fault     the AN failed, every rank saw the error
+"""
+import json
+import re
+import subprocess
+import sys
+
+BENCH = ["--topology", "fattree:radix=8,hosts=32", "--set", "collective.mode=sharp",
+         "--collectives", "allreduce,reduce,barrier", "--sizes", "8,2K,64K"]
+
+
+def bench(isvp, *args):
+    command = [isvp, "bench", "collectives", "--check", *BENCH, *args]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    if run.returncode != 0 or "mismatch" in run.stdout:
+        sys.exit("FAILED: " + " ".join(command) + "\n" + run.stdout + run.stderr)
+    return run.stdout
+
+
+def rows(output):
+    """Result rows and counters; not the header (it names the AgLU) nor wall-clock figures."""
+    return [line for line in output.splitlines()
+            if line and not line.startswith("# simulator") and " wall" not in line and ", aglu " not in line]
+
+
+def rtl_same(isvp):
+    tlm = bench(isvp, "--aglu", "tlm")
+    rtl = bench(isvp, "--aglu", "rtl")
+    if rows(tlm) != rows(rtl):
+        sys.exit("FAILED: tlm and rtl rows differ\n" + tlm + "\n" + rtl)
+    if not re.search(r"# switch placement: [1-9]\d* rank calls through the switches' trees", tlm):
+        sys.exit("FAILED: no call went through the SHArP trees\n" + tlm)
+    print(tlm)
+
+
+def engines(stats):
+    return json.load(open(stats))["platform"]["switch_engines"]
+
+
+def mpi(isvp, stats, program, mode, check, *run_args):
+    command = [isvp, "run", "--stats", stats, *run_args, "--", program, mode]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    out = run.stdout + run.stderr
+    print(out[-6000:])
+    ranks = int(run_args[run_args.index("-n") + 1])
+    passed = len(re.findall(rf"sharp_groups: rank \d+: {mode}: passed", out))
+    if run.returncode != 0 or "FAIL" in run.stdout or passed != ranks:
+        sys.exit(f"FAILED: {' '.join(command)}: status {run.returncode}, {passed} of {ranks} ranks passed")
+    an = engines(stats)
+    total = lambda field: sum(e[field] for e in an.values())
+    if check == "trimmed":
+        # 7 ranks: 0-5 on leaf 0, rank 6 alone on leaf 1, whose width in the
+        # world's tree is one: trimmed, the spine takes rank 6 directly.
+        lone = [e for k, e in an.items() if k.endswith("leaf1")]
+        if not lone or lone[0]["sharp_operations"] or lone[0]["collectives"]:
+            sys.exit(f"FAILED: leaf 1 (one member) was not trimmed: {lone}")
+        if not all(e["sharp_operations"] > 0 for k, e in an.items() if k.endswith("leaf0")):
+            sys.exit("FAILED: leaf 0 ran no operation")
+        if not any(e["sharp_operations"] > 0 for k, e in an.items() if "spine" in k):
+            sys.exit("FAILED: no spine ran the world's operations")
+    elif check == "limits":
+        if total("sharp_groups_fallback") == 0 or total("sharp_groups_admitted") == 0:
+            sys.exit("FAILED: expected groups admitted and groups falling back")
+        if any(e["sharp_peak_buffers"] > 2 for e in an.values()):
+            sys.exit("FAILED: an AN used more than its 2 buffers")
+    elif check == "timeout":
+        if total("sharp_timeouts") == 0:
+            sys.exit("FAILED: no AN timed out")
+        if len(re.findall(rf"rank \d+: timeout: error: .*SHArP", out)) != ranks:
+            sys.exit("FAILED: not every rank saw the SHArP error")
+    elif check == "fault":
+        if total("sharp_faults") != 1:
+            sys.exit("FAILED: the AN did not fail once")
+        if len(re.findall(rf"rank \d+: fault: world allreduces from \d+ on failed .*SHArP", out)) != ranks:
+            sys.exit("FAILED: not every rank saw the SHArP error")
+    else:
+        sys.exit(f"unknown check {check}")
+    print(f"statistics: admitted {total('sharp_groups_admitted')}, fallback {total('sharp_groups_fallback')}, "
+          f"operations {total('sharp_operations')}, timeouts {total('sharp_timeouts')}, faults {total('sharp_faults')}")
+
+
+def main():
+    check = sys.argv[1]
+    if check == "rtl-same":
+        rtl_same(sys.argv[2])
+    elif check == "mpi":
+        mpi(*sys.argv[2:])
+    else:
+        sys.exit(f"unknown check {check}")
+    print("PASSED")
+
+
+if __name__ == "__main__":
+    main()
