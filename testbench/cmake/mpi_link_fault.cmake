@@ -23,11 +23,20 @@ add_test(NAME link_fault_mpi_errors_return_job_goes_on
 add_test(NAME link_fault_mpi_errors_are_fatal_ends_job_with_the_fault
          COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-fatal $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/mpi_link_fault ${mpi_link_fault_job})
-# The software collectives have no abort notices: a link fault inside one
-# ends the job, naming the fault, rather than leave its members waiting.
-add_test(NAME link_fault_mpi_software_collective_ends_job_with_the_fault
-         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-software $<TARGET_FILE:isvp>
-                 ${isvp_mpi_test_binaries}/mpi_link_fault -n 8 --offload off ${mpi_link_fault_errors})
+# The software collectives (--offload off): a member that loses a message
+# gives the collective up and sends the other members abort notices; every
+# affected call returns MPI_ERR_OTHER naming the fault and the cable, no rank
+# hangs, the job goes on (later collectives correct) and ends with status 0;
+# under MPI_ERRORS_ARE_FATAL the first such error ends the job.
+set(mpi_link_fault_software_job -n 8 --offload off ${mpi_link_fault_errors})
+add_test(NAME link_fault_mpi_software_collective_errors_return_job_goes_on
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-return $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault ${CMAKE_CURRENT_BINARY_DIR}/link_fault_mpi_software_stats.json
+                 ${mpi_link_fault_software_job})
+add_test(NAME link_fault_mpi_software_collective_errors_are_fatal_ends_job
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-fatal $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault ${mpi_link_fault_software_job})
 set_tests_properties(link_fault_mpi_errors_return_job_goes_on link_fault_mpi_errors_are_fatal_ends_job_with_the_fault
-                     link_fault_mpi_software_collective_ends_job_with_the_fault
+                     link_fault_mpi_software_collective_errors_return_job_goes_on
+                     link_fault_mpi_software_collective_errors_are_fatal_ends_job
                      PROPERTIES LABELS "link_fault;mpi" TIMEOUT 300)
