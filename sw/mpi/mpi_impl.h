@@ -113,11 +113,26 @@ int raise_current_exception(const char* function, MPI_Comm comm) noexcept;
 /// corrupted device protocol later.
 void check_thread();
 
+/// Numbers the top-level MPI calls (entry() holds one while the body runs;
+/// calls made inside it, from the library or a user callback, count as
+/// part of it), so that collective_tag gives every phase of one call on a
+/// communicator the same tag.
+class CallScope {
+  public:
+    CallScope();
+    ~CallScope();
+    CallScope(const CallScope&) = delete;
+    CallScope& operator=(const CallScope&) = delete;
+};
+/// The number of the top-level MPI call running (0: none).
+std::uint64_t current_mpi_call();
+
 /// Runs an MPI function's body; returns MPI_SUCCESS or what raise() returns.
 template <class Body>
 int entry(const char* function, MPI_Comm comm, Body&& body) noexcept {
     try {
         check_thread();
+        const CallScope call;
         body();
         return MPI_SUCCESS;
     } catch (...) {
@@ -177,6 +192,8 @@ struct Comm {
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;                       ///< MPI_Comm_set_name
     std::uint32_t collective_sequence = 0;  ///< MPI-level software collectives issued (collective_tag)
+    std::uint64_t tag_call = 0;             ///< the top-level MPI call that issued `call_tag` (collective_tag)
+    std::uint32_t call_tag = 0;             ///< the tag of that call's collectives on this communicator
     std::map<int, void*> attributes;        ///< keyval -> attribute value
     /// keyval -> when its attribute was set, counted per communicator: at
     /// MPI_Finalize MPI_COMM_SELF's are deleted last set first (MPI 3.1 §8.7.1).
@@ -350,6 +367,11 @@ void check_buffer(const void* buffer, int count, const Type& type, const char* w
 
 /// The tag for the next MPI-level collective call on `comm` (advances
 /// comm.collective_sequence; every member calls it in the same order).
+/// Within one top-level MPI call every phase gets the same tag (one
+/// sequence number per call): a member that gives a call up part-way (a
+/// link fault) stays in step with the members that finished it. The
+/// phases' messages between two ranks follow one another in the same order
+/// at both ends, so one tag keeps them apart from other calls' messages.
 std::uint32_t collective_tag(Comm& comm);
 /// Sends `bytes` to comm rank `destination` (of an inter-communicator: the
 /// remote group's rank) on an internal tag.

@@ -863,7 +863,35 @@ void check_buffer(const void* buffer, int count, const Type& type, const char* w
 
 // ---- internal messages ---------------------------------------------------------
 
+namespace {
+
+struct CallCounter {
+    std::uint64_t serial = 0;  ///< top-level MPI calls begun
+    int depth = 0;             ///< entry() calls running (nested ones inside the top-level one)
+};
+
+CallCounter& call_counter() {
+    static CallCounter counter;
+    return counter;
+}
+
+}  // namespace
+
+CallScope::CallScope() {
+    if (call_counter().depth++ == 0) ++call_counter().serial;
+}
+
+CallScope::~CallScope() {
+    --call_counter().depth;
+}
+
+std::uint64_t current_mpi_call() {
+    return call_counter().depth > 0 ? call_counter().serial : 0;
+}
+
 std::uint32_t collective_tag(Comm& comm) {
+    const std::uint64_t call = current_mpi_call();
+    if (call != 0 && comm.tag_call == call) return comm.call_tag;
     const std::uint32_t sequence = comm.collective_sequence++;
     const std::uint32_t tag = kInternalBit | comm.guest.id << kCommShift | (sequence & kTagUpperBound);
     // An abort notice kept for an earlier collective with the same low bits
@@ -871,6 +899,8 @@ std::uint32_t collective_tag(Comm& comm) {
     // (a member gave it up before this rank started it) stays.
     auto& aborts = engine().collective_aborts;
     if (const auto it = aborts.find(tag); it != aborts.end() && it->second.sequence != sequence) aborts.erase(it);
+    comm.tag_call = call;
+    comm.call_tag = tag;
     return tag;
 }
 

@@ -34,9 +34,16 @@ add_test(NAME link_fault_mpi_software_collective_errors_return_job_goes_on
                  ${isvp_mpi_test_binaries}/mpi_link_fault ${CMAKE_CURRENT_BINARY_DIR}/link_fault_mpi_software_stats.json
                  ${mpi_link_fault_software_job})
 add_test(NAME link_fault_mpi_software_collective_errors_are_fatal_ends_job
-         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-fatal $<TARGET_FILE:isvp>
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-fatal-collectives $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/mpi_link_fault ${mpi_link_fault_software_job})
+# MPI_Allreduce only: every failure is the software collective's (the
+# members told by abort notices among them), every success correct.
+add_test(NAME link_fault_mpi_software_collective_only_errors_return
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-return-collectives $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault
+                 ${CMAKE_CURRENT_BINARY_DIR}/link_fault_mpi_software_collective_stats.json ${mpi_link_fault_software_job})
 set_tests_properties(link_fault_mpi_errors_return_job_goes_on link_fault_mpi_errors_are_fatal_ends_job_with_the_fault
                      link_fault_mpi_software_collective_errors_return_job_goes_on
                      link_fault_mpi_software_collective_errors_are_fatal_ends_job
+                     link_fault_mpi_software_collective_only_errors_return
                      PROPERTIES LABELS "link_fault;mpi" TIMEOUT 300)

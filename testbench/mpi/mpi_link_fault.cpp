@@ -13,6 +13,8 @@
 //   mpi_link_fault fatal [ITERATIONS]
 //       MPI_ERRORS_ARE_FATAL (the default): the first failed call ends the
 //       job with its link-fault message.
+//   mpi_link_fault return|fatal ITERATIONS collectives
+//       the same with the MPI_Allreduce calls only (no ring exchange).
 #include <mpi.h>
 
 #include <cstdio>
@@ -60,6 +62,7 @@ int main(int argc, char** argv) {
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const int iterations = argc > 2 ? std::atoi(argv[2]) : 20;
+    const bool ring = !(argc > 3 && std::strcmp(argv[3], "collectives") == 0);
     if (!fatal) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
     std::vector<int> mine(kElements), sum(kElements), from_left(kElements), to_right(kElements);
@@ -84,6 +87,7 @@ int main(int argc, char** argv) {
                 }
             }
         }
+        if (!ring) continue;
         for (int k = 0; k < kElements; ++k) to_right[k] = rank * 100000 + i * 10 + k;
         // The tag is the iteration: a message of an iteration whose receive
         // failed never matches a later one.

@@ -33,6 +33,10 @@
   mpi-fatal ISVP PROGRAM [isvp run options]
       the same under MPI_ERRORS_ARE_FATAL: the first failed call ends the
       job promptly with its link-fault message, no deadlock.
+  mpi-return-collectives, mpi-fatal-collectives: the same with the program's
+      MPI_Allreduce calls only (no ring exchange), so that the failures are
+      the collective's (under MPI_ERRORS_ARE_FATAL: an MPI_Allreduce ends
+      the job).
 """
 
 import json
@@ -161,8 +165,9 @@ def named_link(isvp, extra):
     print(f"OK: the link is named, a rank's call failed with the link fault; the job ended at {when} us")
 
 
-def run_mpi(isvp, program, mode, extra, stats=None):
-    command = [isvp, "run"] + (["--stats", stats] if stats else []) + extra + ["--", program, mode, "20"]
+def run_mpi(isvp, program, mode, extra, stats=None, collectives_only=False):
+    command = ([isvp, "run"] + (["--stats", stats] if stats else []) + extra + ["--", program, mode, "20"] +
+               (["collectives"] if collectives_only else []))
     print("$ " + " ".join(command), flush=True)
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     noise = re.compile(r"^(Warning: isvp/aurora|In file:|In process:|$)")
@@ -171,8 +176,8 @@ def run_mpi(isvp, program, mode, extra, stats=None):
     return done
 
 
-def mpi_return(isvp, program, stats, extra):
-    done = run_mpi(isvp, program, "return", extra, stats)
+def mpi_return(isvp, program, stats, extra, collectives_only=False):
+    done = run_mpi(isvp, program, "return", extra, stats, collectives_only)
     if done.returncode != 0:
         fail(f"exit status {done.returncode}: the job did not go on after the link faults")
     check_link_named(done.stdout + done.stderr)
@@ -184,9 +189,9 @@ def mpi_return(isvp, program, stats, extra):
         fail(f"summary lines from ranks {sorted(int(s[0]) for s in summaries)}, expected all {RANKS}")
     collective = sum(int(s[3]) for s in summaries)
     p2p = sum(int(s[4]) for s in summaries)
-    calls = sum(2 * int(s[1]) for s in summaries)
+    calls = sum((1 if collectives_only else 2) * int(s[1]) for s in summaries)
     failed = sum(int(s[2]) for s in summaries)
-    if collective == 0 or p2p == 0:
+    if collective == 0 or (p2p == 0 and not collectives_only):
         fail(f"{collective} MPI_Allreduce and {p2p} MPI_Sendrecv failures: both kinds must fail once at least "
              "(change the error rate)")
     if failed * 2 > calls:
@@ -217,7 +222,7 @@ def mpi_return(isvp, program, stats, extra):
     if not faults or not all(re.search(r"dropped by link node \d+ -> node \d+", f) for f in faults):
         fail(f"the --stats JSON does not name the links: {faults}")
     # Same seed, same faults, same failed calls (ranks' lines interleave freely).
-    again = run_mpi(isvp, program, "return", extra, stats)
+    again = run_mpi(isvp, program, "return", extra, stats, collectives_only)
     if sorted(again.stdout.splitlines()) != sorted(done.stdout.splitlines()):
         fail("a second run with the same seed failed other calls")
     with open(stats) as f:
@@ -228,13 +233,14 @@ def mpi_return(isvp, program, stats, extra):
           "link faults in the stats; status 0; a second run gave the same")
 
 
-def mpi_fatal(isvp, program, extra):
-    done = run_mpi(isvp, program, "fatal", extra)
+def mpi_fatal(isvp, program, extra, collectives_only=False):
+    done = run_mpi(isvp, program, "fatal", extra, collectives_only=collectives_only)
     if done.returncode == 0:
         fail("the job succeeded: no call failed (raise the error rate)")
     text = done.stdout + done.stderr
     check_link_named(text)
-    if not re.search(r"^MPI_\w+: .*link fault.*\n.*MPI_ERR_OTHER on rank \d+ .*with MPI_ERRORS_ARE_FATAL: ending the job",
+    call = r"MPI_Allreduce: .*" if collectives_only else r"MPI_\w+: .*"
+    if not re.search("^" + call + r"link fault.*\n.*MPI_ERR_OTHER on rank \d+ .*with MPI_ERRORS_ARE_FATAL: ending the job",
                      done.stderr, re.M):
         fail("no rank ended the job with the link-fault message under MPI_ERRORS_ARE_FATAL")
     when = check_prompt(text)
@@ -246,11 +252,11 @@ def main():
     if len(sys.argv) >= 5 and sys.argv[1] == "p2p-run":
         p2p_run(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
         return
-    if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return":
-        mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+    if len(sys.argv) >= 5 and sys.argv[1] in ("mpi-return", "mpi-return-collectives"):
+        mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], sys.argv[1] == "mpi-return-collectives")
         return
-    if len(sys.argv) >= 4 and sys.argv[1] == "mpi-fatal":
-        mpi_fatal(sys.argv[2], sys.argv[3], sys.argv[4:])
+    if len(sys.argv) >= 4 and sys.argv[1] in ("mpi-fatal", "mpi-fatal-collectives"):
+        mpi_fatal(sys.argv[2], sys.argv[3], sys.argv[4:], sys.argv[1] == "mpi-fatal-collectives")
         return
     if len(sys.argv) < 3 or sys.argv[1] not in checks:
         print(__doc__)
