@@ -160,11 +160,11 @@ struct Engine {
     std::vector<std::shared_ptr<Request>> collectives;
     /// Abort notices of software collectives (a member gave one up over a
     /// link fault), by the collective's wire tag; kept until this rank's
-    /// receive of that collective sees them (collective_aborted).
+    /// receive of that collective sees them (watch_for_link_faults).
     std::map<std::uint32_t, CollectiveAbort> collective_aborts;
-    /// The driver's count of link faults when this rank last gave a software
-    /// collective up over a fault with a member it was not waiting for: each
-    /// such fault ends one collective at most.
+    /// The driver's count of link faults when this rank last gave a blocking
+    /// software collective up over a fault with a member it was not waiting
+    /// for (watch_for_link_faults): each such fault ends one collective at most.
     std::uint64_t faults_seen_by_collectives = 0;
     bool progressing = false;  ///< inside progress_collectives (no re-entry from a user op)
     bool pulling = false;      ///< inside pull (the driver's progress hook does not nest in it)
@@ -930,30 +930,40 @@ std::uint32_t issued_sequence(const Comm& comm, std::uint32_t tag) {
     fail(MPI_ERR_OTHER, text + " (its other members were told)");
 }
 
-/// While this rank waits inside the software collective `tag`: fails it
-/// when a member's abort notice for it has come, and gives it up (telling
-/// the others) when packets from another member to this rank were lost for
-/// good — they may be this collective's, or a member's abort notice. The
-/// fault stays pending for the next receive from that member.
-void collective_aborted(Comm& comm, std::uint32_t tag) {
+}  // namespace
+
+// A member's abort notice fails the collective at once. Packets from the
+// member it waits for lost for good: it gives the collective up, claiming
+// the fault, and tells the others. Packets from another member lost while
+// it waits may be this collective's, or a member's abort notice: it gives
+// the collective up too; that fault stays pending for the next receive
+// from that member, and `faults_seen` (and the engine's count) makes it end
+// one wait at most.
+void watch_for_link_faults(Comm& comm, std::uint32_t tag, std::uint64_t& faults_seen, int awaited) {
     auto& aborts = engine().collective_aborts;
     if (const auto it = aborts.find(tag); it != aborts.end() && it->second.sequence == issued_sequence(comm, tag)) {
         const std::string text = std::move(it->second.text);
         aborts.erase(it);
         fail(MPI_ERR_OTHER, text);
     }
+    const auto seen = [&] { faults_seen = engine().faults_seen_by_collectives = driver().link_faults(); };
+    if (const guest::LinkFault* fault = awaited >= 0 ? driver().pending_link_fault(awaited) : nullptr;
+        fault != nullptr && !fault->sending) {
+        guest::LinkFault taken;
+        driver().take_link_fault(awaited, taken);
+        seen();
+        abort_collective(comm, tag,
+                         "receive from rank " + std::to_string(awaited) +
+                             " failed: " + guest::describe(taken, driver().node_address()));
+    }
     for (const int peer : driver().link_fault_peers()) {
         const guest::LinkFault& fault = *driver().pending_link_fault(peer);
-        if (fault.sending || fault.serial <= engine().faults_seen_by_collectives ||
-            comm.peer_rank(peer) == MPI_UNDEFINED)
-            continue;
-        engine().faults_seen_by_collectives = driver().link_faults();
+        if (fault.sending || fault.serial <= faults_seen || comm.peer_rank(peer) == MPI_UNDEFINED) continue;
+        seen();
         abort_collective(comm, tag,
                          "waiting for another member when " + guest::describe(fault, driver().node_address()));
     }
 }
-
-}  // namespace
 
 void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* data, std::size_t bytes) {
     const int global = comm.peer_global(destination);
@@ -981,7 +991,10 @@ std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* da
         // sends and advancing nonblocking collectives: a peer may need any
         // of them to reach this call.
         try {
-            bytes = driver().receive(global, tag, data, capacity, [&] { collective_aborted(comm, tag); }).bytes;
+            bytes = driver()
+                        .receive(global, tag, data, capacity,
+                                 [&] { watch_for_link_faults(comm, tag, engine().faults_seen_by_collectives); })
+                        .bytes;
         } catch (const guest::LinkFaultError& error) {
             // Packets this receive waits for were lost: the collective ends
             // here, and its other members are told (abort_collective).

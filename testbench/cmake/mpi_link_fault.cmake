@@ -42,8 +42,19 @@ add_test(NAME link_fault_mpi_software_collective_only_errors_return
          COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-return-collectives $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/mpi_link_fault
                  ${CMAKE_CURRENT_BINARY_DIR}/link_fault_mpi_software_collective_stats.json ${mpi_link_fault_software_job})
+# The nonblocking ones (MPI_Iallreduce + MPI_Wait): the same abort notices,
+# looked for while the request waits for a message.
+add_test(NAME link_fault_mpi_software_nonblocking_collective_errors_return
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-return-nonblocking $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault
+                 ${CMAKE_CURRENT_BINARY_DIR}/link_fault_mpi_software_nonblocking_stats.json ${mpi_link_fault_software_job})
+add_test(NAME link_fault_mpi_software_nonblocking_collective_errors_are_fatal
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-fatal-nonblocking $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault ${mpi_link_fault_software_job})
 set_tests_properties(link_fault_mpi_errors_return_job_goes_on link_fault_mpi_errors_are_fatal_ends_job_with_the_fault
                      link_fault_mpi_software_collective_errors_return_job_goes_on
                      link_fault_mpi_software_collective_errors_are_fatal_ends_job
                      link_fault_mpi_software_collective_only_errors_return
+                     link_fault_mpi_software_nonblocking_collective_errors_return
+                     link_fault_mpi_software_nonblocking_collective_errors_are_fatal
                      PROPERTIES LABELS "link_fault;mpi" TIMEOUT 300)

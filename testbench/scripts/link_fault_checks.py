@@ -36,7 +36,8 @@
   mpi-return-collectives, mpi-fatal-collectives: the same with the program's
       MPI_Allreduce calls only (no ring exchange), so that the failures are
       the collective's (under MPI_ERRORS_ARE_FATAL: an MPI_Allreduce ends
-      the job).
+      the job); mpi-return-nonblocking, mpi-fatal-nonblocking: with
+      MPI_Iallreduce and MPI_Wait.
 """
 
 import json
@@ -165,9 +166,9 @@ def named_link(isvp, extra):
     print(f"OK: the link is named, a rank's call failed with the link fault; the job ended at {when} us")
 
 
-def run_mpi(isvp, program, mode, extra, stats=None, collectives_only=False):
+def run_mpi(isvp, program, mode, extra, stats=None, variant=None):
     command = ([isvp, "run"] + (["--stats", stats] if stats else []) + extra + ["--", program, mode, "20"] +
-               (["collectives"] if collectives_only else []))
+               ([variant] if variant else []))
     print("$ " + " ".join(command), flush=True)
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     noise = re.compile(r"^(Warning: isvp/aurora|In file:|In process:|$)")
@@ -176,8 +177,9 @@ def run_mpi(isvp, program, mode, extra, stats=None, collectives_only=False):
     return done
 
 
-def mpi_return(isvp, program, stats, extra, collectives_only=False):
-    done = run_mpi(isvp, program, "return", extra, stats, collectives_only)
+def mpi_return(isvp, program, stats, extra, variant=None):
+    collectives_only = variant is not None
+    done = run_mpi(isvp, program, "return", extra, stats, variant)
     if done.returncode != 0:
         fail(f"exit status {done.returncode}: the job did not go on after the link faults")
     check_link_named(done.stdout + done.stderr)
@@ -222,7 +224,7 @@ def mpi_return(isvp, program, stats, extra, collectives_only=False):
     if not faults or not all(re.search(r"dropped by link node \d+ -> node \d+", f) for f in faults):
         fail(f"the --stats JSON does not name the links: {faults}")
     # Same seed, same faults, same failed calls (ranks' lines interleave freely).
-    again = run_mpi(isvp, program, "return", extra, stats, collectives_only)
+    again = run_mpi(isvp, program, "return", extra, stats, variant)
     if sorted(again.stdout.splitlines()) != sorted(done.stdout.splitlines()):
         fail("a second run with the same seed failed other calls")
     with open(stats) as f:
@@ -233,13 +235,14 @@ def mpi_return(isvp, program, stats, extra, collectives_only=False):
           "link faults in the stats; status 0; a second run gave the same")
 
 
-def mpi_fatal(isvp, program, extra, collectives_only=False):
-    done = run_mpi(isvp, program, "fatal", extra, collectives_only=collectives_only)
+def mpi_fatal(isvp, program, extra, variant=None):
+    collectives_only = variant is not None
+    done = run_mpi(isvp, program, "fatal", extra, variant=variant)
     if done.returncode == 0:
         fail("the job succeeded: no call failed (raise the error rate)")
     text = done.stdout + done.stderr
     check_link_named(text)
-    call = r"MPI_Allreduce: .*" if collectives_only else r"MPI_\w+: .*"
+    call = r"MPI_(Allreduce|Wait): .*" if collectives_only else r"MPI_\w+: .*"
     if not re.search("^" + call + r"link fault.*\n.*MPI_ERR_OTHER on rank \d+ .*with MPI_ERRORS_ARE_FATAL: ending the job",
                      done.stderr, re.M):
         fail("no rank ended the job with the link-fault message under MPI_ERRORS_ARE_FATAL")
@@ -252,12 +255,14 @@ def main():
     if len(sys.argv) >= 5 and sys.argv[1] == "p2p-run":
         p2p_run(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
         return
-    if len(sys.argv) >= 5 and sys.argv[1] in ("mpi-return", "mpi-return-collectives"):
-        mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], sys.argv[1] == "mpi-return-collectives")
-        return
-    if len(sys.argv) >= 4 and sys.argv[1] in ("mpi-fatal", "mpi-fatal-collectives"):
-        mpi_fatal(sys.argv[2], sys.argv[3], sys.argv[4:], sys.argv[1] == "mpi-fatal-collectives")
-        return
+    variants = {"": None, "-collectives": "collectives", "-nonblocking": "nonblocking"}
+    for suffix, variant in variants.items():
+        if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return" + suffix:
+            mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], variant)
+            return
+        if len(sys.argv) >= 4 and sys.argv[1] == "mpi-fatal" + suffix:
+            mpi_fatal(sys.argv[2], sys.argv[3], sys.argv[4:], variant)
+            return
     if len(sys.argv) < 3 or sys.argv[1] not in checks:
         print(__doc__)
         sys.exit(2)
