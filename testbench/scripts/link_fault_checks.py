@@ -220,7 +220,8 @@ def mpi_return(isvp, program, stats, extra, variant=None):
     if cables == 0:
         fail("no error named a cable")
     with open(stats) as f:
-        faults = json.load(f)["platform"].get("link_faults", [])
+        platform = json.load(f)["platform"]
+    faults, simulated_us = platform.get("link_faults", []), platform.get("simulated_us")
     if not faults or not all(re.search(r"dropped by link node \d+ -> node \d+", f) for f in faults):
         fail(f"the --stats JSON does not name the links: {faults}")
     # Same seed, same faults, same failed calls (ranks' lines interleave freely).
@@ -228,11 +229,14 @@ def mpi_return(isvp, program, stats, extra, variant=None):
     if sorted(again.stdout.splitlines()) != sorted(done.stdout.splitlines()):
         fail("a second run with the same seed failed other calls")
     with open(stats) as f:
-        if json.load(f)["platform"].get("link_faults", []) != faults:
-            fail("a second run with the same seed reported other link faults")
+        platform = json.load(f)["platform"]
+    if platform.get("link_faults", []) != faults:
+        fail("a second run with the same seed reported other link faults")
+    if platform.get("simulated_us") != simulated_us:
+        fail(f"a second run with the same seed ended at {platform.get('simulated_us')} us, the first at {simulated_us} us")
     print(f"OK: {failed} of {calls} calls failed with MPI_ERR_OTHER naming the link fault ({collective} "
           f"MPI_Allreduce, {p2p} MPI_Sendrecv; {cables} errors name the cable), the others correct; {len(faults)} "
-          "link faults in the stats; status 0; a second run gave the same")
+          f"link faults in the stats; status 0; a second run gave the same (and ended at the same {simulated_us} us)")
 
 
 def mpi_fatal(isvp, program, extra, variant=None):
