@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "isvp/register_map.h"
 #include "isvp/statistics_table.h"
 #include "isvp/switch_tree.h"
 
@@ -201,10 +202,28 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
     // Which links dropped these packets (their error status): at least the
     // last drop of each lost sequence number names the culprit.
     std::map<std::string, std::uint64_t> links;
+    std::map<std::pair<std::uint32_t, unsigned>, std::uint64_t> cables;  // by (switch, port) they leave
     for (const LinkDrop& drop : fabric_.drops())
         if (drop.sequenced && drop.source == loss.source && drop.destination == loss.destination &&
-            drop.sequence - loss.first_sequence < loss.packets)
+            drop.sequence - loss.first_sequence < loss.packets) {
             ++links[fabric_.describe(drop)];
+            ++cables[{drop.from, drop.port}];
+        }
+    // The cable the guests are told of (LINK_FAULT_FROM/TO): the one that
+    // dropped most of them, ties to the lowest switch and port.
+    std::uint32_t from_word = 0, to_word = 0;
+    const auto most = std::max_element(cables.begin(), cables.end(),
+                                       [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (most != cables.end()) {
+        namespace ll = regmap::link_fault_link;
+        const auto [from_switch, from_port] = most->first;
+        const PortPeer& far = fabric_.topology().peer(from_switch, from_port);
+        const std::uint32_t others = static_cast<std::uint32_t>(
+            std::min<std::size_t>(cables.size() - 1, ll::OTHER_LINKS.mask() >> ll::OTHER_LINKS.shift));
+        from_word =
+            ll::SWITCH.make(from_switch) | ll::PORT.make(from_port) | ll::OTHER_LINKS.make(others) | ll::NAMED.make(1);
+        to_word = ll::SWITCH.make(far.index) | ll::PORT.make(far.port) | ll::NAMED.make(1);
+    }
     std::string named;
     for (const auto& [link, count] : links)
         named +=
@@ -228,8 +247,8 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
         for (std::uint64_t k = 0; k < loss.packets; ++k)
             packets.push_back(nodes_[loss.source]->reliable->held_packet(
                 loss.destination, loss.first_sequence + static_cast<std::uint32_t>(k)));
-    nodes_[loss.source]->link_fault(loss, packets);
-    nodes_[loss.destination]->link_fault(loss, packets);
+    nodes_[loss.source]->link_fault(loss, packets, from_word, to_word);
+    nodes_[loss.destination]->link_fault(loss, packets, from_word, to_word);
 }
 
 Node& ClusterPlatform::node(unsigned index) {

@@ -1,5 +1,7 @@
 #include "isvp/node.h"
 
+#include <algorithm>
+
 #include "isvp/statistics_table.h"
 
 namespace isvp {
@@ -38,18 +40,20 @@ Node::Node(sc_core::sc_module_name name, const NodeConfig& config, std::uint16_t
     config_access_.bind(pcie.config);
 }
 
-void Node::link_fault(const PacketLoss& loss, const std::vector<std::vector<std::uint8_t>>& packets) {
+void Node::link_fault(const PacketLoss& loss, const std::vector<std::vector<std::uint8_t>>& packets, std::uint32_t from,
+                      std::uint32_t to) {
     const bool sending = loss.source == address_;
     const std::uint16_t peer = sending ? loss.destination : loss.source;
     bool point_to_point = packets.empty();
+    const FaultedLink link{from, to, static_cast<std::uint32_t>(std::min<std::uint64_t>(loss.packets, 0xFFFFFFFFu))};
     for (const std::vector<std::uint8_t>& packet : packets) {
-        collective.link_fault(peer, loss.source, loss.destination, packet);
+        collective.link_fault(peer, loss.source, loss.destination, packet, link);
         const std::optional<NetworkHeader> header =
             packet.size() >= NetworkHeader::kBytes ? NetworkHeader::read(packet.data()) : std::nullopt;
         if (!header || header->opcode == Opcode::Send) point_to_point = true;
     }
-    if (packets.empty()) collective.link_fault(peer, loss.source, loss.destination, {});
-    if (point_to_point) qdma.link_fault(peer, sending, loss.packets);
+    if (packets.empty()) collective.link_fault(peer, loss.source, loss.destination, {}, link);
+    if (point_to_point) qdma.link_fault(peer, sending, loss.packets, from, to);
 }
 
 nlohmann::json Node::statistics() const {

@@ -456,6 +456,7 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
                 return drop("link-fault abort notice with " + std::to_string(v.payload_bytes) + " bytes");
             notice.cause = static_cast<CollectiveError>(cause);
             notice.fault_pair = load_le32(v.payload + 4);
+            notice.fault_link = {load_le32(v.payload + 8), load_le32(v.payload + 12), load_le32(v.payload + 16)};
             if (notice.cause == CollectiveError::Sharp &&
                 static_cast<SharpFailure>(notice.fault_pair & 0xFF) == SharpFailure::NodeFault)
                 return sharp_notice(context, notice);
@@ -726,7 +727,7 @@ void CollectiveEngine::load_row(unsigned context) {
 // Collectives: start
 
 void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, int rank, CollectiveError code,
-                                std::uint32_t mask, const std::string& why) {
+                                std::uint32_t mask, const std::string& why, const FaultedLink* link) {
     ++statistics_.errors;
     SC_REPORT_WARNING(kReportType, (std::string(name()) + ": collective on context " + std::to_string(context) +
                                     " completes with error " + std::to_string(static_cast<unsigned>(code)) + ": " +
@@ -742,17 +743,24 @@ void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, 
     processor.datatype = kErrorResultDatatype;  // what tells the driver this result is an error
     processor.algorithm = request.algorithm;
     processor.rank = static_cast<std::uint16_t>(rank);
-    processor.message_bytes = kErrorResultBytes;
-    std::uint8_t bytes[kErrorResultBytes];
+    // Error 6 carries the cable and the count after the pair (kLinkFaultErrorResultBytes).
+    const std::uint32_t result_bytes = link ? kLinkFaultErrorResultBytes : kErrorResultBytes;
+    processor.message_bytes = result_bytes;
+    std::uint8_t bytes[kLinkFaultErrorResultBytes];
     store_le32(bytes, static_cast<std::uint32_t>(code));
     store_le32(bytes + 4, mask);
+    if (link) {
+        store_le32(bytes + 8, link->from);
+        store_le32(bytes + 12, link->to);
+        store_le32(bytes + 16, link->lost);
+    }
     ++statistics_.result_packets;
-    emit(host_port_, network, processor, 0, bytes, kErrorResultBytes);
+    emit(host_port_, network, processor, 0, bytes, result_bytes);
     if (trace_) {
         host_port_.last_queued().ends_call = static_cast<std::int8_t>(context);
         CallTrace& call = contexts_[context].calls.back();
         if (call.result_begin == kNever) call.result_begin = sc_core::sc_time_stamp().value();
-        call.result_bytes = kErrorResultBytes;
+        call.result_bytes = result_bytes;
         trace_call_end(context, code, mask);
     }
 }
@@ -887,7 +895,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     discard_stale(context);
     // A peer aborted this collective before it started here.
     if (const auto abort = c.sequences.aborted_before_start(a.sequence); abort && !a.aborted)
-        abandon(context, abort->cause, abort->fault_pair);
+        abandon(context, abort->cause, abort->fault_pair, abort->fault_link);
     // Its SHArP tree failed before: every member ends it with error 7.
     if (a.tree && c.tree.state == TreeLink::State::Failed && !a.aborted)
         abandon(context, CollectiveError::Sharp, c.tree.failure);
@@ -915,7 +923,8 @@ std::vector<std::uint16_t> CollectiveEngine::active_peer_nodes(unsigned context)
 }
 
 void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header, int rank, std::uint32_t sequence,
-                                   std::vector<std::uint16_t> nodes, CollectiveError cause, std::uint32_t fault_pair) {
+                                   std::vector<std::uint16_t> nodes, CollectiveError cause, std::uint32_t fault_pair,
+                                   const FaultedLink& fault_link) {
     const bool link_fault = cause == CollectiveError::LinkFault || cause == CollectiveError::Sharp;
     const std::uint32_t bytes = link_fault ? kLinkFaultAbortNoticeBytes : kAbortNoticeBytes;
     std::sort(nodes.begin(), nodes.end());
@@ -935,6 +944,9 @@ void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header
         store_le32(payload, (sequence & kStepSequenceMask) |
                                 (link_fault ? static_cast<std::uint32_t>(cause) << kAbortCauseShift : 0));
         store_le32(payload + 4, fault_pair);
+        store_le32(payload + 8, fault_link.from);
+        store_le32(payload + 12, fault_link.to);
+        store_le32(payload + 16, fault_link.lost);
         ++statistics_.abort_packets;
         // Behind this switch's data to that node: the notice is the last
         // packet of the collective it gets from here.
@@ -942,17 +954,19 @@ void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header
     }
 }
 
-void CollectiveEngine::abandon(unsigned context, CollectiveError cause, std::uint32_t fault_pair) {
+void CollectiveEngine::abandon(unsigned context, CollectiveError cause, std::uint32_t fault_pair,
+                               const FaultedLink& fault_link) {
     Context& c = contexts_[context];
     Active& a = c.active;
     a.aborted = true;
     if (cause == CollectiveError::LinkFault || cause == CollectiveError::Sharp) {
         a.mask |= cause == CollectiveError::Sharp ? mismatch::kSharp : mismatch::kLinkFault;
         a.fault_pair = fault_pair;
+        a.fault_link = fault_link;
     } else {
         a.mask |= mismatch::kReleased;
     }
-    send_aborts(context, a.header, a.rank, a.mine.sequence, active_peer_nodes(context), cause, fault_pair);
+    send_aborts(context, a.header, a.rank, a.mine.sequence, active_peer_nodes(context), cause, fault_pair, fault_link);
     for (std::size_t k = a.agree_step; k < a.agree.steps.size(); ++k) {
         const Step& s = a.agree.steps[k];
         if (!s.send || (k == a.agree_step && a.agree_sent)) continue;
@@ -1013,7 +1027,7 @@ void CollectiveEngine::abort_notice(unsigned context, const AbortRecord& notice)
     switch (c.sequences.notice(notice, running_sequence(c), kMaxAgreementsHeld)) {
         case SequenceTracker::Notice::AbortRunning:
             if (!a.aborted) {
-                abandon(context, notice.cause, notice.fault_pair);
+                abandon(context, notice.cause, notice.fault_pair, notice.fault_link);
                 progress(context);
             }
             return;
@@ -1030,10 +1044,11 @@ void CollectiveEngine::abort_notice(unsigned context, const AbortRecord& notice)
 }
 
 void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std::uint16_t destination,
-                                  const std::vector<std::uint8_t>& lost) {
+                                  const std::vector<std::uint8_t>& lost, const FaultedLink& link) {
     AbortRecord fault;
     fault.cause = CollectiveError::LinkFault;
     fault.fault_pair = static_cast<std::uint32_t>(source) << 16 | destination;
+    fault.fault_link = link;
     // What the lost packet was, when its sender still had it: one collective
     // (by context and sequence), or the running one on its context (a
     // window credit carries no sequence), or nothing (point-to-point).
@@ -1071,7 +1086,7 @@ void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std:
         if (!a.running || a.aborted) continue;
         const std::vector<std::uint16_t> peers = active_peer_nodes(context);
         if (std::find(peers.begin(), peers.end(), peer) == peers.end()) continue;
-        abandon(context, fault.cause, fault.fault_pair);
+        abandon(context, fault.cause, fault.fault_pair, fault.fault_link);
         progress(context);
     }
 }
@@ -1405,10 +1420,11 @@ void CollectiveEngine::finish(unsigned context) {
         if (code == CollectiveError::Aborted) ++statistics_.aborted;
         if (code == CollectiveError::LinkFault) ++statistics_.link_faults;
         if (code == CollectiveError::Sharp) ++statistics_.sharp_errors;
-        // Error 6's detail word names the pair of nodes that lost packets,
-        // error 7's the aggregation node and what happened.
+        // Error 6's detail word names the pair of nodes that lost packets
+        // (and the link), error 7's the aggregation node and what happened.
         const bool detail = code == CollectiveError::LinkFault || code == CollectiveError::Sharp;
-        fail_now(context, a.header, a.rank, code, detail ? a.fault_pair : mask, why);
+        fail_now(context, a.header, a.rank, code, detail ? a.fault_pair : mask, why,
+                 code == CollectiveError::LinkFault ? &a.fault_link : nullptr);
     } else {
         ++statistics_.collectives;
         if (trace_) trace_call_end(context, CollectiveError::None, 0);

@@ -125,7 +125,7 @@ void SwitchCollectiveEngine::sharp_end_operation(Tree& t, std::uint16_t sequence
         processor.context_id = t.context;
         processor.rank = address_;  // an AN: >= hosts
         processor.message_bytes = kLinkFaultAbortNoticeBytes;
-        std::uint8_t payload[kLinkFaultAbortNoticeBytes];
+        std::uint8_t payload[kLinkFaultAbortNoticeBytes] = {};  // no faulted link: the words after the detail are 0
         store_le32(payload, (sequence & kStepSequenceMask) |
                                 static_cast<std::uint32_t>(CollectiveError::Sharp) << kAbortCauseShift |
                                 std::uint32_t{t.slot} << 24);

@@ -33,6 +33,8 @@ constexpr Named kGlobalRegisters[] = {
     {ERROR_IRQ_ENABLE, "ERROR_IRQ_ENABLE"},
     {LINK_FAULT, "LINK_FAULT"},
     {PIO_WINDOW_BYTES, "PIO_WINDOW_BYTES"},
+    {LINK_FAULT_FROM, "LINK_FAULT_FROM"},
+    {LINK_FAULT_TO, "LINK_FAULT_TO"},
     {ACCEL_CAPABILITIES, "ACCEL_CAPABILITIES"},
     {CT_SIZE_BITS, "CT_SIZE_BITS"},
     {CT_VALID, "CT_VALID"},
@@ -221,6 +223,13 @@ std::string register_fields(std::uint32_t offset, std::uint32_t value) {
             fields.add("lost", link_fault::LOST.get(value));
             fields.add("sending", link_fault::SENDING.get(value));
             fields.add("valid", link_fault::VALID.get(value));
+            break;
+        case LINK_FAULT_FROM:
+        case LINK_FAULT_TO:
+            fields.add("switch", link_fault_link::SWITCH.get(value));
+            fields.add("port", link_fault_link::PORT.get(value));
+            if (offset == LINK_FAULT_FROM) fields.add("other_links", link_fault_link::OTHER_LINKS.get(value));
+            fields.add("named", link_fault_link::NAMED.get(value));
             break;
         case ACCEL_CAPABILITIES:
             fields.add("ct_rows", accel_capabilities::CT_ROWS.get(value));

@@ -213,11 +213,16 @@ std::uint32_t Qdma::read_register(std::uint32_t offset) {
         case ERROR_IRQ_ENABLE:
             return error_irq_enable_;
         case LINK_FAULT: {
+            link_fault_read_ = LinkFaultEntry{};
             if (link_faults_.empty()) return 0;
-            const std::uint32_t entry = link_faults_.front();
+            link_fault_read_ = link_faults_.front();
             link_faults_.pop_front();
-            return entry;
+            return link_fault_read_.entry;
         }
+        case LINK_FAULT_FROM:
+            return link_fault_read_.from;
+        case LINK_FAULT_TO:
+            return link_fault_read_.to;
         case PIO_WINDOW_BYTES:
             return PIO_STRIDE;
         default:
@@ -294,6 +299,8 @@ void Qdma::write_register(std::uint32_t offset, std::uint32_t value) {
         case ERROR_ADDRESS_LO:
         case ERROR_ADDRESS_HI:
         case LINK_FAULT:
+        case LINK_FAULT_FROM:
+        case LINK_FAULT_TO:
         case PIO_WINDOW_BYTES:
             return;  // read-only: writes are ignored
         case SCRATCH:
@@ -573,20 +580,29 @@ void Qdma::global_error(std::uint32_t bit, std::optional<std::uint64_t> address)
     if (error_irq_enable_ & bit) raise_vector(error_msix_);
 }
 
-void Qdma::link_fault(std::uint16_t peer, bool sending, std::uint64_t packets) {
+void Qdma::link_fault(std::uint16_t peer, bool sending, std::uint64_t packets, std::uint32_t from, std::uint32_t to) {
     namespace lf = regmap::link_fault;
+    namespace ll = regmap::link_fault_link;
     const auto saturated = [](std::uint64_t n) {
         return static_cast<std::uint32_t>(std::min<std::uint64_t>(n, lf::LOST.mask() >> lf::LOST.shift));
     };
     bool merged = false;
-    for (std::uint32_t& entry : link_faults_)
-        if (lf::PEER.get(entry) == peer && lf::SENDING.get(entry) == (sending ? 1u : 0u)) {
-            entry = lf::LOST.set(entry, saturated(lf::LOST.get(entry) + packets));
+    for (LinkFaultEntry& queued : link_faults_)
+        if (lf::PEER.get(queued.entry) == peer && lf::SENDING.get(queued.entry) == (sending ? 1u : 0u)) {
+            queued.entry = lf::LOST.set(queued.entry, saturated(lf::LOST.get(queued.entry) + packets));
+            // The entry keeps its first cable; another one counts as a further link.
+            const bool other_cable =
+                ll::OTHER_LINKS.set(from, 0) != ll::OTHER_LINKS.set(queued.from, 0) || to != queued.to;
+            const std::uint32_t others =
+                ll::OTHER_LINKS.get(queued.from) + ll::OTHER_LINKS.get(from) + (other_cable ? 1u : 0u);
+            const std::uint32_t most = ll::OTHER_LINKS.mask() >> ll::OTHER_LINKS.shift;
+            queued.from = ll::OTHER_LINKS.set(queued.from, std::min(others, most));
             merged = true;
         }
     if (!merged)
-        link_faults_.push_back(lf::PEER.make(peer) | lf::LOST.make(saturated(packets)) |
-                               lf::SENDING.make(sending ? 1 : 0) | lf::VALID.make(1));
+        link_faults_.push_back({lf::PEER.make(peer) | lf::LOST.make(saturated(packets)) |
+                                    lf::SENDING.make(sending ? 1 : 0) | lf::VALID.make(1),
+                                from, to});
     global_error(regmap::error_status::LINK_FAULT, std::nullopt);
 }
 

@@ -59,8 +59,10 @@ class Node : public sc_core::sc_module {
     /// (`loss`; `packets`: each lost packet's bytes, empty where unknown).
     /// The collective engine ends the collectives they belonged to with
     /// error 6; a lost point-to-point (or unknown) packet goes to the driver
-    /// through the QDMA's LINK_FAULT register and error interrupt.
-    void link_fault(const PacketLoss& loss, const std::vector<std::vector<std::uint8_t>>& packets);
+    /// through the QDMA's LINK_FAULT register and error interrupt, with the
+    /// cable they were dropped on (`from`, `to`: LINK_FAULT_FROM/TO words).
+    void link_fault(const PacketLoss& loss, const std::vector<std::vector<std::uint8_t>>& packets,
+                    std::uint32_t from = 0, std::uint32_t to = 0);
 
     HostMemory memory;            ///< the host's DRAM, guest-physical from 0
     HostBridge bridge;            ///< root complex: DMA to memory, MSI to the CPU

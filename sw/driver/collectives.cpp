@@ -59,7 +59,8 @@ std::string lower_name(Opcode collective) {
     return "send";
 }
 
-std::string switch_error(std::uint32_t code, std::uint32_t detail) {
+std::string switch_error(const CollectiveResult& outcome) {
+    const std::uint32_t code = outcome.error_code, detail = outcome.error_detail;
     const std::string members = detail ? "; across the members: " + describe_mismatch(detail) : "";
     switch (code) {
         case 1:
@@ -73,11 +74,16 @@ std::string switch_error(std::uint32_t code, std::uint32_t detail) {
         case 5:
             return "5 (aborted: a member's communicator-table row was released during the call)";
         case 6:
-            return "6 (link fault: packets " +
-                   (detail == 0
-                        ? std::string("between members")
-                        : "from node " + std::to_string(detail >> 16) + " to node " + std::to_string(detail & 0xFFFF)) +
-                   " were lost for good; the reliable layer gave up, the platform names the link on its stderr)";
+            // The pair is 0 when this member learnt of it from another's agreement record, which names no pair.
+            if (detail == 0)
+                return "6 (link fault: packets between members were lost for good; the reliable layer gave up)";
+            return "6 (link fault: " +
+                   (outcome.error_lost > 0
+                        ? std::to_string(outcome.error_lost) + " packet" + (outcome.error_lost == 1 ? "" : "s")
+                        : std::string("packets")) +
+                   " from node " + std::to_string(detail >> 16) + " to node " + std::to_string(detail & 0xFFFF) +
+                   " lost for good" + describe_cable(outcome.error_link_from, outcome.error_link_to) +
+                   "; the reliable layer gave up)";
         case 7:
             return "7 (" + describe_sharp_error(detail) + ")";
         default:
@@ -551,9 +557,7 @@ std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call) {
 void Collectives::receive_offloaded(unsigned context, Opcode collective, void* recv, std::size_t result) {
     const CollectiveResult outcome = driver_.receive_collective(context, recv, result);
     const std::string name = "collective: " + lower_name(collective) + " on context " + std::to_string(context);
-    if (outcome.error)
-        throw DriverError(name + " failed in the switch: error code " +
-                          switch_error(outcome.error_code, outcome.error_detail));
+    if (outcome.error) throw DriverError(name + " failed in the switch: error code " + switch_error(outcome));
     if (outcome.opcode != collective || outcome.bytes != result)
         throw DriverError(name + ": the switch returned a " + std::string(to_string(outcome.opcode)) + " result of " +
                           std::to_string(outcome.bytes) + " bytes, expected " + std::to_string(result));

@@ -38,12 +38,27 @@ unsigned ring_size_index(unsigned entries, const char* ring) {
 
 }  // namespace
 
+std::string describe_cable(std::uint32_t from, std::uint32_t to) {
+    namespace ll = rm::link_fault_link;
+    if (!ll::NAMED.get(from)) return " (no link reported dropping them: acknowledgements lost or late)";
+    const std::uint32_t others = ll::OTHER_LINKS.get(from);
+    return " on the link switch " + std::to_string(ll::SWITCH.get(from)) + " port " +
+           std::to_string(ll::PORT.get(from)) + " -> switch " + std::to_string(ll::SWITCH.get(to)) + " port " +
+           std::to_string(ll::PORT.get(to)) +
+           (others > 0 ? " (and " + std::to_string(others) + " other link" + (others == 1 ? "" : "s") + ")" : "");
+}
+
 std::string describe(const LinkFault& fault, int own_node) {
     const int from = fault.sending ? own_node : fault.peer;
     const int to = fault.sending ? fault.peer : own_node;
+    namespace ll = rm::link_fault_link;
+    const std::string link =
+        describe_cable(ll::NAMED.make(fault.link_named ? 1 : 0) | ll::SWITCH.make(fault.from_switch) |
+                           ll::PORT.make(fault.from_port) | ll::OTHER_LINKS.make(fault.other_links),
+                       ll::SWITCH.make(fault.to_switch) | ll::PORT.make(fault.to_port));
     return "link fault: " + std::to_string(fault.lost) + " packet" + (fault.lost == 1 ? "" : "s") + " from node " +
-           std::to_string(from) + " to node " + std::to_string(to) +
-           " lost for good (the reliable layer gave up; the platform names the link on its stderr)";
+           std::to_string(from) + " to node " + std::to_string(to) + " lost for good" + link +
+           "; the reliable layer gave up (the platform's warning names the ports)";
 }
 
 Driver::Driver(DeviceTransport& transport, DriverConfig config)
@@ -256,11 +271,33 @@ void Driver::read_link_faults() {
         fault.peer = static_cast<int>(lf::PEER.get(entry));
         fault.sending = lf::SENDING.get(entry) != 0;
         fault.lost = lf::LOST.get(entry);
+        namespace ll = rm::link_fault_link;
+        const std::uint32_t from = transport_.mmio_read32(rm::LINK_FAULT_FROM);
+        const std::uint32_t to = transport_.mmio_read32(rm::LINK_FAULT_TO);
+        fault.link_named = ll::NAMED.get(from) != 0;
+        fault.from_switch = ll::SWITCH.get(from);
+        fault.from_port = ll::PORT.get(from);
+        fault.other_links = ll::OTHER_LINKS.get(from);
+        fault.to_switch = ll::SWITCH.get(to);
+        fault.to_port = ll::PORT.get(to);
         fault.serial = ++link_fault_count_;
         const auto [it, fresh] = pending_faults_.try_emplace(fault.peer, fault);
         if (!fresh) {  // not claimed yet: one fault, the packets added up
             it->second.lost += fault.lost;
             it->second.sending = it->second.sending && fault.sending;
+            // The first cable named stays; another one counts as a further link.
+            LinkFault& kept = it->second;
+            if (!kept.link_named && fault.link_named) {
+                kept.link_named = true;
+                kept.from_switch = fault.from_switch;
+                kept.from_port = fault.from_port;
+                kept.to_switch = fault.to_switch;
+                kept.to_port = fault.to_port;
+                kept.other_links += fault.other_links;
+            } else if (fault.link_named &&
+                       (kept.from_switch != fault.from_switch || kept.from_port != fault.from_port)) {
+                kept.other_links += 1 + fault.other_links;
+            }
             it->second.serial = fault.serial;
         }
         ++activity_;
@@ -441,6 +478,11 @@ CollectiveResult Driver::receive_collective(unsigned context, void* buffer, std:
     if (out.error) {
         if (result.data.size() >= 4) std::memcpy(&out.error_code, result.data.data(), 4);
         if (result.data.size() >= 8) std::memcpy(&out.error_detail, result.data.data() + 4, 4);
+        if (result.data.size() >= 20) {  // error 6: the cable and the count (collective_core.h)
+            std::memcpy(&out.error_link_from, result.data.data() + 8, 4);
+            std::memcpy(&out.error_link_to, result.data.data() + 12, 4);
+            std::memcpy(&out.error_lost, result.data.data() + 16, 4);
+        }
     } else if (const std::size_t copied = std::min(capacity, result.data.size())) {
         std::memcpy(buffer, result.data.data(), copied);
     }
@@ -789,7 +831,8 @@ bool Driver::take_message(int source, std::uint32_t tag_mask, std::uint32_t tag_
     return false;
 }
 
-ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::size_t capacity) {
+ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::size_t capacity,
+                              const std::function<void()>& while_waiting) {
     if (source != kAnySource && (source < 0 || source >= size()))
         throw DriverError("driver: receive from rank " + std::to_string(source) + " outside 0.." +
                           std::to_string(size() - 1));
@@ -801,6 +844,7 @@ ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::s
     const std::uint64_t since = link_fault_count_;
     while (!take_matching(source, tag, buffer, capacity, status)) {
         fail_on_link_fault(source, since);
+        if (while_waiting) while_waiting();
         wait_for_progress();
     }
     return status;

@@ -113,11 +113,26 @@ int raise_current_exception(const char* function, MPI_Comm comm) noexcept;
 /// corrupted device protocol later.
 void check_thread();
 
+/// Numbers the top-level MPI calls (entry() holds one while the body runs;
+/// calls made inside it, from the library or a user callback, count as
+/// part of it), so that collective_tag gives every phase of one call on a
+/// communicator the same tag.
+class CallScope {
+  public:
+    CallScope();
+    ~CallScope();
+    CallScope(const CallScope&) = delete;
+    CallScope& operator=(const CallScope&) = delete;
+};
+/// The number of the top-level MPI call running (0: none).
+std::uint64_t current_mpi_call();
+
 /// Runs an MPI function's body; returns MPI_SUCCESS or what raise() returns.
 template <class Body>
 int entry(const char* function, MPI_Comm comm, Body&& body) noexcept {
     try {
         check_thread();
+        const CallScope call;
         body();
         return MPI_SUCCESS;
     } catch (...) {
@@ -177,6 +192,8 @@ struct Comm {
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;                       ///< MPI_Comm_set_name
     std::uint32_t collective_sequence = 0;  ///< MPI-level software collectives issued (collective_tag)
+    std::uint64_t tag_call = 0;             ///< the top-level MPI call that issued `call_tag` (collective_tag)
+    std::uint32_t call_tag = 0;             ///< the tag of that call's collectives on this communicator
     std::map<int, void*> attributes;        ///< keyval -> attribute value
     /// keyval -> when its attribute was set, counted per communicator: at
     /// MPI_Finalize MPI_COMM_SELF's are deleted last set first (MPI 3.1 §8.7.1).
@@ -350,10 +367,23 @@ void check_buffer(const void* buffer, int count, const Type& type, const char* w
 
 /// The tag for the next MPI-level collective call on `comm` (advances
 /// comm.collective_sequence; every member calls it in the same order).
+/// Within one top-level MPI call every phase gets the same tag (one
+/// sequence number per call): a member that gives a call up part-way (a
+/// link fault) stays in step with the members that finished it. The
+/// phases' messages between two ranks follow one another in the same order
+/// at both ends, so one tag keeps them apart from other calls' messages.
 std::uint32_t collective_tag(Comm& comm);
 /// Sends `bytes` to comm rank `destination` (of an inter-communicator: the
 /// remote group's rank) on an internal tag.
 void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* data, std::size_t bytes);
+/// For a software collective on `comm` with internal tag `tag` that waits
+/// for a message (from global rank `awaited`; -1: not said): fails it
+/// (Error MPI_ERR_OTHER) when a member's abort notice for it has come, or
+/// gives it up and tells the other members when packets from `awaited` to
+/// this rank were lost for good (the fault is claimed) or from another
+/// member since `faults_seen` (the driver's link-fault count it last looked
+/// at; that fault stays pending). docs/MPI.md, Link faults.
+void watch_for_link_faults(Comm& comm, std::uint32_t tag, std::uint64_t& faults_seen, int awaited = -1);
 /// Receives from comm rank `source` on an internal tag; returns the bytes
 /// received. Throws Error(MPI_ERR_TRUNCATE) when the message exceeds `capacity`.
 std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* data, std::size_t capacity);

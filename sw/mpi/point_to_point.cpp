@@ -88,6 +88,12 @@ int wire_user_tag(std::uint32_t tag) {
     return static_cast<int>(tag & kTagUpperBound);
 }
 
+/// A software collective that a member gave up (its abort notice).
+struct CollectiveAbort {
+    std::uint32_t sequence = 0;  ///< the collective's full number on its communicator (Comm::collective_sequence)
+    std::string text;            ///< why: names the member and the link fault
+};
+
 /// A message taken from the driver that no posted receive has matched.
 struct Incoming {
     int source = -1;  ///< global rank
@@ -152,6 +158,14 @@ struct Engine {
     std::map<std::tuple<int, std::uint32_t, std::uint64_t>, std::shared_ptr<Request>> cancelling;
     /// Nonblocking collectives not yet complete, in the order they were started.
     std::vector<std::shared_ptr<Request>> collectives;
+    /// Abort notices of software collectives (a member gave one up over a
+    /// link fault), by the collective's wire tag; kept until this rank's
+    /// receive of that collective sees them (watch_for_link_faults).
+    std::map<std::uint32_t, CollectiveAbort> collective_aborts;
+    /// The driver's count of link faults when this rank last gave a blocking
+    /// software collective up over a fault with a member it was not waiting
+    /// for (watch_for_link_faults): each such fault ends one collective at most.
+    std::uint64_t faults_seen_by_collectives = 0;
     bool progressing = false;  ///< inside progress_collectives (no re-entry from a user op)
     bool pulling = false;      ///< inside pull (the driver's progress hook does not nest in it)
     void* attached = nullptr;  ///< MPI_Buffer_attach (unused: sends are eager)
@@ -246,6 +260,24 @@ void acknowledge(const Incoming& message) {
 constexpr std::uint32_t kCancelRequest = 1;
 constexpr std::uint32_t kCancelled = 2;
 constexpr std::uint32_t kNotCancelled = 3;
+
+// A software collective's abort notice (docs/MPI.md, Link faults): an
+// internal message on the acknowledgement class with the collective's own
+// tag, longer than the other control messages: kCollectiveAbort, the
+// collective's full sequence number, then the text of the failure.
+constexpr std::uint32_t kCollectiveAbort = 4;
+constexpr std::size_t kAbortHeaderBytes = 2 * kSequenceBytes;
+
+void record_collective_abort(const guest::Driver::ArrivedMessage& message) {
+    std::uint32_t what = 0;
+    CollectiveAbort notice;
+    std::memcpy(&what, message.data.data(), kSequenceBytes);
+    std::memcpy(&notice.sequence, message.data.data() + kSequenceBytes, kSequenceBytes);
+    if (what != kCollectiveAbort) return;
+    notice.text.assign(message.data.begin() + kAbortHeaderBytes, message.data.end());
+    // The first notice of a collective wins; others say the same of another member.
+    engine().collective_aborts.emplace(message.tag & ~kSynchronousBit, std::move(notice));
+}
 
 void send_control(int destination, unsigned comm_id, std::uint32_t sequence, std::uint32_t what) {
     std::uint8_t data[2 * kSequenceBytes];
@@ -432,6 +464,8 @@ void pull() {
                                      tag, ordinal);
             else
                 cancel_answered(message.source, tag, ordinal, what == kCancelled);
+        } else if (message.data.size() > 16) {
+            record_collective_abort(message);
         }
     }
     // A fault no operation claims is kept for the next receive from the
@@ -829,8 +863,106 @@ void check_buffer(const void* buffer, int count, const Type& type, const char* w
 
 // ---- internal messages ---------------------------------------------------------
 
+namespace {
+
+struct CallCounter {
+    std::uint64_t serial = 0;  ///< top-level MPI calls begun
+    int depth = 0;             ///< entry() calls running (nested ones inside the top-level one)
+};
+
+CallCounter& call_counter() {
+    static CallCounter counter;
+    return counter;
+}
+
+}  // namespace
+
+CallScope::CallScope() {
+    if (call_counter().depth++ == 0) ++call_counter().serial;
+}
+
+CallScope::~CallScope() {
+    --call_counter().depth;
+}
+
+std::uint64_t current_mpi_call() {
+    return call_counter().depth > 0 ? call_counter().serial : 0;
+}
+
 std::uint32_t collective_tag(Comm& comm) {
-    return kInternalBit | comm.guest.id << kCommShift | (comm.collective_sequence++ & kTagUpperBound);
+    const std::uint64_t call = current_mpi_call();
+    if (call != 0 && comm.tag_call == call) return comm.call_tag;
+    const std::uint32_t sequence = comm.collective_sequence++;
+    const std::uint32_t tag = kInternalBit | comm.guest.id << kCommShift | (sequence & kTagUpperBound);
+    // An abort notice kept for an earlier collective with the same low bits
+    // is stale (this rank finished that one); one for this very collective
+    // (a member gave it up before this rank started it) stays.
+    auto& aborts = engine().collective_aborts;
+    if (const auto it = aborts.find(tag); it != aborts.end() && it->second.sequence != sequence) aborts.erase(it);
+    comm.tag_call = call;
+    comm.call_tag = tag;
+    return tag;
+}
+
+namespace {
+
+/// The full sequence number of the latest collective `comm` issued with wire tag `tag`.
+std::uint32_t issued_sequence(const Comm& comm, std::uint32_t tag) {
+    const std::uint32_t latest = comm.collective_sequence - 1;
+    return latest - ((latest - tag) & kTagUpperBound);
+}
+
+/// Gives the software collective `tag` up on this rank over a link fault
+/// (`why` names it): every other member gets an abort notice, so that none
+/// waits for ever for this rank's later messages, and the call fails with
+/// MPI_ERR_OTHER (docs/MPI.md, Link faults).
+[[noreturn]] void abort_collective(Comm& comm, std::uint32_t tag, const std::string& why) {
+    const std::string text = "rank " + std::to_string(comm.rank()) + " gave this software collective up: " + why;
+    std::vector<std::uint8_t> notice(kAbortHeaderBytes + text.size());
+    const std::uint32_t sequence = issued_sequence(comm, tag);
+    std::memcpy(notice.data(), &kCollectiveAbort, kSequenceBytes);
+    std::memcpy(notice.data() + kSequenceBytes, &sequence, kSequenceBytes);
+    std::memcpy(notice.data() + kAbortHeaderBytes, text.data(), text.size());
+    for (int peer = 0; peer < comm.peer_size(); ++peer) {
+        const int global = comm.peer_global(peer);
+        if (global != driver().rank()) driver().send(global, tag | kSynchronousBit, notice.data(), notice.size());
+    }
+    fail(MPI_ERR_OTHER, text + " (its other members were told)");
+}
+
+}  // namespace
+
+// A member's abort notice fails the collective at once. Packets from the
+// member it waits for lost for good: it gives the collective up, claiming
+// the fault, and tells the others. Packets from another member lost while
+// it waits may be this collective's, or a member's abort notice: it gives
+// the collective up too; that fault stays pending for the next receive
+// from that member, and `faults_seen` (and the engine's count) makes it end
+// one wait at most.
+void watch_for_link_faults(Comm& comm, std::uint32_t tag, std::uint64_t& faults_seen, int awaited) {
+    auto& aborts = engine().collective_aborts;
+    if (const auto it = aborts.find(tag); it != aborts.end() && it->second.sequence == issued_sequence(comm, tag)) {
+        const std::string text = std::move(it->second.text);
+        aborts.erase(it);
+        fail(MPI_ERR_OTHER, text);
+    }
+    const auto seen = [&] { faults_seen = engine().faults_seen_by_collectives = driver().link_faults(); };
+    if (const guest::LinkFault* fault = awaited >= 0 ? driver().pending_link_fault(awaited) : nullptr;
+        fault != nullptr && !fault->sending) {
+        guest::LinkFault taken;
+        driver().take_link_fault(awaited, taken);
+        seen();
+        abort_collective(comm, tag,
+                         "receive from rank " + std::to_string(awaited) +
+                             " failed: " + guest::describe(taken, driver().node_address()));
+    }
+    for (const int peer : driver().link_fault_peers()) {
+        const guest::LinkFault& fault = *driver().pending_link_fault(peer);
+        if (fault.sending || fault.serial <= faults_seen || comm.peer_rank(peer) == MPI_UNDEFINED) continue;
+        seen();
+        abort_collective(comm, tag,
+                         "waiting for another member when " + guest::describe(fault, driver().node_address()));
+    }
 }
 
 void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* data, std::size_t bytes) {
@@ -859,15 +991,14 @@ std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* da
         // sends and advancing nonblocking collectives: a peer may need any
         // of them to reach this call.
         try {
-            bytes = driver().receive(global, tag, data, capacity).bytes;
+            bytes = driver()
+                        .receive(global, tag, data, capacity,
+                                 [&] { watch_for_link_faults(comm, tag, engine().faults_seen_by_collectives); })
+                        .bytes;
         } catch (const guest::LinkFaultError& error) {
-            // Packets of this software collective were lost. Its other members
-            // cannot be told (it has no abort notices, unlike the switch's) and
-            // would wait for this rank's next messages: the job ends, naming the
-            // fault, whatever the error handler (docs/MPI.md, Link faults).
-            end_rank(MPI_ERR_OTHER, std::string(error.what()) + "\nMPI: a link fault inside a software collective " +
-                                        "on rank " + std::to_string(driver().rank()) +
-                                        " (its other members would wait for this rank): ending the job");
+            // Packets this receive waits for were lost: the collective ends
+            // here, and its other members are told (abort_collective).
+            abort_collective(comm, tag, error.what());
         }
     }
     if (bytes > capacity)

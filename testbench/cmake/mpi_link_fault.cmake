@@ -23,11 +23,41 @@ add_test(NAME link_fault_mpi_errors_return_job_goes_on
 add_test(NAME link_fault_mpi_errors_are_fatal_ends_job_with_the_fault
          COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-fatal $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/mpi_link_fault ${mpi_link_fault_job})
-# The software collectives have no abort notices: a link fault inside one
-# ends the job, naming the fault, rather than leave its members waiting.
-add_test(NAME link_fault_mpi_software_collective_ends_job_with_the_fault
-         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-software $<TARGET_FILE:isvp>
-                 ${isvp_mpi_test_binaries}/mpi_link_fault -n 8 --offload off ${mpi_link_fault_errors})
+# The software collectives (--offload off): a member that loses a message
+# gives the collective up and sends the other members abort notices; every
+# affected call returns MPI_ERR_OTHER naming the fault and the cable, no rank
+# hangs, the job goes on (later collectives correct) and ends with status 0;
+# under MPI_ERRORS_ARE_FATAL the first such error ends the job.
+# (A higher error rate than the offloaded job's: the software collectives of
+# the default host path finish sooner, and at 2e-6 lose no packet.)
+set(mpi_link_fault_software_job -n 8 --offload off --set topology.torus=2x2x2 --set aurora.on_crc_error=drop
+                                --set aurora.bit_error_rate=5e-6 --set reliable.max_retransmissions=1)
+add_test(NAME link_fault_mpi_software_collective_errors_return_job_goes_on
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-return $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault ${CMAKE_CURRENT_BINARY_DIR}/link_fault_mpi_software_stats.json
+                 ${mpi_link_fault_software_job})
+add_test(NAME link_fault_mpi_software_collective_errors_are_fatal_ends_job
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-fatal-collectives $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault ${mpi_link_fault_software_job})
+# MPI_Allreduce only: every failure is the software collective's (the
+# members told by abort notices among them), every success correct.
+add_test(NAME link_fault_mpi_software_collective_only_errors_return
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-return-collectives $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault
+                 ${CMAKE_CURRENT_BINARY_DIR}/link_fault_mpi_software_collective_stats.json ${mpi_link_fault_software_job})
+# The nonblocking ones (MPI_Iallreduce + MPI_Wait): the same abort notices,
+# looked for while the request waits for a message.
+add_test(NAME link_fault_mpi_software_nonblocking_collective_errors_return
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-return-nonblocking $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault
+                 ${CMAKE_CURRENT_BINARY_DIR}/link_fault_mpi_software_nonblocking_stats.json ${mpi_link_fault_software_job})
+add_test(NAME link_fault_mpi_software_nonblocking_collective_errors_are_fatal
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-fatal-nonblocking $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault ${mpi_link_fault_software_job})
 set_tests_properties(link_fault_mpi_errors_return_job_goes_on link_fault_mpi_errors_are_fatal_ends_job_with_the_fault
-                     link_fault_mpi_software_collective_ends_job_with_the_fault
+                     link_fault_mpi_software_collective_errors_return_job_goes_on
+                     link_fault_mpi_software_collective_errors_are_fatal_ends_job
+                     link_fault_mpi_software_collective_only_errors_return
+                     link_fault_mpi_software_nonblocking_collective_errors_return
+                     link_fault_mpi_software_nonblocking_collective_errors_are_fatal
                      PROPERTIES LABELS "link_fault;mpi" TIMEOUT 300)

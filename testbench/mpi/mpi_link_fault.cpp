@@ -13,6 +13,9 @@
 //   mpi_link_fault fatal [ITERATIONS]
 //       MPI_ERRORS_ARE_FATAL (the default): the first failed call ends the
 //       job with its link-fault message.
+//   mpi_link_fault return|fatal ITERATIONS collectives|nonblocking
+//       the same with the MPI_Allreduce calls only (no ring exchange); with
+//       `nonblocking` each is an MPI_Iallreduce and MPI_Wait.
 #include <mpi.h>
 
 #include <cstdio>
@@ -60,6 +63,8 @@ int main(int argc, char** argv) {
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const int iterations = argc > 2 ? std::atoi(argv[2]) : 20;
+    const bool nonblocking = argc > 3 && std::strcmp(argv[3], "nonblocking") == 0;
+    const bool ring = !(argc > 3 && (std::strcmp(argv[3], "collectives") == 0 || nonblocking));
     if (!fatal) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
     std::vector<int> mine(kElements), sum(kElements), from_left(kElements), to_right(kElements);
@@ -68,11 +73,18 @@ int main(int argc, char** argv) {
     const int right = (rank + 1) % size, left = (rank + size - 1) % size;
     for (int i = 0; i < iterations; ++i) {
         for (int k = 0; k < kElements; ++k) mine[k] = rank * 1000 + i * 7 + k;
-        int rc = MPI_Allreduce(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        int rc = MPI_SUCCESS;
+        if (nonblocking) {
+            MPI_Request request = MPI_REQUEST_NULL;
+            rc = MPI_Iallreduce(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request);
+            if (rc == MPI_SUCCESS) rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
+        } else {
+            rc = MPI_Allreduce(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        }
         if (rc != MPI_SUCCESS) {
             ++failed;
             ++collective_failures;
-            ok = failure_ok("MPI_Allreduce", i, rc) && ok;
+            ok = failure_ok(nonblocking ? "MPI_Iallreduce" : "MPI_Allreduce", i, rc) && ok;
         } else {
             for (int k = 0; k < kElements; ++k) {
                 const int expected = 1000 * size * (size - 1) / 2 + size * (i * 7 + k);
@@ -84,6 +96,7 @@ int main(int argc, char** argv) {
                 }
             }
         }
+        if (!ring) continue;
         for (int k = 0; k < kElements; ++k) to_right[k] = rank * 100000 + i * 10 + k;
         // The tag is the iteration: a message of an iteration whose receive
         // failed never matches a later one.

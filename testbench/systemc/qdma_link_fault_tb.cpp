@@ -4,7 +4,8 @@
 // vector when enabled, and queues one LINK_FAULT entry per (peer, direction)
 // that reads take off oldest first; a further loss of a queued pair adds to
 // its LOST count (saturating at 4095); an empty queue reads 0; the register
-// is read-only.
+// is read-only. Each read latches the entry's cable (LINK_FAULT_FROM/TO:
+// switch and port at both ends, further links counted when merged).
 #include "qdma_tb_harness.h"
 
 using namespace isvp;
@@ -53,5 +54,29 @@ int sc_main(int, char**) {
         platform.qdma.link_fault(1, false, 1);
         check.expect(host.read32(ERROR_STATUS) == error_status::LINK_FAULT && host.read32(LINK_FAULT) != 0,
                      "a later fault sets the bit and queues again");
+
+        check.section("the cable of each entry");
+        namespace ll = regmap::link_fault_link;
+        const std::uint32_t from = ll::SWITCH.make(5) | ll::PORT.make(2) | ll::NAMED.make(1);
+        const std::uint32_t to = ll::SWITCH.make(7) | ll::PORT.make(3) | ll::NAMED.make(1);
+        const std::uint32_t elsewhere = ll::SWITCH.make(6) | ll::PORT.make(1) | ll::NAMED.make(1);
+        platform.qdma.link_fault(5, false, 1, from, to);
+        platform.qdma.link_fault(5, false, 1, elsewhere, to);  // merged: another cable
+        platform.qdma.link_fault(6, false, 1);                 // no link reported the drops
+        host.write32(LINK_FAULT_FROM, 0);                      // read-only: ignored
+        check.expect(host.read32(LINK_FAULT_FROM) == 0 && host.read32(LINK_FAULT_TO) == 0,
+                     "LINK_FAULT_FROM/TO read 0 before LINK_FAULT is read");
+        const std::uint32_t fifth = host.read32(LINK_FAULT);
+        const std::uint32_t fifth_from = host.read32(LINK_FAULT_FROM);
+        check.expect(lf::PEER.get(fifth) == 5 && lf::LOST.get(fifth) == 2 && ll::NAMED.get(fifth_from) == 1 &&
+                         ll::SWITCH.get(fifth_from) == 5 && ll::PORT.get(fifth_from) == 2 &&
+                         ll::OTHER_LINKS.get(fifth_from) == 1,
+                     "LINK_FAULT_FROM names where the entry's packets left (switch 5 port 2) and 1 other link");
+        check.expect(host.read32(LINK_FAULT_TO) == to, "LINK_FAULT_TO names where they should have entered");
+        const std::uint32_t sixth = host.read32(LINK_FAULT);
+        check.expect(lf::PEER.get(sixth) == 6 && host.read32(LINK_FAULT_FROM) == 0 && host.read32(LINK_FAULT_TO) == 0,
+                     "the next read latches the next entry's cable: none named (NAMED 0)");
+        check.expect(host.read32(LINK_FAULT) == 0 && host.read32(LINK_FAULT_FROM) == 0,
+                     "an empty queue latches nothing");
     });
 }

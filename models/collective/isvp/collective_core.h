@@ -45,17 +45,30 @@ inline constexpr std::uint8_t kAgreeStep = 0xFE;   ///< step field of an argumen
 inline constexpr std::uint8_t kCreditStep = 0xFD;  ///< step field of a window-credit return
 /// Step field of an abort notice: the sender's collective of that sequence
 /// was aborted. Payload u32 [14:0] sequence, [23:16] cause (0 or 5: a RELEASE
-/// of its CT row; 6: a link fault), and with cause 6 a second u32: the lost
-/// packets' source node << 16 | destination node.
+/// of its CT row; 6: a link fault), and with cause 6 four more u32: the lost
+/// packets' source node << 16 | destination node, then FaultedLink (from,
+/// to, lost).
 inline constexpr std::uint8_t kAbortStep = 0xFC;
 inline constexpr std::uint32_t kAbortCauseShift = 16;
 inline constexpr std::uint32_t kAbortNoticeBytes = 4;           ///< cause 5
-inline constexpr std::uint32_t kLinkFaultAbortNoticeBytes = 8;  ///< cause 6 and 7 (the detail word follows)
+inline constexpr std::uint32_t kLinkFaultAbortNoticeBytes = 20;  ///< causes 6 and 7: detail word, then the faulted link
 /// Step packets carry step index + 1; 0xFA and 0xFB are the switch trees'
 /// configuration packets (packet_format.h), 0xFC.. above.
 inline constexpr std::size_t kMaxScheduleSteps = 0xF9;
 /// Bytes of an error result's payload: u32 code, u32 mismatch mask.
 inline constexpr std::uint32_t kErrorResultBytes = 8;
+/// Error 6's result: u32 code, u32 source node << 16 | destination node, then FaultedLink (from, to, lost).
+inline constexpr std::uint32_t kLinkFaultErrorResultBytes = 20;
+
+/// The cable and the count a link fault names (error 6), beside its node
+/// pair: the words LINK_FAULT_FROM and LINK_FAULT_TO of the register map
+/// (switch and port at each end; NAMED 0: no link reported the drops, or
+/// not known here) and the packets lost.
+struct FaultedLink {
+    std::uint32_t from = 0;  ///< regmap::link_fault_link word: where the lost packets left
+    std::uint32_t to = 0;    ///< where they should have entered
+    std::uint32_t lost = 0;  ///< packets lost (0: not known here)
+};
 
 /// Little-endian u32 fields of the collective packets' payloads.
 void store_le32(std::uint8_t* out, std::uint32_t value);

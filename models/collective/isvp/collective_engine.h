@@ -232,8 +232,9 @@ class CollectiveEngine : public sc_core::sc_module {
     /// packet's bytes when the sender still had them (then only its
     /// collective is aborted, or none for a point-to-point packet), else
     /// empty (every running collective that exchanges with `peer` is).
+    /// `link`: the cable and the count, carried to the members' error results.
     void link_fault(std::uint16_t peer, std::uint16_t source, std::uint16_t destination,
-                    const std::vector<std::uint8_t>& lost);
+                    const std::vector<std::uint8_t>& lost, const FaultedLink& link = {});
     /// collective.placement = switch on an indirect network: Allreduce,
     /// Reduce, Bcast and Barrier run through the switches' engines. At a
     /// communicator's first such collective this NIC sends a tree join to
@@ -308,6 +309,7 @@ class CollectiveEngine : public sc_core::sc_module {
         /// agreement or its data.
         bool aborted = false;
         std::uint32_t fault_pair = 0;  ///< link fault: source node << 16 | destination node
+        FaultedLink fault_link{};      ///< link fault: the cable and the count
         /// Shared with its result packets still queued toward the QDMA (with payload).
         std::shared_ptr<ResultSource> result_source;
         /// Runs through the switches' tree: peers are switch engines'
@@ -422,8 +424,9 @@ class CollectiveEngine : public sc_core::sc_module {
     void take_chunk(unsigned context, std::size_t k, HeldPacket& packet);
     void return_chunk(unsigned context);
     void finish(unsigned context);
-    void fail_now(unsigned context, const NetworkHeader& header, int rank, CollectiveError code,
-                  std::uint32_t mask, const std::string& why);
+    /// `link`: error 6's cable and count, appended to the result (kLinkFaultErrorResultBytes).
+    void fail_now(unsigned context, const NetworkHeader& header, int rank, CollectiveError code, std::uint32_t mask,
+                  const std::string& why, const FaultedLink* link = nullptr);
     void start_streamed(unsigned context);
     void discard_stale(unsigned context);
     void owe_credit(unsigned context, std::uint16_t sender);
@@ -442,7 +445,8 @@ class CollectiveEngine : public sc_core::sc_module {
     /// for cause 6), tells its peers (abort notices with the cause) and sends its agreement records not sent yet,
     /// so every peer's agreement queue stays in step; it then ends without
     /// waiting for the agreement or its data.
-    void abandon(unsigned context, CollectiveError cause = CollectiveError::Aborted, std::uint32_t fault_pair = 0);
+    void abandon(unsigned context, CollectiveError cause = CollectiveError::Aborted, std::uint32_t fault_pair = 0,
+                 const FaultedLink& fault_link = {});
     /// Aborts the running collective (mask kReleased): tells its peers,
     /// sends its remaining agreement records, then ends it with error 5.
     void abort_running(unsigned context);
@@ -454,7 +458,7 @@ class CollectiveEngine : public sc_core::sc_module {
     /// Abort notices for sequence `sequence` to the distinct nodes of `peers`.
     void send_aborts(unsigned context, const NetworkHeader& header, int rank, std::uint32_t sequence,
                      std::vector<std::uint16_t> nodes, CollectiveError cause = CollectiveError::Aborted,
-                     std::uint32_t fault_pair = 0);
+                     std::uint32_t fault_pair = 0, const FaultedLink& fault_link = {});
     /// Nodes of the peers the running collective exchanges with (agreement and data).
     std::vector<std::uint16_t> active_peer_nodes(unsigned context) const;
     /// The sequence of the collective running on `c`, if one is.

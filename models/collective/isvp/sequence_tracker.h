@@ -23,6 +23,7 @@ class SequenceTracker {
         std::uint16_t sequence = 0;                        ///< 15-bit
         CollectiveError cause = CollectiveError::Aborted;  ///< error the collective ends with
         std::uint32_t fault_pair = 0;                      ///< link fault: source node << 16 | destination node
+        FaultedLink fault_link{};                          ///< link fault: the cable and the count
     };
 
     /// What an abort notice for `sequence` means here.

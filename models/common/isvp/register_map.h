@@ -84,6 +84,19 @@ inline constexpr Field VALID{31, 1};   ///< an entry was read
 }  // namespace link_fault
 /// RO bytes of each queue's PIO window (PIO(q) below); 0 = no PIO send path.
 inline constexpr std::uint32_t PIO_WINDOW_BYTES = 0x0080;
+/// RO the cable the packets of the LINK_FAULT entry read last were dropped
+/// on (the link whose CRC check dropped most of them; ties: the lowest
+/// switch index, then port, where they left), one register per end, fields in link_fault_link:
+/// FROM is where the lost packets left (switch and port), TO where they
+/// should have entered. Latched by each read of LINK_FAULT (0: no entry).
+inline constexpr std::uint32_t LINK_FAULT_FROM = 0x0084;
+inline constexpr std::uint32_t LINK_FAULT_TO = 0x0088;
+namespace link_fault_link {
+inline constexpr Field SWITCH{0, 16};       ///< switch index (on a torus: the node's own switch = node address)
+inline constexpr Field PORT{16, 8};         ///< its port
+inline constexpr Field OTHER_LINKS{24, 7};  ///< LINK_FAULT_FROM only: further links that dropped some (saturating)
+inline constexpr Field NAMED{31, 1};        ///< 1: a link reported the drops; 0: none did (acks lost or late)
+}  // namespace link_fault_link
 
 /// QDMA's global ring-size table: RING_SIZE(i), i < 16, entries per ring.
 /// Queue contexts select a ring size by index when they are enabled. Writable;

@@ -121,7 +121,10 @@ class Qdma : public sc_core::sc_module {
     /// Packets between this node and node `peer` (this node's to it when
     /// `sending`) were lost for good: queued for the LINK_FAULT register,
     /// ERROR_STATUS.LINK_FAULT set, the error interrupt raised if enabled.
-    void link_fault(std::uint16_t peer, bool sending, std::uint64_t packets);
+    /// `from`, `to`: the cable they were dropped on, as LINK_FAULT_FROM and
+    /// LINK_FAULT_TO read (regmap::link_fault_link; 0: not named).
+    void link_fault(std::uint16_t peer, bool sending, std::uint64_t packets, std::uint32_t from = 0,
+                    std::uint32_t to = 0);
     /// Credits held for the router's inject port, VC 0 (phits).
     std::uint32_t tx_credits() const { return tx_credits_.empty() ? 0 : tx_credits_[0]; }
     /// Receive-buffer phits occupied by packets not yet delivered.
@@ -330,13 +333,20 @@ class Qdma : public sc_core::sc_module {
     std::vector<Queue> queues_;      ///< qdma.queues queue contexts
 
     // global registers
-    std::uint32_t scratch_ = 0;                                         ///< SCRATCH
-    std::uint32_t error_status_ = 0;                                    ///< ERROR_STATUS (sticky, RW1C)
-    std::uint32_t error_queue_ = 0;                                     ///< ERROR_QUEUE
-    std::uint64_t error_address_ = 0;                                   ///< ERROR_ADDRESS_LO/HI
-    std::uint32_t error_msix_ = 0;                                      ///< ERROR_MSIX
-    std::uint32_t error_irq_enable_ = 0;                                ///< ERROR_IRQ_ENABLE
-    std::deque<std::uint32_t> link_faults_;                             ///< LINK_FAULT entries not read, oldest first
+    std::uint32_t scratch_ = 0;           ///< SCRATCH
+    std::uint32_t error_status_ = 0;      ///< ERROR_STATUS (sticky, RW1C)
+    std::uint32_t error_queue_ = 0;       ///< ERROR_QUEUE
+    std::uint64_t error_address_ = 0;     ///< ERROR_ADDRESS_LO/HI
+    std::uint32_t error_msix_ = 0;        ///< ERROR_MSIX
+    std::uint32_t error_irq_enable_ = 0;  ///< ERROR_IRQ_ENABLE
+    /// A LINK_FAULT entry and the cable it names.
+    struct LinkFaultEntry {
+        std::uint32_t entry = 0;  ///< LINK_FAULT
+        std::uint32_t from = 0;   ///< LINK_FAULT_FROM
+        std::uint32_t to = 0;     ///< LINK_FAULT_TO
+    };
+    std::deque<LinkFaultEntry> link_faults_;  ///< LINK_FAULT entries not read, oldest first
+    LinkFaultEntry link_fault_read_;          ///< the entry LINK_FAULT read last (LINK_FAULT_FROM/TO)
     std::array<std::uint32_t, regmap::kRingSizeCount> ring_sizes_{};    ///< RING_SIZE table
     std::array<std::uint32_t, regmap::kContextCount> context_queue_{};  ///< CONTEXT_QUEUE steering
 

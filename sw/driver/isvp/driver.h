@@ -126,6 +126,11 @@ struct CollectiveResult {
     /// Which arguments disagreed across the members (collective_core.h,
     /// mismatch::); error 6: the node pair that lost packets, source << 16 | destination.
     std::uint32_t error_detail = 0;
+    /// Error 6: the cable (LINK_FAULT_FROM / LINK_FAULT_TO words; NAMED 0:
+    /// not known) and the packets lost (0: not known).
+    std::uint32_t error_link_from = 0;
+    std::uint32_t error_link_to = 0;
+    std::uint32_t error_lost = 0;
 };
 
 /// Packets between this node and another were lost for good (the device's
@@ -135,9 +140,21 @@ struct LinkFault {
     bool sending = false;      ///< this node's packets to it were lost (else its packets to this node)
     std::uint32_t lost = 0;    ///< how many (saturating at 4095)
     std::uint64_t serial = 0;  ///< Driver::link_faults() once it was reported (the latest, when merged)
+    /// The cable they were dropped on (LINK_FAULT_FROM / LINK_FAULT_TO).
+    bool link_named = false;   ///< a link reported the drops (else: acknowledgements lost or late)
+    unsigned from_switch = 0;  ///< where the lost packets left: switch index and port
+    unsigned from_port = 0;
+    unsigned to_switch = 0;  ///< where they should have entered
+    unsigned to_port = 0;
+    unsigned other_links = 0;  ///< further links that dropped some of them
 };
-/// "link fault: 2 packets from node 0 to node 1 were lost (the platform's stderr names the link)"
+/// "link fault: 2 packets from node 0 to node 1 lost for good on the link
+/// switch 0 port 1 -> switch 1 port 0 (...)"
 std::string describe(const LinkFault& fault, int own_node);
+/// " on the link switch 0 port 1 -> switch 1 port 0 (and 1 other link)" from
+/// LINK_FAULT_FROM / LINK_FAULT_TO words (regmap::link_fault_link), or what
+/// to say when NAMED is 0.
+std::string describe_cable(std::uint32_t from, std::uint32_t to);
 
 /// Wildcards for receive matching.
 inline constexpr int kAnySource = -1;
@@ -163,8 +180,12 @@ class Driver {
 
     /// Blocks until the message is handed to the device (buffer reusable).
     void send(int destination, std::uint32_t tag, const void* data, std::size_t bytes);
-    /// Blocks until a matching message has arrived and been copied.
-    ReceiveStatus receive(int source, std::int64_t tag, void* buffer, std::size_t capacity);
+    /// Blocks until a matching message has arrived and been copied. While
+    /// none has, `while_waiting` (when given) runs before each sleep; it may
+    /// throw to give the receive up (the MPI shim: an abort notice of the
+    /// software collective the receive belongs to).
+    ReceiveStatus receive(int source, std::int64_t tag, void* buffer, std::size_t capacity,
+                          const std::function<void()>& while_waiting = nullptr);
 
     /// Like send/receive, for the collectives' reserved tags (>= kReservedTagBase).
     void send_reserved(int destination, std::uint32_t tag, const void* data, std::size_t bytes);
