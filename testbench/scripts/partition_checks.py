@@ -9,6 +9,12 @@
       and cut traffic > 0).
   partition_checks.py same-pingpong ISVP PARTITIONS ARGS...
       The same for `isvp bench pingpong ARGS`.
+  partition_checks.py noise ISVP PERIOD_PS ARGS...
+      `isvp bench collectives ARGS` prints the same rows, header and
+      simulated time with ISVP_TEST_KERNEL_NOISE_PS=PERIOD_PS (a SystemC
+      method that only notifies itself: the kernel's event-queue history
+      changes, the model does not) as without: no block's behaviour depends
+      on SystemC's order of same-time processes.
   partition_checks.py killed ISVP ARGS...
       `isvp bench collectives ARGS --partitions 2`, partition 1 SIGKILLed
       once running: the job ends (non-zero, mpiexec names process rank 1)
@@ -35,9 +41,11 @@ def environment():
     return env
 
 
-def run(isvp, args, command="collectives"):
+def run(isvp, args, command="collectives", extra_env=None):
+    env = environment()
+    env.update(extra_env or {})
     return subprocess.run([isvp, "bench", command] + args, capture_output=True, text=True,
-                          timeout=TIMEOUT, env=environment())
+                          timeout=TIMEOUT, env=env)
 
 
 def comparable(stdout):
@@ -71,6 +79,23 @@ def same(isvp, partitions, args, command="collectives"):
         sys.exit(f"the partitions did not synchronise: {summary[0]}")
     rows = [line for line in many.stdout.splitlines() if line and not line.startswith("#")]
     print(f"{len(rows)} rows identical with {partitions} partitions; {summary[0]}")
+
+
+def noise(isvp, period, args):
+    quiet = run(isvp, args)
+    if quiet.returncode != 0:
+        sys.exit(f"the run without noise failed ({quiet.returncode}):\n{quiet.stdout}\n{quiet.stderr}")
+    noisy = run(isvp, args, extra_env={"ISVP_TEST_KERNEL_NOISE_PS": period})
+    if noisy.returncode != 0:
+        sys.exit(f"the run with noise failed ({noisy.returncode}):\n{noisy.stdout}\n{noisy.stderr}")
+    a, b = comparable(quiet.stdout), comparable(noisy.stdout)
+    if a != b:
+        diff = "\n".join(f"  quiet: {x}\n  noisy: {y}" for x, y in zip(a, b) if x != y)
+        sys.exit(f"an unrelated SystemC method changed the rows:\n{diff}")
+    rows = [line for line in a if line and not line.startswith("#")]
+    if not rows or "mismatch" in quiet.stdout:
+        sys.exit(f"no rows, or a result differs from the reference:\n{quiet.stdout}")
+    print(f"{len(rows)} rows identical with a self-notifying method every {period} ps")
 
 
 def refused(isvp, expected, args):
@@ -136,6 +161,8 @@ def main():
         same(isvp, sys.argv[3], sys.argv[4:])
     elif mode == "same-pingpong":
         same(isvp, sys.argv[3], sys.argv[4:], "pingpong")
+    elif mode == "noise":
+        noise(isvp, sys.argv[3], sys.argv[4:])
     elif mode == "killed":
         killed(isvp, sys.argv[3:])
     elif mode == "refused":
