@@ -1,4 +1,4 @@
-// The --partitions option of the bench commands (docs/PARTITIONS.md): one
+// The --partitions option of the bench commands and of `isvp run` (docs/PARTITIONS.md): one
 // place that refuses what partitions do not support, re-starts the command
 // under mpiexec, or makes this process one partition of the job.
 #pragma once
