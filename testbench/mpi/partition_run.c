@@ -38,8 +38,8 @@ int main(int argc, char** argv) {
         if (c % 3 == 0) step = 0;
         const int count = counts[c % 3];
         /* Ring: send right, receive from the left. */
-        MPI_Sendrecv(send, count, MPI_INT32_T, (rank + 1) % size, 1, recv, count, MPI_INT32_T,
-                     (rank + size - 1) % size, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(send, count, MPI_INT32_T, (rank + 1) % size, 1, recv, count, MPI_INT32_T, (rank + size - 1) % size,
+                     1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         absorb(recv, sizeof(int32_t) * (size_t)count);
         times[step++] = MPI_Wtime();
         MPI_Allreduce(send, recv, count, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
