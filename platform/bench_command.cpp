@@ -139,6 +139,11 @@ int pingpong(int argc, char** argv) {
         end_time_ps = maxima[1];
     }
     const std::string partition_summary = partitioning.summary();
+    // Every partition's part, merged at partition 0 (collective: before anyone returns).
+    const nlohmann::json platform_statistics =
+        values.count("json") && exit_status == 0
+            ? partitioning.statistics(*job.platform(), sc_core::sc_time::from_value(end_time_ps))
+            : nlohmann::json();
     if (exit_status != 0) return exit_status;
     if (!partitioning.printing()) return 0;
 
@@ -169,8 +174,8 @@ int pingpong(int argc, char** argv) {
                               {"simulated_us", simulated_us},
                               {"wall_seconds", wall_seconds},
                               {"partitions", partitioning.active() ? partitioning.runtime().size() : 1u},
-                              // Partitioned: the statistics of partition 0's part of the platform.
-                              {"platform", job.platform()->statistics(sc_core::sc_time_stamp())}}
+                              // Partitioned: every partition's part, merged.
+                              {"platform", platform_statistics}}
                    .dump(2)
             << "\n";
     }

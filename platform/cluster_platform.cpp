@@ -1,6 +1,7 @@
 #include "isvp/cluster_platform.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,36 @@ namespace {
 constexpr std::size_t kIdleMemoryBytes = 64 * 1024;
 /// With reliable delivery, drops each link reports with a warning (then counts only).
 constexpr std::uint64_t kReportedDropsPerLink = 3;
+
+/// Test only (environment ISVP_TEST_KERNEL_NOISE_PS = a period in ps): a
+/// method that does nothing but notify itself every period. It changes no
+/// block of the model, only the SystemC kernel's event-queue history and so
+/// the order in which the kernel runs processes due at one time and delta;
+/// results must not change (docs/PARTITIONS.md, "Determinism"; CTest
+/// determinism_kernel_noise_*).
+class KernelNoise : public sc_core::sc_module {
+  public:
+    KernelNoise(sc_core::sc_module_name name, const sc_core::sc_time& period) : sc_module(name), period_(period) {
+        SC_HAS_PROCESS(KernelNoise);
+        SC_METHOD(tick);
+        sensitive << event_;
+    }
+
+  private:
+    void tick() { event_.notify(period_); }
+    sc_core::sc_time period_;  ///< between two notifications
+    sc_core::sc_event event_;  ///< its own
+};
+
+std::unique_ptr<sc_core::sc_module> make_kernel_noise() {
+    const char* text = std::getenv("ISVP_TEST_KERNEL_NOISE_PS");
+    if (text == nullptr || *text == '\0') return nullptr;
+    char* end = nullptr;
+    const unsigned long long period = std::strtoull(text, &end, 10);
+    if (*end != '\0' || period == 0)
+        throw ConfigError(std::string("ISVP_TEST_KERNEL_NOISE_PS must be a positive number of ps, got '") + text + "'");
+    return std::make_unique<KernelNoise>("kernel_noise", sc_core::sc_time::from_value(period));
+}
 }  // namespace
 
 void PlatformConfig::declare(Parameters& parameters) {
@@ -103,6 +134,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
       fabric_("fabric", config.fabric, nullptr, config.partition_plan.get(), config.partition),
       ranks_(static_cast<unsigned>(ranks.size())),
       reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)) {
+    kernel_noise_ = make_kernel_noise();
     const unsigned count = fabric_.nodes();
     // Drops are routine when they are recovered: each link names its first few.
     if (reliable_) fabric_.limit_drop_warnings(kReportedDropsPerLink);

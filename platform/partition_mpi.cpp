@@ -181,4 +181,24 @@ transport::PartitionWindow::Agreement PartitionSync::synchronise(const std::func
     return result;
 }
 
+std::vector<std::string> PartitionRuntime::gather(const std::string& text) const {
+    int bytes = static_cast<int>(text.size());
+    std::vector<int> sizes(rank_ == 0 ? size_ : 0);
+    check(MPI_Gather(&bytes, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+    std::vector<int> offsets(sizes.size());
+    int total = 0;
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+        offsets[k] = total;
+        total += sizes[k];
+    }
+    std::string all(static_cast<std::size_t>(total), '\0');
+    check(MPI_Gatherv(text.data(), bytes, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR, 0,
+                      MPI_COMM_WORLD),
+          "MPI_Gatherv");
+    std::vector<std::string> texts;
+    for (std::size_t k = 0; k < sizes.size(); ++k)
+        texts.push_back(all.substr(static_cast<std::size_t>(offsets[k]), static_cast<std::size_t>(sizes[k])));
+    return texts;
+}
+
 }  // namespace isvp::cli

@@ -45,6 +45,9 @@ class PartitionRuntime {
     void max(std::vector<std::uint64_t>& values) const;
     void min(std::vector<std::uint64_t>& values) const;
     void sum(std::vector<std::uint64_t>& values) const;
+    /// Every partition's `text`, in partition order, at partition 0 (empty
+    /// elsewhere). Collective.
+    std::vector<std::string> gather(const std::string& text) const;
 
   private:
     unsigned rank_ = 0;

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <sstream>
 
 namespace isvp::cli {
@@ -22,6 +23,11 @@ Partitioning::Partitioning(const std::string& command, const std::vector<std::st
                           "reliable delivery reports losses across partitions)");
     if (!config.node.aglu.vcd_path.empty())
         throw ConfigError(command + ": --partitions does not record the AgLU waveform (aglu.vcd); use one partition");
+    if (config.node.collective.placement == "switch")
+        throw ConfigError(command +
+                          ": --partitions does not support switch-resident collective engines "
+                          "(collective.placement=switch: a switch's engine plans trees over every switch); use "
+                          "collective.placement=nic or one partition");
     plan_ = std::make_shared<PartitionPlan>(config.fabric, partitions);
     if (launched <= 1) PartitionRuntime::relaunch(partitions, arguments);
     runtime_ = std::make_unique<PartitionRuntime>(given ? requested : 0);
@@ -40,6 +46,30 @@ transport::PlatformBuilder Partitioning::wrap(transport::PlatformBuilder build,
         build(memory, gateways);
         if (sync_) sync_->attach(*platform()->fabric().boundary());
     };
+}
+
+nlohmann::json Partitioning::statistics(const ClusterPlatform& platform, const sc_core::sc_time& elapsed) {
+    nlohmann::json own = platform.statistics(elapsed);
+    if (!runtime_) return own;
+    const std::vector<std::string> parts = runtime_->gather(own.dump());
+    if (!printing()) return nullptr;
+    nlohmann::json merged;
+    for (const std::string& text : parts) {
+        const nlohmann::json part = nlohmann::json::parse(text);
+        if (merged.is_null()) {
+            merged = part;
+            continue;
+        }
+        merged["simulated_us"] = std::max(merged["simulated_us"].get<double>(), part["simulated_us"].get<double>());
+        for (const char* list : {"routers", "links"})
+            for (const auto& entry : part["fabric"][list]) merged["fabric"][list].push_back(entry);
+        for (const auto& entry : part["nodes"]) merged["nodes"].push_back(entry);
+        if (part.contains("switch_engines"))
+            for (const auto& [name, entry] : part["switch_engines"].items()) merged["switch_engines"][name] = entry;
+        if (part.contains("link_faults"))
+            for (const auto& entry : part["link_faults"]) merged["link_faults"].push_back(entry);
+    }
+    return merged;
 }
 
 std::string Partitioning::summary() {

@@ -1,4 +1,4 @@
-// The --partitions option of the bench commands (docs/PARTITIONS.md): one
+// The --partitions option of the bench commands and of `isvp run` (docs/PARTITIONS.md): one
 // place that refuses what partitions do not support, re-starts the command
 // under mpiexec, or makes this process one partition of the job.
 #pragma once
@@ -35,6 +35,12 @@ class Partitioning {
     /// Wraps a platform builder: attaches the synchronisation to the fabric's boundary once built.
     transport::PlatformBuilder wrap(transport::PlatformBuilder build,
                                     const std::function<ClusterPlatform*()>& platform);
+    /// The platform statistics of the whole platform (ClusterPlatform::statistics)
+    /// at partition 0: every partition's part merged in partition order
+    /// (nodes, routers and links concatenated, switch engines joined, the
+    /// latest simulated time), as one process lists them; empty elsewhere.
+    /// Without partitions the platform's own. Collective.
+    nlohmann::json statistics(const ClusterPlatform& platform, const sc_core::sc_time& elapsed);
     /// "# partitions: ..." for the report (windows, cut traffic summed over partitions). Collective.
     std::string summary();
 

@@ -27,6 +27,7 @@
 
 #include "cli.h"
 #include "job_platform.h"
+#include "partitioning.h"
 
 namespace po = boost::program_options;
 
@@ -122,7 +123,10 @@ int run_command(int argc, char** argv) {
         ("debugger", po::value<std::string>()->value_name("CMD"),
          "the debugger command for --debug-rank, the program and its arguments appended (default \"gdb --args\"; "
          "e.g. \"gdb -batch -ex run -ex bt --args\")")
-        ("print-pids", "print each rank's process id when it connects (\"[isvp] rank R: pid P\", for gdb -p P)");
+        ("print-pids", "print each rank's process id when it connects (\"[isvp] rank R: pid P\", for gdb -p P)")
+        ("partitions", po::value<unsigned>()->value_name("P"),
+         "simulate the platform in P processes under the system's mpiexec (docs/PARTITIONS.md); each serves the "
+         "guests of its own nodes");
     add_platform_options(options);
 
     // The launcher's options come first; the first other word (or the word
@@ -147,7 +151,7 @@ int run_command(int argc, char** argv) {
     po::variables_map values;
     if (!parse(static_cast<int>(own_argv.size()), own_argv.data(),
                "usage: isvp run -n N [--topology T] [-l | --tag-output] [--offload on|off] [--compute-scale S]\n"
-               "                [--timeout S] [--debug-rank R [--debugger CMD]] [--print-pids]\n"
+               "                [--timeout S] [--debug-rank R [--debugger CMD]] [--print-pids] [--partitions P]\n"
                "                [--config FILE] [--set key=value]... [--stats FILE] [--] PROG [ARGS...]\n"
                "Starts the simulator and N guest processes (rank r on host r of the topology), like mpirun\n"
                "(isvp mpiexec and bin/isvp-mpiexec are the same command). Everything after PROG is PROG's.",
@@ -232,26 +236,63 @@ int run_command(int argc, char** argv) {
     spec.print_pids = values.count("print-pids") > 0;
     spec.config = TransportConfig::from(parameters);
     spec.config.end_on_early_exit = true;
-    JobPlatform job(PlatformConfig::from(parameters));
-    const transport::JobResult result = transport::run_remote_job(spec, job.builder());
+    PlatformConfig config = PlatformConfig::from(parameters);
+    if (values.count("partitions") && values.count("debug-rank"))
+        throw ConfigError(
+            "run: --debug-rank with --partitions: the rank under the debugger needs the launcher's "
+            "terminal, which mpiexec does not give a partition; debug with one partition");
+    std::vector<std::string> arguments{"run"};
+    for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
+    // Partitions: each process serves and starts the guests of its own nodes
+    // (their output reaches mpiexec's once); the statistics are gathered to
+    // partition 0, which writes --stats.
+    Partitioning partitioning("run", arguments, values.count("partitions") > 0,
+                              values.count("partitions") ? values["partitions"].as<unsigned>() : 0, config, spec);
+    JobPlatform job(config);
+    const transport::JobResult result =
+        transport::run_remote_job(spec, partitioning.wrap(job.builder(), [&] { return job.platform(); }));
 
-    if (values.count("stats") && job.platform()) {
-        const std::string path = values["stats"].as<std::string>();
-        std::ofstream out(path);
-        if (!out) throw ConfigError("run: cannot write --stats " + path);
-        nlohmann::json ranks = nlohmann::json::array();
-        for (const auto& rank : result.ranks)
-            ranks.push_back({{"status", rank.status}, {"finished", rank.finished},
-                             {"finish_time_us", rank.finish_time_ps / 1e6}, {"mmio_reads", rank.reads},
-                             {"mmio_writes", rank.writes}, {"interrupts", rank.interrupts}});
-        out << nlohmann::json{{"parameters", parameters.to_json()},
-                              {"exit_status", result.exit_status},
-                              {"ranks", ranks},
-                              {"platform", job.platform()->statistics(sc_core::sc_time_stamp())}}
-                   .dump(2)
-            << "\n";
+    int exit_status = result.exit_status;
+    std::uint64_t end_time_ps = result.end_time_ps;
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const auto& rank : result.ranks)
+        ranks.push_back({{"status", rank.status},
+                         {"finished", rank.finished},
+                         {"finish_time_us", rank.finish_time_ps / 1e6},
+                         {"mmio_reads", rank.reads},
+                         {"mmio_writes", rank.writes},
+                         {"interrupts", rank.interrupts}});
+    if (partitioning.active()) {
+        // The job's status: the largest of the partitions' (each says its own
+        // ranks'); every partition exits with it. Each rank's outcome from
+        // the partition that ran it.
+        std::vector<std::uint64_t> maxima{static_cast<std::uint64_t>(exit_status), end_time_ps};
+        partitioning.runtime().max(maxima);
+        exit_status = static_cast<int>(maxima[0]);
+        end_time_ps = maxima[1];
+        const std::vector<std::string> parts = partitioning.runtime().gather(ranks.dump());
+        if (partitioning.printing())
+            for (std::size_t r = 0; r < ranks.size(); ++r)
+                ranks[r] = nlohmann::json::parse(parts.at(partitioning.plan().host_owner(static_cast<unsigned>(r))))[r];
     }
-    return result.exit_status;
+    if (values.count("stats") && job.platform()) {
+        // Utilisations over the job's simulated time: the last rank's end
+        // (a partition's kernel may have run on to its window's end).
+        const nlohmann::json platform =
+            partitioning.statistics(*job.platform(), sc_core::sc_time::from_value(end_time_ps));
+        if (partitioning.printing()) {
+            const std::string path = values["stats"].as<std::string>();
+            std::ofstream out(path);
+            if (!out) throw ConfigError("run: cannot write --stats " + path);
+            out << nlohmann::json{{"parameters", parameters.to_json()},
+                                  {"exit_status", exit_status},
+                                  {"ranks", ranks},
+                                  {"platform", platform}}
+                       .dump(2)
+                << "\n";
+        }
+    }
+    return exit_status;
 }
 
 }  // namespace isvp::cli

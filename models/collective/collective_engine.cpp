@@ -27,8 +27,7 @@ namespace {
 
 /// The collective.* parameters, each once (isvp/parameter_table.h).
 constexpr auto kConfigTable = [](auto& self, auto&& parameter) {
-    parameter(param::Real{"collective.clock_mhz", "MHz", 1.0, 5000.0, "collective engine / CGR clock"},
-              self.clock_mhz);
+    parameter(param::Real{"collective.clock_mhz", "MHz", 1.0, 5000.0, "collective engine / CGR clock"}, self.clock_mhz);
     parameter(param::Integer{"collective.packet_payload_bytes", "bytes", 16, 16384,
                              "payload of each packet the engine generates", true},
               self.packet_payload_bytes);
@@ -195,27 +194,31 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
 
     SC_HAS_PROCESS(CollectiveEngine);
     SC_METHOD(grant_initial_credits);
-    SC_METHOD(drain_net);
-    sensitive << net_port_.wake();
+    // One process for all of the engine's own work (see run()).
+    SC_METHOD(run);
+    sensitive << net_port_.wake() << host_port_.wake() << kernel_port_.wake() << incoming_event_ << combined_event_
+              << flush_event_ << cgr_free_event_;
     dont_initialize();
-    SC_METHOD(drain_host);
-    sensitive << host_port_.wake();
-    dont_initialize();
-    SC_METHOD(drain_kernel);
-    sensitive << kernel_port_.wake();
-    dont_initialize();
-    SC_METHOD(on_incoming);
-    sensitive << incoming_event_;
-    dont_initialize();
-    SC_METHOD(on_combined);
-    sensitive << combined_event_;
-    dont_initialize();
-    SC_METHOD(flush_credits);
-    sensitive << flush_event_;
-    dont_initialize();
-    SC_METHOD(on_cgr_free);
-    sensitive << cgr_free_event_;
-    dont_initialize();
+}
+
+// Every piece of the engine's work due now, in one fixed order: chunks
+// leaving the AgLUs (contexts ascending), collectives waiting for a CGR
+// unit (FIFO), packets whose tail has arrived (by tail time, network before
+// host, then arrival), the credit flush, then the three outputs. With one
+// process per kind of work, SystemC's order of same-time processes (which
+// depends on the kernel's whole event-queue history) decided which came
+// first, and with it the simulated times of offloaded multi-packet
+// collectives (docs/PARTITIONS.md, "Determinism"); now the engine's inputs
+// (router and QDMA calls, each in its sender's order) decide alone.
+void CollectiveEngine::run() {
+    on_combined();
+    on_cgr_free();
+    on_incoming();
+    on_cgr_free();
+    if (flush_pending_ && sc_core::sc_time_stamp() >= flush_at_) flush_credits();
+    net_port_.drain();
+    host_port_.drain();
+    kernel_port_.drain();
 }
 
 // Packets still queued at shutdown are not released: they may come from
@@ -544,6 +547,7 @@ void CollectiveEngine::owe_credit(OwedCredits& owed, unsigned context, std::uint
     if (++owed.count < credit_batch_) {
         if (!flush_pending_) {
             flush_pending_ = true;
+            flush_at_ = sc_core::sc_time_stamp() + credit_delay_;
             flush_event_.notify(credit_delay_);
         }
         return;

@@ -49,20 +49,9 @@ SwitchCollectiveEngine::SwitchCollectiveEngine(sc_core::sc_module_name name,
 
     SC_HAS_PROCESS(SwitchCollectiveEngine);
     SC_METHOD(grant_initial_credits);
-    SC_METHOD(drain);
-    sensitive << port_.wake();
-    dont_initialize();
-    SC_METHOD(on_incoming);
-    sensitive << incoming_event_;
-    dont_initialize();
-    SC_METHOD(on_combined);
-    sensitive << combined_event_;
-    dont_initialize();
-    SC_METHOD(on_cgr_free);
-    sensitive << cgr_free_event_;
-    dont_initialize();
-    SC_METHOD(flush_credits);
-    sensitive << flush_event_;
+    // One process for all of the engine's own work (see run()).
+    SC_METHOD(run);
+    sensitive << port_.wake() << incoming_event_ << combined_event_ << cgr_free_event_ << flush_event_;
     dont_initialize();
     if (config_.sharp()) {  // collective.mode = sharp (switch_engine_sharp.cpp)
         sharp_slots_ = OperationSlots(config_.sharp_buffers_per_an);
@@ -76,6 +65,20 @@ SwitchCollectiveEngine::SwitchCollectiveEngine(sc_core::sc_module_name name,
         dont_initialize();
         if (config_.sharp_fault_switch == static_cast<int>(switch_index_)) SC_METHOD(on_sharp_fault);
     }
+}
+
+// Every piece of the engine's work due now, in one fixed order (as
+// CollectiveEngine::run): chunks leaving the AgLUs (trees by key), trees
+// waiting for a CGR unit (FIFO), packets whose tail has arrived (tail time,
+// then arrival), the credit flush, then the output. SystemC's order of
+// same-time processes never decides what happens first.
+void SwitchCollectiveEngine::run() {
+    on_combined();
+    on_cgr_free();
+    on_incoming();
+    on_cgr_free();
+    if (flush_pending_ && sc_core::sc_time_stamp() >= flush_at_) flush_credits();
+    port_.drain();
 }
 
 // Packets still queued at shutdown belong to pools destroyed in any order.
@@ -671,6 +674,7 @@ void SwitchCollectiveEngine::owe_credit(Tree& t, std::uint16_t sender) {
     }
     if (!flush_pending_) {
         flush_pending_ = true;
+        flush_at_ = sc_core::sc_time_stamp() + credit_delay_;
         flush_event_.notify(credit_delay_);
     }
 }

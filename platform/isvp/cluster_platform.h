@@ -94,6 +94,7 @@ class ClusterPlatform : public sc_core::sc_module {
     std::vector<std::string> losses_;                     ///< what on_loss reported
     /// collective.placement = switch: one engine per switch (at nodes() + switch index).
     std::vector<std::unique_ptr<SwitchCollectiveEngine>> switch_engines_;
+    std::unique_ptr<sc_core::sc_module> kernel_noise_;  ///< test only: ISVP_TEST_KERNEL_NOISE_PS, or null
 
   public:
     const std::vector<std::unique_ptr<SwitchCollectiveEngine>>& switch_engines() const { return switch_engines_; }

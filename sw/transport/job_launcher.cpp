@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -215,17 +216,30 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     // Host memory: one sealed memfd per rank, handed to that rank's guest
     // only; it cannot be resized (no SIGBUS from a truncating guest) and has
     // no name to leave behind.
-    std::vector<SealedMemory> segments;
+    // One partition of a distributed simulation (docs/PARTITIONS.md) serves
+    // and starts the guests of its own nodes only: no memory, socket or
+    // process here for another partition's ranks.
+    const auto local = [&](int rank) {
+        return spec.partition == nullptr || spec.local_ranks.at(static_cast<std::size_t>(rank));
+    };
+    std::vector<std::optional<SealedMemory>> segments(static_cast<std::size_t>(spec.ranks));
     std::vector<HostMemorySpan> spans;
     for (int rank = 0; rank < spec.ranks; ++rank) {
+        if (!local(rank)) continue;
         const std::string label = "isvp-" + std::to_string(::getpid()) + "-" + token + "-r" + std::to_string(rank);
-        segments.push_back(SealedMemory::create(label, spec.config.memory_bytes));
+        segments[static_cast<std::size_t>(rank)] = SealedMemory::create(label, spec.config.memory_bytes);
     }
-    for (int rank = 0; rank < spec.ranks; ++rank)
-        spans.push_back(
-            {rank, segments[static_cast<std::size_t>(rank)].data(), segments[static_cast<std::size_t>(rank)].bytes()});
+    for (int rank = 0; rank < spec.ranks; ++rank) {
+        auto& segment = segments[static_cast<std::size_t>(rank)];
+        spans.push_back(segment ? HostMemorySpan{rank, segment->data(), segment->bytes()}
+                                : HostMemorySpan{rank, nullptr, 0});
+    }
 
-    GuestScheduler scheduler(io, spec.ranks, spec.config, err);
+    std::unique_ptr<GuestScheduler> scheduler_owner =
+        spec.partition
+            ? std::make_unique<GuestScheduler>(io, spec.ranks, spec.config, err, *spec.partition, spec.local_ranks)
+            : std::make_unique<GuestScheduler>(io, spec.ranks, spec.config, err);
+    GuestScheduler& scheduler = *scheduler_owner;
     build(spans, scheduler.gateways());
     scheduler.elaborate();
     LauncherSignals signals(io);
@@ -235,7 +249,8 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     const auto socket_name = [&](int rank) {
         return "@isvp-" + std::to_string(::getpid()) + "-" + token + "-r" + std::to_string(rank);
     };
-    for (int rank = 0; rank < spec.ranks; ++rank) scheduler.links().listen(rank, socket_name(rank));
+    for (int rank = 0; rank < spec.ranks; ++rank)
+        if (local(rank)) scheduler.links().listen(rank, socket_name(rank));
 
     std::vector<int> exit_order;
     std::vector<bool> ended_by_launcher(static_cast<std::size_t>(spec.ranks), false);
@@ -276,7 +291,8 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
         }
     };
     std::vector<int> every_rank;
-    for (int rank = 0; rank < spec.ranks; ++rank) every_rank.push_back(rank);
+    for (int rank = 0; rank < spec.ranks; ++rank)
+        if (local(rank)) every_rank.push_back(rank);
 
     int signal_number = 0;
     signals.on_stop([&](int number) {
@@ -293,6 +309,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
 
     const std::vector<std::string> inherited = inherited_environment();
     for (int rank = 0; rank < spec.ranks; ++rank) {
+        if (!local(rank)) continue;
         guest::GuestEnvironment environment;
         environment.socket_path = socket_name(rank);
         environment.shm_fd = kGuestMemoryFd;
@@ -307,7 +324,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
         const bool debugged = rank == spec.debug_rank;
         std::vector<std::string> command = debugged ? spec.debugger : std::vector<std::string>{};
         command.insert(command.end(), spec.command.begin(), spec.command.end());
-        processes.start(rank, command, variables, segments[static_cast<std::size_t>(rank)].fd(), debugged);
+        processes.start(rank, command, variables, segments[static_cast<std::size_t>(rank)]->fd(), debugged);
         watchdog.watch(processes.pid(rank));
         scheduler.links().expect_peer(rank, processes.pid(rank));
     }
@@ -396,7 +413,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     while (!processes.output_closed() && Clock::now() < drain_deadline) io.run_one_for(std::chrono::milliseconds(20));
 
     std::vector<int> statuses;
-    for (int rank = 0; rank < spec.ranks; ++rank) statuses.push_back(processes.status(rank));
+    for (int rank = 0; rank < spec.ranks; ++rank) statuses.push_back(local(rank) ? processes.status(rank) : 0);
     std::vector<int> order = scheduler.failure_order();
     for (int rank : exit_order)
         if (std::find(order.begin(), order.end(), rank) == order.end()) order.push_back(rank);

@@ -2,8 +2,8 @@
 # --partitions P` (P simulator processes under the system's mpiexec) prints
 # the rows of one process; bad partitionings are refused. Kept small: each
 # window makes the partitions take turns, so on a loaded machine a
-# partitioned run's wall time grows with the machine's load (64 KiB rows and
-# 3 partitions were checked by hand, docs/PARTITIONS.md).
+# partitioned run's wall time grows with the machine's load (one iteration
+# per row; the offloaded 64 KiB tests take about 30 s on a loaded machine).
 set(partition_checks ${CMAKE_SOURCE_DIR}/testbench/scripts/partition_checks.py)
 
 add_test(NAME partition_torus_software_rows_identical_2
@@ -47,3 +47,31 @@ add_test(NAME partition_killed_partition_ends_the_job
          COMMAND ${ISVP_PYTHON3} ${partition_checks} killed $<TARGET_FILE:isvp> --topology torus:4x4x2
                  --collectives all --sizes 8,64K --iterations 20)
 set_tests_properties(partition_killed_partition_ends_the_job PROPERTIES LABELS partition TIMEOUT 300)
+
+# Offloaded multi-packet collectives (the engines order their same-time work
+# themselves, docs/PARTITIONS.md "Determinism"): rows identical up to 64 KiB.
+add_test(NAME partition_torus_offload_rows_identical_2
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} same $<TARGET_FILE:isvp> 2 --topology torus:4x4x2
+                 --collectives all --sizes 8,4K,64K --check --offload on --iterations 1)
+add_test(NAME partition_torus_offload_rows_identical_3
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} same $<TARGET_FILE:isvp> 3 --topology torus:4x4x2
+                 --collectives all --sizes 8,4K,64K --check --offload on --iterations 1)
+add_test(NAME partition_fattree_offload_rows_identical_2
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} same $<TARGET_FILE:isvp> 2 --topology fattree:radix=8,hosts=32
+                 --collectives all --sizes 8,4K,64K --check --offload on --iterations 1)
+# In one process: a SystemC method that only notifies itself (it changes the
+# kernel's event-queue history, nothing of the model) leaves the rows of
+# offloaded multi-packet collectives unchanged; before the engines ordered
+# their same-time work themselves it moved them by up to a few percent.
+add_test(NAME determinism_kernel_noise_offload_rows_identical
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} noise $<TARGET_FILE:isvp> 1000 --topology torus:4x4x2
+                 --collectives allreduce,allgather,bcast,reduce_scatter --sizes 4K,64K --check --iterations 2)
+add_test(NAME determinism_kernel_noise_switch_engines_rows_identical
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} noise $<TARGET_FILE:isvp> 1000
+                 --topology fattree:radix=8,hosts=32 --collectives allreduce,bcast --sizes 4K,64K --check
+                 --iterations 2 --set collective.placement=switch)
+set_tests_properties(partition_torus_offload_rows_identical_2 partition_torus_offload_rows_identical_3
+                     partition_fattree_offload_rows_identical_2
+                     determinism_kernel_noise_offload_rows_identical
+                     determinism_kernel_noise_switch_engines_rows_identical
+                     PROPERTIES LABELS partition TIMEOUT 600)

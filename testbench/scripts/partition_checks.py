@@ -9,6 +9,28 @@
       and cut traffic > 0).
   partition_checks.py same-pingpong ISVP PARTITIONS ARGS...
       The same for `isvp bench pingpong ARGS`.
+  partition_checks.py same-run ISVP PARTITIONS STATS_DIR ARGS...
+      `isvp run ARGS` (guest processes) with one process and with
+      --partitions PARTITIONS: the same exit status, the same output lines
+      (sorted: ranks in different partitions print through different
+      processes), each once, and the same --stats (every rank's outcome and
+      simulated finish time, the simulated time, every node's statistics,
+      merged from the partitions; not the routers' and links' counters,
+      which count traffic of the last window after the job's end).
+  partition_checks.py killed-run ISVP ARGS...
+      `isvp run --partitions 2 ARGS` (a long MPI program), partition 1
+      SIGKILLed once running: the job ends (non-zero, mpiexec names process
+      rank 1 = partition 1) within a minute, and neither a simulator nor a
+      guest process of the job is left.
+  partition_checks.py same-pingpong-json ISVP PARTITIONS DIR ARGS...
+      `isvp bench pingpong ARGS --json`: the rows and every node's platform
+      statistics equal one process's (merged from the partitions).
+  partition_checks.py noise ISVP PERIOD_PS ARGS...
+      `isvp bench collectives ARGS` prints the same rows, header and
+      simulated time with ISVP_TEST_KERNEL_NOISE_PS=PERIOD_PS (a SystemC
+      method that only notifies itself: the kernel's event-queue history
+      changes, the model does not) as without: no block's behaviour depends
+      on SystemC's order of same-time processes.
   partition_checks.py killed ISVP ARGS...
       `isvp bench collectives ARGS --partitions 2`, partition 1 SIGKILLed
       once running: the job ends (non-zero, mpiexec names process rank 1)
@@ -35,9 +57,11 @@ def environment():
     return env
 
 
-def run(isvp, args, command="collectives"):
+def run(isvp, args, command="collectives", extra_env=None):
+    env = environment()
+    env.update(extra_env or {})
     return subprocess.run([isvp, "bench", command] + args, capture_output=True, text=True,
-                          timeout=TIMEOUT, env=environment())
+                          timeout=TIMEOUT, env=env)
 
 
 def comparable(stdout):
@@ -73,6 +97,86 @@ def same(isvp, partitions, args, command="collectives"):
     print(f"{len(rows)} rows identical with {partitions} partitions; {summary[0]}")
 
 
+def same_run(isvp, partitions, directory, args):
+    import json
+    os.makedirs(directory, exist_ok=True)
+    results = {}
+    for p in ("1", partitions):
+        stats = os.path.join(directory, f"stats_{p}.json")
+        if os.path.exists(stats):
+            os.remove(stats)
+        done = subprocess.run([isvp, "run", "--partitions", p, "--stats", stats] + args, capture_output=True,
+                              text=True, timeout=TIMEOUT, env=environment())
+        if not os.path.exists(stats):
+            sys.exit(f"--partitions {p} wrote no --stats (status {done.returncode}):\n{done.stdout}\n{done.stderr}")
+        with open(stats) as f:
+            results[p] = (done, json.load(f))
+    (one, one_stats), (many, many_stats) = results["1"], results[partitions]
+    if one.returncode != many.returncode:
+        sys.exit(f"exit status {one.returncode} with one process, {many.returncode} with {partitions} partitions:\n"
+                 f"{many.stdout}\n{many.stderr}")
+    a, b = sorted(one.stdout.splitlines()), sorted(many.stdout.splitlines())
+    if not a or a != b:
+        sys.exit(f"different output with {partitions} partitions:\n--- one process:\n{one.stdout}"
+                 f"--- {partitions} partitions:\n{many.stdout}")
+    # The routers' and links' counters are left out: a partition runs its
+    # last window to the window's end, past the job's end (by less than the
+    # lookahead), so credit returns still in flight there are counted.
+    def compared(stats):
+        platform = {k: v for k, v in stats["platform"].items() if k != "fabric"}
+        return {"exit_status": stats["exit_status"], "ranks": stats["ranks"], "platform": platform}
+    one_stats, many_stats = compared(one_stats), compared(many_stats)
+    for part in ("exit_status", "ranks", "platform"):
+        if one_stats[part] != many_stats[part]:
+            x, y = json.dumps(one_stats[part], indent=1).splitlines(), json.dumps(many_stats[part], indent=1).splitlines()
+            diff = "\n".join(f"  1: {u}\n  {partitions}: {v}" for u, v in zip(x, y) if u != v)
+            sys.exit(f"--stats '{part}' differs with {partitions} partitions ({len(x)} vs {len(y)} lines):\n{diff[:4000]}")
+    nodes = len(many_stats["platform"]["nodes"])
+    print(f"{len(a)} output lines, exit status {one.returncode}, --stats ({nodes} nodes, "
+          f"{many_stats['platform']['simulated_us']} us) identical with {partitions} partitions")
+
+
+def same_pingpong_json(isvp, partitions, directory, args):
+    """bench pingpong --json: the platform statistics of every partition, merged (all nodes), as one process."""
+    import json
+    os.makedirs(directory, exist_ok=True)
+    stats = {}
+    for p in ("1", partitions):
+        path = os.path.join(directory, f"pingpong_{p}.json")
+        done = run(isvp, args + ["--partitions", p, "--json", path], "pingpong")
+        if done.returncode != 0:
+            sys.exit(f"--partitions {p} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+        with open(path) as f:
+            stats[p] = json.load(f)
+    # Routers' and links' counters left out, as for isvp run (same_run).
+    a = {k: v for k, v in stats["1"]["platform"].items() if k != "fabric"}
+    b = {k: v for k, v in stats[partitions]["platform"].items() if k != "fabric"}
+    if a != b or stats["1"]["rows"] != stats[partitions]["rows"]:
+        sys.exit(f"--json differs with {partitions} partitions: {len(a.get('nodes', []))} vs "
+                 f"{len(b.get('nodes', []))} nodes")
+    routers = len(stats[partitions]["platform"]["fabric"]["routers"])
+    if routers != len(stats["1"]["platform"]["fabric"]["routers"]):
+        sys.exit(f"--json lists {routers} routers with {partitions} partitions")
+    print(f"--json platform statistics ({len(b['nodes'])} nodes, {routers} routers) merged from {partitions} partitions")
+
+
+def noise(isvp, period, args):
+    quiet = run(isvp, args)
+    if quiet.returncode != 0:
+        sys.exit(f"the run without noise failed ({quiet.returncode}):\n{quiet.stdout}\n{quiet.stderr}")
+    noisy = run(isvp, args, extra_env={"ISVP_TEST_KERNEL_NOISE_PS": period})
+    if noisy.returncode != 0:
+        sys.exit(f"the run with noise failed ({noisy.returncode}):\n{noisy.stdout}\n{noisy.stderr}")
+    a, b = comparable(quiet.stdout), comparable(noisy.stdout)
+    if a != b:
+        diff = "\n".join(f"  quiet: {x}\n  noisy: {y}" for x, y in zip(a, b) if x != y)
+        sys.exit(f"an unrelated SystemC method changed the rows:\n{diff}")
+    rows = [line for line in a if line and not line.startswith("#")]
+    if not rows or "mismatch" in quiet.stdout:
+        sys.exit(f"no rows, or a result differs from the reference:\n{quiet.stdout}")
+    print(f"{len(rows)} rows identical with a self-notifying method every {period} ps")
+
+
 def refused(isvp, expected, args):
     result = run(isvp, args)
     output = result.stdout + result.stderr
@@ -81,8 +185,25 @@ def refused(isvp, expected, args):
     print(f"refused: {output.strip().splitlines()[-1]}")
 
 
-def partition_processes(marker):
-    """Pids of the job's simulator processes (their environment holds `marker`), by MPI rank."""
+def job_processes(marker):
+    """Pids of every process whose environment holds PARTITION_RUN_TEST=`marker` (simulators and their
+    guests: the launcher passes the ISVP_ variables on to guests, not the others)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if b"PARTITION_RUN_TEST=" + marker.encode() + b"\0" in f.read():
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def partition_processes(marker, isvp=None):
+    """Pids of the job's simulator processes (their environment holds `marker`), by MPI rank;
+    with `isvp`, only processes running that program (guests inherit the environment)."""
     found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -93,6 +214,12 @@ def partition_processes(marker):
         except OSError:
             continue
         if env.get(b"ISVP_PARTITION_TEST") == marker.encode() and b"OMPI_COMM_WORLD_RANK" in env:
+            if isvp is not None:
+                try:
+                    if os.path.realpath(f"/proc/{entry}/exe") != os.path.realpath(isvp):
+                        continue
+                except OSError:
+                    continue
             found[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(entry)
     return found
 
@@ -130,12 +257,62 @@ def killed(isvp, args):
                                                               if "rank 1" in line))
 
 
+def killed_run(isvp, args):
+    marker = f"{os.getpid()}-{time.time()}"
+    env = environment()
+    env["ISVP_PARTITION_TEST"] = marker
+    env["PARTITION_RUN_TEST"] = marker
+    job = subprocess.Popen([isvp, "run", "--partitions", "2"] + args, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, env=env)
+    deadline = time.time() + 120
+    victim = None
+    while time.time() < deadline and job.poll() is None:
+        victim = partition_processes(marker, isvp).get(1)
+        if victim:
+            break
+        time.sleep(0.1)
+    if victim is None:
+        job.kill()
+        sys.exit(f"partition 1 never started:\n{job.communicate()[0]}")
+    time.sleep(2)  # its guests connect and run a while
+    running = len(job_processes(marker))
+    if running < 2 + 8:
+        job.kill()
+        sys.exit(f"expected 2 partitions and their guests running, found {running} processes of the job")
+    os.kill(victim, signal.SIGKILL)
+    try:
+        output, _ = job.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        sys.exit("the job did not end within 60 s after partition 1 was killed (a partition waits for good)")
+    if job.returncode == 0 or "rank 1" not in output:
+        sys.exit(f"expected a failure naming rank 1, got status {job.returncode}:\n{output}")
+    left = []
+    for _ in range(50):  # guests end as their simulator ends (parent-death signal)
+        left = job_processes(marker)
+        if not left:
+            break
+        time.sleep(0.1)
+    if left:
+        sys.exit(f"processes left behind: {left}")
+    print(f"ended with status {job.returncode} ({running} processes of the job were running): " +
+          " ".join(line.strip() for line in output.splitlines() if "rank 1" in line))
+
+
 def main():
     mode, isvp = sys.argv[1], sys.argv[2]
     if mode == "same":
         same(isvp, sys.argv[3], sys.argv[4:])
     elif mode == "same-pingpong":
         same(isvp, sys.argv[3], sys.argv[4:], "pingpong")
+    elif mode == "same-run":
+        same_run(isvp, sys.argv[3], sys.argv[4], sys.argv[5:])
+    elif mode == "killed-run":
+        killed_run(isvp, sys.argv[3:])
+    elif mode == "same-pingpong-json":
+        same_pingpong_json(isvp, sys.argv[3], sys.argv[4], sys.argv[5:])
+    elif mode == "noise":
+        noise(isvp, sys.argv[3], sys.argv[4:])
     elif mode == "killed":
         killed(isvp, sys.argv[3:])
     elif mode == "refused":

@@ -267,7 +267,14 @@ class CollectiveEngine : public sc_core::sc_module {
         bool from_host = false;                      ///< host_in (else net_in)
         tlm::tlm_generic_payload* packet = nullptr;  ///< acquired until taken in
         NetworkPacketView view;                      ///< parsed; points into `packet`
-        bool operator>(const Incoming& o) const { return at != o.at ? at > o.at : order > o.order; }
+        /// Tail time, then the network's before the host's, then arrival
+        /// order (each sender's calls come in its own order; which of two
+        /// senders called first at one time is SystemC's choice, not used).
+        bool operator>(const Incoming& o) const {
+            if (at != o.at) return at > o.at;
+            if (from_host != o.from_host) return from_host;
+            return order > o.order;
+        }
     };
     using StepRun = DataPhase::StepRun;
     /// Where queued result packets take their bytes from when they leave:
@@ -383,10 +390,9 @@ class CollectiveEngine : public sc_core::sc_module {
     void on_credit_host(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { host_port_.receive_credit(p, d); }
     void on_credit_kernel(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { kernel_port_.receive_credit(p, d); }
     void on_kernel_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-    void drain_kernel() { kernel_port_.drain(); }
     void on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-    void drain_net() { net_port_.drain(); }
-    void drain_host() { host_port_.drain(); }
+    /// The engine's one process: all its work due now, in a fixed order.
+    void run();
     /// A packet left an output: credits go upstream for a passed-through
     /// one, the trace learns when a call's last result packet left.
     void packet_left(const CreditedOutPort::Outgoing& packet, const sc_core::sc_time& tail_after);
@@ -548,6 +554,7 @@ class CollectiveEngine : public sc_core::sc_module {
     std::unordered_map<std::uint32_t, std::int32_t> send_credits_;  ///< (context, peer): packets we may still send
     std::unordered_map<std::uint32_t, OwedCredits> owed_;           ///< (context, sender): credits to return
     bool flush_pending_ = false;                            ///< a credit flush is scheduled
+    sc_core::sc_time flush_at_;                             ///< when (flush_pending_)
     std::priority_queue<Incoming, std::vector<Incoming>, std::greater<Incoming>> incoming_;
     std::uint64_t incoming_order_ = 0;
     std::uint32_t combining_contexts_ = 0;                  ///< bit c: context c has chunks in its AgLUs

@@ -184,7 +184,8 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     void grant_initial_credits();
     void on_net_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_credit(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { port_.receive_credit(p, d); }
-    void drain() { port_.drain(); }
+    /// The engine's one process: all its work due now, in a fixed order.
+    void run();
     void on_incoming();
     void on_combined();
     void on_cgr_free();
@@ -256,10 +257,11 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     std::map<std::uint64_t, std::int32_t> send_credits_;  ///< (tree, peer): data packets we may still send
     std::map<std::uint64_t, std::uint32_t> owed_;         ///< (tree, sender): credits to return
     bool flush_pending_ = false;
+    sc_core::sc_time flush_at_;  ///< when the pending credit flush is due
     std::priority_queue<Incoming, std::vector<Incoming>, std::greater<Incoming>> incoming_;
     std::uint64_t incoming_order_ = 0;
-    ChunkCombiner combiner_;  ///< a received chunk on the CGR's AgLUs (operands reused)
-    std::size_t held_total_ = 0;                    ///< data packets held (all trees)
+    ChunkCombiner combiner_;      ///< a received chunk on the CGR's AgLUs (operands reused)
+    std::size_t held_total_ = 0;  ///< data packets held (all trees)
     sc_core::sc_event incoming_event_, combined_event_, cgr_free_event_;
     sc_core::sc_event_queue flush_event_;
     SwitchEngineStatistics statistics_;

@@ -1,0 +1,33 @@
+# `isvp run --partitions P` (docs/PARTITIONS.md): each partition serves and
+# starts the guests of its own nodes; the program's output, exit status and
+# the merged --stats equal those of one process.
+isvp_mpi_program(partition_run partition_run.c)
+add_custom_target(isvp_partition_run_programs ALL DEPENDS ${isvp_mpi_test_binaries}/partition_run)
+set(partition_run_checks ${CMAKE_SOURCE_DIR}/testbench/scripts/partition_checks.py)
+add_test(NAME partition_run_mpi_program_identical_2
+         COMMAND ${ISVP_PYTHON3} ${partition_run_checks} same-run $<TARGET_FILE:isvp> 2
+                 ${CMAKE_CURRENT_BINARY_DIR}/partition_run_2 -n 8 --topology torus:4x2x1 --offload on --
+                 ${isvp_mpi_test_binaries}/partition_run)
+add_test(NAME partition_run_mpi_program_identical_3
+         COMMAND ${ISVP_PYTHON3} ${partition_run_checks} same-run $<TARGET_FILE:isvp> 3
+                 ${CMAKE_CURRENT_BINARY_DIR}/partition_run_3 -n 8 --topology torus:4x2x1 --offload on --
+                 ${isvp_mpi_test_binaries}/partition_run)
+set_tests_properties(partition_run_mpi_program_identical_2 partition_run_mpi_program_identical_3
+                     PROPERTIES LABELS "partition;mpi" TIMEOUT 300)
+# A partition killed mid-run ends the job (mpiexec names it) and leaves no
+# simulator or guest process behind.
+add_test(NAME partition_run_killed_partition_ends_the_job
+         COMMAND ${ISVP_PYTHON3} ${partition_run_checks} killed-run $<TARGET_FILE:isvp> -n 8 --topology torus:4x2x1
+                 -- ${isvp_mpi_test_binaries}/partition_run 1000000)
+set_tests_properties(partition_run_killed_partition_ends_the_job PROPERTIES LABELS "partition;mpi" TIMEOUT 300)
+# bench pingpong --json: the platform statistics of every partition, merged.
+add_test(NAME partition_pingpong_json_merged_2
+         COMMAND ${ISVP_PYTHON3} ${partition_run_checks} same-pingpong-json $<TARGET_FILE:isvp> 2
+                 ${CMAKE_CURRENT_BINARY_DIR}/partition_pingpong_json --nodes 4 --hops 2 --sizes 8,4K --iterations 2)
+set_tests_properties(partition_pingpong_json_merged_2 PROPERTIES LABELS partition TIMEOUT 300)
+# Switch-resident engines are refused under partitions with the reason.
+add_test(NAME partition_refuses_switch_resident_engines
+         COMMAND ${ISVP_PYTHON3} ${partition_run_checks} refused $<TARGET_FILE:isvp>
+                 "does not support switch-resident collective engines" --topology fattree:radix=8,hosts=16
+                 --collectives allreduce --sizes 8 --partitions 2 --set collective.placement=switch)
+set_tests_properties(partition_refuses_switch_resident_engines PROPERTIES LABELS partition TIMEOUT 120)
