@@ -403,7 +403,7 @@ int bench_collectives(int argc, char** argv) {
         });
     const double wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     // Simulator speed: packets over router-to-router links, and SystemC delta cycles.
-    const std::uint64_t packet_hops = job.platform() ? job.platform()->fabric().packet_hops() : 0;
+    const std::uint64_t packet_hops = job.platform() ? job.platform()->packet_hops() : 0;
     const std::uint64_t delta_cycles = sc_core::sc_delta_count();
     // What the switches did with received step bytes: copied, combined by the
     // AgLUs, or skipped (job.timing_only) -- what proves timing-only skips the work.
@@ -422,7 +422,7 @@ int bench_collectives(int argc, char** argv) {
     std::uint64_t link_drops = 0;
     const bool with_reliable = job.platform() && job.platform()->reliable();
     if (with_reliable) {
-        link_drops = job.platform()->fabric().drops().size();
+        link_drops = job.platform()->link_drops();
         for (unsigned n = 0; n < job.platform()->nodes(); ++n) {
             const ReliableStatistics& counted = job.platform()->node(n).reliable->statistics();
             reliable.data_packets += counted.data_packets;

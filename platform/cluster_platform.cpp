@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 namespace isvp {
@@ -16,6 +17,7 @@ constexpr std::uint64_t kReportedDropsPerLink = 3;
 
 void PlatformConfig::declare(Parameters& parameters) {
     FabricConfig::declare(parameters);
+    NetworkModelConfig::declare(parameters);
     PcieConfig::declare(parameters);
     QdmaConfig::declare(parameters);
     AgluConfig::declare(parameters);
@@ -27,6 +29,7 @@ void PlatformConfig::declare(Parameters& parameters) {
 PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     PlatformConfig config;
     config.fabric = FabricConfig::from(parameters);
+    config.network = NetworkModelConfig::from(parameters, config.fabric);
     config.node.pcie = PcieConfig::from(parameters);
     config.node.qdma = QdmaConfig::from(parameters);
     config.node.aglu = AgluConfig::from(parameters);
@@ -64,15 +67,34 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
     : sc_core::sc_module(name),
       trace_(config.trace.file.empty() ? nullptr
                                        : std::make_unique<TraceWriter>(config.trace.file, config.trace.max_events)),
-      fabric_("fabric", config.fabric),
+      fabric_(config.network.model == NetworkModel::Packet ? std::make_unique<Fabric>("fabric", config.fabric)
+                                                           : nullptr),
+      flow_(config.network.model == NetworkModel::Flow ? std::make_unique<FlowNetwork>("flow_network", config.fabric)
+                                                       : nullptr),
       ranks_(static_cast<unsigned>(ranks.size())),
       reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)) {
-    const unsigned count = fabric_.nodes();
+    const unsigned count = nodes();
     // Drops are routine when they are recovered: each link names its first few.
-    if (reliable_) fabric_.limit_drop_warnings(kReportedDropsPerLink);
+    if (reliable_ && fabric_) fabric_->limit_drop_warnings(kReportedDropsPerLink);
     if (ranks_ > count)
         throw ConfigError("config: " + std::to_string(ranks_) + " ranks do not fit the " + std::to_string(count) +
-                          "-node " + fabric_.topology().description() + " (one rank per node)");
+                          "-node " + topology().description() + " (one rank per node)");
+    // The node's NIC side (collective engine, or its reliable endpoint) meets
+    // the network at the same four sockets whichever model it is.
+    const auto bind_network = [this](auto& network, unsigned n, auto& to_network, auto& to_network_credit,
+                                     auto& from_network, auto& from_network_credit) {
+        to_network.bind(network.inject(n));
+        network.inject_credit(n).bind(to_network_credit);
+        network.eject(n).bind(from_network);
+        from_network_credit.bind(network.eject_credit(n));
+    };
+    const auto bind_host = [&](unsigned n, auto& to_network, auto& to_network_credit, auto& from_network,
+                               auto& from_network_credit) {
+        if (fabric_)
+            bind_network(*fabric_, n, to_network, to_network_credit, from_network, from_network_credit);
+        else
+            bind_network(*flow_, n, to_network, to_network_credit, from_network, from_network_credit);
+    };
     pcie_log_ = PcieTransactionLog::open(config.trace, count, trace_.get());
     for (unsigned n = 0; n < count; ++n) {
         MemorySpan memory;
@@ -106,17 +128,13 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
             endpoint.set_loss_observer([this](const PacketLoss& loss) { on_loss(loss); });
             node.collective.net_out.bind(endpoint.from_node);
             endpoint.from_node_credit.bind(node.collective.net_out_credit);
-            endpoint.to_network.bind(fabric_.inject(n));
-            fabric_.inject_credit(n).bind(endpoint.to_network_credit);
-            fabric_.eject(n).bind(endpoint.from_network);
-            endpoint.from_network_credit.bind(fabric_.eject_credit(n));
+            bind_host(n, endpoint.to_network, endpoint.to_network_credit, endpoint.from_network,
+                      endpoint.from_network_credit);
             endpoint.to_node.bind(node.collective.net_in);
             node.collective.net_in_credit.bind(endpoint.to_node_credit);
         } else {
-            node.collective.net_out.bind(fabric_.inject(n));
-            fabric_.inject_credit(n).bind(node.collective.net_out_credit);
-            fabric_.eject(n).bind(node.collective.net_in);
-            node.collective.net_in_credit.bind(fabric_.eject_credit(n));
+            bind_host(n, node.collective.net_out, node.collective.net_out_credit, node.collective.net_in,
+                      node.collective.net_in_credit);
         }
         if (n >= ranks_) {
             const std::string host_name = "idle_host" + std::to_string(n);
@@ -125,25 +143,31 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
             node.bridge.msi.bind(idle_hosts_.back()->msi);
         }
     }
-    if (trace_) {
+    if (trace_ && fabric_) {  // the flow model has no routers to trace
         // A switch without a node of its own (fat tree, file) is a process
         // of its own after the nodes'.
-        const NetworkTopology& topology = fabric_.topology();
+        const NetworkTopology& topology = fabric_->topology();
         const bool torus = topology.kind() == "torus";
         for (unsigned s = 0; s < topology.switches(); ++s)
-            fabric_.router(s).set_trace(trace_.get(), torus ? s + 1 : count + 1 + s,
-                                        torus ? std::to_string(s) : topology.switch_at(s).name);
+            fabric_->router(s).set_trace(trace_.get(), torus ? s + 1 : count + 1 + s,
+                                         torus ? std::to_string(s) : topology.switch_at(s).name);
     }
+}
+
+Fabric& ClusterPlatform::fabric() {
+    if (!fabric_) throw std::logic_error("ClusterPlatform::fabric: network.model=flow has no routers and links");
+    return *fabric_;
 }
 
 void ClusterPlatform::on_loss(const PacketLoss& loss) {
     // Which links dropped these packets (their error status): at least the
     // last drop of each lost sequence number names the culprit.
     std::map<std::string, std::uint64_t> links;
-    for (const LinkDrop& drop : fabric_.drops())
-        if (drop.sequenced && drop.source == loss.source && drop.destination == loss.destination &&
-            drop.sequence - loss.first_sequence < loss.packets)
-            ++links[fabric_.describe(drop)];
+    if (fabric_)
+        for (const LinkDrop& drop : fabric_->drops())
+            if (drop.sequenced && drop.source == loss.source && drop.destination == loss.destination &&
+                drop.sequence - loss.first_sequence < loss.packets)
+                ++links[fabric_->describe(drop)];
     std::string named;
     for (const auto& [link, count] : links)
         named +=
@@ -179,8 +203,9 @@ void ClusterPlatform::finish_trace() {
 nlohmann::json ClusterPlatform::statistics(const sc_core::sc_time& elapsed) const {
     nlohmann::json nodes = nlohmann::json::array();
     for (const auto& node : nodes_) nodes.push_back(node->statistics());
-    nlohmann::json out = {
-        {"simulated_us", elapsed.to_seconds() * 1e6}, {"fabric", fabric_.statistics(elapsed)}, {"nodes", nodes}};
+    nlohmann::json out = {{"simulated_us", elapsed.to_seconds() * 1e6},
+                          {"fabric", fabric_ ? fabric_->statistics(elapsed) : flow_->statistics(elapsed)},
+                          {"nodes", nodes}};
     if (!losses_.empty()) out["link_faults"] = losses_;
     return out;
 }
