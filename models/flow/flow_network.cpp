@@ -238,7 +238,7 @@ void FlowNetwork::on_credit(unsigned host, tlm::tlm_generic_payload& payload, sc
     const std::uint64_t arrival = sc_core::sc_time_stamp().value() + delay.value();
     EjectPort& port = ejects_[host];
     port.pending.push(arrival, credit->phits);
-    if (!port.arrivals.empty()) schedule_eject(host, std::max(arrival, port.arrivals.top().due));
+    if (port.waiting) schedule_eject(host, arrival);  // else nothing waits for credits
 }
 
 // ---------------------------------------------------------------- agenda
@@ -256,7 +256,7 @@ void FlowNetwork::schedule_eject(unsigned host, std::uint64_t tick) {
     EjectPort& port = ejects_[host];
     if (tick >= port.wake_at) return;
     port.wake_at = tick;
-    schedule(tick, {AgendaItem::Eject, host, 0});
+    schedule(tick, {AgendaItem::Eject, host, ++port.version});  // an earlier wake replaces a later one
 }
 
 void FlowNetwork::schedule_drain(Stream& stream, std::uint32_t index, std::uint64_t now) {
@@ -278,6 +278,7 @@ void FlowNetwork::wake() {
                 if (item.version == streams_[item.index].version) drained(item.index, now);
                 break;
             case AgendaItem::Eject:
+                if (item.version != ejects_[item.index].version) break;
                 ejects_[item.index].wake_at = kNever;
                 eject_due(item.index, now);
                 break;
@@ -427,9 +428,11 @@ void FlowNetwork::eject_due(unsigned host, std::uint64_t now) {
             continue;
         }
         if (port.credits < static_cast<std::int64_t>(arrival.phits + margin)) {
+            port.waiting = true;  // on_credit wakes the port
             if (!port.pending.empty()) schedule_eject(host, port.pending.next_time());
-            return;  // else on_credit wakes the port
+            return;
         }
+        port.waiting = false;
         port.arrivals.pop();
         port.credits -= arrival.phits;
         const std::uint64_t transfer = port_ticks(arrival.phits);

@@ -156,7 +156,9 @@ class FlowNetwork : public sc_core::sc_module {
         std::uint32_t capacity = 0;      ///< most credits ever held: the NIC's buffer
         CreditQueue pending;             ///< VC 0 credits still travelling
         std::uint64_t free_at = 0;       ///< tick the port can start the next packet
-        std::uint64_t wake_at = kNever;  ///< earliest Eject item on the agenda
+        std::uint64_t wake_at = kNever;  ///< tick of the live Eject item on the agenda
+        std::uint32_t version = 0;       ///< of the live Eject item (others are stale)
+        bool waiting = false;            ///< the next packet waits for the NIC's credits
     };
     /// Load of one resource (cable direction or port) for statistics.
     struct ResourceLoad {
@@ -168,7 +170,7 @@ class FlowNetwork : public sc_core::sc_module {
         enum Kind : std::uint8_t { Activate, Drained, Eject };
         Kind kind;
         std::uint32_t index;    ///< stream (Activate, Drained) or host (Eject)
-        std::uint32_t version;  ///< stream version (Drained)
+        std::uint32_t version;  ///< stream version (Drained) or eject port version (Eject)
     };
     /// Forwards blocking transport on one target socket with the host number.
     class HostTarget final : public BlockingTransportTarget {
