@@ -8,6 +8,7 @@
 // computed independently on each rank; with --timing-only no payload is
 // produced or checked (job.timing_only; /work/notes contract: identical
 // simulated times).
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -25,6 +26,7 @@
 #include "isvp/collectives.h"
 #include "isvp/loggp_model.h"
 #include "job_platform.h"
+#include "partitioning.h"
 #include "size_list.h"
 
 namespace po = boost::program_options;
@@ -32,10 +34,14 @@ namespace po = boost::program_options;
 namespace isvp::cli {
 namespace {
 
-const std::vector<std::pair<std::string, Opcode>> kCollectives = {
-    {"bcast", Opcode::Bcast},         {"reduce", Opcode::Reduce},   {"allreduce", Opcode::Allreduce},
-    {"scatter", Opcode::Scatter},     {"gather", Opcode::Gather},   {"allgather", Opcode::Allgather},
-    {"reduce_scatter", Opcode::ReduceScatter}, {"barrier", Opcode::Barrier}};
+const std::vector<std::pair<std::string, Opcode>> kCollectives = {{"bcast", Opcode::Bcast},
+                                                                  {"reduce", Opcode::Reduce},
+                                                                  {"allreduce", Opcode::Allreduce},
+                                                                  {"scatter", Opcode::Scatter},
+                                                                  {"gather", Opcode::Gather},
+                                                                  {"allgather", Opcode::Allgather},
+                                                                  {"reduce_scatter", Opcode::ReduceScatter},
+                                                                  {"barrier", Opcode::Barrier}};
 
 std::vector<std::pair<std::string, Opcode>> parse_collectives(const std::string& text) {
     if (text == "all") return kCollectives;
@@ -70,18 +76,49 @@ std::int32_t input(int rank, std::size_t i, unsigned iteration) {
                                      static_cast<std::uint32_t>(i) * 7919u + iteration * 104729u);
 }
 
-/// One rank's buffers for one collective and size. Allocated without
-/// initialisation: with --timing-only the guest never touches them.
+/// Zero-filled memory that takes no RAM until a page is touched (an
+/// anonymous mapping), and can say how much of it has been.
+class LazyArray {
+  public:
+    explicit LazyArray(std::size_t elements) : bytes_(std::max<std::size_t>(elements, 1) * sizeof(std::int32_t)) {
+        void* at = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (at == MAP_FAILED)
+            throw std::runtime_error("bench collectives: cannot map a " + std::to_string(bytes_) + "-byte buffer");
+        data_ = static_cast<std::int32_t*>(at);
+    }
+    ~LazyArray() { ::munmap(data_, bytes_); }
+    LazyArray(const LazyArray&) = delete;
+    LazyArray& operator=(const LazyArray&) = delete;
+    std::int32_t* get() const { return data_; }
+    /// Bytes of pages in RAM (mincore): what using the buffer cost.
+    std::uint64_t resident_bytes() const {
+        const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        std::vector<unsigned char> pages((bytes_ + page - 1) / page);
+        if (::mincore(data_, bytes_, pages.data()) != 0) return 0;
+        std::uint64_t resident = 0;
+        for (const unsigned char p : pages) resident += (p & 1u) ? page : 0;
+        return resident;
+    }
+
+  private:
+    std::size_t bytes_;
+    std::int32_t* data_ = nullptr;
+};
+
+/// One rank's buffers for one collective and size. With --timing-only
+/// nothing (guest, driver) touches them, so they take no memory.
 struct Buffers {
     std::size_t send_count = 0, recv_count = 0;
-    std::unique_ptr<std::int32_t[]> send, recv;
-    Buffers(Opcode collective, std::size_t count, int size) {
-        const std::size_t all = count * static_cast<std::size_t>(size);
-        send_count = collective == Opcode::Scatter || collective == Opcode::ReduceScatter ? all : count;
-        recv_count = collective == Opcode::Gather || collective == Opcode::Allgather ? all : count;
-        send.reset(new std::int32_t[std::max<std::size_t>(send_count, 1)]);
-        recv.reset(new std::int32_t[std::max<std::size_t>(recv_count, 1)]);
-    }
+    LazyArray send, recv;
+    Buffers(Opcode collective, std::size_t count, int size)
+        : send_count(collective == Opcode::Scatter || collective == Opcode::ReduceScatter
+                         ? count * static_cast<std::size_t>(size)
+                         : count),
+          recv_count(collective == Opcode::Gather || collective == Opcode::Allgather
+                         ? count * static_cast<std::size_t>(size)
+                         : count),
+          send(send_count),
+          recv(recv_count) {}
 };
 
 /// Runs one collective call; with `check`, fills the inputs first and
@@ -99,16 +136,30 @@ bool run_and_check(guest::Collectives& coll, Opcode collective, int rank, int si
             if (check) std::copy(send, send + count, recv);
             coll.bcast(world, recv, count, type, 0);
             break;
-        case Opcode::Reduce: coll.reduce(world, send, recv, count, type, Operation::Sum, 0); break;
-        case Opcode::Allreduce: coll.allreduce(world, send, recv, count, type, Operation::Sum); break;
-        case Opcode::Scatter: coll.scatter(world, send, recv, count, type, 0); break;
-        case Opcode::Gather: coll.gather(world, send, recv, count, type, 0); break;
-        case Opcode::Allgather: coll.allgather(world, send, recv, count, type); break;
+        case Opcode::Reduce:
+            coll.reduce(world, send, recv, count, type, Operation::Sum, 0);
+            break;
+        case Opcode::Allreduce:
+            coll.allreduce(world, send, recv, count, type, Operation::Sum);
+            break;
+        case Opcode::Scatter:
+            coll.scatter(world, send, recv, count, type, 0);
+            break;
+        case Opcode::Gather:
+            coll.gather(world, send, recv, count, type, 0);
+            break;
+        case Opcode::Allgather:
+            coll.allgather(world, send, recv, count, type);
+            break;
         case Opcode::ReduceScatter:
             coll.reduce_scatter_block(world, send, recv, count, type, Operation::Sum);
             break;
-        case Opcode::Barrier: coll.barrier(world); return true;
-        case Opcode::Send: return true;
+        case Opcode::Barrier:
+            coll.barrier(world);
+            return true;
+        case Opcode::Send:
+        case Opcode::Stream:
+            return true;
     }
     if (!check) return true;
     auto sum_over_ranks = [&](std::size_t i) {
@@ -119,20 +170,31 @@ bool run_and_check(guest::Collectives& coll, Opcode collective, int rank, int si
     for (std::size_t i = 0; i < buffers.recv_count; ++i) {
         std::int32_t expected = recv[i];
         switch (collective) {
-            case Opcode::Bcast: expected = input(0, i, iteration); break;
+            case Opcode::Bcast:
+                expected = input(0, i, iteration);
+                break;
             case Opcode::Reduce:
                 if (rank != 0) return true;
                 expected = sum_over_ranks(i);
                 break;
-            case Opcode::Allreduce: expected = sum_over_ranks(i); break;
-            case Opcode::Scatter: expected = input(0, rank * count + i, iteration); break;
+            case Opcode::Allreduce:
+                expected = sum_over_ranks(i);
+                break;
+            case Opcode::Scatter:
+                expected = input(0, rank * count + i, iteration);
+                break;
             case Opcode::Gather:
                 if (rank != 0) return true;
                 expected = input(static_cast<int>(i / count), i % count, iteration);
                 break;
-            case Opcode::Allgather: expected = input(static_cast<int>(i / count), i % count, iteration); break;
-            case Opcode::ReduceScatter: expected = sum_over_ranks(rank * count + i); break;
-            default: break;
+            case Opcode::Allgather:
+                expected = input(static_cast<int>(i / count), i % count, iteration);
+                break;
+            case Opcode::ReduceScatter:
+                expected = sum_over_ranks(rank * count + i);
+                break;
+            default:
+                break;
         }
         if (recv[i] != expected) return false;
     }
@@ -145,8 +207,8 @@ loggp::PlatformFigures loggp_figures(const PlatformConfig& config, const Transpo
     f.host_post_ns = transport.mmio_write_ns;
     const PcieConfig& pcie = config.node.pcie;
     f.pcie_latency_ns = pcie.latency_ns;
-    f.pcie_dma_gbytes_per_s = pcie.tlp_gbytes_per_s() * pcie.max_payload_bytes /
-                              (pcie.max_payload_bytes + pcie.tlp_overhead_bytes);
+    f.pcie_dma_gbytes_per_s =
+        pcie.tlp_gbytes_per_s() * pcie.max_payload_bytes / (pcie.max_payload_bytes + pcie.tlp_overhead_bytes);
     f.router_clock_mhz = config.fabric.router.clock_mhz;
     f.router_pipeline_cycles = config.fabric.router.pipeline_cycles;
     const AuroraConfig& aurora = config.fabric.aurora;
@@ -181,7 +243,10 @@ struct Passes {
 class Progress {
   public:
     Progress(bool enabled, double total_weight, std::size_t rows)
-        : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), total_(total_weight), rows_(rows),
+        : enabled_(enabled),
+          tty_(isatty(STDERR_FILENO) != 0),
+          total_(total_weight),
+          rows_(rows),
           start_(std::chrono::steady_clock::now()) {}
 
     void row_done(const std::string& what, double weight) {
@@ -198,11 +263,11 @@ class Progress {
 
   private:
     bool enabled_;
-    bool tty_;            ///< rewrite one line instead of printing many
-    double total_;        ///< weight of every row
-    std::size_t rows_;    ///< rows (collective x size x pass)
-    double done_ = 0;     ///< weight done
-    std::size_t row_ = 0; ///< rows done
+    bool tty_;             ///< rewrite one line instead of printing many
+    double total_;         ///< weight of every row
+    std::size_t rows_;     ///< rows (collective x size x pass)
+    double done_ = 0;      ///< weight done
+    std::size_t row_ = 0;  ///< rows done
     std::chrono::steady_clock::time_point start_;
 };
 
@@ -226,29 +291,35 @@ int bench_collectives(int argc, char** argv) {
     declare_job_parameters(parameters);
     declare_driver_parameters(parameters);
     po::options_description options("isvp bench collectives options");
-    options.add_options()
-        ("topology", po::value<std::string>(), "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.* of the platform); one rank per host, up to 1024 nodes and more")
-        ("collectives", po::value<std::string>()->default_value("all"), "comma-separated list, or all")
-        ("sizes", po::value<std::string>()->default_value("8:64K"),
-         "bytes per rank: A:B (powers of two) or a,b,c; per rank block for scatter, gather, allgather and reduce_scatter")
-        ("iterations", whole(5u), "timed calls per collective and size")
-        ("warmup", whole(1u), "untimed calls first")
-        ("aglu", po::value<std::string>(), "AgLU implementation in the switches: tlm or rtl (aglu.impl)")
-        ("offload", po::value<std::string>()->default_value("on"),
-         "on: switches where they can; off: host software; both: each row measured both ways, side by side")
-        ("check", "verify every result against a plain C++ reference; print 'mismatch' and fail on a difference")
-        ("timing-only", "carry no payload bytes (job.timing_only): buffers neither filled nor checked; same simulated times")
-        ("vcd", po::value<std::string>()->value_name("FILE"),
-         "record the RTL AgLU waveform of node 0's switch (needs --aglu rtl; aglu.vcd)")
-        ("progress", "print a progress line on stderr (default: when stderr is a terminal)")
-        ("json", po::value<std::string>()->value_name("FILE"), "also write the rows, the model and the parameters as JSON");
+    options.add_options()("topology", po::value<std::string>(),
+                          "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.* "
+                          "of the platform); one rank per host, up to 1024 nodes and more")(
+        "collectives", po::value<std::string>()->default_value("all"), "comma-separated list, or all")(
+        "sizes", po::value<std::string>()->default_value("8:64K"),
+        "bytes per rank: A:B (powers of two) or a,b,c; per rank block for scatter, gather, allgather and "
+        "reduce_scatter")("iterations", whole(5u), "timed calls per collective and size")(
+        "warmup", whole(1u), "untimed calls first")("aglu", po::value<std::string>(),
+                                                    "AgLU implementation in the switches: tlm or rtl (aglu.impl)")(
+        "offload", po::value<std::string>()->default_value("on"),
+        "on: switches where they can; off: host software; both: each row measured both ways, side by side")(
+        "check", "verify every result against a plain C++ reference; print 'mismatch' and fail on a difference")(
+        "timing-only",
+        "carry no payload bytes (job.timing_only): buffers neither filled nor checked; same simulated times")(
+        "vcd", po::value<std::string>()->value_name("FILE"),
+        "record the RTL AgLU waveform of node 0's switch (needs --aglu rtl; aglu.vcd)")(
+        "progress", "print a progress line on stderr (default: when stderr is a terminal)")(
+        "json", po::value<std::string>()->value_name("FILE"),
+        "also write the rows, the model and the parameters as JSON")(
+        "partitions", po::value<unsigned>()->value_name("P"),
+        "simulate the platform in P processes under mpiexec, each a contiguous block of switches (docs/PARTITIONS.md); "
+        "identical rows. Started by mpiexec -n P already: P is the job's size");
     add_platform_options(options);
     po::variables_map values;
     if (!parse(argc, argv,
                "usage: isvp bench collectives [--topology torus:XxYxZ|fattree:radix=R,hosts=N|file:PATH]\n"
                "        [--collectives LIST] [--sizes A:B|list]\n"
                "        [--iterations N] [--warmup N] [--aglu tlm|rtl] [--offload on|off|both] [--check]\n"
-               "        [--timing-only] [--vcd FILE] [--progress] [--json FILE] [--set k=v]...\n"
+               "        [--timing-only] [--vcd FILE] [--progress] [--json FILE] [--partitions P] [--set k=v]...\n"
                "One row per collective and size. Latency: every call starts after a barrier; each rank\n"
                "times its own call; the row is the average over the timed iterations (after --warmup\n"
                "untimed ones) of the maximum over ranks, as the OSU benchmarks report. Beside it the\n"
@@ -267,12 +338,14 @@ int bench_collectives(int argc, char** argv) {
     if (values.count("timing-only")) parameters.apply_override("job.timing_only=true");
     const bool timing_only = parameters.flag("job.timing_only");
     if (timing_only && check)
-        throw ConfigError("bench collectives: --check compares results, but --timing-only (job.timing_only) carries "
-                          "no payload to compare; drop one of them");
+        throw ConfigError(
+            "bench collectives: --check compares results, but --timing-only (job.timing_only) carries "
+            "no payload to compare; drop one of them");
     if (values.count("vcd")) {
         if (parameters.text("aglu.impl") != "rtl")
-            throw ConfigError("bench collectives: --vcd records the RTL AgLU's waveform; add --aglu rtl (aglu.impl is " +
-                              parameters.text("aglu.impl") + ")");
+            throw ConfigError(
+                "bench collectives: --vcd records the RTL AgLU's waveform; add --aglu rtl (aglu.impl is " +
+                parameters.text("aglu.impl") + ")");
         parameters.apply_override("aglu.vcd=" + values["vcd"].as<std::string>());
     }
     const std::string offload_text = values["offload"].as<std::string>();
@@ -293,7 +366,7 @@ int bench_collectives(int argc, char** argv) {
             throw ConfigError("bench collectives: --sizes " + std::to_string(size) +
                               ": sizes are bytes of int32 elements per rank, a positive multiple of 4");
 
-    const PlatformConfig config = PlatformConfig::from(parameters);
+    PlatformConfig config = PlatformConfig::from(parameters);
     const guest::DriverConfig base_driver_config = driver_config_from(parameters);
     transport::JobSpec spec;
     const NetworkTopology topology = config.fabric.topology();
@@ -319,11 +392,20 @@ int bench_collectives(int argc, char** argv) {
                                   " (use smaller --sizes)");
         }
 
+    // Partitions (docs/PARTITIONS.md): refused combinations first, then this
+    // process is either re-started under mpiexec or one partition of the job.
+    std::vector<std::string> arguments{"bench", "collectives"};
+    for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
+    Partitioning partitioning("bench collectives", arguments, values.count("partitions") > 0,
+                              values.count("partitions") ? values["partitions"].as<unsigned>() : 0, config, spec);
+    PartitionRuntime* const runtime = partitioning.active() ? &partitioning.runtime() : nullptr;
+    const bool printing = partitioning.printing();  // partition 0 prints the rows
+
     // Rows: collective x size (barrier: one row, size 0).
     struct Row {
         std::size_t collective = 0;
-        std::uint64_t size = 0;     ///< as given (0 for barrier)
-        std::size_t count = 0;      ///< int32 elements per rank block
+        std::uint64_t size = 0;                              ///< as given (0 for barrier)
+        std::size_t count = 0;                               ///< int32 elements per rank block
         std::vector<std::uint64_t> offload_ps, software_ps;  ///< per timed iteration: max over ranks
         /// Per timed iteration: earliest and latest start over ranks (how far
         /// apart the barrier before the call released them).
@@ -349,16 +431,29 @@ int bench_collectives(int argc, char** argv) {
     }
 
     JobPlatform job(config);
+    // Once the command returns, with its report written, the process ends
+    // without SystemC's teardown (seconds at 1024 nodes): the platform and
+    // the job's gateways are left alive (JobPlatform::keep_for_exit).
+    spec.keep_for_exit = job.can_keep_for_exit();
+    struct KeepForExit {
+        JobPlatform& job;
+        ~KeepForExit() { job.keep_for_exit(); }
+    } keep_for_exit{job};
+    const transport::PlatformBuilder build_platform = partitioning.wrap(job.builder(), [&] { return job.platform(); });
     const bool show_progress = values.count("progress") > 0 || isatty(STDERR_FILENO) != 0;
     Progress progress(show_progress, total_weight, rows.size() * (passes.offload + passes.software));
     std::mutex mutex;
     bool mismatch = false;
     std::uint64_t offloaded = 0, software = 0;
+    // Payload memory, max over nodes: the guest buffers' pages in RAM (after
+    // each row), the driver's largest payload buffer and data bytes staged.
+    std::uint64_t guest_resident = 0, driver_payload_buffer = 0, driver_staged = 0;
     const auto wall_start = std::chrono::steady_clock::now();
     const transport::JobResult result =
-        transport::run_local_job(spec, job.builder(), [&](guest::DeviceTransport& transport) {
+        transport::run_local_job(spec, build_platform, [&](guest::DeviceTransport& transport) {
             guest::DriverConfig driver_config = base_driver_config;
             driver_config.offload = passes.offload;
+            driver_config.timing_only = timing_only;
             guest::Driver driver(transport, driver_config);
             // Two instances on one driver, both using only the world
             // communicator: the offloaded one uploads the world's CT row; the
@@ -389,6 +484,11 @@ int bench_collectives(int argc, char** argv) {
                             starts = {std::min(starts.first, start), std::max(starts.second, start)};
                         }
                     }
+                    const std::uint64_t resident = buffers.send.resident_bytes() + buffers.recv.resident_bytes();
+                    {
+                        const std::lock_guard<std::mutex> lock(mutex);
+                        guest_resident = std::max(guest_resident, resident);
+                    }
                     if (rank == 0)
                         progress.row_done(collectives[row.collective].first + "/" + std::to_string(row.size) +
                                               (offload ? "/offload" : "/software"),
@@ -398,19 +498,42 @@ int bench_collectives(int argc, char** argv) {
             const std::lock_guard<std::mutex> lock(mutex);
             if (!ok) mismatch = true;
             offloaded += offloaded_coll.offloaded_calls() + software_coll.offloaded_calls();
+            driver_payload_buffer = std::max(driver_payload_buffer, driver.largest_payload_buffer());
+            driver_staged = std::max(driver_staged, driver.data_bytes_staged());
             software += offloaded_coll.software_calls() + software_coll.software_calls();
             return ok ? 0 : 1;
         });
     const double wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     // Simulator speed: packets over router-to-router links, and SystemC delta cycles.
-    const std::uint64_t packet_hops = job.platform() ? job.platform()->packet_hops() : 0;
-    const std::uint64_t delta_cycles = sc_core::sc_delta_count();
+    std::uint64_t packet_hops = job.platform() ? job.platform()->packet_hops() : 0;
+    std::uint64_t delta_cycles = sc_core::sc_delta_count();
     // What the switches did with received step bytes: copied, combined by the
     // AgLUs, or skipped (job.timing_only) -- what proves timing-only skips the work.
     CollectiveStatistics engine;
     if (job.platform())
         for (unsigned n = 0; n < job.platform()->nodes(); ++n) {
+            if (!job.platform()->has_node(n)) continue;
             const CollectiveStatistics& counted = job.platform()->node(n).collective.statistics();
+            engine.bytes_copied += counted.bytes_copied;
+            engine.bytes_combined += counted.bytes_combined;
+            engine.bytes_skipped += counted.bytes_skipped;
+            engine.aglu_cycles += counted.aglu_cycles;
+            engine.peak_buffer_bytes = std::max(engine.peak_buffer_bytes, counted.peak_buffer_bytes);
+            engine.tree_collectives += counted.tree_collectives;
+            engine.tree_not_offloaded += counted.tree_not_offloaded;
+            engine.tree_joins += counted.tree_joins;
+        }
+    // collective.placement = switch: what the switches' engines did (their
+    // step bytes count with the NICs' above).
+    SwitchEngineStatistics switches;
+    const bool with_switch_engines = job.platform() && !job.platform()->switch_engines().empty();
+    if (with_switch_engines)
+        for (const auto& e : job.platform()->switch_engines()) {
+            const SwitchEngineStatistics& counted = e->statistics();
+            switches.collectives += counted.collectives;
+            switches.trees_planned += counted.trees_planned;
+            switches.bytes_combined += counted.bytes_combined;
+            switches.dropped += counted.dropped;
             engine.bytes_copied += counted.bytes_copied;
             engine.bytes_combined += counted.bytes_combined;
             engine.bytes_skipped += counted.bytes_skipped;
@@ -436,12 +559,62 @@ int bench_collectives(int argc, char** argv) {
             reliable.lost_received += counted.lost_received;
         }
     }
-    if (!result.error.empty() || (result.exit_status != 0 && !mismatch)) {
-        std::cerr << "isvp bench collectives: job failed: " << result.error << "\n";
+    const bool failed = !result.error.empty() || (result.exit_status != 0 && !mismatch);
+    if (failed) {
+        std::cerr << "isvp bench collectives: "
+                  << (runtime ? "partition " + std::to_string(runtime->rank()) + ": " : std::string())
+                  << "job failed: " << result.error << "\n";
         for (std::size_t r = 0; r < result.ranks.size(); ++r)
             if (!result.ranks[r].ended.empty()) std::cerr << "  rank " << r << ": " << result.ranks[r].ended << "\n";
-        return result.exit_status ? result.exit_status : 1;
     }
+    std::uint64_t end_time_ps = result.end_time_ps;
+    int exit_status = failed ? (result.exit_status ? result.exit_status : 1) : 0;
+    if (runtime) {
+        // Every partition's part of the rows and counters, to partition 0.
+        std::vector<std::uint64_t> maxima, minima;
+        for (const Row& row : rows)
+            for (unsigned i = 0; i < iterations; ++i) {
+                maxima.insert(maxima.end(), {row.offload_ps[i], row.software_ps[i], row.offload_starts[i].second,
+                                             row.software_starts[i].second});
+                minima.insert(minima.end(), {row.offload_starts[i].first, row.software_starts[i].first});
+            }
+        maxima.insert(maxima.end(), {std::uint64_t{mismatch}, end_time_ps, static_cast<std::uint64_t>(exit_status)});
+        std::vector<std::uint64_t> sums{offloaded,
+                                        software,
+                                        packet_hops,
+                                        delta_cycles,
+                                        engine.bytes_copied,
+                                        engine.bytes_combined,
+                                        engine.bytes_skipped,
+                                        engine.aglu_cycles};
+        runtime->max(maxima);
+        runtime->min(minima);
+        runtime->sum(sums);
+        std::size_t at = 0, low = 0;
+        for (Row& row : rows)
+            for (unsigned i = 0; i < iterations; ++i) {
+                row.offload_ps[i] = maxima[at++];
+                row.software_ps[i] = maxima[at++];
+                row.offload_starts[i].second = maxima[at++];
+                row.software_starts[i].second = maxima[at++];
+                row.offload_starts[i].first = minima[low++];
+                row.software_starts[i].first = minima[low++];
+            }
+        mismatch = maxima[at++] != 0;
+        end_time_ps = maxima[at++];
+        exit_status = static_cast<int>(maxima[at++]);
+        offloaded = sums[0];
+        software = sums[1];
+        packet_hops = sums[2];
+        delta_cycles = sums[3];
+        engine.bytes_copied = sums[4];
+        engine.bytes_combined = sums[5];
+        engine.bytes_skipped = sums[6];
+        engine.aglu_cycles = sums[7];
+    }
+    const std::string partition_summary = partitioning.summary();  // collective: before anyone returns
+    if (exit_status != 0 && (failed || !mismatch)) return exit_status;
+    if (!printing) return mismatch ? 1 : 0;
 
     const loggp::Parameters loggp_parameters = loggp::derive(loggp_figures(config, spec.config));
     const loggp::Model model(loggp_parameters, topology, config.fabric.routing(topology), ranks);
@@ -467,6 +640,9 @@ int bench_collectives(int argc, char** argv) {
     else
         std::cout << "# collective     size      latency_us  loggp_us  diff\n";
     nlohmann::json json_rows = nlohmann::json::array();
+    // Switch-resident engines: the model follows the switches' trees.
+    const loggp::Path offload_path =
+        config.node.collective.placement == "switch" ? loggp::Path::OffloadTree : loggp::Path::OffloadStreamed;
     for (const Row& row : rows) {
         const std::string& name = collectives[row.collective].first;
         const Opcode collective = collectives[row.collective].second;
@@ -480,13 +656,14 @@ int bench_collectives(int argc, char** argv) {
             offload_us = average_us(row.offload_ps);
             const double skew = average_skew_us(row.offload_starts);
             json_row["offload_release_skew_us"] = skew;
-            const double modelled = model.latency_us(collective, bytes, loggp::Path::OffloadStreamed);
+            const double modelled = model.latency_us(collective, bytes, offload_path);
             json_row["offload_us"] = offload_us;
             json_row["loggp_offload_us"] = modelled;
             json_row["loggp_offload_store_and_forward_us"] =
                 model.latency_us(collective, bytes, loggp::Path::OffloadStoreAndForward);
             json_row["diff_offload"] = (offload_us - modelled) / modelled;
-            json_row["note_offload"] = loggp::explain_difference(model, collective, bytes, true, offload_us, skew);
+            json_row["note_offload"] =
+                loggp::explain_difference(model, collective, bytes, true, offload_us, skew, 0.25, offload_path);
         }
         if (passes.software) {
             software_us = average_us(row.software_ps);
@@ -501,8 +678,8 @@ int bench_collectives(int argc, char** argv) {
         if (both) {
             const double speedup = software_us / offload_us;
             json_row["speedup"] = speedup;
-            line << std::setw(10) << offload_us << std::setw(13) << software_us << std::setw(8)
-                 << std::setprecision(2) << speedup << "x" << std::setprecision(3) << std::setw(18)
+            line << std::setw(10) << offload_us << std::setw(13) << software_us << std::setw(8) << std::setprecision(2)
+                 << speedup << "x" << std::setprecision(3) << std::setw(18)
                  << json_row["loggp_offload_us"].get<double>() << std::setw(19)
                  << json_row["loggp_software_us"].get<double>() << std::setw(14)
                  << percent(offload_us, json_row["loggp_offload_us"]) << std::setw(15)
@@ -511,21 +688,30 @@ int bench_collectives(int argc, char** argv) {
             const double latency = passes.offload ? offload_us : software_us;
             const double modelled = json_row[passes.offload ? "loggp_offload_us" : "loggp_software_us"];
             json_row["latency_us"] = latency;
-            line << std::setw(10) << latency << std::setw(10) << modelled << std::setw(6)
-                 << percent(latency, modelled);
+            line << std::setw(10) << latency << std::setw(10) << modelled << std::setw(6) << percent(latency, modelled);
         }
         std::cout << line.str() << "\n";
         json_rows.push_back(json_row);
     }
     std::cout << std::defaultfloat << "# " << offloaded << " calls offloaded, " << software
-              << " in software (barriers between iterations included); simulated " << result.end_time_ps / 1e6
-              << " us in " << std::setprecision(3) << wall_seconds << " s wall\n"
+              << " in software (barriers between iterations included); simulated " << end_time_ps / 1e6 << " us in "
+              << std::setprecision(3) << wall_seconds << " s wall\n"
               << "# simulator: " << packet_hops << " packet-hops (" << std::setprecision(3)
               << packet_hops / wall_seconds / 1e6 << " M/s), " << delta_cycles << " delta cycles ("
               << delta_cycles / wall_seconds / 1e6 << " M/s), wall time includes guest threads and bring-up\n"
               << "# engines: received step bytes " << engine.bytes_copied << " copied, " << engine.bytes_combined
               << " combined, " << engine.bytes_skipped << " skipped (timing-only); " << engine.aglu_cycles
-              << " AgLU cycles\n";
+              << " AgLU cycles\n"
+              << "# payload memory, max over nodes (bytes): guest buffers resident " << guest_resident
+              << ", driver largest payload buffer " << driver_payload_buffer << ", driver data staged " << driver_staged
+              << ", engine buffers peak " << engine.peak_buffer_bytes << "\n";
+    if (with_switch_engines)
+        std::cout << "# switch placement: " << engine.tree_collectives << " rank calls through the switches' trees, "
+                  << engine.tree_not_offloaded << " on the NIC engines (the tree does not run them), "
+                  << engine.tree_joins << " tree joins, " << switches.trees_planned
+                  << " trees planned; switch engines took part in " << switches.collectives << " collectives, combined "
+                  << switches.bytes_combined << " bytes, dropped " << switches.dropped << " packets\n";
+    std::cout << partition_summary;
     if (with_reliable)
         std::cout << "# reliable delivery: links dropped " << link_drops << " packets; " << reliable.data_packets
                   << " packets sent, " << reliable.retransmissions << " retransmitted (" << reliable.timeouts
@@ -537,36 +723,48 @@ int bench_collectives(int argc, char** argv) {
         const std::string path = values["json"].as<std::string>();
         std::ofstream out(path);
         if (!out) throw ConfigError("bench collectives: cannot write --json " + path);
-        const nlohmann::json model_json{
-            {"o_s_us", loggp_parameters.o_s},        {"o_r_us", loggp_parameters.o_r},
-            {"g_us", loggp_parameters.g},            {"L_router_us", loggp_parameters.L_router},
-            {"hop_us", loggp_parameters.hop},        {"G_us_per_byte", loggp_parameters.G},
-            {"G_link_us_per_byte", loggp_parameters.G_link}, {"G_pcie_us_per_byte", loggp_parameters.G_pcie},
-            {"G_engine_us_per_byte", loggp_parameters.G_engine}, {"G_aglu_us_per_byte", loggp_parameters.G_aglu}, {"G_cgr_us_per_byte", loggp_parameters.G_cgr},
-            {"aglu_latency_us", loggp_parameters.aglu_latency}, {"device_fixed_us", loggp_parameters.device_fixed}};
+        const nlohmann::json model_json{{"o_s_us", loggp_parameters.o_s},
+                                        {"o_r_us", loggp_parameters.o_r},
+                                        {"g_us", loggp_parameters.g},
+                                        {"L_router_us", loggp_parameters.L_router},
+                                        {"hop_us", loggp_parameters.hop},
+                                        {"G_us_per_byte", loggp_parameters.G},
+                                        {"G_link_us_per_byte", loggp_parameters.G_link},
+                                        {"G_pcie_us_per_byte", loggp_parameters.G_pcie},
+                                        {"G_engine_us_per_byte", loggp_parameters.G_engine},
+                                        {"G_aglu_us_per_byte", loggp_parameters.G_aglu},
+                                        {"G_cgr_us_per_byte", loggp_parameters.G_cgr},
+                                        {"aglu_latency_us", loggp_parameters.aglu_latency},
+                                        {"device_fixed_us", loggp_parameters.device_fixed}};
         nlohmann::json document{{"benchmark", "collectives"},
-                              {"build_commit", build_commit()},
-                              {"ranks", ranks},
-                              {"topology", topology.description()},
-                              {"topology_kind", topology.kind()},
-                              {"offload", offload_text},
-                              {"timing_only", timing_only},
-                              {"iterations", iterations},
-                              {"warmup", warmup},
-                              {"parameters", parameters.to_json()},
-                              {"loggp", model_json},
-                              {"rows", json_rows},
-                              {"check", check},
-                              {"mismatch", mismatch},
-                              {"simulated_us", result.end_time_ps / 1e6},
-                              {"wall_seconds", wall_seconds},
-                              {"packet_hops", packet_hops},
-                              {"delta_cycles", delta_cycles},
-                              {"engine",
-                               {{"bytes_copied", engine.bytes_copied},
-                                {"bytes_combined", engine.bytes_combined},
-                                {"bytes_skipped", engine.bytes_skipped},
-                                {"aglu_cycles", engine.aglu_cycles}}}};
+                                {"build_commit", build_commit()},
+                                {"ranks", ranks},
+                                {"topology", topology.description()},
+                                {"topology_kind", topology.kind()},
+                                {"offload", offload_text},
+                                {"timing_only", timing_only},
+                                {"iterations", iterations},
+                                {"warmup", warmup},
+                                {"parameters", parameters.to_json()},
+                                {"loggp", model_json},
+                                {"rows", json_rows},
+                                {"check", check},
+                                {"mismatch", mismatch},
+                                {"simulated_us", end_time_ps / 1e6},
+                                {"wall_seconds", wall_seconds},
+                                {"partitions", runtime ? runtime->size() : 1u},
+                                {"packet_hops", packet_hops},
+                                {"delta_cycles", delta_cycles},
+                                {"engine",
+                                 {{"bytes_copied", engine.bytes_copied},
+                                  {"bytes_combined", engine.bytes_combined},
+                                  {"bytes_skipped", engine.bytes_skipped},
+                                  {"aglu_cycles", engine.aglu_cycles}}},
+                                {"payload_memory",
+                                 {{"guest_buffers_resident_bytes", guest_resident},
+                                  {"driver_largest_payload_buffer_bytes", driver_payload_buffer},
+                                  {"driver_data_staged_bytes", driver_staged},
+                                  {"engine_buffers_peak_bytes", engine.peak_buffer_bytes}}}};
         if (with_reliable)
             document["reliable"] = {{"link_drops", link_drops},
                                     {"data_packets", reliable.data_packets},
@@ -577,8 +775,7 @@ int bench_collectives(int argc, char** argv) {
                                     {"duplicates", reliable.duplicates},
                                     {"out_of_order", reliable.out_of_order},
                                     {"lost", reliable.lost_sent + reliable.lost_received}};
-        out << document.dump(2)
-            << "\n";
+        out << document.dump(2) << "\n";
     }
     return mismatch ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 //
 //   isvp bench pingpong [--nodes N | --topology T] --sizes A:B|list [--hops H] ...
 //     one row per size: size latency_us bandwidth_gbps (see pingpong.h)
+//   isvp bench smi --nodes N --test stencil|pingpong|bcast|reduce|...   (bench_smi.cpp)
 #include <chrono>
 #include <fstream>
 #include <iomanip>
@@ -11,6 +12,7 @@
 #include "cli.h"
 #include "isvp/network_topology.h"
 #include "job_platform.h"
+#include "partitioning.h"
 #include "pingpong.h"
 #include "size_list.h"
 
@@ -44,12 +46,15 @@ int pingpong(int argc, char** argv) {
         "sizes", po::value<std::string>()->default_value("8:4M"), "message sizes: A:B (powers of two) or a,b,c")(
         "hops", whole(1u), "network hops between the two ranks")("iterations", whole(10u), "timed ping-pongs per size")(
         "window", whole(64u), "messages per streamed-bandwidth window (osu_bw: 64)")(
-        "json", po::value<std::string>()->value_name("FILE"), "also write the rows and statistics as JSON");
+        "json", po::value<std::string>()->value_name("FILE"), "also write the rows and statistics as JSON")(
+        "partitions", po::value<unsigned>()->value_name("P"),
+        "simulate the platform in P processes under mpiexec (docs/PARTITIONS.md)");
     add_platform_options(options);
     po::variables_map values;
     if (!parse(argc, argv,
                "usage: isvp bench pingpong [--nodes N | --topology T] [--sizes A:B|list] [--hops H] [--iterations I]\n"
-               "                           [--window W] [--json FILE] [--config FILE] [--set key=value]...\n"
+               "                           [--window W] [--json FILE] [--partitions P] [--config FILE] [--set "
+               "key=value]...\n"
                "Ping-pong between rank 0 and the first rank H switch-to-switch hops away (0: a rank on the\n"
                "same switch, e.g. the same fat-tree leaf); prints size latency_us bandwidth_gbps.",
                options, values))
@@ -80,7 +85,7 @@ int pingpong(int argc, char** argv) {
     if (bench_options.iterations > 1000000 || bench_options.window > 1000000)
         throw ConfigError("bench pingpong: --iterations and --window take at most 1000000 messages each");
 
-    const PlatformConfig config = PlatformConfig::from(parameters);
+    PlatformConfig config = PlatformConfig::from(parameters);
     const guest::DriverConfig driver_config = driver_config_from(parameters);
     const NetworkTopology topology = config.fabric.topology();
     if (topology.hosts() < 2)
@@ -90,12 +95,24 @@ int pingpong(int argc, char** argv) {
     transport::JobSpec spec;
     spec.ranks = static_cast<int>(peer) + 1;
     spec.config = TransportConfig::from(parameters);
+    std::vector<std::string> arguments{"bench", "pingpong"};
+    for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
+    Partitioning partitioning("bench pingpong", arguments, values.count("partitions") > 0,
+                              values.count("partitions") ? values["partitions"].as<unsigned>() : 0, config, spec);
     JobPlatform job(config);
+    // Once the command returns, with its report written, the process ends
+    // without SystemC's teardown (seconds at 1024 nodes): the platform and
+    // the job's gateways are left alive (JobPlatform::keep_for_exit).
+    spec.keep_for_exit = job.can_keep_for_exit();
+    struct KeepForExit {
+        JobPlatform& job;
+        ~KeepForExit() { job.keep_for_exit(); }
+    } keep_for_exit{job};
     std::vector<bench::PingPongRow> rows;
     std::mutex rows_mutex;
     const auto wall_start = std::chrono::steady_clock::now();
-    const transport::JobResult result =
-        transport::run_local_job(spec, job.builder(), [&](guest::DeviceTransport& transport) {
+    const transport::JobResult result = transport::run_local_job(
+        spec, partitioning.wrap(job.builder(), [&] { return job.platform(); }), [&](guest::DeviceTransport& transport) {
             if (transport.rank() != 0 && transport.rank() != static_cast<int>(peer)) return 0;
             guest::Driver driver(transport, driver_config);
             auto mine = bench::run_pingpong(driver, transport, 0, static_cast<int>(peer), bench_options);
@@ -110,8 +127,20 @@ int pingpong(int argc, char** argv) {
         std::cerr << "isvp bench pingpong: job failed: " << result.error << "\n";
         for (std::size_t r = 0; r < result.ranks.size(); ++r)
             if (!result.ranks[r].ended.empty()) std::cerr << "  rank " << r << ": " << result.ranks[r].ended << "\n";
-        return result.exit_status;
     }
+    // Partitions: the rows are rank 0's (partition 0); the job's status and
+    // end time come from every partition.
+    int exit_status = result.exit_status;
+    std::uint64_t end_time_ps = result.end_time_ps;
+    if (partitioning.active()) {
+        std::vector<std::uint64_t> maxima{static_cast<std::uint64_t>(exit_status), end_time_ps};
+        partitioning.runtime().max(maxima);
+        exit_status = static_cast<int>(maxima[0]);
+        end_time_ps = maxima[1];
+    }
+    const std::string partition_summary = partitioning.summary();
+    if (exit_status != 0) return exit_status;
+    if (!partitioning.printing()) return 0;
 
     std::cout << "# ping-pong rank 0 <-> rank " << peer << " (" << topology.distance(0, peer) << " hops, "
               << config.fabric.describe() << describe_driver_paths(driver_config)
@@ -119,9 +148,10 @@ int pingpong(int argc, char** argv) {
     for (const auto& row : rows)
         std::cout << row.bytes << " " << std::fixed << std::setprecision(3) << row.latency_us << " "
                   << std::setprecision(2) << row.bandwidth_gbps << "\n";
-    const double simulated_us = result.end_time_ps / 1e6;
+    const double simulated_us = end_time_ps / 1e6;
     std::cout << std::defaultfloat << "# simulated " << simulated_us << " us in " << std::setprecision(3)
-              << wall_seconds << " s wall: " << simulated_us / wall_seconds << " simulated us per wall second\n";
+              << wall_seconds << " s wall: " << simulated_us / wall_seconds << " simulated us per wall second\n"
+              << partition_summary;
 
     if (values.count("json")) {
         const std::string path = values["json"].as<std::string>();
@@ -138,6 +168,8 @@ int pingpong(int argc, char** argv) {
                               {"rows", json_rows},
                               {"simulated_us", simulated_us},
                               {"wall_seconds", wall_seconds},
+                              {"partitions", partitioning.active() ? partitioning.runtime().size() : 1u},
+                              // Partitioned: the statistics of partition 0's part of the platform.
                               {"platform", job.platform()->statistics(sc_core::sc_time_stamp())}}
                    .dump(2)
             << "\n";
@@ -148,19 +180,23 @@ int pingpong(int argc, char** argv) {
 }  // namespace
 
 int bench_collectives(int argc, char** argv);
+int bench_smi(int argc, char** argv);
 
 int bench_command(int argc, char** argv) {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
         (argc < 2 ? std::cerr : std::cout)
             << "usage: isvp bench <benchmark> [options]\n\nbenchmarks:\n"
             << "  pingpong       latency and bandwidth between two ranks\n"
-            << "  collectives    latency of every collective, offloaded, in software or both, beside the LogGP model\n";
+            << "  collectives    latency of every collective, offloaded, in software or both, beside the LogGP model\n"
+            << "  smi            SMI streaming messages between on-FPGA kernels: stencil, ping-pong, bcast, reduce, "
+               "...\n";
         return argc < 2 ? 2 : 0;
     }
     const std::string which = argv[1];
     if (which == "pingpong") return pingpong(argc - 1, argv + 1);
     if (which == "collectives") return bench_collectives(argc - 1, argv + 1);
-    throw ConfigError("bench: unknown benchmark '" + which + "' (known: pingpong, collectives)");
+    if (which == "smi") return bench_smi(argc - 1, argv + 1);
+    throw ConfigError("bench: unknown benchmark '" + which + "' (known: pingpong, collectives, smi)");
 }
 
 }  // namespace isvp::cli

@@ -57,4 +57,16 @@ bool parse(int argc, char** argv, const std::string& usage, const po::options_de
     return true;
 }
 
+namespace {
+bool end_on_return = false;  ///< set by end_process_on_return()
+}  // namespace
+
+void end_process_on_return() {
+    end_on_return = true;
+}
+
+bool ending_process_on_return() {
+    return end_on_return;
+}
+
 }  // namespace isvp::cli

@@ -72,4 +72,13 @@ void check_writable(const std::string& option, const std::string& path);
 bool parse(int argc, char** argv, const std::string& usage, const boost::program_options::options_description& options,
            boost::program_options::variables_map& values);
 
+/// The command leaves its platform to the process's end (JobPlatform::
+/// keep_for_exit): once it returns, sc_main flushes the output and ends the
+/// process at once, without destroying what is still alive. At 1024 nodes
+/// SystemC's teardown (its port and export registries searched once per
+/// port) costs seconds (docs/PERFORMANCE.md).
+void end_process_on_return();
+/// Whether a command asked for end_process_on_return().
+bool ending_process_on_return();
+
 }  // namespace isvp::cli

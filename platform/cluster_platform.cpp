@@ -5,6 +5,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "isvp/statistics_table.h"
+#include "isvp/switch_tree.h"
+
 namespace isvp {
 
 namespace {
@@ -22,6 +25,7 @@ void PlatformConfig::declare(Parameters& parameters) {
     QdmaConfig::declare(parameters);
     AgluConfig::declare(parameters);
     CollectiveConfig::declare(parameters);
+    KernelConfig::declare(parameters);
     ReliableConfig::declare(parameters);
     TraceConfig::declare(parameters);
 }
@@ -34,12 +38,32 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     config.node.qdma = QdmaConfig::from(parameters);
     config.node.aglu = AgluConfig::from(parameters);
     config.node.collective = CollectiveConfig::from(parameters);
+    config.node.kernel = KernelConfig::from(parameters);
     config.reliable = ReliableConfig::from(parameters);
     config.trace = TraceConfig::from(parameters);
     // Declared with the job's parameters (TransportConfig); absent when the
     // platform is built without them (testbenches).
     config.node.collective.timing_only =
         parameters.is_declared("job.timing_only") && parameters.flag("job.timing_only");
+    // collective.placement = switch: an engine at an extra port of every
+    // switch of an indirect network (docs/COLLECTIVES.md, "Switch-resident engines").
+    if (config.node.collective.placement == "switch") {
+        if (config.network.model == NetworkModel::Flow)
+            throw ConfigError(
+                "config: collective.placement=switch does not run with network.model=flow (the flow network has no "
+                "engine ports on its switches); use network.model=packet or collective.placement=nic");
+        if (config.fabric.kind == "torus")
+            throw ConfigError(
+                "config: collective.placement=switch needs an indirect network (topology.kind fattree or file); "
+                "on a torus every switch's engine is its node's (placement=nic)");
+        if (config.reliable.enabled(config.fabric.aurora.bit_error_rate))
+            throw ConfigError(
+                "config: collective.placement=switch does not run with reliable delivery (aurora.bit_error_rate > 0): "
+                "the switch engines have no reliable endpoint");
+        config.fabric.switch_engines = true;
+        config.fabric.validate();
+    }
+    config.node.qdma.timing_only = config.node.collective.timing_only;
     if (parameters.is_declared("job.memory_limit_gib"))
         config.memory_limit_gib = parameters.real("job.memory_limit_gib");
     // Blocks validate their own parameters; what only holds across blocks is
@@ -67,8 +91,10 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
     : sc_core::sc_module(name),
       trace_(config.trace.file.empty() ? nullptr
                                        : std::make_unique<TraceWriter>(config.trace.file, config.trace.max_events)),
-      fabric_(config.network.model == NetworkModel::Packet ? std::make_unique<Fabric>("fabric", config.fabric)
-                                                           : nullptr),
+      fabric_(config.network.model == NetworkModel::Packet
+                  ? std::make_unique<Fabric>("fabric", config.fabric, nullptr, config.partition_plan.get(),
+                                             config.partition)
+                  : nullptr),
       flow_(config.network.model == NetworkModel::Flow ? std::make_unique<FlowNetwork>("flow_network", config.fabric)
                                                        : nullptr),
       ranks_(static_cast<unsigned>(ranks.size())),
@@ -97,6 +123,10 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
     };
     pcie_log_ = PcieTransactionLog::open(config.trace, count, trace_.get());
     for (unsigned n = 0; n < count; ++n) {
+        if (fabric_ && !fabric_->owns_host(n)) {  // another partition simulates it
+            nodes_.push_back(nullptr);
+            continue;
+        }
         MemorySpan memory;
         if (n < ranks_) {
             memory = ranks[n];
@@ -143,14 +173,36 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
             node.bridge.msi.bind(idle_hosts_.back()->msi);
         }
     }
+    if (config.fabric.switch_engines) {
+        // Trees are planned by the engine of the highest switch (lowest index among equals).
+        const NetworkTopology& network = fabric_->topology();
+        auto plain = std::make_shared<const NetworkTopology>(config.fabric.topology());
+        unsigned planner = 0;
+        for (unsigned s = 1; s < network.switches(); ++s)
+            if (network.switch_at(s).level > network.switch_at(planner).level) planner = s;
+        for (unsigned s = 0; s < network.switches(); ++s) {
+            const std::string engine_name = "switch_engine_" + network.switch_at(s).name;
+            switch_engines_.push_back(std::make_unique<SwitchCollectiveEngine>(
+                engine_name.c_str(), plain, s, s == planner, config.node.aglu, config.node.collective));
+            SwitchCollectiveEngine& engine = *switch_engines_.back();
+            const unsigned address = engine.address();
+            engine.net_out.bind(fabric_->inject(address));
+            fabric_->inject_credit(address).bind(engine.net_out_credit);
+            fabric_->eject(address).bind(engine.net_in);
+            engine.net_in_credit.bind(fabric_->eject_credit(address));
+        }
+        const auto planner_address = static_cast<std::uint16_t>(switch_engine_address(*plain, planner));
+        for (auto& node : nodes_) node->collective.enable_switch_tree(planner_address, count);
+    }
     if (trace_ && fabric_) {  // the flow model has no routers to trace
         // A switch without a node of its own (fat tree, file) is a process
         // of its own after the nodes'.
         const NetworkTopology& topology = fabric_->topology();
         const bool torus = topology.kind() == "torus";
         for (unsigned s = 0; s < topology.switches(); ++s)
-            fabric_->router(s).set_trace(trace_.get(), torus ? s + 1 : count + 1 + s,
-                                         torus ? std::to_string(s) : topology.switch_at(s).name);
+            if (fabric_->owns(s))
+                fabric_->router(s).set_trace(trace_.get(), torus ? s + 1 : count + 1 + s,
+                                             torus ? std::to_string(s) : topology.switch_at(s).name);
     }
 }
 
@@ -195,6 +247,13 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
     nodes_[loss.destination]->link_fault(loss, packets);
 }
 
+Node& ClusterPlatform::node(unsigned index) {
+    Node* node = nodes_.at(index).get();
+    if (node == nullptr)
+        throw std::logic_error("platform: node " + std::to_string(index) + " is simulated by another partition");
+    return *node;
+}
+
 void ClusterPlatform::finish_trace() {
     if (pcie_log_) pcie_log_->finish();
     if (trace_) trace_->finish();
@@ -202,10 +261,16 @@ void ClusterPlatform::finish_trace() {
 
 nlohmann::json ClusterPlatform::statistics(const sc_core::sc_time& elapsed) const {
     nlohmann::json nodes = nlohmann::json::array();
-    for (const auto& node : nodes_) nodes.push_back(node->statistics());
+    for (const auto& node : nodes_)
+        if (node) nodes.push_back(node->statistics());
     nlohmann::json out = {{"simulated_us", elapsed.to_seconds() * 1e6},
                           {"fabric", fabric_ ? fabric_->statistics(elapsed) : flow_->statistics(elapsed)},
                           {"nodes", nodes}};
+    if (!switch_engines_.empty()) {
+        nlohmann::json engines = nlohmann::json::object();
+        for (const auto& engine : switch_engines_) engines[engine->name()] = statistics_json(engine->statistics());
+        out["switch_engines"] = engines;
+    }
     if (!losses_.empty()) out["link_faults"] = losses_;
     return out;
 }

@@ -1,4 +1,5 @@
 // isvp — the in-switch collectives virtual platform's command-line tool.
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -130,16 +131,24 @@ int sc_main(int argc, char** argv) {
     // SystemC's reports go to stderr, a flood of one kind held back; the
     // counts of what was held back are printed however the command ends.
     isvp::cli::install_report_handler();
-    struct Summary {
-        ~Summary() { isvp::cli::flush_report_summary(); }
-    } summary;
+    int status = 0;
     try {
-        return found->second.run(argc - 1, argv + 1);
+        status = found->second.run(argc - 1, argv + 1);
     } catch (const isvp::ConfigError& error) {
         report("", error.what());
-        return 2;
+        status = 2;
     } catch (const std::exception& error) {
         report("error: ", error.what());
-        return 1;
+        status = 1;
     }
+    isvp::cli::flush_report_summary();
+    if (isvp::cli::ending_process_on_return()) {
+        // The command's output is written and its platform left alive on
+        // purpose (cli.h): end here, without SystemC's teardown.
+        std::cout.flush();
+        std::cerr.flush();
+        std::fflush(nullptr);
+        std::_Exit(status);
+    }
+    return status;
 }

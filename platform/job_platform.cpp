@@ -1,11 +1,15 @@
 #include "job_platform.h"
 
+#include "cli.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
+
+#include "isvp/driver_parameters.h"
 
 namespace isvp::cli {
 
@@ -53,30 +57,11 @@ void declare_job_parameters(Parameters& parameters) {
 }
 
 void declare_driver_parameters(Parameters& parameters) {
-    const guest::DriverConfig defaults;
-    parameters.declare_choice("driver.send_path", to_string(defaults.send_path), {"fetch", "pio"},
-                              "fetch: descriptor and data fetched by DMA; pio: messages up to driver.pio_max_bytes "
-                              "written into the queue's BAR0 PIO window (larger ones: fetch)");
-    parameters.declare_integer("driver.pio_max_bytes", "B", defaults.pio_max_bytes, 0,
-                               regmap::PIO_STRIDE - ProcessorHeader::kBytes - 16,
-                               "largest message data the pio send path writes inline");
-    parameters.declare_choice("driver.completion", to_string(defaults.completion), {"msi", "poll", "hybrid"},
-                              "msi: sleep on the armed MSI-X; poll: spin on the completion ring in host memory; "
-                              "hybrid: poll driver.poll_us, then arm and sleep");
-    parameters.declare_real("driver.poll_us", "us", defaults.poll_us, 0, 1e6,
-                            "hybrid completion: how long the driver polls before it arms the interrupt");
-    parameters.declare_real("driver.poll_interval_ns", "ns", defaults.poll_interval_ns, 0, 1e6,
-                            "one turn of the poll loop: a landed completion is seen this much later");
+    guest::declare_driver_parameters(parameters);
 }
 
 guest::DriverConfig driver_config_from(const Parameters& parameters) {
-    guest::DriverConfig config;
-    config.send_path = guest::parse_send_path(parameters.text("driver.send_path"));
-    config.pio_max_bytes = static_cast<std::uint32_t>(parameters.integer("driver.pio_max_bytes"));
-    config.completion = guest::parse_completion_mode(parameters.text("driver.completion"));
-    config.poll_us = parameters.real("driver.poll_us");
-    config.poll_interval_ns = parameters.real("driver.poll_interval_ns");
-    return config;
+    return guest::driver_config_from(parameters);
 }
 
 std::string describe_driver_paths(const guest::DriverConfig& config) {
@@ -84,6 +69,8 @@ std::string describe_driver_paths(const guest::DriverConfig& config) {
     if (config.send_path == defaults.send_path && config.completion == defaults.completion) return "";
     std::string text = ", driver send_path=" + std::string(to_string(config.send_path));
     if (config.send_path == guest::SendPath::Pio) text += " (up to " + std::to_string(config.pio_max_bytes) + " B)";
+    if (config.send_path == guest::SendPath::Auto)
+        text += " (pio up to " + std::to_string(config.pio_max_bytes) + " B)";
     text += " completion=" + std::string(to_string(config.completion));
     if (config.completion == guest::CompletionMode::Hybrid) {
         std::ostringstream poll;
@@ -115,7 +102,9 @@ std::uint64_t estimated_platform_bytes(const PlatformConfig& config) {
 }
 
 JobPlatform::JobPlatform(const PlatformConfig& config) : config_(config) {
-    const std::uint64_t needed = estimated_platform_bytes(config_);
+    std::uint64_t needed = estimated_platform_bytes(config_);
+    // A partition builds its share of the nodes and switches.
+    if (config_.partition_plan) needed /= config_.partition_plan->partitions();
     std::string limit;
     double limit_bytes = 0;
     if (config_.memory_limit_gib > 0) {
@@ -142,11 +131,23 @@ transport::PlatformBuilder JobPlatform::builder() {
         for (const auto& span : memory) spans.push_back({span.data, span.bytes});
         platform_ = std::make_unique<ClusterPlatform>("platform", config_, spans);
         for (std::size_t rank = 0; rank < gateways.size(); ++rank) {
+            if (gateways[rank] == nullptr) continue;  // a rank of another partition
             Node& node = platform_->node(static_cast<unsigned>(rank));
             gateways[rank]->mmio.bind(node.pcie.host_mmio);
             node.bridge.msi.bind(gateways[rank]->msi);
         }
     };
+}
+
+bool JobPlatform::can_keep_for_exit() const {
+    return config_.node.aglu.vcd_path.empty();
+}
+
+void JobPlatform::keep_for_exit() {
+    if (!can_keep_for_exit()) return;
+    if (platform_) platform_->finish_trace();
+    (void)platform_.release();
+    end_process_on_return();
 }
 
 }  // namespace isvp::cli

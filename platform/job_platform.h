@@ -44,6 +44,17 @@ class JobPlatform {
     /// The platform, once built.
     ClusterPlatform* platform() { return platform_.get(); }
 
+    /// Whether the platform may be left to the process's end: nothing of it
+    /// writes a file when destroyed except its trace files, which
+    /// keep_for_exit() completes. Not with an RTL AgLU waveform (aglu.vcd),
+    /// which Verilator closes in its destructor.
+    bool can_keep_for_exit() const;
+    /// Completes the trace files and gives the platform up (it is never
+    /// destroyed), and asks sc_main to end the process once the command
+    /// returns (end_process_on_return). For a job run with
+    /// JobSpec::keep_for_exit, whose gateways stay alive as well.
+    void keep_for_exit();
+
   private:
     PlatformConfig config_;                      ///< what to build
     std::unique_ptr<ClusterPlatform> platform_;  ///< built by builder(); outlives the job

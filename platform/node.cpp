@@ -13,6 +13,8 @@ Node::Node(sc_core::sc_module_name name, const NodeConfig& config, std::uint16_t
       bar0("bar0"),
       qdma("qdma", config.qdma, address, node_count),
       collective("collective", address, node_count, config.aglu, config.collective),
+      kernel("kernel", address, node_count, config.kernel),
+      irq("irq"),
       config_access_("config_access"),
       address_(address) {
     bridge.memory.bind(memory.socket);
@@ -25,7 +27,14 @@ Node::Node(sc_core::sc_module_name name, const NodeConfig& config, std::uint16_t
     collective.host_out.bind(qdma.rx);
     qdma.rx_credit.bind(collective.host_out_credit);
     qdma.dma.bind(pcie.dma);
-    qdma.irq.bind(pcie.irq);
+    qdma.irq.bind(irq.from_qdma);
+    kernel.irq.bind(irq.from_kernel);
+    irq.to_endpoint.bind(pcie.irq);
+    bar0.kernel.bind(kernel.csr);
+    kernel.to_engine.bind(collective.kernel_in);
+    collective.kernel_in_credit.bind(kernel.to_engine_credit);
+    collective.kernel_out.bind(kernel.from_engine);
+    kernel.from_engine_credit.bind(collective.kernel_out_credit);
     config_access_.bind(pcie.config);
 }
 
@@ -47,7 +56,8 @@ nlohmann::json Node::statistics() const {
     nlohmann::json out = {{"address", address_},
                           {"pcie", statistics_json(pcie.statistics())},
                           {"qdma", statistics_json(qdma.statistics())},
-                          {"collective", statistics_json(collective.statistics())}};
+                          {"collective", statistics_json(collective.statistics())},
+                          {"kernel", statistics_json(kernel.statistics())}};
     if (reliable) out["reliable"] = statistics_json(reliable->statistics());
     return out;
 }

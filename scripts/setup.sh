@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev                  # configuration and statistics
   python3-matplotlib                  # benchmark plots
   gdb                                 # debugging a guest rank (docs/DEBUGGING.md, the debug_rank_* tests)
+  libopenmpi-dev openmpi-bin          # distributed simulation: partitions over MPI (docs/PARTITIONS.md)
 )
 
 missing=()

@@ -316,6 +316,25 @@ def build_stamp(args, runs):
     return f"built from commit {text}{' (with uncommitted changes)' if any(c.endswith('+') for c in commits) else ''}"
 
 
+def host_path(runs):
+    """The driver's send and completion paths the runs used, from the
+    driver.* parameters each bench run records in its JSON
+    (docs/PERFORMANCE.md, Send and completion paths)."""
+    paths = set()
+    for run in runs:
+        driver = run.get("parameters", {}).get("driver", {})
+        if not driver:
+            continue
+        text = f"driver.send_path={driver.get('send_path')}"
+        if driver.get("send_path") in ("pio", "auto"):
+            text += f" (pio up to {driver.get('pio_max_bytes')} B)"
+        text += f", driver.completion={driver.get('completion')}"
+        if driver.get("completion") == "hybrid":
+            text += f" (poll {driver.get('poll_us')} µs)"
+        paths.add(text)
+    return "; ".join(sorted(paths)) if paths else "not recorded by the runs"
+
+
 def network_section(args, nodes, subset, skipped):
     """One network's table: offload, software, speed-up and the model per row."""
     lines = [f"## {nodes} nodes ({topology_label(subset[0]['topology_kind'], subset[0]['topology'])}"
@@ -395,6 +414,8 @@ def write_report(path, args, runs, rows, skipped, total_wall, plots):
                  f"total wall time {human_seconds(total_wall)} ({len(runs)} bench runs, "
                  f"{human_seconds(sum(r['sweep_wall_seconds'] for r in runs))} of wall time between them, "
                  f"up to {args.jobs} at once).")
+    lines.append("")
+    lines.append(f"Host path: {host_path(runs)}.")
     lines.append("")
     lines.append("Latency: every call after a barrier; per iteration the maximum over ranks of each rank's time "
                  f"in the call; averaged over {args.iterations} timed iterations after {args.warmup} warm-up "

@@ -1,7 +1,9 @@
 #include <cmath>
+#include <cstdint>
 #include <sstream>
 
 #include "isvp/aurora_config.h"
+#include "isvp/parameter_table.h"
 
 namespace isvp {
 
@@ -12,11 +14,39 @@ constexpr unsigned kMinFrameBytes = 8;
 constexpr unsigned kMaxFrameBytes = 1u << 20;
 constexpr unsigned kMaxRetransmissions = 1000;
 
-[[noreturn]] void reject(const std::string& name, const std::string& accepted, double got) {
-    std::ostringstream message;
-    message << "config: " << name << " must be " << accepted << ", got " << got;
-    throw ConfigError(message.str());
-}
+/// The aurora.* parameters, each once (isvp/parameter_table.h).
+const auto kTable = [](auto& self, auto&& parameter) {
+    parameter(param::Integer{"aurora.lanes", "lanes", 1, kMaxLanes, "serial lanes bonded into one Aurora channel"},
+              self.lanes);
+    parameter(param::Real{"aurora.lane_rate_gbps", "Gb/s", 0.1, 1000.0, "line rate of one lane (64B/66B coded)"},
+              self.lane_rate_gbps);
+    parameter(param::Real{"aurora.latency_ns", "ns", 0.0, 1e6, "FPGA-to-FPGA latency, serialisation excluded"},
+              self.latency_ns);
+    parameter(param::Real{"aurora.peak_payload_gbps", "Gb/s", 0.1, 10000.0,
+                          "payload rate of full frames; sets the per-frame overhead"},
+              self.peak_payload_gbps);
+    parameter(param::Integer{"aurora.max_frame_bytes", "bytes", kMinFrameBytes, kMaxFrameBytes,
+                             "user bytes per Aurora frame at most (longer packets span frames)"},
+              self.max_frame_bytes);
+    parameter(param::Real{"aurora.bit_error_rate", "1/bit", 0.0, 0.5,
+                          "probability that a wire bit flips (error injection; 0 = off)"},
+              self.bit_error_rate);
+    parameter(param::Choice<CrcErrorPolicy>{"aurora.on_crc_error",
+                                            {{"retry", CrcErrorPolicy::Retry}, {"drop", CrcErrorPolicy::Drop}},
+                                            "on a CRC mismatch: replay from the sender (retry) or discard (drop)"},
+              self.on_crc_error);
+    parameter(param::Integer{"aurora.max_retransmissions", "replays", 1, kMaxRetransmissions,
+                             "replays of one packet before the link drops it (retry mode)"},
+              self.max_retransmissions);
+    parameter(param::Integer{"aurora.seed", "", 0, INT64_MAX,
+                             "seed of the bit-error generators; each link derives its own stream"},
+              self.seed);
+    parameter(param::Choice<bool>{"aurora.crc",
+                                  {{"auto", false}, {"always", true}},
+                                  "CRC-32 per frame: auto = only when bit errors are injected (nothing else can "
+                                  "fail), always = on every frame"},
+              self.crc_always);
+};
 
 }  // namespace
 
@@ -25,64 +55,23 @@ std::string to_string(CrcErrorPolicy policy) {
 }
 
 void AuroraConfig::declare(Parameters& parameters) {
-    const AuroraConfig defaults;
-    parameters.declare_integer("aurora.lanes", "lanes", defaults.lanes, 1, kMaxLanes,
-                               "serial lanes bonded into one Aurora channel");
-    parameters.declare_real("aurora.lane_rate_gbps", "Gb/s", defaults.lane_rate_gbps, 0.1, 1000.0,
-                            "line rate of one lane (64B/66B coded)");
-    parameters.declare_real("aurora.latency_ns", "ns", defaults.latency_ns, 0.0, 1e6,
-                            "FPGA-to-FPGA latency, serialisation excluded");
-    parameters.declare_real("aurora.peak_payload_gbps", "Gb/s", defaults.peak_payload_gbps, 0.1, 10000.0,
-                            "payload rate of full frames; sets the per-frame overhead");
-    parameters.declare_integer("aurora.max_frame_bytes", "bytes", defaults.max_frame_bytes, kMinFrameBytes,
-                               kMaxFrameBytes, "user bytes per Aurora frame at most (longer packets span frames)");
-    parameters.declare_real("aurora.bit_error_rate", "1/bit", defaults.bit_error_rate, 0.0, 0.5,
-                            "probability that a wire bit flips (error injection; 0 = off)");
-    parameters.declare_choice("aurora.on_crc_error", to_string(defaults.on_crc_error), {"retry", "drop"},
-                              "on a CRC mismatch: replay from the sender (retry) or discard (drop)");
-    parameters.declare_integer("aurora.max_retransmissions", "replays", defaults.max_retransmissions, 1,
-                               kMaxRetransmissions, "replays of one packet before the link drops it (retry mode)");
-    parameters.declare_integer("aurora.seed", "", static_cast<std::int64_t>(defaults.seed), 0, INT64_MAX,
-                               "seed of the bit-error generators; each link derives its own stream");
-    parameters.declare_choice("aurora.crc", defaults.crc_always ? "always" : "auto", {"auto", "always"},
-                              "CRC-32 per frame: auto = only when bit errors are injected (nothing else can fail), "
-                              "always = on every frame");
+    param::declare_table<AuroraConfig>(parameters, kTable);
 }
 
 AuroraConfig AuroraConfig::from(const Parameters& parameters) {
-    AuroraConfig config;
-    config.lanes = static_cast<unsigned>(parameters.integer("aurora.lanes"));
-    config.lane_rate_gbps = parameters.real("aurora.lane_rate_gbps");
-    config.latency_ns = parameters.real("aurora.latency_ns");
-    config.peak_payload_gbps = parameters.real("aurora.peak_payload_gbps");
-    config.max_frame_bytes = static_cast<unsigned>(parameters.integer("aurora.max_frame_bytes"));
-    config.bit_error_rate = parameters.real("aurora.bit_error_rate");
-    config.on_crc_error =
-        parameters.text("aurora.on_crc_error") == "drop" ? CrcErrorPolicy::Drop : CrcErrorPolicy::Retry;
-    config.max_retransmissions = static_cast<unsigned>(parameters.integer("aurora.max_retransmissions"));
-    config.seed = static_cast<std::uint64_t>(parameters.integer("aurora.seed"));
-    config.crc_always = parameters.text("aurora.crc") == "always";
+    const AuroraConfig config = param::read_table<AuroraConfig>(parameters, kTable);
     config.validate();
     return config;
 }
 
 void AuroraConfig::validate() const {
-    if (lanes < 1 || lanes > kMaxLanes) reject("aurora.lanes", "an integer in [1, 16] lanes", lanes);
-    if (!(lane_rate_gbps >= 0.1 && lane_rate_gbps <= 1000.0))
-        reject("aurora.lane_rate_gbps", "a number in [0.1, 1000] Gb/s", lane_rate_gbps);
-    if (!(latency_ns >= 0.0 && latency_ns <= 1e6)) reject("aurora.latency_ns", "a number in [0, 1e6] ns", latency_ns);
-    if (max_frame_bytes < kMinFrameBytes || max_frame_bytes > kMaxFrameBytes)
-        reject("aurora.max_frame_bytes", "an integer in [8, 1048576] bytes", max_frame_bytes);
-    if (!(bit_error_rate >= 0.0 && bit_error_rate <= 0.5))
-        reject("aurora.bit_error_rate", "a probability in [0, 0.5] per bit", bit_error_rate);
-    if (max_retransmissions < 1 || max_retransmissions > kMaxRetransmissions)
-        reject("aurora.max_retransmissions", "an integer in [1, 1000]", max_retransmissions);
-    if (!(peak_payload_gbps > 0.0 && peak_payload_gbps < data_rate_gbps())) {
-        std::ostringstream message;
-        message << "config: aurora.peak_payload_gbps must be positive and below the 64B/66B data rate of "
-                << data_rate_gbps() << " Gb/s (aurora.lanes x aurora.lane_rate_gbps x 64/66), got "
-                << peak_payload_gbps;
-        throw ConfigError(message.str());
+    param::check_table(*this, kTable);
+    // Between parameters: full frames cannot carry more than the data rate.
+    if (!(peak_payload_gbps < data_rate_gbps())) {
+        std::ostringstream accepted;
+        accepted << "positive and below the 64B/66B data rate of " << data_rate_gbps()
+                 << " Gb/s (aurora.lanes x aurora.lane_rate_gbps x 64/66)";
+        refuse_parameter("aurora.peak_payload_gbps", accepted.str(), peak_payload_gbps);
     }
 }
 

@@ -134,4 +134,11 @@ void AuroraLink::on_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+void AuroraLink::return_credits(std::uint8_t vc, std::uint32_t phits, sc_core::sc_time delay) {
+    credit_->vc = vc;
+    credit_->phits = phits;
+    credit_payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    credit_out_if_->b_transport(credit_payload_, delay);
+}
+
 }  // namespace isvp

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "isvp/collective_request.h"
+#include "isvp/parameter_table.h"
 #include "isvp/register_map.h"
 
 namespace isvp {
@@ -21,94 +22,90 @@ constexpr std::size_t kMaxAgreementsHeld = 64;      // per (context, sender); th
 // ---------------------------------------------------------------------------
 // Config
 
+namespace {
+
+/// The collective.* parameters, each once (isvp/parameter_table.h).
+constexpr auto kConfigTable = [](auto& self, auto&& parameter) {
+    parameter(param::Real{"collective.clock_mhz", "MHz", 1.0, 5000.0, "collective engine / CGR clock"},
+              self.clock_mhz);
+    parameter(param::Integer{"collective.packet_payload_bytes", "bytes", 16, 16384,
+                             "payload of each packet the engine generates", true},
+              self.packet_payload_bytes);
+    parameter(param::Integer{"collective.phits_per_cycle", "phits", 1, 16, "output serialisation width per cycle"},
+              self.phits_per_cycle);
+    parameter(param::Integer{"collective.host_buffer_phits", "phits", 1, 1 << 20,
+                             "host_in buffer: credits granted to the QDMA"},
+              self.host_buffer_phits);
+    parameter(param::Integer{"collective.net_buffer_phits", "phits", 1, 1 << 20,
+                             "net_in buffer: credits granted to the router"},
+              self.net_buffer_phits);
+    parameter(param::Integer{"collective.early_buffer_bytes", "bytes", 0, 1ll << 32,
+                             "memory for receive windows: each CT row reserves (peers + 1) x window_packets x "
+                             "packet_payload_bytes at LOAD, or is refused"},
+              self.early_buffer_bytes);
+    parameter(param::Integer{"collective.window_packets", "packets", 1, 4096,
+                             "step packets a sender may have unconsumed per (context, peer)"},
+              self.window_packets);
+    parameter(param::Integer{"collective.result_batch_packets", "packets", 1, 65536,
+                             "final result chunks handed to the host DMA together (one completion notification)"},
+              self.result_batch_packets);
+    parameter(param::Real{"collective.credit_delay_ns", "ns", 0.0, 1e6,
+                          "longest a consumed packet's window credit waits to be returned with others"},
+              self.credit_delay_ns);
+    parameter(param::Integer{"collective.cgr_aglus", "AgLUs", 1, 64,
+                             "vectorised AgLUs in the CGR unit of a collective (its steps share them; a chunk uses "
+                             "up to phits_per_cycle)"},
+              self.cgr_aglus);
+    parameter(param::Integer{"collective.max_buffer_bytes", "bytes", 0, 1ll << 32,
+                             "largest collective buffer; larger requests complete with error 4"},
+              self.max_buffer_bytes);
+    parameter(param::Integer{"collective.cgr_units", "units", 1, 255,
+                             "CGR units: collectives that combine at once (SA, ACCEL_CAPABILITIES); more wait, FIFO"},
+              self.cgr_units);
+    parameter(param::Integer{"collective.radix", "ports", 1, 255, "switch radix (ACCEL_CAPABILITIES)"}, self.radix);
+    parameter(param::Choice<std::string>{"collective.placement",
+                                         {{"nic", "nic"}, {"switch", "switch"}},
+                                         "where collectives combine: nic = the NIC engines' hypercube schedules; "
+                                         "switch = Allreduce/Reduce/Bcast/Barrier along the aggregation tree in the "
+                                         "switches' engines (fat trees and topology files)"},
+              self.placement);
+    parameter(param::Integer{"collective.switch_cgr_units", "units", 0, 255,
+                             "CGR units of a switch-resident engine (placement=switch); 0 = 8 for radix <= 16, "
+                             "else 4"},
+              self.switch_cgr_units);
+};
+
+}  // namespace
+
 void CollectiveConfig::declare(Parameters& p) {
-    const CollectiveConfig d;
-    p.declare_real("collective.clock_mhz", "MHz", d.clock_mhz, 1.0, 5000.0, "collective engine / CGR clock");
-    p.declare_integer("collective.packet_payload_bytes", "bytes", d.packet_payload_bytes, 16, 16384,
-                      "payload of each packet the engine generates (power of two)");
-    p.declare_integer("collective.phits_per_cycle", "phits", d.phits_per_cycle, 1, 16,
-                      "output serialisation width per cycle");
-    p.declare_integer("collective.host_buffer_phits", "phits", d.host_buffer_phits, 1, 1 << 20,
-                      "host_in buffer: credits granted to the QDMA");
-    p.declare_integer("collective.net_buffer_phits", "phits", d.net_buffer_phits, 1, 1 << 20,
-                      "net_in buffer: credits granted to the router");
-    p.declare_integer("collective.early_buffer_bytes", "bytes", static_cast<std::int64_t>(d.early_buffer_bytes), 0,
-                      1ll << 32,
-                      "memory for receive windows: each CT row reserves (peers + 1) x window_packets x "
-                      "packet_payload_bytes at LOAD, or is refused");
-    p.declare_integer("collective.window_packets", "packets", d.window_packets, 1, 4096,
-                      "step packets a sender may have unconsumed per (context, peer)");
-    p.declare_integer("collective.result_batch_packets", "packets", d.result_batch_packets, 1, 65536,
-                      "final result chunks handed to the host DMA together (one completion notification)");
-    p.declare_real("collective.credit_delay_ns", "ns", d.credit_delay_ns, 0.0, 1e6,
-                   "longest a consumed packet's window credit waits to be returned with others");
-    p.declare_integer("collective.cgr_aglus", "AgLUs", d.cgr_aglus, 1, 64,
-                      "vectorised AgLUs in the CGR unit of a collective (its steps share them; a chunk uses up to "
-                      "phits_per_cycle)");
-    p.declare_integer("collective.max_buffer_bytes", "bytes", static_cast<std::int64_t>(d.max_buffer_bytes), 0,
-                      1ll << 32, "largest collective buffer; larger requests complete with error 4");
-    p.declare_integer("collective.cgr_units", "units", d.cgr_units, 1, 255,
-                      "CGR units: collectives that combine at once (SA, ACCEL_CAPABILITIES); more wait, FIFO");
-    p.declare_integer("collective.radix", "ports", d.radix, 1, 255, "switch radix (ACCEL_CAPABILITIES)");
+    param::declare_table<CollectiveConfig>(p, kConfigTable);
 }
 
 CollectiveConfig CollectiveConfig::from(const Parameters& p) {
-    CollectiveConfig c;
-    c.clock_mhz = p.real("collective.clock_mhz");
-    c.packet_payload_bytes = static_cast<std::uint32_t>(p.integer("collective.packet_payload_bytes"));
-    c.phits_per_cycle = static_cast<unsigned>(p.integer("collective.phits_per_cycle"));
-    c.host_buffer_phits = static_cast<std::uint32_t>(p.integer("collective.host_buffer_phits"));
-    c.net_buffer_phits = static_cast<std::uint32_t>(p.integer("collective.net_buffer_phits"));
-    c.early_buffer_bytes = static_cast<std::uint64_t>(p.integer("collective.early_buffer_bytes"));
-    c.window_packets = static_cast<std::uint32_t>(p.integer("collective.window_packets"));
-    c.credit_delay_ns = p.real("collective.credit_delay_ns");
-    c.result_batch_packets = static_cast<std::uint32_t>(p.integer("collective.result_batch_packets"));
-    c.cgr_aglus = static_cast<unsigned>(p.integer("collective.cgr_aglus"));
-    c.max_buffer_bytes = static_cast<std::uint64_t>(p.integer("collective.max_buffer_bytes"));
-    c.cgr_units = static_cast<unsigned>(p.integer("collective.cgr_units"));
-    c.radix = static_cast<unsigned>(p.integer("collective.radix"));
+    const CollectiveConfig c = param::read_table<CollectiveConfig>(p, kConfigTable);
     c.validate();
     return c;
 }
 
 void CollectiveConfig::validate() const {
-    if (!(clock_mhz >= 1.0 && clock_mhz <= 5000.0))
-        refuse_parameter("collective.clock_mhz", "a number in [1, 5000] MHz", clock_mhz);
-    if (packet_payload_bytes < 16 || packet_payload_bytes > 16384 || !is_power_of_two(packet_payload_bytes))
-        refuse_parameter("collective.packet_payload_bytes", "a power of two in [16, 16384] bytes",
-                         packet_payload_bytes);
-    if (phits_per_cycle < 1 || phits_per_cycle > 16)
-        refuse_parameter("collective.phits_per_cycle", "an integer in [1, 16]", phits_per_cycle);
+    param::check_table(*this, kConfigTable);
+    // Between parameters: input buffers hold a whole packet, the early
+    // buffer at least one receive window.
     const std::uint32_t packet_phits =
         phits_of(packet_payload_bytes + static_cast<std::uint32_t>(kNetworkPacketOverhead));
-    if (host_buffer_phits < packet_phits || host_buffer_phits > (1u << 20))
+    if (host_buffer_phits < packet_phits)
         refuse_parameter("collective.host_buffer_phits",
                          "an integer in [" + std::to_string(packet_phits) + " (one packet), 1048576] phits",
                          host_buffer_phits);
-    if (net_buffer_phits < packet_phits || net_buffer_phits > (1u << 20))
+    if (net_buffer_phits < packet_phits)
         refuse_parameter("collective.net_buffer_phits",
                          "an integer in [" + std::to_string(packet_phits) + " (one packet), 1048576] phits",
                          net_buffer_phits);
-    if (window_packets < 1 || window_packets > 4096)
-        refuse_parameter("collective.window_packets", "an integer in [1, 4096] packets", window_packets);
-    if (early_buffer_bytes > (1ull << 32))
-        refuse_parameter("collective.early_buffer_bytes", "an integer in [0, 2^32] bytes",
-                         static_cast<double>(early_buffer_bytes));
     if (early_buffer_bytes < row_reservation(0))
         refuse_parameter("collective.early_buffer_bytes",
                          "at least one receive window (window_packets x packet_payload_bytes = " +
                              std::to_string(row_reservation(0)) + " bytes)",
                          static_cast<double>(early_buffer_bytes));
-    if (result_batch_packets < 1 || result_batch_packets > 65536)
-        refuse_parameter("collective.result_batch_packets", "an integer in [1, 65536] packets", result_batch_packets);
-    if (!(credit_delay_ns >= 0.0 && credit_delay_ns <= 1e6))
-        refuse_parameter("collective.credit_delay_ns", "a number in [0, 1e6] ns", credit_delay_ns);
-    if (cgr_aglus < 1 || cgr_aglus > 64) refuse_parameter("collective.cgr_aglus", "an integer in [1, 64]", cgr_aglus);
-    if (max_buffer_bytes > (1ull << 32))
-        refuse_parameter("collective.max_buffer_bytes", "an integer in [0, 2^32] bytes",
-                         static_cast<double>(max_buffer_bytes));
-    if (cgr_units < 1 || cgr_units > 255) refuse_parameter("collective.cgr_units", "an integer in [1, 255]", cgr_units);
-    if (radix < 1 || radix > 255) refuse_parameter("collective.radix", "an integer in [1, 255]", radix);
 }
 
 // ---------------------------------------------------------------------------
@@ -126,6 +123,10 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
       net_in("net_in"),
       net_in_credit("net_in_credit"),
       csr("csr"),
+      kernel_in("kernel_in"),
+      kernel_in_credit("kernel_in_credit"),
+      kernel_out("kernel_out"),
+      kernel_out_credit("kernel_out_credit"),
       node_(node),
       config_((config.validate(), config)),
       cgr_(config_.cgr_units, regmap::kContextCount),
@@ -137,18 +138,33 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
                 [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }),
       host_port_(std::string(this->name()), host_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
                  config_.phits_per_cycle,
-                 [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }) {
+                 [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }),
+      kernel_port_(std::string(this->name()), kernel_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
+                   config_.phits_per_cycle,
+                   [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }) {
     aglu_ = make_aglu_engine(aglu);
     cycle_ = sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS);
     credit_delay_ = sc_core::sc_time(config_.credit_delay_ns, sc_core::SC_NS);
     credit_batch_ = std::max<std::uint32_t>(1, config_.window_packets / 4);
     size_code_ = *size_code_for(config_.packet_payload_bytes);
 
+    host_port_.set_make([this] {
+        const LazyResult r = lazy_results_.front();
+        lazy_results_.pop_front();
+        tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + r.bytes);
+        write_network_packet(r.network, r.processor, r.offset, nullptr, 0, packet->get_data_ptr());  // headers
+        if (r.source)
+            r.source->result.gather(r.source->buffer->data(), r.offset, r.offset + r.bytes,
+                                    packet->get_data_ptr() + kNetworkPacketOverhead);
+        return packet;
+    });
     host_in.register_b_transport(this, &CollectiveEngine::on_host_in);
     net_in.register_b_transport(this, &CollectiveEngine::on_net_in);
     net_out_credit.register_b_transport(this, &CollectiveEngine::on_credit_net);
     host_out_credit.register_b_transport(this, &CollectiveEngine::on_credit_host);
     csr.register_b_transport(this, &CollectiveEngine::on_csr);
+    kernel_in.register_b_transport(this, &CollectiveEngine::on_kernel_in);
+    kernel_out_credit.register_b_transport(this, &CollectiveEngine::on_credit_kernel);
 
     SC_HAS_PROCESS(CollectiveEngine);
     SC_METHOD(grant_initial_credits);
@@ -157,6 +173,9 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     dont_initialize();
     SC_METHOD(drain_host);
     sensitive << host_port_.wake();
+    dont_initialize();
+    SC_METHOD(drain_kernel);
+    sensitive << kernel_port_.wake();
     dont_initialize();
     SC_METHOD(on_incoming);
     sensitive << incoming_event_;
@@ -180,12 +199,24 @@ CollectiveEngine::~CollectiveEngine() = default;
 void CollectiveEngine::grant_initial_credits() {
     host_credit_message_.send(host_in_credit, 0, config_.host_buffer_phits, sc_core::SC_ZERO_TIME);
     net_credit_message_.send(net_in_credit, 0, config_.net_buffer_phits, sc_core::SC_ZERO_TIME);
+    if (kernel_in_credit.size() > 0)
+        kernel_credit_message_.send(kernel_in_credit, 0, config_.host_buffer_phits, sc_core::SC_ZERO_TIME);
 }
 
 void CollectiveEngine::drop(const std::string& why) {
     ++statistics_.dropped;
     SC_REPORT_WARNING(kReportType,
                       (std::string(name()) + ": dropped a collective packet: " + why + " (ACCEL_DROPPED)").c_str());
+}
+
+void CollectiveEngine::detach_results(Active& a) {
+    if (!a.result_source) return;
+    if (a.result_source.use_count() > 1) {  // packets still queued: they keep the buffer
+        a.result_source->kept = std::move(a.buffer);
+        a.result_source->buffer = &a.result_source->kept;
+        a.buffer = {};
+    }
+    a.result_source.reset();
 }
 
 std::vector<std::uint8_t> CollectiveEngine::take_buffer() {
@@ -195,9 +226,20 @@ std::vector<std::uint8_t> CollectiveEngine::take_buffer() {
     return b;
 }
 
+void CollectiveEngine::note_buffer_bytes() {
+    std::uint64_t held = 0;
+    for (const Context& c : contexts_) {
+        held += c.active.buffer.capacity() + c.assembly.bytes.capacity();
+        for (const Request& r : c.waiting) held += r.bytes.capacity();
+    }
+    for (const std::vector<std::uint8_t>& b : spare_buffers_) held += b.capacity();
+    statistics_.peak_buffer_bytes = std::max(statistics_.peak_buffer_bytes, held);
+}
+
 void CollectiveEngine::return_credits(CreditTo to, std::uint32_t phits, const sc_core::sc_time& delay) {
     if (to == CreditTo::HostIn) host_credit_message_.send(host_in_credit, 0, phits, delay);
     if (to == CreditTo::NetIn) net_credit_message_.send(net_in_credit, 0, phits, delay);
+    if (to == CreditTo::KernelIn) kernel_credit_message_.send(kernel_in_credit, 0, phits, delay);
 }
 
 // ---------------------------------------------------------------------------
@@ -226,6 +268,17 @@ void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core
         return_credits(from, phits, tail);
         return;
     }
+    if (view->network.opcode == Opcode::Stream) {  // SMI: network -> kernel unit (the host cannot send them)
+        if (from_host || kernel_out.size() == 0) {
+            drop(from_host ? "stream packet from the host (kernels' packets only)"
+                           : "stream packet for a node without a kernel unit");
+            return_credits(from, phits, tail);
+            return;
+        }
+        payload.acquire();
+        kernel_port_.enqueue({&payload, static_cast<std::uint8_t>(from), -1, phits}, false, delay);
+        return;
+    }
     if (view->network.opcode == Opcode::Send) {  // point-to-point: straight through
         CreditedOutPort& to = from_host ? net_port_ : host_port_;
         payload.acquire();
@@ -237,6 +290,15 @@ void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core
     payload.acquire();
     incoming_.push(Incoming{sc_core::sc_time_stamp() + tail, incoming_order_++, from_host, &payload, *view});
     incoming_event_.notify(tail);  // an earlier pending notification stays
+}
+
+// The kernel unit's stream packets join the host's Send packets toward the
+// router; its buffer's credits go back when they leave.
+void CollectiveEngine::on_kernel_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    const auto phits = phits_of(static_cast<std::uint32_t>(payload.get_data_length()));
+    payload.acquire();
+    net_port_.enqueue({&payload, static_cast<std::uint8_t>(CreditTo::KernelIn), -1, phits}, false, delay);
 }
 
 void CollectiveEngine::on_incoming() {
@@ -306,6 +368,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
         r.received = 0;
         if (r.bytes.capacity() == 0) r.bytes = take_buffer();
         r.bytes.assign(total, 0);
+        note_buffer_bytes();
     }
     if (total != r.bytes.size() || v.network.opcode != r.network.opcode ||
         static_cast<std::uint64_t>(v.offset) + v.payload_bytes > total) {
@@ -346,8 +409,10 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
         std::int32_t& credits =
             send_credits_.try_emplace(key(context, sender), static_cast<std::int32_t>(config_.window_packets))
                 .first->second;
+        // A switch engine's credit packet carries its tree's slot in bits [31:24].
+        const std::uint32_t returned = load_le32(v.payload) & (is_engine(sender) ? 0xFFFFFFu : 0xFFFFFFFFu);
         credits = static_cast<std::int32_t>(std::min<std::uint64_t>(
-            config_.window_packets, static_cast<std::uint64_t>(std::max(credits, 0)) + load_le32(v.payload)));
+            config_.window_packets, static_cast<std::uint64_t>(std::max(credits, 0)) + returned));
         progress(context);
         return;
     }
@@ -367,6 +432,10 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
             return drop("abort notice with cause " + std::to_string(cause));
         }
         abort_notice(context, notice);
+        return;
+    }
+    if (step == kTreeConfigStep) {
+        tree_configured(context, v);
         return;
     }
     if (step == kAgreeStep) {
@@ -428,6 +497,7 @@ void CollectiveEngine::emit(CreditedOutPort& port, NetworkHeader network, Proces
 // Receive windows and their credits
 
 std::optional<std::uint16_t> CollectiveEngine::node_of(unsigned context, std::uint16_t comm_rank) const {
+    if (is_engine(comm_rank)) return comm_rank;  // a switch engine (tree): its address
     const auto& globals = contexts_[context].globals;
     const auto it = globals.find(comm_rank);
     if (it == globals.end()) return std::nullopt;
@@ -483,10 +553,13 @@ void CollectiveEngine::flush_credits_of(unsigned context, std::uint16_t sender, 
     ProcessorHeader processor;
     processor.opcode = Opcode::Barrier;
     processor.context_id = network.context_id;
-    processor.rank = static_cast<std::uint16_t>(contexts_[context].own_rank);
+    // To a switch engine this NIC is its host address, and the tree's slot
+    // rides in bits [31:24] (the engine keeps windows per tree).
+    const bool engine = is_engine(sender);
+    processor.rank = engine ? node_ : static_cast<std::uint16_t>(contexts_[context].own_rank);
     processor.message_bytes = 4;
     std::uint8_t payload[4];
-    store_le32(payload, credits);
+    store_le32(payload, engine ? credits | std::uint32_t{contexts_[context].tree.slot} << 24 : credits);
     ++statistics_.credit_packets;
     emit(net_port_, network, processor, 0, payload, 4, true);
 }
@@ -525,6 +598,7 @@ void CollectiveEngine::purge_context(unsigned context, bool keep_globals) {
     if (!keep_globals) c.globals.clear();
     c.sequences.reset();
     c.window_limit = 0;
+    c.tree = TreeLink{};  // a new communicator (or none) on the row: join again
 }
 
 bool CollectiveEngine::row_busy(unsigned context) const {
@@ -662,6 +736,24 @@ void CollectiveEngine::start_streamed(unsigned context) {
     needed = std::min<std::size_t>(needed, c.head_message);
     if (c.prefix.size() < needed) return;
     c.streaming = false;
+    if (!tree_ready(context, c.head, c.prefix.data(), c.prefix.size())) {
+        // It waits for its tree's configuration: reassembled whole, then queued.
+        Request& r = c.assembly;
+        r.open = true;
+        r.network = c.head;
+        r.first_at = c.head_at;
+        if (r.bytes.capacity() == 0) r.bytes = take_buffer();
+        r.bytes.assign(c.head_message, 0);
+        std::memcpy(r.bytes.data(), c.prefix.data(), c.prefix.size());
+        r.received = static_cast<std::uint32_t>(c.prefix.size());
+        c.prefix.clear();
+        if (r.received >= c.head_message) {
+            r.open = false;
+            c.waiting.push_back(std::move(r));
+            r = Request{};
+        }
+        return;
+    }
     start(context, c.head, c.prefix.data(), c.prefix.size(), c.head_message, c.head_at);
     c.prefix.clear();
 }
@@ -685,7 +777,9 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     const CtRow& row = table_.row(context);
     // From here on every member can run the argument agreement (hypercube
     // peers of the row), so a local error is reported to all of them.
+    detach_results(a);
     a = Active{};
+    a.carry_payload = !config_.timing_only;  // timing_only: no collective buffer at all
     a.chunk_bytes = config_.packet_payload_bytes;
     a.buffer = take_buffer();
     a.running = true;
@@ -699,6 +793,14 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.aglus.reset(config_.cgr_aglus, sc_core::sc_time_stamp().value());
     if (trace_) c.calls.back().agree_begin = sc_core::sc_time_stamp().value();
     a.begin(e.size, a.rank);
+    // Through the switches' tree: no hypercube agreement (docs/COLLECTIVES.md,
+    // "Switch-resident engines"), peers are engine addresses.
+    if (switch_tree_ && tree_supports(h.opcode) && c.tree.state == TreeLink::State::Ready) {
+        a.tree = true;
+        a.agree = Schedule{};
+    } else if (switch_tree_) {
+        ++statistics_.tree_not_offloaded;
+    }
     const auto learn = [&](std::uint16_t comm_rank, std::uint16_t global) {
         const auto [it, inserted] = c.globals.emplace(comm_rank, global);
         if (!inserted && it->second != global) {
@@ -720,6 +822,16 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     RequestPlan plan = plan_request(h, e, a.rank, message_bytes, prefix, prefix_bytes,
                                     SwitchLimits{config_.max_buffer_bytes, &aglu_supports},
                                     [&](int peer) { return peer_node(a, peer).has_value(); });
+    if (a.tree && plan.runs_data) {
+        TreeRole role;
+        role.self = node_;
+        role.parent = c.tree.parent == TreeConfig::kNone ? -1 : c.tree.parent;
+        role.root_vertex = c.tree.root_vertex == TreeConfig::kNone ? -1 : c.tree.root_vertex;
+        // Only "am I the root" matters to a host.
+        role.root_host = a.rank == e.root ? node_ : table_.node_of_global(e.global_root).value_or(0xFFFF);
+        plan.schedule = make_tree_schedule(h.opcode, role);
+        ++statistics_.tree_collectives;
+    }
     a.header_bytes = plan.header_bytes;
     a.mine = plan.mine;
     a.local = plan.local;
@@ -882,7 +994,8 @@ void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std:
     bool by_sequence = false;
     if (!lost.empty()) {
         const std::optional<NetworkPacketView> v = NetworkPacketView::parse(lost.data(), lost.size(), nullptr);
-        if (!v || v->network.opcode == Opcode::Send) return;  // not a collective's packet
+        if (!v || v->network.opcode == Opcode::Send || v->network.opcode == Opcode::Stream)
+            return;  // not a collective's packet
         only_context = v->network.context_id;
         const std::uint8_t step = v->network.step;
         by_sequence = true;
@@ -931,6 +1044,7 @@ void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedu
                                                       static_cast<std::uint16_t>(s.receive->peer));
                 return link;
             });
+    note_buffer_bytes();
 }
 
 // ---------------------------------------------------------------------------
@@ -994,13 +1108,14 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     const std::uint64_t from = chunk_begin(s.sent), to = chunk_end(s.sent, s.send.bytes());
     ProcessorHeader processor;
     processor.opcode = a.header.opcode;
-    processor.rank = static_cast<std::uint16_t>(a.rank);
+    // Tree: the engine knows this NIC by its host address, the tree by its slot.
+    processor.rank = a.tree ? node_ : static_cast<std::uint16_t>(a.rank);
     processor.message_bytes = static_cast<std::uint32_t>(s.send.bytes());
     set_step_sequence(processor, a.sequence);
-    std::uint8_t* payload =
-        emit_packet(net_port_, step_header(a, context, s.send_node, static_cast<std::uint8_t>(k + 1)), processor,
-                    static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from), false);
-    s.send.gather(a.buffer.data(), from, to, payload);
+    const auto step = static_cast<std::uint8_t>(a.tree ? contexts_[context].tree.slot + 1 : k + 1);
+    std::uint8_t* payload = emit_packet(net_port_, step_header(a, context, s.send_node, step), processor,
+                                        static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from), false);
+    if (a.carry_payload) s.send.gather(a.buffer.data(), from, to, payload);
     a.chunk_sent(k);
     ++statistics_.step_packets_sent;
     if (trace_) trace_step(context, k);
@@ -1040,36 +1155,19 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
         // With job.timing_only nothing is copied or combined; the AgLUs are
         // charged exactly as combine() would charge them.
         const bool compute = !config_.timing_only;
-        const std::size_t vectors = (n + kVectorBytes - 1) / kVectorBytes;
-        if (compute) {
-            scratch_a_.resize(vectors);
-            scratch_b_.resize(vectors);
-            scratch_a_.back() = Vector256{};  // the last vector's tail lanes are zero
-            scratch_b_.back() = Vector256{};
-            const bool received_left = s.apply == Apply::CombineLeft;
-            auto* received = reinterpret_cast<std::uint8_t*>(received_left ? scratch_a_.data() : scratch_b_.data());
-            auto* local = reinterpret_cast<std::uint8_t*>(received_left ? scratch_b_.data() : scratch_a_.data());
-            std::memcpy(received, p.payload, n);
-            s.recv.gather(a.buffer.data(), from, to, local);
-        }
-        const Operation op = *operation_from_code(a.header.operation);
-        const Datatype type = *datatype_from_code(a.header.datatype);
-        const std::size_t parts = a.aglus.parts(vectors, config_.phits_per_cycle);
-        const std::size_t per_part = (vectors + parts - 1) / parts;
         const sc_core::sc_time now = sc_core::sc_time_stamp();
-        std::uint64_t done = now.value();
-        for (std::size_t first = 0; first < vectors; first += per_part) {
-            const std::size_t count = std::min(per_part, vectors - first);
-            // AgluEngine's contract: pipeline_stages + count - 1 cycles per burst.
-            const std::uint64_t latency =
-                compute ? aglu_->combine(op, type, scratch_a_.data() + first, scratch_b_.data() + first,
-                                         scratch_a_.data() + first, count)
-                        : aglu_->pipeline_stages() + count - 1;
-            done = std::max(done, a.aglus.issue(now.value(), count, latency, cycle_.value()));
-            statistics_.aglu_cycles += count;
-        }
-        if (compute)
-            s.recv.scatter(reinterpret_cast<const std::uint8_t*>(scratch_a_.data()), from, to, a.buffer.data());
+        ChunkCombiner::Chunk chunk;
+        chunk.apply = s.apply;
+        chunk.op = *operation_from_code(a.header.operation);
+        chunk.type = *datatype_from_code(a.header.datatype);
+        chunk.received = p.payload;
+        chunk.bytes = n;
+        chunk.stream = &s.recv;
+        chunk.from = from;
+        chunk.to = to;
+        chunk.buffer = a.buffer.data();
+        const std::uint64_t done = combiner_.combine(*aglu_, a.aglus, chunk, compute, config_.phits_per_cycle,
+                                                     now.value(), cycle_.value(), statistics_.aglu_cycles);
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
         a.combining.emplace_back(sc_core::sc_time::from_value(done), k);
         combining_contexts_ |= 1u << context;
@@ -1092,9 +1190,19 @@ void CollectiveEngine::return_chunk(unsigned context) {
     processor.algorithm = a.header.algorithm;
     processor.rank = static_cast<std::uint16_t>(a.rank);
     processor.message_bytes = static_cast<std::uint32_t>(a.result.bytes());
-    std::uint8_t* payload = emit_packet(host_port_, network, processor, static_cast<std::uint32_t>(from),
-                                        static_cast<std::uint32_t>(to - from), false);
-    a.result.gather(a.buffer.data(), from, to, payload);
+    // The packet is made when it leaves (host_port_'s Make hook), its bytes
+    // gathered then from the buffer (final already); timing only: no bytes.
+    if (a.carry_payload && !a.result_source) {
+        a.result_source = std::make_shared<ResultSource>();
+        a.result_source->buffer = &a.buffer;
+        a.result_source->result = a.result;
+    }
+    network.size_code = size_code_;
+    network.last = to >= processor.message_bytes;
+    lazy_results_.push_back(LazyResult{network, processor, static_cast<std::uint32_t>(from),
+                                       static_cast<std::uint32_t>(to - from), a.result_source});
+    host_port_.enqueue({nullptr, 0, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead + (to - from)))},
+                       false, sc_core::SC_ZERO_TIME);
     if (trace_) {
         CallTrace& call = contexts_[context].calls.back();
         if (a.results_sent == 0) call.result_begin = sc_core::sc_time_stamp().value();
@@ -1194,6 +1302,8 @@ void CollectiveEngine::progress(unsigned context) {
     for (;;) {
         if (!a.running) {
             if (c.waiting.empty() || c.streaming) return;
+            const Request& next = c.waiting.front();
+            if (!tree_ready(context, next.network, next.bytes.data(), next.bytes.size())) return;
             Request request = std::move(c.waiting.front());
             c.waiting.pop_front();
             start(context, request.network, request.bytes.data(), request.bytes.size(),
@@ -1245,9 +1355,70 @@ void CollectiveEngine::finish(unsigned context) {
     c.sequences.finished(a.sequence);
     a.running = false;
     a.steps.clear();
+    detach_results(a);
     a.buffer.clear();
     spare_buffers_.push_back(std::move(a.buffer));
     discard_stale(context);
+}
+
+// ---------------------------------------------------------------------------
+// Switch-resident engines (collective.placement = switch)
+
+void CollectiveEngine::enable_switch_tree(std::uint16_t planner, unsigned hosts) {
+    switch_tree_ = true;
+    tree_planner_ = planner;
+    tree_hosts_ = hosts;
+}
+
+bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, const std::uint8_t* prefix,
+                                  std::size_t prefix_bytes) {
+    if (!switch_tree_ || !tree_supports(h.opcode) || !table_.valid(context) ||
+        prefix_bytes < CollectiveEnvelope::kBytes)
+        return true;
+    Context& c = contexts_[context];
+    if (c.tree.state == TreeLink::State::Ready) return true;
+    const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
+    const CtRow& row = table_.row(context);
+    const std::optional<int> rank = row.own_rank();
+    if (!rank || e.size == 0 || !row.consistent_with(e.size, *rank)) return true;  // start() refuses it
+    if (c.tree.state == TreeLink::State::None) {
+        TreeJoin join;
+        join.size = e.size;
+        join.comm_rank = static_cast<std::uint16_t>(*rank);
+        join.host = node_;
+        join.global_rank0 = e.global_rank0;
+        NetworkHeader network;
+        network.opcode = Opcode::Barrier;
+        network.destination = tree_planner_;
+        network.context_id = static_cast<std::uint8_t>(context);
+        network.step = kTreeJoinStep;
+        ProcessorHeader processor;
+        processor.opcode = Opcode::Barrier;
+        processor.context_id = network.context_id;
+        processor.rank = node_;
+        processor.message_bytes = TreeJoin::kBytes;
+        std::uint8_t payload[TreeJoin::kBytes];
+        join.write(payload);
+        emit(net_port_, network, processor, 0, payload, TreeJoin::kBytes, true);
+        ++statistics_.tree_joins;
+        c.tree.state = TreeLink::State::Joining;
+    }
+    return false;
+}
+
+void CollectiveEngine::tree_configured(unsigned context, const NetworkPacketView& v) {
+    const std::optional<TreeConfig> config = TreeConfig::read(v.payload, v.payload_bytes);
+    if (!config || !config->inputs.empty() || config->target != node_)
+        return drop("tree configuration of " + std::to_string(v.payload_bytes) + " bytes for a host (context " +
+                    std::to_string(context) + ")");
+    Context& c = contexts_[context];
+    if (c.tree.state != TreeLink::State::Joining)
+        return drop("tree configuration for context " + std::to_string(context) + ", which did not join a tree");
+    c.tree.state = TreeLink::State::Ready;
+    c.tree.slot = config->slot;
+    c.tree.parent = config->parent;
+    c.tree.root_vertex = config->root_vertex;
+    progress(context);
 }
 
 // ---------------------------------------------------------------------------

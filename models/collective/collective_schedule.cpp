@@ -402,6 +402,7 @@ Schedule hypercube_schedule(Opcode collective, Algorithm algorithm, int size, in
             zero_to_root(s, rank, root, all_blocks(size));
             break;
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
     return s;
@@ -447,6 +448,7 @@ bool algorithm_supports(Opcode collective, Algorithm algorithm) {
         case Opcode::ReduceScatter:
             return algorithm == Algorithm::RecursiveHalving;
         case Opcode::Send:
+        case Opcode::Stream:
             return false;
     }
     return false;
@@ -510,8 +512,57 @@ Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int ran
             gather_binomial(s, size, rank, root);
             break;
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
+    return s;
+}
+
+bool tree_supports(Opcode collective) {
+    return collective == Opcode::Allreduce || collective == Opcode::Reduce || collective == Opcode::Bcast ||
+           collective == Opcode::Barrier;
+}
+
+Schedule make_tree_schedule(Opcode collective, const TreeRole& role) {
+    if (!tree_supports(collective))
+        throw std::invalid_argument("tree schedule: " + std::string(to_string(collective)) +
+                                    " does not run in the switches' tree");
+    const std::vector<BlockSpan> whole{BlockSpan{0, 1}};
+    Schedule s;
+    s.blocks = 1;
+    if (collective == Opcode::Bcast && role.root_host < 0)
+        throw std::invalid_argument("tree schedule: a broadcast needs its root");
+    const auto round_trip = [&](int peer) {  // send up, take the result coming down
+        Step step = send_step(peer, whole);
+        step.receive = Transfer{peer, whole};
+        step.apply = Apply::Copy;
+        return step;
+    };
+    if (!role.vertex) {
+        if (role.parent < 0) return s;  // a group of one: the contribution is the result
+        if (collective == Opcode::Bcast) {
+            // The root's data goes straight to the root vertex; everyone,
+            // the root too, takes it from its own vertex on the way down.
+            if (role.self == role.root_host) s.steps.push_back(send_step(role.root_vertex, whole));
+            s.steps.push_back(receive_step(role.parent, whole, Apply::Copy));
+            return s;
+        }
+        // Allreduce, Barrier, Reduce (whose result reaches every member;
+        // only the root hands it to its host).
+        s.steps.push_back(round_trip(role.parent));
+        return s;
+    }
+    if (role.children.size() < 2) throw std::invalid_argument("tree schedule: a vertex combines two inputs or more");
+    const bool root = role.parent < 0;
+    if (collective == Opcode::Bcast) {
+        s.steps.push_back(receive_step(root ? role.root_host : role.parent, whole, Apply::Copy));
+    } else {
+        // Up: the inputs in combining order, whatever order they arrive in.
+        for (std::size_t i = 0; i < role.children.size(); ++i)
+            s.steps.push_back(receive_step(role.children[i], whole, i == 0 ? Apply::Copy : Apply::CombineRight));
+        if (!root) s.steps.push_back(round_trip(role.parent));
+    }
+    for (const int child : role.children) s.steps.push_back(send_step(child, whole));  // down
     return s;
 }
 

@@ -9,9 +9,16 @@ CommunicatorTable::CommunicatorTable(unsigned nodes, std::uint64_t early_buffer_
     : nodes_(nodes),
       early_buffer_bytes_(early_buffer_bytes),
       window_bytes_per_peer_(window_bytes_per_peer),
-      capabilities_(capabilities),
-      forwarding_(1u << 16) {
-    for (std::uint32_t r = 0; r < forwarding_.size(); ++r) forwarding_[r] = static_cast<std::uint16_t>(r);
+      capabilities_(capabilities) {}
+
+void CommunicatorTable::set_forwarding(std::uint16_t global, std::uint16_t node) {
+    if (global >= forwarding_.size()) {
+        if (node == global) return;  // beyond the kept prefix, entries are at their reset value already
+        const std::size_t kept = forwarding_.size();
+        forwarding_.resize(std::size_t{global} + 1);
+        for (std::size_t r = kept; r < forwarding_.size(); ++r) forwarding_[r] = static_cast<std::uint16_t>(r);
+    }
+    forwarding_[global] = node;
 }
 
 std::optional<std::uint16_t> CommunicatorTable::peer_node(const CtRow& row, int rank, const CollectiveEnvelope& e,
@@ -102,7 +109,7 @@ CsrOutcome CommunicatorTable::access(std::uint32_t offset, bool write, std::uint
     } else if (offset == regmap::FORWARD_NODE) {
         out.read = 0;
         if (write) {
-            forwarding_[forward_index_] = static_cast<std::uint16_t>(value);
+            set_forwarding(static_cast<std::uint16_t>(forward_index_), static_cast<std::uint16_t>(value));
             forward_index_ = (forward_index_ + 1) & 0xFFFF;
             out.forwarding_changed = true;
         }
@@ -113,7 +120,7 @@ CsrOutcome CommunicatorTable::access(std::uint32_t offset, bool write, std::uint
             if (count == 0) count = 1u << 16;
             const std::uint32_t first_node = regmap::forward_fill::FIRST_NODE.get(value);
             for (std::uint32_t k = 0; k < count; ++k) {
-                forwarding_[forward_index_] = static_cast<std::uint16_t>(first_node + k);
+                set_forwarding(static_cast<std::uint16_t>(forward_index_), static_cast<std::uint16_t>(first_node + k));
                 forward_index_ = (forward_index_ + 1) & 0xFFFF;
             }
             out.forwarding_changed = true;

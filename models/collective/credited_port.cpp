@@ -8,7 +8,7 @@ namespace {
 constexpr const char* kReportType = "isvp/collective";
 }
 
-CreditedOutPort::CreditedOutPort(std::string owner, tlm::tlm_initiator_socket<>& socket, const sc_core::sc_time& cycle,
+CreditedOutPort::CreditedOutPort(std::string owner, Socket& socket, const sc_core::sc_time& cycle,
                                  unsigned phits_per_cycle, Left left)
     : owner_(std::move(owner)),
       socket_(&socket),
@@ -48,12 +48,20 @@ void CreditedOutPort::drain() {
         }
         std::deque<Outgoing>& from = urgent_.empty() ? queue_ : urgent_;
         Outgoing& o = from.front();
+        // Not before its head is here: drain() may run earlier for another
+        // packet or a credit, and which of two processes runs first at one
+        // time must not decide when a packet leaves.
+        if (now < o.ready) {
+            wake_.notify(o.ready - now);
+            return;
+        }
         const std::uint32_t phits = o.phits;
         if (credits_ < phits) {
             if (!arriving_.empty()) wake_.notify(arriving_.top().first - now);
             return;  // a zero-delay credit return notifies wake
         }
         const std::uint32_t cycles = (phits + phits_per_cycle_ - 1) / phits_per_cycle_;
+        if (o.packet == nullptr) o.packet = make_();
         PacketInfo& info = packet_info(*o.packet);
         info.vc = 0;
         info.tail_after = cycle_ * static_cast<double>(cycles - 1);
@@ -71,7 +79,8 @@ void CreditedOutPort::drain() {
         from.pop_front();
         // The next packet leaves a serialisation time from now; its payload
         // object has usually left the cache while it waited in the queue.
-        if (const std::deque<Outgoing>& next = urgent_.empty() ? queue_ : urgent_; !next.empty())
+        if (const std::deque<Outgoing>& next = urgent_.empty() ? queue_ : urgent_;
+            !next.empty() && next.front().packet != nullptr)
             for (unsigned line = 0; line < sizeof(tlm::tlm_generic_payload) + sizeof(PacketInfo); line += 64)
                 __builtin_prefetch(reinterpret_cast<const char*>(next.front().packet) + line);
     }

@@ -5,7 +5,7 @@ namespace isvp {
 void DataPhase::build(const Schedule& schedule, const BlockSpan& contribution_blocks, const BlockSpan& result_blocks,
                       const std::function<StepLinks(std::size_t, const Step&)>& links) {
     data = true;
-    buffer.assign(layout.total(), 0);
+    buffer.assign(carry_payload ? layout.total() : 0, 0);
     steps.clear();
     steps.reserve(schedule.steps.size());
     for (const Step& s : schedule.steps) {
@@ -44,7 +44,7 @@ void DataPhase::take_contribution(std::uint64_t offset, const std::uint8_t* data
     const std::uint64_t from = offset + skip - header_bytes;
     const std::uint64_t to = std::min(contribution.bytes(), from + bytes - skip);
     if (from >= to) return;
-    contribution.scatter(data_in + skip, from, to, buffer.data());
+    if (carry_payload) contribution.scatter(data_in + skip, from, to, buffer.data());
     contributed = to;
 }
 

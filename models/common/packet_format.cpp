@@ -7,7 +7,7 @@ namespace isvp {
 namespace {
 
 constexpr std::array<std::string_view, kOpcodeCount> kOpcodeNames = {
-    "send", "bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "reduce_scatter", "barrier"};
+    "send", "bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "reduce_scatter", "barrier", "stream"};
 
 std::uint64_t bits(std::uint64_t value, unsigned shift, unsigned width) {
     return (value >> shift) & ((1ull << width) - 1);
@@ -135,3 +135,55 @@ std::size_t write_network_packet(const NetworkHeader& network, const ProcessorHe
 }
 
 }  // namespace isvp
+namespace {
+void put16(std::uint8_t* out, std::uint16_t v) {
+    out[0] = static_cast<std::uint8_t>(v);
+    out[1] = static_cast<std::uint8_t>(v >> 8);
+}
+std::uint16_t get16(const std::uint8_t* in) {
+    return static_cast<std::uint16_t>(in[0] | in[1] << 8);
+}
+}  // namespace
+
+void TreeJoin::write(std::uint8_t* out) const {
+    put16(out, size);
+    put16(out + 2, comm_rank);
+    put16(out + 4, host);
+    put16(out + 6, global_rank0);
+}
+
+TreeJoin TreeJoin::read(const std::uint8_t* in) {
+    TreeJoin j;
+    j.size = get16(in);
+    j.comm_rank = get16(in + 2);
+    j.host = get16(in + 4);
+    j.global_rank0 = get16(in + 6);
+    return j;
+}
+
+void TreeConfig::write(std::uint8_t* out) const {
+    put16(out, target);
+    out += 2;
+    put16(out, slot);
+    put16(out + 2, parent);
+    put16(out + 4, root_vertex);
+    put16(out + 6, static_cast<std::uint16_t>(inputs.size()));
+    for (std::size_t i = 0; i < inputs.size(); ++i) put16(out + kHeaderBytes - 2 + 2 * i, inputs[i]);
+}
+
+std::optional<TreeConfig> TreeConfig::read(const std::uint8_t* in, std::size_t length) {
+    if (length < kHeaderBytes) return std::nullopt;
+    TreeConfig c;
+    c.target = get16(in);
+    in += 2;
+    length -= 2;
+    const std::uint16_t slot = get16(in);
+    if (slot > 0xFF) return std::nullopt;
+    c.slot = static_cast<std::uint8_t>(slot);
+    c.parent = get16(in + 2);
+    c.root_vertex = get16(in + 4);
+    const std::size_t inputs = get16(in + 6);
+    if (length != kHeaderBytes - 2 + 2 * inputs) return std::nullopt;
+    for (std::size_t i = 0; i < inputs; ++i) c.inputs.push_back(get16(in + kHeaderBytes - 2 + 2 * i));
+    return c;
+}

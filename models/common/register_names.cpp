@@ -46,6 +46,15 @@ constexpr Named kGlobalRegisters[] = {
     {CT_BUSY, "CT_BUSY"},
     {CT_COMMAND_STATUS, "CT_COMMAND_STATUS"},
     {ACCEL_MAX_BUFFER_BYTES, "ACCEL_MAX_BUFFER_BYTES"},
+    {KERNEL_CAPABILITIES, "KERNEL_CAPABILITIES"},
+    {KERNEL_ID, "KERNEL_ID"},
+    {KERNEL_CONTROL, "KERNEL_CONTROL"},
+    {KERNEL_STATUS, "KERNEL_STATUS"},
+    {KERNEL_ERROR_DETAIL, "KERNEL_ERROR_DETAIL"},
+    {KERNEL_MSIX, "KERNEL_MSIX"},
+    {KERNEL_WORLD_SIZE, "KERNEL_WORLD_SIZE"},
+    {KERNEL_CYCLES_LO, "KERNEL_CYCLES_LO"},
+    {KERNEL_CYCLES_HI, "KERNEL_CYCLES_HI"},
 };
 
 /// Registers of one queue context, at QUEUE(q) + offset.
@@ -137,6 +146,13 @@ std::string register_name(std::uint32_t offset) {
         return indexed("MSIX_PBA", "", (offset - MSIX_PBA) / 4);
     if (offset >= CT_STAGING_BASE && offset < CT_STAGING(kCtStagingDwords) && offset % 4 == 0)
         return indexed("CT_STAGING", "", (offset - CT_STAGING_BASE) / 4);
+    if (offset >= KERNEL_ARG_BASE && offset < KERNEL_RESULT(kKernelResults) && offset % 4 == 0) {
+        const bool result = offset >= KERNEL_RESULT_BASE;
+        const std::uint32_t at = offset - (result ? KERNEL_RESULT_BASE : KERNEL_ARG_BASE);
+        return indexed(
+            result ? (at % 8 ? "KERNEL_RESULT_HI" : "KERNEL_RESULT_LO") : (at % 8 ? "KERNEL_ARG_HI" : "KERNEL_ARG_LO"),
+            "", at / 8);
+    }
     if (offset >= DOORBELL_BASE && offset < DOORBELL(kMaxQueues)) {
         if (const char* name = find(kDoorbellRegisters, (offset - DOORBELL_BASE) % DOORBELL_STRIDE))
             return indexed(name, "q", (offset - DOORBELL_BASE) / DOORBELL_STRIDE);
@@ -159,6 +175,8 @@ std::string register_fields(std::uint32_t offset, std::uint32_t value) {
                 fields.add("enable", control::ENABLE.get(value));
                 fields.add("status_enable", control::STATUS_ENABLE.get(value));
                 fields.add("irq_enable", control::IRQ_ENABLE.get(value));
+                if ((offset - QUEUE_BASE) % QUEUE_STRIDE == H2C_CONTROL && control::PREFETCH.get(value))
+                    fields.add("prefetch", 1);
                 fields.add("msix_vector", control::MSIX_VECTOR.get(value));
                 break;
             case H2C_STATUS:
@@ -221,6 +239,25 @@ std::string register_fields(std::uint32_t offset, std::uint32_t value) {
         case FORWARD_FILL:
             fields.add("count", forward_fill::COUNT.get(value));
             fields.add("first_node", forward_fill::FIRST_NODE.get(value));
+            break;
+        case KERNEL_CAPABILITIES:
+            fields.add("kernels", kernel_capabilities::KERNELS.get(value));
+            fields.add("args", kernel_capabilities::ARGS.get(value));
+            fields.add("results", kernel_capabilities::RESULTS.get(value));
+            break;
+        case KERNEL_CONTROL:
+            fields.add("start", kernel_control::START.get(value));
+            fields.add("clear", kernel_control::CLEAR.get(value));
+            break;
+        case KERNEL_STATUS:
+            fields.add("state", kernel_status::STATE.get(value));
+            fields.add("error_code", kernel_status::ERROR_CODE.get(value));
+            fields.add("launches", kernel_status::LAUNCHES.get(value));
+            break;
+        case KERNEL_ERROR_DETAIL:
+            fields.add("port", kernel_error_detail::PORT.get(value));
+            fields.add("peer", kernel_error_detail::PEER.get(value));
+            fields.add("what", kernel_error_detail::WHAT.get(value));
             break;
         default:
             break;

@@ -9,8 +9,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "isvp/aggregation_tree.h"
 #include "isvp/collective_schedule.h"
 #include "isvp/dimension_order_routing.h"
+#include "isvp/switch_tree.h"
 
 namespace isvp::loggp {
 namespace {
@@ -58,6 +60,7 @@ HostBytes host_bytes(Opcode collective, int rank, int size, double block) {
             return {all, block};
         case Opcode::Barrier:
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
     return {};
@@ -177,8 +180,7 @@ Model::Model(const Parameters& parameters, const NetworkTopology& topology,
     for (int r = 0; r < ranks; ++r) {
         const unsigned at = topology_.host(static_cast<unsigned>(r)).switch_index;
         const auto [known, fresh] = searched.emplace(at, static_cast<std::size_t>(r));
-        distances_[static_cast<std::size_t>(r)] =
-            fresh ? topology_.switch_distances(at) : distances_[known->second];
+        distances_[static_cast<std::size_t>(r)] = fresh ? topology_.switch_distances(at) : distances_[known->second];
     }
 }
 
@@ -236,6 +238,8 @@ double Model::latency_us(Opcode collective, std::uint64_t bytes, Path path) cons
             return offload(collective, block, true);
         case Path::OffloadStoreAndForward:
             return offload(collective, block, false);
+        case Path::OffloadTree:
+            return tree_supports(collective) ? offload_tree(collective, block) : offload(collective, block, true);
     }
     return 0;
 }
@@ -316,10 +320,84 @@ double Model::offload(Opcode collective, double block_bytes, bool streamed) cons
     return latest + std::max(0.0, drain - std::min(drain, p.packet_bytes * p.G));
 }
 
+unsigned Model::switch_hops(unsigned from, unsigned to) const {
+    auto found = switch_distances_.find(from);
+    if (found == switch_distances_.end())
+        found = switch_distances_.emplace(from, topology_.switch_distances(from)).first;
+    return found->second.at(to);
+}
+
+// The switches' aggregation tree: participants are the member hosts (ranks
+// 0..P-1 on hosts 0..P-1) and the combining switches' engines, each running
+// its make_tree_schedule steps; see the header comment for the rules.
+double Model::offload_tree(Opcode collective, double block_bytes) const {
+    const Parameters& p = parameters_;
+    std::vector<unsigned> members(static_cast<std::size_t>(ranks_));
+    for (int r = 0; r < ranks_; ++r) members[static_cast<std::size_t>(r)] = static_cast<unsigned>(r);
+    const AggregationTree tree = plan_aggregation_tree(topology_, members);
+    const std::map<int, TreeRole> roles =
+        tree_roles(topology_, tree, collective == Opcode::Bcast || collective == Opcode::Reduce ? 0 : -1);
+    // Participants in a dense order: ranks first (index = rank), then vertices.
+    std::map<int, int> index_of;
+    std::vector<int> address_of;
+    for (const auto& [address, role] : roles) {
+        (void)role;
+        index_of[address] = static_cast<int>(address_of.size());
+        address_of.push_back(address);
+    }
+    const auto switch_of = [&](int address) {
+        const auto hosts = static_cast<int>(topology_.hosts());
+        return address < hosts ? topology_.host(static_cast<unsigned>(address)).switch_index
+                               : static_cast<unsigned>(address - hosts);
+    };
+    std::vector<Schedule> schedules;
+    for (const int address : address_of) {
+        Schedule schedule = make_tree_schedule(collective, roles.at(address));
+        for (Step& step : schedule.steps) {
+            if (step.send) step.send->peer = index_of.at(step.send->peer);
+            if (step.receive) step.receive->peer = index_of.at(step.receive->peer);
+        }
+        schedules.push_back(std::move(schedule));
+    }
+    const auto is_host = [&](int index) { return address_of[static_cast<std::size_t>(index)] < ranks_; };
+    const auto fill = [&](double bytes) { return std::min(bytes, p.packet_bytes); };
+    std::vector<Agent> agents(schedules.size());
+    for (std::size_t i = 0; i < agents.size(); ++i)
+        if (is_host(static_cast<int>(i)))
+            agents[i].clock = p.o_s + fill(host_bytes(collective, address_of[i], ranks_, block_bytes).in) * p.G_pcie;
+    run_schedules(
+        schedules, agents, block_bytes,
+        [&](int from, int to, double bytes, Agent& me) {
+            const unsigned hops = switch_hops(switch_of(address_of[static_cast<std::size_t>(from)]),
+                                              switch_of(address_of[static_cast<std::size_t>(to)]));
+            const double depart = std::max(me.clock, me.port_free);
+            me.port_free = depart + fill(bytes) * (is_host(from) ? p.G_link : p.G_engine);
+            return depart + p.L(hops) + fill(bytes) * p.G_link;
+        },
+        [&](double bytes, bool combine, double arrival, Agent& me) {
+            me.clock = std::max(me.clock, arrival);
+            if (combine) me.clock += p.aglu_latency + fill(bytes) * p.G_aglu;
+        });
+    double latest = 0, drain = 0;
+    for (std::size_t i = 0; i < agents.size(); ++i) {
+        const Agent& agent = agents[i];
+        if (is_host(static_cast<int>(i))) {
+            const HostBytes host = host_bytes(collective, address_of[i], ranks_, block_bytes);
+            latest = std::max(latest, agent.clock + fill(host.out) * p.G_pcie + p.o_r + p.device_fixed);
+            drain = std::max({drain, host.in * p.G_pcie, host.out * p.G_pcie, agent.out_bytes * p.G_link});
+        } else {
+            drain = std::max({drain, agent.out_bytes * p.G_engine, agent.in_bytes * p.G_engine,
+                              agent.combine_bytes * p.G_cgr, block_bytes * p.G_link});
+        }
+    }
+    // The fill already carried one packet through each stage.
+    return latest + std::max(0.0, drain - std::min(drain, p.packet_bytes * p.G));
+}
+
 std::string explain_difference(const Model& model, Opcode collective, std::uint64_t bytes, bool offload,
-                               double simulated_us, double release_skew_us, double threshold) {
+                               double simulated_us, double release_skew_us, double threshold, Path offload_path) {
     const Parameters& p = model.parameters();
-    const double modelled = model.latency_us(collective, bytes, offload ? Path::OffloadStreamed : Path::Software);
+    const double modelled = model.latency_us(collective, bytes, offload ? offload_path : Path::Software);
     if (modelled <= 0 || std::abs(simulated_us - modelled) <= threshold * modelled) return {};
     const double gap = simulated_us - modelled;
     const double block = collective == Opcode::Barrier ? 0.0 : static_cast<double>(bytes);

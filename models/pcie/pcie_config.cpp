@@ -3,50 +3,47 @@
 #include <cmath>
 #include <sstream>
 
+#include "isvp/parameter_table.h"
+
 namespace isvp {
 
+namespace {
+
+/// The pcie.* parameters, each once (isvp/parameter_table.h).
+constexpr auto kTable = [](auto& self, auto&& parameter) {
+    parameter(param::Integer{"pcie.generation", "", 1, 5,
+                             "PCIe generation: 1-2 use 8b/10b at 2.5/5 GT/s, 3-5 use 128b/130b at 8/16/32 GT/s"},
+              self.generation);
+    parameter(param::Integer{"pcie.lanes", "lanes", 1, 16, "link width: 1, 2, 4, 8 or 16", true}, self.lanes);
+    parameter(
+        param::Integer{"pcie.max_payload_bytes", "B", 128, 4096, "MPS: largest write or completion TLP payload", true},
+        self.max_payload_bytes);
+    parameter(param::Integer{"pcie.max_read_request_bytes", "B", 128, 4096, "MRRS: largest read request", true},
+              self.max_read_request_bytes);
+    parameter(
+        param::Integer{"pcie.tlp_overhead_bytes", "B", 0, 64, "per-TLP header, sequence number, LCRC and framing"},
+        self.tlp_overhead_bytes);
+    parameter(param::Real{"pcie.dllp_overhead_percent", "%", 0.0, 50.0,
+                          "link bandwidth taken by ACK/NAK and UpdateFC DLLPs and ordered sets"},
+              self.dllp_overhead_percent);
+    parameter(param::Real{"pcie.latency_ns", "ns", 0.0, 100000.0, "one-way latency between the device and host memory"},
+              self.latency_ns);
+};
+
+}  // namespace
+
 void PcieConfig::declare(Parameters& parameters) {
-    const PcieConfig defaults;
-    parameters.declare_integer("pcie.generation", "", defaults.generation, 1, 5,
-                               "PCIe generation: 1-2 use 8b/10b at 2.5/5 GT/s, 3-5 use 128b/130b at 8/16/32 GT/s");
-    parameters.declare_integer("pcie.lanes", "lanes", defaults.lanes, 1, 16, "link width: 1, 2, 4, 8 or 16");
-    parameters.declare_integer("pcie.max_payload_bytes", "B", defaults.max_payload_bytes, 128, 4096,
-                               "MPS: largest write or completion TLP payload (power of two)");
-    parameters.declare_integer("pcie.max_read_request_bytes", "B", defaults.max_read_request_bytes, 128, 4096,
-                               "MRRS: largest read request (power of two)");
-    parameters.declare_integer("pcie.tlp_overhead_bytes", "B", defaults.tlp_overhead_bytes, 0, 64,
-                               "per-TLP header, sequence number, LCRC and framing");
-    parameters.declare_real("pcie.dllp_overhead_percent", "%", defaults.dllp_overhead_percent, 0.0, 50.0,
-                            "link bandwidth taken by ACK/NAK and UpdateFC DLLPs and ordered sets");
-    parameters.declare_real("pcie.latency_ns", "ns", defaults.latency_ns, 0.0, 100000.0,
-                            "one-way latency between the device and host memory");
+    param::declare_table<PcieConfig>(parameters, kTable);
 }
 
 PcieConfig PcieConfig::from(const Parameters& parameters) {
-    PcieConfig config;
-    config.generation = static_cast<unsigned>(parameters.integer("pcie.generation"));
-    config.lanes = static_cast<unsigned>(parameters.integer("pcie.lanes"));
-    config.max_payload_bytes = static_cast<unsigned>(parameters.integer("pcie.max_payload_bytes"));
-    config.max_read_request_bytes = static_cast<unsigned>(parameters.integer("pcie.max_read_request_bytes"));
-    config.tlp_overhead_bytes = static_cast<unsigned>(parameters.integer("pcie.tlp_overhead_bytes"));
-    config.dllp_overhead_percent = parameters.real("pcie.dllp_overhead_percent");
-    config.latency_ns = parameters.real("pcie.latency_ns");
+    const PcieConfig config = param::read_table<PcieConfig>(parameters, kTable);
     config.validate();
     return config;
 }
 
 void PcieConfig::validate() const {
-    if (generation < 1 || generation > 5) refuse_parameter("pcie.generation", "an integer in [1, 5]", generation);
-    if (!is_power_of_two(lanes) || lanes > 16) refuse_parameter("pcie.lanes", "one of 1, 2, 4, 8, 16 lanes", lanes);
-    if (!is_power_of_two(max_payload_bytes) || max_payload_bytes < 128 || max_payload_bytes > 4096)
-        refuse_parameter("pcie.max_payload_bytes", "a power of two in [128, 4096] B", max_payload_bytes);
-    if (!is_power_of_two(max_read_request_bytes) || max_read_request_bytes < 128 || max_read_request_bytes > 4096)
-        refuse_parameter("pcie.max_read_request_bytes", "a power of two in [128, 4096] B", max_read_request_bytes);
-    if (tlp_overhead_bytes > 64) refuse_parameter("pcie.tlp_overhead_bytes", "an integer in [0, 64] B", tlp_overhead_bytes);
-    if (!(dllp_overhead_percent >= 0.0 && dllp_overhead_percent <= 50.0))
-        refuse_parameter("pcie.dllp_overhead_percent", "a number in [0, 50] %", dllp_overhead_percent);
-    if (!(latency_ns >= 0.0 && latency_ns <= 100000.0))
-        refuse_parameter("pcie.latency_ns", "a number in [0, 100000] ns", latency_ns);
+    param::check_table(*this, kTable);
 }
 
 double PcieConfig::lane_rate_gtps() const {

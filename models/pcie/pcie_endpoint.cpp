@@ -278,7 +278,12 @@ void PcieEndpoint::dma_b_transport(tlm::tlm_generic_payload& payload, sc_core::s
                 write.bytes = std::move(spare_write_buffers_.back());
                 spare_write_buffers_.pop_back();
             }
-            write.bytes.assign(payload.get_data_ptr(), payload.get_data_ptr() + bytes);
+            // Timing only: the bytes nobody reads are neither kept nor written.
+            const bool timing_only = extension && extension->tag.timing_only;
+            const std::uint64_t written =
+                timing_only ? std::min<std::uint64_t>(bytes, extension->tag.written_bytes) : bytes;
+            write.timing_only = written == 0;
+            if (written > 0) write.bytes.assign(payload.get_data_ptr(), payload.get_data_ptr() + written);
             if (host_writes_.empty()) host_write_event_.notify(arrival - now);
             host_writes_.push_back(std::move(write));
             payload.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -346,7 +351,9 @@ void PcieEndpoint::land_host_writes() {
     while (!host_writes_.empty() && host_writes_.front().arrival <= now) {
         HostWrite& write = host_writes_.front();
         const auto bytes = static_cast<std::uint64_t>(write.bytes.size());
-        if (host_dmi_covers(write.address, bytes, false)) {
+        if (write.timing_only) {
+            // nothing to write (DmaTag::timing_only)
+        } else if (host_dmi_covers(write.address, bytes, false)) {
             std::memcpy(host_dmi_.get_dmi_ptr() + (write.address - host_dmi_.get_start_address()), write.bytes.data(),
                         bytes);
         } else {  // DMI was withdrawn in flight: the ordinary path

@@ -16,7 +16,7 @@ constexpr const char* kReportType = "isvp/qdma";
 
 constexpr std::uint32_t kControlMask = regmap::control::RING_SIZE_INDEX.mask() | regmap::control::ENABLE.mask() |
                                        regmap::control::STATUS_ENABLE.mask() | regmap::control::IRQ_ENABLE.mask() |
-                                       regmap::control::MSIX_VECTOR.mask();
+                                       regmap::control::MSIX_VECTOR.mask() | regmap::control::PREFETCH.mask();
 constexpr std::uint32_t kErrorBits = ((1u << 8) - 1) | regmap::error_status::PIO;
 constexpr std::uint32_t kVectorMask = (1u << regmap::control::MSIX_VECTOR.width) - 1;
 
@@ -399,6 +399,7 @@ void Qdma::write_control(unsigned q, Ring ring, std::uint32_t value) {
     using namespace regmap;
     Queue& queue = queues_[q];
     value &= kControlMask;
+    if (ring != Ring::H2c) value &= ~control::PREFETCH.mask();  // standing descriptors are an H2C feature
     const bool enable = control::ENABLE.get(value);
     const std::uint32_t entries = ring_sizes_[control::RING_SIZE_INDEX.get(value)];
     switch (ring) {

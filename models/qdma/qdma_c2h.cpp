@@ -146,10 +146,21 @@ bool Qdma::c2h_deliver(unsigned q) {
         // Deliver: payload into the buffer, then the completion entry.
         const FetchedC2h buffer = c2h.cache.front();
         sc_core::sc_time data_sent = now;
+        DmaTag tag{DmaPurpose::C2hData, static_cast<std::uint16_t>(q), buffer.index};
+        // Timing only: a collective result's bytes are not meaningful and the
+        // driver does not read them, nor a length-only message's past its
+        // envelope (it does read other messages and error codes).
+        if (config_.timing_only) {
+            const std::optional<ProcessorHeader> h = ProcessorHeader::decode(packet.header);
+            if (h && h->opcode != Opcode::Send && h->datatype != kErrorResultDatatype) tag.timing_only = true;
+            if (h && h->opcode == Opcode::Send && h->datatype == kLengthOnlyDatatype) {
+                tag.timing_only = true;
+                tag.written_bytes = packet.offset < kLengthOnlyReadBytes ? kLengthOnlyReadBytes - packet.offset : 0;
+            }
+        }
         if (packet.payload_bytes > 0 &&
             !dma_access(tlm::TLM_WRITE_COMMAND, buffer.address, packet.payload->get_data_ptr() + kNetworkPacketOverhead,
-                        packet.payload_bytes, data_sent,
-                        DmaTag{DmaPurpose::C2hData, static_cast<std::uint16_t>(q), buffer.index})) {
+                        packet.payload_bytes, data_sent, tag)) {
             queue_error(q, Ring::C2h, QueueError::DescriptorAddress, buffer.address,
                         "C2H descriptor " + std::to_string(buffer.index) + " buffer [" + hex(buffer.address) + ", +" +
                             std::to_string(packet.payload_bytes) + ") is outside host memory");

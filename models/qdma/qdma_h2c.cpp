@@ -102,9 +102,17 @@ Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
         }
 
         // The next descriptor.
+        const bool standing = regmap::control::PREFETCH.get(h2c.control);
         if (!h2c.have_descriptor) {
-            if (h2c.next_index == h2c.sw_pidx) return StepResult::Idle;
-            h2c_prefetch(q);
+            if (h2c.next_index == h2c.sw_pidx) {
+                // Standing descriptors are fetched ahead of the doorbell,
+                // while the queue is idle: the next doorbell finds them.
+                if (standing) h2c_prefetch(q);
+                return StepResult::Idle;
+            }
+            // While streaming, standing descriptors are fetched when half a
+            // batch is left (an idle queue keeps one to two batches ahead).
+            if (!standing || h2c.cache.size() <= config_.descriptor_prefetch / 2) h2c_prefetch(q);
             if (h2c.cache.empty()) {
                 // Only a failed fetch leaves nothing to take (a guest moving
                 // PIDX backwards can at worst make us fetch stale entries).
@@ -122,18 +130,21 @@ Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
             h2c.cache.pop_front();
             h2c.next_index = h2c.ring.next(h2c.next_index);
             const std::uint64_t descriptor_address = h2c.base + h2c.current.index * kRingEntryBytesH2c;
-            const QueueError error = h2c.framer.accept_descriptor(h2c.current.descriptor);
+            const regmap::H2cDescriptor as_fetched = h2c.current.descriptor;
+            const QueueError error = standing ? h2c.framer.accept_standing(h2c.current.descriptor)
+                                              : h2c.framer.accept_descriptor(h2c.current.descriptor);
             if (error != QueueError::None) {
-                const regmap::H2cDescriptor& d = h2c.current.descriptor;
                 h2c_stop(q, error, descriptor_address, now,
-                         "descriptor " + std::to_string(h2c.current.index) + " (length " + std::to_string(d.length) +
-                             ", flags " + std::to_string(d.flags) + ") does not frame a valid processor packet");
+                         "descriptor " + std::to_string(h2c.current.index) + " (length " +
+                             std::to_string(as_fetched.length) + ", flags " + std::to_string(as_fetched.flags) + ") " +
+                             (standing ? "is not a standing buffer of 8..65535 bytes"
+                                       : "does not frame a valid processor packet"));
                 return StepResult::Idle;
             }
             h2c.have_descriptor = true;
             h2c.consumed = 0;
             h2c.current_ready = now;
-            h2c_prefetch(q);
+            if (!standing) h2c_prefetch(q);
             continue;
         }
 
@@ -210,6 +221,11 @@ Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
                 return StepResult::Idle;
             }
             h2c.next_packet = 0;
+            if (standing) {
+                // The header says how much of the first buffer the packet uses.
+                h2c.current.descriptor.length = static_cast<std::uint32_t>(h2c.framer.described_bytes());
+                if (h2c.framer.eop_seen()) h2c.current.descriptor.flags |= regmap::H2C_EOP;
+            }
         }
     }
 }
@@ -234,7 +250,10 @@ void Qdma::h2c_start_packet(unsigned q) {
 void Qdma::h2c_prefetch(unsigned q) {
     H2cState& h2c = queues_[q].h2c;
     if (h2c.fetch_failure.failed || h2c.cache.size() > config_.descriptor_prefetch) return;
-    const std::uint32_t posted = h2c.ring.distance(h2c.fetch_index, h2c.sw_pidx);
+    // Standing descriptors (H2C_CONTROL.PREFETCH) are valid whether posted
+    // or not; otherwise only what the doorbell has posted is fetched.
+    const std::uint32_t posted =
+        regmap::control::PREFETCH.get(h2c.control) ? h2c.ring.slots() : h2c.ring.distance(h2c.fetch_index, h2c.sw_pidx);
     if (posted == 0) return;
     const std::uint32_t count = std::min({config_.descriptor_prefetch, posted, h2c.ring.until_wrap(h2c.fetch_index)});
     const std::uint64_t address = h2c.base + static_cast<std::uint64_t>(h2c.fetch_index) * kRingEntryBytesH2c;
@@ -246,6 +265,7 @@ void Qdma::h2c_prefetch(unsigned q) {
         h2c.fetch_failure = FetchFailure{true, address, h2c.fetch_index, arrived};
         return;
     }
+    ++statistics_.h2c_descriptor_fetches;
     for (std::uint32_t i = 0; i < count; ++i) {
         FetchedH2c fetched;
         fetched.descriptor = decode_h2c_descriptor(fetch_buffer_.data() + i * kRingEntryBytesH2c);

@@ -34,11 +34,13 @@ void Qdma::write_pio(unsigned q, std::uint32_t window_offset, std::uint32_t valu
     pio.fill += 4;
     if (pio.fill < ProcessorHeader::kBytes) return;
     const auto header = ProcessorHeader::read(pio.bytes.data());
-    if (!header || header->rank >= node_count_) {
-        refuse_pio(q, window_offset,
-                   header ? "processor header names rank " + std::to_string(header->rank) + " of " +
-                                std::to_string(node_count_)
-                          : std::string("processor header has a reserved opcode"));
+    if (!header || header->rank >= node_count_ || header->opcode == Opcode::Stream) {
+        refuse_pio(
+            q, window_offset,
+            !header ? std::string("processor header has a reserved opcode")
+            : header->opcode == Opcode::Stream
+                ? std::string("processor header has opcode stream (on-FPGA kernels' packets only)")
+                : "processor header names rank " + std::to_string(header->rank) + " of " + std::to_string(node_count_));
         return;
     }
     const std::uint64_t total = ProcessorHeader::kBytes + static_cast<std::uint64_t>(header->message_bytes);

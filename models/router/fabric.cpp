@@ -3,6 +3,7 @@
 #include "isvp/statistics_table.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 namespace isvp {
@@ -14,12 +15,20 @@ constexpr const char* kReportType = "isvp/fabric";
 Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config) : Fabric(name, config, nullptr) {}
 
 Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::shared_ptr<const RoutingPolicy> routing)
+    : Fabric(name, config, std::move(routing), nullptr, 0) {}
+
+Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, const PartitionPlan& plan, unsigned partition)
+    : Fabric(name, config, nullptr, &plan, partition) {}
+
+Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::shared_ptr<const RoutingPolicy> routing,
+               const PartitionPlan* plan, unsigned partition)
     : sc_core::sc_module(name),
       config_(config),
-      topology_(config.topology()),
+      topology_(config.network()),
       torus_(topology_.kind() == "torus"),
       routing_(routing ? std::move(routing) : config_.routing(topology_)),
-      scheduler_("scheduler") {
+      scheduler_("scheduler"),
+      plan_(plan) {
     config_.validate();
     for (unsigned s = 0; s < topology_.switches(); ++s)
         if (routing_->ports(s) != topology_.switch_at(s).ports)
@@ -35,6 +44,10 @@ Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::sh
         port_count += topology_.switch_at(s).ports;
         std::vector<std::string> port_names;
         for (unsigned p = 0; p < topology_.switch_at(s).ports; ++p) port_names.push_back(port_name(s, p));
+        if (plan && plan->switch_owner(s) != partition) {
+            routers_.push_back(nullptr);
+            continue;
+        }
         const std::string router_name = "router_" + (torus_ ? std::to_string(s) : topology_.switch_at(s).name);
         routers_.push_back(
             std::make_unique<Router>(router_name.c_str(), config_.router, routing_, s, port_names, &scheduler_));
@@ -42,10 +55,18 @@ Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::sh
     // One link per cable end, switch by switch and port by port (the order
     // the torus fabric always built them in).
     links_.resize(port_count);
+    if (plan) boundary_ = std::make_unique<PartitionBoundary>("boundary", *plan, partition);
     for (unsigned s = 0; s < topology_.switches(); ++s)
         for (unsigned p = 0; p < topology_.switch_at(s).ports; ++p) {
             const PortPeer& peer = topology_.peer(s, p);
             if (peer.kind != PortPeer::Kind::Switch) continue;
+            // A partition builds the links leaving its switches; a link into
+            // one of its switches from another partition ends at the boundary.
+            if (!owns(s)) {
+                if (owns(peer.index))
+                    boundary_->attach_incoming(plan->channel_from(topology_, s, p), *routers_[peer.index], peer.port);
+                continue;
+            }
             // A torus link keeps the bit-error stream it always had (node * 6 + port).
             const std::uint64_t stream =
                 torus_ ? std::uint64_t{s} * TorusTopology::kNetworkPorts + p : first_port_[s] + p;
@@ -67,11 +88,15 @@ void Fabric::connect(unsigned from, unsigned from_port, unsigned to, unsigned to
         "link_" + (torus_ ? std::to_string(from) : topology_.switch_at(from).name) + "_" + port_name(from, from_port);
     auto link = std::make_unique<AuroraLink>(name.c_str(), config, stream);
     Router& near_router = *routers_[from];
-    Router& far_router = *routers_[to];
     near_router.out(from_port).bind(link->in);
     link->credit_out.bind(near_router.credit_in(from_port));
-    link->out.bind(far_router.in(to_port));
-    far_router.credit_out(to_port).bind(link->credit_in);
+    if (owns(to)) {
+        Router& far_router = *routers_[to];
+        link->out.bind(far_router.in(to_port));
+        far_router.credit_out(to_port).bind(link->credit_in);
+    } else {
+        boundary_->attach_outgoing(plan_->channel_from(topology_, from, from_port), *link);
+    }
     link->set_drop_observer([this, from, to, from_port](const PacketInfo& info) {
         LinkDrop drop;
         drop.from = from;
@@ -84,6 +109,17 @@ void Fabric::connect(unsigned from, unsigned from_port, unsigned to, unsigned to
         drops_.push_back(drop);
     });
     links_[first_port_[from] + from_port] = std::move(link);
+}
+
+Router& Fabric::router(unsigned switch_index) {
+    Router* r = routers_.at(switch_index).get();
+    if (r == nullptr)
+        throw std::logic_error("fabric: switch " + switch_label(switch_index) + " is simulated by another partition");
+    return *r;
+}
+
+const Router& Fabric::router(unsigned switch_index) const {
+    return const_cast<Fabric*>(this)->router(switch_index);
 }
 
 std::string Fabric::port_name(unsigned switch_index, unsigned port) const {
@@ -138,13 +174,14 @@ std::uint64_t Fabric::packet_hops() const {
     std::uint64_t hops = 0;
     for (unsigned s = 0; s < topology_.switches(); ++s)
         for (unsigned p = 0; p < topology_.switch_at(s).ports; ++p)
-            if (!topology_.is_host_port(s, p)) hops += router(s).port_statistics(p).packets_out;
+            if (owns(s) && !topology_.is_host_port(s, p)) hops += router(s).port_statistics(p).packets_out;
     return hops;
 }
 
 nlohmann::json Fabric::statistics(const sc_core::sc_time& elapsed) const {
     nlohmann::json routers = nlohmann::json::array();
     for (unsigned s = 0; s < topology_.switches(); ++s) {
+        if (!owns(s)) continue;
         const Router& r = router(s);
         nlohmann::json ports = nlohmann::json::object();
         for (unsigned p = 0; p < topology_.switch_at(s).ports; ++p) {

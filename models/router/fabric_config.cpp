@@ -47,7 +47,7 @@ void FabricConfig::validate() const {
     aurora.validate();
     if (kind == "file" && file.empty())
         throw ConfigError("config: topology.file must name a JSON topology file when topology.kind=file");
-    const NetworkTopology network = topology();  // throws for a bad shape or file
+    const NetworkTopology network = this->network();  // throws for a bad shape or file
     // The router's allocator arbitrates over ports x VCs input VCs.
     for (unsigned s = 0; s < network.switches(); ++s)
         if (std::uint64_t{network.switch_at(s).ports} * router.vcs > RequestSet::kCapacity)
@@ -88,6 +88,10 @@ NetworkTopology FabricConfig::topology() const {
     if (kind == "fattree") return fat_tree_network(fat_tree);
     if (kind == "file") return load_network_file(file);
     throw ConfigError("config: topology.kind must be one of torus, fattree, file, got '" + kind + "'");
+}
+
+NetworkTopology FabricConfig::network() const {
+    return switch_engines ? with_switch_engines(topology()) : topology();
 }
 
 std::shared_ptr<const RoutingPolicy> FabricConfig::routing(const NetworkTopology& topology) const {

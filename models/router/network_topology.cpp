@@ -21,14 +21,17 @@ constexpr unsigned kUnreached = std::numeric_limits<unsigned>::max();
 }  // namespace
 
 NetworkTopology::NetworkTopology(std::string kind, std::string description, std::vector<TopologySwitch> switches,
-                                 std::vector<TopologyCable> cables, std::vector<HostPort> hosts)
+                                 std::vector<TopologyCable> cables, std::vector<HostPort> hosts, unsigned engines)
     : kind_(std::move(kind)),
       description_(std::move(description)),
       switches_(std::move(switches)),
       cables_(std::move(cables)),
-      hosts_(std::move(hosts)) {
+      hosts_(std::move(hosts)),
+      engines_(engines) {
     const std::string prefix = "config: topology " + description_ + ": ";
     auto refuse = [&](const std::string& what) { throw ConfigError(prefix + what); };
+    if (engines_ > 0 && engines_ >= hosts_.size())
+        refuse("has no hosts besides its " + std::to_string(engines_) + " switch engines");
 
     if (hosts_.empty()) refuse("has no hosts");
     if (hosts_.size() > kMaxHosts)
@@ -277,6 +280,28 @@ NetworkTopology fat_tree_network(const FatTreeShape& shape) {
         }
     }
     return NetworkTopology("fattree", "fattree:" + text, std::move(switches), std::move(cables), std::move(hosts));
+}
+
+NetworkTopology with_switch_engines(const NetworkTopology& topology) {
+    if (topology.engines() > 0) return topology;
+    if (topology.kind() == "torus")
+        throw ConfigError("config: topology " + topology.description() +
+                          ": switch-resident collective engines need an indirect network (fattree or file)");
+    if (topology.hosts() + topology.switches() > 65536)
+        throw ConfigError("config: topology " + topology.description() + ": " + std::to_string(topology.hosts()) +
+                          " hosts and " + std::to_string(topology.switches()) +
+                          " switch engines exceed the 65536 network addresses");
+    std::vector<TopologySwitch> switches;
+    std::vector<HostPort> endpoints;
+    for (unsigned hosts = 0; hosts < topology.hosts(); ++hosts) endpoints.push_back(topology.host(hosts));
+    for (unsigned s = 0; s < topology.switches(); ++s) {
+        TopologySwitch grown = topology.switch_at(s);
+        endpoints.push_back(HostPort{s, grown.ports});
+        ++grown.ports;
+        switches.push_back(std::move(grown));
+    }
+    return NetworkTopology(topology.kind(), topology.description() + "+engines", std::move(switches), topology.cables(),
+                           std::move(endpoints), topology.switches());
 }
 
 }  // namespace isvp

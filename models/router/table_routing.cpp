@@ -129,7 +129,15 @@ TableRouting::TableRouting(const NetworkTopology& topology, const std::string& a
             climb = distances_to(topology, target, [](unsigned, unsigned) { return true; });
         }
 
+        const auto only_engines = [&](unsigned sw) {
+            return std::all_of(hosts_on[sw].begin(), hosts_on[sw].end(),
+                               [&](unsigned h) { return topology.is_engine(h); });
+        };
         for (unsigned s = 0; s < switches; ++s) {
+            // Switch engines need routes to and from hosts and along the
+            // tree, not between two top switches (spine to spine): those
+            // pairs stay without a route (kNoPort: the router drops).
+            if (climb[s] == kUnreached && only_engines(s) && only_engines(target)) continue;
             if (climb[s] == kUnreached)
                 throw ConfigError("config: topology " + topology.description() + ": topology.routing=" + algorithm +
                                   " finds no route from switch " + topology.switch_at(s).name + " to switch " +
@@ -222,8 +230,14 @@ std::string check_routes(const NetworkTopology& topology, const RoutingPolicy& p
             unsigned in_vc = 0;
             path.clear();
             unsigned tail_hops = 0;  // cables beyond the end of `path`
+            bool no_route = false;   // an engine-to-engine pair without a route
             for (;;) {
                 const auto decision = policy.route(node, in_port, in_vc, d);
+                // Switch engines need no route to each other (TableRouting).
+                if (!decision && topology.is_engine(a) && topology.is_engine(d)) {
+                    no_route = true;
+                    break;
+                }
                 if (!decision) return pair() + topology.switch_at(node).name + " has no route for it";
                 if (decision->port >= topology.switch_at(node).ports)
                     return pair() + topology.switch_at(node).name + " sends it to port " +
@@ -254,6 +268,11 @@ std::string check_routes(const NetworkTopology& topology, const RoutingPolicy& p
                 node = peer.index;
                 in_port = peer.port;
                 in_vc = decision->vc;
+            }
+            if (no_route) {
+                // Its channels lead nowhere for d: later walks must follow them again.
+                for (const std::uint32_t channel : path) seen_for[channel] = kUnreached;
+                continue;
             }
             for (auto channel = path.rbegin(); channel != path.rend(); ++channel) hops_left[*channel] = tail_hops++;
             if (tail_hops > switches)

@@ -22,7 +22,9 @@
 #include "isvp/flow_network.h"
 #include "isvp/node.h"
 #include "isvp/parameters.h"
+#include "isvp/partition_plan.h"
 #include "isvp/pcie_transaction_log.h"
+#include "isvp/switch_engine.h"
 #include "isvp/trace_writer.h"
 
 namespace isvp {
@@ -38,6 +40,11 @@ struct PlatformConfig {
     /// testbenches): memory a job's platform may need, GiB; 0 = what the
     /// machine has available.
     double memory_limit_gib = 0;
+    /// A distributed simulation (docs/PARTITIONS.md): the platform is
+    /// partition `partition` of `partition_plan` and builds only its
+    /// switches and nodes. Null: the whole platform. Not a parameter.
+    std::shared_ptr<const PartitionPlan> partition_plan;
+    unsigned partition = 0;
 
     static void declare(Parameters& parameters);
     static PlatformConfig from(const Parameters& parameters);
@@ -54,9 +61,11 @@ class ClusterPlatform : public sc_core::sc_module {
     /// `ranks`: host memory of each rank (at most the fabric's node count).
     ClusterPlatform(sc_core::sc_module_name name, const PlatformConfig& config, const std::vector<MemorySpan>& ranks);
 
-    unsigned nodes() const { return topology().hosts(); }
+    unsigned nodes() const { return fabric_ ? fabric_->nodes() : flow_->nodes(); }
     unsigned ranks() const { return ranks_; }
-    Node& node(unsigned index) { return *nodes_.at(index); }
+    Node& node(unsigned index);
+    /// Node `index` is simulated here (always, unless partitioned).
+    bool has_node(unsigned index) const { return nodes_.at(index) != nullptr; }
     /// The routers and links (network.model = packet); throws
     /// std::logic_error under the flow model, which has none.
     Fabric& fabric();
@@ -92,11 +101,16 @@ class ClusterPlatform : public sc_core::sc_module {
     std::unique_ptr<Fabric> fabric_;                      ///< routers and links (network.model = packet), else null
     std::unique_ptr<FlowNetwork> flow_;                   ///< the flow network (network.model = flow), else null
     unsigned ranks_;                                      ///< nodes that run a rank
-    std::vector<std::unique_ptr<Node>> nodes_;            ///< one per fabric node
+    std::vector<std::unique_ptr<Node>> nodes_;            ///< one per fabric node; null where another partition has it
     std::vector<std::unique_ptr<IdleHost>> idle_hosts_;   ///< CPUs of rank-less nodes
     std::vector<std::vector<std::uint8_t>> idle_memory_;  ///< their small host memories
     bool reliable_ = false;                               ///< ReliableEndpoints built
     std::vector<std::string> losses_;                     ///< what on_loss reported
+    /// collective.placement = switch: one engine per switch (at nodes() + switch index).
+    std::vector<std::unique_ptr<SwitchCollectiveEngine>> switch_engines_;
+
+  public:
+    const std::vector<std::unique_ptr<SwitchCollectiveEngine>>& switch_engines() const { return switch_engines_; }
 };
 
 }  // namespace isvp

@@ -9,8 +9,10 @@
 //                                                               \--> CollectiveEngine.csr (0x6000..0x7FFF)
 //   Qdma.dma --> PcieEndpoint.dma --host_dma--> HostBridge --memory--> HostMemory
 //                                                        \--msi--> host CPU
-//   Qdma.irq --> PcieEndpoint.irq (MSI-X)
+//                                                               \--> KernelUnit.csr (0x7000..0x70FF)
+//   Qdma.irq, KernelUnit.irq --> IrqJoin --> PcieEndpoint.irq (MSI-X)
 //   Qdma.tx/rx <--> CollectiveEngine.host_in/host_out;
+//   KernelUnit.to_engine/from_engine <--> CollectiveEngine.kernel_in/kernel_out (SMI stream packets);
 //   CollectiveEngine.net_out/net_in <--> the router's inject/eject port
 //   (inject(), eject() below name the engine's network side)
 #pragma once
@@ -27,6 +29,8 @@
 #include "isvp/collective_engine.h"
 #include "isvp/host_bridge.h"
 #include "isvp/host_memory.h"
+#include "isvp/irq_join.h"
+#include "isvp/kernel_unit.h"
 #include "isvp/pcie_endpoint.h"
 #include "isvp/qdma.h"
 #include "isvp/reliable_endpoint.h"
@@ -38,6 +42,7 @@ struct NodeConfig {
     QdmaConfig qdma;              ///< qdma.*
     AgluConfig aglu;              ///< aglu.*: the CGR units' AgLUs
     CollectiveConfig collective;  ///< collective.*
+    KernelConfig kernel;          ///< kernel.*
 };
 
 class Node : public sc_core::sc_module {
@@ -63,6 +68,8 @@ class Node : public sc_core::sc_module {
     Bar0Splitter bar0;            ///< BAR0 decoder: QDMA registers or accelerator CSRs
     Qdma qdma;                    ///< the FPGA's queue DMA engine
     CollectiveEngine collective;  ///< in-switch collectives at the router's local port
+    KernelUnit kernel;            ///< on-FPGA kernels and their SMI channels, behind the engine
+    IrqJoin irq;                  ///< the QDMA's and the kernel unit's interrupts to the endpoint
     /// End-to-end reliable delivery between the engine and the router's
     /// local port (ClusterPlatform builds it when reliable.mode says so), or null.
     std::unique_ptr<ReliableEndpoint> reliable;

@@ -52,6 +52,7 @@ std::string lower_name(Opcode collective) {
         case Opcode::Barrier:
             return "barrier";
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
     return "send";
@@ -346,15 +347,34 @@ void Collectives::run(Communicator& comm, const Call& call) {
     if (would_offload(comm, call.collective, call.op, call.type, buffer_bytes))
         run_offloaded(comm, call);
     else
-        run_software(comm, call);
+        run_software(comm, call, !driver_.timing_only());
 }
 
-void Collectives::run_software(Communicator& comm, const Call& call) {
+void Collectives::run_software(Communicator& comm, const Call& call, bool payload) {
     ++software_calls_;
     const int size = comm.size(), me = comm.rank;
     const Schedule schedule =
         make_schedule(call.collective, default_algorithm(call.collective), size, me, call.root, Fold::Pairwise);
     const BlockLayout layout = layout_of(schedule.blocks, call.count, element_size(call.type), call.counts);
+    const std::uint32_t tag = reserved_tag(comm);
+    if (!payload) {  // timing only: the same messages, their lengths without their bytes
+        for (const Step& step : schedule.steps) {
+            if (step.send)
+                driver_.send_length_only(comm.global_rank(step.send->peer), tag,
+                                         StreamMap(step.send->spans, layout).bytes());
+            if (step.receive) {
+                const std::size_t expected = StreamMap(step.receive->spans, layout).bytes();
+                const int source = comm.global_rank(step.receive->peer);
+                const ReceiveStatus status = driver_.receive_reserved(source, tag, nullptr, 0);
+                if (status.bytes != expected)
+                    throw DriverError("collective: " + lower_name(call.collective) + " got " +
+                                      std::to_string(status.bytes) + " bytes from rank " + std::to_string(source) +
+                                      ", expected " + std::to_string(expected) +
+                                      " (do all members pass the same count and root?)");
+            }
+        }
+        return;
+    }
     const std::size_t total = layout.total();
     const auto own = BlockSpan{static_cast<std::uint32_t>(me), 1};
     std::vector<std::uint8_t> work(total);
@@ -375,10 +395,10 @@ void Collectives::run_software(Communicator& comm, const Call& call) {
             break;
         case Opcode::Barrier:
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
 
-    const std::uint32_t tag = reserved_tag(comm);
     std::vector<std::uint8_t> message;
     for (const Step& step : schedule.steps) {
         if (step.send) {
@@ -429,6 +449,7 @@ void Collectives::run_software(Communicator& comm, const Call& call) {
             break;
         case Opcode::Barrier:
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
 }
@@ -503,18 +524,23 @@ std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call) {
             break;
         case Opcode::Barrier:
         case Opcode::Send:
+        case Opcode::Stream:
             break;
     }
+    // Timing only: the contribution's length goes to the switch, not its bytes.
+    const bool timing_only = driver_.timing_only();
     if (call.counts) {  // the counts table goes in front of the blocks
-        std::vector<std::uint8_t> request(4 * call.counts->size() + contribution);
+        const std::size_t table = 4 * call.counts->size();
+        std::vector<std::uint8_t> request(table + (timing_only ? 0 : contribution));
         for (std::size_t i = 0; i < call.counts->size(); ++i) {
             const auto n = static_cast<std::uint32_t>((*call.counts)[i]);
             std::memcpy(request.data() + 4 * i, &n, 4);
         }
-        if (contribution) std::memcpy(request.data() + 4 * call.counts->size(), call.send, contribution);
-        driver_.send_collective(header, envelope, request.data(), request.size());
+        if (contribution && !timing_only) std::memcpy(request.data() + table, call.send, contribution);
+        driver_.send_collective(header, envelope, request.data(), table + contribution, request.size());
     } else {
-        driver_.send_collective(header, envelope, contribution ? call.send : nullptr, contribution);
+        driver_.send_collective(header, envelope, contribution && !timing_only ? call.send : nullptr, contribution,
+                                timing_only ? 0 : contribution);
     }
     return result;
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "isvp/driver_parameters.h"
 #include "isvp/packet_format.h"
 #include "isvp/register_names.h"
 
@@ -16,6 +17,9 @@ namespace {
 /// Bytes of the envelope in front of a message's data.
 constexpr std::uint32_t kEnvelopeBytes = 16;
 static_assert(kMaxSendBytes == kMaxMessageBytes - kEnvelopeBytes, "driver.h states the envelope size");
+/// Envelope word 1 (bytes 4..7), bit 0: the data is not carried (timing
+/// only, send_length_only); the receiver keeps none.
+constexpr std::uint32_t kEnvelopeLengthOnly = 1u;
 
 /// Clears a flag when the scope ends, also by an exception.
 struct ClearOnExit {
@@ -40,27 +44,6 @@ std::string describe(const LinkFault& fault, int own_node) {
     return "link fault: " + std::to_string(fault.lost) + " packet" + (fault.lost == 1 ? "" : "s") + " from node " +
            std::to_string(from) + " to node " + std::to_string(to) +
            " lost for good (the reliable layer gave up; the platform names the link on its stderr)";
-}
-
-SendPath parse_send_path(const std::string& text) {
-    if (text == "fetch") return SendPath::Fetch;
-    if (text == "pio") return SendPath::Pio;
-    throw DriverError("driver.send_path='" + text + "' is not one of fetch, pio");
-}
-
-CompletionMode parse_completion_mode(const std::string& text) {
-    if (text == "msi") return CompletionMode::Msi;
-    if (text == "poll") return CompletionMode::Poll;
-    if (text == "hybrid") return CompletionMode::Hybrid;
-    throw DriverError("driver.completion='" + text + "' is not one of msi, poll, hybrid");
-}
-
-const char* to_string(SendPath path) {
-    return path == SendPath::Pio ? "pio" : "fetch";
-}
-
-const char* to_string(CompletionMode mode) {
-    return mode == CompletionMode::Poll ? "poll" : mode == CompletionMode::Hybrid ? "hybrid" : "msi";
 }
 
 Driver::Driver(DeviceTransport& transport, DriverConfig config)
@@ -89,15 +72,18 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
                           std::to_string(node_count_) + " nodes");
     if (config_.descriptor_bytes == 0 || config_.descriptor_bytes > rm::kMaxDescriptorBytes)
         throw DriverError("driver: descriptor_bytes must be 1..65535");
-    if (!(config_.poll_us >= 0 && config_.poll_us <= 1e6))
-        throw DriverError("driver.poll_us=" + std::to_string(config_.poll_us) + " is outside 0..1e6");
-    if (!(config_.poll_interval_ns >= 0 && config_.poll_interval_ns <= 1e6))
-        throw DriverError("driver.poll_interval_ns=" + std::to_string(config_.poll_interval_ns) + " is outside 0..1e6");
-    if (config_.send_path == SendPath::Pio) {
+    try {
+        check_driver_parameters(config_);  // the ranges of the driver.* table, its one error format
+    } catch (const ConfigError& error) {
+        throw DriverError(error.what());
+    }
+    use_pio_ = config_.send_path == SendPath::Pio || config_.send_path == SendPath::Auto;
+    standing_ = config_.send_path == SendPath::Prefetch || config_.send_path == SendPath::Auto;
+    if (use_pio_) {
         pio_window_bytes_ = transport_.mmio_read32(rm::PIO_WINDOW_BYTES);
         if (config_.queue >= rm::kPioQueues || pio_window_bytes_ == 0 || pio_window_bytes_ == 0xFFFFFFFFu)
-            throw DriverError("driver.send_path=pio: queue " + std::to_string(config_.queue) +
-                              " has no PIO window on this device (PIO_WINDOW_BYTES " +
+            throw DriverError("driver.send_path=" + std::string(to_string(config_.send_path)) + ": queue " +
+                              std::to_string(config_.queue) + " has no PIO window on this device (PIO_WINDOW_BYTES " +
                               std::to_string(pio_window_bytes_) + ", queues below " + std::to_string(rm::kPioQueues) +
                               ")");
         const std::uint32_t room = pio_window_bytes_ - ProcessorHeader::kBytes - kEnvelopeBytes;
@@ -131,6 +117,7 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     staging_base_ = allocate(config_.staging_bytes, 4096);
     h2c_staging_end_.assign(config_.h2c_ring_entries, 0);
     std::memset(memory_ + h2c_ring_, 0, config_.h2c_ring_entries * sizeof(rm::H2cDescriptor));
+    if (standing_) write_standing_descriptors();
     std::memset(memory_ + cmpt_ring_, 0, config_.cmpt_ring_entries * sizeof(rm::CompletionEntry));
 
     // Every usable C2H slot i permanently holds buffer i.
@@ -166,7 +153,8 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     transport_.mmio_write32(q + rm::H2C_CONTROL, rm::control::RING_SIZE_INDEX.make(h2c_index) |
                                                      rm::control::ENABLE.make(1) | rm::control::STATUS_ENABLE.make(1) |
                                                      rm::control::IRQ_ENABLE.make(1) |
-                                                     rm::control::MSIX_VECTOR.make(config_.h2c_vector));
+                                                     rm::control::MSIX_VECTOR.make(config_.h2c_vector) |
+                                                     rm::control::PREFETCH.make(standing_ ? 1 : 0));
     transport_.mmio_write32(q + rm::C2H_CONTROL,
                             rm::control::RING_SIZE_INDEX.make(c2h_index) | rm::control::ENABLE.make(1));
     transport_.mmio_write32(q + rm::CMPT_CONTROL, rm::control::RING_SIZE_INDEX.make(cmpt_index) |
@@ -368,12 +356,18 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
         std::memcpy(&data_bytes, payload + 8, 8);
         if (data_bytes + kEnvelopeBytes != header->message_bytes)
             return drop_packet(-1, "envelope disagrees with its header");
+        std::uint32_t flags;
+        std::memcpy(&flags, payload + 4, 4);
         message = Message{};
         message.source = static_cast<int>(source);
         std::memcpy(&message.tag, payload, 4);
         message.data_bytes = data_bytes;
         message.message_bytes = header->message_bytes;
-        message.data.resize(data_bytes);
+        message.length_only = (flags & kEnvelopeLengthOnly) != 0;
+        if (!message.length_only) {
+            message.data.resize(data_bytes);
+            note_payload_buffer(data_bytes);
+        }
         assembling_active_[source] = true;
     } else if (!assembling_active_[source] || entry.offset != message.received ||
                header->message_bytes != message.message_bytes ||
@@ -382,7 +376,7 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
     }
     // Copy the part of this packet that is data (the first packet starts with the envelope).
     const std::uint32_t skip = entry.offset < kEnvelopeBytes ? kEnvelopeBytes - entry.offset : 0;
-    if (entry.length > skip)
+    if (entry.length > skip && !message.length_only)
         std::memcpy(message.data.data() + (entry.offset + skip - kEnvelopeBytes), payload + skip, entry.length - skip);
     message.received += entry.length;
     if (message.received == message.message_bytes) {
@@ -408,16 +402,21 @@ void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionE
         if (result.active || result.complete) throw DriverError(what + " started before the previous one was taken");
         result = Result{};
         result.header = header;
-        result.data.resize(header.message_bytes);
+        result.bytes = header.message_bytes;
+        // Timing only: the size is what counts; an error result's code is still read.
+        if (!config_.timing_only || header.datatype == kErrorResultDatatype) {
+            result.data.resize(header.message_bytes);
+            note_payload_buffer(header.message_bytes);
+        }
         result.active = true;
     } else if (!result.active || entry.offset != result.received) {
         throw DriverError(what + ": packet at offset " + std::to_string(entry.offset) + " arrived out of order");
     }
-    if (static_cast<std::uint64_t>(entry.offset) + entry.length > result.data.size())
-        throw DriverError(what + ": packet runs past the result's " + std::to_string(result.data.size()) + " bytes");
-    if (entry.length) std::memcpy(result.data.data() + entry.offset, payload, entry.length);
+    if (static_cast<std::uint64_t>(entry.offset) + entry.length > result.bytes)
+        throw DriverError(what + ": packet runs past the result's " + std::to_string(result.bytes) + " bytes");
+    if (entry.length && !result.data.empty()) std::memcpy(result.data.data() + entry.offset, payload, entry.length);
     result.received += entry.length;
-    if (result.received == result.data.size()) {
+    if (result.received == result.bytes) {
         result.active = false;
         result.complete = true;
     }
@@ -431,7 +430,7 @@ CollectiveResult Driver::receive_collective(unsigned context, void* buffer, std:
     while (!result.complete) wait_for_progress();
     CollectiveResult out;
     out.opcode = result.header.opcode;
-    out.bytes = result.data.size();
+    out.bytes = result.bytes;
     out.error = result.header.datatype == kErrorResultDatatype;
     if (out.error) {
         if (result.data.size() >= 4) std::memcpy(&out.error_code, result.data.data(), 4);
@@ -475,6 +474,11 @@ void Driver::wait_for_progress() {
         // Spin on the completion ring (and the H2C status the staging ring
         // waits for) in host memory: the clock runs to the time a completion
         // or status lands, plus one turn of the poll loop.
+        // Descriptors posted since the last doorbell (a full ring or staging
+        // area stopped a message between its batch doorbells) must reach the
+        // device, or nothing would ever land to end this wait. (An msi wait
+        // posts them with the doorbell that arms the H2C interrupt.)
+        if (h2c_doorbell_ != h2c_pidx_) ring_h2c_doorbell();
         const std::uint64_t deadline =
             config_.completion == CompletionMode::Hybrid
                 ? transport_.now_ps() + static_cast<std::uint64_t>(config_.poll_us * 1e6 + 0.5)
@@ -494,10 +498,16 @@ void Driver::wait_for_progress() {
     wait_for_interrupt();
 }
 
+void Driver::ring_h2c_doorbell() {
+    transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_);
+    h2c_doorbell_ = h2c_pidx_;
+}
+
 void Driver::wait_for_interrupt() {
     // Arm both interrupts, then sleep until one fires.
     transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::CMPT_CIDX, cmpt_cidx_ | rm::doorbell::IRQ_ARM.make(1));
     transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_ | rm::doorbell::IRQ_ARM.make(1));
+    h2c_doorbell_ = h2c_pidx_;
     const std::uint64_t mask =
         (1ull << config_.cmpt_vector) | (1ull << config_.h2c_vector) | (1ull << config_.error_vector);
     const unsigned vector = transport_.wait_interrupt(mask);
@@ -530,13 +540,36 @@ std::uint64_t Driver::reserve_staging(std::uint32_t bytes) {
     }
 }
 
-void Driver::post_descriptor(std::uint64_t address, std::uint32_t length, std::uint32_t flags) {
+void Driver::wait_for_h2c_slot() {
     const std::uint32_t usable = config_.h2c_ring_entries - 1;
     while (h2c_outstanding_ + 1 >= usable) {
         reclaim_h2c();
         if (h2c_outstanding_ + 1 < usable) break;
         wait_for_progress();
     }
+}
+
+void Driver::write_standing_descriptors() {
+    // Slot i of the ring owns staging bytes [i * slot, (i + 1) * slot): the
+    // descriptors never change, so the device may fetch them long before a
+    // doorbell posts them (H2C_CONTROL.PREFETCH).
+    const std::uint32_t usable = config_.h2c_ring_entries - 1;
+    const std::size_t per_slot = std::min<std::size_t>(config_.descriptor_bytes, config_.staging_bytes / usable);
+    slot_bytes_ = static_cast<std::uint32_t>(per_slot - per_slot % 64);
+    if (slot_bytes_ < 64)
+        throw DriverError("driver.send_path=" + std::string(to_string(config_.send_path)) + ": a staging area of " +
+                          std::to_string(config_.staging_bytes) + " bytes gives the " + std::to_string(usable) +
+                          " standing H2C descriptors less than 64 bytes each");
+    for (std::uint32_t slot = 0; slot < usable; ++slot) {
+        const rm::H2cDescriptor descriptor{staging_base_ + static_cast<std::uint64_t>(slot) * slot_bytes_, slot_bytes_,
+                                           rm::H2C_SDI};
+        std::memcpy(memory_ + h2c_ring_ + slot * sizeof descriptor, &descriptor, sizeof descriptor);
+    }
+}
+
+void Driver::post_descriptor(std::uint64_t address, std::uint32_t length, std::uint32_t flags) {
+    const std::uint32_t usable = config_.h2c_ring_entries - 1;
+    wait_for_h2c_slot();
     // SDI on every descriptor: the status writeback is what frees staging.
     const rm::H2cDescriptor descriptor{address, length, flags | rm::H2C_SDI};
     std::memcpy(memory_ + h2c_ring_ + h2c_pidx_ * sizeof descriptor, &descriptor, sizeof descriptor);
@@ -545,14 +578,14 @@ void Driver::post_descriptor(std::uint64_t address, std::uint32_t length, std::u
     ++h2c_outstanding_;
 }
 
-void Driver::check_destination(int destination, std::size_t bytes, const void* data) const {
+void Driver::check_destination(int destination, std::size_t bytes, const void* data, bool carried) const {
     if (destination < 0 || destination >= size())
         throw DriverError("driver: send to rank " + std::to_string(destination) + " outside 0.." +
                           std::to_string(size() - 1));
     if (bytes > kMaxMessageBytes - kEnvelopeBytes)
         throw DriverError("driver: message of " + std::to_string(bytes) + " bytes exceeds the " +
                           std::to_string(kMaxMessageBytes - kEnvelopeBytes) + "-byte limit");
-    if (bytes > 0 && data == nullptr)
+    if (carried && bytes > 0 && data == nullptr)
         throw DriverError("driver: send of " + std::to_string(bytes) + " bytes from null");
 }
 
@@ -569,48 +602,66 @@ void Driver::send(int destination, std::uint32_t tag, const void* data, std::siz
 
 void Driver::send_reserved(int destination, std::uint32_t tag, const void* data, std::size_t bytes) {
     check_destination(destination, bytes, data);
+    send_message(destination, tag, data, bytes, false);
+}
+
+void Driver::send_length_only(int destination, std::uint32_t tag, std::size_t bytes) {
+    check_destination(destination, bytes, nullptr, false);
+    send_message(destination, tag, nullptr, bytes, true);
+}
+
+void Driver::send_message(int destination, std::uint32_t tag, const void* data, std::size_t bytes, bool length_only) {
     ProcessorHeader header;
     header.message_bytes = static_cast<std::uint32_t>(kEnvelopeBytes + bytes);
     header.opcode = Opcode::Send;
     header.rank = static_cast<std::uint16_t>(destination);
     std::uint8_t envelope[kEnvelopeBytes] = {};
     const std::uint64_t data_bytes = bytes;
+    if (length_only) header.datatype = kLengthOnlyDatatype;  // the device need not write the data to host memory
+    static_assert(kLengthOnlyReadBytes == kEnvelopeBytes, "a length-only message's envelope is read");
+    const std::uint32_t flags = length_only ? kEnvelopeLengthOnly : 0;
     std::memcpy(envelope, &tag, 4);
+    std::memcpy(envelope + 4, &flags, 4);
     std::memcpy(envelope + 8, &data_bytes, 8);
-    post_packet(header, envelope, data, bytes);
+    post_packet(header, envelope, data, bytes, length_only ? 0 : bytes);
     ++messages_sent_;
 }
 
 void Driver::send_collective(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
-                             std::size_t bytes) {
+                             std::size_t bytes, std::size_t carried) {
     if (header.opcode == Opcode::Send) throw DriverError("driver: send_collective needs a collective opcode");
     if (bytes > kMaxMessageBytes - sizeof envelope)
         throw DriverError("driver: collective contribution of " + std::to_string(bytes) + " bytes exceeds the " +
                           std::to_string(kMaxMessageBytes - sizeof envelope) + "-byte limit");
-    if (bytes > 0 && data == nullptr)
+    carried = std::min(carried, bytes);
+    if (carried < bytes && !config_.timing_only)
+        throw DriverError("driver: collective contribution of " + std::to_string(bytes) + " bytes carries only " +
+                          std::to_string(carried) + " (payload may be left out only with DriverConfig::timing_only)");
+    if (carried > 0 && data == nullptr)
         throw DriverError("driver: collective contribution of " + std::to_string(bytes) + " bytes from null");
     ProcessorHeader sized = header;
     sized.message_bytes = static_cast<std::uint32_t>(sizeof envelope + bytes);
-    post_packet(sized, envelope, data, bytes);
+    post_packet(sized, envelope, data, bytes, carried);
 }
 
 void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
-                         std::size_t bytes) {
+                         std::size_t bytes, std::size_t carried) {
     std::array<std::uint8_t, ProcessorHeader::kBytes + sizeof envelope> prefix{};
     header.write(prefix.data());
     std::memcpy(prefix.data() + ProcessorHeader::kBytes, envelope, sizeof envelope);
 
-    if (config_.send_path == SendPath::Pio && bytes <= config_.pio_max_bytes) {
+    if (use_pio_ && bytes <= config_.pio_max_bytes) {
         // Behind descriptors still in flight a PIO packet could overtake
         // them: only an idle H2C ring keeps the messages in order.
         reclaim_h2c();
         if (h2c_outstanding_ == 0) {
             ++activity_;
-            post_pio(prefix.data(), prefix.size(), data, bytes);
+            post_pio(prefix.data(), prefix.size(), data, bytes, carried);
             return;
         }
     }
     ++fetch_sends_;
+    if (standing_) return post_standing(prefix.data(), prefix.size(), data, bytes);
     // Stream header, envelope and data through the staging ring in
     // descriptor-sized chunks; the first chunk carries the prefix.
     const auto* source = static_cast<const std::uint8_t*>(data);
@@ -631,26 +682,60 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
             filled = std::min<std::size_t>(prefix.size() - done, chunk);
             std::memcpy(out, prefix.data() + done, filled);
         }
+        // Data bytes [data_offset, data_offset + chunk - filled); only those
+        // below `carried` are copied (the rest is timing only: not carried).
         const std::size_t data_offset = done + filled - prefix.size();
-        if (chunk > filled) std::memcpy(out + filled, source + data_offset, chunk - filled);
+        if (chunk > filled && data_offset < carried) {
+            const std::size_t n = std::min<std::size_t>(chunk - filled, carried - data_offset);
+            std::memcpy(out + filled, source + data_offset, n);
+            data_bytes_staged_ += n;
+        }
         std::uint32_t flags = 0;
         if (done == 0) flags |= rm::H2C_SOP;
         if (done + chunk == total) flags |= rm::H2C_EOP;
         post_descriptor(staging_base_ + at, chunk, flags);
         done += chunk;
         // Ring the doorbell per descriptor batch so the device starts early.
-        if (done == total || h2c_outstanding_ % 16 == 0)
-            transport_.mmio_write32(rm::DOORBELL(config_.queue) + rm::H2C_PIDX, h2c_pidx_);
+        if (done == total || h2c_outstanding_ % 16 == 0) ring_h2c_doorbell();
     }
 }
 
-void Driver::post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes) {
+void Driver::post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes) {
+    // The packet fills consecutive slots; the device reads its header from
+    // the first and takes as many bytes of each as the header still needs.
+    const std::uint32_t usable = config_.h2c_ring_entries - 1;
+    const auto* source = static_cast<const std::uint8_t*>(data);
+    const std::size_t total = prefix_bytes + bytes;
+    std::size_t done = 0;
+    ++activity_;
+    const ClearOnExit open{packet_open_};  // no progress hook between the first slot and the last
+    while (done < total) {
+        const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(slot_bytes_, total - done));
+        wait_for_h2c_slot();
+        packet_open_ = true;
+        std::uint8_t* out = memory_ + staging_base_ + static_cast<std::uint64_t>(h2c_pidx_) * slot_bytes_;
+        std::size_t filled = 0;
+        if (done < prefix_bytes) {
+            filled = std::min<std::size_t>(prefix_bytes - done, chunk);
+            std::memcpy(out, prefix + done, filled);
+        }
+        if (chunk > filled) std::memcpy(out + filled, source + (done + filled - prefix_bytes), chunk - filled);
+        h2c_pidx_ = (h2c_pidx_ + 1) % usable;
+        ++h2c_outstanding_;
+        done += chunk;
+        if (done == total || h2c_outstanding_ % 16 == 0) ring_h2c_doorbell();
+    }
+}
+
+void Driver::post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes,
+                      std::size_t carried) {
     // Header, envelope and data as little-endian dwords, the last padded,
     // written in order into the window: write-combined, one burst per line.
     std::array<std::uint32_t, rm::PIO_STRIDE / 4> dwords{};
     auto* out = reinterpret_cast<std::uint8_t*>(dwords.data());
     std::memcpy(out, prefix, prefix_bytes);
-    if (bytes) std::memcpy(out + prefix_bytes, data, bytes);
+    if (carried) std::memcpy(out + prefix_bytes, data, carried);  // the rest stays zero (timing only)
+    data_bytes_staged_ += carried;
     const std::size_t count = (prefix_bytes + bytes + 3) / 4;
     transport_.mmio_write_combined(rm::PIO(config_.queue), dwords.data(), count);
     ++pio_sends_;
@@ -664,7 +749,7 @@ bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size
         status.tag = it->tag;
         status.bytes = it->data_bytes;
         status.truncated = it->data_bytes > capacity;
-        const std::size_t copied = std::min<std::size_t>(it->data_bytes, capacity);
+        const std::size_t copied = it->length_only ? 0 : std::min<std::size_t>(it->data_bytes, capacity);
         if (copied) std::memcpy(buffer, it->data.data(), copied);
         arrived_.erase(it);
         ++messages_received_;

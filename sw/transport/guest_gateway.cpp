@@ -87,7 +87,7 @@ std::uint32_t GuestGateway::access(tlm::tlm_command command, std::uint64_t offse
                                    sc_core::sc_time& delay) {
     unsigned char data[4] = {static_cast<unsigned char>(value), static_cast<unsigned char>(value >> 8),
                              static_cast<unsigned char>(value >> 16), static_cast<unsigned char>(value >> 24)};
-    tlm::tlm_generic_payload payload;
+    tlm::tlm_generic_payload& payload = payload_;
     payload.set_command(command);
     payload.set_address(offset);
     payload.set_data_ptr(data);
@@ -97,6 +97,8 @@ std::uint32_t GuestGateway::access(tlm::tlm_command command, std::uint64_t offse
     payload.set_dmi_allowed(false);
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     mmio->b_transport(payload, delay);
+    payload.free_all_extensions();  // as a fresh payload's destruction would
+    payload.set_data_ptr(nullptr);
     if (!payload.is_response_ok()) {
         ++mmio_errors_;
         return 0xFFFFFFFFu;

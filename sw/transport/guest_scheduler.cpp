@@ -37,6 +37,10 @@ std::string format_seconds(double seconds) {
 }  // namespace
 
 GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const TransportConfig& config, std::ostream& log)
+    : GuestScheduler(io, ranks, config, log, nullptr, {}) {}
+
+GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const TransportConfig& config, std::ostream& log,
+                               PartitionWindow* window, std::vector<bool> local)
     : io_(io),
       work_(boost::asio::make_work_guard(io)),
       config_(config),
@@ -51,7 +55,10 @@ GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const Tra
       timeout_timer_(io),
       departure_timer_(io),
       departing_(static_cast<std::size_t>(std::max(ranks, 0))),
-      attached_(static_cast<std::size_t>(std::max(ranks, 0)), false) {
+      attached_(static_cast<std::size_t>(std::max(ranks, 0)), false),
+      window_(window),
+      local_(std::move(local)) {
+    if (window_) local_.resize(static_cast<std::size_t>(std::max(ranks, 0)), false);
     config_.validate();
     if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
         throw std::runtime_error("the guest scheduler needs the SystemC time resolution of 1 ps, got " +
@@ -73,11 +80,20 @@ GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const Tra
     links_ = std::make_unique<GuestLinks>(
         io, ranks, [this](int rank, const GuestLinks::Event& event) { on_link_event(rank, event); });
     for (int rank = 0; rank < ranks; ++rank) {
+        if (!this->local(rank)) {  // a rank of another partition: no gateway here
+            gateways_.push_back(nullptr);
+            core_.end(rank, "simulated by another partition");
+            continue;
+        }
         const std::string name = "rank" + std::to_string(rank) + "_gateway";
         gateways_.push_back(std::make_unique<GuestGateway>(
             name.c_str(), rank, [this](int from, const Message& reply) { on_completion(from, reply); }));
     }
 }
+
+GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const TransportConfig& config, std::ostream& log,
+                               PartitionWindow& window, const std::vector<bool>& local)
+    : GuestScheduler(io, ranks, config, log, &window, local) {}
 
 GuestScheduler::~GuestScheduler() = default;
 
@@ -125,6 +141,13 @@ void GuestScheduler::run() {
         const SyncCore::Decision decision = core_.next();
         switch (decision.kind) {
             case SyncCore::Decision::Kind::Done:
+                if (window_) {
+                    // The other partitions may still route through this one.
+                    if (!local_end_ps_) local_end_ps_ = now_ps();
+                    if (window_step()) break;
+                    end_time_ps_ = *local_end_ps_;
+                    return;
+                }
                 end_time_ps_ = now_ps();
                 return;
             case SyncCore::Decision::Kind::WaitForGuests:
@@ -133,6 +156,10 @@ void GuestScheduler::run() {
                 if (!spin_until([this] { return io_.poll() > 0; }, spin_wait_)) io_.run_one();
                 break;
             case SyncCore::Decision::Kind::Execute:
+                if (window_ && decision.simulated && decision.time_ps >= window_->bound_ps()) {
+                    window_step();
+                    break;
+                }
                 execute(decision);
                 break;
             case SyncCore::Decision::Kind::RunUntilWake:
@@ -205,6 +232,11 @@ bool GuestScheduler::settle() {
 }
 
 void GuestScheduler::run_until_wake() {
+    if (window_) {
+        // Woken before the window's end, or the partitions synchronise.
+        window_step();
+        return;
+    }
     if (!blocked_since_ps_) blocked_since_ps_ = now_ps();
     for (;;) {
         if (!sc_core::sc_pending_activity()) {
@@ -237,6 +269,31 @@ void GuestScheduler::run_until_wake() {
         if (!completions_.empty() || stopped()) return;
         if (io_.poll() > 0) return;
     }
+}
+
+bool GuestScheduler::window_step() {
+    // Every event before the window's bound, then the exchange.
+    if (!advance_to(from_ps(window_->bound_ps() - 1)) || !settle()) return true;
+    const PartitionWindow::Agreement agreed = window_->synchronise([this] {
+        PartitionWindow::Report report;
+        report.next_ps = next_activity_ps();
+        report.live = core_.next().kind != SyncCore::Decision::Kind::Done;
+        if (aborting_) report.abort = abort_reason_;
+        return report;
+    });
+    if (!agreed.live) return false;
+    if (!agreed.abort.empty() && !aborting_) abort(agreed.abort);
+    if (agreed.next_ps == PartitionWindow::kIdle && !core_.blocked().empty())
+        deadlock("no partition has any event left");
+    return true;
+}
+
+std::uint64_t GuestScheduler::next_activity_ps() const {
+    std::uint64_t next = PartitionWindow::kIdle;
+    const SyncCore::Decision decision = core_.next();
+    if (decision.kind == SyncCore::Decision::Kind::Execute) next = decision.simulated ? decision.time_ps : now_ps();
+    if (sc_core::sc_pending_activity()) next = std::min(next, now_ps() + to_ps(sc_core::sc_time_to_pending_activity()));
+    return next;
 }
 
 void GuestScheduler::on_completion(int rank, const Message& reply) {

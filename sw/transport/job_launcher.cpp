@@ -161,6 +161,12 @@ JobResult summarize(const GuestScheduler& scheduler, const std::vector<int>& sta
     for (int rank = 0; rank < scheduler.ranks(); ++rank) {
         RankOutcome outcome;
         outcome.status = statuses[static_cast<std::size_t>(rank)];
+        if (!scheduler.local(rank)) {  // another partition reports it
+            outcome.status = 0;
+            outcome.finished = true;
+            result.ranks.push_back(outcome);
+            continue;
+        }
         outcome.finished = scheduler.core().state(rank) == RankState::Finished;
         outcome.finish_time_ps = outcome.finished ? scheduler.core().finish_time(rank) : 0;
         outcome.ended = outcome.finished ? "" : scheduler.core().reason(rank);
@@ -310,6 +316,10 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
         scheduler.run();
     } catch (const std::exception& error) {
         err << "[isvp] the platform failed: " << error.what() << "\n";
+        if (spec.partition) {
+            err.flush();
+            spec.partition->fail(std::string("the platform failed: ") + error.what());
+        }
         scheduler.end_all(ErrorCode::Aborted, std::string("the platform failed: ") + error.what());
     }
 
@@ -398,20 +408,33 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     check_spec(spec, false);
     std::ostream& err = spec.err != nullptr ? *spec.err : std::cerr;
 
-    asio::io_context io;
+    auto io_owner = std::make_unique<asio::io_context>();
+    asio::io_context& io = *io_owner;
     std::vector<std::unique_ptr<AnonymousMemory>> memory;
     std::vector<HostMemorySpan> spans;
+    const auto local = [&](int rank) {
+        return spec.partition == nullptr || spec.local_ranks.at(static_cast<std::size_t>(rank));
+    };
     for (int rank = 0; rank < spec.ranks; ++rank) {
+        if (!local(rank)) {  // another partition's: no memory here
+            spans.push_back({rank, nullptr, 0});
+            continue;
+        }
         memory.push_back(std::make_unique<AnonymousMemory>(spec.config.memory_bytes));
         spans.push_back({rank, memory.back()->data(), spec.config.memory_bytes});
     }
 
-    GuestScheduler scheduler(io, spec.ranks, spec.config, err);
+    std::unique_ptr<GuestScheduler> scheduler_owner =
+        spec.partition
+            ? std::make_unique<GuestScheduler>(io, spec.ranks, spec.config, err, *spec.partition, spec.local_ranks)
+            : std::make_unique<GuestScheduler>(io, spec.ranks, spec.config, err);
+    GuestScheduler& scheduler = *scheduler_owner;
     build(spans, scheduler.gateways());
     scheduler.elaborate();
     LauncherSignals signals(io);
     std::vector<std::shared_ptr<guest::LocalChannel>> channels;
-    for (int rank = 0; rank < spec.ranks; ++rank) channels.push_back(scheduler.links().attach_local(rank));
+    for (int rank = 0; rank < spec.ranks; ++rank)
+        channels.push_back(local(rank) ? scheduler.links().attach_local(rank) : nullptr);
 
     int signal_number = 0;
     signals.on_stop([&](int number) {
@@ -425,6 +448,10 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     std::vector<int> statuses(static_cast<std::size_t>(spec.ranks), -1);
     std::vector<std::thread> threads;
     for (int rank = 0; rank < spec.ranks; ++rank) {
+        if (!local(rank)) {
+            statuses[static_cast<std::size_t>(rank)] = 0;
+            continue;
+        }
         threads.emplace_back([&, rank] {
             int code = 1;
             try {
@@ -453,12 +480,25 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
         scheduler.run();
     } catch (const std::exception& error) {
         err << "[isvp] the platform failed: " << error.what() << "\n";
+        if (spec.partition) {
+            err.flush();
+            spec.partition->fail(std::string("the platform failed: ") + error.what());
+        }
         scheduler.end_all(ErrorCode::Aborted, std::string("the platform failed: ") + error.what());
     }
     for (std::thread& thread : threads) thread.join();
     io.poll();  // messages the threads posted at the very end
-    return summarize(scheduler, statuses, scheduler.failure_order(), signal_number, scheduler.limit_reached(),
-                     std::vector<bool>(static_cast<std::size_t>(spec.ranks), false), false);
+    JobResult result =
+        summarize(scheduler, statuses, scheduler.failure_order(), signal_number, scheduler.limit_reached(),
+                  std::vector<bool>(static_cast<std::size_t>(spec.ranks), false), false);
+    if (spec.keep_for_exit) {
+        // Left for the process's end (JobSpec::keep_for_exit): destroying the
+        // gateways is SystemC's O(ports) registry search per port.
+        (void)scheduler_owner.release();
+        (void)io_owner.release();
+        for (auto& span : memory) (void)span.release();
+    }
+    return result;
 }
 
 }  // namespace isvp::transport

@@ -1,6 +1,8 @@
 // A rank thread's link to the simulator's event loop.
 #include "isvp/local_transport.h"
 
+#include <algorithm>
+#include <thread>
 #include <utility>
 
 #include "isvp/spin_wait.h"
@@ -88,6 +90,19 @@ GuestClock make_clock(const TransportConfig& config) {
     return GuestClock(config.compute_scale, config.mmio_write_ps());
 }
 
+/// job.spin_wait_us for one of `ranks` rank threads: scaled by cores / ranks
+/// when the job has more rank threads than the machine has cores, so that
+/// all ranks together poll no longer than `cores` ranks would (README
+/// "Wall-time cost"). A thousand rank threads that each polled for the full
+/// budget after every request would take the CPU from the one simulator
+/// thread that has to answer them.
+std::chrono::nanoseconds rank_spin_budget(const TransportConfig& config, int ranks) {
+    const std::chrono::nanoseconds budget = transport::spin_budget(config.spin_wait_us);
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    if (ranks <= static_cast<int>(cores)) return budget;
+    return budget * cores / ranks;
+}
+
 }  // namespace
 
 LocalTransport::LocalTransport(std::shared_ptr<LocalChannel> channel, int rank, int size, std::uint8_t* memory,
@@ -96,7 +111,7 @@ LocalTransport::LocalTransport(std::shared_ptr<LocalChannel> channel, int rank, 
       channel_(std::move(channel)),
       memory_(memory),
       memory_bytes_(memory_bytes),
-      spin_wait_(transport::spin_budget(config.spin_wait_us)) {
+      spin_wait_(rank_spin_budget(config, size)) {
     attach();
 }
 

@@ -27,3 +27,16 @@ set_tests_properties(flow_torus_every_collective_checked flow_fattree_every_coll
 add_test(NAME flow_fattree_same_leaf_latency_equals_packet_model
          COMMAND ${ISVP_PYTHON3} ${flow_checks} latency $<TARGET_FILE:isvp> fattree:radix=8,hosts=12 0 0)
 set_tests_properties(flow_fattree_same_leaf_latency_equals_packet_model PROPERTIES LABELS flow TIMEOUT 600)
+
+# What the flow network does not run with is refused by name (the switch
+# engines' extra ports and partitions' cut cables exist only in the packet Fabric).
+add_test(NAME flow_refuses_switch_placement
+         COMMAND ${ISVP_PYTHON3} ${flow_checks} refused $<TARGET_FILE:isvp>
+                 "collective.placement=switch does not run with network.model=flow"
+                 --topology fattree:radix=8,hosts=16 --set network.model=flow --set collective.placement=switch
+                 --collectives allreduce --sizes 8)
+add_test(NAME flow_refuses_partitions
+         COMMAND ${ISVP_PYTHON3} ${flow_checks} refused $<TARGET_FILE:isvp>
+                 "--partitions does not run with network.model=flow" --topology torus:2x2x2
+                 --set network.model=flow --partitions 2 --collectives allreduce --sizes 8)
+set_tests_properties(flow_refuses_switch_placement flow_refuses_partitions PROPERTIES LABELS flow TIMEOUT 120)

@@ -1,7 +1,7 @@
 # Statistics complete and in one place (issue 15 item 4): every field of every
 # block's statistics struct is in its visit() table, and `isvp run --stats` /
 # `isvp bench pingpong --json` write every key of every table.
-isvp_systemc_testbench(statistics_tables_tb isvp_collective isvp_reliable isvp_pcie isvp_qdma isvp_router isvp_aurora)
+isvp_systemc_testbench(statistics_tables_tb isvp_collective isvp_kernel isvp_reliable isvp_pcie isvp_qdma isvp_router isvp_aurora)
 add_test(NAME stats_every_struct_field_is_in_its_table COMMAND statistics_tables_tb)
 
 add_test(NAME stats_run_writes_stats_file

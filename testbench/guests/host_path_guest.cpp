@@ -4,13 +4,21 @@
 //
 //   host_path_guest SEND_PATH COMPLETION data
 //       ping-pong of verified messages of many sizes, both directions; with
-//       pio, every message of up to pio_max_bytes goes through the PIO
-//       window and every larger one through descriptors (fallback).
+//       pio or auto, every message of up to pio_max_bytes goes through the
+//       PIO window and every larger one through descriptors (fallback: fetch
+//       for pio, prefetch's standing descriptors for auto).
 //   host_path_guest SEND_PATH COMPLETION malformed
 //       rank 0 first writes malformed PIO packets (out of order, bad header,
 //       too long, abandoned) into its own window and another queue's; each
 //       is refused with ERROR_STATUS.PIO, ERROR_QUEUE, ERROR_ADDRESS and the
 //       error interrupt, and the data exchange that follows is intact.
+//
+//   host_path_guest SEND_PATH COMPLETION small_ring
+//       a 64-entry H2C ring of 1 KiB descriptors: rank 0 sends messages of
+//       many more descriptors than the ring holds, so it waits for ring
+//       slots between two batch doorbells; every message must arrive intact
+//       (a polling driver must post the descriptors it wrote before it
+//       waits, or the device goes idle and the job deadlocks).
 //
 // Prints "host_path <scenario> ok" and exits 0 when every check holds.
 #include <cstdint>
@@ -61,11 +69,49 @@ bool exchange(Driver& driver, const DriverConfig& config) {
                                                                      std::to_string(size) + "-byte message corrupted");
             }
         }
-        const bool pio = config.send_path == isvp::guest::SendPath::Pio && size <= config.pio_max_bytes;
+        const bool pio =
+            (config.send_path == isvp::guest::SendPath::Pio || config.send_path == isvp::guest::SendPath::Auto) &&
+            size <= config.pio_max_bytes;
         ok &=
             check(driver.pio_sends() - pio_before == (pio ? 1u : 0u) &&
                       driver.fetch_sends() - fetch_before == (pio ? 0u : 1u),
                   "a " + std::to_string(size) + "-byte message went through the " + (pio ? "fetch" : "pio") + " path");
+    }
+    // A burst that goes round the H2C ring (1023 slots) more than once, with
+    // sizes that straddle the standing slots: in order and intact.
+    constexpr int kBurst = 1100;
+    std::vector<std::uint8_t> out(3000), in(3000);
+    for (int i = 0; i < kBurst && ok; ++i) {
+        const std::size_t size = 1 + static_cast<std::size_t>(i) * 37 % 2999;
+        if (me == 0) {
+            for (std::size_t b = 0; b < size; ++b) out[b] = pattern(i, size, b);
+            driver.send(peer, 7, out.data(), size);
+        } else {
+            const auto status = driver.receive(peer, 7, in.data(), in.size());
+            ok &= check(status.bytes == size, "burst message " + std::to_string(i) + " arrived as " +
+                                                  std::to_string(status.bytes) + " bytes, not " + std::to_string(size));
+            for (std::size_t b = 0; b < size && ok; ++b)
+                ok &= check(in[b] == pattern(i, size, b), "burst message " + std::to_string(i) + " corrupted");
+        }
+    }
+    return ok;
+}
+
+/// Messages far larger than the H2C ring, rank 0 to rank 1, verified.
+bool small_ring(Driver& driver) {
+    bool ok = true;
+    for (const std::size_t size : {std::size_t{200000}, std::size_t{65000}, std::size_t{300001}}) {
+        std::vector<std::uint8_t> data(size);
+        if (driver.rank() == 0) {
+            for (std::size_t i = 0; i < size; ++i) data[i] = pattern(0, size, i);
+            driver.send(1, 9, data.data(), size);
+        } else {
+            const auto status = driver.receive(0, 9, data.data(), size);
+            ok &= check(status.bytes == size,
+                        std::to_string(size) + "-byte message arrived as " + std::to_string(status.bytes) + " bytes");
+            for (std::size_t i = 0; i < size && ok; ++i)
+                ok &= check(data[i] == pattern(0, size, i), std::to_string(size) + "-byte message corrupted");
+        }
     }
     return ok;
 }
@@ -133,7 +179,7 @@ bool malformed(Driver& driver, isvp::guest::DeviceTransport& transport, const Dr
 
 int main(int argc, char** argv) {
     if (argc != 4) {
-        std::cout << "usage: host_path_guest fetch|pio msi|poll|hybrid data|malformed\n";
+        std::cout << "usage: host_path_guest fetch|prefetch|pio|auto msi|poll|hybrid data|malformed|small_ring\n";
         return 2;
     }
     const std::string scenario = argv[3];
@@ -141,11 +187,18 @@ int main(int argc, char** argv) {
         DriverConfig config;
         config.send_path = isvp::guest::parse_send_path(argv[1]);
         config.completion = isvp::guest::parse_completion_mode(argv[2]);
+        if (scenario == "small_ring") {
+            config.h2c_ring_entries = 64;
+            config.descriptor_bytes = 1024;
+        }
         auto transport = isvp::guest::RemoteTransport::from_environment();
         Driver driver(*transport, config);
         bool ok = true;
         if (scenario == "malformed") ok &= malformed(driver, *transport, config);
-        ok &= exchange(driver, config);
+        if (scenario == "small_ring")
+            ok &= small_ring(driver);
+        else
+            ok &= exchange(driver, config);
         ok &= check(driver.dropped_messages() == 0, "messages dropped: " + driver.last_drop_reason());
         std::cout << "host_path " << scenario << " rank " << driver.rank() << (ok ? " ok" : " FAILED")
                   << " pio_sends=" << driver.pio_sends() << " fetch_sends=" << driver.fetch_sends()

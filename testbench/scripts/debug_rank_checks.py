@@ -164,8 +164,8 @@ def check_walkthrough(isvp, program):
         fail(f"the register read took no simulated time: {values}")
     if not re.search(r"MessageTransport::mmio_write32 \(this=\S+, offset=32768, value=\d+\)", gdb_output):
         fail("the breakpoint on the doorbell write was not hit")
-    if not re.search(r"^#1 .* in isvp::guest::Driver::post_packet ", gdb_output, re.M):
-        fail("the doorbell write is not in Driver::post_packet")
+    if not re.search(r"^#1 .* in isvp::guest::Driver::(post_packet|ring_h2c_doorbell) ", gdb_output, re.M):
+        fail("the doorbell write is not in Driver::post_packet or ring_h2c_doorbell")
     if int(values.get("6", 0)) - int(values.get("5", 0)) != 50000:
         fail(f"stepping over the posted doorbell write did not move the clock by 50 ns: {values}")
     if results(done.stdout) != expected:

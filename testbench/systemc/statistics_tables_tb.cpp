@@ -35,6 +35,7 @@
 
 #include "isvp/aurora_link.h"
 #include "isvp/collective_engine.h"
+#include "isvp/kernel_unit.h"
 #include "isvp/pcie_endpoint.h"
 #include "isvp/qdma.h"
 #include "isvp/reliable_endpoint.h"
@@ -178,6 +179,7 @@ int check_json(const std::string& path) {
         check_has_every_key<PcieEndpoint::Statistics>(node.value("pcie", nlohmann::json()), where + " pcie");
         check_has_every_key<Qdma::Statistics>(node.value("qdma", nlohmann::json()), where + " qdma");
         check_has_every_key<CollectiveStatistics>(node.value("collective", nlohmann::json()), where + " collective");
+        check_has_every_key<KernelStatistics>(node.value("kernel", nlohmann::json()), where + " kernel");
         for (const char* key : {"cgr_waits", "cgr_wait_ps"})
             if (!node["collective"].contains(key)) fail(where + " collective has no '" + key + "'");
         if (node.contains("reliable")) {
@@ -216,6 +218,7 @@ int sc_main(int argc, char* argv[]) {
     check_table_covers_struct<PcieEndpoint::Statistics>("PcieEndpoint::Statistics");
     check_table_covers_struct<Qdma::Statistics>("Qdma::Statistics");
     check_table_covers_struct<CollectiveStatistics>("CollectiveStatistics");
+    check_table_covers_struct<KernelStatistics>("KernelStatistics");
     check_table_covers_struct<ReliableStatistics>("ReliableStatistics");
     check_table_covers_struct<RouterPortStatistics>("RouterPortStatistics");
     check_table_covers_struct<RouterDropStatistics>("RouterDropStatistics");

@@ -128,6 +128,31 @@ TEST_CASE("the forwarding table maps global ranks to nodes, identity at reset", 
     CHECK(read(t, regmap::FORWARD_INDEX) == 204);
 }
 
+TEST_CASE("the forwarding table keeps only written entries, the rest stay at the identity", "[collective][table]") {
+    CommunicatorTable t = make_table();  // 16 nodes
+    // An identity fill of the whole table (COUNT 0 = 65536) changes nothing.
+    write(t, regmap::FORWARD_INDEX, 0);
+    write(t, regmap::FORWARD_FILL, regmap::forward_fill::COUNT.make(0) | regmap::forward_fill::FIRST_NODE.make(0));
+    for (std::uint16_t g : {0, 5, 15}) CHECK(t.node_of_global(g) == g);
+    CHECK_FALSE(t.node_of_global(65535));
+    // One entry far up: those below it and above it keep their reset value.
+    write(t, regmap::FORWARD_INDEX, 40000);
+    write(t, regmap::FORWARD_NODE, 2);
+    CHECK(t.node_of_global(40000) == 2);
+    CHECK(t.node_of_global(7) == 7);
+    CHECK_FALSE(t.node_of_global(39999));
+    CHECK_FALSE(t.node_of_global(40001));
+    // A fill that wraps past the last entry: 65534, 65535, 0, 1 on nodes 8..11.
+    write(t, regmap::FORWARD_INDEX, 65534);
+    write(t, regmap::FORWARD_FILL, regmap::forward_fill::COUNT.make(4) | regmap::forward_fill::FIRST_NODE.make(8));
+    CHECK(t.node_of_global(65534) == 8);
+    CHECK(t.node_of_global(65535) == 9);
+    CHECK(t.node_of_global(0) == 10);
+    CHECK(t.node_of_global(1) == 11);
+    CHECK(t.node_of_global(2) == 2);
+    CHECK(read(t, regmap::FORWARD_INDEX) == 2);
+}
+
 TEST_CASE("peer nodes come from the row, else from comm rank 0 and the root", "[collective][table]") {
     CommunicatorTable t = make_table();
     const CtRow row = make_ct_row(2, {10, 11, 12, 13, 14});  // rank 2 of 5: peers 3, 0 (and 6 absent)

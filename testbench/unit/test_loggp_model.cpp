@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "isvp/loggp_model.h"
+#include "isvp/table_routing.h"
 
 using isvp::Opcode;
 using isvp::TorusShape;
@@ -41,9 +42,9 @@ TEST_CASE("loggp: parameters of the default platform follow from its PCIe, route
     CHECK(p.G_link == Approx((1042 + 2 * 42.41) * 8 / 100.0 / 1024 / 1000));
     CHECK(p.G_pcie == Approx(1 / 12.96 / 1000));
     CHECK(p.G == Approx(p.G_link));
-    CHECK(p.G_aglu == Approx(1 / 16.0 / 1000));   // a chunk: 2 AgLUs x 32 bytes per cycle at 250 MHz
-    CHECK(p.G_cgr == Approx(1 / 48.0 / 1000));    // the CGR's 6 AgLUs together
-    CHECK(p.G_engine == Approx(1 / 16.0 / 1000)); // 2 phits of 32 bytes per cycle
+    CHECK(p.G_aglu == Approx(1 / 16.0 / 1000));    // a chunk: 2 AgLUs x 32 bytes per cycle at 250 MHz
+    CHECK(p.G_cgr == Approx(1 / 48.0 / 1000));     // the CGR's 6 AgLUs together
+    CHECK(p.G_engine == Approx(1 / 16.0 / 1000));  // 2 phits of 32 bytes per cycle
     CHECK(p.aglu_latency == Approx(0.016));
 }
 
@@ -116,8 +117,7 @@ TEST_CASE("loggp: recursive doubling partners 2 and 4 apart on an 8-ring share l
     double expected = p.o_s + k * p.G_pcie + k * p.G_pcie + p.o_r + p.device_fixed;
     const unsigned hops[] = {1, 2, 4};
     const unsigned shared[] = {1, 2, 4};
-    for (int i = 0; i < 3; ++i)
-        expected += p.L(hops[i]) + k * p.G_link * shared[i] + p.aglu_latency + k * p.G_aglu;
+    for (int i = 0; i < 3; ++i) expected += p.L(hops[i]) + k * p.G_link * shared[i] + p.aglu_latency + k * p.G_aglu;
     CHECK(model.latency_us(Opcode::Allreduce, 1 << 20, Path::OffloadStoreAndForward) == Approx(expected));
 }
 
@@ -127,8 +127,8 @@ TEST_CASE("loggp: in-switch bcast pays the host once and only L(h) per step") {
     const Parameters& p = kDefault;
     const Model model(kDefault, shape(8, 1, 1), 8);
     const double k = 8;
-    const double expected = p.o_s + k * p.G_pcie + 3 * p.L_router + 7 * p.hop + 3 * k * p.G_link + k * p.G_pcie +
-                            p.o_r + p.device_fixed;
+    const double expected =
+        p.o_s + k * p.G_pcie + 3 * p.L_router + 7 * p.hop + 3 * k * p.G_link + k * p.G_pcie + p.o_r + p.device_fixed;
     CHECK(model.latency_us(Opcode::Bcast, 8, Path::OffloadStreamed) == Approx(expected));
     CHECK(expected == Approx(8.787).margin(0.05));
     // DESIGN §7: in-switch o_s + kG + L + o_r against the software ⌊log P⌋ (o_s + kG + L + o_r).
@@ -143,7 +143,7 @@ TEST_CASE("loggp: store-and-forward in-switch bcast moves the whole vector per s
     const double at2 = start + p.L(2) + k * p.G_link;                 // first send: to 2
     const double at1 = start + k * p.G_link + p.L(1) + k * p.G_link;  // second send waits for the port
     const double at3 = at2 + p.L(1) + k * p.G_link;
-    const double end = p.o_r + p.device_fixed + k * p.G_pcie;         // result to the host
+    const double end = p.o_r + p.device_fixed + k * p.G_pcie;  // result to the host
     CHECK(model.latency_us(Opcode::Bcast, 65536, Path::OffloadStoreAndForward) ==
           Approx(std::max({at1, at2, at3}) + end));
 }
@@ -157,8 +157,8 @@ TEST_CASE("loggp: streamed in-switch allreduce pays the bytes once, at the slowe
     const double drain = k * p.G_link - packet * p.G;  // 90.9 Gb/s link < 12.96 GB/s PCIe < 16 GB/s AgLUs
     CHECK(model.latency_us(Opcode::Allreduce, 1 << 20, Path::OffloadStreamed) == Approx(fill + drain));
     // Store-and-forward pays PCIe in, the link and the AgLU one after another.
-    const double whole = p.o_s + k * p.G_pcie + p.L(1) + k * p.G_link + p.aglu_latency + k * p.G_aglu +
-                         k * p.G_pcie + p.o_r + p.device_fixed;
+    const double whole = p.o_s + k * p.G_pcie + p.L(1) + k * p.G_link + p.aglu_latency + k * p.G_aglu + k * p.G_pcie +
+                         p.o_r + p.device_fixed;
     CHECK(model.latency_us(Opcode::Allreduce, 1 << 20, Path::OffloadStoreAndForward) == Approx(whole));
 }
 
@@ -188,12 +188,14 @@ TEST_CASE("loggp: agreement within the threshold needs no explanation, a gap nam
                                   model.latency_us(Opcode::Allreduce, 65536, Path::Software) * 1.5),
                Catch::Contains("interrupt"));
     // A measured release skew that covers the gap is named with its value.
-    CHECK_THAT(explain_difference(model, Opcode::Bcast, 8, false, modelled + 10, 9.0), Catch::Contains("released the ranks apart (measured"));
+    CHECK_THAT(explain_difference(model, Opcode::Bcast, 8, false, modelled + 10, 9.0),
+               Catch::Contains("released the ranks apart (measured"));
     // A gap the skew does not cover says how much is left unexplained.
     CHECK_THAT(explain_difference(model, Opcode::Bcast, 8, false, modelled + 20, 1.0),
                Catch::Contains("not explained"));
     const double whole = model.latency_us(Opcode::Allreduce, 1 << 20, Path::OffloadStoreAndForward);
-    CHECK_THAT(explain_difference(model, Opcode::Allreduce, 1 << 20, true, whole), Catch::Contains("store-and-forward"));
+    CHECK_THAT(explain_difference(model, Opcode::Allreduce, 1 << 20, true, whole),
+               Catch::Contains("store-and-forward"));
     // Between streamed and store-and-forward: the stream falls short of the drain rate.
     const double streamed = model.latency_us(Opcode::Allreduce, 1 << 20, Path::OffloadStreamed);
     CHECK_THAT(explain_difference(model, Opcode::Allreduce, 1 << 20, true, (streamed + whole) / 2 * 0.8, 1.0),
@@ -208,4 +210,35 @@ TEST_CASE("loggp: a streamed binomial reduce is bounded by the root's eject port
     const double us = model.latency_us(Opcode::Reduce, 1 << 20, Path::OffloadStreamed);
     CHECK(us >= 3 * k * p.G_engine);
     CHECK(us <= 3 * k * p.G_engine + p.o_s + p.o_r + 10.0);
+}
+
+TEST_CASE("loggp: switch-tree allreduce of two hosts on one leaf: up to the leaf's engine, one AgLU pass, back down") {
+    isvp::FatTreeShape tree_shape;
+    tree_shape.radix = 8;
+    tree_shape.hosts = 2;
+    const isvp::NetworkTopology network = isvp::fat_tree_network(tree_shape);
+    REQUIRE(network.host(0).switch_index == network.host(1).switch_index);
+    const Model model(kDefault, network, std::make_shared<isvp::TableRouting>(network, "updown", 2), 2);
+    const Parameters& p = kDefault;
+    const double k = 8;
+    // Host: o_s, its 8 B over PCIe, L(0) to its own switch's engine; the
+    // engine combines the second input; its second result leaves k G_engine
+    // after the first; then L(0), PCIe, o_r.
+    const double expected = p.o_s + k * p.G_pcie + p.L(0) + k * p.G_link + p.aglu_latency + k * p.G_aglu +
+                            k * p.G_engine + p.L(0) + k * p.G_link + k * p.G_pcie + p.o_r + p.device_fixed;
+    CHECK(model.latency_us(Opcode::Allreduce, 8, Path::OffloadTree) == Approx(expected));
+}
+
+TEST_CASE("loggp: switch trees beat the NIC engines' hypercube on a fat tree for short reductions, not for gathers") {
+    isvp::FatTreeShape tree_shape;
+    tree_shape.radix = 8;
+    tree_shape.hosts = 32;
+    const isvp::NetworkTopology network = isvp::fat_tree_network(tree_shape);
+    const Model model(kDefault, network, std::make_shared<isvp::TableRouting>(network, "updown", 2), 32);
+    for (const Opcode collective : {Opcode::Allreduce, Opcode::Reduce, Opcode::Bcast, Opcode::Barrier})
+        CHECK(model.latency_us(collective, 8, Path::OffloadTree) <
+              model.latency_us(collective, 8, Path::OffloadStreamed));
+    // Collectives the tree does not run keep the hypercube evaluation.
+    CHECK(model.latency_us(Opcode::Allgather, 8, Path::OffloadTree) ==
+          model.latency_us(Opcode::Allgather, 8, Path::OffloadStreamed));
 }

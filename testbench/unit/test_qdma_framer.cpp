@@ -89,6 +89,9 @@ TEST_CASE("qdma framer: reserved opcodes and ranks outside the network are Packe
     H2cFramer framer(4);
     CHECK(framer.accept_descriptor(descriptor(108, H2C_SOP | H2C_EOP)) == QueueError::None);
     CHECK(framer.accept_header(header_bytes(100, 0, 12).data()) == QueueError::PacketHeader);
+    H2cFramer stream(4);  // opcode 9: kernels' SMI packets, never the host's
+    CHECK(stream.accept_descriptor(descriptor(108, H2C_SOP | H2C_EOP)) == QueueError::None);
+    CHECK(stream.accept_header(header_bytes(100, 0, 9).data()) == QueueError::PacketHeader);
     H2cFramer rank(4);
     CHECK(rank.accept_descriptor(descriptor(108, H2C_SOP | H2C_EOP)) == QueueError::None);
     CHECK(rank.accept_header(header_bytes(100, 4).data()) == QueueError::PacketHeader);

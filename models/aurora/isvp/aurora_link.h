@@ -89,6 +89,10 @@ class AuroraLink : public sc_core::sc_module {
     /// Warn about the first `count` drops only (then once that further drops
     /// are counted, not reported): for platforms that recover dropped packets.
     void limit_drop_warnings(std::uint64_t count) { drop_warnings_ = count; }
+    /// Credits from a downstream router in another partition of a
+    /// distributed simulation (PartitionBoundary): they reach the upstream
+    /// router after `delay`, the link's latency already counted.
+    void return_credits(std::uint8_t vc, std::uint32_t phits, sc_core::sc_time delay);
 
   private:
     /// Forwards blocking transport on a target socket to a member function
@@ -127,10 +131,10 @@ class AuroraLink : public sc_core::sc_module {
     BitErrorInjector errors_;                              ///< which transmissions get a flipped bit
     AuroraLinkStatistics statistics_;                      ///< counters
     // Needed only on errors or for reports.
-    AuroraConfig config_;                      ///< parameters of this link
-    std::vector<std::uint8_t> received_;       ///< receiver's corrupted copy, reused
-    tlm::tlm_generic_payload credit_payload_;  ///< credits of dropped packets, reused
-    CreditReturn* credit_;                     ///< its extension (owned by credit_payload_)
+    AuroraConfig config_;                                   ///< parameters of this link
+    std::vector<std::uint8_t> received_;                    ///< receiver's corrupted copy, reused
+    tlm::tlm_generic_payload credit_payload_;               ///< credits of dropped packets and from other partitions, reused
+    CreditReturn* credit_;                                  ///< its extension (owned by credit_payload_)
     std::function<void(const PacketInfo&)> drop_observer_;  ///< told of each dropped packet, if set
     std::uint64_t drop_warnings_ = ~std::uint64_t{0};       ///< drops that are reported with a warning
 };

@@ -46,7 +46,9 @@ inline constexpr std::uint8_t kAbortStep = 0xFC;
 inline constexpr std::uint32_t kAbortCauseShift = 16;
 inline constexpr std::uint32_t kAbortNoticeBytes = 4;           ///< cause 5
 inline constexpr std::uint32_t kLinkFaultAbortNoticeBytes = 8;  ///< cause 6
-inline constexpr std::size_t kMaxScheduleSteps = 0xFB;          ///< step packets carry step index + 1
+/// Step packets carry step index + 1; 0xFA and 0xFB are the switch trees'
+/// configuration packets (packet_format.h), 0xFC.. above.
+inline constexpr std::size_t kMaxScheduleSteps = 0xF9;
 /// Bytes of an error result's payload: u32 code, u32 mismatch mask.
 inline constexpr std::uint32_t kErrorResultBytes = 8;
 

@@ -53,6 +53,7 @@
 #include "isvp/aglu_engine.h"
 #include "isvp/argument_agreement.h"
 #include "isvp/cgr_pool.h"
+#include "isvp/chunk_combiner.h"
 #include "isvp/collective_core.h"
 #include "isvp/communicator_table.h"
 #include "isvp/credited_port.h"
@@ -86,7 +87,15 @@ struct CollectiveConfig {
     /// collectives have chunks in their AgLUs at once; a further one waits
     /// for a unit, first come first served.
     unsigned cgr_units = 4;
-    unsigned radix = 7;                            ///< reported in ACCEL_CAPABILITIES
+    unsigned radix = 7;  ///< reported in ACCEL_CAPABILITIES
+    /// collective.placement: "nic" (the NIC engines run every collective's
+    /// hypercube schedule across the network) or "switch" (on fat trees and
+    /// topology files, the switches' engines combine Allreduce, Reduce,
+    /// Bcast and Barrier along the communicator's aggregation tree).
+    std::string placement = "nic";
+    /// CGR units of a switch-resident engine (0: DESIGN's reference, 8 for
+    /// radix <= 16, else 4); its CGR has radix vectorised AgLUs (R x 4 64-bit).
+    unsigned switch_cgr_units = 0;
     /// job.timing_only (set by the platform, not a collective.* parameter):
     /// received chunks are neither copied nor combined; the AgLU is charged
     /// its documented latency (pipeline_stages + vectors - 1) all the same.
@@ -128,6 +137,10 @@ struct CollectiveStatistics {
         field("bytes_skipped", self.bytes_skipped);
         field("rows_refused", self.rows_refused);
         field("peak_held_packets", self.peak_held_packets);
+        field("tree_collectives", self.tree_collectives);
+        field("tree_not_offloaded", self.tree_not_offloaded);
+        field("tree_joins", self.tree_joins);
+        field("peak_buffer_bytes", self.peak_buffer_bytes);
     }
 
     std::uint64_t collectives = 0;         ///< completed without error
@@ -152,6 +165,16 @@ struct CollectiveStatistics {
     std::uint64_t bytes_skipped = 0;       ///< received step bytes neither copied nor combined (timing_only)
     std::uint64_t rows_refused = 0;        ///< CT LOADs refused: receive windows did not fit
     std::size_t peak_held_packets = 0;     ///< most step packets held at once (all contexts)
+    /// collective.placement = switch: collectives this NIC ran through the
+    /// switches' tree; those the tree does not run (Scatter, Gather,
+    /// Allgather, Reduce_scatter), run on the NIC engines' schedules instead;
+    /// tree joins sent (one per communicator, at its first tree collective).
+    std::uint64_t tree_collectives = 0;
+    std::uint64_t tree_not_offloaded = 0;
+    std::uint64_t tree_joins = 0;
+    /// Most bytes held at once in collective buffers and queued requests
+    /// (all contexts); 0 with timing_only, where no payload is kept.
+    std::uint64_t peak_buffer_bytes = 0;
 };
 
 class CollectiveEngine : public sc_core::sc_module {
@@ -167,7 +190,18 @@ class CollectiveEngine : public sc_core::sc_module {
     Target net_out_credit;     ///< credits from it
     Target net_in;             ///< packets from the router's eject port
     Initiator net_in_credit;   ///< credits to it
-    Target csr;                ///< BAR0 offsets 0x6000..0x7FFF, 4-byte aligned accesses
+    Target csr;                ///< BAR0 offsets 0x6000..0x6FFF, 4-byte aligned accesses
+    /// The node's on-FPGA kernel unit (models/kernel), optional: stream
+    /// packets (opcode stream, SMI) from the network go out on kernel_out,
+    /// the unit's packets come in on kernel_in and join the host's Send
+    /// packets toward the router. Unbound (testbenches without kernels),
+    /// stream packets from the network are dropped.
+    using OptionalTarget = tlm_utils::simple_target_socket_optional<CollectiveEngine>;
+    using OptionalInitiator = tlm_utils::simple_initiator_socket_optional<CollectiveEngine>;
+    OptionalTarget kernel_in;            ///< packets from the kernel unit
+    OptionalInitiator kernel_in_credit;  ///< credits to it (collective.host_buffer_phits granted at time 0)
+    OptionalInitiator kernel_out;        ///< packets to the kernel unit
+    OptionalTarget kernel_out_credit;    ///< credits from it
 
     /// `node`: this switch's node address; `nodes`: nodes in the network.
     /// Throws ConfigError for a bad config.
@@ -185,6 +219,14 @@ class CollectiveEngine : public sc_core::sc_module {
     /// empty (every running collective that exchanges with `peer` is).
     void link_fault(std::uint16_t peer, std::uint16_t source, std::uint16_t destination,
                     const std::vector<std::uint8_t>& lost);
+    /// collective.placement = switch on an indirect network: Allreduce,
+    /// Reduce, Bcast and Barrier run through the switches' engines. At a
+    /// communicator's first such collective this NIC sends a tree join to
+    /// the engine at `planner` and holds the request until the tree
+    /// configuration comes back (docs/COLLECTIVES.md, "Switch-resident
+    /// engines"). `hosts`: addresses below it are hosts, the switch engines
+    /// are above.
+    void enable_switch_tree(std::uint16_t planner, unsigned hosts);
     /// Records every collective call and its phases as trace events of
     /// process `pid` (the switch's, as Router::set_trace): per CT row a lane
     /// (tid kTraceLaneBase + row x kTraceLanesPerRow) with the call and,
@@ -201,7 +243,7 @@ class CollectiveEngine : public sc_core::sc_module {
     static constexpr std::uint64_t kNever = ~std::uint64_t{0};  ///< trace: no time (yet)
     /// Upstream input to credit when a passed-through packet leaves
     /// (CreditedOutPort::Outgoing::credit_to; None: generated here).
-    enum class CreditTo : std::uint8_t { None, HostIn, NetIn };
+    enum class CreditTo : std::uint8_t { None, HostIn, NetIn, KernelIn };
     /// A collective packet waiting for its tail to arrive.
     struct Incoming {
         sc_core::sc_time at;                         ///< tail arrival
@@ -212,6 +254,14 @@ class CollectiveEngine : public sc_core::sc_module {
         bool operator>(const Incoming& o) const { return at != o.at ? at > o.at : order > o.order; }
     };
     using StepRun = DataPhase::StepRun;
+    /// Where queued result packets take their bytes from when they leave:
+    /// the collective's buffer while it runs, `kept` (the same buffer, moved)
+    /// once it has finished with packets still queued.
+    struct ResultSource {
+        const std::vector<std::uint8_t>* buffer = nullptr;
+        std::vector<std::uint8_t> kept;
+        StreamMap result;  ///< the collective's result stream over the buffer
+    };
     /// A host request reassembled whole (its context was busy when it came).
     struct Request {
         NetworkHeader network;            ///< of its first packet
@@ -243,6 +293,18 @@ class CollectiveEngine : public sc_core::sc_module {
         /// agreement or its data.
         bool aborted = false;
         std::uint32_t fault_pair = 0;  ///< link fault: source node << 16 | destination node
+        /// Shared with its result packets still queued toward the QDMA (with payload).
+        std::shared_ptr<ResultSource> result_source;
+        /// Runs through the switches' tree: peers are switch engines'
+        /// addresses, the step field carries the tree's slot, no agreement.
+        bool tree = false;
+    };
+    /// Where this NIC stands in its communicator's switch tree (per row).
+    struct TreeLink {
+        enum class State : std::uint8_t { None, Joining, Ready } state = State::None;
+        std::uint8_t slot = 0;          ///< the tree's number on the context
+        std::uint16_t parent = 0xFFFF;  ///< its vertex (0xFFFF: a group of one)
+        std::uint16_t root_vertex = 0xFFFF;
     };
     /// A traced collective call until its event can be written: the engine
     /// is done with it and its last result packet has left for the host
@@ -279,7 +341,15 @@ class CollectiveEngine : public sc_core::sc_module {
         /// row's late packets are stale, and requests that still come for it
         /// are aborted at its peers too (they would wait forever otherwise).
         std::optional<CtRow> released_row;
+        TreeLink tree;  ///< collective.placement = switch
     };
+    /// The request of `context` (its first `prefix_bytes`) may start: not
+    /// one the switches' tree runs, or its tree is configured. Else it sends
+    /// the tree join (once) and the request waits for the configuration.
+    bool tree_ready(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix,
+                    std::size_t prefix_bytes);
+    /// A tree configuration from the planner (step kTreeConfigStep).
+    void tree_configured(unsigned context, const NetworkPacketView& view);
 
     void grant_initial_credits();
     void on_host_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -287,6 +357,9 @@ class CollectiveEngine : public sc_core::sc_module {
     void on_input(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay, bool from_host);
     void on_credit_net(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { net_port_.receive_credit(p, d); }
     void on_credit_host(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { host_port_.receive_credit(p, d); }
+    void on_credit_kernel(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { kernel_port_.receive_credit(p, d); }
+    void on_kernel_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void drain_kernel() { kernel_port_.drain(); }
     void on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void drain_net() { net_port_.drain(); }
     void drain_host() { host_port_.drain(); }
@@ -371,8 +444,11 @@ class CollectiveEngine : public sc_core::sc_module {
     void abort_notice(unsigned context, const AbortRecord& notice);
 
     std::optional<std::uint16_t> peer_node(const Active& active, int peer) const {
+        if (active.tree) return static_cast<std::uint16_t>(peer);  // a switch engine's address
         return table_.peer_node(active.row, active.rank, active.envelope, peer);
     }
+    /// Whether `id` (a sender or peer field) is a switch engine's address.
+    bool is_engine(std::uint32_t id) const { return switch_tree_ && id >= tree_hosts_ && id <= 0xFFFF; }
     NetworkHeader step_header(const Active& a, unsigned context, std::uint16_t destination, std::uint8_t step) const;
     void emit(CreditedOutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
               const std::uint8_t* data, std::uint32_t bytes, bool urgent = false);
@@ -394,6 +470,12 @@ class CollectiveEngine : public sc_core::sc_module {
     void drop(const std::string& why);
     void load_row(unsigned context);
     std::vector<std::uint8_t> take_buffer();
+    /// Before a's buffer goes: result packets still queued keep it (moved
+    /// into their ResultSource).
+    static void detach_results(Active& a);
+    /// Updates statistics_.peak_buffer_bytes with the bytes collective
+    /// buffers, queued requests and recycled buffers hold now.
+    void note_buffer_bytes();
     std::optional<std::uint16_t> node_of(unsigned context, std::uint16_t comm_rank) const;
     static std::uint32_t key(unsigned context, int rank) {
         return static_cast<std::uint32_t>(context) << 16 | static_cast<std::uint16_t>(rank);
@@ -419,10 +501,22 @@ class CollectiveEngine : public sc_core::sc_module {
     std::uint8_t size_code_ = 0;                            ///< size code of generated packets
     std::uint32_t credit_batch_ = 1;                        ///< credits returned at once
     PacketPool pool_;                                       ///< generated packets
+    /// A result packet queued toward the QDMA without its packet: made when
+    /// it leaves, so a long result holds no packets, only the collective's
+    /// buffer its bytes come from (none in timing-only runs).
+    struct LazyResult {
+        NetworkHeader network;
+        ProcessorHeader processor;
+        std::uint32_t offset = 0, bytes = 0;
+        std::shared_ptr<const ResultSource> source;  ///< null: timing only, no bytes
+    };
+    std::deque<LazyResult> lazy_results_;                   ///< in host_port_'s queue order
     CreditMessage host_credit_message_;                     ///< credit returns to the QDMA
     CreditMessage net_credit_message_;                      ///< credit returns to the router
     CreditedOutPort net_port_;                              ///< to the router
     CreditedOutPort host_port_;                             ///< to the QDMA
+    CreditMessage kernel_credit_message_;                   ///< credit returns to the kernel unit
+    CreditedOutPort kernel_port_;                           ///< to the kernel unit (stream packets)
     std::array<Context, regmap::kContextCount> contexts_;   ///< per context ID
     ChannelStore channels_;                                 ///< peers' step packets, per (context, sender)
     std::unordered_map<std::uint32_t, std::int32_t> send_credits_;  ///< (context, peer): packets we may still send
@@ -432,14 +526,17 @@ class CollectiveEngine : public sc_core::sc_module {
     std::uint64_t incoming_order_ = 0;
     std::uint32_t combining_contexts_ = 0;                  ///< bit c: context c has chunks in its AgLUs
     std::vector<std::vector<std::uint8_t>> spare_buffers_;  ///< recycled request/collective buffers
-    std::vector<Vector256> scratch_a_, scratch_b_;          ///< AgLU operands (reused)
+    ChunkCombiner combiner_;  ///< a received chunk on the CGR's AgLUs (operands reused)
     sc_core::sc_event incoming_event_;                      ///< the earliest pending tail arrives
     sc_core::sc_event combined_event_;                      ///< the earliest chunk in an AgLU leaves it
     sc_core::sc_event cgr_free_event_;                      ///< a CGR unit freed while collectives wait
     sc_core::sc_event_queue flush_event_;                   ///< credits to return
     CollectiveStatistics statistics_;
-    TraceWriter* trace_ = nullptr;  ///< collective calls and phases, or null (off)
-    std::uint32_t trace_pid_ = 0;   ///< this switch's process in the trace
+    TraceWriter* trace_ = nullptr;    ///< collective calls and phases, or null (off)
+    std::uint32_t trace_pid_ = 0;     ///< this switch's process in the trace
+    bool switch_tree_ = false;        ///< collective.placement = switch (enable_switch_tree)
+    std::uint16_t tree_planner_ = 0;  ///< the switch engine tree joins go to
+    unsigned tree_hosts_ = 0;         ///< addresses >= this are switch engines
 };
 
 }  // namespace isvp

@@ -98,6 +98,43 @@ struct Schedule {
 Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int rank, int root = 0,
                        Fold fold = Fold::Pairwise);
 
+/// One participant's place in a collective's aggregation tree when the
+/// switches run it (collective.placement = switch; docs/COLLECTIVES.md,
+/// "Switch-resident engines"): a member host's NIC engine or the engine of a
+/// switch that combines. Peers are network addresses (hosts 0..N-1, switch
+/// engines above), not comm ranks.
+struct TreeRole {
+    bool vertex = false;        ///< a switch engine (else a member host)
+    std::vector<int> children;  ///< vertex: its inputs' addresses, in combining order (ascending first member)
+    /// Vertex: the vertex above (-1 at the root). Host: the vertex it sends
+    /// its contribution to and takes the result from (-1: a group of one).
+    int parent = -1;
+    int root_vertex = -1;  ///< the tree's root vertex (-1: a group of one)
+    /// Bcast: the root host's address (a host compares it with `self`; the
+    /// root vertex takes the data from it). Ignored by the others.
+    int root_host = -1;
+    int self = -1;  ///< own address
+};
+
+/// Whether the switches' tree runs `collective` (Allreduce, Reduce, Bcast,
+/// Barrier); the others run on the NIC engines' hypercube schedules.
+bool tree_supports(Opcode collective);
+
+/// The steps of one participant of an aggregation tree, one block:
+///   * Allreduce, Barrier (zero bytes), Reduce: a vertex takes its inputs in
+///     combining order (the first copied, the others combined on the right,
+///     so the result does not depend on arrival order), sends the result to
+///     its parent and takes the root's result back, then sends it to every
+///     input; a host sends its contribution to its vertex and takes the
+///     result (Reduce: every member gets it, only the root returns it to its
+///     host — the way down costs what Allreduce's does);
+///   * Bcast: the root host sends its data to the root vertex, which sends it
+///     down; every vertex takes it from its parent and sends it to its
+///     inputs; every host (the root too) takes it from its vertex.
+/// Throws std::invalid_argument for a collective tree_supports refuses or an
+/// inconsistent role.
+Schedule make_tree_schedule(Opcode collective, const TreeRole& role);
+
 /// The largest power of two <= n (n >= 1).
 int floor_power_of_two(int n);
 

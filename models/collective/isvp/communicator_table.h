@@ -86,8 +86,9 @@ class CommunicatorTable {
     std::uint32_t command_status() const { return command_status_; }
     /// The node of global rank `global`, if the forwarding table names one.
     std::optional<std::uint16_t> node_of_global(std::uint16_t global) const {
-        if (forwarding_[global] >= nodes_) return std::nullopt;
-        return forwarding_[global];
+        const std::uint16_t node = global < forwarding_.size() ? forwarding_[global] : global;
+        if (node >= nodes_) return std::nullopt;
+        return node;
     }
     /// The node of comm rank `peer` for rank `rank` of a collective on
     /// `row`: a hypercube neighbour of the row, else comm rank 0 or the root
@@ -106,7 +107,14 @@ class CommunicatorTable {
     CtRow::Dwords staging_{};                      ///< CT_STAGING
     std::uint32_t select_ = 0;                     ///< CT_SELECT
     std::uint32_t command_status_ = 0;             ///< CT_COMMAND_STATUS
-    std::vector<std::uint16_t> forwarding_;        ///< global rank -> node (65536 entries, identity at reset)
+    /// Sets forwarding entry `global` (the table keeps only a prefix).
+    void set_forwarding(std::uint16_t global, std::uint16_t node);
+
+    /// global rank -> node: the table's first entries, up to the highest one
+    /// written with a value other than its reset value; every entry beyond
+    /// is at reset, the identity (the hardware's 65536 entries would cost
+    /// every node 128 KiB and its bring-up a 64 Ki-entry fill).
+    std::vector<std::uint16_t> forwarding_;
     std::uint32_t forward_index_ = 0;              ///< FORWARD_INDEX
 };
 

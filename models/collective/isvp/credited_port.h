@@ -28,27 +28,39 @@ class CreditedOutPort {
   public:
     /// A packet waiting to leave.
     struct Outgoing {
-        tlm::tlm_generic_payload* packet = nullptr;  ///< acquired by the owner; released when it left
+        /// Acquired by the owner; released when it left. Null: made by the
+        /// owner's Make hook when it is about to leave (set_make).
+        tlm::tlm_generic_payload* packet = nullptr;
         std::uint8_t credit_to = 0;  ///< owner's tag: upstream input to credit when it leaves (0: none, generated here)
         std::int8_t ends_call = -1;  ///< owner's tag (traced: the last result packet of a call on this context)
         std::uint32_t phits = 0;     ///< its length (known when queued; drain need not touch it)
+        sc_core::sc_time ready;      ///< set by enqueue(): when its head is here and it may leave
     };
     /// Called when a packet has left, after the receiver took it and before
     /// it is released: `tail_after` is when its tail follows (credit
     /// returns for a passed-through packet go upstream then).
     using Left = std::function<void(const Outgoing&, const sc_core::sc_time& tail_after)>;
+    /// Makes (acquired) the next packet queued without one, in queue order:
+    /// a packet that holds nothing until it leaves (timing-only results).
+    using Make = std::function<tlm::tlm_generic_payload*()>;
 
     /// `owner`: for messages; `socket`: the output; `cycle`: one clock
     /// cycle; `phits_per_cycle`: the serialisation width.
-    CreditedOutPort(std::string owner, tlm::tlm_initiator_socket<>& socket, const sc_core::sc_time& cycle,
-                    unsigned phits_per_cycle, Left left);
+    /// The socket type: any TLM initiator socket (also the optional kind).
+    using Socket = sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>;
+    CreditedOutPort(std::string owner, Socket& socket, const sc_core::sc_time& cycle, unsigned phits_per_cycle,
+                    Left left);
 
     /// Queues `packet` (urgent: ahead of the ordinary queue) and wakes the
     /// sender after `delay`.
     void enqueue(const Outgoing& packet, bool urgent, const sc_core::sc_time& delay) {
-        (urgent ? urgent_ : queue_).push_back(packet);
+        std::deque<Outgoing>& into = urgent ? urgent_ : queue_;
+        into.push_back(packet);
+        into.back().ready = sc_core::sc_time_stamp() + delay;
         wake_.notify(delay);
     }
+    /// Sets the hook that makes packets queued without one.
+    void set_make(Make make) { make_ = std::move(make); }
     /// The last packet queued (not urgent), to tag it.
     Outgoing& last_queued() { return queue_.back(); }
     /// The credit socket's b_transport: a CreditReturn for VC 0 (others are
@@ -62,10 +74,11 @@ class CreditedOutPort {
   private:
     using Arrival = std::pair<sc_core::sc_time, std::uint32_t>;  ///< (when, phits)
     std::string owner_;                                          ///< the owning module's name (messages)
-    tlm::tlm_initiator_socket<>* socket_;                        ///< where packets go
+    Socket* socket_;                                             ///< where packets go
     sc_core::sc_time cycle_;                                     ///< one clock cycle
     unsigned phits_per_cycle_;                                   ///< serialisation width
     Left left_;                                                  ///< the owner's per-packet hook
+    Make make_;                                                  ///< makes packets queued without one
     std::deque<Outgoing> urgent_;  ///< small control packets (agreement, credits): go first
     std::deque<Outgoing> queue_;   ///< waiting packets, in order
     std::int64_t credits_ = 0;     ///< VC 0, usable now

@@ -93,6 +93,9 @@ class DataPhase {
     bool data = false;                 ///< runs the data phase (no local error)
     std::uint32_t chunk_bytes = 1024;  ///< payload per packet (collective.packet_payload_bytes)
     BlockLayout layout;
+    /// false (job.timing_only): no payload is kept; `buffer` stays empty,
+    /// contribution bytes are counted, not stored.
+    bool carry_payload = true;
     std::vector<std::uint8_t> buffer;
     std::vector<StepRun> steps;
     std::size_t first_open = 0;      ///< steps before it are done both ways
@@ -105,7 +108,8 @@ class DataPhase {
     Wait return_wait;
 
     /// Sets up the steps of `schedule` over `layout` (already set); `links(k,
-    /// step)` gives each step's peers' state. Allocates a zeroed buffer.
+    /// step)` gives each step's peers' state. Allocates a zeroed buffer (none
+    /// without carry_payload).
     void build(const Schedule& schedule, const BlockSpan& contribution_blocks, const BlockSpan& result_blocks,
                const std::function<StepLinks(std::size_t, const Step&)>& links);
     /// Message bytes [offset, offset + bytes) of the host's request: the part

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "isvp/reduction_types.h"
 
@@ -40,8 +41,13 @@ enum class Opcode : std::uint8_t {
     Allgather = 6,
     ReduceScatter = 7,
     Barrier = 8,
+    /// SMI streaming message between on-FPGA kernels (models/kernel,
+    /// docs/SMI.md): data, credits or an abort of one channel. Kernels send
+    /// it; the host cannot (the QDMA refuses it), the collective engine
+    /// passes it between the router and the node's kernel unit.
+    Stream = 9,
 };
-inline constexpr unsigned kOpcodeCount = 9;
+inline constexpr unsigned kOpcodeCount = 10;
 std::string_view to_string(Opcode opcode);
 std::optional<Opcode> opcode_from_code(unsigned code);
 
@@ -50,6 +56,13 @@ std::optional<Opcode> opcode_from_code(unsigned code);
 /// completion entry the driver sees holds the processor header but not the
 /// network header's step, so the mark must be in the processor header.
 inline constexpr std::uint8_t kErrorResultDatatype = 0xF;
+
+/// A Send whose processor header carries this datatype is length only
+/// (timing only, job.timing_only): its first kLengthOnlyReadBytes bytes (the
+/// driver's envelope) are meaningful, the rest is not carried, and the
+/// device need not write it into host memory.
+inline constexpr std::uint8_t kLengthOnlyDatatype = 0xF;
+inline constexpr std::uint32_t kLengthOnlyReadBytes = 16;
 
 /// Largest message one processor packet can carry: the 29-bit size field.
 inline constexpr std::uint32_t kMaxMessageBytes = (1u << 29) - 1;
@@ -134,3 +147,46 @@ std::size_t write_network_packet(const NetworkHeader& network, const ProcessorHe
                                  const std::uint8_t* payload, std::uint32_t payload_bytes, std::uint8_t* out);
 
 }  // namespace isvp
+// --- Switch-resident collective engines (collective.placement = switch) ---
+// docs/COLLECTIVES.md, "Switch-resident engines". Network packets with a
+// collective opcode whose step field is one of these configure the
+// aggregation trees; payloads little-endian.
+
+/// Step field of a tree join: a member's NIC engine tells the planner (one
+/// switch engine) that it takes part in the communicator of this context.
+inline constexpr std::uint8_t kTreeJoinStep = 0xFA;
+/// Step field of a tree configuration: the planner tells a participant
+/// (a member's NIC engine or a switch engine) its place in the tree.
+inline constexpr std::uint8_t kTreeConfigStep = 0xFB;
+
+/// Payload of a tree join (8 bytes): the member's communicator and itself.
+struct TreeJoin {
+    std::uint16_t size = 0;          ///< communicator size
+    std::uint16_t comm_rank = 0;     ///< the member's comm rank
+    std::uint16_t host = 0;          ///< its network address
+    std::uint16_t global_rank0 = 0;  ///< global rank of comm rank 0: names the group among those sharing the context
+
+    static constexpr std::size_t kBytes = 8;
+    void write(std::uint8_t* out) const;
+    static TreeJoin read(const std::uint8_t* in);
+};
+
+/// Payload of a tree configuration (10 + 2 x inputs bytes): u16 target, u16
+/// slot, u16 parent, u16 root vertex, u16 inputs count, then the inputs' u16
+/// addresses. A switch engine that gets one for another target forwards it
+/// there (the planner relays through a leaf what up*/down* cannot route from
+/// one top switch to another).
+struct TreeConfig {
+    static constexpr std::uint16_t kNone = 0xFFFF;  ///< no parent / no root vertex
+    std::uint16_t target = 0;                       ///< the participant it configures
+    std::uint8_t slot = 0;              ///< the tree's number on its context (step field of its data packets - 1)
+    std::uint16_t parent = kNone;       ///< vertex above (a host: the vertex it sends to); kNone: none
+    std::uint16_t root_vertex = kNone;  ///< the tree's root vertex; kNone: a group of one
+    std::vector<std::uint16_t> inputs;  ///< a vertex's inputs in combining order; empty for a host
+
+    static constexpr std::size_t kHeaderBytes = 10;
+    std::size_t bytes() const { return kHeaderBytes + 2 * inputs.size(); }
+    void write(std::uint8_t* out) const;
+    /// nullopt when `length` does not match the inputs count it gives.
+    static std::optional<TreeConfig> read(const std::uint8_t* in, std::size_t length);
+};

@@ -132,6 +132,15 @@ inline constexpr Field RING_SIZE_INDEX{0, 4};  ///< index into RING_SIZE
 inline constexpr Field ENABLE{8, 1};
 inline constexpr Field STATUS_ENABLE{9, 1};    ///< H2C/CMPT: write status to the ring's last entry
 inline constexpr Field IRQ_ENABLE{10, 1};      ///< H2C (on SDI descriptors) / CMPT interrupts
+/// H2C only: standing descriptors, prefetched across doorbells. Every
+/// descriptor is a buffer (address, length = capacity 8..65535, SDI
+/// honoured, SOP/EOP ignored) that the driver writes before it enables the
+/// ring and does not change while it is enabled; a packet fills consecutive
+/// buffers from the next one on, as many bytes of each as its header's
+/// 8 + message_bytes still needs. The device fetches descriptors ahead of
+/// H2C_PIDX (from the enable on, qdma.descriptor_prefetch per DMA), so a
+/// doorbell finds its descriptor already fetched (models/qdma/README.md).
+inline constexpr Field PREFETCH{11, 1};
 inline constexpr Field MSIX_VECTOR{16, 11};
 }  // namespace control
 
@@ -248,6 +257,81 @@ inline constexpr std::uint32_t kReleasedAborting = 3;   ///< RELEASE of a busy r
 /// request ends with error 4 on every member, so the guest runs it in
 /// software instead (guest::Collectives::would_offload).
 inline constexpr std::uint32_t ACCEL_MAX_BUFFER_BYTES = 0x60A0;
+
+// ---------------------------------------------------------------------------
+// On-FPGA kernel unit, KERNEL_BASE .. KERNEL_END (inside the accelerator
+// window; models/kernel/README.md, docs/SMI.md). The host starts a kernel
+// the way an XRT host starts an HLS kernel: arguments, START, a done
+// interrupt. One kernel runs at a time per FPGA.
+inline constexpr std::uint32_t KERNEL_BASE = 0x7000;
+inline constexpr std::uint32_t KERNEL_END = 0x7100;  ///< one past the kernel unit's registers
+/// RO fields in `kernel_capabilities`.
+inline constexpr std::uint32_t KERNEL_CAPABILITIES = 0x7000;
+namespace kernel_capabilities {
+inline constexpr Field KERNELS{0, 8};   ///< kernels compiled into the bitstream (ids 1 .. KERNELS)
+inline constexpr Field ARGS{8, 8};      ///< argument registers (kKernelArgs)
+inline constexpr Field RESULTS{16, 8};  ///< result registers (kKernelResults)
+}  // namespace kernel_capabilities
+inline constexpr std::uint32_t KERNEL_ID = 0x7004;       ///< RW the kernel START launches (1 ..)
+inline constexpr std::uint32_t KERNEL_CONTROL = 0x7008;  ///< WO, fields in `kernel_control`
+namespace kernel_control {
+inline constexpr Field START{0, 1};  ///< launch KERNEL_ID with KERNEL_ARG(0..7); refused while running
+inline constexpr Field CLEAR{1, 1};  ///< status back to idle (done or error); ignored while running
+}  // namespace kernel_control
+/// RO state of the last launch, fields in `kernel_status`. An error names
+/// its code; KERNEL_ERROR_DETAIL says more (below).
+inline constexpr std::uint32_t KERNEL_STATUS = 0x700C;
+namespace kernel_status {
+inline constexpr Field STATE{0, 2};       ///< kIdle, kRunning, kDone, kError
+inline constexpr Field ERROR_CODE{8, 8};  ///< one of the kKernelError codes when STATE is kError
+inline constexpr Field LAUNCHES{16, 16};  ///< launches accepted so far (wraps)
+inline constexpr std::uint32_t kIdle = 0;
+inline constexpr std::uint32_t kRunning = 1;
+inline constexpr std::uint32_t kDone = 2;
+inline constexpr std::uint32_t kError = 3;
+}  // namespace kernel_status
+/// Error codes (KERNEL_STATUS.ERROR_CODE) and what KERNEL_ERROR_DETAIL holds.
+inline constexpr std::uint32_t kKernelErrorUnknownId = 1;    ///< detail: the id
+inline constexpr std::uint32_t kKernelErrorBadArgument = 2;  ///< detail: argument index
+inline constexpr std::uint32_t kKernelErrorBusy = 3;         ///< START while running; detail: running id
+inline constexpr std::uint32_t kKernelErrorChannel = 4;      ///< SMI channel arguments disagree; detail below
+inline constexpr std::uint32_t kKernelErrorChannelArgs = 5;  ///< SMI_Open_* argument out of range; detail below
+inline constexpr std::uint32_t kKernelErrorPeerAborted = 6;  ///< the peer refused the channel; detail below
+/// RO: for channel errors [7:0] port, [23:8] peer rank, [31:24] what
+/// (kChannel* below); for others see the codes.
+inline constexpr std::uint32_t KERNEL_ERROR_DETAIL = 0x7010;
+namespace kernel_error_detail {
+inline constexpr Field PORT{0, 8};
+inline constexpr Field PEER{8, 16};
+inline constexpr Field WHAT{24, 8};
+inline constexpr std::uint32_t kChannelKind = 1;         ///< point-to-point vs bcast/reduce/... on one port
+inline constexpr std::uint32_t kChannelDatatype = 2;     ///< datatypes differ
+inline constexpr std::uint32_t kChannelCount = 3;        ///< element counts differ
+inline constexpr std::uint32_t kChannelOperation = 4;    ///< reduce operations differ
+inline constexpr std::uint32_t kChannelPeer = 5;         ///< peer rank outside the communicator
+inline constexpr std::uint32_t kChannelPort = 6;         ///< port outside 0..255
+inline constexpr std::uint32_t kChannelRoot = 7;         ///< root outside the communicator
+inline constexpr std::uint32_t kChannelCountArg = 8;     ///< negative count
+inline constexpr std::uint32_t kChannelDatatypeArg = 9;  ///< not an SMI datatype / op
+}  // namespace kernel_error_detail
+inline constexpr std::uint32_t KERNEL_MSIX =
+    0x7014;  ///< RW [10:0] MSI-X vector raised when a launch ends (done or error); reset 3
+inline constexpr std::uint32_t kKernelDefaultVector = 3;
+inline constexpr std::uint32_t KERNEL_WORLD_SIZE =
+    0x7018;  ///< RW ranks in SMI_COMM_WORLD (rank r = node r); 0 = NODE_COUNT
+inline constexpr std::uint32_t KERNEL_CYCLES_LO = 0x7020;  ///< RO kernel clock cycles the last launch ran
+inline constexpr std::uint32_t KERNEL_CYCLES_HI = 0x7024;
+inline constexpr std::uint32_t KERNEL_ARG_BASE = 0x7040;  ///< RW 64-bit arguments, LO then HI dword
+inline constexpr unsigned kKernelArgs = 8;
+constexpr std::uint32_t KERNEL_ARG(unsigned index) {
+    return KERNEL_ARG_BASE + 8 * index;
+}
+inline constexpr std::uint32_t KERNEL_RESULT_BASE = 0x7080;  ///< RO 64-bit results the kernel wrote, LO then HI
+inline constexpr unsigned kKernelResults = 8;
+constexpr std::uint32_t KERNEL_RESULT(unsigned index) {
+    return KERNEL_RESULT_BASE + 8 * index;
+}
+static_assert(KERNEL_RESULT(kKernelResults) <= KERNEL_END && KERNEL_END <= ACCELERATOR_END);
 
 /// One CT row, DESIGN §3.5: (log2 MAX_R * (log2 MAX_R + 2) + 8) bits with
 /// MAX_R = 65536 ranks: 296 bits.

@@ -32,6 +32,16 @@
 // the bytes are paid once at the slowest port) and `store_and_forward` (each
 // step's transfer is whole before the next step starts).
 //
+// The switch-tree path (indirect networks, engines in the switches) runs the
+// same tree schedules the engines run (make_tree_schedule over the roles of
+// plan_aggregation_tree's tree) with the same rules: a participant is a host
+// or a switch engine, hops are cables between their switches (0 between a
+// host and its own switch's engine: L(0), the router alone); a vertex's
+// sends leave its output port one after another (G_engine per byte), each
+// input past the first costs an AgLU pass; streamed, the bytes are paid once
+// at the slowest stage (a vertex's output carries its bytes once per child
+// on the way down).
+//
 // Link contention within a phase: transfers of one step (same from XOR to)
 // whose dimension-order routes share a directed link pay their bytes that
 // many times over (recursive doubling with partners 2 or 4 apart on a ring).
@@ -118,6 +128,11 @@ enum class Path : std::uint8_t {
     Software,                ///< host software over point-to-point messages
     OffloadStreamed,         ///< in-switch, packets pipelined through the steps (the design)
     OffloadStoreAndForward,  ///< in-switch, each step's transfer whole before the next step
+    /// Switch-resident engines of an indirect network (collective.placement
+    /// = switch): the group's aggregation tree, hosts -> leaf -> ... -> root
+    /// vertex and back down, packets pipelined through the levels. For the
+    /// collectives the tree does not run (tree_supports), OffloadStreamed.
+    OffloadTree,
 };
 
 /// The model of one platform: parameters and the network the ranks sit on
@@ -154,6 +169,9 @@ class Model {
     LinkSharing link_sharing(const std::vector<Schedule>& schedules) const;
     double software(Opcode collective, double block_bytes) const;
     double offload(Opcode collective, double block_bytes, bool streamed) const;
+    double offload_tree(Opcode collective, double block_bytes) const;
+    /// Cables between two switches (breadth-first searches cached).
+    unsigned switch_hops(unsigned from, unsigned to) const;
 
     Parameters parameters_;
     NetworkTopology topology_;
@@ -162,6 +180,7 @@ class Model {
     /// [rank][switch]: cables from the rank's switch to every switch (one
     /// breadth-first search per rank at construction; hops() is a lookup).
     std::vector<std::vector<unsigned>> distances_;
+    mutable std::map<unsigned, std::vector<unsigned>> switch_distances_;  ///< switch -> its distances
 };
 
 /// Why simulation and model differ, when they differ by more than
@@ -169,8 +188,10 @@ class Model {
 /// which of the model's assumptions the row violates (see the header
 /// comment): `simulated_us` is the measured latency, `release_skew_us` how
 /// far apart (on average) the barrier before each call released the ranks,
-/// as measured (negative: not measured).
+/// as measured (negative: not measured). `offload_path`: the evaluation the
+/// offloaded figure is compared with (OffloadTree for switch-resident engines).
 std::string explain_difference(const Model& model, Opcode collective, std::uint64_t bytes, bool offload,
-                               double simulated_us, double release_skew_us = -1, double threshold = 0.25);
+                               double simulated_us, double release_skew_us = -1, double threshold = 0.25,
+                               Path offload_path = Path::OffloadStreamed);
 
 }  // namespace isvp::loggp

@@ -134,6 +134,9 @@ class PcieEndpoint : public sc_core::sc_module {
         std::uint64_t address = 0;        ///< host address
         std::vector<std::uint8_t> bytes;  ///< the data, copied when the device issued it
         bool host_update = false;         ///< a completion or ring status a polling guest watches
+        /// DmaTag::timing_only with nothing to write: `bytes` stays empty;
+        /// the write still lands in order (the same events, the same times).
+        bool timing_only = false;
     };
     /// Tells the host's CPU that a completion entry or ring status has
     /// landed (kHostUpdateAddress, simulation only: no link time, no log).

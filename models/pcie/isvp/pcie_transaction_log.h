@@ -60,6 +60,12 @@ struct DmaTag {
     DmaPurpose purpose = DmaPurpose::Unknown;
     std::uint16_t queue = 0;  ///< QDMA queue
     std::uint32_t index = 0;  ///< ring index (see DmaPurpose)
+    /// A write whose bytes nobody reads (job.timing_only: a collective
+    /// result's payload, a length-only message past its envelope): the link
+    /// is charged as for any write of its length, but only the first
+    /// `written_bytes` reach host memory (the rest takes no memory).
+    bool timing_only = false;
+    std::uint32_t written_bytes = 0;  ///< with timing_only: bytes written at the start
 };
 
 /// A closed range [first, last].

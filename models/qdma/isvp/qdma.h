@@ -96,6 +96,7 @@ class Qdma : public sc_core::sc_module {
             field("h2c_packets", self.h2c_packets);
             field("h2c_payload_bytes", self.h2c_payload_bytes);
             field("h2c_descriptors", self.h2c_descriptors);
+            field("h2c_descriptor_fetches", self.h2c_descriptor_fetches);
             field("c2h_packets", self.c2h_packets);
             field("c2h_payload_bytes", self.c2h_payload_bytes);
             field("c2h_stalls", self.c2h_stalls);
@@ -104,15 +105,16 @@ class Qdma : public sc_core::sc_module {
             field("queue_errors", self.queue_errors);
         }
 
-        std::uint64_t h2c_packets = 0;        ///< network packets sent on tx
-        std::uint64_t h2c_payload_bytes = 0;  ///< their payload bytes
-        std::uint64_t h2c_descriptors = 0;    ///< H2C descriptors completed
-        std::uint64_t c2h_packets = 0;        ///< packets delivered to C2H buffers
-        std::uint64_t c2h_payload_bytes = 0;  ///< their payload bytes
-        std::uint64_t c2h_stalls = 0;         ///< times a queue held packets (back-pressure)
-        std::uint64_t rx_dropped = 0;         ///< malformed packets dropped
-        std::uint64_t interrupts = 0;         ///< MSI-X vector requests sent
-        std::uint64_t queue_errors = 0;       ///< rings stopped in error
+        std::uint64_t h2c_packets = 0;             ///< network packets sent on tx
+        std::uint64_t h2c_payload_bytes = 0;       ///< their payload bytes
+        std::uint64_t h2c_descriptors = 0;         ///< H2C descriptors completed
+        std::uint64_t h2c_descriptor_fetches = 0;  ///< H2C descriptor fetch DMAs (a batch each)
+        std::uint64_t c2h_packets = 0;             ///< packets delivered to C2H buffers
+        std::uint64_t c2h_payload_bytes = 0;       ///< their payload bytes
+        std::uint64_t c2h_stalls = 0;              ///< times a queue held packets (back-pressure)
+        std::uint64_t rx_dropped = 0;              ///< malformed packets dropped
+        std::uint64_t interrupts = 0;              ///< MSI-X vector requests sent
+        std::uint64_t queue_errors = 0;            ///< rings stopped in error
     };
     const Statistics& statistics() const { return statistics_; }
     const QdmaConfig& configuration() const { return config_; }

@@ -15,6 +15,10 @@ struct QdmaConfig {
     unsigned descriptor_prefetch = 64;     ///< descriptors fetched per DMA read
     unsigned stream_bits = 512;            ///< AXI4-Stream width toward the router, bits per cycle
     double clock_mhz = 250.0;              ///< stream clock, MHz
+    /// job.timing_only (set by the platform, not a qdma.* parameter): the
+    /// payload of collective result packets (not error results) is not
+    /// written into the C2H buffers; the PCIe link is charged the same.
+    bool timing_only = false;
 
     /// Bytes per phit of the receive buffer's credits (isvp::kPhitBytes).
     static constexpr unsigned kCreditBytes = 32;

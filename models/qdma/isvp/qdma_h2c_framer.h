@@ -14,6 +14,13 @@
 //                     an overrun at the descriptor that overruns, a missing
 //                     or early EOP at the descriptor that has/lacks it)
 //   PacketHeader      reserved opcode, rank >= node count
+// With standing descriptors (H2C_CONTROL.PREFETCH) a descriptor is a buffer
+// instead: accept_standing() turns it into the descriptor the engine
+// consumes — SOP on the first buffer of a packet, as many bytes of each
+// buffer as the header's 8 + message_bytes still needs, EOP on the buffer
+// that completes it (the first buffer is trimmed once the header is read:
+// described_bytes()). Only DescriptorLength (capacity below 8 or above
+// kMaxDescriptorBytes) and PacketHeader can occur.
 // (message_bytes > kMaxMessageBytes cannot occur: the field is 29 bits.)
 #pragma once
 
@@ -31,6 +38,9 @@ class H2cFramer {
 
     /// The next descriptor of the queue, before any of its data is used.
     regmap::QueueError accept_descriptor(const regmap::H2cDescriptor& descriptor);
+    /// A standing descriptor (buffer of `descriptor.length` bytes), rewritten
+    /// to the part of it the current packet uses.
+    regmap::QueueError accept_standing(regmap::H2cDescriptor& descriptor);
     /// The packet's 8 header bytes, once all have been read.
     regmap::QueueError accept_header(const std::uint8_t* header_bytes);
     /// The engine has consumed all of an EOP descriptor: the packet is done.
@@ -39,6 +49,11 @@ class H2cFramer {
     void reset();
 
     bool in_packet() const { return in_packet_; }
+    /// Bytes the packet's descriptors cover so far (standing: after the
+    /// header, the used part of the first buffer).
+    std::uint64_t described_bytes() const { return described_bytes_; }
+    /// The packet's last descriptor has been accepted.
+    bool eop_seen() const { return eop_seen_; }
     /// The decoded header, once accepted.
     const std::optional<ProcessorHeader>& header() const { return header_; }
 
@@ -48,6 +63,7 @@ class H2cFramer {
     std::uint32_t node_count_;               ///< ranks that exist (rank == node for now)
     bool in_packet_ = false;                 ///< SOP seen, EOP not yet consumed
     bool eop_seen_ = false;                  ///< the packet's EOP descriptor has been accepted
+    bool standing_ = false;                  ///< the packet is framed by its header in standing buffers
     std::uint64_t described_bytes_ = 0;      ///< sum of the packet's descriptor lengths so far
     std::optional<ProcessorHeader> header_;  ///< set once the header is read and valid
 };

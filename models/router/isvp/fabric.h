@@ -28,6 +28,8 @@
 #include "isvp/aurora_link.h"
 #include "isvp/fabric_config.h"
 #include "isvp/network_topology.h"
+#include "isvp/partition_boundary.h"
+#include "isvp/partition_plan.h"
 #include "isvp/router.h"
 
 namespace isvp {
@@ -53,21 +55,39 @@ class Fabric : public sc_core::sc_module {
     /// configured one (experiments with policies not registered by name);
     /// null: the configured one.
     Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::shared_ptr<const RoutingPolicy> routing);
+    /// Partition `partition` of a distributed simulation (`plan`, which must
+    /// outlive the fabric): only the switches it owns are built, with the
+    /// links leaving them; cut cables end at boundary() (docs/PARTITIONS.md).
+    /// Routers and links of other partitions do not exist here (router(s)
+    /// of one throws, link() gives null).
+    Fabric(sc_core::sc_module_name name, const FabricConfig& config, const PartitionPlan& plan, unsigned partition);
+    /// The general form: `routing` may be null (the configured policy),
+    /// `plan` null (the whole fabric).
+    Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::shared_ptr<const RoutingPolicy> routing,
+           const PartitionPlan* plan, unsigned partition);
 
     const FabricConfig& config() const { return config_; }
     const NetworkTopology& topology() const { return topology_; }
     const RoutingPolicy& routing() const { return *routing_; }
     /// Hosts (nodes that run a rank) of the network.
-    unsigned nodes() const { return topology_.hosts(); }
+    unsigned nodes() const { return topology_.hosts() - topology_.engines(); }
     unsigned switches() const { return topology_.switches(); }
 
+    /// Per endpoint address: a host's NIC, or (FabricConfig::switch_engines)
+    /// a switch's collective engine at nodes() + switch index.
     Router::PacketInSocket& inject(unsigned host);          ///< packets from the host's NIC
     Router::CreditOutSocket& inject_credit(unsigned host);  ///< credits back to the host's NIC
     Router::PacketOutSocket& eject(unsigned host);          ///< packets to the host's NIC
     Router::CreditInSocket& eject_credit(unsigned host);    ///< credits from the host's NIC
 
-    Router& router(unsigned switch_index) { return *routers_.at(switch_index); }
-    const Router& router(unsigned switch_index) const { return *routers_.at(switch_index); }
+    Router& router(unsigned switch_index);
+    const Router& router(unsigned switch_index) const;
+    /// The switch is simulated here (always, unless the fabric is a partition).
+    bool owns(unsigned switch_index) const { return routers_.at(switch_index) != nullptr; }
+    /// The host's switch is simulated here.
+    bool owns_host(unsigned host) const { return owns(topology_.host(host).switch_index); }
+    /// The cut cables of a partition; null for a whole fabric.
+    PartitionBoundary* boundary() { return boundary_.get(); }
     /// The link leaving switch `switch_index` through `port`; nullptr if
     /// that port has no cable.
     const AuroraLink* link(unsigned switch_index, unsigned port) const;
@@ -100,7 +120,9 @@ class Fabric : public sc_core::sc_module {
     bool torus_;                                      ///< the torus's names and link numbering
     std::shared_ptr<const RoutingPolicy> routing_;    ///< shared by every router
     WakeupScheduler scheduler_;                       ///< wakes every router (one SC_METHOD)
-    std::vector<std::unique_ptr<Router>> routers_;    ///< one per switch
+    std::vector<std::unique_ptr<Router>> routers_;    ///< one per switch; null where another partition has it
+    const PartitionPlan* plan_;                       ///< the partitioning, or null for a whole fabric
+    std::unique_ptr<PartitionBoundary> boundary_;     ///< cut cables of a partition, else null
     std::vector<std::size_t> first_port_;             ///< [switch]: index of its port 0 in links_
     std::vector<std::unique_ptr<AuroraLink>> links_;  ///< [first_port_[s] + port], null where no cable
     std::vector<LinkDrop> drops_;                     ///< packets the links dropped

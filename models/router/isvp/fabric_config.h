@@ -28,6 +28,9 @@ struct FabricConfig {
     std::string table_routing = "updown";  ///< topology.routing
     RouterConfig router;                   ///< router.*, the same for every switch
     AuroraConfig aurora;                   ///< aurora.*, the default of every link
+    /// A collective engine at an extra port of every switch (set by the
+    /// platform for collective.placement = switch; not a topology.* parameter).
+    bool switch_engines = false;
 
     /// Declares topology.*, router.* and aurora.*.
     static void declare(Parameters& parameters);
@@ -41,8 +44,11 @@ struct FabricConfig {
     /// routing that cannot work (too few VCs for dor, a cyclic shortest).
     void validate() const;
 
-    /// The network graph these parameters describe.
+    /// The network graph these parameters describe (hosts only).
     NetworkTopology topology() const;
+    /// What the fabric builds: topology(), with switch_engines its engines'
+    /// ports and addresses (with_switch_engines).
+    NetworkTopology network() const;
     /// The routing policy for it: router.routing on a torus, a TableRouting
     /// (topology.routing) otherwise.
     std::shared_ptr<const RoutingPolicy> routing(const NetworkTopology& topology) const;

@@ -66,8 +66,10 @@ class NetworkTopology {
     /// duplicate switch name, or one with characters other than letters,
     /// digits, '_' and '-'. Messages start "config: topology
     /// DESCRIPTION: ".
+    /// `engines`: the last `engines` entries of `hosts` are switch-resident
+    /// collective engines (with_switch_engines), not hosts that run ranks.
     NetworkTopology(std::string kind, std::string description, std::vector<TopologySwitch> switches,
-                    std::vector<TopologyCable> cables, std::vector<HostPort> hosts);
+                    std::vector<TopologyCable> cables, std::vector<HostPort> hosts, unsigned engines = 0);
 
     /// "torus", "fattree" or "file".
     const std::string& kind() const { return kind_; }
@@ -75,7 +77,12 @@ class NetworkTopology {
     const std::string& description() const { return description_; }
 
     unsigned switches() const { return static_cast<unsigned>(switches_.size()); }
+    /// Endpoints (network addresses): the hosts, then the switch engines if any.
     unsigned hosts() const { return static_cast<unsigned>(hosts_.size()); }
+    /// Endpoints that are switch-resident collective engines (the last ones; 0 without).
+    unsigned engines() const { return engines_; }
+    /// Whether address `address` is a switch engine (needs no route to another engine).
+    bool is_engine(unsigned address) const { return address >= hosts() - engines_ && address < hosts(); }
     const TopologySwitch& switch_at(unsigned index) const { return switches_.at(index); }
     const std::vector<TopologyCable>& cables() const { return cables_; }
     const HostPort& host(unsigned address) const { return hosts_.at(address); }
@@ -99,6 +106,7 @@ class NetworkTopology {
     std::vector<TopologySwitch> switches_;      ///< by index
     std::vector<TopologyCable> cables_;         ///< by index
     std::vector<HostPort> hosts_;               ///< by host address
+    unsigned engines_ = 0;                      ///< trailing entries of hosts_ that are switch engines
     std::vector<std::vector<PortPeer>> peers_;  ///< [switch][port]
 };
 
@@ -137,6 +145,16 @@ struct FatTreeShape {
 /// over-subscription that leaves no uplink, a radix under 2, more hosts
 /// than three levels reach), naming topology.fattree.
 NetworkTopology fat_tree_network(const FatTreeShape& shape);
+
+/// The network with a collective engine at an extra port of every switch
+/// (collective.placement = switch; docs/COLLECTIVES.md, "Switch-resident
+/// engines"): switch s gets port `ports` (its radix grows by one) and on it
+/// an endpoint with network address hosts() + s, attached like a host, so
+/// routing tables (TableRouting, check_routes) reach every engine as a
+/// destination. Hosts, cables and switch indices are unchanged; the
+/// description gains "+engines". Throws ConfigError for a torus (its
+/// engines are the NICs') or more than 65536 addresses in all.
+NetworkTopology with_switch_engines(const NetworkTopology& topology);
 
 /// Reads a topology file (JSON; format in the README, "Topology files");
 /// throws ConfigError naming the file, and the switch/port or JSON path at

@@ -132,7 +132,12 @@ class Collectives {
   private:
     struct Call;
     void run(Communicator& comm, const Call& call);
-    void run_software(Communicator& comm, const Call& call);
+    /// The host algorithm over point-to-point messages. Without `payload`
+    /// (a user call with DriverConfig::timing_only) the messages are length
+    /// only and nothing is copied or combined: no buffer of the call's size.
+    /// Communicator management (agreeing on IDs and rows, split) always
+    /// carries its payload.
+    void run_software(Communicator& comm, const Call& call, bool payload = true);
     void run_offloaded(Communicator& comm, const Call& call);
     /// run()'s checks; the switch buffer the call needs (bytes).
     std::uint64_t check_call(const Communicator& comm, const Call& call) const;

@@ -19,6 +19,7 @@
 // Plain C++17, no SystemC.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -50,8 +51,10 @@ class LinkFaultError : public DriverError {
 };
 /// How a message leaves the host (driver.send_path, docs/PERFORMANCE.md).
 enum class SendPath {
-    Fetch,  ///< staging copy, H2C descriptor, doorbell; the QDMA fetches descriptor and data by DMA
-    Pio,    ///< messages of up to pio_max_bytes written into the queue's PIO window; larger ones: Fetch
+    Fetch,     ///< staging copy, H2C descriptor, doorbell; the QDMA fetches descriptor and data by DMA
+    Prefetch,  ///< standing descriptors over fixed staging slots, fetched ahead of the doorbell: data fetch only
+    Pio,       ///< messages of up to pio_max_bytes written into the queue's PIO window; larger ones: Fetch
+    Auto,      ///< messages of up to pio_max_bytes by PIO, larger ones: Prefetch
 };
 /// How the driver learns of completions (driver.completion).
 enum class CompletionMode {
@@ -59,8 +62,8 @@ enum class CompletionMode {
     Poll,    ///< spin on the completion ring's colour bit in host memory; no interrupt
     Hybrid,  ///< spin for poll_us, then arm the interrupt and sleep
 };
-/// Parses "fetch"/"pio" and "msi"/"poll"/"hybrid"; DriverError naming the
-/// parameter otherwise.
+/// Parses "fetch"/"prefetch"/"pio"/"auto" and "msi"/"poll"/"hybrid";
+/// DriverError naming the parameter otherwise.
 SendPath parse_send_path(const std::string& text);
 CompletionMode parse_completion_mode(const std::string& text);
 const char* to_string(SendPath path);
@@ -85,6 +88,13 @@ struct DriverConfig {
     CompletionMode completion = CompletionMode::Msi;  ///< driver.completion
     double poll_us = 2.0;                             ///< driver.poll_us: hybrid's spin before it arms the interrupt
     double poll_interval_ns = 50;                     ///< driver.poll_interval_ns: one turn of the poll loop
+    /// job.timing_only (the benches set it; `isvp run` does not): collective
+    /// payload is not carried. Offloaded contributions may be posted without
+    /// their bytes (data null), offloaded results are counted but not stored
+    /// (receive_collective copies nothing; error results are still read),
+    /// and the software collectives send length-only messages
+    /// (send_length_only). Simulated times are the same as with payload.
+    bool timing_only = false;
 };
 
 /// What the bring-up probe found in the accelerator window.
@@ -159,6 +169,19 @@ class Driver {
     /// Like send/receive, for the collectives' reserved tags (>= kReservedTagBase).
     void send_reserved(int destination, std::uint32_t tag, const void* data, std::size_t bytes);
     ReceiveStatus receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity);
+    /// A reserved-tag message of `bytes` whose data is not carried (timing
+    /// only): the packets have the length, the envelope says length-only and
+    /// the receiver keeps no data (a receive copies nothing; its status has
+    /// the length). Same packets and simulated time as send_reserved.
+    void send_length_only(int destination, std::uint32_t tag, std::size_t bytes);
+    /// DriverConfig::timing_only.
+    bool timing_only() const { return config_.timing_only; }
+    /// The largest payload buffer this driver allocated (a message's or a
+    /// collective result's data, bytes); 0 when every payload was timing only.
+    std::uint64_t largest_payload_buffer() const { return largest_payload_buffer_; }
+    /// Data bytes copied into staging or the PIO window (envelopes and
+    /// headers not counted); 0 when every payload was timing only.
+    std::uint64_t data_bytes_staged() const { return data_bytes_staged_; }
 
     // Non-blocking progress, for a matching engine above the driver (the MPI
     // shim's nonblocking receives, probes and tests).
@@ -205,9 +228,11 @@ class Driver {
     /// the switch refuses a LOAD whose receive windows do not fit.
     bool ct_row_valid(unsigned context);
     /// Posts one collective request: `header` (opcode a collective), the
-    /// 16-byte envelope, then `bytes` of contribution.
+    /// 16-byte envelope, then `bytes` of contribution, of which the first
+    /// `carried` (default all) come from `data`; the rest is not carried
+    /// (timing_only only: the packets have the length, not the bytes).
     void send_collective(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
-                         std::size_t bytes);
+                         std::size_t bytes, std::size_t carried = SIZE_MAX);
     /// Blocks until the result of the collective in flight on `context`
     /// has arrived; copies up to `capacity` bytes.
     CollectiveResult receive_collective(unsigned context, void* buffer, std::size_t capacity);
@@ -224,7 +249,11 @@ class Driver {
     /// Messages (and collective requests) sent through the PIO window and
     /// through descriptors, and wake-ups by a completion seen while polling.
     std::uint64_t pio_sends() const { return pio_sends_; }
+    /// Sent through H2C descriptors (fetch or prefetch path).
     std::uint64_t fetch_sends() const { return fetch_sends_; }
+    /// Bytes of one staging slot behind a standing descriptor (prefetch and
+    /// auto send paths; 0 otherwise).
+    std::uint32_t slot_bytes() const { return slot_bytes_; }
     std::uint64_t poll_wakeups() const { return poll_wakeups_; }
     /// Messages dropped because what arrived was malformed or cut off (a
     /// fault of the sending rank, which must not end this one), and why the
@@ -258,7 +287,8 @@ class Driver {
         std::uint64_t data_bytes = 0;     ///< from the envelope
         std::uint32_t message_bytes = 0;  ///< envelope + data, from the processor header
         std::uint32_t received = 0;       ///< bytes of envelope + data so far
-        std::vector<std::uint8_t> data;   ///< the data as it arrives
+        bool length_only = false;         ///< the envelope says the data is not carried
+        std::vector<std::uint8_t> data;   ///< the data as it arrives (empty when length_only)
     };
 
     std::uint64_t allocate(std::size_t bytes, std::size_t alignment);
@@ -280,14 +310,30 @@ class Driver {
     void reclaim_h2c();
     /// Posts one H2C descriptor, waiting for room when the ring is full.
     void post_descriptor(std::uint64_t address, std::uint32_t length, std::uint32_t flags);
+    /// Waits until the H2C ring has room for one more descriptor.
+    void wait_for_h2c_slot();
+    /// Writes every standing descriptor (slot i: staging + i * slot_bytes_).
+    void write_standing_descriptors();
+    /// Copies header, envelope and data into consecutive standing slots and
+    /// rings the doorbell (prefetch path).
+    void post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes);
     /// Reserves `bytes` of contiguous staging space, waiting for reclaim.
     std::uint64_t reserve_staging(std::uint32_t bytes);
     bool take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status);
     void probe_accelerator();
-    void check_destination(int destination, std::size_t bytes, const void* data) const;
-    /// Streams header, prefix and data through staging as one processor packet.
+    /// Refuses a bad destination or size, and null data that is `carried`.
+    void check_destination(int destination, std::size_t bytes, const void* data, bool carried = true) const;
+    /// Streams header, prefix and data through staging as one processor
+    /// packet; only the first `carried` data bytes are copied from `data`
+    /// (the rest is not carried: timing only).
     void post_packet(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
-                     std::size_t bytes);
+                     std::size_t bytes, std::size_t carried);
+    /// send_reserved's packet with the envelope's length-only flag as given.
+    void send_message(int destination, std::uint32_t tag, const void* data, std::size_t bytes, bool length_only);
+    /// Notes a payload buffer of `bytes` (largest_payload_buffer).
+    void note_payload_buffer(std::uint64_t bytes) {
+        largest_payload_buffer_ = std::max(largest_payload_buffer_, bytes);
+    }
     void deliver_result(const ProcessorHeader& header, const regmap::CompletionEntry& entry,
                         const std::uint8_t* payload);
 
@@ -303,6 +349,7 @@ class Driver {
     // H2C: descriptor ring and the staging ring its data comes from.
     std::uint64_t h2c_ring_ = 0;                  ///< guest-physical address of the ring
     std::uint32_t h2c_pidx_ = 0;                  ///< next descriptor to write
+    std::uint32_t h2c_doorbell_ = 0;              ///< PIDX the device was last told (H2C_PIDX doorbell)
     std::uint32_t h2c_cidx_ = 0;                  ///< last consumed index seen
     std::uint32_t h2c_outstanding_ = 0;           ///< descriptors posted, not yet consumed
     std::vector<std::uint64_t> h2c_staging_end_;  ///< staging offset freed when slot i completes
@@ -331,7 +378,8 @@ class Driver {
     struct Result {
         ProcessorHeader header;      ///< of its first packet
         std::uint32_t received = 0;  ///< bytes so far
-        std::vector<std::uint8_t> data;
+        std::uint32_t bytes = 0;     ///< the result's size (header.message_bytes)
+        std::vector<std::uint8_t> data;  ///< its bytes (none when timing_only and not an error result)
         bool active = false;    ///< packets are arriving
         bool complete = false;  ///< waiting to be taken
     };
@@ -345,8 +393,16 @@ class Driver {
     std::uint64_t fetch_sends_ = 0;       ///< packets posted as descriptors
     std::uint64_t poll_wakeups_ = 0;      ///< waits ended by a completion landing while polling
     std::uint32_t pio_window_bytes_ = 0;  ///< PIO_WINDOW_BYTES (PIO path only)
+    bool use_pio_ = false;                ///< send_path pio or auto: small messages by PIO
+    bool standing_ = false;               ///< send_path prefetch or auto: H2C_CONTROL.PREFETCH
+    std::uint32_t slot_bytes_ = 0;        ///< standing descriptors: staging bytes per ring slot
+    std::uint64_t largest_payload_buffer_ = 0;  ///< see largest_payload_buffer()
+    std::uint64_t data_bytes_staged_ = 0;       ///< see data_bytes_staged()
     /// Writes header, envelope and data into the PIO window (fits, ring idle).
-    void post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes);
+    void post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes,
+                  std::size_t carried);
+    /// Writes H2C_PIDX = h2c_pidx_ (posts every descriptor written so far).
+    void ring_h2c_doorbell();
     /// Sleeps until an armed interrupt (the MSI completion path).
     void wait_for_interrupt();
     std::function<void()> progress_hook_;  ///< see set_progress_hook

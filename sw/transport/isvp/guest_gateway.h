@@ -95,6 +95,9 @@ class GuestGateway : public sc_core::sc_module {
     std::uint64_t interrupts_ = 0;                            ///< statistics: MSIs received
     std::uint64_t mmio_errors_ = 0;                           ///< statistics: MMIO accesses answered with an error
     std::uint64_t dropped_msis_ = 0;                          ///< statistics: MSIs with an illegal vector, dropped
+    /// Reused by every access: constructing a generic payload allocates its
+    /// extension array (one malloc and free per MMIO access otherwise).
+    tlm::tlm_generic_payload payload_;
 };
 
 /// Simulated picoseconds of an sc_time (the scheduler requires a 1 ps resolution).

@@ -64,6 +64,7 @@
 
 #include "isvp/guest_gateway.h"
 #include "isvp/guest_links.h"
+#include "isvp/partition_window.h"
 #include "isvp/sync_core.h"
 #include "isvp/transport_config.h"
 
@@ -74,12 +75,21 @@ class GuestScheduler {
     /// Creates the gateways (top-level modules "rank<r>_gateway"); call during
     /// elaboration, before the platform binds them.
     GuestScheduler(boost::asio::io_context& io, int ranks, const TransportConfig& config, std::ostream& log);
+    /// One partition of a distributed simulation (partition_window.h): only
+    /// the ranks with `local[r]` run here (the others get no gateway and count
+    /// as ended: "simulated by another partition"); SystemC advances window
+    /// by window and the job ends when no partition has a live rank.
+    /// job.deadlock_horizon_us and job.max_simulated_us do not apply; a
+    /// deadlock is found when no partition has any event left.
+    GuestScheduler(boost::asio::io_context& io, int ranks, const TransportConfig& config, std::ostream& log,
+                   PartitionWindow& window, const std::vector<bool>& local);
     ~GuestScheduler();
     GuestScheduler(const GuestScheduler&) = delete;
     GuestScheduler& operator=(const GuestScheduler&) = delete;
 
     int ranks() const { return core_.ranks(); }
-    /// The gateways, by rank, for the platform to bind.
+    /// The gateways, by rank, for the platform to bind (null for ranks of
+    /// another partition).
     std::vector<GuestGateway*> gateways() const;
     GuestLinks& links() { return *links_; }
 
@@ -132,10 +142,15 @@ class GuestScheduler {
     const std::vector<int>& failure_order() const { return failure_order_; }
     /// Exit code each finished rank passed to finish().
     int finish_code(int rank) const { return finish_codes_.at(static_cast<std::size_t>(rank)); }
-    /// Simulated time when run() returned.
+    /// The rank runs in this process (always, unless partitioned).
+    bool local(int rank) const { return local_.empty() || local_.at(static_cast<std::size_t>(rank)); }
+    /// Simulated time when run() returned (partitioned: when this
+    /// partition's last rank ended).
     std::uint64_t end_time_ps() const { return end_time_ps_; }
 
   private:
+    GuestScheduler(boost::asio::io_context& io, int ranks, const TransportConfig& config, std::ostream& log,
+                   PartitionWindow* window, std::vector<bool> local);
     void on_link_event(int rank, const GuestLinks::Event& event);
     void on_completion(int rank, const Message& reply);
     void deliver_completions();
@@ -143,6 +158,11 @@ class GuestScheduler {
     bool advance_to(const sc_core::sc_time& target);
     bool settle();
     void run_until_wake();
+    /// Partitioned: runs SystemC to the end of the window and synchronises
+    /// with the other partitions; false when the whole job is over.
+    bool window_step();
+    /// Partitioned: earliest local activity (a queued request, an event).
+    std::uint64_t next_activity_ps() const;
     void deadlock(const std::string& reason);
     void violation(int rank, const std::string& detail);
     void note_failure(int rank);
@@ -199,6 +219,9 @@ class GuestScheduler {
     std::vector<bool> attached_;                           ///< by rank: said Hello
     bool any_attached_ = false;                            ///< some rank said Hello
     std::vector<std::pair<int, std::string>> unattached_;  ///< ranks that left before connecting, and how
+    PartitionWindow* window_ = nullptr;                    ///< partitioned: the other partitions; else null
+    std::vector<bool> local_;                              ///< partitioned: by rank, runs here; else empty
+    std::optional<std::uint64_t> local_end_ps_;            ///< partitioned: when the last local rank ended
 };
 
 }  // namespace isvp::transport

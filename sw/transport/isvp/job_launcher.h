@@ -35,6 +35,7 @@
 #include "isvp/device_transport.h"
 #include "isvp/guest_gateway.h"
 #include "isvp/guest_processes.h"
+#include "isvp/partition_window.h"
 #include "isvp/transport_config.h"
 
 namespace isvp::transport {
@@ -72,6 +73,17 @@ struct JobSpec {
     /// remote: "[isvp] rank R: pid P" on `err` when each rank connects (P:
     /// the process that said Hello, the one to attach a debugger to).
     bool print_pids = false;
+    /// local: when run_local_job returns, the scheduler (its per-rank
+    /// gateways, SystemC modules), the event loop and the ranks' host memory
+    /// are left in place, not destroyed, for a caller that ends the process
+    /// without SystemC's teardown once its output is written (seconds at
+    /// 1024 ranks: docs/PERFORMANCE.md, "Simulator speed at 1024 nodes").
+    bool keep_for_exit = false;
+    /// local: one partition of a distributed simulation (docs/PARTITIONS.md);
+    /// only the ranks with local_ranks[r] run (and get host memory) here, the
+    /// others count as finished in this process's JobResult. Null: every rank.
+    PartitionWindow* partition = nullptr;
+    std::vector<bool> local_ranks;  ///< with `partition`: by rank, runs in this process
 };
 
 struct RankOutcome {

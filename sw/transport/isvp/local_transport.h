@@ -92,7 +92,8 @@ class LocalTransport final : public MessageTransport {
     std::shared_ptr<LocalChannel> channel_;  ///< to the simulator's event loop
     std::uint8_t* memory_;                   ///< host memory (not owned)
     std::size_t memory_bytes_;               ///< its size
-    std::chrono::nanoseconds spin_wait_;     ///< job.spin_wait_us: polling for a reply before sleeping
+    std::chrono::nanoseconds
+        spin_wait_;  ///< job.spin_wait_us (scaled by cores / ranks): polling for a reply before sleeping
 };
 
 }  // namespace isvp::guest

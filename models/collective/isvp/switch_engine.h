@@ -1,0 +1,204 @@
+// SwitchCollectiveEngine: the collective engine of a fat-tree (or
+// topology-file) switch, at an extra port of its router
+// (collective.placement = switch; docs/COLLECTIVES.md, "Switch-resident
+// engines"). It is a vertex of the communicators' aggregation trees:
+//
+//   Router.out(engine port) --> net_in      net_out --> Router.in(engine port)
+//   Router.credit_in <-- net_in_credit      net_out_credit <-- Router.credit_out
+//
+// Its network address is hosts + switch index. What it learns by packets:
+// members' tree joins (at the planner, one engine of the network), which it
+// answers by planning the group's tree (plan_aggregation_tree over the
+// network it is built into) and sending every vertex and every member its
+// configuration; a vertex stores its row per (context, slot): inputs in
+// combining order, parent. Then per collective — started by the first data
+// packet of the next sequence — it runs the vertex's tree schedule
+// (make_tree_schedule) with the same DataPhase, receive windows, credits,
+// CGR units and AgLUs (TLM or RTL) as the NIC engines: inputs combined in
+// the fixed order whatever order they arrive in, the result sent up, the
+// root's result sent down, streamed chunk by chunk.
+//
+// Abstraction: packet-level, approximately timed, as CollectiveEngine. Not
+// modelled: argument agreement (members' headers are checked per packet;
+// a disagreeing packet is dropped and counted), aborts and link faults.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
+
+#include "isvp/aglu_engine.h"
+#include "isvp/cgr_pool.h"
+#include "isvp/chunk_combiner.h"
+#include "isvp/collective_core.h"
+#include "isvp/collective_engine.h"
+#include "isvp/credited_port.h"
+#include "isvp/data_phase.h"
+#include "isvp/network_topology.h"
+#include "isvp/packet_channel.h"
+
+namespace isvp {
+
+/// Counters of a switch-resident engine.
+struct SwitchEngineStatistics {
+    template <class Self, class Visitor>
+    static void visit(Self& self, Visitor&& field) {
+        field("collectives", self.collectives);
+        field("joins", self.joins);
+        field("trees_planned", self.trees_planned);
+        field("configurations", self.configurations);
+        field("configurations_relayed", self.configurations_relayed);
+        field("dropped", self.dropped);
+        field("step_packets_sent", self.step_packets_sent);
+        field("credit_packets", self.credit_packets);
+        field("aglu_cycles", self.aglu_cycles);
+        field("bytes_copied", self.bytes_copied);
+        field("bytes_combined", self.bytes_combined);
+        field("bytes_skipped", self.bytes_skipped);
+        field("cgr_waits", self.cgr_waits);
+        field("peak_held_packets", self.peak_held_packets);
+    }
+    std::uint64_t collectives = 0;             ///< collectives this vertex took part in
+    std::uint64_t joins = 0;                   ///< tree joins received (planner)
+    std::uint64_t trees_planned = 0;           ///< groups whose tree this planner computed
+    std::uint64_t configurations = 0;          ///< vertex configurations stored here
+    std::uint64_t configurations_relayed = 0;  ///< configurations forwarded for the planner
+    std::uint64_t dropped = 0;                 ///< packets refused (malformed, beyond the windows, disagreeing)
+    std::uint64_t step_packets_sent = 0;       ///< data packets to children and parent
+    std::uint64_t credit_packets = 0;          ///< window credits returned
+    std::uint64_t aglu_cycles = 0;             ///< AgLU vectors issued
+    std::uint64_t bytes_copied = 0;            ///< received bytes copied (first input, way down)
+    std::uint64_t bytes_combined = 0;          ///< received bytes combined by the AgLUs
+    std::uint64_t bytes_skipped = 0;           ///< job.timing_only: neither copied nor combined
+    std::uint64_t cgr_waits = 0;               ///< a tree had a chunk to combine and no free CGR unit
+    std::size_t peak_held_packets = 0;         ///< most data packets held at once
+};
+
+class SwitchCollectiveEngine : public sc_core::sc_module {
+  public:
+    using Target = tlm_utils::simple_target_socket<SwitchCollectiveEngine>;
+    using Initiator = tlm_utils::simple_initiator_socket<SwitchCollectiveEngine>;
+
+    Target net_in;            ///< packets from the router's engine port
+    Initiator net_in_credit;  ///< credits back to it
+    Initiator net_out;        ///< packets into the router's engine port
+    Target net_out_credit;    ///< credits from it
+
+    /// `topology`: the network without engines (hosts 0..N-1), whose switch
+    /// `switch_index` this engine serves at address N + switch_index;
+    /// `planner`: this engine plans the trees (answers tree joins). Its CGR
+    /// has `radix` vectorised AgLUs (R x 4 64-bit) and
+    /// collective.switch_cgr_units units.
+    SwitchCollectiveEngine(sc_core::sc_module_name name, std::shared_ptr<const NetworkTopology> topology,
+                           unsigned switch_index, bool planner, const AgluConfig& aglu, const CollectiveConfig& config);
+    ~SwitchCollectiveEngine() override;
+
+    std::uint16_t address() const { return address_; }
+    const SwitchEngineStatistics& statistics() const { return statistics_; }
+
+  private:
+    /// The collective a tree runs now.
+    struct Run : DataPhase {
+        bool running = false;
+        NetworkHeader header;  ///< opcode, operation, datatype, algorithm (from its first packet)
+        AgluLanes aglus;
+        std::deque<std::pair<sc_core::sc_time, std::size_t>> combining;  ///< (final at, step)
+    };
+    /// One tree this switch is a vertex of: (context, slot).
+    struct Tree {
+        std::uint8_t context = 0, slot = 0;
+        unsigned owner = 0;       ///< CGR pool owner index
+        bool configured = false;  ///< its configuration came
+        TreeRole role;
+        ChannelStore held;                       ///< data packets per sender, arrival order
+        std::optional<std::uint16_t> last_done;  ///< sequence of the last collective finished
+        Run run;
+    };
+    /// A group the planner collects joins for.
+    struct Group {
+        std::uint16_t size = 0;
+        std::map<std::uint16_t, std::uint16_t> hosts;  ///< comm rank -> host address
+        std::uint8_t slot = 0;                         ///< its tree's number on the context
+        bool has_slot = false;
+    };
+    struct Incoming {
+        sc_core::sc_time at;
+        std::uint64_t order;
+        tlm::tlm_generic_payload* packet = nullptr;
+        NetworkPacketView view;
+        bool operator>(const Incoming& o) const { return at != o.at ? at > o.at : order > o.order; }
+    };
+
+    void grant_initial_credits();
+    void on_net_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void on_credit(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { port_.receive_credit(p, d); }
+    void drain() { port_.drain(); }
+    void on_incoming();
+    void on_combined();
+    void on_cgr_free();
+    void flush_credits();
+    void packet(const NetworkPacketView& view, tlm::tlm_generic_payload& payload);
+    void join(const NetworkPacketView& view);
+    void configure(const NetworkPacketView& view);
+    /// Applies a vertex configuration (from a packet, or the planner's own).
+    void store_configuration(std::uint8_t context, const TreeConfig& config);
+    Tree& tree(std::uint8_t context, std::uint8_t slot);
+    void progress(Tree& t);
+    bool start(Tree& t);
+    void send_chunk(Tree& t, std::size_t k);
+    void take_chunk(Tree& t, std::size_t k, HeldPacket& p);
+    void finish(Tree& t);
+    void owe_credit(Tree& t, std::uint16_t sender);
+    void send_credits(Tree& t, std::uint16_t sender, std::uint32_t count);
+    void emit(NetworkHeader network, const ProcessorHeader& processor, const std::uint8_t* data, std::uint32_t bytes,
+              bool urgent);
+    std::uint8_t* emit_packet(NetworkHeader network, const ProcessorHeader& processor, std::uint32_t offset,
+                              std::uint32_t bytes, bool urgent);
+    void drop(const std::string& why);
+    static std::uint16_t tree_key(std::uint8_t context, std::uint8_t slot) {
+        return static_cast<std::uint16_t>(context << 8 | slot);
+    }
+    static std::uint64_t peer_key(const Tree& t, std::uint16_t peer) {
+        return static_cast<std::uint64_t>(tree_key(t.context, t.slot)) << 16 | peer;
+    }
+
+    std::shared_ptr<const NetworkTopology> topology_;     ///< the network without engines (the planner's map)
+    unsigned switch_index_;                               ///< the switch it sits in
+    std::uint16_t address_;                               ///< hosts + switch_index
+    bool planner_;                                        ///< answers tree joins
+    CollectiveConfig config_;                             ///< collective.* (windows, chunks, clock)
+    unsigned aglus_per_cgr_;                              ///< radix vectorised AgLUs
+    std::unique_ptr<AgluEngine> aglu_;                    ///< TLM or RTL AgLU
+    CgrPool cgr_;                                         ///< collective.switch_cgr_units units
+    sc_core::sc_time cycle_;                              ///< one engine clock cycle
+    sc_core::sc_time credit_delay_;                       ///< collective.credit_delay_ns
+    std::uint8_t size_code_ = 0;                          ///< of generated packets
+    std::uint32_t credit_batch_ = 1;                      ///< credits returned at once
+    PacketPool pool_;                                     ///< generated packets
+    CreditMessage credit_message_;                        ///< credit returns to the router
+    CreditedOutPort port_;                                ///< into the router
+    std::map<std::uint16_t, Tree> trees_;                 ///< per tree_key, in key order
+    std::map<std::uint32_t, Group> groups_;               ///< planner: per (context << 16 | global rank 0)
+    std::map<std::uint64_t, std::int32_t> send_credits_;  ///< (tree, peer): data packets we may still send
+    std::map<std::uint64_t, std::uint32_t> owed_;         ///< (tree, sender): credits to return
+    bool flush_pending_ = false;
+    std::priority_queue<Incoming, std::vector<Incoming>, std::greater<Incoming>> incoming_;
+    std::uint64_t incoming_order_ = 0;
+    ChunkCombiner combiner_;  ///< a received chunk on the CGR's AgLUs (operands reused)
+    std::size_t held_total_ = 0;                    ///< data packets held (all trees)
+    sc_core::sc_event incoming_event_, combined_event_, cgr_free_event_;
+    sc_core::sc_event_queue flush_event_;
+    SwitchEngineStatistics statistics_;
+};
+
+}  // namespace isvp

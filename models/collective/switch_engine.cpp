@@ -1,0 +1,523 @@
+#include "isvp/switch_engine.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "isvp/aggregation_tree.h"
+#include "isvp/switch_tree.h"
+
+namespace isvp {
+
+namespace {
+constexpr const char* kReportType = "isvp/switch_collective";
+constexpr unsigned kTreeOwners = 32 * 256;  // CGR pool owners: every (context, slot)
+constexpr unsigned kMaxSlots = 0xF9;        // a tree's slot + 1 is its data packets' step field
+
+/// collective.switch_cgr_units, or DESIGN's reference (SA 8/8/4 for radix 8/16/28).
+unsigned cgr_units_of(const CollectiveConfig& config, unsigned radix) {
+    if (config.switch_cgr_units > 0) return config.switch_cgr_units;
+    return radix <= 16 ? 8 : 4;
+}
+}  // namespace
+
+SwitchCollectiveEngine::SwitchCollectiveEngine(sc_core::sc_module_name name,
+                                               std::shared_ptr<const NetworkTopology> topology, unsigned switch_index,
+                                               bool planner, const AgluConfig& aglu, const CollectiveConfig& config)
+    : sc_core::sc_module(name),
+      net_in("net_in"),
+      net_in_credit("net_in_credit"),
+      net_out("net_out"),
+      net_out_credit("net_out_credit"),
+      topology_(std::move(topology)),
+      switch_index_(switch_index),
+      address_(static_cast<std::uint16_t>(switch_engine_address(*topology_, switch_index))),
+      planner_(planner),
+      config_((config.validate(), config)),
+      aglus_per_cgr_(topology_->switch_at(switch_index).ports),
+      cgr_(cgr_units_of(config_, topology_->switch_at(switch_index).ports), kTreeOwners),
+      port_(std::string(this->name()), net_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
+            config_.phits_per_cycle, [](const CreditedOutPort::Outgoing&, const sc_core::sc_time&) {}) {
+    aglu_ = make_aglu_engine(aglu);
+    cycle_ = sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS);
+    credit_delay_ = sc_core::sc_time(config_.credit_delay_ns, sc_core::SC_NS);
+    credit_batch_ = std::max<std::uint32_t>(1, config_.window_packets / 4);
+    size_code_ = *size_code_for(config_.packet_payload_bytes);
+    net_in.register_b_transport(this, &SwitchCollectiveEngine::on_net_in);
+    net_out_credit.register_b_transport(this, &SwitchCollectiveEngine::on_credit);
+
+    SC_HAS_PROCESS(SwitchCollectiveEngine);
+    SC_METHOD(grant_initial_credits);
+    SC_METHOD(drain);
+    sensitive << port_.wake();
+    dont_initialize();
+    SC_METHOD(on_incoming);
+    sensitive << incoming_event_;
+    dont_initialize();
+    SC_METHOD(on_combined);
+    sensitive << combined_event_;
+    dont_initialize();
+    SC_METHOD(on_cgr_free);
+    sensitive << cgr_free_event_;
+    dont_initialize();
+    SC_METHOD(flush_credits);
+    sensitive << flush_event_;
+    dont_initialize();
+}
+
+// Packets still queued at shutdown belong to pools destroyed in any order.
+SwitchCollectiveEngine::~SwitchCollectiveEngine() = default;
+
+void SwitchCollectiveEngine::grant_initial_credits() {
+    credit_message_.send(net_in_credit, 0, config_.net_buffer_phits, sc_core::SC_ZERO_TIME);
+}
+
+void SwitchCollectiveEngine::drop(const std::string& why) {
+    ++statistics_.dropped;
+    SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped a packet: " + why).c_str());
+}
+
+// ---------------------------------------------------------------------------
+// Input: every packet is taken in when its tail has arrived (its router
+// credits go back then): the engine never back-pressures the network.
+
+void SwitchCollectiveEngine::on_net_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    const auto length = static_cast<std::uint32_t>(payload.get_data_length());
+    const sc_core::sc_time tail = delay + packet_info(payload).tail_after;
+    credit_message_.send(net_in_credit, 0, phits_of(length), tail);
+    std::string why;
+    auto view = NetworkPacketView::parse(payload.get_data_ptr(), length, &why);
+    if (!view) return drop("malformed: " + why);
+    if (view->network.opcode == Opcode::Send) return drop("a point-to-point packet for a switch engine");
+    payload.acquire();
+    incoming_.push(Incoming{sc_core::sc_time_stamp() + tail, incoming_order_++, &payload, *view});
+    incoming_event_.notify(tail);
+}
+
+void SwitchCollectiveEngine::on_incoming() {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    while (!incoming_.empty() && incoming_.top().at <= now) {
+        const Incoming in = incoming_.top();
+        incoming_.pop();
+        packet(in.view, *in.packet);
+        in.packet->release();
+    }
+    if (!incoming_.empty()) incoming_event_.notify(incoming_.top().at - now);
+}
+
+SwitchCollectiveEngine::Tree& SwitchCollectiveEngine::tree(std::uint8_t context, std::uint8_t slot) {
+    const std::uint16_t key = tree_key(context, slot);
+    auto [it, inserted] = trees_.try_emplace(key);
+    if (inserted) {
+        it->second.context = context;
+        it->second.slot = slot;
+        it->second.owner = key;
+    }
+    return it->second;
+}
+
+void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic_payload& payload) {
+    const std::uint8_t step = v.network.step;
+    if (step == kTreeJoinStep) return join(v);
+    if (step == kTreeConfigStep) return configure(v);
+    const std::uint16_t sender = v.processor.rank;
+    if (step == kCreditStep) {
+        if (v.payload_bytes != 4) return drop("credit packet with " + std::to_string(v.payload_bytes) + " bytes");
+        const std::uint32_t word = load_le32(v.payload);
+        Tree& t = tree(v.network.context_id, static_cast<std::uint8_t>(word >> 24));
+        std::int32_t& credits =
+            send_credits_.try_emplace(peer_key(t, sender), static_cast<std::int32_t>(config_.window_packets))
+                .first->second;
+        credits = static_cast<std::int32_t>(std::min<std::uint64_t>(
+            config_.window_packets, static_cast<std::uint64_t>(std::max(credits, 0)) + (word & 0xFFFFFF)));
+        return progress(t);
+    }
+    if (step == 0 || step > kMaxSlots)
+        return drop("step " + std::to_string(step) + " on context " + std::to_string(v.network.context_id) +
+                    " (abort notices, agreement records: not for switch engines)");
+    Tree& t = tree(v.network.context_id, static_cast<std::uint8_t>(step - 1));
+    // Windows: every input and the parent may have window_packets unconsumed.
+    const std::size_t windows = (t.configured ? t.role.children.size() + 2 : std::size_t{64}) * config_.window_packets;
+    if (t.held.held(t.context) >= windows)
+        return drop("data packet from " + std::to_string(sender) + " beyond the receive windows of context " +
+                    std::to_string(t.context) + " slot " + std::to_string(t.slot));
+    payload.acquire();
+    t.held.push(v, &payload);
+    ++held_total_;
+    statistics_.peak_held_packets = std::max(statistics_.peak_held_packets, held_total_);
+    progress(t);
+}
+
+// ---------------------------------------------------------------------------
+// Configuration: joins at the planner, trees planned, rows stored
+
+void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
+    if (!planner_) return drop("tree join at an engine that does not plan trees");
+    if (v.payload_bytes != TreeJoin::kBytes) return drop("tree join of " + std::to_string(v.payload_bytes) + " bytes");
+    const TreeJoin j = TreeJoin::read(v.payload);
+    const std::uint8_t context = v.network.context_id;
+    if (j.size == 0 || j.comm_rank >= j.size || j.host >= topology_->hosts())
+        return drop("tree join of comm rank " + std::to_string(j.comm_rank) + " of " + std::to_string(j.size) +
+                    " from host " + std::to_string(j.host));
+    ++statistics_.joins;
+    Group& g = groups_[static_cast<std::uint32_t>(context) << 16 | j.global_rank0];
+    // A complete group joining again is a new communicator on the context.
+    if (g.size != j.size || g.hosts.size() == g.size) g.hosts.clear();
+    g.size = j.size;
+    g.hosts[j.comm_rank] = j.host;
+    if (g.hosts.size() < g.size) return;
+
+    // Every member is in: plan the tree and tell every participant its place.
+    std::vector<unsigned> members;
+    for (const auto& [rank, host] : g.hosts) members.push_back(host);
+    AggregationTree plan;
+    try {
+        plan = plan_aggregation_tree(*topology_, members, context);
+    } catch (const std::invalid_argument& e) {
+        g.hosts.clear();
+        return drop(std::string("tree join: ") + e.what());
+    }
+    // The group's slot on this context: the one it had unless another
+    // group took it meanwhile, else the lowest free one.
+    std::vector<bool> used(kMaxSlots, false);
+    for (const auto& [key, other] : groups_)
+        if ((key >> 16) == context && &other != &g && other.has_slot && other.hosts.size() == other.size)
+            used[other.slot] = true;
+    if (!g.has_slot || used[g.slot]) {
+        const auto free = std::find(used.begin(), used.end(), false);
+        if (free == used.end()) {
+            g.hosts.clear();
+            return drop("more than " + std::to_string(kMaxSlots) + " trees on context " + std::to_string(context));
+        }
+        g.slot = static_cast<std::uint8_t>(free - used.begin());
+        g.has_slot = true;
+    }
+    ++statistics_.trees_planned;
+    const auto roles = tree_roles(*topology_, plan);
+    // Up*/down* has no route between two switches without hosts (two
+    // spines): such a configuration goes through the engine of the first
+    // member's switch, which every engine reaches and which reaches every engine.
+    const auto hostless = [&](unsigned address) { return topology_->hosts_on(address - topology_->hosts()).empty(); };
+    const unsigned relay = switch_engine_address(*topology_, topology_->host(members.front()).switch_index);
+    for (const auto& [participant, role] : roles) {
+        TreeConfig config;
+        config.target = static_cast<std::uint16_t>(participant);
+        config.slot = g.slot;
+        config.parent = role.parent < 0 ? TreeConfig::kNone : static_cast<std::uint16_t>(role.parent);
+        config.root_vertex = role.root_vertex < 0 ? TreeConfig::kNone : static_cast<std::uint16_t>(role.root_vertex);
+        for (const int child : role.children) config.inputs.push_back(static_cast<std::uint16_t>(child));
+        if (participant == address_) {
+            store_configuration(context, config);
+            continue;
+        }
+        NetworkHeader network;
+        network.opcode = Opcode::Barrier;
+        const bool relayed = role.vertex && hostless(static_cast<unsigned>(participant)) && hostless(address_);
+        network.destination = static_cast<std::uint16_t>(relayed ? relay : participant);
+        network.context_id = context;
+        network.step = kTreeConfigStep;
+        ProcessorHeader processor;
+        processor.opcode = Opcode::Barrier;
+        processor.context_id = context;
+        processor.rank = address_;
+        processor.message_bytes = static_cast<std::uint32_t>(config.bytes());
+        std::vector<std::uint8_t> bytes(config.bytes());
+        config.write(bytes.data());
+        emit(network, processor, bytes.data(), static_cast<std::uint32_t>(bytes.size()), true);
+    }
+}
+
+void SwitchCollectiveEngine::configure(const NetworkPacketView& v) {
+    const std::optional<TreeConfig> config = TreeConfig::read(v.payload, v.payload_bytes);
+    if (!config || config->slot >= kMaxSlots)
+        return drop("tree configuration of " + std::to_string(v.payload_bytes) + " bytes");
+    if (config->target != address_) {  // relayed for the planner: on to its target
+        if (config->target < topology_->hosts() || config->target >= topology_->hosts() + topology_->switches())
+            return drop("tree configuration to relay to " + std::to_string(config->target) + ", not a switch engine");
+        NetworkHeader network = v.network;
+        network.destination = config->target;
+        ProcessorHeader processor = v.processor;
+        processor.rank = address_;
+        ++statistics_.configurations_relayed;
+        return emit(network, processor, v.payload, v.payload_bytes, true);
+    }
+    if (config->inputs.size() < 2)
+        return drop("tree configuration with " + std::to_string(config->inputs.size()) + " inputs for a vertex");
+    store_configuration(v.network.context_id, *config);
+}
+
+void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const TreeConfig& config) {
+    Tree& t = tree(context, config.slot);
+    ++statistics_.configurations;
+    t.configured = true;
+    t.role = TreeRole{};
+    t.role.vertex = true;
+    t.role.self = address_;
+    t.role.parent = config.parent == TreeConfig::kNone ? -1 : config.parent;
+    t.role.root_vertex = config.root_vertex == TreeConfig::kNone ? -1 : config.root_vertex;
+    for (const std::uint16_t input : config.inputs) t.role.children.push_back(input);
+    t.last_done.reset();  // a new communicator: its sequences start again
+    progress(t);
+}
+
+// ---------------------------------------------------------------------------
+// Collectives
+
+bool SwitchCollectiveEngine::start(Tree& t) {
+    // The next collective starts with the first packet of the next sequence
+    // (any sender's): the oldest one held when none ran yet.
+    const HeldPacket* first = nullptr;
+    std::uint16_t first_sender = 0;
+    const auto consider = [&](std::uint16_t sender) {
+        const HeldPacket* p = t.held.front(t.context, sender);
+        if (!p) return;
+        if (t.last_done && compare_sequence(p->sequence, *t.last_done) <= 0) return;
+        if (!first || compare_sequence(p->sequence, first->sequence) < 0) {
+            first = p;
+            first_sender = sender;
+        }
+    };
+    for (const int child : t.role.children) consider(static_cast<std::uint16_t>(child));
+    if (t.role.parent >= 0) consider(static_cast<std::uint16_t>(t.role.parent));
+    if (t.role.parent < 0)  // a broadcast's root sends straight to the root vertex
+        for (const std::uint16_t sender : t.held.senders(t.context)) consider(sender);
+    if (!first) return false;
+    Run& r = t.run;
+    r = Run{};
+    r.running = true;
+    r.header.opcode = first->opcode;
+    r.header.operation = first->operation;
+    r.header.datatype = first->datatype;
+    r.header.algorithm = first->algorithm;
+    r.sequence = first->sequence;
+    r.chunk_bytes = config_.packet_payload_bytes;
+    r.aglus.reset(aglus_per_cgr_, sc_core::sc_time_stamp().value());
+    if (!tree_supports(first->opcode)) {
+        drop(std::string(to_string(first->opcode)) + " does not run in the switches' tree");
+        r.running = false;
+        return false;
+    }
+    TreeRole role = t.role;
+    role.root_host = first->opcode == Opcode::Bcast && t.role.parent < 0 ? first_sender : t.role.parent;
+    const Schedule schedule = make_tree_schedule(first->opcode, role);
+    r.layout = BlockLayout::uniform(1, first->message_bytes);
+    r.build(schedule, BlockSpan{0, 0}, BlockSpan{0, 0}, [&](std::size_t, const Step& s) {
+        DataPhase::StepLinks link;
+        if (s.send) {
+            link.send_node = static_cast<std::uint16_t>(s.send->peer);
+            link.credits = &send_credits_
+                                .try_emplace(peer_key(t, static_cast<std::uint16_t>(s.send->peer)),
+                                             static_cast<std::int32_t>(config_.window_packets))
+                                .first->second;
+        }
+        if (s.receive) link.channel = &t.held.channel(t.context, static_cast<std::uint16_t>(s.receive->peer));
+        return link;
+    });
+    return true;
+}
+
+void SwitchCollectiveEngine::progress(Tree& t) {
+    if (!t.configured) return;
+    for (;;) {
+        Run& r = t.run;
+        if (!r.running && !start(t)) return;
+        struct Driver final : DataPhase::Driver {
+            SwitchCollectiveEngine& engine;
+            Tree& t;
+            Driver(SwitchCollectiveEngine& e, Tree& tree) : engine(e), t(tree) {}
+            bool stopped() override { return false; }
+            void send(std::size_t k) override { engine.send_chunk(t, k); }
+            bool take(std::size_t k) override {
+                Run& run = t.run;
+                if (run.combines(k) && !engine.cgr_.acquire(t.owner, sc_core::sc_time_stamp().value())) {
+                    engine.statistics_.cgr_waits = engine.cgr_.waits();
+                    return false;
+                }
+                engine.take_chunk(t, k, run.steps[k].channel->front());
+                return true;
+            }
+            bool may_return() override { return true; }
+            void results_ready() override { t.run.results_sent = t.run.results_final; }  // nothing to a host
+        } driver(*this, t);
+        r.advance(driver);
+        if (!r.combining.empty() || !r.complete()) return;
+        finish(t);
+    }
+}
+
+void SwitchCollectiveEngine::send_chunk(Tree& t, std::size_t k) {
+    Run& r = t.run;
+    DataPhase::StepRun& s = r.steps[k];
+    const std::uint64_t from = r.chunk_begin(s.sent), to = r.chunk_end(s.sent, s.send.bytes());
+    NetworkHeader network = r.header;
+    network.destination = s.send_node;
+    network.context_id = t.context;
+    network.step = static_cast<std::uint8_t>(t.slot + 1);
+    ProcessorHeader processor;
+    processor.opcode = r.header.opcode;
+    processor.rank = address_;
+    processor.message_bytes = static_cast<std::uint32_t>(s.send.bytes());
+    set_step_sequence(processor, r.sequence);
+    std::uint8_t* payload =
+        emit_packet(network, processor, static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from), false);
+    s.send.gather(r.buffer.data(), from, to, payload);
+    r.chunk_sent(k);
+    ++statistics_.step_packets_sent;
+}
+
+void SwitchCollectiveEngine::take_chunk(Tree& t, std::size_t k, HeldPacket& p) {
+    Run& r = t.run;
+    DataPhase::StepRun& s = r.steps[k];
+    const std::uint64_t from = r.chunk_begin(s.issued), to = r.chunk_end(s.issued, s.recv.bytes());
+    const std::uint64_t n = to - from;
+    const auto sender = static_cast<std::uint16_t>(s.recv_peer);
+    const bool agrees = p.message_bytes == s.recv.bytes() && p.offset == from && p.payload_bytes == n &&
+                        p.opcode == r.header.opcode && p.operation == r.header.operation &&
+                        p.datatype == r.header.datatype && p.sequence == r.sequence;
+    ++s.issued;
+    if (!agrees) {
+        // Members whose arguments disagree: the chunk counts as taken (so the
+        // tree does not stop), its bytes are not used.
+        drop("context " + std::to_string(t.context) + ": " + std::to_string(sender) + " sent " +
+             std::to_string(p.message_bytes) + " bytes of " + std::string(to_string(p.opcode)) + " (offset " +
+             std::to_string(p.offset) + "), the tree runs " + std::to_string(s.recv.bytes()) + " bytes of " +
+             std::string(to_string(r.header.opcode)));
+        ++s.applied;
+    } else if (s.apply == Apply::Copy || n == 0) {
+        if (n && !config_.timing_only) s.recv.scatter(p.payload, from, to, r.buffer.data());
+        (config_.timing_only ? statistics_.bytes_skipped : statistics_.bytes_copied) += n;
+        ++s.applied;
+    } else {
+        // CGR: local (the inputs before it) op received, on the AgLUs free first.
+        const bool compute = !config_.timing_only;
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        ChunkCombiner::Chunk chunk;
+        chunk.apply = s.apply;
+        chunk.op = *operation_from_code(r.header.operation);
+        chunk.type = *datatype_from_code(r.header.datatype);
+        chunk.received = p.payload;
+        chunk.bytes = n;
+        chunk.stream = &s.recv;
+        chunk.from = from;
+        chunk.to = to;
+        chunk.buffer = r.buffer.data();
+        const std::uint64_t done = combiner_.combine(*aglu_, r.aglus, chunk, compute, config_.phits_per_cycle,
+                                                     now.value(), cycle_.value(), statistics_.aglu_cycles);
+        (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
+        r.combining.emplace_back(sc_core::sc_time::from_value(done), k);
+        combined_event_.notify(sc_core::sc_time::from_value(done) - now);
+    }
+    if (void* owner = t.held.pop(t.context, sender)) static_cast<tlm::tlm_generic_payload*>(owner)->release();
+    --held_total_;
+    owe_credit(t, sender);
+}
+
+void SwitchCollectiveEngine::on_combined() {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    bool pending = false;
+    sc_core::sc_time next;
+    for (auto& [key, t] : trees_) {
+        Run& r = t.run;
+        if (r.combining.empty()) continue;
+        bool moved = false;
+        while (!r.combining.empty() && r.combining.front().first <= now) {
+            ++r.steps[r.combining.front().second].applied;
+            r.combining.pop_front();
+            moved = true;
+        }
+        if (r.combining.empty()) {
+            cgr_.release(t.owner, now.value());
+            if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
+        }
+        if (moved) progress(t);
+        if (!r.combining.empty() && (!pending || r.combining.front().first < next)) {
+            next = r.combining.front().first;
+            pending = true;
+        }
+    }
+    if (pending) combined_event_.notify(next - now);
+}
+
+void SwitchCollectiveEngine::on_cgr_free() {
+    while (cgr_.has_waiters() && cgr_.has_free_unit()) {
+        const unsigned owner = cgr_.first_waiter();
+        Tree& t = trees_.at(static_cast<std::uint16_t>(owner));
+        progress(t);
+        if (cgr_.has_waiters() && cgr_.first_waiter() == owner)
+            cgr_.release(owner, sc_core::sc_time_stamp().value());  // no longer needs one
+    }
+}
+
+void SwitchCollectiveEngine::finish(Tree& t) {
+    Run& r = t.run;
+    ++statistics_.collectives;
+    cgr_.release(t.owner, sc_core::sc_time_stamp().value());
+    if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
+    t.last_done = r.sequence;
+    r.running = false;
+    r.steps.clear();
+    r.buffer.clear();
+}
+
+// ---------------------------------------------------------------------------
+// Window credits and packets out
+
+void SwitchCollectiveEngine::owe_credit(Tree& t, std::uint16_t sender) {
+    std::uint32_t& owed = owed_[peer_key(t, sender)];
+    if (++owed >= credit_batch_) {
+        send_credits(t, sender, owed);
+        owed = 0;
+        return;
+    }
+    if (!flush_pending_) {
+        flush_pending_ = true;
+        flush_event_.notify(credit_delay_);
+    }
+}
+
+void SwitchCollectiveEngine::flush_credits() {
+    flush_pending_ = false;
+    for (auto& [key, owed] : owed_)
+        if (owed) {
+            Tree& t = trees_.at(static_cast<std::uint16_t>(key >> 16));
+            send_credits(t, static_cast<std::uint16_t>(key & 0xFFFF), owed);
+            owed = 0;
+        }
+}
+
+void SwitchCollectiveEngine::send_credits(Tree& t, std::uint16_t sender, std::uint32_t count) {
+    NetworkHeader network;
+    network.opcode = Opcode::Barrier;
+    network.destination = sender;
+    network.context_id = t.context;
+    network.step = kCreditStep;
+    ProcessorHeader processor;
+    processor.opcode = Opcode::Barrier;
+    processor.context_id = t.context;
+    processor.rank = address_;
+    processor.message_bytes = 4;
+    std::uint8_t payload[4];
+    store_le32(payload, count | std::uint32_t{t.slot} << 24);  // the tree's slot in bits [31:24]
+    ++statistics_.credit_packets;
+    emit(network, processor, payload, 4, true);
+}
+
+std::uint8_t* SwitchCollectiveEngine::emit_packet(NetworkHeader network, const ProcessorHeader& processor,
+                                                  std::uint32_t offset, std::uint32_t bytes, bool urgent) {
+    network.size_code = size_code_;
+    network.last = offset + bytes >= processor.message_bytes;
+    tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes);
+    write_network_packet(network, processor, offset, nullptr, 0, packet->get_data_ptr());
+    port_.enqueue({packet, 0, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes)}, urgent,
+                  sc_core::SC_ZERO_TIME);
+    return packet->get_data_ptr() + kNetworkPacketOverhead;
+}
+
+void SwitchCollectiveEngine::emit(NetworkHeader network, const ProcessorHeader& processor, const std::uint8_t* data,
+                                  std::uint32_t bytes, bool urgent) {
+    std::uint8_t* payload = emit_packet(network, processor, 0, bytes, urgent);
+    if (bytes) std::memcpy(payload, data, bytes);
+}
+
+}  // namespace isvp

@@ -1,0 +1,71 @@
+#include "partitioning.h"
+
+#include <sys/resource.h>
+
+#include <sstream>
+
+namespace isvp::cli {
+
+Partitioning::Partitioning(const std::string& command, const std::vector<std::string>& arguments, bool given,
+                           unsigned requested, PlatformConfig& config, transport::JobSpec& spec) {
+    if (given && requested == 0) throw ConfigError(command + ": --partitions must be at least 1");
+    const unsigned launched = PartitionRuntime::launched_size();
+    const unsigned partitions = launched > 1 ? launched : std::max(requested, 1u);
+    if (partitions <= 1) return;
+    if (config.network.model == NetworkModel::Flow)
+        throw ConfigError(command +
+                          ": --partitions does not run with network.model=flow (the flow network has no cut cables "
+                          "to partition at); use one partition or network.model=packet");
+    if (!config.trace.file.empty())
+        throw ConfigError(command +
+                          ": --partitions does not write traces (trace.file): each partition would write "
+                          "the same file; trace a run of one partition");
+    if (config.reliable.enabled(config.fabric.aurora.bit_error_rate))
+        throw ConfigError(command +
+                          ": --partitions does not support injected link errors (aurora.bit_error_rate > 0: "
+                          "reliable delivery reports losses across partitions)");
+    if (!config.node.aglu.vcd_path.empty())
+        throw ConfigError(command + ": --partitions does not record the AgLU waveform (aglu.vcd); use one partition");
+    plan_ = std::make_shared<PartitionPlan>(config.fabric, partitions);
+    if (launched <= 1) PartitionRuntime::relaunch(partitions, arguments);
+    runtime_ = std::make_unique<PartitionRuntime>(given ? requested : 0);
+    config.partition_plan = plan_;
+    config.partition = runtime_->rank();
+    sync_ = std::make_unique<PartitionSync>(*runtime_, *plan_, plan_->describe(runtime_->rank()));
+    spec.partition = sync_.get();
+    spec.local_ranks.clear();
+    for (int r = 0; r < spec.ranks; ++r)
+        spec.local_ranks.push_back(plan_->host_owner(static_cast<unsigned>(r)) == runtime_->rank());
+}
+
+transport::PlatformBuilder Partitioning::wrap(transport::PlatformBuilder build,
+                                              const std::function<ClusterPlatform*()>& platform) {
+    return [this, build = std::move(build), platform](const auto& memory, const auto& gateways) {
+        build(memory, gateways);
+        if (sync_) sync_->attach(*platform()->fabric().boundary());
+    };
+}
+
+std::string Partitioning::summary() {
+    if (!runtime_) return "";
+    // CPU time of this process so far (user + system, microseconds): on a
+    // shared machine wall time says little, the busiest partition's CPU time
+    // is what bounds the run on dedicated cores.
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const auto cpu_us = static_cast<std::uint64_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000 +
+                        static_cast<std::uint64_t>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+    std::vector<std::uint64_t> sums{sync_->statistics().bytes_sent, sync_->statistics().messages, cpu_us};
+    std::vector<std::uint64_t> busiest{cpu_us};
+    runtime_->sum(sums);
+    runtime_->max(busiest);
+    std::ostringstream text;
+    text << "# partitions: " << runtime_->size() << " (lookahead " << plan_->lookahead_ps() / 1e3 << " ns, "
+         << plan_->cut_channels() << " cut channels); " << sync_->statistics().windows << " windows, " << sums[0]
+         << " bytes of cut traffic in " << sums[1] << " transfers; partition 0 spent "
+         << sync_->statistics().sync_seconds << " s wall synchronising; CPU " << busiest[0] / 1e6
+         << " s in the busiest partition, " << sums[2] / 1e6 << " s in all\n";
+    return text.str();
+}
+
+}  // namespace isvp::cli
