@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "isvp/aurora_config.h"
 #include "isvp/collectives.h"
+#include "isvp/flow_network.h"
 #include "isvp/loggp_model.h"
 #include "job_platform.h"
 #include "partitioning.h"
@@ -712,6 +713,12 @@ int bench_collectives(int argc, char** argv) {
                   << " trees planned; switch engines took part in " << switches.collectives << " collectives, combined "
                   << switches.bytes_combined << " bytes, dropped " << switches.dropped << " packets\n";
     std::cout << partition_summary;
+    if (const FlowNetwork* flow = job.platform() ? job.platform()->flow_network() : nullptr) {
+        // What the flow model's cost follows: solves per packet (docs/PERFORMANCE.md).
+        const FlowNetworkStatistics& counted = flow->counters();
+        std::cout << "# flow network: " << counted.packets << " packets, " << counted.streams << " streams, "
+                  << counted.flow_starts << " flow starts, " << counted.solves << " max-min solves\n";
+    }
     if (with_reliable)
         std::cout << "# reliable delivery: links dropped " << link_drops << " packets; " << reliable.data_packets
                   << " packets sent, " << reliable.retransmissions << " retransmitted (" << reliable.timeouts

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "isvp/flow_network.h"
 #include "isvp/statistics_table.h"
 #include "isvp/switch_tree.h"
 
@@ -204,6 +205,20 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
                 fabric_->router(s).set_trace(trace_.get(), torus ? s + 1 : count + 1 + s,
                                              torus ? std::to_string(s) : topology.switch_at(s).name);
     }
+}
+
+ClusterPlatform::~ClusterPlatform() = default;
+
+unsigned ClusterPlatform::nodes() const {
+    return fabric_ ? fabric_->nodes() : flow_->nodes();
+}
+
+const NetworkTopology& ClusterPlatform::topology() const {
+    return fabric_ ? fabric_->topology() : flow_->topology();
+}
+
+std::uint64_t ClusterPlatform::packet_hops() const {
+    return fabric_ ? fabric_->packet_hops() : flow_->packet_hops();
 }
 
 Fabric& ClusterPlatform::fabric() {

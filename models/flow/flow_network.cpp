@@ -11,6 +11,14 @@ namespace isvp {
 namespace {
 
 constexpr const char* kReportType = "isvp/flow";
+/// A stream that runs dry keeps its flow (and its share) for a round trip
+/// over its route plus this many of its last packet's drain times before it
+/// leaves the sharing problem: a stream paced by its source (a collective
+/// step forwarding what the previous step delivers) sends its next packet
+/// about one drain time later, one held by the receiver's window a round
+/// trip later; either would otherwise leave and re-enter the problem, a
+/// solve each way, every few packets.
+constexpr double kLingerDrains = 2.0;
 
 std::uint64_t ns_to_ticks(double ns) {
     return sc_core::sc_time(ns, sc_core::SC_NS).value();  // rounds as the packet model's sc_time does
@@ -261,6 +269,7 @@ void FlowNetwork::schedule_eject(unsigned host, std::uint64_t tick) {
 
 void FlowNetwork::schedule_drain(Stream& stream, std::uint32_t index, std::uint64_t now) {
     ++stream.version;
+    if (!(stream.rate > 0)) return;  // its flow has no share yet: the end of this instant's solve schedules it
     const double ticks = stream.rate > 0 ? std::llround(std::max(stream.remaining, 0.0) / stream.rate) : 0.0;
     schedule(now + static_cast<std::uint64_t>(ticks), {AgendaItem::Drained, index, stream.version});
 }
@@ -277,6 +286,13 @@ void FlowNetwork::wake() {
             case AgendaItem::Drained:
                 if (item.version == streams_[item.index].version) drained(item.index, now);
                 break;
+            case AgendaItem::Retire: {
+                Stream& stream = streams_[item.index];
+                if (item.version != stream.retire_version || stream.running || stream.idle_listed) break;
+                stream.idle_listed = true;
+                idle_.push_back(item.index);
+                break;
+            }
             case AgendaItem::Eject:
                 if (item.version != ejects_[item.index].version) break;
                 ejects_[item.index].wake_at = kNever;
@@ -324,6 +340,7 @@ void FlowNetwork::activate(std::uint32_t index, std::uint64_t now) {
         return;
     }
     stream.running = true;
+    ++stream.retire_version;  // a pending Retire no longer applies
     start_head(stream, now);
     if (stream.flow != kNoFlow) {  // stopped and started again within one instant: same share
         schedule_drain(stream, index, now);
@@ -391,7 +408,17 @@ void FlowNetwork::drained(std::uint32_t index, std::uint64_t now) {
     } else {
         stream.running = false;
         ++stream.version;
-        if (!stream.idle_listed) {
+        // Its flow lingers a little (kLingerDrains) in case the next packet follows.
+        const double linger =
+            stream.rate > 0
+                ? kLingerDrains * packet.bytes / stream.rate +
+                      2.0 *
+                          static_cast<double>(std::max<std::int64_t>(after_drain(stream, packet.bytes), 0) + pipeline_)
+                : 0.0;
+        if (linger >= 1.0) {
+            schedule(now + static_cast<std::uint64_t>(std::llround(linger)),
+                     {AgendaItem::Retire, index, ++stream.retire_version});
+        } else if (!stream.idle_listed) {
             stream.idle_listed = true;
             idle_.push_back(index);
         }

@@ -128,66 +128,88 @@ const std::vector<std::uint32_t>& MaxMinSolver::solve() {
     std::sort(component_flows_.begin(), component_flows_.end());
     std::sort(component_resources_.begin(), component_resources_.end());
 
-    // Progressive filling over the component.
+    // Progressive filling over the component, driven by a heap of resource
+    // shares (remaining / sum of unfixed weights): fixing flows at the
+    // current level never lowers another resource's share, so the smallest
+    // share (or bound) left is always the next level. Cost O(C log C) for C
+    // uses in the component, however many distinct levels there are.
     for (std::uint32_t r : component_resources_) {
         Resource& resource = resources_[r];
         resource.remaining = resource.capacity;
         resource.usage = 0.0;
+        resource.unfixed = 0;
+        ++resource.version;
     }
+    bounded_.clear();
     for (std::uint32_t id : component_flows_) {
         Flow& flow = flows_[id];
         flow.fixed = false;
-        for (const Use& use : flow.uses) resources_[use.resource].usage += use.weight;
+        for (const Use& use : flow.uses) {
+            resources_[use.resource].usage += use.weight;
+            ++resources_[use.resource].unfixed;
+        }
+        if (flow.bound != kUnbounded) bounded_.push_back(id);
     }
-    std::vector<std::uint32_t>& unfixed = unfixed_;
-    unfixed = component_flows_;
-    // Whether a resource still has unfixed flows is kept by count, not by the
-    // floating-point sum of their weights.
-    std::vector<std::uint32_t> counts(component_resources_.size(), 0);
-    auto slot = [&](std::uint32_t r) {
-        return static_cast<std::size_t>(std::lower_bound(component_resources_.begin(), component_resources_.end(), r) -
-                                        component_resources_.begin());
+    // Bounds in increasing order (ties: flow id), consumed from the front.
+    std::sort(bounded_.begin(), bounded_.end(), [this](std::uint32_t a, std::uint32_t b) {
+        return flows_[a].bound != flows_[b].bound ? flows_[a].bound < flows_[b].bound : a < b;
+    });
+    auto share = [this](const Resource& resource) { return std::max(resource.remaining, 0.0) / resource.usage; };
+    // Min-heap of (share, resource, version); entries of older versions are stale.
+    heap_.clear();
+    const auto later = [](const ShareEntry& a, const ShareEntry& b) {
+        return a.share != b.share ? a.share > b.share : a.resource > b.resource;
     };
-    for (std::uint32_t id : unfixed)
-        for (const Use& use : flows_[id].uses) ++counts[slot(use.resource)];
-    auto share = [&](std::size_t index) {
-        const Resource& resource = resources_[component_resources_[index]];
-        return std::max(resource.remaining, 0.0) / resource.usage;
-    };
-    while (!unfixed.empty()) {
-        double level = kUnbounded;
-        for (std::size_t i = 0; i < component_resources_.size(); ++i)
-            if (counts[i] > 0) level = std::min(level, share(i));
-        for (std::uint32_t id : unfixed) level = std::min(level, flows_[id].bound);
-        const double threshold = level * (1.0 + kTolerance);
-        std::size_t kept = 0;
-        for (std::uint32_t id : unfixed) {
-            Flow& flow = flows_[id];
-            bool limited = flow.bound <= threshold;
-            for (std::size_t u = 0; !limited && u < flow.uses.size(); ++u)
-                limited = share(slot(flow.uses[u].resource)) <= threshold;
-            if (limited) {
-                flow.fixed = true;
-                flow.rate = level;
-            } else {
-                unfixed[kept++] = id;
+    for (std::uint32_t r : component_resources_) {
+        const Resource& resource = resources_[r];
+        if (resource.unfixed > 0) heap_.push_back({share(resource), r, resource.version});
+    }
+    std::make_heap(heap_.begin(), heap_.end(), later);
+    std::size_t next_bounded = 0;
+    double level = 0.0;  // the last level given out
+    const auto fix = [&](Flow& flow, double rate) {
+        flow.fixed = true;
+        flow.rate = rate;
+        for (const Use& use : flow.uses) {
+            Resource& resource = resources_[use.resource];
+            resource.remaining -= use.weight * rate;
+            resource.usage -= use.weight;
+            ++resource.version;
+            if (--resource.unfixed > 0) {
+                heap_.push_back({share(resource), use.resource, resource.version});
+                std::push_heap(heap_.begin(), heap_.end(), later);
             }
         }
-        // Give out what the newly fixed flows take (after the scan, so every
-        // flow of one round saw the same shares).
-        for (std::uint32_t id : component_flows_) {
-            Flow& flow = flows_[id];
-            if (!flow.fixed || flow.mark != stamp_) continue;
-            flow.mark = stamp_ - 1;  // given out: not again in a later round
-            for (const Use& use : flow.uses) {
-                const std::size_t index = slot(use.resource);
-                Resource& resource = resources_[use.resource];
-                resource.remaining -= use.weight * flow.rate;
-                resource.usage -= use.weight;
-                --counts[index];
-            }
+    };
+    // Shares equal up to rounding saturate at one level.
+    const auto at_level = [&](double value) { return value <= level * (1.0 + kTolerance) ? level : value; };
+    while (true) {
+        while (!heap_.empty() && (heap_.front().version != resources_[heap_.front().resource].version ||
+                                  resources_[heap_.front().resource].unfixed == 0)) {
+            std::pop_heap(heap_.begin(), heap_.end(), later);
+            heap_.pop_back();
         }
-        unfixed.resize(kept);
+        while (next_bounded < bounded_.size() && flows_[bounded_[next_bounded]].fixed) ++next_bounded;
+        const bool have_share = !heap_.empty();
+        const bool have_bound = next_bounded < bounded_.size();
+        if (!have_share && !have_bound) break;
+        if (have_bound && (!have_share || flows_[bounded_[next_bounded]].bound <= heap_.front().share)) {
+            Flow& flow = flows_[bounded_[next_bounded++]];
+            level = at_level(flow.bound);
+            fix(flow, level);
+            continue;
+        }
+        const ShareEntry entry = heap_.front();
+        std::pop_heap(heap_.begin(), heap_.end(), later);
+        heap_.pop_back();
+        level = at_level(entry.share);
+        // The flows of the saturated resource, in id order (the list may be
+        // in any order; fixing does not change it).
+        scratch_.clear();
+        for (std::uint32_t id : resources_[entry.resource].flows)
+            if (!flows_[id].fixed) scratch_.push_back(id);
+        std::sort(scratch_.begin(), scratch_.end());
+        for (std::uint32_t id : scratch_) fix(flows_[id], level);
     }
     return component_flows_;
 }

@@ -19,7 +19,6 @@
 
 #include "isvp/fabric.h"
 #include "isvp/flow_config.h"
-#include "isvp/flow_network.h"
 #include "isvp/node.h"
 #include "isvp/parameters.h"
 #include "isvp/partition_plan.h"
@@ -28,6 +27,8 @@
 #include "isvp/trace_writer.h"
 
 namespace isvp {
+
+class FlowNetwork;  // models/flow: only the platform's source needs its definition
 
 /// Every parameter of the platform, from all its blocks.
 struct PlatformConfig {
@@ -61,7 +62,9 @@ class ClusterPlatform : public sc_core::sc_module {
     /// `ranks`: host memory of each rank (at most the fabric's node count).
     ClusterPlatform(sc_core::sc_module_name name, const PlatformConfig& config, const std::vector<MemorySpan>& ranks);
 
-    unsigned nodes() const { return fabric_ ? fabric_->nodes() : flow_->nodes(); }
+    ~ClusterPlatform() override;
+
+    unsigned nodes() const;
     unsigned ranks() const { return ranks_; }
     Node& node(unsigned index);
     /// Node `index` is simulated here (always, unless partitioned).
@@ -71,9 +74,9 @@ class ClusterPlatform : public sc_core::sc_module {
     Fabric& fabric();
     /// The flow network (network.model = flow), else null.
     FlowNetwork* flow_network() { return flow_.get(); }
-    const NetworkTopology& topology() const { return fabric_ ? fabric_->topology() : flow_->topology(); }
+    const NetworkTopology& topology() const;
     /// Switch-to-switch hops of packets so far (the simulator-speed unit), either model.
-    std::uint64_t packet_hops() const { return fabric_ ? fabric_->packet_hops() : flow_->packet_hops(); }
+    std::uint64_t packet_hops() const;
     /// Packets the links dropped so far (none under the flow model).
     std::size_t link_drops() const { return fabric_ ? fabric_->drops().size() : 0; }
 

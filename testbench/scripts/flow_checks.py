@@ -6,6 +6,8 @@
                                             in flight, the network uncontended) agrees within TOLERANCE_US
                                             (0: printed digits identical)
   refused ISVP TEXT ARGS...                 bench collectives with ARGS is refused with a message containing TEXT
+  solves ISVP PER ARGS...                   bench collectives with ARGS (flow model) needs at most one max-min
+                                            solve per PER packets
 """
 
 import subprocess
@@ -63,10 +65,25 @@ def refused(isvp, text, args):
     print("ok: refused")
 
 
+def solves(isvp, per, args):
+    done = run([isvp, "bench", "collectives"] + args + ["--set", "network.model=flow"])
+    line = next((l for l in done.stdout.splitlines() if l.startswith("# flow network:")), None)
+    if line is None:
+        fail("no '# flow network:' summary line")
+    fields = line.split()
+    packets, count = int(fields[3]), int(fields[fields.index("max-min") - 1])
+    print(line)
+    if packets == 0 or count * int(per) > packets:
+        fail(f"{count} solves for {packets} packets: more than one per {per} packets")
+    print("ok: solves")
+
+
 def main():
     what = sys.argv[1]
     if what == "latency":
         latency(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
+    elif what == "solves":
+        solves(sys.argv[2], sys.argv[3], sys.argv[4:])
     elif what == "refused":
         refused(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:

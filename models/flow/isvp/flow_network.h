@@ -131,6 +131,7 @@ class FlowNetwork : public sc_core::sc_module {
         double remaining = 0;                  ///< bytes of the head packet not yet drained
         std::uint64_t last = 0;                ///< tick `remaining` was brought up to date
         std::uint32_t version = 0;             ///< invalidates Drained items of older rates
+        std::uint32_t retire_version = 0;      ///< invalidates Retire items once it runs again
         bool running = false;                  ///< its head packet is draining
         bool idle_listed = false;              ///< in idle_ (its flow may end)
         std::uint32_t cached_bytes = 0;        ///< packet size of cached_after
@@ -167,10 +168,10 @@ class FlowNetwork : public sc_core::sc_module {
         std::uint64_t busy = 0;  ///< ticks: summed cost of its packets
     };
     struct AgendaItem {
-        enum Kind : std::uint8_t { Activate, Drained, Eject };
+        enum Kind : std::uint8_t { Activate, Drained, Retire, Eject };
         Kind kind;
         std::uint32_t index;    ///< stream (Activate, Drained) or host (Eject)
-        std::uint32_t version;  ///< stream version (Drained) or eject port version (Eject)
+        std::uint32_t version;  ///< stream version (Drained), retire version (Retire) or eject port version (Eject)
     };
     /// Forwards blocking transport on one target socket with the host number.
     class HostTarget final : public BlockingTransportTarget {

@@ -69,7 +69,15 @@ class MaxMinSolver {
         double remaining = 0;              ///< capacity not yet given out (during solve)
         double usage = 0;                  ///< sum of weights of unfixed flows (during solve)
         std::uint64_t mark = 0;            ///< visit stamp of the component search
+        std::uint32_t unfixed = 0;         ///< flows not yet fixed (during solve)
+        std::uint32_t version = 0;         ///< changes when its share does (stale heap entries)
         bool dirty = false;                ///< a flow was added or removed here
+    };
+    /// A resource's share as of one of its versions (solve's heap).
+    struct ShareEntry {
+        double share = 0;
+        std::uint32_t resource = 0;
+        std::uint32_t version = 0;
     };
     struct Flow {
         std::vector<Use> uses;  ///< resources and weights
@@ -91,7 +99,9 @@ class MaxMinSolver {
     std::uint64_t solves_ = 0;                        ///< solve() calls that recomputed something
     std::vector<std::uint32_t> component_flows_;      ///< flows recomputed by the last solve
     std::vector<std::uint32_t> component_resources_;  ///< their resources (scratch)
-    std::vector<std::uint32_t> unfixed_;              ///< scratch of solve()
+    std::vector<ShareEntry> heap_;                    ///< scratch of solve(): shares, smallest first
+    std::vector<std::uint32_t> bounded_;              ///< scratch of solve(): bounded flows by bound
+    std::vector<std::uint32_t> scratch_;              ///< scratch of solve(): flows fixed together
 };
 
 }  // namespace isvp
