@@ -96,8 +96,9 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
                   ? std::make_unique<Fabric>("fabric", config.fabric, nullptr, config.partition_plan.get(),
                                              config.partition)
                   : nullptr),
-      flow_(config.network.model == NetworkModel::Flow ? std::make_unique<FlowNetwork>("flow_network", config.fabric)
-                                                       : nullptr),
+      flow_(config.network.model == NetworkModel::Flow
+                ? std::make_unique<FlowNetwork>("flow_network", config.fabric, config.network.linger_round_trips)
+                : nullptr),
       ranks_(static_cast<unsigned>(ranks.size())),
       reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)) {
     const unsigned count = nodes();

@@ -4,6 +4,7 @@ outputs of the same command (one with --set network.model=flow) and prints a Mar
 every latency column, flow vs packet, with (flow - packet) / packet.
 
     scripts/flow_error_table.py packet.txt flow.txt
+    cat packet-small.txt packet-large.txt > packet.txt   # sizes run apart: concatenate either side
 """
 
 import sys
@@ -30,7 +31,12 @@ def main():
     print("| collective | size | " + " | ".join(titles) + " |")
     print("|---|---:|" + "---:|" * len(titles))
     worst = []
-    for key in packet:
+    # Several packet outputs may be concatenated (sizes run apart): rows by
+    # collective in order of first appearance, then by size.
+    order = {}
+    for name, _ in packet:
+        order.setdefault(name, len(order))
+    for key in sorted(packet, key=lambda k: (order[k[0]], k[1])):
         if key not in flow:
             continue
         cells = []

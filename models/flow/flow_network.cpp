@@ -11,13 +11,13 @@ namespace isvp {
 namespace {
 
 constexpr const char* kReportType = "isvp/flow";
-/// A stream that runs dry keeps its flow (and its share) for a round trip
-/// over its route plus this many of its last packet's drain times before it
-/// leaves the sharing problem: a stream paced by its source (a collective
-/// step forwarding what the previous step delivers) sends its next packet
-/// about one drain time later, one held by the receiver's window a round
-/// trip later; either would otherwise leave and re-enter the problem, a
-/// solve each way, every few packets.
+/// With network.flow_linger_round_trips = n > 0, a stream that runs dry
+/// keeps its flow (and its share) for n round trips over its route plus this
+/// many of its last packet's drain times before it leaves the sharing
+/// problem: a stream paced by its source (a collective step forwarding what
+/// the previous step delivers) sends its next packet about one drain time
+/// later, one held by the receiver's window a round trip later; either would
+/// otherwise leave and re-enter the problem, a solve each way, every few packets.
 constexpr double kLingerDrains = 2.0;
 
 std::uint64_t ns_to_ticks(double ns) {
@@ -26,8 +26,12 @@ std::uint64_t ns_to_ticks(double ns) {
 
 }  // namespace
 
-FlowNetwork::FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config)
-    : sc_core::sc_module(name), config_(config), topology_(config.topology()), routing_(config_.routing(topology_)) {
+FlowNetwork::FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config, double linger_round_trips)
+    : sc_core::sc_module(name),
+      config_(config),
+      topology_(config.topology()),
+      routing_(config_.routing(topology_)),
+      linger_round_trips_(linger_round_trips) {
     config_.validate();
     cycle_ = ns_to_ticks(config_.router.clock_period_ns());
     pipeline_ = config_.router.pipeline_cycles * cycle_;
@@ -408,13 +412,14 @@ void FlowNetwork::drained(std::uint32_t index, std::uint64_t now) {
     } else {
         stream.running = false;
         ++stream.version;
-        // Its flow lingers a little (kLingerDrains) in case the next packet follows.
-        const double linger =
-            stream.rate > 0
-                ? kLingerDrains * packet.bytes / stream.rate +
-                      2.0 *
-                          static_cast<double>(std::max<std::int64_t>(after_drain(stream, packet.bytes), 0) + pipeline_)
-                : 0.0;
+        // With network.flow_linger_round_trips > 0 its flow lingers in case
+        // the next packet follows (kLingerDrains); else it leaves at the end
+        // of this instant.
+        const double round_trip =
+            2.0 * static_cast<double>(std::max<std::int64_t>(after_drain(stream, packet.bytes), 0) + pipeline_);
+        const double linger = linger_round_trips_ > 0 && stream.rate > 0
+                                  ? kLingerDrains * packet.bytes / stream.rate + linger_round_trips_ * round_trip
+                                  : 0.0;
         if (linger >= 1.0) {
             schedule(now + static_cast<std::uint64_t>(std::llround(linger)),
                      {AgendaItem::Retire, index, ++stream.retire_version});

@@ -41,10 +41,12 @@ add_test(NAME flow_refuses_partitions
                  --set network.model=flow --partitions 2 --collectives allreduce --sizes 8)
 set_tests_properties(flow_refuses_switch_placement flow_refuses_partitions PROPERTIES LABELS flow TIMEOUT 120)
 
-# The flow model's cost: a stream keeps its flow between the packets of a
-# collective step (it lingers a round trip), so the max-min solver runs per
-# flow start, not per packet (before: one solve per two or three packets).
+# The flow model's cost: with network.flow_linger_round_trips=1 a stream
+# keeps its flow between the packets of a collective step, so the max-min
+# solver runs per flow start, not per packet (with 0: a solve per two or
+# three packets).
 add_test(NAME flow_solves_per_flow_not_per_packet
          COMMAND ${ISVP_PYTHON3} ${flow_checks} solves $<TARGET_FILE:isvp> 50 --topology torus:2x2x2
-                 --collectives allreduce,allgather --sizes 256K --iterations 1 --warmup 0 --offload on)
+                 --collectives allreduce,allgather --sizes 256K --iterations 1 --warmup 0 --offload on
+                 --set network.flow_linger_round_trips=1)
 set_tests_properties(flow_solves_per_flow_not_per_packet PROPERTIES LABELS flow TIMEOUT 300)

@@ -19,8 +19,11 @@ std::string to_string(NetworkModel model);
 
 struct NetworkModelConfig {
     NetworkModel model = NetworkModel::Packet;  ///< network.model
+    /// network.flow_linger_round_trips: how long a stream that ran dry keeps
+    /// its flow, in round trips over its route (0: to the end of the instant).
+    double linger_round_trips = 0;
 
-    /// Declares network.model.
+    /// Declares network.model and network.flow_linger_round_trips.
     static void declare(Parameters& parameters);
     /// Reads it; with `fabric`, refuses what the flow model does not model
     /// (validate()).

@@ -91,7 +91,8 @@ class FlowNetwork : public sc_core::sc_module {
 
     /// Builds the flow network of the topology `config` describes, routed by
     /// its routing policy; throws ConfigError for a bad config.
-    FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config);
+    /// `linger_round_trips`: network.flow_linger_round_trips.
+    FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config, double linger_round_trips = 0);
 
     const FabricConfig& config() const { return config_; }
     const NetworkTopology& topology() const { return topology_; }
@@ -227,6 +228,7 @@ class FlowNetwork : public sc_core::sc_module {
     std::vector<std::uint64_t> cable_latency_;      ///< [cable]: latency, ticks
     std::vector<std::uint32_t> first_port_;         ///< [switch]: index of its port 0 among all ports
     std::uint32_t ports_total_ = 0;                 ///< switch ports in the network
+    double linger_round_trips_ = 0;                 ///< network.flow_linger_round_trips
 
     std::vector<std::unique_ptr<PacketInSocket>> inject_;          ///< [host]
     std::vector<std::unique_ptr<CreditOutSocket>> inject_credit_;  ///< [host]
