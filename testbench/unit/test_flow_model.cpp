@@ -221,3 +221,13 @@ TEST_CASE("network.model: packet by default; flow refuses injected bit errors") 
                       Catch::Contains("network.model=flow does not model link bit errors"));
     CHECK_THROWS(parameters.apply_override("network.model=fluid"));
 }
+
+TEST_CASE("network.flow_linger_round_trips: 0 by default, read as given, negative refused") {
+    Parameters parameters;
+    FabricConfig::declare(parameters);
+    NetworkModelConfig::declare(parameters);
+    CHECK(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)).linger_round_trips == 0.0);
+    parameters.apply_override("network.flow_linger_round_trips=1.5");
+    CHECK(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)).linger_round_trips == 1.5);
+    CHECK_THROWS(parameters.apply_override("network.flow_linger_round_trips=-1"));
+}
