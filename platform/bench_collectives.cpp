@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "isvp/aurora_config.h"
 #include "isvp/collectives.h"
+#include "isvp/flow_network.h"
 #include "isvp/loggp_model.h"
 #include "isvp/statistics_table.h"
 #include "job_platform.h"
@@ -35,10 +36,14 @@ namespace po = boost::program_options;
 namespace isvp::cli {
 namespace {
 
-const std::vector<std::pair<std::string, Opcode>> kCollectives = {
-    {"bcast", Opcode::Bcast},         {"reduce", Opcode::Reduce},   {"allreduce", Opcode::Allreduce},
-    {"scatter", Opcode::Scatter},     {"gather", Opcode::Gather},   {"allgather", Opcode::Allgather},
-    {"reduce_scatter", Opcode::ReduceScatter}, {"barrier", Opcode::Barrier}};
+const std::vector<std::pair<std::string, Opcode>> kCollectives = {{"bcast", Opcode::Bcast},
+                                                                  {"reduce", Opcode::Reduce},
+                                                                  {"allreduce", Opcode::Allreduce},
+                                                                  {"scatter", Opcode::Scatter},
+                                                                  {"gather", Opcode::Gather},
+                                                                  {"allgather", Opcode::Allgather},
+                                                                  {"reduce_scatter", Opcode::ReduceScatter},
+                                                                  {"barrier", Opcode::Barrier}};
 
 std::vector<std::pair<std::string, Opcode>> parse_collectives(const std::string& text) {
     if (text == "all") return kCollectives;
@@ -133,15 +138,27 @@ bool run_and_check(guest::Collectives& coll, Opcode collective, int rank, int si
             if (check) std::copy(send, send + count, recv);
             coll.bcast(world, recv, count, type, 0);
             break;
-        case Opcode::Reduce: coll.reduce(world, send, recv, count, type, Operation::Sum, 0); break;
-        case Opcode::Allreduce: coll.allreduce(world, send, recv, count, type, Operation::Sum); break;
-        case Opcode::Scatter: coll.scatter(world, send, recv, count, type, 0); break;
-        case Opcode::Gather: coll.gather(world, send, recv, count, type, 0); break;
-        case Opcode::Allgather: coll.allgather(world, send, recv, count, type); break;
+        case Opcode::Reduce:
+            coll.reduce(world, send, recv, count, type, Operation::Sum, 0);
+            break;
+        case Opcode::Allreduce:
+            coll.allreduce(world, send, recv, count, type, Operation::Sum);
+            break;
+        case Opcode::Scatter:
+            coll.scatter(world, send, recv, count, type, 0);
+            break;
+        case Opcode::Gather:
+            coll.gather(world, send, recv, count, type, 0);
+            break;
+        case Opcode::Allgather:
+            coll.allgather(world, send, recv, count, type);
+            break;
         case Opcode::ReduceScatter:
             coll.reduce_scatter_block(world, send, recv, count, type, Operation::Sum);
             break;
-        case Opcode::Barrier: coll.barrier(world); return true;
+        case Opcode::Barrier:
+            coll.barrier(world);
+            return true;
         case Opcode::Send:
         case Opcode::Stream:
             return true;
@@ -155,20 +172,31 @@ bool run_and_check(guest::Collectives& coll, Opcode collective, int rank, int si
     for (std::size_t i = 0; i < buffers.recv_count; ++i) {
         std::int32_t expected = recv[i];
         switch (collective) {
-            case Opcode::Bcast: expected = input(0, i, iteration); break;
+            case Opcode::Bcast:
+                expected = input(0, i, iteration);
+                break;
             case Opcode::Reduce:
                 if (rank != 0) return true;
                 expected = sum_over_ranks(i);
                 break;
-            case Opcode::Allreduce: expected = sum_over_ranks(i); break;
-            case Opcode::Scatter: expected = input(0, rank * count + i, iteration); break;
+            case Opcode::Allreduce:
+                expected = sum_over_ranks(i);
+                break;
+            case Opcode::Scatter:
+                expected = input(0, rank * count + i, iteration);
+                break;
             case Opcode::Gather:
                 if (rank != 0) return true;
                 expected = input(static_cast<int>(i / count), i % count, iteration);
                 break;
-            case Opcode::Allgather: expected = input(static_cast<int>(i / count), i % count, iteration); break;
-            case Opcode::ReduceScatter: expected = sum_over_ranks(rank * count + i); break;
-            default: break;
+            case Opcode::Allgather:
+                expected = input(static_cast<int>(i / count), i % count, iteration);
+                break;
+            case Opcode::ReduceScatter:
+                expected = sum_over_ranks(rank * count + i);
+                break;
+            default:
+                break;
         }
         if (recv[i] != expected) return false;
     }
@@ -191,8 +219,8 @@ loggp::PlatformFigures loggp_figures(const PlatformConfig& config, const Transpo
     f.host_post_ns = transport.mmio_write_ns;
     const PcieConfig& pcie = config.node.pcie;
     f.pcie_latency_ns = pcie.latency_ns;
-    f.pcie_dma_gbytes_per_s = pcie.tlp_gbytes_per_s() * pcie.max_payload_bytes /
-                              (pcie.max_payload_bytes + pcie.tlp_overhead_bytes);
+    f.pcie_dma_gbytes_per_s =
+        pcie.tlp_gbytes_per_s() * pcie.max_payload_bytes / (pcie.max_payload_bytes + pcie.tlp_overhead_bytes);
     f.router_clock_mhz = config.fabric.router.clock_mhz;
     f.router_pipeline_cycles = config.fabric.router.pipeline_cycles;
     const AuroraConfig& aurora = config.fabric.aurora;
@@ -227,7 +255,10 @@ struct Passes {
 class Progress {
   public:
     Progress(bool enabled, double total_weight, std::size_t rows)
-        : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), total_(total_weight), rows_(rows),
+        : enabled_(enabled),
+          tty_(isatty(STDERR_FILENO) != 0),
+          total_(total_weight),
+          rows_(rows),
           start_(std::chrono::steady_clock::now()) {}
 
     void row_done(const std::string& what, double weight) {
@@ -244,11 +275,11 @@ class Progress {
 
   private:
     bool enabled_;
-    bool tty_;            ///< rewrite one line instead of printing many
-    double total_;        ///< weight of every row
-    std::size_t rows_;    ///< rows (collective x size x pass)
-    double done_ = 0;     ///< weight done
-    std::size_t row_ = 0; ///< rows done
+    bool tty_;             ///< rewrite one line instead of printing many
+    double total_;         ///< weight of every row
+    std::size_t rows_;     ///< rows (collective x size x pass)
+    double done_ = 0;      ///< weight done
+    std::size_t row_ = 0;  ///< rows done
     std::chrono::steady_clock::time_point start_;
 };
 
@@ -272,25 +303,28 @@ int bench_collectives(int argc, char** argv) {
     declare_job_parameters(parameters);
     declare_driver_parameters(parameters);
     po::options_description options("isvp bench collectives options");
-    options.add_options()
-        ("topology", po::value<std::string>(), "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.* of the platform); one rank per host, up to 1024 nodes and more")
-        ("collectives", po::value<std::string>()->default_value("all"), "comma-separated list, or all")
-        ("sizes", po::value<std::string>()->default_value("8:64K"),
-         "bytes per rank: A:B (powers of two) or a,b,c; per rank block for scatter, gather, allgather and reduce_scatter")
-        ("iterations", whole(5u), "timed calls per collective and size")
-        ("warmup", whole(1u), "untimed calls first")
-        ("aglu", po::value<std::string>(), "AgLU implementation in the switches: tlm or rtl (aglu.impl)")
-        ("offload", po::value<std::string>()->default_value("on"),
-         "on: switches where they can; off: host software; both: each row measured both ways, side by side")
-        ("check", "verify every result against a plain C++ reference; print 'mismatch' and fail on a difference")
-        ("timing-only", "carry no payload bytes (job.timing_only): buffers neither filled nor checked; same simulated times")
-        ("vcd", po::value<std::string>()->value_name("FILE"),
-         "record the RTL AgLU waveform of node 0's switch (needs --aglu rtl; aglu.vcd)")
-        ("progress", "print a progress line on stderr (default: when stderr is a terminal)")
-        ("json", po::value<std::string>()->value_name("FILE"), "also write the rows, the model and the parameters as JSON")
-        ("partitions", po::value<unsigned>()->value_name("P"),
-         "simulate the platform in P processes under mpiexec, each a contiguous block of switches (docs/PARTITIONS.md); "
-         "identical rows. Started by mpiexec -n P already: P is the job's size");
+    options.add_options()("topology", po::value<std::string>(),
+                          "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.* "
+                          "of the platform); one rank per host, up to 1024 nodes and more")(
+        "collectives", po::value<std::string>()->default_value("all"), "comma-separated list, or all")(
+        "sizes", po::value<std::string>()->default_value("8:64K"),
+        "bytes per rank: A:B (powers of two) or a,b,c; per rank block for scatter, gather, allgather and "
+        "reduce_scatter")("iterations", whole(5u), "timed calls per collective and size")(
+        "warmup", whole(1u), "untimed calls first")("aglu", po::value<std::string>(),
+                                                    "AgLU implementation in the switches: tlm or rtl (aglu.impl)")(
+        "offload", po::value<std::string>()->default_value("on"),
+        "on: switches where they can; off: host software; both: each row measured both ways, side by side")(
+        "check", "verify every result against a plain C++ reference; print 'mismatch' and fail on a difference")(
+        "timing-only",
+        "carry no payload bytes (job.timing_only): buffers neither filled nor checked; same simulated times")(
+        "vcd", po::value<std::string>()->value_name("FILE"),
+        "record the RTL AgLU waveform of node 0's switch (needs --aglu rtl; aglu.vcd)")(
+        "progress", "print a progress line on stderr (default: when stderr is a terminal)")(
+        "json", po::value<std::string>()->value_name("FILE"),
+        "also write the rows, the model and the parameters as JSON")(
+        "partitions", po::value<unsigned>()->value_name("P"),
+        "simulate the platform in P processes under mpiexec, each a contiguous block of switches (docs/PARTITIONS.md); "
+        "identical rows. Started by mpiexec -n P already: P is the job's size");
     add_platform_options(options);
     po::variables_map values;
     if (!parse(argc, argv,
@@ -316,12 +350,14 @@ int bench_collectives(int argc, char** argv) {
     if (values.count("timing-only")) parameters.apply_override("job.timing_only=true");
     const bool timing_only = parameters.flag("job.timing_only");
     if (timing_only && check)
-        throw ConfigError("bench collectives: --check compares results, but --timing-only (job.timing_only) carries "
-                          "no payload to compare; drop one of them");
+        throw ConfigError(
+            "bench collectives: --check compares results, but --timing-only (job.timing_only) carries "
+            "no payload to compare; drop one of them");
     if (values.count("vcd")) {
         if (parameters.text("aglu.impl") != "rtl")
-            throw ConfigError("bench collectives: --vcd records the RTL AgLU's waveform; add --aglu rtl (aglu.impl is " +
-                              parameters.text("aglu.impl") + ")");
+            throw ConfigError(
+                "bench collectives: --vcd records the RTL AgLU's waveform; add --aglu rtl (aglu.impl is " +
+                parameters.text("aglu.impl") + ")");
         parameters.apply_override("aglu.vcd=" + values["vcd"].as<std::string>());
     }
     const std::string offload_text = values["offload"].as<std::string>();
@@ -380,8 +416,8 @@ int bench_collectives(int argc, char** argv) {
     // Rows: collective x size (barrier: one row, size 0).
     struct Row {
         std::size_t collective = 0;
-        std::uint64_t size = 0;     ///< as given (0 for barrier)
-        std::size_t count = 0;      ///< int32 elements per rank block
+        std::uint64_t size = 0;                              ///< as given (0 for barrier)
+        std::size_t count = 0;                               ///< int32 elements per rank block
         std::vector<std::uint64_t> offload_ps, software_ps;  ///< per timed iteration: max over ranks
         /// Per timed iteration: earliest and latest start over ranks (how far
         /// apart the barrier before the call released them).
@@ -481,7 +517,7 @@ int bench_collectives(int argc, char** argv) {
         });
     const double wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     // Simulator speed: packets over router-to-router links, and SystemC delta cycles.
-    std::uint64_t packet_hops = job.platform() ? job.platform()->fabric().packet_hops() : 0;
+    std::uint64_t packet_hops = job.platform() ? job.platform()->packet_hops() : 0;
     std::uint64_t delta_cycles = sc_core::sc_delta_count();
     // What the switches did with received step bytes: copied, combined by the
     // AgLUs, or skipped (job.timing_only) -- what proves timing-only skips the work.
@@ -510,7 +546,7 @@ int bench_collectives(int argc, char** argv) {
     std::uint64_t link_drops = 0;
     const bool with_reliable = job.platform() && job.platform()->reliable();
     if (with_reliable) {
-        link_drops = job.platform()->fabric().drops().size();
+        link_drops = job.platform()->link_drops();
         for (unsigned n = 0; n < job.platform()->nodes(); ++n) {
             accumulate_statistics(reliable, job.platform()->node(n).reliable->statistics());
         }
@@ -518,8 +554,8 @@ int bench_collectives(int argc, char** argv) {
     const bool failed = !result.error.empty() || (result.exit_status != 0 && !mismatch);
     if (failed) {
         std::cerr << "isvp bench collectives: "
-                  << (runtime ? "partition " + std::to_string(runtime->rank()) + ": " : std::string()) << "job failed: "
-                  << result.error << "\n";
+                  << (runtime ? "partition " + std::to_string(runtime->rank()) + ": " : std::string())
+                  << "job failed: " << result.error << "\n";
         for (std::size_t r = 0; r < result.ranks.size(); ++r)
             if (!result.ranks[r].ended.empty()) std::cerr << "  rank " << r << ": " << result.ranks[r].ended << "\n";
     }
@@ -634,8 +670,8 @@ int bench_collectives(int argc, char** argv) {
         if (both) {
             const double speedup = software_us / offload_us;
             json_row["speedup"] = speedup;
-            line << std::setw(10) << offload_us << std::setw(13) << software_us << std::setw(8)
-                 << std::setprecision(2) << speedup << "x" << std::setprecision(3) << std::setw(18)
+            line << std::setw(10) << offload_us << std::setw(13) << software_us << std::setw(8) << std::setprecision(2)
+                 << speedup << "x" << std::setprecision(3) << std::setw(18)
                  << json_row["loggp_offload_us"].get<double>() << std::setw(19)
                  << json_row["loggp_software_us"].get<double>() << std::setw(14)
                  << percent(offload_us, json_row["loggp_offload_us"]) << std::setw(15)
@@ -644,15 +680,14 @@ int bench_collectives(int argc, char** argv) {
             const double latency = passes.offload ? offload_us : software_us;
             const double modelled = json_row[passes.offload ? "loggp_offload_us" : "loggp_software_us"];
             json_row["latency_us"] = latency;
-            line << std::setw(10) << latency << std::setw(10) << modelled << std::setw(6)
-                 << percent(latency, modelled);
+            line << std::setw(10) << latency << std::setw(10) << modelled << std::setw(6) << percent(latency, modelled);
         }
         std::cout << line.str() << "\n";
         json_rows.push_back(json_row);
     }
     std::cout << std::defaultfloat << "# " << offloaded << " calls offloaded, " << software
-              << " in software (barriers between iterations included); simulated " << end_time_ps / 1e6
-              << " us in " << std::setprecision(3) << wall_seconds << " s wall\n"
+              << " in software (barriers between iterations included); simulated " << end_time_ps / 1e6 << " us in "
+              << std::setprecision(3) << wall_seconds << " s wall\n"
               << "# simulator: " << packet_hops << " packet-hops (" << std::setprecision(3)
               << packet_hops / wall_seconds / 1e6 << " M/s), " << delta_cycles << " delta cycles ("
               << delta_cycles / wall_seconds / 1e6 << " M/s), wall time includes guest threads and bring-up\n"
@@ -669,6 +704,12 @@ int bench_collectives(int argc, char** argv) {
                   << " trees planned; switch engines took part in " << switches.collectives << " collectives, combined "
                   << switches.bytes_combined << " bytes, dropped " << switches.dropped << " packets\n";
     std::cout << partition_summary;
+    if (const FlowNetwork* flow = job.platform() ? job.platform()->flow_network() : nullptr) {
+        // What the flow model's cost follows: solves per packet (docs/PERFORMANCE.md).
+        const FlowNetworkStatistics& counted = flow->counters();
+        std::cout << "# flow network: " << counted.packets << " packets, " << counted.streams << " streams, "
+                  << counted.flow_starts << " flow starts, " << counted.solves << " max-min solves\n";
+    }
     if (with_reliable)
         std::cout << "# reliable delivery: links dropped " << link_drops << " packets; " << reliable.data_packets
                   << " packets sent, " << reliable.retransmissions << " retransmitted (" << reliable.timeouts
@@ -680,13 +721,19 @@ int bench_collectives(int argc, char** argv) {
         const std::string path = values["json"].as<std::string>();
         std::ofstream out(path);
         if (!out) throw ConfigError("bench collectives: cannot write --json " + path);
-        const nlohmann::json model_json{
-            {"o_s_us", loggp_parameters.o_s},        {"o_r_us", loggp_parameters.o_r},
-            {"g_us", loggp_parameters.g},            {"L_router_us", loggp_parameters.L_router},
-            {"hop_us", loggp_parameters.hop},        {"G_us_per_byte", loggp_parameters.G},
-            {"G_link_us_per_byte", loggp_parameters.G_link}, {"G_pcie_us_per_byte", loggp_parameters.G_pcie},
-            {"G_engine_us_per_byte", loggp_parameters.G_engine}, {"G_aglu_us_per_byte", loggp_parameters.G_aglu}, {"G_cgr_us_per_byte", loggp_parameters.G_cgr},
-            {"aglu_latency_us", loggp_parameters.aglu_latency}, {"device_fixed_us", loggp_parameters.device_fixed}};
+        const nlohmann::json model_json{{"o_s_us", loggp_parameters.o_s},
+                                        {"o_r_us", loggp_parameters.o_r},
+                                        {"g_us", loggp_parameters.g},
+                                        {"L_router_us", loggp_parameters.L_router},
+                                        {"hop_us", loggp_parameters.hop},
+                                        {"G_us_per_byte", loggp_parameters.G},
+                                        {"G_link_us_per_byte", loggp_parameters.G_link},
+                                        {"G_pcie_us_per_byte", loggp_parameters.G_pcie},
+                                        {"G_engine_us_per_byte", loggp_parameters.G_engine},
+                                        {"G_aglu_us_per_byte", loggp_parameters.G_aglu},
+                                        {"G_cgr_us_per_byte", loggp_parameters.G_cgr},
+                                        {"aglu_latency_us", loggp_parameters.aglu_latency},
+                                        {"device_fixed_us", loggp_parameters.device_fixed}};
         nlohmann::json document{{"benchmark", "collectives"},
                               {"build_commit", build_commit()},
                               {"ranks", ranks},

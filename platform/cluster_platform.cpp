@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "isvp/flow_network.h"
 #include "isvp/register_map.h"
 #include "isvp/statistics_table.h"
 #include "isvp/switch_tree.h"
@@ -52,6 +53,7 @@ std::unique_ptr<sc_core::sc_module> make_kernel_noise() {
 
 void PlatformConfig::declare(Parameters& parameters) {
     FabricConfig::declare(parameters);
+    NetworkModelConfig::declare(parameters);
     PcieConfig::declare(parameters);
     QdmaConfig::declare(parameters);
     AgluConfig::declare(parameters);
@@ -64,6 +66,7 @@ void PlatformConfig::declare(Parameters& parameters) {
 PlatformConfig PlatformConfig::from(const Parameters& parameters) {
     PlatformConfig config;
     config.fabric = FabricConfig::from(parameters);
+    config.network = NetworkModelConfig::from(parameters, config.fabric);
     config.node.pcie = PcieConfig::from(parameters);
     config.node.qdma = QdmaConfig::from(parameters);
     config.node.aglu = AgluConfig::from(parameters);
@@ -92,6 +95,10 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
         config.node.collective.placement = "switch";
     }
     if (config.node.collective.placement == "switch") {
+        if (config.network.model == NetworkModel::Flow)
+            throw ConfigError(
+                "config: collective.placement=switch does not run with network.model=flow (the flow network has no "
+                "engine ports on its switches); use network.model=packet or collective.placement=nic");
         if (config.fabric.kind == "torus")
             throw ConfigError(
                 "config: collective.placement=switch needs an indirect network (topology.kind fattree or file); "
@@ -131,19 +138,41 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
     : sc_core::sc_module(name),
       trace_(config.trace.file.empty() ? nullptr
                                        : std::make_unique<TraceWriter>(config.trace.file, config.trace.max_events)),
-      fabric_("fabric", config.fabric, nullptr, config.partition_plan.get(), config.partition),
+      fabric_(config.network.model == NetworkModel::Packet
+                  ? std::make_unique<Fabric>("fabric", config.fabric, nullptr, config.partition_plan.get(),
+                                             config.partition)
+                  : nullptr),
+      flow_(config.network.model == NetworkModel::Flow
+                ? std::make_unique<FlowNetwork>("flow_network", config.fabric, config.network.linger_round_trips)
+                : nullptr),
       ranks_(static_cast<unsigned>(ranks.size())),
       reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)) {
     kernel_noise_ = make_kernel_noise();
-    const unsigned count = fabric_.nodes();
+    const unsigned count = nodes();
     // Drops are routine when they are recovered: each link names its first few.
-    if (reliable_) fabric_.limit_drop_warnings(kReportedDropsPerLink);
+    if (reliable_ && fabric_) fabric_->limit_drop_warnings(kReportedDropsPerLink);
     if (ranks_ > count)
         throw ConfigError("config: " + std::to_string(ranks_) + " ranks do not fit the " + std::to_string(count) +
-                          "-node " + fabric_.topology().description() + " (one rank per node)");
+                          "-node " + topology().description() + " (one rank per node)");
+    // The node's NIC side (collective engine, or its reliable endpoint) meets
+    // the network at the same four sockets whichever model it is.
+    const auto bind_network = [this](auto& network, unsigned n, auto& to_network, auto& to_network_credit,
+                                     auto& from_network, auto& from_network_credit) {
+        to_network.bind(network.inject(n));
+        network.inject_credit(n).bind(to_network_credit);
+        network.eject(n).bind(from_network);
+        from_network_credit.bind(network.eject_credit(n));
+    };
+    const auto bind_host = [&](unsigned n, auto& to_network, auto& to_network_credit, auto& from_network,
+                               auto& from_network_credit) {
+        if (fabric_)
+            bind_network(*fabric_, n, to_network, to_network_credit, from_network, from_network_credit);
+        else
+            bind_network(*flow_, n, to_network, to_network_credit, from_network, from_network_credit);
+    };
     pcie_log_ = PcieTransactionLog::open(config.trace, count, trace_.get());
     for (unsigned n = 0; n < count; ++n) {
-        if (!fabric_.owns_host(n)) {  // another partition simulates it
+        if (fabric_ && !fabric_->owns_host(n)) {  // another partition simulates it
             nodes_.push_back(nullptr);
             continue;
         }
@@ -178,17 +207,13 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
             endpoint.set_loss_observer([this](const PacketLoss& loss) { on_loss(loss); });
             node.collective.net_out.bind(endpoint.from_node);
             endpoint.from_node_credit.bind(node.collective.net_out_credit);
-            endpoint.to_network.bind(fabric_.inject(n));
-            fabric_.inject_credit(n).bind(endpoint.to_network_credit);
-            fabric_.eject(n).bind(endpoint.from_network);
-            endpoint.from_network_credit.bind(fabric_.eject_credit(n));
+            bind_host(n, endpoint.to_network, endpoint.to_network_credit, endpoint.from_network,
+                      endpoint.from_network_credit);
             endpoint.to_node.bind(node.collective.net_in);
             node.collective.net_in_credit.bind(endpoint.to_node_credit);
         } else {
-            node.collective.net_out.bind(fabric_.inject(n));
-            fabric_.inject_credit(n).bind(node.collective.net_out_credit);
-            fabric_.eject(n).bind(node.collective.net_in);
-            node.collective.net_in_credit.bind(fabric_.eject_credit(n));
+            bind_host(n, node.collective.net_out, node.collective.net_out_credit, node.collective.net_in,
+                      node.collective.net_in_credit);
         }
         if (n >= ranks_) {
             const std::string host_name = "idle_host" + std::to_string(n);
@@ -199,7 +224,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
     }
     if (config.fabric.switch_engines) {
         // Trees are planned by the engine of the highest switch (lowest index among equals).
-        const NetworkTopology& network = fabric_.topology();
+        const NetworkTopology& network = fabric_->topology();
         auto plain = std::make_shared<const NetworkTopology>(config.fabric.topology());
         unsigned planner = 0;
         for (unsigned s = 1; s < network.switches(); ++s)
@@ -210,24 +235,43 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
                 engine_name.c_str(), plain, s, s == planner, config.node.aglu, config.node.collective));
             SwitchCollectiveEngine& engine = *switch_engines_.back();
             const unsigned address = engine.address();
-            engine.net_out.bind(fabric_.inject(address));
-            fabric_.inject_credit(address).bind(engine.net_out_credit);
-            fabric_.eject(address).bind(engine.net_in);
-            engine.net_in_credit.bind(fabric_.eject_credit(address));
+            engine.net_out.bind(fabric_->inject(address));
+            fabric_->inject_credit(address).bind(engine.net_out_credit);
+            fabric_->eject(address).bind(engine.net_in);
+            engine.net_in_credit.bind(fabric_->eject_credit(address));
         }
         const auto planner_address = static_cast<std::uint16_t>(switch_engine_address(*plain, planner));
         for (auto& node : nodes_) node->collective.enable_switch_tree(planner_address, count);
     }
-    if (trace_) {
+    if (trace_ && fabric_) {  // the flow model has no routers to trace
         // A switch without a node of its own (fat tree, file) is a process
         // of its own after the nodes'.
-        const NetworkTopology& topology = fabric_.topology();
+        const NetworkTopology& topology = fabric_->topology();
         const bool torus = topology.kind() == "torus";
         for (unsigned s = 0; s < topology.switches(); ++s)
-            if (fabric_.owns(s))
-                fabric_.router(s).set_trace(trace_.get(), torus ? s + 1 : count + 1 + s,
-                                            torus ? std::to_string(s) : topology.switch_at(s).name);
+            if (fabric_->owns(s))
+                fabric_->router(s).set_trace(trace_.get(), torus ? s + 1 : count + 1 + s,
+                                             torus ? std::to_string(s) : topology.switch_at(s).name);
     }
+}
+
+ClusterPlatform::~ClusterPlatform() = default;
+
+unsigned ClusterPlatform::nodes() const {
+    return fabric_ ? fabric_->nodes() : flow_->nodes();
+}
+
+const NetworkTopology& ClusterPlatform::topology() const {
+    return fabric_ ? fabric_->topology() : flow_->topology();
+}
+
+std::uint64_t ClusterPlatform::packet_hops() const {
+    return fabric_ ? fabric_->packet_hops() : flow_->packet_hops();
+}
+
+Fabric& ClusterPlatform::fabric() {
+    if (!fabric_) throw std::logic_error("ClusterPlatform::fabric: network.model=flow has no routers and links");
+    return *fabric_;
 }
 
 void ClusterPlatform::on_loss(const PacketLoss& loss) {
@@ -235,12 +279,13 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
     // last drop of each lost sequence number names the culprit.
     std::map<std::string, std::uint64_t> links;
     std::map<std::pair<std::uint32_t, unsigned>, std::uint64_t> cables;  // by (switch, port) they leave
-    for (const LinkDrop& drop : fabric_.drops())
-        if (drop.sequenced && drop.source == loss.source && drop.destination == loss.destination &&
-            drop.sequence - loss.first_sequence < loss.packets) {
-            ++links[fabric_.describe(drop)];
-            ++cables[{drop.from, drop.port}];
-        }
+    if (fabric_)
+        for (const LinkDrop& drop : fabric_->drops())
+            if (drop.sequenced && drop.source == loss.source && drop.destination == loss.destination &&
+                drop.sequence - loss.first_sequence < loss.packets) {
+                ++links[fabric_->describe(drop)];
+                ++cables[{drop.from, drop.port}];
+            }
     // The cable the guests are told of (LINK_FAULT_FROM/TO): the one that
     // dropped most of them, ties to the lowest switch and port.
     std::uint32_t from_word = 0, to_word = 0;
@@ -249,7 +294,7 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
     if (most != cables.end()) {
         namespace ll = regmap::link_fault_link;
         const auto [from_switch, from_port] = most->first;
-        const PortPeer& far = fabric_.topology().peer(from_switch, from_port);
+        const PortPeer& far = fabric_->topology().peer(from_switch, from_port);
         const std::uint32_t others = static_cast<std::uint32_t>(
             std::min<std::size_t>(cables.size() - 1, ll::OTHER_LINKS.mask() >> ll::OTHER_LINKS.shift));
         from_word =
@@ -299,8 +344,9 @@ nlohmann::json ClusterPlatform::statistics(const sc_core::sc_time& elapsed) cons
     nlohmann::json nodes = nlohmann::json::array();
     for (const auto& node : nodes_)
         if (node) nodes.push_back(node->statistics());
-    nlohmann::json out = {
-        {"simulated_us", elapsed.to_seconds() * 1e6}, {"fabric", fabric_.statistics(elapsed)}, {"nodes", nodes}};
+    nlohmann::json out = {{"simulated_us", elapsed.to_seconds() * 1e6},
+                          {"fabric", fabric_ ? fabric_->statistics(elapsed) : flow_->statistics(elapsed)},
+                          {"nodes", nodes}};
     if (!switch_engines_.empty()) {
         nlohmann::json engines = nlohmann::json::object();
         for (const auto& engine : switch_engines_) engines[engine->name()] = statistics_json(engine->statistics());

@@ -13,6 +13,10 @@ Partitioning::Partitioning(const std::string& command, const std::vector<std::st
     const unsigned launched = PartitionRuntime::launched_size();
     const unsigned partitions = launched > 1 ? launched : std::max(requested, 1u);
     if (partitions <= 1) return;
+    if (config.network.model == NetworkModel::Flow)
+        throw ConfigError(command +
+                          ": --partitions does not run with network.model=flow (the flow network has no cut cables "
+                          "to partition at); use one partition or network.model=packet");
     if (!config.trace.file.empty())
         throw ConfigError(command +
                           ": --partitions does not write traces (trace.file): each partition would write "

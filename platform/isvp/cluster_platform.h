@@ -1,5 +1,6 @@
-// ClusterPlatform: a cluster — the fabric (routers and Aurora links of a
-// torus, fat tree or topology file) and one Node per host of the fabric —
+// ClusterPlatform: a cluster — the network (network.model = packet: the
+// fabric of routers and Aurora links of a torus, fat tree or topology file;
+// flow: a FlowNetwork of the same topology) and one Node per host of it —
 // built from parameters.
 //
 // Ranks map to nodes one to one (rank r on node r, host address r); nodes beyond the job's
@@ -17,6 +18,7 @@
 #include <systemc>
 
 #include "isvp/fabric.h"
+#include "isvp/flow_config.h"
 #include "isvp/node.h"
 #include "isvp/parameters.h"
 #include "isvp/partition_plan.h"
@@ -26,12 +28,15 @@
 
 namespace isvp {
 
+class FlowNetwork;  // models/flow: only the platform's source needs its definition
+
 /// Every parameter of the platform, from all its blocks.
 struct PlatformConfig {
-    FabricConfig fabric;      ///< topology.*, router.*, aurora.*
-    NodeConfig node;          ///< pcie.*, qdma.*
-    ReliableConfig reliable;  ///< reliable.*
-    TraceConfig trace;        ///< trace.*
+    FabricConfig fabric;         ///< topology.*, router.*, aurora.*
+    NetworkModelConfig network;  ///< network.model
+    NodeConfig node;             ///< pcie.*, qdma.*
+    ReliableConfig reliable;     ///< reliable.*
+    TraceConfig trace;           ///< trace.*
     /// job.memory_limit_gib (declared with the job's parameters, absent in
     /// testbenches): memory a job's platform may need, GiB; 0 = what the
     /// machine has available.
@@ -57,12 +62,23 @@ class ClusterPlatform : public sc_core::sc_module {
     /// `ranks`: host memory of each rank (at most the fabric's node count).
     ClusterPlatform(sc_core::sc_module_name name, const PlatformConfig& config, const std::vector<MemorySpan>& ranks);
 
-    unsigned nodes() const { return fabric_.nodes(); }
+    ~ClusterPlatform() override;
+
+    unsigned nodes() const;
     unsigned ranks() const { return ranks_; }
     Node& node(unsigned index);
     /// Node `index` is simulated here (always, unless partitioned).
     bool has_node(unsigned index) const { return nodes_.at(index) != nullptr; }
-    Fabric& fabric() { return fabric_; }
+    /// The routers and links (network.model = packet); throws
+    /// std::logic_error under the flow model, which has none.
+    Fabric& fabric();
+    /// The flow network (network.model = flow), else null.
+    FlowNetwork* flow_network() { return flow_.get(); }
+    const NetworkTopology& topology() const;
+    /// Switch-to-switch hops of packets so far (the simulator-speed unit), either model.
+    std::uint64_t packet_hops() const;
+    /// Packets the links dropped so far (none under the flow model).
+    std::size_t link_drops() const { return fabric_ ? fabric_->drops().size() : 0; }
 
     /// Statistics of every block; `elapsed` gives utilisations.
     nlohmann::json statistics(const sc_core::sc_time& elapsed) const;
@@ -85,7 +101,8 @@ class ClusterPlatform : public sc_core::sc_module {
 
     std::unique_ptr<TraceWriter> trace_;                  ///< trace.file, or null
     std::unique_ptr<PcieTransactionLog> pcie_log_;        ///< trace.pcie, or null (closed before trace_)
-    Fabric fabric_;                                       ///< routers and links
+    std::unique_ptr<Fabric> fabric_;                      ///< routers and links (network.model = packet), else null
+    std::unique_ptr<FlowNetwork> flow_;                   ///< the flow network (network.model = flow), else null
     unsigned ranks_;                                      ///< nodes that run a rank
     std::vector<std::unique_ptr<Node>> nodes_;            ///< one per fabric node; null where another partition has it
     std::vector<std::unique_ptr<IdleHost>> idle_hosts_;   ///< CPUs of rank-less nodes

@@ -13,8 +13,11 @@ if(NOT ISVP_PYTHON3)
   find_program(ISVP_PYTHON3 python3 REQUIRED)
 endif()
 set(mpi_link_fault_checks ${CMAKE_CURRENT_SOURCE_DIR}/scripts/link_fault_checks.py)
+# (The error rate is one at which both kinds of call fail at least once on
+# the default host path; the faults come from the seeded bit errors and the
+# run's timing.)
 set(mpi_link_fault_errors --set topology.torus=2x2x2 --set aurora.on_crc_error=drop
-                          --set aurora.bit_error_rate=2e-6 --set reliable.max_retransmissions=1)
+                          --set aurora.bit_error_rate=4e-6 --set reliable.max_retransmissions=1)
 set(mpi_link_fault_job -n 8 --offload on ${mpi_link_fault_errors})
 add_test(NAME link_fault_mpi_errors_return_job_goes_on
          COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-return $<TARGET_FILE:isvp>

@@ -1,0 +1,37 @@
+// network.model: how packets cross the network between the hosts' NICs.
+//   packet  routers and Aurora links, packet by packet (Fabric; the default)
+//   flow    a loosely-timed flow network (FlowNetwork): each source ->
+//           destination stream of packets is one flow whose rate is its
+//           max-min fair share of the links and ports it crosses
+// No SystemC.
+#pragma once
+
+#include <string>
+
+#include "isvp/fabric_config.h"
+#include "isvp/parameters.h"
+
+namespace isvp {
+
+enum class NetworkModel { Packet, Flow };
+
+std::string to_string(NetworkModel model);
+
+struct NetworkModelConfig {
+    NetworkModel model = NetworkModel::Packet;  ///< network.model
+    /// network.flow_linger_round_trips: how long a stream that ran dry keeps
+    /// its flow, in round trips over its route (0: to the end of the instant).
+    double linger_round_trips = 0;
+
+    /// Declares network.model and network.flow_linger_round_trips.
+    static void declare(Parameters& parameters);
+    /// Reads it; with `fabric`, refuses what the flow model does not model
+    /// (validate()).
+    static NetworkModelConfig from(const Parameters& parameters, const FabricConfig& fabric);
+    /// Throws ConfigError when network.model = flow meets a fabric parameter
+    /// it cannot honour: injected bit errors (aurora.bit_error_rate > 0; the
+    /// flow network has no links that could corrupt or drop a packet).
+    void validate(const FabricConfig& fabric) const;
+};
+
+}  // namespace isvp

@@ -1,0 +1,52 @@
+# The flow network (network.model = flow, models/flow): every collective
+# exact on a torus and a fat tree, an uncontended message as fast as in the
+# packet model, injected bit errors refused. The max-min solver and flow
+# paths are unit-tested (testbench/unit/test_flow_model.cpp).
+set(topology_checks ${CMAKE_SOURCE_DIR}/testbench/scripts/topology_checks.py)
+set(flow_checks ${CMAKE_SOURCE_DIR}/testbench/scripts/flow_checks.py)
+
+add_test(NAME flow_torus_every_collective_checked
+         COMMAND ${ISVP_PYTHON3} ${topology_checks} bench $<TARGET_FILE:isvp> torus:2x2x2
+                 --collectives all --sizes 8,4K,64K --iterations 1 --set network.model=flow)
+add_test(NAME flow_fattree_every_collective_checked
+         COMMAND ${ISVP_PYTHON3} ${topology_checks} bench $<TARGET_FILE:isvp> fattree:radix=8,hosts=16
+                 --collectives all --sizes 8,4K,64K --iterations 1 --set network.model=flow)
+add_test(NAME flow_torus_one_hop_latency_equals_packet_model
+         COMMAND ${ISVP_PYTHON3} ${flow_checks} latency $<TARGET_FILE:isvp> torus:2x1x1 1 0)
+add_test(NAME flow_fattree_over_a_spine_latency_equals_packet_model
+         COMMAND ${ISVP_PYTHON3} ${flow_checks} latency $<TARGET_FILE:isvp>
+                 fattree:radix=8,hosts=12 2 0)
+add_test(NAME flow_refuses_bit_errors
+         COMMAND ${ISVP_PYTHON3} ${flow_checks} refused $<TARGET_FILE:isvp>
+                 "network.model=flow does not model link bit errors" --topology torus:2x1x1
+                 --set network.model=flow --set aurora.bit_error_rate=1e-9 --collectives barrier --sizes 8)
+set_tests_properties(flow_torus_every_collective_checked flow_fattree_every_collective_checked
+                     flow_torus_one_hop_latency_equals_packet_model
+                     flow_fattree_over_a_spine_latency_equals_packet_model flow_refuses_bit_errors
+                     PROPERTIES LABELS flow TIMEOUT 600)
+add_test(NAME flow_fattree_same_leaf_latency_equals_packet_model
+         COMMAND ${ISVP_PYTHON3} ${flow_checks} latency $<TARGET_FILE:isvp> fattree:radix=8,hosts=12 0 0)
+set_tests_properties(flow_fattree_same_leaf_latency_equals_packet_model PROPERTIES LABELS flow TIMEOUT 600)
+
+# What the flow network does not run with is refused by name (the switch
+# engines' extra ports and partitions' cut cables exist only in the packet Fabric).
+add_test(NAME flow_refuses_switch_placement
+         COMMAND ${ISVP_PYTHON3} ${flow_checks} refused $<TARGET_FILE:isvp>
+                 "collective.placement=switch does not run with network.model=flow"
+                 --topology fattree:radix=8,hosts=16 --set network.model=flow --set collective.placement=switch
+                 --collectives allreduce --sizes 8)
+add_test(NAME flow_refuses_partitions
+         COMMAND ${ISVP_PYTHON3} ${flow_checks} refused $<TARGET_FILE:isvp>
+                 "--partitions does not run with network.model=flow" --topology torus:2x2x2
+                 --set network.model=flow --partitions 2 --collectives allreduce --sizes 8)
+set_tests_properties(flow_refuses_switch_placement flow_refuses_partitions PROPERTIES LABELS flow TIMEOUT 120)
+
+# The flow model's cost: with network.flow_linger_round_trips=1 a stream
+# keeps its flow between the packets of a collective step, so the max-min
+# solver runs per flow start, not per packet (with 0: a solve per two or
+# three packets).
+add_test(NAME flow_solves_per_flow_not_per_packet
+         COMMAND ${ISVP_PYTHON3} ${flow_checks} solves $<TARGET_FILE:isvp> 50 --topology torus:2x2x2
+                 --collectives allreduce,allgather --sizes 256K --iterations 1 --warmup 0 --offload on
+                 --set network.flow_linger_round_trips=1)
+set_tests_properties(flow_solves_per_flow_not_per_packet PROPERTIES LABELS flow TIMEOUT 300)

@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""Checks of the flow network, network.model=flow (testbench/cmake/flow.cmake runs them):
+
+  latency ISVP TOPOLOGY HOPS TOLERANCE_US   bench pingpong between host 0 and a host HOPS switch hops away,
+                                            packet model and flow model: every row's latency (one message
+                                            in flight, the network uncontended) agrees within TOLERANCE_US
+                                            (0: printed digits identical)
+  refused ISVP TEXT ARGS...                 bench collectives with ARGS is refused with a message containing TEXT
+  solves ISVP PER ARGS...                   bench collectives with ARGS (flow model) needs at most one max-min
+                                            solve per PER packets
+"""
+
+import subprocess
+import sys
+
+
+def fail(message):
+    print(f"FAIL: {message}")
+    sys.exit(1)
+
+
+def run(command, expect_success=True):
+    print("$ " + " ".join(command), flush=True)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    print(done.stdout + done.stderr, flush=True)
+    if expect_success and done.returncode != 0:
+        fail(f"exit status {done.returncode}")
+    return done
+
+
+def latencies(isvp, topology, hops, model):
+    """size -> latency_us rows of one bench pingpong run."""
+    out = run([isvp, "bench", "pingpong", "--topology", topology, "--hops", hops, "--sizes", "8,256,1K,4K,64K",
+               "--iterations", "2", "--set", f"network.model={model}"]).stdout
+    rows = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[0].isdigit():
+            rows[int(fields[0])] = float(fields[1])
+    if len(rows) != 5:
+        fail(f"{model}: expected 5 rows, got {sorted(rows)}")
+    return rows
+
+
+def latency(isvp, topology, hops, tolerance):
+    packet = latencies(isvp, topology, hops, "packet")
+    flow = latencies(isvp, topology, hops, "flow")
+    worst = 0.0
+    for size in sorted(packet):
+        difference = abs(flow[size] - packet[size])
+        worst = max(worst, difference)
+        print(f"{size:>8} B  packet {packet[size]:.3f} us  flow {flow[size]:.3f} us  difference {difference:.3f} us")
+        if difference > float(tolerance) + 1e-9:
+            fail(f"{size} B: flow latency {flow[size]} us differs from the packet model's {packet[size]} us "
+                 f"by more than {tolerance} us")
+    print(f"ok: {len(packet)} sizes, largest difference {worst:.3f} us (tolerance {tolerance} us)")
+
+
+def refused(isvp, text, args):
+    done = run([isvp, "bench", "collectives"] + args, expect_success=False)
+    if done.returncode == 0:
+        fail("the run was not refused")
+    if text not in done.stdout + done.stderr:
+        fail(f"the refusal does not say '{text}'")
+    print("ok: refused")
+
+
+def solves(isvp, per, args):
+    done = run([isvp, "bench", "collectives"] + args + ["--set", "network.model=flow"])
+    line = next((l for l in done.stdout.splitlines() if l.startswith("# flow network:")), None)
+    if line is None:
+        fail("no '# flow network:' summary line")
+    fields = line.split()
+    packets, count = int(fields[3]), int(fields[fields.index("max-min") - 1])
+    print(line)
+    if packets == 0 or count * int(per) > packets:
+        fail(f"{count} solves for {packets} packets: more than one per {per} packets")
+    print("ok: solves")
+
+
+def main():
+    what = sys.argv[1]
+    if what == "latency":
+        latency(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
+    elif what == "solves":
+        solves(sys.argv[2], sys.argv[3], sys.argv[4:])
+    elif what == "refused":
+        refused(sys.argv[2], sys.argv[3], sys.argv[4:])
+    else:
+        fail(f"unknown check {what}")
+
+
+if __name__ == "__main__":
+    main()
