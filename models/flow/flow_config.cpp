@@ -2,32 +2,47 @@
 
 #include <sstream>
 
+#include "isvp/parameter_table.h"
+
 namespace isvp {
 
 std::string to_string(NetworkModel model) {
     return model == NetworkModel::Flow ? "flow" : "packet";
 }
 
+namespace {
+
+/// The network.* parameters, each once (isvp/parameter_table.h).
+const auto kTable = [](auto& self, auto&& parameter) {
+    parameter(param::Choice<NetworkModel>{"network.model",
+                                          {{"packet", NetworkModel::Packet}, {"flow", NetworkModel::Flow}},
+                                          "packet: routers and Aurora links packet by packet; flow: loosely-timed "
+                                          "flows sharing link bandwidth max-min fairly (large sweeps; see "
+                                          "models/flow/README.md)"},
+              self.model);
+    parameter(param::Real{"network.flow_linger_round_trips", "round trips", 0.0, 1000.0,
+                          "flow model: a stream that runs dry keeps its flow and share this many round trips "
+                          "over its route (plus two packet drain times) before leaving the max-min problem; "
+                          "0: at the end of the instant. About 1 makes solves follow flows, not packets "
+                          "(~9x less CPU) at a cost in accuracy (docs/PERFORMANCE.md)"},
+              self.linger_round_trips);
+};
+
+}  // namespace
+
 void NetworkModelConfig::declare(Parameters& parameters) {
-    parameters.declare_choice("network.model", to_string(NetworkModel::Packet), {"packet", "flow"},
-                              "packet: routers and Aurora links packet by packet; flow: loosely-timed flows "
-                              "sharing link bandwidth max-min fairly (large sweeps; see models/flow/README.md)");
-    parameters.declare_real("network.flow_linger_round_trips", "round trips", 0.0, 0.0, 1000.0,
-                            "flow model: a stream that runs dry keeps its flow and share this many round trips "
-                            "over its route (plus two packet drain times) before leaving the max-min problem; "
-                            "0: at the end of the instant. About 1 makes solves follow flows, not packets "
-                            "(~9x less CPU) at a cost in accuracy (docs/PERFORMANCE.md)");
+    param::declare_table<NetworkModelConfig>(parameters, kTable);
 }
 
 NetworkModelConfig NetworkModelConfig::from(const Parameters& parameters, const FabricConfig& fabric) {
-    NetworkModelConfig config;
-    config.model = parameters.text("network.model") == "flow" ? NetworkModel::Flow : NetworkModel::Packet;
-    config.linger_round_trips = parameters.real("network.flow_linger_round_trips");
+    const NetworkModelConfig config = param::read_table<NetworkModelConfig>(parameters, kTable);
     config.validate(fabric);
     return config;
 }
 
 void NetworkModelConfig::validate(const FabricConfig& fabric) const {
+    param::check_table(*this, kTable);
+    // Between blocks: the flow network has no links that could corrupt a packet.
     if (model != NetworkModel::Flow) return;
     if (fabric.aurora.bit_error_rate > 0.0) {
         std::ostringstream message;

@@ -1,6 +1,6 @@
 # Parameters declared once per block (models/common/isvp/parameter_table.h,
 # issue 15 item 4): every parameter of every block (collective, qdma, driver,
-# aurora, pcie, router, aglu, host/job, reliable, trace, kernel) refuses a bad
+# aurora, pcie, router, aglu, host/job, reliable, trace, kernel, network) refuses a bad
 # value in the one error format, every name the sources read is declared, each
 # is in its block's README, and no block declares one outside its table.
 # (Unit side: testbench/unit/test_parameter_tables.cpp.)

@@ -22,10 +22,11 @@ import re
 import subprocess
 import sys
 
-BLOCKS = ("collective", "qdma", "driver", "aurora", "pcie", "router", "aglu", "host", "job", "reliable", "trace", "kernel")
+BLOCKS = ("collective", "qdma", "driver", "aurora", "pcie", "router", "aglu", "host", "job", "reliable", "trace", "kernel",
+          "network")
 # Where each block's parameter table is documented (default models/<block>/README.md).
 DOCS = {"driver": "docs/PERFORMANCE.md", "host": "sw/transport/README.md", "job": "sw/transport/README.md",
-        "trace": "docs/REPORTS.md"}
+        "trace": "docs/REPORTS.md", "network": "models/flow/README.md"}
 # Sources that may declare parameters outside a block table: the table itself,
 # the Parameters set, the topology selectors (texts parsed into shapes by their
 # own parsers) and the commands' own options in platform/.
