@@ -26,6 +26,7 @@
 #include "isvp/collectives.h"
 #include "isvp/flow_network.h"
 #include "isvp/loggp_model.h"
+#include "isvp/sharp_resources.h"
 #include "isvp/statistics_table.h"
 #include "job_platform.h"
 #include "partitioning.h"
@@ -633,11 +634,15 @@ int bench_collectives(int argc, char** argv) {
         std::cout << "# collective     size      latency_us  loggp_us  diff\n";
     nlohmann::json json_rows = nlohmann::json::array();
     // Switch-resident engines: the model follows the switches' trees.
-    const loggp::Path offload_path =
-        config.node.collective.placement == "switch" ? loggp::Path::OffloadTree : loggp::Path::OffloadStreamed;
+    const loggp::Path tree_or_nic =
+        config.node.collective.placement == "switch" || config.node.collective.sharp() ? loggp::Path::OffloadTree
+                                                                                       : loggp::Path::OffloadStreamed;
     for (const Row& row : rows) {
         const std::string& name = collectives[row.collective].first;
         const Opcode collective = collectives[row.collective].second;
+        // SHArP mode offloads only the reductions: the others run in host software.
+        const loggp::Path offload_path =
+            config.node.collective.sharp() && !sharp_offloads(collective) ? loggp::Path::Software : tree_or_nic;
         const std::uint64_t bytes = row.count * sizeof(std::int32_t);
         nlohmann::json json_row{{"collective", name}, {"size", row.size}};
         std::ostringstream line;

@@ -69,7 +69,8 @@ CsrOutcome CommunicatorTable::access(std::uint32_t offset, bool write, std::uint
     namespace cap = regmap::accel_capabilities;
     if (offset == regmap::ACCEL_CAPABILITIES) {
         out.read = cap::CT_ROWS.make(kRows) | cap::CGR_UNITS.make(capabilities_.cgr_units) |
-                   cap::RADIX.make(capabilities_.radix) | cap::ALGORITHMS.make(capabilities_.algorithms);
+                   cap::RADIX.make(capabilities_.radix) | cap::ALGORITHMS.make(capabilities_.algorithms) |
+                   cap::REDUCTIONS_ONLY.make(capabilities_.reductions_only ? 1 : 0);
     } else if (offset == regmap::CT_SIZE_BITS) {
         out.read = kRows * regmap::kCtRowBits;
     } else if (offset == regmap::CT_VALID) {

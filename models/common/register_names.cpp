@@ -236,6 +236,7 @@ std::string register_fields(std::uint32_t offset, std::uint32_t value) {
             fields.add("cgr_units", accel_capabilities::CGR_UNITS.get(value));
             fields.add("radix", accel_capabilities::RADIX.get(value));
             fields.add("algorithms", accel_capabilities::ALGORITHMS.get(value));
+            fields.add("reductions_only", accel_capabilities::REDUCTIONS_ONLY.get(value));
             break;
         case CT_COMMAND:
             fields.add("load", ct_command::LOAD.get(value));

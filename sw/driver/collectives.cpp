@@ -286,7 +286,10 @@ bool Collectives::would_offload(const Communicator& comm, Opcode collective, std
                                 std::uint64_t buffer_bytes) const {
     const Algorithm algorithm = default_algorithm(collective);
     const AcceleratorInfo& accelerator = driver_.accelerator();
+    const bool reduction =
+        collective == Opcode::Allreduce || collective == Opcode::Reduce || collective == Opcode::Barrier;
     return offload_ && comm.offloadable && accelerator.present && algorithm != Algorithm::Ring &&
+           (reduction || !accelerator.reductions_only) &&
            (accelerator.algorithms >> static_cast<unsigned>(algorithm) & 1u) && (!op || aglu_supports(*op, type)) &&
            buffer_bytes <= accelerator.max_buffer_bytes;
 }

@@ -213,6 +213,7 @@ void Driver::probe_accelerator() {
     }
     accelerator_.ct_rows = std::min<unsigned>(rm::accel_capabilities::CT_ROWS.get(capabilities), rm::kContextCount);
     accelerator_.algorithms = rm::accel_capabilities::ALGORITHMS.get(capabilities);
+    accelerator_.reductions_only = rm::accel_capabilities::REDUCTIONS_ONLY.get(capabilities) != 0;
     accelerator_.present = accelerator_.ct_rows > 0;
     if (!accelerator_.present) return;
     accelerator_.max_buffer_bytes = transport_.mmio_read32(rm::ACCEL_MAX_BUFFER_BYTES);

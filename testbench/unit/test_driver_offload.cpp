@@ -355,6 +355,20 @@ TEST_CASE("Collectives whose algorithm the switch lacks stay in software", "[dri
     CHECK_FALSE(baseline.would_offload(baseline.world(), Opcode::Bcast, std::nullopt, Datatype::Int32, 4));
 }
 
+TEST_CASE("With REDUCTIONS_ONLY (SHArP mode) only Allreduce, Reduce and Barrier are offloaded", "[driver][offload]") {
+    FakeDevice device(accelerator() | rm::accel_capabilities::REDUCTIONS_ONLY.make(1));
+    Driver driver(device, FakeDevice::config());
+    REQUIRE(driver.accelerator().reductions_only);
+    Collectives collectives(driver);
+    const Communicator& world = collectives.world();
+    CHECK(collectives.would_offload(world, Opcode::Allreduce, Operation::Sum, Datatype::Int32, 4));
+    CHECK(collectives.would_offload(world, Opcode::Reduce, Operation::Max, Datatype::Float64, 8));
+    CHECK(collectives.would_offload(world, Opcode::Barrier, std::nullopt, Datatype::UInt8, 0));
+    for (const Opcode other : {Opcode::Bcast, Opcode::Scatter, Opcode::Gather, Opcode::Allgather})
+        CHECK_FALSE(collectives.would_offload(world, other, std::nullopt, Datatype::Int32, 4));
+    CHECK_FALSE(collectives.would_offload(world, Opcode::ReduceScatter, Operation::Sum, Datatype::Int32, 4));
+}
+
 TEST_CASE("A collective whose buffer exceeds ACCEL_MAX_BUFFER_BYTES runs in software", "[driver][offload]") {
     FakeDevice device(accelerator(), 64, 64);     // the switch holds 64-byte buffers
     device.respond = [](const Packet& request) {  // the contribution back, without the envelope

@@ -25,6 +25,7 @@ struct AcceleratorCapabilities {
     unsigned radix = 7;                            ///< switch radix
     std::uint32_t algorithms = 0;                  ///< bit a: Algorithm a runs in the switch
     std::uint64_t max_buffer_bytes = 64ull << 20;  ///< largest collective buffer, bytes
+    bool reductions_only = false;                  ///< REDUCTIONS_ONLY: SHArP mode
 };
 
 /// What one CSR access leaves to the table's owner.

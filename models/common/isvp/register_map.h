@@ -222,6 +222,9 @@ inline constexpr Field CT_ROWS{0, 8};        ///< communicators the CT holds (32
 inline constexpr Field CGR_UNITS{8, 8};      ///< SA: simultaneous aggregations
 inline constexpr Field RADIX{16, 8};         ///< switch radix R (AgLU lanes per CGR = R x 4)
 inline constexpr Field ALGORITHMS{24, 4};    ///< bit a: Algorithm a runs in the switch
+/// 1: the switches offload only Allreduce, Reduce and Barrier (SHArP mode,
+/// collective.mode = sharp); the driver runs the others in host software.
+inline constexpr Field REDUCTIONS_ONLY{28, 1};
 }  // namespace accel_capabilities
 inline constexpr std::uint32_t CT_SIZE_BITS = 0x6004;   ///< RO CT size in bits (rows x kCtRowBits)
 inline constexpr std::uint32_t CT_VALID = 0x6008;       ///< RO bit c: row c holds a communicator

@@ -102,6 +102,9 @@ struct AcceleratorInfo {
     bool present = false;     ///< ACCEL_CAPABILITIES readable and CT_ROWS > 0
     unsigned ct_rows = 0;     ///< communicator-table rows (context IDs below this)
     unsigned algorithms = 0;  ///< bit a: Algorithm a runs in the switch
+    /// REDUCTIONS_ONLY (SHArP mode): only Allreduce, Reduce and Barrier are
+    /// offloaded; the others run in host software.
+    bool reductions_only = false;
     /// ACCEL_MAX_BUFFER_BYTES: the largest collective buffer (all blocks) a
     /// request may have; the switch ends a larger one with error 4.
     std::uint64_t max_buffer_bytes = 0;
