@@ -255,21 +255,26 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
             store_configuration(context, config);
             continue;
         }
-        NetworkHeader network;
-        network.opcode = Opcode::Barrier;
         const bool relayed = role.vertex && hostless(static_cast<unsigned>(participant)) && hostless(address_);
-        network.destination = static_cast<std::uint16_t>(relayed ? relay : participant);
-        network.context_id = context;
-        network.step = kTreeConfigStep;
-        ProcessorHeader processor;
-        processor.opcode = Opcode::Barrier;
-        processor.context_id = context;
-        processor.rank = address_;
-        processor.message_bytes = static_cast<std::uint32_t>(config.bytes());
-        std::vector<std::uint8_t> bytes(config.bytes());
-        config.write(bytes.data());
-        emit(network, processor, bytes.data(), static_cast<std::uint32_t>(bytes.size()), true);
+        send_configuration(context, static_cast<std::uint16_t>(relayed ? relay : participant), config);
     }
+}
+
+void SwitchCollectiveEngine::send_configuration(std::uint8_t context, std::uint16_t destination,
+                                                const TreeConfig& config) {
+    NetworkHeader network;
+    network.opcode = Opcode::Barrier;
+    network.destination = destination;
+    network.context_id = context;
+    network.step = kTreeConfigStep;
+    ProcessorHeader processor;
+    processor.opcode = Opcode::Barrier;
+    processor.context_id = context;
+    processor.rank = address_;
+    processor.message_bytes = static_cast<std::uint32_t>(config.bytes());
+    std::vector<std::uint8_t> bytes(config.bytes());
+    config.write(bytes.data());
+    emit(network, processor, bytes.data(), static_cast<std::uint32_t>(bytes.size()), true);
 }
 
 void SwitchCollectiveEngine::configure(const NetworkPacketView& v) {

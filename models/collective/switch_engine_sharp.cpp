@@ -36,19 +36,7 @@ bool SwitchCollectiveEngine::sharp_admit(std::uint8_t context, std::uint32_t gro
         TreeConfig config;
         config.target = static_cast<std::uint16_t>(host);
         config.slot = TreeConfig::kSharpFallbackSlot;
-        NetworkHeader network;
-        network.opcode = Opcode::Barrier;
-        network.destination = config.target;
-        network.context_id = context;
-        network.step = kTreeConfigStep;
-        ProcessorHeader processor;
-        processor.opcode = Opcode::Barrier;
-        processor.context_id = context;
-        processor.rank = address_;
-        processor.message_bytes = static_cast<std::uint32_t>(config.bytes());
-        std::vector<std::uint8_t> bytes(config.bytes());
-        config.write(bytes.data());
-        emit(network, processor, bytes.data(), static_cast<std::uint32_t>(bytes.size()), true);
+        send_configuration(context, config.target, config);
     }
     return false;
 }

@@ -725,20 +725,7 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
         const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(config_.descriptor_bytes, total - done));
         const std::uint64_t at = reserve_staging(chunk);
         packet_open_ = true;
-        std::uint8_t* out = memory_ + staging_base_ + at;
-        std::size_t filled = 0;
-        if (done < prefix.size()) {
-            filled = std::min<std::size_t>(prefix.size() - done, chunk);
-            std::memcpy(out, prefix.data() + done, filled);
-        }
-        // Data bytes [data_offset, data_offset + chunk - filled); only those
-        // below `carried` are copied (the rest is timing only: not carried).
-        const std::size_t data_offset = done + filled - prefix.size();
-        if (chunk > filled && data_offset < carried) {
-            const std::size_t n = std::min<std::size_t>(chunk - filled, carried - data_offset);
-            std::memcpy(out + filled, source + data_offset, n);
-            data_bytes_staged_ += n;
-        }
+        stage_chunk(memory_ + staging_base_ + at, chunk, done, prefix.data(), prefix.size(), source, carried);
         std::uint32_t flags = 0;
         if (done == 0) flags |= rm::H2C_SOP;
         if (done + chunk == total) flags |= rm::H2C_EOP;
@@ -746,6 +733,23 @@ void Driver::post_packet(const ProcessorHeader& header, const std::uint8_t (&env
         done += chunk;
         // Ring the doorbell per descriptor batch so the device starts early.
         if (done == total || h2c_outstanding_ % 16 == 0) ring_h2c_doorbell();
+    }
+}
+
+void Driver::stage_chunk(std::uint8_t* out, std::size_t chunk, std::size_t done, const std::uint8_t* prefix,
+                         std::size_t prefix_bytes, const std::uint8_t* data, std::size_t carried) {
+    std::size_t filled = 0;
+    if (done < prefix_bytes) {
+        filled = std::min<std::size_t>(prefix_bytes - done, chunk);
+        std::memcpy(out, prefix + done, filled);
+    }
+    // Data bytes [data_offset, data_offset + chunk - filled); only those
+    // below `carried` are copied (the rest is timing only: not carried).
+    const std::size_t data_offset = done + filled - prefix_bytes;
+    if (chunk > filled && data_offset < carried) {
+        const std::size_t n = std::min<std::size_t>(chunk - filled, carried - data_offset);
+        std::memcpy(out + filled, data + data_offset, n);
+        data_bytes_staged_ += n;
     }
 }
 
@@ -763,19 +767,8 @@ void Driver::post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes,
         const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(slot_bytes_, total - done));
         wait_for_h2c_slot();
         packet_open_ = true;
-        std::uint8_t* out = memory_ + staging_base_ + static_cast<std::uint64_t>(h2c_pidx_) * slot_bytes_;
-        std::size_t filled = 0;
-        if (done < prefix_bytes) {
-            filled = std::min<std::size_t>(prefix_bytes - done, chunk);
-            std::memcpy(out, prefix + done, filled);
-        }
-        // Only data bytes below `carried` are copied (the rest is timing only).
-        const std::size_t data_offset = done + filled - prefix_bytes;
-        if (chunk > filled && data_offset < carried) {
-            const std::size_t n = std::min<std::size_t>(chunk - filled, carried - data_offset);
-            std::memcpy(out + filled, source + data_offset, n);
-            data_bytes_staged_ += n;
-        }
+        stage_chunk(memory_ + staging_base_ + static_cast<std::uint64_t>(h2c_pidx_) * slot_bytes_, chunk, done, prefix,
+                    prefix_bytes, source, carried);
         h2c_pidx_ = (h2c_pidx_ + 1) % usable;
         ++h2c_outstanding_;
         done += chunk;

@@ -210,6 +210,9 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     void discard_failed(Tree& t);
     void owe_credit(Tree& t, std::uint16_t sender);
     void send_credits(Tree& t, std::uint16_t sender, std::uint32_t count);
+    /// Sends a tree configuration (step 0xFB) for `context` to `destination`
+    /// (config.target, or the leaf that relays it).
+    void send_configuration(std::uint8_t context, std::uint16_t destination, const TreeConfig& config);
     void emit(NetworkHeader network, const ProcessorHeader& processor, const std::uint8_t* data, std::uint32_t bytes,
               bool urgent);
     std::uint8_t* emit_packet(NetworkHeader network, const ProcessorHeader& processor, std::uint32_t offset,

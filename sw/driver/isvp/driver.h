@@ -338,6 +338,10 @@ class Driver {
     void wait_for_h2c_slot();
     /// Writes every standing descriptor (slot i: staging + i * slot_bytes_).
     void write_standing_descriptors();
+    /// Bytes [done, done + chunk) of a packet (prefix, then data) into `out`:
+    /// of the data only the first `carried` bytes (the rest is timing only).
+    void stage_chunk(std::uint8_t* out, std::size_t chunk, std::size_t done, const std::uint8_t* prefix,
+                     std::size_t prefix_bytes, const std::uint8_t* data, std::size_t carried);
     /// Copies header, envelope and the first `carried` data bytes into
     /// consecutive standing slots and rings the doorbell (prefetch path).
     void post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes, const void* data, std::size_t bytes,
