@@ -6,8 +6,13 @@ set(sharp_checks ${CMAKE_CURRENT_SOURCE_DIR}/scripts/sharp_checks.py)
 # Every result of Allreduce/Reduce/Barrier exact, 32 hosts on radix-8
 # switches; --aglu rtl gives the rows of tlm.
 add_test(NAME sharp_check_fattree_32_rtl_same COMMAND ${ISVP_PYTHON3} ${sharp_checks} rtl-same $<TARGET_FILE:isvp>)
+# SHArP offloads only the reductions; the other collectives run in host software.
+add_test(NAME sharp_other_collectives_in_host_software
+         COMMAND ${ISVP_PYTHON3} ${sharp_checks} reductions-only $<TARGET_FILE:isvp>)
 set_tests_properties(sharp_check_fattree_32_rtl_same PROPERTIES TIMEOUT 600 LABELS collective PASS_REGULAR_EXPRESSION
                      "PASSED")
+set_tests_properties(sharp_other_collectives_in_host_software PROPERTIES TIMEOUT 300 LABELS collective
+                     PASS_REGULAR_EXPRESSION "PASSED")
 
 # Refused on a torus, naming the parameter.
 add_test(NAME sharp_refused_on_a_torus

@@ -94,10 +94,35 @@ def mpi(isvp, stats, program, mode, check, *run_args):
           f"operations {total('sharp_operations')}, timeouts {total('sharp_timeouts')}, faults {total('sharp_faults')}")
 
 
+def calls(isvp, collective):
+    """(offloaded, in software) rank calls of one timed iteration of `collective` at 8 B in SHArP mode."""
+    out = subprocess.run([isvp, "bench", "collectives", "--check", "--topology", "fattree:radix=8,hosts=32", "--set",
+                          "collective.mode=sharp", "--collectives", collective, "--sizes", "8", "--iterations", "1",
+                          "--warmup", "0"], capture_output=True, text=True, timeout=300).stdout
+    found = re.search(r"# (\d+) calls offloaded, (\d+) in software", out)
+    if not found or "mismatch" in out:
+        sys.exit(f"FAILED: {collective}: no call counts or a mismatch\n{out}")
+    return int(found[1]), int(found[2])
+
+
+def reductions_only(isvp):
+    """Only Allreduce, Reduce and Barrier go to the ANs (ACCEL_CAPABILITIES.REDUCTIONS_ONLY): the 32 ranks' Bcast
+    runs in host software where their Allreduce is offloaded; the runs differ in nothing else."""
+    reduction = calls(isvp, "allreduce")
+    for other in ("bcast", "allgather"):
+        got = calls(isvp, other)
+        if got != (reduction[0] - 32, reduction[1] + 32):
+            sys.exit(f"FAILED: {other}: {got[0]} offloaded, {got[1]} in software; allreduce {reduction}: "
+                     "32 more rank calls in software expected")
+    print(f"allreduce {reduction}; bcast and allgather: 32 rank calls moved to host software")
+
+
 def main():
     check = sys.argv[1]
     if check == "rtl-same":
         rtl_same(sys.argv[2])
+    elif check == "reductions-only":
+        reductions_only(sys.argv[2])
     elif check == "mpi":
         mpi(*sys.argv[2:])
     else:
