@@ -713,7 +713,8 @@ int bench_collectives(int argc, char** argv) {
         // What the flow model's cost follows: solves per packet (docs/PERFORMANCE.md).
         const FlowNetworkStatistics& counted = flow->counters();
         std::cout << "# flow network: " << counted.packets << " packets, " << counted.streams << " streams, "
-                  << counted.flow_starts << " flow starts, " << counted.solves << " max-min solves\n";
+                  << counted.flow_starts << " flow starts, " << counted.reweighs << " re-weighed, " << counted.solves
+                  << " max-min solves\n";
     }
     if (with_reliable)
         std::cout << "# reliable delivery: links dropped " << link_drops << " packets; " << reliable.data_packets

@@ -346,17 +346,33 @@ void FlowNetwork::activate(std::uint32_t index, std::uint64_t now) {
     stream.running = true;
     ++stream.retire_version;  // a pending Retire no longer applies
     start_head(stream, now);
-    if (stream.flow != kNoFlow) {  // stopped and started again within one instant: same share
-        schedule_drain(stream, index, now);
+    if (stream.flow != kNoFlow && head.bytes <= stream.weight_bytes) {
+        schedule_drain(stream, index, now);  // stopped and started again within one instant: same share
         return;
     }
-    stream.flow = solver_.add_flow(uses_for(stream, head.bytes));
-    stream.weight_bytes = head.bytes;
+    if (stream.flow == kNoFlow) ++statistics_.flow_starts;
+    weigh(stream, index, head.bytes);
+}
+
+void FlowNetwork::weigh(Stream& stream, std::uint32_t index, std::uint32_t bytes) {
+    // A packet's costs per byte depend on its size (framing, whole port
+    // cycles): a 22-byte window grant costs a port three times what a byte
+    // of a 1 KiB data packet does. A flow is weighted for the largest packet
+    // it has drained since it joined the problem, so a grant that starts a
+    // stream does not slow the data behind it (and every flow it shares
+    // with) for the rest of the stream, while grants and a message's short
+    // last packet among data packets do not make it churn (one re-weigh per
+    // flow, not one per packet).
+    if (stream.flow != kNoFlow) {
+        solver_.remove_flow(stream.flow);
+        ++statistics_.reweighs;
+    }
+    stream.flow = solver_.add_flow(uses_for(stream, bytes));
+    stream.weight_bytes = bytes;
     stream.rate = 0;
     ++stream.version;  // no drain until the solver gives a rate (end of this instant)
     if (flow_owner_.size() <= stream.flow) flow_owner_.resize(stream.flow + 1);
     flow_owner_[stream.flow] = index;
-    ++statistics_.flow_starts;
 }
 
 void FlowNetwork::start_head(Stream& stream, std::uint64_t now) {
@@ -408,7 +424,10 @@ void FlowNetwork::drained(std::uint32_t index, std::uint64_t now) {
     // The next packet continues at the same share, or the stream stops.
     if (!stream.queue.empty() && stream.queue.front().ready <= now) {
         start_head(stream, now);
-        schedule_drain(stream, index, now);
+        if (stream.queue.front().bytes <= stream.weight_bytes)
+            schedule_drain(stream, index, now);
+        else
+            weigh(stream, index, stream.queue.front().bytes);
     } else {
         stream.running = false;
         ++stream.version;
@@ -527,6 +546,7 @@ nlohmann::json FlowNetwork::statistics(const sc_core::sc_time& elapsed) const {
             {"packet_hops", c.packet_hops},
             {"streams", c.streams},
             {"flow_starts", c.flow_starts},
+            {"reweighs", c.reweighs},
             {"solves", c.solves},
             {"dropped_malformed", c.dropped_malformed},
             {"dropped_misaddressed", c.dropped_misaddressed},

@@ -76,6 +76,7 @@ struct FlowNetworkStatistics {
     std::uint64_t packet_hops = 0;           ///< cables crossed by them, summed
     std::uint64_t streams = 0;               ///< source -> destination pairs that carried a packet
     std::uint64_t flow_starts = 0;           ///< times a stream became a flow of the sharing problem
+    std::uint64_t reweighs = 0;              ///< times a flow took a larger packet's weights
     std::uint64_t solves = 0;                ///< max-min recomputations
     std::uint64_t dropped_malformed = 0;     ///< packets that did not parse
     std::uint64_t dropped_misaddressed = 0;  ///< destination not a host of the network
@@ -127,17 +128,18 @@ class FlowNetwork : public sc_core::sc_module {
         std::uint64_t latency = 0;             ///< sum of the cables' latencies, ticks
         std::deque<QueuedPacket> queue;        ///< head first
         std::uint32_t flow = kNoFlow;          ///< solver flow id while it is a flow
-        std::uint32_t weight_bytes = 0;        ///< packet size its flow's weights were computed for
-        double rate = 0;                       ///< bytes per tick (solver's rate)
-        double remaining = 0;                  ///< bytes of the head packet not yet drained
-        std::uint64_t last = 0;                ///< tick `remaining` was brought up to date
-        std::uint32_t version = 0;             ///< invalidates Drained items of older rates
-        std::uint32_t retire_version = 0;      ///< invalidates Retire items once it runs again
-        bool running = false;                  ///< its head packet is draining
-        bool idle_listed = false;              ///< in idle_ (its flow may end)
-        std::uint32_t cached_bytes = 0;        ///< packet size of cached_after
-        std::int64_t cached_after = 0;         ///< drained -> head at the NIC, ticks, for cached_bytes
-        std::uint64_t last_due = 0;            ///< due tick of its latest packet (order is kept)
+        std::uint32_t weight_bytes =
+            0;                      ///< packet size its flow's weights were computed for (the largest since it joined)
+        double rate = 0;            ///< bytes per tick (solver's rate)
+        double remaining = 0;       ///< bytes of the head packet not yet drained
+        std::uint64_t last = 0;     ///< tick `remaining` was brought up to date
+        std::uint32_t version = 0;  ///< invalidates Drained items of older rates
+        std::uint32_t retire_version = 0;  ///< invalidates Retire items once it runs again
+        bool running = false;              ///< its head packet is draining
+        bool idle_listed = false;          ///< in idle_ (its flow may end)
+        std::uint32_t cached_bytes = 0;    ///< packet size of cached_after
+        std::int64_t cached_after = 0;     ///< drained -> head at the NIC, ticks, for cached_bytes
+        std::uint64_t last_due = 0;        ///< due tick of its latest packet (order is kept)
     };
     /// A drained packet on its way to (or waiting at) the destination's NIC.
     struct Arrival {
@@ -204,6 +206,10 @@ class FlowNetwork : public sc_core::sc_module {
     void drained(std::uint32_t stream, std::uint64_t now);
     /// The stream's head packet starts draining now.
     void start_head(Stream& stream, std::uint64_t now);
+    /// Makes the stream a flow of the sharing problem weighted for packets of
+    /// `bytes` (replacing its flow if it has one); its rate comes with this
+    /// instant's solve. Packets up to that size drain at the flow's rate.
+    void weigh(Stream& stream, std::uint32_t index, std::uint32_t bytes);
     /// Hands a packet to the destination's eject port, its head due at `due`.
     void to_eject(Stream& stream, const QueuedPacket& packet, std::uint64_t due, std::uint64_t now);
     void eject_due(unsigned host, std::uint64_t now);
