@@ -192,10 +192,7 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
     // (one still waiting for SHArP resources leaves the queue).
     if (g.size != j.size || g.hosts.size() == g.size) {
         g.hosts.clear();
-        if (g.waiting)
-            sharp_waiting_.erase(std::find_if(sharp_waiting_.begin(), sharp_waiting_.end(),
-                                              [&](const Waiting& w) { return w.key == key; }));
-        g.waiting = false;
+        if (sharp_books_) sharp_books_->stop_waiting(key);
     }
     g.size = j.size;
     g.hosts[j.comm_rank] = j.host;
@@ -204,7 +201,7 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
     form_group(context, key, false);
 }
 
-bool SwitchCollectiveEngine::form_group(std::uint8_t context, std::uint32_t key, bool from_queue) {
+bool SwitchCollectiveEngine::form_group(std::uint8_t context, std::uint32_t key, bool admitted) {
     Group& g = groups_.at(key);
     // Every member is in: plan the tree and tell every participant its place.
     std::vector<unsigned> members;
@@ -217,10 +214,10 @@ bool SwitchCollectiveEngine::form_group(std::uint8_t context, std::uint32_t key,
         drop(std::string("tree join: ") + e.what());
         return false;
     }
-    if (sharp_books_) {  // the aggregation manager: resources on every AN, or no tree (yet)
+    if (sharp_books_ && !admitted) {  // the aggregation manager: resources on every AN, or no tree (yet)
         std::vector<unsigned> vertices;
         for (const AggregationVertex& vertex : plan.vertices) vertices.push_back(vertex.switch_index);
-        if (!sharp_admit(context, key, members, vertices, from_queue)) {
+        if (!sharp_admit(context, key, members, vertices)) {
             g.has_slot = false;
             return false;
         }

@@ -15,8 +15,7 @@ constexpr unsigned kMaxSlots = 0xF9;  // as switch_engine.cpp: a tree's slot + 1
 }  // namespace
 
 bool SwitchCollectiveEngine::sharp_admit(std::uint8_t context, std::uint32_t group,
-                                         const std::vector<unsigned>& members, const std::vector<unsigned>& vertices,
-                                         bool from_queue) {
+                                         const std::vector<unsigned>& members, const std::vector<unsigned>& vertices) {
     // The manager learns of a failed AN at its failure (SHArP: through the
     // subnet manager); the manager itself runs on a management host and
     // outlives any AN, its planner's included.
@@ -28,15 +27,13 @@ bool SwitchCollectiveEngine::sharp_admit(std::uint8_t context, std::uint32_t gro
         ++statistics_.sharp_groups_admitted;
         return true;
     }
-    if (from_queue) return false;  // still waiting
     const std::string why = admission.describe(sharp_books_->limits());
     // Out of tree slots or buffers: the group waits for a freed
     // communicator's (a failed AN gives nothing back: no wait).
     if (sharp_queue_wait_ != sc_core::SC_ZERO_TIME && admission.outcome != SharpAdmission::Outcome::FaultedNode) {
         ++statistics_.sharp_groups_queued;
-        groups_.at(group).waiting = true;
-        sharp_waiting_.push_back(Waiting{group, sc_core::sc_time_stamp() + sharp_queue_wait_});
-        sharp_queue_event_.notify(sharp_waiting_.front().until - sc_core::sc_time_stamp());
+        sharp_books_->wait(group, vertices, (sc_core::sc_time_stamp() + sharp_queue_wait_).value());
+        sharp_arm_queue();
         SC_REPORT_INFO(kReportType, (std::string(name()) + ": SHArP group of " + std::to_string(members.size()) +
                                      " members on context " + std::to_string(context) + " waits: " + why)
                                         .c_str());
@@ -48,7 +45,6 @@ bool SwitchCollectiveEngine::sharp_admit(std::uint8_t context, std::uint32_t gro
 
 void SwitchCollectiveEngine::sharp_fall_back(std::uint8_t context, std::uint32_t key, const std::string& why) {
     Group& g = groups_.at(key);
-    g.waiting = false;
     ++statistics_.sharp_groups_fallback;
     SC_REPORT_INFO(kReportType, (std::string(name()) + ": SHArP group of " + std::to_string(g.hosts.size()) +
                                  " members on context " + std::to_string(context) + " runs without SHArP: " + why)
@@ -79,9 +75,8 @@ void SwitchCollectiveEngine::leave(const NetworkPacketView& v) {
         return;
     }
     g.left.insert(j.comm_rank);
-    if (g.waiting) {  // a member gave up waiting: the others run without SHArP
-        sharp_waiting_.erase(
-            std::find_if(sharp_waiting_.begin(), sharp_waiting_.end(), [&](const Waiting& w) { return w.key == key; }));
+    if (sharp_books_->waiting(key)) {  // a member gave up waiting: the others run without SHArP
+        sharp_books_->stop_waiting(key);
         sharp_fall_back(context, key, "a member's communicator was freed while the group waited for resources");
     }
     if (g.left.size() < g.size) return;
@@ -94,26 +89,22 @@ void SwitchCollectiveEngine::leave(const NetworkPacketView& v) {
 }
 
 void SwitchCollectiveEngine::sharp_serve_queue() {
-    for (std::size_t i = 0; i < sharp_waiting_.size();) {
-        const std::uint32_t key = sharp_waiting_[i].key;
-        if (form_group(static_cast<std::uint8_t>(key >> 16), key, true)) {
-            groups_.at(key).waiting = false;
-            sharp_waiting_.erase(sharp_waiting_.begin() + static_cast<std::ptrdiff_t>(i));
-        } else {
-            ++i;
-        }
+    for (const std::uint64_t key : sharp_books_->admit_waiting()) {
+        ++statistics_.sharp_groups_admitted;
+        form_group(static_cast<std::uint8_t>(key >> 16), static_cast<std::uint32_t>(key), true);
     }
 }
 
+void SwitchCollectiveEngine::sharp_arm_queue() {
+    if (const std::optional<std::uint64_t> next = sharp_books_->next_deadline())
+        sharp_queue_event_.notify(sc_core::sc_time::from_value(*next) - sc_core::sc_time_stamp());
+}
+
 void SwitchCollectiveEngine::on_sharp_queue() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    while (!sharp_waiting_.empty() && sharp_waiting_.front().until <= now) {
-        const std::uint32_t key = sharp_waiting_.front().key;
-        sharp_waiting_.pop_front();
-        sharp_fall_back(static_cast<std::uint8_t>(key >> 16), key,
+    for (const std::uint64_t key : sharp_books_->expire(sc_core::sc_time_stamp().value()))
+        sharp_fall_back(static_cast<std::uint8_t>(key >> 16), static_cast<std::uint32_t>(key),
                         "no freed resources within collective.sharp_queue_us");
-    }
-    if (!sharp_waiting_.empty()) sharp_queue_event_.notify(sharp_waiting_.front().until - now);
+    sharp_arm_queue();
 }
 
 bool SwitchCollectiveEngine::sharp_packet(const NetworkPacketView& v) {

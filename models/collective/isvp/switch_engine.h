@@ -188,7 +188,6 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
         bool has_slot = false;
         // collective.mode = sharp:
         std::set<std::uint16_t> left;  ///< comm ranks whose communicator was freed (tree leaves)
-        bool waiting = false;          ///< queued for the manager's resources (sharp_waiting_)
     };
     struct Incoming {
         sc_core::sc_time at;
@@ -210,9 +209,9 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     void packet(const NetworkPacketView& view, tlm::tlm_generic_payload& payload);
     void join(const NetworkPacketView& view);
     /// Every member of group `key` joined: plans its tree, has the SHArP
-    /// manager admit it, and configures every participant. False when the
-    /// group got no tree (yet: `from_queue` keeps a waiting group waiting).
-    bool form_group(std::uint8_t context, std::uint32_t key, bool from_queue);
+    /// manager admit it (not when `admitted`: the manager's queue did) and
+    /// configures every participant. False when the group got no tree (yet).
+    bool form_group(std::uint8_t context, std::uint32_t key, bool admitted);
     void configure(const NetworkPacketView& view);
     /// Applies a vertex configuration (from a packet, or the planner's own).
     void store_configuration(std::uint8_t context, const TreeConfig& config);
@@ -248,15 +247,17 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     void end_operation(Tree& t, std::uint16_t sequence, const std::uint8_t* notice, std::uint32_t bytes, int from);
     // collective.mode = sharp (switch_engine_sharp.cpp)
     /// Planner: reserves the group's resources on its tree's ANs; false when
-    /// the manager cannot: the group waits (sharp_queue_us; `from_queue`: it
-    /// waits already) or every member is told to fall back.
+    /// the manager cannot: the group waits in the manager's queue
+    /// (sharp_queue_us) or every member is told to fall back.
     bool sharp_admit(std::uint8_t context, std::uint32_t group, const std::vector<unsigned>& members,
-                     const std::vector<unsigned>& vertices, bool from_queue);
+                     const std::vector<unsigned>& vertices);
     /// Planner: a member's communicator was freed; the last one gives the
     /// group's resources back and serves the waiting groups.
     void leave(const NetworkPacketView& view);
     /// Planner: the waiting groups that fit now get their trees, in the order they came.
     void sharp_serve_queue();
+    /// Planner: the queue's wake-up at its earliest deadline.
+    void sharp_arm_queue();
     /// Planner: tells every member of group `key` to run without SHArP.
     void sharp_fall_back(std::uint8_t context, std::uint32_t key, const std::string& why);
     /// Planner: waiting groups whose sharp_queue_us ran out fall back.
@@ -264,11 +265,6 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     /// A packet for a switch engine in SHArP mode: true when consumed here
     /// (the AN failed, an error notice, a failed tree's late packet).
     bool sharp_packet(const NetworkPacketView& view);
-    /// A waiting group's place in the manager's queue.
-    struct Waiting {
-        std::uint32_t key = 0;   ///< its groups_ key
-        sc_core::sc_time until;  ///< when it falls back
-    };
     void sharp_data_arrived(Tree& t);
     /// Ends the tree's operation `sequence` (and the tree, for a fault):
     /// notices to every neighbour but `from`, state and held packets freed.
@@ -317,7 +313,6 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     bool sharp_failed_ = false;                    ///< this AN failed (sharp_fault_switch)
     sc_core::sc_time sharp_timeout_;               ///< collective.sharp_timeout_us (0: none)
     sc_core::sc_time sharp_queue_wait_;            ///< collective.sharp_queue_us
-    std::deque<Waiting> sharp_waiting_;            ///< planner: groups waiting for resources, in arrival order
     sc_core::sc_event sharp_fault_event_, sharp_timeout_event_, sharp_queue_event_;
 };
 
