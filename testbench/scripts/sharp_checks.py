@@ -70,6 +70,7 @@ def mpi(isvp, stats, program, mode, check, *run_args):
     if run.returncode != 0 or "FAIL" in run.stdout or passed != ranks:
         sys.exit(f"FAILED: {' '.join(command)}: status {run.returncode}, {passed} of {ranks} ranks passed")
     an = engines(stats)
+    ranks_of_first = json.load(open(stats))["ranks"]
     total = lambda field: sum(e[field] for e in an.values())
     if check == "trimmed":
         # 7 ranks: 0-5 on leaf 0, rank 6 alone on leaf 1, whose width in the
@@ -104,6 +105,11 @@ def mpi(isvp, stats, program, mode, check, *run_args):
     elif check == "queue":
         if total("sharp_groups_queued") == 0 or total("sharp_groups_fallback"):
             sys.exit("FAILED: expected a group to wait, and none to fall back")
+        # Deterministic: the same run again gives the same switch statistics
+        # and the same simulated end of every rank.
+        again = subprocess.run(command, capture_output=True, text=True, timeout=900)
+        if again.returncode != 0 or engines(stats) != an or json.load(open(stats))["ranks"] != ranks_of_first:
+            sys.exit("FAILED: a second run's switch statistics or rank times differ")
     elif check == "bounded":
         if total("sharp_groups_queued") == 0 or total("sharp_groups_fallback") == 0:
             sys.exit("FAILED: expected a group to wait and then fall back")
