@@ -226,9 +226,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
         // Trees are planned by the engine of the highest switch (lowest index among equals).
         const NetworkTopology& network = fabric_->topology();
         auto plain = std::make_shared<const NetworkTopology>(config.fabric.topology());
-        unsigned planner = 0;
-        for (unsigned s = 1; s < network.switches(); ++s)
-            if (network.switch_at(s).level > network.switch_at(planner).level) planner = s;
+        const unsigned planner = tree_planner_switch(network);
         for (unsigned s = 0; s < network.switches(); ++s) {
             const std::string engine_name = "switch_engine_" + network.switch_at(s).name;
             switch_engines_.push_back(std::make_unique<SwitchCollectiveEngine>(

@@ -12,8 +12,10 @@
 
 #include "cli.h"
 #include "isvp/aggregation_tree.h"
+#include "isvp/collective_engine.h"
 #include "isvp/fabric_config.h"
 #include "isvp/network_topology.h"
+#include "isvp/switch_tree.h"
 #include "isvp/table_routing.h"
 
 namespace po = boost::program_options;
@@ -81,6 +83,7 @@ std::string route_text(const NetworkTopology& topology, const RoutingPolicy& rou
 int topology_command(int argc, char** argv) {
     Parameters parameters;
     FabricConfig::declare(parameters);
+    CollectiveConfig::declare(parameters);  // placement / mode: which switches hold engines (ANs)
     po::options_description options("isvp topology options");
     options.add_options()(
         "topology", po::value<std::string>(),
@@ -104,6 +107,7 @@ int topology_command(int argc, char** argv) {
         apply_topology_option(parameters, values["topology"].as<std::string>(), "topology: --topology");
     if (!apply_platform_options(values, parameters)) return 0;
     const FabricConfig config = FabricConfig::from(parameters);
+    const CollectiveConfig collective = CollectiveConfig::from(parameters);
     const NetworkTopology topology = config.topology();
     const auto routing = config.routing(topology);
 
@@ -147,6 +151,22 @@ int topology_command(int argc, char** argv) {
     const std::string problem = check_routes(topology, *routing, config.router.vcs);
     std::cout << "# routes: " << (problem.empty() ? "every host reaches every other, no dependency cycle" : problem)
               << "\n";
+    // collective.placement = switch (and mode = sharp, which implies it) on
+    // an indirect network: an engine in every switch at address hosts +
+    // index, as the platform builds them (cluster_platform.cpp).
+    const bool engines = (collective.placement == "switch" || collective.sharp()) && config.kind != "torus";
+    const unsigned planner = tree_planner_switch(topology);
+    if (engines) {
+        const std::string what = collective.sharp() ? "SHArP aggregation node (AN)" : "collective engine";
+        std::cout << "# " << what << " in every switch, network addresses " << topology.hosts() << ".."
+                  << topology.hosts() + topology.switches() - 1 << " (hosts + switch index); "
+                  << (collective.sharp() ? "the aggregation manager (tree planner) is " : "the tree planner is ")
+                  << topology.switch_at(planner).name;
+        if (collective.sharp())
+            std::cout << "; each AN serves " << collective.sharp_max_trees_per_an << " trees with "
+                      << collective.sharp_buffers_per_an << " operation buffers";
+        std::cout << "\n";
+    }
     if (topology.switches() <= 64) {
         for (unsigned s = 0; s < topology.switches(); ++s) {
             const TopologySwitch& sw = topology.switch_at(s);
@@ -158,6 +178,9 @@ int topology_command(int argc, char** argv) {
                 if (peer.kind == PortPeer::Kind::Switch)
                     std::cout << " " << topology.switch_at(peer.index).name << "(p" << p << ")";
             }
+            if (engines)
+                std::cout << "; " << (collective.sharp() ? "AN" : "engine") << " at address "
+                          << switch_engine_address(topology, s) << (s == planner ? " (planner)" : "");
             std::cout << "\n";
         }
     } else {

@@ -87,12 +87,17 @@ constexpr auto kConfigTable = [](auto& self, auto&& parameter) {
                              "outstanding operation slots a SHArP group reserves: a buffer on each AN of its tree"},
               self.sharp_osts_per_tree);
     parameter(param::Integer{"collective.sharp_buffers_per_an", "buffers", 1, 4096,
-                             "operation buffers of one SHArP aggregation node; a group that finds too few falls back"},
+                             "operation buffers of one SHArP aggregation node; a group that finds too few waits "
+                             "(sharp_queue_us), then falls back"},
               self.sharp_buffers_per_an);
     parameter(param::Real{"collective.sharp_timeout_us", "us", 0.0, 1e9,
                           "an AN ends an operation no packet of which came for this long with an error to every "
                           "member (0: never)"},
               self.sharp_timeout_us);
+    parameter(param::Real{"collective.sharp_queue_us", "us", 0.0, 1e9,
+                          "a group the SHArP aggregation manager cannot serve waits this long for a freed "
+                          "communicator's resources before it falls back (0: falls back at once)"},
+              self.sharp_queue_us);
     parameter(param::Integer{"collective.sharp_fault_switch", "switch", -1, 65535,
                              "test: the AN of this switch fails at sharp_fault_at_us (-1: none)"},
               self.sharp_fault_switch);
@@ -635,6 +640,7 @@ void CollectiveEngine::purge_context(unsigned context, bool keep_globals) {
     if (!keep_globals) c.globals.clear();
     c.sequences.reset();
     c.window_limit = 0;
+    tree_leave(context);
     c.tree = TreeLink{};  // a new communicator (or none) on the row: join again
 }
 
@@ -929,7 +935,7 @@ std::vector<std::uint16_t> CollectiveEngine::active_peer_nodes(unsigned context)
 
 void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header, int rank, std::uint32_t sequence,
                                    std::vector<std::uint16_t> nodes, CollectiveError cause, std::uint32_t fault_pair,
-                                   const FaultedLink& fault_link) {
+                                   const FaultedLink& fault_link, int tree_slot) {
     const bool link_fault = cause == CollectiveError::LinkFault || cause == CollectiveError::Sharp;
     const std::uint32_t bytes = link_fault ? kLinkFaultAbortNoticeBytes : kAbortNoticeBytes;
     std::sort(nodes.begin(), nodes.end());
@@ -943,11 +949,12 @@ void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header
         ProcessorHeader processor;
         processor.opcode = header.opcode;
         processor.context_id = network.context_id;
-        processor.rank = static_cast<std::uint16_t>(rank);
+        processor.rank = tree_slot >= 0 ? node_ : static_cast<std::uint16_t>(rank);
         processor.message_bytes = bytes;
         std::uint8_t payload[kLinkFaultAbortNoticeBytes];
         store_le32(payload, (sequence & kStepSequenceMask) |
-                                (link_fault ? static_cast<std::uint32_t>(cause) << kAbortCauseShift : 0));
+                                (link_fault ? static_cast<std::uint32_t>(cause) << kAbortCauseShift : 0) |
+                                (tree_slot >= 0 ? static_cast<std::uint32_t>(tree_slot) << 24 : 0));
         store_le32(payload + 4, fault_pair);
         store_le32(payload + 8, fault_link.from);
         store_le32(payload + 12, fault_link.to);
@@ -971,7 +978,8 @@ void CollectiveEngine::abandon(unsigned context, CollectiveError cause, std::uin
     } else {
         a.mask |= mismatch::kReleased;
     }
-    send_aborts(context, a.header, a.rank, a.mine.sequence, active_peer_nodes(context), cause, fault_pair, fault_link);
+    send_aborts(context, a.header, a.rank, a.mine.sequence, active_peer_nodes(context), cause, fault_pair, fault_link,
+                a.tree ? c.tree.slot : -1);
     for (std::size_t k = a.agree_step; k < a.agree.steps.size(); ++k) {
         const Step& s = a.agree.steps[k];
         if (!s.send || (k == a.agree_step && a.agree_sent)) continue;
@@ -1487,6 +1495,7 @@ bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, cons
         emit(net_port_, network, processor, 0, payload, TreeJoin::kBytes, true);
         ++statistics_.tree_joins;
         c.tree.state = TreeLink::State::Joining;
+        c.tree.joined = join;
     }
     return false;
 }
@@ -1508,6 +1517,25 @@ void CollectiveEngine::sharp_notice(unsigned context, const AbortRecord& notice)
         abandon(context, CollectiveError::Sharp, c.tree.failure);
         progress(context);
     }
+}
+
+void CollectiveEngine::tree_leave(unsigned context) {
+    const TreeLink& tree = contexts_[context].tree;
+    if (!switch_tree_ || !config_.sharp() || tree.state == TreeLink::State::None) return;
+    NetworkHeader network;
+    network.opcode = Opcode::Barrier;
+    network.operation = kTreeLeaveOperation;
+    network.destination = tree_planner_;
+    network.context_id = static_cast<std::uint8_t>(context);
+    network.step = kTreeJoinStep;
+    ProcessorHeader processor;
+    processor.opcode = Opcode::Barrier;
+    processor.context_id = network.context_id;
+    processor.rank = node_;
+    processor.message_bytes = TreeJoin::kBytes;
+    std::uint8_t payload[TreeJoin::kBytes];
+    tree.joined.write(payload);
+    emit(net_port_, network, processor, 0, payload, TreeJoin::kBytes, true);
 }
 
 void CollectiveEngine::tree_configured(unsigned context, const NetworkPacketView& v) {

@@ -39,12 +39,16 @@ std::string SharpAdmission::describe(const SharpLimits& limits) const {
 
 SharpResources::SharpResources(unsigned nodes, SharpLimits limits) : limits_(limits), usage_(nodes) {}
 
-SharpAdmission SharpResources::admit(std::uint64_t group, const std::vector<unsigned>& nodes) {
-    release(group);
-    std::vector<unsigned> sorted = nodes;
-    std::sort(sorted.begin(), sorted.end());
-    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-    for (const unsigned n : sorted) {
+namespace {
+std::vector<unsigned> distinct(std::vector<unsigned> nodes) {
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    return nodes;
+}
+}  // namespace
+
+SharpAdmission SharpResources::check(const std::vector<unsigned>& nodes) const {
+    for (const unsigned n : nodes) {
         if (n >= usage_.size())
             throw std::invalid_argument("sharp: AN " + std::to_string(n) + " outside the network's " +
                                         std::to_string(usage_.size()) + " switches");
@@ -59,18 +63,32 @@ SharpAdmission SharpResources::admit(std::uint64_t group, const std::vector<unsi
             refusal.outcome = SharpAdmission::Outcome::NoBuffers;
         else
             continue;
-        ++usage_[n].groups_refused;
-        ++refused_;
         return refusal;
     }
-    for (const unsigned n : sorted) {
+    return SharpAdmission{};
+}
+
+void SharpResources::reserve(std::uint64_t group, std::vector<unsigned> nodes) {
+    for (const unsigned n : nodes) {
         ++usage_[n].trees;
         usage_[n].buffers_reserved += limits_.osts_per_tree;
         ++usage_[n].groups_admitted;
     }
-    groups_.emplace(group, std::move(sorted));
+    groups_.emplace(group, std::move(nodes));
     ++admitted_;
-    return SharpAdmission{};
+}
+
+SharpAdmission SharpResources::admit(std::uint64_t group, const std::vector<unsigned>& nodes) {
+    release(group);
+    std::vector<unsigned> sorted = distinct(nodes);
+    const SharpAdmission answer = check(sorted);
+    if (!answer.granted()) {
+        ++usage_[answer.node].groups_refused;
+        ++refused_;
+        return answer;
+    }
+    reserve(group, std::move(sorted));
+    return answer;
 }
 
 void SharpResources::release(std::uint64_t group) {
@@ -85,6 +103,55 @@ void SharpResources::release(std::uint64_t group) {
 
 void SharpResources::fault(unsigned node) {
     usage_.at(node).faulted = true;
+}
+
+void SharpResources::wait(std::uint64_t group, const std::vector<unsigned>& nodes, std::uint64_t deadline) {
+    stop_waiting(group);
+    waiting_.push_back(Waiting{group, distinct(nodes), deadline});
+    ++queued_;
+}
+
+std::vector<std::uint64_t> SharpResources::admit_waiting() {
+    std::vector<std::uint64_t> admitted;
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+        if (holds(it->group) || !check(it->nodes).granted()) {
+            ++it;
+            continue;
+        }
+        reserve(it->group, std::move(it->nodes));
+        admitted.push_back(it->group);
+        it = waiting_.erase(it);
+    }
+    return admitted;
+}
+
+std::vector<std::uint64_t> SharpResources::expire(std::uint64_t now) {
+    std::vector<std::uint64_t> expired;
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+        if (it->deadline > now) {
+            ++it;
+            continue;
+        }
+        expired.push_back(it->group);
+        it = waiting_.erase(it);
+    }
+    return expired;
+}
+
+void SharpResources::stop_waiting(std::uint64_t group) {
+    waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(), [&](const Waiting& w) { return w.group == group; }),
+                   waiting_.end());
+}
+
+bool SharpResources::waiting(std::uint64_t group) const {
+    return std::any_of(waiting_.begin(), waiting_.end(), [&](const Waiting& w) { return w.group == group; });
+}
+
+std::optional<std::uint64_t> SharpResources::next_deadline() const {
+    std::optional<std::uint64_t> next;
+    for (const Waiting& w : waiting_)
+        if (!next || w.deadline < *next) next = w.deadline;
+    return next;
 }
 
 bool OperationSlots::begin(std::uint32_t tree) {

@@ -63,6 +63,12 @@ SwitchCollectiveEngine::SwitchCollectiveEngine(sc_core::sc_module_name name,
         SC_METHOD(on_sharp_timeout);
         sensitive << sharp_timeout_event_;
         dont_initialize();
+        sharp_queue_wait_ = sc_core::sc_time(config_.sharp_queue_us, sc_core::SC_US);
+        if (planner_) {
+            SC_METHOD(on_sharp_queue);
+            sensitive << sharp_queue_event_;
+            dont_initialize();
+        }
         if (config_.sharp_fault_switch == static_cast<int>(switch_index_)) SC_METHOD(on_sharp_fault);
     }
 }
@@ -136,7 +142,8 @@ SwitchCollectiveEngine::Tree& SwitchCollectiveEngine::tree(std::uint8_t context,
 void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic_payload& payload) {
     const std::uint8_t step = v.network.step;
     if (config_.sharp() && sharp_packet(v)) return;
-    if (step == kTreeJoinStep) return join(v);
+    if (step == kTreeJoinStep) return v.network.operation == kTreeLeaveOperation ? leave(v) : join(v);
+    if (step == kAbortStep) return abort_notice(v);
     if (step == kTreeConfigStep) return configure(v);
     const std::uint16_t sender = v.processor.rank;
     if (step == kCreditStep) {
@@ -152,8 +159,7 @@ void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic
     }
     if (step == kAgreeStep) return agreement_record(v);
     if (step == 0 || step > kMaxSlots)
-        return drop("step " + std::to_string(step) + " on context " + std::to_string(v.network.context_id) +
-                    " (abort notices: not for switch engines)");
+        return drop("step " + std::to_string(step) + " on context " + std::to_string(v.network.context_id));
     Tree& t = tree(v.network.context_id, static_cast<std::uint8_t>(step - 1));
     // Windows: every input and the parent may have window_packets unconsumed.
     const std::size_t windows = (t.configured ? t.role.children.size() + 2 : std::size_t{64}) * config_.window_packets;
@@ -180,13 +186,23 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
         return drop("tree join of comm rank " + std::to_string(j.comm_rank) + " of " + std::to_string(j.size) +
                     " from host " + std::to_string(j.host));
     ++statistics_.joins;
-    Group& g = groups_[static_cast<std::uint32_t>(context) << 16 | j.global_rank0];
-    // A complete group joining again is a new communicator on the context.
-    if (g.size != j.size || g.hosts.size() == g.size) g.hosts.clear();
+    const std::uint32_t key = static_cast<std::uint32_t>(context) << 16 | j.global_rank0;
+    Group& g = groups_[key];
+    // A complete group joining again is a new communicator on the context
+    // (one still waiting for SHArP resources leaves the queue).
+    if (g.size != j.size || g.hosts.size() == g.size) {
+        g.hosts.clear();
+        if (sharp_books_) sharp_books_->stop_waiting(key);
+    }
     g.size = j.size;
     g.hosts[j.comm_rank] = j.host;
+    g.left.clear();
     if (g.hosts.size() < g.size) return;
+    form_group(context, key, false);
+}
 
+bool SwitchCollectiveEngine::form_group(std::uint8_t context, std::uint32_t key, bool admitted) {
+    Group& g = groups_.at(key);
     // Every member is in: plan the tree and tell every participant its place.
     std::vector<unsigned> members;
     for (const auto& [rank, host] : g.hosts) members.push_back(host);
@@ -195,27 +211,30 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
         plan = plan_aggregation_tree(*topology_, members, context);
     } catch (const std::invalid_argument& e) {
         g.hosts.clear();
-        return drop(std::string("tree join: ") + e.what());
+        drop(std::string("tree join: ") + e.what());
+        return false;
     }
-    if (sharp_books_) {  // the aggregation manager: resources on every AN, or no tree
+    if (sharp_books_ && !admitted) {  // the aggregation manager: resources on every AN, or no tree (yet)
         std::vector<unsigned> vertices;
         for (const AggregationVertex& vertex : plan.vertices) vertices.push_back(vertex.switch_index);
-        if (!sharp_admit(context, static_cast<std::uint32_t>(context) << 16 | j.global_rank0, members, vertices)) {
+        if (!sharp_admit(context, key, members, vertices)) {
             g.has_slot = false;
-            return;
+            return false;
         }
     }
     // The group's slot on this context: the one it had unless another
     // group took it meanwhile, else the lowest free one.
     std::vector<bool> used(kMaxSlots, false);
-    for (const auto& [key, other] : groups_)
-        if ((key >> 16) == context && &other != &g && other.has_slot && other.hosts.size() == other.size)
+    for (const auto& [other_key, other] : groups_)
+        if ((other_key >> 16) == context && &other != &g && other.has_slot && other.hosts.size() == other.size)
             used[other.slot] = true;
     if (!g.has_slot || used[g.slot]) {
         const auto free = std::find(used.begin(), used.end(), false);
         if (free == used.end()) {
             g.hosts.clear();
-            return drop("more than " + std::to_string(kMaxSlots) + " trees on context " + std::to_string(context));
+            if (sharp_books_) sharp_books_->release(key);
+            drop("more than " + std::to_string(kMaxSlots) + " trees on context " + std::to_string(context));
+            return false;
         }
         g.slot = static_cast<std::uint8_t>(free - used.begin());
         g.has_slot = true;
@@ -258,6 +277,7 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
         const bool relayed = role.vertex && hostless(static_cast<unsigned>(participant)) && hostless(address_);
         send_configuration(context, static_cast<std::uint16_t>(relayed ? relay : participant), config);
     }
+    return true;
 }
 
 void SwitchCollectiveEngine::send_configuration(std::uint8_t context, std::uint16_t destination,
@@ -321,7 +341,7 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
 bool SwitchCollectiveEngine::start(Tree& t) {
     // The next collective starts with the first packet of the next sequence
     // (any sender's): the oldest one held when none ran yet.
-    if (config_.sharp()) sharp_discard_stale(t);
+    if (config_.sharp() || t.notified) sharp_discard_stale(t);
     const HeldPacket* first = nullptr;
     std::uint16_t first_sender = 0;
     const auto consider = [&](std::uint16_t sender) {
@@ -423,6 +443,7 @@ void SwitchCollectiveEngine::progress(Tree& t) {
         if (r.running && failed(t, r.sequence)) {
             // Ended by the agreement: chunks in the AgLUs leave first.
             if (!r.combining.empty()) return;
+            if (config_.sharp()) sharp_slots_.end(t.owner);
             cgr_.release(t.owner, sc_core::sc_time_stamp().value());
             if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
             r.running = false;
@@ -589,6 +610,9 @@ void SwitchCollectiveEngine::agreement_record(const NetworkPacketView& v) {
     const std::uint16_t sender = v.processor.rank;
     const CollectiveArguments record = CollectiveArguments::read(v.payload, v.network.opcode, v.network.operation,
                                                                  v.network.datatype, v.network.algorithm);
+    // A record of a collective an abort ended here (the aborting member
+    // sends its records all the same): nothing waits for it any more.
+    if (failed(t, static_cast<std::uint16_t>(record.sequence & kStepSequenceMask))) return;
     const auto down = [&](const CollectiveArguments& result) {
         for (const int child : t.role.children) send_record(t, static_cast<std::uint16_t>(child), result);
         t.agreements.erase(record.sequence);
@@ -665,6 +689,84 @@ void SwitchCollectiveEngine::discard_failed(Tree& t) {
             owe_credit(t, sender);
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// Aborts round the tree: a member's (its row released while the collective
+// ran) and, in SHArP mode, an AN's error notices (switch_engine_sharp.cpp)
+
+void SwitchCollectiveEngine::abort_notice(const NetworkPacketView& v) {
+    if (v.payload_bytes != kAbortNoticeBytes && v.payload_bytes != kLinkFaultAbortNoticeBytes)
+        return drop("abort notice of " + std::to_string(v.payload_bytes) + " bytes");
+    const std::uint32_t word = load_le32(v.payload);
+    const auto slot = static_cast<std::uint8_t>(word >> 24);
+    const auto found = trees_.find(tree_key(v.network.context_id, slot));
+    if (slot >= kMaxSlots || found == trees_.end() || !found->second.configured)
+        return drop("abort notice for context " + std::to_string(v.network.context_id) + " slot " +
+                    std::to_string(slot) + ", which this switch has no tree for");
+    Tree& t = found->second;
+    const std::uint16_t from = v.processor.rank;
+    const bool neighbour =
+        static_cast<int>(from) == t.role.parent ||
+        std::find(t.role.children.begin(), t.role.children.end(), static_cast<int>(from)) != t.role.children.end();
+    if (!neighbour)
+        return drop("abort notice from " + std::to_string(from) + ", not a neighbour in the tree of context " +
+                    std::to_string(t.context) + " slot " + std::to_string(slot));
+    // Every participant passes a notice on once: the echoes (members
+    // abandoning the collective tell their vertex again) end here.
+    const auto sequence = static_cast<std::uint16_t>(word & kStepSequenceMask);
+    if (t.sharp_failed || (t.notified && compare_sequence(sequence, *t.notified) <= 0)) return;
+    end_operation(t, sequence, v.payload, v.payload_bytes, from);
+}
+
+void SwitchCollectiveEngine::end_operation(Tree& t, std::uint16_t sequence, const std::uint8_t* notice,
+                                           std::uint32_t bytes, int from) {
+    const std::uint32_t cause = load_le32(notice) >> kAbortCauseShift & 0xFF;
+    const bool sharp = cause == static_cast<std::uint32_t>(CollectiveError::Sharp);
+    const bool fault = sharp && bytes == kLinkFaultAbortNoticeBytes &&
+                       static_cast<SharpFailure>(load_le32(notice + 4) & 0xFF) == SharpFailure::NodeFault;
+    t.notified = sequence;
+    if (fault) t.sharp_failed = true;
+    // Every neighbour in the tree but the one it came from: the notice goes
+    // round the whole tree, each participant once, and reaches every member.
+    std::vector<int> neighbours(t.role.children.begin(), t.role.children.end());
+    if (t.role.parent >= 0) neighbours.push_back(t.role.parent);
+    for (const int to : neighbours) {
+        if (to == from) continue;
+        NetworkHeader network;
+        network.opcode = t.run.running ? t.run.header.opcode : Opcode::Allreduce;
+        network.destination = static_cast<std::uint16_t>(to);
+        network.context_id = t.context;
+        network.step = kAbortStep;
+        ProcessorHeader processor;
+        processor.opcode = network.opcode;
+        processor.context_id = t.context;
+        processor.rank = address_;  // an engine: >= hosts
+        processor.message_bytes = bytes;
+        ++(sharp ? statistics_.sharp_error_notices : statistics_.abort_notices);
+        emit(network, processor, notice, bytes, false);
+    }
+    // The collective's state here: freed (chunks in the AgLUs dropped with it).
+    Run& r = t.run;
+    if (r.running && (fault || r.sequence == sequence)) {
+        t.last_done = r.sequence;
+        r.running = false;
+        r.combining.clear();
+        r.steps.clear();
+        r.buffer.clear();
+        if (config_.sharp()) sharp_slots_.end(t.owner);
+        cgr_.release(t.owner, sc_core::sc_time_stamp().value());
+        if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
+    }
+    // Its packets still to come are discarded (credits returned), its
+    // agreement waits for nothing.
+    t.agreements.erase(sequence);
+    if (!fault && !failed(t, sequence)) {
+        t.failed.push_back(sequence);
+        if (t.failed.size() > 8) t.failed.pop_front();
+    }
+    sharp_discard_stale(t);
+    progress(t);
 }
 
 // ---------------------------------------------------------------------------

@@ -27,18 +27,84 @@ bool SwitchCollectiveEngine::sharp_admit(std::uint8_t context, std::uint32_t gro
         ++statistics_.sharp_groups_admitted;
         return true;
     }
+    const std::string why = admission.describe(sharp_books_->limits());
+    // Out of tree slots or buffers: the group waits for a freed
+    // communicator's (a failed AN gives nothing back: no wait).
+    if (sharp_queue_wait_ != sc_core::SC_ZERO_TIME && admission.outcome != SharpAdmission::Outcome::FaultedNode) {
+        ++statistics_.sharp_groups_queued;
+        sharp_books_->wait(group, vertices, (sc_core::sc_time_stamp() + sharp_queue_wait_).value());
+        sharp_arm_queue();
+        SC_REPORT_INFO(kReportType, (std::string(name()) + ": SHArP group of " + std::to_string(members.size()) +
+                                     " members on context " + std::to_string(context) + " waits: " + why)
+                                        .c_str());
+        return false;
+    }
+    sharp_fall_back(context, group, why);
+    return false;
+}
+
+void SwitchCollectiveEngine::sharp_fall_back(std::uint8_t context, std::uint32_t key, const std::string& why) {
+    Group& g = groups_.at(key);
     ++statistics_.sharp_groups_fallback;
-    SC_REPORT_INFO(kReportType, (std::string(name()) + ": SHArP group of " + std::to_string(members.size()) +
-                                 " members on context " + std::to_string(context) +
-                                 " runs without SHArP: " + admission.describe(sharp_books_->limits()))
+    SC_REPORT_INFO(kReportType, (std::string(name()) + ": SHArP group of " + std::to_string(g.hosts.size()) +
+                                 " members on context " + std::to_string(context) + " runs without SHArP: " + why)
                                     .c_str());
-    for (const unsigned host : members) {
+    for (const auto& [rank, host] : g.hosts) {
         TreeConfig config;
-        config.target = static_cast<std::uint16_t>(host);
+        config.target = host;
         config.slot = TreeConfig::kSharpFallbackSlot;
         send_configuration(context, config.target, config);
     }
-    return false;
+}
+
+void SwitchCollectiveEngine::leave(const NetworkPacketView& v) {
+    if (!planner_ || !sharp_books_) return drop("tree leave at an engine that does not plan SHArP groups");
+    if (v.payload_bytes != TreeJoin::kBytes) return drop("tree leave of " + std::to_string(v.payload_bytes) + " bytes");
+    const TreeJoin j = TreeJoin::read(v.payload);
+    const std::uint8_t context = v.network.context_id;
+    const std::uint32_t key = static_cast<std::uint32_t>(context) << 16 | j.global_rank0;
+    const auto found = groups_.find(key);
+    // A leave of an older communicator under the key (a new group formed
+    // there meanwhile) or of a group that never formed concerns nobody.
+    if (found == groups_.end() || found->second.size != j.size) return;
+    Group& g = found->second;
+    const auto member = g.hosts.find(j.comm_rank);
+    if (member == g.hosts.end() || member->second != j.host) return;
+    if (g.hosts.size() < g.size) {  // still joining: it no longer joins
+        g.hosts.erase(member);
+        return;
+    }
+    g.left.insert(j.comm_rank);
+    if (sharp_books_->waiting(key)) {  // a member gave up waiting: the others run without SHArP
+        sharp_books_->stop_waiting(key);
+        sharp_fall_back(context, key, "a member's communicator was freed while the group waited for resources");
+    }
+    if (g.left.size() < g.size) return;
+    // Every member left: the group's tree slot and buffers go back, and the
+    // groups waiting for them are served.
+    if (sharp_books_->holds(key)) ++statistics_.sharp_groups_released;
+    sharp_books_->release(key);
+    groups_.erase(found);
+    sharp_serve_queue();
+}
+
+void SwitchCollectiveEngine::sharp_serve_queue() {
+    for (const std::uint64_t key : sharp_books_->admit_waiting()) {
+        ++statistics_.sharp_groups_admitted;
+        form_group(static_cast<std::uint8_t>(key >> 16), static_cast<std::uint32_t>(key), true);
+    }
+}
+
+void SwitchCollectiveEngine::sharp_arm_queue() {
+    if (const std::optional<std::uint64_t> next = sharp_books_->next_deadline())
+        sharp_queue_event_.notify(sc_core::sc_time::from_value(*next) - sc_core::sc_time_stamp());
+}
+
+void SwitchCollectiveEngine::on_sharp_queue() {
+    for (const std::uint64_t key : sharp_books_->expire(sc_core::sc_time_stamp().value()))
+        sharp_fall_back(static_cast<std::uint8_t>(key >> 16), static_cast<std::uint32_t>(key),
+                        "no freed resources within collective.sharp_queue_us");
+    sharp_arm_queue();
 }
 
 bool SwitchCollectiveEngine::sharp_packet(const NetworkPacketView& v) {
@@ -47,20 +113,6 @@ bool SwitchCollectiveEngine::sharp_packet(const NetworkPacketView& v) {
         return true;
     }
     const std::uint8_t step = v.network.step;
-    if (step == kAbortStep) {
-        // From a member's NIC (its comm rank < hosts): its own abort of an
-        // operation this AN ended or told it of already. From an AN: go on.
-        if (v.processor.rank < topology_->hosts() || v.payload_bytes != kLinkFaultAbortNoticeBytes) return true;
-        const std::uint32_t word = load_le32(v.payload);
-        if (((word >> kAbortCauseShift) & 0xFF) != static_cast<std::uint32_t>(CollectiveError::Sharp)) return true;
-        const auto slot = static_cast<std::uint8_t>(word >> 24);
-        if (slot >= kMaxSlots) return true;
-        Tree& t = tree(v.network.context_id, slot);
-        const auto sequence = static_cast<std::uint16_t>(word & kStepSequenceMask);
-        if (t.sharp_failed || (t.sharp_notified && compare_sequence(sequence, *t.sharp_notified) <= 0)) return true;
-        sharp_end_operation(t, sequence, load_le32(v.payload + 4), v.processor.rank);
-        return true;
-    }
     if (step >= 1 && step <= kMaxSlots) {
         const auto it = trees_.find(tree_key(v.network.context_id, static_cast<std::uint8_t>(step - 1)));
         if (it != trees_.end() && it->second.sharp_failed) {  // its tree is gone: discarded, credit returned
@@ -82,7 +134,7 @@ void SwitchCollectiveEngine::sharp_discard_stale(Tree& t) {
     const auto stale = [&](std::uint16_t sequence) {
         if (t.sharp_failed) return true;
         if (t.last_done && compare_sequence(sequence, *t.last_done) <= 0) return true;
-        return t.sharp_notified && sequence == *t.sharp_notified && !(t.run.running && t.run.sequence == sequence);
+        return t.notified && sequence == *t.notified && !(t.run.running && t.run.sequence == sequence);
     };
     for (const std::uint16_t sender : t.held.senders(t.context))
         while (const HeldPacket* p = t.held.front(t.context, sender)) {
@@ -93,48 +145,13 @@ void SwitchCollectiveEngine::sharp_discard_stale(Tree& t) {
         }
 }
 
-void SwitchCollectiveEngine::sharp_end_operation(Tree& t, std::uint16_t sequence, std::uint32_t detail, int from) {
-    const bool fault = static_cast<SharpFailure>(detail & 0xFF) == SharpFailure::NodeFault;
-    t.sharp_notified = sequence;
-    if (fault) t.sharp_failed = true;
-    // Every neighbour in the tree but the one it came from: the notice goes
-    // round the whole tree, each participant once, and reaches every member.
-    std::vector<int> neighbours(t.role.children.begin(), t.role.children.end());
-    if (t.role.parent >= 0) neighbours.push_back(t.role.parent);
-    for (const int to : neighbours) {
-        if (to == from) continue;
-        NetworkHeader network;
-        network.opcode = t.run.running ? t.run.header.opcode : Opcode::Allreduce;
-        network.destination = static_cast<std::uint16_t>(to);
-        network.context_id = t.context;
-        network.step = kAbortStep;
-        ProcessorHeader processor;
-        processor.opcode = network.opcode;
-        processor.context_id = t.context;
-        processor.rank = address_;  // an AN: >= hosts
-        processor.message_bytes = kLinkFaultAbortNoticeBytes;
-        std::uint8_t payload[kLinkFaultAbortNoticeBytes] = {};  // no faulted link: the words after the detail are 0
-        store_le32(payload, (sequence & kStepSequenceMask) |
-                                static_cast<std::uint32_t>(CollectiveError::Sharp) << kAbortCauseShift |
-                                std::uint32_t{t.slot} << 24);
-        store_le32(payload + 4, detail);
-        ++statistics_.sharp_error_notices;
-        emit(network, processor, payload, kLinkFaultAbortNoticeBytes, false);
-    }
-    // The operation's state here: freed (chunks in the AgLUs dropped with it).
-    Run& r = t.run;
-    if (r.running && (fault || r.sequence == sequence)) {
-        t.last_done = r.sequence;
-        r.running = false;
-        r.combining.clear();
-        r.steps.clear();
-        r.buffer.clear();
-        sharp_slots_.end(t.owner);
-        cgr_.release(t.owner, sc_core::sc_time_stamp().value());
-        if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
-    }
-    sharp_discard_stale(t);
-    progress(t);
+void SwitchCollectiveEngine::sharp_end_operation(Tree& t, std::uint16_t sequence, std::uint32_t detail) {
+    std::uint8_t notice[kLinkFaultAbortNoticeBytes] = {};  // no faulted link: the words after the detail are 0
+    store_le32(notice, (sequence & kStepSequenceMask) |
+                           static_cast<std::uint32_t>(CollectiveError::Sharp) << kAbortCauseShift |
+                           std::uint32_t{t.slot} << 24);
+    store_le32(notice + 4, detail);
+    end_operation(t, sequence, notice, kLinkFaultAbortNoticeBytes, -1);
 }
 
 void SwitchCollectiveEngine::on_sharp_fault() {
@@ -159,7 +176,7 @@ void SwitchCollectiveEngine::on_sharp_fault() {
             sequence = static_cast<std::uint16_t>((*t.last_done + 1) & kStepSequenceMask);
         else
             detail |= kSharpAnySequence;
-        sharp_end_operation(t, sequence, detail, -1);
+        sharp_end_operation(t, sequence, detail);
     }
     sharp_failed_ = true;
 }
@@ -174,7 +191,7 @@ void SwitchCollectiveEngine::on_sharp_timeout() {
         const sc_core::sc_time due = t.last_packet + sharp_timeout_;
         if (due <= now) {
             ++statistics_.sharp_timeouts;
-            sharp_end_operation(t, t.run.sequence, sharp_error_detail(switch_index_, SharpFailure::MemberTimeout), -1);
+            sharp_end_operation(t, t.run.sequence, sharp_error_detail(switch_index_, SharpFailure::MemberTimeout));
             continue;
         }
         if (!pending || due < next) next = due;

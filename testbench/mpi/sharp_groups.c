@@ -21,6 +21,18 @@
  *                          then on fails naming SHArP and the switch, the
  *                          leaf block's keep working, and a dup of the
  *                          world (a new group: it falls back) works.
+ *   sharp_groups churn     creates, uses and frees 8 communicators one after
+ *                          another (each under another comm rank 0, so
+ *                          another SHArP group): with 2 trees per AN (the
+ *                          world holds one) each gets a tree only because
+ *                          the freed one gave its resources back.
+ *   sharp_groups queue     with 2 trees per AN the world and a group C take
+ *                          both leaves' slots; group B's first Allreduce
+ *                          waits at the aggregation manager until C's members
+ *                          free C, then runs offloaded, exact.
+ *   sharp_groups bounded   the same, but C is freed only after B's Allreduce
+ *                          completed: B waits sharp_queue_us, falls back and
+ *                          completes (no deadlock).
  * Each rank prints "sharp_groups: rank R: ..." lines; FAIL lines on errors. */
 #include <mpi.h>
 #include <stdio.h>
@@ -213,6 +225,56 @@ static int fault(void) {
     return 0;
 }
 
+/* A communicator of the whole world with comm rank 0 on world rank `first`
+ * (another SHArP group than the world's for first != 0). */
+static MPI_Comm rotated(int first) {
+    MPI_Comm comm;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, (rank - first + size) % size, &comm);
+    return comm;
+}
+
+static int churn(void) {
+    CHECK(sum_allreduce(MPI_COMM_WORLD, 0, 8) == MPI_SUCCESS, "world allreduce");  // the world's tree holds a slot
+    for (int round = 0; round < 8; ++round) {
+        MPI_Comm comm = rotated(1 + round % (size - 1));
+        for (int k = 0; k < 2; ++k) CHECK(sum_allreduce(comm, round + k, 32) == MPI_SUCCESS, "churn allreduce");
+        MPI_Comm_free(&comm);
+    }
+    printf("sharp_groups: rank %d: churn: 8 communicators created, used and freed\n", rank);
+    return 0;
+}
+
+/* Groups on 12 ranks (radix 8: hosts 0-5 on leaf 0, 6-11 on leaf 1), 2
+ * trees per AN: the world holds one on every AN of its tree; C = {5, 8, 9,
+ * 10, 11} spans both leaves and takes their second; B = {0-4, 6, 7} spans
+ * both leaves too and must wait for C's. `bounded` == 0: C's members free C
+ * after a few Allreduces of their own while B waits; B then gets C's
+ * resources and runs offloaded. `bounded` == 1: C's members free C only
+ * after B's Allreduce has completed (rank 5 waits for a message rank 0
+ * sends after it): B's wait runs out (sharp_queue_us), B falls back and
+ * completes. */
+static int queue(int bounded) {
+    CHECK(sum_allreduce(MPI_COMM_WORLD, 0, 8) == MPI_SUCCESS, "world allreduce");  // the world's tree holds a slot
+    const int in_c = rank == 5 || rank >= 8;
+    MPI_Comm comm;
+    MPI_Comm_split(MPI_COMM_WORLD, in_c, rank, &comm);
+    if (in_c) CHECK(sum_allreduce(comm, 0, 16) == MPI_SUCCESS, "C's allreduce");  // C's tree takes the slots
+    MPI_Barrier(MPI_COMM_WORLD);
+    int token = 0;
+    if (in_c) {
+        if (!bounded)
+            for (int round = 1; round <= 4; ++round) CHECK(sum_allreduce(comm, round, 16) == MPI_SUCCESS, "C");
+        else if (rank == 5)
+            MPI_Recv(&token, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+        for (int round = 0; round < 2; ++round) CHECK(sum_allreduce(comm, round, 64) == MPI_SUCCESS, "B's allreduce");
+        if (bounded && rank == 0) MPI_Send(&token, 1, MPI_INT, 5, 9, MPI_COMM_WORLD);
+    }
+    MPI_Comm_free(&comm);
+    printf("sharp_groups: rank %d: %s: %s's allreduces exact\n", rank, bounded ? "bounded" : "queue", in_c ? "C" : "B");
+    return 0;
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -226,8 +288,15 @@ int main(int argc, char** argv) {
         timeout();
     else if (strcmp(mode, "fault") == 0)
         fault();
+    else if (strcmp(mode, "churn") == 0)
+        churn();
+    else if (strcmp(mode, "queue") == 0)
+        queue(0);
+    else if (strcmp(mode, "bounded") == 0)
+        queue(1);
+
     else {
-        if (rank == 0) fprintf(stderr, "usage: sharp_groups overlap|leaf|timeout|fault\n");
+        if (rank == 0) fprintf(stderr, "usage: sharp_groups overlap|leaf|timeout|fault|churn|queue|bounded\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     printf("sharp_groups: rank %d: %s: %s\n", rank, mode, failures ? "FAILED" : "passed");

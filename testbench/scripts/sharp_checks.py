@@ -14,6 +14,14 @@
                                      its buffers
                            timeout   an AN timed out, every rank saw the error
                            fault     the AN failed, every rank saw the error
+                           churn     freed communicators gave their trees
+                                     back: every group admitted, none fell back
+                           queue     a group waited and then got a tree
+                           bounded   a group waited and then fell back
+  guest ISVP STATS PROGRAM [ISVP RUN ARGS...]
+                           isvp run tree_abort_guest: every rank's call
+                           ended with error 5 and the next communicator
+                           worked; the switch engines passed abort notices
 """
 import json
 import re
@@ -62,6 +70,7 @@ def mpi(isvp, stats, program, mode, check, *run_args):
     if run.returncode != 0 or "FAIL" in run.stdout or passed != ranks:
         sys.exit(f"FAILED: {' '.join(command)}: status {run.returncode}, {passed} of {ranks} ranks passed")
     an = engines(stats)
+    ranks_of_first = json.load(open(stats))["ranks"]
     total = lambda field: sum(e[field] for e in an.values())
     if check == "trimmed":
         # 7 ranks: 0-5 on leaf 0, rank 6 alone on leaf 1, whose width in the
@@ -88,10 +97,43 @@ def mpi(isvp, stats, program, mode, check, *run_args):
             sys.exit("FAILED: the AN did not fail once")
         if len(re.findall(rf"rank \d+: fault: world allreduces from \d+ on failed .*SHArP", out)) != ranks:
             sys.exit("FAILED: not every rank saw the SHArP error")
+    elif check == "churn":
+        if total("sharp_groups_fallback") or total("sharp_groups_queued"):
+            sys.exit("FAILED: a group waited or fell back: freed communicators kept their resources")
+        if total("sharp_groups_released") < 8 or total("sharp_groups_admitted") < 9:
+            sys.exit("FAILED: expected 8 groups released and 9 admitted")
+    elif check == "queue":
+        if total("sharp_groups_queued") == 0 or total("sharp_groups_fallback"):
+            sys.exit("FAILED: expected a group to wait, and none to fall back")
+        # Deterministic: the same run again gives the same switch statistics
+        # and the same simulated end of every rank.
+        again = subprocess.run(command, capture_output=True, text=True, timeout=900)
+        if again.returncode != 0 or engines(stats) != an or json.load(open(stats))["ranks"] != ranks_of_first:
+            sys.exit("FAILED: a second run's switch statistics or rank times differ")
+    elif check == "bounded":
+        if total("sharp_groups_queued") == 0 or total("sharp_groups_fallback") == 0:
+            sys.exit("FAILED: expected a group to wait and then fall back")
     else:
         sys.exit(f"unknown check {check}")
+    print(f"statistics: queued {total('sharp_groups_queued')}, released {total('sharp_groups_released')}, "
+          f"abort notices {total('abort_notices')}")
     print(f"statistics: admitted {total('sharp_groups_admitted')}, fallback {total('sharp_groups_fallback')}, "
           f"operations {total('sharp_operations')}, timeouts {total('sharp_timeouts')}, faults {total('sharp_faults')}")
+
+
+def guest(isvp, stats, program, *run_args):
+    command = [isvp, "run", "--stats", stats, *run_args, "--", program]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    out = run.stdout + run.stderr
+    print(out[-6000:])
+    ranks = int(run_args[run_args.index("-n") + 1])
+    aborted = len(re.findall(r"tree_abort rank \d+: error: .*error code 5", out))
+    if run.returncode != 0 or out.count("tree_abort ok") != ranks or aborted != ranks:
+        sys.exit(f"FAILED: {' '.join(command)}: status {run.returncode}, {aborted} of {ranks} ranks saw error 5")
+    notices = sum(e["abort_notices"] for e in engines(stats).values())
+    if notices == 0:
+        sys.exit("FAILED: no switch engine passed an abort notice on")
+    print(f"abort notices passed on by the switch engines: {notices}")
 
 
 def calls(isvp, collective):
@@ -125,6 +167,8 @@ def main():
         reductions_only(sys.argv[2])
     elif check == "mpi":
         mpi(*sys.argv[2:])
+    elif check == "guest":
+        guest(*sys.argv[2:])
     else:
         sys.exit(f"unknown check {check}")
     print("PASSED")

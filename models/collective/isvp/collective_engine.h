@@ -104,6 +104,7 @@ struct CollectiveConfig {
     unsigned sharp_osts_per_tree = 1;      ///< OSTs a group reserves (a buffer per AN each)
     unsigned sharp_buffers_per_an = 64;    ///< operation buffers of an AN
     double sharp_timeout_us = 0.0;         ///< an operation idle this long at an AN fails (0: never)
+    double sharp_queue_us = 100.0;         ///< a group the manager cannot serve waits this long, then falls back
     int sharp_fault_switch = -1;           ///< test: this switch's AN fails (-1: none)
     double sharp_fault_at_us = 0.0;        ///< test: when it fails
     bool sharp() const { return mode == "sharp"; }
@@ -333,6 +334,7 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint8_t slot = 0;          ///< the tree's number on the context
         std::uint16_t parent = 0xFFFF;  ///< its vertex (0xFFFF: a group of one)
         std::uint16_t root_vertex = 0xFFFF;
+        TreeJoin joined;  ///< what this member sent the planner (not None): a leave repeats it
     };
     /// A traced collective call until its event can be written: the engine
     /// is done with it and its last result packet has left for the host
@@ -378,6 +380,10 @@ class CollectiveEngine : public sc_core::sc_module {
                     std::size_t prefix_bytes);
     /// A tree configuration from the planner (step kTreeConfigStep).
     void tree_configured(unsigned context, const NetworkPacketView& view);
+    /// collective.mode = sharp: the row's communicator is gone (RELEASE, or
+    /// a LOAD over it): tells the planner, which gives the group's SHArP
+    /// resources back once every member left.
+    void tree_leave(unsigned context);
     /// collective.mode = sharp: an AN's error notice (cause 7); a failed AN
     /// marks the group's tree Failed.
     void sharp_notice(unsigned context, const AbortRecord& notice);
@@ -462,9 +468,13 @@ class CollectiveEngine : public sc_core::sc_module {
     void abort_request(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix,
                        std::size_t prefix_bytes, const CtRow& row);
     /// Abort notices for sequence `sequence` to the distinct nodes of `peers`.
+    /// `tree_slot` >= 0: a collective of the switches' tree (its peer is its
+    /// vertex): the notice names this NIC by its address and carries the
+    /// tree's slot in bits [31:24] of the first word, so the vertex passes it
+    /// round the tree (docs/COLLECTIVES.md, "Switch-resident engines").
     void send_aborts(unsigned context, const NetworkHeader& header, int rank, std::uint32_t sequence,
                      std::vector<std::uint16_t> nodes, CollectiveError cause = CollectiveError::Aborted,
-                     std::uint32_t fault_pair = 0, const FaultedLink& fault_link = {});
+                     std::uint32_t fault_pair = 0, const FaultedLink& fault_link = {}, int tree_slot = -1);
     /// Nodes of the peers the running collective exchanges with (agreement and data).
     std::vector<std::uint16_t> active_peer_nodes(unsigned context) const;
     /// The sequence of the collective running on `c`, if one is.

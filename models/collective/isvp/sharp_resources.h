@@ -12,7 +12,9 @@
 // an AN for a buffer another operation holds. A group the manager cannot
 // serve (an AN out of tree slots or buffers, or faulted) gets no tree and
 // runs its collectives without SHArP (the fallback); the group's later
-// operations then never touch an AN.
+// operations then never touch an AN. Or it first waits, bounded, for the
+// resources a freed group gives back (collective.sharp_queue_us): the
+// manager's queue, served in the order groups began waiting.
 //
 // `SharpResources` is the manager's books; `OperationSlots` is one AN's
 // per-operation state, allocated when an operation's first packet arrives
@@ -20,7 +22,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +94,24 @@ class SharpResources {
     /// keep their books until released (their trees report the fault).
     void fault(unsigned node);
 
+    // The queue of groups admit() refused, waiting for released resources.
+    /// `group` (refused on `nodes`) waits until `deadline` (the caller's
+    /// time unit); waiting again replaces its entry.
+    void wait(std::uint64_t group, const std::vector<unsigned>& nodes, std::uint64_t deadline);
+    /// Admits every waiting group that fits now, in the order they began
+    /// waiting (first fit: one that does not fit does not hold up a later
+    /// one); returns them in that order. Call after release().
+    std::vector<std::uint64_t> admit_waiting();
+    /// Removes and returns the waiting groups whose deadline is at or
+    /// before `now` (they fall back), in the order they began waiting.
+    std::vector<std::uint64_t> expire(std::uint64_t now);
+    /// `group` stops waiting (nothing if it does not wait).
+    void stop_waiting(std::uint64_t group);
+    bool waiting(std::uint64_t group) const;
+    /// The earliest deadline of a waiting group; none when nobody waits.
+    std::optional<std::uint64_t> next_deadline() const;
+    std::uint64_t queued() const { return queued_; }  ///< groups that began waiting, ever
+
     bool holds(std::uint64_t group) const { return groups_.count(group) != 0; }
     const AggregationNodeUsage& usage(unsigned node) const { return usage_.at(node); }
     const SharpLimits& limits() const { return limits_; }
@@ -97,10 +119,20 @@ class SharpResources {
     std::uint64_t refused() const { return refused_; }    ///< groups that fell back
 
   private:
+    /// The AN that refuses `nodes` (sorted, distinct) and why; Granted when all fit.
+    SharpAdmission check(const std::vector<unsigned>& nodes) const;
+    void reserve(std::uint64_t group, std::vector<unsigned> nodes);
+    struct Waiting {
+        std::uint64_t group = 0;
+        std::vector<unsigned> nodes;  ///< sorted, distinct
+        std::uint64_t deadline = 0;
+    };
+
     SharpLimits limits_;
     std::vector<AggregationNodeUsage> usage_;                ///< per AN
     std::map<std::uint64_t, std::vector<unsigned>> groups_;  ///< group -> its ANs
-    std::uint64_t admitted_ = 0, refused_ = 0;
+    std::deque<Waiting> waiting_;                            ///< in the order they began waiting
+    std::uint64_t admitted_ = 0, refused_ = 0, queued_ = 0;
 };
 
 /// One AN's operation state: a buffer per running operation, taken when

@@ -26,8 +26,15 @@
 // non-zero mask ends the collective here too (its packets discarded, their
 // credits returned).
 //
+// Aborts: a member's abort notice (its row released while the collective
+// ran, step kAbortStep with the tree's slot in bits [31:24]) ends the
+// collective at the vertex — its state, CGR unit and held packets freed,
+// later packets of it discarded with their credits returned — and goes on
+// to every other neighbour in the tree, so it reaches every member; each
+// participant passes it on once.
+//
 // Abstraction: packet-level, approximately timed, as CollectiveEngine. Not
-// modelled: aborts and link faults.
+// modelled: link faults.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +43,7 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -86,6 +94,9 @@ struct SwitchEngineStatistics {
         field("sharp_timeouts", self.sharp_timeouts);
         field("sharp_error_notices", self.sharp_error_notices);
         field("sharp_absorbed", self.sharp_absorbed);
+        field("sharp_groups_queued", self.sharp_groups_queued);
+        field("sharp_groups_released", self.sharp_groups_released);
+        field("abort_notices", self.abort_notices);
     }
     std::uint64_t collectives = 0;             ///< collectives this vertex took part in
     std::uint64_t joins = 0;                   ///< tree joins received (planner)
@@ -113,6 +124,9 @@ struct SwitchEngineStatistics {
     std::uint64_t sharp_timeouts = 0;         ///< operations this AN ended after collective.sharp_timeout_us
     std::uint64_t sharp_error_notices = 0;    ///< error-7 notices sent to the trees' members and vertices
     std::uint64_t sharp_absorbed = 0;         ///< packets that reached this AN after it failed
+    std::uint64_t sharp_groups_queued = 0;    ///< planner: groups that waited for resources (sharp_queue_us)
+    std::uint64_t sharp_groups_released = 0;  ///< planner: groups whose resources every member's leave gave back
+    std::uint64_t abort_notices = 0;          ///< abort notices passed on round the trees (a member's, an AN's)
 };
 
 class SwitchCollectiveEngine : public sc_core::sc_module {
@@ -162,9 +176,9 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
         std::map<std::uint32_t, Agreement> agreements;  ///< per sequence, records still to combine
         std::deque<std::uint16_t> failed;               ///< recent sequences the agreement ended (15 bits)
         // collective.mode = sharp:
-        bool sharp_failed = false;                    ///< an AN of the tree failed: its packets are discarded
-        std::optional<std::uint16_t> sharp_notified;  ///< newest sequence whose error notice went round
-        sc_core::sc_time last_packet;                 ///< a data packet of the running operation last came
+        bool sharp_failed = false;              ///< an AN of the tree failed: its packets are discarded
+        std::optional<std::uint16_t> notified;  ///< newest sequence whose abort or error notice went round
+        sc_core::sc_time last_packet;           ///< a data packet of the running operation last came
     };
     /// A group the planner collects joins for.
     struct Group {
@@ -172,6 +186,8 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
         std::map<std::uint16_t, std::uint16_t> hosts;  ///< comm rank -> host address
         std::uint8_t slot = 0;                         ///< its tree's number on the context
         bool has_slot = false;
+        // collective.mode = sharp:
+        std::set<std::uint16_t> left;  ///< comm ranks whose communicator was freed (tree leaves)
     };
     struct Incoming {
         sc_core::sc_time at;
@@ -192,6 +208,10 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     void flush_credits();
     void packet(const NetworkPacketView& view, tlm::tlm_generic_payload& payload);
     void join(const NetworkPacketView& view);
+    /// Every member of group `key` joined: plans its tree, has the SHArP
+    /// manager admit it (not when `admitted`: the manager's queue did) and
+    /// configures every participant. False when the group got no tree (yet).
+    bool form_group(std::uint8_t context, std::uint32_t key, bool admitted);
     void configure(const NetworkPacketView& view);
     /// Applies a vertex configuration (from a packet, or the planner's own).
     void store_configuration(std::uint8_t context, const TreeConfig& config);
@@ -218,18 +238,37 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     std::uint8_t* emit_packet(NetworkHeader network, const ProcessorHeader& processor, std::uint32_t offset,
                               std::uint32_t bytes, bool urgent);
     void drop(const std::string& why);
+    /// An abort or error notice (step kAbortStep) for one of this switch's trees.
+    void abort_notice(const NetworkPacketView& view);
+    /// Ends the tree's collective `sequence` here (and the tree, for an AN
+    /// fault): `notice` (its first word's bits [31:24] the tree's slot) to
+    /// every neighbour but `from`, the collective's state and held packets
+    /// freed, its later packets discarded.
+    void end_operation(Tree& t, std::uint16_t sequence, const std::uint8_t* notice, std::uint32_t bytes, int from);
     // collective.mode = sharp (switch_engine_sharp.cpp)
-    /// Planner: reserves the group's resources on its tree's ANs; false (and
-    /// every member told to fall back) when the manager cannot.
+    /// Planner: reserves the group's resources on its tree's ANs; false when
+    /// the manager cannot: the group waits in the manager's queue
+    /// (sharp_queue_us) or every member is told to fall back.
     bool sharp_admit(std::uint8_t context, std::uint32_t group, const std::vector<unsigned>& members,
                      const std::vector<unsigned>& vertices);
+    /// Planner: a member's communicator was freed; the last one gives the
+    /// group's resources back and serves the waiting groups.
+    void leave(const NetworkPacketView& view);
+    /// Planner: the waiting groups that fit now get their trees, in the order they came.
+    void sharp_serve_queue();
+    /// Planner: the queue's wake-up at its earliest deadline.
+    void sharp_arm_queue();
+    /// Planner: tells every member of group `key` to run without SHArP.
+    void sharp_fall_back(std::uint8_t context, std::uint32_t key, const std::string& why);
+    /// Planner: waiting groups whose sharp_queue_us ran out fall back.
+    void on_sharp_queue();
     /// A packet for a switch engine in SHArP mode: true when consumed here
     /// (the AN failed, an error notice, a failed tree's late packet).
     bool sharp_packet(const NetworkPacketView& view);
     void sharp_data_arrived(Tree& t);
     /// Ends the tree's operation `sequence` (and the tree, for a fault):
     /// notices to every neighbour but `from`, state and held packets freed.
-    void sharp_end_operation(Tree& t, std::uint16_t sequence, std::uint32_t detail, int from);
+    void sharp_end_operation(Tree& t, std::uint16_t sequence, std::uint32_t detail);
     void sharp_discard_stale(Tree& t);
     void on_sharp_fault();
     void on_sharp_timeout();
@@ -273,7 +312,8 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     OperationSlots sharp_slots_{0};                ///< this AN's operation buffers
     bool sharp_failed_ = false;                    ///< this AN failed (sharp_fault_switch)
     sc_core::sc_time sharp_timeout_;               ///< collective.sharp_timeout_us (0: none)
-    sc_core::sc_event sharp_fault_event_, sharp_timeout_event_;
+    sc_core::sc_time sharp_queue_wait_;            ///< collective.sharp_queue_us
+    sc_core::sc_event sharp_fault_event_, sharp_timeout_event_, sharp_queue_event_;
 };
 
 }  // namespace isvp

@@ -20,6 +20,15 @@ inline unsigned switch_engine_address(const NetworkTopology& topology, unsigned 
     return static_cast<unsigned>(topology.hosts()) + switch_index;
 }
 
+/// The switch whose engine plans the trees (SHArP mode: the aggregation
+/// manager): the highest switch, the lowest index among equals.
+inline unsigned tree_planner_switch(const NetworkTopology& topology) {
+    unsigned planner = 0;
+    for (unsigned s = 1; s < topology.switches(); ++s)
+        if (topology.switch_at(s).level > topology.switch_at(planner).level) planner = s;
+    return planner;
+}
+
 /// The role of every participant of `tree` (member hosts and vertices) keyed
 /// by network address; `root_host`: the root's address for Bcast (-1 for
 /// none; it must be a member); `comm_ranks`: each member host's comm rank

@@ -159,6 +159,11 @@ inline constexpr std::uint8_t kTreeJoinStep = 0xFA;
 /// (a member's NIC engine or a switch engine) its place in the tree.
 inline constexpr std::uint8_t kTreeConfigStep = 0xFB;
 
+/// The operation field of a tree join's network header: 0 joins; this one
+/// leaves (collective.mode = sharp: the member's communicator was freed; the
+/// planner gives the group's resources back when every member left).
+inline constexpr std::uint8_t kTreeLeaveOperation = 1;
+
 /// Payload of a tree join (8 bytes): the member's communicator and itself.
 struct TreeJoin {
     std::uint16_t size = 0;          ///< communicator size
