@@ -902,8 +902,9 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
         plan.schedule = make_tree_schedule(h.opcode, role);
         ++statistics_.tree_collectives;
     }
-    if (const auto& armed = cgra_.armed[context]; armed && armed->first == e.sequence) {
-        a.cgra = cgra_.slots[armed->second];  // copied: a later LOAD of the slot does not touch it
+    if (const auto& armed = cgra_.armed[context]; armed && armed->sequence == e.sequence) {
+        a.cgra = cgra_.slots[armed->slot];  // copied: a later LOAD of the slot does not touch it
+        a.cgra_then = armed->then;
         cgra_.armed[context].reset();
     }
     a.header_bytes = plan.header_bytes;
@@ -1327,6 +1328,10 @@ bool CollectiveEngine::advance_data(unsigned context) {
         bool may_return() override { return a.agreed; }
         void results_ready() override {
             if (a.cgra && !engine.cgra_ready(context)) return;  // semi-fused: the program runs first
+            if (a.cgra && a.cgra_then != Opcode::Send) {        // fully fused: the output feeds the next collective
+                a.results_sent = a.result_chunks;
+                return;
+            }
             // Final chunks go to the host DMA in batches (one notification each).
             if (a.results_final - a.results_sent >= engine.config_.result_batch_packets ||
                 a.results_final == a.result_chunks)
@@ -1452,6 +1457,9 @@ void CollectiveEngine::finish(unsigned context) {
         ++statistics_.collectives;
         if (trace_) trace_call_end(context, CollectiveError::None, 0);
     }
+    // Fully fused: the next collective starts here, before any request queued by the host.
+    std::optional<Request> chained;
+    if (mask == 0 && a.cgra && a.cgra_then != Opcode::Send) chained = chained_request(context);
     release_cgr(context);
     c.discard_host = a.host_message - a.host_received;
     c.sequences.finished(a.sequence);
@@ -1461,6 +1469,7 @@ void CollectiveEngine::finish(unsigned context) {
     a.buffer.clear();
     spare_buffers_.push_back(std::move(a.buffer));
     discard_stale(context);
+    if (chained) c.waiting.push_front(std::move(*chained));
 }
 
 // ---------------------------------------------------------------------------
@@ -1764,6 +1773,9 @@ std::uint32_t CollectiveEngine::cgra_csr(std::uint32_t offset, bool write, std::
         case rm::CGRA_ARM_SLOT:
             if (write) g.arm_slot = value & 0xFF;
             return g.arm_slot;
+        case rm::CGRA_ARM_THEN:
+            if (write) g.arm_then = value & 0xF;
+            return g.arm_then;
         case rm::CGRA_RUNS:
             return g.runs;
         case rm::CGRA_REFUSED:
@@ -1781,8 +1793,7 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
     namespace rm = regmap;
     CgraState& g = cgra_;
     const auto refuse = [&](std::uint32_t error, std::uint32_t instruction, const std::string& why) {
-        g.status = rm::cgra_status::RESULT.make(rm::kCgraRefused) |
-                   rm::cgra_status::ERROR.make(error) |
+        g.status = rm::cgra_status::RESULT.make(rm::kCgraRefused) | rm::cgra_status::ERROR.make(error) |
                    rm::cgra_status::INSTRUCTION.make(instruction & 0xFF);
         ++g.refused;
         SC_REPORT_WARNING(kReportType, (std::string(name()) + ": " + why).c_str());
@@ -1796,8 +1807,7 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
             const std::size_t staged = std::min<std::size_t>(g.staging_index, cgra::kMaxWords + 1);
             std::vector<std::uint32_t> words(staged, 0);
             std::copy_n(g.staging.begin(), std::min(staged, g.staging.size()), words.begin());
-            const cgra::LoadOutcome out =
-                cgra::decode(words, cgra::Limits{config_.cgra_pes, config_.cgra_lanes});
+            const cgra::LoadOutcome out = cgra::decode(words, cgra::Limits{config_.cgra_pes, config_.cgra_lanes});
             if (out.program) {
                 g.slots[g.slot] = *out.program;
                 g.status = rm::cgra_status::RESULT.make(rm::kCgraDone);
@@ -1810,12 +1820,17 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
         g.staging_index = 0;
     }
     if (rm::cgra_command::ARM.get(command)) {
-        if (g.arm_slot >= rm::kCgraSlots || !g.slots[g.arm_slot]) {
+        if (g.arm_then != 0 && g.arm_then != static_cast<std::uint32_t>(Opcode::Allgather)) {
+            refuse(3, 0,
+                   "CGRA ARM refused: the engine chains only an allgather (opcode 6) after a program, not " +
+                       std::to_string(g.arm_then));
+        } else if (g.arm_slot >= rm::kCgraSlots || !g.slots[g.arm_slot]) {
             refuse(1, 0, "CGRA ARM refused: slot " + std::to_string(g.arm_slot) + " holds no program");
         } else if (!table_.valid(g.arm_context)) {
             refuse(2, 0, "CGRA ARM refused: context " + std::to_string(g.arm_context) + " holds no communicator");
         } else {
-            g.armed[g.arm_context] = std::make_pair(g.arm_sequence, g.arm_slot);
+            g.armed[g.arm_context] =
+                CgraState::Armed{g.arm_sequence, g.arm_slot, g.arm_then == 0 ? Opcode::Send : Opcode::Allgather};
             g.status = rm::cgra_status::RESULT.make(rm::kCgraDone);
         }
     }
@@ -1833,9 +1848,8 @@ bool CollectiveEngine::cgra_ready(unsigned context) {
             cgra::run_program(*a.cgra, bytes.data(), bytes.size(), a.rank, a.envelope.size);
             a.result.scatter(bytes.data(), 0, bytes.size(), a.buffer.data());
         }
-        const std::uint64_t cycles = cgra::program_cycles(*a.cgra, a.result.bytes() / element,
-                                                          config_.cgra_cycles_per_vector,
-                                                          config_.cgra_pe_latency_cycles);
+        const std::uint64_t cycles = cgra::program_cycles(
+            *a.cgra, a.result.bytes() / element, config_.cgra_cycles_per_vector, config_.cgra_pe_latency_cycles);
         a.cgra_ready_ps = now + cycles * static_cast<std::uint64_t>(cycle_.value());
         ++cgra_.runs;
         cgra_.running_contexts |= 1u << context;
@@ -1857,6 +1871,28 @@ void CollectiveEngine::on_cgra_done() {
         cgra_.running_contexts &= ~(1u << context);
         progress(context);
     }
+}
+
+CollectiveEngine::Request CollectiveEngine::chained_request(unsigned context) const {
+    const Active& a = contexts_[context].active;
+    Request r;
+    r.network = a.header;
+    r.network.opcode = a.cgra_then;
+    r.network.operation = 0;
+    r.network.algorithm = static_cast<std::uint8_t>(default_algorithm(a.cgra_then));
+    CollectiveEnvelope e = a.envelope;
+    const std::uint64_t bytes = a.result.bytes();
+    e.elements_per_block = static_cast<std::uint32_t>(bytes / element_size(static_cast<Datatype>(a.header.datatype)));
+    e.root = 0;
+    e.global_root = e.global_rank0;
+    e.sequence = a.envelope.sequence + 1;
+    r.bytes.resize(CollectiveEnvelope::kBytes + bytes);
+    e.write(r.bytes.data());
+    if (a.carry_payload && bytes)
+        a.result.gather(a.buffer.data(), 0, bytes, r.bytes.data() + CollectiveEnvelope::kBytes);
+    r.received = static_cast<std::uint32_t>(r.bytes.size());
+    r.first_at = sc_core::sc_time_stamp();
+    return r;
 }
 
 }  // namespace isvp

@@ -131,8 +131,8 @@ struct Collectives::Call {
     std::optional<Operation> op;  ///< reductions only
     std::size_t count = 0;        ///< elements (per block for per-rank collectives)
     int root = 0;
-    const void* send = nullptr;  ///< input (bcast: the buffer)
-    void* recv = nullptr;        ///< output (bcast: the buffer)
+    const void* send = nullptr;                        ///< input (bcast: the buffer)
+    void* recv = nullptr;                              ///< output (bcast: the buffer)
     const std::vector<std::size_t>* counts = nullptr;  ///< reduce_scatter with unequal counts: per block
 };
 
@@ -184,8 +184,9 @@ unsigned Collectives::agree_id(Communicator& parent) {
     ++parent.sequence;
     for (unsigned id = 0; id < kCommunicatorIds; ++id)
         if (common[id / 32] >> (id % 32) & 1u) return id;
-    throw DriverError("collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
-                      " in use); free some communicators (a freed one keeps its ID until its pending requests are done)");
+    throw DriverError(
+        "collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
+        " in use); free some communicators (a freed one keeps its ID until its pending requests are done)");
 }
 
 std::array<std::uint32_t, kCommunicatorIds / 32> Collectives::free_ids() {
@@ -645,9 +646,9 @@ std::optional<unsigned> Collectives::cgra_slot(const std::vector<std::uint32_t>&
     if (regmap::cgra_status::RESULT.get(status) != regmap::kCgraDone) {
         // The switch says which check failed; the host's decoder (the same
         // core) words it.
-        const cgra::LoadOutcome why = cgra::decode(
-            words, cgra::Limits{regmap::cgra_capabilities::PES.get(capabilities),
-                                regmap::cgra_capabilities::LANES.get(capabilities)});
+        const cgra::LoadOutcome why =
+            cgra::decode(words, cgra::Limits{regmap::cgra_capabilities::PES.get(capabilities),
+                                             regmap::cgra_capabilities::LANES.get(capabilities)});
         throw DriverError("collective: the switch's CGRA refused the program (error " +
                           std::to_string(regmap::cgra_status::ERROR.get(status)) + ", instruction " +
                           std::to_string(regmap::cgra_status::INSTRUCTION.get(status)) +
@@ -686,11 +687,31 @@ bool Collectives::fused(Communicator& comm, Opcode collective, const void* send,
         return true;
     }
     run(comm, call);
-    const std::size_t bytes = count * element_size(type) *
-                              (collective == Opcode::Allgather ? static_cast<std::size_t>(comm.size()) : 1u);
+    const std::size_t bytes =
+        count * element_size(type) * (collective == Opcode::Allgather ? static_cast<std::size_t>(comm.size()) : 1u);
     if (!driver_.timing_only())
         cgra::run_program(*decoded.program, static_cast<std::uint8_t*>(recv), bytes, comm.rank, comm.size());
     return false;
+}
+
+bool Collectives::fused_allreduce_allgather(Communicator& comm, const void* send, void* recv, std::size_t count,
+                                            Datatype type, Operation op, const std::vector<std::uint32_t>& words) {
+    const Call call{Opcode::Allreduce, type, op, count, 0, send, recv};
+    const std::uint64_t buffer_bytes = check_call(comm, call);
+    const std::uint64_t gathered = buffer_bytes * static_cast<std::uint64_t>(comm.size());
+    if (!offload_ || count == 0 || !would_offload(comm, Opcode::Allreduce, op, type, buffer_bytes) ||
+        !would_offload(comm, Opcode::Allgather, std::nullopt, type, gathered))
+        return false;
+    const std::optional<unsigned> slot = cgra_slot(words);
+    if (!slot) return false;
+    struct NextSequences {
+        Communicator& comm;
+        ~NextSequences() { comm.sequence += 2; }  // the allreduce's, and the allgather the engine starts
+    } next{comm};
+    driver_.cgra_arm(comm.id, comm.sequence, *slot, static_cast<unsigned>(Opcode::Allgather));
+    post_offloaded(comm, call);
+    receive_offloaded(comm.id, Opcode::Allgather, recv, static_cast<std::size_t>(gathered));
+    return true;
 }
 
 void Collectives::software_barrier(Communicator& comm) {

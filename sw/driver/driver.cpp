@@ -256,11 +256,12 @@ std::uint32_t Driver::cgra_load(unsigned slot, const std::vector<std::uint32_t>&
     return transport_.mmio_read32(rm::CGRA_STATUS);  // the read follows the posted writes
 }
 
-void Driver::cgra_arm(unsigned context, std::uint32_t sequence, unsigned slot) {
+void Driver::cgra_arm(unsigned context, std::uint32_t sequence, unsigned slot, unsigned then) {
     if (!accelerator_.present) throw DriverError("driver: cgra_arm: no collective accelerator");
     transport_.mmio_write32(rm::CGRA_ARM_CONTEXT, context);
     transport_.mmio_write32(rm::CGRA_ARM_SEQUENCE, sequence);
     transport_.mmio_write32(rm::CGRA_ARM_SLOT, slot);
+    transport_.mmio_write32(rm::CGRA_ARM_THEN, then);
     transport_.mmio_write32(rm::CGRA_COMMAND, rm::cgra_command::ARM.make(1));
 }
 

@@ -24,6 +24,8 @@ struct MPIX_Cgra_program_s {
 namespace isvp::mpi {
 namespace {
 
+using namespace coll;
+
 int last_offloaded = 0;
 
 /// ISVP_MPI_FUSED_THRESHOLD: the largest op array (bytes) offloaded; 16 KiB by default.
@@ -112,6 +114,8 @@ int semi_fused(const char* function, Opcode collective, const void* sendbuf, voi
 }  // namespace isvp::mpi
 
 using namespace isvp::mpi;  // NOLINT: the C entry points below
+using namespace isvp::mpi::coll;
+using isvp::Opcode;
 
 extern "C" {
 
@@ -158,13 +162,37 @@ int MPIX_Allgather_op(const void* sendbuf, void* recvbuf, int count, MPI_Datatyp
 int MPIX_Allreduce_op_alltoall(const void* sendbuf, void* opbuf, void* recvbuf, int count, MPI_Datatype datatype,
                                MPI_Op op, MPIX_Cgra_program program, MPI_Comm comm) {
     int size = 0;
+    bool fused = false;
     const int checked = entry("MPIX_Allreduce_op_alltoall", comm, [&] {
-        size = check_comm(comm).size();
+        Comm& c = check_comm(comm);
+        if (c.is_inter()) throw Error(MPI_ERR_COMM, "fused collectives need an intra-communicator");
+        size = c.size();
+        const Type& type = check_program_type(program, datatype);
         if (count < 0 || count % size != 0)
             throw Error(MPI_ERR_COUNT,
                         "count " + std::to_string(count) + " is not a multiple of the size " + std::to_string(size));
+        const auto n = static_cast<std::size_t>(count);
+        if (count == 0 || n * type.size > fused_threshold() || !state().offload || in_place(sendbuf)) return;
+        const Reduction reduction = check_reduction(count, datatype, op);
+        const auto aglu = offload_reduction(c, Opcode::Allreduce, reduction, n);
+        if (!aglu) return;
+        // Fully fused: the switch runs the allreduce, the program and an
+        // allgather of the outputs (its Alltoall: each rank keeps its blocks).
+        std::vector<std::uint8_t> gathered(n * type.size * static_cast<std::size_t>(size));
+        fused = collectives().fused_allreduce_allgather(c.guest, data_start(sendbuf, type), gathered.data(), n, *aglu,
+                                                        *reduction.op->predefined, program->words);
+        if (!fused) return;
+        const std::size_t row = n * type.size, block = row / static_cast<std::size_t>(size);
+        const auto me = static_cast<std::size_t>(c.rank());
+        std::memcpy(data_start(opbuf, type), gathered.data() + me * row, row);
+        for (std::size_t r = 0; r < static_cast<std::size_t>(size); ++r)
+            std::memcpy(data_start(recvbuf, type) + r * block, gathered.data() + r * row + me * block, block);
     });
     if (checked != MPI_SUCCESS) return checked;
+    if (fused) {
+        last_offloaded = 2;
+        return MPI_SUCCESS;
+    }
     const int first = MPIX_Allreduce_op(sendbuf, opbuf, count, datatype, op, program, comm);
     if (first != MPI_SUCCESS) return first;
     return PMPI_Alltoall(opbuf, count / size, datatype, recvbuf, count / size, datatype, comm);

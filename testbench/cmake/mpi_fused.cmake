@@ -18,6 +18,6 @@ endforeach()
 add_test(NAME mpi_fused_threshold_zero_runs_on_the_host
          COMMAND sh -c "out=$(ISVP_MPI_FUSED_THRESHOLD=0 $<TARGET_FILE:isvp> run -n 4 --set topology.torus=2x2x1 -- ${isvp_mpi_test_binaries}/fused_bench is 4) || exit 1; echo \"$out\"; echo \"$out\" | grep -q 'offloaded 0'")
 add_test(NAME mpi_fused_default_threshold_offloads
-         COMMAND sh -c "out=$($<TARGET_FILE:isvp> run -n 4 --set topology.torus=2x2x1 -- ${isvp_mpi_test_binaries}/fused_bench is 4) || exit 1; echo \"$out\"; echo \"$out\" | grep -q 'offloaded 1'")
+         COMMAND sh -c "out=$($<TARGET_FILE:isvp> run -n 4 --set topology.torus=2x2x1 -- ${isvp_mpi_test_binaries}/fused_bench is 4) || exit 1; echo \"$out\"; echo \"$out\" | grep -q 'offloaded 2'")
 set_tests_properties(mpi_fused_threshold_zero_runs_on_the_host mpi_fused_default_threshold_offloads
                      PROPERTIES TIMEOUT 300 LABELS "mpi;fused")

@@ -141,6 +141,15 @@ class Collectives {
     /// decoder) refuses.
     bool fused(Communicator& comm, Opcode collective, const void* send, void* recv, std::size_t count, Datatype type,
                std::optional<Operation> op, const std::vector<std::uint32_t>& words, bool offload);
+    /// Fully fused (docs/FUSED.md): Allreduce (`op`) -> program -> Allgather
+    /// of every member's program output, all in the switch: the engine
+    /// starts the allgather itself when the program is done (no host step
+    /// between; the call takes two sequence numbers). `recv` gets size x
+    /// count elements, member r's output at block r. Returns false, having
+    /// done nothing, when the switch cannot (offload off, either collective
+    /// not offloaded, no CGRA): the caller falls back.
+    bool fused_allreduce_allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
+                                   Operation op, const std::vector<std::uint32_t>& words);
     /// Checks `words` as a LOAD does: in the switch's CGRA when there is one
     /// (the program stays loaded for fused()), else with the host's decoder.
     /// Throws DriverError naming what is wrong.

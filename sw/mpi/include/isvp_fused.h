@@ -10,9 +10,11 @@
  * op's array (the first collective's result) is at most
  * ISVP_MPI_FUSED_THRESHOLD bytes (16384 by default); otherwise the plain MPI
  * calls and the same program on the host (same bytes for integers; for
- * floating point each path sums in one fixed order). The second collective
- * (Alltoall, Allgatherv) always runs as the shim's MPI call: the switch has
- * no Alltoall or Allgatherv. */
+ * floating point each path sums in one fixed order). The switch has no
+ * Alltoall or Allgatherv: MPIX_Allreduce_op_alltoall runs fully fused in the
+ * switch as Allreduce -> program -> Allgather (the engine starts the
+ * allgather itself; each rank keeps its blocks), MPIX_Allgather_prefix_
+ * allgatherv semi-fused with the shim's MPI_Allgatherv after it. */
 #ifndef ISVP_FUSED_H
 #define ISVP_FUSED_H
 
@@ -41,7 +43,7 @@ int MPIX_Allgather_op(const void* sendbuf, void* recvbuf, int count, MPI_Datatyp
                       MPIX_Cgra_program program, MPI_Comm comm);
 /* Fused (NAS IS bucket counts): opbuf = program(Allreduce(sendbuf)), count
  * elements (a multiple of the size), then recvbuf = Alltoall(opbuf) in
- * blocks of count / size. */
+ * blocks of count / size. Offloaded: fully fused (see above). */
 int MPIX_Allreduce_op_alltoall(const void* sendbuf, void* opbuf, void* recvbuf, int count, MPI_Datatype datatype,
                                MPI_Op op, MPIX_Cgra_program program, MPI_Comm comm);
 /* Fused (FEM): Allgather of sendcount, an inclusive PREFIX_SUM on the CGRA
@@ -50,7 +52,9 @@ int MPIX_Allreduce_op_alltoall(const void* sendbuf, void* opbuf, void* recvbuf, 
 int MPIX_Allgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype datatype, void* recvbuf,
                                      int recvcounts[], int displs[], MPI_Comm comm);
 
-/* Last call's path on this rank: 1 the op ran in the switch's CGRA, 0 on the host. */
+/* Last call's path on this rank: 2 fully fused in the switch (collective, op
+ * and second collective), 1 semi-fused (collective and op in the switch), 0
+ * the fallback on the host. */
 int MPIX_Fused_last_offloaded(void);
 
 #ifdef __cplusplus
