@@ -133,14 +133,10 @@ std::string flag_names(std::uint32_t value, const Named (&bits)[N]) {
 }
 
 constexpr Named kErrorStatusBits[] = {
-    {error_status::UNMAPPED_ACCESS, "UNMAPPED_ACCESS"},
-    {error_status::BAD_DOORBELL, "BAD_DOORBELL"},
-    {error_status::DESCRIPTOR, "DESCRIPTOR"},
-    {error_status::DMA, "DMA"},
-    {error_status::CMPT_OVERFLOW, "CMPT_OVERFLOW"},
-    {error_status::C2H_NO_BUFFER, "C2H_NO_BUFFER"},
-    {error_status::PACKET_DROPPED, "PACKET_DROPPED"},
-    {error_status::LINK_FAULT, "LINK_FAULT"},
+    {error_status::UNMAPPED_ACCESS, "UNMAPPED_ACCESS"}, {error_status::BAD_DOORBELL, "BAD_DOORBELL"},
+    {error_status::DESCRIPTOR, "DESCRIPTOR"},           {error_status::DMA, "DMA"},
+    {error_status::CMPT_OVERFLOW, "CMPT_OVERFLOW"},     {error_status::C2H_NO_BUFFER, "C2H_NO_BUFFER"},
+    {error_status::PACKET_DROPPED, "PACKET_DROPPED"},   {error_status::LINK_FAULT, "LINK_FAULT"},
     {error_status::PIO, "PIO"},
 };
 

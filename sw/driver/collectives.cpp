@@ -131,8 +131,8 @@ struct Collectives::Call {
     std::optional<Operation> op;  ///< reductions only
     std::size_t count = 0;        ///< elements (per block for per-rank collectives)
     int root = 0;
-    const void* send = nullptr;                        ///< input (bcast: the buffer)
-    void* recv = nullptr;                              ///< output (bcast: the buffer)
+    const void* send = nullptr;  ///< input (bcast: the buffer)
+    void* recv = nullptr;        ///< output (bcast: the buffer)
     const std::vector<std::size_t>* counts = nullptr;  ///< reduce_scatter with unequal counts: per block
 };
 
@@ -184,9 +184,8 @@ unsigned Collectives::agree_id(Communicator& parent) {
     ++parent.sequence;
     for (unsigned id = 0; id < kCommunicatorIds; ++id)
         if (common[id / 32] >> (id % 32) & 1u) return id;
-    throw DriverError(
-        "collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
-        " in use); free some communicators (a freed one keeps its ID until its pending requests are done)");
+    throw DriverError("collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
+                      " in use); free some communicators (a freed one keeps its ID until its pending requests are done)");
 }
 
 std::array<std::uint32_t, kCommunicatorIds / 32> Collectives::free_ids() {
@@ -634,7 +633,6 @@ void Collectives::barrier(Communicator& comm) {
     call.collective = Opcode::Barrier;
     run(comm, call);
 }
-
 std::optional<unsigned> Collectives::cgra_slot(const std::vector<std::uint32_t>& words) {
     if (!driver_.accelerator().present) return std::nullopt;
     const std::uint32_t capabilities = driver_.cgra_capabilities();
@@ -713,6 +711,7 @@ bool Collectives::fused_allreduce_allgather(Communicator& comm, const void* send
     receive_offloaded(comm.id, Opcode::Allgather, recv, static_cast<std::size_t>(gathered));
     return true;
 }
+
 
 void Collectives::software_barrier(Communicator& comm) {
     Call call;

@@ -83,11 +83,11 @@ struct DriverConfig {
     /// when it exists, fill its forwarding table. false: never touch the
     /// accelerator window; every collective runs in software (the baseline).
     bool offload = true;
-    SendPath send_path = SendPath::Auto;               ///< driver.send_path
-    std::uint32_t pio_max_bytes = 256;                 ///< driver.pio_max_bytes: largest message data sent by PIO
-    CompletionMode completion = CompletionMode::Poll;  ///< driver.completion
-    double poll_us = 2.0;                              ///< driver.poll_us: hybrid's spin before it arms the interrupt
-    double poll_interval_ns = 50;                      ///< driver.poll_interval_ns: one turn of the poll loop
+    SendPath send_path = SendPath::Auto;              ///< driver.send_path
+    std::uint32_t pio_max_bytes = 256;                ///< driver.pio_max_bytes: largest message data sent by PIO
+    CompletionMode completion = CompletionMode::Poll; ///< driver.completion
+    double poll_us = 2.0;                             ///< driver.poll_us: hybrid's spin before it arms the interrupt
+    double poll_interval_ns = 50;                     ///< driver.poll_interval_ns: one turn of the poll loop
     /// job.timing_only (the benches set it; `isvp run` does not): collective
     /// payload is not carried. Offloaded contributions may be posted without
     /// their bytes (data null), offloaded results are counted but not stored
@@ -416,12 +416,12 @@ class Driver {
 
     /// A collective result being assembled or complete, per context ID.
     struct Result {
-        ProcessorHeader header;          ///< of its first packet
-        std::uint32_t received = 0;      ///< bytes so far
-        std::uint32_t bytes = 0;         ///< the result's size (header.message_bytes)
+        ProcessorHeader header;      ///< of its first packet
+        std::uint32_t received = 0;  ///< bytes so far
+        std::uint32_t bytes = 0;     ///< the result's size (header.message_bytes)
         std::vector<std::uint8_t> data;  ///< its bytes (none when timing_only and not an error result)
-        bool active = false;             ///< packets are arriving
-        bool complete = false;           ///< waiting to be taken
+        bool active = false;    ///< packets are arriving
+        bool complete = false;  ///< waiting to be taken
     };
     std::array<Result, regmap::kContextCount> results_;  ///< per context ID
     AcceleratorInfo accelerator_;                        ///< what the bring-up probe found
@@ -429,13 +429,13 @@ class Driver {
     std::uint64_t messages_sent_ = 0;
     std::uint64_t messages_received_ = 0;
     std::uint64_t interrupts_ = 0;
-    std::uint64_t pio_sends_ = 0;               ///< packets written into the PIO window
-    std::uint64_t fetch_sends_ = 0;             ///< packets posted as descriptors
-    std::uint64_t poll_wakeups_ = 0;            ///< waits ended by a completion landing while polling
-    std::uint32_t pio_window_bytes_ = 0;        ///< PIO_WINDOW_BYTES (PIO path only)
-    bool use_pio_ = false;                      ///< send_path pio or auto: small messages by PIO
-    bool standing_ = false;                     ///< send_path prefetch or auto: H2C_CONTROL.PREFETCH
-    std::uint32_t slot_bytes_ = 0;              ///< standing descriptors: staging bytes per ring slot
+    std::uint64_t pio_sends_ = 0;         ///< packets written into the PIO window
+    std::uint64_t fetch_sends_ = 0;       ///< packets posted as descriptors
+    std::uint64_t poll_wakeups_ = 0;      ///< waits ended by a completion landing while polling
+    std::uint32_t pio_window_bytes_ = 0;  ///< PIO_WINDOW_BYTES (PIO path only)
+    bool use_pio_ = false;                ///< send_path pio or auto: small messages by PIO
+    bool standing_ = false;               ///< send_path prefetch or auto: H2C_CONTROL.PREFETCH
+    std::uint32_t slot_bytes_ = 0;        ///< standing descriptors: staging bytes per ring slot
     std::uint64_t largest_payload_buffer_ = 0;  ///< see largest_payload_buffer()
     std::uint64_t data_bytes_staged_ = 0;       ///< see data_bytes_staged()
     /// Writes header, envelope and data into the PIO window (fits, ring idle).
