@@ -267,6 +267,20 @@ std::string register_fields(std::uint32_t offset, std::uint32_t value) {
             fields.add("args", kernel_capabilities::ARGS.get(value));
             fields.add("results", kernel_capabilities::RESULTS.get(value));
             break;
+        case CGRA_CAPABILITIES:
+            fields.add("pes", cgra_capabilities::PES.get(value));
+            fields.add("lanes", cgra_capabilities::LANES.get(value));
+            fields.add("slots", cgra_capabilities::SLOTS.get(value));
+            break;
+        case CGRA_COMMAND:
+            fields.add("load", cgra_command::LOAD.get(value));
+            fields.add("arm", cgra_command::ARM.get(value));
+            break;
+        case CGRA_STATUS:
+            fields.add("result", cgra_status::RESULT.get(value));
+            fields.add("error", cgra_status::ERROR.get(value));
+            fields.add("instruction", cgra_status::INSTRUCTION.get(value));
+            break;
         case KERNEL_CONTROL:
             fields.add("start", kernel_control::START.get(value));
             fields.add("clear", kernel_control::CLEAR.get(value));

@@ -635,7 +635,8 @@ void Collectives::barrier(Communicator& comm) {
 }
 std::optional<unsigned> Collectives::cgra_slot(const std::vector<std::uint32_t>& words) {
     if (!driver_.accelerator().present) return std::nullopt;
-    const std::uint32_t capabilities = driver_.cgra_capabilities();
+    if (!cgra_capabilities_) cgra_capabilities_ = driver_.cgra_capabilities();
+    const std::uint32_t capabilities = *cgra_capabilities_;
     if (regmap::cgra_capabilities::SLOTS.get(capabilities) == 0) return std::nullopt;
     for (unsigned s = 0; s < regmap::kCgraSlots; ++s)
         if (cgra_slots_[s] == words) return s;

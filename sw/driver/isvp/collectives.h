@@ -199,6 +199,7 @@ class Collectives {
     /// The program each CGRA slot holds (as loaded), and the slot the next new program takes.
     std::array<std::vector<std::uint32_t>, regmap::kCgraSlots> cgra_slots_;
     unsigned cgra_next_slot_ = 0;
+    std::optional<std::uint32_t> cgra_capabilities_;  ///< CGRA_CAPABILITIES, read once (an MMIO round trip)
     /// The slot holding `words`, loading it first (round robin) if needed;
     /// nullopt without a CGRA. Throws DriverError when the switch refuses it.
     std::optional<unsigned> cgra_slot(const std::vector<std::uint32_t>& words);
