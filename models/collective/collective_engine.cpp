@@ -1803,8 +1803,12 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
             refuse(static_cast<std::uint32_t>(cgra::LoadError::Length), 0,
                    "CGRA LOAD refused: slot " + std::to_string(g.slot) + " is not 0.." +
                        std::to_string(rm::kCgraSlots - 1));
+        } else if (g.staging_index > cgra::kMaxWords) {
+            refuse(static_cast<std::uint32_t>(cgra::LoadError::Length), 0,
+                   "CGRA program refused: " + std::to_string(g.staging_index) + " words staged, the staging memory holds " +
+                       std::to_string(cgra::kMaxWords) + " (slot " + std::to_string(g.slot) + " unchanged)");
         } else {
-            const std::size_t staged = std::min<std::size_t>(g.staging_index, cgra::kMaxWords + 1);
+            const std::size_t staged = g.staging_index;
             std::vector<std::uint32_t> words(staged, 0);
             std::copy_n(g.staging.begin(), std::min(staged, g.staging.size()), words.begin());
             const cgra::LoadOutcome out = cgra::decode(words, cgra::Limits{config_.cgra_pes, config_.cgra_lanes});

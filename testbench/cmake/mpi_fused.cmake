@@ -21,3 +21,9 @@ add_test(NAME mpi_fused_default_threshold_offloads
          COMMAND sh -c "out=$($<TARGET_FILE:isvp> run -n 4 --set topology.torus=2x2x1 -- ${isvp_mpi_test_binaries}/fused_bench is 4) || exit 1; echo \"$out\"; echo \"$out\" | grep -q 'offloaded 2'")
 set_tests_properties(mpi_fused_threshold_zero_runs_on_the_host mpi_fused_default_threshold_offloads
                      PROPERTIES TIMEOUT 300 LABELS "mpi;fused")
+
+# The CGRA's registers on one engine: LOAD and its refusals, ARM and its refusals.
+isvp_systemc_testbench(collective_cgra_registers_tb isvp_collective)
+add_test(NAME fused_cgra_registers_load_and_arm COMMAND collective_cgra_registers_tb)
+set_tests_properties(fused_cgra_registers_load_and_arm PROPERTIES LABELS fused TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "collective_cgra_registers_tb: passed")
