@@ -104,6 +104,18 @@ constexpr auto kConfigTable = [](auto& self, auto&& parameter) {
     parameter(
         param::Real{"collective.sharp_fault_at_us", "us", 0.0, 1e9, "test: when the AN of sharp_fault_switch fails"},
         self.sharp_fault_at_us);
+    parameter(param::Integer{"collective.cgra_pes", "PEs", 1, cgra::kMaxInstructions,
+                             "SmartFuse CGRA: processing elements (a program has at most one instruction per PE)"},
+              self.cgra_pes);
+    parameter(param::Integer{"collective.cgra_lanes", "lanes", 1, 64,
+                             "SmartFuse CGRA: SIMD lanes per PE (the most a program may ask)"},
+              self.cgra_lanes);
+    parameter(param::Integer{"collective.cgra_cycles_per_vector", "cycles", 1, 1024,
+                             "SmartFuse CGRA: cycles a PE takes per vector of lanes elements"},
+              self.cgra_cycles_per_vector);
+    parameter(param::Integer{"collective.cgra_pe_latency_cycles", "cycles", 0, 1024,
+                             "SmartFuse CGRA: pipeline latency of one PE (paid once per instruction)"},
+              self.cgra_pe_latency_cycles);
 };
 
 }  // namespace
@@ -203,7 +215,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     // One process for all of the engine's own work (see run()).
     SC_METHOD(run);
     sensitive << net_port_.wake() << host_port_.wake() << kernel_port_.wake() << incoming_event_ << combined_event_
-              << flush_event_ << cgr_free_event_;
+              << flush_event_ << cgr_free_event_ << cgra_event_;
     dont_initialize();
 }
 
@@ -218,6 +230,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
 // (router and QDMA calls, each in its sender's order) decide alone.
 void CollectiveEngine::run() {
     on_combined();
+    on_cgra_done();
     on_cgr_free();
     on_incoming();
     on_cgr_free();
@@ -895,6 +908,11 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
         plan.schedule = make_tree_schedule(h.opcode, role);
         ++statistics_.tree_collectives;
     }
+    if (const auto& armed = cgra_.armed[context]; armed && armed->sequence == e.sequence) {
+        a.cgra = cgra_.slots[armed->slot];  // copied: a later LOAD of the slot does not touch it
+        a.cgra_then = armed->then;
+        cgra_.armed[context].reset();
+    }
     a.header_bytes = plan.header_bytes;
     a.mine = plan.mine;
     a.local = plan.local;
@@ -1317,6 +1335,11 @@ bool CollectiveEngine::advance_data(unsigned context) {
         }
         bool may_return() override { return a.agreed; }
         void results_ready() override {
+            if (a.cgra && !engine.cgra_ready(context)) return;  // semi-fused: the program runs first
+            if (a.cgra && a.cgra_then != Opcode::Send) {        // fully fused: the output feeds the next collective
+                a.results_sent = a.result_chunks;
+                return;
+            }
             // Final chunks go to the host DMA in batches (one notification each).
             if (a.results_final - a.results_sent >= engine.config_.result_batch_packets ||
                 a.results_final == a.result_chunks)
@@ -1442,6 +1465,9 @@ void CollectiveEngine::finish(unsigned context) {
         ++statistics_.collectives;
         if (trace_) trace_call_end(context, CollectiveError::None, 0);
     }
+    // Fully fused: the next collective starts here, before any request queued by the host.
+    std::optional<Request> chained;
+    if (mask == 0 && a.cgra && a.cgra_then != Opcode::Send) chained = chained_request(context);
     release_cgr(context);
     c.discard_host = a.host_message - a.host_received;
     c.sequences.finished(a.sequence);
@@ -1451,6 +1477,7 @@ void CollectiveEngine::finish(unsigned context) {
     a.buffer.clear();
     spare_buffers_.push_back(std::move(a.buffer));
     discard_stale(context);
+    if (chained) c.waiting.push_front(std::move(*chained));
 }
 
 // ---------------------------------------------------------------------------
@@ -1696,6 +1723,12 @@ void CollectiveEngine::on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_tim
     std::uint32_t value = 0;
     const bool write = payload.is_write();
     if (write) std::memcpy(&value, payload.get_data_ptr(), 4);
+    if (offset >= regmap::CGRA_BASE && offset < regmap::CGRA_END) {
+        const std::uint32_t read = cgra_csr(offset, write, value);
+        if (!write) std::memcpy(payload.get_data_ptr(), &read, 4);
+        payload.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
     const CsrOutcome out = table_.access(
         offset, write, value, [this](unsigned row) { return row_busy(row); },
         AcceleratorCounters{statistics_.dropped, statistics_.errors});
@@ -1725,6 +1758,173 @@ void CollectiveEngine::on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_tim
                                         std::to_string(offset) + " ignored")
                                            .c_str());
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// ---------------------------------------------------------------------------
+// SmartFuse CGRA (docs/FUSED.md)
+
+std::uint32_t CollectiveEngine::cgra_csr(std::uint32_t offset, bool write, std::uint32_t value) {
+    namespace rm = regmap;
+    CgraState& g = cgra_;
+    switch (offset) {
+        case rm::CGRA_CAPABILITIES:
+            return rm::cgra_capabilities::PES.make(config_.cgra_pes) |
+                   rm::cgra_capabilities::LANES.make(config_.cgra_lanes) |
+                   rm::cgra_capabilities::SLOTS.make(rm::kCgraSlots);
+        case rm::CGRA_SLOT:
+            if (write) g.slot = value & 0xFF;
+            return g.slot;
+        case rm::CGRA_STAGING_INDEX:
+            if (write) g.staging_index = value;
+            return g.staging_index;
+        case rm::CGRA_STAGING_WORD:
+            // Words past the staging memory are counted but not kept: LOAD refuses the length.
+            if (write) {
+                if (g.staging_index < cgra::kMaxWords) {
+                    if (g.staging.size() <= g.staging_index) g.staging.resize(g.staging_index + 1);
+                    g.staging[g.staging_index] = value;
+                }
+                ++g.staging_index;
+            }
+            return 0;
+        case rm::CGRA_COMMAND:
+            if (write) cgra_command(value);
+            return 0;
+        case rm::CGRA_STATUS:
+            return g.status;
+        case rm::CGRA_ARM_CONTEXT:
+            if (write) g.arm_context = value & 0x1F;
+            return g.arm_context;
+        case rm::CGRA_ARM_SEQUENCE:
+            if (write) g.arm_sequence = value;
+            return g.arm_sequence;
+        case rm::CGRA_ARM_SLOT:
+            if (write) g.arm_slot = value & 0xFF;
+            return g.arm_slot;
+        case rm::CGRA_ARM_THEN:
+            if (write) g.arm_then = value & 0xF;
+            return g.arm_then;
+        case rm::CGRA_RUNS:
+            return g.runs;
+        case rm::CGRA_REFUSED:
+            return g.refused;
+        default:
+            if (write)
+                SC_REPORT_WARNING(kReportType, (std::string(name()) + ": write to unmapped CGRA register " +
+                                                std::to_string(offset) + " ignored")
+                                                   .c_str());
+            return 0xFFFFFFFFu;
+    }
+}
+
+void CollectiveEngine::cgra_command(std::uint32_t command) {
+    namespace rm = regmap;
+    CgraState& g = cgra_;
+    const auto refuse = [&](std::uint32_t error, std::uint32_t instruction, const std::string& why) {
+        g.status = rm::cgra_status::RESULT.make(rm::kCgraRefused) | rm::cgra_status::ERROR.make(error) |
+                   rm::cgra_status::INSTRUCTION.make(instruction & 0xFF);
+        ++g.refused;
+        SC_REPORT_WARNING(kReportType, (std::string(name()) + ": " + why).c_str());
+    };
+    if (rm::cgra_command::LOAD.get(command)) {
+        if (g.slot >= rm::kCgraSlots) {
+            refuse(static_cast<std::uint32_t>(cgra::LoadError::Length), 0,
+                   "CGRA LOAD refused: slot " + std::to_string(g.slot) + " is not 0.." +
+                       std::to_string(rm::kCgraSlots - 1));
+        } else if (g.staging_index > cgra::kMaxWords) {
+            refuse(static_cast<std::uint32_t>(cgra::LoadError::Length), 0,
+                   "CGRA program refused: " + std::to_string(g.staging_index) + " words staged, the staging memory holds " +
+                       std::to_string(cgra::kMaxWords) + " (slot " + std::to_string(g.slot) + " unchanged)");
+        } else {
+            const std::size_t staged = g.staging_index;
+            std::vector<std::uint32_t> words(staged, 0);
+            std::copy_n(g.staging.begin(), std::min(staged, g.staging.size()), words.begin());
+            const cgra::LoadOutcome out = cgra::decode(words, cgra::Limits{config_.cgra_pes, config_.cgra_lanes});
+            if (out.program) {
+                g.slots[g.slot] = *out.program;
+                g.status = rm::cgra_status::RESULT.make(rm::kCgraDone);
+            } else {
+                refuse(static_cast<std::uint32_t>(out.error), out.instruction,
+                       out.why + " (slot " + std::to_string(g.slot) + " unchanged)");
+            }
+        }
+        g.staging.clear();
+        g.staging_index = 0;
+    }
+    if (rm::cgra_command::ARM.get(command)) {
+        if (g.arm_then != 0 && g.arm_then != static_cast<std::uint32_t>(Opcode::Allgather)) {
+            refuse(3, 0,
+                   "CGRA ARM refused: the engine chains only an allgather (opcode 6) after a program, not " +
+                       std::to_string(g.arm_then));
+        } else if (g.arm_slot >= rm::kCgraSlots || !g.slots[g.arm_slot]) {
+            refuse(1, 0, "CGRA ARM refused: slot " + std::to_string(g.arm_slot) + " holds no program");
+        } else if (!table_.valid(g.arm_context)) {
+            refuse(2, 0, "CGRA ARM refused: context " + std::to_string(g.arm_context) + " holds no communicator");
+        } else {
+            g.armed[g.arm_context] =
+                CgraState::Armed{g.arm_sequence, g.arm_slot, g.arm_then == 0 ? Opcode::Send : Opcode::Allgather};
+            g.status = rm::cgra_status::RESULT.make(rm::kCgraDone);
+        }
+    }
+}
+
+bool CollectiveEngine::cgra_ready(unsigned context) {
+    Active& a = contexts_[context].active;
+    if (a.results_final < a.result_chunks) return false;  // the program streams over the whole result
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    if (a.cgra_ready_ps == kNever) {
+        const std::size_t element = cgra::element_bytes(a.cgra->type);
+        if (a.carry_payload && a.result.bytes() > 0) {
+            std::vector<std::uint8_t> bytes(a.result.bytes());
+            a.result.gather(a.buffer.data(), 0, bytes.size(), bytes.data());
+            cgra::run_program(*a.cgra, bytes.data(), bytes.size(), a.rank, a.envelope.size);
+            a.result.scatter(bytes.data(), 0, bytes.size(), a.buffer.data());
+        }
+        const std::uint64_t cycles = cgra::program_cycles(
+            *a.cgra, a.result.bytes() / element, config_.cgra_cycles_per_vector, config_.cgra_pe_latency_cycles);
+        a.cgra_ready_ps = now + cycles * static_cast<std::uint64_t>(cycle_.value());
+        ++cgra_.runs;
+        cgra_.running_contexts |= 1u << context;
+        cgra_event_.notify(sc_core::sc_time::from_value(a.cgra_ready_ps - now));
+    }
+    return now >= a.cgra_ready_ps;
+}
+
+void CollectiveEngine::on_cgra_done() {
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    for (std::uint32_t busy = cgra_.running_contexts; busy != 0; busy &= busy - 1) {
+        const auto context = static_cast<unsigned>(__builtin_ctz(busy));
+        Active& a = contexts_[context].active;
+        if (!a.running || !a.cgra) {  // ended meanwhile (an abort)
+            cgra_.running_contexts &= ~(1u << context);
+            continue;
+        }
+        if (a.cgra_ready_ps > now) continue;
+        cgra_.running_contexts &= ~(1u << context);
+        progress(context);
+    }
+}
+
+CollectiveEngine::Request CollectiveEngine::chained_request(unsigned context) const {
+    const Active& a = contexts_[context].active;
+    Request r;
+    r.network = a.header;
+    r.network.opcode = a.cgra_then;
+    r.network.operation = 0;
+    r.network.algorithm = static_cast<std::uint8_t>(default_algorithm(a.cgra_then));
+    CollectiveEnvelope e = a.envelope;
+    const std::uint64_t bytes = a.result.bytes();
+    e.elements_per_block = static_cast<std::uint32_t>(bytes / element_size(static_cast<Datatype>(a.header.datatype)));
+    e.root = 0;
+    e.global_root = e.global_rank0;
+    e.sequence = a.envelope.sequence + 1;
+    r.bytes.resize(CollectiveEnvelope::kBytes + bytes);
+    e.write(r.bytes.data());
+    if (a.carry_payload && bytes)
+        a.result.gather(a.buffer.data(), 0, bytes, r.bytes.data() + CollectiveEnvelope::kBytes);
+    r.received = static_cast<std::uint32_t>(r.bytes.size());
+    r.first_at = sc_core::sc_time_stamp();
+    return r;
 }
 
 }  // namespace isvp

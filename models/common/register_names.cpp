@@ -57,6 +57,18 @@ constexpr Named kGlobalRegisters[] = {
     {KERNEL_WORLD_SIZE, "KERNEL_WORLD_SIZE"},
     {KERNEL_CYCLES_LO, "KERNEL_CYCLES_LO"},
     {KERNEL_CYCLES_HI, "KERNEL_CYCLES_HI"},
+    {CGRA_CAPABILITIES, "CGRA_CAPABILITIES"},
+    {CGRA_SLOT, "CGRA_SLOT"},
+    {CGRA_STAGING_INDEX, "CGRA_STAGING_INDEX"},
+    {CGRA_STAGING_WORD, "CGRA_STAGING_WORD"},
+    {CGRA_COMMAND, "CGRA_COMMAND"},
+    {CGRA_STATUS, "CGRA_STATUS"},
+    {CGRA_ARM_CONTEXT, "CGRA_ARM_CONTEXT"},
+    {CGRA_ARM_SEQUENCE, "CGRA_ARM_SEQUENCE"},
+    {CGRA_ARM_SLOT, "CGRA_ARM_SLOT"},
+    {CGRA_RUNS, "CGRA_RUNS"},
+    {CGRA_REFUSED, "CGRA_REFUSED"},
+    {CGRA_ARM_THEN, "CGRA_ARM_THEN"},
 };
 
 /// Registers of one queue context, at QUEUE(q) + offset.
@@ -254,6 +266,20 @@ std::string register_fields(std::uint32_t offset, std::uint32_t value) {
             fields.add("kernels", kernel_capabilities::KERNELS.get(value));
             fields.add("args", kernel_capabilities::ARGS.get(value));
             fields.add("results", kernel_capabilities::RESULTS.get(value));
+            break;
+        case CGRA_CAPABILITIES:
+            fields.add("pes", cgra_capabilities::PES.get(value));
+            fields.add("lanes", cgra_capabilities::LANES.get(value));
+            fields.add("slots", cgra_capabilities::SLOTS.get(value));
+            break;
+        case CGRA_COMMAND:
+            fields.add("load", cgra_command::LOAD.get(value));
+            fields.add("arm", cgra_command::ARM.get(value));
+            break;
+        case CGRA_STATUS:
+            fields.add("result", cgra_status::RESULT.get(value));
+            fields.add("error", cgra_status::ERROR.get(value));
+            fields.add("instruction", cgra_status::INSTRUCTION.get(value));
             break;
         case KERNEL_CONTROL:
             fields.add("start", kernel_control::START.get(value));

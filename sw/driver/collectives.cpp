@@ -7,6 +7,7 @@
 #include <string>
 
 #include "isvp/aglu_core.h"
+#include "isvp/cgra.h"
 #include "isvp/collective_core.h"
 #include "isvp/sharp_resources.h"
 
@@ -632,6 +633,86 @@ void Collectives::barrier(Communicator& comm) {
     call.collective = Opcode::Barrier;
     run(comm, call);
 }
+std::optional<unsigned> Collectives::cgra_slot(const std::vector<std::uint32_t>& words) {
+    if (!driver_.accelerator().present) return std::nullopt;
+    if (!cgra_capabilities_) cgra_capabilities_ = driver_.cgra_capabilities();
+    const std::uint32_t capabilities = *cgra_capabilities_;
+    if (regmap::cgra_capabilities::SLOTS.get(capabilities) == 0) return std::nullopt;
+    for (unsigned s = 0; s < regmap::kCgraSlots; ++s)
+        if (cgra_slots_[s] == words) return s;
+    const unsigned slot = cgra_next_slot_;
+    const std::uint32_t status = driver_.cgra_load(slot, words);
+    if (regmap::cgra_status::RESULT.get(status) != regmap::kCgraDone) {
+        // The switch says which check failed; the host's decoder (the same
+        // core) words it.
+        const cgra::LoadOutcome why =
+            cgra::decode(words, cgra::Limits{regmap::cgra_capabilities::PES.get(capabilities),
+                                             regmap::cgra_capabilities::LANES.get(capabilities)});
+        throw DriverError("collective: the switch's CGRA refused the program (error " +
+                          std::to_string(regmap::cgra_status::ERROR.get(status)) + ", instruction " +
+                          std::to_string(regmap::cgra_status::INSTRUCTION.get(status)) +
+                          "): " + (why.program ? std::string("refused") : why.why));
+    }
+    cgra_slots_[slot] = words;
+    cgra_next_slot_ = (cgra_next_slot_ + 1) % regmap::kCgraSlots;
+    return slot;
+}
+
+void Collectives::cgra_check(const std::vector<std::uint32_t>& words) {
+    if (offload_ && cgra_slot(words)) return;
+    const cgra::LoadOutcome out = cgra::decode(words, cgra::Limits{cgra::kMaxInstructions, 64});
+    if (!out.program) throw DriverError("collective: " + out.why);
+}
+
+bool Collectives::fused(Communicator& comm, Opcode collective, const void* send, void* recv, std::size_t count,
+                        Datatype type, std::optional<Operation> op, const std::vector<std::uint32_t>& words,
+                        bool offload) {
+    if (collective != Opcode::Allreduce && collective != Opcode::Allgather)
+        throw DriverError("collective: fused " + lower_name(collective) +
+                          ": the CGRA follows an allreduce or an allgather");
+    const Call call{collective, type, op, count, 0, send, recv};
+    const std::uint64_t buffer_bytes = check_call(comm, call);
+    const cgra::LoadOutcome decoded = cgra::decode(words, cgra::Limits{cgra::kMaxInstructions, 64});
+    if (!decoded.program) throw DriverError("collective: " + decoded.why);
+    std::optional<unsigned> slot;
+    if (offload && offload_ && would_offload(comm, collective, op, type, buffer_bytes)) slot = cgra_slot(words);
+    if (slot) {
+        struct NextSequence {
+            Communicator& comm;
+            ~NextSequence() { ++comm.sequence; }
+        } next{comm};
+        driver_.cgra_arm(comm.id, comm.sequence, *slot);
+        run_offloaded(comm, call);
+        return true;
+    }
+    run(comm, call);
+    const std::size_t bytes =
+        count * element_size(type) * (collective == Opcode::Allgather ? static_cast<std::size_t>(comm.size()) : 1u);
+    if (!driver_.timing_only())
+        cgra::run_program(*decoded.program, static_cast<std::uint8_t*>(recv), bytes, comm.rank, comm.size());
+    return false;
+}
+
+bool Collectives::fused_allreduce_allgather(Communicator& comm, const void* send, void* recv, std::size_t count,
+                                            Datatype type, Operation op, const std::vector<std::uint32_t>& words) {
+    const Call call{Opcode::Allreduce, type, op, count, 0, send, recv};
+    const std::uint64_t buffer_bytes = check_call(comm, call);
+    const std::uint64_t gathered = buffer_bytes * static_cast<std::uint64_t>(comm.size());
+    if (!offload_ || count == 0 || !would_offload(comm, Opcode::Allreduce, op, type, buffer_bytes) ||
+        !would_offload(comm, Opcode::Allgather, std::nullopt, type, gathered))
+        return false;
+    const std::optional<unsigned> slot = cgra_slot(words);
+    if (!slot) return false;
+    struct NextSequences {
+        Communicator& comm;
+        ~NextSequences() { comm.sequence += 2; }  // the allreduce's, and the allgather the engine starts
+    } next{comm};
+    driver_.cgra_arm(comm.id, comm.sequence, *slot, static_cast<unsigned>(Opcode::Allgather));
+    post_offloaded(comm, call);
+    receive_offloaded(comm.id, Opcode::Allgather, recv, static_cast<std::size_t>(gathered));
+    return true;
+}
+
 
 void Collectives::software_barrier(Communicator& comm) {
     Call call;

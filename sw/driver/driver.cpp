@@ -242,6 +242,29 @@ void Driver::release_ct_row(unsigned context) {
     transport_.mmio_write32(rm::CT_COMMAND, rm::ct_command::RELEASE.make(1));
 }
 
+std::uint32_t Driver::cgra_capabilities() {
+    if (!accelerator_.present) return 0;
+    return transport_.mmio_read32(rm::CGRA_CAPABILITIES);
+}
+
+std::uint32_t Driver::cgra_load(unsigned slot, const std::vector<std::uint32_t>& words) {
+    if (!accelerator_.present) throw DriverError("driver: cgra_load: no collective accelerator");
+    transport_.mmio_write32(rm::CGRA_SLOT, slot);
+    transport_.mmio_write32(rm::CGRA_STAGING_INDEX, 0);
+    for (const std::uint32_t w : words) transport_.mmio_write32(rm::CGRA_STAGING_WORD, w);
+    transport_.mmio_write32(rm::CGRA_COMMAND, rm::cgra_command::LOAD.make(1));
+    return transport_.mmio_read32(rm::CGRA_STATUS);  // the read follows the posted writes
+}
+
+void Driver::cgra_arm(unsigned context, std::uint32_t sequence, unsigned slot, unsigned then) {
+    if (!accelerator_.present) throw DriverError("driver: cgra_arm: no collective accelerator");
+    transport_.mmio_write32(rm::CGRA_ARM_CONTEXT, context);
+    transport_.mmio_write32(rm::CGRA_ARM_SEQUENCE, sequence);
+    transport_.mmio_write32(rm::CGRA_ARM_SLOT, slot);
+    transport_.mmio_write32(rm::CGRA_ARM_THEN, then);
+    transport_.mmio_write32(rm::CGRA_COMMAND, rm::cgra_command::ARM.make(1));
+}
+
 bool Driver::ct_row_valid(unsigned context) {
     if (!accelerator_.present || context >= accelerator_.ct_rows) return false;
     return (transport_.mmio_read32(rm::CT_VALID) >> context & 1u) != 0;

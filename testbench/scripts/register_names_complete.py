@@ -13,7 +13,7 @@ import sys
 
 # Window bases and strides: what lies in them is named entry by entry.
 NOT_REGISTERS = {"QUEUE_BASE", "QUEUE_STRIDE", "DOORBELL_BASE", "DOORBELL_STRIDE", "MSIX_ENTRY_BYTES", "MSIX_TABLE", "ACCELERATOR_BASE",
-                 "ACCELERATOR_END", "PIO_STRIDE", "KERNEL_BASE", "KERNEL_END",
+                 "ACCELERATOR_END", "PIO_STRIDE", "KERNEL_BASE", "KERNEL_END", "CGRA_BASE", "CGRA_END",
                  "KERNEL_ARG_BASE", "KERNEL_RESULT_BASE"}
 # A field whose decoded name is spelled differently.
 FIELD_SPELLING = {"color": "colour"}

@@ -53,6 +53,7 @@
 #include "isvp/aglu_engine.h"
 #include "isvp/argument_agreement.h"
 #include "isvp/cgr_pool.h"
+#include "isvp/cgra.h"
 #include "isvp/chunk_combiner.h"
 #include "isvp/collective_core.h"
 #include "isvp/communicator_table.h"
@@ -108,6 +109,14 @@ struct CollectiveConfig {
     int sharp_fault_switch = -1;           ///< test: this switch's AN fails (-1: none)
     double sharp_fault_at_us = 0.0;        ///< test: when it fails
     bool sharp() const { return mode == "sharp"; }
+    /// SmartFuse CGRA beside the engine (docs/FUSED.md): its array's size
+    /// and cost. A program's result takes ceil(elements / lanes) vectors x
+    /// cgra_cycles_per_vector + instructions x cgra_pe_latency_cycles cycles
+    /// at clock_mhz between its last final chunk and its first chunk to the host.
+    unsigned cgra_pes = 8;
+    unsigned cgra_lanes = 8;
+    unsigned cgra_cycles_per_vector = 1;
+    unsigned cgra_pe_latency_cycles = 4;
     /// job.timing_only (set by the platform, not a collective.* parameter):
     /// received chunks are neither copied nor combined; the AgLU is charged
     /// its documented latency (pipeline_stages + vectors - 1) all the same.
@@ -323,6 +332,13 @@ class CollectiveEngine : public sc_core::sc_module {
         /// Runs through the switches' tree: peers are switch engines'
         /// addresses, the step field carries the tree's slot, no agreement.
         bool tree = false;
+        /// Armed (CGRA_COMMAND.ARM): the result runs through this program
+        /// once every chunk is final, and goes to the host cgra_ready_ps later.
+        std::optional<cgra::Program> cgra;
+        std::uint64_t cgra_ready_ps = kNever;
+        /// Fully fused: the collective the engine starts on the program's
+        /// output when this one ends (Send = none); its result is not returned.
+        Opcode cgra_then = Opcode::Send;
     };
     /// Where this NIC stands in its communicator's switch tree (per row).
     struct TreeLink {
@@ -515,6 +531,17 @@ class CollectiveEngine : public sc_core::sc_module {
     /// Before a's buffer goes: result packets still queued keep it (moved
     /// into their ResultSource).
     static void detach_results(Active& a);
+    /// A CGRA register access (CGRA_BASE .. CGRA_END); the value read.
+    std::uint32_t cgra_csr(std::uint32_t offset, bool write, std::uint32_t value);
+    void cgra_command(std::uint32_t command);
+    /// Whether an armed collective's result may go to the host: runs its
+    /// program once every result chunk is final (false until it is done).
+    bool cgra_ready(unsigned context);
+    /// Contexts whose program finished now go on.
+    void on_cgra_done();
+    /// Fully fused: the request the engine posts itself when the armed
+    /// collective on `context` ends (its program's output as contribution).
+    Request chained_request(unsigned context) const;
     /// Updates statistics_.peak_buffer_bytes with the bytes collective
     /// buffers, queued requests and recycled buffers hold now.
     void note_buffer_bytes();
@@ -573,6 +600,25 @@ class CollectiveEngine : public sc_core::sc_module {
     sc_core::sc_event incoming_event_;                      ///< the earliest pending tail arrives
     sc_core::sc_event combined_event_;                      ///< the earliest chunk in an AgLU leaves it
     sc_core::sc_event cgr_free_event_;                      ///< a CGR unit freed while collectives wait
+    sc_core::sc_event cgra_event_;                          ///< a CGRA program's result is ready
+    /// The SmartFuse CGRA's registers and program slots (docs/FUSED.md).
+    struct CgraState {
+        std::array<std::optional<cgra::Program>, regmap::kCgraSlots> slots;  ///< loaded programs
+        std::vector<std::uint32_t> staging;  ///< words written so far (CGRA_STAGING_WORD)
+        std::uint32_t staging_index = 0;     ///< CGRA_STAGING_INDEX
+        std::uint32_t slot = 0;              ///< CGRA_SLOT
+        std::uint32_t status = 0;            ///< CGRA_STATUS
+        std::uint32_t arm_context = 0, arm_sequence = 0, arm_slot = 0, arm_then = 0;
+        struct Armed {
+            std::uint32_t sequence = 0;
+            std::uint32_t slot = 0;
+            Opcode then = Opcode::Send;  ///< Send: semi-fused
+        };
+        /// Per context: the collective ARM marked, until it starts.
+        std::array<std::optional<Armed>, regmap::kContextCount> armed;
+        std::uint32_t runs = 0, refused = 0;  ///< CGRA_RUNS, CGRA_REFUSED
+        std::uint32_t running_contexts = 0;   ///< bit c: context c's program runs
+    } cgra_;
     sc_core::sc_event_queue flush_event_;                   ///< credits to return
     CollectiveStatistics statistics_;
     TraceWriter* trace_ = nullptr;    ///< collective calls and phases, or null (off)

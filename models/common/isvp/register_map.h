@@ -349,6 +349,54 @@ constexpr std::uint32_t KERNEL_RESULT(unsigned index) {
 }
 static_assert(KERNEL_RESULT(kKernelResults) <= KERNEL_END && KERNEL_END <= ACCELERATOR_END);
 
+// ---------------------------------------------------------------------------
+// SmartFuse CGRA beside the collective engine, CGRA_BASE .. CGRA_END (inside
+// the accelerator window, served by the engine; docs/FUSED.md,
+// models/collective/isvp/cgra.h for the program format). The host stages a
+// program word by word, LOADs it into a slot (a malformed one is refused,
+// the slot and the engine unchanged), then ARMs a (context, sequence): that
+// collective's result runs through the slot's program before it goes to
+// the host (a semi-fused collective).
+inline constexpr std::uint32_t CGRA_BASE = 0x7100;
+inline constexpr std::uint32_t CGRA_END = 0x7140;  ///< one past the CGRA's registers
+/// RO fields in `cgra_capabilities` (all zero: no CGRA).
+inline constexpr std::uint32_t CGRA_CAPABILITIES = 0x7100;
+namespace cgra_capabilities {
+inline constexpr Field PES{0, 8};     ///< processing elements: most instructions per program
+inline constexpr Field LANES{8, 8};   ///< SIMD lanes per PE (most a program may ask)
+inline constexpr Field SLOTS{16, 8};  ///< program slots
+}  // namespace cgra_capabilities
+inline constexpr std::uint32_t CGRA_SLOT = 0x7104;           ///< RW [7:0] the slot LOAD writes
+inline constexpr std::uint32_t CGRA_STAGING_INDEX = 0x7108;  ///< RW word index the next CGRA_STAGING_WORD write sets
+inline constexpr std::uint32_t CGRA_STAGING_WORD = 0x710C;   ///< WO program word at CGRA_STAGING_INDEX; index += 1
+/// WO fields in `cgra_command`.
+inline constexpr std::uint32_t CGRA_COMMAND = 0x7110;
+namespace cgra_command {
+inline constexpr Field LOAD{0, 1};  ///< decode staged words [0, CGRA_STAGING_INDEX) into CGRA_SLOT
+inline constexpr Field ARM{1, 1};   ///< the collective (CGRA_ARM_CONTEXT, CGRA_ARM_SEQUENCE) runs through CGRA_ARM_SLOT
+}  // namespace cgra_command
+/// RO outcome of the last CGRA_COMMAND, fields in `cgra_status`.
+inline constexpr std::uint32_t CGRA_STATUS = 0x7114;
+namespace cgra_status {
+inline constexpr Field RESULT{0, 4};  ///< kCgraDone or kCgraRefused
+inline constexpr Field ERROR{8, 8};   ///< LOAD: cgra::LoadError; ARM: 1 slot empty/out of range, 2 context, 3 ARM_THEN
+inline constexpr Field INSTRUCTION{16, 8};  ///< LOAD refused: the offending instruction
+}  // namespace cgra_status
+inline constexpr std::uint32_t kCgraDone = 0;
+inline constexpr std::uint32_t kCgraRefused = 1;
+inline constexpr std::uint32_t CGRA_ARM_CONTEXT = 0x7118;   ///< RW [4:0] context of the collective ARM marks
+inline constexpr std::uint32_t CGRA_ARM_SEQUENCE = 0x711C;  ///< RW its sequence (the envelope's)
+inline constexpr std::uint32_t CGRA_ARM_SLOT = 0x7120;      ///< RW [7:0] the program it runs
+inline constexpr std::uint32_t CGRA_RUNS = 0x7124;          ///< RO results that ran through a program
+inline constexpr std::uint32_t CGRA_REFUSED = 0x7128;       ///< RO LOADs and ARMs refused
+/// RW [3:0] fully fused: the collective ARM marks starts this one itself
+/// (opcode; 0 none = semi-fused, 6 Allgather) on the program's output as
+/// its contribution, sequence + 1, without the host; only its result goes
+/// to the host. ARM refuses any other opcode (error 3).
+inline constexpr std::uint32_t CGRA_ARM_THEN = 0x712C;
+inline constexpr unsigned kCgraSlots = 4;
+static_assert(KERNEL_END <= CGRA_BASE && CGRA_END <= ACCELERATOR_END);
+
 /// One CT row, DESIGN §3.5: (log2 MAX_R * (log2 MAX_R + 2) + 8) bits with
 /// MAX_R = 65536 ranks: 296 bits.
 ///   [0]     valid (ignored on upload; LOAD sets it)

@@ -129,6 +129,31 @@ class Collectives {
     /// member passes the same arguments, so every member decides alike.
     bool would_offload(const Communicator& comm, Opcode collective, std::optional<Operation> op, Datatype type,
                        std::uint64_t buffer_bytes) const;
+    /// SmartFuse semi-fused collective (docs/FUSED.md): an Allreduce (`op`)
+    /// or Allgather (`count` per rank) whose result runs through the CGRA
+    /// program `words` (models/collective/isvp/cgra.h) before it lands in
+    /// `recv`. In the switch — the CGRA beside the engine runs it on the
+    /// result stream — when `offload` allows it, the call would offload and
+    /// the switch has a CGRA; otherwise the collective as the plain call
+    /// runs it, then the same program on the host (cgra::run_program: the
+    /// same bytes). Returns true when the program ran in the switch. Throws
+    /// DriverError for a program the switch (or, without one, the host's
+    /// decoder) refuses.
+    bool fused(Communicator& comm, Opcode collective, const void* send, void* recv, std::size_t count, Datatype type,
+               std::optional<Operation> op, const std::vector<std::uint32_t>& words, bool offload);
+    /// Fully fused (docs/FUSED.md): Allreduce (`op`) -> program -> Allgather
+    /// of every member's program output, all in the switch: the engine
+    /// starts the allgather itself when the program is done (no host step
+    /// between; the call takes two sequence numbers). `recv` gets size x
+    /// count elements, member r's output at block r. Returns false, having
+    /// done nothing, when the switch cannot (offload off, either collective
+    /// not offloaded, no CGRA): the caller falls back.
+    bool fused_allreduce_allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
+                                   Operation op, const std::vector<std::uint32_t>& words);
+    /// Checks `words` as a LOAD does: in the switch's CGRA when there is one
+    /// (the program stays loaded for fused()), else with the host's decoder.
+    /// Throws DriverError naming what is wrong.
+    void cgra_check(const std::vector<std::uint32_t>& words);
     std::uint64_t software_calls() const { return software_calls_; }
     std::uint64_t offloaded_calls() const { return offloaded_calls_; }
 
@@ -171,6 +196,13 @@ class Collectives {
     Communicator world_;
     std::uint64_t software_calls_ = 0;
     std::uint64_t offloaded_calls_ = 0;
+    /// The program each CGRA slot holds (as loaded), and the slot the next new program takes.
+    std::array<std::vector<std::uint32_t>, regmap::kCgraSlots> cgra_slots_;
+    unsigned cgra_next_slot_ = 0;
+    std::optional<std::uint32_t> cgra_capabilities_;  ///< CGRA_CAPABILITIES, read once (an MMIO round trip)
+    /// The slot holding `words`, loading it first (round robin) if needed;
+    /// nullopt without a CGRA. Throws DriverError when the switch refuses it.
+    std::optional<unsigned> cgra_slot(const std::vector<std::uint32_t>& words);
 };
 
 /// Combines `bytes` of elements: out = left op right, element by element, with

@@ -248,6 +248,17 @@ class Driver {
     void load_ct_row(unsigned context, const std::array<std::uint32_t, regmap::kCtStagingDwords>& row);
     /// Invalidates a row (CT_COMMAND.RELEASE).
     void release_ct_row(unsigned context);
+    /// The SmartFuse CGRA beside the engine (docs/FUSED.md): CGRA_CAPABILITIES
+    /// (one MMIO read; 0 without an accelerator or CGRA).
+    std::uint32_t cgra_capabilities();
+    /// Stages `words` and LOADs them into `slot`; returns CGRA_STATUS (a
+    /// malformed program is refused: RESULT kCgraRefused, the slot unchanged).
+    std::uint32_t cgra_load(unsigned slot, const std::vector<std::uint32_t>& words);
+    /// ARMs the collective (context, sequence): its result runs through the
+    /// program of `slot` in the switch. Posted writes, before the request.
+    /// `then` (CGRA_ARM_THEN): 0 semi-fused; 6 (Allgather) fully fused, the
+    /// engine starts an allgather of the program's output itself (sequence + 1).
+    void cgra_arm(unsigned context, std::uint32_t sequence, unsigned slot, unsigned then = 0);
     /// Whether row `context` holds a communicator (CT_VALID, one MMIO read):
     /// the switch refuses a LOAD whose receive windows do not fit.
     bool ct_row_valid(unsigned context);

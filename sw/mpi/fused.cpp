@@ -1,0 +1,234 @@
+// SmartFuse fused collectives (include/isvp_fused.h, docs/FUSED.md): the
+// first collective and its CGRA program in the switch when the evaluator's
+// rule allows it (offload on, the call would offload, the op's array at
+// most ISVP_MPI_FUSED_THRESHOLD bytes), otherwise the plain MPI calls and
+// the same program (cgra::run_program) on the host. The second collective
+// is the shim's MPI call either way. Each phase is its own top-level MPI
+// call (its own collective tag), as a user writing them out would have.
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coll_util.h"
+#include "isvp/cgra.h"
+#include "isvp_fused.h"
+#include "mpi_impl.h"
+
+struct MPIX_Cgra_program_s {
+    std::vector<std::uint32_t> words;
+    isvp::cgra::Program program;
+};
+
+namespace isvp::mpi {
+namespace {
+
+using namespace coll;
+
+int last_offloaded = 0;
+
+/// ISVP_MPI_FUSED_THRESHOLD: the largest op array (bytes) offloaded; 16 KiB by default.
+std::size_t fused_threshold() {
+    const char* text = std::getenv("ISVP_MPI_FUSED_THRESHOLD");
+    if (!text || !*text) return 16384;
+    char* end = nullptr;
+    const long long value = std::strtoll(text, &end, 10);
+    if (*end != '\0' || value < 0)
+        throw Error(MPI_ERR_ARG, std::string("ISVP_MPI_FUSED_THRESHOLD must be a byte count >= 0, got '") + text + "'");
+    return static_cast<std::size_t>(value);
+}
+
+/// The CGRA element type `datatype` is, checked against the program's.
+const Type& check_program_type(MPIX_Cgra_program program, MPI_Datatype datatype) {
+    if (!program) throw Error(MPI_ERR_ARG, "the CGRA program is MPIX_CGRA_PROGRAM_NULL");
+    const Type& type = check_datatype(datatype);
+    std::optional<cgra::ElementType> element;
+    if (type.contiguous && type.aglu && type.uniform_count == 1) {
+        switch (*type.aglu) {
+            case isvp::Datatype::Int32:
+                element = cgra::ElementType::Int32;
+                break;
+            case isvp::Datatype::Int64:
+                element = cgra::ElementType::Int64;
+                break;
+            case isvp::Datatype::Float32:
+                element = cgra::ElementType::Float;
+                break;
+            case isvp::Datatype::Float64:
+                element = cgra::ElementType::Double;
+                break;
+            default:
+                break;
+        }
+    }
+    if (!element)
+        throw Error(MPI_ERR_TYPE, "fused collectives take MPI_INT, a 64-bit integer, MPI_FLOAT or MPI_DOUBLE");
+    if (*element != program->program.type)
+        throw Error(MPI_ERR_TYPE, "the datatype is not the CGRA program's element type (word 0, bits [19:16] = " +
+                                      std::to_string(static_cast<unsigned>(program->program.type)) + ")");
+    return type;
+}
+
+/// Semi-fused first half: collective + program. Offloaded (returns true) or
+/// the plain call and the program on the host.
+int semi_fused(const char* function, Opcode collective, const void* sendbuf, void* recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, MPIX_Cgra_program program, MPI_Comm comm) {
+    bool offloaded = false;
+    std::size_t result_bytes = 0;
+    int size = 0, rank = 0;
+    const int checked = entry(function, comm, [&] {
+        Comm& c = check_comm(comm);
+        if (c.is_inter()) throw Error(MPI_ERR_COMM, "fused collectives need an intra-communicator");
+        const Type& type = check_program_type(program, datatype);
+        if (count < 0) throw Error(MPI_ERR_COUNT, "count is negative");
+        size = c.size();
+        rank = c.rank();
+        const auto n = static_cast<std::size_t>(count);
+        result_bytes = n * type.size * (collective == Opcode::Allgather ? static_cast<std::size_t>(size) : 1u);
+        if (count == 0 || result_bytes > fused_threshold() || !state().offload) return;
+        if (collective == Opcode::Allreduce) {
+            const Reduction reduction = check_reduction(count, datatype, op);
+            const auto aglu = offload_reduction(c, Opcode::Allreduce, reduction, n);
+            if (!aglu || in_place(sendbuf)) return;
+            offloaded = collectives().fused(c.guest, collective, data_start(sendbuf, type), data_start(recvbuf, type),
+                                            n, *aglu, *reduction.op->predefined, program->words, true);
+        } else {
+            if (in_place(sendbuf) || !offload_bytes(c, Opcode::Allgather, n * type.size)) return;
+            offloaded = collectives().fused(c.guest, collective, data_start(sendbuf, type), data_start(recvbuf, type),
+                                            n, *type.aglu, std::nullopt, program->words, true);
+        }
+    });
+    if (checked != MPI_SUCCESS) return checked;
+    last_offloaded = offloaded ? 1 : 0;
+    if (offloaded || count == 0) return MPI_SUCCESS;
+    const int plain = collective == Opcode::Allreduce
+                          ? PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm)
+                          : PMPI_Allgather(sendbuf, count, datatype, recvbuf, count, datatype, comm);
+    if (plain != MPI_SUCCESS) return plain;
+    cgra::run_program(program->program, static_cast<std::uint8_t*>(recvbuf), result_bytes, rank, size);
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace isvp::mpi
+
+using namespace isvp::mpi;  // NOLINT: the C entry points below
+using namespace isvp::mpi::coll;
+using isvp::Opcode;
+
+extern "C" {
+
+int MPIX_Cgra_program_create(const uint32_t words[], int nwords, MPIX_Cgra_program* program) {
+    return entry("MPIX_Cgra_program_create", MPI_COMM_WORLD, [&] {
+        if (!program) throw Error(MPI_ERR_ARG, "program is NULL");
+        *program = MPIX_CGRA_PROGRAM_NULL;
+        if (nwords < 0 || (nwords > 0 && !words)) throw Error(MPI_ERR_ARG, "words is NULL or nwords negative");
+        std::vector<std::uint32_t> w(words, words + nwords);
+        const isvp::cgra::LoadOutcome out = isvp::cgra::decode(w, isvp::cgra::Limits{isvp::cgra::kMaxInstructions, 64});
+        // With offload on the switch's CGRA checks it (and keeps it loaded).
+        try {
+            if (state().offload) collectives().cgra_check(w);
+        } catch (const isvp::guest::DriverError& e) {
+            throw Error(MPI_ERR_ARG, e.what());
+        }
+        if (!out.program) throw Error(MPI_ERR_ARG, out.why);
+        auto made = std::make_unique<MPIX_Cgra_program_s>();
+        made->words = std::move(w);
+        made->program = *out.program;
+        *program = made.release();
+    });
+}
+
+int MPIX_Cgra_program_free(MPIX_Cgra_program* program) {
+    return entry("MPIX_Cgra_program_free", MPI_COMM_WORLD, [&] {
+        if (!program) throw Error(MPI_ERR_ARG, "program is NULL");
+        delete *program;
+        *program = MPIX_CGRA_PROGRAM_NULL;
+    });
+}
+
+int MPIX_Allreduce_op(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                      MPIX_Cgra_program program, MPI_Comm comm) {
+    return semi_fused("MPIX_Allreduce_op", Opcode::Allreduce, sendbuf, recvbuf, count, datatype, op, program, comm);
+}
+
+int MPIX_Allgather_op(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPIX_Cgra_program program,
+                      MPI_Comm comm) {
+    return semi_fused("MPIX_Allgather_op", Opcode::Allgather, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, program,
+                      comm);
+}
+
+int MPIX_Allreduce_op_alltoall(const void* sendbuf, void* opbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPIX_Cgra_program program, MPI_Comm comm) {
+    int size = 0;
+    bool fused = false;
+    const int checked = entry("MPIX_Allreduce_op_alltoall", comm, [&] {
+        Comm& c = check_comm(comm);
+        if (c.is_inter()) throw Error(MPI_ERR_COMM, "fused collectives need an intra-communicator");
+        size = c.size();
+        const Type& type = check_program_type(program, datatype);
+        if (count < 0 || count % size != 0)
+            throw Error(MPI_ERR_COUNT,
+                        "count " + std::to_string(count) + " is not a multiple of the size " + std::to_string(size));
+        const auto n = static_cast<std::size_t>(count);
+        if (count == 0 || n * type.size > fused_threshold() || !state().offload || in_place(sendbuf)) return;
+        const Reduction reduction = check_reduction(count, datatype, op);
+        const auto aglu = offload_reduction(c, Opcode::Allreduce, reduction, n);
+        if (!aglu) return;
+        // Fully fused: the switch runs the allreduce, the program and an
+        // allgather of the outputs (its Alltoall: each rank keeps its blocks).
+        std::vector<std::uint8_t> gathered(n * type.size * static_cast<std::size_t>(size));
+        fused = collectives().fused_allreduce_allgather(c.guest, data_start(sendbuf, type), gathered.data(), n, *aglu,
+                                                        *reduction.op->predefined, program->words);
+        if (!fused) return;
+        const std::size_t row = n * type.size, block = row / static_cast<std::size_t>(size);
+        const auto me = static_cast<std::size_t>(c.rank());
+        std::memcpy(data_start(opbuf, type), gathered.data() + me * row, row);
+        for (std::size_t r = 0; r < static_cast<std::size_t>(size); ++r)
+            std::memcpy(data_start(recvbuf, type) + r * block, gathered.data() + r * row + me * block, block);
+    });
+    if (checked != MPI_SUCCESS) return checked;
+    if (fused) {
+        last_offloaded = 2;
+        return MPI_SUCCESS;
+    }
+    const int first = MPIX_Allreduce_op(sendbuf, opbuf, count, datatype, op, program, comm);
+    if (first != MPI_SUCCESS) return first;
+    return PMPI_Alltoall(opbuf, count / size, datatype, recvbuf, count / size, datatype, comm);
+}
+
+int MPIX_Allgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype datatype, void* recvbuf,
+                                     int recvcounts[], int displs[], MPI_Comm comm) {
+    static MPIX_Cgra_program prefix = MPIX_CGRA_PROGRAM_NULL;  // PREFIX_SUM inclusive on int32, 1 lane
+    int size = 0;
+    const int checked = entry("MPIX_Allgather_prefix_allgatherv", comm, [&] {
+        size = check_comm(comm).size();
+        if (!recvcounts || !displs) throw Error(MPI_ERR_ARG, "recvcounts or displs is NULL");
+        if (sendcount < 0) throw Error(MPI_ERR_COUNT, "sendcount is negative");
+    });
+    if (checked != MPI_SUCCESS) return checked;
+    if (!prefix) {
+        isvp::cgra::Program p;
+        p.type = isvp::cgra::ElementType::Int32;
+        p.lanes = 1;
+        p.instructions.push_back({isvp::cgra::CgraOpcode::PrefixSum, isvp::cgra::CgraOperand::Immediate, 0});
+        const std::vector<std::uint32_t> words = isvp::cgra::encode(p);
+        const int made = MPIX_Cgra_program_create(words.data(), static_cast<int>(words.size()), &prefix);
+        if (made != MPI_SUCCESS) return made;
+    }
+    std::vector<int> ends(static_cast<std::size_t>(size));
+    const int first = MPIX_Allgather_op(&sendcount, ends.data(), 1, MPI_INT, prefix, comm);
+    if (first != MPI_SUCCESS) return first;
+    for (int i = 0; i < size; ++i) {
+        displs[i] = i == 0 ? 0 : ends[static_cast<std::size_t>(i) - 1];
+        recvcounts[i] = ends[static_cast<std::size_t>(i)] - displs[i];
+    }
+    return PMPI_Allgatherv(sendbuf, sendcount, datatype, recvbuf, recvcounts, displs, datatype, comm);
+}
+
+int MPIX_Fused_last_offloaded(void) {
+    return last_offloaded;
+}
+
+}  // extern "C"

@@ -1,0 +1,64 @@
+/* SmartFuse fused collectives on isvp (docs/FUSED.md): a collective whose
+ * result runs through a small program on the CGRA beside the switch's
+ * collective engine, then (optionally) a second collective.
+ *
+ * Blocking calls. A program is CGRA instruction words (format in
+ * docs/FUSED.md); its element type must match the datatype (MPI_INT: int32,
+ * MPI_INT64_T / MPI_LONG_LONG / MPI_LONG (8 bytes): int64, MPI_FLOAT,
+ * MPI_DOUBLE). Offloaded — the first collective and the program in the
+ * switch — when offload is on, the call would go to the switch and the
+ * op's array (the first collective's result) is at most
+ * ISVP_MPI_FUSED_THRESHOLD bytes (16384 by default); otherwise the plain MPI
+ * calls and the same program on the host (same bytes for integers; for
+ * floating point each path sums in one fixed order). The switch has no
+ * Alltoall or Allgatherv: MPIX_Allreduce_op_alltoall runs fully fused in the
+ * switch as Allreduce -> program -> Allgather (the engine starts the
+ * allgather itself; each rank keeps its blocks), MPIX_Allgather_prefix_
+ * allgatherv semi-fused with the shim's MPI_Allgatherv after it. */
+#ifndef ISVP_FUSED_H
+#define ISVP_FUSED_H
+
+#include <stdint.h>
+
+#include "mpi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct MPIX_Cgra_program_s* MPIX_Cgra_program;
+#define MPIX_CGRA_PROGRAM_NULL ((MPIX_Cgra_program)0)
+
+/* Checks the program (loaded into this rank's CGRA when offload is on: a
+ * malformed one is refused there, MPI_ERR_ARG naming what is wrong, and the
+ * switch keeps working). Local, not collective. */
+int MPIX_Cgra_program_create(const uint32_t words[], int nwords, MPIX_Cgra_program* program);
+int MPIX_Cgra_program_free(MPIX_Cgra_program* program);
+
+/* Semi-fused: recvbuf = program(Allreduce(sendbuf)). */
+int MPIX_Allreduce_op(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                      MPIX_Cgra_program program, MPI_Comm comm);
+/* Semi-fused: recvbuf (size x count) = program(Allgather(sendbuf)). */
+int MPIX_Allgather_op(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                      MPIX_Cgra_program program, MPI_Comm comm);
+/* Fused (NAS IS bucket counts): opbuf = program(Allreduce(sendbuf)), count
+ * elements (a multiple of the size), then recvbuf = Alltoall(opbuf) in
+ * blocks of count / size. Offloaded: fully fused (see above). */
+int MPIX_Allreduce_op_alltoall(const void* sendbuf, void* opbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPIX_Cgra_program program, MPI_Comm comm);
+/* Fused (FEM): Allgather of sendcount, an inclusive PREFIX_SUM on the CGRA
+ * (ends of the blocks), recvcounts/displs from it (size entries each), then
+ * recvbuf = Allgatherv(sendbuf, sendcount) with them. */
+int MPIX_Allgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype datatype, void* recvbuf,
+                                     int recvcounts[], int displs[], MPI_Comm comm);
+
+/* Last call's path on this rank: 2 fully fused in the switch (collective, op
+ * and second collective), 1 semi-fused (collective and op in the switch), 0
+ * the fallback on the host. */
+int MPIX_Fused_last_offloaded(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
