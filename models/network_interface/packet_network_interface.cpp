@@ -129,12 +129,17 @@ void PacketNetworkInterface::rx_b_transport(tlm::tlm_generic_payload& payload, s
                                          .c_str());
         return;
     }
+    if (receiver_ == nullptr) {
+        payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+        SC_REPORT_ERROR(kReportType, (std::string(name()) + ": a packet arrived before a receiver was set").c_str());
+        return;
+    }
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     const sc_core::sc_time tail = sc_core::sc_time_stamp() + delay + info.tail_after;
     std::string why;
     const auto view = NetworkPacketView::parse(payload.get_data_ptr(), length, &why);
     if (!view) {
-        if (receiver_) receiver_->on_malformed(why);
+        receiver_->on_malformed(why);
         rx_credit_message_.send(rx_credit, 0, phits, tail - sc_core::sc_time_stamp());
         return;
     }
@@ -149,8 +154,6 @@ void PacketNetworkInterface::rx_b_transport(tlm::tlm_generic_payload& payload, s
     packet.payload = payload.get_data_ptr() + kNetworkPacketOverhead;
     packet.payload_bytes = view->payload_bytes;
     packet.last = view->network.last;
-    if (receiver_ == nullptr)
-        SC_REPORT_ERROR(kReportType, (std::string(name()) + ": a packet arrived before a receiver was set").c_str());
     receiver_->on_receive(packet);
 }
 

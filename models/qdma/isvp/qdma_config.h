@@ -31,8 +31,6 @@ struct QdmaConfig {
     /// Throws ConfigError naming the first bad field and what is accepted.
     void validate() const;
 
-    /// Size code of packet_payload_bytes in the network header.
-    std::uint8_t size_code() const;
     /// Bytes of the largest network packet (headers + full payload).
     unsigned max_packet_bytes() const;
     unsigned stream_bytes_per_cycle() const { return stream_bits / 8; }
