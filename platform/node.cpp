@@ -13,7 +13,8 @@ Node::Node(sc_core::sc_module_name name, const NodeConfig& config, std::uint16_t
       bridge("bridge", memory_bytes),
       pcie("pcie", config.pcie),
       bar0("bar0"),
-      qdma("qdma", config.qdma, address, node_count),
+      network_interface("network_interface", config.qdma.network_interface(address, node_count)),
+      qdma("qdma", config.qdma, network_interface),
       collective("collective", address, node_count, config.aglu, config.collective),
       kernel("kernel", address, node_count, config.kernel),
       irq("irq"),
@@ -24,10 +25,10 @@ Node::Node(sc_core::sc_module_name name, const NodeConfig& config, std::uint16_t
     pcie.bar0.bind(bar0.from_endpoint);
     bar0.qdma.bind(qdma.regs);
     bar0.accelerator.bind(collective.csr);
-    qdma.tx.bind(collective.host_in);
-    collective.host_in_credit.bind(qdma.tx_credit);
-    collective.host_out.bind(qdma.rx);
-    qdma.rx_credit.bind(collective.host_out_credit);
+    network_interface.tx.bind(collective.host_in);
+    collective.host_in_credit.bind(network_interface.tx_credit);
+    collective.host_out.bind(network_interface.rx);
+    network_interface.rx_credit.bind(collective.host_out_credit);
     qdma.dma.bind(pcie.dma);
     qdma.irq.bind(irq.from_qdma);
     kernel.irq.bind(irq.from_kernel);

@@ -72,51 +72,31 @@ std::uint32_t status_word(std::uint32_t index, QueueError error) {
 
 }  // namespace
 
-Qdma::Qdma(sc_core::sc_module_name name, const QdmaConfig& config, std::uint16_t node_address, std::uint16_t node_count)
+Qdma::Qdma(sc_core::sc_module_name name, const QdmaConfig& config, NetworkInterface& network)
     : sc_core::sc_module(name),
       regs("regs"),
       dma("dma"),
       irq("irq"),
-      tx("tx"),
-      tx_credit("tx_credit"),
-      rx("rx"),
-      rx_credit("rx_credit"),
       config_(config),
-      node_address_(node_address),
-      node_count_(node_count),
-      segmenter_(config.packet_payload_bytes),
-      clock_period_(1.0 / config.clock_mhz, sc_core::SC_US),
-      stream_bytes_(config.stream_bytes_per_cycle()),
-      rx_capacity_phits_(config.rx_buffer_bytes / kPhitBytes) {
-    static_assert(QdmaConfig::kCreditBytes == kPhitBytes, "QdmaConfig checks the rx buffer in router phits");
+      network_(network),
+      segmenter_(config.packet_payload_bytes) {
     config_.validate();
-    if (node_count_ == 0 || node_address_ >= node_count_)
-        SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": node address " + std::to_string(node_address_) +
-                                      " must be below the node count " + std::to_string(node_count_) +
-                                      " (ranks map to nodes one to one)")
-                                         .c_str());
     for (unsigned i = 0; i < regmap::kRingSizeCount; ++i) ring_sizes_[i] = regmap::kRingSizeReset[i];
     queues_.reserve(config_.queues);
     const InterruptCoalescer coalescer(
         sc_core::sc_time(regmap::coalesce::kTimerTickNs, sc_core::SC_NS).value());  // ticks in resolution units
     for (unsigned q = 0; q < config_.queues; ++q) {
-        queues_.emplace_back(node_count_);
+        queues_.emplace_back(network_.endpoints());
         queues_.back().cmpt.interrupt = coalescer;
     }
-    tx_credits_.assign(1, 0);
+    network_.set_receiver(*this);
 
     regs.register_b_transport(this, &Qdma::regs_b_transport);
-    tx_credit.register_b_transport(this, &Qdma::tx_credit_b_transport);
-    rx.register_b_transport(this, &Qdma::rx_b_transport);
 
     SC_HAS_PROCESS(Qdma);
     SC_THREAD(h2c_fetch_thread);
     SC_THREAD(h2c_emit_thread);
     SC_THREAD(c2h_thread);
-    SC_METHOD(grant_rx_credits);  // runs once at time 0
-    SC_METHOD(apply_credit_arrivals);
-    sensitive << credit_arrival_event_;
-    dont_initialize();
     SC_METHOD(expire_cmpt_timers);
     sensitive << cmpt_timer_event_;
     dont_initialize();
@@ -189,9 +169,9 @@ std::uint32_t Qdma::read_register(std::uint32_t offset) {
         case VERSION:
             return kVersionValue;
         case NODE_ADDRESS:
-            return node_address_;
+            return network_.endpoint();
         case NODE_COUNT:
-            return node_count_;
+            return network_.endpoints();
         case QUEUE_COUNT:
             return config_.queues;
         case MSIX_VECTORS:

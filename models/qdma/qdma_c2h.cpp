@@ -1,5 +1,6 @@
-// Qdma C2H: packets from the router's eject port into C2H buffers, completion
-// entries, coalesced interrupts, and credits back to the router.
+// Qdma C2H: packets the network interface delivers into C2H buffers,
+// completion entries, coalesced interrupts, and the packets released back to
+// the interface (their credits return to the network).
 #include <algorithm>
 
 #include "isvp/qdma.h"
@@ -13,53 +14,16 @@ namespace {
 constexpr const char* kReportType = "isvp/qdma";
 }
 
-void Qdma::grant_rx_credits() {
-    send_rx_credits(rx_capacity_phits_, sc_core::SC_ZERO_TIME);
+void Qdma::on_malformed(const std::string& why) {
+    ++statistics_.rx_dropped;
+    SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped a malformed network packet: " + why +
+                                    "; ERROR_STATUS.PACKET_DROPPED set")
+                                       .c_str());
+    global_error(regmap::error_status::PACKET_DROPPED, std::nullopt);
 }
 
-void Qdma::send_rx_credits(std::uint32_t phits, sc_core::sc_time delay) {
-    rx_credit_message_.send(rx_credit, 0, phits, delay);
-}
-
-void Qdma::rx_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    const auto length = static_cast<std::uint32_t>(payload.get_data_length());
-    const std::uint32_t phits = phits_of(length);
-    const PacketInfo& info = packet_info(payload);
-    if (payload.get_command() != tlm::TLM_WRITE_COMMAND || info.vc != 0 ||
-        rx_used_phits_ + phits > rx_capacity_phits_) {
-        payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-        SC_REPORT_ERROR(kReportType,
-                        (std::string(name()) + ": rx received a packet of " + std::to_string(phits) + " phits on VC " +
-                         std::to_string(info.vc) + " with " + std::to_string(rx_capacity_phits_ - rx_used_phits_) +
-                         " phits of credit outstanding on VC 0, the only VC granted "
-                         "(packet_channel.h: send only with credits)")
-                            .c_str());
-        return;
-    }
-    payload.set_response_status(tlm::TLM_OK_RESPONSE);
-    const sc_core::sc_time tail = sc_core::sc_time_stamp() + delay + info.tail_after;
-    std::string why;
-    const auto view = NetworkPacketView::parse(payload.get_data_ptr(), length, &why);
-    if (!view) {
-        ++statistics_.rx_dropped;
-        SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped a malformed network packet: " + why +
-                                        "; ERROR_STATUS.PACKET_DROPPED set")
-                                           .c_str());
-        global_error(regmap::error_status::PACKET_DROPPED, std::nullopt);
-        send_rx_credits(phits, tail - sc_core::sc_time_stamp());
-        return;
-    }
-    rx_used_phits_ += phits;
-    payload.acquire();
-    RxPacket packet;
-    packet.payload = &payload;
-    packet.tail = tail;
-    packet.phits = phits;
-    packet.header = view->processor.encode();
-    packet.offset = view->offset;
-    packet.payload_bytes = view->payload_bytes;
-    packet.last = view->network.last;
-    const unsigned q = context_queue_[view->network.context_id];
+void Qdma::on_receive(const IncomingPacket& packet) {
+    const unsigned q = context_queue_[packet.context_id];
     C2hState& c2h = queues_[q].c2h;
     c2h.pending.push_back(packet);
     if (!c2h.blocked && !c2h.scheduled) {
@@ -107,7 +71,7 @@ bool Qdma::c2h_deliver(unsigned q) {
     for (;;) {
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         if (c2h.pending.empty()) return true;
-        RxPacket& packet = c2h.pending.front();
+        const IncomingPacket& packet = c2h.pending.front();
         if (packet.tail > now) {
             sc_core::wait(packet.tail - now);
             continue;
@@ -159,8 +123,7 @@ bool Qdma::c2h_deliver(unsigned q) {
             }
         }
         if (packet.payload_bytes > 0 &&
-            !dma_access(tlm::TLM_WRITE_COMMAND, buffer.address, packet.payload->get_data_ptr() + kNetworkPacketOverhead,
-                        packet.payload_bytes, data_sent, tag)) {
+            !dma_access(tlm::TLM_WRITE_COMMAND, buffer.address, packet.payload, packet.payload_bytes, data_sent, tag)) {
             queue_error(q, Ring::C2h, QueueError::DescriptorAddress, buffer.address,
                         "C2H descriptor " + std::to_string(buffer.index) + " buffer [" + hex(buffer.address) + ", +" +
                             std::to_string(packet.payload_bytes) + ") is outside host memory");
@@ -196,10 +159,8 @@ bool Qdma::c2h_deliver(unsigned q) {
 
         ++statistics_.c2h_packets;
         statistics_.c2h_payload_bytes += packet.payload_bytes;
-        rx_used_phits_ -= packet.phits;
         // The buffer space is free once the payload has left for the host.
-        send_rx_credits(packet.phits, data_sent - now);
-        packet.payload->release();
+        network_.release(packet, data_sent - now);
         c2h.pending.pop_front();
         return delivered;
     }

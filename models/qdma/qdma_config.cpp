@@ -65,8 +65,16 @@ void QdmaConfig::validate() const {
                          h2c_buffer_bytes);
 }
 
-std::uint8_t QdmaConfig::size_code() const {
-    return size_code_for(packet_payload_bytes).value_or(0);
+PacketInterfaceConfig QdmaConfig::network_interface(std::uint16_t endpoint, std::uint32_t endpoints) const {
+    static_assert(kCreditBytes == kPhitBytes, "validate() checks the receive buffer in the network's phits");
+    PacketInterfaceConfig config;
+    config.endpoint = endpoint;
+    config.endpoints = endpoints;
+    config.packet_payload_bytes = packet_payload_bytes;
+    config.receive_buffer_bytes = rx_buffer_bytes;
+    config.link_bytes_per_cycle = stream_bytes_per_cycle();
+    config.link_clock_mhz = clock_mhz;
+    return config;
 }
 
 unsigned QdmaConfig::max_packet_bytes() const {

@@ -1,5 +1,6 @@
-// Qdma H2C: descriptor fetch, checks, packet conversion and the stream to the
-// router, in two stages connected by an ordered item queue.
+// Qdma H2C: descriptor fetch, checks, reading messages into packets the
+// network interface frames, and handing them to it, in two stages connected
+// by an ordered item queue.
 #include <algorithm>
 
 #include "isvp/qdma.h"
@@ -77,17 +78,17 @@ Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
         if (!h2c.enabled || h2c.error != QueueError::None || h2c.stopped) return StepResult::Idle;
 
         // A filled packet goes to the emit stage.
-        if (h2c.packet && h2c.packet_fill == h2c.packet_payload) {
+        if (h2c.packet && h2c.packet_fill == h2c.packet.payload_bytes) {
             H2cItem item;
             item.kind = H2cItem::Kind::Packet;
             item.queue = q;
             item.epoch = h2c.epoch;
             item.at = h2c.packet_ready;
             item.packet = h2c.packet;
-            item.window_bytes = static_cast<std::uint32_t>(h2c.packet->get_data_length());
+            item.window_bytes = h2c.packet.wire_bytes;
             h2c_items_.push_back(std::move(item));
             h2c_item_event_.notify(sc_core::SC_ZERO_TIME);
-            h2c.packet = nullptr;
+            h2c.packet = OutgoingPacket{};
             return StepResult::Produced;
         }
 
@@ -95,7 +96,7 @@ Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
         const auto& header = h2c.framer.header();
         if (header && !h2c.packet && h2c.next_packet < segmenter_.packet_count(header->message_bytes)) {
             const PacketPlan plan = segmenter_.packet(header->message_bytes, h2c.next_packet);
-            if (window_used_ + kNetworkPacketOverhead + plan.bytes > config_.h2c_buffer_bytes)
+            if (window_used_ + network_.wire_bytes(plan.bytes) > config_.h2c_buffer_bytes)
                 return StepResult::WindowFull;
             h2c_start_packet(q);
             continue;
@@ -186,8 +187,8 @@ Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
             bytes = std::min<std::uint32_t>(remaining, ProcessorHeader::kBytes - h2c.header_fill);
             target = h2c.header_bytes.data() + h2c.header_fill;
         } else {
-            bytes = std::min(remaining, h2c.packet_payload - h2c.packet_fill);
-            target = h2c.packet->get_data_ptr() + kNetworkPacketOverhead + h2c.packet_fill;
+            bytes = std::min(remaining, h2c.packet.payload_bytes - h2c.packet_fill);
+            target = h2c.packet.payload + h2c.packet_fill;
         }
         sc_core::sc_time arrived;
         const DmaTag tag{reading_header ? DmaPurpose::H2cPacketHeader : DmaPurpose::H2cData,
@@ -215,7 +216,7 @@ Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
                          "processor header of the packet ending at descriptor " + std::to_string(h2c.current.index) +
                              (error == QueueError::PacketHeader
                                   ? (bits ? " names rank " + std::to_string(bits->rank) + " of " +
-                                                std::to_string(node_count_)
+                                                std::to_string(network_.endpoints())
                                           : std::string(" has a reserved opcode"))
                                   : std::string(": descriptors do not add up to 8 + message_bytes")));
                 return StepResult::Idle;
@@ -234,16 +235,10 @@ void Qdma::h2c_start_packet(unsigned q) {
     H2cState& h2c = queues_[q].h2c;
     const ProcessorHeader& header = *h2c.framer.header();
     const PacketPlan plan = segmenter_.packet(header.message_bytes, h2c.next_packet);
-    tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + plan.bytes);
-    ProcessorHeader replicated = header;
-    replicated.rank = node_address_;  // the source, identity-mapped
-    const NetworkHeader network = network_header_for(header, config_.size_code(), node_of_rank(header.rank), plan.last);
-    write_network_packet(network, replicated, plan.offset, nullptr, 0, packet->get_data_ptr());
-    h2c.packet = packet;
-    h2c.packet_payload = plan.bytes;
+    h2c.packet = network_.frame(NetworkRequest{header, plan.offset, plan.bytes, plan.last});
     h2c.packet_fill = 0;
     h2c.packet_ready = h2c.header_ready;
-    window_used_ += static_cast<std::uint32_t>(packet->get_data_length());
+    window_used_ += h2c.packet.wire_bytes;
     ++h2c.next_packet;
 }
 
@@ -279,9 +274,8 @@ void Qdma::h2c_prefetch(unsigned q) {
 void Qdma::h2c_drop_packet(unsigned q) {
     H2cState& h2c = queues_[q].h2c;
     if (!h2c.packet) return;
-    window_used_ -= static_cast<std::uint32_t>(h2c.packet->get_data_length());
-    h2c.packet->release();
-    h2c.packet = nullptr;
+    window_used_ -= h2c.packet.wire_bytes;
+    network_.discard(h2c.packet);
     window_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -324,12 +318,13 @@ void Qdma::h2c_emit_thread() {
         }
         switch (item.kind) {
             case H2cItem::Kind::Packet: {
-                if (stream_free_ > now) {
-                    sc_core::wait(stream_free_ - now, h2c_reset_event_);
+                const sc_core::sc_time link_free = network_.link_free_at();
+                if (link_free > now) {
+                    sc_core::wait(link_free - now, h2c_reset_event_);
                     continue;
                 }
-                if (tx_credits_[0] < phits_of(static_cast<std::uint32_t>(item.packet->get_data_length()))) {
-                    sc_core::wait(credit_event_ | h2c_reset_event_);
+                if (!network_.space_to_send(item.packet)) {
+                    sc_core::wait(network_.space_event() | h2c_reset_event_);
                     continue;
                 }
                 H2cItem taken = std::move(item);
@@ -356,35 +351,17 @@ void Qdma::h2c_emit_thread() {
 void Qdma::h2c_discard(H2cItem& item) {
     if (item.kind != H2cItem::Kind::Packet) return;
     window_used_ -= item.window_bytes;
-    item.packet->release();
+    network_.discard(item.packet);
     window_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void Qdma::h2c_send(H2cItem& item) {
-    tlm::tlm_generic_payload& packet = *item.packet;
-    const auto bytes = static_cast<std::uint32_t>(packet.get_data_length());
-    const std::uint32_t phits = phits_of(bytes);
-    const std::uint32_t cycles = (bytes + stream_bytes_ - 1) / stream_bytes_;
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    PacketInfo& info = packet_info(packet);
-    info.vc = 0;
-    info.trace_id = static_cast<std::uint64_t>(node_address_) << 40 | next_trace_id_++;
-    info.injected = now;
-    info.tail_after = clock_period_ * static_cast<double>(cycles - 1);
-    info.hops = 0;
-    tx_credits_[0] -= phits;
-    stream_free_ = now + clock_period_ * static_cast<double>(cycles);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    tx->b_transport(packet, delay);
-    if (!packet.is_response_ok())
-        SC_REPORT_ERROR(kReportType, (std::string(name()) + ": the router refused a packet it had granted credits for "
-                                                            "(packet_channel.h: a receiver with credits must accept)")
-                                         .c_str());
+    const std::uint32_t payload_bytes = item.packet.payload_bytes;
+    network_.send(item.packet);
     ++statistics_.h2c_packets;
-    statistics_.h2c_payload_bytes += bytes - kNetworkPacketOverhead;
+    statistics_.h2c_payload_bytes += payload_bytes;
     window_used_ -= item.window_bytes;
     window_event_.notify(sc_core::SC_ZERO_TIME);
-    packet.release();
 }
 
 void Qdma::h2c_complete(H2cItem& item) {
@@ -406,41 +383,6 @@ void Qdma::h2c_complete(H2cItem& item) {
     }
     if (regmap::control::STATUS_ENABLE.get(h2c.control) && !h2c_writeback(q)) return;
     if (sdi && h2c.interrupt.on_entry(now_units()).fire) raise_vector(regmap::control::MSIX_VECTOR.get(h2c.control));
-}
-
-// ---------------------------------------------------------------------------
-// Credits from the router's inject port
-
-void Qdma::tx_credit_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    CreditReturn* credit = nullptr;
-    payload.get_extension(credit);
-    if (credit == nullptr) {
-        payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-        SC_REPORT_ERROR(kReportType,
-                        (std::string(name()) + ": tx_credit transaction without a CreditReturn extension").c_str());
-        return;
-    }
-    if (credit->vc >= tx_credits_.size()) tx_credits_.resize(credit->vc + 1u, 0);
-    if (delay == sc_core::SC_ZERO_TIME) {
-        tx_credits_[credit->vc] += credit->phits;
-        credit_event_.notify(sc_core::SC_ZERO_TIME);
-    } else {
-        const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
-        credit_arrivals_.emplace(at, *credit);
-        credit_arrival_event_.notify(credit_arrivals_.begin()->first - sc_core::sc_time_stamp());
-    }
-    payload.set_response_status(tlm::TLM_OK_RESPONSE);
-}
-
-void Qdma::apply_credit_arrivals() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    while (!credit_arrivals_.empty() && credit_arrivals_.begin()->first <= now) {
-        const CreditReturn& credit = credit_arrivals_.begin()->second;
-        tx_credits_[credit.vc] += credit.phits;
-        credit_arrivals_.erase(credit_arrivals_.begin());
-        credit_event_.notify(sc_core::SC_ZERO_TIME);
-    }
-    if (!credit_arrivals_.empty()) credit_arrival_event_.notify(credit_arrivals_.begin()->first - now);
 }
 
 }  // namespace isvp

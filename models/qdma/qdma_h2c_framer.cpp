@@ -60,7 +60,7 @@ QueueError H2cFramer::accept_header(const std::uint8_t* header_bytes) {
     const auto header = ProcessorHeader::read(header_bytes);
     if (!header) return QueueError::PacketHeader;                           // reserved opcode
     if (header->opcode == Opcode::Stream) return QueueError::PacketHeader;  // kernels' packets only
-    if (header->rank >= node_count_) return QueueError::PacketHeader;
+    if (header->rank >= endpoints_) return QueueError::PacketHeader;
     header_ = header;
     if (standing_) {
         const std::uint64_t expected = ProcessorHeader::kBytes + static_cast<std::uint64_t>(header_->message_bytes);
@@ -83,20 +83,6 @@ PacketPlan MessageSegmenter::packet(std::uint32_t message_bytes, std::uint32_t i
     plan.bytes = message_bytes > plan.offset ? std::min(capacity_, message_bytes - plan.offset) : 0;
     plan.last = index + 1 >= packet_count(message_bytes);
     return plan;
-}
-
-NetworkHeader network_header_for(const ProcessorHeader& header, std::uint8_t size_code, std::uint16_t destination,
-                                 bool last) {
-    NetworkHeader network;
-    network.size_code = size_code;
-    network.opcode = header.opcode;
-    network.destination = destination;
-    network.context_id = header.context_id;
-    network.operation = header.operation;
-    network.algorithm = header.algorithm;
-    network.last = last;
-    network.datatype = header.datatype;
-    return network;
 }
 
 }  // namespace isvp

@@ -34,13 +34,13 @@ void Qdma::write_pio(unsigned q, std::uint32_t window_offset, std::uint32_t valu
     pio.fill += 4;
     if (pio.fill < ProcessorHeader::kBytes) return;
     const auto header = ProcessorHeader::read(pio.bytes.data());
-    if (!header || header->rank >= node_count_ || header->opcode == Opcode::Stream) {
-        refuse_pio(
-            q, window_offset,
-            !header ? std::string("processor header has a reserved opcode")
-            : header->opcode == Opcode::Stream
-                ? std::string("processor header has opcode stream (on-FPGA kernels' packets only)")
-                : "processor header names rank " + std::to_string(header->rank) + " of " + std::to_string(node_count_));
+    if (!header || !network_.reaches(header->rank) || header->opcode == Opcode::Stream) {
+        refuse_pio(q, window_offset,
+                   !header ? std::string("processor header has a reserved opcode")
+                   : header->opcode == Opcode::Stream
+                       ? std::string("processor header has opcode stream (on-FPGA kernels' packets only)")
+                       : "processor header names rank " + std::to_string(header->rank) + " of " +
+                             std::to_string(network_.endpoints()));
         return;
     }
     const std::uint64_t total = ProcessorHeader::kBytes + static_cast<std::uint64_t>(header->message_bytes);
@@ -67,17 +67,11 @@ void Qdma::send_pio(unsigned q) {
     Queue& queue = queues_[q];
     const auto header = *ProcessorHeader::read(queue.pio.bytes.data());
     const std::uint8_t* payload = queue.pio.bytes.data() + ProcessorHeader::kBytes;
-    ProcessorHeader replicated = header;
-    replicated.rank = node_address_;  // the source, identity-mapped
     const std::uint32_t count = segmenter_.packet_count(header.message_bytes);
     for (std::uint32_t index = 0; index < count; ++index) {
         const PacketPlan plan = segmenter_.packet(header.message_bytes, index);
-        tlm::tlm_generic_payload* packet =
-            pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + plan.bytes);
-        const NetworkHeader network =
-            network_header_for(header, config_.size_code(), node_of_rank(header.rank), plan.last);
-        write_network_packet(network, replicated, plan.offset, payload + plan.offset, plan.bytes,
-                             packet->get_data_ptr());
+        OutgoingPacket packet = network_.frame(NetworkRequest{header, plan.offset, plan.bytes, plan.last});
+        std::copy(payload + plan.offset, payload + plan.offset + plan.bytes, packet.payload);
         H2cItem item;
         item.kind = H2cItem::Kind::Packet;
         item.queue = q;

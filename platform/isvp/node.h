@@ -11,7 +11,8 @@
 //                                                        \--msi--> host CPU
 //                                                               \--> KernelUnit.csr (0x7000..0x70FF)
 //   Qdma.irq, KernelUnit.irq --> IrqJoin --> PcieEndpoint.irq (MSI-X)
-//   Qdma.tx/rx <--> CollectiveEngine.host_in/host_out;
+//   Qdma --> NetworkInterface (PacketNetworkInterface: network headers, VC,
+//   credits) .tx/rx <--> CollectiveEngine.host_in/host_out;
 //   KernelUnit.to_engine/from_engine <--> CollectiveEngine.kernel_in/kernel_out (SMI stream packets);
 //   CollectiveEngine.net_out/net_in <--> the router's inject/eject port
 //   (inject(), eject() below name the engine's network side)
@@ -31,6 +32,7 @@
 #include "isvp/host_memory.h"
 #include "isvp/irq_join.h"
 #include "isvp/kernel_unit.h"
+#include "isvp/packet_network_interface.h"
 #include "isvp/pcie_endpoint.h"
 #include "isvp/qdma.h"
 #include "isvp/reliable_endpoint.h"
@@ -64,14 +66,15 @@ class Node : public sc_core::sc_module {
     void link_fault(const PacketLoss& loss, const std::vector<std::vector<std::uint8_t>>& packets,
                     std::uint32_t from = 0, std::uint32_t to = 0);
 
-    HostMemory memory;            ///< the host's DRAM, guest-physical from 0
-    HostBridge bridge;            ///< root complex: DMA to memory, MSI to the CPU
-    PcieEndpoint pcie;            ///< the FPGA's PCIe endpoint (BAR0, MSI-X, DMA timing)
-    Bar0Splitter bar0;            ///< BAR0 decoder: QDMA registers or accelerator CSRs
-    Qdma qdma;                    ///< the FPGA's queue DMA engine
-    CollectiveEngine collective;  ///< in-switch collectives at the router's local port
-    KernelUnit kernel;            ///< on-FPGA kernels and their SMI channels, behind the engine
-    IrqJoin irq;                  ///< the QDMA's and the kernel unit's interrupts to the endpoint
+    HostMemory memory;                         ///< the host's DRAM, guest-physical from 0
+    HostBridge bridge;                         ///< root complex: DMA to memory, MSI to the CPU
+    PcieEndpoint pcie;                         ///< the FPGA's PCIe endpoint (BAR0, MSI-X, DMA timing)
+    Bar0Splitter bar0;                         ///< BAR0 decoder: QDMA registers or accelerator CSRs
+    PacketNetworkInterface network_interface;  ///< the QDMA's port to the network (headers, VC, credits)
+    Qdma qdma;                                 ///< the FPGA's queue DMA engine
+    CollectiveEngine collective;               ///< in-switch collectives at the router's local port
+    KernelUnit kernel;                         ///< on-FPGA kernels and their SMI channels, behind the engine
+    IrqJoin irq;                               ///< the QDMA's and the kernel unit's interrupts to the endpoint
     /// End-to-end reliable delivery between the engine and the router's
     /// local port (ClusterPlatform builds it when reliable.mode says so), or null.
     std::unique_ptr<ReliableEndpoint> reliable;

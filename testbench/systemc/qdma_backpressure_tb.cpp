@@ -48,7 +48,7 @@ int sc_main(int, char**) {
         for (std::uint32_t i = 0; i < 3; ++i) q0.send(send_header(64, 0, 0), pattern(64, i));
         sc_core::wait(ns(20000));
         check.expect(!q0.peek_completion(), "without buffers no completion is written");
-        check.expect(platform.qdma.rx_buffered_phits() == 3 * phits_of(kNetworkPacketOverhead + 64),
+        check.expect(platform.network.rx_buffered_phits() == 3 * phits_of(kNetworkPacketOverhead + 64),
                      "the three packets wait in the receive buffer");
         check.expect(host.read32(regmap::ERROR_STATUS) == 0 && host.read32(q0.reg(regmap::C2H_STATUS)) == 0,
                      "waiting for buffers is not an error");
@@ -61,7 +61,7 @@ int sc_main(int, char**) {
         drain(
             q0, next, [](std::uint32_t i) { return pattern(64, i); }, payloads, false);
         check.expect(payloads && next == 3, "all three arrive in order, byte for byte");
-        check.expect(platform.qdma.rx_buffered_phits() == 0, "the receive buffer is empty again");
+        check.expect(platform.network.rx_buffered_phits() == 0, "the receive buffer is empty again");
 
         check.section("credits run out end to end, then everything resumes");
         {
@@ -77,12 +77,12 @@ int sc_main(int, char**) {
             const std::size_t emitted = platform.loopback.captured.size() - before;
             const std::uint32_t packet_phits = phits_of(kNetworkPacketOverhead + 1024);
             check.expect(
-                platform.qdma.rx_buffered_phits() ==
+                platform.network.rx_buffered_phits() ==
                     (config.rx_buffer_bytes / kPhitBytes / packet_phits) * packet_phits,
-                "the receive buffer fills up (" + std::to_string(platform.qdma.rx_buffered_phits()) + " phits)");
-            check.expect(emitted < kMessages && platform.qdma.tx_credits() < packet_phits,
+                "the receive buffer fills up (" + std::to_string(platform.network.rx_buffered_phits()) + " phits)");
+            check.expect(emitted < kMessages && platform.network.send_credits() < packet_phits,
                          "the router's buffer fills and the QDMA stops sending (" + std::to_string(emitted) +
-                             " of 120 sent, " + std::to_string(platform.qdma.tx_credits()) + " phits of credit)");
+                             " of 120 sent, " + std::to_string(platform.network.send_credits()) + " phits of credit)");
             const std::uint32_t cidx = regmap::status::INDEX.get(host.read32(q1.reg(regmap::H2C_STATUS)));
             check.expect(cidx == emitted, "H2C stops at the last packet sent: CIDX " + std::to_string(cidx));
             check.expect(host.read32(regmap::ERROR_STATUS) == 0, "no error, nothing dropped");
@@ -132,7 +132,7 @@ int sc_main(int, char**) {
             auto message = [](std::uint32_t i) { return pattern(128, 900 + i); };
             for (std::uint32_t i = 0; i < 4; ++i) q0.send(send_header(128, 0, 4), message(i));
             sc_core::wait(ns(20000));
-            check.expect(platform.qdma.rx_buffered_phits() == 4 * phits_of(kNetworkPacketOverhead + 128),
+            check.expect(platform.network.rx_buffered_phits() == 4 * phits_of(kNetworkPacketOverhead + 128),
                          "packets for the disabled queue 4 wait");
             q0.post_buffers(2);
             q0.send(send_header(16, 0, 0), pattern(16, 77));

@@ -250,7 +250,7 @@ int sc_main(int, char**) {
             const sc_core::sc_time last_out = platform.loopback.captured.back().head - start;
             check.expect(last_out > ns(70000),
                          "... and the stream is paced by the PCIe reads (last packet at " + last_out.to_string() + ")");
-            check.expect(platform.qdma.rx_buffered_phits() == 0, "nothing is left in the receive buffer");
+            check.expect(platform.network.rx_buffered_phits() == 0, "nothing is left in the receive buffer");
         }
         // One digest of everything observable: packets with their times, and
         // host memory. Two runs must print the same line (see CTest).

@@ -218,7 +218,7 @@ int sc_main(int, char**) {
         q0.send(send_header(100, 0, 0), kept);
         expect_error("a C2H buffer outside host memory", 0, c2h_status, QueueError::DescriptorAddress,
                      error_status::DMA, kOutside);
-        check.expect(platform.qdma.rx_buffered_phits() == phits_of(kNetworkPacketOverhead + 100),
+        check.expect(platform.network.rx_buffered_phits() == phits_of(kNetworkPacketOverhead + 100),
                      "the packet stays in the receive buffer");
         q0.reset();
         q0.post_buffers(4);
@@ -272,11 +272,11 @@ int sc_main(int, char**) {
             tlm::tlm_generic_payload* packet = pool.allocate(kNetworkPacketOverhead + 8);
             std::memset(packet->get_data_ptr(), 0, packet->get_data_length());
             packet->get_data_ptr()[0] = 0xF6;  // opcode 15: reserved
-            const std::uint32_t held = platform.qdma.rx_buffered_phits();
+            const std::uint32_t held = platform.network.rx_buffered_phits();
             sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
             platform.loopback.eject->b_transport(*packet, delay);
             check.expect(packet->is_response_ok() && platform.qdma.statistics().rx_dropped == 1 &&
-                             platform.qdma.rx_buffered_phits() == held,
+                             platform.network.rx_buffered_phits() == held,
                          "a packet with a reserved opcode is accepted and dropped");
             packet->release();
             check.expect(host.read32(ERROR_STATUS) == error_status::PACKET_DROPPED,

@@ -48,7 +48,7 @@ int sc_main(int argc, char** argv) {
             const std::size_t rx_packets = config.rx_buffer_bytes / kPhitBytes / packet_phits;
             queue.send(send_header(64 * 1024, 0, 0), pattern(64 * 1024, 3));
             sc_core::wait(ns(50000));
-            check.expect(platform.loopback.captured.size() == rx_packets + 1 && platform.qdma.tx_credits() == 0,
+            check.expect(platform.loopback.captured.size() == rx_packets + 1 && platform.network.send_credits() == 0,
                          "with credits for one packet in the router, exactly " + std::to_string(rx_packets + 1) +
                              " packets leave and no credit is left (" +
                              std::to_string(platform.loopback.captured.size()) + " sent)");

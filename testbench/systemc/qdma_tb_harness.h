@@ -27,6 +27,7 @@
 #include "isvp/host_memory.h"
 #include "isvp/packet_channel.h"
 #include "isvp/packet_format.h"
+#include "isvp/packet_network_interface.h"
 #include "isvp/pcie_endpoint.h"
 #include "isvp/qdma.h"
 #include "isvp/qdma_formats.h"
@@ -150,10 +151,10 @@ class Host : public sc_core::sc_module {
 /// credits in both directions per packet_channel.h.
 class Loopback : public sc_core::sc_module {
   public:
-    tlm_utils::simple_target_socket<Loopback> inject;            ///< from Qdma::tx
-    tlm_utils::simple_initiator_socket<Loopback> inject_credit;  ///< to Qdma::tx_credit
-    tlm_utils::simple_initiator_socket<Loopback> eject;          ///< to Qdma::rx
-    tlm_utils::simple_target_socket<Loopback> eject_credit;      ///< from Qdma::rx_credit
+    tlm_utils::simple_target_socket<Loopback> inject;            ///< from PacketNetworkInterface::tx
+    tlm_utils::simple_initiator_socket<Loopback> inject_credit;  ///< to PacketNetworkInterface::tx_credit
+    tlm_utils::simple_initiator_socket<Loopback> eject;          ///< to PacketNetworkInterface::rx
+    tlm_utils::simple_target_socket<Loopback> eject_credit;      ///< from PacketNetworkInterface::rx_credit
 
     struct Captured {
         sc_core::sc_time head;            ///< when the QDMA sent it
@@ -245,6 +246,7 @@ struct Platform {
     HostMemory memory;
     HostBridge bridge;
     PcieEndpoint endpoint;
+    PacketNetworkInterface network;  ///< the QDMA's port to the (looped-back) network
     Qdma qdma;
     Loopback loopback;
     MsiRecorder msi;
@@ -256,7 +258,8 @@ struct Platform {
           memory("memory", memory_bytes.data(), memory_bytes.size()),
           bridge("bridge", memory_bytes.size()),
           endpoint("endpoint", pcie),
-          qdma("qdma", qdma_config, node_address, node_count),
+          network("network", qdma_config.network_interface(node_address, node_count)),
+          qdma("qdma", qdma_config, network),
           loopback("loopback", loopback_phits),
           msi("msi"),
           host("host") {
@@ -268,10 +271,10 @@ struct Platform {
         endpoint.host_dma.bind(bridge.dma);
         bridge.memory.bind(memory.socket);
         bridge.msi.bind(msi.socket);
-        qdma.tx.bind(loopback.inject);
-        loopback.inject_credit.bind(qdma.tx_credit);
-        loopback.eject.bind(qdma.rx);
-        qdma.rx_credit.bind(loopback.eject_credit);
+        network.tx.bind(loopback.inject);
+        loopback.inject_credit.bind(network.tx_credit);
+        loopback.eject.bind(network.rx);
+        network.rx_credit.bind(loopback.eject_credit);
     }
 
     std::uint8_t* at(std::uint64_t address) { return memory_bytes.data() + address; }

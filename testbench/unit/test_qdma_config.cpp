@@ -14,9 +14,23 @@ TEST_CASE("qdma config: defaults are valid and declared with units") {
     QdmaConfig::declare(parameters);
     const QdmaConfig config = QdmaConfig::from(parameters);
     CHECK(config.packet_payload_bytes == 1024);
-    CHECK(config.size_code() == 6);
     CHECK(config.stream_bytes_per_cycle() == 64);
     for (const auto& spec : parameters.specs()) CHECK_FALSE(spec.description.empty());
+}
+
+TEST_CASE("qdma config: the network interface gets the QDMA's packet size, receive buffer and stream") {
+    QdmaConfig config;
+    config.packet_payload_bytes = 2048;
+    config.rx_buffer_bytes = 65536;
+    config.stream_bits = 256;
+    config.clock_mhz = 300.0;
+    const PacketInterfaceConfig network = config.network_interface(2, 8);
+    CHECK(network.endpoint == 2);
+    CHECK(network.endpoints == 8);
+    CHECK(network.packet_payload_bytes == 2048);
+    CHECK(network.receive_buffer_bytes == 65536);
+    CHECK(network.link_bytes_per_cycle == 32);
+    CHECK(network.link_clock_mhz == 300.0);
 }
 
 TEST_CASE("qdma config: a packet size that is not a power of two is refused by name") {

@@ -121,23 +121,3 @@ TEST_CASE("qdma segmenter: a zero-byte message is one empty last packet") {
     CHECK(only.bytes == 0);
     CHECK(only.last);
 }
-
-TEST_CASE("qdma segmenter: the network header copies the collective fields and names the node") {
-    ProcessorHeader header;
-    header.message_bytes = 64;
-    header.context_id = 9;
-    header.operation = 3;
-    header.opcode = Opcode::Allreduce;
-    header.algorithm = 2;
-    header.datatype = 8;
-    header.rank = 5;
-    const NetworkHeader network = network_header_for(header, 6, node_of_rank(header.rank), true);
-    CHECK(network.size_code == 6);
-    CHECK(network.destination == 5);
-    CHECK(network.opcode == Opcode::Allreduce);
-    CHECK(network.context_id == 9);
-    CHECK(network.operation == 3);
-    CHECK(network.algorithm == 2);
-    CHECK(network.datatype == 8);
-    CHECK(network.last);
-}

@@ -1,5 +1,8 @@
-// Qdma: the FPGA's queue DMA engine (Xilinx QDMA-style streaming queues)
-// and, on its H2C side, the router's ingress packet converter.
+// Qdma: the FPGA's queue DMA engine (Xilinx QDMA-style streaming queues).
+// It reaches the network only through a NetworkInterface
+// (models/network_interface): it hands it one request per packet of a
+// message and is told what arrives; the interface owns the network's
+// headers, virtual channels, credits and the stream toward the router.
 //
 // Abstraction: LT with annotated DMA delays, event-driven SC_THREADs (no
 // clocks). Registers follow models/common/isvp/register_map.h exactly.
@@ -7,23 +10,23 @@
 //   H2C  A doorbell (H2C_PIDX) wakes the fetch stage: it fetches descriptors
 //        by DMA in batches of qdma.descriptor_prefetch, checks them
 //        (H2cFramer), DMA-reads each processor packet's header and payload
-//        into network packets of qdma.packet_payload_bytes and queues them,
-//        up to qdma.h2c_buffer_bytes read ahead. The emit stage sends each
-//        packet on `tx` once its data has arrived, the stream is free
-//        (qdma.stream_bits per cycle at qdma.clock_mhz) and the router has
-//        granted credits for it; then descriptors complete in order (H2C
-//        CIDX, status writeback, SDI interrupt). Reads and emission overlap,
+//        into packets of qdma.packet_payload_bytes framed by the network
+//        interface and queues them, up to qdma.h2c_buffer_bytes read ahead.
+//        The emit stage sends each packet once its data has arrived, the
+//        interface's link is free and it has space for it; then descriptors
+//        complete in order (H2C CIDX, status writeback, SDI interrupt).
+//        Reads and emission overlap,
 //        so a long message streams through a bounded buffer. Queues are
 //        served round-robin packet by packet.
-//   C2H  A packet arriving on `rx` is steered by CONTEXT_QUEUE[context ID] to
-//        a queue; it takes that queue's next C2H buffer (descriptors fetched
+//   C2H  A packet the network interface delivers is steered by
+//        CONTEXT_QUEUE[context ID] to a queue; it takes that queue's next C2H buffer (descriptors fetched
 //        by DMA as needed), its payload is DMA-written there, then a
 //        completion entry goes to the CMPT ring (colour flips on wrap),
 //        status writeback and coalesced interrupt follow, and only then are
-//        the packet's credits returned to the router.
+//        the packet released to the interface (its credits go back).
 //   Back-pressure instead of loss: with no C2H buffer posted, the CMPT ring
 //        full, the queue disabled or stopped in error, packets for the queue
-//        wait in the receive buffer (their credits are not returned) until a
+//        wait in the receive buffer (they are not released) until a
 //        doorbell, enable or reset lets them through. Real QDMA drops in
 //        this case; we do not, so ERROR_STATUS.C2H_NO_BUFFER/CMPT_OVERFLOW
 //        never mean "dropped" here (C2H_NO_BUFFER reports BufferTooSmall).
@@ -38,17 +41,14 @@
 //                         dwords; never waits)
 //   dma        initiator  to PcieEndpoint::dma (host addresses)
 //   irq        initiator  MSI-X vector requests to PcieEndpoint::irq
-//   tx         initiator  network packets to the router's inject port
-//   tx_credit  target     credits from the inject port (VC 0 is used)
-//   rx         target     network packets from the router's eject port
-//   rx_credit  initiator  credits to the eject port (one VC, 0; the whole
-//                         qdma.rx_buffer_bytes granted at time 0)
+// (the network side is the NetworkInterface's: PacketNetworkInterface's
+// tx, tx_credit, rx, rx_credit)
 //
 // Not modelled: the QDMA's internal pipeline latency and descriptor engine
 // parallelism (one fetch stage serves all queues), memory-mapped (non-stream)
 // queues, QDMA's function map and indirect context programming, descriptor
 // bypass, the accelerator CSR window (0x6000-0x7FFF reads as unmapped).
-// Identity rank mapping: rank r is node r.
+// Identity rank mapping (the interface's): rank r is node r.
 #pragma once
 
 #include <array>
@@ -65,7 +65,7 @@
 #include <tlm>
 
 #include "isvp/dma_tag_extension.h"
-#include "isvp/packet_channel.h"
+#include "isvp/network_interface.h"
 #include "isvp/qdma_coalescer.h"
 #include "isvp/qdma_config.h"
 #include "isvp/qdma_h2c_framer.h"
@@ -74,19 +74,16 @@
 
 namespace isvp {
 
-class Qdma : public sc_core::sc_module {
+class Qdma : public sc_core::sc_module, private NetworkReceiver {
   public:
-    tlm_utils::simple_target_socket<Qdma> regs;          ///< BAR0 registers
-    tlm_utils::simple_initiator_socket<Qdma> dma;        ///< DMA to host memory through the endpoint
-    tlm_utils::simple_initiator_socket<Qdma> irq;        ///< MSI-X vector requests
-    tlm_utils::simple_initiator_socket<Qdma> tx;         ///< packets to the router (inject)
-    tlm_utils::simple_target_socket<Qdma> tx_credit;     ///< credits from the router (inject)
-    tlm_utils::simple_target_socket<Qdma> rx;            ///< packets from the router (eject)
-    tlm_utils::simple_initiator_socket<Qdma> rx_credit;  ///< credits to the router (eject)
+    tlm_utils::simple_target_socket<Qdma> regs;    ///< BAR0 registers
+    tlm_utils::simple_initiator_socket<Qdma> dma;  ///< DMA to host memory through the endpoint
+    tlm_utils::simple_initiator_socket<Qdma> irq;  ///< MSI-X vector requests
 
-    /// `node_address`: this FPGA's node (and, identity-mapped, its rank);
-    /// `node_count`: nodes in the network. Throws ConfigError on a bad config.
-    Qdma(sc_core::sc_module_name name, const QdmaConfig& config, std::uint16_t node_address, std::uint16_t node_count);
+    /// `network`: the node's network interface (outlives the QDMA); its
+    /// endpoint and endpoint count are NODE_ADDRESS and NODE_COUNT.
+    /// Throws ConfigError on a bad config.
+    Qdma(sc_core::sc_module_name name, const QdmaConfig& config, NetworkInterface& network);
 
     /// Counters for statistics and tests.
     struct Statistics {
@@ -105,7 +102,7 @@ class Qdma : public sc_core::sc_module {
             field("queue_errors", self.queue_errors);
         }
 
-        std::uint64_t h2c_packets = 0;             ///< network packets sent on tx
+        std::uint64_t h2c_packets = 0;             ///< packets sent to the network
         std::uint64_t h2c_payload_bytes = 0;       ///< their payload bytes
         std::uint64_t h2c_descriptors = 0;         ///< H2C descriptors completed
         std::uint64_t h2c_descriptor_fetches = 0;  ///< H2C descriptor fetch DMAs (a batch each)
@@ -125,10 +122,6 @@ class Qdma : public sc_core::sc_module {
     /// LINK_FAULT_TO read (regmap::link_fault_link; 0: not named).
     void link_fault(std::uint16_t peer, bool sending, std::uint64_t packets, std::uint32_t from = 0,
                     std::uint32_t to = 0);
-    /// Credits held for the router's inject port, VC 0 (phits).
-    std::uint32_t tx_credits() const { return tx_credits_.empty() ? 0 : tx_credits_[0]; }
-    /// Receive-buffer phits occupied by packets not yet delivered.
-    std::uint32_t rx_buffered_phits() const { return rx_used_phits_; }
 
   private:
     enum class Ring { H2c, C2h, Cmpt };
@@ -154,7 +147,7 @@ class Qdma : public sc_core::sc_module {
     };
 
     struct H2cState {
-        explicit H2cState(std::uint16_t node_count) : framer(node_count) {}
+        explicit H2cState(std::uint32_t endpoints) : framer(endpoints) {}
         std::uint32_t base_lo = 0, base_hi = 0;               ///< H2C_BASE registers
         std::uint32_t control = 0;                            ///< H2C_CONTROL
         bool enabled = false;                                 ///< ENABLE, latched with ring and base
@@ -180,22 +173,10 @@ class Qdma : public sc_core::sc_module {
         std::uint32_t header_fill = 0;               ///< header bytes read
         sc_core::sc_time header_ready;               ///< when the header arrived
         std::uint32_t next_packet = 0;               ///< index of the message's next network packet
-        tlm::tlm_generic_payload* packet = nullptr;  ///< network packet being filled
-        std::uint32_t packet_payload = 0;            ///< its payload bytes
+        OutgoingPacket packet;                       ///< packet being filled (framed by the interface)
         std::uint32_t packet_fill = 0;               ///< payload bytes read into it
         sc_core::sc_time packet_ready;               ///< when its data will all have arrived
         InterruptCoalescer interrupt;                ///< SDI interrupt arming
-    };
-
-    /// A network packet held for C2H delivery.
-    struct RxPacket {
-        tlm::tlm_generic_payload* payload = nullptr;  ///< acquired network packet
-        sc_core::sc_time tail;                        ///< when its last byte has arrived
-        std::uint32_t phits = 0;                      ///< receive-buffer credits it holds
-        std::uint64_t header = 0;                     ///< replicated processor header (rank = source)
-        std::uint32_t offset = 0;                     ///< payload offset in the message
-        std::uint32_t payload_bytes = 0;              ///< payload length
-        bool last = false;                            ///< last packet of the message
     };
 
     struct C2hState {
@@ -211,7 +192,7 @@ class Qdma : public sc_core::sc_module {
         std::uint32_t fetch_index = 0;                        ///< next ring index to fetch
         std::deque<FetchedC2h> cache;                         ///< fetched buffers, not yet used
         FetchFailure fetch_failure;                           ///< a failed fetch ahead
-        std::deque<RxPacket> pending;                         ///< packets steered here, waiting
+        std::deque<IncomingPacket> pending;                   ///< packets steered here, waiting
         bool scheduled = false;                               ///< in the C2H engine's list (or being served)
         bool blocked = false;                                 ///< waiting for a register event
     };
@@ -237,7 +218,7 @@ class Qdma : public sc_core::sc_module {
     };
 
     struct Queue {
-        explicit Queue(std::uint16_t node_count) : h2c(node_count) {}
+        explicit Queue(std::uint32_t endpoints) : h2c(endpoints) {}
         H2cState h2c;    ///< host-to-card ring and fetch state
         C2hState c2h;    ///< card-to-host ring and held packets
         CmptState cmpt;  ///< completion ring and interrupt
@@ -250,7 +231,7 @@ class Qdma : public sc_core::sc_module {
         unsigned queue = 0;                                                 ///< the queue it belongs to
         std::uint64_t epoch = 0;                                            ///< queue epoch when queued
         sc_core::sc_time at;                                                ///< not before this time
-        tlm::tlm_generic_payload* packet = nullptr;                         ///< Packet
+        OutgoingPacket packet;                                              ///< Packet
         std::uint32_t window_bytes = 0;                                     ///< Packet: staging bytes held
         std::uint32_t next_cidx = 0;                                        ///< Completion: CIDX after the descriptor
         bool sdi = false;                                                   ///< Completion: the descriptor had SDI
@@ -300,13 +281,10 @@ class Qdma : public sc_core::sc_module {
     void h2c_send(H2cItem& item);
     void h2c_complete(H2cItem& item);
     bool h2c_writeback(unsigned q);
-    void tx_credit_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-    void apply_credit_arrivals();
 
     // C2H (qdma_c2h.cpp)
-    void rx_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-    void grant_rx_credits();
-    void send_rx_credits(std::uint32_t phits, sc_core::sc_time delay);
+    void on_receive(const IncomingPacket& packet) override;
+    void on_malformed(const std::string& why) override;
     void c2h_thread();
     bool c2h_deliver(unsigned q);
     void c2h_prefetch(unsigned q);
@@ -324,13 +302,10 @@ class Qdma : public sc_core::sc_module {
     std::string queue_name(unsigned q, Ring ring) const;
     static std::string hex(std::uint64_t value);
 
-    QdmaConfig config_;              ///< parameters
-    std::uint16_t node_address_;     ///< this node (NODE_ADDRESS); also its rank
-    std::uint16_t node_count_;       ///< NODE_COUNT
-    MessageSegmenter segmenter_;     ///< message -> network packets
-    sc_core::sc_time clock_period_;  ///< one stream cycle
-    std::uint32_t stream_bytes_;     ///< bytes per stream cycle
-    std::vector<Queue> queues_;      ///< qdma.queues queue contexts
+    QdmaConfig config_;           ///< parameters
+    NetworkInterface& network_;   ///< the node's port to the network (NODE_ADDRESS, NODE_COUNT)
+    MessageSegmenter segmenter_;  ///< message -> network packets
+    std::vector<Queue> queues_;   ///< qdma.queues queue contexts
 
     // global registers
     std::uint32_t scratch_ = 0;           ///< SCRATCH
@@ -351,25 +326,16 @@ class Qdma : public sc_core::sc_module {
     std::array<std::uint32_t, regmap::kContextCount> context_queue_{};  ///< CONTEXT_QUEUE steering
 
     // H2C engine
-    std::deque<unsigned> h2c_ready_;                                 ///< queues with H2C work, round-robin
-    std::deque<H2cItem> h2c_items_;                                  ///< fetch stage -> emit stage
-    std::uint32_t window_used_ = 0;                                  ///< staging bytes held by queued packets
-    sc_core::sc_time stream_free_;                                   ///< the stream is busy until then
-    std::vector<std::uint32_t> tx_credits_;                          ///< inject-port credits per VC, phits
-    std::multimap<sc_core::sc_time, CreditReturn> credit_arrivals_;  ///< credits annotated into the future
-    std::uint64_t next_trace_id_ = 0;                                ///< per-packet trace ids
-    PacketPool pool_;                                                ///< network packet payloads
-    sc_core::sc_event h2c_work_event_;                               ///< a doorbell or enable gave the fetch stage work
-    sc_core::sc_event h2c_item_event_;                               ///< an item for the emit stage
-    sc_core::sc_event window_event_;                                 ///< staging bytes were freed
-    sc_core::sc_event credit_event_;                                 ///< tx credits arrived
-    sc_core::sc_event credit_arrival_event_;                         ///< the next annotated credit is due
-    sc_core::sc_event h2c_reset_event_;                              ///< a queue was reset (stale items to drop)
+    std::deque<unsigned> h2c_ready_;     ///< queues with H2C work, round-robin
+    std::deque<H2cItem> h2c_items_;      ///< fetch stage -> emit stage
+    std::uint32_t window_used_ = 0;      ///< staging bytes held by queued packets
+    sc_core::sc_event h2c_work_event_;   ///< a doorbell or enable gave the fetch stage work
+    sc_core::sc_event h2c_item_event_;   ///< an item for the emit stage
+    sc_core::sc_event window_event_;     ///< staging bytes were freed
+    sc_core::sc_event h2c_reset_event_;  ///< a queue was reset (stale items to drop)
 
     // C2H engine
     std::deque<unsigned> c2h_ready_;                      ///< queues with packets to deliver
-    std::uint32_t rx_capacity_phits_;                     ///< receive buffer, phits
-    std::uint32_t rx_used_phits_ = 0;                     ///< occupied by held packets
     sc_core::sc_event c2h_event_;                         ///< a queue became ready
     std::multimap<std::uint64_t, unsigned> cmpt_timers_;  ///< coalescing timers: (time, queue)
     sc_core::sc_event cmpt_timer_event_;                  ///< the earliest coalescing timer is due
@@ -377,7 +343,6 @@ class Qdma : public sc_core::sc_module {
     std::vector<std::uint8_t> fetch_buffer_;  ///< descriptor fetch staging
     tlm::tlm_generic_payload dma_payload_;    ///< reused for every DMA (no process waits in between)
     DmaTagExtension dma_tag_;                 ///< set on dma_payload_ for the duration of each DMA
-    CreditMessage rx_credit_message_;         ///< reused for every rx credit return
     Statistics statistics_;                   ///< counters
 };
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "isvp/packet_network_core.h"
 #include "isvp/parameters.h"
 
 namespace isvp {
@@ -30,11 +31,12 @@ struct QdmaConfig {
     /// Throws ConfigError naming the first bad field and what is accepted.
     void validate() const;
 
-    /// Size code of packet_payload_bytes in the network header.
-    std::uint8_t size_code() const;
     /// Bytes of the largest network packet (headers + full payload).
     unsigned max_packet_bytes() const;
     unsigned stream_bytes_per_cycle() const { return stream_bits / 8; }
+    /// The QDMA's network interface: endpoint `endpoint` of `endpoints`,
+    /// this packet size, receive buffer and stream toward the router.
+    PacketInterfaceConfig network_interface(std::uint16_t endpoint, std::uint32_t endpoints) const;
 };
 
 }  // namespace isvp

@@ -1,6 +1,7 @@
-// The H2C side of the QDMA as a packet converter (SystemC-free): checking
-// that a queue's descriptors frame processor packets correctly, and cutting
-// each processor packet into network packets.
+// The H2C side of the QDMA (SystemC-free): checking that a queue's
+// descriptors frame processor packets correctly, and cutting each processor
+// packet's message into packets (their network headers are the network
+// interface's: models/network_interface, PacketFraming).
 //
 // A processor packet is the 8-byte ProcessorHeader followed by
 // message_bytes of payload, spread over the descriptors from SOP to EOP.
@@ -13,7 +14,8 @@
 //                     8 + message_bytes bytes (checked as soon as it is known:
 //                     an overrun at the descriptor that overruns, a missing
 //                     or early EOP at the descriptor that has/lacks it)
-//   PacketHeader      reserved opcode, rank >= node count
+//   PacketHeader      reserved opcode, opcode stream, a rank the network
+//                     does not reach (>= its endpoint count)
 // With standing descriptors (H2C_CONTROL.PREFETCH) a descriptor is a buffer
 // instead: accept_standing() turns it into the descriptor the engine
 // consumes — SOP on the first buffer of a packet, as many bytes of each
@@ -34,7 +36,8 @@ namespace isvp {
 
 class H2cFramer {
   public:
-    explicit H2cFramer(std::uint32_t node_count) : node_count_(node_count) {}
+    /// `endpoints`: ranks a header may name (NetworkInterface::endpoints()).
+    explicit H2cFramer(std::uint32_t endpoints) : endpoints_(endpoints) {}
 
     /// The next descriptor of the queue, before any of its data is used.
     regmap::QueueError accept_descriptor(const regmap::H2cDescriptor& descriptor);
@@ -60,7 +63,7 @@ class H2cFramer {
   private:
     regmap::QueueError check_total() const;
 
-    std::uint32_t node_count_;               ///< ranks that exist (rank == node for now)
+    std::uint32_t endpoints_;                ///< ranks the network reaches (rank == node for now)
     bool in_packet_ = false;                 ///< SOP seen, EOP not yet consumed
     bool eop_seen_ = false;                  ///< the packet's EOP descriptor has been accepted
     bool standing_ = false;                  ///< the packet is framed by its header in standing buffers
@@ -89,15 +92,5 @@ class MessageSegmenter {
   private:
     std::uint32_t capacity_;  ///< payload bytes per full packet
 };
-
-/// The network header of a packet of `header`'s message bound for node
-/// `destination`, with the configured size code.
-NetworkHeader network_header_for(const ProcessorHeader& header, std::uint8_t size_code, std::uint16_t destination,
-                                 bool last);
-
-/// The node address of a rank. Identity for now: rank r lives on node r.
-inline std::uint16_t node_of_rank(std::uint16_t rank) {
-    return rank;
-}
 
 }  // namespace isvp
