@@ -34,7 +34,7 @@ class CreditedOutPort {
         std::uint8_t credit_to = 0;  ///< owner's tag: upstream input to credit when it leaves (0: none, generated here)
         std::int8_t ends_call = -1;  ///< owner's tag (traced: the last result packet of a call on this context)
         std::uint32_t phits = 0;     ///< its length (known when queued; drain need not touch it)
-        sc_core::sc_time ready;      ///< set by enqueue(): when its head is here and it may leave
+        sc_core::sc_time ready{};    ///< set by enqueue(): when its head is here and it may leave
     };
     /// Called when a packet has left, after the receiver took it and before
     /// it is released: `tail_after` is when its tail follows (credit
