@@ -48,20 +48,28 @@ std::string describe_cable(std::uint32_t from, std::uint32_t to) {
     namespace ll = rm::link_fault_link;
     if (!ll::NAMED.get(from)) return " (no link reported dropping them: acknowledgements lost or late)";
     const std::uint32_t others = ll::OTHER_LINKS.get(from);
-    return " on the link switch " + std::to_string(ll::SWITCH.get(from)) + " port " +
-           std::to_string(ll::PORT.get(from)) + " -> switch " + std::to_string(ll::SWITCH.get(to)) + " port " +
-           std::to_string(ll::PORT.get(to)) +
-           (others > 0 ? " (and " + std::to_string(others) + " other link" + (others == 1 ? "" : "s") + ")" : "");
+    const std::string ports = "switch " + std::to_string(ll::SWITCH.get(from)) + " port " +
+                              std::to_string(ll::PORT.get(from)) + " -> switch " + std::to_string(ll::SWITCH.get(to)) +
+                              " port " + std::to_string(ll::PORT.get(to));
+    const std::string more =
+        others > 0 ? " (and " + std::to_string(others) + " other link" + (others == 1 ? "" : "s") + ")" : "";
+    // A torus link: switch i is node i; name it by nodes and direction.
+    static constexpr const char* kDirections[] = {"+x", "-x", "+y", "-y", "+z", "-z"};
+    const std::uint32_t direction = ll::DIRECTION.get(to);
+    if (direction >= 1 && direction <= 6)
+        return " on the link node " + std::to_string(ll::SWITCH.get(from)) + " " + kDirections[direction - 1] +
+               " -> node " + std::to_string(ll::SWITCH.get(to)) + " (" + ports + ")" + more;
+    return " on the link " + ports + more;
 }
 
 std::string describe(const LinkFault& fault, int own_node) {
     const int from = fault.sending ? own_node : fault.peer;
     const int to = fault.sending ? fault.peer : own_node;
     namespace ll = rm::link_fault_link;
-    const std::string link =
-        describe_cable(ll::NAMED.make(fault.link_named ? 1 : 0) | ll::SWITCH.make(fault.from_switch) |
-                           ll::PORT.make(fault.from_port) | ll::OTHER_LINKS.make(fault.other_links),
-                       ll::SWITCH.make(fault.to_switch) | ll::PORT.make(fault.to_port));
+    const std::string link = describe_cable(
+        ll::NAMED.make(fault.link_named ? 1 : 0) | ll::SWITCH.make(fault.from_switch) | ll::PORT.make(fault.from_port) |
+            ll::OTHER_LINKS.make(fault.other_links),
+        ll::SWITCH.make(fault.to_switch) | ll::PORT.make(fault.to_port) | ll::DIRECTION.make(fault.direction));
     const std::string count =
         fault.lost == 0 ? "packets" : std::to_string(fault.lost) + " packet" + (fault.lost == 1 ? "" : "s");
     return "link fault: " + count + " from node " + std::to_string(from) + " to node " + std::to_string(to) +
@@ -290,6 +298,7 @@ void Driver::read_link_faults() {
         fault.other_links = ll::OTHER_LINKS.get(from);
         fault.to_switch = ll::SWITCH.get(to);
         fault.to_port = ll::PORT.get(to);
+        fault.direction = ll::DIRECTION.get(to);
         fault.serial = ++link_fault_count_;
         ++activity_;
         if (fault.peer < 0 || static_cast<std::uint32_t>(fault.peer) >= node_count_) continue;  // not a node of ours
@@ -323,6 +332,7 @@ void Driver::read_link_faults() {
                 kept.from_port = fault.from_port;
                 kept.to_switch = fault.to_switch;
                 kept.to_port = fault.to_port;
+                kept.direction = fault.direction;
                 kept.other_links += fault.other_links;
             } else if (fault.link_named &&
                        (kept.from_switch != fault.from_switch || kept.from_port != fault.from_port)) {

@@ -24,8 +24,9 @@
       packets return MPI_ERR_OTHER naming the link fault (collective and
       point-to-point), the others give correct results, the job goes on and
       ends with status 0; the warning on stderr and the --stats JSON name
-      the link; every error names the cable (switch and port at both ends)
-      that the warning names (but a switch error 6 learnt from an agreement
+      the link; every error names the cable (switch and port at both ends,
+      and on a torus nodes and direction: "node 3 +x -> node 2") that the
+      warning names (but a switch error 6 learnt from an agreement
       record, which names no pair); a second
       run with the same seed fails the same calls. With --offload off the
       collectives run in software: a member that loses a message gives the
@@ -225,7 +226,11 @@ def mpi_return(isvp, program, stats, extra, variant=None, high_loss=False):
             fail(f"{call}'s error is not MPI_ERR_OTHER naming the link fault: {text}")
         if "link fault: packets between members" in text:
             continue  # learnt from a member's agreement record, which names no pair (docs/COLLECTIVES.md)
-        cable = re.search(r"lost for good on the link switch (\d+) port \d+ -> switch (\d+) port \d+", text)
+        cable = re.search(r"lost for good on the link (?:node \d+ [+-][xyz] -> node \d+ \()?"
+                          r"switch (\d+) port \d+ -> switch (\d+) port \d+", text)
+        # On a torus the guests name the cable by nodes and direction too, as the warning does.
+        if "torus" in " ".join(extra) and not re.search(r"on the link node \d+ [+-][xyz] -> node \d+ \(", text):
+            fail(f"{call}'s error does not name the cable by nodes and direction: {text}")
         if not cable:
             fail(f"{call}'s error does not name the cable (switch and port at both ends): {text}")
         # On a torus each node has its own switch: the cable is one the platform's warning names.

@@ -150,13 +150,15 @@ struct LinkFault {
     unsigned to_switch = 0;  ///< where they should have entered
     unsigned to_port = 0;
     unsigned other_links = 0;  ///< further links that dropped some of them
+    unsigned direction = 0;    ///< on a torus: 1..6 = +x ... -z from the from end (LINK_FAULT_TO.DIRECTION), else 0
 };
 /// "link fault: 2 packets from node 0 to node 1 lost for good on the link
 /// switch 0 port 1 -> switch 1 port 0 (...)"
 std::string describe(const LinkFault& fault, int own_node);
-/// " on the link switch 0 port 1 -> switch 1 port 0 (and 1 other link)" from
-/// LINK_FAULT_FROM / LINK_FAULT_TO words (regmap::link_fault_link), or what
-/// to say when NAMED is 0.
+/// " on the link node 0 +x -> node 1 (switch 0 port 0 -> switch 1 port 1)
+/// (and 1 other link)" on a torus (DIRECTION set), " on the link switch 0
+/// port 1 -> switch 1 port 0" otherwise, from LINK_FAULT_FROM /
+/// LINK_FAULT_TO words (regmap::link_fault_link), or what to say when NAMED is 0.
 std::string describe_cable(std::uint32_t from, std::uint32_t to);
 
 /// Wildcards for receive matching.
