@@ -297,7 +297,15 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
             std::min<std::size_t>(cables.size() - 1, ll::OTHER_LINKS.mask() >> ll::OTHER_LINKS.shift));
         from_word =
             ll::SWITCH.make(from_switch) | ll::PORT.make(from_port) | ll::OTHER_LINKS.make(others) | ll::NAMED.make(1);
-        to_word = ll::SWITCH.make(far.index) | ll::PORT.make(far.port) | ll::NAMED.make(1);
+        // On a torus switch i is node i and ports 0..5 are +x ... -z: the
+        // guests can name the cable by nodes and direction.
+        const std::string port = fabric_->port_name(from_switch, from_port);
+        static constexpr const char* kDirections[] = {"xplus", "xminus", "yplus", "yminus", "zplus", "zminus"};
+        std::uint32_t direction = 0;
+        for (std::uint32_t d = 0; d < 6; ++d)
+            if (port == kDirections[d]) direction = d + 1;
+        to_word =
+            ll::SWITCH.make(far.index) | ll::PORT.make(far.port) | ll::DIRECTION.make(direction) | ll::NAMED.make(1);
     }
     std::string named;
     for (const auto& [link, count] : links)

@@ -241,6 +241,7 @@ std::string register_fields(std::uint32_t offset, std::uint32_t value) {
             fields.add("switch", link_fault_link::SWITCH.get(value));
             fields.add("port", link_fault_link::PORT.get(value));
             if (offset == LINK_FAULT_FROM) fields.add("other_links", link_fault_link::OTHER_LINKS.get(value));
+            if (offset == LINK_FAULT_TO) fields.add("direction", link_fault_link::DIRECTION.get(value));
             fields.add("named", link_fault_link::NAMED.get(value));
             break;
         case ACCEL_CAPABILITIES:

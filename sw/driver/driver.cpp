@@ -20,6 +20,12 @@ static_assert(kMaxSendBytes == kMaxMessageBytes - kEnvelopeBytes, "driver.h stat
 /// Envelope word 1 (bytes 4..7), bit 0: the data is not carried (timing
 /// only, send_length_only); the receiver keeps none.
 constexpr std::uint32_t kEnvelopeLengthOnly = 1u;
+/// Envelope word 1, bit 1: a stream probe (send_stream_probes), no message.
+constexpr std::uint32_t kEnvelopeStreamProbe = 2u;
+/// Envelope word 1, bits 8..31: the message's number in its sender's stream
+/// to this node (a probe: the number of the sender's next message), modulo 2^24.
+constexpr unsigned kStreamNumberShift = 8;
+constexpr std::uint32_t kStreamNumberMask = 0xFFFFFFu;
 
 /// Clears a flag when the scope ends, also by an exception.
 struct ClearOnExit {
@@ -42,23 +48,32 @@ std::string describe_cable(std::uint32_t from, std::uint32_t to) {
     namespace ll = rm::link_fault_link;
     if (!ll::NAMED.get(from)) return " (no link reported dropping them: acknowledgements lost or late)";
     const std::uint32_t others = ll::OTHER_LINKS.get(from);
-    return " on the link switch " + std::to_string(ll::SWITCH.get(from)) + " port " +
-           std::to_string(ll::PORT.get(from)) + " -> switch " + std::to_string(ll::SWITCH.get(to)) + " port " +
-           std::to_string(ll::PORT.get(to)) +
-           (others > 0 ? " (and " + std::to_string(others) + " other link" + (others == 1 ? "" : "s") + ")" : "");
+    const std::string ports = "switch " + std::to_string(ll::SWITCH.get(from)) + " port " +
+                              std::to_string(ll::PORT.get(from)) + " -> switch " + std::to_string(ll::SWITCH.get(to)) +
+                              " port " + std::to_string(ll::PORT.get(to));
+    const std::string more =
+        others > 0 ? " (and " + std::to_string(others) + " other link" + (others == 1 ? "" : "s") + ")" : "";
+    // A torus link: switch i is node i; name it by nodes and direction.
+    static constexpr const char* kDirections[] = {"+x", "-x", "+y", "-y", "+z", "-z"};
+    const std::uint32_t direction = ll::DIRECTION.get(to);
+    if (direction >= 1 && direction <= 6)
+        return " on the link node " + std::to_string(ll::SWITCH.get(from)) + " " + kDirections[direction - 1] +
+               " -> node " + std::to_string(ll::SWITCH.get(to)) + " (" + ports + ")" + more;
+    return " on the link " + ports + more;
 }
 
 std::string describe(const LinkFault& fault, int own_node) {
     const int from = fault.sending ? own_node : fault.peer;
     const int to = fault.sending ? fault.peer : own_node;
     namespace ll = rm::link_fault_link;
-    const std::string link =
-        describe_cable(ll::NAMED.make(fault.link_named ? 1 : 0) | ll::SWITCH.make(fault.from_switch) |
-                           ll::PORT.make(fault.from_port) | ll::OTHER_LINKS.make(fault.other_links),
-                       ll::SWITCH.make(fault.to_switch) | ll::PORT.make(fault.to_port));
-    return "link fault: " + std::to_string(fault.lost) + " packet" + (fault.lost == 1 ? "" : "s") + " from node " +
-           std::to_string(from) + " to node " + std::to_string(to) + " lost for good" + link +
-           "; the reliable layer gave up (the platform's warning names the ports)";
+    const std::string link = describe_cable(
+        ll::NAMED.make(fault.link_named ? 1 : 0) | ll::SWITCH.make(fault.from_switch) | ll::PORT.make(fault.from_port) |
+            ll::OTHER_LINKS.make(fault.other_links),
+        ll::SWITCH.make(fault.to_switch) | ll::PORT.make(fault.to_port) | ll::DIRECTION.make(fault.direction));
+    const std::string count =
+        fault.lost == 0 ? "packets" : std::to_string(fault.lost) + " packet" + (fault.lost == 1 ? "" : "s");
+    return "link fault: " + count + " from node " + std::to_string(from) + " to node " + std::to_string(to) +
+           " lost for good" + link + "; the reliable layer gave up (the platform's warning names the ports)";
 }
 
 Driver::Driver(DeviceTransport& transport, DriverConfig config)
@@ -199,6 +214,8 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
 
     assembling_.resize(node_count_);
     assembling_active_.assign(node_count_, false);
+    streams_.resize(node_count_);
+    next_number_.assign(node_count_, 0);
     // A bad setup value shows up as a queue error right away, not at the first message.
     check_device_errors();
 }
@@ -304,7 +321,28 @@ void Driver::read_link_faults() {
         fault.other_links = ll::OTHER_LINKS.get(from);
         fault.to_switch = ll::SWITCH.get(to);
         fault.to_port = ll::PORT.get(to);
+        fault.direction = ll::DIRECTION.get(to);
         fault.serial = ++link_fault_count_;
+        ++activity_;
+        if (fault.peer < 0 || static_cast<std::uint32_t>(fault.peer) >= node_count_) continue;  // not a node of ours
+        if (fault.sending) {
+            // The peer cannot tell by itself whether a message of this node
+            // was the last one lost: a probe gives it the stream's end.
+            if (std::find(probe_peers_.begin(), probe_peers_.end(), fault.peer) == probe_peers_.end())
+                probe_peers_.push_back(fault.peer);
+        } else {
+            Stream& stream = streams_[static_cast<std::size_t>(fault.peer)];
+            ++stream.reports;
+            stream.latest = fault;
+            if (stream.lost > stream.explained) {
+                // The losses were found in the stream before this report was
+                // read (its packets came first): it adds nothing claimable.
+                stream.explained = stream.lost;
+            } else {
+                stream.open = true;
+                stream.unexplained = true;
+            }
+        }
         const auto [it, fresh] = pending_faults_.try_emplace(fault.peer, fault);
         if (!fresh) {  // not claimed yet: one fault, the packets added up
             it->second.lost += fault.lost;
@@ -317,6 +355,7 @@ void Driver::read_link_faults() {
                 kept.from_port = fault.from_port;
                 kept.to_switch = fault.to_switch;
                 kept.to_port = fault.to_port;
+                kept.direction = fault.direction;
                 kept.other_links += fault.other_links;
             } else if (fault.link_named &&
                        (kept.from_switch != fault.from_switch || kept.from_port != fault.from_port)) {
@@ -324,7 +363,71 @@ void Driver::read_link_faults() {
             }
             it->second.serial = fault.serial;
         }
-        ++activity_;
+        if (!fault.sending) refresh_stream_fault(fault.peer);
+    }
+}
+
+std::uint64_t Driver::claimable(const Stream& stream) const {
+    if (stream.reports == 0) return 0;  // no link fault with this peer: a gap is its sender's fault
+    const std::uint64_t found = stream.lost > stream.claimed ? stream.lost - stream.claimed : 0;
+    return std::max<std::uint64_t>(found, stream.open ? 1 : 0);
+}
+
+void Driver::refresh_stream_fault(int peer, std::uint64_t serial) {
+    const Stream& stream = streams_[static_cast<std::size_t>(peer)];
+    const auto it = pending_faults_.find(peer);
+    if (claimable(stream) == 0) {
+        if (it != pending_faults_.end() && !it->second.sending) pending_faults_.erase(it);
+        return;
+    }
+    if (it == pending_faults_.end()) {
+        LinkFault fault = stream.latest;  // the cable of the latest report
+        fault.serial = serial != 0 ? serial : stream.latest.serial;
+        pending_faults_.emplace(peer, fault);
+        return;
+    }
+    it->second.sending = false;
+    if (serial != 0) it->second.serial = serial;
+}
+
+void Driver::note_lost_messages(int source, std::uint64_t count) {
+    Stream& stream = streams_[static_cast<std::size_t>(source)];
+    stream.lost += count;
+    // Receives that failed on a report before the stream showed what it
+    // lost claimed at most these: more were failed for the same message
+    // (several reports of it) or for none (acknowledgements lost), and must
+    // not use up the peer's later losses.
+    stream.claimed = std::min(stream.claimed, stream.lost);
+    if (stream.unexplained) {  // the report now has its exact count of messages
+        stream.explained = stream.lost;
+        stream.unexplained = false;
+        stream.open = false;
+    }
+    if (claimable(stream) == 0) return refresh_stream_fault(source);
+    // Messages beyond what receives have claimed: a new fault for those
+    // that wait (the layer above watches the count).
+    ++activity_;
+    refresh_stream_fault(source, ++link_fault_count_);
+}
+
+void Driver::send_stream_probes() {
+    // An empty message carrying the number of this node's next message to
+    // the peer: every earlier one that did not arrive is then known lost.
+    sending_probes_ = true;
+    const ClearOnExit clear{sending_probes_};
+    while (!probe_peers_.empty()) {
+        const int peer = probe_peers_.front();
+        probe_peers_.erase(probe_peers_.begin());
+        ProcessorHeader header;
+        header.message_bytes = kEnvelopeBytes;
+        header.opcode = Opcode::Send;
+        header.rank = static_cast<std::uint16_t>(peer);
+        std::uint8_t envelope[kEnvelopeBytes] = {};
+        const std::uint32_t flags =
+            kEnvelopeStreamProbe | (next_number_[static_cast<std::size_t>(peer)] & kStreamNumberMask)
+                                       << kStreamNumberShift;
+        std::memcpy(envelope + 4, &flags, 4);
+        post_packet(header, envelope, nullptr, 0, 0);
     }
 }
 
@@ -344,6 +447,13 @@ bool Driver::take_link_fault(int peer, LinkFault& fault) {
     if (it == pending_faults_.end()) return false;
     fault = it->second;
     pending_faults_.erase(it);
+    if (!fault.sending) {
+        // One receive claimed it; the peer's further lost messages keep it.
+        Stream& stream = streams_[static_cast<std::size_t>(fault.peer)];
+        ++stream.claimed;
+        stream.open = false;
+        refresh_stream_fault(fault.peer);
+    }
     return true;
 }
 
@@ -425,6 +535,17 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
             return drop_packet(-1, "envelope disagrees with its header");
         std::uint32_t flags;
         std::memcpy(&flags, payload + 4, 4);
+        // Messages of one source arrive in order: a number past the one
+        // expected means the messages between never arrived (their first
+        // packets were lost; their other packets were dropped as out of order).
+        Stream& stream = streams_[source];
+        const std::uint32_t number = flags >> kStreamNumberShift & kStreamNumberMask;
+        const std::uint32_t missing = (number - stream.next) & kStreamNumberMask;
+        stream.next = (flags & kEnvelopeStreamProbe) ? number : (number + 1) & kStreamNumberMask;
+        const std::uint64_t lost = (missing <= kStreamNumberMask / 2 ? missing : 0) + (stream.cut ? 1 : 0);
+        stream.cut = false;
+        if (lost > 0) note_lost_messages(static_cast<int>(source), lost);
+        if (flags & kEnvelopeStreamProbe) return;  // not a message
         message = Message{};
         message.source = static_cast<int>(source);
         std::memcpy(&message.tag, payload, 4);
@@ -453,7 +574,12 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
 }
 
 void Driver::drop_packet(int source, const char* why) {
-    if (source >= 0) assembling_active_[static_cast<std::size_t>(source)] = false;  // its open message is lost whole
+    if (source >= 0 && assembling_active_[static_cast<std::size_t>(source)]) {
+        assembling_active_[static_cast<std::size_t>(source)] = false;  // its open message is lost whole
+        // Counted with the gap at the source's next message (or probe):
+        // one count per loss, so that claims made meanwhile are matched once.
+        streams_[static_cast<std::size_t>(source)].cut = true;
+    }
     ++dropped_messages_;
     last_drop_reason_ = why;
 }
@@ -528,6 +654,12 @@ void Driver::reclaim_h2c() {
 
 void Driver::wait_for_progress() {
     if (poll_completions() > 0) return;
+    if (!probe_peers_.empty() && !packet_open_ && !sending_probes_) {
+        // Between packets: the probes owed since a link fault go first; the
+        // caller re-checks what it waits for.
+        send_stream_probes();
+        return;
+    }
     if (progress_hook_ && !in_hook_ && !packet_open_) {
         // About to sleep: let the layer above serve what has arrived. If the
         // hook changed anything a caller may be waiting for (it handled
@@ -691,7 +823,8 @@ void Driver::send_message(int destination, std::uint32_t tag, const void* data, 
     const std::uint64_t data_bytes = bytes;
     if (length_only) header.datatype = kLengthOnlyDatatype;  // the device need not write the data to host memory
     static_assert(kLengthOnlyReadBytes == kEnvelopeBytes, "a length-only message's envelope is read");
-    const std::uint32_t flags = length_only ? kEnvelopeLengthOnly : 0;
+    const std::uint32_t number = next_number_[static_cast<std::size_t>(destination)]++ & kStreamNumberMask;
+    const std::uint32_t flags = (length_only ? kEnvelopeLengthOnly : 0) | number << kStreamNumberShift;
     std::memcpy(envelope, &tag, 4);
     std::memcpy(envelope + 4, &flags, 4);
     std::memcpy(envelope + 8, &data_bytes, 8);

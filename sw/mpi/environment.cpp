@@ -215,11 +215,18 @@ int PMPI_Finalize(void) {
         // collective.mode = sharp a failed aggregation node fails every later
         // world Barrier in the switch on every rank (error 7): then it runs in
         // software, so the job can still end (docs/COLLECTIVES.md, "SHArP mode").
+        // A link fault does not stop it (docs/MPI.md, Link faults): in
+        // software a lost barrier message counts as arrived (its sender got
+        // this far); a switch barrier that ends with error 6 is left as it is
+        // (the switch's abort notices end it on every member still waiting).
         try {
-            current.collectives->barrier(world.guest);
+            current.collectives->finalize_barrier(world.guest, false);
         } catch (const isvp::guest::DriverError& error) {
-            if (std::string(error.what()).find("error code 7 (SHArP") == std::string::npos) throw;
-            current.collectives->software_barrier(world.guest);
+            const std::string what = error.what();
+            if (what.find("error code 7 (SHArP") != std::string::npos)
+                current.collectives->finalize_barrier(world.guest, true);
+            else if (what.find("error code 6 (link fault") == std::string::npos)
+                throw;
         }
         current.driver->set_progress_hook({});
         current.transport->finish(0);

@@ -95,6 +95,10 @@ namespace link_fault_link {
 inline constexpr Field SWITCH{0, 16};       ///< switch index (on a torus: the node's own switch = node address)
 inline constexpr Field PORT{16, 8};         ///< its port
 inline constexpr Field OTHER_LINKS{24, 7};  ///< LINK_FAULT_FROM only: further links that dropped some (saturating)
+/// LINK_FAULT_TO only: the cable's direction on a torus, where switch i is
+/// node i: 1..6 = +x, -x, +y, -y, +z, -z from the FROM end; 0: not a torus
+/// link (switch and port only).
+inline constexpr Field DIRECTION{24, 3};
 inline constexpr Field NAMED{31, 1};        ///< 1: a link reported the drops; 0: none did (acks lost or late)
 }  // namespace link_fault_link
 

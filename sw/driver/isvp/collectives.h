@@ -99,6 +99,12 @@ class Collectives {
     /// A barrier in software whatever the switch offers (MPI_Finalize's,
     /// when the switch's failed: collective.mode = sharp after an AN fault).
     void software_barrier(Communicator& comm);
+    /// MPI_Finalize's barrier (in software when `software`, else as
+    /// barrier()): in its software schedule a message lost for good (a link
+    /// fault) counts as arrived -- its sender did reach the barrier -- so
+    /// every member runs the whole schedule and none waits for a member that
+    /// gave up (docs/MPI.md, Link faults).
+    void finalize_barrier(Communicator& comm, bool software);
 
     /// An offloaded collective posted to the switch and not yet collected.
     struct Posted {
@@ -159,6 +165,11 @@ class Collectives {
 
   private:
     struct Call;
+    /// finalize_barrier is running: a receive's link fault counts as the message.
+    bool lost_counts_as_arrived_ = false;
+    /// receive_reserved, or (lost_counts_as_arrived_) a status of `expected`
+    /// bytes when the message was lost for good.
+    ReceiveStatus receive_step(int source, std::uint32_t tag, void* buffer, std::size_t capacity, std::size_t expected);
     void run(Communicator& comm, const Call& call);
     /// The host algorithm over point-to-point messages. Without `payload`
     /// (a user call with DriverConfig::timing_only) the messages are length

@@ -150,13 +150,15 @@ struct LinkFault {
     unsigned to_switch = 0;  ///< where they should have entered
     unsigned to_port = 0;
     unsigned other_links = 0;  ///< further links that dropped some of them
+    unsigned direction = 0;    ///< on a torus: 1..6 = +x ... -z from the from end (LINK_FAULT_TO.DIRECTION), else 0
 };
 /// "link fault: 2 packets from node 0 to node 1 lost for good on the link
 /// switch 0 port 1 -> switch 1 port 0 (...)"
 std::string describe(const LinkFault& fault, int own_node);
-/// " on the link switch 0 port 1 -> switch 1 port 0 (and 1 other link)" from
-/// LINK_FAULT_FROM / LINK_FAULT_TO words (regmap::link_fault_link), or what
-/// to say when NAMED is 0.
+/// " on the link node 0 +x -> node 1 (switch 0 port 0 -> switch 1 port 1)
+/// (and 1 other link)" on a torus (DIRECTION set), " on the link switch 0
+/// port 1 -> switch 1 port 0" otherwise, from LINK_FAULT_FROM /
+/// LINK_FAULT_TO words (regmap::link_fault_link), or what to say when NAMED is 0.
 std::string describe_cable(std::uint32_t from, std::uint32_t to);
 
 /// Wildcards for receive matching.
@@ -304,6 +306,17 @@ class Driver {
     // the peer's packets to this node were lost, the next one (a fault of
     // this node's packets to the peer is dropped then: no message from the
     // peer was lost). The layer above claims faults for its own operations.
+    //
+    // One report may cover several lost messages (the device merges the
+    // packets lost between two reads), so a claim does not end it: every
+    // message carries its number in the stream of its sender to this node
+    // (envelope), and the driver counts the messages of a peer that never
+    // arrived whole — a gap in the numbers, a message cut off. Once the peer
+    // has been reported, the fault stays pending while it has lost more
+    // messages than receives have claimed (each claim ends one receive). A
+    // node told that its own packets to a peer were lost sends that peer a
+    // stream probe (an empty driver message with the next number), so the
+    // peer counts its losses at once even when no other message follows.
 
     /// Peers with a pending fault, in node order.
     std::vector<int> link_fault_peers() const;
@@ -312,7 +325,8 @@ class Driver {
     /// Claims the pending fault with `peer` (kAnySource: the first one): true
     /// and `fault` set when there was one.
     bool take_link_fault(int peer, LinkFault& fault);
-    /// Link faults reported so far.
+    /// Link faults reported so far (each later loss of messages found in a
+    /// reported peer's stream counts as one more).
     std::uint64_t link_faults() const { return link_fault_count_; }
 
   private:
@@ -409,6 +423,32 @@ class Driver {
 
     std::map<int, LinkFault> pending_faults_;  ///< per peer node: reported, not yet claimed
     std::uint64_t link_fault_count_ = 0;       ///< faults reported
+
+    /// The messages of one peer to this node: their numbers and losses.
+    struct Stream {
+        std::uint32_t next = 0;       ///< number of the next message expected (kStreamNumberMask wide)
+        std::uint64_t lost = 0;       ///< messages found missing or cut off
+        std::uint64_t claimed = 0;    ///< receives failed for this peer's losses
+        std::uint64_t reports = 0;    ///< device reports of this peer's packets lost
+        std::uint64_t explained = 0;  ///< `lost` when the latest report was matched to found losses
+        bool open = false;            ///< a report no receive claimed and no found loss explained
+        bool unexplained = false;     ///< a report not yet matched to found losses
+        bool cut = false;             ///< a message was cut off since the last one began (counted at the next)
+        LinkFault latest;             ///< the latest report (the cable for messages found lost later)
+    };
+    std::vector<Stream> streams_;             ///< per source node
+    std::vector<std::uint32_t> next_number_;  ///< per destination node: number of the next message
+    std::vector<int> probe_peers_;            ///< nodes owed a stream probe (their packets from here were lost)
+    bool sending_probes_ = false;             ///< send_stream_probes is running
+    /// Receives this peer's losses may still fail (0 before any report).
+    std::uint64_t claimable(const Stream& stream) const;
+    /// Makes pending_faults_[peer] (a receiving fault) agree with its
+    /// stream: there while claimable, with `serial` when given.
+    void refresh_stream_fault(int peer, std::uint64_t serial = 0);
+    /// `count` messages of `source` found lost (a gap, a message cut off).
+    void note_lost_messages(int source, std::uint64_t count);
+    /// Sends the owed stream probes (at a wait, between packets).
+    void send_stream_probes();
 
     std::vector<Message> assembling_;      ///< per source: message in progress
     std::vector<bool> assembling_active_;  ///< per source: is one in progress
