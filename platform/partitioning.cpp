@@ -28,7 +28,7 @@ Partitioning::Partitioning(const std::string& command, const std::vector<std::st
     if (!config.node.aglu.vcd_path.empty())
         throw ConfigError(command + ": --partitions does not record the AgLU waveform (aglu.vcd); use one partition");
     plan_ = std::make_shared<PartitionPlan>(config.fabric, partitions);
-    if (launched <= 1) PartitionRuntime::relaunch(partitions, arguments);
+    if (launched <= 1) PartitionRuntime::relaunch(partitions, arguments, *plan_);
     runtime_ = std::make_unique<PartitionRuntime>(given ? requested : 0);
     config.partition_plan = plan_;
     config.partition = runtime_->rank();

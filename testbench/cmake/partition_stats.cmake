@@ -23,3 +23,16 @@ if(ISVP_LONG_TESTS)
                          PROPERTIES LABELS "partition;long" TIMEOUT 14400 ENVIRONMENT PARTITION_CHECKS_TIMEOUT=7000)
   endforeach()
 endif()
+
+# A partition that dies is named with the switches and hosts it owned
+# (isvp's supervisor of mpiexec, docs/PARTITIONS.md "End and failures"),
+# whichever it is: partition 1 in partition.cmake / partition_run.cmake,
+# here partition 0 (the one that prints), for bench and for isvp run.
+add_test(NAME partition_killed_partition_0_is_named
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/testbench/scripts/partition_checks.py killed $<TARGET_FILE:isvp>
+                 --victim=0 --topology torus:4x4x2 --collectives all --sizes 8,64K --iterations 20)
+add_test(NAME partition_run_killed_partition_0_is_named
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/testbench/scripts/partition_checks.py killed-run $<TARGET_FILE:isvp>
+                 --victim=0 -n 8 --topology torus:4x2x1 -- ${isvp_mpi_test_binaries}/partition_run 1000000)
+set_tests_properties(partition_killed_partition_0_is_named PROPERTIES LABELS partition TIMEOUT 300)
+set_tests_properties(partition_run_killed_partition_0_is_named PROPERTIES LABELS "partition;mpi" TIMEOUT 300)

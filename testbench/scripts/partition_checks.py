@@ -19,8 +19,9 @@
       included).
   partition_checks.py killed-run ISVP ARGS...
       `isvp run --partitions 2 ARGS` (a long MPI program), partition 1
-      SIGKILLed once running: the job ends (non-zero, mpiexec names process
-      rank 1 = partition 1) within a minute, and neither a simulator nor a
+      SIGKILLed once running (`--victim=K` first: partition K): the job ends
+      (non-zero) within a minute with one message naming the partition and
+      the switches and hosts it owned as died, and neither a simulator nor a
       guest process of the job is left.
   partition_checks.py same-pingpong-json ISVP PARTITIONS DIR ARGS...
       `isvp bench pingpong ARGS --json`: the rows and every node's platform
@@ -33,8 +34,9 @@
       on SystemC's order of same-time processes.
   partition_checks.py killed ISVP ARGS...
       `isvp bench collectives ARGS --partitions 2`, partition 1 SIGKILLed
-      once running: the job ends (non-zero, mpiexec names process rank 1)
-      within a minute and leaves no simulator process behind.
+      once running (`--victim=K` first: partition K): the job ends
+      (non-zero) within a minute with one message naming the partition and
+      its switches and hosts as died, and leaves no simulator process behind.
   partition_checks.py refused ISVP EXPECTED ARGS...
       `isvp bench collectives ARGS` fails with a message containing EXPECTED,
       promptly (no hang).
@@ -227,7 +229,24 @@ def partition_processes(marker, isvp=None):
     return found
 
 
+def named_death(output, victim):
+    """The supervisor's message names partition `victim` and the switches and hosts it owned, and no other."""
+    named = re.findall(r"\[isvp\] partition (\d+) \(switches (\d+)\.\.(\d+), hosts (\d+)\.\.(\d+)\) died", output)
+    if len(named) != 1 or int(named[0][0]) != victim:
+        sys.exit(f"expected one message naming partition {victim} and its switches and hosts as died, got "
+                 f"{named}:\n{output}")
+    return named[0]
+
+
+def victim_of(args):
+    """`--victim=K` (default 1) before the arguments: the partition to kill."""
+    if args and args[0].startswith("--victim="):
+        return int(args[0].split("=", 1)[1]), args[1:]
+    return 1, args
+
+
 def killed(isvp, args):
+    victim_partition, args = victim_of(args)
     marker = f"{os.getpid()}-{time.time()}"
     env = environment()
     env["ISVP_PARTITION_TEST"] = marker
@@ -236,31 +255,34 @@ def killed(isvp, args):
     deadline = time.time() + 120
     victim = None
     while time.time() < deadline and job.poll() is None:
-        victim = partition_processes(marker).get(1)
+        victim = partition_processes(marker).get(victim_partition)
         if victim:
             break
         time.sleep(0.1)
     if victim is None:
         job.kill()
-        sys.exit(f"partition 1 never started:\n{job.communicate()[0]}")
+        sys.exit(f"partition {victim_partition} never started:\n{job.communicate()[0]}")
     time.sleep(2)  # let it synchronise a while
     os.kill(victim, signal.SIGKILL)
     try:
         output, _ = job.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         job.kill()
-        sys.exit("the job did not end within 60 s after partition 1 was killed (a partition waits for good)")
-    if job.returncode == 0 or "rank 1" not in output:
-        sys.exit(f"expected a failure naming rank 1, got status {job.returncode}:\n{output}")
+        sys.exit(f"the job did not end within 60 s after partition {victim_partition} was killed "
+                 "(a partition waits for good)")
+    if job.returncode == 0:
+        sys.exit(f"expected a failure, got status 0:\n{output}")
+    named_death(output, victim_partition)
     time.sleep(0.5)
     left = partition_processes(marker)
     if left:
         sys.exit(f"simulator processes left behind: {left}")
     print(f"ended with status {job.returncode}: " + " ".join(line.strip() for line in output.splitlines()
-                                                              if "rank 1" in line))
+                                                              if "died" in line))
 
 
 def killed_run(isvp, args):
+    victim_partition, args = victim_of(args)
     marker = f"{os.getpid()}-{time.time()}"
     env = environment()
     env["ISVP_PARTITION_TEST"] = marker
@@ -270,13 +292,13 @@ def killed_run(isvp, args):
     deadline = time.time() + 120
     victim = None
     while time.time() < deadline and job.poll() is None:
-        victim = partition_processes(marker, isvp).get(1)
+        victim = partition_processes(marker, isvp).get(victim_partition)
         if victim:
             break
         time.sleep(0.1)
     if victim is None:
         job.kill()
-        sys.exit(f"partition 1 never started:\n{job.communicate()[0]}")
+        sys.exit(f"partition {victim_partition} never started:\n{job.communicate()[0]}")
     time.sleep(2)  # its guests connect and run a while
     running = len(job_processes(marker))
     if running < 2 + 8:
@@ -287,9 +309,11 @@ def killed_run(isvp, args):
         output, _ = job.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         job.kill()
-        sys.exit("the job did not end within 60 s after partition 1 was killed (a partition waits for good)")
-    if job.returncode == 0 or "rank 1" not in output:
-        sys.exit(f"expected a failure naming rank 1, got status {job.returncode}:\n{output}")
+        sys.exit(f"the job did not end within 60 s after partition {victim_partition} was killed "
+                 "(a partition waits for good)")
+    if job.returncode == 0:
+        sys.exit(f"expected a failure, got status 0:\n{output}")
+    named_death(output, victim_partition)
     left = []
     for _ in range(50):  # guests end as their simulator ends (parent-death signal)
         left = job_processes(marker)
@@ -299,7 +323,7 @@ def killed_run(isvp, args):
     if left:
         sys.exit(f"processes left behind: {left}")
     print(f"ended with status {job.returncode} ({running} processes of the job were running): " +
-          " ".join(line.strip() for line in output.splitlines() if "rank 1" in line))
+          " ".join(line.strip() for line in output.splitlines() if "died" in line))
 
 
 def main():
