@@ -114,8 +114,13 @@ int supervise_partitions(const std::vector<std::string>& command, const Partitio
 
     std::vector<Connection> connections;
     std::vector<unsigned> died;  ///< partitions whose connection closed unfinished, in the order noticed
-    bool reported = false;       ///< a partition reported its own failure (then the others end by its MPI_Abort)
+    // Partitions that said who they are: only if all did (a partition on
+    // another machine cannot reach this socket) is the first connection to
+    // close the partition that died.
+    std::vector<bool> identified(plan.partitions(), false);
+    bool reported = false;  ///< a partition reported its own failure (then the others end by its MPI_Abort)
     std::optional<std::chrono::steady_clock::time_point> first_death;
+    bool ended_launcher = false;  ///< SIGTERM sent to mpiexec after a death
     int status = 0;
     bool launcher_done = false;
     while (!launcher_done) {
@@ -129,13 +134,14 @@ int supervise_partitions(const std::vector<std::string>& command, const Partitio
                 connections.push_back({accepted, {}, std::nullopt, false, false});
             }
         }
-        // Closed connections of one round are noticed together (in partition order).
+        // Connections that closed in one round are noticed in the order they connected.
         for (std::size_t k = 1; k < watched.size(); ++k) {
             if (watched[k].revents == 0) continue;
             Connection& c = connections[k - 1];
             bool closed = false;
             read_from(c, closed);
             reported = reported || c.failing;
+            if (c.partition && *c.partition < plan.partitions()) identified[*c.partition] = true;
             if (!closed) continue;
             if (!c.finished && !c.failing && c.partition) died.push_back(*c.partition);
             close(c.socket);
@@ -146,9 +152,10 @@ int supervise_partitions(const std::vector<std::string>& command, const Partitio
             connections.end());
         if (!died.empty() && !first_death) first_death = std::chrono::steady_clock::now();
         // mpiexec ends the others when one dies; if it has not within 20 s, end it.
-        if (first_death && std::chrono::steady_clock::now() - *first_death > std::chrono::seconds(20)) {
+        if (first_death && !ended_launcher &&
+            std::chrono::steady_clock::now() - *first_death > std::chrono::seconds(20)) {
             kill(child, SIGTERM);
-            first_death = std::chrono::steady_clock::now() + std::chrono::seconds(3600);
+            ended_launcher = true;
         }
         const pid_t ended = waitpid(child, &status, WNOHANG);
         if (ended == child) launcher_done = true;
@@ -159,12 +166,14 @@ int supervise_partitions(const std::vector<std::string>& command, const Partitio
         bool closed = false;
         read_from(c, closed);
         reported = reported || c.failing;
+        if (c.partition && *c.partition < plan.partitions()) identified[*c.partition] = true;
         if (!c.finished && !c.failing && c.partition && died.empty()) died.push_back(*c.partition);
         close(c.socket);
     }
     clean_up();
     int exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (!died.empty() && !reported) {
+    const bool all_identified = std::all_of(identified.begin(), identified.end(), [](bool b) { return b; });
+    if (!died.empty() && !reported && all_identified) {
         std::cerr << "[isvp] " << plan.describe(died.front())
                   << " died before the job ended (killed or crashed; mpiexec's process rank " << died.front()
                   << "); every partition and its guests were ended\n";
