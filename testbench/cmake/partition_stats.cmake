@@ -36,3 +36,8 @@ add_test(NAME partition_run_killed_partition_0_is_named
                  --victim=0 -n 8 --topology torus:4x2x1 -- ${isvp_mpi_test_binaries}/partition_run 1000000)
 set_tests_properties(partition_killed_partition_0_is_named PROPERTIES LABELS partition TIMEOUT 300)
 set_tests_properties(partition_run_killed_partition_0_is_named PROPERTIES LABELS "partition;mpi" TIMEOUT 300)
+# SIGTERM to the isvp that supervises mpiexec ends the whole job.
+add_test(NAME partition_supervisor_terminated_leaves_nothing
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/testbench/scripts/partition_checks.py terminated $<TARGET_FILE:isvp>
+                 --topology torus:4x4x2 --collectives all --sizes 8,64K --iterations 20)
+set_tests_properties(partition_supervisor_terminated_leaves_nothing PROPERTIES LABELS partition TIMEOUT 300)

@@ -37,6 +37,10 @@
       once running (`--victim=K` first: partition K): the job ends
       (non-zero) within a minute with one message naming the partition and
       its switches and hosts as died, and leaves no simulator process behind.
+  partition_checks.py terminated ISVP ARGS...
+      `isvp bench collectives ARGS --partitions 2`, SIGTERM to that isvp
+      (the supervisor of mpiexec) once the partitions run: the job ends
+      (non-zero) within a minute and no partition process is left.
   partition_checks.py refused ISVP EXPECTED ARGS...
       `isvp bench collectives ARGS` fails with a message containing EXPECTED,
       promptly (no hang).
@@ -326,6 +330,40 @@ def killed_run(isvp, args):
           " ".join(line.strip() for line in output.splitlines() if "died" in line))
 
 
+def terminated(isvp, args):
+    """SIGTERM to the `isvp --partitions 2` that started mpiexec (the supervisor): the job ends and no
+    partition process is left."""
+    marker = f"{os.getpid()}-{time.time()}"
+    env = environment()
+    env["ISVP_PARTITION_TEST"] = marker
+    job = subprocess.Popen([isvp, "bench", "collectives"] + args + ["--partitions", "2"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, env=env)
+    deadline = time.time() + 120
+    while time.time() < deadline and job.poll() is None and len(partition_processes(marker)) < 2:
+        time.sleep(0.1)
+    if len(partition_processes(marker)) < 2:
+        job.kill()
+        sys.exit(f"the partitions never started:\n{job.communicate()[0]}")
+    time.sleep(1)
+    job.send_signal(signal.SIGTERM)
+    try:
+        output, _ = job.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        sys.exit("the job did not end within 60 s after SIGTERM to isvp")
+    if job.returncode == 0:
+        sys.exit(f"expected a failure status after SIGTERM, got 0:\n{output}")
+    left = []
+    for _ in range(100):
+        left = partition_processes(marker)
+        if not left:
+            break
+        time.sleep(0.1)
+    if left:
+        sys.exit(f"partition processes left behind: {left}")
+    print(f"ended with status {job.returncode}, nothing left")
+
+
 def main():
     mode, isvp = sys.argv[1], sys.argv[2]
     if mode == "same":
@@ -342,6 +380,8 @@ def main():
         noise(isvp, sys.argv[3], sys.argv[4:])
     elif mode == "killed":
         killed(isvp, sys.argv[3:])
+    elif mode == "terminated":
+        terminated(isvp, sys.argv[3:])
     elif mode == "refused":
         refused(isvp, sys.argv[3], sys.argv[4:])
     else:
