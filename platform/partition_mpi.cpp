@@ -122,9 +122,14 @@ void PartitionRuntime::sum(std::vector<std::uint64_t>& values) const {
 PartitionSync::PartitionSync(PartitionRuntime& runtime, const PartitionPlan& plan, std::string where)
     : runtime_(runtime), lookahead_ps_(plan.lookahead_ps()), bound_ps_(plan.lookahead_ps()), where_(std::move(where)) {
     if (lookahead_ps_ == 0) throw ConfigError("partitions: no cable is cut, nothing to synchronise");
+    // Test only (docs/PARTITIONS.md): this partition fails as a platform
+    // error would, to check that it is the one named and nobody waits.
+    const char* failing = std::getenv("ISVP_TEST_PARTITION_FAIL");
+    test_failure_ = failing != nullptr && *failing != '\0' && std::to_string(runtime_.rank()) == failing;
 }
 
 transport::PartitionWindow::Agreement PartitionSync::synchronise(const std::function<Report()>& report) {
+    if (test_failure_ && statistics_.windows == 20) fail("ISVP_TEST_PARTITION_FAIL: a failure injected by a test");
     const auto started = std::chrono::steady_clock::now();
     const int partitions = static_cast<int>(runtime_.size());
     // Cut traffic: counts first, then the bytes, each partition's in one piece.

@@ -94,6 +94,7 @@ class PartitionSync final : public transport::PartitionWindow {
     std::uint64_t bound_ps_;                 ///< exclusive end of the current window
     PartitionBoundary* boundary_ = nullptr;  ///< the fabric's cut cables here
     std::string where_;                      ///< "partition 1 (switches ..., hosts ...)"
+    bool test_failure_ = false;              ///< ISVP_TEST_PARTITION_FAIL names this partition: fail at window 20
     SyncStatistics statistics_;
 };
 

@@ -41,3 +41,9 @@ add_test(NAME partition_supervisor_terminated_leaves_nothing
          COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/testbench/scripts/partition_checks.py terminated $<TARGET_FILE:isvp>
                  --topology torus:4x4x2 --collectives all --sizes 8,64K --iterations 20)
 set_tests_properties(partition_supervisor_terminated_leaves_nothing PROPERTIES LABELS partition TIMEOUT 300)
+# A partition whose platform fails says so itself and ends the job; the
+# supervisor does not name it (or another) as died.
+add_test(NAME partition_failed_partition_reports_itself
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/testbench/scripts/partition_checks.py failed $<TARGET_FILE:isvp>
+                 --topology torus:4x4x2 --collectives all --sizes 8,64K --iterations 20)
+set_tests_properties(partition_failed_partition_reports_itself PROPERTIES LABELS partition TIMEOUT 300)

@@ -37,6 +37,10 @@
       once running (`--victim=K` first: partition K): the job ends
       (non-zero) within a minute with one message naming the partition and
       its switches and hosts as died, and leaves no simulator process behind.
+  partition_checks.py failed ISVP ARGS...
+      `isvp bench collectives ARGS --partitions 2` with
+      ISVP_TEST_PARTITION_FAIL=1: partition 1 reports its own failure and
+      ends the job (non-zero), and no partition is named as died.
   partition_checks.py terminated ISVP ARGS...
       `isvp bench collectives ARGS --partitions 2`, SIGTERM to that isvp
       (the supervisor of mpiexec) once the partitions run: the job ends
@@ -330,6 +334,25 @@ def killed_run(isvp, args):
           " ".join(line.strip() for line in output.splitlines() if "died" in line))
 
 
+def failed(isvp, args):
+    """ISVP_TEST_PARTITION_FAIL=1: partition 1 fails as a platform error would (it reports why, then
+    MPI_Abort): the job ends at once, non-zero, with that partition's own message, and nobody is named as
+    died (the others were ended by its abort, not lost)."""
+    env = {"ISVP_TEST_PARTITION_FAIL": "1"}
+    started = time.time()
+    result = run(isvp, args + ["--partitions", "2"], extra_env=env)
+    output = result.stdout + result.stderr
+    if result.returncode == 0:
+        sys.exit(f"expected a failure, got status 0:\n{output}")
+    if not re.search(r"\[isvp\] partition 1 \(switches \d+\.\.\d+, hosts \d+\.\.\d+\) failed: "
+                     r"ISVP_TEST_PARTITION_FAIL", output):
+        sys.exit(f"expected partition 1's own failure message:\n{output}")
+    if " died " in output:
+        sys.exit(f"a partition was named as died, though partition 1 reported its failure:\n{output}")
+    print(f"ended with status {result.returncode} after {time.time() - started:.1f} s: " +
+          " ".join(line.strip() for line in output.splitlines() if "failed:" in line))
+
+
 def terminated(isvp, args):
     """SIGTERM to the `isvp --partitions 2` that started mpiexec (the supervisor): the job ends and no
     partition process is left."""
@@ -380,6 +403,8 @@ def main():
         noise(isvp, sys.argv[3], sys.argv[4:])
     elif mode == "killed":
         killed(isvp, sys.argv[3:])
+    elif mode == "failed":
+        failed(isvp, sys.argv[3:])
     elif mode == "terminated":
         terminated(isvp, sys.argv[3:])
     elif mode == "refused":
