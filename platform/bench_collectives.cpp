@@ -571,15 +571,12 @@ int bench_collectives(int argc, char** argv) {
                                              row.software_starts[i].second});
                 minima.insert(minima.end(), {row.offload_starts[i].first, row.software_starts[i].first});
             }
-        maxima.insert(maxima.end(), {std::uint64_t{mismatch}, end_time_ps, static_cast<std::uint64_t>(exit_status)});
-        std::vector<std::uint64_t> sums{offloaded,
-                                        software,
-                                        packet_hops,
-                                        delta_cycles,
-                                        engine.bytes_copied,
-                                        engine.bytes_combined,
-                                        engine.bytes_skipped,
-                                        engine.aglu_cycles};
+        maxima.insert(maxima.end(), {std::uint64_t{mismatch}, end_time_ps, static_cast<std::uint64_t>(exit_status),
+                                     guest_resident, driver_payload_buffer, driver_staged});
+        std::vector<std::uint64_t> sums{offloaded, software, packet_hops, delta_cycles};
+        // Every node's and switch engine's counters, as one process sums them.
+        combine_statistics(*runtime, engine);
+        if (with_switch_engines) combine_statistics(*runtime, switches);
         runtime->max(maxima);
         runtime->min(minima);
         runtime->sum(sums);
@@ -596,14 +593,13 @@ int bench_collectives(int argc, char** argv) {
         mismatch = maxima[at++] != 0;
         end_time_ps = maxima[at++];
         exit_status = static_cast<int>(maxima[at++]);
+        guest_resident = maxima[at++];
+        driver_payload_buffer = maxima[at++];
+        driver_staged = maxima[at++];
         offloaded = sums[0];
         software = sums[1];
         packet_hops = sums[2];
         delta_cycles = sums[3];
-        engine.bytes_copied = sums[4];
-        engine.bytes_combined = sums[5];
-        engine.bytes_skipped = sums[6];
-        engine.aglu_cycles = sums[7];
     }
     const std::string partition_summary = partitioning.summary();  // collective: before anyone returns
     if (exit_status != 0 && (failed || !mismatch)) return exit_status;

@@ -228,6 +228,10 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
         auto plain = std::make_shared<const NetworkTopology>(config.fabric.topology());
         const unsigned planner = tree_planner_switch(network);
         for (unsigned s = 0; s < network.switches(); ++s) {
+            // Partitions: a switch's engine is at its router, in the
+            // partition that owns the switch; the others reach it, and it
+            // them, by packets over the cut cables like any host.
+            if (!fabric_->owns(s)) continue;
             const std::string engine_name = "switch_engine_" + network.switch_at(s).name;
             switch_engines_.push_back(std::make_unique<SwitchCollectiveEngine>(
                 engine_name.c_str(), plain, s, s == planner, config.node.aglu, config.node.collective));
@@ -239,7 +243,8 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
             engine.net_in_credit.bind(fabric_->eject_credit(address));
         }
         const auto planner_address = static_cast<std::uint16_t>(switch_engine_address(*plain, planner));
-        for (auto& node : nodes_) node->collective.enable_switch_tree(planner_address, count);
+        for (auto& node : nodes_)
+            if (node) node->collective.enable_switch_tree(planner_address, count);
     }
     if (trace_ && fabric_) {  // the flow model has no routers to trace
         // A switch without a node of its own (fat tree, file) is a process

@@ -43,7 +43,8 @@ unsigned PartitionRuntime::launched_size() {
     return 1;
 }
 
-void PartitionRuntime::relaunch(unsigned partitions, const std::vector<std::string>& arguments) {
+void PartitionRuntime::relaunch(unsigned partitions, const std::vector<std::string>& arguments,
+                                const PartitionPlan& plan) {
     char self[4096];
     const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
     if (length <= 0) throw std::runtime_error("partitions: cannot find this program (/proc/self/exe)");
@@ -62,14 +63,10 @@ void PartitionRuntime::relaunch(unsigned partitions, const std::vector<std::stri
     std::vector<std::string> words{launcher && *launcher ? launcher : "mpiexec", "-n", std::to_string(partitions),
                                    self};
     words.insert(words.end(), arguments.begin(), arguments.end());
-    std::vector<char*> argv;
-    for (std::string& word : words) argv.push_back(word.data());
-    argv.push_back(nullptr);
+    const int status = supervise_partitions(words, plan);
     std::cout.flush();
     std::cerr.flush();
-    execvp(argv[0], argv.data());
-    throw ConfigError(std::string("partitions: cannot start ") + words[0] + ": " + std::strerror(errno) +
-                      " (install openmpi-bin, or set ISVP_MPIEXEC to the MPI launcher)");
+    std::exit(status);
 }
 
 PartitionRuntime::PartitionRuntime(unsigned expected) {
@@ -87,9 +84,11 @@ PartitionRuntime::PartitionRuntime(unsigned expected) {
         MPI_Finalize();
         std::exit(2);
     }
+    monitor_ = std::make_unique<PartitionMonitorClient>(rank_);
 }
 
 PartitionRuntime::~PartitionRuntime() {
+    if (monitor_) monitor_->finished();
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Finalize();
@@ -99,6 +98,7 @@ void PartitionRuntime::fail(const std::string& where, const std::string& why) co
     std::cout.flush();
     std::cerr << "[isvp] " << where << " failed: " << why << "; ending every partition\n";
     std::cerr.flush();
+    if (monitor_) monitor_->failing();
     MPI_Abort(MPI_COMM_WORLD, 1);
     std::abort();
 }
@@ -122,9 +122,14 @@ void PartitionRuntime::sum(std::vector<std::uint64_t>& values) const {
 PartitionSync::PartitionSync(PartitionRuntime& runtime, const PartitionPlan& plan, std::string where)
     : runtime_(runtime), lookahead_ps_(plan.lookahead_ps()), bound_ps_(plan.lookahead_ps()), where_(std::move(where)) {
     if (lookahead_ps_ == 0) throw ConfigError("partitions: no cable is cut, nothing to synchronise");
+    // Test only (docs/PARTITIONS.md): this partition fails as a platform
+    // error would, to check that it is the one named and nobody waits.
+    const char* failing = std::getenv("ISVP_TEST_PARTITION_FAIL");
+    test_failure_ = failing != nullptr && *failing != '\0' && std::to_string(runtime_.rank()) == failing;
 }
 
 transport::PartitionWindow::Agreement PartitionSync::synchronise(const std::function<Report()>& report) {
+    if (test_failure_ && statistics_.windows == 20) fail("ISVP_TEST_PARTITION_FAIL: a failure injected by a test");
     const auto started = std::chrono::steady_clock::now();
     const int partitions = static_cast<int>(runtime_.size());
     // Cut traffic: counts first, then the bytes, each partition's in one piece.

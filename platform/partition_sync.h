@@ -9,12 +9,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "isvp/partition_boundary.h"
 #include "isvp/partition_plan.h"
 #include "isvp/partition_window.h"
+#include "partition_monitor.h"
 
 namespace isvp::cli {
 
@@ -24,9 +26,12 @@ class PartitionRuntime {
     /// Processes of the MPI job that started this process (the launcher's
     /// environment: OMPI_COMM_WORLD_SIZE, PMI_SIZE); 1 when not under mpiexec.
     static unsigned launched_size();
-    /// Re-executes this process as `mpiexec -n partitions <this program> <arguments>`
-    /// (ISVP_MPIEXEC overrides the command); returns only on failure (throws).
-    [[noreturn]] static void relaunch(unsigned partitions, const std::vector<std::string>& arguments);
+    /// Runs `mpiexec -n partitions <this program> <arguments>` (ISVP_MPIEXEC
+    /// overrides the command) under supervise_partitions, which names a
+    /// partition of `plan` that dies, and exits with its status; returns only
+    /// on failure (throws).
+    [[noreturn]] static void relaunch(unsigned partitions, const std::vector<std::string>& arguments,
+                                      const PartitionPlan& plan);
 
     /// MPI_Init; `expected` (0 = any) must be the job's size.
     explicit PartitionRuntime(unsigned expected);
@@ -52,6 +57,7 @@ class PartitionRuntime {
   private:
     unsigned rank_ = 0;
     unsigned size_ = 1;
+    std::unique_ptr<PartitionMonitorClient> monitor_;  ///< tells the supervisor (if any) how this partition ends
 };
 
 /// Counters of the synchronisation, for docs/PERFORMANCE.md.
@@ -88,6 +94,7 @@ class PartitionSync final : public transport::PartitionWindow {
     std::uint64_t bound_ps_;                 ///< exclusive end of the current window
     PartitionBoundary* boundary_ = nullptr;  ///< the fabric's cut cables here
     std::string where_;                      ///< "partition 1 (switches ..., hosts ...)"
+    bool test_failure_ = false;              ///< ISVP_TEST_PARTITION_FAIL names this partition: fail at window 20
     SyncStatistics statistics_;
 };
 

@@ -27,13 +27,8 @@ Partitioning::Partitioning(const std::string& command, const std::vector<std::st
                           "reliable delivery reports losses across partitions)");
     if (!config.node.aglu.vcd_path.empty())
         throw ConfigError(command + ": --partitions does not record the AgLU waveform (aglu.vcd); use one partition");
-    if (config.node.collective.placement == "switch")
-        throw ConfigError(command +
-                          ": --partitions does not support switch-resident collective engines "
-                          "(collective.placement=switch: a switch's engine plans trees over every switch); use "
-                          "collective.placement=nic or one partition");
     plan_ = std::make_shared<PartitionPlan>(config.fabric, partitions);
-    if (launched <= 1) PartitionRuntime::relaunch(partitions, arguments);
+    if (launched <= 1) PartitionRuntime::relaunch(partitions, arguments, *plan_);
     runtime_ = std::make_unique<PartitionRuntime>(given ? requested : 0);
     config.partition_plan = plan_;
     config.partition = runtime_->rank();

@@ -3,8 +3,11 @@
 // under mpiexec, or makes this process one partition of the job.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "isvp/cluster_platform.h"
@@ -49,5 +52,24 @@ class Partitioning {
     std::unique_ptr<PartitionRuntime> runtime_;
     std::unique_ptr<PartitionSync> sync_;
 };
+
+/// A statistics table (isvp/statistics_table.h) of every partition combined
+/// at every partition as accumulate_statistics combines one process's
+/// blocks: fields summed, "peak_" fields the largest. Collective.
+template <class Statistics>
+void combine_statistics(const PartitionRuntime& runtime, Statistics& statistics) {
+    std::vector<std::uint64_t> sums, peaks;
+    Statistics::visit(statistics, [&](const char* key, const auto& value) {
+        static_assert(std::is_integral_v<std::decay_t<decltype(value)>>, "integer counters only");
+        (std::strstr(key, "peak_") != nullptr ? peaks : sums).push_back(static_cast<std::uint64_t>(value));
+    });
+    runtime.sum(sums);
+    runtime.max(peaks);
+    std::size_t sum = 0, peak = 0;
+    Statistics::visit(statistics, [&](const char* key, auto& value) {
+        value = static_cast<std::decay_t<decltype(value)>>(std::strstr(key, "peak_") != nullptr ? peaks[peak++]
+                                                                                                : sums[sum++]);
+    });
+}
 
 }  // namespace isvp::cli

@@ -25,9 +25,3 @@ add_test(NAME partition_pingpong_json_merged_2
          COMMAND ${ISVP_PYTHON3} ${partition_run_checks} same-pingpong-json $<TARGET_FILE:isvp> 2
                  ${CMAKE_CURRENT_BINARY_DIR}/partition_pingpong_json --nodes 4 --hops 2 --sizes 8,4K --iterations 2)
 set_tests_properties(partition_pingpong_json_merged_2 PROPERTIES LABELS partition TIMEOUT 300)
-# Switch-resident engines are refused under partitions with the reason.
-add_test(NAME partition_refuses_switch_resident_engines
-         COMMAND ${ISVP_PYTHON3} ${partition_run_checks} refused $<TARGET_FILE:isvp>
-                 "does not support switch-resident collective engines" --topology fattree:radix=8,hosts=16
-                 --collectives allreduce --sizes 8 --partitions 2 --set collective.placement=switch)
-set_tests_properties(partition_refuses_switch_resident_engines PROPERTIES LABELS partition TIMEOUT 120)

@@ -15,12 +15,13 @@
       (sorted: ranks in different partitions print through different
       processes), each once, and the same --stats (every rank's outcome and
       simulated finish time, the simulated time, every node's statistics,
-      merged from the partitions; not the routers' and links' counters,
-      which count traffic of the last window after the job's end).
+      merged from the partitions, the routers' and links' counters
+      included).
   partition_checks.py killed-run ISVP ARGS...
       `isvp run --partitions 2 ARGS` (a long MPI program), partition 1
-      SIGKILLed once running: the job ends (non-zero, mpiexec names process
-      rank 1 = partition 1) within a minute, and neither a simulator nor a
+      SIGKILLed once running (`--victim=K` first: partition K): the job ends
+      (non-zero) within a minute with one message naming the partition and
+      the switches and hosts it owned as died, and neither a simulator nor a
       guest process of the job is left.
   partition_checks.py same-pingpong-json ISVP PARTITIONS DIR ARGS...
       `isvp bench pingpong ARGS --json`: the rows and every node's platform
@@ -33,8 +34,17 @@
       on SystemC's order of same-time processes.
   partition_checks.py killed ISVP ARGS...
       `isvp bench collectives ARGS --partitions 2`, partition 1 SIGKILLed
-      once running: the job ends (non-zero, mpiexec names process rank 1)
-      within a minute and leaves no simulator process behind.
+      once running (`--victim=K` first: partition K): the job ends
+      (non-zero) within a minute with one message naming the partition and
+      its switches and hosts as died, and leaves no simulator process behind.
+  partition_checks.py failed ISVP ARGS...
+      `isvp bench collectives ARGS --partitions 2` with
+      ISVP_TEST_PARTITION_FAIL=1: partition 1 reports its own failure and
+      ends the job (non-zero), and no partition is named as died.
+  partition_checks.py terminated ISVP ARGS...
+      `isvp bench collectives ARGS --partitions 2`, SIGTERM to that isvp
+      (the supervisor of mpiexec) once the partitions run: the job ends
+      (non-zero) within a minute and no partition process is left.
   partition_checks.py refused ISVP EXPECTED ARGS...
       `isvp bench collectives ARGS` fails with a message containing EXPECTED,
       promptly (no hang).
@@ -46,7 +56,8 @@ import subprocess
 import sys
 import time
 
-TIMEOUT = 600
+# Per run, s; the long tier (partition_stats.cmake) sets more.
+TIMEOUT = int(os.environ.get("PARTITION_CHECKS_TIMEOUT", "600"))
 
 
 def environment():
@@ -119,20 +130,21 @@ def same_run(isvp, partitions, directory, args):
     if not a or a != b:
         sys.exit(f"different output with {partitions} partitions:\n--- one process:\n{one.stdout}"
                  f"--- {partitions} partitions:\n{many.stdout}")
-    # The routers' and links' counters are left out: a partition runs its
-    # last window to the window's end, past the job's end (by less than the
-    # lookahead), so credit returns still in flight there are counted.
+    # Everything but the parameters (which hold --partitions): the ranks'
+    # outcomes, every node's, router's, link's and switch engine's counters.
     def compared(stats):
-        platform = {k: v for k, v in stats["platform"].items() if k != "fabric"}
-        return {"exit_status": stats["exit_status"], "ranks": stats["ranks"], "platform": platform}
+        return {"exit_status": stats["exit_status"], "ranks": stats["ranks"], "platform": stats["platform"]}
     one_stats, many_stats = compared(one_stats), compared(many_stats)
+    if not one_stats["platform"]["fabric"]["links"]:
+        sys.exit("--stats lists no link: nothing was compared")
     for part in ("exit_status", "ranks", "platform"):
         if one_stats[part] != many_stats[part]:
             x, y = json.dumps(one_stats[part], indent=1).splitlines(), json.dumps(many_stats[part], indent=1).splitlines()
             diff = "\n".join(f"  1: {u}\n  {partitions}: {v}" for u, v in zip(x, y) if u != v)
             sys.exit(f"--stats '{part}' differs with {partitions} partitions ({len(x)} vs {len(y)} lines):\n{diff[:4000]}")
     nodes = len(many_stats["platform"]["nodes"])
-    print(f"{len(a)} output lines, exit status {one.returncode}, --stats ({nodes} nodes, "
+    links = len(many_stats["platform"]["fabric"]["links"])
+    print(f"{len(a)} output lines, exit status {one.returncode}, --stats ({nodes} nodes, {links} links, "
           f"{many_stats['platform']['simulated_us']} us) identical with {partitions} partitions")
 
 
@@ -148,12 +160,13 @@ def same_pingpong_json(isvp, partitions, directory, args):
             sys.exit(f"--partitions {p} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
         with open(path) as f:
             stats[p] = json.load(f)
-    # Routers' and links' counters left out, as for isvp run (same_run).
-    a = {k: v for k, v in stats["1"]["platform"].items() if k != "fabric"}
-    b = {k: v for k, v in stats[partitions]["platform"].items() if k != "fabric"}
+    # Every node's, router's and link's counters.
+    a, b = stats["1"]["platform"], stats[partitions]["platform"]
     if a != b or stats["1"]["rows"] != stats[partitions]["rows"]:
+        x, y = json.dumps(a, indent=1).splitlines(), json.dumps(b, indent=1).splitlines()
+        diff = "\n".join(f"  1: {u}\n  {partitions}: {v}" for u, v in zip(x, y) if u != v)
         sys.exit(f"--json differs with {partitions} partitions: {len(a.get('nodes', []))} vs "
-                 f"{len(b.get('nodes', []))} nodes")
+                 f"{len(b.get('nodes', []))} nodes:\n{diff[:4000]}")
     routers = len(stats[partitions]["platform"]["fabric"]["routers"])
     if routers != len(stats["1"]["platform"]["fabric"]["routers"]):
         sys.exit(f"--json lists {routers} routers with {partitions} partitions")
@@ -224,7 +237,24 @@ def partition_processes(marker, isvp=None):
     return found
 
 
+def named_death(output, victim):
+    """The supervisor's message names partition `victim` and the switches and hosts it owned, and no other."""
+    named = re.findall(r"\[isvp\] partition (\d+) \(switches (\d+)\.\.(\d+), hosts (\d+)\.\.(\d+)\) died", output)
+    if len(named) != 1 or int(named[0][0]) != victim:
+        sys.exit(f"expected one message naming partition {victim} and its switches and hosts as died, got "
+                 f"{named}:\n{output}")
+    return named[0]
+
+
+def victim_of(args):
+    """`--victim=K` (default 1) before the arguments: the partition to kill."""
+    if args and args[0].startswith("--victim="):
+        return int(args[0].split("=", 1)[1]), args[1:]
+    return 1, args
+
+
 def killed(isvp, args):
+    victim_partition, args = victim_of(args)
     marker = f"{os.getpid()}-{time.time()}"
     env = environment()
     env["ISVP_PARTITION_TEST"] = marker
@@ -233,31 +263,34 @@ def killed(isvp, args):
     deadline = time.time() + 120
     victim = None
     while time.time() < deadline and job.poll() is None:
-        victim = partition_processes(marker).get(1)
+        victim = partition_processes(marker).get(victim_partition)
         if victim:
             break
         time.sleep(0.1)
     if victim is None:
         job.kill()
-        sys.exit(f"partition 1 never started:\n{job.communicate()[0]}")
+        sys.exit(f"partition {victim_partition} never started:\n{job.communicate()[0]}")
     time.sleep(2)  # let it synchronise a while
     os.kill(victim, signal.SIGKILL)
     try:
         output, _ = job.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         job.kill()
-        sys.exit("the job did not end within 60 s after partition 1 was killed (a partition waits for good)")
-    if job.returncode == 0 or "rank 1" not in output:
-        sys.exit(f"expected a failure naming rank 1, got status {job.returncode}:\n{output}")
+        sys.exit(f"the job did not end within 60 s after partition {victim_partition} was killed "
+                 "(a partition waits for good)")
+    if job.returncode == 0:
+        sys.exit(f"expected a failure, got status 0:\n{output}")
+    named_death(output, victim_partition)
     time.sleep(0.5)
     left = partition_processes(marker)
     if left:
         sys.exit(f"simulator processes left behind: {left}")
     print(f"ended with status {job.returncode}: " + " ".join(line.strip() for line in output.splitlines()
-                                                              if "rank 1" in line))
+                                                              if "died" in line))
 
 
 def killed_run(isvp, args):
+    victim_partition, args = victim_of(args)
     marker = f"{os.getpid()}-{time.time()}"
     env = environment()
     env["ISVP_PARTITION_TEST"] = marker
@@ -267,13 +300,13 @@ def killed_run(isvp, args):
     deadline = time.time() + 120
     victim = None
     while time.time() < deadline and job.poll() is None:
-        victim = partition_processes(marker, isvp).get(1)
+        victim = partition_processes(marker, isvp).get(victim_partition)
         if victim:
             break
         time.sleep(0.1)
     if victim is None:
         job.kill()
-        sys.exit(f"partition 1 never started:\n{job.communicate()[0]}")
+        sys.exit(f"partition {victim_partition} never started:\n{job.communicate()[0]}")
     time.sleep(2)  # its guests connect and run a while
     running = len(job_processes(marker))
     if running < 2 + 8:
@@ -284,9 +317,11 @@ def killed_run(isvp, args):
         output, _ = job.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         job.kill()
-        sys.exit("the job did not end within 60 s after partition 1 was killed (a partition waits for good)")
-    if job.returncode == 0 or "rank 1" not in output:
-        sys.exit(f"expected a failure naming rank 1, got status {job.returncode}:\n{output}")
+        sys.exit(f"the job did not end within 60 s after partition {victim_partition} was killed "
+                 "(a partition waits for good)")
+    if job.returncode == 0:
+        sys.exit(f"expected a failure, got status 0:\n{output}")
+    named_death(output, victim_partition)
     left = []
     for _ in range(50):  # guests end as their simulator ends (parent-death signal)
         left = job_processes(marker)
@@ -296,7 +331,60 @@ def killed_run(isvp, args):
     if left:
         sys.exit(f"processes left behind: {left}")
     print(f"ended with status {job.returncode} ({running} processes of the job were running): " +
-          " ".join(line.strip() for line in output.splitlines() if "rank 1" in line))
+          " ".join(line.strip() for line in output.splitlines() if "died" in line))
+
+
+def failed(isvp, args):
+    """ISVP_TEST_PARTITION_FAIL=1: partition 1 fails as a platform error would (it reports why, then
+    MPI_Abort): the job ends at once, non-zero, with that partition's own message, and nobody is named as
+    died (the others were ended by its abort, not lost)."""
+    env = {"ISVP_TEST_PARTITION_FAIL": "1"}
+    started = time.time()
+    result = run(isvp, args + ["--partitions", "2"], extra_env=env)
+    output = result.stdout + result.stderr
+    if result.returncode == 0:
+        sys.exit(f"expected a failure, got status 0:\n{output}")
+    if not re.search(r"\[isvp\] partition 1 \(switches \d+\.\.\d+, hosts \d+\.\.\d+\) failed: "
+                     r"ISVP_TEST_PARTITION_FAIL", output):
+        sys.exit(f"expected partition 1's own failure message:\n{output}")
+    if " died " in output:
+        sys.exit(f"a partition was named as died, though partition 1 reported its failure:\n{output}")
+    print(f"ended with status {result.returncode} after {time.time() - started:.1f} s: " +
+          " ".join(line.strip() for line in output.splitlines() if "failed:" in line))
+
+
+def terminated(isvp, args):
+    """SIGTERM to the `isvp --partitions 2` that started mpiexec (the supervisor): the job ends and no
+    partition process is left."""
+    marker = f"{os.getpid()}-{time.time()}"
+    env = environment()
+    env["ISVP_PARTITION_TEST"] = marker
+    job = subprocess.Popen([isvp, "bench", "collectives"] + args + ["--partitions", "2"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, env=env)
+    deadline = time.time() + 120
+    while time.time() < deadline and job.poll() is None and len(partition_processes(marker)) < 2:
+        time.sleep(0.1)
+    if len(partition_processes(marker)) < 2:
+        job.kill()
+        sys.exit(f"the partitions never started:\n{job.communicate()[0]}")
+    time.sleep(1)
+    job.send_signal(signal.SIGTERM)
+    try:
+        output, _ = job.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        sys.exit("the job did not end within 60 s after SIGTERM to isvp")
+    if job.returncode == 0:
+        sys.exit(f"expected a failure status after SIGTERM, got 0:\n{output}")
+    left = []
+    for _ in range(100):
+        left = partition_processes(marker)
+        if not left:
+            break
+        time.sleep(0.1)
+    if left:
+        sys.exit(f"partition processes left behind: {left}")
+    print(f"ended with status {job.returncode}, nothing left")
 
 
 def main():
@@ -315,6 +403,10 @@ def main():
         noise(isvp, sys.argv[3], sys.argv[4:])
     elif mode == "killed":
         killed(isvp, sys.argv[3:])
+    elif mode == "failed":
+        failed(isvp, sys.argv[3:])
+    elif mode == "terminated":
+        terminated(isvp, sys.argv[3:])
     elif mode == "refused":
         refused(isvp, sys.argv[3], sys.argv[4:])
     else:

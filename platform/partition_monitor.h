@@ -1,0 +1,52 @@
+// Which partition of a distributed simulation died (docs/PARTITIONS.md,
+// "End and failures"). `isvp ... --partitions P` started outside mpiexec
+// stays alive as the job's supervisor: it runs `mpiexec -n P isvp ...` as
+// its child and listens on a Unix socket (ISVP_PARTITION_MONITOR) to which
+// every partition says who it is once MPI has started, and says again when it
+// ends as planned or has itself reported why it fails (then its MPI_Abort
+// ends the others, and nobody died unnoticed). A partition whose
+// connection closes without that — killed, crashed — died; mpiexec ends the
+// others (and they their guests), and the supervisor then names the
+// partition and the switches and hosts it owned. Under the user's own
+// mpiexec (no supervisor) nothing of this runs: mpiexec's message names the
+// process rank, which is the partition.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "isvp/partition_plan.h"
+
+namespace isvp::cli {
+
+/// Runs `command` (mpiexec and its arguments) as a child process with the
+/// monitor's socket in its environment, forwards SIGINT/SIGTERM/SIGHUP to it,
+/// and waits for it. Returns the status to exit with: mpiexec's (128 + the
+/// signal if a signal ended it), non-zero when a partition died. Prints
+/// "[isvp] partition k (switches a..b, hosts c..d) died ..." on stderr for
+/// the partition that died first. Throws ConfigError if mpiexec cannot start.
+int supervise_partitions(const std::vector<std::string>& command, const PartitionPlan& plan);
+
+/// A partition's side of the monitor; does nothing when ISVP_PARTITION_MONITOR is not set.
+class PartitionMonitorClient {
+  public:
+    PartitionMonitorClient() = default;
+    /// Connects and says this process is partition `partition`.
+    explicit PartitionMonitorClient(unsigned partition);
+    ~PartitionMonitorClient();
+    PartitionMonitorClient(const PartitionMonitorClient&) = delete;
+    PartitionMonitorClient& operator=(const PartitionMonitorClient&) = delete;
+    /// This partition ends as planned, or has reported its own failure:
+    /// the supervisor does not report it as died.
+    void finished();
+    /// This partition has reported why it fails and ends the job: the
+    /// supervisor names no partition as died.
+    void failing();
+
+  private:
+    void say(char what);
+
+    int socket_ = -1;  ///< connection to the supervisor, -1 without one
+};
+
+}  // namespace isvp::cli
