@@ -44,10 +44,9 @@ RoundSchedule::RoundSchedule(std::shared_ptr<Comm> comm, int phases) : comm_(std
         if (static_cast<std::size_t>(phases) > capture->tags.size())
             fail(MPI_ERR_INTERN, "a schedule of " + std::to_string(phases) + " phases for a persistent collective");
         tags_.assign(capture->tags.begin(), capture->tags.begin() + phases);
-        watches_faults_ = false;
-        return;
+    } else {
+        for (int phase = 0; phase < phases; ++phase) tags_.push_back(collective_tag(*comm_));
     }
-    for (int phase = 0; phase < phases; ++phase) tags_.push_back(collective_tag(*comm_));
     faults_seen_ = driver().link_faults();
 }
 
@@ -115,7 +114,12 @@ bool RoundSchedule::take(std::size_t index) {
         guest::Driver::ArrivedMessage message;
         const std::uint32_t tag = tags_[static_cast<std::size_t>(rounds_[current_].phase)];
         if (!driver().take_message(comm_->peer_global(receive.peer), 0xFFFFFFFFu, tag, message)) {
-            if (watches_faults_) watch_for_link_faults(*comm_, tag, faults_seen_, comm_->peer_global(receive.peer));
+            // A member's abort notice may come on another phase's tag (it
+            // gave up in a later phase, or a persistent collective's earlier
+            // start did: persistent.cpp).
+            for (const std::uint32_t other : tags_)
+                if (other != tag) check_collective_abort(*comm_, other);
+            watch_for_link_faults(*comm_, tag, faults_seen_, comm_->peer_global(receive.peer));
             return false;
         }
         arrived_[index] = std::move(message.data);

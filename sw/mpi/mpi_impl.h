@@ -384,6 +384,14 @@ void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* d
 /// member since `faults_seen` (the driver's link-fault count it last looked
 /// at; that fault stays pending). docs/MPI.md, Link faults.
 void watch_for_link_faults(Comm& comm, std::uint32_t tag, std::uint64_t& faults_seen, int awaited = -1);
+/// Fails (Error MPI_ERR_OTHER, taking the notice) when a member's abort
+/// notice for the software collective with internal tag `tag` has come.
+void check_collective_abort(Comm& comm, std::uint32_t tag);
+/// Gives the software collective `tag` up on this rank over a link fault
+/// (`why` names it): every other member gets an abort notice, so that none
+/// waits for ever for this rank's later messages, and the call fails with
+/// MPI_ERR_OTHER (docs/MPI.md, Link faults).
+[[noreturn]] void abort_collective(Comm& comm, std::uint32_t tag, const std::string& why);
 /// Receives from comm rank `source` on an internal tag; returns the bytes
 /// received. Throws Error(MPI_ERR_TRUNCATE) when the message exceeds `capacity`.
 std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* data, std::size_t capacity);

@@ -41,16 +41,69 @@ namespace {
 
 using Starter = std::function<std::shared_ptr<CollectiveProgress>()>;
 
+/// A software persistent request's state over its starts. A start that
+/// fails (a link fault: docs/MPI.md, Link faults) may leave its members'
+/// messages on the reserved tags, which a later start would take silently
+/// as its own; so the first failed start breaks the request for good: every
+/// later MPI_Start of it fails (MPI 4.0 §2.8: state undefined after an
+/// error) and tells the other members again.
+struct SoftwareRequest {
+    std::vector<std::uint32_t> tags;  ///< reserved at _init, one per phase
+    std::shared_ptr<Comm> comm;
+    std::uint64_t starts = 0;     ///< MPI_Start calls so far
+    std::uint64_t broken_at = 0;  ///< the start that failed; 0: none
+    std::string broken;           ///< why it failed
+    /// Records the first failure (`why`) of start `start`.
+    void break_at(std::uint64_t start, const std::string& why) {
+        if (broken_at != 0) return;
+        broken_at = start;
+        broken = why;
+    }
+};
+
+/// One start of a software persistent request: its schedule; a failure
+/// breaks the request.
+class SoftwareRun final : public CollectiveProgress {
+  public:
+    SoftwareRun(std::shared_ptr<SoftwareRequest> request, std::shared_ptr<CollectiveProgress> schedule)
+        : request_(std::move(request)), schedule_(std::move(schedule)), start_(request_->starts) {}
+    bool advance() override {
+        try {
+            return schedule_->advance();
+        } catch (const Error& error) {
+            request_->break_at(start_, error.what());
+            throw;
+        }
+    }
+
+  private:
+    std::shared_ptr<SoftwareRequest> request_;
+    std::shared_ptr<CollectiveProgress> schedule_;
+    std::uint64_t start_;  ///< which start of the request this is
+};
+
 /// A software persistent collective: `call(&request)` is the nonblocking
 /// call with the _init's arguments; each start runs it with a capture so
 /// that it hands over its schedule on the tags reserved here.
 template <class Call>
 Starter software(Comm& c, Call call) {
-    ScheduleCapture reserved;
-    for (int phase = 0; phase < kMaxSchedulePhases; ++phase) reserved.tags.push_back(collective_tag(c));
-    const auto tags = std::make_shared<const std::vector<std::uint32_t>>(std::move(reserved.tags));
-    return [tags, call]() -> std::shared_ptr<CollectiveProgress> {
-        ScheduleCapture capture{*tags, nullptr};
+    auto request = std::make_shared<SoftwareRequest>();
+    for (int phase = 0; phase < kMaxSchedulePhases; ++phase) request->tags.push_back(collective_tag(c));
+    request->comm = communicators().shared(c.handle);
+    return [request, call]() -> std::shared_ptr<CollectiveProgress> {
+        const std::uint64_t start = ++request->starts;
+        if (request->broken_at != 0)
+            abort_collective(*request->comm, request->tags.front(),
+                             "start " + std::to_string(start) + " of a persistent collective whose start " +
+                                 std::to_string(request->broken_at) + " failed: " + request->broken);
+        try {
+            // A member gave an earlier start up, or this one before this rank started it.
+            for (const std::uint32_t tag : request->tags) check_collective_abort(*request->comm, tag);
+        } catch (const Error& error) {
+            request->break_at(start, error.what());
+            throw;
+        }
+        ScheduleCapture capture{request->tags, nullptr};
         ScheduleCapture* const previous = schedule_capture();
         schedule_capture() = &capture;
         MPI_Request ignored = MPI_REQUEST_NULL;
@@ -58,7 +111,7 @@ Starter software(Comm& c, Call call) {
         schedule_capture() = previous;
         if (status != MPI_SUCCESS) fail(status, "the collective could not be started");
         if (!capture.schedule) fail(MPI_ERR_INTERN, "the collective made no schedule");
-        return capture.schedule;
+        return std::make_shared<SoftwareRun>(request, std::move(capture.schedule));
     };
 }
 

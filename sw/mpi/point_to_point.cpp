@@ -912,10 +912,8 @@ std::uint32_t issued_sequence(const Comm& comm, std::uint32_t tag) {
     return latest - ((latest - tag) & kTagUpperBound);
 }
 
-/// Gives the software collective `tag` up on this rank over a link fault
-/// (`why` names it): every other member gets an abort notice, so that none
-/// waits for ever for this rank's later messages, and the call fails with
-/// MPI_ERR_OTHER (docs/MPI.md, Link faults).
+}  // namespace
+
 [[noreturn]] void abort_collective(Comm& comm, std::uint32_t tag, const std::string& why) {
     const std::string text = "rank " + std::to_string(comm.rank()) + " gave this software collective up: " + why;
     std::vector<std::uint8_t> notice(kAbortHeaderBytes + text.size());
@@ -930,7 +928,14 @@ std::uint32_t issued_sequence(const Comm& comm, std::uint32_t tag) {
     fail(MPI_ERR_OTHER, text + " (its other members were told)");
 }
 
-}  // namespace
+void check_collective_abort(Comm& comm, std::uint32_t tag) {
+    auto& aborts = engine().collective_aborts;
+    if (const auto it = aborts.find(tag); it != aborts.end() && it->second.sequence == issued_sequence(comm, tag)) {
+        const std::string text = std::move(it->second.text);
+        aborts.erase(it);
+        fail(MPI_ERR_OTHER, text);
+    }
+}
 
 // A member's abort notice fails the collective at once. Packets from the
 // member it waits for lost for good: it gives the collective up, claiming
@@ -940,12 +945,7 @@ std::uint32_t issued_sequence(const Comm& comm, std::uint32_t tag) {
 // from that member, and `faults_seen` (and the engine's count) makes it end
 // one wait at most.
 void watch_for_link_faults(Comm& comm, std::uint32_t tag, std::uint64_t& faults_seen, int awaited) {
-    auto& aborts = engine().collective_aborts;
-    if (const auto it = aborts.find(tag); it != aborts.end() && it->second.sequence == issued_sequence(comm, tag)) {
-        const std::string text = std::move(it->second.text);
-        aborts.erase(it);
-        fail(MPI_ERR_OTHER, text);
-    }
+    check_collective_abort(comm, tag);
     const auto seen = [&] { faults_seen = engine().faults_seen_by_collectives = driver().link_faults(); };
     if (const guest::LinkFault* fault = awaited >= 0 ? driver().pending_link_fault(awaited) : nullptr;
         fault != nullptr && !fault->sending) {

@@ -13,9 +13,13 @@
 //   mpi_link_fault fatal [ITERATIONS]
 //       MPI_ERRORS_ARE_FATAL (the default): the first failed call ends the
 //       job with its link-fault message.
-//   mpi_link_fault return|fatal ITERATIONS collectives|nonblocking
+//   mpi_link_fault return|fatal ITERATIONS collectives|nonblocking|persistent
 //       the same with the MPI_Allreduce calls only (no ring exchange); with
-//       `nonblocking` each is an MPI_Iallreduce and MPI_Wait.
+//       `nonblocking` each is an MPI_Iallreduce and MPI_Wait; with
+//       `persistent` each is an MPI_Start and MPI_Wait of one
+//       MPI_Allreduce_init request, and once a start has failed on a rank
+//       every later start there must fail too (the request is broken:
+//       docs/MPI.md, Link faults).
 #include <mpi.h>
 
 #include <cstdio>
@@ -64,17 +68,29 @@ int main(int argc, char** argv) {
     }
     const int iterations = argc > 2 ? std::atoi(argv[2]) : 20;
     const bool nonblocking = argc > 3 && std::strcmp(argv[3], "nonblocking") == 0;
-    const bool ring = !(argc > 3 && (std::strcmp(argv[3], "collectives") == 0 || nonblocking));
+    const bool persistent = argc > 3 && std::strcmp(argv[3], "persistent") == 0;
+    const bool ring = !(argc > 3 && (std::strcmp(argv[3], "collectives") == 0 || nonblocking || persistent));
     if (!fatal) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
     std::vector<int> mine(kElements), sum(kElements), from_left(kElements), to_right(kElements);
     int failed = 0, collective_failures = 0, p2p_failures = 0;
     bool ok = true;
     const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Request started = MPI_REQUEST_NULL;
+    if (persistent)
+        MPI_Allreduce_init(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                           &started);
     for (int i = 0; i < iterations; ++i) {
         for (int k = 0; k < kElements; ++k) mine[k] = rank * 1000 + i * 7 + k;
         int rc = MPI_SUCCESS;
-        if (nonblocking) {
+        if (persistent) {
+            rc = MPI_Start(&started);
+            if (rc == MPI_SUCCESS) rc = MPI_Wait(&started, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS && collective_failures > 0) {
+                std::printf("FAIL: rank %d: iteration %d: a start succeeded after a failed one\n", rank, i);
+                ok = false;
+            }
+        } else if (nonblocking) {
             MPI_Request request = MPI_REQUEST_NULL;
             rc = MPI_Iallreduce(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request);
             if (rc == MPI_SUCCESS) rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
@@ -84,7 +100,11 @@ int main(int argc, char** argv) {
         if (rc != MPI_SUCCESS) {
             ++failed;
             ++collective_failures;
-            ok = failure_ok(nonblocking ? "MPI_Iallreduce" : "MPI_Allreduce", i, rc) && ok;
+            ok = failure_ok(persistent    ? "MPI_Allreduce_init"
+                            : nonblocking ? "MPI_Iallreduce"
+                                          : "MPI_Allreduce",
+                            i, rc) &&
+                 ok;
         } else {
             for (int k = 0; k < kElements; ++k) {
                 const int expected = 1000 * size * (size - 1) / 2 + size * (i * 7 + k);
@@ -116,6 +136,7 @@ int main(int argc, char** argv) {
                 }
         }
     }
+    if (persistent) MPI_Request_free(&started);
     std::printf("mpi_link_fault: rank %d: %d iterations, %d failed (%d MPI_Allreduce, %d MPI_Sendrecv)%s\n", rank,
                 iterations, failed, collective_failures, p2p_failures, ok ? "" : " with FAIL");
     std::fflush(stdout);

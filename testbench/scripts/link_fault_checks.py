@@ -44,7 +44,10 @@
       MPI_Allreduce calls only (no ring exchange), so that the failures are
       the collective's (under MPI_ERRORS_ARE_FATAL: an MPI_Allreduce ends
       the job); mpi-return-nonblocking, mpi-fatal-nonblocking: with
-      MPI_Iallreduce and MPI_Wait.
+      MPI_Iallreduce and MPI_Wait; mpi-return-persistent,
+      mpi-fatal-persistent: with MPI_Start and MPI_Wait of one
+      MPI_Allreduce_init request (every rank fails once at least: the
+      request is broken from its first failed start on).
 """
 
 import json
@@ -209,7 +212,13 @@ def mpi_return(isvp, program, stats, extra, variant=None, high_loss=False):
              "(change the error rate)")
     if high_loss and failed >= calls:
         fail(f"all {calls} calls failed: later traffic does not work again after a fault")
-    if not high_loss and failed * 2 > calls:
+    if variant == "persistent":
+        # A broken request fails every later start: each rank fails from its
+        # first failure on, and every rank fails.
+        for s in summaries:
+            if int(s[2]) == 0:
+                fail(f"rank {s[0]} never failed: a member of the broken persistent request was not told")
+    elif not high_loss and failed * 2 > calls:
         fail(f"{failed} of {calls} calls failed: later traffic does not work again after a fault")
     errors = re.findall(r"^mpi_link_fault: rank \d+: iteration \d+: (MPI_\w+) failed: (.*)$", done.stdout, re.M)
     if len(errors) != failed:
@@ -269,7 +278,7 @@ def mpi_fatal(isvp, program, extra, variant=None):
         fail("the job succeeded: no call failed (raise the error rate)")
     text = done.stdout + done.stderr
     check_link_named(text)
-    call = r"MPI_(Allreduce|Wait): .*" if collectives_only else r"MPI_\w+: .*"
+    call = r"MPI_(Allreduce|Wait|Start): .*" if collectives_only else r"MPI_\w+: .*"
     if not re.search("^" + call + r"link fault.*\n.*MPI_ERR_OTHER on rank \d+ .*with MPI_ERRORS_ARE_FATAL: ending the job",
                      done.stderr, re.M):
         fail("no rank ended the job with the link-fault message under MPI_ERRORS_ARE_FATAL")
@@ -285,7 +294,7 @@ def main():
     if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return-high-loss":
         mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], high_loss=True)
         return
-    variants = {"": None, "-collectives": "collectives", "-nonblocking": "nonblocking"}
+    variants = {"": None, "-collectives": "collectives", "-nonblocking": "nonblocking", "-persistent": "persistent"}
     for suffix, variant in variants.items():
         if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return" + suffix:
             mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], variant)
