@@ -25,6 +25,12 @@
 // the starts: members may start different persistent collectives of one
 // communicator in different orders (MPI 4.0 §6.12), in software and
 // offloaded alike (each offloaded request has its own context).
+//
+// Link faults (docs/MPI.md, Link faults). A software start watches for them
+// as a nonblocking collective does (abort notices, lost messages). As every
+// start reuses the reserved tags, a failed start breaks the request for
+// good (SoftwareRequest): later starts fail and tell the other members, so
+// that no start takes a message left over from a failed one.
 #include <cstring>
 #include <string>
 #include <vector>
