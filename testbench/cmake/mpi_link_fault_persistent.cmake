@@ -20,3 +20,13 @@ add_test(NAME link_fault_mpi_software_persistent_collective_errors_are_fatal
 set_tests_properties(link_fault_mpi_software_persistent_collective_errors_return
                      link_fault_mpi_software_persistent_collective_errors_are_fatal
                      PROPERTIES LABELS "link_fault;mpi" TIMEOUT 300)
+# The same request offloaded (--offload on, its own switch context): each
+# start is a fresh switch run, so a failed start (the switch's abort, error
+# code 6 naming the cable) does not break the request; the later starts give
+# the right result.
+add_test(NAME link_fault_mpi_offloaded_persistent_collective_errors_return
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-return-offloaded-persistent $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault
+                 ${CMAKE_CURRENT_BINARY_DIR}/link_fault_mpi_offloaded_persistent_stats.json ${mpi_link_fault_job})
+set_tests_properties(link_fault_mpi_offloaded_persistent_collective_errors_return PROPERTIES LABELS "link_fault;mpi"
+                                                                                           TIMEOUT 300)

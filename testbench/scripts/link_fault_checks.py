@@ -47,7 +47,9 @@
       MPI_Iallreduce and MPI_Wait; mpi-return-persistent,
       mpi-fatal-persistent: with MPI_Start and MPI_Wait of one
       MPI_Allreduce_init request (every rank fails once at least: the
-      request is broken from its first failed start on).
+      request is broken from its first failed start on);
+      mpi-return-offloaded-persistent: the same request in the switch
+      (each start a fresh switch run: later starts succeed again).
 """
 
 import json
@@ -294,7 +296,8 @@ def main():
     if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return-high-loss":
         mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], high_loss=True)
         return
-    variants = {"": None, "-collectives": "collectives", "-nonblocking": "nonblocking", "-persistent": "persistent"}
+    variants = {"": None, "-collectives": "collectives", "-nonblocking": "nonblocking", "-persistent": "persistent",
+                "-offloaded-persistent": "offloaded-persistent"}
     for suffix, variant in variants.items():
         if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return" + suffix:
             mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], variant)
