@@ -95,5 +95,5 @@ TEST_CASE("smi kernels: KERNEL_* registers have names for logs") {
     CHECK(regmap::register_name(regmap::KERNEL_STATUS) == "KERNEL_STATUS");
     CHECK(regmap::register_name(regmap::KERNEL_ARG(2) + 4) == "KERNEL_ARG_HI[2]");
     CHECK(regmap::register_name(regmap::KERNEL_RESULT(7)) == "KERNEL_RESULT_LO[7]");
-    CHECK(regmap::register_name(regmap::KERNEL_END) == "unmapped");
+    CHECK(regmap::register_name(regmap::KERNEL_END).rfind("KERNEL_", 0) != 0);  // the next block's, or unmapped
 }
