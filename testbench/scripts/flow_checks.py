@@ -8,6 +8,8 @@
   refused ISVP TEXT ARGS...                 bench collectives with ARGS is refused with a message containing TEXT
   solves ISVP PER ARGS...                   bench collectives with ARGS (flow model) needs at most one max-min
                                             solve per PER packets
+  collective ISVP PERCENT ARGS...           bench collectives with ARGS under both models: every row's latency
+                                            agrees within PERCENT % (contended: concurrent steps share ports)
 """
 
 import subprocess
@@ -78,12 +80,40 @@ def solves(isvp, per, args):
     print("ok: solves")
 
 
+def collective_rows(isvp, args, model):
+    """(collective, size) -> latency_us of one bench collectives run."""
+    out = run([isvp, "bench", "collectives"] + args + ["--set", f"network.model={model}"]).stdout
+    rows = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) >= 3 and not line.startswith("#") and fields[1].isdigit():
+            rows[(fields[0], int(fields[1]))] = float(fields[2])
+    if not rows:
+        fail(f"{model}: no rows")
+    return rows
+
+
+def collective(isvp, percent, args):
+    packet = collective_rows(isvp, args, "packet")
+    flow = collective_rows(isvp, args, "flow")
+    if sorted(packet) != sorted(flow):
+        fail(f"the models printed different rows: {sorted(packet)} and {sorted(flow)}")
+    for key in sorted(packet):
+        error = (flow[key] - packet[key]) / packet[key] * 100.0
+        print(f"{key[0]} {key[1]} B  packet {packet[key]:.3f} us  flow {flow[key]:.3f} us  error {error:+.1f} %")
+        if abs(error) > float(percent):
+            fail(f"{key[0]} {key[1]} B: the flow model is {error:+.1f} % off the packet model (limit {percent} %)")
+    print(f"ok: {len(packet)} rows within {percent} %")
+
+
 def main():
     what = sys.argv[1]
     if what == "latency":
         latency(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
     elif what == "solves":
         solves(sys.argv[2], sys.argv[3], sys.argv[4:])
+    elif what == "collective":
+        collective(sys.argv[2], sys.argv[3], sys.argv[4:])
     elif what == "refused":
         refused(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
