@@ -189,8 +189,10 @@ void Parameters::assign(const std::string& name, const nlohmann::json& value, co
             const auto number = value.get<std::int64_t>();
             if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
                 reject(spec, shown(value), origin);
-            if (number < static_cast<std::int64_t>(spec.minimum) || number > static_cast<std::int64_t>(spec.maximum))
-                reject(spec, shown(value), origin);
+            // The bounds are held as doubles: compare there (INT64_MAX as a
+            // double is 2^63, which does not convert back to an int64).
+            const auto compared = static_cast<double>(number);
+            if (compared < spec.minimum || compared > spec.maximum) reject(spec, shown(value), origin);
             target.value = number;
             break;
         }

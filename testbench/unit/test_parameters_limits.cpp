@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -89,4 +90,17 @@ TEST_CASE("parameters: a long wrong value is shown cut short in the error") {
         CHECK_THAT(message, Catch::Contains("router.vcs must be an integer") && Catch::Contains("...") &&
                                 Catch::Contains("(p.json)"));
     }
+}
+
+TEST_CASE("parameters: an integer parameter bounded by INT64_MAX takes values in range") {
+    // The bounds are kept as doubles; INT64_MAX becomes 2^63, which cast back
+    // to an int64 wrapped to INT64_MIN and refused every value (aurora.seed=2).
+    Parameters parameters;
+    parameters.declare_integer("aurora.seed", "", 1, 0, INT64_MAX, "seed");
+    parameters.apply_override("aurora.seed=2");
+    CHECK(parameters.integer("aurora.seed") == 2);
+    parameters.apply_override("aurora.seed=9223372036854775807");
+    CHECK(parameters.integer("aurora.seed") == INT64_MAX);
+    CHECK_THROWS(parameters.apply_override("aurora.seed=-1"));
+    CHECK_THROWS(parameters.apply_override("aurora.seed=9223372036854775808"));
 }
