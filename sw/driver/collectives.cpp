@@ -470,7 +470,7 @@ void Collectives::run_software(Communicator& comm, const Call& call, bool payloa
 ReceiveStatus Collectives::receive_step(int source, std::uint32_t tag, void* buffer, std::size_t capacity,
                                         std::size_t expected) {
     try {
-        return driver_.receive_reserved(source, tag, buffer, capacity);
+        return driver_.receive_reserved(source, tag, buffer, capacity, lost_counts_as_arrived_);
     } catch (const LinkFaultError&) {
         if (!lost_counts_as_arrived_) throw;
         ReceiveStatus status;  // MPI_Finalize's barrier: the sender got this far

@@ -26,6 +26,10 @@ constexpr std::uint32_t kEnvelopeStreamProbe = 2u;
 /// to this node (a probe: the number of the sender's next message), modulo 2^24.
 constexpr unsigned kStreamNumberShift = 8;
 constexpr std::uint32_t kStreamNumberMask = 0xFFFFFFu;
+/// Tags a stream probe carries: those of the sender's last messages to the
+/// peer (4 bytes each, oldest first), so that the peer learns the tags of
+/// the messages it lost (driver.h, Link faults).
+constexpr std::uint32_t kStreamHistory = 16;
 
 /// Clears a flag when the scope ends, also by an exception.
 struct ClearOnExit {
@@ -216,6 +220,7 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     assembling_active_.assign(node_count_, false);
     streams_.resize(node_count_);
     next_number_.assign(node_count_, 0);
+    sent_tags_.resize(node_count_);
     // A bad setup value shows up as a queue error right away, not at the first message.
     check_device_errors();
 }
@@ -325,30 +330,23 @@ void Driver::read_link_faults() {
         fault.serial = ++link_fault_count_;
         ++activity_;
         if (fault.peer < 0 || static_cast<std::uint32_t>(fault.peer) >= node_count_) continue;  // not a node of ours
-        if (fault.sending) {
-            // The peer cannot tell by itself whether a message of this node
-            // was the last one lost: a probe gives it the stream's end.
-            if (std::find(probe_peers_.begin(), probe_peers_.end(), fault.peer) == probe_peers_.end())
-                probe_peers_.push_back(fault.peer);
-        } else {
+        if (!fault.sending) {
+            // The stream shows which messages were lost (a gap, a message cut
+            // off; the sender's probe gives their tags): nothing is failed here.
             Stream& stream = streams_[static_cast<std::size_t>(fault.peer)];
             ++stream.reports;
             stream.latest = fault;
-            if (stream.lost > stream.explained) {
-                // The losses were found in the stream before this report was
-                // read (its packets came first): it adds nothing claimable.
-                stream.explained = stream.lost;
-            } else {
-                stream.open = true;
-                stream.unexplained = true;
-            }
+            continue;
         }
+        // The peer cannot tell by itself whether a message of this node was
+        // the last one lost: a probe gives it the stream's end and the tags.
+        if (std::find(probe_peers_.begin(), probe_peers_.end(), fault.peer) == probe_peers_.end())
+            probe_peers_.push_back(fault.peer);
         const auto [it, fresh] = pending_faults_.try_emplace(fault.peer, fault);
-        if (!fresh) {  // not claimed yet: one fault, the packets added up
-            it->second.lost += fault.lost;
-            it->second.sending = it->second.sending && fault.sending;
-            // The first cable named stays; another one counts as a further link.
+        if (!fresh) {  // not taken yet: one fault, the packets added up
             LinkFault& kept = it->second;
+            kept.lost += fault.lost;
+            // The first cable named stays; another one counts as a further link.
             if (!kept.link_named && fault.link_named) {
                 kept.link_named = true;
                 kept.from_switch = fault.from_switch;
@@ -361,73 +359,87 @@ void Driver::read_link_faults() {
                        (kept.from_switch != fault.from_switch || kept.from_port != fault.from_port)) {
                 kept.other_links += 1 + fault.other_links;
             }
-            it->second.serial = fault.serial;
+            kept.serial = fault.serial;
         }
-        if (!fault.sending) refresh_stream_fault(fault.peer);
     }
 }
 
-std::uint64_t Driver::claimable(const Stream& stream) const {
-    if (stream.reports == 0) return 0;  // no link fault with this peer: a gap is its sender's fault
-    const std::uint64_t found = stream.lost > stream.claimed ? stream.lost - stream.claimed : 0;
-    return std::max<std::uint64_t>(found, stream.open ? 1 : 0);
+void Driver::read_link_faults_now() {
+    if (transport_.mmio_read32(rm::ERROR_STATUS) & rm::error_status::LINK_FAULT) read_link_faults();
 }
 
-void Driver::refresh_stream_fault(int peer, std::uint64_t serial) {
-    const Stream& stream = streams_[static_cast<std::size_t>(peer)];
-    const auto it = pending_faults_.find(peer);
-    if (claimable(stream) == 0) {
-        if (it != pending_faults_.end() && !it->second.sending) pending_faults_.erase(it);
-        return;
-    }
-    if (it == pending_faults_.end()) {
-        LinkFault fault = stream.latest;  // the cable of the latest report
-        fault.serial = serial != 0 ? serial : stream.latest.serial;
-        pending_faults_.emplace(peer, fault);
-        return;
-    }
-    it->second.sending = false;
-    if (serial != 0) it->second.serial = serial;
-}
-
-void Driver::note_lost_messages(int source, std::uint64_t count) {
-    Stream& stream = streams_[static_cast<std::size_t>(source)];
-    stream.lost += count;
-    // Receives that failed on a report before the stream showed what it
-    // lost claimed at most these: more were failed for the same message
-    // (several reports of it) or for none (acknowledgements lost), and must
-    // not use up the peer's later losses.
-    stream.claimed = std::min(stream.claimed, stream.lost);
-    if (stream.unexplained) {  // the report now has its exact count of messages
-        stream.explained = stream.lost;
-        stream.unexplained = false;
-        stream.open = false;
-    }
-    if (claimable(stream) == 0) return refresh_stream_fault(source);
-    // Messages beyond what receives have claimed: a new fault for those
-    // that wait (the layer above watches the count).
+void Driver::add_lost(int source, std::uint32_t number, std::uint32_t tag, bool resolved) {
+    Message lost;
+    lost.source = source;
+    lost.tag = tag;
+    lost.number = number;
+    lost.lost = true;
+    lost.unresolved = !resolved;
+    if (!resolved) ++streams_[static_cast<std::size_t>(source)].unresolved;
+    arrived_.push_back(std::move(lost));
     ++activity_;
-    refresh_stream_fault(source, ++link_fault_count_);
+}
+
+void Driver::note_gap(int source, std::uint32_t first, std::uint32_t count) {
+    // The device reported the loss before the stream went on; a gap without
+    // any report is the sender's own doing (not a link fault: ignored).
+    if (streams_[static_cast<std::size_t>(source)].reports == 0) read_link_faults_now();
+    if (streams_[static_cast<std::size_t>(source)].reports == 0) return;
+    // More than the probe's history can name: one lost message stands for
+    // the older ones (bounded whatever a sender's numbers say).
+    if (count > kStreamHistory) {
+        add_lost(source, first, 0, true);
+        arrived_.back().wildcard = true;
+        first = (first + count - kStreamHistory) & kStreamNumberMask;
+        count = kStreamHistory;
+    }
+    for (std::uint32_t k = 0; k < count; ++k) add_lost(source, (first + k) & kStreamNumberMask, 0, false);
+}
+
+void Driver::resolve_lost(int source, std::uint32_t next, const std::uint8_t* history, std::size_t history_bytes) {
+    Stream& stream = streams_[static_cast<std::size_t>(source)];
+    if (stream.unresolved == 0) return;
+    const std::uint32_t known = static_cast<std::uint32_t>(std::min<std::size_t>(history_bytes / 4, kStreamHistory));
+    for (Message& message : arrived_) {
+        if (message.source != source || !message.unresolved) continue;
+        // The probe's history holds the tags of numbers next - known .. next - 1.
+        const std::uint32_t back = (next - message.number) & kStreamNumberMask;
+        if (back >= 1 && back <= known)
+            std::memcpy(&message.tag, history + 4 * (known - back), 4);
+        else
+            message.wildcard = true;
+        message.unresolved = false;
+        --stream.unresolved;
+    }
+    ++activity_;
 }
 
 void Driver::send_stream_probes() {
-    // An empty message carrying the number of this node's next message to
-    // the peer: every earlier one that did not arrive is then known lost.
+    // A driver message (no receive takes it) carrying the number of this
+    // node's next message to the peer, and the tags of its last ones: every
+    // earlier one that did not arrive is then known lost, with its tag.
     sending_probes_ = true;
     const ClearOnExit clear{sending_probes_};
     while (!probe_peers_.empty()) {
         const int peer = probe_peers_.front();
         probe_peers_.erase(probe_peers_.begin());
+        const std::vector<std::uint32_t>& sent = sent_tags_[static_cast<std::size_t>(peer)];
+        const std::uint32_t next = next_number_[static_cast<std::size_t>(peer)] & kStreamNumberMask;
+        // The tags of this node's last messages to the peer, oldest first.
+        std::array<std::uint32_t, kStreamHistory> history{};
+        if (!sent.empty())
+            for (std::uint32_t k = 0; k < kStreamHistory; ++k)
+                history[k] = sent[(next + k) % kStreamHistory];  // number next - kStreamHistory + k
         ProcessorHeader header;
-        header.message_bytes = kEnvelopeBytes;
+        header.message_bytes = static_cast<std::uint32_t>(kEnvelopeBytes + sizeof history);
         header.opcode = Opcode::Send;
         header.rank = static_cast<std::uint16_t>(peer);
         std::uint8_t envelope[kEnvelopeBytes] = {};
-        const std::uint32_t flags =
-            kEnvelopeStreamProbe | (next_number_[static_cast<std::size_t>(peer)] & kStreamNumberMask)
-                                       << kStreamNumberShift;
+        const std::uint32_t flags = kEnvelopeStreamProbe | next << kStreamNumberShift;
+        const std::uint64_t data_bytes = sizeof history;
         std::memcpy(envelope + 4, &flags, 4);
-        post_packet(header, envelope, nullptr, 0, 0);
+        std::memcpy(envelope + 8, &data_bytes, 8);
+        post_packet(header, envelope, history.data(), sizeof history, sizeof history);
     }
 }
 
@@ -447,23 +459,7 @@ bool Driver::take_link_fault(int peer, LinkFault& fault) {
     if (it == pending_faults_.end()) return false;
     fault = it->second;
     pending_faults_.erase(it);
-    if (!fault.sending) {
-        // One receive claimed it; the peer's further lost messages keep it.
-        Stream& stream = streams_[static_cast<std::size_t>(fault.peer)];
-        ++stream.claimed;
-        stream.open = false;
-        refresh_stream_fault(fault.peer);
-    }
     return true;
-}
-
-void Driver::fail_on_link_fault(int source, std::uint64_t since) {
-    LinkFault fault;
-    if (!take_link_fault(source, fault)) return;
-    if (fault.sending && fault.serial <= since) return;  // came before this receive: nothing of `source`'s was lost
-    throw LinkFaultError("driver: receive from " +
-                         (source == kAnySource ? "any rank" : "rank " + std::to_string(source)) +
-                         " failed: " + describe(fault, node_address_));
 }
 
 void Driver::check_device_errors() {
@@ -541,12 +537,18 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
         Stream& stream = streams_[source];
         const std::uint32_t number = flags >> kStreamNumberShift & kStreamNumberMask;
         const std::uint32_t missing = (number - stream.next) & kStreamNumberMask;
-        stream.next = (flags & kEnvelopeStreamProbe) ? number : (number + 1) & kStreamNumberMask;
-        const std::uint64_t lost = (missing <= kStreamNumberMask / 2 ? missing : 0) + (stream.cut ? 1 : 0);
-        stream.cut = false;
-        if (lost > 0) note_lost_messages(static_cast<int>(source), lost);
-        if (flags & kEnvelopeStreamProbe) return;  // not a message
+        const std::uint32_t first_missing = stream.next;
+        const bool probe = (flags & kEnvelopeStreamProbe) != 0;
+        stream.next = probe ? number : (number + 1) & kStreamNumberMask;
+        if (missing > 0 && missing <= kStreamNumberMask / 2) note_gap(static_cast<int>(source), first_missing, missing);
+        stream.explained = stream.reports;  // the stream went on past what was reported: it shows any loss
+        if (probe) {  // not a message: the sender's next number and its last tags
+            resolve_lost(static_cast<int>(source), number, payload + kEnvelopeBytes,
+                         std::min<std::uint64_t>(data_bytes, entry.length - kEnvelopeBytes));
+            return;
+        }
         message = Message{};
+        message.number = number;
         message.source = static_cast<int>(source);
         std::memcpy(&message.tag, payload, 4);
         message.data_bytes = data_bytes;
@@ -576,9 +578,11 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
 void Driver::drop_packet(int source, const char* why) {
     if (source >= 0 && assembling_active_[static_cast<std::size_t>(source)]) {
         assembling_active_[static_cast<std::size_t>(source)] = false;  // its open message is lost whole
-        // Counted with the gap at the source's next message (or probe):
-        // one count per loss, so that claims made meanwhile are matched once.
-        streams_[static_cast<std::size_t>(source)].cut = true;
+        // Over a reported link fault it is a lost message, in its place in
+        // the arrival order, with the tag its first packet gave.
+        const Message& open = assembling_[static_cast<std::size_t>(source)];
+        if (streams_[static_cast<std::size_t>(source)].reports == 0) read_link_faults_now();
+        if (streams_[static_cast<std::size_t>(source)].reports > 0) add_lost(source, open.number, open.tag, true);
     }
     ++dropped_messages_;
     last_drop_reason_ = why;
@@ -825,6 +829,9 @@ void Driver::send_message(int destination, std::uint32_t tag, const void* data, 
     static_assert(kLengthOnlyReadBytes == kEnvelopeBytes, "a length-only message's envelope is read");
     const std::uint32_t number = next_number_[static_cast<std::size_t>(destination)]++ & kStreamNumberMask;
     const std::uint32_t flags = (length_only ? kEnvelopeLengthOnly : 0) | number << kStreamNumberShift;
+    std::vector<std::uint32_t>& sent = sent_tags_[static_cast<std::size_t>(destination)];
+    if (sent.empty()) sent.assign(kStreamHistory, 0);
+    sent[number % kStreamHistory] = tag;
     std::memcpy(envelope, &tag, 4);
     std::memcpy(envelope + 4, &flags, 4);
     std::memcpy(envelope + 8, &data_bytes, 8);
@@ -946,10 +953,44 @@ void Driver::post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, cons
     ++pio_sends_;
 }
 
+namespace {
+
+/// Sources whose later messages are held back while a scan of the arrival
+/// order runs: a lost message of theirs whose tag is not known yet may be
+/// the one a receive waits for (driver.h, Link faults).
+class HeldSources {
+  public:
+    bool held(int source) const { return std::find(held_.begin(), held_.end(), source) != held_.end(); }
+    void hold(int source) {
+        if (!held(source)) held_.push_back(source);
+    }
+
+  private:
+    std::vector<int> held_;  // few: one per source with an unresolved loss
+};
+
+}  // namespace
+
+std::string Driver::describe_lost(const Message& message) const {
+    return describe(streams_[static_cast<std::size_t>(message.source)].latest, node_address_);
+}
+
 bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status) {
+    HeldSources held;
     for (auto it = arrived_.begin(); it != arrived_.end(); ++it) {
-        if ((source != kAnySource && it->source != source) || (tag != kAnyTag && it->tag != tag)) continue;
-        if (tag == kAnyTag && it->tag >= kReservedTagBase) continue;  // collectives' messages
+        if ((source != kAnySource && it->source != source) || held.held(it->source)) continue;
+        if (it->unresolved) {
+            held.hold(it->source);
+            continue;
+        }
+        if (!it->wildcard && tag != kAnyTag && it->tag != tag) continue;
+        if (!it->wildcard && tag == kAnyTag && it->tag >= kReservedTagBase) continue;  // collectives' messages
+        if (it->lost) {
+            const std::string why = "driver: receive from rank " + std::to_string(it->source) +
+                                    " failed: " + describe_lost(*it);
+            arrived_.erase(it);
+            throw LinkFaultError(why);
+        }
         status.source = it->source;
         status.tag = it->tag;
         status.bytes = it->data_bytes;
@@ -969,13 +1010,22 @@ unsigned Driver::poll(bool round_trip) {
 }
 
 bool Driver::take_message(int source, std::uint32_t tag_mask, std::uint32_t tag_value, ArrivedMessage& message) {
+    HeldSources held;
     for (auto it = arrived_.begin(); it != arrived_.end(); ++it) {
-        if ((source != kAnySource && it->source != source) || (it->tag & tag_mask) != tag_value) continue;
+        if ((source != kAnySource && it->source != source) || held.held(it->source)) continue;
+        if (it->unresolved) {
+            held.hold(it->source);
+            continue;
+        }
+        if (!it->wildcard && (it->tag & tag_mask) != tag_value) continue;
         message.source = it->source;
-        message.tag = it->tag;
+        message.tag = it->wildcard ? tag_value : it->tag;
         message.data = std::move(it->data);
+        message.lost = it->lost;
+        message.wildcard = it->wildcard;
+        message.why = it->lost ? describe_lost(*it) : std::string();
+        if (!it->lost) ++messages_received_;
         arrived_.erase(it);
-        ++messages_received_;
         return true;
     }
     return false;
@@ -991,24 +1041,25 @@ ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::s
         throw DriverError("driver: receive with tag " + std::to_string(tag) +
                           ": user tags are 0..0x7FFFFFFF (higher ones are reserved for collectives)");
     ReceiveStatus status;
-    const std::uint64_t since = link_fault_count_;
     while (!take_matching(source, tag, buffer, capacity, status)) {
-        fail_on_link_fault(source, since);
         if (while_waiting) while_waiting();
         wait_for_progress();
     }
     return status;
 }
 
-ReceiveStatus Driver::receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity) {
+ReceiveStatus Driver::receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity,
+                                      bool report_ends) {
     if (source < 0 || source >= size())
         throw DriverError("driver: receive from rank " + std::to_string(source) + " outside 0.." +
                           std::to_string(size() - 1));
     if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive into a null buffer");
     ReceiveStatus status;
-    const std::uint64_t since = link_fault_count_;
+    const Stream& stream = streams_[static_cast<std::size_t>(source)];
     while (!take_matching(source, tag, buffer, capacity, status)) {
-        fail_on_link_fault(source, since);
+        if (report_ends && stream.reports > stream.explained)
+            throw LinkFaultError("driver: receive from rank " + std::to_string(source) +
+                                 " failed: " + describe(stream.latest, node_address_));
         wait_for_progress();
     }
     return status;

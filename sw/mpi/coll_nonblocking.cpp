@@ -47,7 +47,6 @@ RoundSchedule::RoundSchedule(std::shared_ptr<Comm> comm, int phases) : comm_(std
     } else {
         for (int phase = 0; phase < phases; ++phase) tags_.push_back(collective_tag(*comm_));
     }
-    faults_seen_ = driver().link_faults();
 }
 
 Round& RoundSchedule::add_round() {
@@ -119,9 +118,12 @@ bool RoundSchedule::take(std::size_t index) {
             // start did: persistent.cpp).
             for (const std::uint32_t other : tags_)
                 if (other != tag) check_collective_abort(*comm_, other);
-            watch_for_link_faults(*comm_, tag, faults_seen_, comm_->peer_global(receive.peer));
+            watch_for_link_faults(*comm_, tag);
             return false;
         }
+        if (message.lost)  // the member's message was lost for good: give up, tell the others
+            abort_collective(*comm_, tag,
+                             "receive from rank " + std::to_string(message.source) + " failed: " + message.why);
         arrived_[index] = std::move(message.data);
     }
     const std::size_t got = arrived_[index]->size();

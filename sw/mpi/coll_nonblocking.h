@@ -94,7 +94,6 @@ class RoundSchedule final : public CollectiveProgress {
 
     std::shared_ptr<Comm> comm_;       ///< kept alive while the collective runs
     std::vector<std::uint32_t> tags_;  ///< this call's internal tags, by phase
-    std::uint64_t faults_seen_ = 0;    ///< the driver's link-fault count this collective has looked at
     std::vector<Round> rounds_;
     std::size_t current_ = 0;                                        ///< the round in progress
     bool started_ = false;                                           ///< whether round current_ has started

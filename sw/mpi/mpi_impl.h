@@ -377,13 +377,10 @@ std::uint32_t collective_tag(Comm& comm);
 /// remote group's rank) on an internal tag.
 void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* data, std::size_t bytes);
 /// For a software collective on `comm` with internal tag `tag` that waits
-/// for a message (from global rank `awaited`; -1: not said): fails it
-/// (Error MPI_ERR_OTHER) when a member's abort notice for it has come, or
-/// gives it up and tells the other members when packets from `awaited` to
-/// this rank were lost for good (the fault is claimed) or from another
-/// member since `faults_seen` (the driver's link-fault count it last looked
-/// at; that fault stays pending). docs/MPI.md, Link faults.
-void watch_for_link_faults(Comm& comm, std::uint32_t tag, std::uint64_t& faults_seen, int awaited = -1);
+/// for a message: fails it (Error MPI_ERR_OTHER) when a member's abort
+/// notice for it has come or was lost. (A lost message of the member it
+/// waits for fails the receive itself.) docs/MPI.md, Link faults.
+void watch_for_link_faults(Comm& comm, std::uint32_t tag);
 /// Fails (Error MPI_ERR_OTHER, taking the notice) when a member's abort
 /// notice for the software collective with internal tag `tag` has come.
 void check_collective_abort(Comm& comm, std::uint32_t tag);

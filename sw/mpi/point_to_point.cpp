@@ -92,6 +92,9 @@ int wire_user_tag(std::uint32_t tag) {
 struct CollectiveAbort {
     std::uint32_t sequence = 0;  ///< the collective's full number on its communicator (Comm::collective_sequence)
     std::string text;            ///< why: names the member and the link fault
+    /// The notice itself was lost (its lost message on the notice's tag):
+    /// its full number is not known, it ends the collective with its tag.
+    bool any_sequence = false;
 };
 
 /// A message taken from the driver that no posted receive has matched.
@@ -103,6 +106,12 @@ struct Incoming {
     bool synchronous = false;         ///< its sender waits until a receive matches it
     std::uint32_t sync_sequence = 0;  ///< the sender's number for it, echoed in the acknowledgement
     std::uint64_t ordinal = 0;        ///< its place among the messages of its sender with its tag (MPI_Cancel)
+    /// Lost over a link fault (guest::Driver::ArrivedMessage::lost): a
+    /// receive that matches it fails with `why`; a wildcard one matches any
+    /// receive from its source.
+    bool lost = false;
+    bool wildcard = false;
+    std::string why{};
 };
 
 struct Request {
@@ -162,10 +171,6 @@ struct Engine {
     /// link fault), by the collective's wire tag; kept until this rank's
     /// receive of that collective sees them (watch_for_link_faults).
     std::map<std::uint32_t, CollectiveAbort> collective_aborts;
-    /// The driver's count of link faults when this rank last gave a blocking
-    /// software collective up over a fault with a member it was not waiting
-    /// for (watch_for_link_faults): each such fault ends one collective at most.
-    std::uint64_t faults_seen_by_collectives = 0;
     bool progressing = false;  ///< inside progress_collectives (no re-entry from a user op)
     bool pulling = false;      ///< inside pull (the driver's progress hook does not nest in it)
     void* attached = nullptr;  ///< MPI_Buffer_attach (unused: sends are eager)
@@ -203,6 +208,15 @@ bool matches(const Request& request, int source, std::uint32_t tag) {
     return comm.peer_global(request.peer) == source;
 }
 
+/// `matches` for an arrived message: a wildcard lost one (its tag unknown)
+/// matches any receive from its source.
+bool matches(const Request& request, const Incoming& message) {
+    if (!message.wildcard) return matches(request, message.source, message.tag);
+    const Comm& comm = *request.comm;
+    if (request.peer == MPI_ANY_SOURCE) return comm.peer_rank(message.source) != MPI_UNDEFINED;
+    return comm.peer_global(request.peer) == message.source;
+}
+
 std::string describe_type(const Type& type) {
     return type.name.empty() ? "a derived datatype" : type.name;
 }
@@ -225,6 +239,16 @@ void complete_receive(Request& request, int source, std::uint32_t tag, const std
     }
     request.status.MPI_ERROR = request.error;
     request.complete = true;
+}
+
+void fail_with_link_fault(Request& request, const std::string& why);
+
+/// Completes `request` with `message`, or fails it when the message was lost.
+void complete_receive(Request& request, const Incoming& message) {
+    if (message.lost)
+        return fail_with_link_fault(request,
+                                    "receive from rank " + std::to_string(message.source) + " failed: " + message.why);
+    complete_receive(request, message.source, message.tag, message.data);
 }
 
 /// The sender's side of a synchronous send: the receiver acknowledged it.
@@ -354,10 +378,10 @@ void cancel_answered(int destination, std::uint32_t tag, std::uint64_t ordinal, 
 void deliver(Incoming message) {
     Engine& e = engine();
     for (auto it = e.posted.begin(); it != e.posted.end(); ++it)
-        if (matches(**it, message.source, message.tag)) {
+        if (matches(**it, message)) {
             const std::shared_ptr<Request> request = *it;
             e.posted.erase(it);
-            complete_receive(*request, message.source, message.tag, message.data);
+            complete_receive(*request, message);
             acknowledge(message);
             return;
         }
@@ -369,6 +393,10 @@ void deliver(Incoming message) {
 Incoming arrived(guest::Driver::ArrivedMessage& message) {
     Incoming incoming{message.source, message.tag, std::move(message.data), nullptr};
     incoming.ordinal = engine().arrived[{message.source, message.tag}]++;
+    incoming.lost = message.lost;
+    incoming.wildcard = message.wildcard;
+    incoming.why = std::move(message.why);
+    if (incoming.lost) return incoming;
     if ((message.tag & kSynchronousBit) != 0 && incoming.data.size() >= kSequenceBytes) {
         const std::size_t bytes = incoming.data.size() - kSequenceBytes;
         std::memcpy(&incoming.sync_sequence, incoming.data.data() + bytes, kSequenceBytes);
@@ -386,30 +414,14 @@ void fail_with_link_fault(Request& request, const std::string& why) {
     request.complete = true;
 }
 
-/// The device reported a link fault with node (= global rank) `fault.peer`
-/// (docs/MPI.md, Link faults): the receives from it, or from any source of
-/// a communicator it belongs to, and the synchronous sends to it that are
-/// waiting fail with MPI_ERR_OTHER naming the fault; they might wait for a
-/// lost message forever. True when any did (the fault is claimed); else,
-/// when the peer's packets to this rank were lost, the next receive from it
-/// fails (start). Later operations work as before.
-bool fail_for_link_fault(const guest::LinkFault& fault) {
+/// The device reported that this rank's packets to node (= global rank)
+/// `fault.peer` were lost (docs/MPI.md, Link faults): the synchronous sends
+/// to it that wait for an acknowledgement fail with MPI_ERR_OTHER naming
+/// the fault (the message, or its acknowledgement, may be the one lost).
+/// The receives are failed by the lost messages themselves (pull).
+void fail_for_link_fault(const guest::LinkFault& fault) {
     Engine& e = engine();
     const std::string why = guest::describe(fault, driver().node_address());
-    bool claimed = false;
-    for (auto it = e.posted.begin(); it != e.posted.end();) {
-        Request& request = **it;
-        const Comm& comm = *request.comm;
-        const bool affected = request.peer == MPI_ANY_SOURCE ? comm.peer_rank(fault.peer) != MPI_UNDEFINED
-                                                             : comm.peer_global(request.peer) == fault.peer;
-        if (!affected) {
-            ++it;
-            continue;
-        }
-        fail_with_link_fault(request, "receive from rank " + std::to_string(fault.peer) + " failed: " + why);
-        it = e.posted.erase(it);
-        claimed = true;
-    }
     for (auto it = e.awaiting_ack.begin(); it != e.awaiting_ack.end();) {
         Request& request = *it->second;
         if (request.comm->peer_global(request.peer) != fault.peer) {
@@ -418,9 +430,31 @@ bool fail_for_link_fault(const guest::LinkFault& fault) {
         }
         fail_with_link_fault(request, "synchronous send to rank " + std::to_string(fault.peer) + " failed: " + why);
         it = e.awaiting_ack.erase(it);
-        claimed = true;
     }
-    return claimed;
+}
+
+/// A lost internal message of the acknowledgement class from `source`: an
+/// acknowledgement (the synchronous sends to `source` waiting for one fail)
+/// or a software collective's abort notice (the collective with its tag
+/// fails: check_collective_abort).
+void lost_control_message(const guest::Driver::ArrivedMessage& message) {
+    Engine& e = engine();
+    const std::string why = "lost message from rank " + std::to_string(message.source) + ": " + message.why;
+    for (auto it = e.awaiting_ack.begin(); it != e.awaiting_ack.end();) {
+        Request& request = *it->second;
+        if (request.comm->peer_global(request.peer) != message.source ||
+            request.comm->guest.id != wire_comm_id(message.tag)) {
+            ++it;
+            continue;
+        }
+        fail_with_link_fault(request, "synchronous send to rank " + std::to_string(message.source) +
+                                          " failed: its acknowledgement was lost: " + message.why);
+        it = e.awaiting_ack.erase(it);
+    }
+    CollectiveAbort notice;
+    notice.text = "a member's abort notice for this software collective was lost (" + why + ")";
+    notice.any_sequence = true;
+    e.collective_aborts.emplace(message.tag & ~kSynchronousBit, std::move(notice));
 }
 
 /// Moves every user message the driver has into the matching engine and
@@ -441,7 +475,10 @@ void pull() {
     while (driver().take_message(guest::kAnySource, kClassMask | kSynchronousBit, kInternalBit | kSynchronousBit,
                                  message)) {
         std::uint32_t sequence = 0, what = 0;
-        if (message.data.size() == kSequenceBytes) {
+        if (message.lost) {
+            lost_control_message(message);
+            driver().note_progress();
+        } else if (message.data.size() == kSequenceBytes) {
             std::memcpy(&sequence, message.data.data(), kSequenceBytes);
             complete_synchronous(sequence);
         } else if (message.data.size() == 2 * kSequenceBytes) {  // cancelling a synchronous send
@@ -466,13 +503,14 @@ void pull() {
                 cancel_answered(message.source, tag, ordinal, what == kCancelled);
         } else if (message.data.size() > 16) {
             record_collective_abort(message);
+            driver().note_progress();  // a blocked collective's receive must see it
         }
     }
-    // A fault no operation claims is kept for the next receive from the
-    // peer when the peer's packets were lost, else dropped.
+    // Faults of this rank's own packets: its synchronous sends to the peer.
     for (const int peer : driver().link_fault_peers()) {
-        guest::LinkFault fault = *driver().pending_link_fault(peer);
-        if (fail_for_link_fault(fault) || fault.sending) driver().take_link_fault(peer, fault);
+        guest::LinkFault fault;
+        driver().take_link_fault(peer, fault);
+        fail_for_link_fault(fault);
     }
     progress_collectives();
 }
@@ -503,8 +541,7 @@ std::deque<Incoming>::iterator find_unexpected(const Comm& comm, int source, int
     probe.comm = std::shared_ptr<Comm>(std::shared_ptr<Comm>(), const_cast<Comm*>(&comm));
     probe.peer = source;
     probe.tag = tag;
-    return std::find_if(e.unexpected.begin(), e.unexpected.end(),
-                        [&](const Incoming& m) { return matches(probe, m.source, m.tag); });
+    return std::find_if(e.unexpected.begin(), e.unexpected.end(), [&](const Incoming& m) { return matches(probe, m); });
 }
 
 void advance_collective(Request& request);
@@ -576,16 +613,8 @@ void start(Request& request, const std::shared_ptr<Request>& shared) {
     if (it != engine().unexpected.end()) {
         const Incoming message = std::move(*it);
         engine().unexpected.erase(it);
-        complete_receive(request, message.source, message.tag, message.data);
+        complete_receive(request, message);
         acknowledge(message);
-        return;
-    }
-    // A link fault with the source that no receive claimed yet: the message
-    // this receive waits for may be the one lost.
-    if (guest::LinkFault fault;
-        request.peer != MPI_ANY_SOURCE && driver().take_link_fault(comm.peer_global(request.peer), fault)) {
-        fail_with_link_fault(request, "receive from rank " + std::to_string(fault.peer) +
-                                          " failed: " + guest::describe(fault, driver().node_address()));
         return;
     }
     engine().posted.push_back(shared);
@@ -802,6 +831,9 @@ std::deque<Incoming>::iterator probe(MPI_Comm comm, int source, int tag, bool bl
         block_until(found);
     else
         test_once(found);
+    if (it != queue.end() && it->lost)
+        fail(MPI_ERR_OTHER, "the message from rank " + std::to_string(c.peer_rank(it->source)) +
+                                " this probe matches was lost: " + it->why);
     if (it != queue.end()) probe_status(c, *it, status);
     return it;
 }
@@ -822,7 +854,7 @@ void receive_matched(Incoming& message, void* buffer, int count, MPI_Datatype da
     request.buffer = buffer;
     request.count = count;
     request.active = true;
-    complete_receive(request, message.source, message.tag, message.data);
+    complete_receive(request, message);
 }
 
 }  // namespace
@@ -898,7 +930,9 @@ std::uint32_t collective_tag(Comm& comm) {
     // is stale (this rank finished that one); one for this very collective
     // (a member gave it up before this rank started it) stays.
     auto& aborts = engine().collective_aborts;
-    if (const auto it = aborts.find(tag); it != aborts.end() && it->second.sequence != sequence) aborts.erase(it);
+    if (const auto it = aborts.find(tag);
+        it != aborts.end() && !it->second.any_sequence && it->second.sequence != sequence)
+        aborts.erase(it);
     comm.tag_call = call;
     comm.call_tag = tag;
     return tag;
@@ -930,39 +964,19 @@ std::uint32_t issued_sequence(const Comm& comm, std::uint32_t tag) {
 
 void check_collective_abort(Comm& comm, std::uint32_t tag) {
     auto& aborts = engine().collective_aborts;
-    if (const auto it = aborts.find(tag); it != aborts.end() && it->second.sequence == issued_sequence(comm, tag)) {
+    if (const auto it = aborts.find(tag);
+        it != aborts.end() && (it->second.any_sequence || it->second.sequence == issued_sequence(comm, tag))) {
         const std::string text = std::move(it->second.text);
         aborts.erase(it);
         fail(MPI_ERR_OTHER, text);
     }
 }
 
-// A member's abort notice fails the collective at once. Packets from the
-// member it waits for lost for good: it gives the collective up, claiming
-// the fault, and tells the others. Packets from another member lost while
-// it waits may be this collective's, or a member's abort notice: it gives
-// the collective up too; that fault stays pending for the next receive
-// from that member, and `faults_seen` (and the engine's count) makes it end
-// one wait at most.
-void watch_for_link_faults(Comm& comm, std::uint32_t tag, std::uint64_t& faults_seen, int awaited) {
+// A member's abort notice fails the collective at once, also one that was
+// lost (pull() records it). A lost message of the member awaited fails the
+// receive itself (the driver's LinkFaultError, or a lost message taken).
+void watch_for_link_faults(Comm& comm, std::uint32_t tag) {
     check_collective_abort(comm, tag);
-    const auto seen = [&] { faults_seen = engine().faults_seen_by_collectives = driver().link_faults(); };
-    if (const guest::LinkFault* fault = awaited >= 0 ? driver().pending_link_fault(awaited) : nullptr;
-        fault != nullptr && !fault->sending) {
-        guest::LinkFault taken;
-        driver().take_link_fault(awaited, taken);
-        seen();
-        abort_collective(comm, tag,
-                         "receive from rank " + std::to_string(awaited) +
-                             " failed: " + guest::describe(taken, driver().node_address()));
-    }
-    for (const int peer : driver().link_fault_peers()) {
-        const guest::LinkFault& fault = *driver().pending_link_fault(peer);
-        if (fault.sending || fault.serial <= faults_seen || comm.peer_rank(peer) == MPI_UNDEFINED) continue;
-        seen();
-        abort_collective(comm, tag,
-                         "waiting for another member when " + guest::describe(fault, driver().node_address()));
-    }
 }
 
 void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* data, std::size_t bytes) {
@@ -993,7 +1007,7 @@ std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* da
         try {
             bytes = driver()
                         .receive(global, tag, data, capacity,
-                                 [&] { watch_for_link_faults(comm, tag, engine().faults_seen_by_collectives); })
+                                 [&] { watch_for_link_faults(comm, tag); })
                         .bytes;
         } catch (const guest::LinkFaultError& error) {
             // Packets this receive waits for were lost: the collective ends

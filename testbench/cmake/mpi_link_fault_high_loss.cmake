@@ -27,3 +27,18 @@ foreach(case IN ITEMS "default_1e-5;1e-5;" "default_2e-5;2e-5;" "fetch_msi_1e-5;
   set_tests_properties(link_fault_mpi_software_high_loss_${name}_every_rank_told
                        PROPERTIES LABELS "link_fault;mpi" TIMEOUT 300)
 endforeach()
+
+# The same job over many seeds (the default-seed cases above once passed on
+# timing luck): a lost message must fail exactly the receive that waits for
+# it, in its sender's order (never a later message with the same tag: the
+# MPI_ERR_TRUNCATE of an abandoned collective's next block), and no receive
+# for a message that did arrive (which left another rank waiting for ever).
+add_test(NAME link_fault_mpi_software_high_loss_seed_sweep
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault 1 30 1e-5,2e-5 ${mpi_link_fault_high_loss_base})
+add_test(NAME link_fault_mpi_software_high_loss_seed_sweep_fetch_msi
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault 1 15 1e-5,2e-5 ${mpi_link_fault_high_loss_base}
+                 ${mpi_link_fault_fetch_msi})
+set_tests_properties(link_fault_mpi_software_high_loss_seed_sweep link_fault_mpi_software_high_loss_seed_sweep_fetch_msi
+                     PROPERTIES LABELS "link_fault;mpi" TIMEOUT 900)

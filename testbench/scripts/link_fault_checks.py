@@ -37,6 +37,13 @@
       the same checks, but only some calls must succeed -- the job ends
       with status 0 within HIGH_LOSS_US simulated, no rank waits for a lost
       message (no deadlock report) or leaves MPI_Finalize early.
+  mpi-seed-sweep ISVP PROGRAM FIRST LAST RATES [isvp run options]
+      mpi_link_fault under MPI_ERRORS_RETURN with aurora.seed FIRST..LAST at
+      each bit-error rate of RATES (comma-separated): every run ends with
+      status 0, every rank's summary, no FAIL (a wrong result, a wrong
+      error such as MPI_ERR_TRUNCATE from a later message of an abandoned
+      collective) and no deadlock report (a lost message that failed no
+      receive, or failed the wrong one).
   mpi-fatal ISVP PROGRAM [isvp run options]
       the same under MPI_ERRORS_ARE_FATAL: the first failed call ends the
       job promptly with its link-fault message, no deadlock.
@@ -288,10 +295,40 @@ def mpi_fatal(isvp, program, extra, variant=None):
     print(f"OK: the first failed call ended the job with its link-fault message at {when} us")
 
 
+def mpi_seed_sweep(isvp, program, first, last, rates, extra):
+    failures = []
+    runs = 0
+    for rate in rates.split(","):
+        for seed in range(int(first), int(last) + 1):
+            command = ([isvp, "run"] + extra + ["--set", f"aurora.bit_error_rate={rate}", "--set",
+                                                f"aurora.seed={seed}", "--", program, "return", "20"])
+            done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+            runs += 1
+            summaries = re.findall(r"^mpi_link_fault: rank (\d+): 20 iterations, (\d+) failed", done.stdout, re.M)
+            problems = []
+            if done.returncode != 0:
+                problems.append(f"exit status {done.returncode}")
+            if len(summaries) != RANKS:
+                problems.append(f"{len(summaries)} of {RANKS} summaries")
+            problems += [line for line in done.stdout.splitlines() if "FAIL" in line][:3]
+            problems += [line[:300] for line in done.stderr.splitlines() if "deadlock" in line][:1]
+            failed = sum(int(f) for _, f in summaries)
+            print(f"rate {rate} seed {seed}: status {done.returncode}, {failed} calls failed"
+                  + ("" if not problems else ": " + "; ".join(problems)), flush=True)
+            if problems:
+                failures.append(f"rate {rate} seed {seed}")
+    if failures:
+        fail(f"{len(failures)} of {runs} runs went wrong: {', '.join(failures)}")
+    print(f"OK: {runs} runs, each ended with status 0 and every rank's summary, no wrong result or error, no deadlock")
+
+
 def main():
     checks = {"recovered": recovered, "deterministic": deterministic, "named-link": named_link}
     if len(sys.argv) >= 5 and sys.argv[1] == "p2p-run":
         p2p_run(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+        return
+    if len(sys.argv) >= 7 and sys.argv[1] == "mpi-seed-sweep":
+        mpi_seed_sweep(*sys.argv[2:7], sys.argv[7:])
         return
     if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return-high-loss":
         mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], high_loss=True)

@@ -194,7 +194,12 @@ class Driver {
 
     /// Like send/receive, for the collectives' reserved tags (>= kReservedTagBase).
     void send_reserved(int destination, std::uint32_t tag, const void* data, std::size_t bytes);
-    ReceiveStatus receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity);
+    /// With `report_ends`, a device report of `source`'s packets lost that
+    /// no later message or probe of `source` has followed ends the wait too
+    /// (LinkFaultError): MPI_Finalize's barrier, whose sender may have
+    /// finished and will send nothing that shows which message was lost.
+    ReceiveStatus receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity,
+                                   bool report_ends = false);
     /// A reserved-tag message of `bytes` whose data is not carried (timing
     /// only): the packets have the length, the envelope says length-only and
     /// the receiver keeps no data (a receive copies nothing; its status has
@@ -217,6 +222,13 @@ class Driver {
         int source = -1;                 ///< sender's rank
         std::uint32_t tag = 0;           ///< its tag
         std::vector<std::uint8_t> data;  ///< its data
+        /// A message of `source` lost for good (see "Link faults" below):
+        /// no data; `why` names the fault.
+        bool lost = false;
+        /// Lost, and its tag could not be learnt (it is `tag_value` of the
+        /// take): it stands for whichever message of `source` is awaited next.
+        bool wildcard = false;
+        std::string why;
     };
     /// Handles every completion the device has written, without waiting;
     /// returns how many. With `round_trip` it first reads ERROR_STATUS (one
@@ -228,8 +240,14 @@ class Driver {
     void wait() { wait_for_progress(); }
     /// Takes the first arrived message, in arrival order, from `source`
     /// (kAnySource: any) whose tag satisfies (tag & tag_mask) == tag_value;
-    /// false when none has arrived. Neither waits nor polls the device.
+    /// false when none has arrived. Neither waits nor polls the device. The
+    /// message may be a lost one (ArrivedMessage::lost): the caller fails
+    /// what waited for it.
     bool take_message(int source, std::uint32_t tag_mask, std::uint32_t tag_value, ArrivedMessage& message);
+    /// The layer above changed something a blocked caller may be waiting
+    /// for (from the progress hook: a collective's abort notice recorded):
+    /// the wait that ran the hook returns for a re-check instead of sleeping.
+    void note_progress() { ++activity_; }
 
     /// Sets (or, with an empty function, clears) a progress hook: called
     /// whenever the driver is about to sleep for an interrupt (any blocking
@@ -299,26 +317,32 @@ class Driver {
     const std::string& last_drop_reason() const { return last_drop_reason_; }
 
     // Link faults (ERROR_STATUS.LINK_FAULT; the LINK_FAULT register is read
-    // when the error interrupt or a poll finds the bit). A fault with a peer
-    // stays pending until a receive claims it: `receive` from that peer (or
-    // from any source) fails with a DriverError naming it when no matching
-    // message has arrived — one that waits when the fault comes, or, when
-    // the peer's packets to this node were lost, the next one (a fault of
-    // this node's packets to the peer is dropped then: no message from the
-    // peer was lost). The layer above claims faults for its own operations.
+    // when the error interrupt or a poll finds the bit, or at once when the
+    // stream of a peer shows a loss).
     //
-    // One report may cover several lost messages (the device merges the
-    // packets lost between two reads), so a claim does not end it: every
-    // message carries its number in the stream of its sender to this node
-    // (envelope), and the driver counts the messages of a peer that never
-    // arrived whole — a gap in the numbers, a message cut off. Once the peer
-    // has been reported, the fault stays pending while it has lost more
-    // messages than receives have claimed (each claim ends one receive). A
-    // node told that its own packets to a peer were lost sends that peer a
-    // stream probe (an empty driver message with the next number), so the
-    // peer counts its losses at once even when no other message follows.
+    // Every message carries its number in the stream of its sender to this
+    // node (envelope). A message of a peer that never arrives whole — a gap
+    // in the numbers, a message cut off — takes its place in the arrival
+    // order as a *lost message* with its tag: a receive that reaches it
+    // (the first message of that source with that tag, MPI's
+    // non-overtaking order) fails with LinkFaultError naming the fault,
+    // instead of matching a later message with the same tag. A cut-off
+    // message's tag is its first packet's; a gap's tags come from the
+    // sender: a node told that its packets to a peer were lost sends it a
+    // stream probe (an empty driver message with its next number and the
+    // tags of its last kStreamHistory messages to that peer). Until the
+    // probe comes, the messages after a gap are held back (the gap might
+    // be any of their tags); a gap older than the history becomes a
+    // wildcard lost message (the next receive from that source fails). A
+    // gap or cut-off without any device report of that peer's packets lost
+    // is the sender's own doing (a hostile guest), not a link fault: the
+    // message is dropped and counted, nothing else changes.
+    //
+    // A fault of this node's own packets to a peer stays pending (below)
+    // until the layer above takes it: its synchronous sends to that peer
+    // wait for acknowledgements that may never come.
 
-    /// Peers with a pending fault, in node order.
+    /// Peers with a pending fault of this node's packets to them, in node order.
     std::vector<int> link_fault_peers() const;
     /// The pending fault with `peer`, or null.
     const LinkFault* pending_link_fault(int peer) const;
@@ -338,6 +362,10 @@ class Driver {
         std::uint32_t received = 0;       ///< bytes of envelope + data so far
         bool length_only = false;         ///< the envelope says the data is not carried
         std::vector<std::uint8_t> data;   ///< the data as it arrives (empty when length_only)
+        std::uint32_t number = 0;         ///< in its sender's stream to this node
+        bool lost = false;                ///< never arrived whole (Link faults above)
+        bool unresolved = false;          ///< lost, its tag not known yet: later messages of its source wait
+        bool wildcard = false;            ///< lost, its tag cannot be known
     };
 
     std::uint64_t allocate(std::size_t bytes, std::size_t alignment);
@@ -346,9 +374,9 @@ class Driver {
     /// and recorded instead (the job goes on).
     void check_device_errors();
     void read_link_faults();
-    /// Throws for a pending link fault with `source` (claiming it) that
-    /// came since fault count `since` or lost `source`'s packets.
-    void fail_on_link_fault(int source, std::uint64_t since);
+    /// Reads ERROR_STATUS and the link faults it has now (a stream showed a
+    /// loss: the report came before the stream went on).
+    void read_link_faults_now();
 
     /// Handles every completion the device has written; returns how many.
     unsigned poll_completions();
@@ -373,7 +401,11 @@ class Driver {
                        std::size_t carried);
     /// Reserves `bytes` of contiguous staging space, waiting for reclaim.
     std::uint64_t reserve_staging(std::uint32_t bytes);
+    /// Takes the first arrived message from `source` with `tag` (kAnySource,
+    /// kAnyTag: any); throws LinkFaultError when that is a lost one.
     bool take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status);
+    /// "link fault: ..." for a lost message (its source's latest report).
+    std::string describe_lost(const Message& message) const;
     void probe_accelerator();
     /// Refuses a bad destination or size, and null data that is `carried`.
     void check_destination(int destination, std::size_t bytes, const void* data, bool carried = true) const;
@@ -426,27 +458,28 @@ class Driver {
 
     /// The messages of one peer to this node: their numbers and losses.
     struct Stream {
-        std::uint32_t next = 0;       ///< number of the next message expected (kStreamNumberMask wide)
-        std::uint64_t lost = 0;       ///< messages found missing or cut off
-        std::uint64_t claimed = 0;    ///< receives failed for this peer's losses
-        std::uint64_t reports = 0;    ///< device reports of this peer's packets lost
-        std::uint64_t explained = 0;  ///< `lost` when the latest report was matched to found losses
-        bool open = false;            ///< a report no receive claimed and no found loss explained
-        bool unexplained = false;     ///< a report not yet matched to found losses
-        bool cut = false;             ///< a message was cut off since the last one began (counted at the next)
-        LinkFault latest;             ///< the latest report (the cable for messages found lost later)
+        std::uint32_t next = 0;     ///< number of the next message expected (kStreamNumberMask wide)
+        std::uint64_t reports = 0;  ///< device reports of this peer's packets lost
+        std::uint64_t explained = 0;  ///< `reports` when a message or probe of the peer last arrived after them
+        std::uint64_t unresolved = 0;  ///< lost messages in arrived_ whose tag is not known yet
+        LinkFault latest;           ///< the latest report (the cable named for its lost messages)
     };
     std::vector<Stream> streams_;             ///< per source node
     std::vector<std::uint32_t> next_number_;  ///< per destination node: number of the next message
+    /// Per destination node: the tags of the last kStreamHistory messages
+    /// (slot = number % kStreamHistory), for its stream probes; empty until
+    /// the first message to it.
+    std::vector<std::vector<std::uint32_t>> sent_tags_;
     std::vector<int> probe_peers_;            ///< nodes owed a stream probe (their packets from here were lost)
     bool sending_probes_ = false;             ///< send_stream_probes is running
-    /// Receives this peer's losses may still fail (0 before any report).
-    std::uint64_t claimable(const Stream& stream) const;
-    /// Makes pending_faults_[peer] (a receiving fault) agree with its
-    /// stream: there while claimable, with `serial` when given.
-    void refresh_stream_fault(int peer, std::uint64_t serial = 0);
-    /// `count` messages of `source` found lost (a gap, a message cut off).
-    void note_lost_messages(int source, std::uint64_t count);
+    /// `count` messages of `source` from number `first` on never arrived:
+    /// lost messages, their tags to be learnt from the source's probe.
+    void note_gap(int source, std::uint32_t first, std::uint32_t count);
+    /// A probe of `source` with its next number and its history: gives the
+    /// held lost messages their tags.
+    void resolve_lost(int source, std::uint32_t next, const std::uint8_t* history, std::size_t history_bytes);
+    /// Appends a lost message of `source` to the arrival order.
+    void add_lost(int source, std::uint32_t number, std::uint32_t tag, bool resolved);
     /// Sends the owed stream probes (at a wait, between packets).
     void send_stream_probes();
 
