@@ -53,6 +53,11 @@ SwitchCollectiveEngine::SwitchCollectiveEngine(sc_core::sc_module_name name,
     SC_METHOD(run);
     sensitive << port_.wake() << incoming_event_ << combined_event_ << cgr_free_event_ << flush_event_;
     dont_initialize();
+    // The planner's books of every engine's trees: SHArP's aggregation
+    // manager, or (mode = offload) switch_max_trees rows per engine, no buffers.
+    if (planner_ && !config_.sharp())
+        sharp_books_ = std::make_unique<SharpResources>(
+            topology_->switches(), SharpLimits{config_.switch_max_trees, 0, 0, "collective.switch_max_trees"});
     if (config_.sharp()) {  // collective.mode = sharp (switch_engine_sharp.cpp)
         sharp_slots_ = OperationSlots(config_.sharp_buffers_per_an);
         sharp_timeout_ = sc_core::sc_time(config_.sharp_timeout_us, sc_core::SC_US);
@@ -214,7 +219,7 @@ bool SwitchCollectiveEngine::form_group(std::uint8_t context, std::uint32_t key,
         drop(std::string("tree join: ") + e.what());
         return false;
     }
-    if (sharp_books_ && !admitted) {  // the aggregation manager: resources on every AN, or no tree (yet)
+    if (sharp_books_ && !admitted) {  // resources on every engine of the tree, or no tree (yet)
         std::vector<unsigned> vertices;
         for (const AggregationVertex& vertex : plan.vertices) vertices.push_back(vertex.switch_index);
         if (!sharp_admit(context, key, members, vertices)) {
@@ -230,10 +235,10 @@ bool SwitchCollectiveEngine::form_group(std::uint8_t context, std::uint32_t key,
             used[other.slot] = true;
     if (!g.has_slot || used[g.slot]) {
         const auto free = std::find(used.begin(), used.end(), false);
-        if (free == used.end()) {
-            g.hosts.clear();
+        if (free == used.end()) {  // the step field numbers no more trees: the group runs on the NIC engines
             if (sharp_books_) sharp_books_->release(key);
-            drop("more than " + std::to_string(kMaxSlots) + " trees on context " + std::to_string(context));
+            sharp_fall_back(context, key,
+                            "more than " + std::to_string(kMaxSlots) + " trees on context " + std::to_string(context));
             return false;
         }
         g.slot = static_cast<std::uint8_t>(free - used.begin());
@@ -331,7 +336,13 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
         t.role.child_ranks.emplace_back();
         for (const TreeConfig::Run& run : runs) t.role.child_ranks.back().push_back(BlockSpan{run.first, run.count});
     }
-    t.last_done.reset();  // a new communicator: its sequences start again
+    // A new communicator (a freed group's slot given to another): its
+    // sequences start again, and nothing of the old group's ends applies.
+    t.last_done.reset();
+    t.failed.clear();
+    t.notified.reset();
+    t.agreements.clear();
+    t.sharp_failed = false;
     progress(t);
 }
 

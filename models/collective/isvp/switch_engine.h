@@ -97,6 +97,9 @@ struct SwitchEngineStatistics {
         field("sharp_groups_queued", self.sharp_groups_queued);
         field("sharp_groups_released", self.sharp_groups_released);
         field("abort_notices", self.abort_notices);
+        field("groups_admitted", self.groups_admitted);
+        field("groups_fallback", self.groups_fallback);
+        field("groups_released", self.groups_released);
     }
     std::uint64_t collectives = 0;             ///< collectives this vertex took part in
     std::uint64_t joins = 0;                   ///< tree joins received (planner)
@@ -127,6 +130,10 @@ struct SwitchEngineStatistics {
     std::uint64_t sharp_groups_queued = 0;    ///< planner: groups that waited for resources (sharp_queue_us)
     std::uint64_t sharp_groups_released = 0;  ///< planner: groups whose resources every member's leave gave back
     std::uint64_t abort_notices = 0;          ///< abort notices passed on round the trees (a member's, an AN's)
+    // mode = offload (SHArP mode counts these as sharp_groups_*):
+    std::uint64_t groups_admitted = 0;  ///< planner: groups given rows on every engine of their tree
+    std::uint64_t groups_fallback = 0;  ///< planner: groups given none (collective.switch_max_trees): NIC engines
+    std::uint64_t groups_released = 0;  ///< planner: groups whose rows every member's tree leave gave back
 };
 
 class SwitchCollectiveEngine : public sc_core::sc_module {
@@ -187,7 +194,7 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
         std::uint8_t slot = 0;                         ///< its tree's number on the context
         bool has_slot = false;
         // collective.mode = sharp:
-        std::set<std::uint16_t> left;  ///< comm ranks whose communicator was freed (tree leaves)
+        std::set<std::uint16_t> left;  ///< comm ranks whose communicator was freed (tree leaves, both modes)
     };
     struct Incoming {
         sc_core::sc_time at;
@@ -252,7 +259,8 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     bool sharp_admit(std::uint8_t context, std::uint32_t group, const std::vector<unsigned>& members,
                      const std::vector<unsigned>& vertices);
     /// Planner: a member's communicator was freed; the last one gives the
-    /// group's resources back and serves the waiting groups.
+    /// group's resources back (its rows on every engine, its slot; SHArP:
+    /// also its buffers) and serves the waiting groups.
     void leave(const NetworkPacketView& view);
     /// Planner: the waiting groups that fit now get their trees, in the order they came.
     void sharp_serve_queue();
