@@ -1096,6 +1096,14 @@ void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std:
             return;  // not a collective's packet
         only_context = v->network.context_id;
         const std::uint8_t step = v->network.step;
+        if (step == kTreeJoinStep || step == kTreeConfigStep) {
+            // A tree join or leave to the planner (placement = switch):
+            // setup, no collective yet; sent again, or the group would wait
+            // for it forever (a configuration lost is sent again by its switch).
+            if (source == node_ && step == kTreeJoinStep)
+                emit(net_port_, v->network, v->processor, 0, v->payload, v->payload_bytes, true);
+            return;
+        }
         by_sequence = true;
         if (step >= 1 && step <= kMaxScheduleSteps)
             fault.sequence = step_sequence(v->processor);

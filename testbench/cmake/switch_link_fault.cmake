@@ -1,0 +1,20 @@
+# Link faults through the switch-resident engines (docs/COLLECTIVES.md,
+# "Link faults through the switch engines"): Aurora bit errors in drop mode
+# with reliable.max_retransmissions = 1 lose packets for good on cables to
+# and from the engines; the MPI_Allreduce that lost them returns the
+# link-fault error naming the cable, no deadlock, the job goes on, the same
+# on a second run. Uses mpi_link_fault and link_fault_checks.py
+# (mpi_link_fault.cmake, included before this file).
+set(switch_link_fault_errors --topology fattree:radix=4,hosts=8 --set aurora.on_crc_error=drop
+                             --set aurora.bit_error_rate=8e-6 --set reliable.max_retransmissions=1)
+foreach(mode "switch;collective.placement=switch" "sharp;collective.mode=sharp")
+  list(GET mode 0 name)
+  list(GET mode 1 setting)
+  add_test(NAME link_fault_switch_engines_${name}_error_names_link
+           COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-return-tree $<TARGET_FILE:isvp>
+                   ${isvp_mpi_test_binaries}/mpi_link_fault
+                   ${CMAKE_CURRENT_BINARY_DIR}/link_fault_switch_${name}_stats.json -n 8 --set ${setting}
+                   ${switch_link_fault_errors})
+  set_tests_properties(link_fault_switch_engines_${name}_error_names_link PROPERTIES TIMEOUT 300
+                       LABELS "link_fault;mpi;collective" PASS_REGULAR_EXPRESSION "PASSED")
+endforeach()
