@@ -18,3 +18,12 @@ foreach(mode "switch;collective.placement=switch" "sharp;collective.mode=sharp")
   set_tests_properties(link_fault_switch_engines_${name}_error_names_link PROPERTIES TIMEOUT 300
                        LABELS "link_fault;mpi;collective" PASS_REGULAR_EXPRESSION "PASSED")
 endforeach()
+# Each MPI_Allreduce on a fresh MPI_Comm_dup freed after it: every iteration
+# joins, configures and leaves a tree while packets are lost.
+add_test(NAME link_fault_switch_engines_fresh_communicators_error_names_link
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-return-tree-communicators $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault
+                 ${CMAKE_CURRENT_BINARY_DIR}/link_fault_switch_communicators_stats.json -n 8
+                 --set collective.placement=switch ${switch_link_fault_errors})
+set_tests_properties(link_fault_switch_engines_fresh_communicators_error_names_link PROPERTIES TIMEOUT 300
+                     LABELS "link_fault;mpi;collective" PASS_REGULAR_EXPRESSION "PASSED")

@@ -58,6 +58,9 @@
       no deadlock report, no other cause; later calls work (most succeed,
       with correct results), the job ends with status 0, the switch engines
       counted the faults (--stats), and a second run prints the same.
+  mpi-return-tree-communicators ISVP PROGRAM STATS [isvp run options]
+      the same with each MPI_Allreduce on a fresh MPI_Comm_dup freed after
+      it: tree joins, configurations and leaves interleave with the faults.
 """
 
 import json
@@ -296,8 +299,8 @@ def mpi_fatal(isvp, program, extra, variant=None):
     print(f"OK: the first failed call ended the job with its link-fault message at {when} us")
 
 
-def mpi_return_tree(isvp, program, stats, extra):
-    done = run_mpi(isvp, program, "return", extra, stats, "collectives")
+def mpi_return_tree(isvp, program, stats, extra, variant="collectives"):
+    done = run_mpi(isvp, program, "return", extra, stats, variant)
     text = done.stdout + done.stderr
     for wrong in ("deadlock", "disagree"):
         if wrong in text:
@@ -332,7 +335,7 @@ def mpi_return_tree(isvp, program, stats, extra):
     faults = sum(e["link_faults"] for e in engines.values())
     if faults == 0:
         fail("no switch engine ended a collective for a link fault")
-    again = run_mpi(isvp, program, "return", extra, stats, "collectives")
+    again = run_mpi(isvp, program, "return", extra, stats, variant)
     if again.stdout != done.stdout:
         fail("a second run with the same seed printed something else")
     print(f"PASSED: {failed} of {calls} calls failed naming the link, switch engines' link faults {faults}")
@@ -346,6 +349,8 @@ def main():
         return
     if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return-tree":
         mpi_return_tree(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+    if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return-tree-communicators":
+        mpi_return_tree(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], "communicators")
     if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return-high-loss":
         mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], high_loss=True)
         return
