@@ -27,7 +27,12 @@ bool SwitchCollectiveEngine::sharp_admit(std::uint8_t context, std::uint32_t gro
         ++(config_.sharp() ? statistics_.sharp_groups_admitted : statistics_.groups_admitted);
         return true;
     }
-    const std::string why = admission.describe(sharp_books_->limits());
+    // SHArP names its aggregation nodes; outside SHArP mode they are the switch engines.
+    const std::string why = config_.sharp() || admission.outcome != SharpAdmission::Outcome::NoTreeSlot
+                                ? admission.describe(sharp_books_->limits())
+                                : "the engine of switch " + std::to_string(admission.node) + " holds " +
+                                      std::to_string(sharp_books_->limits().max_trees_per_an) +
+                                      " trees already (collective.switch_max_trees)";
     // Out of tree slots or buffers: the group waits for a freed
     // communicator's (a failed AN gives nothing back: no wait).
     if (sharp_queue_wait_ != sc_core::SC_ZERO_TIME && admission.outcome != SharpAdmission::Outcome::FaultedNode) {

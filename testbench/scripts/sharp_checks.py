@@ -123,7 +123,8 @@ def mpi(isvp, stats, program, mode, check, *run_args):
                 sys.exit("FAILED: expected 8 groups released and 9 admitted")
         elif total("groups_fallback") < 8 or fallback < 8 * 2 or on_nics == 0:
             sys.exit("FAILED: expected the 8 communicators to fall back to the NIC engines")
-        elif not re.search(r"runs on the NIC engines: AN \d+ serves 1 trees already \(collective.switch_max_trees\)",
+        elif not re.search(r"runs on the NIC engines: the engine of switch \d+ holds 1 trees already "
+                           r"\(collective.switch_max_trees\)",
                            out):
             sys.exit("FAILED: no info line naming the full engine and collective.switch_max_trees")
         print("PASSED")
