@@ -398,6 +398,12 @@ nlohmann::json ClusterPlatform::statistics(const sc_core::sc_time& elapsed) cons
         for (const auto& engine : switch_engines_) engines[engine->name()] = statistics_json(engine->statistics());
         out["switch_engines"] = engines;
     }
+    if (!switch_endpoints_.empty()) {  // reliable delivery: the engines' endpoints, as a node's "reliable"
+        nlohmann::json endpoints = nlohmann::json::object();
+        for (const auto& endpoint : switch_endpoints_)
+            endpoints[endpoint->name()] = statistics_json(endpoint->statistics());
+        out["switch_engine_reliable"] = endpoints;
+    }
     if (!losses_.empty()) out["link_faults"] = losses_;
     return out;
 }

@@ -335,6 +335,10 @@ def mpi_return_tree(isvp, program, stats, extra, variant="collectives"):
     faults = sum(e["link_faults"] for e in engines.values())
     if faults == 0:
         fail("no switch engine ended a collective for a link fault")
+    with open(stats) as f:
+        endpoints = json.load(f)["platform"].get("switch_engine_reliable", {})
+    if len(endpoints) != len(engines) or sum(e["lost_sent"] + e["lost_received"] for e in endpoints.values()) == 0:
+        fail(f"the switch engines' reliable endpoints are not in --stats or lost nothing: {endpoints}")
     again = run_mpi(isvp, program, "return", extra, stats, variant)
     if again.stdout != done.stdout:
         fail("a second run with the same seed printed something else")
