@@ -121,6 +121,8 @@ class ClusterPlatform : public sc_core::sc_module {
 
   public:
     const std::vector<std::unique_ptr<SwitchCollectiveEngine>>& switch_engines() const { return switch_engines_; }
+    /// Reliable delivery with switch engines: their endpoints (else empty).
+    const std::vector<std::unique_ptr<ReliableEndpoint>>& switch_endpoints() const { return switch_endpoints_; }
 };
 
 }  // namespace isvp
