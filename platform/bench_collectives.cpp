@@ -551,6 +551,8 @@ int bench_collectives(int argc, char** argv) {
         for (unsigned n = 0; n < job.platform()->nodes(); ++n) {
             accumulate_statistics(reliable, job.platform()->node(n).reliable->statistics());
         }
+        for (const auto& endpoint : job.platform()->switch_endpoints())  // collective.placement=switch
+            accumulate_statistics(reliable, endpoint->statistics());
     }
     const bool failed = !result.error.empty() || (result.exit_status != 0 && !mismatch);
     if (failed) {

@@ -103,10 +103,6 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
             throw ConfigError(
                 "config: collective.placement=switch needs an indirect network (topology.kind fattree or file); "
                 "on a torus every switch's engine is its node's (placement=nic)");
-        if (config.reliable.enabled(config.fabric.aurora.bit_error_rate))
-            throw ConfigError(
-                "config: collective.placement=switch does not run with reliable delivery (aurora.bit_error_rate > 0): "
-                "the switch engines have no reliable endpoint");
         config.fabric.switch_engines = true;
         config.fabric.validate();
     }
@@ -171,6 +167,9 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
             bind_network(*flow_, n, to_network, to_network_credit, from_network, from_network_credit);
     };
     pcie_log_ = PcieTransactionLog::open(config.trace, count, trace_.get());
+    // Reliable delivery reaches every network address: the hosts and, with
+    // switch-resident engines, the engines after them (hosts + switch index).
+    const unsigned addresses = count + (config.fabric.switch_engines ? topology().switches() : 0);
     for (unsigned n = 0; n < count; ++n) {
         if (fabric_ && !fabric_->owns_host(n)) {  // another partition simulates it
             nodes_.push_back(nullptr);
@@ -201,7 +200,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
             const std::string endpoint_name = "reliable" + std::to_string(n);
             const RouterConfig& router = config.fabric.router;
             node.reliable = std::make_unique<ReliableEndpoint>(
-                endpoint_name.c_str(), static_cast<std::uint16_t>(n), count, config.reliable,
+                endpoint_name.c_str(), static_cast<std::uint16_t>(n), addresses, config.reliable,
                 sc_core::sc_time(1000.0 / router.clock_mhz, sc_core::SC_NS), router.phits_per_cycle);
             ReliableEndpoint& endpoint = *node.reliable;
             endpoint.set_loss_observer([this](const PacketLoss& loss) { on_loss(loss); });
@@ -237,6 +236,25 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
                 engine_name.c_str(), plain, s, s == planner, config.node.aglu, config.node.collective));
             SwitchCollectiveEngine& engine = *switch_engines_.back();
             const unsigned address = engine.address();
+            if (reliable_) {  // between the engine and its router port, as a NIC's
+                const std::string endpoint_name = "reliable_" + network.switch_at(s).name;
+                const RouterConfig& router = config.fabric.router;
+                switch_endpoints_.push_back(std::make_unique<ReliableEndpoint>(
+                    endpoint_name.c_str(), static_cast<std::uint16_t>(address), addresses, config.reliable,
+                    sc_core::sc_time(1000.0 / router.clock_mhz, sc_core::SC_NS), router.phits_per_cycle));
+                ReliableEndpoint& endpoint = *switch_endpoints_.back();
+                endpoint.set_loss_observer([this](const PacketLoss& loss) { on_loss(loss); });
+                engine.net_out.bind(endpoint.from_node);
+                endpoint.from_node_credit.bind(engine.net_out_credit);
+                endpoint.to_network.bind(fabric_->inject(address));
+                fabric_->inject_credit(address).bind(endpoint.to_network_credit);
+                fabric_->eject(address).bind(endpoint.from_network);
+                endpoint.from_network_credit.bind(fabric_->eject_credit(address));
+                endpoint.to_node.bind(engine.net_in);
+                engine.net_in_credit.bind(endpoint.to_node_credit);
+                engine_at_[address] = {&engine, &endpoint};
+                continue;
+            }
             engine.net_out.bind(fabric_->inject(address));
             fabric_->inject_credit(address).bind(engine.net_out_credit);
             fabric_->eject(address).bind(engine.net_in);
@@ -328,15 +346,32 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
     // The job goes on: the operations the packets belonged to fail at both
     // ends (collective error 6, the driver's LINK_FAULT), the pair is resynchronised.
     SC_REPORT_WARNING("isvp/reliable", what.c_str());
+    // Either end may be a switch-resident engine (collective.placement = switch).
+    const auto endpoint = [&](std::uint16_t address) -> ReliableEndpoint* {
+        if (address < nodes_.size()) return nodes_[address] ? nodes_[address]->reliable.get() : nullptr;
+        const auto it = engine_at_.find(address);
+        return it == engine_at_.end() ? nullptr : it->second.second;
+    };
     std::vector<std::vector<std::uint8_t>> packets;
     if (loss.at_sender)
         packets.push_back(loss.packet);
-    else  // found missing by the receiver: its sender still holds them until the gap is acknowledged
+    else if (ReliableEndpoint* sender = endpoint(loss.source))
+        // found missing by the receiver: its sender still holds them until the gap is acknowledged
         for (std::uint64_t k = 0; k < loss.packets; ++k)
-            packets.push_back(nodes_[loss.source]->reliable->held_packet(
-                loss.destination, loss.first_sequence + static_cast<std::uint32_t>(k)));
-    nodes_[loss.source]->link_fault(loss, packets, from_word, to_word);
-    nodes_[loss.destination]->link_fault(loss, packets, from_word, to_word);
+            packets.push_back(
+                sender->held_packet(loss.destination, loss.first_sequence + static_cast<std::uint32_t>(k)));
+    const FaultedLink link{from_word, to_word,
+                           static_cast<std::uint32_t>(std::min<std::uint64_t>(loss.packets, 0xFFFFFFFFu))};
+    for (const std::uint16_t end : {loss.source, loss.destination}) {
+        const std::uint16_t peer = end == loss.source ? loss.destination : loss.source;
+        if (end < nodes_.size()) {
+            if (nodes_[end]) nodes_[end]->link_fault(loss, packets, from_word, to_word);
+        } else if (const auto it = engine_at_.find(end); it != engine_at_.end()) {
+            for (const std::vector<std::uint8_t>& packet : packets)
+                it->second.first->link_fault(peer, loss.source, loss.destination, packet, link);
+            if (packets.empty()) it->second.first->link_fault(peer, loss.source, loss.destination, {}, link);
+        }
+    }
 }
 
 Node& ClusterPlatform::node(unsigned index) {
@@ -362,6 +397,12 @@ nlohmann::json ClusterPlatform::statistics(const sc_core::sc_time& elapsed) cons
         nlohmann::json engines = nlohmann::json::object();
         for (const auto& engine : switch_engines_) engines[engine->name()] = statistics_json(engine->statistics());
         out["switch_engines"] = engines;
+    }
+    if (!switch_endpoints_.empty()) {  // reliable delivery: the engines' endpoints, as a node's "reliable"
+        nlohmann::json endpoints = nlohmann::json::object();
+        for (const auto& endpoint : switch_endpoints_)
+            endpoints[endpoint->name()] = statistics_json(endpoint->statistics());
+        out["switch_engine_reliable"] = endpoints;
     }
     if (!losses_.empty()) out["link_faults"] = losses_;
     return out;

@@ -73,6 +73,11 @@ constexpr auto kConfigTable = [](auto& self, auto&& parameter) {
                              "CGR units of a switch-resident engine (placement=switch); 0 = 8 for radix <= 16, "
                              "else 4"},
               self.switch_cgr_units);
+    parameter(param::Integer{"collective.switch_max_trees", "trees", 1, 4096,
+                             "aggregation trees (groups) one switch-resident engine holds rows for at once "
+                             "(placement=switch, mode=offload); a group that finds a switch full runs on the NIC "
+                             "engines; freed communicators give theirs back"},
+              self.switch_max_trees);
     parameter(
         param::Choice<std::string>{"collective.mode",
                                    {{"offload", "offload"}, {"sharp", "sharp"}},
@@ -1091,6 +1096,14 @@ void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std:
             return;  // not a collective's packet
         only_context = v->network.context_id;
         const std::uint8_t step = v->network.step;
+        if (step == kTreeJoinStep || step == kTreeConfigStep) {
+            // A tree join or leave to the planner (placement = switch):
+            // setup, no collective yet; sent again, or the group would wait
+            // for it forever (a configuration lost is sent again by its switch).
+            if (source == node_ && step == kTreeJoinStep)
+                emit(net_port_, v->network, v->processor, 0, v->payload, v->payload_bytes, true);
+            return;
+        }
         by_sequence = true;
         if (step >= 1 && step <= kMaxScheduleSteps)
             fault.sequence = step_sequence(v->processor);
@@ -1548,7 +1561,9 @@ void CollectiveEngine::sharp_notice(unsigned context, const AbortRecord& notice)
 
 void CollectiveEngine::tree_leave(unsigned context) {
     const TreeLink& tree = contexts_[context].tree;
-    if (!switch_tree_ || !config_.sharp() || tree.state == TreeLink::State::None) return;
+    // Both modes: the planner gives the group's tree rows back when every
+    // member has left (docs/COLLECTIVES.md, "Switch-resident engines").
+    if (!switch_tree_ || tree.state == TreeLink::State::None) return;
     NetworkHeader network;
     network.opcode = Opcode::Barrier;
     network.operation = kTreeLeaveOperation;
@@ -1833,8 +1848,9 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
                        std::to_string(rm::kCgraSlots - 1));
         } else if (g.staging_index > cgra::kMaxWords) {
             refuse(static_cast<std::uint32_t>(cgra::LoadError::Length), 0,
-                   "CGRA program refused: " + std::to_string(g.staging_index) + " words staged, the staging memory holds " +
-                       std::to_string(cgra::kMaxWords) + " (slot " + std::to_string(g.slot) + " unchanged)");
+                   "CGRA program refused: " + std::to_string(g.staging_index) +
+                       " words staged, the staging memory holds " + std::to_string(cgra::kMaxWords) + " (slot " +
+                       std::to_string(g.slot) + " unchanged)");
         } else {
             const std::size_t staged = g.staging_index;
             std::vector<std::uint32_t> words(staged, 0);

@@ -26,8 +26,8 @@ std::string SharpAdmission::describe(const SharpLimits& limits) const {
         case Outcome::Granted:
             return "granted";
         case Outcome::NoTreeSlot:
-            return an + " serves " + std::to_string(limits.max_trees_per_an) +
-                   " trees already (collective.sharp_max_trees_per_an)";
+            return an + " serves " + std::to_string(limits.max_trees_per_an) + " trees already (" +
+                   limits.trees_parameter + ")";
         case Outcome::NoBuffers:
             return an + " has fewer than " + std::to_string(limits.osts_per_tree) +
                    " free operation buffers (collective.sharp_buffers_per_an)";

@@ -53,6 +53,11 @@ SwitchCollectiveEngine::SwitchCollectiveEngine(sc_core::sc_module_name name,
     SC_METHOD(run);
     sensitive << port_.wake() << incoming_event_ << combined_event_ << cgr_free_event_ << flush_event_;
     dont_initialize();
+    // The planner's books of every engine's trees: SHArP's aggregation
+    // manager, or (mode = offload) switch_max_trees rows per engine, no buffers.
+    if (planner_ && !config_.sharp())
+        sharp_books_ = std::make_unique<SharpResources>(
+            topology_->switches(), SharpLimits{config_.switch_max_trees, 0, 0, "collective.switch_max_trees"});
     if (config_.sharp()) {  // collective.mode = sharp (switch_engine_sharp.cpp)
         sharp_slots_ = OperationSlots(config_.sharp_buffers_per_an);
         sharp_timeout_ = sc_core::sc_time(config_.sharp_timeout_us, sc_core::SC_US);
@@ -214,7 +219,7 @@ bool SwitchCollectiveEngine::form_group(std::uint8_t context, std::uint32_t key,
         drop(std::string("tree join: ") + e.what());
         return false;
     }
-    if (sharp_books_ && !admitted) {  // the aggregation manager: resources on every AN, or no tree (yet)
+    if (sharp_books_ && !admitted) {  // resources on every engine of the tree, or no tree (yet)
         std::vector<unsigned> vertices;
         for (const AggregationVertex& vertex : plan.vertices) vertices.push_back(vertex.switch_index);
         if (!sharp_admit(context, key, members, vertices)) {
@@ -230,10 +235,10 @@ bool SwitchCollectiveEngine::form_group(std::uint8_t context, std::uint32_t key,
             used[other.slot] = true;
     if (!g.has_slot || used[g.slot]) {
         const auto free = std::find(used.begin(), used.end(), false);
-        if (free == used.end()) {
-            g.hosts.clear();
+        if (free == used.end()) {  // the step field numbers no more trees: the group runs on the NIC engines
             if (sharp_books_) sharp_books_->release(key);
-            drop("more than " + std::to_string(kMaxSlots) + " trees on context " + std::to_string(context));
+            sharp_fall_back(context, key,
+                            "more than " + std::to_string(kMaxSlots) + " trees on context " + std::to_string(context));
             return false;
         }
         g.slot = static_cast<std::uint8_t>(free - used.begin());
@@ -331,7 +336,13 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
         t.role.child_ranks.emplace_back();
         for (const TreeConfig::Run& run : runs) t.role.child_ranks.back().push_back(BlockSpan{run.first, run.count});
     }
-    t.last_done.reset();  // a new communicator: its sequences start again
+    // A new communicator (a freed group's slot given to another): its
+    // sequences start again, and nothing of the old group's ends applies.
+    t.last_done.reset();
+    t.failed.clear();
+    t.notified.reset();
+    t.agreements.clear();
+    t.sharp_failed = false;
     progress(t);
 }
 
@@ -767,6 +778,92 @@ void SwitchCollectiveEngine::end_operation(Tree& t, std::uint16_t sequence, cons
     }
     sharp_discard_stale(t);
     progress(t);
+}
+
+// ---------------------------------------------------------------------------
+// Link faults (reliable delivery gave packets up; models/reliable/README.md)
+
+void SwitchCollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std::uint16_t destination,
+                                        const std::vector<std::uint8_t>& lost, const FaultedLink& link) {
+    std::optional<NetworkPacketView> v;
+    if (!lost.empty()) {
+        v = NetworkPacketView::parse(lost.data(), lost.size(), nullptr);
+        if (!v || v->network.opcode == Opcode::Send || v->network.opcode == Opcode::Stream) return;
+    }
+    const auto neighbour = [](const Tree& t, std::uint16_t node) {
+        return static_cast<int>(node) == t.role.parent || std::find(t.role.children.begin(), t.role.children.end(),
+                                                                    static_cast<int>(node)) != t.role.children.end();
+    };
+    // What was lost: one tree's collective (its slot and sequence where the
+    // packet carries them), or, unknown, every running one with `peer`.
+    std::vector<std::pair<Tree*, std::optional<std::uint16_t>>> ended;
+    if (v) {
+        const std::uint8_t step = v->network.step;
+        if (step == kTreeJoinStep || step == kTreeConfigStep) {
+            // Setup, no collective yet: its sender sends it again (the pair
+            // is resynchronised), or the group would wait for it forever.
+            const bool whole = v->offset == 0 && v->payload_bytes == v->processor.message_bytes;
+            if (source == address_ && whole) {
+                ++statistics_.setup_resent;
+                emit(v->network, v->processor, v->payload, v->payload_bytes, true);
+            }
+            return;
+        }
+        const std::uint8_t context = v->network.context_id;
+        std::optional<std::uint8_t> slot;
+        std::optional<std::uint16_t> sequence;
+        if (step >= 1 && step <= kMaxSlots) {
+            slot = static_cast<std::uint8_t>(step - 1);
+            sequence = step_sequence(v->processor);
+        } else if ((step == kAbortStep || step == kCreditStep) && v->payload_bytes >= 4) {
+            const std::uint32_t word = load_le32(v->payload);
+            slot = static_cast<std::uint8_t>(word >> 24);
+            if (step == kAbortStep) sequence = static_cast<std::uint16_t>(word & kStepSequenceMask);
+        } else if (step == kAgreeStep && v->payload_bytes >= CollectiveArguments::kBytes) {
+            sequence = static_cast<std::uint16_t>(CollectiveArguments::read(v->payload, v->network.opcode,
+                                                                            v->network.operation, v->network.datatype,
+                                                                            v->network.algorithm)
+                                                      .sequence &
+                                                  kStepSequenceMask);
+            if (v->payload_bytes >= CollectiveArguments::kBytes + 4)
+                slot = static_cast<std::uint8_t>(load_le32(v->payload + CollectiveArguments::kBytes));
+        }
+        Tree* t = nullptr;
+        if (slot) {
+            const auto it = trees_.find(tree_key(context, *slot));
+            if (it != trees_.end()) t = &it->second;
+        } else {  // to a host: the one group on the context it belongs to
+            for (auto& [key, tree] : trees_)
+                if (tree.context == context && tree.configured && neighbour(tree, peer)) t = &tree;
+        }
+        if (t && t->configured) ended.emplace_back(t, sequence);
+    } else {
+        for (auto& [key, t] : trees_)
+            if (t.configured && t.run.running && neighbour(t, peer)) ended.emplace_back(&t, std::nullopt);
+    }
+    for (auto& [t, known] : ended) {
+        // A credit carries no sequence: the collective running now.
+        if (!known && !t->run.running) continue;
+        const std::uint16_t sequence = known ? *known : t->run.sequence;
+        if (t->sharp_failed || (t->notified && compare_sequence(sequence, *t->notified) <= 0)) continue;
+        ++statistics_.link_faults;
+        SC_REPORT_INFO(kReportType, (std::string(name()) + ": collective " + std::to_string(sequence) + " of context " +
+                                     std::to_string(t->context) + " slot " + std::to_string(t->slot) +
+                                     " lost packets between " + std::to_string(source) + " and " +
+                                     std::to_string(destination) + ": ended with error 6 round its tree")
+                                        .c_str());
+        // As a NIC's notice (cause 6, the node pair and the cable): every
+        // member's call ends with the link-fault error naming the link.
+        std::uint8_t notice[kLinkFaultAbortNoticeBytes];
+        store_le32(notice, (sequence & kStepSequenceMask) |
+                               static_cast<std::uint32_t>(CollectiveError::LinkFault) << kAbortCauseShift |
+                               std::uint32_t{t->slot} << 24);
+        store_le32(notice + 4, static_cast<std::uint32_t>(source) << 16 | destination);
+        store_le32(notice + 8, link.from);
+        store_le32(notice + 12, link.to);
+        store_le32(notice + 16, link.lost);
+        end_operation(*t, sequence, notice, kLinkFaultAbortNoticeBytes, -1);
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -19,15 +19,20 @@ bool SwitchCollectiveEngine::sharp_admit(std::uint8_t context, std::uint32_t gro
     // The manager learns of a failed AN at its failure (SHArP: through the
     // subnet manager); the manager itself runs on a management host and
     // outlives any AN, its planner's included.
-    if (config_.sharp_fault_switch >= 0 &&
+    if (config_.sharp() && config_.sharp_fault_switch >= 0 &&
         sc_core::sc_time_stamp() >= sc_core::sc_time(config_.sharp_fault_at_us, sc_core::SC_US))
         sharp_books_->fault(static_cast<unsigned>(config_.sharp_fault_switch));
     const SharpAdmission admission = sharp_books_->admit(group, vertices);
     if (admission.granted()) {
-        ++statistics_.sharp_groups_admitted;
+        ++(config_.sharp() ? statistics_.sharp_groups_admitted : statistics_.groups_admitted);
         return true;
     }
-    const std::string why = admission.describe(sharp_books_->limits());
+    // SHArP names its aggregation nodes; outside SHArP mode they are the switch engines.
+    const std::string why = config_.sharp() || admission.outcome != SharpAdmission::Outcome::NoTreeSlot
+                                ? admission.describe(sharp_books_->limits())
+                                : "the engine of switch " + std::to_string(admission.node) + " holds " +
+                                      std::to_string(sharp_books_->limits().max_trees_per_an) +
+                                      " trees already (collective.switch_max_trees)";
     // Out of tree slots or buffers: the group waits for a freed
     // communicator's (a failed AN gives nothing back: no wait).
     if (sharp_queue_wait_ != sc_core::SC_ZERO_TIME && admission.outcome != SharpAdmission::Outcome::FaultedNode) {
@@ -45,9 +50,11 @@ bool SwitchCollectiveEngine::sharp_admit(std::uint8_t context, std::uint32_t gro
 
 void SwitchCollectiveEngine::sharp_fall_back(std::uint8_t context, std::uint32_t key, const std::string& why) {
     Group& g = groups_.at(key);
-    ++statistics_.sharp_groups_fallback;
-    SC_REPORT_INFO(kReportType, (std::string(name()) + ": SHArP group of " + std::to_string(g.hosts.size()) +
-                                 " members on context " + std::to_string(context) + " runs without SHArP: " + why)
+    ++(config_.sharp() ? statistics_.sharp_groups_fallback : statistics_.groups_fallback);
+    const std::string group = config_.sharp() ? "SHArP group of " : "group of ";
+    const std::string without = config_.sharp() ? " runs without SHArP: " : " runs on the NIC engines: ";
+    SC_REPORT_INFO(kReportType, (std::string(name()) + ": " + group + std::to_string(g.hosts.size()) +
+                                 " members on context " + std::to_string(context) + without + why)
                                     .c_str());
     for (const auto& [rank, host] : g.hosts) {
         TreeConfig config;
@@ -58,7 +65,7 @@ void SwitchCollectiveEngine::sharp_fall_back(std::uint8_t context, std::uint32_t
 }
 
 void SwitchCollectiveEngine::leave(const NetworkPacketView& v) {
-    if (!planner_ || !sharp_books_) return drop("tree leave at an engine that does not plan SHArP groups");
+    if (!planner_ || !sharp_books_) return drop("tree leave at an engine that does not plan trees");
     if (v.payload_bytes != TreeJoin::kBytes) return drop("tree leave of " + std::to_string(v.payload_bytes) + " bytes");
     const TreeJoin j = TreeJoin::read(v.payload);
     const std::uint8_t context = v.network.context_id;
@@ -82,7 +89,7 @@ void SwitchCollectiveEngine::leave(const NetworkPacketView& v) {
     if (g.left.size() < g.size) return;
     // Every member left: the group's tree slot and buffers go back, and the
     // groups waiting for them are served.
-    if (sharp_books_->holds(key)) ++statistics_.sharp_groups_released;
+    if (sharp_books_->holds(key)) ++(config_.sharp() ? statistics_.sharp_groups_released : statistics_.groups_released);
     sharp_books_->release(key);
     groups_.erase(found);
     sharp_serve_queue();

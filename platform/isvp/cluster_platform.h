@@ -10,8 +10,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -111,10 +113,16 @@ class ClusterPlatform : public sc_core::sc_module {
     std::vector<std::string> losses_;                     ///< what on_loss reported
     /// collective.placement = switch: one engine per switch (at nodes() + switch index).
     std::vector<std::unique_ptr<SwitchCollectiveEngine>> switch_engines_;
+    /// Reliable delivery with switch engines: one endpoint per engine, and
+    /// each engine and its endpoint by network address (on_loss).
+    std::vector<std::unique_ptr<ReliableEndpoint>> switch_endpoints_;
+    std::map<unsigned, std::pair<SwitchCollectiveEngine*, ReliableEndpoint*>> engine_at_;
     std::unique_ptr<sc_core::sc_module> kernel_noise_;  ///< test only: ISVP_TEST_KERNEL_NOISE_PS, or null
 
   public:
     const std::vector<std::unique_ptr<SwitchCollectiveEngine>>& switch_engines() const { return switch_engines_; }
+    /// Reliable delivery with switch engines: their endpoints (else empty).
+    const std::vector<std::unique_ptr<ReliableEndpoint>>& switch_endpoints() const { return switch_endpoints_; }
 };
 
 }  // namespace isvp

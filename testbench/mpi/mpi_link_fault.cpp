@@ -23,6 +23,11 @@
 //       in the switch (--offload on), where each start is a fresh switch
 //       run: a failed start does not break the request, later starts must
 //       give the right result.
+//   mpi_link_fault return ITERATIONS communicators
+//       the MPI_Allreduce calls only, each on a fresh MPI_Comm_dup of the
+//       world freed after it (with collective.placement=switch every
+//       iteration joins, configures and leaves a tree: setup packets are
+//       lost too); a failed dup or free counts as a failed MPI_Allreduce.
 #include <mpi.h>
 
 #include <cstdio>
@@ -73,7 +78,9 @@ int main(int argc, char** argv) {
     const bool nonblocking = argc > 3 && std::strcmp(argv[3], "nonblocking") == 0;
     const bool offloaded_persistent = argc > 3 && std::strcmp(argv[3], "offloaded-persistent") == 0;
     const bool persistent = offloaded_persistent || (argc > 3 && std::strcmp(argv[3], "persistent") == 0);
-    const bool ring = !(argc > 3 && (std::strcmp(argv[3], "collectives") == 0 || nonblocking || persistent));
+    const bool fresh_communicators = argc > 3 && std::strcmp(argv[3], "communicators") == 0;
+    const bool ring = !(argc > 3 && (std::strcmp(argv[3], "collectives") == 0 || nonblocking || persistent ||
+                                     fresh_communicators));
     if (!fatal) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
     std::vector<int> mine(kElements), sum(kElements), from_left(kElements), to_right(kElements);
@@ -98,6 +105,17 @@ int main(int argc, char** argv) {
             MPI_Request request = MPI_REQUEST_NULL;
             rc = MPI_Iallreduce(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request);
             if (rc == MPI_SUCCESS) rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
+        } else if (fresh_communicators) {
+            MPI_Comm comm = MPI_COMM_NULL;
+            rc = MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+            if (rc == MPI_SUCCESS) {
+                MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+                rc = MPI_Allreduce(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, comm);
+            }
+            if (comm != MPI_COMM_NULL) {
+                const int freed = MPI_Comm_free(&comm);
+                if (rc == MPI_SUCCESS) rc = freed;
+            }
         } else {
             rc = MPI_Allreduce(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         }

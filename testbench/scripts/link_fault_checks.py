@@ -57,6 +57,17 @@
       request is broken from its first failed start on);
       mpi-return-offloaded-persistent: the same request in the switch
       (each start a fresh switch run: later starts succeed again).
+  mpi-return-tree ISVP PROGRAM STATS [isvp run options]
+      the program's MPI_Allreduce calls through the switch engines
+      (collective.placement=switch or collective.mode=sharp on a fat tree):
+      packets lost on cables to and from the engines end the collective with
+      the link-fault error naming the cable (switch and port at both ends),
+      no deadlock report, no other cause; later calls work (most succeed,
+      with correct results), the job ends with status 0, the switch engines
+      counted the faults (--stats), and a second run prints the same.
+  mpi-return-tree-communicators ISVP PROGRAM STATS [isvp run options]
+      the same with each MPI_Allreduce on a fresh MPI_Comm_dup freed after
+      it: tree joins, configurations and leaves interleave with the faults.
 """
 
 import json
@@ -321,6 +332,52 @@ def mpi_seed_sweep(isvp, program, first, last, rates, extra):
         fail(f"{len(failures)} of {runs} runs went wrong: {', '.join(failures)}")
     print(f"OK: {runs} runs, each ended with status 0 and every rank's summary, no wrong result or error, no deadlock")
 
+def mpi_return_tree(isvp, program, stats, extra, variant="collectives"):
+    done = run_mpi(isvp, program, "return", extra, stats, variant)
+    text = done.stdout + done.stderr
+    for wrong in ("deadlock", "disagree"):
+        if wrong in text:
+            fail(f"'{wrong}' in the output: the loss was not reported as such")
+    if done.returncode != 0:
+        fail(f"exit status {done.returncode}: the job did not go on after the link faults")
+    if "FAIL" in done.stdout:
+        fail("the program found a wrong result or a wrong error")
+    if not re.search(r"Warning: isvp/reliable: link fault: \d+ packets? from node \d+ to node \d+ lost.*; dropped by "
+                     r"link ", done.stderr):
+        fail("no 'Warning: isvp/reliable: link fault: ... dropped by link ...' on stderr")
+    ranks = int(extra[extra.index("-n") + 1])
+    summaries = re.findall(r"^mpi_link_fault: rank (\d+): (\d+) iterations, (\d+) failed", done.stdout, re.M)
+    if sorted(int(s[0]) for s in summaries) != list(range(ranks)):
+        fail(f"summary lines from ranks {sorted(int(s[0]) for s in summaries)}, expected all {ranks}")
+    calls = sum(int(s[1]) for s in summaries)
+    failed = sum(int(s[2]) for s in summaries)
+    if failed == 0:
+        fail("no MPI_Allreduce failed: raise the error rate")
+    if failed * 2 > calls:
+        fail(f"{failed} of {calls} calls failed: later traffic does not work again after a fault")
+    errors = re.findall(r"^mpi_link_fault: rank \d+: iteration \d+: (MPI_\w+) failed: (.*)$", done.stdout, re.M)
+    if len(errors) != failed:
+        fail(f"{failed} failures counted, {len(errors)} printed")
+    for call, message in errors:
+        if not message.startswith("MPI_ERR_OTHER") or "link fault" not in message:
+            fail(f"{call}'s error is not MPI_ERR_OTHER naming the link fault: {message}")
+        if not re.search(r"switch \d+ port \d+ -> switch \d+ port \d+", message):
+            fail(f"{call}'s error does not name the cable (switch and port at both ends): {message}")
+    with open(stats) as f:
+        engines = json.load(f)["platform"]["switch_engines"]
+    faults = sum(e["link_faults"] for e in engines.values())
+    if faults == 0:
+        fail("no switch engine ended a collective for a link fault")
+    with open(stats) as f:
+        endpoints = json.load(f)["platform"].get("switch_engine_reliable", {})
+    if len(endpoints) != len(engines) or sum(e["lost_sent"] + e["lost_received"] for e in endpoints.values()) == 0:
+        fail(f"the switch engines' reliable endpoints are not in --stats or lost nothing: {endpoints}")
+    again = run_mpi(isvp, program, "return", extra, stats, variant)
+    if again.stdout != done.stdout:
+        fail("a second run with the same seed printed something else")
+    print(f"PASSED: {failed} of {calls} calls failed naming the link, switch engines' link faults {faults}")
+    sys.exit(0)
+
 
 def main():
     checks = {"recovered": recovered, "deterministic": deterministic, "named-link": named_link}
@@ -330,6 +387,10 @@ def main():
     if len(sys.argv) >= 7 and sys.argv[1] == "mpi-seed-sweep":
         mpi_seed_sweep(*sys.argv[2:7], sys.argv[7:])
         return
+    if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return-tree":
+        mpi_return_tree(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+    if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return-tree-communicators":
+        mpi_return_tree(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], "communicators")
     if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return-high-loss":
         mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], high_loss=True)
         return

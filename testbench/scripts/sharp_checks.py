@@ -16,6 +16,13 @@
                            fault     the AN failed, every rank saw the error
                            churn     freed communicators gave their trees
                                      back: every group admitted, none fell back
+                           switch-churn  the same with placement=switch
+                                     (mode offload): the switch engines' rows
+                                     given back, every Allreduce through the
+                                     trees
+                           switch-full   placement=switch with room for one
+                                     tree: the other groups fell back to the
+                                     NIC engines
                            queue     a group waited and then got a tree
                            bounded   a group waited and then fell back
   guest ISVP STATS PROGRAM [ISVP RUN ARGS...]
@@ -102,6 +109,26 @@ def mpi(isvp, stats, program, mode, check, *run_args):
             sys.exit("FAILED: a group waited or fell back: freed communicators kept their resources")
         if total("sharp_groups_released") < 8 or total("sharp_groups_admitted") < 9:
             sys.exit("FAILED: expected 8 groups released and 9 admitted")
+    elif check in ("switch-churn", "switch-full"):
+        nics = [n["collective"] for n in json.load(open(stats))["platform"]["nodes"]]
+        on_nics = sum(e["tree_not_offloaded"] for e in nics)
+        fallback = sum(e["sharp_fallback_groups"] for e in nics)
+        print(f"statistics: groups admitted {total('groups_admitted')}, released {total('groups_released')}, "
+              f"fallback {total('groups_fallback')}; NIC calls through the trees "
+              f"{sum(e['tree_collectives'] for e in nics)}, on the NIC engines {on_nics}")
+        if check == "switch-churn":
+            if total("groups_fallback") or fallback or on_nics:
+                sys.exit("FAILED: a group fell back to the NIC engines: freed communicators kept their trees")
+            if total("groups_released") < 8 or total("groups_admitted") < 9:
+                sys.exit("FAILED: expected 8 groups released and 9 admitted")
+        elif total("groups_fallback") < 8 or fallback < 8 * 2 or on_nics == 0:
+            sys.exit("FAILED: expected the 8 communicators to fall back to the NIC engines")
+        elif not re.search(r"runs on the NIC engines: the engine of switch \d+ holds 1 trees already "
+                           r"\(collective.switch_max_trees\)",
+                           out):
+            sys.exit("FAILED: no info line naming the full engine and collective.switch_max_trees")
+        print("PASSED")
+        return
     elif check == "queue":
         if total("sharp_groups_queued") == 0 or total("sharp_groups_fallback"):
             sys.exit("FAILED: expected a group to wait, and none to fall back")

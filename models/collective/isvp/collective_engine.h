@@ -97,6 +97,12 @@ struct CollectiveConfig {
     /// CGR units of a switch-resident engine (0: DESIGN's reference, 8 for
     /// radix <= 16, else 4); its CGR has radix vectorised AgLUs (R x 4 64-bit).
     unsigned switch_cgr_units = 0;
+    /// Trees (groups) one switch-resident engine holds rows for at once
+    /// (placement = switch, mode = offload; SHArP mode has
+    /// sharp_max_trees_per_an): a group that finds one of its tree's
+    /// switches full runs on the NIC engines; a freed communicator's tree
+    /// leaves give its rows back.
+    unsigned switch_max_trees = 64;
     /// collective.mode: "offload" or "sharp" (fat trees and topology files:
     /// SHArP-style aggregation nodes; implies placement = switch; only
     /// Allreduce, Reduce and Barrier through the trees).
@@ -195,7 +201,7 @@ struct CollectiveStatistics {
     std::uint64_t tree_collectives = 0;
     std::uint64_t tree_not_offloaded = 0;
     std::uint64_t tree_joins = 0;
-    std::uint64_t sharp_fallback_groups = 0;  ///< mode = sharp: communicators the aggregation manager gave no tree
+    std::uint64_t sharp_fallback_groups = 0;  ///< communicators the planner gave no tree: NIC engines
     std::uint64_t sharp_errors = 0;           ///< mode = sharp: collectives that completed with error 7
     /// Most bytes held at once in collective buffers and queued requests
     /// (all contexts); 0 with timing_only, where no payload is kept.

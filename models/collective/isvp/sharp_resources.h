@@ -56,6 +56,10 @@ struct SharpLimits {
     unsigned max_trees_per_an = 64;  ///< aggregation trees (groups) one AN serves at once
     unsigned osts_per_tree = 1;      ///< outstanding operations a group may have; each needs a buffer per AN
     unsigned buffers_per_an = 64;    ///< operation buffers of one AN
+    /// The parameter max_trees_per_an comes from, for messages (the same
+    /// books count a switch engine's trees with collective.placement =
+    /// switch outside SHArP mode: collective.switch_max_trees).
+    const char* trees_parameter = "collective.sharp_max_trees_per_an";
 };
 
 /// What the manager knows of one AN.

@@ -33,8 +33,11 @@
 // to every other neighbour in the tree, so it reaches every member; each
 // participant passes it on once.
 //
-// Abstraction: packet-level, approximately timed, as CollectiveEngine. Not
-// modelled: link faults.
+// Link faults (reliable delivery, aurora.bit_error_rate > 0): a packet
+// lost for good between this engine and a neighbour ends the collective it
+// belonged to with error 6 round the tree (link_fault()).
+//
+// Abstraction: packet-level, approximately timed, as CollectiveEngine.
 #pragma once
 
 #include <cstdint>
@@ -97,6 +100,11 @@ struct SwitchEngineStatistics {
         field("sharp_groups_queued", self.sharp_groups_queued);
         field("sharp_groups_released", self.sharp_groups_released);
         field("abort_notices", self.abort_notices);
+        field("groups_admitted", self.groups_admitted);
+        field("groups_fallback", self.groups_fallback);
+        field("groups_released", self.groups_released);
+        field("link_faults", self.link_faults);
+        field("setup_resent", self.setup_resent);
     }
     std::uint64_t collectives = 0;             ///< collectives this vertex took part in
     std::uint64_t joins = 0;                   ///< tree joins received (planner)
@@ -127,6 +135,13 @@ struct SwitchEngineStatistics {
     std::uint64_t sharp_groups_queued = 0;    ///< planner: groups that waited for resources (sharp_queue_us)
     std::uint64_t sharp_groups_released = 0;  ///< planner: groups whose resources every member's leave gave back
     std::uint64_t abort_notices = 0;          ///< abort notices passed on round the trees (a member's, an AN's)
+    // mode = offload (SHArP mode counts these as sharp_groups_*):
+    std::uint64_t groups_admitted = 0;  ///< planner: groups given rows on every engine of their tree
+    std::uint64_t groups_fallback = 0;  ///< planner: groups given none (collective.switch_max_trees): NIC engines
+    std::uint64_t groups_released = 0;  ///< planner: groups whose rows every member's tree leave gave back
+    // Reliable delivery (aurora.bit_error_rate > 0): packets of this engine lost for good.
+    std::uint64_t link_faults = 0;   ///< losses that ended a tree's collective here (error 6 round the tree)
+    std::uint64_t setup_resent = 0;  ///< lost tree joins/configurations this engine sent again
 };
 
 class SwitchCollectiveEngine : public sc_core::sc_module {
@@ -149,6 +164,15 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     ~SwitchCollectiveEngine() override;
 
     std::uint16_t address() const { return address_; }
+    /// The reliable layer gave up packets between this engine and `peer`
+    /// (`source` -> `destination`; `lost`: the packet, when its sender still
+    /// had it; `link`: the cable, as the NICs are told). The tree collective
+    /// it belonged to (or, unknown, every running one exchanging with
+    /// `peer`) ends here with error 6 and a cause-6 notice goes round its
+    /// tree to every member; a lost tree configuration this engine sent goes
+    /// again (docs/COLLECTIVES.md, "Link faults through the switch engines").
+    void link_fault(std::uint16_t peer, std::uint16_t source, std::uint16_t destination,
+                    const std::vector<std::uint8_t>& lost, const FaultedLink& link);
     const SwitchEngineStatistics& statistics() const { return statistics_; }
 
   private:
@@ -187,7 +211,7 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
         std::uint8_t slot = 0;                         ///< its tree's number on the context
         bool has_slot = false;
         // collective.mode = sharp:
-        std::set<std::uint16_t> left;  ///< comm ranks whose communicator was freed (tree leaves)
+        std::set<std::uint16_t> left;  ///< comm ranks whose communicator was freed (tree leaves, both modes)
     };
     struct Incoming {
         sc_core::sc_time at;
@@ -252,7 +276,8 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     bool sharp_admit(std::uint8_t context, std::uint32_t group, const std::vector<unsigned>& members,
                      const std::vector<unsigned>& vertices);
     /// Planner: a member's communicator was freed; the last one gives the
-    /// group's resources back and serves the waiting groups.
+    /// group's resources back (its rows on every engine, its slot; SHArP:
+    /// also its buffers) and serves the waiting groups.
     void leave(const NetworkPacketView& view);
     /// Planner: the waiting groups that fit now get their trees, in the order they came.
     void sharp_serve_queue();
