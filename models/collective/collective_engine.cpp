@@ -215,7 +215,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     // One process for all of the engine's own work (see run()).
     SC_METHOD(run);
     sensitive << net_port_.wake() << host_port_.wake() << kernel_port_.wake() << incoming_event_ << combined_event_
-              << flush_event_ << cgr_free_event_ << cgra_event_;
+              << flush_event_ << cgr_free_event_ << cgra_event_ << ingress_event_;
     dont_initialize();
 }
 
@@ -231,6 +231,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
 void CollectiveEngine::run() {
     on_combined();
     on_cgra_done();
+    if (ingress_contexts_) on_ingress_ready();
     on_cgr_free();
     on_incoming();
     on_cgr_free();
@@ -401,7 +402,8 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
             drop("request packet at offset " + std::to_string(v.offset) + " without its first packet");
             return;
         }
-        if (!a.running && c.waiting.empty()) {  // the context is free: stream it
+        // The context is free: stream it (an ingress kernel needs the whole request first).
+        if (!a.running && c.waiting.empty() && !ingress_armed(context, v.payload, v.payload_bytes)) {
             c.streaming = true;
             c.head = v.network;
             c.head_at = sc_core::sc_time_stamp();
@@ -428,6 +430,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
     r.received += v.payload_bytes;
     if (r.received >= total) {
         r.open = false;
+        if (ingress_armed(context, r.bytes.data(), r.bytes.size())) run_ingress(context, r);
         c.waiting.push_back(std::move(r));
         r = Request{};
         progress(context);
@@ -1412,6 +1415,7 @@ void CollectiveEngine::progress(unsigned context) {
         if (!a.running) {
             if (c.waiting.empty() || c.streaming) return;
             const Request& next = c.waiting.front();
+            if (next.ready_ps > sc_core::sc_time_stamp().value()) return;  // its ingress kernel still runs
             if (!tree_ready(context, next.network, next.bytes.data(), next.bytes.size())) return;
             Request request = std::move(c.waiting.front());
             c.waiting.pop_front();
@@ -1833,8 +1837,9 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
                        std::to_string(rm::kCgraSlots - 1));
         } else if (g.staging_index > cgra::kMaxWords) {
             refuse(static_cast<std::uint32_t>(cgra::LoadError::Length), 0,
-                   "CGRA program refused: " + std::to_string(g.staging_index) + " words staged, the staging memory holds " +
-                       std::to_string(cgra::kMaxWords) + " (slot " + std::to_string(g.slot) + " unchanged)");
+                   "CGRA program refused: " + std::to_string(g.staging_index) +
+                       " words staged, the staging memory holds " + std::to_string(cgra::kMaxWords) + " (slot " +
+                       std::to_string(g.slot) + " unchanged)");
         } else {
             const std::size_t staged = g.staging_index;
             std::vector<std::uint32_t> words(staged, 0);
@@ -1858,6 +1863,8 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
                        std::to_string(g.arm_then));
         } else if (g.arm_slot >= rm::kCgraSlots || !g.slots[g.arm_slot]) {
             refuse(1, 0, "CGRA ARM refused: slot " + std::to_string(g.arm_slot) + " holds no program");
+        } else if (g.arm_then != 0 && cgra::is_ingress(*g.slots[g.arm_slot])) {
+            refuse(3, 0, "CGRA ARM refused: an ingress kernel (GEMM, SPMV_BAND) chains no collective");
         } else if (!table_.valid(g.arm_context)) {
             refuse(2, 0, "CGRA ARM refused: context " + std::to_string(g.arm_context) + " holds no communicator");
         } else {
@@ -1902,6 +1909,64 @@ void CollectiveEngine::on_cgra_done() {
         if (a.cgra_ready_ps > now) continue;
         cgra_.running_contexts &= ~(1u << context);
         progress(context);
+    }
+}
+
+// Ingress kernels (higher-order collectives, docs/FUSED.md): the host's
+// request carries the kernel's input (matrix and vector blocks); the CGRA
+// turns it into the reduce-scatter's contribution before the collective
+// starts, so the partial products are summed in transit.
+bool CollectiveEngine::ingress_armed(unsigned context, const std::uint8_t* prefix, std::size_t bytes) const {
+    const auto& armed = cgra_.armed[context];
+    if (!armed || bytes < CollectiveEnvelope::kBytes) return false;
+    const auto& program = cgra_.slots[armed->slot];
+    return program && cgra::is_ingress(*program) && CollectiveEnvelope::read(prefix).sequence == armed->sequence;
+}
+
+void CollectiveEngine::run_ingress(unsigned context, Request& r) {
+    auto& armed = cgra_.armed[context];
+    const cgra::Program program = *cgra_.slots[armed->slot];
+    armed.reset();
+    const CollectiveEnvelope e = CollectiveEnvelope::read(r.bytes.data());
+    const std::optional<int> rank = table_.valid(context) ? table_.row(context).own_rank() : std::nullopt;
+    const cgra::IngressShape shape = cgra::ingress_shape(program, e.size);
+    const std::size_t element = cgra::element_bytes(program.type);
+    const auto datatype = datatype_from_code(r.network.datatype);
+    if (!rank || r.network.opcode != Opcode::ReduceScatter || e.elements_per_block == kVariableCounts || !datatype ||
+        element_size(*datatype) != element || r.bytes.size() != CollectiveEnvelope::kBytes + shape.input * element ||
+        shape.output != std::uint64_t{e.elements_per_block} * e.size) {
+        // Left as it came: start() refuses its size, every member learns it.
+        SC_REPORT_WARNING(kReportType, (std::string(name()) + ": context " + std::to_string(context) +
+                                        ": the request does not fit the armed ingress kernel (a reduce-scatter of "
+                                        "its output, its input after the envelope); not run")
+                                           .c_str());
+        return;
+    }
+    std::vector<std::uint8_t> out(CollectiveEnvelope::kBytes + shape.output * element, 0);
+    std::memcpy(out.data(), r.bytes.data(), CollectiveEnvelope::kBytes);
+    if (!config_.timing_only)
+        cgra::run_ingress(program, r.bytes.data() + CollectiveEnvelope::kBytes, out.data() + CollectiveEnvelope::kBytes,
+                          *rank, e.size);
+    r.bytes = std::move(out);
+    r.received = static_cast<std::uint32_t>(r.bytes.size());
+    const std::uint64_t cycles = cgra::ingress_cycles(program, e.size, config_.cgra_pes, config_.cgra_cycles_per_vector,
+                                                      config_.cgra_pe_latency_cycles);
+    const std::uint64_t delay = cycles * static_cast<std::uint64_t>(cycle_.value());
+    r.ready_ps = sc_core::sc_time_stamp().value() + delay;
+    ++cgra_.runs;
+    ingress_contexts_ |= 1u << context;
+    ingress_event_.notify(sc_core::sc_time::from_value(delay));
+}
+
+void CollectiveEngine::on_ingress_ready() {
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    for (std::uint32_t held = ingress_contexts_; held != 0; held &= held - 1) {
+        const auto context = static_cast<unsigned>(__builtin_ctz(held));
+        Context& c = contexts_[context];
+        const bool waits =
+            std::any_of(c.waiting.begin(), c.waiting.end(), [&](const Request& r) { return r.ready_ps > now; });
+        if (!waits) ingress_contexts_ &= ~(1u << context);
+        if (!c.waiting.empty() && c.waiting.front().ready_ps <= now) progress(context);
     }
 }
 
