@@ -372,6 +372,11 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
     const std::uint32_t total = v.processor.message_bytes;
     // The running collective's own request, still streaming in.
     if (a.running && a.host_received < a.host_message) {
+        if (c.feed) {
+            drop("request packet on context " + std::to_string(context) +
+                 " while an ingress kernel's output streams into its collective");
+            return;
+        }
         if (v.offset != a.host_received || total != a.host_message) {
             drop("request packet at offset " + std::to_string(v.offset) + " while the request streaming on context " +
                  std::to_string(context) + " expects offset " + std::to_string(a.host_received));
@@ -430,7 +435,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
     r.received += v.payload_bytes;
     if (r.received >= total) {
         r.open = false;
-        if (ingress_armed(context, r.bytes.data(), r.bytes.size())) run_ingress(context, r);
+        if (ingress_armed(context, r.bytes.data(), r.bytes.size()) && run_ingress(context, r)) return;  // started
         c.waiting.push_back(std::move(r));
         r = Request{};
         progress(context);
@@ -1923,7 +1928,7 @@ bool CollectiveEngine::ingress_armed(unsigned context, const std::uint8_t* prefi
     return program && cgra::is_ingress(*program) && CollectiveEnvelope::read(prefix).sequence == armed->sequence;
 }
 
-void CollectiveEngine::run_ingress(unsigned context, Request& r) {
+bool CollectiveEngine::run_ingress(unsigned context, Request& r) {
     auto& armed = cgra_.armed[context];
     const cgra::Program program = *cgra_.slots[armed->slot];
     armed.reset();
@@ -1940,22 +1945,72 @@ void CollectiveEngine::run_ingress(unsigned context, Request& r) {
                                         ": the request does not fit the armed ingress kernel (a reduce-scatter of "
                                         "its output, its input after the envelope); not run")
                                            .c_str());
-        return;
+        return false;
     }
     std::vector<std::uint8_t> out(CollectiveEnvelope::kBytes + shape.output * element, 0);
     std::memcpy(out.data(), r.bytes.data(), CollectiveEnvelope::kBytes);
     if (!config_.timing_only)
         cgra::run_ingress(program, r.bytes.data() + CollectiveEnvelope::kBytes, out.data() + CollectiveEnvelope::kBytes,
                           *rank, e.size);
-    r.bytes = std::move(out);
-    r.received = static_cast<std::uint32_t>(r.bytes.size());
     const std::uint64_t cycles = cgra::ingress_cycles(program, e.size, config_.cgra_pes, config_.cgra_cycles_per_vector,
                                                       config_.cgra_pe_latency_cycles);
-    const std::uint64_t delay = cycles * static_cast<std::uint64_t>(cycle_.value());
-    r.ready_ps = sc_core::sc_time_stamp().value() + delay;
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
     ++cgra_.runs;
     ingress_contexts_ |= 1u << context;
+    Context& c = contexts_[context];
+    if (!c.active.running && c.waiting.empty() && !c.streaming &&
+        tree_ready(context, r.network, out.data(), CollectiveEnvelope::kBytes)) {
+        // The context is free: the collective starts now and the kernel's
+        // output streams into it as it is made, the way a host's request
+        // streams in (the reduce-scatter's first steps overlap the multiply).
+        start(context, r.network, out.data(), CollectiveEnvelope::kBytes, static_cast<std::uint32_t>(out.size()),
+              r.first_at);
+        c.feed =
+            Context::IngressFeed{std::move(out), static_cast<std::uint32_t>(CollectiveEnvelope::kBytes), now, cycles};
+        spare_buffers_.push_back(std::move(r.bytes));
+        r = Request{};
+        feed_ingress(context);
+        progress(context);
+        return true;
+    }
+    // Busy: queued whole, ready when the kernel is done.
+    r.bytes = std::move(out);
+    r.received = static_cast<std::uint32_t>(r.bytes.size());
+    const std::uint64_t delay = cycles * static_cast<std::uint64_t>(cycle_.value());
+    r.ready_ps = now + delay;
     ingress_event_.notify(sc_core::sc_time::from_value(delay));
+    return false;
+}
+
+void CollectiveEngine::feed_ingress(unsigned context) {
+    Context& c = contexts_[context];
+    Active& a = c.active;
+    Context::IngressFeed& f = *c.feed;
+    const std::uint64_t now = sc_core::sc_time_stamp().value(), cycle = static_cast<std::uint64_t>(cycle_.value());
+    const std::uint64_t output = f.bytes.size() - CollectiveEnvelope::kBytes;
+    if (!a.running || a.host_received != f.fed) {  // ended meanwhile (an error, an abort): the rest is not sent
+        c.discard_host = 0;                        // (no host packets follow)
+        c.feed.reset();
+        return;
+    }
+    // Output byte o is made after cycles x o / output (element order, the
+    // kernel's rate); fed a packet payload at a time.
+    const auto due = [&](std::uint64_t end) {
+        const std::uint64_t done = end - CollectiveEnvelope::kBytes;
+        return f.begin_ps + (output == 0 ? f.cycles : (f.cycles * done + output - 1) / output) * cycle;
+    };
+    const std::uint64_t chunk = std::max<std::uint64_t>(1, config_.packet_payload_bytes);
+    while (f.fed < f.bytes.size()) {
+        const std::uint64_t end = std::min<std::uint64_t>(f.bytes.size(), f.fed + chunk);
+        if (due(end) > now) {
+            ingress_event_.notify(sc_core::sc_time::from_value(due(end) - now));
+            return;
+        }
+        a.take_contribution(f.fed, f.bytes.data() + f.fed, end - f.fed);
+        a.host_received += static_cast<std::uint32_t>(end - f.fed);
+        f.fed = static_cast<std::uint32_t>(end);
+    }
+    c.feed.reset();
 }
 
 void CollectiveEngine::on_ingress_ready() {
@@ -1963,9 +2018,14 @@ void CollectiveEngine::on_ingress_ready() {
     for (std::uint32_t held = ingress_contexts_; held != 0; held &= held - 1) {
         const auto context = static_cast<unsigned>(__builtin_ctz(held));
         Context& c = contexts_[context];
+        if (c.feed) {
+            const std::uint32_t before = c.feed->fed;
+            feed_ingress(context);
+            if (!c.feed || c.feed->fed != before) progress(context);
+        }
         const bool waits =
             std::any_of(c.waiting.begin(), c.waiting.end(), [&](const Request& r) { return r.ready_ps > now; });
-        if (!waits) ingress_contexts_ &= ~(1u << context);
+        if (!waits && !c.feed) ingress_contexts_ &= ~(1u << context);
         if (!c.waiting.empty() && c.waiting.front().ready_ps <= now) progress(context);
     }
 }

@@ -376,6 +376,15 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint32_t head_message = 0;    ///< its bytes
         std::vector<std::uint8_t> prefix;  ///< its envelope [+ counts] (+ first contribution bytes) so far
         std::uint32_t discard_host = 0;    ///< host bytes of a finished request still to come (dropped)
+        /// An ingress kernel's output streaming into the running collective
+        /// (its contribution), element order, at the kernel's rate.
+        struct IngressFeed {
+            std::vector<std::uint8_t> bytes;  ///< envelope + output
+            std::uint32_t fed = 0;            ///< message bytes taken in so far
+            std::uint64_t begin_ps = 0;       ///< the kernel started
+            std::uint64_t cycles = 0;         ///< the kernel's cycles for the whole output
+        };
+        std::optional<IngressFeed> feed;
         int own_rank = 0;                  ///< comm rank the row gives (credit returns)
         Active active;
         SequenceTracker sequences;    ///< the collective current on the row; peers' early abort notices
@@ -542,9 +551,14 @@ class CollectiveEngine : public sc_core::sc_module {
     /// ingress kernel (GEMM, SPMV_BAND) is armed for.
     bool ingress_armed(unsigned context, const std::uint8_t* prefix, std::size_t bytes) const;
     /// Runs the armed ingress kernel on the assembled request `r`: its
-    /// contribution becomes the kernel's output, ready after the kernel's cycles.
-    void run_ingress(unsigned context, Request& r);
+    /// contribution becomes the kernel's output. True when the collective
+    /// started with the output streaming in (r is spent); false: r is to be
+    /// queued (ready after the kernel's cycles, or left as it came when it
+    /// does not fit the kernel).
+    bool run_ingress(unsigned context, Request& r);
     void on_ingress_ready();
+    /// Takes in the kernel output chunks due by now; schedules the next.
+    void feed_ingress(unsigned context);
     /// Contexts whose program finished now go on.
     void on_cgra_done();
     /// Fully fused: the request the engine posts itself when the armed
