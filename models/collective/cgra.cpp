@@ -378,6 +378,28 @@ std::uint64_t ingress_cycles(const Program& program, std::int64_t size, unsigned
     return (work + units - 1) / units * cycles_per_vector + pe_latency_cycles;
 }
 
+std::uint64_t ingress_ready_cycles(const Program& program, std::int64_t size, std::int64_t rank, std::uint64_t done,
+                                   unsigned processing_elements, unsigned cycles_per_vector,
+                                   unsigned pe_latency_cycles) {
+    const IngressShape s = ingress_shape(program, size);
+    done = std::min(done, s.output);
+    if (done == s.output)
+        return ingress_cycles(program, size, processing_elements, cycles_per_vector, pe_latency_cycles);
+    const std::uint64_t units = std::uint64_t{processing_elements} * program.lanes;
+    const Instruction& ins = program.instructions.front();
+    std::uint64_t work = 0;
+    if (ins.opcode == CgraOpcode::Gemm) {
+        work = done * (ins.immediate >> 16 & 0xFFFF);
+    } else if (done > 0) {
+        const auto cols = static_cast<std::int64_t>(ins.immediate & 0xFFFFFFFF);
+        const auto w = static_cast<std::int64_t>(ins.immediate >> 32 & 0xFF);
+        const std::int64_t needed =
+            std::clamp<std::int64_t>(static_cast<std::int64_t>(done) - 1 - rank * cols + w + 1, 0, cols);
+        work = std::max<std::uint64_t>(static_cast<std::uint64_t>(needed * (2 * w + 1)), done);
+    }
+    return (work + units - 1) / units * cycles_per_vector + pe_latency_cycles;
+}
+
 void run_program(const Program& program, std::uint8_t* data, std::size_t bytes, std::int64_t rank, std::int64_t size) {
     const std::size_t n = bytes / element_bytes(program.type);
     switch (program.type) {

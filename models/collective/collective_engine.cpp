@@ -1966,7 +1966,7 @@ bool CollectiveEngine::run_ingress(unsigned context, Request& r) {
         start(context, r.network, out.data(), CollectiveEnvelope::kBytes, static_cast<std::uint32_t>(out.size()),
               r.first_at);
         c.feed =
-            Context::IngressFeed{std::move(out), static_cast<std::uint32_t>(CollectiveEnvelope::kBytes), now, cycles};
+            Context::IngressFeed{std::move(out), static_cast<std::uint32_t>(CollectiveEnvelope::kBytes), now, program, element};
         spare_buffers_.push_back(std::move(r.bytes));
         r = Request{};
         feed_ingress(context);
@@ -1987,17 +1987,19 @@ void CollectiveEngine::feed_ingress(unsigned context) {
     Active& a = c.active;
     Context::IngressFeed& f = *c.feed;
     const std::uint64_t now = sc_core::sc_time_stamp().value(), cycle = static_cast<std::uint64_t>(cycle_.value());
-    const std::uint64_t output = f.bytes.size() - CollectiveEnvelope::kBytes;
     if (!a.running || a.host_received != f.fed) {  // ended meanwhile (an error, an abort): the rest is not sent
         c.discard_host = 0;                        // (no host packets follow)
         c.feed.reset();
         return;
     }
-    // Output byte o is made after cycles x o / output (element order, the
-    // kernel's rate); fed a packet payload at a time.
+    // The output streams on in element order as it becomes final
+    // (cgra::ingress_ready_cycles), a packet payload at a time.
     const auto due = [&](std::uint64_t end) {
-        const std::uint64_t done = end - CollectiveEnvelope::kBytes;
-        return f.begin_ps + (output == 0 ? f.cycles : (f.cycles * done + output - 1) / output) * cycle;
+        const std::uint64_t done = (end - CollectiveEnvelope::kBytes + f.element - 1) / f.element;
+        return f.begin_ps + cgra::ingress_ready_cycles(f.program, a.envelope.size, a.rank, done, config_.cgra_pes,
+                                                       config_.cgra_cycles_per_vector,
+                                                       config_.cgra_pe_latency_cycles) *
+                                cycle;
     };
     const std::uint64_t chunk = std::max<std::uint64_t>(1, config_.packet_payload_bytes);
     while (f.fed < f.bytes.size()) {

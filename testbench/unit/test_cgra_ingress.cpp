@@ -97,3 +97,20 @@ TEST_CASE("cgra ingress: cycles are the MACs over every PE's lanes plus one late
     s.lanes = 1;
     CHECK(ingress_cycles(s, 128, 8, 1, 4) == 4 * 128 / 8 + 4);
 }
+
+TEST_CASE("cgra ingress: the output is final in element order at the kernel's rate", "[cgra]") {
+    Program g = kernel(ElementType::Double, CgraOpcode::Gemm, 4 | 2u << 16 | 8ull << 32);  // 32 outputs, 2 MACs each
+    g.lanes = 2;
+    CHECK(ingress_ready_cycles(g, 4, 0, 0, 2, 1, 3) == 3);
+    CHECK(ingress_ready_cycles(g, 4, 0, 5, 2, 1, 3) == 10 / 4 + 1 + 3);  // ceil(5 x 2 / 4)
+    CHECK(ingress_ready_cycles(g, 4, 0, 32, 2, 1, 3) == ingress_cycles(g, 4, 2, 1, 3));
+    // SPMV_BAND, 4 columns per rank, w = 1, rank 1 of 3 (columns 4..7 of 12):
+    // rows 0..2 are never touched by it, row 3 needs column 4, row 8 column 7.
+    Program s = kernel(ElementType::Int32, CgraOpcode::SpmvBand, 4 | 1ull << 32);
+    s.lanes = 1;
+    CHECK(ingress_ready_cycles(s, 3, 1, 3, 1, 1, 0) == 3);      // bounded by writing 3 elements
+    CHECK(ingress_ready_cycles(s, 3, 1, 4, 1, 1, 0) == 4);      // row 3: column 4 (3 MACs), 4 written
+    CHECK(ingress_ready_cycles(s, 3, 1, 6, 1, 1, 0) == 3 * 3);  // row 5: columns 4..6
+    CHECK(ingress_ready_cycles(s, 3, 1, 8, 1, 1, 0) == 4 * 3);  // row 7: all 4 columns
+    CHECK(ingress_ready_cycles(s, 3, 1, 12, 1, 1, 0) == ingress_cycles(s, 3, 1, 1, 0));
+}

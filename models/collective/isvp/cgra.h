@@ -143,6 +143,16 @@ void run_ingress(const Program& program, const std::uint8_t* input, std::uint8_t
 std::uint64_t ingress_cycles(const Program& program, std::int64_t size, unsigned processing_elements,
                              unsigned cycles_per_vector, unsigned pe_latency_cycles);
 
+/// Cycles after the kernel starts by which its first `done` output elements
+/// are final (the output streams on in element order): GEMM row major, kl
+/// MACs per element; SPMV_BAND element e once the columns up to e + w of
+/// this rank's block are done (elements no column of it reaches: at once,
+/// bounded by writing the output lanes at a time). ingress_ready_cycles(
+/// output) == ingress_cycles.
+std::uint64_t ingress_ready_cycles(const Program& program, std::int64_t size, std::int64_t rank, std::uint64_t done,
+                                   unsigned processing_elements, unsigned cycles_per_vector,
+                                   unsigned pe_latency_cycles);
+
 /// Cycles the array takes for `elements` elements: ceil(elements / lanes)
 /// vectors x cycles_per_vector, plus each PE's pipeline latency once.
 std::uint64_t program_cycles(const Program& program, std::uint64_t elements, unsigned cycles_per_vector,

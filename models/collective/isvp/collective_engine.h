@@ -382,7 +382,8 @@ class CollectiveEngine : public sc_core::sc_module {
             std::vector<std::uint8_t> bytes;  ///< envelope + output
             std::uint32_t fed = 0;            ///< message bytes taken in so far
             std::uint64_t begin_ps = 0;       ///< the kernel started
-            std::uint64_t cycles = 0;         ///< the kernel's cycles for the whole output
+            cgra::Program program;            ///< the kernel (its timing)
+            std::size_t element = 1;          ///< bytes per element
         };
         std::optional<IngressFeed> feed;
         int own_rank = 0;                  ///< comm rank the row gives (credit returns)
