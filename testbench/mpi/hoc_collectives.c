@@ -16,6 +16,7 @@
 #include "mpi_check.h"
 
 static int rank, size, offload;
+static MPI_Comm comm; /* the communicator under test */
 
 static int64_t a_at(int i, int t) {
     return (i * 7 + t * 3) % 11 - 5;
@@ -53,7 +54,7 @@ static void pgemm_case(int m, int n, int k, MPI_Datatype type, int64_t scale, in
             else
                 ((double*)b)[at] = (double)v;
         }
-    CHECK_INT(MPIX_Pgemm(a, b, c, m, n, k, type, MPI_COMM_WORLD), MPI_SUCCESS);
+    CHECK_INT(MPIX_Pgemm(a, b, c, m, n, k, type, comm), MPI_SUCCESS);
     CHECK_INT(MPIX_Hoc_last_offloaded(), expect_path);
     int bad = 0;
     for (int i = 0; i < ml; ++i)
@@ -105,7 +106,7 @@ static void spmv_case(int cols, int w, MPI_Datatype type, int expect_path) {
         else
             ((double*)x)[j] = (double)x_at(g);
     }
-    CHECK_INT(MPIX_Spmv_band(band, x, y, cols, w, type, MPI_COMM_WORLD), MPI_SUCCESS);
+    CHECK_INT(MPIX_Spmv_band(band, x, y, cols, w, type, comm), MPI_SUCCESS);
     CHECK_INT(MPIX_Hoc_last_offloaded(), expect_path);
     int bad = 0;
     for (int i = 0; i < cols; ++i) {
@@ -151,6 +152,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    comm = MPI_COMM_WORLD;
     const char* v = getenv("ISVP_MPI_OFFLOAD");
     offload = v == NULL || strcmp(v, "0") != 0;
 
@@ -195,6 +197,23 @@ int main(int argc, char** argv) {
     /* Still working. */
     pgemm_case(2 * size, 3, size, MPI_INT, 1, offload);
     spmv_case(2, 1, MPI_INT, offload);
+
+    /* A split communicator (odd / even world ranks, reversed): the kernels
+     * use the comm rank (SPMV_BAND's columns, the blocks of C). */
+    if (size >= 4) {
+        const int world_rank = rank, world_size = size;
+        CHECK_INT(MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_size - world_rank, &comm), MPI_SUCCESS);
+        MPI_Comm_rank(comm, &rank);
+        MPI_Comm_size(comm, &size);
+        CHECK_INT(rank, (world_size - 1 - world_rank) / 2);
+        pgemm_case(2 * size, 3, 2 * size, MPI_INT64_T, 3, offload);
+        spmv_case(3, 4, MPI_INT, offload);
+        spmv_case(4, 1, MPI_DOUBLE, offload);
+        MPI_Comm_free(&comm);
+        comm = MPI_COMM_WORLD;
+        rank = world_rank;
+        size = world_size;
+    }
 
     const int status = mpi_check_done("hoc_collectives", rank);
     MPI_Finalize();
