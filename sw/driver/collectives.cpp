@@ -131,10 +131,11 @@ struct Collectives::Call {
     std::optional<Operation> op;  ///< reductions only
     std::size_t count = 0;        ///< elements (per block for per-rank collectives)
     int root = 0;
-    const void* send = nullptr;                        ///< input (bcast: the buffer)
-    void* recv = nullptr;                              ///< output (bcast: the buffer)
+    const void* send = nullptr;  ///< input (bcast: the buffer)
+    void* recv = nullptr;        ///< output (bcast: the buffer)
     const std::vector<std::size_t>* counts = nullptr;  ///< reduce_scatter with unequal counts: per block
-    std::optional<std::size_t> ingress_bytes;          ///< an ingress kernel's input (send) replaces the contribution
+    /// An ingress kernel's input (send) replaces the contribution.
+    std::optional<std::size_t> ingress_bytes;
 };
 
 Collectives::Collectives(Driver& driver, bool offload) : driver_(driver), offload_(offload) {
@@ -185,9 +186,8 @@ unsigned Collectives::agree_id(Communicator& parent) {
     ++parent.sequence;
     for (unsigned id = 0; id < kCommunicatorIds; ++id)
         if (common[id / 32] >> (id % 32) & 1u) return id;
-    throw DriverError(
-        "collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
-        " in use); free some communicators (a freed one keeps its ID until its pending requests are done)");
+    throw DriverError("collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
+                      " in use); free some communicators (a freed one keeps its ID until its pending requests are done)");
 }
 
 std::array<std::uint32_t, kCommunicatorIds / 32> Collectives::free_ids() {
@@ -693,8 +693,7 @@ bool Collectives::fused(Communicator& comm, Opcode collective, const void* send,
     if (!decoded.program) throw DriverError("collective: " + decoded.why);
     if (cgra::is_ingress(*decoded.program))
         throw DriverError("collective: fused " + lower_name(collective) +
-                          ": an ingress kernel (GEMM, SPMV_BAND) runs "
-                          "only before a reduce-scatter (ingress_reduce_scatter)");
+                          ": an ingress kernel (GEMM, SPMV_BAND) runs only before a reduce-scatter");
     std::optional<unsigned> slot;
     if (offload && offload_ && would_offload(comm, collective, op, type, buffer_bytes)) slot = cgra_slot(words);
     if (slot) {
