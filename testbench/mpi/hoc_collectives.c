@@ -2,7 +2,7 @@
 /* Higher-order collectives (isvp_fused.h, docs/FUSED.md) against plain C
  * references: MPIX_Pgemm (C = A . B, A by column blocks, B and C by row
  * blocks) and MPIX_Spmv_band (banded y = A . x, column blocks, halo rows
- * reaching one or more neighbours), int32, int64 and double, several sizes;
+ * reaching one or more neighbours), int32, int64, float and double, several sizes;
  * with offload on they run in the switch (MPIX_Hoc_last_offloaded() == 1),
  * with ISVP_MPI_HOC_THRESHOLD=0 (set here) or offload off on the host; a
  * double PGEMM with non-integer values gives the same bits on both paths
@@ -18,6 +18,18 @@
 static int rank, size, offload;
 static MPI_Comm comm; /* the communicator under test */
 
+/* Element `at` of a buffer of `type` (int32, int64, float, double). */
+static void put(char* p, size_t at, MPI_Datatype type, int64_t v) {
+    if (type == MPI_INT)
+        ((int32_t*)p)[at] = (int32_t)v;
+    else if (type == MPI_INT64_T)
+        ((int64_t*)p)[at] = v;
+    else if (type == MPI_FLOAT)
+        ((float*)p)[at] = (float)v;
+    else
+        ((double*)p)[at] = (double)v;
+}
+
 static int64_t a_at(int i, int t) {
     return (i * 7 + t * 3) % 11 - 5;
 }
@@ -28,7 +40,7 @@ static int64_t b_at(int t, int j) {
 /* elem: 4 int32, 8 int64, 0 double. scale multiplies A (int64: beyond 32 bits). */
 static void pgemm_case(int m, int n, int k, MPI_Datatype type, int64_t scale, int expect_path) {
     const int kl = k / size, ml = m / size;
-    const size_t e = type == MPI_INT ? 4 : 8;
+    const size_t e = type == MPI_INT || type == MPI_FLOAT ? 4 : 8;
     char* a = malloc(e * (size_t)(m * kl));
     char* b = malloc(e * (size_t)(kl * n));
     char* c = malloc(e * (size_t)(ml * n) + 1);
@@ -36,23 +48,13 @@ static void pgemm_case(int m, int n, int k, MPI_Datatype type, int64_t scale, in
         for (int t = 0; t < kl; ++t) {
             const int64_t v = a_at(i, rank * kl + t) * scale;
             const size_t at = (size_t)(i * kl + t);
-            if (type == MPI_INT)
-                ((int32_t*)a)[at] = (int32_t)v;
-            else if (type == MPI_INT64_T)
-                ((int64_t*)a)[at] = v;
-            else
-                ((double*)a)[at] = (double)v;
+            put(a, at, type, v);
         }
     for (int t = 0; t < kl; ++t)
         for (int j = 0; j < n; ++j) {
             const int64_t v = b_at(rank * kl + t, j);
             const size_t at = (size_t)(t * n + j);
-            if (type == MPI_INT)
-                ((int32_t*)b)[at] = (int32_t)v;
-            else if (type == MPI_INT64_T)
-                ((int64_t*)b)[at] = v;
-            else
-                ((double*)b)[at] = (double)v;
+            put(b, at, type, v);
         }
     CHECK_INT(MPIX_Pgemm(a, b, c, m, n, k, type, comm), MPI_SUCCESS);
     CHECK_INT(MPIX_Hoc_last_offloaded(), expect_path);
@@ -64,6 +66,7 @@ static void pgemm_case(int m, int n, int k, MPI_Datatype type, int64_t scale, in
             const size_t at = (size_t)(i * n + j);
             const int ok = type == MPI_INT       ? ((int32_t*)c)[at] == (int32_t)want
                            : type == MPI_INT64_T ? ((int64_t*)c)[at] == want
+                           : type == MPI_FLOAT   ? ((float*)c)[at] == (float)want
                                                  : ((double*)c)[at] == (double)want;
             if (!ok && bad++ < 3) CHECK(ok);
         }
@@ -82,7 +85,7 @@ static int64_t x_at(int g) {
 
 static void spmv_case(int cols, int w, MPI_Datatype type, int expect_path) {
     const int rows = cols * size, width = 2 * w + 1;
-    const size_t e = type == MPI_INT ? 4 : 8;
+    const size_t e = type == MPI_INT || type == MPI_FLOAT ? 4 : 8;
     char* band = malloc(e * (size_t)(cols * width));
     char* x = malloc(e * (size_t)cols);
     char* y = malloc(e * (size_t)cols);
@@ -92,19 +95,9 @@ static void spmv_case(int cols, int w, MPI_Datatype type, int expect_path) {
             /* rows outside the matrix: garbage the kernel must ignore */
             const int64_t v = g + d >= 0 && g + d < rows ? band_at(g + d, g) : 1000;
             const size_t at = (size_t)(j * width + w + d);
-            if (type == MPI_INT)
-                ((int32_t*)band)[at] = (int32_t)v;
-            else if (type == MPI_INT64_T)
-                ((int64_t*)band)[at] = v;
-            else
-                ((double*)band)[at] = (double)v;
+            put(band, at, type, v);
         }
-        if (type == MPI_INT)
-            ((int32_t*)x)[j] = (int32_t)x_at(g);
-        else if (type == MPI_INT64_T)
-            ((int64_t*)x)[j] = x_at(g);
-        else
-            ((double*)x)[j] = (double)x_at(g);
+        put(x, (size_t)j, type, x_at(g));
     }
     CHECK_INT(MPIX_Spmv_band(band, x, y, cols, w, type, comm), MPI_SUCCESS);
     CHECK_INT(MPIX_Hoc_last_offloaded(), expect_path);
@@ -116,6 +109,7 @@ static void spmv_case(int cols, int w, MPI_Datatype type, int expect_path) {
             if (col >= 0 && col < rows) want += band_at(row, col) * x_at(col);
         const int ok = type == MPI_INT       ? ((int32_t*)y)[i] == (int32_t)want
                        : type == MPI_INT64_T ? ((int64_t*)y)[i] == want
+                       : type == MPI_FLOAT   ? ((float*)y)[i] == (float)want
                                              : ((double*)y)[i] == (double)want;
         if (!ok && bad++ < 3) CHECK(ok);
     }
@@ -156,8 +150,8 @@ int main(int argc, char** argv) {
     const char* v = getenv("ISVP_MPI_OFFLOAD");
     offload = v == NULL || strcmp(v, "0") != 0;
 
-    const MPI_Datatype types[] = {MPI_INT, MPI_INT64_T, MPI_DOUBLE};
-    for (int t = 0; t < 3; ++t) {
+    const MPI_Datatype types[] = {MPI_INT, MPI_INT64_T, MPI_DOUBLE, MPI_FLOAT};
+    for (int t = 0; t < 4; ++t) {
         const int64_t scale = types[t] == MPI_INT64_T ? 1000000007 : 1;
         pgemm_case(size, 1, size, types[t], scale, offload);
         pgemm_case(2 * size, 5, 3 * size, types[t], scale, offload);
