@@ -41,6 +41,10 @@ const char* opcode_name(CgraOpcode op) {
             return "SHL";
         case CgraOpcode::ShiftRight:
             return "SHR";
+        case CgraOpcode::Gemm:
+            return "GEMM";
+        case CgraOpcode::SpmvBand:
+            return "SPMV_BAND";
     }
     return "?";
 }
@@ -95,7 +99,7 @@ LoadOutcome decode(const std::vector<std::uint32_t>& words, const Limits& limits
             words[2 + kWordsPerInstruction * i] | static_cast<std::uint64_t>(words[3 + kWordsPerInstruction * i]) << 32;
         const unsigned op = a & 0xFF, operand = (a >> 8) & 0x3;
         const std::string where = "instruction " + std::to_string(i) + ": ";
-        if (op < 1 || op > 9) return refuse(LoadError::Opcode, i, where + "unknown opcode " + std::to_string(op));
+        if (op < 1 || op > 11) return refuse(LoadError::Opcode, i, where + "unknown opcode " + std::to_string(op));
         if ((a >> 10) != 0) return refuse(LoadError::Reserved, i, where + "bits [31:10] of word a must be zero");
         ins.opcode = static_cast<CgraOpcode>(op);
         ins.operand = static_cast<CgraOperand>(operand);
@@ -118,6 +122,21 @@ LoadOutcome decode(const std::vector<std::uint32_t>& words, const Limits& limits
             return refuse(LoadError::Immediate, i,
                           where + "PREFIX_SUM's immediate is 0 (inclusive) or 1 (exclusive), got " +
                               std::to_string(ins.immediate));
+        if (ins.opcode == CgraOpcode::Gemm || ins.opcode == CgraOpcode::SpmvBand) {
+            if (count != 1)
+                return refuse(
+                    LoadError::Instructions, i,
+                    where + opcode_name(ins.opcode) + " is an ingress kernel: the program's only instruction");
+            const std::uint64_t imm = ins.immediate;
+            if (ins.opcode == CgraOpcode::Gemm &&
+                ((imm & 0xFFFF) == 0 || (imm >> 16 & 0xFFFF) == 0 || (imm >> 32 & 0xFFFF) == 0 || (imm >> 48) != 0))
+                return refuse(
+                    LoadError::Immediate, i,
+                    where + "GEMM's immediate is m [15:0], kl [31:16], n [47:32], each 1..65535, [63:48] zero");
+            if (ins.opcode == CgraOpcode::SpmvBand && ((imm & 0xFFFFFFFF) == 0 || (imm >> 40) != 0))
+                return refuse(LoadError::Immediate, i,
+                              where + "SPMV_BAND's immediate is cols [31:0] (at least 1), w [39:32], [63:40] zero");
+        }
         p.instructions.push_back(ins);
     }
     LoadOutcome out;
@@ -265,12 +284,121 @@ void run_typed(const Program& program, std::uint8_t* data, std::size_t n, std::i
                     for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<T>(v[i] >> ins.immediate);
                 }
                 break;
+            case CgraOpcode::Gemm:
+            case CgraOpcode::SpmvBand:
+                break;  // ingress kernels: run_ingress
         }
     }
     if (n) std::memcpy(data, v.data(), n * sizeof(T));
 }
 
+template <typename T>
+void ingress_typed(const Program& program, const std::uint8_t* input, std::uint8_t* output, std::int64_t rank,
+                   std::int64_t size) {
+    const Instruction& ins = program.instructions.front();
+    const IngressShape shape = ingress_shape(program, size);
+    std::vector<T> in(shape.input), out(shape.output, T{});
+    if (shape.input) std::memcpy(in.data(), input, shape.input * sizeof(T));
+    if (ins.opcode == CgraOpcode::Gemm) {
+        const std::uint64_t m = ins.immediate & 0xFFFF, kl = ins.immediate >> 16 & 0xFFFF,
+                            n = ins.immediate >> 32 & 0xFFFF;
+        const T* a = in.data();
+        const T* b = in.data() + m * kl;
+        for (std::uint64_t i = 0; i < m; ++i)
+            for (std::uint64_t j = 0; j < n; ++j) {
+                T sum{};
+                for (std::uint64_t t = 0; t < kl; ++t) sum = wrap_add(sum, wrap_mul(a[i * kl + t], b[t * n + j]));
+                out[i * n + j] = sum;
+            }
+    } else {
+        const std::int64_t cols = static_cast<std::int64_t>(ins.immediate & 0xFFFFFFFF);
+        const std::int64_t w = static_cast<std::int64_t>(ins.immediate >> 32 & 0xFF);
+        const std::int64_t rows = cols * size;
+        const T* band = in.data();
+        const T* x = in.data() + static_cast<std::size_t>(cols * (2 * w + 1));
+        for (std::int64_t j = 0; j < cols; ++j) {
+            const std::int64_t g = rank * cols + j;
+            for (std::int64_t d = -w; d <= w; ++d) {
+                if (g + d < 0 || g + d >= rows) continue;
+                T& y = out[static_cast<std::size_t>(g + d)];
+                y = wrap_add(y, wrap_mul(band[static_cast<std::size_t>(j * (2 * w + 1) + w + d)],
+                                         x[static_cast<std::size_t>(j)]));
+            }
+        }
+    }
+    if (shape.output) std::memcpy(output, out.data(), shape.output * sizeof(T));
+}
+
 }  // namespace
+
+bool is_ingress(const Program& program) {
+    return program.instructions.size() == 1 && (program.instructions.front().opcode == CgraOpcode::Gemm ||
+                                                program.instructions.front().opcode == CgraOpcode::SpmvBand);
+}
+
+IngressShape ingress_shape(const Program& program, std::int64_t size) {
+    IngressShape s;
+    if (!is_ingress(program) || size <= 0) return s;
+    const Instruction& ins = program.instructions.front();
+    if (ins.opcode == CgraOpcode::Gemm) {
+        const std::uint64_t m = ins.immediate & 0xFFFF, kl = ins.immediate >> 16 & 0xFFFF,
+                            n = ins.immediate >> 32 & 0xFFFF;
+        s.input = m * kl + kl * n;
+        s.output = m * n;
+        s.macs = m * n * kl;
+    } else {
+        const std::uint64_t cols = ins.immediate & 0xFFFFFFFF, w = ins.immediate >> 32 & 0xFF;
+        s.input = cols * (2 * w + 1) + cols;
+        s.output = cols * static_cast<std::uint64_t>(size);
+        s.macs = cols * (2 * w + 1);
+    }
+    return s;
+}
+
+void run_ingress(const Program& program, const std::uint8_t* input, std::uint8_t* output, std::int64_t rank,
+                 std::int64_t size) {
+    if (!is_ingress(program)) return;
+    switch (program.type) {
+        case ElementType::Int32:
+            return ingress_typed<std::int32_t>(program, input, output, rank, size);
+        case ElementType::Int64:
+            return ingress_typed<std::int64_t>(program, input, output, rank, size);
+        case ElementType::Float:
+            return ingress_typed<float>(program, input, output, rank, size);
+        case ElementType::Double:
+            return ingress_typed<double>(program, input, output, rank, size);
+    }
+}
+
+std::uint64_t ingress_cycles(const Program& program, std::int64_t size, unsigned processing_elements,
+                             unsigned cycles_per_vector, unsigned pe_latency_cycles) {
+    const IngressShape s = ingress_shape(program, size);
+    const std::uint64_t units = std::uint64_t{processing_elements} * program.lanes;
+    const std::uint64_t work = std::max(s.macs, s.output);
+    return (work + units - 1) / units * cycles_per_vector + pe_latency_cycles;
+}
+
+std::uint64_t ingress_ready_cycles(const Program& program, std::int64_t size, std::int64_t rank, std::uint64_t done,
+                                   unsigned processing_elements, unsigned cycles_per_vector,
+                                   unsigned pe_latency_cycles) {
+    const IngressShape s = ingress_shape(program, size);
+    done = std::min(done, s.output);
+    if (done == s.output)
+        return ingress_cycles(program, size, processing_elements, cycles_per_vector, pe_latency_cycles);
+    const std::uint64_t units = std::uint64_t{processing_elements} * program.lanes;
+    const Instruction& ins = program.instructions.front();
+    std::uint64_t work = 0;
+    if (ins.opcode == CgraOpcode::Gemm) {
+        work = done * (ins.immediate >> 16 & 0xFFFF);
+    } else if (done > 0) {
+        const auto cols = static_cast<std::int64_t>(ins.immediate & 0xFFFFFFFF);
+        const auto w = static_cast<std::int64_t>(ins.immediate >> 32 & 0xFF);
+        const std::int64_t needed =
+            std::clamp<std::int64_t>(static_cast<std::int64_t>(done) - 1 - rank * cols + w + 1, 0, cols);
+        work = std::max<std::uint64_t>(static_cast<std::uint64_t>(needed * (2 * w + 1)), done);
+    }
+    return (work + units - 1) / units * cycles_per_vector + pe_latency_cycles;
+}
 
 void run_program(const Program& program, std::uint8_t* data, std::size_t bytes, std::int64_t rank, std::int64_t size) {
     const std::size_t n = bytes / element_bytes(program.type);

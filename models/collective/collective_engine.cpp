@@ -220,7 +220,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     // One process for all of the engine's own work (see run()).
     SC_METHOD(run);
     sensitive << net_port_.wake() << host_port_.wake() << kernel_port_.wake() << incoming_event_ << combined_event_
-              << flush_event_ << cgr_free_event_ << cgra_event_;
+              << flush_event_ << cgr_free_event_ << cgra_event_ << ingress_event_;
     dont_initialize();
 }
 
@@ -236,6 +236,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
 void CollectiveEngine::run() {
     on_combined();
     on_cgra_done();
+    if (ingress_contexts_) on_ingress_ready();
     on_cgr_free();
     on_incoming();
     on_cgr_free();
@@ -376,6 +377,11 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
     const std::uint32_t total = v.processor.message_bytes;
     // The running collective's own request, still streaming in.
     if (a.running && a.host_received < a.host_message) {
+        if (c.feed) {
+            drop("request packet on context " + std::to_string(context) +
+                 " while an ingress kernel's output streams into its collective");
+            return;
+        }
         if (v.offset != a.host_received || total != a.host_message) {
             drop("request packet at offset " + std::to_string(v.offset) + " while the request streaming on context " +
                  std::to_string(context) + " expects offset " + std::to_string(a.host_received));
@@ -406,7 +412,8 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
             drop("request packet at offset " + std::to_string(v.offset) + " without its first packet");
             return;
         }
-        if (!a.running && c.waiting.empty()) {  // the context is free: stream it
+        // The context is free: stream it (an ingress kernel needs the whole request first).
+        if (!a.running && c.waiting.empty() && !ingress_armed(context, v.payload, v.payload_bytes)) {
             c.streaming = true;
             c.head = v.network;
             c.head_at = sc_core::sc_time_stamp();
@@ -433,6 +440,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
     r.received += v.payload_bytes;
     if (r.received >= total) {
         r.open = false;
+        if (ingress_armed(context, r.bytes.data(), r.bytes.size()) && run_ingress(context, r)) return;  // started
         c.waiting.push_back(std::move(r));
         r = Request{};
         progress(context);
@@ -1425,6 +1433,7 @@ void CollectiveEngine::progress(unsigned context) {
         if (!a.running) {
             if (c.waiting.empty() || c.streaming) return;
             const Request& next = c.waiting.front();
+            if (next.ready_ps > sc_core::sc_time_stamp().value()) return;  // its ingress kernel still runs
             if (!tree_ready(context, next.network, next.bytes.data(), next.bytes.size())) return;
             Request request = std::move(c.waiting.front());
             c.waiting.pop_front();
@@ -1874,6 +1883,8 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
                        std::to_string(g.arm_then));
         } else if (g.arm_slot >= rm::kCgraSlots || !g.slots[g.arm_slot]) {
             refuse(1, 0, "CGRA ARM refused: slot " + std::to_string(g.arm_slot) + " holds no program");
+        } else if (g.arm_then != 0 && cgra::is_ingress(*g.slots[g.arm_slot])) {
+            refuse(3, 0, "CGRA ARM refused: an ingress kernel (GEMM, SPMV_BAND) chains no collective");
         } else if (!table_.valid(g.arm_context)) {
             refuse(2, 0, "CGRA ARM refused: context " + std::to_string(g.arm_context) + " holds no communicator");
         } else {
@@ -1918,6 +1929,121 @@ void CollectiveEngine::on_cgra_done() {
         if (a.cgra_ready_ps > now) continue;
         cgra_.running_contexts &= ~(1u << context);
         progress(context);
+    }
+}
+
+// Ingress kernels (higher-order collectives, docs/FUSED.md): the host's
+// request carries the kernel's input (matrix and vector blocks); the CGRA
+// turns it into the reduce-scatter's contribution before the collective
+// starts, so the partial products are summed in transit.
+bool CollectiveEngine::ingress_armed(unsigned context, const std::uint8_t* prefix, std::size_t bytes) const {
+    const auto& armed = cgra_.armed[context];
+    if (!armed || bytes < CollectiveEnvelope::kBytes) return false;
+    const auto& program = cgra_.slots[armed->slot];
+    return program && cgra::is_ingress(*program) && CollectiveEnvelope::read(prefix).sequence == armed->sequence;
+}
+
+bool CollectiveEngine::run_ingress(unsigned context, Request& r) {
+    auto& armed = cgra_.armed[context];
+    const cgra::Program program = *cgra_.slots[armed->slot];
+    armed.reset();
+    const CollectiveEnvelope e = CollectiveEnvelope::read(r.bytes.data());
+    const std::optional<int> rank = table_.valid(context) ? table_.row(context).own_rank() : std::nullopt;
+    const cgra::IngressShape shape = cgra::ingress_shape(program, e.size);
+    const std::size_t element = cgra::element_bytes(program.type);
+    const auto datatype = datatype_from_code(r.network.datatype);
+    if (!rank || r.network.opcode != Opcode::ReduceScatter || e.elements_per_block == kVariableCounts || !datatype ||
+        element_size(*datatype) != element || r.bytes.size() != CollectiveEnvelope::kBytes + shape.input * element ||
+        shape.output != std::uint64_t{e.elements_per_block} * e.size) {
+        // Left as it came: start() refuses its size, every member learns it.
+        SC_REPORT_WARNING(kReportType, (std::string(name()) + ": context " + std::to_string(context) +
+                                        ": the request does not fit the armed ingress kernel (a reduce-scatter of "
+                                        "its output, its input after the envelope); not run")
+                                           .c_str());
+        return false;
+    }
+    std::vector<std::uint8_t> out(CollectiveEnvelope::kBytes + shape.output * element, 0);
+    std::memcpy(out.data(), r.bytes.data(), CollectiveEnvelope::kBytes);
+    if (!config_.timing_only)
+        cgra::run_ingress(program, r.bytes.data() + CollectiveEnvelope::kBytes, out.data() + CollectiveEnvelope::kBytes,
+                          *rank, e.size);
+    const std::uint64_t cycles = cgra::ingress_cycles(program, e.size, config_.cgra_pes, config_.cgra_cycles_per_vector,
+                                                      config_.cgra_pe_latency_cycles);
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    ++cgra_.runs;
+    ingress_contexts_ |= 1u << context;
+    Context& c = contexts_[context];
+    if (!c.active.running && c.waiting.empty() && !c.streaming &&
+        tree_ready(context, r.network, out.data(), CollectiveEnvelope::kBytes)) {
+        // The context is free: the collective starts now and the kernel's
+        // output streams into it as it is made, the way a host's request
+        // streams in (the reduce-scatter's first steps overlap the multiply).
+        start(context, r.network, out.data(), CollectiveEnvelope::kBytes, static_cast<std::uint32_t>(out.size()),
+              r.first_at);
+        c.feed =
+            Context::IngressFeed{std::move(out), static_cast<std::uint32_t>(CollectiveEnvelope::kBytes), now, program, element};
+        spare_buffers_.push_back(std::move(r.bytes));
+        r = Request{};
+        feed_ingress(context);
+        progress(context);
+        return true;
+    }
+    // Busy: queued whole, ready when the kernel is done.
+    r.bytes = std::move(out);
+    r.received = static_cast<std::uint32_t>(r.bytes.size());
+    const std::uint64_t delay = cycles * static_cast<std::uint64_t>(cycle_.value());
+    r.ready_ps = now + delay;
+    ingress_event_.notify(sc_core::sc_time::from_value(delay));
+    return false;
+}
+
+void CollectiveEngine::feed_ingress(unsigned context) {
+    Context& c = contexts_[context];
+    Active& a = c.active;
+    Context::IngressFeed& f = *c.feed;
+    const std::uint64_t now = sc_core::sc_time_stamp().value(), cycle = static_cast<std::uint64_t>(cycle_.value());
+    if (!a.running || a.host_received != f.fed) {  // ended meanwhile (an error, an abort): the rest is not sent
+        c.discard_host = 0;                        // (no host packets follow)
+        c.feed.reset();
+        return;
+    }
+    // The output streams on in element order as it becomes final
+    // (cgra::ingress_ready_cycles), a packet payload at a time.
+    const auto due = [&](std::uint64_t end) {
+        const std::uint64_t done = (end - CollectiveEnvelope::kBytes + f.element - 1) / f.element;
+        return f.begin_ps + cgra::ingress_ready_cycles(f.program, a.envelope.size, a.rank, done, config_.cgra_pes,
+                                                       config_.cgra_cycles_per_vector,
+                                                       config_.cgra_pe_latency_cycles) *
+                                cycle;
+    };
+    const std::uint64_t chunk = std::max<std::uint64_t>(1, config_.packet_payload_bytes);
+    while (f.fed < f.bytes.size()) {
+        const std::uint64_t end = std::min<std::uint64_t>(f.bytes.size(), f.fed + chunk);
+        if (due(end) > now) {
+            ingress_event_.notify(sc_core::sc_time::from_value(due(end) - now));
+            return;
+        }
+        a.take_contribution(f.fed, f.bytes.data() + f.fed, end - f.fed);
+        a.host_received += static_cast<std::uint32_t>(end - f.fed);
+        f.fed = static_cast<std::uint32_t>(end);
+    }
+    c.feed.reset();
+}
+
+void CollectiveEngine::on_ingress_ready() {
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    for (std::uint32_t held = ingress_contexts_; held != 0; held &= held - 1) {
+        const auto context = static_cast<unsigned>(__builtin_ctz(held));
+        Context& c = contexts_[context];
+        if (c.feed) {
+            const std::uint32_t before = c.feed->fed;
+            feed_ingress(context);
+            if (!c.feed || c.feed->fed != before) progress(context);
+        }
+        const bool waits =
+            std::any_of(c.waiting.begin(), c.waiting.end(), [&](const Request& r) { return r.ready_ps > now; });
+        if (!waits && !c.feed) ingress_contexts_ &= ~(1u << context);
+        if (!c.waiting.empty() && c.waiting.front().ready_ps <= now) progress(context);
     }
 }
 

@@ -134,6 +134,8 @@ struct Collectives::Call {
     const void* send = nullptr;  ///< input (bcast: the buffer)
     void* recv = nullptr;        ///< output (bcast: the buffer)
     const std::vector<std::size_t>* counts = nullptr;  ///< reduce_scatter with unequal counts: per block
+    /// An ingress kernel's input (send) replaces the contribution.
+    std::optional<std::size_t> ingress_bytes;
 };
 
 Collectives::Collectives(Driver& driver, bool offload) : driver_(driver), offload_(offload) {
@@ -554,6 +556,7 @@ std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call) {
         case Opcode::Stream:
             break;
     }
+    if (call.ingress_bytes) contribution = *call.ingress_bytes;  // the CGRA makes the contribution from it
     // Timing only: the contribution's length goes to the switch, not its bytes.
     const bool timing_only = driver_.timing_only();
     if (call.counts) {  // the counts table goes in front of the blocks
@@ -688,6 +691,9 @@ bool Collectives::fused(Communicator& comm, Opcode collective, const void* send,
     const std::uint64_t buffer_bytes = check_call(comm, call);
     const cgra::LoadOutcome decoded = cgra::decode(words, cgra::Limits{cgra::kMaxInstructions, 64});
     if (!decoded.program) throw DriverError("collective: " + decoded.why);
+    if (cgra::is_ingress(*decoded.program))
+        throw DriverError("collective: fused " + lower_name(collective) +
+                          ": an ingress kernel (GEMM, SPMV_BAND) runs only before a reduce-scatter");
     std::optional<unsigned> slot;
     if (offload && offload_ && would_offload(comm, collective, op, type, buffer_bytes)) slot = cgra_slot(words);
     if (slot) {
@@ -727,6 +733,33 @@ bool Collectives::fused_allreduce_allgather(Communicator& comm, const void* send
     return true;
 }
 
+bool Collectives::ingress_reduce_scatter(Communicator& comm, const void* input, std::size_t input_bytes, void* recv,
+                                         std::size_t count, Datatype type, const std::vector<std::uint32_t>& words) {
+    Call call{Opcode::ReduceScatter, type, Operation::Sum, count, 0, input, recv};
+    const std::uint64_t buffer_bytes = check_call(comm, call);
+    const cgra::LoadOutcome decoded = cgra::decode(words, cgra::Limits{cgra::kMaxInstructions, 64});
+    if (!decoded.program || !cgra::is_ingress(*decoded.program))
+        throw DriverError("collective: ingress reduce_scatter: the program is not an ingress kernel (GEMM, SPMV_BAND)");
+    if (!offload_ || count == 0 || input_bytes + kCollectiveEnvelopeBytes > kMaxMessageBytes ||
+        !would_offload(comm, Opcode::ReduceScatter, Operation::Sum, type, buffer_bytes))
+        return false;
+    // Every lane the switch's PEs have (the kernel's arithmetic does not
+    // depend on them, its cycles do).
+    if (!driver_.accelerator().present) return false;
+    if (!cgra_capabilities_) cgra_capabilities_ = driver_.cgra_capabilities();
+    cgra::Program program = *decoded.program;
+    program.lanes = std::max(1u, regmap::cgra_capabilities::LANES.get(*cgra_capabilities_));
+    const std::optional<unsigned> slot = cgra_slot(cgra::encode(program));
+    if (!slot) return false;
+    struct NextSequence {
+        Communicator& comm;
+        ~NextSequence() { ++comm.sequence; }
+    } next{comm};
+    driver_.cgra_arm(comm.id, comm.sequence, *slot);
+    call.ingress_bytes = input_bytes;
+    receive_offloaded(comm.id, Opcode::ReduceScatter, recv, post_offloaded(comm, call));
+    return true;
+}
 
 void Collectives::finalize_barrier(Communicator& comm, bool software) {
     lost_counts_as_arrived_ = true;

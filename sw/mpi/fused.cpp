@@ -62,6 +62,8 @@ const Type& check_program_type(MPIX_Cgra_program program, MPI_Datatype datatype)
                 break;
         }
     }
+    if (cgra::is_ingress(program->program))
+        throw Error(MPI_ERR_ARG, "an ingress kernel (GEMM, SPMV_BAND) runs only in MPIX_Pgemm / MPIX_Spmv_band");
     if (!element)
         throw Error(MPI_ERR_TYPE, "fused collectives take MPI_INT, a 64-bit integer, MPI_FLOAT or MPI_DOUBLE");
     if (*element != program->program.type)

@@ -2,7 +2,9 @@
 // capabilities, LOAD of a good program and refusals of malformed ones (the
 // slot keeps its program, CGRA_REFUSED counts), ARM refusals (empty slot,
 // context without a communicator, a chained opcode other than Allgather)
-// and an accepted ARM. The engine's other sockets are bound to sinks.
+// and an accepted ARM; an ingress kernel (GEMM): its LOAD, two refusals, an
+// ARM chaining a collective refused and one accepted. The engine's other
+// sockets are bound to sinks.
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -118,6 +120,16 @@ int sc_main(int, char**) {
     expect(st::RESULT.get(arm(h, 0, 1, 6)) == rm::kCgraDone,
            "ARM of slot 1 (still the good program) chaining an allgather");
     expect(st::RESULT.get(arm(h, 0, 1, 0)) == rm::kCgraDone, "ARM semi-fused");
+    // An ingress kernel (GEMM 2 x 3 x 4, int32) loads alone, is armed
+    // without a chained collective, and refused with one.
+    const std::uint32_t one = 0xC6u << 24 | 1u << 20 | 0u << 16 | 1u << 8 | 1;
+    expect(st::RESULT.get(load(h, 3, {one, 10, 2 | 3u << 16, 4})) == rm::kCgraDone, "a GEMM kernel LOADs into slot 3");
+    s = load(h, 2, {one + 1, 10, 2 | 3u << 16, 4, 1, 0, 0});
+    expect(st::RESULT.get(s) == rm::kCgraRefused && st::ERROR.get(s) == 5, "GEMM beside another instruction refused");
+    s = load(h, 2, {one, 10, 0, 4});
+    expect(st::RESULT.get(s) == rm::kCgraRefused && st::ERROR.get(s) == 9, "GEMM with m = 0 refused (immediate)");
+    expect(st::ERROR.get(arm(h, 0, 3, 6)) == 3, "ARM of an ingress kernel chaining an allgather refused (3)");
+    expect(st::RESULT.get(arm(h, 0, 3, 0)) == rm::kCgraDone, "ARM of the ingress kernel");
     expect(h.read(rm::CGRA_BASE + 0x3C) == 0xFFFFFFFFu, "an unmapped CGRA register reads all ones");
     sc_core::sc_stop();
     std::cout << (failures ? "collective_cgra_registers_tb: FAILED\n" : "collective_cgra_registers_tb: passed\n");

@@ -49,6 +49,11 @@ enum class CgraOpcode : std::uint8_t {
     Scale = 7,       ///< integers: x = (x * imm) >> 16 (Q16.16); floating point: x *= imm (operand Immediate)
     ShiftLeft = 8,   ///< integers only: x <<= imm (operand Immediate, imm < element bits)
     ShiftRight = 9,  ///< integers only: arithmetic x >>= imm (operand Immediate, imm < element bits)
+    // Ingress kernels (higher-order collectives, docs/FUSED.md): the sole
+    // instruction of a program that runs on the host's request as it enters
+    // the engine, before the reduce-scatter that follows; not on a result.
+    Gemm = 10,      ///< partial C (m x n) = A block (m x kl) . B block (kl x n); imm [15:0] m, [31:16] kl, [47:32] n
+    SpmvBand = 11,  ///< partial y (cols x size) = A column block (band storage) . x block; imm [31:0] cols, [39:32] w
 };
 
 /// The second operand of Add .. Max.
@@ -105,9 +110,48 @@ LoadOutcome decode(const std::vector<std::uint32_t>& words, const Limits& limits
 std::vector<std::uint32_t> encode(const Program& program);
 
 /// Runs `program` on `bytes` bytes at `data` in place (whole elements of the
-/// program's type; trailing bytes pass unchanged). `rank`, `size`: the
+/// program's type; trailing bytes pass unchanged; an ingress kernel leaves
+/// them unchanged: it runs only through run_ingress). `rank`, `size`: the
 /// member's comm rank and the communicator's size (operands).
 void run_program(const Program& program, std::uint8_t* data, std::size_t bytes, std::int64_t rank, std::int64_t size);
+
+/// Whether `program` is an ingress kernel (GEMM or SPMV_BAND).
+bool is_ingress(const Program& program);
+
+/// An ingress kernel's sizes on a communicator of `size` members, in elements.
+struct IngressShape {
+    std::uint64_t input = 0;   ///< the host's request after the envelope
+    std::uint64_t output = 0;  ///< the reduce-scatter's contribution (size blocks)
+    std::uint64_t macs = 0;    ///< multiply-accumulates
+};
+IngressShape ingress_shape(const Program& program, std::int64_t size);
+
+/// Runs an ingress kernel: `input` (ingress_shape().input elements) into
+/// `output` (ingress_shape().output elements, overwritten). GEMM:
+/// out[i][j] = sum over t = 0 .. kl-1 ascending of a[i][t] * b[t][j] (row
+/// major; a first, then b in the input). SPMV_BAND: global column g = rank x
+/// cols + j holds 2w+1 values band[j][w + d] = A[g + d][g] (d = -w .. w,
+/// rows outside 0 .. cols x size - 1 ignored), then x (cols elements);
+/// out[g + d] += band[j][w + d] * x[j] for j ascending, d ascending. Floating
+/// point in exactly that order, integers wrap.
+void run_ingress(const Program& program, const std::uint8_t* input, std::uint8_t* output, std::int64_t rank,
+                 std::int64_t size);
+
+/// Cycles an ingress kernel takes: all PEs' lanes are multiply-accumulate
+/// units, ceil(max(macs, output) / (processing_elements x lanes)) x
+/// cycles_per_vector, plus one pipeline latency.
+std::uint64_t ingress_cycles(const Program& program, std::int64_t size, unsigned processing_elements,
+                             unsigned cycles_per_vector, unsigned pe_latency_cycles);
+
+/// Cycles after the kernel starts by which its first `done` output elements
+/// are final (the output streams on in element order): GEMM row major, kl
+/// MACs per element; SPMV_BAND element e once the columns up to e + w of
+/// this rank's block are done (elements no column of it reaches: at once,
+/// bounded by writing the output lanes at a time). ingress_ready_cycles(
+/// output) == ingress_cycles.
+std::uint64_t ingress_ready_cycles(const Program& program, std::int64_t size, std::int64_t rank, std::uint64_t done,
+                                   unsigned processing_elements, unsigned cycles_per_vector,
+                                   unsigned pe_latency_cycles);
 
 /// Cycles the array takes for `elements` elements: ceil(elements / lanes)
 /// vectors x cycles_per_vector, plus each PE's pipeline latency once.

@@ -308,6 +308,7 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint32_t received = 0;       ///< payload bytes in
         bool open = false;                ///< reassembly in progress
         sc_core::sc_time first_at;        ///< its first packet was taken in (trace)
+        std::uint64_t ready_ps = 0;       ///< starts no earlier (an ingress kernel's output, ps)
     };
     /// The collective running on one context (its data phase: DataPhase;
     /// its argument agreement: ArgumentAgreement).
@@ -381,6 +382,16 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint32_t head_message = 0;    ///< its bytes
         std::vector<std::uint8_t> prefix;  ///< its envelope [+ counts] (+ first contribution bytes) so far
         std::uint32_t discard_host = 0;    ///< host bytes of a finished request still to come (dropped)
+        /// An ingress kernel's output streaming into the running collective
+        /// (its contribution), element order, at the kernel's rate.
+        struct IngressFeed {
+            std::vector<std::uint8_t> bytes;  ///< envelope + output
+            std::uint32_t fed = 0;            ///< message bytes taken in so far
+            std::uint64_t begin_ps = 0;       ///< the kernel started
+            cgra::Program program;            ///< the kernel (its timing)
+            std::size_t element = 1;          ///< bytes per element
+        };
+        std::optional<IngressFeed> feed;
         int own_rank = 0;                  ///< comm rank the row gives (credit returns)
         Active active;
         SequenceTracker sequences;    ///< the collective current on the row; peers' early abort notices
@@ -543,6 +554,18 @@ class CollectiveEngine : public sc_core::sc_module {
     /// Whether an armed collective's result may go to the host: runs its
     /// program once every result chunk is final (false until it is done).
     bool cgra_ready(unsigned context);
+    /// Whether the request starting with `prefix` is the collective an
+    /// ingress kernel (GEMM, SPMV_BAND) is armed for.
+    bool ingress_armed(unsigned context, const std::uint8_t* prefix, std::size_t bytes) const;
+    /// Runs the armed ingress kernel on the assembled request `r`: its
+    /// contribution becomes the kernel's output. True when the collective
+    /// started with the output streaming in (r is spent); false: r is to be
+    /// queued (ready after the kernel's cycles, or left as it came when it
+    /// does not fit the kernel).
+    bool run_ingress(unsigned context, Request& r);
+    void on_ingress_ready();
+    /// Takes in the kernel output chunks due by now; schedules the next.
+    void feed_ingress(unsigned context);
     /// Contexts whose program finished now go on.
     void on_cgra_done();
     /// Fully fused: the request the engine posts itself when the armed
@@ -606,6 +629,8 @@ class CollectiveEngine : public sc_core::sc_module {
     sc_core::sc_event incoming_event_;                      ///< the earliest pending tail arrives
     sc_core::sc_event combined_event_;                      ///< the earliest chunk in an AgLU leaves it
     sc_core::sc_event cgr_free_event_;                      ///< a CGR unit freed while collectives wait
+    sc_core::sc_event ingress_event_;    ///< an ingress kernel's output is ready
+    std::uint32_t ingress_contexts_ = 0; ///< contexts with a request an ingress kernel still holds
     sc_core::sc_event cgra_event_;                          ///< a CGRA program's result is ready
     /// The SmartFuse CGRA's registers and program slots (docs/FUSED.md).
     struct CgraState {

@@ -156,6 +156,15 @@ class Collectives {
     /// not offloaded, no CGRA): the caller falls back.
     bool fused_allreduce_allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
                                    Operation op, const std::vector<std::uint32_t>& words);
+    /// Higher-order collectives (docs/FUSED.md): `input` (input_bytes) goes
+    /// to the switch, whose CGRA runs the ingress kernel `words` (GEMM,
+    /// SPMV_BAND) on it; the kernel's output (size x count elements) is
+    /// reduce-scattered (sum) in the switches and `recv` gets this member's
+    /// block of count elements. Returns false, having done nothing, when the
+    /// switch cannot (offload off, the reduce-scatter not offloaded, no CGRA,
+    /// a message over the limit): the caller runs the host baseline.
+    bool ingress_reduce_scatter(Communicator& comm, const void* input, std::size_t input_bytes, void* recv,
+                                std::size_t count, Datatype type, const std::vector<std::uint32_t>& words);
     /// Checks `words` as a LOAD does: in the switch's CGRA when there is one
     /// (the program stays loaded for fused()), else with the host's decoder.
     /// Throws DriverError naming what is wrong.

@@ -39,8 +39,8 @@ int MPIX_Cgra_program_free(MPIX_Cgra_program* program);
 int MPIX_Allreduce_op(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                       MPIX_Cgra_program program, MPI_Comm comm);
 /* Semi-fused: recvbuf (size x count) = program(Allgather(sendbuf)). */
-int MPIX_Allgather_op(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                      MPIX_Cgra_program program, MPI_Comm comm);
+int MPIX_Allgather_op(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPIX_Cgra_program program,
+                      MPI_Comm comm);
 /* Fused (NAS IS bucket counts): opbuf = program(Allreduce(sendbuf)), count
  * elements (a multiple of the size), then recvbuf = Alltoall(opbuf) in
  * blocks of count / size. Offloaded: fully fused (see above). */
@@ -51,6 +51,39 @@ int MPIX_Allreduce_op_alltoall(const void* sendbuf, void* opbuf, void* recvbuf, 
  * recvbuf = Allgatherv(sendbuf, sendcount) with them. */
 int MPIX_Allgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype datatype, void* recvbuf,
                                      int recvcounts[], int displs[], MPI_Comm comm);
+
+/* Higher-order collectives (docs/FUSED.md, "Higher-order collectives").
+ * Offloaded when offload is on, the switch runs the reduce-scatter and the
+ * kernel's output (the partial C or y below) is at most
+ * ISVP_MPI_HOC_THRESHOLD bytes (262144 by default): the operands go to the
+ * switch, its CGRA multiplies them as they enter (an ingress kernel) and the
+ * switches sum the partial products in transit (a reduce-scatter); the host
+ * posts the operands and receives its block. Otherwise the host baseline: the
+ * same kernel on the host, then MPI_Reduce_scatter_block (sum). Datatypes:
+ * MPI_INT, a 64-bit integer, MPI_FLOAT, MPI_DOUBLE. Errors: MPI_ERR_DIMS
+ * (sizes not positive / not divisible / over the CGRA's fields),
+ * MPI_ERR_BUFFER (a NULL buffer), MPI_ERR_TYPE, MPI_ERR_COMM.
+ *
+ * PGEMM, C = A . B with A m x k, B k x n, C m x n (row major), P ranks:
+ *   a: this rank's column block of A, m x k/P (columns r k/P .. (r+1) k/P - 1)
+ *   b: this rank's row block of B, k/P x n (the same k range)
+ *   c: this rank's row block of C, m/P x n (rows r m/P ..)
+ * m and k multiples of P; m, n, k/P at most 65535. Each rank's partial
+ * product a . b (m x n, inner index ascending) is reduce-scattered. */
+int MPIX_Pgemm(const void* a, const void* b, void* c, int m, int n, int k, MPI_Datatype datatype, MPI_Comm comm);
+/* Banded SpMV, y = A . x with A N x N (N = cols x P), nonzeros only at
+ * |row - column| <= halfwidth, distributed by column blocks:
+ *   band: cols x (2 halfwidth + 1) values, band[j (2w+1) + w + d] = A[g + d][g]
+ *         for this rank's column g = r cols + j, d = -w .. w (rows outside
+ *         0 .. N-1 ignored)
+ *   x:    this rank's cols elements of x; y: this rank's cols elements of y.
+ * The partial y of each rank (its columns' contributions, the halo rows of
+ * its neighbours included) is reduce-scattered: the halo exchange and the
+ * partial sums in the switches. halfwidth 0 .. 255. */
+int MPIX_Spmv_band(const void* band, const void* x, void* y, int cols, int halfwidth, MPI_Datatype datatype,
+                   MPI_Comm comm);
+/* Last MPIX_Pgemm / MPIX_Spmv_band on this rank: 1 in the switch, 0 the host baseline. */
+int MPIX_Hoc_last_offloaded(void);
 
 /* Last call's path on this rank: 2 fully fused in the switch (collective, op
  * and second collective), 1 semi-fused (collective and op in the switch), 0
