@@ -12,17 +12,9 @@
 #include <vector>
 
 #include "coll_util.h"
-#include "isvp/cgra.h"
-#include "isvp_fused.h"
-#include "mpi_impl.h"
-
-struct MPIX_Cgra_program_s {
-    std::vector<std::uint32_t> words;
-    isvp::cgra::Program program;
-};
+#include "fused_common.h"
 
 namespace isvp::mpi {
-namespace {
 
 using namespace coll;
 
@@ -69,6 +61,8 @@ const Type& check_program_type(MPIX_Cgra_program program, MPI_Datatype datatype)
                                       std::to_string(static_cast<unsigned>(program->program.type)) + ")");
     return type;
 }
+
+namespace {
 
 /// Semi-fused first half: collective + program. Offloaded (returns true) or
 /// the plain call and the program on the host.

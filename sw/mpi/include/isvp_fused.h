@@ -2,7 +2,7 @@
  * result runs through a small program on the CGRA beside the switch's
  * collective engine, then (optionally) a second collective.
  *
- * Blocking calls. A program is CGRA instruction words (format in
+ * Blocking calls (nonblocking MPIX_I... forms below). A program is CGRA instruction words (format in
  * docs/FUSED.md); its element type must match the datatype (MPI_INT: int32,
  * MPI_INT64_T / MPI_LONG_LONG / MPI_LONG (8 bytes): int64, MPI_FLOAT,
  * MPI_DOUBLE). Offloaded — the first collective and the program in the
@@ -51,6 +51,22 @@ int MPIX_Allreduce_op_alltoall(const void* sendbuf, void* opbuf, void* recvbuf, 
  * recvbuf = Allgatherv(sendbuf, sendcount) with them. */
 int MPIX_Allgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype datatype, void* recvbuf,
                                      int recvcounts[], int displs[], MPI_Comm comm);
+
+/* Nonblocking forms (docs/FUSED.md, "Nonblocking"): the same checks, paths
+ * and results as the blocking calls; the request completes with MPI_Wait,
+ * MPI_Test and their array forms. Offloaded, the request is posted to the
+ * switch and the call returns; otherwise the fallback runs as nonblocking
+ * collectives (progressed by MPI calls, as MPI_Iallreduce). The buffers
+ * (and recvcounts/displs, written when the counts have arrived) must stay
+ * untouched until the request completes; the program may be freed at once. */
+int MPIX_Iallreduce_op(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                       MPIX_Cgra_program program, MPI_Comm comm, MPI_Request* request);
+int MPIX_Iallgather_op(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                       MPIX_Cgra_program program, MPI_Comm comm, MPI_Request* request);
+int MPIX_Iallreduce_op_alltoall(const void* sendbuf, void* opbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                                MPI_Op op, MPIX_Cgra_program program, MPI_Comm comm, MPI_Request* request);
+int MPIX_Iallgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype datatype, void* recvbuf,
+                                      int recvcounts[], int displs[], MPI_Comm comm, MPI_Request* request);
 
 /* Last call's path on this rank: 2 fully fused in the switch (collective, op
  * and second collective), 1 semi-fused (collective and op in the switch), 0
