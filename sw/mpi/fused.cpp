@@ -202,6 +202,39 @@ int MPIX_Allgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Dat
         if (sendcount < 0) throw Error(MPI_ERR_COUNT, "sendcount is negative");
     });
     if (checked != MPI_SUCCESS) return checked;
+    // Fully fused in the switch when it can (docs/FUSED.md): the counts'
+    // allgather, the prefix sum and the data's allgather with unequal
+    // counts, the second started by the engine.
+    int fully = 0;
+    const int attempted = entry("MPIX_Allgather_prefix_allgatherv", comm, [&] {
+        Comm& c = check_comm(comm);
+        const Type& type = check_datatype(datatype);
+        if (c.is_inter() || !state().offload || in_place(sendbuf) || !type.contiguous || !type.aglu ||
+            type.uniform_count != 1 || static_cast<std::size_t>(size) * 4 > fused_threshold())
+            return;
+        isvp::cgra::Program p;
+        p.type = isvp::cgra::ElementType::Int32;
+        p.lanes = 1;
+        p.instructions.push_back({isvp::cgra::CgraOpcode::PrefixSum, isvp::cgra::CgraOperand::Immediate, 0});
+        std::vector<std::int32_t> ends(static_cast<std::size_t>(size));
+        try {
+            fully =
+                collectives().fused_allgather_allgatherv(c.guest, sendcount, ends.data(), data_start(sendbuf, type),
+                                                         data_start(recvbuf, type), *type.aglu, isvp::cgra::encode(p));
+        } catch (const isvp::guest::DriverError& e) {
+            throw Error(MPI_ERR_OTHER, e.what());
+        }
+        if (!fully) return;
+        for (int i = 0; i < size; ++i) {
+            displs[i] = i == 0 ? 0 : ends[static_cast<std::size_t>(i) - 1];
+            recvcounts[i] = ends[static_cast<std::size_t>(i)] - displs[i];
+        }
+    });
+    if (attempted != MPI_SUCCESS) return attempted;
+    if (fully) {
+        last_offloaded = fully;
+        return MPI_SUCCESS;
+    }
     if (!prefix) {
         isvp::cgra::Program p;
         p.type = isvp::cgra::ElementType::Int32;

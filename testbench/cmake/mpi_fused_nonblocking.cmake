@@ -10,3 +10,16 @@ foreach(n 4 8)
   set_tests_properties(mpi_fused_nonblocking_${n}_ranks_offload_on mpi_fused_nonblocking_${n}_ranks_offload_off
                        PROPERTIES LABELS "mpi;fused")
 endforeach()
+
+# Fully fused FEM (Allgather -> prefix sum in the CGRA -> Allgather with
+# unequal counts that the engine fills from the program's output): the path
+# fused_bench reports and its check against the C reference; with a switch
+# buffer smaller than the blocks the switch refuses the data request on
+# every member and the driver runs it in software (path 1), same results.
+add_test(NAME mpi_fused_fem_fully_fused_in_the_switch
+         COMMAND sh -c "out=$($<TARGET_FILE:isvp> run -n 8 --set topology.torus=2x2x2 -- ${isvp_mpi_test_binaries}/fused_bench fem 5) || exit 1; echo \"$out\"; echo \"$out\" | grep -q 'offloaded 2 .*check ok'")
+add_test(NAME mpi_fused_fem_blocks_beyond_the_switch_buffer_run_in_software
+         COMMAND sh -c "out=$($<TARGET_FILE:isvp> run -n 4 --set topology.torus=2x2x1 --set collective.max_buffer_bytes=256 -- ${isvp_mpi_test_binaries}/fused_bench fem 16) || exit 1; echo \"$out\"; echo \"$out\" | grep -q 'offloaded 1 .*check ok'")
+set_tests_properties(mpi_fused_fem_fully_fused_in_the_switch
+                     mpi_fused_fem_blocks_beyond_the_switch_buffer_run_in_software
+                     PROPERTIES TIMEOUT 300 LABELS "mpi;fused")

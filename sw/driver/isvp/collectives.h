@@ -158,6 +158,21 @@ class Collectives {
     /// not offloaded, no CGRA): the caller falls back.
     bool fused_allreduce_allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
                                    Operation op, const std::vector<std::uint32_t>& words);
+    /// Fully fused FEM (docs/FUSED.md): Allgather of `count` (int32) ->
+    /// the program `words` (an int32 inclusive prefix sum: block ends) ->
+    /// Allgather with unequal counts of `data` (`count` elements of `type`)
+    /// whose counts the engine takes from the program's output: the host
+    /// posts both requests at once (the second's counts table holds
+    /// placeholders), the engine starts the second as soon as the program
+    /// is done. `ends` gets size int32 block ends, `recv` the blocks in rank
+    /// order. Returns 2 when all ran in the switch; 1 when the blocks
+    /// exceed the switch's buffer (every member learns it from `ends`): the
+    /// switch refuses the second request on every member and the driver
+    /// runs it in software; 0, having done nothing, when the switch cannot
+    /// (offload off, timing only, no CGRA, the counts' allgather not
+    /// offloaded): the caller falls back.
+    int fused_allgather_allgatherv(Communicator& comm, std::int32_t count, std::int32_t* ends, const void* data,
+                                   void* recv, Datatype type, const std::vector<std::uint32_t>& words);
     /// Nonblocking fused (MPIX_I... calls, docs/FUSED.md): the offloaded
     /// path of fused() (`then_allgather` false) or of
     /// fused_allreduce_allgather() (true: `recv` gets size x count elements)
