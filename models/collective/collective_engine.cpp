@@ -1852,9 +1852,8 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
                        std::to_string(rm::kCgraSlots - 1));
         } else if (g.staging_index > cgra::kMaxWords) {
             refuse(static_cast<std::uint32_t>(cgra::LoadError::Length), 0,
-                   "CGRA program refused: " + std::to_string(g.staging_index) +
-                       " words staged, the staging memory holds " + std::to_string(cgra::kMaxWords) + " (slot " +
-                       std::to_string(g.slot) + " unchanged)");
+                   "CGRA program refused: " + std::to_string(g.staging_index) + " words staged, the staging memory holds " +
+                       std::to_string(cgra::kMaxWords) + " (slot " + std::to_string(g.slot) + " unchanged)");
         } else {
             const std::size_t staged = g.staging_index;
             std::vector<std::uint32_t> words(staged, 0);

@@ -131,8 +131,8 @@ struct Collectives::Call {
     std::optional<Operation> op;  ///< reductions only
     std::size_t count = 0;        ///< elements (per block for per-rank collectives)
     int root = 0;
-    const void* send = nullptr;                        ///< input (bcast: the buffer)
-    void* recv = nullptr;                              ///< output (bcast: the buffer)
+    const void* send = nullptr;  ///< input (bcast: the buffer)
+    void* recv = nullptr;        ///< output (bcast: the buffer)
     const std::vector<std::size_t>* counts = nullptr;  ///< reduce_scatter with unequal counts: per block
 };
 
@@ -184,9 +184,8 @@ unsigned Collectives::agree_id(Communicator& parent) {
     ++parent.sequence;
     for (unsigned id = 0; id < kCommunicatorIds; ++id)
         if (common[id / 32] >> (id % 32) & 1u) return id;
-    throw DriverError(
-        "collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
-        " in use); free some communicators (a freed one keeps its ID until its pending requests are done)");
+    throw DriverError("collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
+                      " in use); free some communicators (a freed one keeps its ID until its pending requests are done)");
 }
 
 std::array<std::uint32_t, kCommunicatorIds / 32> Collectives::free_ids() {

@@ -21,20 +21,22 @@ struct Field {
     constexpr std::uint32_t mask() const { return (width >= 32 ? ~0u : ((1u << width) - 1u)) << shift; }
     constexpr std::uint32_t get(std::uint32_t reg) const { return (reg & mask()) >> shift; }
     constexpr std::uint32_t make(std::uint32_t value) const { return (value << shift) & mask(); }
-    constexpr std::uint32_t set(std::uint32_t reg, std::uint32_t value) const { return (reg & ~mask()) | make(value); }
+    constexpr std::uint32_t set(std::uint32_t reg, std::uint32_t value) const {
+        return (reg & ~mask()) | make(value);
+    }
 };
 
 // ---------------------------------------------------------------------------
 // PCIe configuration space identity
-inline constexpr std::uint16_t kVendorId = 0x10EE;    ///< Xilinx
-inline constexpr std::uint16_t kDeviceId = 0x9E5F;    ///< isvp collective accelerator (QDMA PF0)
+inline constexpr std::uint16_t kVendorId = 0x10EE;  ///< Xilinx
+inline constexpr std::uint16_t kDeviceId = 0x9E5F;  ///< isvp collective accelerator (QDMA PF0)
 inline constexpr std::uint32_t kBar0Bytes = 0x10000;  ///< 64 KiB, memory, 64-bit, non-prefetchable
 
 // ---------------------------------------------------------------------------
 // Global registers
-inline constexpr std::uint32_t ID = 0x0000;  ///< RO 'ISVP' = 0x49535650
+inline constexpr std::uint32_t ID = 0x0000;            ///< RO 'ISVP' = 0x49535650
 inline constexpr std::uint32_t kIdValue = 0x49535650;
-inline constexpr std::uint32_t VERSION = 0x0004;  ///< RO major << 16 | minor
+inline constexpr std::uint32_t VERSION = 0x0004;       ///< RO major << 16 | minor
 inline constexpr std::uint32_t kVersionValue = 0x00010000;
 inline constexpr std::uint32_t NODE_ADDRESS = 0x0008;  ///< RO this FPGA's node address (16 bits)
 inline constexpr std::uint32_t NODE_COUNT = 0x000C;    ///< RO nodes in the network
@@ -56,7 +58,7 @@ inline constexpr std::uint32_t CMPT_OVERFLOW = 1u << 4;
 /// be delivered (QueueError::BufferTooSmall). A queue with no buffer posted
 /// back-pressures instead and sets nothing.
 inline constexpr std::uint32_t C2H_NO_BUFFER = 1u << 5;
-inline constexpr std::uint32_t PACKET_DROPPED = 1u << 6;  ///< network packet dropped (bad header, CRC)
+inline constexpr std::uint32_t PACKET_DROPPED = 1u << 6;   ///< network packet dropped (bad header, CRC)
 /// Packets between this node and another were lost for good (the reliable
 /// layer gave up, models/reliable/README.md): LINK_FAULT says which node.
 inline constexpr std::uint32_t LINK_FAULT = 1u << 7;
@@ -75,10 +77,10 @@ inline constexpr std::uint32_t ERROR_IRQ_ENABLE = 0x0034;  ///< RW ERROR_STATUS 
 /// further loss of the same pair before the read adds to LOST.
 inline constexpr std::uint32_t LINK_FAULT = 0x0038;
 namespace link_fault {
-inline constexpr Field PEER{0, 16};     ///< the other node
-inline constexpr Field LOST{16, 12};    ///< packets lost, saturating at 4095
-inline constexpr Field SENDING{28, 1};  ///< 1: this node's packets to PEER were lost; 0: PEER's packets to this node
-inline constexpr Field VALID{31, 1};    ///< an entry was read
+inline constexpr Field PEER{0, 16};    ///< the other node
+inline constexpr Field LOST{16, 12};   ///< packets lost, saturating at 4095
+inline constexpr Field SENDING{28, 1}; ///< 1: this node's packets to PEER were lost; 0: PEER's packets to this node
+inline constexpr Field VALID{31, 1};   ///< an entry was read
 }  // namespace link_fault
 /// RO bytes of each queue's PIO window (PIO(q) below); 0 = no PIO send path.
 inline constexpr std::uint32_t PIO_WINDOW_BYTES = 0x0080;
@@ -97,7 +99,7 @@ inline constexpr Field OTHER_LINKS{24, 7};  ///< LINK_FAULT_FROM only: further l
 /// node i: 1..6 = +x, -x, +y, -y, +z, -z from the FROM end; 0: not a torus
 /// link (switch and port only).
 inline constexpr Field DIRECTION{24, 3};
-inline constexpr Field NAMED{31, 1};  ///< 1: a link reported the drops; 0: none did (acks lost or late)
+inline constexpr Field NAMED{31, 1};        ///< 1: a link reported the drops; 0: none did (acks lost or late)
 }  // namespace link_fault_link
 
 /// QDMA's global ring-size table: RING_SIZE(i), i < 16, entries per ring.
@@ -106,12 +108,10 @@ inline constexpr Field NAMED{31, 1};  ///< 1: a link reported the drops; 0: none
 /// value) and sets ERROR_STATUS.UNMAPPED_ACCESS with ERROR_ADDRESS = offset.
 inline constexpr std::uint32_t RING_SIZE_BASE = 0x0040;
 inline constexpr std::uint32_t kRingSizeCount = 16;
-constexpr std::uint32_t RING_SIZE(unsigned index) {
-    return RING_SIZE_BASE + 4 * index;
-}
+constexpr std::uint32_t RING_SIZE(unsigned index) { return RING_SIZE_BASE + 4 * index; }
 /// Reset values of the table (QDMA-like: powers of two 64 .. 16384, then more).
-inline constexpr std::uint32_t kRingSizeReset[kRingSizeCount] = {64,    128, 256, 512, 1024, 2048, 4096, 8192,
-                                                                 16384, 32,  96,  192, 384,  768,  1536, 3072};
+inline constexpr std::uint32_t kRingSizeReset[kRingSizeCount] = {64,   128,  256,  512,  1024, 2048, 4096, 8192,
+                                                                 16384, 32,  96,   192,  384,  768,  1536, 3072};
 inline constexpr std::uint32_t kMinRingSize = 16;
 inline constexpr std::uint32_t kMaxRingSize = 65536;
 
@@ -119,18 +119,14 @@ inline constexpr std::uint32_t kMaxRingSize = 65536;
 /// network packets whose context ID is c (reset value 0: everything to queue 0).
 inline constexpr std::uint32_t CONTEXT_QUEUE_BASE = 0x0100;
 inline constexpr std::uint32_t kContextCount = 32;
-constexpr std::uint32_t CONTEXT_QUEUE(unsigned context) {
-    return CONTEXT_QUEUE_BASE + 4 * context;
-}
+constexpr std::uint32_t CONTEXT_QUEUE(unsigned context) { return CONTEXT_QUEUE_BASE + 4 * context; }
 
 // ---------------------------------------------------------------------------
 // Queue contexts: QUEUE(q) + register, q < QUEUE_COUNT (64 by default)
 inline constexpr std::uint32_t QUEUE_BASE = 0x1000;
 inline constexpr std::uint32_t QUEUE_STRIDE = 0x40;
 inline constexpr std::uint32_t kMaxQueues = 64;
-constexpr std::uint32_t QUEUE(unsigned q) {
-    return QUEUE_BASE + QUEUE_STRIDE * q;
-}
+constexpr std::uint32_t QUEUE(unsigned q) { return QUEUE_BASE + QUEUE_STRIDE * q; }
 
 inline constexpr std::uint32_t H2C_BASE_LO = 0x00;  ///< RW descriptor ring address in host memory
 inline constexpr std::uint32_t H2C_BASE_HI = 0x04;
@@ -148,11 +144,11 @@ inline constexpr std::uint32_t C2H_STATUS = 0x30;     ///< RO
 inline constexpr std::uint32_t CMPT_STATUS = 0x34;    ///< RO
 inline constexpr std::uint32_t QUEUE_COMMAND = 0x38;  ///< WO, fields in `command`
 
-namespace control {                            // H2C_CONTROL, C2H_CONTROL, CMPT_CONTROL
+namespace control {  // H2C_CONTROL, C2H_CONTROL, CMPT_CONTROL
 inline constexpr Field RING_SIZE_INDEX{0, 4};  ///< index into RING_SIZE
 inline constexpr Field ENABLE{8, 1};
-inline constexpr Field STATUS_ENABLE{9, 1};  ///< H2C/CMPT: write status to the ring's last entry
-inline constexpr Field IRQ_ENABLE{10, 1};    ///< H2C (on SDI descriptors) / CMPT interrupts
+inline constexpr Field STATUS_ENABLE{9, 1};    ///< H2C/CMPT: write status to the ring's last entry
+inline constexpr Field IRQ_ENABLE{10, 1};      ///< H2C (on SDI descriptors) / CMPT interrupts
 /// H2C only: standing descriptors, prefetched across doorbells. Every
 /// descriptor is a buffer (address, length = capacity 8..65535, SDI
 /// honoured, SOP/EOP ignored) that the driver writes before it enables the
@@ -165,33 +161,33 @@ inline constexpr Field PREFETCH{11, 1};
 inline constexpr Field MSIX_VECTOR{16, 11};
 }  // namespace control
 
-namespace status {                         // H2C_STATUS, C2H_STATUS, CMPT_STATUS
-inline constexpr Field INDEX{0, 16};       ///< H2C/C2H: hardware CIDX; CMPT: hardware PIDX
-inline constexpr Field ERROR{16, 1};       ///< queue stopped in error; QUEUE_COMMAND.RESET clears
-inline constexpr Field ERROR_CODE{17, 4};  ///< QueueError
-inline constexpr Field COLOR{21, 1};       ///< CMPT: colour the next entry will carry
+namespace status {  // H2C_STATUS, C2H_STATUS, CMPT_STATUS
+inline constexpr Field INDEX{0, 16};      ///< H2C/C2H: hardware CIDX; CMPT: hardware PIDX
+inline constexpr Field ERROR{16, 1};      ///< queue stopped in error; QUEUE_COMMAND.RESET clears
+inline constexpr Field ERROR_CODE{17, 4}; ///< QueueError
+inline constexpr Field COLOR{21, 1};      ///< CMPT: colour the next entry will carry
 }  // namespace status
 
 /// Why a queue stopped (status::ERROR_CODE).
 enum class QueueError : std::uint8_t {
     None = 0,
-    DescriptorAddress = 1,   ///< descriptor or ring points outside host memory
-    DescriptorLength = 2,    ///< zero length, or longer than kMaxDescriptorBytes
-    PacketFraming = 3,       ///< SOP/EOP sequence or processor header size inconsistent
-    PacketHeader = 4,        ///< reserved opcode, destination not in the network, size too large
-    DoorbellRange = 5,       ///< PIDX/CIDX beyond the ring
-    NotEnabled = 6,          ///< doorbell on a disabled queue
-    CompletionOverflow = 7,  ///< reserved: a full CMPT ring back-pressures instead
-    BufferTooSmall = 8,      ///< C2H_BUFFER_BYTES below PACKET_BYTES
+    DescriptorAddress = 1,  ///< descriptor or ring points outside host memory
+    DescriptorLength = 2,   ///< zero length, or longer than kMaxDescriptorBytes
+    PacketFraming = 3,      ///< SOP/EOP sequence or processor header size inconsistent
+    PacketHeader = 4,       ///< reserved opcode, destination not in the network, size too large
+    DoorbellRange = 5,      ///< PIDX/CIDX beyond the ring
+    NotEnabled = 6,         ///< doorbell on a disabled queue
+    CompletionOverflow = 7, ///< reserved: a full CMPT ring back-pressures instead
+    BufferTooSmall = 8,     ///< C2H_BUFFER_BYTES below PACKET_BYTES
 };
 
-namespace coalesce {                   // CMPT_COALESCE
+namespace coalesce {  // CMPT_COALESCE
 inline constexpr Field COUNT{0, 16};   ///< interrupt after this many entries (0 = 1)
 inline constexpr Field TIMER{16, 16};  ///< ... or this many 64 ns ticks after the first (0 = off)
 inline constexpr unsigned kTimerTickNs = 64;
 }  // namespace coalesce
 
-namespace command {                  // QUEUE_COMMAND
+namespace command {  // QUEUE_COMMAND
 inline constexpr Field RESET{0, 1};  ///< clear errors, indices to 0, colour to 1
 }
 
@@ -200,9 +196,7 @@ inline constexpr Field RESET{0, 1};  ///< clear errors, indices to 0, colour to 
 inline constexpr std::uint32_t MSIX_TABLE = 0x4000;
 inline constexpr std::uint32_t MSIX_ENTRY_BYTES = 16;
 inline constexpr std::uint32_t kMsixVectors = 64;
-constexpr std::uint32_t MSIX_ENTRY(unsigned vector) {
-    return MSIX_TABLE + MSIX_ENTRY_BYTES * vector;
-}
+constexpr std::uint32_t MSIX_ENTRY(unsigned vector) { return MSIX_TABLE + MSIX_ENTRY_BYTES * vector; }
 inline constexpr std::uint32_t MSIX_ADDRESS_LO = 0x0;
 inline constexpr std::uint32_t MSIX_ADDRESS_HI = 0x4;
 inline constexpr std::uint32_t MSIX_DATA = 0x8;
@@ -225,21 +219,21 @@ inline constexpr std::uint32_t kHostUpdateData = 0xFFFFFFFFu;
 // Collective accelerator CSRs, 0x6000 .. 0x7FFF (docs/COLLECTIVES.md): the
 // communicator table (CT) and the forwarding table of the CCM.
 inline constexpr std::uint32_t ACCELERATOR_BASE = 0x6000;
-inline constexpr std::uint32_t ACCELERATOR_END = 0x8000;     ///< one past the window
+inline constexpr std::uint32_t ACCELERATOR_END = 0x8000;  ///< one past the window
 inline constexpr std::uint32_t ACCEL_CAPABILITIES = 0x6000;  ///< RO, fields in `accel_capabilities`
 namespace accel_capabilities {
-inline constexpr Field CT_ROWS{0, 8};      ///< communicators the CT holds (32)
-inline constexpr Field CGR_UNITS{8, 8};    ///< SA: simultaneous aggregations
-inline constexpr Field RADIX{16, 8};       ///< switch radix R (AgLU lanes per CGR = R x 4)
-inline constexpr Field ALGORITHMS{24, 4};  ///< bit a: Algorithm a runs in the switch
+inline constexpr Field CT_ROWS{0, 8};        ///< communicators the CT holds (32)
+inline constexpr Field CGR_UNITS{8, 8};      ///< SA: simultaneous aggregations
+inline constexpr Field RADIX{16, 8};         ///< switch radix R (AgLU lanes per CGR = R x 4)
+inline constexpr Field ALGORITHMS{24, 4};    ///< bit a: Algorithm a runs in the switch
 /// 1: the switches offload only Allreduce, Reduce and Barrier (SHArP mode,
 /// collective.mode = sharp); the driver runs the others in host software.
 inline constexpr Field REDUCTIONS_ONLY{28, 1};
 }  // namespace accel_capabilities
-inline constexpr std::uint32_t CT_SIZE_BITS = 0x6004;  ///< RO CT size in bits (rows x kCtRowBits)
-inline constexpr std::uint32_t CT_VALID = 0x6008;      ///< RO bit c: row c holds a communicator
-inline constexpr std::uint32_t CT_SELECT = 0x600C;     ///< RW [4:0] row (context ID) the commands act on
-inline constexpr std::uint32_t CT_COMMAND = 0x6010;    ///< WO, fields in `ct_command`
+inline constexpr std::uint32_t CT_SIZE_BITS = 0x6004;   ///< RO CT size in bits (rows x kCtRowBits)
+inline constexpr std::uint32_t CT_VALID = 0x6008;       ///< RO bit c: row c holds a communicator
+inline constexpr std::uint32_t CT_SELECT = 0x600C;      ///< RW [4:0] row (context ID) the commands act on
+inline constexpr std::uint32_t CT_COMMAND = 0x6010;     ///< WO, fields in `ct_command`
 /// LOAD of a busy row (CT_BUSY) is refused: the row is unchanged and
 /// CT_COMMAND_STATUS says so. RELEASE of a busy row aborts the work on it:
 /// the running and queued collectives complete with error 5 (aborted) on
@@ -253,9 +247,7 @@ inline constexpr Field RELEASE{1, 1};  ///< invalidate the selected row (communi
 /// dwords of the kCtRowBits-bit row (layout below), padding bits zero.
 inline constexpr std::uint32_t CT_STAGING_BASE = 0x6020;
 inline constexpr unsigned kCtStagingDwords = 10;
-constexpr std::uint32_t CT_STAGING(unsigned dword) {
-    return CT_STAGING_BASE + 4 * dword;
-}
+constexpr std::uint32_t CT_STAGING(unsigned dword) { return CT_STAGING_BASE + 4 * dword; }
 inline constexpr std::uint32_t FORWARD_INDEX = 0x6080;  ///< RW global rank the next FORWARD_NODE write sets
 inline constexpr std::uint32_t FORWARD_NODE = 0x6084;   ///< WO node address of rank FORWARD_INDEX; index += 1
 /// WO linear fill, for the common rank-to-node layouts in one write: ranks
@@ -263,7 +255,7 @@ inline constexpr std::uint32_t FORWARD_NODE = 0x6084;   ///< WO node address of 
 /// The table's fill engine writes one entry per cycle (COUNT 0 means 65536).
 inline constexpr std::uint32_t FORWARD_FILL = 0x6088;
 namespace forward_fill {
-inline constexpr Field COUNT{0, 16};        ///< entries to fill
+inline constexpr Field COUNT{0, 16};       ///< entries to fill
 inline constexpr Field FIRST_NODE{16, 16};  ///< node of rank FORWARD_INDEX
 }  // namespace forward_fill
 inline constexpr std::uint32_t ACCEL_DROPPED = 0x6090;  ///< RO collective packets dropped (unknown context, corrupt)
@@ -436,9 +428,7 @@ static_assert(kCtStagingDwords * 32 >= kCtRowBits);
 // Doorbells (QDMA's direct-mapped PIDX/CIDX updates): DOORBELL(q) + register
 inline constexpr std::uint32_t DOORBELL_BASE = 0x8000;
 inline constexpr std::uint32_t DOORBELL_STRIDE = 0x10;
-constexpr std::uint32_t DOORBELL(unsigned q) {
-    return DOORBELL_BASE + DOORBELL_STRIDE * q;
-}
+constexpr std::uint32_t DOORBELL(unsigned q) { return DOORBELL_BASE + DOORBELL_STRIDE * q; }
 inline constexpr std::uint32_t H2C_PIDX = 0x0;   ///< WO descriptors posted
 inline constexpr std::uint32_t C2H_PIDX = 0x4;   ///< WO receive buffers posted
 inline constexpr std::uint32_t CMPT_CIDX = 0x8;  ///< WO completions consumed
@@ -462,9 +452,7 @@ inline constexpr Field IRQ_ARM{16, 1};  ///< H2C_PIDX / CMPT_CIDX: (re-)arm the 
 inline constexpr std::uint32_t PIO_BASE = 0xC000;
 inline constexpr std::uint32_t PIO_STRIDE = 0x200;
 inline constexpr std::uint32_t kPioQueues = 32;  ///< queues with a window (the rest of BAR0)
-constexpr std::uint32_t PIO(unsigned q) {
-    return PIO_BASE + PIO_STRIDE * q;
-}
+constexpr std::uint32_t PIO(unsigned q) { return PIO_BASE + PIO_STRIDE * q; }
 static_assert(PIO_BASE + PIO_STRIDE * kPioQueues <= kBar0Bytes);
 
 // ---------------------------------------------------------------------------
@@ -479,9 +467,9 @@ struct H2cDescriptor {
     std::uint32_t flags;    ///< H2C_SOP | H2C_EOP | H2C_SDI
 };
 static_assert(sizeof(H2cDescriptor) == 16);
-inline constexpr std::uint32_t H2C_SOP = 1u << 0;            ///< first descriptor of a processor packet
-inline constexpr std::uint32_t H2C_EOP = 1u << 1;            ///< last descriptor of a processor packet
-inline constexpr std::uint32_t H2C_SDI = 1u << 2;            ///< write status and interrupt when this one is done
+inline constexpr std::uint32_t H2C_SOP = 1u << 0;  ///< first descriptor of a processor packet
+inline constexpr std::uint32_t H2C_EOP = 1u << 1;  ///< last descriptor of a processor packet
+inline constexpr std::uint32_t H2C_SDI = 1u << 2;  ///< write status and interrupt when this one is done
 inline constexpr std::uint32_t kMaxDescriptorBytes = 65535;  ///< QDMA's 64K-1
 
 /// C2H descriptor, 8 bytes: one receive buffer of C2H_BUFFER_BYTES.
@@ -494,14 +482,14 @@ static_assert(sizeof(C2hDescriptor) == 8);
 /// buffer (in C2H ring order). Valid when `flags` COLOR equals the colour
 /// the driver expects (starts at 1, flips each time the ring wraps).
 struct CompletionEntry {
-    std::uint64_t header;  ///< ProcessorHeader::encode(); rank = source rank
-    std::uint32_t offset;  ///< payload's byte offset in the message
-    std::uint16_t length;  ///< payload bytes in the buffer
-    std::uint16_t flags;   ///< CMPT_LAST | CMPT_ERROR | CMPT_COLOR
+    std::uint64_t header;   ///< ProcessorHeader::encode(); rank = source rank
+    std::uint32_t offset;   ///< payload's byte offset in the message
+    std::uint16_t length;   ///< payload bytes in the buffer
+    std::uint16_t flags;    ///< CMPT_LAST | CMPT_ERROR | CMPT_COLOR
 };
 static_assert(sizeof(CompletionEntry) == 16);
-inline constexpr std::uint16_t CMPT_LAST = 1u << 0;   ///< last packet of its message
-inline constexpr std::uint16_t CMPT_ERROR = 1u << 1;  ///< data incomplete (see ERROR_STATUS)
+inline constexpr std::uint16_t CMPT_LAST = 1u << 0;    ///< last packet of its message
+inline constexpr std::uint16_t CMPT_ERROR = 1u << 1;   ///< data incomplete (see ERROR_STATUS)
 inline constexpr std::uint16_t CMPT_COLOR = 1u << 15;
 
 /// Status writeback in a ring's last entry (first 8 bytes; rest zero).
