@@ -119,6 +119,37 @@ def model(build, nodes, elements, pattern):
             rows[("allgather", 8 * elements)]["loggp_offload_us"] - host_hop + agreement)
 
 
+def plot(args, rows, patterns):
+    """Writes the PNG of `rows` (pattern, nodes, fused, unfused, host, model) to args.plot."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise SystemExit("fused_sweep: --plot needs matplotlib (Debian: apt-get install python3-matplotlib; "
+                         "run the script with /usr/bin/python3)")
+    figure, axes = plt.subplots(1, len(patterns), figsize=(5.5 * len(patterns), 4), squeeze=False)
+    for axis, pattern in zip(axes[0], patterns):
+        mine = [r for r in rows if r[0] == pattern]
+        x = [r[1] for r in mine]
+        for column, label, marker in ((2, "fused in the switch", "o"), (3, "unfused, switch collectives", "s"),
+                                      (4, "host software", "^")):
+            axis.plot(x, [r[column] for r in mine], marker=marker, label=label)
+        if args.model:
+            axis.plot(x, [r[5] for r in mine], linestyle="--", color="C0", label="LogcN model, fused")
+        axis.set_xscale("log", base=2)
+        axis.set_xticks(x)
+        axis.set_xticklabels([str(v) for v in x])
+        axis.set_xlabel("nodes")
+        axis.set_ylabel("simulated µs per call")
+        axis.set_title("%s, %d elements per rank" % (NAMES[pattern], args.elements))
+        axis.grid(True, alpha=0.3)
+        axis.legend()
+    figure.tight_layout()
+    figure.savefig(args.plot, dpi=110)
+    print("# plot: " + args.plot)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default="build")
@@ -128,7 +159,15 @@ def main():
     parser.add_argument("--csv")
     parser.add_argument("--plot")
     parser.add_argument("--model", action="store_true", help="the LogcN-style model beside the fused column")
+    parser.add_argument("--replot", metavar="CSV", help="no runs: plot the rows of a --csv file (with --plot)")
     args = parser.parse_args()
+    if args.replot:
+        with open(args.replot) as f:
+            rows = [(r["pattern"], int(r["nodes"]), float(r["fused_us"]), float(r["unfused_us"]),
+                     float(r["host_us"]), float(r["logcn_fused_us"])) for r in csv.DictReader(f)]
+        args.model = any(r[5] == r[5] for r in rows)  # not NaN
+        plot(args, rows, sorted({r[0] for r in rows}, key=lambda p: list(NAMES).index(p)))
+        return 0
     nodes = [int(n) for n in args.nodes.split(",")]
     for n in nodes:
         if n not in SHAPES:
@@ -163,33 +202,7 @@ def main():
             out.writerow(["pattern", "nodes", "fused_us", "unfused_us", "host_us", "logcn_fused_us"])
             out.writerows(rows)
     if args.plot:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise SystemExit("fused_sweep: --plot needs matplotlib (Debian: apt-get install python3-matplotlib; "
-                             "run the script with /usr/bin/python3)")
-        figure, axes = plt.subplots(1, len(patterns), figsize=(5.5 * len(patterns), 4), squeeze=False)
-        for axis, pattern in zip(axes[0], patterns):
-            mine = [r for r in rows if r[0] == pattern]
-            x = [r[1] for r in mine]
-            for column, label, marker in ((2, "fused in the switch", "o"), (3, "unfused, switch collectives", "s"),
-                                          (4, "host software", "^")):
-                axis.plot(x, [r[column] for r in mine], marker=marker, label=label)
-            if args.model:
-                axis.plot(x, [r[5] for r in mine], linestyle="--", color="C0", label="LogcN model, fused")
-            axis.set_xscale("log", base=2)
-            axis.set_xticks(x)
-            axis.set_xticklabels([str(v) for v in x])
-            axis.set_xlabel("nodes")
-            axis.set_ylabel("simulated µs per call")
-            axis.set_title("%s, %d elements per rank" % (NAMES[pattern], args.elements))
-            axis.grid(True, alpha=0.3)
-            axis.legend()
-        figure.tight_layout()
-        figure.savefig(args.plot, dpi=110)
-        print("# plot: " + args.plot)
+        plot(args, rows, patterns)
     return 0
 
 

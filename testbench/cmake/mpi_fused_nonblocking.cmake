@@ -20,6 +20,10 @@ add_test(NAME mpi_fused_fem_fully_fused_in_the_switch
          COMMAND sh -c "out=$($<TARGET_FILE:isvp> run -n 8 --set topology.torus=2x2x2 -- ${isvp_mpi_test_binaries}/fused_bench fem 5) || exit 1; echo \"$out\"; echo \"$out\" | grep -q 'offloaded 2 .*check ok'")
 add_test(NAME mpi_fused_fem_blocks_beyond_the_switch_buffer_run_in_software
          COMMAND sh -c "out=$($<TARGET_FILE:isvp> run -n 4 --set topology.torus=2x2x1 --set collective.max_buffer_bytes=256 -- ${isvp_mpi_test_binaries}/fused_bench fem 16) || exit 1; echo \"$out\"; echo \"$out\" | grep -q 'offloaded 1 .*check ok'")
+# Unequal counts (rank % 3 + 1, 600 + rank) on a size that is not a power of two.
+isvp_mpi_test(fused_collectives_6_ranks 6 3x2x1 fused_collectives)
+set_tests_properties(mpi_fused_collectives_6_ranks_offload_on mpi_fused_collectives_6_ranks_offload_off
+                     PROPERTIES LABELS "mpi;fused")
 set_tests_properties(mpi_fused_fem_fully_fused_in_the_switch
                      mpi_fused_fem_blocks_beyond_the_switch_buffer_run_in_software
                      PROPERTIES TIMEOUT 300 LABELS "mpi;fused")
