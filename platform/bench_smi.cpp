@@ -3,7 +3,7 @@
 // test's kernel on its FPGA, the kernels talk over SMI channels, the hosts
 // wait and read the results, which are checked against plain C++ references.
 //
-//   isvp bench smi --nodes N --test stencil|pingpong|bcast|reduce|scatter_gather|stream|errors [...]
+//   isvp bench smi --nodes N --test stencil|stencil2d|pingpong|bcast|reduce|scatter_gather|stream|errors [...]
 #include <algorithm>
 #include <chrono>
 #include <iomanip>
@@ -66,6 +66,8 @@ void run_rank(guest::DeviceTransport& transport, const SmiOptions& o, RankRecord
     };
     if (o.test == "stencil") {
         run(kKernelStencil, {o.count, o.iterations});
+    } else if (o.test == "stencil2d") {
+        run(kKernelStencil2D, {o.count, o.iterations});
     } else if (o.test == "pingpong") {
         if (me != 0 && me != static_cast<int>(o.peer)) return;
         for (const std::uint64_t bytes : o.sizes) {
@@ -134,6 +136,15 @@ int report(const SmiOptions& o, const std::vector<RankRecord>& records, unsigned
                   << ranks << " " << o.count << " " << o.iterations << " " << std::setprecision(3) << us(max_time(0, 1))
                   << "\n";
         check(same, "every rank's block equals the serial C++ stencil bit for bit");
+    } else if (o.test == "stencil2d") {
+        const std::vector<std::uint64_t> want = stencil2d_reference(ranks, o.count, o.iterations);
+        bool same = true;
+        for (unsigned r = 0; r < ranks; ++r) same = same && records[r].outcomes.at(0).results[0] == want[r];
+        const unsigned rx = stencil2d_ranks_x(ranks);
+        std::cout << "# nodes ranks_grid tile iterations time_us\n"
+                  << ranks << " " << rx << "x" << ranks / rx << " " << o.count << "x" << o.count << " " << o.iterations
+                  << " " << std::setprecision(3) << us(max_time(0, 1)) << "\n";
+        check(same, "every rank's tile equals the serial C++ 2D stencil bit for bit");
     } else if (o.test == "pingpong") {
         std::cout << "# SMI ping-pong kernel rank 0 <-> kernel rank " << o.peer << " (SMI_DOUBLE elements)\n"
                   << "# size latency_us bandwidth_gbps\n";
@@ -199,9 +210,10 @@ int bench_smi_main(int argc, char** argv) {
     options.add_options()("nodes", whole(2u), "nodes in a ring (topology.torus = Nx1x1)")(
         "topology", po::value<std::string>(), "torus:XxYxZ, fattree:... or file:PATH in place of --nodes")(
         "test", po::value<std::string>()->default_value("stencil"),
-        "stencil, pingpong, bcast, reduce, scatter_gather, stream or errors")(
+        "stencil, stencil2d, pingpong, bcast, reduce, scatter_gather, stream or errors")(
         "count", whole(0u),
-        "elements: points per rank (stencil), per call (bcast/reduce), per rank (scatter_gather), "
+        "elements: points per rank (stencil), tile side (stencil2d), per call (bcast/reduce), per rank "
+        "(scatter_gather), "
         "streamed (stream); 0: the test's default")("iterations", whole(0u),
                                                     "stencil steps / ping-pongs per size; 0: default")(
         "root", whole(0u), "root rank of bcast, reduce, scatter_gather")(
@@ -214,7 +226,8 @@ int bench_smi_main(int argc, char** argv) {
     po::variables_map values;
     if (!parse(
             argc, argv,
-            "usage: isvp bench smi [--nodes N | --topology T] --test stencil|pingpong|bcast|reduce|scatter_gather|"
+            "usage: isvp bench smi [--nodes N | --topology T] --test "
+            "stencil|stencil2d|pingpong|bcast|reduce|scatter_gather|"
             "stream|errors\n"
             "                      [--count C] [--iterations I] [--root R] [--op add|max|min] [--datatype int|double]\n"
             "                      [--pop-cycles P] [--peer P] [--sizes A:B] [--config FILE] [--set key=value]...\n"
@@ -236,12 +249,13 @@ int bench_smi_main(int argc, char** argv) {
     SmiOptions o;
     o.test = values["test"].as<std::string>();
     static const std::map<std::string, std::pair<unsigned, unsigned>> kDefaults = {
-        {"stencil", {256, 20}},      {"pingpong", {0, 10}}, {"bcast", {1024, 0}}, {"reduce", {1024, 0}},
-        {"scatter_gather", {64, 0}}, {"stream", {4096, 0}}, {"errors", {0, 0}}};
+        {"stencil", {256, 20}}, {"stencil2d", {16, 10}},     {"pingpong", {0, 10}}, {"bcast", {1024, 0}},
+        {"reduce", {1024, 0}},  {"scatter_gather", {64, 0}}, {"stream", {4096, 0}}, {"errors", {0, 0}}};
     const auto test = kDefaults.find(o.test);
     if (test == kDefaults.end())
-        throw ConfigError("bench smi: --test '" + o.test +
-                          "' is not one of stencil, pingpong, bcast, reduce, scatter_gather, stream, errors");
+        throw ConfigError(
+            "bench smi: --test '" + o.test +
+            "' is not one of stencil, stencil2d, pingpong, bcast, reduce, scatter_gather, stream, errors");
     o.count = whole_value<unsigned>(values, "count");
     if (o.count == 0) o.count = test->second.first;
     o.iterations = whole_value<unsigned>(values, "iterations");
@@ -259,6 +273,9 @@ int bench_smi_main(int argc, char** argv) {
     o.type = type == "int" ? SMI_INT : SMI_DOUBLE;
     o.sizes = parse_size_list(values["sizes"].as<std::string>());
     if (o.count > (1u << 24)) throw ConfigError("bench smi: --count must be at most 16777216");
+    if (o.test == "stencil2d" && o.count > 512)
+        throw ConfigError("bench smi: --count (the stencil2d tile side) must be at most 512, got " +
+                          std::to_string(o.count));
     if (o.iterations > 1000000) throw ConfigError("bench smi: --iterations must be at most 1000000");
 
     const PlatformConfig config = PlatformConfig::from(parameters);

@@ -838,6 +838,22 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
                              std::size_t prefix_bytes, std::uint32_t message_bytes, const sc_core::sc_time& arrival) {
     Context& c = contexts_[context];
     Active& a = c.active;
+    // Fully fused FEM: this allgather's counts table comes from the previous
+    // collective's program (the host posted placeholders).
+    std::vector<std::uint8_t> patched;
+    if (c.fused_counts && prefix_bytes >= CollectiveEnvelope::kBytes) {
+        const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
+        const std::vector<std::uint32_t>& counts = c.fused_counts->counts;
+        if (h.opcode == Opcode::Allgather && e.sequence == c.fused_counts->sequence &&
+            e.elements_per_block == kVariableCounts && e.size == counts.size() &&
+            prefix_bytes >= CollectiveEnvelope::kBytes + 4 * counts.size()) {
+            patched.assign(prefix, prefix + prefix_bytes);
+            for (std::size_t i = 0; i < counts.size(); ++i)
+                store_le32(patched.data() + CollectiveEnvelope::kBytes + 4 * i, counts[i]);
+            prefix = patched.data();
+        }
+        c.fused_counts.reset();  // for the very next request only
+    }
     if (trace_) trace_call_begin(context, h, prefix, prefix_bytes, arrival);
     const auto lost = [&] { c.discard_host = message_bytes - static_cast<std::uint32_t>(prefix_bytes); };
     // Posted on a released row: abort it at the peers too.
@@ -924,6 +940,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     if (const auto& armed = cgra_.armed[context]; armed && armed->sequence == e.sequence) {
         a.cgra = cgra_.slots[armed->slot];  // copied: a later LOAD of the slot does not touch it
         a.cgra_then = armed->then;
+        a.cgra_counts_next = armed->counts_next;
         cgra_.armed[context].reset();
     }
     a.header_bytes = plan.header_bytes;
@@ -1490,6 +1507,8 @@ void CollectiveEngine::finish(unsigned context) {
     // Fully fused: the next collective starts here, before any request queued by the host.
     std::optional<Request> chained;
     if (mask == 0 && a.cgra && a.cgra_then != Opcode::Send) chained = chained_request(context);
+    // Fully fused FEM: the next request's counts are the program's output.
+    if (mask == 0 && a.cgra && a.cgra_counts_next) c.fused_counts = counts_from_output(context);
     release_cgr(context);
     c.discard_host = a.host_message - a.host_received;
     c.sequences.finished(a.sequence);
@@ -1877,7 +1896,8 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
         g.staging_index = 0;
     }
     if (rm::cgra_command::ARM.get(command)) {
-        if (g.arm_then != 0 && g.arm_then != static_cast<std::uint32_t>(Opcode::Allgather)) {
+        if (g.arm_then != 0 && g.arm_then != static_cast<std::uint32_t>(Opcode::Allgather) &&
+            g.arm_then != rm::kCgraThenAllgathervCounts) {
             refuse(3, 0,
                    "CGRA ARM refused: the engine chains only an allgather (opcode 6) after a program, not " +
                        std::to_string(g.arm_then));
@@ -1888,8 +1908,10 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
         } else if (!table_.valid(g.arm_context)) {
             refuse(2, 0, "CGRA ARM refused: context " + std::to_string(g.arm_context) + " holds no communicator");
         } else {
+            const bool counts_next = g.arm_then == rm::kCgraThenAllgathervCounts;
             g.armed[g.arm_context] =
-                CgraState::Armed{g.arm_sequence, g.arm_slot, g.arm_then == 0 ? Opcode::Send : Opcode::Allgather};
+                CgraState::Armed{g.arm_sequence, g.arm_slot,
+                                 g.arm_then == 0 || counts_next ? Opcode::Send : Opcode::Allgather, counts_next};
             g.status = rm::cgra_status::RESULT.make(rm::kCgraDone);
         }
     }
@@ -2045,6 +2067,24 @@ void CollectiveEngine::on_ingress_ready() {
         if (!waits && !c.feed) ingress_contexts_ &= ~(1u << context);
         if (!c.waiting.empty() && c.waiting.front().ready_ps <= now) progress(context);
     }
+}
+
+std::optional<CollectiveEngine::Context::FusedCounts> CollectiveEngine::counts_from_output(unsigned context) const {
+    const Active& a = contexts_[context].active;
+    const std::uint64_t bytes = a.result.bytes();
+    if (!a.carry_payload || a.cgra->type != cgra::ElementType::Int32 || bytes % 4 != 0) return std::nullopt;
+    std::vector<std::uint8_t> output(bytes);
+    a.result.gather(a.buffer.data(), 0, bytes, output.data());
+    Context::FusedCounts fused;
+    fused.sequence = a.envelope.sequence + 1;
+    std::int64_t previous = 0;
+    for (std::uint64_t at = 0; at < bytes; at += 4) {
+        const auto end = static_cast<std::int32_t>(load_le32(output.data() + at));
+        if (end < previous) return std::nullopt;  // not block ends: the host's placeholders stand (a mismatch)
+        fused.counts.push_back(static_cast<std::uint32_t>(end - previous));
+        previous = end;
+    }
+    return fused;
 }
 
 CollectiveEngine::Request CollectiveEngine::chained_request(unsigned context) const {

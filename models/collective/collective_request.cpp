@@ -60,9 +60,9 @@ RequestPlan plan_request(const NetworkHeader& h, const CollectiveEnvelope& e, in
                   " is not supported by the AgLU");
     if (!type && h.opcode != Opcode::Barrier)
         local(CollectiveError::Unsupported, mismatch::kUnsupported, "reserved datatype");
-    if (variable && h.opcode != Opcode::ReduceScatter)
+    if (variable && h.opcode != Opcode::ReduceScatter && h.opcode != Opcode::Allgather)
         local(CollectiveError::Unsupported, mismatch::kUnsupported,
-              "unequal counts are for reduce_scatter only, not " + std::string(to_string(h.opcode)));
+              "unequal counts are for reduce_scatter and allgather only, not " + std::string(to_string(h.opcode)));
     if (variable && message_bytes < plan.header_bytes)
         local(CollectiveError::Mismatch, mismatch::kContribution, "request shorter than its counts table");
     Schedule& schedule = plan.schedule;

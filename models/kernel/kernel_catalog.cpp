@@ -37,6 +37,37 @@ std::vector<std::uint64_t> stencil_reference(unsigned ranks, std::uint64_t per_r
     return sums;
 }
 
+unsigned stencil2d_ranks_x(unsigned ranks) {
+    unsigned best = 1;
+    for (unsigned x = 1; x * x <= ranks; ++x)
+        if (ranks % x == 0) best = x;
+    return best;
+}
+
+std::vector<std::uint64_t> stencil2d_reference(unsigned ranks, std::uint64_t tile, std::uint64_t iterations) {
+    const std::uint64_t rx = stencil2d_ranks_x(ranks), ry = ranks / rx;
+    const std::uint64_t w = rx * tile, h = ry * tile, stride = w + 2;
+    std::vector<double> a((h + 2) * stride, 0.0), b((h + 2) * stride, 0.0);
+    for (std::uint64_t y = 0; y < h; ++y)
+        for (std::uint64_t x = 0; x < w; ++x) a[(y + 1) * stride + x + 1] = stencil_initial(y * w + x);
+    for (std::uint64_t t = 0; t < iterations; ++t) {
+        for (std::uint64_t y = 1; y <= h; ++y)
+            for (std::uint64_t x = 1; x <= w; ++x)
+                b[y * stride + x] = stencil2d_point(a[(y - 1) * stride + x], a[y * stride + x - 1],
+                                                    a[y * stride + x + 1], a[(y + 1) * stride + x]);
+        std::swap(a, b);
+    }
+    std::vector<std::uint64_t> sums(ranks, kFnvBasis);
+    for (std::uint64_t y = 0; y < h; ++y)
+        for (std::uint64_t x = 0; x < w; ++x) {
+            std::uint64_t bits;
+            std::memcpy(&bits, &a[(y + 1) * stride + x + 1], 8);
+            const std::uint64_t r = (y / tile) * rx + x / tile;
+            sums[r] = fnv_add(sums[r], bits);
+        }
+    return sums;
+}
+
 namespace {
 template <typename T>
 T combine(SMI_Op op, T a, T b) {
@@ -97,6 +128,9 @@ bool smi_type(std::uint64_t code) {
            code == SMI_DOUBLE;
 }
 constexpr std::uint64_t kMaxElements = 1u << 24;
+/// The 2D stencil's largest tile side: an edge (512 doubles) fits the
+/// receiver's window (kernel.window_packets x 64 B by default).
+constexpr std::uint64_t kMaxTile2D = 512;
 
 // --- 1 pingpong: args responder, elements, datatype, iterations, mode (0 ping-pong, 1 stream)
 int check_pingpong(const Args& a, int world, std::string* why) {
@@ -192,6 +226,73 @@ void stencil(KernelContext& k, SMI_Comm SMI_COMM_WORLD) {
         std::memcpy(&bits, &a[i], 8);
         sum = fnv_add(sum, bits);
     }
+    k.set_result(0, sum);
+    k.set_result(1, k.now_ps() - start);
+}
+
+// --- 8 stencil2d: args tile (points per side), iterations
+int check_stencil2d(const Args& a, int, std::string* why) {
+    int bad = -1;
+    if ((bad = need(a[0] >= 1 && a[0] <= kMaxTile2D, 0, "tile must be 1..512 points per side", why)) >= 0) return bad;
+    return need(a[1] <= 1000000, 1, "iterations must be 0..1000000", why);
+}
+
+/// SMI's 2D stencil (examples/stencil of the reference SMI): each rank holds
+/// a tile x tile block of the grid; per step it sends its edge rows and
+/// columns to its four neighbours through channels (a row or column per
+/// channel, ports 0 north-bound, 1 south-bound, 2 west-bound, 3 east-bound)
+/// and receives theirs into its halo, then updates every point from its
+/// four neighbours. The edges of the grid are 0.
+void stencil2d(KernelContext& k, SMI_Comm SMI_COMM_WORLD) {
+    const int me = SMI_Comm_rank(SMI_COMM_WORLD);
+    const int size = SMI_Comm_size(SMI_COMM_WORLD);
+    const int rx = static_cast<int>(stencil2d_ranks_x(static_cast<unsigned>(size))), ry = size / rx;
+    const int px = me % rx, py = me / rx;
+    const std::uint64_t n = k.arg(0), stride = n + 2, width = static_cast<std::uint64_t>(rx) * n;
+    const int iterations = static_cast<int>(k.arg(1));
+    std::vector<double> a((n + 2) * stride, 0.0), b((n + 2) * stride, 0.0);
+    for (std::uint64_t y = 0; y < n; ++y)
+        for (std::uint64_t x = 0; x < n; ++x)
+            a[(y + 1) * stride + x + 1] = stencil_initial((py * n + y) * width + px * n + x);
+    const std::uint64_t start = k.now_ps();
+    const int north = py > 0 ? me - rx : -1, south = py + 1 < ry ? me + rx : -1;
+    const int west = px > 0 ? me - 1 : -1, east = px + 1 < rx ? me + 1 : -1;
+    const int count = static_cast<int>(n);
+    // The element (y, x) of the tile with its halo.
+    auto at = [&](std::uint64_t y, std::uint64_t x) -> double& { return a[y * stride + x]; };
+    for (int t = 0; t < iterations; ++t) {
+        // Send the four edges (a channel's packets leave as they fill and at its end).
+        auto send = [&](int peer, int port, std::uint64_t y0, std::uint64_t x0, std::uint64_t dy, std::uint64_t dx) {
+            if (peer < 0) return;
+            SMI_Channel c = SMI_Open_send_channel(count, SMI_DOUBLE, peer, port, SMI_COMM_WORLD);
+            for (std::uint64_t i = 0; i < n; ++i) SMI_Push(&c, &at(y0 + i * dy, x0 + i * dx));
+        };
+        send(north, 0, 1, 1, 0, 1);  // first row
+        send(south, 1, n, 1, 0, 1);  // last row
+        send(west, 2, 1, 1, 1, 0);   // first column
+        send(east, 3, 1, n, 1, 0);   // last column
+        auto receive = [&](int peer, int port, std::uint64_t y0, std::uint64_t x0, std::uint64_t dy, std::uint64_t dx) {
+            if (peer < 0) return;
+            SMI_Channel c = SMI_Open_recv_channel(count, SMI_DOUBLE, peer, port, SMI_COMM_WORLD);
+            for (std::uint64_t i = 0; i < n; ++i) SMI_Pop(&c, &at(y0 + i * dy, x0 + i * dx));
+        };
+        receive(south, 0, n + 1, 1, 0, 1);  // the south neighbour's first row, north-bound
+        receive(north, 1, 0, 1, 0, 1);      // the north neighbour's last row, south-bound
+        receive(east, 2, 1, n + 1, 1, 0);   // the east neighbour's first column, west-bound
+        receive(west, 3, 1, 0, 1, 0);       // the west neighbour's last column, east-bound
+        for (std::uint64_t y = 1; y <= n; ++y)
+            for (std::uint64_t x = 1; x <= n; ++x)
+                b[y * stride + x] = stencil2d_point(at(y - 1, x), at(y, x - 1), at(y, x + 1), at(y + 1, x));
+        k.compute(n * n);  // one point per cycle
+        std::swap(a, b);   // b's halo is still 0 where the grid ends; the rest is overwritten next step
+    }
+    std::uint64_t sum = kFnvBasis;
+    for (std::uint64_t y = 1; y <= n; ++y)
+        for (std::uint64_t x = 1; x <= n; ++x) {
+            std::uint64_t bits;
+            std::memcpy(&bits, &at(y, x), 8);
+            sum = fnv_add(sum, bits);
+        }
     k.set_result(0, sum);
     k.set_result(1, k.now_ps() - start);
 }
@@ -392,6 +493,12 @@ const KernelDescriptor kKernels[] = {
      check_scatter_gather,
      scatter_gather,
      "SMI_Scatter of count int32 per rank from root, then SMI_Gather back"},
+    {kKernelStencil2D,
+     "stencil2d",
+     {"tile", "iterations"},
+     check_stencil2d,
+     stencil2d,
+     "2D 4-point Jacobi stencil on tile x tile doubles per rank, halos through channels in both dimensions"},
 };
 
 }  // namespace

@@ -135,7 +135,7 @@ struct Collectives::Call {
     void* recv = nullptr;        ///< output (bcast: the buffer)
     const std::vector<std::size_t>* counts = nullptr;  ///< reduce_scatter with unequal counts: per block
     /// An ingress kernel's input (send) replaces the contribution.
-    std::optional<std::size_t> ingress_bytes;
+    std::optional<std::size_t> ingress_bytes{};
 };
 
 Collectives::Collectives(Driver& driver, bool offload) : driver_(driver), offload_(offload) {
@@ -257,6 +257,7 @@ void Collectives::drop_row(Communicator& comm, const char* what) {
     if (comm.members.empty() || comm.retired)
         throw DriverError(std::string("collective: ") + what + " of a communicator already freed");
     if (comm.id == world_.id) throw DriverError("collective: the world communicator cannot be freed");
+    settle(comm.id);
     if (comm.offloadable) {
         // Every member is done with the row before any switch drops it.
         Call call;
@@ -488,6 +489,7 @@ void Collectives::run_offloaded(Communicator& comm, const Call& call) {
 }
 
 std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call) {
+    settle(comm.id);
     ++offloaded_calls_;
     const int size = comm.size(), me = comm.rank;
     const bool root = me == call.root;
@@ -658,6 +660,7 @@ std::optional<unsigned> Collectives::cgra_slot(const std::vector<std::uint32_t>&
     for (unsigned s = 0; s < regmap::kCgraSlots; ++s)
         if (cgra_slots_[s] == words) return s;
     const unsigned slot = cgra_next_slot_;
+    settle(std::nullopt, slot);
     const std::uint32_t status = driver_.cgra_load(slot, words);
     if (regmap::cgra_status::RESULT.get(status) != regmap::kCgraDone) {
         // The switch says which check failed; the host's decoder (the same
@@ -701,6 +704,7 @@ bool Collectives::fused(Communicator& comm, Opcode collective, const void* send,
             Communicator& comm;
             ~NextSequence() { ++comm.sequence; }
         } next{comm};
+        settle(comm.id);
         driver_.cgra_arm(comm.id, comm.sequence, *slot);
         run_offloaded(comm, call);
         return true;
@@ -727,6 +731,7 @@ bool Collectives::fused_allreduce_allgather(Communicator& comm, const void* send
         Communicator& comm;
         ~NextSequences() { comm.sequence += 2; }  // the allreduce's, and the allgather the engine starts
     } next{comm};
+    settle(comm.id);
     driver_.cgra_arm(comm.id, comm.sequence, *slot, static_cast<unsigned>(Opcode::Allgather));
     post_offloaded(comm, call);
     receive_offloaded(comm.id, Opcode::Allgather, recv, static_cast<std::size_t>(gathered));
@@ -759,6 +764,138 @@ bool Collectives::ingress_reduce_scatter(Communicator& comm, const void* input, 
     call.ingress_bytes = input_bytes;
     receive_offloaded(comm.id, Opcode::ReduceScatter, recv, post_offloaded(comm, call));
     return true;
+}
+
+int Collectives::fused_allgather_allgatherv(Communicator& comm, std::int32_t count, std::int32_t* ends,
+                                            const void* data, void* recv, Datatype type,
+                                            const std::vector<std::uint32_t>& words) {
+    if (count < 0) throw DriverError("collective: fused allgatherv: count " + std::to_string(count) + " is negative");
+    const auto size = static_cast<std::size_t>(comm.size());
+    const Call counts_call{Opcode::Allgather, Datatype::Int32, std::nullopt, 1, 0, &count, ends};
+    const std::uint64_t counts_bytes = check_call(comm, counts_call);
+    if (!offload_ || driver_.timing_only() ||
+        !would_offload(comm, Opcode::Allgather, std::nullopt, Datatype::Int32, counts_bytes))
+        return 0;
+    const std::optional<unsigned> slot = cgra_slot(words);
+    if (!slot) return 0;
+    // The second request: this rank's block; the others' counts are placeholders the engine replaces.
+    std::vector<std::size_t> placeholders(size, 0);
+    placeholders[static_cast<std::size_t>(comm.rank)] = static_cast<std::size_t>(count);
+    const Call data_call{Opcode::Allgather, type, std::nullopt, 0, 0, data, recv, &placeholders};
+    check_call(comm, data_call);
+    settle(comm.id);
+    const std::uint32_t sequence = comm.sequence;
+    struct NextSequences {
+        Communicator& comm;
+        std::uint32_t after;
+        ~NextSequences() { comm.sequence = after; }
+    } next{comm, sequence + 2};  // the counts' allgather (sequence), the data's (sequence + 1)
+    // A result the switch sends for the data's request that the call will not use.
+    const auto drain = [&] { driver_.receive_collective(comm.id, nullptr, 0); };
+    driver_.cgra_arm(comm.id, sequence, *slot, regmap::kCgraThenAllgathervCounts);
+    const std::size_t ends_bytes = post_offloaded(comm, counts_call);
+    comm.sequence = sequence + 1;
+    post_offloaded(comm, data_call);
+    try {
+        receive_offloaded(comm.id, Opcode::Allgather, ends, ends_bytes);
+    } catch (const DriverError&) {
+        drain();  // the data's request fails too (its counts stayed placeholders)
+        throw;
+    }
+    std::size_t total = 0;
+    std::vector<std::size_t> counts(size);
+    for (std::size_t i = 0; i < size; ++i) {
+        const std::int32_t previous = i == 0 ? 0 : ends[i - 1];
+        counts[i] = ends[i] < previous ? 0 : static_cast<std::size_t>(ends[i] - previous);
+        total += counts[i];
+    }
+    const std::uint64_t total_bytes = static_cast<std::uint64_t>(total) * element_size(type);
+    if (total_bytes <= driver_.accelerator().max_buffer_bytes) {
+        receive_offloaded(comm.id, Opcode::Allgather, recv, static_cast<std::size_t>(total_bytes));
+        return 2;
+    }
+    // Beyond the switch's buffer: every member's data request is refused,
+    // and every member runs it in software instead (the same decision
+    // everywhere: the ends are the same), on the data request's sequence.
+    drain();
+    run_software(comm, Call{Opcode::Allgather, type, std::nullopt, 0, 0, data, recv, &counts});
+    return 1;
+}
+
+std::optional<std::uint64_t> Collectives::post_fused(Communicator& comm, Opcode collective, const void* send,
+                                                     void* recv, std::size_t count, Datatype type,
+                                                     std::optional<Operation> op,
+                                                     const std::vector<std::uint32_t>& words, bool then_allgather) {
+    if (collective != Opcode::Allreduce && collective != Opcode::Allgather)
+        throw DriverError("collective: fused " + lower_name(collective) +
+                          ": the CGRA follows an allreduce or an allgather");
+    if (then_allgather && collective != Opcode::Allreduce)
+        throw DriverError("collective: the engine chains an allgather after an allreduce only");
+    const Call call{collective, type, op, count, 0, send, recv};
+    const std::uint64_t buffer_bytes = check_call(comm, call);
+    const cgra::LoadOutcome decoded = cgra::decode(words, cgra::Limits{cgra::kMaxInstructions, 64});
+    if (!decoded.program) throw DriverError("collective: " + decoded.why);
+    const std::uint64_t gathered = buffer_bytes * static_cast<std::uint64_t>(comm.size());
+    if (!offload_ || count == 0 || !would_offload(comm, collective, op, type, buffer_bytes) ||
+        (then_allgather && !would_offload(comm, Opcode::Allgather, std::nullopt, type, gathered)))
+        return std::nullopt;
+    const std::optional<unsigned> slot = cgra_slot(words);
+    if (!slot) return std::nullopt;
+    settle(comm.id);
+    struct NextSequences {
+        Communicator& comm;
+        std::uint32_t calls;
+        ~NextSequences() { comm.sequence += calls; }  // fully fused: the allgather the engine starts too
+    } next{comm, then_allgather ? 2u : 1u};
+    driver_.cgra_arm(comm.id, comm.sequence, *slot, then_allgather ? static_cast<unsigned>(Opcode::Allgather) : 0u);
+    InFlight request;
+    request.context = comm.id;
+    request.slot = *slot;
+    request.collective = then_allgather ? Opcode::Allgather : collective;
+    request.recv = recv;
+    request.result = post_offloaded(comm, call);
+    if (then_allgather) request.result = static_cast<std::size_t>(gathered);
+    const std::uint64_t ticket = next_ticket_++;
+    in_flight_.emplace(ticket, request);
+    return ticket;
+}
+
+bool Collectives::collect_fused(std::uint64_t ticket, bool wait) {
+    auto it = in_flight_.find(ticket);
+    if (it == in_flight_.end())
+        throw DriverError("collective: fused request " + std::to_string(ticket) + " is not in flight");
+    if (it->second.receiving) return false;  // the settle() that runs this progress takes it
+    if (!it->second.arrived) {
+        if (!wait && !driver_.collective_result_ready(it->second.context)) return false;
+        settle(it->second.context);
+        it = in_flight_.find(ticket);
+    }
+    const std::string error = it->second.error;
+    in_flight_.erase(it);
+    if (!error.empty()) throw DriverError(error);
+    return true;
+}
+
+void Collectives::settle(std::optional<unsigned> context, std::optional<unsigned> slot) {
+    // A map: the receive may run the MPI layer's progress, which erases
+    // other collected requests, never this one (receiving).
+    for (auto it = in_flight_.begin(); it != in_flight_.end(); ++it) {
+        InFlight& request = it->second;
+        if (request.arrived || request.receiving ||
+            !((context && request.context == *context) || (slot && request.slot == *slot)))
+            continue;
+        request.receiving = true;
+        try {
+            receive_offloaded(request.context, request.collective, request.recv, request.result);
+        } catch (const DriverError& e) {
+            request.error = e.what();
+        } catch (...) {  // the job is ending, or the progress this wait ran failed: not received
+            request.receiving = false;
+            throw;
+        }
+        request.receiving = false;
+        request.arrived = true;
+    }
 }
 
 void Collectives::finalize_barrier(Communicator& comm, bool software) {

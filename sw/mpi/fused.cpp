@@ -12,17 +12,9 @@
 #include <vector>
 
 #include "coll_util.h"
-#include "isvp/cgra.h"
-#include "isvp_fused.h"
-#include "mpi_impl.h"
-
-struct MPIX_Cgra_program_s {
-    std::vector<std::uint32_t> words;
-    isvp::cgra::Program program;
-};
+#include "fused_common.h"
 
 namespace isvp::mpi {
-namespace {
 
 using namespace coll;
 
@@ -71,6 +63,8 @@ const Type& check_program_type(MPIX_Cgra_program program, MPI_Datatype datatype)
                                       std::to_string(static_cast<unsigned>(program->program.type)) + ")");
     return type;
 }
+
+namespace {
 
 /// Semi-fused first half: collective + program. Offloaded (returns true) or
 /// the plain call and the program on the host.
@@ -210,6 +204,39 @@ int MPIX_Allgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Dat
         if (sendcount < 0) throw Error(MPI_ERR_COUNT, "sendcount is negative");
     });
     if (checked != MPI_SUCCESS) return checked;
+    // Fully fused in the switch when it can (docs/FUSED.md): the counts'
+    // allgather, the prefix sum and the data's allgather with unequal
+    // counts, the second started by the engine.
+    int fully = 0;
+    const int attempted = entry("MPIX_Allgather_prefix_allgatherv", comm, [&] {
+        Comm& c = check_comm(comm);
+        const Type& type = check_datatype(datatype);
+        if (c.is_inter() || !state().offload || in_place(sendbuf) || !type.contiguous || !type.aglu ||
+            type.uniform_count != 1 || static_cast<std::size_t>(size) * 4 > fused_threshold())
+            return;
+        isvp::cgra::Program p;
+        p.type = isvp::cgra::ElementType::Int32;
+        p.lanes = 1;
+        p.instructions.push_back({isvp::cgra::CgraOpcode::PrefixSum, isvp::cgra::CgraOperand::Immediate, 0});
+        std::vector<std::int32_t> ends(static_cast<std::size_t>(size));
+        try {
+            fully =
+                collectives().fused_allgather_allgatherv(c.guest, sendcount, ends.data(), data_start(sendbuf, type),
+                                                         data_start(recvbuf, type), *type.aglu, isvp::cgra::encode(p));
+        } catch (const isvp::guest::DriverError& e) {
+            throw Error(MPI_ERR_OTHER, e.what());
+        }
+        if (!fully) return;
+        for (int i = 0; i < size; ++i) {
+            displs[i] = i == 0 ? 0 : ends[static_cast<std::size_t>(i) - 1];
+            recvcounts[i] = ends[static_cast<std::size_t>(i)] - displs[i];
+        }
+    });
+    if (attempted != MPI_SUCCESS) return attempted;
+    if (fully) {
+        last_offloaded = fully;
+        return MPI_SUCCESS;
+    }
     if (!prefix) {
         isvp::cgra::Program p;
         p.type = isvp::cgra::ElementType::Int32;

@@ -3,7 +3,7 @@
  * on) and in the fallback (larger arrays, or offload off):
  *   - Allreduce -> CGRA program (MUL 3, ADD rank, PREFIX_SUM) -> Alltoall
  *     (NAS IS bucket counts), int32, several sizes (fully fused when small);
- *   - Allgather -> PREFIX_SUM -> Allgatherv (FEM), doubles;
+ *   - Allgather -> PREFIX_SUM -> Allgatherv (FEM), doubles (fully fused);
  *   - a semi-fused Allgather on doubles (MUL 0.5, ADD index), exact;
  *   - malformed programs refused with MPI_ERR_ARG, then fused calls still work.
  * MPIX_Fused_last_offloaded() must say which path ran. */
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
         int* displs = malloc(sizeof(int) * (size_t)size);
         CHECK_INT(MPIX_Allgather_prefix_allgatherv(data, mine, MPI_DOUBLE, all, counts, displs, MPI_COMM_WORLD),
                   MPI_SUCCESS);
-        CHECK_INT(MPIX_Fused_last_offloaded(), offload);  /* the counts array is small */
+        CHECK_INT(MPIX_Fused_last_offloaded(), offload ? 2 : 0);  /* fully fused: the blocks fit the switch */
         int at = 0;
         for (int r = 0; r < size; ++r) {
             const int n = s == 0 ? r % 3 + 1 : 600 + r;

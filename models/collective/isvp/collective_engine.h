@@ -346,6 +346,9 @@ class CollectiveEngine : public sc_core::sc_module {
         /// Fully fused: the collective the engine starts on the program's
         /// output when this one ends (Send = none); its result is not returned.
         Opcode cgra_then = Opcode::Send;
+        /// Fully fused FEM: the program's output (int32 block ends) gives
+        /// the counts of the next request, an allgather with unequal counts.
+        bool cgra_counts_next = false;
     };
     /// Where this NIC stands in its communicator's switch tree (per row).
     struct TreeLink {
@@ -376,6 +379,13 @@ class CollectiveEngine : public sc_core::sc_module {
     struct Context {
         Request assembly;             ///< request being reassembled whole
         std::deque<Request> waiting;  ///< complete requests, in arrival (sequence) order
+        /// Fully fused FEM: the counts table of the request with this
+        /// envelope sequence (cgra_counts_next), put in at its start.
+        struct FusedCounts {
+            std::uint32_t sequence = 0;
+            std::vector<std::uint32_t> counts;
+        };
+        std::optional<FusedCounts> fused_counts;
         bool streaming = false;            ///< a request is arriving to start as soon as its head is in
         NetworkHeader head;                ///< its first packet's header
         sc_core::sc_time head_at;          ///< its first packet was taken in (trace)
@@ -571,6 +581,10 @@ class CollectiveEngine : public sc_core::sc_module {
     /// Fully fused: the request the engine posts itself when the armed
     /// collective on `context` ends (its program's output as contribution).
     Request chained_request(unsigned context) const;
+    /// Fully fused FEM: the next request's counts from the active
+    /// collective's program output (int32 block ends, non-decreasing);
+    /// nullopt when it is not that (or carries no payload).
+    std::optional<Context::FusedCounts> counts_from_output(unsigned context) const;
     /// Updates statistics_.peak_buffer_bytes with the bytes collective
     /// buffers, queued requests and recycled buffers hold now.
     void note_buffer_bytes();
@@ -644,6 +658,7 @@ class CollectiveEngine : public sc_core::sc_module {
             std::uint32_t sequence = 0;
             std::uint32_t slot = 0;
             Opcode then = Opcode::Send;  ///< Send: semi-fused
+            bool counts_next = false;    ///< CGRA_ARM_THEN = kCgraThenAllgathervCounts
         };
         /// Per context: the collective ARM marked, until it starts.
         std::array<std::optional<Armed>, regmap::kContextCount> armed;

@@ -396,8 +396,14 @@ inline constexpr std::uint32_t CGRA_REFUSED = 0x7128;       ///< RO LOADs and AR
 /// RW [3:0] fully fused: the collective ARM marks starts this one itself
 /// (opcode; 0 none = semi-fused, 6 Allgather) on the program's output as
 /// its contribution, sequence + 1, without the host; only its result goes
-/// to the host. ARM refuses any other opcode (error 3).
+/// to the host. 0xE (kCgraThenAllgathervCounts): the fully fused FEM
+/// pattern — the result goes to the host, and the next request on the
+/// context (sequence + 1, an allgather with unequal counts the host posted
+/// behind it) takes its counts table from the program's output read as
+/// int32 block ends (count i = end i - end i-1). ARM refuses any other
+/// value (error 3).
 inline constexpr std::uint32_t CGRA_ARM_THEN = 0x712C;
+inline constexpr std::uint32_t kCgraThenAllgathervCounts = 0xE;
 inline constexpr unsigned kCgraSlots = 4;
 static_assert(KERNEL_END <= CGRA_BASE && CGRA_END <= ACCELERATOR_END);
 

@@ -109,5 +109,6 @@ inline constexpr std::uint32_t kKernelReduce = 4;
 inline constexpr std::uint32_t kKernelStream = 5;
 inline constexpr std::uint32_t kKernelMismatch = 6;
 inline constexpr std::uint32_t kKernelScatterGather = 7;
+inline constexpr std::uint32_t kKernelStencil2D = 8;
 
 }  // namespace isvp

@@ -29,6 +29,21 @@ inline double stencil_point(double left, double centre, double right) {
 /// steps, 0 beyond both ends; returns each rank's checksum of its block.
 std::vector<std::uint64_t> stencil_reference(unsigned ranks, std::uint64_t per_rank, std::uint64_t iterations);
 
+/// 2D stencil (SMI's examples/stencil): one Jacobi step of one point from
+/// its four neighbours (fixed operand order: bit-identical).
+inline double stencil2d_point(double north, double west, double east, double south) {
+    return 0.25 * (north + west + east + south);
+}
+/// The ranks' grid of the 2D stencil on `ranks` FPGAs: ranks_x columns (the
+/// largest divisor of `ranks` not above its square root) by ranks / ranks_x
+/// rows; rank r is at column r % ranks_x, row r / ranks_x.
+unsigned stencil2d_ranks_x(unsigned ranks);
+/// The serial reference: a (ranks_y x tile) by (ranks_x x tile) grid of
+/// doubles (row-major initial value stencil_initial(global index)), 0
+/// beyond the edges, `iterations` Jacobi steps; returns each rank's checksum
+/// of its tile (row-major).
+std::vector<std::uint64_t> stencil2d_reference(unsigned ranks, std::uint64_t tile, std::uint64_t iterations);
+
 /// Bcast: element i the root sends.
 inline std::int32_t bcast_value(std::uint64_t i) {
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(i * 2654435761u) ^ 0x5BD1E995u);

@@ -23,8 +23,10 @@
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "isvp/collective_schedule.h"
@@ -165,6 +167,39 @@ class Collectives {
     /// a message over the limit): the caller runs the host baseline.
     bool ingress_reduce_scatter(Communicator& comm, const void* input, std::size_t input_bytes, void* recv,
                                 std::size_t count, Datatype type, const std::vector<std::uint32_t>& words);
+
+    /// Fully fused FEM (docs/FUSED.md): Allgather of `count` (int32) ->
+    /// the program `words` (an int32 inclusive prefix sum: block ends) ->
+    /// Allgather with unequal counts of `data` (`count` elements of `type`)
+    /// whose counts the engine takes from the program's output: the host
+    /// posts both requests at once (the second's counts table holds
+    /// placeholders), the engine starts the second as soon as the program
+    /// is done. `ends` gets size int32 block ends, `recv` the blocks in rank
+    /// order. Returns 2 when all ran in the switch; 1 when the blocks
+    /// exceed the switch's buffer (every member learns it from `ends`): the
+    /// switch refuses the second request on every member and the driver
+    /// runs it in software; 0, having done nothing, when the switch cannot
+    /// (offload off, timing only, no CGRA, the counts' allgather not
+    /// offloaded): the caller falls back.
+    int fused_allgather_allgatherv(Communicator& comm, std::int32_t count, std::int32_t* ends, const void* data,
+                                   void* recv, Datatype type, const std::vector<std::uint32_t>& words);
+    /// Nonblocking fused (MPIX_I... calls, docs/FUSED.md): the offloaded
+    /// path of fused() (`then_allgather` false) or of
+    /// fused_allreduce_allgather() (true: `recv` gets size x count elements)
+    /// posted to the switch without waiting. Returns a ticket for
+    /// collect_fused(), or nullopt having done nothing when the switch would
+    /// not run it (offload off, the call not offloaded, no CGRA): the caller
+    /// falls back. The request is on the communicator's own context: before
+    /// anything else is posted there (or the communicator is freed, or the
+    /// program's CGRA slot is reloaded) the driver collects this result into
+    /// `recv`, so `recv` must stay valid until collect_fused() returns true.
+    std::optional<std::uint64_t> post_fused(Communicator& comm, Opcode collective, const void* send, void* recv,
+                                            std::size_t count, Datatype type, std::optional<Operation> op,
+                                            const std::vector<std::uint32_t>& words, bool then_allgather);
+    /// True once the ticket's result is in its `recv` (then the ticket is
+    /// spent); waits for it when `wait`, otherwise only looks. Throws
+    /// DriverError for a switch error or a ticket not in flight.
+    bool collect_fused(std::uint64_t ticket, bool wait);
     /// Checks `words` as a LOAD does: in the switch's CGRA when there is one
     /// (the program stays loaded for fused()), else with the host's decoder.
     /// Throws DriverError naming what is wrong.
@@ -220,6 +255,25 @@ class Collectives {
     std::array<std::vector<std::uint32_t>, regmap::kCgraSlots> cgra_slots_;
     unsigned cgra_next_slot_ = 0;
     std::optional<std::uint32_t> cgra_capabilities_;  ///< CGRA_CAPABILITIES, read once (an MMIO round trip)
+    /// A post_fused() request whose result has not been collected.
+    struct InFlight {
+        unsigned context = 0;
+        unsigned slot = 0;  ///< the CGRA slot armed for it
+        Opcode collective = Opcode::Allreduce;
+        void* recv = nullptr;
+        std::size_t result = 0;  ///< bytes expected
+        /// settle() is taking it from the device (it may run the MPI layer's
+        /// progress, which must not complete the request before the bytes are in).
+        bool receiving = false;
+        bool arrived = false;  ///< taken from the device by settle()
+        std::string error;     ///< the switch's error, reported by collect_fused
+    };
+    std::map<std::uint64_t, InFlight> in_flight_;  ///< by ticket (post order)
+    std::uint64_t next_ticket_ = 1;
+    /// Takes the results of the in-flight requests on `context` (or armed
+    /// with CGRA slot `slot`) from the device, waiting for them: nothing else
+    /// may be posted there (or loaded into the slot) before.
+    void settle(std::optional<unsigned> context, std::optional<unsigned> slot = std::nullopt);
     /// The slot holding `words`, loading it first (round robin) if needed;
     /// nullopt without a CGRA. Throws DriverError when the switch refuses it.
     std::optional<unsigned> cgra_slot(const std::vector<std::uint32_t>& words);

@@ -2,7 +2,7 @@
  * result runs through a small program on the CGRA beside the switch's
  * collective engine, then (optionally) a second collective.
  *
- * Blocking calls. A program is CGRA instruction words (format in
+ * Blocking calls (nonblocking MPIX_I... forms below). A program is CGRA instruction words (format in
  * docs/FUSED.md); its element type must match the datatype (MPI_INT: int32,
  * MPI_INT64_T / MPI_LONG_LONG / MPI_LONG (8 bytes): int64, MPI_FLOAT,
  * MPI_DOUBLE). Offloaded — the first collective and the program in the
@@ -11,10 +11,13 @@
  * ISVP_MPI_FUSED_THRESHOLD bytes (16384 by default); otherwise the plain MPI
  * calls and the same program on the host (same bytes for integers; for
  * floating point each path sums in one fixed order). The switch has no
- * Alltoall or Allgatherv: MPIX_Allreduce_op_alltoall runs fully fused in the
- * switch as Allreduce -> program -> Allgather (the engine starts the
- * allgather itself; each rank keeps its blocks), MPIX_Allgather_prefix_
- * allgatherv semi-fused with the shim's MPI_Allgatherv after it. */
+ * Alltoall: MPIX_Allreduce_op_alltoall runs fully fused in the switch as
+ * Allreduce -> program -> Allgather (the engine starts the allgather itself;
+ * each rank keeps its blocks). MPIX_Allgather_prefix_allgatherv runs fully
+ * fused (a contiguous datatype of one basic type): the counts' allgather,
+ * the prefix sum and the data's allgather with unequal counts, whose counts
+ * the engine takes from the prefix sum (its nonblocking form: semi-fused,
+ * the Allgatherv in software). */
 #ifndef ISVP_FUSED_H
 #define ISVP_FUSED_H
 
@@ -84,6 +87,22 @@ int MPIX_Spmv_band(const void* band, const void* x, void* y, int cols, int halfw
                    MPI_Comm comm);
 /* Last MPIX_Pgemm / MPIX_Spmv_band on this rank: 1 in the switch, 0 the host baseline. */
 int MPIX_Hoc_last_offloaded(void);
+
+/* Nonblocking forms (docs/FUSED.md, "Nonblocking"): the same checks, paths
+ * and results as the blocking calls; the request completes with MPI_Wait,
+ * MPI_Test and their array forms. Offloaded, the request is posted to the
+ * switch and the call returns; otherwise the fallback runs as nonblocking
+ * collectives (progressed by MPI calls, as MPI_Iallreduce). The buffers
+ * (and recvcounts/displs, written when the counts have arrived) must stay
+ * untouched until the request completes; the program may be freed at once. */
+int MPIX_Iallreduce_op(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                       MPIX_Cgra_program program, MPI_Comm comm, MPI_Request* request);
+int MPIX_Iallgather_op(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                       MPIX_Cgra_program program, MPI_Comm comm, MPI_Request* request);
+int MPIX_Iallreduce_op_alltoall(const void* sendbuf, void* opbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                                MPI_Op op, MPIX_Cgra_program program, MPI_Comm comm, MPI_Request* request);
+int MPIX_Iallgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype datatype, void* recvbuf,
+                                      int recvcounts[], int displs[], MPI_Comm comm, MPI_Request* request);
 
 /* Last call's path on this rank: 2 fully fused in the switch (collective, op
  * and second collective), 1 semi-fused (collective and op in the switch), 0
