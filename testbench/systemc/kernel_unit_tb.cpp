@@ -78,8 +78,8 @@ class Host : public sc_core::sc_module {
     void run() {
         wait(sc_core::SC_ZERO_TIME);
         const std::uint32_t caps = read(csr_a, rm::KERNEL_CAPABILITIES);
-        expect(rm::kernel_capabilities::KERNELS.get(caps) == 7 && rm::kernel_capabilities::ARGS.get(caps) == 8,
-               "KERNEL_CAPABILITIES: 7 kernels, 8 argument registers");
+        expect(rm::kernel_capabilities::KERNELS.get(caps) == 8 && rm::kernel_capabilities::ARGS.get(caps) == 8,
+               "KERNEL_CAPABILITIES: 8 kernels (stencil2d the eighth), 8 argument registers");
         expect(read(csr_a, rm::KERNEL_STATUS) == 0, "idle after reset");
 
         launch(csr_a, 99, 0, 0);
