@@ -26,6 +26,12 @@ const auto kTable = [](auto& self, auto&& parameter) {
                           "0: at the end of the instant. About 1 makes solves follow flows, not packets "
                           "(~9x less CPU) at a cost in accuracy (docs/PERFORMANCE.md)"},
               self.linger_round_trips);
+    parameter(param::Choice<FlowHold>{"network.flow_hold",
+                                      {{"message", FlowHold::Message}, {"instant", FlowHold::Instant}},
+                                      "flow model: a stream that runs dry inside a message keeps its flow until "
+                                      "the message's last packet (message: one max-min solve per message) or "
+                                      "only to the end of the instant (instant: a solve per dry spell, ~per packet)"},
+              self.hold);
 };
 
 }  // namespace

@@ -26,12 +26,14 @@ std::uint64_t ns_to_ticks(double ns) {
 
 }  // namespace
 
-FlowNetwork::FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config, double linger_round_trips)
+FlowNetwork::FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config, double linger_round_trips,
+                         FlowHold hold)
     : sc_core::sc_module(name),
       config_(config),
       topology_(config.topology()),
       routing_(config_.routing(topology_)),
-      linger_round_trips_(linger_round_trips) {
+      linger_round_trips_(linger_round_trips),
+      hold_(hold) {
     config_.validate();
     cycle_ = ns_to_ticks(config_.router.clock_period_ns());
     pipeline_ = config_.router.pipeline_cycles * cycle_;
@@ -209,6 +211,20 @@ void FlowNetwork::on_packet(unsigned host, tlm::tlm_generic_payload& payload, sc
              "destination " + std::to_string(info.destination) + " is not a node of the network");
         return;
     }
+    // Its message, from the network header: a stream's packets may mix
+    // messages (a step's data and the window grants of the reverse step), so
+    // a message is keyed by context, step and opcode, and ends with the
+    // packet whose `last` bit is set (network.flow_hold = message keeps a dry
+    // stream's flow while one of its messages is unfinished). A packet too
+    // short for a header is a message of its own.
+    bool last = true;
+    std::uint32_t message = 0;
+    if (length >= NetworkHeader::kBytes)
+        if (const auto header = NetworkHeader::read(payload.get_data_ptr())) {
+            last = header->last;
+            message = std::uint32_t{header->context_id} << 16 | std::uint32_t{header->step} << 8 |
+                      static_cast<std::uint32_t>(header->opcode);
+        }
     payload.acquire();
     const std::uint32_t index = stream_for(host, info.destination);
     Stream& stream = streams_[index];
@@ -218,6 +234,8 @@ void FlowNetwork::on_packet(unsigned host, tlm::tlm_generic_payload& payload, sc
     packet.bytes = length;
     packet.phits = phits_of(length);
     packet.vc = info.vc;
+    packet.last = last;
+    packet.message = message;
     stream.queue.push_back(packet);
     if (!stream.running && stream.queue.size() == 1) schedule(packet.ready, {AgendaItem::Activate, index, 0});
 }
@@ -413,6 +431,14 @@ void FlowNetwork::drained(std::uint32_t index, std::uint64_t now) {
                          ? port
                          : serialisation_ticks(stream.cables[r - 1], packet.bytes);
     }
+    // Messages it has begun and not finished (network.flow_hold = message).
+    if (hold_ == FlowHold::Message) {
+        const auto open = std::find(stream.open.begin(), stream.open.end(), packet.message);
+        if (!packet.last && open == stream.open.end())
+            stream.open.push_back(packet.message);
+        else if (packet.last && open != stream.open.end())
+            stream.open.erase(open);
+    }
     // On to the destination's eject port (between hosts of one switch it
     // went there when it started draining).
     if (!stream.cables.empty())
@@ -428,6 +454,16 @@ void FlowNetwork::drained(std::uint32_t index, std::uint64_t now) {
             schedule_drain(stream, index, now);
         else
             weigh(stream, index, stream.queue.front().bytes);
+    } else if (!stream.open.empty() && stream.rate > 0) {
+        // Dry inside a message: the source paces it (a collective step
+        // forwarding what the previous one delivers, a window) and its next
+        // packet follows; the flow keeps its share until the message's last
+        // packet has drained, so solves follow messages, not packets.
+        stream.running = false;
+        ++stream.version;
+        ++stream.retire_version;  // a Retire from an earlier message no longer applies
+        ++statistics_.holds;
+        if (!stream.queue.empty()) schedule(stream.queue.front().ready, {AgendaItem::Activate, index, 0});
     } else {
         stream.running = false;
         ++stream.version;
@@ -547,6 +583,7 @@ nlohmann::json FlowNetwork::statistics(const sc_core::sc_time& elapsed) const {
             {"streams", c.streams},
             {"flow_starts", c.flow_starts},
             {"reweighs", c.reweighs},
+            {"holds", c.holds},
             {"solves", c.solves},
             {"dropped_malformed", c.dropped_malformed},
             {"dropped_misaddressed", c.dropped_misaddressed},

@@ -60,6 +60,7 @@
 #include "isvp/aurora_config.h"
 #include "isvp/credit_queue.h"
 #include "isvp/fabric_config.h"
+#include "isvp/flow_config.h"
 #include "isvp/flow_path.h"
 #include "isvp/max_min_solver.h"
 #include "isvp/network_topology.h"
@@ -77,6 +78,7 @@ struct FlowNetworkStatistics {
     std::uint64_t streams = 0;               ///< source -> destination pairs that carried a packet
     std::uint64_t flow_starts = 0;           ///< times a stream became a flow of the sharing problem
     std::uint64_t reweighs = 0;              ///< times a flow took a larger packet's weights
+    std::uint64_t holds = 0;                 ///< times a stream ran dry inside a message and kept its flow
     std::uint64_t solves = 0;                ///< max-min recomputations
     std::uint64_t dropped_malformed = 0;     ///< packets that did not parse
     std::uint64_t dropped_misaddressed = 0;  ///< destination not a host of the network
@@ -92,8 +94,10 @@ class FlowNetwork : public sc_core::sc_module {
 
     /// Builds the flow network of the topology `config` describes, routed by
     /// its routing policy; throws ConfigError for a bad config.
-    /// `linger_round_trips`: network.flow_linger_round_trips.
-    FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config, double linger_round_trips = 0);
+    /// `linger_round_trips`: network.flow_linger_round_trips; `hold`:
+    /// network.flow_hold.
+    FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config, double linger_round_trips = 0,
+                FlowHold hold = FlowHold::Message);
 
     const FabricConfig& config() const { return config_; }
     const NetworkTopology& topology() const { return topology_; }
@@ -118,6 +122,8 @@ class FlowNetwork : public sc_core::sc_module {
         std::uint32_t bytes = 0;                      ///< its length
         std::uint32_t phits = 0;                      ///< its size in phits
         std::uint8_t vc = 0;                          ///< VC it came in on (its credits go back there)
+        std::uint32_t message = 0;                    ///< its message's key (message_key)
+        bool last = true;                             ///< last packet of its message (network header)
     };
     /// The packets from one host to another and their flow.
     struct Stream {
@@ -140,6 +146,7 @@ class FlowNetwork : public sc_core::sc_module {
         std::uint32_t cached_bytes = 0;    ///< packet size of cached_after
         std::int64_t cached_after = 0;     ///< drained -> head at the NIC, ticks, for cached_bytes
         std::uint64_t last_due = 0;        ///< due tick of its latest packet (order is kept)
+        std::vector<std::uint32_t> open;   ///< keys of messages partly drained (network.flow_hold = message)
     };
     /// A drained packet on its way to (or waiting at) the destination's NIC.
     struct Arrival {
@@ -235,6 +242,7 @@ class FlowNetwork : public sc_core::sc_module {
     std::vector<std::uint32_t> first_port_;         ///< [switch]: index of its port 0 among all ports
     std::uint32_t ports_total_ = 0;                 ///< switch ports in the network
     double linger_round_trips_ = 0;                 ///< network.flow_linger_round_trips
+    FlowHold hold_ = FlowHold::Message;             ///< network.flow_hold
 
     std::vector<std::unique_ptr<PacketInSocket>> inject_;          ///< [host]
     std::vector<std::unique_ptr<CreditOutSocket>> inject_credit_;  ///< [host]
