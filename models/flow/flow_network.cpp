@@ -155,6 +155,7 @@ std::int64_t FlowNetwork::after_drain(Stream& stream, std::uint32_t bytes) {
 
 std::uint32_t FlowNetwork::stream_for(unsigned source, unsigned destination) {
     const std::uint64_t key = std::uint64_t{source} * topology_.hosts() + destination;
+    if (!stream_table_.empty() && stream_table_[key] != 0) return stream_table_[key] - 1;
     const auto found = stream_index_.find(key);
     if (found != stream_index_.end()) return found->second;
     Stream stream;
@@ -177,6 +178,10 @@ std::uint32_t FlowNetwork::stream_for(unsigned source, unsigned destination) {
     ++statistics_.streams;
     const auto index = static_cast<std::uint32_t>(streams_.size() - 1);
     stream_index_.emplace(key, index);
+    if (topology_.hosts() <= kDenseStreamHosts) {
+        if (stream_table_.empty()) stream_table_.assign(std::size_t{topology_.hosts()} * topology_.hosts(), 0);
+        stream_table_[key] = index + 1;
+    }
     return index;
 }
 

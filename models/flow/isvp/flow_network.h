@@ -10,7 +10,10 @@
 // directed cable of the route the routers would take (flow_path.h, from the
 // same RoutingPolicy), the eject port of d. The stream drains its packets in
 // order at its share; rates are recomputed when a stream starts or stops
-// (once per simulated instant, only the connected flows). A packet of k
+// (once per simulated instant, only the connected flows). A stream that runs
+// dry inside a message (network header: context, step, opcode; `last` ends
+// it) keeps its flow until the message ends (network.flow_hold = message),
+// so solves follow messages, not packets. A packet of k
 // bytes costs each resource what it costs the packet model: a cable its
 // Aurora serialisation S_c(k) (frame overhead included), a port
 // X(k) = ceil(phits / router.phits_per_cycle) router cycles; a flow's weight
@@ -258,14 +261,18 @@ class FlowNetwork : public sc_core::sc_module {
     std::vector<std::uint32_t> flow_owner_;                          ///< [solver flow id]: stream
     std::vector<Stream> streams_;                                    ///< by index
     std::unordered_map<std::uint64_t, std::uint32_t> stream_index_;  ///< source x hosts + destination -> index
-    std::vector<std::uint32_t> idle_;                                ///< streams that stopped running this instant
-    std::vector<EjectPort> ejects_;                                  ///< [host]
-    std::vector<ResourceLoad> loads_;                                ///< [resource]
-    TimedAgenda<AgendaItem> agenda_;                                 ///< own future work
-    sc_core::sc_event wake_event_;                                   ///< wakes wake()
-    std::uint64_t next_wake_ = kNever;                               ///< tick wake_event_ is notified for
-    std::uint64_t arrival_sequence_ = 0;                             ///< orders Arrivals of one tick
-    mutable FlowNetworkStatistics statistics_;                       ///< counters (solves copied in on demand)
+    /// [source x hosts + destination]: stream index + 1, 0 for none (up to
+    /// kDenseStreamHosts hosts; beyond, stream_index_ alone: a lookup per packet)
+    std::vector<std::uint32_t> stream_table_;
+    static constexpr unsigned kDenseStreamHosts = 1024;
+    std::vector<std::uint32_t> idle_;           ///< streams that stopped running this instant
+    std::vector<EjectPort> ejects_;             ///< [host]
+    std::vector<ResourceLoad> loads_;           ///< [resource]
+    TimedAgenda<AgendaItem> agenda_;            ///< own future work
+    sc_core::sc_event wake_event_;              ///< wakes wake()
+    std::uint64_t next_wake_ = kNever;          ///< tick wake_event_ is notified for
+    std::uint64_t arrival_sequence_ = 0;        ///< orders Arrivals of one tick
+    mutable FlowNetworkStatistics statistics_;  ///< counters (solves copied in on demand)
 };
 
 }  // namespace isvp
