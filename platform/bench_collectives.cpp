@@ -710,7 +710,7 @@ int bench_collectives(int argc, char** argv) {
         const FlowNetworkStatistics& counted = flow->counters();
         std::cout << "# flow network: " << counted.packets << " packets, " << counted.streams << " streams, "
                   << counted.flow_starts << " flow starts, " << counted.reweighs << " re-weighed, " << counted.holds
-                  << " held inside a message, " << counted.solves
+                  << " held inside a message, " << counted.express << " without a flow (one phit), " << counted.solves
                   << " max-min solves\n";
     }
     if (with_reliable)

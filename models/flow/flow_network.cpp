@@ -369,12 +369,36 @@ void FlowNetwork::activate(std::uint32_t index, std::uint64_t now) {
     stream.running = true;
     ++stream.retire_version;  // a pending Retire no longer applies
     start_head(stream, now);
+    if (express(stream, head)) {
+        start_express(stream, index, now);
+        return;
+    }
     if (stream.flow != kNoFlow && head.bytes <= stream.weight_bytes) {
         schedule_drain(stream, index, now);  // stopped and started again within one instant: same share
         return;
     }
     if (stream.flow == kNoFlow) ++statistics_.flow_starts;
     weigh(stream, index, head.bytes);
+}
+
+bool FlowNetwork::express(const Stream& stream, const QueuedPacket& packet) const {
+    // A message of one phit (a window-credit return, an 8-byte step) on a
+    // stream without a flow: as a flow it would start and end within one
+    // port cycle, a solve of its whole component each way (most of the
+    // solves left once flows live as long as messages).
+    return hold_ == FlowHold::Message && stream.flow == kNoFlow && packet.last && packet.phits <= 1;
+}
+
+void FlowNetwork::start_express(Stream& stream, std::uint32_t index, std::uint64_t now) {
+    // It drains in its uncontended bottleneck time, what a flow of its own
+    // would take on idle resources, without joining the sharing problem.
+    const QueuedPacket& head = stream.queue.front();
+    std::uint64_t ticks = port_ticks(head.phits);
+    for (std::uint32_t cable : stream.cables) ticks = std::max(ticks, serialisation_ticks(cable, head.bytes));
+    ++statistics_.express;
+    ++stream.version;
+    stream.rate = static_cast<double>(head.bytes) / static_cast<double>(std::max<std::uint64_t>(ticks, 1));
+    schedule(now + ticks, {AgendaItem::Drained, index, stream.version});
 }
 
 void FlowNetwork::weigh(Stream& stream, std::uint32_t index, std::uint32_t bytes) {
@@ -426,6 +450,7 @@ void FlowNetwork::drained(std::uint32_t index, std::uint64_t now) {
     Stream& stream = streams_[index];
     const QueuedPacket packet = stream.queue.front();
     stream.queue.pop_front();
+    if (stream.flow == kNoFlow) stream.rate = 0;  // it went express: no share to keep
     // Load on every resource it crossed (statistics).
     const std::uint64_t port = port_ticks(packet.phits);
     for (std::size_t r = 0; r < stream.resources.size(); ++r) {
@@ -455,10 +480,16 @@ void FlowNetwork::drained(std::uint32_t index, std::uint64_t now) {
     // The next packet continues at the same share, or the stream stops.
     if (!stream.queue.empty() && stream.queue.front().ready <= now) {
         start_head(stream, now);
-        if (stream.queue.front().bytes <= stream.weight_bytes)
-            schedule_drain(stream, index, now);
-        else
+        if (express(stream, stream.queue.front())) {
+            start_express(stream, index, now);
+        } else if (stream.flow == kNoFlow) {
+            ++statistics_.flow_starts;
             weigh(stream, index, stream.queue.front().bytes);
+        } else if (stream.queue.front().bytes <= stream.weight_bytes) {
+            schedule_drain(stream, index, now);
+        } else {
+            weigh(stream, index, stream.queue.front().bytes);
+        }
     } else if (!stream.open.empty() && stream.rate > 0) {
         // Dry inside a message: the source paces it (a collective step
         // forwarding what the previous one delivers, a window) and its next
@@ -589,6 +620,7 @@ nlohmann::json FlowNetwork::statistics(const sc_core::sc_time& elapsed) const {
             {"flow_starts", c.flow_starts},
             {"reweighs", c.reweighs},
             {"holds", c.holds},
+            {"express", c.express},
             {"solves", c.solves},
             {"dropped_malformed", c.dropped_malformed},
             {"dropped_misaddressed", c.dropped_misaddressed},

@@ -82,6 +82,7 @@ struct FlowNetworkStatistics {
     std::uint64_t flow_starts = 0;           ///< times a stream became a flow of the sharing problem
     std::uint64_t reweighs = 0;              ///< times a flow took a larger packet's weights
     std::uint64_t holds = 0;                 ///< times a stream ran dry inside a message and kept its flow
+    std::uint64_t express = 0;               ///< one-phit messages drained without a flow
     std::uint64_t solves = 0;                ///< max-min recomputations
     std::uint64_t dropped_malformed = 0;     ///< packets that did not parse
     std::uint64_t dropped_misaddressed = 0;  ///< destination not a host of the network
@@ -220,6 +221,12 @@ class FlowNetwork : public sc_core::sc_module {
     /// `bytes` (replacing its flow if it has one); its rate comes with this
     /// instant's solve. Packets up to that size drain at the flow's rate.
     void weigh(Stream& stream, std::uint32_t index, std::uint32_t bytes);
+    /// Whether `packet`, the stream's head, drains without a flow: a message
+    /// of one phit on a stream that has none (network.flow_hold = message).
+    bool express(const Stream& stream, const QueuedPacket& packet) const;
+    /// The head drains in its uncontended bottleneck time, outside the
+    /// sharing problem.
+    void start_express(Stream& stream, std::uint32_t index, std::uint64_t now);
     /// Hands a packet to the destination's eject port, its head due at `due`.
     void to_eject(Stream& stream, const QueuedPacket& packet, std::uint64_t due, std::uint64_t now);
     void eject_due(unsigned host, std::uint64_t now);
