@@ -28,9 +28,10 @@ const auto kTable = [](auto& self, auto&& parameter) {
               self.linger_round_trips);
     parameter(param::Choice<FlowHold>{"network.flow_hold",
                                       {{"message", FlowHold::Message}, {"instant", FlowHold::Instant}},
-                                      "flow model: a stream that runs dry inside a message keeps its flow until "
-                                      "the message's last packet (message: one max-min solve per message) or "
-                                      "only to the end of the instant (instant: a solve per dry spell, ~per packet)"},
+                                      "flow model: message: a stream that runs dry inside a message keeps its flow "
+                                      "until the message's last packet and one-phit messages take no flow (solves "
+                                      "per message; offloaded 1 KiB reduce_scatter +20 %); instant: a dry stream "
+                                      "leaves at the end of the instant (a solve per dry spell, ~per packet)"},
               self.hold);
 };
 

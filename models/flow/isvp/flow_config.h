@@ -19,7 +19,8 @@ enum class NetworkModel { Packet, Flow };
 /// share) in the max-min problem before the linger below.
 ///   Instant  to the end of the simulated instant (a solve each way per dry spell)
 ///   Message  while the message its last packet belongs to is unfinished
-///            (the network header's `last` bit): one solve per message, not per packet
+///            (the network header's `last` bit), and a one-phit message on a
+///            stream without a flow drains without one: solves per message
 enum class FlowHold { Instant, Message };
 
 std::string to_string(NetworkModel model);
