@@ -711,7 +711,8 @@ int bench_collectives(int argc, char** argv) {
         // What the flow model's cost follows: solves per packet (docs/PERFORMANCE.md).
         const FlowNetworkStatistics& counted = flow->counters();
         std::cout << "# flow network: " << counted.packets << " packets, " << counted.streams << " streams, "
-                  << counted.flow_starts << " flow starts, " << counted.reweighs << " re-weighed, " << counted.solves
+                  << counted.flow_starts << " flow starts, " << counted.reweighs << " re-weighed, " << counted.holds
+                  << " held inside a message, " << counted.express << " without a flow (one phit), " << counted.solves
                   << " max-min solves\n";
     }
     if (with_reliable)

@@ -139,7 +139,8 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
                                              config.partition)
                   : nullptr),
       flow_(config.network.model == NetworkModel::Flow
-                ? std::make_unique<FlowNetwork>("flow_network", config.fabric, config.network.linger_round_trips)
+                ? std::make_unique<FlowNetwork>("flow_network", config.fabric, config.network.linger_round_trips,
+                                                config.network.hold)
                 : nullptr),
       ranks_(static_cast<unsigned>(ranks.size())),
       reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)) {

@@ -26,12 +26,14 @@ std::uint64_t ns_to_ticks(double ns) {
 
 }  // namespace
 
-FlowNetwork::FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config, double linger_round_trips)
+FlowNetwork::FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config, double linger_round_trips,
+                         FlowHold hold)
     : sc_core::sc_module(name),
       config_(config),
       topology_(config.topology()),
       routing_(config_.routing(topology_)),
-      linger_round_trips_(linger_round_trips) {
+      linger_round_trips_(linger_round_trips),
+      hold_(hold) {
     config_.validate();
     cycle_ = ns_to_ticks(config_.router.clock_period_ns());
     pipeline_ = config_.router.pipeline_cycles * cycle_;
@@ -153,6 +155,7 @@ std::int64_t FlowNetwork::after_drain(Stream& stream, std::uint32_t bytes) {
 
 std::uint32_t FlowNetwork::stream_for(unsigned source, unsigned destination) {
     const std::uint64_t key = std::uint64_t{source} * topology_.hosts() + destination;
+    if (!stream_table_.empty() && stream_table_[key] != 0) return stream_table_[key] - 1;
     const auto found = stream_index_.find(key);
     if (found != stream_index_.end()) return found->second;
     Stream stream;
@@ -175,6 +178,10 @@ std::uint32_t FlowNetwork::stream_for(unsigned source, unsigned destination) {
     ++statistics_.streams;
     const auto index = static_cast<std::uint32_t>(streams_.size() - 1);
     stream_index_.emplace(key, index);
+    if (topology_.hosts() <= kDenseStreamHosts) {
+        if (stream_table_.empty()) stream_table_.assign(std::size_t{topology_.hosts()} * topology_.hosts(), 0);
+        stream_table_[key] = index + 1;
+    }
     return index;
 }
 
@@ -209,6 +216,20 @@ void FlowNetwork::on_packet(unsigned host, tlm::tlm_generic_payload& payload, sc
              "destination " + std::to_string(info.destination) + " is not a node of the network");
         return;
     }
+    // Its message, from the network header: a stream's packets may mix
+    // messages (a step's data and the window grants of the reverse step), so
+    // a message is keyed by context, step and opcode, and ends with the
+    // packet whose `last` bit is set (network.flow_hold = message keeps a dry
+    // stream's flow while one of its messages is unfinished). A packet too
+    // short for a header is a message of its own.
+    bool last = true;
+    std::uint32_t message = 0;
+    if (length >= NetworkHeader::kBytes)
+        if (const auto header = NetworkHeader::read(payload.get_data_ptr())) {
+            last = header->last;
+            message = std::uint32_t{header->context_id} << 16 | std::uint32_t{header->step} << 8 |
+                      static_cast<std::uint32_t>(header->opcode);
+        }
     payload.acquire();
     const std::uint32_t index = stream_for(host, info.destination);
     Stream& stream = streams_[index];
@@ -218,6 +239,8 @@ void FlowNetwork::on_packet(unsigned host, tlm::tlm_generic_payload& payload, sc
     packet.bytes = length;
     packet.phits = phits_of(length);
     packet.vc = info.vc;
+    packet.last = last;
+    packet.message = message;
     stream.queue.push_back(packet);
     if (!stream.running && stream.queue.size() == 1) schedule(packet.ready, {AgendaItem::Activate, index, 0});
 }
@@ -346,12 +369,36 @@ void FlowNetwork::activate(std::uint32_t index, std::uint64_t now) {
     stream.running = true;
     ++stream.retire_version;  // a pending Retire no longer applies
     start_head(stream, now);
+    if (express(stream, head)) {
+        start_express(stream, index, now);
+        return;
+    }
     if (stream.flow != kNoFlow && head.bytes <= stream.weight_bytes) {
         schedule_drain(stream, index, now);  // stopped and started again within one instant: same share
         return;
     }
     if (stream.flow == kNoFlow) ++statistics_.flow_starts;
     weigh(stream, index, head.bytes);
+}
+
+bool FlowNetwork::express(const Stream& stream, const QueuedPacket& packet) const {
+    // A message of one phit (a window-credit return, an 8-byte step) on a
+    // stream without a flow: as a flow it would start and end within one
+    // port cycle, a solve of its whole component each way (most of the
+    // solves left once flows live as long as messages).
+    return hold_ == FlowHold::Message && stream.flow == kNoFlow && packet.last && packet.phits <= 1;
+}
+
+void FlowNetwork::start_express(Stream& stream, std::uint32_t index, std::uint64_t now) {
+    // It drains in its uncontended bottleneck time, what a flow of its own
+    // would take on idle resources, without joining the sharing problem.
+    const QueuedPacket& head = stream.queue.front();
+    std::uint64_t ticks = port_ticks(head.phits);
+    for (std::uint32_t cable : stream.cables) ticks = std::max(ticks, serialisation_ticks(cable, head.bytes));
+    ++statistics_.express;
+    ++stream.version;
+    stream.rate = static_cast<double>(head.bytes) / static_cast<double>(std::max<std::uint64_t>(ticks, 1));
+    schedule(now + ticks, {AgendaItem::Drained, index, stream.version});
 }
 
 void FlowNetwork::weigh(Stream& stream, std::uint32_t index, std::uint32_t bytes) {
@@ -403,6 +450,7 @@ void FlowNetwork::drained(std::uint32_t index, std::uint64_t now) {
     Stream& stream = streams_[index];
     const QueuedPacket packet = stream.queue.front();
     stream.queue.pop_front();
+    if (stream.flow == kNoFlow) stream.rate = 0;  // it went express: no share to keep
     // Load on every resource it crossed (statistics).
     const std::uint64_t port = port_ticks(packet.phits);
     for (std::size_t r = 0; r < stream.resources.size(); ++r) {
@@ -412,6 +460,14 @@ void FlowNetwork::drained(std::uint32_t index, std::uint64_t now) {
         load.busy += (r == 0 || r + 1 == stream.resources.size())
                          ? port
                          : serialisation_ticks(stream.cables[r - 1], packet.bytes);
+    }
+    // Messages it has begun and not finished (network.flow_hold = message).
+    if (hold_ == FlowHold::Message) {
+        const auto open = std::find(stream.open.begin(), stream.open.end(), packet.message);
+        if (!packet.last && open == stream.open.end())
+            stream.open.push_back(packet.message);
+        else if (packet.last && open != stream.open.end())
+            stream.open.erase(open);
     }
     // On to the destination's eject port (between hosts of one switch it
     // went there when it started draining).
@@ -424,10 +480,26 @@ void FlowNetwork::drained(std::uint32_t index, std::uint64_t now) {
     // The next packet continues at the same share, or the stream stops.
     if (!stream.queue.empty() && stream.queue.front().ready <= now) {
         start_head(stream, now);
-        if (stream.queue.front().bytes <= stream.weight_bytes)
-            schedule_drain(stream, index, now);
-        else
+        if (express(stream, stream.queue.front())) {
+            start_express(stream, index, now);
+        } else if (stream.flow == kNoFlow) {
+            ++statistics_.flow_starts;
             weigh(stream, index, stream.queue.front().bytes);
+        } else if (stream.queue.front().bytes <= stream.weight_bytes) {
+            schedule_drain(stream, index, now);
+        } else {
+            weigh(stream, index, stream.queue.front().bytes);
+        }
+    } else if (!stream.open.empty() && stream.rate > 0) {
+        // Dry inside a message: the source paces it (a collective step
+        // forwarding what the previous one delivers, a window) and its next
+        // packet follows; the flow keeps its share until the message's last
+        // packet has drained, so solves follow messages, not packets.
+        stream.running = false;
+        ++stream.version;
+        ++stream.retire_version;  // a Retire from an earlier message no longer applies
+        ++statistics_.holds;
+        if (!stream.queue.empty()) schedule(stream.queue.front().ready, {AgendaItem::Activate, index, 0});
     } else {
         stream.running = false;
         ++stream.version;
@@ -547,6 +619,8 @@ nlohmann::json FlowNetwork::statistics(const sc_core::sc_time& elapsed) const {
             {"streams", c.streams},
             {"flow_starts", c.flow_starts},
             {"reweighs", c.reweighs},
+            {"holds", c.holds},
+            {"express", c.express},
             {"solves", c.solves},
             {"dropped_malformed", c.dropped_malformed},
             {"dropped_misaddressed", c.dropped_misaddressed},

@@ -15,6 +15,14 @@ namespace isvp {
 
 enum class NetworkModel { Packet, Flow };
 
+/// network.flow_hold: how long a stream that runs dry keeps its flow (and
+/// share) in the max-min problem before the linger below.
+///   Instant  to the end of the simulated instant (a solve each way per dry spell)
+///   Message  while the message its last packet belongs to is unfinished
+///            (the network header's `last` bit), and a one-phit message on a
+///            stream without a flow drains without one: solves per message
+enum class FlowHold { Instant, Message };
+
 std::string to_string(NetworkModel model);
 
 struct NetworkModelConfig {
@@ -22,8 +30,9 @@ struct NetworkModelConfig {
     /// network.flow_linger_round_trips: how long a stream that ran dry keeps
     /// its flow, in round trips over its route (0: to the end of the instant).
     double linger_round_trips = 0;
+    FlowHold hold = FlowHold::Message;  ///< network.flow_hold
 
-    /// Declares network.model and network.flow_linger_round_trips.
+    /// Declares network.model, network.flow_hold and network.flow_linger_round_trips.
     static void declare(Parameters& parameters);
     /// Reads it; with `fabric`, refuses what the flow model does not model
     /// (validate()).

@@ -10,7 +10,10 @@
 // directed cable of the route the routers would take (flow_path.h, from the
 // same RoutingPolicy), the eject port of d. The stream drains its packets in
 // order at its share; rates are recomputed when a stream starts or stops
-// (once per simulated instant, only the connected flows). A packet of k
+// (once per simulated instant, only the connected flows). A stream that runs
+// dry inside a message (network header: context, step, opcode; `last` ends
+// it) keeps its flow until the message ends (network.flow_hold = message),
+// so solves follow messages, not packets. A packet of k
 // bytes costs each resource what it costs the packet model: a cable its
 // Aurora serialisation S_c(k) (frame overhead included), a port
 // X(k) = ceil(phits / router.phits_per_cycle) router cycles; a flow's weight
@@ -60,6 +63,7 @@
 #include "isvp/aurora_config.h"
 #include "isvp/credit_queue.h"
 #include "isvp/fabric_config.h"
+#include "isvp/flow_config.h"
 #include "isvp/flow_path.h"
 #include "isvp/max_min_solver.h"
 #include "isvp/network_topology.h"
@@ -77,6 +81,8 @@ struct FlowNetworkStatistics {
     std::uint64_t streams = 0;               ///< source -> destination pairs that carried a packet
     std::uint64_t flow_starts = 0;           ///< times a stream became a flow of the sharing problem
     std::uint64_t reweighs = 0;              ///< times a flow took a larger packet's weights
+    std::uint64_t holds = 0;                 ///< times a stream ran dry inside a message and kept its flow
+    std::uint64_t express = 0;               ///< one-phit messages drained without a flow
     std::uint64_t solves = 0;                ///< max-min recomputations
     std::uint64_t dropped_malformed = 0;     ///< packets that did not parse
     std::uint64_t dropped_misaddressed = 0;  ///< destination not a host of the network
@@ -92,8 +98,10 @@ class FlowNetwork : public sc_core::sc_module {
 
     /// Builds the flow network of the topology `config` describes, routed by
     /// its routing policy; throws ConfigError for a bad config.
-    /// `linger_round_trips`: network.flow_linger_round_trips.
-    FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config, double linger_round_trips = 0);
+    /// `linger_round_trips`: network.flow_linger_round_trips; `hold`:
+    /// network.flow_hold.
+    FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config, double linger_round_trips = 0,
+                FlowHold hold = FlowHold::Message);
 
     const FabricConfig& config() const { return config_; }
     const NetworkTopology& topology() const { return topology_; }
@@ -118,6 +126,8 @@ class FlowNetwork : public sc_core::sc_module {
         std::uint32_t bytes = 0;                      ///< its length
         std::uint32_t phits = 0;                      ///< its size in phits
         std::uint8_t vc = 0;                          ///< VC it came in on (its credits go back there)
+        std::uint32_t message = 0;                    ///< its message's key (message_key)
+        bool last = true;                             ///< last packet of its message (network header)
     };
     /// The packets from one host to another and their flow.
     struct Stream {
@@ -140,6 +150,7 @@ class FlowNetwork : public sc_core::sc_module {
         std::uint32_t cached_bytes = 0;    ///< packet size of cached_after
         std::int64_t cached_after = 0;     ///< drained -> head at the NIC, ticks, for cached_bytes
         std::uint64_t last_due = 0;        ///< due tick of its latest packet (order is kept)
+        std::vector<std::uint32_t> open;   ///< keys of messages partly drained (network.flow_hold = message)
     };
     /// A drained packet on its way to (or waiting at) the destination's NIC.
     struct Arrival {
@@ -210,6 +221,12 @@ class FlowNetwork : public sc_core::sc_module {
     /// `bytes` (replacing its flow if it has one); its rate comes with this
     /// instant's solve. Packets up to that size drain at the flow's rate.
     void weigh(Stream& stream, std::uint32_t index, std::uint32_t bytes);
+    /// Whether `packet`, the stream's head, drains without a flow: a message
+    /// of one phit on a stream that has none (network.flow_hold = message).
+    bool express(const Stream& stream, const QueuedPacket& packet) const;
+    /// The head drains in its uncontended bottleneck time, outside the
+    /// sharing problem.
+    void start_express(Stream& stream, std::uint32_t index, std::uint64_t now);
     /// Hands a packet to the destination's eject port, its head due at `due`.
     void to_eject(Stream& stream, const QueuedPacket& packet, std::uint64_t due, std::uint64_t now);
     void eject_due(unsigned host, std::uint64_t now);
@@ -235,6 +252,7 @@ class FlowNetwork : public sc_core::sc_module {
     std::vector<std::uint32_t> first_port_;         ///< [switch]: index of its port 0 among all ports
     std::uint32_t ports_total_ = 0;                 ///< switch ports in the network
     double linger_round_trips_ = 0;                 ///< network.flow_linger_round_trips
+    FlowHold hold_ = FlowHold::Message;             ///< network.flow_hold
 
     std::vector<std::unique_ptr<PacketInSocket>> inject_;          ///< [host]
     std::vector<std::unique_ptr<CreditOutSocket>> inject_credit_;  ///< [host]
@@ -250,14 +268,18 @@ class FlowNetwork : public sc_core::sc_module {
     std::vector<std::uint32_t> flow_owner_;                          ///< [solver flow id]: stream
     std::vector<Stream> streams_;                                    ///< by index
     std::unordered_map<std::uint64_t, std::uint32_t> stream_index_;  ///< source x hosts + destination -> index
-    std::vector<std::uint32_t> idle_;                                ///< streams that stopped running this instant
-    std::vector<EjectPort> ejects_;                                  ///< [host]
-    std::vector<ResourceLoad> loads_;                                ///< [resource]
-    TimedAgenda<AgendaItem> agenda_;                                 ///< own future work
-    sc_core::sc_event wake_event_;                                   ///< wakes wake()
-    std::uint64_t next_wake_ = kNever;                               ///< tick wake_event_ is notified for
-    std::uint64_t arrival_sequence_ = 0;                             ///< orders Arrivals of one tick
-    mutable FlowNetworkStatistics statistics_;                       ///< counters (solves copied in on demand)
+    /// [source x hosts + destination]: stream index + 1, 0 for none (up to
+    /// kDenseStreamHosts hosts; beyond, stream_index_ alone: a lookup per packet)
+    std::vector<std::uint32_t> stream_table_;
+    static constexpr unsigned kDenseStreamHosts = 1024;
+    std::vector<std::uint32_t> idle_;           ///< streams that stopped running this instant
+    std::vector<EjectPort> ejects_;             ///< [host]
+    std::vector<ResourceLoad> loads_;           ///< [resource]
+    TimedAgenda<AgendaItem> agenda_;            ///< own future work
+    sc_core::sc_event wake_event_;              ///< wakes wake()
+    std::uint64_t next_wake_ = kNever;          ///< tick wake_event_ is notified for
+    std::uint64_t arrival_sequence_ = 0;        ///< orders Arrivals of one tick
+    mutable FlowNetworkStatistics statistics_;  ///< counters (solves copied in on demand)
 };
 
 }  // namespace isvp
