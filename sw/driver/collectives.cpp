@@ -20,6 +20,23 @@ constexpr std::size_t kCollectiveEnvelopeBytes = 16;
 /// Reserved tag: bit 31, communicator ID in bits [30:23], sequence in [22:0].
 constexpr unsigned kSequenceBits = 23;
 
+/// The tag of an abort notice for the exchange with tag `tag`
+/// (receive_step): the top quarter of the sequence space, which the
+/// sequences of a communicator reach only after 6 M exchanges (the range
+/// from 2^22 holds MPI_Comm_create_group's exchanges, comm_nonblocking.cpp).
+std::uint32_t notice_tag(std::uint32_t tag) {
+    constexpr std::uint32_t kSequenceMask = (1u << kSequenceBits) - 1;
+    constexpr std::uint32_t kQuarter = 1u << (kSequenceBits - 2);
+    return (tag & ~kSequenceMask) | 3u * kQuarter | (tag & (kQuarter - 1));
+}
+
+/// A member's abort notice ended this rank's part of a software collective:
+/// passed on as it is (the member told everyone already).
+class MemberGaveUp : public LinkFaultError {
+  public:
+    using LinkFaultError::LinkFaultError;
+};
+
 std::uint32_t reserved_tag(const Communicator& comm) {
     return kReservedTagBase | comm.id << kSequenceBits | (comm.sequence & ((1u << kSequenceBits) - 1));
 }
@@ -381,7 +398,7 @@ void Collectives::run_software(Communicator& comm, const Call& call, bool payloa
             if (step.receive) {
                 const std::size_t expected = StreamMap(step.receive->spans, layout).bytes();
                 const int source = comm.global_rank(step.receive->peer);
-                const ReceiveStatus status = receive_step(source, tag, nullptr, 0, expected);
+                const ReceiveStatus status = receive_step(comm, source, tag, nullptr, 0, expected);
                 if (status.bytes != expected)
                     throw DriverError("collective: " + lower_name(call.collective) + " got " +
                                       std::to_string(status.bytes) + " bytes from rank " + std::to_string(source) +
@@ -428,7 +445,7 @@ void Collectives::run_software(Communicator& comm, const Call& call, bool payloa
             const std::size_t expected = in.bytes();
             message.resize(expected);
             const int source = comm.global_rank(step.receive->peer);
-            const ReceiveStatus status = receive_step(source, tag, message.data(), expected, expected);
+            const ReceiveStatus status = receive_step(comm, source, tag, message.data(), expected, expected);
             if (status.bytes != expected)
                 throw DriverError("collective: " + lower_name(call.collective) + " got " +
                                   std::to_string(status.bytes) + " bytes from rank " + std::to_string(source) +
@@ -470,12 +487,31 @@ void Collectives::run_software(Communicator& comm, const Call& call, bool payloa
     }
 }
 
-ReceiveStatus Collectives::receive_step(int source, std::uint32_t tag, void* buffer, std::size_t capacity,
-                                        std::size_t expected) {
+ReceiveStatus Collectives::receive_step(const Communicator& comm, int source, std::uint32_t tag, void* buffer,
+                                        std::size_t capacity, std::size_t expected) {
+    // A member that gave this collective up (its notice, or the notice's
+    // loss) ends the wait: it sends nothing more in it.
+    const auto notice = [&] {
+        Driver::ArrivedMessage message;
+        if (lost_counts_as_arrived_ || !driver_.take_message(kAnySource, 0xFFFFFFFFu, notice_tag(tag), message))
+            return;
+        if (message.lost)
+            throw MemberGaveUp("collective: a member's abort notice for this exchange was lost: " + message.why);
+        throw MemberGaveUp(std::string(message.data.begin(), message.data.end()));
+    };
     try {
-        return driver_.receive_reserved(source, tag, buffer, capacity, lost_counts_as_arrived_);
-    } catch (const LinkFaultError&) {
-        if (!lost_counts_as_arrived_) throw;
+        return driver_.receive_reserved(source, tag, buffer, capacity, lost_counts_as_arrived_, notice);
+    } catch (const MemberGaveUp&) {
+        throw;
+    } catch (const LinkFaultError& error) {
+        if (!lost_counts_as_arrived_) {
+            const std::string text = "collective: rank " + std::to_string(comm.rank) +
+                                     " gave this software exchange up: " + error.what() + " (its other members were told)";
+            for (int member = 0; member < comm.size(); ++member)
+                if (member != comm.rank)
+                    driver_.send_reserved(comm.global_rank(member), notice_tag(tag), text.data(), text.size());
+            throw LinkFaultError(text);
+        }
         ReceiveStatus status;  // MPI_Finalize's barrier: the sender got this far
         status.source = source;
         status.tag = tag;

@@ -1049,7 +1049,7 @@ ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::s
 }
 
 ReceiveStatus Driver::receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity,
-                                      bool report_ends) {
+                                      bool report_ends, const std::function<void()>& while_waiting) {
     if (source < 0 || source >= size())
         throw DriverError("driver: receive from rank " + std::to_string(source) + " outside 0.." +
                           std::to_string(size() - 1));
@@ -1060,6 +1060,7 @@ ReceiveStatus Driver::receive_reserved(int source, std::uint32_t tag, void* buff
         if (report_ends && stream.reports > stream.explained)
             throw LinkFaultError("driver: receive from rank " + std::to_string(source) +
                                  " failed: " + describe(stream.latest, node_address_));
+        if (while_waiting) while_waiting();
         wait_for_progress();
     }
     return status;

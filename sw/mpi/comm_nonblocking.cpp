@@ -142,6 +142,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
         members.sequence = (1u << 22) + static_cast<std::uint32_t>(tag);
         try {
             *newcomm = register_comm(collectives().dup(members), &parent);
+            start_collective_sequence(*find_comm(*newcomm), parent);
         } catch (const isvp::guest::DriverError& error) {
             fail(MPI_ERR_OTHER, error.what());
         }

@@ -36,6 +36,13 @@ Comm& check_comm(MPI_Comm handle) {
     return *comm;
 }
 
+void start_collective_sequence(Comm& made, const Comm& parent) {
+    // Every member made the same driver exchanges on the parent so far, so
+    // its sequence is alike on all of them here; mixed with the ID, it puts
+    // this incarnation's tags far from the last one's.
+    made.collective_sequence = (parent.guest.sequence + 1) * 0x9E3779B1u ^ made.guest.id * 0x85EBCA6Bu;
+}
+
 MPI_Comm register_comm(guest::Communicator guest, const Comm* parent) {
     auto comm = std::make_shared<Comm>();
     comm->guest = std::move(guest);
@@ -195,7 +202,9 @@ MPI_Comm split_registered(Comm& parent, int colour, int key) {
     std::optional<guest::Communicator> made =
         collectives().split(parent.guest, colour == MPI_UNDEFINED ? -1 : colour, key);
     if (!made) return MPI_COMM_NULL;
-    return register_comm(std::move(*made), &parent);
+    const MPI_Comm handle = register_comm(std::move(*made), &parent);
+    if (!parent.is_inter()) start_collective_sequence(*find_comm(handle), parent);
+    return handle;
 }
 
 void copy_name(const std::string& name, char* out, int* resultlen, int limit) {
@@ -298,6 +307,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
         const MPI_Comm handle =
             parent.is_inter() ? inter::dup(parent) : register_comm(collectives().dup(parent.guest), &parent);
         Comm& made = *find_comm(handle);
+        if (!parent.is_inter()) start_collective_sequence(made, parent);
         made.cartesian = parent.cartesian;  // a duplicate keeps the topology
         made.cart_dims = parent.cart_dims;
         made.cart_periods = parent.cart_periods;

@@ -381,6 +381,13 @@ void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* d
 /// notice for it has come or was lost. (A lost message of the member it
 /// waits for fails the receive itself.) docs/MPI.md, Link faults.
 void watch_for_link_faults(Comm& comm, std::uint32_t tag);
+/// A new intra-communicator `made` of `parent` (dup, split, create,
+/// create_group): its software collectives' sequence starts from the
+/// parent's driver sequence, alike on every member. Its ID may be a freed
+/// communicator's; starting at 0 again, a late message of a collective the
+/// freed one gave up over a link fault would match this one's receive
+/// (docs/MPI.md, Link faults).
+void start_collective_sequence(Comm& made, const Comm& parent);
 /// Fails (Error MPI_ERR_OTHER, taking the notice) when a member's abort
 /// notice for the software collective with internal tag `tag` has come.
 void check_collective_abort(Comm& comm, std::uint32_t tag);

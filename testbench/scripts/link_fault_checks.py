@@ -46,12 +46,11 @@
       receive, or failed the wrong one).
   mpi-seed-sweep-communicators ISVP PROGRAM FIRST LAST RATES [isvp run options]
       the same with a fresh MPI_Comm_dup of the world per iteration (freed
-      after its MPI_Allreduce). Not in CTest: it fails today (issue 16, the
-      session 10 note): the new communicator reuses the freed one's ID and
-      starts its collective sequence again, so a late message of a
-      collective the freed one gave up matches the new one's receive
-      (MPI_ERR_TRUNCATE, then a deadlock report); the driver's own
-      exchanges (ID and communicator-table agreements) send no abort notices.
+      after its MPI_Allreduce): the driver's own exchanges (ID and
+      communicator-table agreements) lose messages too (a member that gives
+      one up tells the others), and the new communicator reuses the freed
+      one's ID (its collective sequence starts from the parent's, so a late
+      message of a collective the freed one gave up matches nothing).
   mpi-fatal ISVP PROGRAM [isvp run options]
       the same under MPI_ERRORS_ARE_FATAL: the first failed call ends the
       job promptly with its link-fault message, no deadlock.

@@ -212,8 +212,12 @@ class Collectives {
     /// finalize_barrier is running: a receive's link fault counts as the message.
     bool lost_counts_as_arrived_ = false;
     /// receive_reserved, or (lost_counts_as_arrived_) a status of `expected`
-    /// bytes when the message was lost for good.
-    ReceiveStatus receive_step(int source, std::uint32_t tag, void* buffer, std::size_t capacity, std::size_t expected);
+    /// bytes when the message was lost for good. Otherwise a lost message
+    /// gives the software collective up: every other member of `comm` gets
+    /// an abort notice (notice_tag), so that none waits for ever for
+    /// this rank's later messages; a member's notice ends the wait here.
+    ReceiveStatus receive_step(const Communicator& comm, int source, std::uint32_t tag, void* buffer,
+                               std::size_t capacity, std::size_t expected);
     void run(Communicator& comm, const Call& call);
     /// The host algorithm over point-to-point messages. Without `payload`
     /// (a user call with DriverConfig::timing_only) the messages are length

@@ -198,8 +198,9 @@ class Driver {
     /// no later message or probe of `source` has followed ends the wait too
     /// (LinkFaultError): MPI_Finalize's barrier, whose sender may have
     /// finished and will send nothing that shows which message was lost.
+    /// `while_waiting` as for receive.
     ReceiveStatus receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity,
-                                   bool report_ends = false);
+                                   bool report_ends = false, const std::function<void()>& while_waiting = nullptr);
     /// A reserved-tag message of `bytes` whose data is not carried (timing
     /// only): the packets have the length, the envelope says length-only and
     /// the receiver keeps no data (a receive copies nothing; its status has
