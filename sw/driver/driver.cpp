@@ -953,55 +953,48 @@ void Driver::post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, cons
     ++pio_sends_;
 }
 
-namespace {
-
-/// Sources whose later messages are held back while a scan of the arrival
-/// order runs: a lost message of theirs whose tag is not known yet may be
-/// the one a receive waits for (driver.h, Link faults).
-class HeldSources {
-  public:
-    bool held(int source) const { return std::find(held_.begin(), held_.end(), source) != held_.end(); }
-    void hold(int source) {
-        if (!held(source)) held_.push_back(source);
-    }
-
-  private:
-    std::vector<int> held_;  // few: one per source with an unresolved loss
-};
-
-}  // namespace
-
 std::string Driver::describe_lost(const Message& message) const {
     return describe(streams_[static_cast<std::size_t>(message.source)].latest, node_address_);
 }
 
-bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status) {
-    HeldSources held;
+std::deque<Driver::Message>::iterator Driver::first_arrived(int source,
+                                                           const std::function<bool(std::uint32_t)>& tag_matches) {
+    // A lost message whose tag is not known yet may be the one wanted: its
+    // source's later messages are held back behind it (driver.h, Link faults).
+    std::vector<int> held;  // few: one per source with an unresolved loss
     for (auto it = arrived_.begin(); it != arrived_.end(); ++it) {
-        if ((source != kAnySource && it->source != source) || held.held(it->source)) continue;
+        if (source != kAnySource && it->source != source) continue;
+        if (std::find(held.begin(), held.end(), it->source) != held.end()) continue;
         if (it->unresolved) {
-            held.hold(it->source);
+            held.push_back(it->source);
             continue;
         }
-        if (!it->wildcard && tag != kAnyTag && it->tag != tag) continue;
-        if (!it->wildcard && tag == kAnyTag && it->tag >= kReservedTagBase) continue;  // collectives' messages
-        if (it->lost) {
-            const std::string why = "driver: receive from rank " + std::to_string(it->source) +
-                                    " failed: " + describe_lost(*it);
-            arrived_.erase(it);
-            throw LinkFaultError(why);
-        }
-        status.source = it->source;
-        status.tag = it->tag;
-        status.bytes = it->data_bytes;
-        status.truncated = it->data_bytes > capacity;
-        const std::size_t copied = it->length_only ? 0 : std::min<std::size_t>(it->data_bytes, capacity);
-        if (copied) std::memcpy(buffer, it->data.data(), copied);
-        arrived_.erase(it);
-        ++messages_received_;
-        return true;
+        if (it->wildcard || tag_matches(it->tag)) return it;
     }
-    return false;
+    return arrived_.end();
+}
+
+bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status) {
+    const auto it = first_arrived(source, [&](std::uint32_t arrived) {
+        return tag == kAnyTag ? arrived < kReservedTagBase  // not the collectives' messages
+                              : arrived == static_cast<std::uint32_t>(tag);
+    });
+    if (it == arrived_.end()) return false;
+    if (it->lost) {
+        const std::string why =
+            "driver: receive from rank " + std::to_string(it->source) + " failed: " + describe_lost(*it);
+        arrived_.erase(it);
+        throw LinkFaultError(why);
+    }
+    status.source = it->source;
+    status.tag = it->tag;
+    status.bytes = it->data_bytes;
+    status.truncated = it->data_bytes > capacity;
+    const std::size_t copied = it->length_only ? 0 : std::min<std::size_t>(it->data_bytes, capacity);
+    if (copied) std::memcpy(buffer, it->data.data(), copied);
+    arrived_.erase(it);
+    ++messages_received_;
+    return true;
 }
 
 unsigned Driver::poll(bool round_trip) {
@@ -1010,25 +1003,17 @@ unsigned Driver::poll(bool round_trip) {
 }
 
 bool Driver::take_message(int source, std::uint32_t tag_mask, std::uint32_t tag_value, ArrivedMessage& message) {
-    HeldSources held;
-    for (auto it = arrived_.begin(); it != arrived_.end(); ++it) {
-        if ((source != kAnySource && it->source != source) || held.held(it->source)) continue;
-        if (it->unresolved) {
-            held.hold(it->source);
-            continue;
-        }
-        if (!it->wildcard && (it->tag & tag_mask) != tag_value) continue;
-        message.source = it->source;
-        message.tag = it->wildcard ? tag_value : it->tag;
-        message.data = std::move(it->data);
-        message.lost = it->lost;
-        message.wildcard = it->wildcard;
-        message.why = it->lost ? describe_lost(*it) : std::string();
-        if (!it->lost) ++messages_received_;
-        arrived_.erase(it);
-        return true;
-    }
-    return false;
+    const auto it = first_arrived(source, [&](std::uint32_t tag) { return (tag & tag_mask) == tag_value; });
+    if (it == arrived_.end()) return false;
+    message.source = it->source;
+    message.tag = it->wildcard ? tag_value : it->tag;
+    message.data = std::move(it->data);
+    message.lost = it->lost;
+    message.wildcard = it->wildcard;
+    message.why = it->lost ? describe_lost(*it) : std::string();
+    if (!it->lost) ++messages_received_;
+    arrived_.erase(it);
+    return true;
 }
 
 ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::size_t capacity,

@@ -414,22 +414,18 @@ void fail_with_link_fault(Request& request, const std::string& why) {
     request.complete = true;
 }
 
-/// The device reported that this rank's packets to node (= global rank)
-/// `fault.peer` were lost (docs/MPI.md, Link faults): the synchronous sends
-/// to it that wait for an acknowledgement fail with MPI_ERR_OTHER naming
-/// the fault (the message, or its acknowledgement, may be the one lost).
-/// The receives are failed by the lost messages themselves (pull).
-void fail_for_link_fault(const guest::LinkFault& fault) {
-    Engine& e = engine();
-    const std::string why = guest::describe(fault, driver().node_address());
-    for (auto it = e.awaiting_ack.begin(); it != e.awaiting_ack.end();) {
+/// Fails the synchronous sends to global rank `peer` (on communicator ID
+/// `comm_id` only, when given) that wait for an acknowledgement.
+void fail_synchronous_sends(int peer, std::optional<unsigned> comm_id, const std::string& why) {
+    auto& waiting = engine().awaiting_ack;
+    for (auto it = waiting.begin(); it != waiting.end();) {
         Request& request = *it->second;
-        if (request.comm->peer_global(request.peer) != fault.peer) {
+        if (request.comm->peer_global(request.peer) != peer || (comm_id && request.comm->guest.id != *comm_id)) {
             ++it;
             continue;
         }
-        fail_with_link_fault(request, "synchronous send to rank " + std::to_string(fault.peer) + " failed: " + why);
-        it = e.awaiting_ack.erase(it);
+        fail_with_link_fault(request, "synchronous send to rank " + std::to_string(peer) + " failed: " + why);
+        it = waiting.erase(it);
     }
 }
 
@@ -438,23 +434,12 @@ void fail_for_link_fault(const guest::LinkFault& fault) {
 /// or a software collective's abort notice (the collective with its tag
 /// fails: check_collective_abort).
 void lost_control_message(const guest::Driver::ArrivedMessage& message) {
-    Engine& e = engine();
-    const std::string why = "lost message from rank " + std::to_string(message.source) + ": " + message.why;
-    for (auto it = e.awaiting_ack.begin(); it != e.awaiting_ack.end();) {
-        Request& request = *it->second;
-        if (request.comm->peer_global(request.peer) != message.source ||
-            request.comm->guest.id != wire_comm_id(message.tag)) {
-            ++it;
-            continue;
-        }
-        fail_with_link_fault(request, "synchronous send to rank " + std::to_string(message.source) +
-                                          " failed: its acknowledgement was lost: " + message.why);
-        it = e.awaiting_ack.erase(it);
-    }
+    fail_synchronous_sends(message.source, wire_comm_id(message.tag), "its acknowledgement was lost: " + message.why);
     CollectiveAbort notice;
-    notice.text = "a member's abort notice for this software collective was lost (" + why + ")";
+    notice.text = "a member's abort notice for this software collective was lost (lost message from rank " +
+                  std::to_string(message.source) + ": " + message.why + ")";
     notice.any_sequence = true;
-    e.collective_aborts.emplace(message.tag & ~kSynchronousBit, std::move(notice));
+    engine().collective_aborts.emplace(message.tag & ~kSynchronousBit, std::move(notice));
 }
 
 /// Moves every user message the driver has into the matching engine and
@@ -506,11 +491,13 @@ void pull() {
             driver().note_progress();  // a blocked collective's receive must see it
         }
     }
-    // Faults of this rank's own packets: its synchronous sends to the peer.
+    // This rank's own packets to a peer were lost (docs/MPI.md, Link faults):
+    // a synchronous send's message or its acknowledgement may be the one, so
+    // those to that peer fail; receives fail on the lost messages themselves.
     for (const int peer : driver().link_fault_peers()) {
         guest::LinkFault fault;
         driver().take_link_fault(peer, fault);
-        fail_for_link_fault(fault);
+        fail_synchronous_sends(peer, std::nullopt, guest::describe(fault, driver().node_address()));
     }
     progress_collectives();
 }

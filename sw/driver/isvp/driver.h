@@ -405,6 +405,11 @@ class Driver {
     /// Takes the first arrived message from `source` with `tag` (kAnySource,
     /// kAnyTag: any); throws LinkFaultError when that is a lost one.
     bool take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status);
+    /// The first arrived message of `source` (kAnySource: any) whose tag
+    /// `tag_matches`, or a lost one that stands for any tag (wildcard), in
+    /// arrival order; a source's messages behind a lost one whose tag is not
+    /// known yet are not offered.
+    std::deque<Message>::iterator first_arrived(int source, const std::function<bool(std::uint32_t)>& tag_matches);
     /// "link fault: ..." for a lost message (its source's latest report).
     std::string describe_lost(const Message& message) const;
     void probe_accelerator();
