@@ -181,14 +181,43 @@ void Collectives::activate(Communicator& comm) {
     call.count = 1;
     call.send = &loaded;
     call.recv = &everywhere;
-    run_software(comm, call);
-    ++comm.sequence;
+    try {
+        run_creation_exchange(comm, call, comm.creation_tags);
+    } catch (const DriverError&) {
+        comm.offloadable = false;  // this member's creation failed: nothing of it stays
+        if (loaded) driver_.release_ct_row(comm.id);
+        used_.reset(comm.id);
+        throw;
+    }
     if (everywhere) return;
     if (loaded) driver_.release_ct_row(comm.id);
     comm.offloadable = false;
 }
 
-unsigned Collectives::agree_id(Communicator& parent) {
+void Collectives::run_creation_exchange(Communicator& comm, const Call& call, std::vector<std::uint32_t>& tags) {
+    tags.push_back(reserved_tag(comm));
+    struct NextSequence {
+        Communicator& comm;
+        ~NextSequence() { ++comm.sequence; }
+    } next{comm};
+    run_software(comm, call);
+}
+
+void Collectives::check_creation(Communicator& comm) {
+    if (!comm.revoked.empty()) throw LinkFaultError(comm.revoked);
+    for (const std::uint32_t tag : comm.creation_tags) {
+        Driver::ArrivedMessage message;
+        if (!driver_.take_message(kAnySource, 0xFFFFFFFFu, notice_tag(tag), message)) continue;
+        comm.revoked = "collective: communicator " + std::to_string(comm.id) +
+                       " is revoked: its creation failed on another member (" +
+                       (message.lost ? "that member's abort notice was lost: " + message.why
+                                     : std::string(message.data.begin(), message.data.end())) +
+                       ")";
+        throw LinkFaultError(comm.revoked);
+    }
+}
+
+unsigned Collectives::agree_id(Communicator& parent, std::vector<std::uint32_t>& tags) {
     constexpr std::size_t kWords = kCommunicatorIds / 32;
     const std::array<std::uint32_t, kWords> mine = free_ids();
     std::array<std::uint32_t, kWords> common{};
@@ -199,8 +228,7 @@ unsigned Collectives::agree_id(Communicator& parent) {
     call.count = kWords;
     call.send = mine.data();
     call.recv = common.data();
-    run_software(parent, call);
-    ++parent.sequence;
+    run_creation_exchange(parent, call, tags);
     for (unsigned id = 0; id < kCommunicatorIds; ++id)
         if (common[id / 32] >> (id % 32) & 1u) return id;
     throw DriverError("collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
@@ -237,7 +265,7 @@ Communicator Collectives::adopt(unsigned id, std::vector<int> members, int rank,
 Communicator Collectives::dup(Communicator& parent) {
     if (parent.members.empty() || parent.retired) throw DriverError("collective: dup of a freed communicator");
     Communicator comm;
-    comm.id = agree_id(parent);
+    comm.id = agree_id(parent, comm.creation_tags);
     comm.rank = parent.rank;
     comm.members = parent.members;
     activate(comm);
@@ -255,13 +283,14 @@ std::optional<Communicator> Collectives::split(Communicator& parent, int colour,
     call.count = 1;
     call.send = &mine;
     call.recv = requests.data();
-    run_software(parent, call);
-    ++parent.sequence;
-    const unsigned id = agree_id(parent);
+    std::vector<std::uint32_t> tags;
+    run_creation_exchange(parent, call, tags);
+    const unsigned id = agree_id(parent, tags);
     const std::vector<int> order = split_order(requests, parent.rank);
     if (order.empty()) return std::nullopt;
     Communicator comm;
     comm.id = id;
+    comm.creation_tags = std::move(tags);
     for (std::size_t i = 0; i < order.size(); ++i) {
         if (order[i] == parent.rank) comm.rank = static_cast<int>(i);
         comm.members.push_back(parent.global_rank(order[i]));
@@ -276,9 +305,13 @@ void Collectives::drop_row(Communicator& comm, const char* what) {
     if (comm.id == world_.id) throw DriverError("collective: the world communicator cannot be freed");
     settle(comm.id);
     if (comm.offloadable) {
-        // Every member is done with the row before any switch drops it.
-        Call call;
-        run_software(comm, call);
+        // Every member is done with the row before any switch drops it
+        // (a revoked communicator's members never all had it).
+        try {
+            if (comm.revoked.empty()) run_software(comm, Call{});
+        } catch (const LinkFaultError&) {
+            if (comm.revoked.empty()) throw;
+        }
         driver_.release_ct_row(comm.id);
     }
     comm.offloadable = false;
@@ -370,6 +403,7 @@ std::uint64_t Collectives::check_call(const Communicator& comm, const Call& call
 
 void Collectives::run(Communicator& comm, const Call& call) {
     const std::uint64_t buffer_bytes = check_call(comm, call);
+    if (!comm.revoked.empty()) throw LinkFaultError(comm.revoked);
     // From here the members communicate: the sequence moves on whatever
     // happens, so an error (e.g. arguments that differ across the members,
     // reported by the switch to every member) leaves the communicator usable.
@@ -487,11 +521,18 @@ void Collectives::run_software(Communicator& comm, const Call& call, bool payloa
     }
 }
 
-ReceiveStatus Collectives::receive_step(const Communicator& comm, int source, std::uint32_t tag, void* buffer,
+ReceiveStatus Collectives::receive_step(Communicator& comm, int source, std::uint32_t tag, void* buffer,
                                         std::size_t capacity, std::size_t expected) {
     // A member that gave this collective up (its notice, or the notice's
     // loss) ends the wait: it sends nothing more in it.
     const auto notice = [&] {
+        // So does the notice of a member whose part of the communicator's
+        // creation failed (it told every member already).
+        try {
+            if (!comm.creation_tags.empty() && !lost_counts_as_arrived_) check_creation(comm);
+        } catch (const LinkFaultError& error) {
+            throw MemberGaveUp(error.what());
+        }
         Driver::ArrivedMessage message;
         if (lost_counts_as_arrived_ || !driver_.take_message(kAnySource, 0xFFFFFFFFu, notice_tag(tag), message))
             return;
@@ -521,7 +562,7 @@ ReceiveStatus Collectives::receive_step(const Communicator& comm, int source, st
 }
 
 void Collectives::run_offloaded(Communicator& comm, const Call& call) {
-    receive_offloaded(comm.id, call.collective, call.recv, post_offloaded(comm, call));
+    receive_offloaded(comm.id, call.collective, call.recv, post_offloaded(comm, call), &comm);
 }
 
 std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call) {
@@ -613,9 +654,20 @@ std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call) {
     return result;
 }
 
-void Collectives::receive_offloaded(unsigned context, Opcode collective, void* recv, std::size_t result) {
-    const CollectiveResult outcome = driver_.receive_collective(context, recv, result);
+void Collectives::receive_offloaded(unsigned context, Opcode collective, void* recv, std::size_t result,
+                                    Communicator* comm) {
+    const auto revoked = [&] {
+        if (comm == nullptr || !comm->offloadable || comm->creation_tags.empty()) return;
+        try {
+            check_creation(*comm);
+        } catch (const LinkFaultError&) {
+            driver_.release_ct_row(comm->id);  // aborts the collective: its result comes with error 5
+            comm->offloadable = false;
+        }
+    };
+    const CollectiveResult outcome = driver_.receive_collective(context, recv, result, revoked);
     const std::string name = "collective: " + lower_name(collective) + " on context " + std::to_string(context);
+    if (outcome.error && comm != nullptr && !comm->revoked.empty()) throw LinkFaultError(comm->revoked);
     if (outcome.error) throw DriverError(name + " failed in the switch: error code " + switch_error(outcome));
     if (outcome.opcode != collective || outcome.bytes != result)
         throw DriverError(name + ": the switch returned a " + std::string(to_string(outcome.opcode)) + " result of " +

@@ -619,12 +619,16 @@ void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionE
     }
 }
 
-CollectiveResult Driver::receive_collective(unsigned context, void* buffer, std::size_t capacity) {
+CollectiveResult Driver::receive_collective(unsigned context, void* buffer, std::size_t capacity,
+                                            const std::function<void()>& while_waiting) {
     if (context >= rm::kContextCount)
         throw DriverError("driver: receive_collective: context " + std::to_string(context) + " outside 0..31");
     if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive_collective into a null buffer");
     Result& result = results_[context];
-    while (!result.complete) wait_for_progress();
+    while (!result.complete) {
+        if (while_waiting) while_waiting();
+        if (!result.complete) wait_for_progress();
+    }
     CollectiveResult out;
     out.opcode = result.header.opcode;
     out.bytes = result.bytes;

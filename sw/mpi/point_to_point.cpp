@@ -911,6 +911,9 @@ std::uint64_t current_mpi_call() {
 std::uint32_t collective_tag(Comm& comm) {
     const std::uint64_t call = current_mpi_call();
     if (call != 0 && comm.tag_call == call) return comm.call_tag;
+    // A communicator whose creation failed on another member (revoked):
+    // none of its collectives can complete.
+    if (!comm.guest.revoked.empty()) fail(MPI_ERR_OTHER, comm.guest.revoked);
     const std::uint32_t sequence = comm.collective_sequence++;
     const std::uint32_t tag = kInternalBit | comm.guest.id << kCommShift | (sequence & kTagUpperBound);
     // An abort notice kept for an earlier collective with the same low bits
@@ -964,6 +967,7 @@ void check_collective_abort(Comm& comm, std::uint32_t tag) {
 // receive itself (the driver's LinkFaultError, or a lost message taken).
 void watch_for_link_faults(Comm& comm, std::uint32_t tag) {
     check_collective_abort(comm, tag);
+    collectives().check_creation(comm.guest);
 }
 
 void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* data, std::size_t bytes) {

@@ -50,15 +50,40 @@ set_tests_properties(link_fault_mpi_software_high_loss_seed_sweep link_fault_mpi
 # freed one's ID, so its software collectives' sequence starts from the
 # parent's (a late message of a collective the freed one gave up must not
 # match the new one's receive). Before: every seed ended in MPI_ERR_TRUNCATE
-# and a deadlock report. (At 2e-5, 3 of 30 seeds still end in a deadlock:
-# a dup that loses a message at its last step succeeds on the members whose
-# part was done and fails on the others; docs/MPI.md, Link faults.)
+# and a deadlock report. A dup that loses a message at its last step
+# succeeds on the members whose part was done and fails on the others: those
+# find the new communicator revoked (the failed member's abort notice for
+# the creation's exchange) instead of waiting for ever in its MPI_Allreduce
+# (before: seeds 1, 3 and 5 at 2e-5 ended in a deadlock report). The split
+# sweep covers MPI_Comm_split's two creation exchanges.
 add_test(NAME link_fault_mpi_software_communicators_seed_sweep
          COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep-communicators $<TARGET_FILE:isvp>
-                 ${isvp_mpi_test_binaries}/mpi_link_fault 1 20 1e-5 ${mpi_link_fault_high_loss_base})
+                 ${isvp_mpi_test_binaries}/mpi_link_fault 1 20 1e-5,2e-5 ${mpi_link_fault_high_loss_base})
+add_test(NAME link_fault_mpi_software_split_communicators_seed_sweep
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep-split-communicators $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault 1 20 1e-5,2e-5 ${mpi_link_fault_high_loss_base})
 add_test(NAME link_fault_mpi_offloaded_communicators_seed_sweep
          COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep-communicators $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/mpi_link_fault 1 10 1e-5,2e-5 -n 8 --offload on --set topology.torus=2x2x2
                  --set aurora.on_crc_error=drop --set reliable.max_retransmissions=1)
-set_tests_properties(link_fault_mpi_software_communicators_seed_sweep link_fault_mpi_offloaded_communicators_seed_sweep
+# Offloaded, a dup whose last exchange (the CT-row agreement) lost its last
+# message: the members that finished it run their MPI_Allreduce in the
+# switch, which waits for the member whose dup failed. Waiting for the
+# result, they find the communicator revoked and release its CT row, which
+# aborts the collective in the switch (error 5 at every member) and the
+# call fails naming the revocation. Seeds found by a search (4 ranks:
+# 2e-5 seed 104, 4e-5 seed 66); before, both ended in a deadlock report.
+add_test(NAME link_fault_mpi_offloaded_revoked_communicator
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep-revoked-offloaded $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault 104 104 2e-5 -n 4 --offload on
+                 --set topology.torus=2x2x1 --set aurora.on_crc_error=drop --set reliable.max_retransmissions=1)
+add_test(NAME link_fault_mpi_offloaded_revoked_communicator_4e-5
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep-revoked-offloaded $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault 66 66 4e-5 -n 4 --offload on
+                 --set topology.torus=2x2x1 --set aurora.on_crc_error=drop --set reliable.max_retransmissions=1)
+set_tests_properties(link_fault_mpi_software_communicators_seed_sweep
+                     link_fault_mpi_software_split_communicators_seed_sweep
+                     link_fault_mpi_offloaded_communicators_seed_sweep
+                     link_fault_mpi_offloaded_revoked_communicator
+                     link_fault_mpi_offloaded_revoked_communicator_4e-5
                      PROPERTIES LABELS "link_fault;mpi" TIMEOUT 900)

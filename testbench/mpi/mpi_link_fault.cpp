@@ -28,6 +28,12 @@
 //       world freed after it (with collective.placement=switch every
 //       iteration joins, configures and leaves a tree: setup packets are
 //       lost too); a failed dup or free counts as a failed MPI_Allreduce.
+//       A dup that fails on one member but succeeded on others must not
+//       leave those waiting for ever in their MPI_Allreduce on it: they
+//       find it revoked (docs/MPI.md, Link faults).
+//   mpi_link_fault return ITERATIONS split-communicators
+//       the same with MPI_Comm_split of the world by rank parity (two
+//       exchanges create it: the colours' allgather and the ID agreement).
 #include <mpi.h>
 
 #include <cstdio>
@@ -78,7 +84,9 @@ int main(int argc, char** argv) {
     const bool nonblocking = argc > 3 && std::strcmp(argv[3], "nonblocking") == 0;
     const bool offloaded_persistent = argc > 3 && std::strcmp(argv[3], "offloaded-persistent") == 0;
     const bool persistent = offloaded_persistent || (argc > 3 && std::strcmp(argv[3], "persistent") == 0);
-    const bool fresh_communicators = argc > 3 && std::strcmp(argv[3], "communicators") == 0;
+    const bool split_communicators = argc > 3 && std::strcmp(argv[3], "split-communicators") == 0;
+    const bool fresh_communicators =
+        split_communicators || (argc > 3 && std::strcmp(argv[3], "communicators") == 0);
     const bool ring = !(argc > 3 && (std::strcmp(argv[3], "collectives") == 0 || nonblocking || persistent ||
                                      fresh_communicators));
     if (!fatal) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -107,7 +115,8 @@ int main(int argc, char** argv) {
             if (rc == MPI_SUCCESS) rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
         } else if (fresh_communicators) {
             MPI_Comm comm = MPI_COMM_NULL;
-            rc = MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+            rc = split_communicators ? MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &comm)
+                                     : MPI_Comm_dup(MPI_COMM_WORLD, &comm);
             if (rc == MPI_SUCCESS) {
                 MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
                 rc = MPI_Allreduce(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, comm);
@@ -128,8 +137,15 @@ int main(int argc, char** argv) {
                             i, rc) &&
                  ok;
         } else {
+            // Every rank's contribution, or (split) those of its parity.
+            int rank_sum = 0, members = 0;
+            for (int r = 0; r < size; ++r)
+                if (!split_communicators || r % 2 == rank % 2) {
+                    rank_sum += r;
+                    ++members;
+                }
             for (int k = 0; k < kElements; ++k) {
-                const int expected = 1000 * size * (size - 1) / 2 + size * (i * 7 + k);
+                const int expected = 1000 * rank_sum + members * (i * 7 + k);
                 if (sum[k] != expected) {
                     std::printf("FAIL: rank %d: iteration %d: MPI_Allreduce element %d is %d, expected %d\n", rank, i,
                                 k, sum[k], expected);

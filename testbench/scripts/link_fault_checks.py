@@ -50,7 +50,15 @@
       communicator-table agreements) lose messages too (a member that gives
       one up tells the others), and the new communicator reuses the freed
       one's ID (its collective sequence starts from the parent's, so a late
-      message of a collective the freed one gave up matches nothing).
+      message of a collective the freed one gave up matches nothing). A
+      dup that failed on some members and succeeded on others must not
+      deadlock: the others find the new communicator revoked.
+  mpi-seed-sweep-split-communicators ISVP PROGRAM FIRST LAST RATES [options]
+      the same with MPI_Comm_split of the world by rank parity.
+  mpi-seed-sweep-revoked-offloaded ISVP PROGRAM FIRST LAST RATES [options]
+      mpi-seed-sweep-communicators, and at least one run must show an
+      offloaded MPI_Allreduce ended because its communicator was revoked
+      (the wait released the CT row, which aborted it in the switch).
   mpi-fatal ISVP PROGRAM [isvp run options]
       the same under MPI_ERRORS_ARE_FATAL: the first failed call ends the
       job promptly with its link-fault message, no deadlock.
@@ -313,9 +321,11 @@ def mpi_fatal(isvp, program, extra, variant=None):
     print(f"OK: the first failed call ended the job with its link-fault message at {when} us")
 
 
-def mpi_seed_sweep(isvp, program, first, last, rates, extra, variant=None):
+def mpi_seed_sweep(isvp, program, first, last, rates, extra, variant=None, require=None):
     failures = []
     runs = 0
+    ranks = int(extra[extra.index("-n") + 1]) if "-n" in extra else RANKS
+    required_seen = 0
     for rate in rates.split(","):
         for seed in range(int(first), int(last) + 1):
             command = ([isvp, "run"] + extra + ["--set", f"aurora.bit_error_rate={rate}", "--set",
@@ -327,8 +337,10 @@ def mpi_seed_sweep(isvp, program, first, last, rates, extra, variant=None):
             problems = []
             if done.returncode != 0:
                 problems.append(f"exit status {done.returncode}")
-            if len(summaries) != RANKS:
-                problems.append(f"{len(summaries)} of {RANKS} summaries")
+            if len(summaries) != ranks:
+                problems.append(f"{len(summaries)} of {ranks} summaries")
+            if require and re.search(require, done.stdout):
+                required_seen += 1
             problems += [line for line in done.stdout.splitlines() if "FAIL" in line][:3]
             problems += [line[:300] for line in done.stderr.splitlines() if "deadlock" in line][:1]
             failed = sum(int(f) for _, f in summaries)
@@ -338,7 +350,10 @@ def mpi_seed_sweep(isvp, program, first, last, rates, extra, variant=None):
                 failures.append(f"rate {rate} seed {seed}")
     if failures:
         fail(f"{len(failures)} of {runs} runs went wrong: {', '.join(failures)}")
-    print(f"OK: {runs} runs, each ended with status 0 and every rank's summary, no wrong result or error, no deadlock")
+    if require and required_seen == 0:
+        fail(f"no run printed a line matching {require!r}: the case these seeds were chosen for did not happen")
+    print(f"OK: {runs} runs, each ended with status 0 and every rank's summary, no wrong result or error, no deadlock"
+          + (f"; {required_seen} showed {require!r}" if require else ""))
 
 def mpi_return_tree(isvp, program, stats, extra, variant="collectives"):
     done = run_mpi(isvp, program, "return", extra, stats, variant)
@@ -395,9 +410,14 @@ def main():
     if len(sys.argv) >= 7 and sys.argv[1] == "mpi-seed-sweep":
         mpi_seed_sweep(*sys.argv[2:7], sys.argv[7:])
         return
-    if len(sys.argv) >= 7 and sys.argv[1] == "mpi-seed-sweep-communicators":
-        mpi_seed_sweep(*sys.argv[2:7], sys.argv[7:], variant="communicators")
+    if len(sys.argv) >= 7 and sys.argv[1] == "mpi-seed-sweep-revoked-offloaded":
+        mpi_seed_sweep(*sys.argv[2:7], sys.argv[7:], variant="communicators",
+                       require=r"last: MPI_Allreduce: collective: communicator \d+ is revoked")
         return
+    for variant in ("communicators", "split-communicators"):
+        if len(sys.argv) >= 7 and sys.argv[1] == "mpi-seed-sweep-" + variant:
+            mpi_seed_sweep(*sys.argv[2:7], sys.argv[7:], variant=variant)
+            return
     if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return-tree":
         mpi_return_tree(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
     if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return-tree-communicators":

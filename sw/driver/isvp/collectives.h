@@ -64,6 +64,14 @@ class Collectives {
     /// communicator can match one of the new.
     void retire(Communicator& comm, std::weak_ptr<const void> users);
 
+    /// Throws LinkFaultError when `comm` is revoked: its creation (dup,
+    /// split) succeeded on this rank but failed on another member, whose
+    /// abort notice for one of the creation's exchanges (or the notice's
+    /// loss) has arrived. The other members never got the communicator, so
+    /// nothing on it can complete; every later call finds it revoked too.
+    /// Called while this rank waits on `comm` (here and in the MPI layer).
+    void check_creation(Communicator& comm);
+
     /// The IDs free on this rank (retired ones nobody uses any more given
     /// back first): bit id % 32 of word id / 32. For communicators whose
     /// members have no common parent to agree over (the MPI layer's
@@ -216,7 +224,7 @@ class Collectives {
     /// gives the software collective up: every other member of `comm` gets
     /// an abort notice (notice_tag), so that none waits for ever for
     /// this rank's later messages; a member's notice ends the wait here.
-    ReceiveStatus receive_step(const Communicator& comm, int source, std::uint32_t tag, void* buffer,
+    ReceiveStatus receive_step(Communicator& comm, int source, std::uint32_t tag, void* buffer,
                                std::size_t capacity, std::size_t expected);
     void run(Communicator& comm, const Call& call);
     /// The host algorithm over point-to-point messages. Without `payload`
@@ -230,12 +238,23 @@ class Collectives {
     std::uint64_t check_call(const Communicator& comm, const Call& call) const;
     /// run_offloaded's request; returns the result bytes expected.
     std::size_t post_offloaded(Communicator& comm, const Call& call);
-    /// run_offloaded's result; throws DriverError for a switch error.
-    void receive_offloaded(unsigned context, Opcode collective, void* recv, std::size_t result);
+    /// run_offloaded's result; throws DriverError for a switch error. With
+    /// `comm`, a revocation found while waiting (check_creation) releases
+    /// its CT row, which aborts the collective in the switch (error 5 here
+    /// and at its peers): the call fails with the revocation's text.
+    void receive_offloaded(unsigned context, Opcode collective, void* recv, std::size_t result,
+                           Communicator* comm = nullptr);
+    /// One exchange of a communicator's creation (software, with payload):
+    /// its tag goes into `tags` (Communicator::creation_tags) and, as in
+    /// run(), the sequence moves on whether it succeeds or not, so that a
+    /// member whose part failed stays in step with the others.
+    void run_creation_exchange(Communicator& comm, const Call& call, std::vector<std::uint32_t>& tags);
     /// Agrees on the lowest ID free on every member of `parent` (software
-    /// allreduce of the free bitmaps) and marks it used.
-    unsigned agree_id(Communicator& parent);
-    /// Marks `id` used, sets offloadable and uploads the CT row when it can.
+    /// allreduce of the free bitmaps); its exchange's tag goes into `tags`.
+    unsigned agree_id(Communicator& parent, std::vector<std::uint32_t>& tags);
+    /// Marks `id` used, sets offloadable and uploads the CT row when it can
+    /// (its exchange's tag goes into comm.creation_tags). When that
+    /// exchange fails, the ID and the row are given back.
     void activate(Communicator& comm);
 
     /// Ends the communicator's CT row use (free, retire).

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "isvp/register_map.h"
@@ -31,6 +32,13 @@ struct Communicator {
     /// Freed by Collectives::retire while requests may still use it: members
     /// kept (they map comm ranks), the ID held, no new collective accepted.
     bool retired = false;
+    /// The reserved tags of the exchanges that created it (on its parent and
+    /// on itself). A member whose part of the creation failed sends an abort
+    /// notice on one of them; Collectives::check_creation finds it here.
+    std::vector<std::uint32_t> creation_tags;
+    /// Non-empty once such a notice was found: why every later collective
+    /// on it fails (the other members never got it: ULFM's revoked state).
+    std::string revoked;
 
     int size() const { return static_cast<int>(members.size()); }
     /// The context ID, or -1 for a software-only communicator.

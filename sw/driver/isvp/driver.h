@@ -290,8 +290,10 @@ class Driver {
     void send_collective(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
                          std::size_t bytes, std::size_t carried = SIZE_MAX);
     /// Blocks until the result of the collective in flight on `context`
-    /// has arrived; copies up to `capacity` bytes.
-    CollectiveResult receive_collective(unsigned context, void* buffer, std::size_t capacity);
+    /// has arrived; copies up to `capacity` bytes. `while_waiting` (when
+    /// given) runs before each wait, as in receive().
+    CollectiveResult receive_collective(unsigned context, void* buffer, std::size_t capacity,
+                                        const std::function<void()>& while_waiting = nullptr);
     /// Whether the result of the collective in flight on `context` has
     /// arrived (receive_collective would not wait). Neither waits nor polls.
     bool collective_result_ready(unsigned context) const {
