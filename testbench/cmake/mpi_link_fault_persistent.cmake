@@ -17,7 +17,16 @@ add_test(NAME link_fault_mpi_software_persistent_collective_errors_return
 add_test(NAME link_fault_mpi_software_persistent_collective_errors_are_fatal
          COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-fatal-persistent $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/mpi_link_fault ${mpi_link_fault_persistent_job})
+# Three other persistent collectives (MPI_Bcast_init, MPI_Alltoall_init,
+# MPI_Reduce_scatter_block_init) started in turn each iteration: each breaks
+# on its own, results checked while they work.
+add_test(NAME link_fault_mpi_software_persistent_mixed_errors_return
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-return-persistent-mixed $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault
+                 ${CMAKE_CURRENT_BINARY_DIR}/link_fault_mpi_software_persistent_mixed_stats.json
+                 ${mpi_link_fault_persistent_job})
 set_tests_properties(link_fault_mpi_software_persistent_collective_errors_return
+                     link_fault_mpi_software_persistent_mixed_errors_return
                      link_fault_mpi_software_persistent_collective_errors_are_fatal
                      PROPERTIES LABELS "link_fault;mpi" TIMEOUT 300)
 # The same request offloaded (--offload on, its own switch context): each

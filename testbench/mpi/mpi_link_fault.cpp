@@ -23,6 +23,11 @@
 //       in the switch (--offload on), where each start is a fresh switch
 //       run: a failed start does not break the request, later starts must
 //       give the right result.
+//   mpi_link_fault return ITERATIONS persistent-mixed
+//       the same rule for three other persistent requests started in turn
+//       each iteration: MPI_Bcast_init (root 0), MPI_Alltoall_init and
+//       MPI_Reduce_scatter_block_init; each breaks on its own (an iteration
+//       with any failed start counts as one failed call).
 //   mpi_link_fault return ITERATIONS communicators
 //       the MPI_Allreduce calls only, each on a fresh MPI_Comm_dup of the
 //       world freed after it (with collective.placement=switch every
@@ -50,13 +55,16 @@ int rank = 0;
 int size = 0;
 
 /// A failed call: its class must be MPI_ERR_OTHER and its string name the link fault.
-bool failure_ok(const char* call, int iteration, int rc) {
+/// `also`: not the iteration's first failure (printed so that the checks
+/// do not count it as another failed call).
+bool failure_ok(const char* call, int iteration, int rc, bool also = false) {
     int error_class = -1;
     MPI_Error_class(rc, &error_class);
     char text[MPI_MAX_ERROR_STRING];
     int length = 0;
     MPI_Error_string(rc, text, &length);
-    std::printf("mpi_link_fault: rank %d: iteration %d: %s failed: %s\n", rank, iteration, call, text);
+    std::printf("mpi_link_fault: rank %d: iteration %d: %s%s failed: %s\n", rank, iteration, also ? "also " : "",
+                call, text);
     if (error_class != MPI_ERR_OTHER) {
         std::printf("FAIL: rank %d: %s returned error class %d, expected MPI_ERR_OTHER (%d)\n", rank, call, error_class,
                     MPI_ERR_OTHER);
@@ -68,6 +76,77 @@ bool failure_ok(const char* call, int iteration, int rc) {
     }
     return true;
 }
+
+/// persistent-mixed: MPI_Bcast_init (root 0), MPI_Alltoall_init and
+/// MPI_Reduce_scatter_block_init over the world, each started and waited
+/// for in turn every iteration and checked; once a start of one has failed,
+/// every later start of that one must fail too (its request is broken).
+struct MixedRequests {
+    static constexpr int kCount = 3;
+    const char* names[kCount] = {"MPI_Bcast_init", "MPI_Alltoall_init", "MPI_Reduce_scatter_block_init"};
+    MPI_Request requests[kCount] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    bool broken[kCount] = {false, false, false};
+    std::vector<int> bcast, to_all, from_all, contribution, block;
+    int chunk = 0;
+
+    void init() {
+        chunk = kElements / size;
+        bcast.resize(kElements);
+        to_all.resize(static_cast<std::size_t>(chunk) * size);
+        from_all.resize(to_all.size());
+        contribution.resize(to_all.size());
+        block.resize(static_cast<std::size_t>(chunk));
+        MPI_Bcast_init(bcast.data(), kElements, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &requests[0]);
+        MPI_Alltoall_init(to_all.data(), chunk, MPI_INT, from_all.data(), chunk, MPI_INT, MPI_COMM_WORLD,
+                          MPI_INFO_NULL, &requests[1]);
+        MPI_Reduce_scatter_block_init(contribution.data(), block.data(), chunk, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                      MPI_INFO_NULL, &requests[2]);
+    }
+
+    /// Element k of what `request` must give rank `rank` in iteration `i`.
+    int expected(int request, int i, int k) const {
+        if (request == 0) return i * 7 + k;
+        if (request == 1) return (k / chunk) * 100000 + rank * 1000 + i * 7 + k % chunk;
+        return 1000 * size * (size - 1) / 2 + size * (i * 7 + rank * chunk + k);
+    }
+
+    /// Runs the three, printing and checking each failure; the first failure's code, or MPI_SUCCESS.
+    int run(int i, bool& ok) {
+        for (int k = 0; k < kElements; ++k) bcast[k] = rank == 0 ? i * 7 + k : -1;
+        for (int j = 0; j < size; ++j)
+            for (int k = 0; k < chunk; ++k) to_all[j * chunk + k] = rank * 100000 + j * 1000 + i * 7 + k;
+        for (std::size_t k = 0; k < contribution.size(); ++k) contribution[k] = rank * 1000 + i * 7 + int(k);
+        int first = MPI_SUCCESS;
+        for (int r = 0; r < kCount; ++r) {
+            int rc = MPI_Start(&requests[r]);
+            if (rc == MPI_SUCCESS) rc = MPI_Wait(&requests[r], MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS) {  // the iteration's later failures count with its first
+                broken[r] = true;
+                ok = failure_ok(names[r], i, rc, first != MPI_SUCCESS) && ok;
+                if (first == MPI_SUCCESS) first = rc;
+                continue;
+            }
+            if (broken[r]) {
+                std::printf("FAIL: rank %d: iteration %d: a start of %s succeeded after a failed one\n", rank, i,
+                            names[r]);
+                ok = false;
+            }
+            const std::vector<int>& got = r == 0 ? bcast : r == 1 ? from_all : block;
+            for (std::size_t k = 0; k < got.size(); ++k)
+                if (got[k] != expected(r, i, int(k))) {
+                    std::printf("FAIL: rank %d: iteration %d: %s element %zu is %d, expected %d\n", rank, i,
+                                names[r], k, got[k], expected(r, i, int(k)));
+                    ok = false;
+                    break;
+                }
+        }
+        return first;
+    }
+
+    void free() {
+        for (MPI_Request& r : requests) MPI_Request_free(&r);
+    }
+};
 
 }  // namespace
 
@@ -83,12 +162,13 @@ int main(int argc, char** argv) {
     const int iterations = argc > 2 ? std::atoi(argv[2]) : 20;
     const bool nonblocking = argc > 3 && std::strcmp(argv[3], "nonblocking") == 0;
     const bool offloaded_persistent = argc > 3 && std::strcmp(argv[3], "offloaded-persistent") == 0;
+    const bool persistent_mixed = argc > 3 && std::strcmp(argv[3], "persistent-mixed") == 0;
     const bool persistent = offloaded_persistent || (argc > 3 && std::strcmp(argv[3], "persistent") == 0);
     const bool split_communicators = argc > 3 && std::strcmp(argv[3], "split-communicators") == 0;
     const bool fresh_communicators =
         split_communicators || (argc > 3 && std::strcmp(argv[3], "communicators") == 0);
     const bool ring = !(argc > 3 && (std::strcmp(argv[3], "collectives") == 0 || nonblocking || persistent ||
-                                     fresh_communicators));
+                                     persistent_mixed || fresh_communicators));
     if (!fatal) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
     std::vector<int> mine(kElements), sum(kElements), from_left(kElements), to_right(kElements);
@@ -99,10 +179,14 @@ int main(int argc, char** argv) {
     if (persistent)
         MPI_Allreduce_init(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
                            &started);
+    MixedRequests mixed;
+    if (persistent_mixed) mixed.init();
     for (int i = 0; i < iterations; ++i) {
         for (int k = 0; k < kElements; ++k) mine[k] = rank * 1000 + i * 7 + k;
         int rc = MPI_SUCCESS;
-        if (persistent) {
+        if (persistent_mixed) {
+            rc = mixed.run(i, ok);
+        } else if (persistent) {
             rc = MPI_Start(&started);
             if (rc == MPI_SUCCESS) rc = MPI_Wait(&started, MPI_STATUS_IGNORE);
             if (rc == MPI_SUCCESS && collective_failures > 0 && !offloaded_persistent) {
@@ -131,12 +215,13 @@ int main(int argc, char** argv) {
         if (rc != MPI_SUCCESS) {
             ++failed;
             ++collective_failures;
-            ok = failure_ok(persistent    ? "MPI_Allreduce_init"
-                            : nonblocking ? "MPI_Iallreduce"
-                                          : "MPI_Allreduce",
-                            i, rc) &&
-                 ok;
-        } else {
+            if (!persistent_mixed)  // (printed as they failed)
+                ok = failure_ok(persistent    ? "MPI_Allreduce_init"
+                                : nonblocking ? "MPI_Iallreduce"
+                                              : "MPI_Allreduce",
+                                i, rc) &&
+                     ok;
+        } else if (!persistent_mixed) {
             // Every rank's contribution, or (split) those of its parity.
             int rank_sum = 0, members = 0;
             for (int r = 0; r < size; ++r)
@@ -175,6 +260,7 @@ int main(int argc, char** argv) {
         }
     }
     if (persistent) MPI_Request_free(&started);
+    if (persistent_mixed) mixed.free();
     std::printf("mpi_link_fault: rank %d: %d iterations, %d failed (%d MPI_Allreduce, %d MPI_Sendrecv)%s\n", rank,
                 iterations, failed, collective_failures, p2p_failures, ok ? "" : " with FAIL");
     std::fflush(stdout);

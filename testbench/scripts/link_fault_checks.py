@@ -247,7 +247,7 @@ def mpi_return(isvp, program, stats, extra, variant=None, high_loss=False):
              "(change the error rate)")
     if high_loss and failed >= calls:
         fail(f"all {calls} calls failed: later traffic does not work again after a fault")
-    if variant == "persistent":
+    if variant in ("persistent", "persistent-mixed"):
         # A broken request fails every later start: each rank fails from its
         # first failure on, and every rank fails.
         for s in summaries:
@@ -426,7 +426,7 @@ def main():
         mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], high_loss=True)
         return
     variants = {"": None, "-collectives": "collectives", "-nonblocking": "nonblocking", "-persistent": "persistent",
-                "-offloaded-persistent": "offloaded-persistent"}
+                "-offloaded-persistent": "offloaded-persistent", "-persistent-mixed": "persistent-mixed"}
     for suffix, variant in variants.items():
         if len(sys.argv) >= 5 and sys.argv[1] == "mpi-return" + suffix:
             mpi_return(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:], variant)
