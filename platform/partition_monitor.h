@@ -42,6 +42,9 @@ class PartitionMonitorClient {
     /// This partition has reported why it fails and ends the job: the
     /// supervisor names no partition as died.
     void failing();
+    /// A supervisor (the isvp that started mpiexec) listens: it names a
+    /// partition that dies. Without one (the user's own mpiexec) nobody does.
+    bool supervised() const { return socket_ >= 0; }
 
   private:
     void say(char what);

@@ -87,6 +87,10 @@ PartitionRuntime::PartitionRuntime(unsigned expected) {
     monitor_ = std::make_unique<PartitionMonitorClient>(rank_);
 }
 
+bool PartitionRuntime::supervised() const {
+    return monitor_ && monitor_->supervised();
+}
+
 PartitionRuntime::~PartitionRuntime() {
     if (monitor_) monitor_->finished();
     int finalized = 0;

@@ -40,6 +40,8 @@ class PartitionRuntime {
     PartitionRuntime& operator=(const PartitionRuntime&) = delete;
 
     unsigned rank() const { return rank_; }
+    /// Whether isvp's supervisor watches this job (PartitionMonitorClient::supervised).
+    bool supervised() const;
     unsigned size() const { return size_; }
     /// Ends every partition now (MPI_Abort) after printing `why` on stderr
     /// with this partition named: a partition that failed cannot take part

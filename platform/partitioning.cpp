@@ -1,6 +1,7 @@
 #include "partitioning.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <sstream>
@@ -33,10 +34,25 @@ Partitioning::Partitioning(const std::string& command, const std::vector<std::st
     config.partition_plan = plan_;
     config.partition = runtime_->rank();
     sync_ = std::make_unique<PartitionSync>(*runtime_, *plan_, plan_->describe(runtime_->rank()));
+    if (!runtime_->supervised()) print_partition_map();
     spec.partition = sync_.get();
     spec.local_ranks.clear();
     for (int r = 0; r < spec.ranks; ++r)
         spec.local_ranks.push_back(plan_->host_owner(static_cast<unsigned>(r)) == runtime_->rank());
+}
+
+void Partitioning::print_partition_map() const {
+    // Under the user's own mpiexec nobody names a partition that dies, and
+    // mpiexec names only its process rank and host: this map says which
+    // switches and hosts each process rank owns, and where it runs.
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const std::vector<std::string> where = runtime_->gather(std::string(host) + " pid " + std::to_string(getpid()));
+    if (runtime_->rank() != 0) return;
+    for (unsigned k = 0; k < where.size(); ++k)
+        std::cerr << "[isvp] " << plan_->describe(k) << " is mpiexec's process rank " << k << " on " << where[k]
+                  << "\n";
+    std::cerr.flush();
 }
 
 transport::PlatformBuilder Partitioning::wrap(transport::PlatformBuilder build,

@@ -48,6 +48,11 @@ class Partitioning {
     std::string summary();
 
   private:
+    /// Without isvp's supervisor (the user's own mpiexec): partition 0
+    /// prints, on stderr, each partition's switches and hosts with the
+    /// process rank, machine and pid that runs it (collective).
+    void print_partition_map() const;
+
     std::shared_ptr<const PartitionPlan> plan_;
     std::unique_ptr<PartitionRuntime> runtime_;
     std::unique_ptr<PartitionSync> sync_;

@@ -47,3 +47,18 @@ add_test(NAME partition_failed_partition_reports_itself
          COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/testbench/scripts/partition_checks.py failed $<TARGET_FILE:isvp>
                  --topology torus:4x4x2 --collectives all --sizes 8,64K --iterations 20)
 set_tests_properties(partition_failed_partition_reports_itself PROPERTIES LABELS partition TIMEOUT 300)
+# An mpiexec that ends the job's processes when one dies but then lingers:
+# the supervisor ends it 20 s after the death (SIGTERM) and still names the
+# partition that died; nothing is left.
+add_test(NAME partition_killed_partition_lingering_launcher_ended
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/testbench/scripts/partition_checks.py killed-stuck-launcher
+                 $<TARGET_FILE:isvp> --topology torus:4x4x2 --collectives all --sizes 8,64K --iterations 20)
+set_tests_properties(partition_killed_partition_lingering_launcher_ended PROPERTIES LABELS partition TIMEOUT 300)
+# Started by the user's own mpiexec (a cluster, a hostfile), not by isvp:
+# the same rows; with no supervisor to name a partition that dies, partition
+# 0 maps each partition's switches and hosts to mpiexec's process rank, the
+# machine and the pid on stderr (mpiexec's own message names only those).
+add_test(NAME partition_own_mpiexec_rows_identical_and_mapped
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/testbench/scripts/partition_checks.py same-own-mpiexec
+                 $<TARGET_FILE:isvp> 2 --topology torus:4x2x2 --collectives all --sizes 8,4K --check --iterations 1)
+set_tests_properties(partition_own_mpiexec_rows_identical_and_mapped PROPERTIES LABELS partition TIMEOUT 300)

@@ -7,6 +7,11 @@
       header and simulated time (the wall-time parts and the simulator's own
       counters left out); the partitioned run really synchronised (windows
       and cut traffic > 0).
+  partition_checks.py same-own-mpiexec ISVP PARTITIONS ARGS...
+      `same`, with the partitions started by the user's own `mpiexec -n
+      PARTITIONS isvp bench collectives ARGS` (no supervisor): the same
+      rows, and partition 0 maps each partition (switches, hosts) to its
+      process rank, machine and pid on stderr.
   partition_checks.py same-pingpong ISVP PARTITIONS ARGS...
       The same for `isvp bench pingpong ARGS`.
   partition_checks.py same-run ISVP PARTITIONS STATS_DIR ARGS...
@@ -37,6 +42,11 @@
       once running (`--victim=K` first: partition K): the job ends
       (non-zero) within a minute with one message naming the partition and
       its switches and hosts as died, and leaves no simulator process behind.
+  partition_checks.py killed-stuck-launcher ISVP ARGS...
+      `killed`, with an mpiexec that ends the job's processes when one dies
+      but then does not exit itself (a wrapper that sleeps on): the
+      supervisor ends it (SIGTERM) 20 s after the death and still names the
+      partition; the job ends within 20-60 s, non-zero, nothing left.
   partition_checks.py failed ISVP ARGS...
       `isvp bench collectives ARGS --partitions 2` with
       ISVP_TEST_PARTITION_FAIL=1: partition 1 reports its own failure and
@@ -54,6 +64,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 # Per run, s; the long tier (partition_stats.cmake) sets more.
@@ -84,11 +95,24 @@ def comparable(stdout):
     return lines
 
 
-def same(isvp, partitions, args, command="collectives"):
+def same(isvp, partitions, args, command="collectives", own_mpiexec=False):
     one = run(isvp, args, command)
     if one.returncode != 0:
         sys.exit(f"one process failed ({one.returncode}):\n{one.stdout}\n{one.stderr}")
-    many = run(isvp, args + ["--partitions", partitions], command)
+    if own_mpiexec:  # as on a cluster: the user starts the partitions, no isvp supervises them
+        env = environment()
+        env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        many = subprocess.run(["mpiexec", "-n", partitions, isvp, "bench", command] + args, capture_output=True,
+                              text=True, timeout=TIMEOUT, env=env)
+    else:
+        many = run(isvp, args + ["--partitions", partitions], command)
+    mapped = re.findall(r"^\[isvp\] partition (\d+) \(switches \d+\.\.\d+, hosts \d+\.\.\d+\) is mpiexec's "
+                        r"process rank (\d+) on \S+ pid \d+$", many.stderr, re.M)
+    if own_mpiexec and [(int(a), int(b)) for a, b in mapped] != [(k, k) for k in range(int(partitions))]:
+        sys.exit(f"under the user's own mpiexec partition 0 must map every partition to its process rank, "
+                 f"switches, hosts and machine on stderr; got {mapped}:\n{many.stderr}")
+    if not own_mpiexec and mapped:
+        sys.exit(f"isvp's supervisor names partitions itself; no map expected:\n{many.stderr}")
     if many.returncode != 0:
         sys.exit(f"--partitions {partitions} failed ({many.returncode}):\n{many.stdout}\n{many.stderr}")
     a, b = comparable(one.stdout), comparable(many.stdout)
@@ -253,11 +277,21 @@ def victim_of(args):
     return 1, args
 
 
-def killed(isvp, args):
+def killed(isvp, args, stuck_launcher=False):
     victim_partition, args = victim_of(args)
     marker = f"{os.getpid()}-{time.time()}"
     env = environment()
     env["ISVP_PARTITION_TEST"] = marker
+    if stuck_launcher:
+        # mpiexec ends the others when one dies; this launcher then lingers
+        # (exec: the sleep is the process the supervisor started, and ends
+        # with its SIGTERM, leaving nothing).
+        wrapper = os.path.join(tempfile.mkdtemp(prefix="isvp-stuck-mpiexec-"), "mpiexec")
+        with open(wrapper, "w") as f:
+            f.write('#!/bin/sh\nmpiexec "$@"\nexec sleep 300.25\n')  # a length only this test sleeps
+        os.chmod(wrapper, 0o755)
+        env["ISVP_MPIEXEC"] = wrapper
+    started = time.time()
     job = subprocess.Popen([isvp, "bench", "collectives"] + args + ["--partitions", "2"], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, env=env)
     deadline = time.time() + 120
@@ -272,21 +306,29 @@ def killed(isvp, args):
         sys.exit(f"partition {victim_partition} never started:\n{job.communicate()[0]}")
     time.sleep(2)  # let it synchronise a while
     os.kill(victim, signal.SIGKILL)
+    killed_at = time.time()
     try:
         output, _ = job.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         job.kill()
         sys.exit(f"the job did not end within 60 s after partition {victim_partition} was killed "
                  "(a partition waits for good)")
+    took = time.time() - killed_at
     if job.returncode == 0:
         sys.exit(f"expected a failure, got status 0:\n{output}")
     named_death(output, victim_partition)
+    if stuck_launcher and took < 19:
+        sys.exit(f"the job ended {took:.1f} s after the kill: the lingering launcher was not what it waited for")
     time.sleep(0.5)
     left = partition_processes(marker)
     if left:
         sys.exit(f"simulator processes left behind: {left}")
-    print(f"ended with status {job.returncode}: " + " ".join(line.strip() for line in output.splitlines()
-                                                              if "died" in line))
+    if stuck_launcher:
+        lingering = subprocess.run(["pgrep", "-fx", "sleep 300.25"], capture_output=True, text=True).stdout
+        if lingering.strip():
+            sys.exit(f"the lingering launcher was left behind: {lingering}")
+    print(f"ended with status {job.returncode} {took:.1f} s after the kill (started {killed_at - started:.1f} s "
+          "in): " + " ".join(line.strip() for line in output.splitlines() if "died" in line))
 
 
 def killed_run(isvp, args):
@@ -401,8 +443,12 @@ def main():
         same_pingpong_json(isvp, sys.argv[3], sys.argv[4], sys.argv[5:])
     elif mode == "noise":
         noise(isvp, sys.argv[3], sys.argv[4:])
+    elif mode == "same-own-mpiexec":
+        same(isvp, sys.argv[3], sys.argv[4:], own_mpiexec=True)
     elif mode == "killed":
         killed(isvp, sys.argv[3:])
+    elif mode == "killed-stuck-launcher":
+        killed(isvp, sys.argv[3:], stuck_launcher=True)
     elif mode == "failed":
         failed(isvp, sys.argv[3:])
     elif mode == "terminated":
