@@ -962,7 +962,8 @@ std::string Driver::describe_lost(const Message& message) const {
 }
 
 std::deque<Driver::Message>::iterator Driver::first_arrived(int source,
-                                                           const std::function<bool(std::uint32_t)>& tag_matches) {
+                                                           const std::function<bool(std::uint32_t)>& tag_matches,
+                                                           bool past_unresolved) {
     // A lost message whose tag is not known yet may be the one wanted: its
     // source's later messages are held back behind it (driver.h, Link faults).
     std::vector<int> held;  // few: one per source with an unresolved loss
@@ -970,7 +971,7 @@ std::deque<Driver::Message>::iterator Driver::first_arrived(int source,
         if (source != kAnySource && it->source != source) continue;
         if (std::find(held.begin(), held.end(), it->source) != held.end()) continue;
         if (it->unresolved) {
-            held.push_back(it->source);
+            if (!past_unresolved) held.push_back(it->source);
             continue;
         }
         if (it->wildcard || tag_matches(it->tag)) return it;
@@ -978,11 +979,20 @@ std::deque<Driver::Message>::iterator Driver::first_arrived(int source,
     return arrived_.end();
 }
 
-bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status) {
-    const auto it = first_arrived(source, [&](std::uint32_t arrived) {
-        return tag == kAnyTag ? arrived < kReservedTagBase  // not the collectives' messages
-                              : arrived == static_cast<std::uint32_t>(tag);
-    });
+bool Driver::has_unresolved_loss(int source) const {
+    return std::any_of(arrived_.begin(), arrived_.end(),
+                       [&](const Message& m) { return m.unresolved && m.source == source; });
+}
+
+bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status,
+                           bool past_unresolved) {
+    const auto it = first_arrived(
+        source,
+        [&](std::uint32_t arrived) {
+            return tag == kAnyTag ? arrived < kReservedTagBase  // not the collectives' messages
+                                  : arrived == static_cast<std::uint32_t>(tag);
+        },
+        past_unresolved);
     if (it == arrived_.end()) return false;
     if (it->lost) {
         const std::string why =
@@ -1045,8 +1055,8 @@ ReceiveStatus Driver::receive_reserved(int source, std::uint32_t tag, void* buff
     if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive into a null buffer");
     ReceiveStatus status;
     const Stream& stream = streams_[static_cast<std::size_t>(source)];
-    while (!take_matching(source, tag, buffer, capacity, status)) {
-        if (report_ends && stream.reports > stream.explained)
+    while (!take_matching(source, tag, buffer, capacity, status, report_ends)) {
+        if (report_ends && (stream.reports > stream.explained || has_unresolved_loss(source)))
             throw LinkFaultError("driver: receive from rank " + std::to_string(source) +
                                  " failed: " + describe(stream.latest, node_address_));
         if (while_waiting) while_waiting();

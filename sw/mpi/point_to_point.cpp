@@ -967,7 +967,14 @@ void check_collective_abort(Comm& comm, std::uint32_t tag) {
 // receive itself (the driver's LinkFaultError, or a lost message taken).
 void watch_for_link_faults(Comm& comm, std::uint32_t tag) {
     check_collective_abort(comm, tag);
-    collectives().check_creation(comm.guest);
+    // The communicator's creation failed on another member (it is revoked):
+    // give the collective up as for a lost message (blocking and nonblocking
+    // alike: an MPI error, the other members told).
+    try {
+        collectives().check_creation(comm.guest);
+    } catch (const guest::LinkFaultError& error) {
+        abort_collective(comm, tag, error.what());
+    }
 }
 
 void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* data, std::size_t bytes) {

@@ -62,6 +62,15 @@ add_test(NAME link_fault_mpi_software_communicators_seed_sweep
 add_test(NAME link_fault_mpi_software_split_communicators_seed_sweep
          COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep-split-communicators $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/mpi_link_fault 1 20 1e-5,2e-5 ${mpi_link_fault_high_loss_base})
+# MPI_Iallreduce and MPI_Wait on the new communicator (the nonblocking
+# schedules look for the revocation too). Seed 14 at 2e-5 found MPI_Finalize's
+# barrier message of a rank held behind a lost message whose tag never came
+# (its sender had finished, so its probe never came): a deadlock report. The
+# barrier now looks past such a loss, and the loss ends the wait when the
+# message is not there (docs/MPI.md, Link faults).
+add_test(NAME link_fault_mpi_software_nonblocking_communicators_seed_sweep
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep-nonblocking-communicators $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault 1 20 2e-5 ${mpi_link_fault_high_loss_base})
 add_test(NAME link_fault_mpi_offloaded_communicators_seed_sweep
          COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep-communicators $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/mpi_link_fault 1 10 1e-5,2e-5 -n 8 --offload on --set topology.torus=2x2x2
@@ -83,6 +92,7 @@ add_test(NAME link_fault_mpi_offloaded_revoked_communicator_4e-5
                  --set topology.torus=2x2x1 --set aurora.on_crc_error=drop --set reliable.max_retransmissions=1)
 set_tests_properties(link_fault_mpi_software_communicators_seed_sweep
                      link_fault_mpi_software_split_communicators_seed_sweep
+                     link_fault_mpi_software_nonblocking_communicators_seed_sweep
                      link_fault_mpi_offloaded_communicators_seed_sweep
                      link_fault_mpi_offloaded_revoked_communicator
                      link_fault_mpi_offloaded_revoked_communicator_4e-5

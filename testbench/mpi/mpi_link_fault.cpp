@@ -36,6 +36,8 @@
 //       A dup that fails on one member but succeeded on others must not
 //       leave those waiting for ever in their MPI_Allreduce on it: they
 //       find it revoked (docs/MPI.md, Link faults).
+//   mpi_link_fault return ITERATIONS nonblocking-communicators
+//       the same with MPI_Iallreduce and MPI_Wait on the new communicator.
 //   mpi_link_fault return ITERATIONS split-communicators
 //       the same with MPI_Comm_split of the world by rank parity (two
 //       exchanges create it: the colours' allgather and the ID agreement).
@@ -165,8 +167,9 @@ int main(int argc, char** argv) {
     const bool persistent_mixed = argc > 3 && std::strcmp(argv[3], "persistent-mixed") == 0;
     const bool persistent = offloaded_persistent || (argc > 3 && std::strcmp(argv[3], "persistent") == 0);
     const bool split_communicators = argc > 3 && std::strcmp(argv[3], "split-communicators") == 0;
-    const bool fresh_communicators =
-        split_communicators || (argc > 3 && std::strcmp(argv[3], "communicators") == 0);
+    const bool nonblocking_communicators = argc > 3 && std::strcmp(argv[3], "nonblocking-communicators") == 0;
+    const bool fresh_communicators = split_communicators || nonblocking_communicators ||
+                                     (argc > 3 && std::strcmp(argv[3], "communicators") == 0);
     const bool ring = !(argc > 3 && (std::strcmp(argv[3], "collectives") == 0 || nonblocking || persistent ||
                                      persistent_mixed || fresh_communicators));
     if (!fatal) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -203,7 +206,13 @@ int main(int argc, char** argv) {
                                      : MPI_Comm_dup(MPI_COMM_WORLD, &comm);
             if (rc == MPI_SUCCESS) {
                 MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-                rc = MPI_Allreduce(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, comm);
+                if (nonblocking_communicators) {
+                    MPI_Request request = MPI_REQUEST_NULL;
+                    rc = MPI_Iallreduce(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, comm, &request);
+                    if (rc == MPI_SUCCESS) rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
+                } else {
+                    rc = MPI_Allreduce(mine.data(), sum.data(), kElements, MPI_INT, MPI_SUM, comm);
+                }
             }
             if (comm != MPI_COMM_NULL) {
                 const int freed = MPI_Comm_free(&comm);

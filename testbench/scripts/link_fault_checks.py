@@ -55,6 +55,8 @@
       deadlock: the others find the new communicator revoked.
   mpi-seed-sweep-split-communicators ISVP PROGRAM FIRST LAST RATES [options]
       the same with MPI_Comm_split of the world by rank parity.
+  mpi-seed-sweep-nonblocking-communicators ISVP PROGRAM FIRST LAST RATES [options]
+      the same with MPI_Iallreduce and MPI_Wait on the new communicator.
   mpi-seed-sweep-revoked-offloaded ISVP PROGRAM FIRST LAST RATES [options]
       mpi-seed-sweep-communicators, and at least one run must show an
       offloaded MPI_Allreduce ended because its communicator was revoked
@@ -414,7 +416,7 @@ def main():
         mpi_seed_sweep(*sys.argv[2:7], sys.argv[7:], variant="communicators",
                        require=r"last: MPI_Allreduce: collective: communicator \d+ is revoked")
         return
-    for variant in ("communicators", "split-communicators"):
+    for variant in ("communicators", "split-communicators", "nonblocking-communicators"):
         if len(sys.argv) >= 7 and sys.argv[1] == "mpi-seed-sweep-" + variant:
             mpi_seed_sweep(*sys.argv[2:7], sys.argv[7:], variant=variant)
             return

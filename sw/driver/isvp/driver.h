@@ -198,6 +198,9 @@ class Driver {
     /// no later message or probe of `source` has followed ends the wait too
     /// (LinkFaultError): MPI_Finalize's barrier, whose sender may have
     /// finished and will send nothing that shows which message was lost.
+    /// For the same reason the message is looked for past a lost one whose
+    /// tag never came (the sender's probe), and such a loss ends the wait
+    /// when the message is not there.
     /// `while_waiting` as for receive.
     ReceiveStatus receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity,
                                    bool report_ends = false, const std::function<void()>& while_waiting = nullptr);
@@ -406,12 +409,18 @@ class Driver {
     std::uint64_t reserve_staging(std::uint32_t bytes);
     /// Takes the first arrived message from `source` with `tag` (kAnySource,
     /// kAnyTag: any); throws LinkFaultError when that is a lost one.
-    bool take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status);
+    /// `past_unresolved`: as first_arrived.
+    bool take_matching(int source, std::int64_t tag, void* buffer, std::size_t capacity, ReceiveStatus& status,
+                       bool past_unresolved = false);
     /// The first arrived message of `source` (kAnySource: any) whose tag
     /// `tag_matches`, or a lost one that stands for any tag (wildcard), in
     /// arrival order; a source's messages behind a lost one whose tag is not
-    /// known yet are not offered.
-    std::deque<Message>::iterator first_arrived(int source, const std::function<bool(std::uint32_t)>& tag_matches);
+    /// known yet are not offered, unless `past_unresolved` (that lost one is
+    /// then passed over: MPI_Finalize's barrier, receive_reserved).
+    std::deque<Message>::iterator first_arrived(int source, const std::function<bool(std::uint32_t)>& tag_matches,
+                                                bool past_unresolved = false);
+    /// Whether a lost message of `source` waits for its tag (its sender's probe).
+    bool has_unresolved_loss(int source) const;
     /// "link fault: ..." for a lost message (its source's latest report).
     std::string describe_lost(const Message& message) const;
     void probe_accelerator();
