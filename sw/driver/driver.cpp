@@ -262,6 +262,7 @@ void Driver::release_ct_row(unsigned context) {
                           " has no communicator-table row");
     transport_.mmio_write32(rm::CT_SELECT, context);
     transport_.mmio_write32(rm::CT_COMMAND, rm::ct_command::RELEASE.make(1));
+    destinations_[context] = Destination{};  // a buffer posted for the communicator that held the row
 }
 
 std::uint32_t Driver::cgra_capabilities() {
@@ -542,7 +543,7 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
         stream.next = probe ? number : (number + 1) & kStreamNumberMask;
         if (missing > 0 && missing <= kStreamNumberMask / 2) note_gap(static_cast<int>(source), first_missing, missing);
         stream.explained = stream.reports;  // the stream went on past what was reported: it shows any loss
-        if (probe) {  // not a message: the sender's next number and its last tags
+        if (probe) {                        // not a message: the sender's next number and its last tags
             resolve_lost(static_cast<int>(source), number, payload + kEnvelopeBytes,
                          std::min<std::uint64_t>(data_bytes, entry.length - kEnvelopeBytes));
             return;
@@ -600,10 +601,18 @@ void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionE
         result = Result{};
         result.header = header;
         result.bytes = header.message_bytes;
-        // Timing only: the size is what counts; an error result's code is still read.
-        if (!config_.timing_only || header.datatype == kErrorResultDatatype) {
+        // A posted destination takes this result (whatever it turns out to be).
+        Destination& destination = destinations_[header.context_id];
+        const Destination posted = destination;
+        destination = Destination{};
+        if (header.datatype == kErrorResultDatatype || (!config_.timing_only && posted.buffer == nullptr)) {
+            // Staged: an error result (its code is read), or no destination
+            // posted. Timing only: the size is what counts.
             result.data.resize(header.message_bytes);
             note_payload_buffer(header.message_bytes);
+        } else if (!config_.timing_only) {
+            result.destination = posted.buffer;  // C2H straight into the caller's buffer
+            result.capacity = posted.capacity;
         }
         result.active = true;
     } else if (!result.active || entry.offset != result.received) {
@@ -611,7 +620,12 @@ void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionE
     }
     if (static_cast<std::uint64_t>(entry.offset) + entry.length > result.bytes)
         throw DriverError(what + ": packet runs past the result's " + std::to_string(result.bytes) + " bytes");
-    if (entry.length && !result.data.empty()) std::memcpy(result.data.data() + entry.offset, payload, entry.length);
+    if (entry.length && !result.data.empty()) {
+        std::memcpy(result.data.data() + entry.offset, payload, entry.length);
+    } else if (entry.length && result.destination && entry.offset < result.capacity) {
+        std::memcpy(result.destination + entry.offset, payload,
+                    std::min<std::size_t>(entry.length, result.capacity - entry.offset));
+    }
     result.received += entry.length;
     if (result.received == result.bytes) {
         result.active = false;
@@ -637,11 +651,27 @@ CollectiveResult Driver::receive_collective(unsigned context, void* buffer, std:
             std::memcpy(&out.error_link_to, result.data.data() + 12, 4);
             std::memcpy(&out.error_lost, result.data.data() + 16, 4);
         }
+    } else if (result.destination) {
+        // Already in the posted buffer; another buffer gets a copy of it.
+        const std::size_t copied = std::min({capacity, result.capacity, static_cast<std::size_t>(result.bytes)});
+        if (copied && buffer != result.destination) std::memmove(buffer, result.destination, copied);
     } else if (const std::size_t copied = std::min(capacity, result.data.size())) {
         std::memcpy(buffer, result.data.data(), copied);
     }
     result = Result{};
     return out;
+}
+
+bool Driver::post_collective_destination(unsigned context, void* buffer, std::size_t capacity) {
+    if (context >= rm::kContextCount)
+        throw DriverError("driver: post_collective_destination: context " + std::to_string(context) + " outside 0..31");
+    Destination& destination = destinations_[context];
+    destination = Destination{};
+    const Result& result = results_[context];
+    if (config_.timing_only || buffer == nullptr || capacity == 0 || result.active || result.complete) return false;
+    destination.buffer = static_cast<std::uint8_t*>(buffer);
+    destination.capacity = capacity;
+    return true;
 }
 
 void Driver::reclaim_h2c() {
@@ -958,7 +988,7 @@ std::string Driver::describe_lost(const Message& message) const {
 }
 
 std::deque<Driver::Message>::iterator Driver::first_arrived(int source,
-                                                           const std::function<bool(std::uint32_t)>& tag_matches) {
+                                                            const std::function<bool(std::uint32_t)>& tag_matches) {
     // A lost message whose tag is not known yet may be the one wanted: its
     // source's later messages are held back behind it (driver.h, Link faults).
     std::vector<int> held;  // few: one per source with an unresolved loss
@@ -1034,7 +1064,7 @@ ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::s
 }
 
 ReceiveStatus Driver::receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity,
-                                      bool report_ends, const std::function<void()>& while_waiting) {
+                                       bool report_ends, const std::function<void()>& while_waiting) {
     if (source < 0 || source >= size())
         throw DriverError("driver: receive from rank " + std::to_string(source) + " outside 0.." +
                           std::to_string(size() - 1));
