@@ -555,7 +555,14 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
         message.data_bytes = data_bytes;
         message.message_bytes = header->message_bytes;
         message.length_only = (flags & kEnvelopeLengthOnly) != 0;
-        if (!message.length_only) {
+        PostedReceive& posted = posted_receive_;
+        if (!message.length_only && data_bytes > 0 && posted.buffer && posted.source == static_cast<int>(source) &&
+            posted.tag == message.tag && data_bytes <= posted.capacity && streams_[source].unresolved == 0 &&
+            first_arrived(posted.source, [&](std::uint32_t tag) { return tag == posted.tag; }) == arrived_.end()) {
+            // The receive waiting for it is the one it matches: straight into its buffer.
+            message.into = posted.buffer;
+            posted.buffer = nullptr;
+        } else if (!message.length_only) {
             message.data.resize(data_bytes);
             note_payload_buffer(data_bytes);
         }
@@ -568,7 +575,8 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
     // Copy the part of this packet that is data (the first packet starts with the envelope).
     const std::uint32_t skip = entry.offset < kEnvelopeBytes ? kEnvelopeBytes - entry.offset : 0;
     if (entry.length > skip && !message.length_only)
-        std::memcpy(message.data.data() + (entry.offset + skip - kEnvelopeBytes), payload + skip, entry.length - skip);
+        std::memcpy((message.into ? message.into : message.data.data()) + (entry.offset + skip - kEnvelopeBytes),
+                    payload + skip, entry.length - skip);
     message.received += entry.length;
     if (message.received == message.message_bytes) {
         assembling_active_[source] = false;
@@ -1021,7 +1029,8 @@ bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size
     status.bytes = it->data_bytes;
     status.truncated = it->data_bytes > capacity;
     const std::size_t copied = it->length_only ? 0 : std::min<std::size_t>(it->data_bytes, capacity);
-    if (copied) std::memcpy(buffer, it->data.data(), copied);
+    const std::uint8_t* data = it->into ? it->into : it->data.data();
+    if (copied && data != buffer) std::memmove(buffer, data, copied);  // else already there
     arrived_.erase(it);
     ++messages_received_;
     return true;
@@ -1037,13 +1046,47 @@ bool Driver::take_message(int source, std::uint32_t tag_mask, std::uint32_t tag_
     if (it == arrived_.end()) return false;
     message.source = it->source;
     message.tag = it->wildcard ? tag_value : it->tag;
-    message.data = std::move(it->data);
+    if (it->into)  // bound for a posted receive's buffer; taken by another: a copy
+        message.data.assign(it->into, it->into + it->data_bytes);
+    else
+        message.data = std::move(it->data);
     message.lost = it->lost;
     message.wildcard = it->wildcard;
     message.why = it->lost ? describe_lost(*it) : std::string();
     if (!it->lost) ++messages_received_;
     arrived_.erase(it);
     return true;
+}
+
+class Driver::ReceiveGuard {
+  public:
+    ReceiveGuard(Driver& driver, int source, std::uint32_t tag, void* buffer, std::size_t capacity)
+        : driver_(driver), hidden_(driver.posted_receive_), buffer_(static_cast<std::uint8_t*>(buffer)) {
+        driver.posted_receive_ = PostedReceive{source, tag, buffer_, buffer_ ? capacity : 0};
+    }
+    ReceiveGuard(const ReceiveGuard&) = delete;
+    ReceiveGuard& operator=(const ReceiveGuard&) = delete;
+    ~ReceiveGuard() {
+        driver_.posted_receive_ = hidden_;
+        if (buffer_) driver_.unbind_messages(buffer_);
+    }
+
+  private:
+    Driver& driver_;
+    PostedReceive hidden_;  ///< the receive this one hid (nested in the progress hook)
+    std::uint8_t* buffer_;
+};
+
+void Driver::unbind_messages(const std::uint8_t* buffer) {
+    const auto unbind = [&](Message& message) {
+        if (message.into != buffer) return;
+        message.data.assign(message.into, message.into + message.data_bytes);
+        note_payload_buffer(message.data_bytes);
+        message.into = nullptr;
+    };
+    for (std::size_t source = 0; source < assembling_.size(); ++source)
+        if (assembling_active_[source]) unbind(assembling_[source]);
+    for (Message& message : arrived_) unbind(message);
 }
 
 ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::size_t capacity,
@@ -1056,10 +1099,14 @@ ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::s
         throw DriverError("driver: receive with tag " + std::to_string(tag) +
                           ": user tags are 0..0x7FFFFFFF (higher ones are reserved for collectives)");
     ReceiveStatus status;
-    while (!take_matching(source, tag, buffer, capacity, status)) {
+    if (take_matching(source, tag, buffer, capacity, status)) return status;
+    // A wildcard receive takes whichever matching message arrives first: buffered.
+    const bool post = source != kAnySource && tag != kAnyTag;
+    const ReceiveGuard posted(*this, source, static_cast<std::uint32_t>(tag), post ? buffer : nullptr, capacity);
+    do {
         if (while_waiting) while_waiting();
         wait_for_progress();
-    }
+    } while (!take_matching(source, tag, buffer, capacity, status));
     return status;
 }
 
@@ -1071,6 +1118,7 @@ ReceiveStatus Driver::receive_reserved(int source, std::uint32_t tag, void* buff
     if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive into a null buffer");
     ReceiveStatus status;
     const Stream& stream = streams_[static_cast<std::size_t>(source)];
+    const ReceiveGuard posted(*this, source, tag, buffer, capacity);
     while (!take_matching(source, tag, buffer, capacity, status)) {
         if (report_ends && stream.reports > stream.explained)
             throw LinkFaultError("driver: receive from rank " + std::to_string(source) +

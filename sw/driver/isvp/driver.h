@@ -376,11 +376,14 @@ class Driver {
         std::uint32_t message_bytes = 0;  ///< envelope + data, from the processor header
         std::uint32_t received = 0;       ///< bytes of envelope + data so far
         bool length_only = false;         ///< the envelope says the data is not carried
-        std::vector<std::uint8_t> data;   ///< the data as it arrives (empty when length_only)
-        std::uint32_t number = 0;         ///< in its sender's stream to this node
-        bool lost = false;                ///< never arrived whole (Link faults above)
-        bool unresolved = false;          ///< lost, its tag not known yet: later messages of its source wait
-        bool wildcard = false;            ///< lost, its tag cannot be known
+        std::vector<std::uint8_t> data;   ///< the data as it arrives (empty when length_only or `into`)
+        /// Its data lands straight in the buffer of the receive posted for it
+        /// (PostedReceive), not in `data`.
+        std::uint8_t* into = nullptr;
+        std::uint32_t number = 0;  ///< in its sender's stream to this node
+        bool lost = false;         ///< never arrived whole (Link faults above)
+        bool unresolved = false;   ///< lost, its tag not known yet: later messages of its source wait
+        bool wildcard = false;     ///< lost, its tag cannot be known
     };
 
     std::uint64_t allocate(std::size_t bytes, std::size_t alignment);
@@ -503,6 +506,26 @@ class Driver {
     /// Sends the owed stream probes (at a wait, between packets).
     void send_stream_probes();
 
+    /// The blocking receive waiting now for one (source, tag): the next
+    /// message that matches it, when no earlier arrived message of that
+    /// source does, is written straight into its buffer (no driver copy of
+    /// the message; any other message is buffered, MPI's unexpected
+    /// messages). Taken by the first such message (buffer null then).
+    struct PostedReceive {
+        int source = -1;
+        std::uint32_t tag = 0;
+        std::uint8_t* buffer = nullptr;  ///< null: none open
+        std::size_t capacity = 0;        ///< bytes; a longer message is buffered
+    };
+    PostedReceive posted_receive_;
+    /// Posts `receive` for the lifetime of the guard (restoring the one it
+    /// hid: receives may nest in the progress hook); on the way out a
+    /// message still bound for its buffer (not taken: the wait was given
+    /// up) is buffered after all.
+    class ReceiveGuard;
+    /// Gives messages being written into, or waiting in, `buffer` a buffer of
+    /// their own (copying what is there).
+    void unbind_messages(const std::uint8_t* buffer);
     std::vector<Message> assembling_;      ///< per source: message in progress
     std::vector<bool> assembling_active_;  ///< per source: is one in progress
     std::deque<Message> arrived_;          ///< complete, not yet received (arrival order)
