@@ -524,3 +524,39 @@ TEST_CASE("A destination is refused while a result waits on its context, and cle
     CHECK(direct == 0);
     CHECK(driver.largest_payload_buffer() == 4);
 }
+
+TEST_CASE("A message whose receive is waiting goes into its buffer; an unexpected one is buffered", "[driver][p2p]") {
+    FakeDevice device(accelerator(), 64);
+    // The device loops every message back to this rank (one node).
+    device.respond = [](const Packet& request) {
+        if (request.header.opcode != Opcode::Send) return std::optional<Packet>();
+        return std::optional<Packet>(result_of(request, request.payload));
+    };
+    Driver driver(device, FakeDevice::config());
+    std::vector<std::uint8_t> sent(300);
+    for (std::size_t i = 0; i < sent.size(); ++i) sent[i] = static_cast<std::uint8_t>(i * 3 + 1);
+    const std::uint64_t before = driver.largest_payload_buffer();
+
+    // The receive waits before the completions are handled: no driver copy.
+    driver.send(0, 7, sent.data(), sent.size());
+    std::vector<std::uint8_t> got(300, 0);
+    ReceiveStatus status = driver.receive(0, 7, got.data(), got.size());
+    CHECK(status.bytes == 300);
+    CHECK(got == sent);
+    CHECK(driver.largest_payload_buffer() == before);
+
+    // Handled before any receive waits for it: buffered whole, then copied.
+    driver.send(0, 8, sent.data(), sent.size());
+    driver.poll();
+    CHECK(driver.largest_payload_buffer() == 300);
+    std::vector<std::uint8_t> again(300, 0);
+    status = driver.receive(0, 8, again.data(), again.size());
+    CHECK(again == sent);
+
+    // A receive too small for the message: buffered, truncated to the buffer.
+    driver.send(0, 9, sent.data(), sent.size());
+    std::vector<std::uint8_t> small(100, 0);
+    status = driver.receive(0, 9, small.data(), small.size());
+    CHECK(status.truncated);
+    CHECK(std::equal(small.begin(), small.end(), sent.begin()));
+}
