@@ -18,7 +18,7 @@ std::uint64_t ChunkCombiner::combine(AgluEngine& aglu, AgluLanes& lanes, const C
         auto* received = reinterpret_cast<std::uint8_t*>(received_left ? a_.data() : b_.data());
         auto* local = reinterpret_cast<std::uint8_t*>(received_left ? b_.data() : a_.data());
         std::memcpy(received, chunk.received, chunk.bytes);
-        chunk.stream->gather(chunk.buffer, chunk.from, chunk.to, local);
+        chunk.buffer->gather(*chunk.stream, chunk.from, chunk.to, local);
     }
     const std::size_t parts = lanes.parts(vectors, phits_per_cycle);
     const std::size_t per_part = (vectors + parts - 1) / parts;
@@ -33,7 +33,7 @@ std::uint64_t ChunkCombiner::combine(AgluEngine& aglu, AgluLanes& lanes, const C
         aglu_cycles += count;
     }
     if (compute)
-        chunk.stream->scatter(reinterpret_cast<const std::uint8_t*>(a_.data()), chunk.from, chunk.to, chunk.buffer);
+        chunk.buffer->scatter(*chunk.stream, reinterpret_cast<const std::uint8_t*>(a_.data()), chunk.from, chunk.to);
     return done;
 }
 

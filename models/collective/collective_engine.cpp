@@ -192,6 +192,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
                    config_.phits_per_cycle,
                    [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }) {
     aglu_ = make_aglu_engine(aglu);
+    buffer_account_.peak = &statistics_.peak_buffer_bytes;
     cycle_ = sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS);
     credit_delay_ = sc_core::sc_time(config_.credit_delay_ns, sc_core::SC_NS);
     credit_batch_ = std::max<std::uint32_t>(1, config_.window_packets / 4);
@@ -202,9 +203,11 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
         lazy_results_.pop_front();
         tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + r.bytes);
         write_network_packet(r.network, r.processor, r.offset, nullptr, 0, packet->get_data_ptr());  // headers
-        if (r.source)
-            r.source->result.gather(r.source->buffer->data(), r.offset, r.offset + r.bytes,
-                                    packet->get_data_ptr() + kNetworkPacketOverhead);
+        if (r.source) {  // the bytes leave: their pages go once nothing else reads them
+            r.source->buffer->gather(r.source->result, r.offset, r.offset + r.bytes,
+                                     packet->get_data_ptr() + kNetworkPacketOverhead);
+            r.source->buffer->read_done(r.source->result, r.offset, r.offset + r.bytes);
+        }
         return packet;
     });
     host_in.register_b_transport(this, &CollectiveEngine::on_host_in);
@@ -269,7 +272,6 @@ void CollectiveEngine::detach_results(Active& a) {
     if (a.result_source.use_count() > 1) {  // packets still queued: they keep the buffer
         a.result_source->kept = std::move(a.buffer);
         a.result_source->buffer = &a.result_source->kept;
-        a.buffer = {};
     }
     a.result_source.reset();
 }
@@ -282,13 +284,14 @@ std::vector<std::uint8_t> CollectiveEngine::take_buffer() {
 }
 
 void CollectiveEngine::note_buffer_bytes() {
-    std::uint64_t held = 0;
+    std::uint64_t others = 0;  // the collective buffers' pages are in buffer_account_
     for (const Context& c : contexts_) {
-        held += c.active.buffer.capacity() + c.assembly.bytes.capacity();
-        for (const Request& r : c.waiting) held += r.bytes.capacity();
+        others += c.assembly.bytes.capacity();
+        for (const Request& r : c.waiting) others += r.bytes.capacity();
     }
-    for (const std::vector<std::uint8_t>& b : spare_buffers_) held += b.capacity();
-    statistics_.peak_buffer_bytes = std::max(statistics_.peak_buffer_bytes, held);
+    for (const std::vector<std::uint8_t>& b : spare_buffers_) others += b.capacity();
+    buffer_account_.others = others;
+    buffer_account_.note();
 }
 
 void CollectiveEngine::return_credits(CreditTo to, std::uint32_t phits, const sc_core::sc_time& delay) {
@@ -873,7 +876,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a = Active{};
     a.carry_payload = !config_.timing_only;  // timing_only: no collective buffer at all
     a.chunk_bytes = config_.packet_payload_bytes;
-    a.buffer = take_buffer();
+    a.buffer_account = &buffer_account_;
     a.running = true;
     a.header = h;
     a.envelope = e;
@@ -1162,6 +1165,9 @@ void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std:
 
 void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedule, const BlockSpan& contribution) {
     Active& a = contexts_[context].active;
+    // Pages of the buffer go once read for the last time; an armed CGRA
+    // program reads the whole result outside the streams: it keeps them all.
+    a.release_pages = !a.cgra;
     a.build(schedule, contribution, result_span(a.header.opcode, a.envelope.size, a.rank, a.envelope.root),
             [&](std::size_t, const Step& s) {
                 DataPhase::StepLinks link;
@@ -1255,7 +1261,10 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     if (a.tree && a.header.opcode == Opcode::Gather) network.operation = a.rank == a.envelope.root ? 1 : 0;
     std::uint8_t* payload = emit_packet(net_port_, network, processor, static_cast<std::uint32_t>(from),
                                         static_cast<std::uint32_t>(to - from), false);
-    if (a.carry_payload) s.send.gather(a.buffer.data(), from, to, payload);
+    if (a.carry_payload) {
+        a.buffer.gather(s.send, from, to, payload);
+        a.buffer.read_done(s.send, from, to);
+    }
     a.chunk_sent(k);
     ++statistics_.step_packets_sent;
     if (trace_) trace_step(context, k);
@@ -1286,7 +1295,7 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
     ++s.issued;
     if (trace_ && s.trace_first_ps == kNever) s.trace_first_ps = sc_core::sc_time_stamp().value();
     if (s.apply == Apply::Copy || n == 0) {
-        if (n && !config_.timing_only) s.recv.scatter(p.payload, from, to, a.buffer.data());
+        if (n && !config_.timing_only) a.buffer.scatter(s.recv, p.payload, from, to);
         (config_.timing_only ? statistics_.bytes_skipped : statistics_.bytes_copied) += n;
         ++s.applied;
         if (trace_) trace_step(context, k);
@@ -1307,9 +1316,10 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
         chunk.stream = &s.recv;
         chunk.from = from;
         chunk.to = to;
-        chunk.buffer = a.buffer.data();
+        chunk.buffer = &a.buffer;
         const std::uint64_t done = combiner_.combine(*aglu_, a.aglus, chunk, compute, config_.phits_per_cycle,
                                                      now.value(), cycle_.value(), statistics_.aglu_cycles);
+        if (compute) a.buffer.read_done(s.recv, from, to);  // the local operand was read (and written back)
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
         a.combining.emplace_back(sc_core::sc_time::from_value(done), k);
         combining_contexts_ |= 1u << context;
@@ -1516,7 +1526,6 @@ void CollectiveEngine::finish(unsigned context) {
     a.steps.clear();
     detach_results(a);
     a.buffer.clear();
-    spare_buffers_.push_back(std::move(a.buffer));
     discard_stale(context);
     if (chained) c.waiting.push_front(std::move(*chained));
 }
@@ -1925,9 +1934,9 @@ bool CollectiveEngine::cgra_ready(unsigned context) {
         const std::size_t element = cgra::element_bytes(a.cgra->type);
         if (a.carry_payload && a.result.bytes() > 0) {
             std::vector<std::uint8_t> bytes(a.result.bytes());
-            a.result.gather(a.buffer.data(), 0, bytes.size(), bytes.data());
+            a.buffer.gather(a.result, 0, bytes.size(), bytes.data());
             cgra::run_program(*a.cgra, bytes.data(), bytes.size(), a.rank, a.envelope.size);
-            a.result.scatter(bytes.data(), 0, bytes.size(), a.buffer.data());
+            a.buffer.scatter(a.result, bytes.data(), 0, bytes.size());
         }
         const std::uint64_t cycles = cgra::program_cycles(
             *a.cgra, a.result.bytes() / element, config_.cgra_cycles_per_vector, config_.cgra_pe_latency_cycles);
@@ -2002,8 +2011,8 @@ bool CollectiveEngine::run_ingress(unsigned context, Request& r) {
         // streams in (the reduce-scatter's first steps overlap the multiply).
         start(context, r.network, out.data(), CollectiveEnvelope::kBytes, static_cast<std::uint32_t>(out.size()),
               r.first_at);
-        c.feed =
-            Context::IngressFeed{std::move(out), static_cast<std::uint32_t>(CollectiveEnvelope::kBytes), now, program, element};
+        c.feed = Context::IngressFeed{std::move(out), static_cast<std::uint32_t>(CollectiveEnvelope::kBytes), now,
+                                      program, element};
         spare_buffers_.push_back(std::move(r.bytes));
         r = Request{};
         feed_ingress(context);
@@ -2034,8 +2043,7 @@ void CollectiveEngine::feed_ingress(unsigned context) {
     const auto due = [&](std::uint64_t end) {
         const std::uint64_t done = (end - CollectiveEnvelope::kBytes + f.element - 1) / f.element;
         return f.begin_ps + cgra::ingress_ready_cycles(f.program, a.envelope.size, a.rank, done, config_.cgra_pes,
-                                                       config_.cgra_cycles_per_vector,
-                                                       config_.cgra_pe_latency_cycles) *
+                                                       config_.cgra_cycles_per_vector, config_.cgra_pe_latency_cycles) *
                                 cycle;
     };
     const std::uint64_t chunk = std::max<std::uint64_t>(1, config_.packet_payload_bytes);
@@ -2074,7 +2082,7 @@ std::optional<CollectiveEngine::Context::FusedCounts> CollectiveEngine::counts_f
     const std::uint64_t bytes = a.result.bytes();
     if (!a.carry_payload || a.cgra->type != cgra::ElementType::Int32 || bytes % 4 != 0) return std::nullopt;
     std::vector<std::uint8_t> output(bytes);
-    a.result.gather(a.buffer.data(), 0, bytes, output.data());
+    a.buffer.gather(a.result, 0, bytes, output.data());
     Context::FusedCounts fused;
     fused.sequence = a.envelope.sequence + 1;
     std::int64_t previous = 0;
@@ -2102,8 +2110,7 @@ CollectiveEngine::Request CollectiveEngine::chained_request(unsigned context) co
     e.sequence = a.envelope.sequence + 1;
     r.bytes.resize(CollectiveEnvelope::kBytes + bytes);
     e.write(r.bytes.data());
-    if (a.carry_payload && bytes)
-        a.result.gather(a.buffer.data(), 0, bytes, r.bytes.data() + CollectiveEnvelope::kBytes);
+    if (a.carry_payload && bytes) a.buffer.gather(a.result, 0, bytes, r.bytes.data() + CollectiveEnvelope::kBytes);
     r.received = static_cast<std::uint32_t>(r.bytes.size());
     r.first_at = sc_core::sc_time_stamp();
     return r;

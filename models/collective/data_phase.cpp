@@ -5,7 +5,7 @@ namespace isvp {
 void DataPhase::build(const Schedule& schedule, const BlockSpan& contribution_blocks, const BlockSpan& result_blocks,
                       const std::function<StepLinks(std::size_t, const Step&)>& links) {
     data = true;
-    buffer.assign(carry_payload ? layout.total() : 0, 0);
+    buffer.reset(carry_payload ? layout.total() : 0, buffer_account);
     steps.clear();
     steps.reserve(schedule.steps.size());
     for (const Step& s : schedule.steps) {
@@ -36,6 +36,13 @@ void DataPhase::build(const Schedule& schedule, const BlockSpan& contribution_bl
     contribution = StreamMap({contribution_blocks}, layout);
     result = StreamMap({result_blocks}, layout);
     result_chunks = chunks_of(result.bytes());
+    if (carry_payload && release_pages) {  // every read the data phase will make of the buffer
+        for (const StepRun& r : steps) {
+            if (r.send_peer >= 0) buffer.expect_reads(r.send, chunk_bytes);
+            if (r.recv_peer >= 0 && r.apply != Apply::Copy) buffer.expect_reads(r.recv, chunk_bytes);
+        }
+        buffer.expect_reads(result, chunk_bytes);
+    }
 }
 
 void DataPhase::take_contribution(std::uint64_t offset, const std::uint8_t* data_in, std::uint64_t bytes) {
@@ -44,7 +51,7 @@ void DataPhase::take_contribution(std::uint64_t offset, const std::uint8_t* data
     const std::uint64_t from = offset + skip - header_bytes;
     const std::uint64_t to = std::min(contribution.bytes(), from + bytes - skip);
     if (from >= to) return;
-    if (carry_payload) contribution.scatter(data_in + skip, from, to, buffer.data());
+    if (carry_payload) buffer.scatter(contribution, data_in + skip, from, to);
     contributed = to;
 }
 

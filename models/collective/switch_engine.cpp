@@ -502,7 +502,7 @@ void SwitchCollectiveEngine::send_chunk(Tree& t, std::size_t k) {
     set_step_sequence(processor, r.sequence);
     std::uint8_t* payload =
         emit_packet(network, processor, static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from), false);
-    s.send.gather(r.buffer.data(), from, to, payload);
+    r.buffer.gather(s.send, from, to, payload);
     r.chunk_sent(k);
     ++statistics_.step_packets_sent;
 }
@@ -528,7 +528,7 @@ void SwitchCollectiveEngine::take_chunk(Tree& t, std::size_t k, HeldPacket& p) {
              std::string(to_string(r.header.opcode)));
         ++s.applied;
     } else if (s.apply == Apply::Copy || n == 0) {
-        if (n && !config_.timing_only) s.recv.scatter(p.payload, from, to, r.buffer.data());
+        if (n && !config_.timing_only) r.buffer.scatter(s.recv, p.payload, from, to);
         (config_.timing_only ? statistics_.bytes_skipped : statistics_.bytes_copied) += n;
         ++s.applied;
     } else {
@@ -544,7 +544,7 @@ void SwitchCollectiveEngine::take_chunk(Tree& t, std::size_t k, HeldPacket& p) {
         chunk.stream = &s.recv;
         chunk.from = from;
         chunk.to = to;
-        chunk.buffer = r.buffer.data();
+        chunk.buffer = &r.buffer;
         const std::uint64_t done = combiner_.combine(*aglu_, r.aglus, chunk, compute, config_.phits_per_cycle,
                                                      now.value(), cycle_.value(), statistics_.aglu_cycles);
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;

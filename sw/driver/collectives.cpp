@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -148,8 +149,8 @@ struct Collectives::Call {
     std::optional<Operation> op;  ///< reductions only
     std::size_t count = 0;        ///< elements (per block for per-rank collectives)
     int root = 0;
-    const void* send = nullptr;  ///< input (bcast: the buffer)
-    void* recv = nullptr;        ///< output (bcast: the buffer)
+    const void* send = nullptr;                        ///< input (bcast: the buffer)
+    void* recv = nullptr;                              ///< output (bcast: the buffer)
     const std::vector<std::size_t>* counts = nullptr;  ///< reduce_scatter with unequal counts: per block
     /// An ingress kernel's input (send) replaces the contribution.
     std::optional<std::size_t> ingress_bytes{};
@@ -231,8 +232,9 @@ unsigned Collectives::agree_id(Communicator& parent, std::vector<std::uint32_t>&
     run_creation_exchange(parent, call, tags);
     for (unsigned id = 0; id < kCommunicatorIds; ++id)
         if (common[id / 32] >> (id % 32) & 1u) return id;
-    throw DriverError("collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
-                      " in use); free some communicators (a freed one keeps its ID until its pending requests are done)");
+    throw DriverError(
+        "collective: no communicator ID is free on every member (" + std::to_string(kCommunicatorIds) +
+        " in use); free some communicators (a freed one keeps its ID until its pending requests are done)");
 }
 
 std::array<std::uint32_t, kCommunicatorIds / 32> Collectives::free_ids() {
@@ -534,8 +536,7 @@ ReceiveStatus Collectives::receive_step(Communicator& comm, int source, std::uin
             throw MemberGaveUp(error.what());
         }
         Driver::ArrivedMessage message;
-        if (lost_counts_as_arrived_ || !driver_.take_message(kAnySource, 0xFFFFFFFFu, notice_tag(tag), message))
-            return;
+        if (lost_counts_as_arrived_ || !driver_.take_message(kAnySource, 0xFFFFFFFFu, notice_tag(tag), message)) return;
         if (message.lost)
             throw MemberGaveUp("collective: a member's abort notice for this exchange was lost: " + message.why);
         throw MemberGaveUp(std::string(message.data.begin(), message.data.end()));
@@ -547,7 +548,8 @@ ReceiveStatus Collectives::receive_step(Communicator& comm, int source, std::uin
     } catch (const LinkFaultError& error) {
         if (!lost_counts_as_arrived_) {
             const std::string text = "collective: rank " + std::to_string(comm.rank) +
-                                     " gave this software exchange up: " + error.what() + " (its other members were told)";
+                                     " gave this software exchange up: " + error.what() +
+                                     " (its other members were told)";
             for (int member = 0; member < comm.size(); ++member)
                 if (member != comm.rank)
                     driver_.send_reserved(comm.global_rank(member), notice_tag(tag), text.data(), text.size());
@@ -565,7 +567,8 @@ void Collectives::run_offloaded(Communicator& comm, const Call& call) {
     receive_offloaded(comm.id, call.collective, call.recv, post_offloaded(comm, call), &comm);
 }
 
-std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call) {
+std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call,
+                                        std::optional<std::size_t> destination_bytes) {
     settle(comm.id);
     ++offloaded_calls_;
     const int size = comm.size(), me = comm.rank;
@@ -636,6 +639,17 @@ std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call) {
             break;
     }
     if (call.ingress_bytes) contribution = *call.ingress_bytes;  // the CGRA makes the contribution from it
+    // The result goes straight into recv as it arrives (no staging copy in
+    // the driver). Results may come while the contribution is still being
+    // posted: a recv that overlaps what is sent (in place) is posted after it.
+    const std::size_t destination = destination_bytes.value_or(result);
+    const auto* send_begin = static_cast<const std::uint8_t*>(call.send);
+    const auto* recv_begin = static_cast<const std::uint8_t*>(call.recv);
+    const bool overlaps = destination && contribution && send_begin && recv_begin &&
+                          std::less<>{}(send_begin, recv_begin + destination) &&
+                          std::less<>{}(recv_begin, send_begin + contribution);
+    const bool post = destination > 0 || !destination_bytes;  // an explicit 0: the caller posts it
+    if (post) driver_.post_collective_destination(comm.id, overlaps ? nullptr : call.recv, destination);
     // Timing only: the contribution's length goes to the switch, not its bytes.
     const bool timing_only = driver_.timing_only();
     if (call.counts) {  // the counts table goes in front of the blocks
@@ -651,6 +665,7 @@ std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call) {
         driver_.send_collective(header, envelope, contribution && !timing_only ? call.send : nullptr, contribution,
                                 timing_only ? 0 : contribution);
     }
+    if (post && overlaps) driver_.post_collective_destination(comm.id, call.recv, destination);
     return result;
 }
 
@@ -821,7 +836,7 @@ bool Collectives::fused_allreduce_allgather(Communicator& comm, const void* send
     } next{comm};
     settle(comm.id);
     driver_.cgra_arm(comm.id, comm.sequence, *slot, static_cast<unsigned>(Opcode::Allgather));
-    post_offloaded(comm, call);
+    post_offloaded(comm, call, static_cast<std::size_t>(gathered));
     receive_offloaded(comm.id, Opcode::Allgather, recv, static_cast<std::size_t>(gathered));
     return true;
 }
@@ -883,7 +898,7 @@ int Collectives::fused_allgather_allgatherv(Communicator& comm, std::int32_t cou
     driver_.cgra_arm(comm.id, sequence, *slot, regmap::kCgraThenAllgathervCounts);
     const std::size_t ends_bytes = post_offloaded(comm, counts_call);
     comm.sequence = sequence + 1;
-    post_offloaded(comm, data_call);
+    post_offloaded(comm, data_call, 0);  // its destination: once the counts say how much comes
     try {
         receive_offloaded(comm.id, Opcode::Allgather, ends, ends_bytes);
     } catch (const DriverError&) {
@@ -899,6 +914,7 @@ int Collectives::fused_allgather_allgatherv(Communicator& comm, std::int32_t cou
     }
     const std::uint64_t total_bytes = static_cast<std::uint64_t>(total) * element_size(type);
     if (total_bytes <= driver_.accelerator().max_buffer_bytes) {
+        driver_.post_collective_destination(comm.id, recv, static_cast<std::size_t>(total_bytes));
         receive_offloaded(comm.id, Opcode::Allgather, recv, static_cast<std::size_t>(total_bytes));
         return 2;
     }
@@ -941,7 +957,7 @@ std::optional<std::uint64_t> Collectives::post_fused(Communicator& comm, Opcode 
     request.slot = *slot;
     request.collective = then_allgather ? Opcode::Allgather : collective;
     request.recv = recv;
-    request.result = post_offloaded(comm, call);
+    request.result = post_offloaded(comm, call, then_allgather ? std::optional<std::size_t>(gathered) : std::nullopt);
     if (then_allgather) request.result = static_cast<std::size_t>(gathered);
     const std::uint64_t ticket = next_ticket_++;
     in_flight_.emplace(ticket, request);

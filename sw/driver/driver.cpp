@@ -262,6 +262,7 @@ void Driver::release_ct_row(unsigned context) {
                           " has no communicator-table row");
     transport_.mmio_write32(rm::CT_SELECT, context);
     transport_.mmio_write32(rm::CT_COMMAND, rm::ct_command::RELEASE.make(1));
+    destinations_[context] = Destination{};  // a buffer posted for the communicator that held the row
 }
 
 std::uint32_t Driver::cgra_capabilities() {
@@ -542,7 +543,7 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
         stream.next = probe ? number : (number + 1) & kStreamNumberMask;
         if (missing > 0 && missing <= kStreamNumberMask / 2) note_gap(static_cast<int>(source), first_missing, missing);
         stream.explained = stream.reports;  // the stream went on past what was reported: it shows any loss
-        if (probe) {  // not a message: the sender's next number and its last tags
+        if (probe) {                        // not a message: the sender's next number and its last tags
             resolve_lost(static_cast<int>(source), number, payload + kEnvelopeBytes,
                          std::min<std::uint64_t>(data_bytes, entry.length - kEnvelopeBytes));
             return;
@@ -554,7 +555,14 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
         message.data_bytes = data_bytes;
         message.message_bytes = header->message_bytes;
         message.length_only = (flags & kEnvelopeLengthOnly) != 0;
-        if (!message.length_only) {
+        PostedReceive& posted = posted_receive_;
+        if (!message.length_only && data_bytes > 0 && posted.buffer && posted.source == static_cast<int>(source) &&
+            posted.tag == message.tag && data_bytes <= posted.capacity && streams_[source].unresolved == 0 &&
+            first_arrived(posted.source, [&](std::uint32_t tag) { return tag == posted.tag; }) == arrived_.end()) {
+            // The receive waiting for it is the one it matches: straight into its buffer.
+            message.into = posted.buffer;
+            posted.buffer = nullptr;
+        } else if (!message.length_only) {
             message.data.resize(data_bytes);
             note_payload_buffer(data_bytes);
         }
@@ -567,7 +575,8 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
     // Copy the part of this packet that is data (the first packet starts with the envelope).
     const std::uint32_t skip = entry.offset < kEnvelopeBytes ? kEnvelopeBytes - entry.offset : 0;
     if (entry.length > skip && !message.length_only)
-        std::memcpy(message.data.data() + (entry.offset + skip - kEnvelopeBytes), payload + skip, entry.length - skip);
+        std::memcpy((message.into ? message.into : message.data.data()) + (entry.offset + skip - kEnvelopeBytes),
+                    payload + skip, entry.length - skip);
     message.received += entry.length;
     if (message.received == message.message_bytes) {
         assembling_active_[source] = false;
@@ -600,10 +609,18 @@ void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionE
         result = Result{};
         result.header = header;
         result.bytes = header.message_bytes;
-        // Timing only: the size is what counts; an error result's code is still read.
-        if (!config_.timing_only || header.datatype == kErrorResultDatatype) {
+        // A posted destination takes this result (whatever it turns out to be).
+        Destination& destination = destinations_[header.context_id];
+        const Destination posted = destination;
+        destination = Destination{};
+        if (header.datatype == kErrorResultDatatype || (!config_.timing_only && posted.buffer == nullptr)) {
+            // Staged: an error result (its code is read), or no destination
+            // posted. Timing only: the size is what counts.
             result.data.resize(header.message_bytes);
             note_payload_buffer(header.message_bytes);
+        } else if (!config_.timing_only) {
+            result.destination = posted.buffer;  // C2H straight into the caller's buffer
+            result.capacity = posted.capacity;
         }
         result.active = true;
     } else if (!result.active || entry.offset != result.received) {
@@ -611,7 +628,12 @@ void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionE
     }
     if (static_cast<std::uint64_t>(entry.offset) + entry.length > result.bytes)
         throw DriverError(what + ": packet runs past the result's " + std::to_string(result.bytes) + " bytes");
-    if (entry.length && !result.data.empty()) std::memcpy(result.data.data() + entry.offset, payload, entry.length);
+    if (entry.length && !result.data.empty()) {
+        std::memcpy(result.data.data() + entry.offset, payload, entry.length);
+    } else if (entry.length && result.destination && entry.offset < result.capacity) {
+        std::memcpy(result.destination + entry.offset, payload,
+                    std::min<std::size_t>(entry.length, result.capacity - entry.offset));
+    }
     result.received += entry.length;
     if (result.received == result.bytes) {
         result.active = false;
@@ -641,11 +663,27 @@ CollectiveResult Driver::receive_collective(unsigned context, void* buffer, std:
             std::memcpy(&out.error_link_to, result.data.data() + 12, 4);
             std::memcpy(&out.error_lost, result.data.data() + 16, 4);
         }
+    } else if (result.destination) {
+        // Already in the posted buffer; another buffer gets a copy of it.
+        const std::size_t copied = std::min({capacity, result.capacity, static_cast<std::size_t>(result.bytes)});
+        if (copied && buffer != result.destination) std::memmove(buffer, result.destination, copied);
     } else if (const std::size_t copied = std::min(capacity, result.data.size())) {
         std::memcpy(buffer, result.data.data(), copied);
     }
     result = Result{};
     return out;
+}
+
+bool Driver::post_collective_destination(unsigned context, void* buffer, std::size_t capacity) {
+    if (context >= rm::kContextCount)
+        throw DriverError("driver: post_collective_destination: context " + std::to_string(context) + " outside 0..31");
+    Destination& destination = destinations_[context];
+    destination = Destination{};
+    const Result& result = results_[context];
+    if (config_.timing_only || buffer == nullptr || capacity == 0 || result.active || result.complete) return false;
+    destination.buffer = static_cast<std::uint8_t*>(buffer);
+    destination.capacity = capacity;
+    return true;
 }
 
 void Driver::reclaim_h2c() {
@@ -1005,7 +1043,8 @@ bool Driver::take_matching(int source, std::int64_t tag, void* buffer, std::size
     status.bytes = it->data_bytes;
     status.truncated = it->data_bytes > capacity;
     const std::size_t copied = it->length_only ? 0 : std::min<std::size_t>(it->data_bytes, capacity);
-    if (copied) std::memcpy(buffer, it->data.data(), copied);
+    const std::uint8_t* data = it->into ? it->into : it->data.data();
+    if (copied && data != buffer) std::memmove(buffer, data, copied);  // else already there
     arrived_.erase(it);
     ++messages_received_;
     return true;
@@ -1021,13 +1060,47 @@ bool Driver::take_message(int source, std::uint32_t tag_mask, std::uint32_t tag_
     if (it == arrived_.end()) return false;
     message.source = it->source;
     message.tag = it->wildcard ? tag_value : it->tag;
-    message.data = std::move(it->data);
+    if (it->into)  // bound for a posted receive's buffer; taken by another: a copy
+        message.data.assign(it->into, it->into + it->data_bytes);
+    else
+        message.data = std::move(it->data);
     message.lost = it->lost;
     message.wildcard = it->wildcard;
     message.why = it->lost ? describe_lost(*it) : std::string();
     if (!it->lost) ++messages_received_;
     arrived_.erase(it);
     return true;
+}
+
+class Driver::ReceiveGuard {
+  public:
+    ReceiveGuard(Driver& driver, int source, std::uint32_t tag, void* buffer, std::size_t capacity)
+        : driver_(driver), hidden_(driver.posted_receive_), buffer_(static_cast<std::uint8_t*>(buffer)) {
+        driver.posted_receive_ = PostedReceive{source, tag, buffer_, buffer_ ? capacity : 0};
+    }
+    ReceiveGuard(const ReceiveGuard&) = delete;
+    ReceiveGuard& operator=(const ReceiveGuard&) = delete;
+    ~ReceiveGuard() {
+        driver_.posted_receive_ = hidden_;
+        if (buffer_) driver_.unbind_messages(buffer_);
+    }
+
+  private:
+    Driver& driver_;
+    PostedReceive hidden_;  ///< the receive this one hid (nested in the progress hook)
+    std::uint8_t* buffer_;
+};
+
+void Driver::unbind_messages(const std::uint8_t* buffer) {
+    const auto unbind = [&](Message& message) {
+        if (message.into != buffer) return;
+        message.data.assign(message.into, message.into + message.data_bytes);
+        note_payload_buffer(message.data_bytes);
+        message.into = nullptr;
+    };
+    for (std::size_t source = 0; source < assembling_.size(); ++source)
+        if (assembling_active_[source]) unbind(assembling_[source]);
+    for (Message& message : arrived_) unbind(message);
 }
 
 ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::size_t capacity,
@@ -1040,21 +1113,26 @@ ReceiveStatus Driver::receive(int source, std::int64_t tag, void* buffer, std::s
         throw DriverError("driver: receive with tag " + std::to_string(tag) +
                           ": user tags are 0..0x7FFFFFFF (higher ones are reserved for collectives)");
     ReceiveStatus status;
-    while (!take_matching(source, tag, buffer, capacity, status)) {
+    if (take_matching(source, tag, buffer, capacity, status)) return status;
+    // A wildcard receive takes whichever matching message arrives first: buffered.
+    const bool post = source != kAnySource && tag != kAnyTag;
+    const ReceiveGuard posted(*this, source, static_cast<std::uint32_t>(tag), post ? buffer : nullptr, capacity);
+    do {
         if (while_waiting) while_waiting();
         wait_for_progress();
-    }
+    } while (!take_matching(source, tag, buffer, capacity, status));
     return status;
 }
 
 ReceiveStatus Driver::receive_reserved(int source, std::uint32_t tag, void* buffer, std::size_t capacity,
-                                      bool report_ends, const std::function<void()>& while_waiting) {
+                                       bool report_ends, const std::function<void()>& while_waiting) {
     if (source < 0 || source >= size())
         throw DriverError("driver: receive from rank " + std::to_string(source) + " outside 0.." +
                           std::to_string(size() - 1));
     if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive into a null buffer");
     ReceiveStatus status;
     const Stream& stream = streams_[static_cast<std::size_t>(source)];
+    const ReceiveGuard posted(*this, source, tag, buffer, capacity);
     while (!take_matching(source, tag, buffer, capacity, status, report_ends)) {
         if (report_ends && (stream.reports > stream.explained || has_unresolved_loss(source)))
             throw LinkFaultError("driver: receive from rank " + std::to_string(source) +

@@ -67,7 +67,7 @@ struct Member final : DataPhase::Driver {
         DataPhase::StepRun& s = phase.steps[k];
         const std::uint64_t from = phase.chunk_begin(s.sent), to = phase.chunk_end(s.sent, s.send.bytes());
         std::vector<std::uint8_t> payload(to - from);
-        s.send.gather(phase.buffer.data(), from, to, payload.data());
+        phase.buffer.gather(s.send, from, to, payload.data());
         HeldPacket p;
         p.step = static_cast<std::uint8_t>(k + 1);
         p.opcode = Opcode::Allreduce;
@@ -92,10 +92,10 @@ struct Member final : DataPhase::Driver {
         const HeldPacket& p = s.channel->front();
         const std::uint64_t from = phase.chunk_begin(s.issued), to = phase.chunk_end(s.issued, s.recv.bytes());
         std::vector<std::int32_t> local((to - from) / 4), received((to - from) / 4);
-        s.recv.gather(phase.buffer.data(), from, to, reinterpret_cast<std::uint8_t*>(local.data()));
+        phase.buffer.gather(s.recv, from, to, reinterpret_cast<std::uint8_t*>(local.data()));
         std::memcpy(received.data(), p.payload, to - from);
         for (std::size_t i = 0; i < local.size(); ++i) local[i] += received[i];
-        s.recv.scatter(reinterpret_cast<const std::uint8_t*>(local.data()), from, to, phase.buffer.data());
+        phase.buffer.scatter(s.recv, reinterpret_cast<const std::uint8_t*>(local.data()), from, to);
         log->push_back(me() + "take step " + std::to_string(k + 1) + " chunk " + std::to_string(s.issued));
         ++s.issued;
         ++s.applied;  // combined at once (no AgLU latency here)
@@ -109,7 +109,7 @@ struct Member final : DataPhase::Driver {
             const std::uint64_t from = phase.chunk_begin(phase.results_sent),
                                 to = phase.chunk_end(phase.results_sent, phase.result.bytes());
             std::vector<std::int32_t> chunk((to - from) / 4);
-            phase.result.gather(phase.buffer.data(), from, to, reinterpret_cast<std::uint8_t*>(chunk.data()));
+            phase.buffer.gather(phase.result, from, to, reinterpret_cast<std::uint8_t*>(chunk.data()));
             result.insert(result.end(), chunk.begin(), chunk.end());
             log->push_back(me() + "result chunk " + std::to_string(phase.results_sent));
             ++phase.results_sent;

@@ -138,7 +138,7 @@ class FakeDevice : public DeviceTransport {
     void finish(int) override {}
 
   private:
-    static constexpr unsigned kEntries = 64;  ///< every ring (config())
+    static constexpr unsigned kEntries = 64;      ///< every ring (config())
     std::uint32_t ct_select_ = 0, ct_valid_ = 0;  ///< CT_SELECT, CT_VALID (every LOAD fits)
 
     void consume_h2c(std::uint32_t pidx) {
@@ -457,4 +457,106 @@ TEST_CASE("free_ids lists the IDs no communicator holds and adopt takes an agree
     CHECK(device.written(rm::CT_SELECT) == std::vector<std::uint32_t>{0, 5});
     Communicator next = collectives.dup(collectives.world());
     CHECK(next.id == 1);  // dup still takes the lowest free ID
+}
+
+TEST_CASE("An offloaded result goes straight into the receive buffer, with no staging copy in the driver",
+          "[driver][offload]") {
+    FakeDevice device(accelerator(), 64);
+    std::vector<std::uint8_t> result(40 * 4);
+    for (std::size_t i = 0; i < result.size(); ++i) result[i] = static_cast<std::uint8_t>(i * 7);
+    device.respond = [&](const Packet& request) { return result_of(request, result); };
+    Driver driver(device, FakeDevice::config());
+    Collectives collectives(driver);
+    const std::uint64_t before = driver.largest_payload_buffer();
+    std::vector<std::uint8_t> send(160, 1), recv(160, 0);
+    collectives.allgather(collectives.world(), send.data(), recv.data(), 40, Datatype::Int32);
+    CHECK(recv == result);                             // three completions, each copied into recv
+    CHECK(driver.largest_payload_buffer() == before);  // none staged
+    CHECK(driver.largest_payload_buffer() < result.size());
+    // In place (send and receive buffers overlap): posted once the
+    // contribution has gone, the result still lands in the buffer.
+    std::vector<std::uint8_t> both(160, 1);
+    collectives.allreduce(collectives.world(), both.data(), both.data(), 40, Datatype::Int32, Operation::Sum);
+    CHECK(both == result);
+    CHECK(driver.largest_payload_buffer() == before);
+}
+
+TEST_CASE("An error result is staged, not written into the posted receive buffer", "[driver][offload]") {
+    FakeDevice device(accelerator());
+    device.respond = [](const Packet& request) {
+        Packet error = result_of(request, {3, 0, 0, 0, 9, 0, 0, 0});
+        error.header.datatype = kErrorResultDatatype;
+        return error;
+    };
+    Driver driver(device, FakeDevice::config());
+    Collectives collectives(driver);
+    const std::int32_t send[2] = {1, 2};
+    std::int32_t recv[2] = {-1, -1};
+    CHECK_THROWS_WITH(collectives.allreduce(collectives.world(), send, recv, 2, Datatype::Int32, Operation::Sum),
+                      Catch::Contains("error code 3"));
+    CHECK(recv[0] == -1);  // the error's words are its code and detail, not a result
+    CHECK(recv[1] == -1);
+    CHECK(driver.largest_payload_buffer() == 8);
+}
+
+TEST_CASE("A destination is refused while a result waits on its context, and cleared by a null post",
+          "[driver][offload]") {
+    FakeDevice device(accelerator());
+    device.respond = [](const Packet& request) { return result_of(request, {5, 0, 0, 0}); };
+    Driver driver(device, FakeDevice::config());
+    Collectives collectives(driver);
+    std::int32_t value = 0;
+    CHECK_FALSE(driver.post_collective_destination(0, &value, 0));  // nothing to write into
+    CHECK_THROWS_WITH(driver.post_collective_destination(32, &value, 4), Catch::Contains("outside 0..31"));
+    // A request whose result arrives and is not taken yet.
+    ProcessorHeader header;
+    header.opcode = Opcode::Bcast;
+    const std::uint8_t envelope[16] = {1, 0, 0, 0, 1};  // one element, size 1
+    std::int32_t staged = 0, direct = 0;
+    CHECK(driver.post_collective_destination(0, &direct, 4));
+    CHECK_FALSE(driver.post_collective_destination(0, nullptr, 4));  // cleared: the result is staged
+    driver.send_collective(header, envelope, &value, 4);
+    while (!driver.collective_result_ready(0)) driver.wait();
+    CHECK_FALSE(driver.post_collective_destination(0, &direct, 4));  // too late for this result
+    const CollectiveResult out = driver.receive_collective(0, &staged, 4);
+    CHECK_FALSE(out.error);
+    CHECK(staged == 5);
+    CHECK(direct == 0);
+    CHECK(driver.largest_payload_buffer() == 4);
+}
+
+TEST_CASE("A message whose receive is waiting goes into its buffer; an unexpected one is buffered", "[driver][p2p]") {
+    FakeDevice device(accelerator(), 64);
+    // The device loops every message back to this rank (one node).
+    device.respond = [](const Packet& request) {
+        if (request.header.opcode != Opcode::Send) return std::optional<Packet>();
+        return std::optional<Packet>(result_of(request, request.payload));
+    };
+    Driver driver(device, FakeDevice::config());
+    std::vector<std::uint8_t> sent(300);
+    for (std::size_t i = 0; i < sent.size(); ++i) sent[i] = static_cast<std::uint8_t>(i * 3 + 1);
+    const std::uint64_t before = driver.largest_payload_buffer();
+
+    // The receive waits before the completions are handled: no driver copy.
+    driver.send(0, 7, sent.data(), sent.size());
+    std::vector<std::uint8_t> got(300, 0);
+    ReceiveStatus status = driver.receive(0, 7, got.data(), got.size());
+    CHECK(status.bytes == 300);
+    CHECK(got == sent);
+    CHECK(driver.largest_payload_buffer() == before);
+
+    // Handled before any receive waits for it: buffered whole, then copied.
+    driver.send(0, 8, sent.data(), sent.size());
+    driver.poll();
+    CHECK(driver.largest_payload_buffer() == 300);
+    std::vector<std::uint8_t> again(300, 0);
+    status = driver.receive(0, 8, again.data(), again.size());
+    CHECK(again == sent);
+
+    // A receive too small for the message: buffered, truncated to the buffer.
+    driver.send(0, 9, sent.data(), sent.size());
+    std::vector<std::uint8_t> small(100, 0);
+    status = driver.receive(0, 9, small.data(), small.size());
+    CHECK(status.truncated);
+    CHECK(std::equal(small.begin(), small.end(), sent.begin()));
 }

@@ -13,6 +13,7 @@
 #include "isvp/cgr_pool.h"
 #include "isvp/collective_core.h"
 #include "isvp/collective_schedule.h"
+#include "isvp/paged_buffer.h"
 
 namespace isvp {
 
@@ -28,7 +29,7 @@ class ChunkCombiner {
         std::uint64_t bytes = 0;
         const StreamMap* stream = nullptr;
         std::uint64_t from = 0, to = 0;
-        std::uint8_t* buffer = nullptr;
+        PagedBuffer* buffer = nullptr;  ///< the collective buffer the stream maps into
     };
 
     /// Combines `chunk` on `aglu`, its bursts placed on `lanes`, and returns

@@ -77,9 +77,9 @@ struct CollectiveConfig {
     /// (present peers + 1) x window_packets x packet_payload_bytes of it, or
     /// the row is refused (CT_VALID stays 0 and the guest runs software).
     std::uint64_t early_buffer_bytes = 8ull << 20;
-    std::uint32_t window_packets = 32;             ///< step packets a sender may have unconsumed per (context, peer)
-    std::uint32_t result_batch_packets = 32;       ///< final result chunks handed to the host DMA at once
-    double credit_delay_ns = 500.0;                ///< longest a consumed packet's credit waits to be batched
+    std::uint32_t window_packets = 32;        ///< step packets a sender may have unconsumed per (context, peer)
+    std::uint32_t result_batch_packets = 32;  ///< final result chunks handed to the host DMA at once
+    double credit_delay_ns = 500.0;           ///< longest a consumed packet's credit waits to be batched
     /// Vectorised (256-bit) AgLUs of the CGR unit a collective runs on; all
     /// of its steps share them, each chunk uses up to phits_per_cycle of them.
     unsigned cgr_aglus = 6;
@@ -297,8 +297,8 @@ class CollectiveEngine : public sc_core::sc_module {
     /// the collective's buffer while it runs, `kept` (the same buffer, moved)
     /// once it has finished with packets still queued.
     struct ResultSource {
-        const std::vector<std::uint8_t>* buffer = nullptr;
-        std::vector<std::uint8_t> kept;
+        PagedBuffer* buffer = nullptr;
+        PagedBuffer kept;
         StreamMap result;  ///< the collective's result stream over the buffer
     };
     /// A host request reassembled whole (its context was busy when it came).
@@ -316,8 +316,8 @@ class CollectiveEngine : public sc_core::sc_module {
         bool running = false;
         NetworkHeader header;  ///< opcode, operation, datatype, algorithm of the request
         CollectiveEnvelope envelope;
-        CtRow row;             ///< copied at start (a RELEASE does not disturb it)
-        int rank = 0;          ///< own comm rank
+        CtRow row;                                      ///< copied at start (a RELEASE does not disturb it)
+        int rank = 0;                                   ///< own comm rank
         CollectiveError local = CollectiveError::None;  ///< this rank's own error, if any
         std::string local_why;
         std::uint32_t host_message = 0;   ///< the request's bytes (envelope onwards)
@@ -402,10 +402,10 @@ class CollectiveEngine : public sc_core::sc_module {
             std::size_t element = 1;          ///< bytes per element
         };
         std::optional<IngressFeed> feed;
-        int own_rank = 0;                  ///< comm rank the row gives (credit returns)
+        int own_rank = 0;  ///< comm rank the row gives (credit returns)
         Active active;
-        SequenceTracker sequences;    ///< the collective current on the row; peers' early abort notices
-        std::size_t window_limit = 0; ///< step packets its windows hold
+        SequenceTracker sequences;     ///< the collective current on the row; peers' early abort notices
+        std::size_t window_limit = 0;  ///< step packets its windows hold
         std::unordered_map<std::uint16_t, std::uint16_t> globals;  ///< comm rank -> global rank (row, envelopes)
         std::unordered_map<std::uint16_t, std::deque<CollectiveArguments>> agreements;  ///< per sender, arrival order
         std::deque<CallTrace> calls;      ///< traced calls not written yet, oldest first
@@ -586,7 +586,8 @@ class CollectiveEngine : public sc_core::sc_module {
     /// nullopt when it is not that (or carries no payload).
     std::optional<Context::FusedCounts> counts_from_output(unsigned context) const;
     /// Updates statistics_.peak_buffer_bytes with the bytes collective
-    /// buffers, queued requests and recycled buffers hold now.
+    /// buffers' pages, queued requests and recycled request buffers hold now
+    /// (page allocations update it too).
     void note_buffer_bytes();
     std::optional<std::uint16_t> node_of(unsigned context, std::uint16_t comm_rank) const;
     static std::uint32_t key(unsigned context, int rank) {
@@ -599,20 +600,23 @@ class CollectiveEngine : public sc_core::sc_module {
         return std::min(bytes, chunk_begin(chunk + 1));
     }
     std::uint32_t chunks_of(std::uint64_t bytes) const {
-        return static_cast<std::uint32_t>(std::max<std::uint64_t>(
-            1, (bytes + config_.packet_payload_bytes - 1) / config_.packet_payload_bytes));
+        return static_cast<std::uint32_t>(
+            std::max<std::uint64_t>(1, (bytes + config_.packet_payload_bytes - 1) / config_.packet_payload_bytes));
     }
 
-    std::uint16_t node_;                                    ///< this switch's node address
-    CollectiveConfig config_;                               ///< parameters
-    CgrPool cgr_;                                           ///< CGR units per context, waiters FIFO
-    CommunicatorTable table_;                               ///< CT rows, forwarding table, CSR window
-    std::unique_ptr<AgluEngine> aglu_;                      ///< the CGR's AgLU
-    sc_core::sc_time cycle_;                                ///< one engine clock cycle
-    sc_core::sc_time credit_delay_;                         ///< collective.credit_delay_ns
-    std::uint8_t size_code_ = 0;                            ///< size code of generated packets
-    std::uint32_t credit_batch_ = 1;                        ///< credits returned at once
-    PacketPool pool_;                                       ///< generated packets
+    std::uint16_t node_;  ///< this switch's node address
+    /// The collective buffers' pages (declared before every holder of a
+    /// PagedBuffer: it outlives them); its peak is statistics_.peak_buffer_bytes.
+    PagedBuffer::Account buffer_account_;
+    CollectiveConfig config_;           ///< parameters
+    CgrPool cgr_;                       ///< CGR units per context, waiters FIFO
+    CommunicatorTable table_;           ///< CT rows, forwarding table, CSR window
+    std::unique_ptr<AgluEngine> aglu_;  ///< the CGR's AgLU
+    sc_core::sc_time cycle_;            ///< one engine clock cycle
+    sc_core::sc_time credit_delay_;     ///< collective.credit_delay_ns
+    std::uint8_t size_code_ = 0;        ///< size code of generated packets
+    std::uint32_t credit_batch_ = 1;    ///< credits returned at once
+    PacketPool pool_;                   ///< generated packets
     /// A result packet queued toward the QDMA without its packet: made when
     /// it leaves, so a long result holds no packets, only the collective's
     /// buffer its bytes come from (none in timing-only runs).
@@ -620,31 +624,31 @@ class CollectiveEngine : public sc_core::sc_module {
         NetworkHeader network;
         ProcessorHeader processor;
         std::uint32_t offset = 0, bytes = 0;
-        std::shared_ptr<const ResultSource> source;  ///< null: timing only, no bytes
+        std::shared_ptr<ResultSource> source;  ///< null: timing only, no bytes
     };
-    std::deque<LazyResult> lazy_results_;                   ///< in host_port_'s queue order
-    CreditMessage host_credit_message_;                     ///< credit returns to the QDMA
-    CreditMessage net_credit_message_;                      ///< credit returns to the router
-    CreditedOutPort net_port_;                              ///< to the router
-    CreditedOutPort host_port_;                             ///< to the QDMA
-    CreditMessage kernel_credit_message_;                   ///< credit returns to the kernel unit
-    CreditedOutPort kernel_port_;                           ///< to the kernel unit (stream packets)
-    std::array<Context, regmap::kContextCount> contexts_;   ///< per context ID
-    ChannelStore channels_;                                 ///< peers' step packets, per (context, sender)
+    std::deque<LazyResult> lazy_results_;                           ///< in host_port_'s queue order
+    CreditMessage host_credit_message_;                             ///< credit returns to the QDMA
+    CreditMessage net_credit_message_;                              ///< credit returns to the router
+    CreditedOutPort net_port_;                                      ///< to the router
+    CreditedOutPort host_port_;                                     ///< to the QDMA
+    CreditMessage kernel_credit_message_;                           ///< credit returns to the kernel unit
+    CreditedOutPort kernel_port_;                                   ///< to the kernel unit (stream packets)
+    std::array<Context, regmap::kContextCount> contexts_;           ///< per context ID
+    ChannelStore channels_;                                         ///< peers' step packets, per (context, sender)
     std::unordered_map<std::uint32_t, std::int32_t> send_credits_;  ///< (context, peer): packets we may still send
     std::unordered_map<std::uint32_t, OwedCredits> owed_;           ///< (context, sender): credits to return
-    bool flush_pending_ = false;                            ///< a credit flush is scheduled
-    sc_core::sc_time flush_at_;                             ///< when (flush_pending_)
+    bool flush_pending_ = false;                                    ///< a credit flush is scheduled
+    sc_core::sc_time flush_at_;                                     ///< when (flush_pending_)
     std::priority_queue<Incoming, std::vector<Incoming>, std::greater<Incoming>> incoming_;
     std::uint64_t incoming_order_ = 0;
     std::uint32_t combining_contexts_ = 0;                  ///< bit c: context c has chunks in its AgLUs
-    std::vector<std::vector<std::uint8_t>> spare_buffers_;  ///< recycled request/collective buffers
-    ChunkCombiner combiner_;  ///< a received chunk on the CGR's AgLUs (operands reused)
+    std::vector<std::vector<std::uint8_t>> spare_buffers_;  ///< recycled request buffers
+    ChunkCombiner combiner_;                                ///< a received chunk on the CGR's AgLUs (operands reused)
     sc_core::sc_event incoming_event_;                      ///< the earliest pending tail arrives
     sc_core::sc_event combined_event_;                      ///< the earliest chunk in an AgLU leaves it
     sc_core::sc_event cgr_free_event_;                      ///< a CGR unit freed while collectives wait
-    sc_core::sc_event ingress_event_;    ///< an ingress kernel's output is ready
-    std::uint32_t ingress_contexts_ = 0; ///< contexts with a request an ingress kernel still holds
+    sc_core::sc_event ingress_event_;                       ///< an ingress kernel's output is ready
+    std::uint32_t ingress_contexts_ = 0;                    ///< contexts with a request an ingress kernel still holds
     sc_core::sc_event cgra_event_;                          ///< a CGRA program's result is ready
     /// The SmartFuse CGRA's registers and program slots (docs/FUSED.md).
     struct CgraState {
@@ -665,10 +669,10 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint32_t runs = 0, refused = 0;  ///< CGRA_RUNS, CGRA_REFUSED
         std::uint32_t running_contexts = 0;   ///< bit c: context c's program runs
     } cgra_;
-    sc_core::sc_event_queue flush_event_;                   ///< credits to return
+    sc_core::sc_event_queue flush_event_;  ///< credits to return
     CollectiveStatistics statistics_;
-    TraceWriter* trace_ = nullptr;    ///< collective calls and phases, or null (off)
-    std::uint32_t trace_pid_ = 0;     ///< this switch's process in the trace
+    TraceWriter* trace_ = nullptr;  ///< collective calls and phases, or null (off)
+    std::uint32_t trace_pid_ = 0;   ///< this switch's process in the trace
     /// The collectives the switches' trees run: tree_supports, or with
     /// collective.mode = sharp only sharp_offloads.
     bool tree_offloads(Opcode collective) const;

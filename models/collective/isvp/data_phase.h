@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "isvp/collective_core.h"
+#include "isvp/paged_buffer.h"
 
 namespace isvp {
 
@@ -96,7 +97,13 @@ class DataPhase {
     /// false (job.timing_only): no payload is kept; `buffer` stays empty,
     /// contribution bytes are counted, not stored.
     bool carry_payload = true;
-    std::vector<std::uint8_t> buffer;
+    /// build() counts the reads of the buffer's pages (step sends, combines,
+    /// result chunks): the owner ends each with buffer.read_done and pages
+    /// go once read for the last time. false: pages stay until the end
+    /// (an owner that reads the buffer outside those streams).
+    bool release_pages = false;
+    PagedBuffer::Account* buffer_account = nullptr;  ///< where the buffer's pages are counted (may be null)
+    PagedBuffer buffer;                              ///< the collective buffer (every block), paged
     std::vector<StepRun> steps;
     std::size_t first_open = 0;      ///< steps before it are done both ways
     StreamMap contribution;          ///< the host's bytes (in-step)
@@ -108,8 +115,8 @@ class DataPhase {
     Wait return_wait;
 
     /// Sets up the steps of `schedule` over `layout` (already set); `links(k,
-    /// step)` gives each step's peers' state. Allocates a zeroed buffer (none
-    /// without carry_payload).
+    /// step)` gives each step's peers' state. Sets up a zeroed buffer (none
+    /// without carry_payload; pages come as bytes are written).
     void build(const Schedule& schedule, const BlockSpan& contribution_blocks, const BlockSpan& result_blocks,
                const std::function<StepLinks(std::size_t, const Step&)>& links);
     /// Message bytes [offset, offset + bytes) of the host's request: the part

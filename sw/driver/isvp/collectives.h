@@ -236,8 +236,13 @@ class Collectives {
     void run_offloaded(Communicator& comm, const Call& call);
     /// run()'s checks; the switch buffer the call needs (bytes).
     std::uint64_t check_call(const Communicator& comm, const Call& call) const;
-    /// run_offloaded's request; returns the result bytes expected.
-    std::size_t post_offloaded(Communicator& comm, const Call& call);
+    /// run_offloaded's request; returns the result bytes expected. Posts
+    /// call.recv as the result's destination (Driver::post_collective_destination)
+    /// for `destination_bytes` (nullopt: the result bytes returned; 0: posts
+    /// none, the caller posts it later). A destination overlapping the
+    /// contribution (in place) is posted once the contribution has gone.
+    std::size_t post_offloaded(Communicator& comm, const Call& call,
+                               std::optional<std::size_t> destination_bytes = std::nullopt);
     /// run_offloaded's result; throws DriverError for a switch error. With
     /// `comm`, a revocation found while waiting (check_creation) releases
     /// its CT row, which aborts the collective in the switch (error 5 here

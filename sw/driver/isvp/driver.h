@@ -83,11 +83,11 @@ struct DriverConfig {
     /// when it exists, fill its forwarding table. false: never touch the
     /// accelerator window; every collective runs in software (the baseline).
     bool offload = true;
-    SendPath send_path = SendPath::Auto;              ///< driver.send_path
-    std::uint32_t pio_max_bytes = 256;                ///< driver.pio_max_bytes: largest message data sent by PIO
-    CompletionMode completion = CompletionMode::Poll; ///< driver.completion
-    double poll_us = 2.0;                             ///< driver.poll_us: hybrid's spin before it arms the interrupt
-    double poll_interval_ns = 50;                     ///< driver.poll_interval_ns: one turn of the poll loop
+    SendPath send_path = SendPath::Auto;               ///< driver.send_path
+    std::uint32_t pio_max_bytes = 256;                 ///< driver.pio_max_bytes: largest message data sent by PIO
+    CompletionMode completion = CompletionMode::Poll;  ///< driver.completion
+    double poll_us = 2.0;                              ///< driver.poll_us: hybrid's spin before it arms the interrupt
+    double poll_interval_ns = 50;                      ///< driver.poll_interval_ns: one turn of the poll loop
     /// job.timing_only (the benches set it; `isvp run` does not): collective
     /// payload is not carried. Offloaded contributions may be posted without
     /// their bytes (data null), offloaded results are counted but not stored
@@ -212,7 +212,8 @@ class Driver {
     /// DriverConfig::timing_only.
     bool timing_only() const { return config_.timing_only; }
     /// The largest payload buffer this driver allocated (a message's or a
-    /// collective result's data, bytes); 0 when every payload was timing only.
+    /// staged collective result's data, bytes; results delivered into a
+    /// posted destination need none); 0 when every payload was timing only.
     std::uint64_t largest_payload_buffer() const { return largest_payload_buffer_; }
     /// Data bytes copied into staging or the PIO window (envelopes and
     /// headers not counted); 0 when every payload was timing only.
@@ -292,9 +293,22 @@ class Driver {
     /// (timing_only only: the packets have the length, not the bytes).
     void send_collective(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
                          std::size_t bytes, std::size_t carried = SIZE_MAX);
+    /// Posts where the next result on `context` goes (the C2H destination
+    /// of real hardware): its packets are copied straight into `buffer` (up
+    /// to `capacity` bytes) as they arrive, with no staging copy in the
+    /// driver, also when a wait of another call handles them (nonblocking
+    /// collectives). Applies to the next result that starts on `context`;
+    /// an error result is still staged (its code is read). Returns false and
+    /// posts nothing (that result is staged, as without a post) when a
+    /// result on `context` has already started or is waiting to be taken,
+    /// with timing_only (results are not stored), or with a null buffer or
+    /// zero capacity (which clears an earlier post). The buffer must stay
+    /// valid until the result is taken.
+    bool post_collective_destination(unsigned context, void* buffer, std::size_t capacity);
     /// Blocks until the result of the collective in flight on `context`
-    /// has arrived; copies up to `capacity` bytes. `while_waiting` (when
-    /// given) runs before each wait, as in receive().
+    /// has arrived; copies up to `capacity` bytes (nothing more when the
+    /// result went straight into `buffer`, its posted destination).
+    /// `while_waiting` (when given) runs before each wait, as in receive().
     CollectiveResult receive_collective(unsigned context, void* buffer, std::size_t capacity,
                                         const std::function<void()>& while_waiting = nullptr);
     /// Whether the result of the collective in flight on `context` has
@@ -367,11 +381,14 @@ class Driver {
         std::uint32_t message_bytes = 0;  ///< envelope + data, from the processor header
         std::uint32_t received = 0;       ///< bytes of envelope + data so far
         bool length_only = false;         ///< the envelope says the data is not carried
-        std::vector<std::uint8_t> data;   ///< the data as it arrives (empty when length_only)
-        std::uint32_t number = 0;         ///< in its sender's stream to this node
-        bool lost = false;                ///< never arrived whole (Link faults above)
-        bool unresolved = false;          ///< lost, its tag not known yet: later messages of its source wait
-        bool wildcard = false;            ///< lost, its tag cannot be known
+        std::vector<std::uint8_t> data;   ///< the data as it arrives (empty when length_only or `into`)
+        /// Its data lands straight in the buffer of the receive posted for it
+        /// (PostedReceive), not in `data`.
+        std::uint8_t* into = nullptr;
+        std::uint32_t number = 0;  ///< in its sender's stream to this node
+        bool lost = false;         ///< never arrived whole (Link faults above)
+        bool unresolved = false;   ///< lost, its tag not known yet: later messages of its source wait
+        bool wildcard = false;     ///< lost, its tag cannot be known
     };
 
     std::uint64_t allocate(std::size_t bytes, std::size_t alignment);
@@ -475,11 +492,11 @@ class Driver {
 
     /// The messages of one peer to this node: their numbers and losses.
     struct Stream {
-        std::uint32_t next = 0;     ///< number of the next message expected (kStreamNumberMask wide)
-        std::uint64_t reports = 0;  ///< device reports of this peer's packets lost
-        std::uint64_t explained = 0;  ///< `reports` when a message or probe of the peer last arrived after them
+        std::uint32_t next = 0;        ///< number of the next message expected (kStreamNumberMask wide)
+        std::uint64_t reports = 0;     ///< device reports of this peer's packets lost
+        std::uint64_t explained = 0;   ///< `reports` when a message or probe of the peer last arrived after them
         std::uint64_t unresolved = 0;  ///< lost messages in arrived_ whose tag is not known yet
-        LinkFault latest;           ///< the latest report (the cable named for its lost messages)
+        LinkFault latest;              ///< the latest report (the cable named for its lost messages)
     };
     std::vector<Stream> streams_;             ///< per source node
     std::vector<std::uint32_t> next_number_;  ///< per destination node: number of the next message
@@ -487,8 +504,8 @@ class Driver {
     /// (slot = number % kStreamHistory), for its stream probes; empty until
     /// the first message to it.
     std::vector<std::vector<std::uint32_t>> sent_tags_;
-    std::vector<int> probe_peers_;            ///< nodes owed a stream probe (their packets from here were lost)
-    bool sending_probes_ = false;             ///< send_stream_probes is running
+    std::vector<int> probe_peers_;  ///< nodes owed a stream probe (their packets from here were lost)
+    bool sending_probes_ = false;   ///< send_stream_probes is running
     /// `count` messages of `source` from number `first` on never arrived:
     /// lost messages, their tags to be learnt from the source's probe.
     void note_gap(int source, std::uint32_t first, std::uint32_t count);
@@ -500,32 +517,60 @@ class Driver {
     /// Sends the owed stream probes (at a wait, between packets).
     void send_stream_probes();
 
+    /// The blocking receive waiting now for one (source, tag): the next
+    /// message that matches it, when no earlier arrived message of that
+    /// source does, is written straight into its buffer (no driver copy of
+    /// the message; any other message is buffered, MPI's unexpected
+    /// messages). Taken by the first such message (buffer null then).
+    struct PostedReceive {
+        int source = -1;
+        std::uint32_t tag = 0;
+        std::uint8_t* buffer = nullptr;  ///< null: none open
+        std::size_t capacity = 0;        ///< bytes; a longer message is buffered
+    };
+    PostedReceive posted_receive_;
+    /// Posts `receive` for the lifetime of the guard (restoring the one it
+    /// hid: receives may nest in the progress hook); on the way out a
+    /// message still bound for its buffer (not taken: the wait was given
+    /// up) is buffered after all.
+    class ReceiveGuard;
+    /// Gives messages being written into, or waiting in, `buffer` a buffer of
+    /// their own (copying what is there).
+    void unbind_messages(const std::uint8_t* buffer);
     std::vector<Message> assembling_;      ///< per source: message in progress
     std::vector<bool> assembling_active_;  ///< per source: is one in progress
     std::deque<Message> arrived_;          ///< complete, not yet received (arrival order)
 
     /// A collective result being assembled or complete, per context ID.
     struct Result {
-        ProcessorHeader header;      ///< of its first packet
-        std::uint32_t received = 0;  ///< bytes so far
-        std::uint32_t bytes = 0;     ///< the result's size (header.message_bytes)
-        std::vector<std::uint8_t> data;  ///< its bytes (none when timing_only and not an error result)
-        bool active = false;    ///< packets are arriving
-        bool complete = false;  ///< waiting to be taken
+        ProcessorHeader header;               ///< of its first packet
+        std::uint32_t received = 0;           ///< bytes so far
+        std::uint32_t bytes = 0;              ///< the result's size (header.message_bytes)
+        std::vector<std::uint8_t> data;       ///< staged bytes (none when delivered, or timing_only and not an error)
+        std::uint8_t* destination = nullptr;  ///< delivered straight into the caller's posted buffer (else null)
+        std::size_t capacity = 0;             ///< of `destination`: bytes past it are not kept
+        bool active = false;                  ///< packets are arriving
+        bool complete = false;                ///< waiting to be taken
     };
     std::array<Result, regmap::kContextCount> results_;  ///< per context ID
-    AcceleratorInfo accelerator_;                        ///< what the bring-up probe found
+    /// A destination posted for the next result on a context (post_collective_destination).
+    struct Destination {
+        std::uint8_t* buffer = nullptr;  ///< null: none posted
+        std::size_t capacity = 0;        ///< bytes
+    };
+    std::array<Destination, regmap::kContextCount> destinations_;  ///< per context ID
+    AcceleratorInfo accelerator_;                                  ///< what the bring-up probe found
 
     std::uint64_t messages_sent_ = 0;
     std::uint64_t messages_received_ = 0;
     std::uint64_t interrupts_ = 0;
-    std::uint64_t pio_sends_ = 0;         ///< packets written into the PIO window
-    std::uint64_t fetch_sends_ = 0;       ///< packets posted as descriptors
-    std::uint64_t poll_wakeups_ = 0;      ///< waits ended by a completion landing while polling
-    std::uint32_t pio_window_bytes_ = 0;  ///< PIO_WINDOW_BYTES (PIO path only)
-    bool use_pio_ = false;                ///< send_path pio or auto: small messages by PIO
-    bool standing_ = false;               ///< send_path prefetch or auto: H2C_CONTROL.PREFETCH
-    std::uint32_t slot_bytes_ = 0;        ///< standing descriptors: staging bytes per ring slot
+    std::uint64_t pio_sends_ = 0;               ///< packets written into the PIO window
+    std::uint64_t fetch_sends_ = 0;             ///< packets posted as descriptors
+    std::uint64_t poll_wakeups_ = 0;            ///< waits ended by a completion landing while polling
+    std::uint32_t pio_window_bytes_ = 0;        ///< PIO_WINDOW_BYTES (PIO path only)
+    bool use_pio_ = false;                      ///< send_path pio or auto: small messages by PIO
+    bool standing_ = false;                     ///< send_path prefetch or auto: H2C_CONTROL.PREFETCH
+    std::uint32_t slot_bytes_ = 0;              ///< standing descriptors: staging bytes per ring slot
     std::uint64_t largest_payload_buffer_ = 0;  ///< see largest_payload_buffer()
     std::uint64_t data_bytes_staged_ = 0;       ///< see data_bytes_staged()
     /// Writes header, envelope and data into the PIO window (fits, ring idle).
