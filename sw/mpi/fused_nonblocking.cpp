@@ -131,10 +131,10 @@ bool add_semi_fused(FusedRequest& request, Comm& c, MPI_Comm comm, Opcode collec
             if (const auto aglu = offload_reduction(c, Opcode::Allreduce, reduction, n))
                 ticket =
                     collectives().post_fused(c.guest, collective, data_start(sendbuf, type), data_start(recvbuf, type),
-                                             n, *aglu, *reduction.op->predefined, program->words, false);
+                                             n, *aglu, *reduction.op->predefined, program->words);
         } else if (offload_bytes(c, Opcode::Allgather, n * type.size)) {
             ticket = collectives().post_fused(c.guest, collective, data_start(sendbuf, type), data_start(recvbuf, type),
-                                              n, *type.aglu, std::nullopt, program->words, false);
+                                              n, *type.aglu, std::nullopt, program->words);
         }
         if (ticket) {
             request.add(switch_stage(*ticket));
@@ -200,23 +200,12 @@ int MPIX_Iallreduce_op_alltoall(const void* sendbuf, void* opbuf, void* recvbuf,
         if (count > 0 && n * type.size <= fused_threshold() && state().offload && !in_place(sendbuf)) {
             const Reduction reduction = check_reduction(count, datatype, op);
             if (const auto aglu = offload_reduction(c, Opcode::Allreduce, reduction, n)) {
-                // Fully fused: allreduce, program, allgather of the outputs, all in the switch.
-                auto gathered =
-                    std::make_shared<std::vector<std::uint8_t>>(n * type.size * static_cast<std::size_t>(size));
-                const std::optional<std::uint64_t> ticket =
-                    collectives().post_fused(c.guest, Opcode::Allreduce, data_start(sendbuf, type), gathered->data(), n,
-                                             *aglu, *reduction.op->predefined, program->words, true);
+                // Fully fused: allreduce, program, alltoall of the outputs, all in the switch.
+                const std::optional<std::uint64_t> ticket = collectives().post_fused(
+                    c.guest, Opcode::Allreduce, data_start(sendbuf, type), data_start(opbuf, type), n, *aglu,
+                    *reduction.op->predefined, program->words, data_start(recvbuf, type));
                 if (ticket) {
                     fused->add(switch_stage(*ticket));
-                    const std::size_t row = n * type.size, block = row / static_cast<std::size_t>(size);
-                    const auto me = static_cast<std::size_t>(c.rank());
-                    std::uint8_t* const op_at = data_start(opbuf, type);
-                    std::uint8_t* const recv_at = data_start(recvbuf, type);
-                    fused->add(local_stage([gathered, row, block, me, size, op_at, recv_at] {
-                        std::memcpy(op_at, gathered->data() + me * row, row);
-                        for (std::size_t r = 0; r < static_cast<std::size_t>(size); ++r)
-                            std::memcpy(recv_at + r * block, gathered->data() + r * row + me * block, block);
-                    }));
                     last_offloaded = 2;
                     *request = collective_request(function, comm, std::move(fused));
                     return;

@@ -289,14 +289,17 @@ class Driver {
     /// (timing_only only: the packets have the length, not the bytes).
     void send_collective(const ProcessorHeader& header, const std::uint8_t (&envelope)[16], const void* data,
                          std::size_t bytes, std::size_t carried = SIZE_MAX);
-    /// Blocks until the result of the collective in flight on `context`
-    /// has arrived; copies up to `capacity` bytes.
+    /// Blocks until the oldest result not yet taken on `context` has
+    /// arrived; copies up to `capacity` bytes. A context holds at most
+    /// kMaxResultsPerContext results (a fully fused call's two, which the
+    /// switch sends back to back).
     CollectiveResult receive_collective(unsigned context, void* buffer, std::size_t capacity);
-    /// Whether the result of the collective in flight on `context` has
-    /// arrived (receive_collective would not wait). Neither waits nor polls.
+    /// Whether that result has arrived (receive_collective would not wait).
+    /// Neither waits nor polls.
     bool collective_result_ready(unsigned context) const {
-        return context < results_.size() && results_[context].complete;
+        return context < results_.size() && !results_[context].empty() && results_[context].front().complete;
     }
+    static constexpr std::size_t kMaxResultsPerContext = 2;
 
     /// Messages sent / received, and interrupts waited for.
     std::uint64_t messages_sent() const { return messages_sent_; }
@@ -502,8 +505,10 @@ class Driver {
         bool active = false;    ///< packets are arriving
         bool complete = false;  ///< waiting to be taken
     };
-    std::array<Result, regmap::kContextCount> results_;  ///< per context ID
-    AcceleratorInfo accelerator_;                        ///< what the bring-up probe found
+    /// Per context ID, oldest first: complete ones waiting to be taken, then
+    /// at most one arriving.
+    std::array<std::deque<Result>, regmap::kContextCount> results_;
+    AcceleratorInfo accelerator_;  ///< what the bring-up probe found
 
     std::uint64_t messages_sent_ = 0;
     std::uint64_t messages_received_ = 0;
