@@ -251,19 +251,52 @@ int MPIX_Iallgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Da
         counts->prefix.words = isvp::cgra::encode(counts->prefix.program);
         auto fused = std::make_shared<FusedRequest>();
         const std::vector<std::uint32_t> tags = call_tags(c);
-        last_offloaded = add_semi_fused(*fused, c, comm, Opcode::Allgather, &counts->mine, counts->ends.data(), 1,
-                                        MPI_INT, MPI_OP_NULL, &counts->prefix, tags)
-                             ? 1
-                             : 0;
-        fused->add(local_stage([counts, recvcounts, displs, size] {
+        const auto fill_counts = local_stage([counts, recvcounts, displs, size] {
             for (int i = 0; i < size; ++i) {
                 displs[i] = i == 0 ? 0 : counts->ends[static_cast<std::size_t>(i) - 1];
                 recvcounts[i] = counts->ends[static_cast<std::size_t>(i)] - displs[i];
             }
-        }));
-        fused->add(software_stage(tags, [=](MPI_Request* r) {
+        });
+        const auto gatherv = software_stage(tags, [=](MPI_Request* r) {
             return PMPI_Iallgatherv(sendbuf, sendcount, datatype, recvbuf, recvcounts, displs, datatype, comm, r);
-        }));
+        });
+        // Fully fused as the blocking call (same conditions): both requests
+        // posted now, the engine starts the data's when the prefix sum is done.
+        const Type& type = check_datatype(datatype);
+        if (state().offload && !in_place(sendbuf) && type.contiguous && type.aglu && type.uniform_count == 1 &&
+            static_cast<std::size_t>(size) * 4 <= fused_threshold()) {
+            std::optional<std::uint64_t> ticket;
+            try {
+                ticket = collectives().post_fused_allgatherv(c.guest, sendcount, counts->ends.data(),
+                                                             data_start(sendbuf, type), data_start(recvbuf, type),
+                                                             *type.aglu, counts->prefix.words);
+            } catch (const isvp::guest::DriverError& e) {
+                throw Error(MPI_ERR_OTHER, e.what());
+            }
+            if (ticket) {
+                // Path 1: the blocks exceed the switch's buffer (every member
+                // learns it from the ends): they are gathered in software.
+                auto path = std::make_shared<int>(0);
+                fused->add([ticket = *ticket, path] {
+                    try {
+                        return collectives().collect_fused(ticket, false, path.get());
+                    } catch (const isvp::guest::DriverError& error) {
+                        fail(MPI_ERR_OTHER, error.what());
+                    }
+                });
+                fused->add(fill_counts);
+                fused->add([path, gatherv] { return *path != 1 || gatherv(); });
+                last_offloaded = 2;
+                *request = collective_request(function, comm, std::move(fused));
+                return;
+            }
+        }
+        last_offloaded = add_semi_fused(*fused, c, comm, Opcode::Allgather, &counts->mine, counts->ends.data(), 1,
+                                        MPI_INT, MPI_OP_NULL, &counts->prefix, tags)
+                             ? 1
+                             : 0;
+        fused->add(fill_counts);
+        fused->add(gatherv);
         *request = collective_request(function, comm, std::move(fused));
     });
 }

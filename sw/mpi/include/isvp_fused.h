@@ -17,8 +17,7 @@
  * semi-fused (the Alltoall in software). MPIX_Allgather_prefix_allgatherv runs fully
  * fused (a contiguous datatype of one basic type): the counts' allgather,
  * the prefix sum and the data's allgather with unequal counts, whose counts
- * the engine takes from the prefix sum (its nonblocking form: semi-fused,
- * the Allgatherv in software). */
+ * the engine takes from the prefix sum (its nonblocking form too). */
 #ifndef ISVP_FUSED_H
 #define ISVP_FUSED_H
 
