@@ -319,7 +319,8 @@ bool Collectives::would_offload(const Communicator& comm, Opcode collective, std
 
 std::uint64_t Collectives::check_call(const Communicator& comm, const Call& call) const {
     const std::string name =
-        "collective: " + (call.counts ? std::string("reduce_scatter") : lower_name(call.collective));
+        "collective: " + (call.counts ? std::string(call.collective == Opcode::Allgather ? "allgatherv" : "reduce_scatter")
+                                      : lower_name(call.collective));
     if (comm.members.empty() || comm.retired) throw DriverError(name + " on a freed communicator");
     const int size = comm.size();
     if (static_cast<unsigned>(call.type) >= static_cast<unsigned>(kDatatypeCount))
@@ -679,6 +680,11 @@ void Collectives::gather(Communicator& comm, const void* send, void* recv, std::
 
 void Collectives::allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type) {
     run(comm, Call{Opcode::Allgather, type, std::nullopt, count, 0, send, recv});
+}
+
+void Collectives::allgatherv(Communicator& comm, const void* send, void* recv, const std::vector<std::size_t>& counts,
+                             Datatype type) {
+    run(comm, Call{Opcode::Allgather, type, std::nullopt, 0, 0, send, recv, &counts});
 }
 
 void Collectives::reduce_scatter_block(Communicator& comm, const void* send, void* recv, std::size_t count,

@@ -86,6 +86,12 @@ class Collectives {
     /// `recv` holds size x count elements at the root.
     void gather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type, int root);
     void allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type);
+    /// Allgather with unequal counts (MPI_Allgatherv packed): rank i sends
+    /// counts[i] elements, `recv` gets the blocks in rank order. In the
+    /// switch (the engine's unequal-count allgather, counts table in the
+    /// request) when it would offload the whole, else in software.
+    void allgatherv(Communicator& comm, const void* send, void* recv, const std::vector<std::size_t>& counts,
+                    Datatype type);
     /// `send` holds size x count elements; rank i receives the reduction of block i.
     void reduce_scatter_block(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
                               Operation op);
