@@ -319,8 +319,9 @@ bool Collectives::would_offload(const Communicator& comm, Opcode collective, std
 
 std::uint64_t Collectives::check_call(const Communicator& comm, const Call& call) const {
     const std::string name =
-        "collective: " + (call.counts ? std::string(call.collective == Opcode::Allgather ? "allgatherv" : "reduce_scatter")
-                                      : lower_name(call.collective));
+        "collective: " + (call.counts
+                              ? std::string(call.collective == Opcode::Allgather ? "allgatherv" : "reduce_scatter")
+                              : lower_name(call.collective));
     if (comm.members.empty() || comm.retired) throw DriverError(name + " on a freed communicator");
     const int size = comm.size();
     if (static_cast<unsigned>(call.type) >= static_cast<unsigned>(kDatatypeCount))
