@@ -85,11 +85,18 @@ def model(build, nodes, elements, pattern):
     host step between fused collectives). The collectives' times are the
     project's LogGP model (models/loggp, as `isvp bench collectives` prints
     it) on the same topology:
-      IS  (fully fused): T = M_switch(Allreduce, 4 E N) + c + M_switch(Allgather, 4 E N per rank)
-                             - (o_s + o_r)          (the host hop between them, removed)
-                             + A                    (the chained collective's argument agreement,
-                                                     no longer hidden behind o_s: one small packet
-                                                     per hypercube step, L_router + hops x hop)
+      IS  (fully fused): T = M_switch(Allreduce, 4 E N) + c
+                             + max(A, S)            (the chained Alltoall: its data steps stream
+                                                     while its argument agreement runs; only its
+                                                     result waits for the agreement)
+                             + 4 E N x G_pcie       (its result to the host; the op's output
+                                                     goes up meanwhile)
+                             A: the argument agreement, one small packet per hypercube step
+                             (L_router + hops(0, 2^k) x hop), no longer hidden behind a host o_s;
+                             S: the engine's Alltoall, per hypercube step k L_router +
+                             hops(0, 2^k) x hop + N/2 blocks of 4 E bytes x G_link (summed here
+                             from the same LogGP parameters: `isvp bench collectives` has no
+                             Alltoall row).
       FEM (fully fused): T = M_switch(Allgather, 4) + c + M_switch(Allgather, 8 E per rank)
                              - (o_s + o_r) + A      (the data's request posted up front; the
                                                      engine starts it when the prefix sum is done)
@@ -113,8 +120,12 @@ def model(build, nodes, elements, pattern):
     agreement = sum(loggp["L_router_us"] + torus_hops(nodes, 0, 1 << j) * loggp["hop_us"]
                     for j in range(nodes.bit_length() - 1))
     if pattern == "is":
+        block_bytes = 4 * elements
+        alltoall = sum(loggp["L_router_us"] + torus_hops(nodes, 0, 1 << j) * loggp["hop_us"] +
+                       nodes // 2 * block_bytes * loggp["G_link_us_per_byte"]
+                       for j in range(nodes.bit_length() - 1))
         return (rows[("allreduce", per_rank_op)]["loggp_offload_us"] + cgra_us("is", elements * nodes) +
-                rows[("allgather", per_rank_op)]["loggp_offload_us"] - host_hop + agreement)
+                max(agreement, alltoall) + per_rank_op * loggp["G_pcie_us_per_byte"])
     return (rows[("allgather", 4)]["loggp_offload_us"] + cgra_us("fem", nodes) +
             rows[("allgather", 8 * elements)]["loggp_offload_us"] - host_hop + agreement)
 

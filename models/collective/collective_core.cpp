@@ -139,12 +139,18 @@ BlockSpan contribution_span(Opcode collective, int size, int rank, int root) {
     switch (collective) {
         case Opcode::Bcast:
         case Opcode::Reduce:
-        case Opcode::Allreduce: return {0, 1};
-        case Opcode::ReduceScatter: return {0, n};
-        case Opcode::Scatter: return rank == root ? BlockSpan{0, n} : BlockSpan{0, 0};
+        case Opcode::Allreduce:
+            return {0, 1};
+        case Opcode::ReduceScatter:
+        case Opcode::Alltoall:
+            return {0, n};
+        case Opcode::Scatter:
+            return rank == root ? BlockSpan{0, n} : BlockSpan{0, 0};
         case Opcode::Gather:
-        case Opcode::Allgather: return {r, 1};
-        default: return {0, 0};
+        case Opcode::Allgather:
+            return {r, 1};
+        default:
+            return {0, 0};
     }
 }
 
@@ -153,13 +159,20 @@ BlockSpan result_span(Opcode collective, int size, int rank, int root) {
     const auto r = static_cast<std::uint32_t>(rank);
     switch (collective) {
         case Opcode::Bcast:
-        case Opcode::Allreduce: return {0, 1};
-        case Opcode::Reduce: return rank == root ? BlockSpan{0, 1} : BlockSpan{0, 0};
+        case Opcode::Allreduce:
+            return {0, 1};
+        case Opcode::Reduce:
+            return rank == root ? BlockSpan{0, 1} : BlockSpan{0, 0};
         case Opcode::Scatter:
-        case Opcode::ReduceScatter: return {r, 1};
-        case Opcode::Gather: return rank == root ? BlockSpan{0, n} : BlockSpan{0, 0};
-        case Opcode::Allgather: return {0, n};
-        default: return {0, 0};
+        case Opcode::ReduceScatter:
+            return {r, 1};
+        case Opcode::Gather:
+            return rank == root ? BlockSpan{0, n} : BlockSpan{0, 0};
+        case Opcode::Allgather:
+        case Opcode::Alltoall:
+            return {0, n};
+        default:
+            return {0, 0};
     }
 }
 

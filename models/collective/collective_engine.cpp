@@ -1384,7 +1384,10 @@ bool CollectiveEngine::advance_data(unsigned context) {
         bool may_return() override { return a.agreed; }
         void results_ready() override {
             if (a.cgra && !engine.cgra_ready(context)) return;  // semi-fused: the program runs first
-            if (a.cgra && a.cgra_then != Opcode::Send) {        // fully fused: the output feeds the next collective
+            // Fully fused into an allgather: the output feeds it and is not
+            // returned (the allgather's result holds it). Into an alltoall:
+            // the output goes to the host too (it keeps only its blocks of the others').
+            if (a.cgra && a.cgra_then == Opcode::Allgather) {
                 a.results_sent = a.result_chunks;
                 return;
             }
@@ -1906,9 +1909,10 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
     }
     if (rm::cgra_command::ARM.get(command)) {
         if (g.arm_then != 0 && g.arm_then != static_cast<std::uint32_t>(Opcode::Allgather) &&
-            g.arm_then != rm::kCgraThenAllgathervCounts) {
+            g.arm_then != static_cast<std::uint32_t>(Opcode::Alltoall) && g.arm_then != rm::kCgraThenAllgathervCounts) {
             refuse(3, 0,
-                   "CGRA ARM refused: the engine chains only an allgather (opcode 6) after a program, not " +
+                   "CGRA ARM refused: the engine chains only an allgather (opcode 6) or an alltoall (opcode 10) "
+                   "after a program, not " +
                        std::to_string(g.arm_then));
         } else if (g.arm_slot >= rm::kCgraSlots || !g.slots[g.arm_slot]) {
             refuse(1, 0, "CGRA ARM refused: slot " + std::to_string(g.arm_slot) + " holds no program");
@@ -1918,9 +1922,9 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
             refuse(2, 0, "CGRA ARM refused: context " + std::to_string(g.arm_context) + " holds no communicator");
         } else {
             const bool counts_next = g.arm_then == rm::kCgraThenAllgathervCounts;
-            g.armed[g.arm_context] =
-                CgraState::Armed{g.arm_sequence, g.arm_slot,
-                                 g.arm_then == 0 || counts_next ? Opcode::Send : Opcode::Allgather, counts_next};
+            const Opcode then =
+                g.arm_then == 0 || counts_next ? Opcode::Send : static_cast<Opcode>(g.arm_then);  // checked above
+            g.armed[g.arm_context] = CgraState::Armed{g.arm_sequence, g.arm_slot, then, counts_next};
             g.status = rm::cgra_status::RESULT.make(rm::kCgraDone);
         }
     }
@@ -2104,7 +2108,12 @@ CollectiveEngine::Request CollectiveEngine::chained_request(unsigned context) co
     r.network.algorithm = static_cast<std::uint8_t>(default_algorithm(a.cgra_then));
     CollectiveEnvelope e = a.envelope;
     const std::uint64_t bytes = a.result.bytes();
-    e.elements_per_block = static_cast<std::uint32_t>(bytes / element_size(static_cast<Datatype>(a.header.datatype)));
+    // An allgather contributes the whole output, an alltoall one block per
+    // member (an output that does not split evenly is a contribution the
+    // request's own check refuses on every member).
+    const std::uint64_t elements = bytes / element_size(static_cast<Datatype>(a.header.datatype));
+    e.elements_per_block =
+        static_cast<std::uint32_t>(a.cgra_then == Opcode::Alltoall && e.size > 0 ? elements / e.size : elements);
     e.root = 0;
     e.global_root = e.global_rank0;
     e.sequence = a.envelope.sequence + 1;

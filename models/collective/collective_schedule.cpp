@@ -267,7 +267,8 @@ void gather_binomial(Schedule& s, int size, int rank, int root) {
 /// per comm rank where ranks own pieces, else one.
 Schedule empty_schedule(Opcode collective, int size) {
     const bool per_rank_blocks = collective == Opcode::Scatter || collective == Opcode::Gather ||
-                                 collective == Opcode::Allgather || collective == Opcode::ReduceScatter;
+                                 collective == Opcode::Allgather || collective == Opcode::ReduceScatter ||
+                                 collective == Opcode::Alltoall;
     Schedule s;
     s.blocks = per_rank_blocks ? static_cast<std::uint32_t>(size) : 1;
     return s;
@@ -354,6 +355,32 @@ void allgather_hypercube(Schedule& s, int size, int rank) {
     hypercube_fold_out(s, fold, rank, all_blocks(size), all_blocks(size));
 }
 
+/// Alltoall on a power-of-two communicator: the dimension-ordered
+/// personalised exchange over the hypercube (peers rank XOR 2^k, which a
+/// communicator-table row holds). Block b of the buffer holds, before the
+/// step of bit k, the block from source (rank's bits >= k, b's bits < k) to
+/// destination (b's bits >= k, rank's bits < k): the contribution (b = the
+/// destination) before bit 0, the result (b = the source) after the last.
+/// At bit k each rank hands its peer every block whose destination differs
+/// from it in bit k — the blocks whose index differs from the rank's in bit
+/// k — and takes the peer's into the same blocks (a step sends the buffer as
+/// it was before its receive). So every block moves only toward its
+/// destination, one dimension at a time, P/2 blocks per step, log2 P steps.
+void alltoall_hypercube(Schedule& s, int size, int rank) {
+    if (floor_power_of_two(size) != size)
+        throw std::invalid_argument(
+            "schedule: alltoall runs on power-of-two communicators only (the exchange is "
+            "dimension-ordered over the hypercube), not on " +
+            std::to_string(size) + " ranks");
+    for (int mask = 1; mask < size; mask <<= 1) {
+        std::vector<std::uint32_t> away;
+        for (int b = 0; b < size; ++b)
+            if ((b & mask) != (rank & mask)) away.push_back(static_cast<std::uint32_t>(b));
+        const std::vector<BlockSpan> spans = spans_of(away);
+        s.steps.push_back(exchange_step(rank ^ mask, spans, spans, Apply::Copy));
+    }
+}
+
 /// A rooted collective whose root is not comm rank 0 first hands the root's
 /// data to rank 0 (Bcast, Scatter): the trees are all rooted at 0.
 void root_to_zero(Schedule& s, int rank, int root, const std::vector<BlockSpan>& spans) {
@@ -393,6 +420,9 @@ Schedule hypercube_schedule(Opcode collective, Algorithm algorithm, int size, in
         case Opcode::Allgather:
             allgather_hypercube(s, size, rank);
             break;
+        case Opcode::Alltoall:
+            alltoall_hypercube(s, size, rank);
+            break;
         case Opcode::Scatter:
             root_to_zero(s, rank, root, all_blocks(size));
             scatter_binomial(s, size, rank, 0);
@@ -425,6 +455,7 @@ Algorithm default_algorithm(Opcode collective) {
         case Opcode::Allreduce:
         case Opcode::Allgather:
         case Opcode::Barrier:
+        case Opcode::Alltoall:
             return Algorithm::RecursiveDoubling;
         case Opcode::ReduceScatter:
             return Algorithm::RecursiveHalving;
@@ -447,6 +478,8 @@ bool algorithm_supports(Opcode collective, Algorithm algorithm) {
             return algorithm == Algorithm::RecursiveDoubling || algorithm == Algorithm::Ring;
         case Opcode::ReduceScatter:
             return algorithm == Algorithm::RecursiveHalving;
+        case Opcode::Alltoall:
+            return algorithm == Algorithm::RecursiveDoubling;
         case Opcode::Send:
         case Opcode::Stream:
             return false;
@@ -504,6 +537,9 @@ Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int ran
                 allgather_ring(s, size, rank);
             else
                 allgather_recursive_doubling(s, size, rank);
+            break;
+        case Opcode::Alltoall:  // the same exchange on either fold
+            alltoall_hypercube(s, size, rank);
             break;
         case Opcode::Scatter:
             scatter_binomial(s, size, rank, root);

@@ -6,8 +6,9 @@
 namespace isvp {
 namespace {
 
-constexpr std::array<std::string_view, kOpcodeCount> kOpcodeNames = {
-    "send", "bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "reduce_scatter", "barrier", "stream"};
+constexpr std::array<std::string_view, kOpcodeCount> kOpcodeNames = {"send",    "bcast",  "reduce",    "allreduce",
+                                                                     "scatter", "gather", "allgather", "reduce_scatter",
+                                                                     "barrier", "stream", "alltoall"};
 
 std::uint64_t bits(std::uint64_t value, unsigned shift, unsigned width) {
     return (value >> shift) & ((1ull << width) - 1);

@@ -58,6 +58,8 @@ HostBytes host_bytes(Opcode collective, int rank, int size, double block) {
             return {block, all};
         case Opcode::ReduceScatter:
             return {all, block};
+        case Opcode::Alltoall:
+            return {all, all};
         case Opcode::Barrier:
         case Opcode::Send:
         case Opcode::Stream:

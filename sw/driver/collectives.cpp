@@ -50,7 +50,7 @@ bool has_root(Opcode collective) {
 /// One block per comm rank (the rest have a single block).
 bool per_rank_blocks(Opcode collective) {
     return collective == Opcode::Scatter || collective == Opcode::Gather || collective == Opcode::Allgather ||
-           collective == Opcode::ReduceScatter;
+           collective == Opcode::ReduceScatter || collective == Opcode::Alltoall;
 }
 
 std::string lower_name(Opcode collective) {
@@ -71,6 +71,8 @@ std::string lower_name(Opcode collective) {
             return "reduce_scatter_block";
         case Opcode::Barrier:
             return "barrier";
+        case Opcode::Alltoall:
+            return "alltoall";
         case Opcode::Send:
         case Opcode::Stream:
             break;
@@ -352,7 +354,9 @@ bool Collectives::would_offload(const Communicator& comm, Opcode collective, std
 
 std::uint64_t Collectives::check_call(const Communicator& comm, const Call& call) const {
     const std::string name =
-        "collective: " + (call.counts ? std::string("reduce_scatter") : lower_name(call.collective));
+        "collective: " + (call.counts
+                              ? std::string(call.collective == Opcode::Allgather ? "allgatherv" : "reduce_scatter")
+                              : lower_name(call.collective));
     if (comm.members.empty() || comm.retired) throw DriverError(name + " on a freed communicator");
     const int size = comm.size();
     if (static_cast<unsigned>(call.type) >= static_cast<unsigned>(kDatatypeCount))
@@ -460,6 +464,7 @@ void Collectives::run_software(Communicator& comm, const Call& call, bool payloa
         case Opcode::Reduce:
         case Opcode::Allreduce:
         case Opcode::ReduceScatter:
+        case Opcode::Alltoall:
             if (total) std::memcpy(work.data(), send, total);
             break;
         case Opcode::Barrier:
@@ -506,6 +511,7 @@ void Collectives::run_software(Communicator& comm, const Call& call, bool payloa
         case Opcode::Bcast:
         case Opcode::Allreduce:
         case Opcode::Allgather:
+        case Opcode::Alltoall:
             if (total) std::memcpy(recv, work.data(), total);
             break;
         case Opcode::Reduce:
@@ -633,6 +639,10 @@ std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call,
             contribution = all_blocks;
             result = block_bytes;
             break;
+        case Opcode::Alltoall:
+            contribution = all_blocks;
+            result = all_blocks;
+            break;
         case Opcode::Barrier:
         case Opcode::Send:
         case Opcode::Stream:
@@ -740,6 +750,11 @@ void Collectives::allgather(Communicator& comm, const void* send, void* recv, st
     run(comm, Call{Opcode::Allgather, type, std::nullopt, count, 0, send, recv});
 }
 
+void Collectives::allgatherv(Communicator& comm, const void* send, void* recv, const std::vector<std::size_t>& counts,
+                             Datatype type) {
+    run(comm, Call{Opcode::Allgather, type, std::nullopt, 0, 0, send, recv, &counts});
+}
+
 void Collectives::reduce_scatter_block(Communicator& comm, const void* send, void* recv, std::size_t count,
                                        Datatype type, Operation op) {
     run(comm, Call{Opcode::ReduceScatter, type, op, count, 0, send, recv});
@@ -820,24 +835,13 @@ bool Collectives::fused(Communicator& comm, Opcode collective, const void* send,
     return false;
 }
 
-bool Collectives::fused_allreduce_allgather(Communicator& comm, const void* send, void* recv, std::size_t count,
-                                            Datatype type, Operation op, const std::vector<std::uint32_t>& words) {
-    const Call call{Opcode::Allreduce, type, op, count, 0, send, recv};
-    const std::uint64_t buffer_bytes = check_call(comm, call);
-    const std::uint64_t gathered = buffer_bytes * static_cast<std::uint64_t>(comm.size());
-    if (!offload_ || count == 0 || !would_offload(comm, Opcode::Allreduce, op, type, buffer_bytes) ||
-        !would_offload(comm, Opcode::Allgather, std::nullopt, type, gathered))
-        return false;
-    const std::optional<unsigned> slot = cgra_slot(words);
-    if (!slot) return false;
-    struct NextSequences {
-        Communicator& comm;
-        ~NextSequences() { comm.sequence += 2; }  // the allreduce's, and the allgather the engine starts
-    } next{comm};
-    settle(comm.id);
-    driver_.cgra_arm(comm.id, comm.sequence, *slot, static_cast<unsigned>(Opcode::Allgather));
-    post_offloaded(comm, call, static_cast<std::size_t>(gathered));
-    receive_offloaded(comm.id, Opcode::Allgather, recv, static_cast<std::size_t>(gathered));
+bool Collectives::fused_allreduce_alltoall(Communicator& comm, const void* send, void* out, void* recv,
+                                           std::size_t count, Datatype type, Operation op,
+                                           const std::vector<std::uint32_t>& words) {
+    const std::optional<std::uint64_t> ticket =
+        post_fused(comm, Opcode::Allreduce, send, out, count, type, op, words, recv);
+    if (!ticket) return false;
+    collect_fused(*ticket, true);
     return true;
 }
 
@@ -868,6 +872,19 @@ bool Collectives::ingress_reduce_scatter(Communicator& comm, const void* input, 
     receive_offloaded(comm.id, Opcode::ReduceScatter, recv, post_offloaded(comm, call));
     return true;
 }
+
+namespace {
+/// Block sizes from int32 block ends (a decreasing end: an empty block, as
+/// the engine's counts would not be taken then either).
+std::vector<std::size_t> counts_from_ends(const std::int32_t* ends, std::size_t size) {
+    std::vector<std::size_t> counts(size);
+    for (std::size_t i = 0; i < size; ++i) {
+        const std::int32_t previous = i == 0 ? 0 : ends[i - 1];
+        counts[i] = ends[i] < previous ? 0 : static_cast<std::size_t>(ends[i] - previous);
+    }
+    return counts;
+}
+}  // namespace
 
 int Collectives::fused_allgather_allgatherv(Communicator& comm, std::int32_t count, std::int32_t* ends,
                                             const void* data, void* recv, Datatype type,
@@ -905,13 +922,9 @@ int Collectives::fused_allgather_allgatherv(Communicator& comm, std::int32_t cou
         drain();  // the data's request fails too (its counts stayed placeholders)
         throw;
     }
+    const std::vector<std::size_t> counts = counts_from_ends(ends, size);
     std::size_t total = 0;
-    std::vector<std::size_t> counts(size);
-    for (std::size_t i = 0; i < size; ++i) {
-        const std::int32_t previous = i == 0 ? 0 : ends[i - 1];
-        counts[i] = ends[i] < previous ? 0 : static_cast<std::size_t>(ends[i] - previous);
-        total += counts[i];
-    }
+    for (const std::size_t n : counts) total += n;
     const std::uint64_t total_bytes = static_cast<std::uint64_t>(total) * element_size(type);
     if (total_bytes <= driver_.accelerator().max_buffer_bytes) {
         driver_.post_collective_destination(comm.id, recv, static_cast<std::size_t>(total_bytes));
@@ -929,19 +942,24 @@ int Collectives::fused_allgather_allgatherv(Communicator& comm, std::int32_t cou
 std::optional<std::uint64_t> Collectives::post_fused(Communicator& comm, Opcode collective, const void* send,
                                                      void* recv, std::size_t count, Datatype type,
                                                      std::optional<Operation> op,
-                                                     const std::vector<std::uint32_t>& words, bool then_allgather) {
+                                                     const std::vector<std::uint32_t>& words, void* alltoall_recv) {
     if (collective != Opcode::Allreduce && collective != Opcode::Allgather)
         throw DriverError("collective: fused " + lower_name(collective) +
                           ": the CGRA follows an allreduce or an allgather");
-    if (then_allgather && collective != Opcode::Allreduce)
-        throw DriverError("collective: the engine chains an allgather after an allreduce only");
+    const bool then_alltoall = alltoall_recv != nullptr;
+    if (then_alltoall && collective != Opcode::Allreduce)
+        throw DriverError("collective: the engine chains an alltoall after an allreduce only");
     const Call call{collective, type, op, count, 0, send, recv};
     const std::uint64_t buffer_bytes = check_call(comm, call);
     const cgra::LoadOutcome decoded = cgra::decode(words, cgra::Limits{cgra::kMaxInstructions, 64});
     if (!decoded.program) throw DriverError("collective: " + decoded.why);
-    const std::uint64_t gathered = buffer_bytes * static_cast<std::uint64_t>(comm.size());
-    if (!offload_ || count == 0 || !would_offload(comm, collective, op, type, buffer_bytes) ||
-        (then_allgather && !would_offload(comm, Opcode::Allgather, std::nullopt, type, gathered)))
+    const int size = comm.size();
+    // The alltoall: the program's output in blocks of count / size, on a
+    // power-of-two communicator (the engine's hypercube exchange).
+    const bool alltoall_runs =
+        !then_alltoall || (floor_power_of_two(size) == size && count % static_cast<std::size_t>(size) == 0 &&
+                           would_offload(comm, Opcode::Alltoall, std::nullopt, type, buffer_bytes));
+    if (!offload_ || count == 0 || !would_offload(comm, collective, op, type, buffer_bytes) || !alltoall_runs)
         return std::nullopt;
     const std::optional<unsigned> slot = cgra_slot(words);
     if (!slot) return std::nullopt;
@@ -949,32 +967,119 @@ std::optional<std::uint64_t> Collectives::post_fused(Communicator& comm, Opcode 
     struct NextSequences {
         Communicator& comm;
         std::uint32_t calls;
-        ~NextSequences() { comm.sequence += calls; }  // fully fused: the allgather the engine starts too
-    } next{comm, then_allgather ? 2u : 1u};
-    driver_.cgra_arm(comm.id, comm.sequence, *slot, then_allgather ? static_cast<unsigned>(Opcode::Allgather) : 0u);
+        ~NextSequences() { comm.sequence += calls; }  // fully fused: the alltoall the engine starts too
+    } next{comm, then_alltoall ? 2u : 1u};
+    driver_.cgra_arm(comm.id, comm.sequence, *slot, then_alltoall ? static_cast<unsigned>(Opcode::Alltoall) : 0u);
     InFlight request;
     request.context = comm.id;
     request.slot = *slot;
-    request.collective = then_allgather ? Opcode::Allgather : collective;
-    request.recv = recv;
-    request.result = post_offloaded(comm, call, then_allgather ? std::optional<std::size_t>(gathered) : std::nullopt);
-    if (then_allgather) request.result = static_cast<std::size_t>(gathered);
+    request.parts.push_back(InFlight::Part{collective, recv, post_offloaded(comm, call)});
+    if (then_alltoall)
+        request.parts.push_back(
+            InFlight::Part{Opcode::Alltoall, alltoall_recv, static_cast<std::size_t>(buffer_bytes)});
     const std::uint64_t ticket = next_ticket_++;
     in_flight_.emplace(ticket, request);
     return ticket;
 }
 
-bool Collectives::collect_fused(std::uint64_t ticket, bool wait) {
+std::optional<std::uint64_t> Collectives::post_fused_allgatherv(Communicator& comm, std::int32_t count,
+                                                                std::int32_t* ends, const void* data, void* recv,
+                                                                Datatype type,
+                                                                const std::vector<std::uint32_t>& words) {
+    if (count < 0) throw DriverError("collective: fused allgatherv: count " + std::to_string(count) + " is negative");
+    const auto size = static_cast<std::size_t>(comm.size());
+    // The count is copied into the request at the post (post_offloaded):
+    // the caller's variable need not outlive the call.
+    const Call counts_call{Opcode::Allgather, Datatype::Int32, std::nullopt, 1, 0, &count, ends};
+    const std::uint64_t counts_bytes = check_call(comm, counts_call);
+    if (!offload_ || driver_.timing_only() ||
+        !would_offload(comm, Opcode::Allgather, std::nullopt, Datatype::Int32, counts_bytes))
+        return std::nullopt;
+    const std::optional<unsigned> slot = cgra_slot(words);
+    if (!slot) return std::nullopt;
+    std::vector<std::size_t> placeholders(size, 0);
+    placeholders[static_cast<std::size_t>(comm.rank)] = static_cast<std::size_t>(count);
+    const Call data_call{Opcode::Allgather, type, std::nullopt, 0, 0, data, recv, &placeholders};
+    check_call(comm, data_call);
+    settle(comm.id);
+    const std::uint32_t sequence = comm.sequence;
+    struct NextSequences {
+        Communicator& comm;
+        std::uint32_t after;
+        ~NextSequences() { comm.sequence = after; }
+    } next{comm, sequence + 2};
+    driver_.cgra_arm(comm.id, sequence, *slot, regmap::kCgraThenAllgathervCounts);
+    InFlight request;
+    request.context = comm.id;
+    request.slot = *slot;
+    request.parts.push_back(InFlight::Part{Opcode::Allgather, ends, post_offloaded(comm, counts_call)});
+    comm.sequence = sequence + 1;
+    // No destination for the blocks' result: it would replace the ends'
+    // (one per context, for the next result); the blocks are staged.
+    post_offloaded(comm, data_call, 0);
+    request.blocks = InFlight::Blocks{ends, recv, type, size};
+    const std::uint64_t ticket = next_ticket_++;
+    in_flight_.emplace(ticket, request);
+    return ticket;
+}
+
+void Collectives::take_parts(InFlight& request, bool wait) {
+    while (request.taken < request.parts.size()) {
+        if (!wait && !driver_.collective_result_ready(request.context)) return;
+        const InFlight::Part part = request.parts[request.taken];
+        try {
+            if (part.recv)
+                receive_offloaded(request.context, part.collective, part.recv, part.bytes);
+            else
+                driver_.receive_collective(request.context, nullptr, 0);  // drained
+        } catch (const DriverError& e) {
+            ++request.taken;
+            request.error = e.what();
+            request.parts.resize(request.taken);       // nothing more comes ...
+            if (request.blocks && request.taken == 1)  // ... but the data's refusal (its counts stayed placeholders)
+                request.parts.push_back(InFlight::Part{Opcode::Allgather, nullptr, 0});
+            continue;
+        }
+        ++request.taken;
+        if (request.blocks && request.taken == 1) {
+            // The ends are in: the data's result, or its refusal where the
+            // blocks exceed the switch's buffer (every member decides alike).
+            const InFlight::Blocks& b = *request.blocks;
+            std::size_t total = 0;
+            for (const std::size_t n : counts_from_ends(b.ends, b.size)) total += n;
+            const std::uint64_t total_bytes = static_cast<std::uint64_t>(total) * element_size(b.type);
+            const bool fits = total_bytes <= driver_.accelerator().max_buffer_bytes;
+            request.path = fits ? 2 : 1;
+            request.parts.push_back(InFlight::Part{Opcode::Allgather, fits ? b.recv : nullptr,
+                                                   fits ? static_cast<std::size_t>(total_bytes) : 0});
+        }
+    }
+    request.arrived = true;
+}
+
+bool Collectives::collect_fused(std::uint64_t ticket, bool wait, int* path) {
     auto it = in_flight_.find(ticket);
     if (it == in_flight_.end())
         throw DriverError("collective: fused request " + std::to_string(ticket) + " is not in flight");
-    if (it->second.receiving) return false;  // the settle() that runs this progress takes it
+    if (it->second.receiving) return false;  // the settle() or collect that runs this progress takes it
     if (!it->second.arrived) {
-        if (!wait && !driver_.collective_result_ready(it->second.context)) return false;
-        settle(it->second.context);
+        InFlight& request = it->second;
+        request.receiving = true;
+        try {
+            take_parts(request, wait);
+        } catch (const DriverError& e) {
+            request.error = e.what();
+            request.arrived = true;
+        } catch (...) {
+            request.receiving = false;
+            throw;
+        }
+        request.receiving = false;
+        if (!request.arrived) return false;
         it = in_flight_.find(ticket);
     }
     const std::string error = it->second.error;
+    if (path) *path = it->second.path;
     in_flight_.erase(it);
     if (!error.empty()) throw DriverError(error);
     return true;
@@ -990,15 +1095,15 @@ void Collectives::settle(std::optional<unsigned> context, std::optional<unsigned
             continue;
         request.receiving = true;
         try {
-            receive_offloaded(request.context, request.collective, request.recv, request.result);
+            take_parts(request, true);
         } catch (const DriverError& e) {
             request.error = e.what();
+            request.arrived = true;
         } catch (...) {  // the job is ending, or the progress this wait ran failed: not received
             request.receiving = false;
             throw;
         }
         request.receiving = false;
-        request.arrived = true;
     }
 }
 

@@ -599,14 +599,19 @@ void Driver::drop_packet(int source, const char* why) {
 
 void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionEntry& entry,
                             const std::uint8_t* payload) {
-    // Result packets of one context come from the local switch, in order;
-    // only one collective per communicator is in flight (calls block).
-    Result& result = results_.at(header.context_id);
+    // Result packets of one context come from the local switch, in order,
+    // one result after the other; a fully fused call has two in flight.
+    std::deque<Result>& queue = results_.at(header.context_id);
     const std::string what =
         "driver: " + std::string(to_string(header.opcode)) + " result on context " + std::to_string(header.context_id);
     if (entry.offset == 0) {
-        if (result.active || result.complete) throw DriverError(what + " started before the previous one was taken");
-        result = Result{};
+        if (!queue.empty() && queue.back().active)
+            throw DriverError(what + " started before the previous one had arrived");
+        if (queue.size() >= kMaxResultsPerContext)
+            throw DriverError(what + " started with " + std::to_string(queue.size()) +
+                              " results on the context not yet taken");
+        queue.emplace_back();
+        Result& result = queue.back();
         result.header = header;
         result.bytes = header.message_bytes;
         // A posted destination takes this result (whatever it turns out to be).
@@ -623,9 +628,10 @@ void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionE
             result.capacity = posted.capacity;
         }
         result.active = true;
-    } else if (!result.active || entry.offset != result.received) {
+    } else if (queue.empty() || !queue.back().active || entry.offset != queue.back().received) {
         throw DriverError(what + ": packet at offset " + std::to_string(entry.offset) + " arrived out of order");
     }
+    Result& result = queue.back();
     if (static_cast<std::uint64_t>(entry.offset) + entry.length > result.bytes)
         throw DriverError(what + ": packet runs past the result's " + std::to_string(result.bytes) + " bytes");
     if (entry.length && !result.data.empty()) {
@@ -646,11 +652,13 @@ CollectiveResult Driver::receive_collective(unsigned context, void* buffer, std:
     if (context >= rm::kContextCount)
         throw DriverError("driver: receive_collective: context " + std::to_string(context) + " outside 0..31");
     if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive_collective into a null buffer");
-    Result& result = results_[context];
-    while (!result.complete) {
+    std::deque<Result>& queue = results_[context];
+    while (queue.empty() || !queue.front().complete) {
         if (while_waiting) while_waiting();
-        if (!result.complete) wait_for_progress();
+        if (queue.empty() || !queue.front().complete) wait_for_progress();
     }
+    const Result result = std::move(queue.front());
+    queue.pop_front();
     CollectiveResult out;
     out.opcode = result.header.opcode;
     out.bytes = result.bytes;
@@ -670,7 +678,6 @@ CollectiveResult Driver::receive_collective(unsigned context, void* buffer, std:
     } else if (const std::size_t copied = std::min(capacity, result.data.size())) {
         std::memcpy(buffer, result.data.data(), copied);
     }
-    result = Result{};
     return out;
 }
 
@@ -679,8 +686,8 @@ bool Driver::post_collective_destination(unsigned context, void* buffer, std::si
         throw DriverError("driver: post_collective_destination: context " + std::to_string(context) + " outside 0..31");
     Destination& destination = destinations_[context];
     destination = Destination{};
-    const Result& result = results_[context];
-    if (config_.timing_only || buffer == nullptr || capacity == 0 || result.active || result.complete) return false;
+    // A result already started or waiting to be taken is not the next one.
+    if (config_.timing_only || buffer == nullptr || capacity == 0 || !results_[context].empty()) return false;
     destination.buffer = static_cast<std::uint8_t*>(buffer);
     destination.capacity = capacity;
     return true;

@@ -331,8 +331,19 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         else
             pack_into(sendbuf, static_cast<std::size_t>(sendcount), *stype,
                       work.data() + first[static_cast<std::size_t>(me)]);
-        Blocks blocks{work.data(), nullptr, first};
-        allgather_software(c, blocks);
+        // In the switch when it takes the whole (the engine's allgather with
+        // unequal counts: the counts table rides in the request), packed bytes.
+        std::vector<std::size_t> counts(first.size() - 1);
+        for (std::size_t r = 0; r < counts.size(); ++r) counts[r] = first[r + 1] - first[r];
+        if (offload_unequal_allgather(c, first)) {
+            // The own block is read (copied into the request) before any
+            // result is written: it may sit in the result buffer.
+            collectives().allgatherv(c.guest, work.data() + first[static_cast<std::size_t>(me)], work.data(), counts,
+                                     isvp::Datatype::UInt8);
+        } else {
+            Blocks blocks{work.data(), nullptr, first};
+            allgather_software(c, blocks);
+        }
         for (int r = 0; r < c.size(); ++r) {
             if (r == me && keep) continue;
             unpack_from(work.data() + first[static_cast<std::size_t>(r)], static_cast<std::size_t>(recvcounts[r]),

@@ -305,6 +305,13 @@ bool offload_bytes(Comm& comm, Opcode collective, std::size_t bytes_per_block, b
     return note ? note_offload(offloaded) : offloaded;
 }
 
+bool offload_unequal_allgather(Comm& comm, const std::vector<std::size_t>& first) {
+    const std::size_t total = first.back(), table = 4 * (first.size() - 1);
+    return note_offload(
+        fits_one_request(total + table, 1) &&
+        collectives().would_offload(comm.guest, Opcode::Allgather, std::nullopt, isvp::Datatype::UInt8, total));
+}
+
 std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, const Reduction& reduction,
                                                 std::size_t count, bool note) {
     const auto target = reduction_target(comm, collective, reduction, count);

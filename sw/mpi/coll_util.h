@@ -164,6 +164,10 @@ void receive_exact(Comm& comm, int source, std::uint32_t tag, void* data, std::s
 /// `note` false: not counted by note_offload (a persistent collective's
 /// _init decides; each MPI_Start counts).
 bool offload_bytes(Comm& comm, Opcode collective, std::size_t bytes_per_block, bool note = true);
+/// Whether an allgather with unequal blocks (`first`: the size + 1 byte
+/// offsets of the blocks) goes to the switch: the blocks and their counts
+/// table fit one request and the switch takes the whole. Counted by note_offload.
+bool offload_unequal_allgather(Comm& comm, const std::vector<std::size_t>& first);
 /// The AgLU datatype when a reduction of `count` elements goes to the
 /// switch: a predefined op the AgLU supports on a contiguous type whose
 /// basic elements are one AgLU datatype; nullopt runs in software.
@@ -184,7 +188,7 @@ inline const std::uint8_t* data_start(const void* buffer, const Type& type) {
 /// Records one offload decision. With ISVP_MPI_STATS set (not "0") each rank
 /// prints "isvp-mpi: rank R collectives offloaded N of M" at exit: N calls
 /// went to the switch out of M decided (MPI_Barrier, Bcast, Scatter, Gather,
-/// Allgather and the reductions that may offload). Returns `offloaded`.
+/// Allgather, Allgatherv and the reductions that may offload). Returns `offloaded`.
 bool note_offload(bool offloaded);
 
 /// The datatype of raw bytes (MPI_BYTE), for packed data.

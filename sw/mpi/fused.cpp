@@ -172,17 +172,11 @@ int MPIX_Allreduce_op_alltoall(const void* sendbuf, void* opbuf, void* recvbuf, 
         const Reduction reduction = check_reduction(count, datatype, op);
         const auto aglu = offload_reduction(c, Opcode::Allreduce, reduction, n);
         if (!aglu) return;
-        // Fully fused: the switch runs the allreduce, the program and an
-        // allgather of the outputs (its Alltoall: each rank keeps its blocks).
-        std::vector<std::uint8_t> gathered(n * type.size * static_cast<std::size_t>(size));
-        fused = collectives().fused_allreduce_allgather(c.guest, data_start(sendbuf, type), gathered.data(), n, *aglu,
-                                                        *reduction.op->predefined, program->words);
-        if (!fused) return;
-        const std::size_t row = n * type.size, block = row / static_cast<std::size_t>(size);
-        const auto me = static_cast<std::size_t>(c.rank());
-        std::memcpy(data_start(opbuf, type), gathered.data() + me * row, row);
-        for (std::size_t r = 0; r < static_cast<std::size_t>(size); ++r)
-            std::memcpy(data_start(recvbuf, type) + r * block, gathered.data() + r * row + me * block, block);
+        // Fully fused: the switch runs the allreduce, the program and the
+        // alltoall of the outputs (power-of-two sizes; otherwise semi-fused).
+        fused = collectives().fused_allreduce_alltoall(c.guest, data_start(sendbuf, type), data_start(opbuf, type),
+                                                       data_start(recvbuf, type), n, *aglu, *reduction.op->predefined,
+                                                       program->words);
     });
     if (checked != MPI_SUCCESS) return checked;
     if (fused) {

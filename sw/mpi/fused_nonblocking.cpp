@@ -131,10 +131,10 @@ bool add_semi_fused(FusedRequest& request, Comm& c, MPI_Comm comm, Opcode collec
             if (const auto aglu = offload_reduction(c, Opcode::Allreduce, reduction, n))
                 ticket =
                     collectives().post_fused(c.guest, collective, data_start(sendbuf, type), data_start(recvbuf, type),
-                                             n, *aglu, *reduction.op->predefined, program->words, false);
+                                             n, *aglu, *reduction.op->predefined, program->words);
         } else if (offload_bytes(c, Opcode::Allgather, n * type.size)) {
             ticket = collectives().post_fused(c.guest, collective, data_start(sendbuf, type), data_start(recvbuf, type),
-                                              n, *type.aglu, std::nullopt, program->words, false);
+                                              n, *type.aglu, std::nullopt, program->words);
         }
         if (ticket) {
             request.add(switch_stage(*ticket));
@@ -200,23 +200,12 @@ int MPIX_Iallreduce_op_alltoall(const void* sendbuf, void* opbuf, void* recvbuf,
         if (count > 0 && n * type.size <= fused_threshold() && state().offload && !in_place(sendbuf)) {
             const Reduction reduction = check_reduction(count, datatype, op);
             if (const auto aglu = offload_reduction(c, Opcode::Allreduce, reduction, n)) {
-                // Fully fused: allreduce, program, allgather of the outputs, all in the switch.
-                auto gathered =
-                    std::make_shared<std::vector<std::uint8_t>>(n * type.size * static_cast<std::size_t>(size));
-                const std::optional<std::uint64_t> ticket =
-                    collectives().post_fused(c.guest, Opcode::Allreduce, data_start(sendbuf, type), gathered->data(), n,
-                                             *aglu, *reduction.op->predefined, program->words, true);
+                // Fully fused: allreduce, program, alltoall of the outputs, all in the switch.
+                const std::optional<std::uint64_t> ticket = collectives().post_fused(
+                    c.guest, Opcode::Allreduce, data_start(sendbuf, type), data_start(opbuf, type), n, *aglu,
+                    *reduction.op->predefined, program->words, data_start(recvbuf, type));
                 if (ticket) {
                     fused->add(switch_stage(*ticket));
-                    const std::size_t row = n * type.size, block = row / static_cast<std::size_t>(size);
-                    const auto me = static_cast<std::size_t>(c.rank());
-                    std::uint8_t* const op_at = data_start(opbuf, type);
-                    std::uint8_t* const recv_at = data_start(recvbuf, type);
-                    fused->add(local_stage([gathered, row, block, me, size, op_at, recv_at] {
-                        std::memcpy(op_at, gathered->data() + me * row, row);
-                        for (std::size_t r = 0; r < static_cast<std::size_t>(size); ++r)
-                            std::memcpy(recv_at + r * block, gathered->data() + r * row + me * block, block);
-                    }));
                     last_offloaded = 2;
                     *request = collective_request(function, comm, std::move(fused));
                     return;
@@ -262,19 +251,52 @@ int MPIX_Iallgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Da
         counts->prefix.words = isvp::cgra::encode(counts->prefix.program);
         auto fused = std::make_shared<FusedRequest>();
         const std::vector<std::uint32_t> tags = call_tags(c);
-        last_offloaded = add_semi_fused(*fused, c, comm, Opcode::Allgather, &counts->mine, counts->ends.data(), 1,
-                                        MPI_INT, MPI_OP_NULL, &counts->prefix, tags)
-                             ? 1
-                             : 0;
-        fused->add(local_stage([counts, recvcounts, displs, size] {
+        const auto fill_counts = local_stage([counts, recvcounts, displs, size] {
             for (int i = 0; i < size; ++i) {
                 displs[i] = i == 0 ? 0 : counts->ends[static_cast<std::size_t>(i) - 1];
                 recvcounts[i] = counts->ends[static_cast<std::size_t>(i)] - displs[i];
             }
-        }));
-        fused->add(software_stage(tags, [=](MPI_Request* r) {
+        });
+        const auto gatherv = software_stage(tags, [=](MPI_Request* r) {
             return PMPI_Iallgatherv(sendbuf, sendcount, datatype, recvbuf, recvcounts, displs, datatype, comm, r);
-        }));
+        });
+        // Fully fused as the blocking call (same conditions): both requests
+        // posted now, the engine starts the data's when the prefix sum is done.
+        const Type& type = check_datatype(datatype);
+        if (state().offload && !in_place(sendbuf) && type.contiguous && type.aglu && type.uniform_count == 1 &&
+            static_cast<std::size_t>(size) * 4 <= fused_threshold()) {
+            std::optional<std::uint64_t> ticket;
+            try {
+                ticket = collectives().post_fused_allgatherv(c.guest, sendcount, counts->ends.data(),
+                                                             data_start(sendbuf, type), data_start(recvbuf, type),
+                                                             *type.aglu, counts->prefix.words);
+            } catch (const isvp::guest::DriverError& e) {
+                throw Error(MPI_ERR_OTHER, e.what());
+            }
+            if (ticket) {
+                // Path 1: the blocks exceed the switch's buffer (every member
+                // learns it from the ends): they are gathered in software.
+                auto path = std::make_shared<int>(0);
+                fused->add([ticket = *ticket, path] {
+                    try {
+                        return collectives().collect_fused(ticket, false, path.get());
+                    } catch (const isvp::guest::DriverError& error) {
+                        fail(MPI_ERR_OTHER, error.what());
+                    }
+                });
+                fused->add(fill_counts);
+                fused->add([path, gatherv] { return *path != 1 || gatherv(); });
+                last_offloaded = 2;
+                *request = collective_request(function, comm, std::move(fused));
+                return;
+            }
+        }
+        last_offloaded = add_semi_fused(*fused, c, comm, Opcode::Allgather, &counts->mine, counts->ends.data(), 1,
+                                        MPI_INT, MPI_OP_NULL, &counts->prefix, tags)
+                             ? 1
+                             : 0;
+        fused->add(fill_counts);
+        fused->add(gatherv);
         *request = collective_request(function, comm, std::move(fused));
     });
 }

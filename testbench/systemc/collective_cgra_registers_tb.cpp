@@ -1,7 +1,8 @@
 // The SmartFuse CGRA's registers on one CollectiveEngine (docs/FUSED.md):
 // capabilities, LOAD of a good program and refusals of malformed ones (the
 // slot keeps its program, CGRA_REFUSED counts), ARM refusals (empty slot,
-// context without a communicator, a chained opcode other than Allgather)
+// context without a communicator, a chained opcode other than Allgather
+// or Alltoall)
 // and an accepted ARM; an ingress kernel (GEMM): its LOAD, two refusals, an
 // ARM chaining a collective refused and one accepted. The engine's other
 // sockets are bound to sinks.
@@ -119,6 +120,9 @@ int sc_main(int, char**) {
     expect(st::ERROR.get(arm(h, 0, 1, 5)) == 3, "ARM chaining a gather (not an allgather) refused (3)");
     expect(st::RESULT.get(arm(h, 0, 1, 6)) == rm::kCgraDone,
            "ARM of slot 1 (still the good program) chaining an allgather");
+    expect(st::RESULT.get(arm(h, 0, 1, 10)) == rm::kCgraDone, "ARM of slot 1 chaining an alltoall (opcode 10)");
+    expect(st::ERROR.get(arm(h, 0, 1, 9)) == 3, "ARM chaining a stream (opcode 9) refused (3)");
+    expect(st::ERROR.get(arm(h, 0, 1, 11)) == 3, "ARM chaining a reserved opcode (11) refused (3)");
     expect(st::RESULT.get(arm(h, 0, 1, 0)) == rm::kCgraDone, "ARM semi-fused");
     // An ingress kernel (GEMM 2 x 3 x 4, int32) loads alone, is armed
     // without a chained collective, and refused with one.
@@ -129,6 +133,7 @@ int sc_main(int, char**) {
     s = load(h, 2, {one, 10, 0, 4});
     expect(st::RESULT.get(s) == rm::kCgraRefused && st::ERROR.get(s) == 9, "GEMM with m = 0 refused (immediate)");
     expect(st::ERROR.get(arm(h, 0, 3, 6)) == 3, "ARM of an ingress kernel chaining an allgather refused (3)");
+    expect(st::ERROR.get(arm(h, 0, 3, 10)) == 3, "ARM of an ingress kernel chaining an alltoall refused (3)");
     expect(st::RESULT.get(arm(h, 0, 3, 0)) == rm::kCgraDone, "ARM of the ingress kernel");
     expect(h.read(rm::CGRA_BASE + 0x3C) == 0xFFFFFFFFu, "an unmapped CGRA register reads all ones");
     sc_core::sc_stop();

@@ -146,6 +146,7 @@ void check(Opcode collective, Algorithm algorithm, int size, int root, Fold fold
                 break;
             case Opcode::Send:
             case Opcode::Stream:
+            case Opcode::Alltoall:  // its own test case: equal blocks
                 break;
         }
     }
@@ -211,4 +212,53 @@ TEST_CASE("collective schedule: bad arguments are refused naming them") {
     CHECK_THROWS_WITH(make_schedule(Opcode::Bcast, Algorithm::Ring, 4, 0),
                       Catch::Contains("ring does not implement bcast"));
     CHECK_THROWS_WITH(make_schedule(Opcode::Reduce, Algorithm::BinomialTree, 0, 0), Catch::Contains("size 0"));
+}
+
+TEST_CASE("collective schedule: alltoall is a dimension-ordered hypercube exchange on power-of-two sizes") {
+    for (const Fold fold : {Fold::Pairwise, Fold::Hypercube})
+        for (int size = 1; size <= 256; size *= 2) {
+            INFO("size " << size);
+            // Rank r's block d (for rank d): two elements naming (r, d).
+            std::vector<Buffer> input(static_cast<std::size_t>(size), Buffer(static_cast<std::size_t>(size)));
+            for (int r = 0; r < size; ++r)
+                for (int d = 0; d < size; ++d)
+                    input[r][d] = Block{static_cast<std::uint64_t>(r) << 32 | static_cast<std::uint32_t>(d),
+                                        static_cast<std::uint64_t>(r * 1000 + d)};
+            const auto output = execute(Opcode::Alltoall, Algorithm::RecursiveDoubling, size, 0, input, fold);
+            for (int r = 0; r < size; ++r)
+                for (int s = 0; s < size; ++s) CHECK(output[r][s] == input[s][r]);
+            int log2 = 0;
+            while ((1 << log2) < size) ++log2;
+            for (int rank = 0; rank < size; ++rank) {
+                const Schedule schedule =
+                    make_schedule(Opcode::Alltoall, Algorithm::RecursiveDoubling, size, rank, 0, fold);
+                CHECK(schedule.blocks == static_cast<std::uint32_t>(size));
+                REQUIRE(schedule.steps.size() == static_cast<std::size_t>(log2));
+                for (std::size_t k = 0; k < schedule.steps.size(); ++k) {
+                    const Step& step = schedule.steps[k];
+                    const int bit = 1 << k;
+                    // One hypercube neighbour per step, dimension by dimension, half the blocks each way.
+                    REQUIRE(step.send);
+                    REQUIRE(step.receive);
+                    CHECK(step.send->peer == (rank ^ bit));
+                    CHECK(step.receive->peer == (rank ^ bit));
+                    CHECK(step.apply == Apply::Copy);
+                    std::uint32_t blocks = 0;
+                    for (const BlockSpan& span : step.send->spans) {
+                        blocks += span.count;
+                        // Only blocks still headed across this dimension: their index differs in bit k.
+                        for (std::uint32_t b = span.first; b < span.first + span.count; ++b)
+                            CHECK((static_cast<int>(b) & bit) != (rank & bit));
+                    }
+                    CHECK(blocks == static_cast<std::uint32_t>(size / 2));
+                    CHECK(step.send->spans == step.receive->spans);
+                }
+            }
+        }
+    CHECK(default_algorithm(Opcode::Alltoall) == Algorithm::RecursiveDoubling);
+    CHECK_FALSE(algorithm_supports(Opcode::Alltoall, Algorithm::Ring));
+    CHECK_FALSE(tree_supports(Opcode::Alltoall));
+    for (const int size : {3, 6, 12, 100})
+        CHECK_THROWS_WITH(make_schedule(Opcode::Alltoall, Algorithm::RecursiveDoubling, size, 0, 0, Fold::Hypercube),
+                          Catch::Contains("power-of-two"));
 }

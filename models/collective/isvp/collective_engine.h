@@ -344,7 +344,8 @@ class CollectiveEngine : public sc_core::sc_module {
         std::optional<cgra::Program> cgra;
         std::uint64_t cgra_ready_ps = kNever;
         /// Fully fused: the collective the engine starts on the program's
-        /// output when this one ends (Send = none); its result is not returned.
+        /// output when this one ends (Send = none). Allgather: this one's
+        /// result is not returned; Alltoall: it is, then the alltoall's.
         Opcode cgra_then = Opcode::Send;
         /// Fully fused FEM: the program's output (int32 block ends) gives
         /// the counts of the next request, an allgather with unequal counts.

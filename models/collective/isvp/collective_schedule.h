@@ -10,7 +10,8 @@
 // Data model: the collective's buffer is a sequence of blocks. Rooted and
 // all-to-all collectives that move per-rank pieces (Scatter, Gather,
 // Allgather, Reduce_scatter) have one block per comm rank (block i belongs to
-// rank i; block sizes may differ); the others (Bcast, Reduce, Allreduce,
+// rank i; block sizes may differ) — Alltoall too, block i being the one for
+// rank i before and the one from rank i after; the others (Bcast, Reduce, Allreduce,
 // Barrier) have a single block. A step's send reads the buffer as it was
 // before the step's receive is applied.
 //

@@ -46,8 +46,13 @@ enum class Opcode : std::uint8_t {
     /// it; the host cannot (the QDMA refuses it), the collective engine
     /// passes it between the router and the node's kernel unit.
     Stream = 9,
+    /// Personalised all-to-all exchange (block j of rank i ends as block i
+    /// of rank j). The collective engine runs it as the chained stage of a
+    /// fully fused CGRA program (CGRA_ARM_THEN = 10; docs/FUSED.md) on
+    /// power-of-two communicators: a dimension-ordered hypercube exchange.
+    Alltoall = 10,
 };
-inline constexpr unsigned kOpcodeCount = 10;
+inline constexpr unsigned kOpcodeCount = 11;
 std::string_view to_string(Opcode opcode);
 std::optional<Opcode> opcode_from_code(unsigned code);
 

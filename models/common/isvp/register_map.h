@@ -394,9 +394,10 @@ inline constexpr std::uint32_t CGRA_ARM_SLOT = 0x7120;      ///< RW [7:0] the pr
 inline constexpr std::uint32_t CGRA_RUNS = 0x7124;          ///< RO results that ran through a program
 inline constexpr std::uint32_t CGRA_REFUSED = 0x7128;       ///< RO LOADs and ARMs refused
 /// RW [3:0] fully fused: the collective ARM marks starts this one itself
-/// (opcode; 0 none = semi-fused, 6 Allgather) on the program's output as
-/// its contribution, sequence + 1, without the host; only its result goes
-/// to the host. 0xE (kCgraThenAllgathervCounts): the fully fused FEM
+/// (opcode; 0 none = semi-fused, 6 Allgather, 10 Alltoall: block j of the
+/// output to member j, power-of-two communicators) on the program's output
+/// as its contribution, sequence + 1, without the host; only its result
+/// goes to the host. 0xE (kCgraThenAllgathervCounts): the fully fused FEM
 /// pattern — the result goes to the host, and the next request on the
 /// context (sequence + 1, an allgather with unequal counts the host posted
 /// behind it) takes its counts table from the program's output read as

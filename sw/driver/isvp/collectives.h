@@ -94,6 +94,12 @@ class Collectives {
     /// `recv` holds size x count elements at the root.
     void gather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type, int root);
     void allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type);
+    /// Allgather with unequal counts (MPI_Allgatherv packed): rank i sends
+    /// counts[i] elements, `recv` gets the blocks in rank order. In the
+    /// switch (the engine's unequal-count allgather, counts table in the
+    /// request) when it would offload the whole, else in software.
+    void allgatherv(Communicator& comm, const void* send, void* recv, const std::vector<std::size_t>& counts,
+                    Datatype type);
     /// `send` holds size x count elements; rank i receives the reduction of block i.
     void reduce_scatter_block(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
                               Operation op);
@@ -157,15 +163,17 @@ class Collectives {
     /// decoder) refuses.
     bool fused(Communicator& comm, Opcode collective, const void* send, void* recv, std::size_t count, Datatype type,
                std::optional<Operation> op, const std::vector<std::uint32_t>& words, bool offload);
-    /// Fully fused (docs/FUSED.md): Allreduce (`op`) -> program -> Allgather
-    /// of every member's program output, all in the switch: the engine
-    /// starts the allgather itself when the program is done (no host step
-    /// between; the call takes two sequence numbers). `recv` gets size x
-    /// count elements, member r's output at block r. Returns false, having
-    /// done nothing, when the switch cannot (offload off, either collective
-    /// not offloaded, no CGRA): the caller falls back.
-    bool fused_allreduce_allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type,
-                                   Operation op, const std::vector<std::uint32_t>& words);
+    /// Fully fused NAS IS (docs/FUSED.md): Allreduce (`op`) -> program ->
+    /// Alltoall of the program's output, all in the switch: the engine
+    /// returns the output (`out`, count elements) and starts the alltoall
+    /// itself when the program is done (no host step between; the call
+    /// takes two sequence numbers): `recv` gets count elements, block r
+    /// (count / size elements) being block `rank` of member r's output.
+    /// Returns false, having done nothing, when the switch cannot (offload
+    /// off, either collective not offloaded, no CGRA, a size that is not a
+    /// power of two or does not divide count): the caller falls back.
+    bool fused_allreduce_alltoall(Communicator& comm, const void* send, void* out, void* recv, std::size_t count,
+                                  Datatype type, Operation op, const std::vector<std::uint32_t>& words);
     /// Higher-order collectives (docs/FUSED.md): `input` (input_bytes) goes
     /// to the switch, whose CGRA runs the ingress kernel `words` (GEMM,
     /// SPMV_BAND) on it; the kernel's output (size x count elements) is
@@ -192,22 +200,33 @@ class Collectives {
     int fused_allgather_allgatherv(Communicator& comm, std::int32_t count, std::int32_t* ends, const void* data,
                                    void* recv, Datatype type, const std::vector<std::uint32_t>& words);
     /// Nonblocking fused (MPIX_I... calls, docs/FUSED.md): the offloaded
-    /// path of fused() (`then_allgather` false) or of
-    /// fused_allreduce_allgather() (true: `recv` gets size x count elements)
-    /// posted to the switch without waiting. Returns a ticket for
-    /// collect_fused(), or nullopt having done nothing when the switch would
-    /// not run it (offload off, the call not offloaded, no CGRA): the caller
-    /// falls back. The request is on the communicator's own context: before
-    /// anything else is posted there (or the communicator is freed, or the
-    /// program's CGRA slot is reloaded) the driver collects this result into
-    /// `recv`, so `recv` must stay valid until collect_fused() returns true.
+    /// path of fused() (`alltoall_recv` null) or of
+    /// fused_allreduce_alltoall() (`recv` gets the program's output,
+    /// `alltoall_recv` the alltoall's result) posted to the switch without
+    /// waiting. Returns a ticket for collect_fused(), or nullopt having done
+    /// nothing when the switch would not run it (offload off, the call not
+    /// offloaded, no CGRA): the caller falls back. The request is on the
+    /// communicator's own context: before anything else is posted there (or
+    /// the communicator is freed, or the program's CGRA slot is reloaded)
+    /// the driver collects its results, so the buffers must stay valid
+    /// until collect_fused() returns true.
     std::optional<std::uint64_t> post_fused(Communicator& comm, Opcode collective, const void* send, void* recv,
                                             std::size_t count, Datatype type, std::optional<Operation> op,
-                                            const std::vector<std::uint32_t>& words, bool then_allgather);
-    /// True once the ticket's result is in its `recv` (then the ticket is
-    /// spent); waits for it when `wait`, otherwise only looks. Throws
-    /// DriverError for a switch error or a ticket not in flight.
-    bool collect_fused(std::uint64_t ticket, bool wait);
+                                            const std::vector<std::uint32_t>& words, void* alltoall_recv = nullptr);
+    /// The nonblocking form of fused_allgather_allgatherv(): both requests
+    /// posted, nothing waited for; nullopt (nothing done) where that returns
+    /// 0. collect_fused() gives the path: 2 the blocks are in `recv`, 1 they
+    /// exceed the switch's buffer (the switch refused the data request on
+    /// every member, which all learn from `ends`): the caller gathers them
+    /// in software with the counts from `ends`.
+    std::optional<std::uint64_t> post_fused_allgatherv(Communicator& comm, std::int32_t count, std::int32_t* ends,
+                                                       const void* data, void* recv, Datatype type,
+                                                       const std::vector<std::uint32_t>& words);
+    /// True once the ticket's results are in (then the ticket is spent, and
+    /// `path`, when given, gets 2, or 1 for post_fused_allgatherv's blocks
+    /// beyond the buffer); waits for them when `wait`, otherwise takes what
+    /// has arrived. Throws DriverError for a switch error or a ticket not in flight.
+    bool collect_fused(std::uint64_t ticket, bool wait, int* path = nullptr);
     /// Checks `words` as a LOAD does: in the switch's CGRA when there is one
     /// (the program stays loaded for fused()), else with the host's decoder.
     /// Throws DriverError naming what is wrong.
@@ -283,19 +302,37 @@ class Collectives {
     std::array<std::vector<std::uint32_t>, regmap::kCgraSlots> cgra_slots_;
     unsigned cgra_next_slot_ = 0;
     std::optional<std::uint32_t> cgra_capabilities_;  ///< CGRA_CAPABILITIES, read once (an MMIO round trip)
-    /// A post_fused() request whose result has not been collected.
+    /// A post_fused() request whose results have not been collected.
     struct InFlight {
         unsigned context = 0;
         unsigned slot = 0;  ///< the CGRA slot armed for it
-        Opcode collective = Opcode::Allreduce;
-        void* recv = nullptr;
-        std::size_t result = 0;  ///< bytes expected
+        /// One result the switch sends back, in order (a fully fused call has two).
+        struct Part {
+            Opcode collective = Opcode::Allreduce;
+            void* recv = nullptr;  ///< nullptr: a result drained, not kept (an error expected)
+            std::size_t bytes = 0;
+        };
+        std::vector<Part> parts;
+        std::size_t taken = 0;  ///< parts received
+        /// post_fused_allgatherv: parts[0] are int32 block ends, from which
+        /// the data's part (or the drain of its refusal) is added.
+        struct Blocks {
+            std::int32_t* ends = nullptr;
+            void* recv = nullptr;
+            Datatype type = Datatype::Int32;
+            std::size_t size = 0;
+        };
+        std::optional<Blocks> blocks;
+        int path = 2;  ///< collect_fused's
         /// settle() is taking it from the device (it may run the MPI layer's
         /// progress, which must not complete the request before the bytes are in).
         bool receiving = false;
-        bool arrived = false;  ///< taken from the device by settle()
+        bool arrived = false;  ///< every part taken from the device
         std::string error;     ///< the switch's error, reported by collect_fused
     };
+    /// Takes `request`'s parts from the device in order: all of them
+    /// (waiting) when `wait`, else those that have arrived.
+    void take_parts(InFlight& request, bool wait);
     std::map<std::uint64_t, InFlight> in_flight_;  ///< by ticket (post order)
     std::uint64_t next_ticket_ = 1;
     /// Takes the results of the in-flight requests on `context` (or armed

@@ -305,17 +305,20 @@ class Driver {
     /// zero capacity (which clears an earlier post). The buffer must stay
     /// valid until the result is taken.
     bool post_collective_destination(unsigned context, void* buffer, std::size_t capacity);
-    /// Blocks until the result of the collective in flight on `context`
-    /// has arrived; copies up to `capacity` bytes (nothing more when the
-    /// result went straight into `buffer`, its posted destination).
-    /// `while_waiting` (when given) runs before each wait, as in receive().
+    /// Blocks until the oldest result not yet taken on `context` has
+    /// arrived; copies up to `capacity` bytes (nothing more when the result
+    /// went straight into `buffer`, its posted destination). A context holds
+    /// at most kMaxResultsPerContext results (a fully fused call's two,
+    /// which the switch sends back to back). `while_waiting` (when given)
+    /// runs before each wait, as in receive().
     CollectiveResult receive_collective(unsigned context, void* buffer, std::size_t capacity,
                                         const std::function<void()>& while_waiting = nullptr);
-    /// Whether the result of the collective in flight on `context` has
-    /// arrived (receive_collective would not wait). Neither waits nor polls.
+    /// Whether that result has arrived (receive_collective would not wait).
+    /// Neither waits nor polls.
     bool collective_result_ready(unsigned context) const {
-        return context < results_.size() && results_[context].complete;
+        return context < results_.size() && !results_[context].empty() && results_[context].front().complete;
     }
+    static constexpr std::size_t kMaxResultsPerContext = 2;
 
     /// Messages sent / received, and interrupts waited for.
     std::uint64_t messages_sent() const { return messages_sent_; }
@@ -552,7 +555,9 @@ class Driver {
         bool active = false;                  ///< packets are arriving
         bool complete = false;                ///< waiting to be taken
     };
-    std::array<Result, regmap::kContextCount> results_;  ///< per context ID
+    /// Per context ID, oldest first: complete ones waiting to be taken, then
+    /// at most one arriving.
+    std::array<std::deque<Result>, regmap::kContextCount> results_;
     /// A destination posted for the next result on a context (post_collective_destination).
     struct Destination {
         std::uint8_t* buffer = nullptr;  ///< null: none posted

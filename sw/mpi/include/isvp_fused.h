@@ -10,14 +10,14 @@
  * op's array (the first collective's result) is at most
  * ISVP_MPI_FUSED_THRESHOLD bytes (16384 by default); otherwise the plain MPI
  * calls and the same program on the host (same bytes for integers; for
- * floating point each path sums in one fixed order). The switch has no
- * Alltoall: MPIX_Allreduce_op_alltoall runs fully fused in the switch as
- * Allreduce -> program -> Allgather (the engine starts the allgather itself;
- * each rank keeps its blocks). MPIX_Allgather_prefix_allgatherv runs fully
+ * floating point each path sums in one fixed order).
+ * MPIX_Allreduce_op_alltoall runs fully fused in the switch on power-of-two
+ * communicators: Allreduce -> program -> Alltoall, the engine starting its
+ * alltoall (a dimension-ordered hypercube exchange) itself; on other sizes
+ * semi-fused (the Alltoall in software). MPIX_Allgather_prefix_allgatherv runs fully
  * fused (a contiguous datatype of one basic type): the counts' allgather,
  * the prefix sum and the data's allgather with unequal counts, whose counts
- * the engine takes from the prefix sum (its nonblocking form: semi-fused,
- * the Allgatherv in software). */
+ * the engine takes from the prefix sum (its nonblocking form too). */
 #ifndef ISVP_FUSED_H
 #define ISVP_FUSED_H
 
