@@ -34,7 +34,11 @@ Partitioning::Partitioning(const std::string& command, const std::vector<std::st
     config.partition_plan = plan_;
     config.partition = runtime_->rank();
     sync_ = std::make_unique<PartitionSync>(*runtime_, *plan_, plan_->describe(runtime_->rank()));
-    if (!runtime_->supervised()) print_partition_map();
+    // Every partition takes part (it is collective): some may reach the
+    // supervisor and others not (partitions on other machines).
+    std::vector<std::uint64_t> unsupervised{runtime_->supervised() ? 0u : 1u};
+    runtime_->max(unsupervised);
+    if (unsupervised[0] != 0) print_partition_map();
     spec.partition = sync_.get();
     spec.local_ranks.clear();
     for (int r = 0; r < spec.ranks; ++r)
@@ -42,9 +46,10 @@ Partitioning::Partitioning(const std::string& command, const std::vector<std::st
 }
 
 void Partitioning::print_partition_map() const {
-    // Under the user's own mpiexec nobody names a partition that dies, and
-    // mpiexec names only its process rank and host: this map says which
-    // switches and hosts each process rank owns, and where it runs.
+    // Under the user's own mpiexec (or for partitions that cannot reach the
+    // supervisor) nobody names a partition that dies, and mpiexec names
+    // only its process rank and host: this map says which switches and
+    // hosts each process rank owns, and where it runs.
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     const std::vector<std::string> where = runtime_->gather(std::string(host) + " pid " + std::to_string(getpid()));

@@ -199,23 +199,41 @@ void Collectives::activate(Communicator& comm) {
 
 void Collectives::run_creation_exchange(Communicator& comm, const Call& call, std::vector<std::uint32_t>& tags) {
     tags.push_back(reserved_tag(comm));
-    struct NextSequence {
+    // While it runs, a notice for an earlier exchange of this creation ends
+    // it too: a member that gave that one up sends nothing in this one.
+    struct Watch {
+        Collectives& self;
         Communicator& comm;
-        ~NextSequence() { ++comm.sequence; }
-    } next{comm};
+        ~Watch() {
+            ++comm.sequence;
+            self.creation_watch_ = nullptr;
+        }
+    } watch{*this, comm};
+    creation_watch_ = &tags;
     run_software(comm, call);
+}
+
+std::optional<std::string> Collectives::take_creation_notices(const std::vector<std::uint32_t>& tags) {
+    std::optional<std::string> first;
+    for (const std::uint32_t tag : tags) {
+        Driver::ArrivedMessage message;
+        // Every notice goes (several members may have failed); a loss that
+        // stands for any tag is left for the receive it stands for.
+        while (driver_.take_message(kAnySource, 0xFFFFFFFFu, notice_tag(tag), message, false)) {
+            if (first) continue;
+            first = message.lost ? "rank " + std::to_string(message.source) +
+                                       "'s abort notice for it was lost: " + message.why
+                                 : std::string(message.data.begin(), message.data.end());
+        }
+    }
+    return first;
 }
 
 void Collectives::check_creation(Communicator& comm) {
     if (!comm.revoked.empty()) throw LinkFaultError(comm.revoked);
-    for (const std::uint32_t tag : comm.creation_tags) {
-        Driver::ArrivedMessage message;
-        if (!driver_.take_message(kAnySource, 0xFFFFFFFFu, notice_tag(tag), message)) continue;
+    if (const std::optional<std::string> why = take_creation_notices(comm.creation_tags)) {
         comm.revoked = "collective: communicator " + std::to_string(comm.id) +
-                       " is revoked: its creation failed on another member (" +
-                       (message.lost ? "that member's abort notice was lost: " + message.why
-                                     : std::string(message.data.begin(), message.data.end())) +
-                       ")";
+                       " is revoked: its creation failed on another rank (" + *why + ")";
         throw LinkFaultError(comm.revoked);
     }
 }
@@ -268,16 +286,22 @@ Communicator Collectives::adopt(unsigned id, std::vector<int> members, int rank,
 
 Communicator Collectives::dup(Communicator& parent) {
     if (parent.members.empty() || parent.retired) throw DriverError("collective: dup of a freed communicator");
+    if (!parent.revoked.empty()) throw LinkFaultError(parent.revoked);
     Communicator comm;
     comm.id = agree_id(parent, comm.creation_tags);
     comm.rank = parent.rank;
     comm.members = parent.members;
+    // Its exchanges' tags start where the parent's are (alike on every
+    // member), not at 0: a communicator that reuses a freed one's ID does
+    // not reuse its tags, nor a stale abort notice for them.
+    comm.sequence = parent.sequence;
     activate(comm);
     return comm;
 }
 
 std::optional<Communicator> Collectives::split(Communicator& parent, int colour, int key) {
     if (parent.members.empty() || parent.retired) throw DriverError("collective: split of a freed communicator");
+    if (!parent.revoked.empty()) throw LinkFaultError(parent.revoked);
     const SplitRequest mine{colour, key};
     std::vector<SplitRequest> requests(static_cast<std::size_t>(parent.size()));
     static_assert(sizeof(SplitRequest) == 8);
@@ -295,6 +319,7 @@ std::optional<Communicator> Collectives::split(Communicator& parent, int colour,
     Communicator comm;
     comm.id = id;
     comm.creation_tags = std::move(tags);
+    comm.sequence = parent.sequence;  // as dup
     for (std::size_t i = 0; i < order.size(); ++i) {
         if (order[i] == parent.rank) comm.rank = static_cast<int>(i);
         comm.members.push_back(parent.global_rank(order[i]));
@@ -323,12 +348,14 @@ void Collectives::drop_row(Communicator& comm, const char* what) {
 
 void Collectives::free(Communicator& comm) {
     drop_row(comm, "free");
+    take_creation_notices(comm.creation_tags);  // late ones of a creation that failed elsewhere: stale from now
     used_.reset(comm.id);
     comm.members.clear();
 }
 
 void Collectives::retire(Communicator& comm, std::weak_ptr<const void> users) {
     drop_row(comm, "free");
+    take_creation_notices(comm.creation_tags);
     comm.retired = true;
     retired_.push_back({comm.id, std::move(users)});
 }
@@ -536,6 +563,8 @@ ReceiveStatus Collectives::receive_step(Communicator& comm, int source, std::uin
     const auto notice = [&] {
         // So does the notice of a member whose part of the communicator's
         // creation failed (it told every member already).
+        if (!lost_counts_as_arrived_ && creation_watch_ != nullptr)
+            if (const std::optional<std::string> why = take_creation_notices(*creation_watch_)) throw MemberGaveUp(*why);
         try {
             if (!comm.creation_tags.empty() && !lost_counts_as_arrived_) check_creation(comm);
         } catch (const LinkFaultError& error) {
@@ -681,16 +710,8 @@ std::size_t Collectives::post_offloaded(Communicator& comm, const Call& call,
 
 void Collectives::receive_offloaded(unsigned context, Opcode collective, void* recv, std::size_t result,
                                     Communicator* comm) {
-    const auto revoked = [&] {
-        if (comm == nullptr || !comm->offloadable || comm->creation_tags.empty()) return;
-        try {
-            check_creation(*comm);
-        } catch (const LinkFaultError&) {
-            driver_.release_ct_row(comm->id);  // aborts the collective: its result comes with error 5
-            comm->offloadable = false;
-        }
-    };
-    const CollectiveResult outcome = driver_.receive_collective(context, recv, result, revoked);
+    const CollectiveResult outcome =
+        driver_.receive_collective(context, recv, result, [&] { abort_if_revoked(comm); });
     const std::string name = "collective: " + lower_name(collective) + " on context " + std::to_string(context);
     if (outcome.error && comm != nullptr && !comm->revoked.empty()) throw LinkFaultError(comm->revoked);
     if (outcome.error) throw DriverError(name + " failed in the switch: error code " + switch_error(outcome));
@@ -703,6 +724,7 @@ Collectives::Posted Collectives::post(Communicator& comm, Opcode collective, Dat
                                       std::size_t count, int root, const void* send, void* recv) {
     const Call call{collective, type, op, count, root, send, recv};
     const std::uint64_t buffer_bytes = check_call(comm, call);
+    if (!comm.revoked.empty()) throw LinkFaultError(comm.revoked);
     if (!would_offload(comm, collective, op, type, buffer_bytes))
         throw DriverError("collective: post of a " + lower_name(collective) + " the switch does not run");
     struct NextSequence {
@@ -714,12 +736,26 @@ Collectives::Posted Collectives::post(Communicator& comm, Opcode collective, Dat
     posted.collective = collective;
     posted.recv = recv;
     posted.result = post_offloaded(comm, call);
+    posted.comm = &comm;
     return posted;
 }
 
+void Collectives::abort_if_revoked(Communicator* comm) {
+    if (comm == nullptr || !comm->offloadable || comm->creation_tags.empty()) return;
+    try {
+        check_creation(*comm);
+    } catch (const LinkFaultError&) {
+        driver_.release_ct_row(comm->id);  // aborts the collective: its result comes with error 5
+        comm->offloadable = false;
+    }
+}
+
 bool Collectives::collect(const Posted& posted, bool wait) {
-    if (!wait && !driver_.collective_result_ready(posted.context)) return false;
-    receive_offloaded(posted.context, posted.collective, posted.recv, posted.result);
+    if (!wait && !driver_.collective_result_ready(posted.context)) {
+        abort_if_revoked(posted.comm);
+        if (!driver_.collective_result_ready(posted.context)) return false;
+    }
+    receive_offloaded(posted.context, posted.collective, posted.recv, posted.result, posted.comm);
     return true;
 }
 

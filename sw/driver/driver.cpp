@@ -1008,7 +1008,7 @@ std::string Driver::describe_lost(const Message& message) const {
 
 std::deque<Driver::Message>::iterator Driver::first_arrived(int source,
                                                            const std::function<bool(std::uint32_t)>& tag_matches,
-                                                           bool past_unresolved) {
+                                                           bool past_unresolved, bool wildcards) {
     // A lost message whose tag is not known yet may be the one wanted: its
     // source's later messages are held back behind it (driver.h, Link faults).
     std::vector<int> held;  // few: one per source with an unresolved loss
@@ -1019,7 +1019,7 @@ std::deque<Driver::Message>::iterator Driver::first_arrived(int source,
             if (!past_unresolved) held.push_back(it->source);
             continue;
         }
-        if (it->wildcard || tag_matches(it->tag)) return it;
+        if ((wildcards && it->wildcard) || (!it->wildcard && tag_matches(it->tag))) return it;
     }
     return arrived_.end();
 }
@@ -1062,8 +1062,10 @@ unsigned Driver::poll(bool round_trip) {
     return poll_completions();
 }
 
-bool Driver::take_message(int source, std::uint32_t tag_mask, std::uint32_t tag_value, ArrivedMessage& message) {
-    const auto it = first_arrived(source, [&](std::uint32_t tag) { return (tag & tag_mask) == tag_value; });
+bool Driver::take_message(int source, std::uint32_t tag_mask, std::uint32_t tag_value, ArrivedMessage& message,
+                          bool wildcards) {
+    const auto it =
+        first_arrived(source, [&](std::uint32_t tag) { return (tag & tag_mask) == tag_value; }, false, wildcards);
     if (it == arrived_.end()) return false;
     message.source = it->source;
     message.tag = it->wildcard ? tag_value : it->tag;

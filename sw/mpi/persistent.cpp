@@ -166,6 +166,11 @@ std::shared_ptr<Context> offload_context(Comm& c, Offloads offloads) {
     auto context = std::make_shared<Context>();
     try {
         context->guest = collectives().dup(c.guest);
+    } catch (const isvp::guest::LinkFaultError&) {
+        // Its members may disagree on the outcome: the _init fails (an MPI
+        // error naming the fault) rather than run in software here while
+        // the others go to the switch.
+        throw;
     } catch (const isvp::guest::DriverError&) {
         return nullptr;  // no ID free on every member: all of them see the same
     }

@@ -128,6 +128,9 @@ class Collectives {
         Opcode collective = Opcode::Barrier;
         void* recv = nullptr;    ///< where the result goes
         std::size_t result = 0;  ///< bytes of result expected
+        /// The communicator posted on (post's `comm`, which must outlive
+        /// the request): a revocation found while collecting aborts it.
+        Communicator* comm = nullptr;
     };
     /// The first half of an offloaded call, for MPI 4 persistent
     /// collectives (MPI_Start): the checks of the blocking call, the next
@@ -273,6 +276,16 @@ class Collectives {
     /// run(), the sequence moves on whether it succeeds or not, so that a
     /// member whose part failed stays in step with the others.
     void run_creation_exchange(Communicator& comm, const Call& call, std::vector<std::uint32_t>& tags);
+    /// While waiting for an offloaded result on `comm` (null: nothing): a
+    /// revocation found (check_creation) releases its CT row, which aborts
+    /// the collective in the switch (error 5 here and at its peers).
+    void abort_if_revoked(Communicator* comm);
+    /// Takes every abort notice (or its loss) that arrived for the
+    /// exchanges with `tags`; what the first said, if any.
+    std::optional<std::string> take_creation_notices(const std::vector<std::uint32_t>& tags);
+    /// The tags of the creation exchanges run so far by the creation in
+    /// progress (run_creation_exchange), or null.
+    const std::vector<std::uint32_t>* creation_watch_ = nullptr;
     /// Agrees on the lowest ID free on every member of `parent` (software
     /// allreduce of the free bitmaps); its exchange's tag goes into `tags`.
     unsigned agree_id(Communicator& parent, std::vector<std::uint32_t>& tags);

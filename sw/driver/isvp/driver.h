@@ -248,7 +248,10 @@ class Driver {
     /// false when none has arrived. Neither waits nor polls the device. The
     /// message may be a lost one (ArrivedMessage::lost): the caller fails
     /// what waited for it.
-    bool take_message(int source, std::uint32_t tag_mask, std::uint32_t tag_value, ArrivedMessage& message);
+    /// Without `wildcards`, a lost message whose tag is not known (which
+    /// stands for any tag) is left for the receive it stands for.
+    bool take_message(int source, std::uint32_t tag_mask, std::uint32_t tag_value, ArrivedMessage& message,
+                      bool wildcards = true);
     /// The layer above changed something a blocked caller may be waiting
     /// for (from the progress hook: a collective's abort notice recorded):
     /// the wait that ran the hook returns for a re-check instead of sleeping.
@@ -438,7 +441,7 @@ class Driver {
     /// known yet are not offered, unless `past_unresolved` (that lost one is
     /// then passed over: MPI_Finalize's barrier, receive_reserved).
     std::deque<Message>::iterator first_arrived(int source, const std::function<bool(std::uint32_t)>& tag_matches,
-                                                bool past_unresolved = false);
+                                                bool past_unresolved = false, bool wildcards = true);
     /// Whether a lost message of `source` waits for its tag (its sender's probe).
     bool has_unresolved_loss(int source) const;
     /// "link fault: ..." for a lost message (its source's latest report).
