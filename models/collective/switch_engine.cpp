@@ -196,8 +196,9 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
     // A complete group joining again is a new communicator on the context
     // (one still waiting for SHArP resources leaves the queue).
     if (g.size != j.size || g.hosts.size() == g.size) {
-        g.hosts.clear();
         if (sharp_books_) sharp_books_->stop_waiting(key);
+        if (g.size != 0 && g.hosts.size() == g.size) replace_group(key, g);
+        g.hosts.clear();
     }
     g.size = j.size;
     g.hosts[j.comm_rank] = j.host;

@@ -48,6 +48,7 @@
 #include <queue>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -103,6 +104,7 @@ struct SwitchEngineStatistics {
         field("groups_admitted", self.groups_admitted);
         field("groups_fallback", self.groups_fallback);
         field("groups_released", self.groups_released);
+        field("leaves_overtaken", self.leaves_overtaken);
         field("link_faults", self.link_faults);
         field("setup_resent", self.setup_resent);
     }
@@ -139,6 +141,9 @@ struct SwitchEngineStatistics {
     std::uint64_t groups_admitted = 0;  ///< planner: groups given rows on every engine of their tree
     std::uint64_t groups_fallback = 0;  ///< planner: groups given none (collective.switch_max_trees): NIC engines
     std::uint64_t groups_released = 0;  ///< planner: groups whose rows every member's tree leave gave back
+    /// planner, both modes: members' leaves a new communicator's join under
+    /// the same key overtook (the group was given back at that join)
+    std::uint64_t leaves_overtaken = 0;
     // Reliable delivery (aurora.bit_error_rate > 0): packets of this engine lost for good.
     std::uint64_t link_faults = 0;   ///< losses that ended a tree's collective here (error 6 round the tree)
     std::uint64_t setup_resent = 0;  ///< lost tree joins/configurations this engine sent again
@@ -279,6 +284,10 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     /// group's resources back (its rows on every engine, its slot; SHArP:
     /// also its buffers) and serves the waiting groups.
     void leave(const NetworkPacketView& view);
+    /// Planner: a new communicator's join under `key` found the group `g`
+    /// complete with leaves still to come: the group is given back now (its
+    /// resources, groups_released) and its missing leaves are noted as late.
+    void replace_group(std::uint32_t key, Group& g);
     /// Planner: the waiting groups that fit now get their trees, in the order they came.
     void sharp_serve_queue();
     /// Planner: the queue's wake-up at its earliest deadline.
@@ -332,6 +341,9 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     sc_core::sc_event incoming_event_, combined_event_, cgr_free_event_;
     sc_core::sc_event_queue flush_event_;
     SwitchEngineStatistics statistics_;
+    // planner: per group key, the (size, comm rank, host) of the members of
+    // communicators a new one under the key replaced whose leave has not come
+    std::map<std::uint32_t, std::set<std::tuple<std::uint16_t, std::uint16_t, std::uint16_t>>> late_leaves_;
     // collective.mode = sharp:
     std::unique_ptr<SharpResources> sharp_books_;  ///< planner: the aggregation manager's books
     OperationSlots sharp_slots_{0};                ///< this AN's operation buffers
