@@ -1486,8 +1486,8 @@ void CollectiveEngine::finish(unsigned context) {
             : code == CollectiveError::LinkFault
                 ? (a.fault_pair == 0  // learnt from a member's agreement record, which names no pair
                        ? std::string("link fault: packets between members were lost")
-                       : "link fault: packets from node " + std::to_string(a.fault_pair >> 16) + " to node " +
-                             std::to_string(a.fault_pair & 0xFFFF) + " were lost")
+                       : "link fault: packets from " + endpoint_text(a.fault_pair >> 16) + " to " +
+                             endpoint_text(a.fault_pair & 0xFFFF) + " were lost")
             : code == CollectiveError::Aborted ? "aborted: " + describe_mismatch(mask)
             : a.local != CollectiveError::None
                 ? a.local_why + " (every member reports it: " + describe_mismatch(mask) + ")"
@@ -1524,7 +1524,14 @@ void CollectiveEngine::finish(unsigned context) {
 // ---------------------------------------------------------------------------
 // Switch-resident engines (collective.placement = switch)
 
-void CollectiveEngine::enable_switch_tree(std::uint16_t planner, unsigned hosts) {
+std::string CollectiveEngine::endpoint_text(std::uint32_t address) const {
+    if (tree_network_) return tree_network_->endpoint_label(address);
+    return "node " + std::to_string(address);
+}
+
+void CollectiveEngine::enable_switch_tree(std::uint16_t planner, unsigned hosts,
+                                          std::shared_ptr<const NetworkTopology> network) {
+    tree_network_ = std::move(network);
     switch_tree_ = true;
     tree_planner_ = planner;
     tree_hosts_ = hosts;

@@ -169,7 +169,7 @@ void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic
     // Windows: every input and the parent may have window_packets unconsumed.
     const std::size_t windows = (t.configured ? t.role.children.size() + 2 : std::size_t{64}) * config_.window_packets;
     if (t.held.held(t.context) >= windows)
-        return drop("data packet from " + std::to_string(sender) + " beyond the receive windows of context " +
+        return drop("data packet from " + label(sender) + " beyond the receive windows of context " +
                     std::to_string(t.context) + " slot " + std::to_string(t.slot));
     payload.acquire();
     t.held.push(v, &payload);
@@ -309,7 +309,7 @@ void SwitchCollectiveEngine::configure(const NetworkPacketView& v) {
         return drop("tree configuration of " + std::to_string(v.payload_bytes) + " bytes");
     if (config->target != address_) {  // relayed for the planner: on to its target
         if (config->target < topology_->hosts() || config->target >= topology_->hosts() + topology_->switches())
-            return drop("tree configuration to relay to " + std::to_string(config->target) + ", not a switch engine");
+            return drop("tree configuration to relay to " + label(config->target) + ", not a switch engine");
         NetworkHeader network = v.network;
         network.destination = config->target;
         ProcessorHeader processor = v.processor;
@@ -427,7 +427,7 @@ bool SwitchCollectiveEngine::start(Tree& t) {
         }
     if (blocks == 0 || first->message_bytes % blocks != 0) {
         drop("context " + std::to_string(t.context) + ": " + std::to_string(first->message_bytes) + " bytes of " +
-             std::string(to_string(first->opcode)) + " from " + std::to_string(first_sender) + " do not fit the tree");
+             std::string(to_string(first->opcode)) + " from " + label(first_sender) + " do not fit the tree");
         r.running = false;
         return false;
     }
@@ -523,10 +523,11 @@ void SwitchCollectiveEngine::take_chunk(Tree& t, std::size_t k, HeldPacket& p) {
     if (!agrees) {
         // Members whose arguments disagree: the chunk counts as taken (so the
         // tree does not stop), its bytes are not used.
-        drop("context " + std::to_string(t.context) + ": " + std::to_string(sender) + " sent " +
-             std::to_string(p.message_bytes) + " bytes of " + std::string(to_string(p.opcode)) + " (offset " +
-             std::to_string(p.offset) + "), the tree runs " + std::to_string(s.recv.bytes()) + " bytes of " +
-             std::string(to_string(r.header.opcode)));
+        drop("context " + std::to_string(t.context) + ": " + label(sender) + " sent " +
+             std::to_string(p.message_bytes) + " bytes of " + std::string(to_string(p.opcode)) + " collective " +
+             std::to_string(p.sequence) + " (offset " + std::to_string(p.offset) + "), the tree runs " +
+             std::to_string(s.recv.bytes()) + " bytes of " + std::string(to_string(r.header.opcode)) + " collective " +
+             std::to_string(r.sequence));
         ++s.applied;
     } else if (s.apply == Apply::Copy || n == 0) {
         if (n && !config_.timing_only) s.recv.scatter(p.payload, from, to, r.buffer.data());
@@ -633,7 +634,7 @@ void SwitchCollectiveEngine::agreement_record(const NetworkPacketView& v) {
     if (t.role.parent >= 0 && sender == t.role.parent) return down(record);  // the root's result
     const auto input = std::find(t.role.children.begin(), t.role.children.end(), static_cast<int>(sender));
     if (input == t.role.children.end())
-        return drop("agreement record from " + std::to_string(sender) + ", not an input of context " +
+        return drop("agreement record from " + label(sender) + ", not an input of context " +
                     std::to_string(t.context) + " slot " + std::to_string(t.slot));
     if (t.agreements.size() >= 4 && !t.agreements.count(record.sequence))
         return drop("more than 4 agreements pending on context " + std::to_string(t.context) + " slot " +
@@ -722,7 +723,7 @@ void SwitchCollectiveEngine::abort_notice(const NetworkPacketView& v) {
         static_cast<int>(from) == t.role.parent ||
         std::find(t.role.children.begin(), t.role.children.end(), static_cast<int>(from)) != t.role.children.end();
     if (!neighbour)
-        return drop("abort notice from " + std::to_string(from) + ", not a neighbour in the tree of context " +
+        return drop("abort notice from " + label(from) + ", not a neighbour in the tree of context " +
                     std::to_string(t.context) + " slot " + std::to_string(slot));
     // Every participant passes a notice on once: the echoes (members
     // abandoning the collective tell their vertex again) end here.
@@ -848,11 +849,11 @@ void SwitchCollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source
         const std::uint16_t sequence = known ? *known : t->run.sequence;
         if (t->sharp_failed || (t->notified && compare_sequence(sequence, *t->notified) <= 0)) continue;
         ++statistics_.link_faults;
-        SC_REPORT_INFO(kReportType, (std::string(name()) + ": collective " + std::to_string(sequence) + " of context " +
-                                     std::to_string(t->context) + " slot " + std::to_string(t->slot) +
-                                     " lost packets between " + std::to_string(source) + " and " +
-                                     std::to_string(destination) + ": ended with error 6 round its tree")
-                                        .c_str());
+        SC_REPORT_INFO(kReportType,
+                       (std::string(name()) + ": collective " + std::to_string(sequence) + " of context " +
+                        std::to_string(t->context) + " slot " + std::to_string(t->slot) + " lost packets between " +
+                        label(source) + " and " + label(destination) + ": ended with error 6 round its tree")
+                           .c_str());
         // As a NIC's notice (cause 6, the node pair and the cable): every
         // member's call ends with the link-fault error naming the link.
         std::uint8_t notice[kLinkFaultAbortNoticeBytes];

@@ -3,8 +3,7 @@
 # switch engines"). Uses mpi_link_fault (mpi_link_fault.cmake, included before
 # this file) and switch_setup_checks.py.
 set(switch_setup_checks ${CMAKE_CURRENT_SOURCE_DIR}/scripts/switch_setup_checks.py)
-set(switch_setup_drops --topology fattree:radix=4,hosts=8 --set aurora.on_crc_error=drop
-                       --set aurora.bit_error_rate=1e-5)
+set(switch_setup_drops --topology fattree:radix=4,hosts=8 --set aurora.on_crc_error=drop)
 
 # 20 dups of the world created, used and freed in turn while the links drop
 # packets (all recovered): a member's leave that waited for its
@@ -14,10 +13,21 @@ set(switch_setup_drops --topology fattree:radix=4,hosts=8 --set aurora.on_crc_er
 add_test(NAME switch_overtaken_leave_still_releases_group
          COMMAND ${ISVP_PYTHON3} ${switch_setup_checks} leaves $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/mpi_link_fault ${CMAKE_CURRENT_BINARY_DIR}/switch_leaves_stats.json
-                 collective.placement=switch 1,2,4,5 -n 8 ${switch_setup_drops})
+                 collective.placement=switch 1,2,4,5 -n 8 ${switch_setup_drops} --set aurora.bit_error_rate=1e-5)
 add_test(NAME sharp_overtaken_leave_still_releases_group
          COMMAND ${ISVP_PYTHON3} ${switch_setup_checks} leaves $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/mpi_link_fault ${CMAKE_CURRENT_BINARY_DIR}/sharp_leaves_stats.json
-                 collective.mode=sharp 4,5 -n 8 ${switch_setup_drops})
+                 collective.mode=sharp 4,5 -n 8 ${switch_setup_drops} --set aurora.bit_error_rate=1e-5)
 set_tests_properties(switch_overtaken_leave_still_releases_group sharp_overtaken_leave_still_releases_group
                      PROPERTIES TIMEOUT 300 LABELS "link_fault;mpi;collective" PASS_REGULAR_EXPRESSION "PASSED")
+
+# Packets lost for good round the switch engines' trees (error 6): the
+# guests' error strings, the platform's link-fault warning and the engines'
+# info lines call an engine "switch S" / "switch S (leafK)", never "node N"
+# (its network address, which is no node).
+add_test(NAME switch_engine_messages_name_the_switch
+         COMMAND ${ISVP_PYTHON3} ${switch_setup_checks} names $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault -n 8 --set collective.placement=switch
+                 ${switch_setup_drops} --set aurora.bit_error_rate=8e-6 --set reliable.max_retransmissions=1)
+set_tests_properties(switch_engine_messages_name_the_switch PROPERTIES TIMEOUT 300 LABELS "link_fault;mpi;collective"
+                     PASS_REGULAR_EXPRESSION "PASSED")

@@ -15,6 +15,14 @@
       21 admitted (the world's never goes) in every run; at least one run
       must have had a leave overtaken (leaves_overtaken), or the test did
       not test the case.
+  names ISVP PROGRAM [isvp run options]
+      PROGRAM is mpi_link_fault: `return 20 collectives` with packets lost
+      for good (reliable.max_retransmissions=1) on a fat tree with
+      placement=switch: every message naming an endpoint of a lost packet
+      calls a switch engine "switch S" (and the platform's and engines'
+      messages "switch S (leafK)" / "(spineK)"), never "node N" with N at or
+      above the hosts: the guests' error strings, the platform's link-fault
+      warnings and the engines' info lines.
 """
 import json
 import re
@@ -53,11 +61,42 @@ def leaves(isvp, program, stats, mode, seeds, *run_args):
     print("PASSED")
 
 
+def names(isvp, program, *run_args):
+    hosts = int(run_args[run_args.index("-n") + 1])
+    command = [isvp, "run", *run_args, "--", program, "return", "20", "collectives"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    out = run.stdout + run.stderr
+    if run.returncode != 0 or "FAIL" in run.stdout:
+        sys.exit(f"FAILED: {' '.join(command)}: status {run.returncode}\n" + out[-3000:])
+    beyond = sorted({int(n) for n in re.findall(r"\bnode (\d+)", out) if int(n) >= hosts})
+    if beyond:
+        lines = [line for line in out.splitlines()
+                 if any(int(n) >= hosts for n in re.findall(r"\bnode (\d+)", line))]
+        sys.exit(f"FAILED: messages call switch engines 'node N': {beyond} ({hosts} hosts)\n" + "\n".join(lines[:5]))
+    guest = re.findall(r"^mpi_link_fault: rank \d+: iteration \d+: MPI_Allreduce failed: (.*)$", run.stdout, re.M)
+    engine_pair = [m for m in guest if re.search(r"from switch \d+ to |to switch \d+ lost", m)]
+    if not engine_pair:
+        sys.exit(f"FAILED: no guest error names a switch engine of the lost packets' pair: {guest[:3]}")
+    named = r"switch \d+ \((?:leaf|spine)\d+\)"
+    warning = re.search(r"Warning: isvp/reliable: link fault: \d+ packets? from [^;]*" + named, out)
+    info = re.search(r"lost packets between [^:]*" + named, out)
+    if not warning or not info:
+        sys.exit("FAILED: the platform's warning or the engines' info line does not name a switch engine "
+                 "'switch S (leafK)' or '(spineK)'")
+    print(f"guest: {engine_pair[0]}")
+    print(f"platform: {warning[0]}")
+    print(f"engine: {info[0]}")
+    print("PASSED")
+
+
 def main():
     if len(sys.argv) >= 7 and sys.argv[1] == "leaves":
         leaves(*sys.argv[2:])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "names":
+        names(*sys.argv[2:])
     else:
-        sys.exit("usage: switch_setup_checks.py leaves ISVP PROGRAM STATS MODE SEEDS [isvp run options]")
+        sys.exit("usage: switch_setup_checks.py leaves ISVP PROGRAM STATS MODE SEEDS [isvp run options]\n"
+                 "       switch_setup_checks.py names ISVP PROGRAM [isvp run options]")
 
 
 if __name__ == "__main__":

@@ -59,6 +59,7 @@
 #include "isvp/communicator_table.h"
 #include "isvp/credited_port.h"
 #include "isvp/data_phase.h"
+#include "isvp/network_topology.h"
 #include "isvp/packet_channel.h"
 #include "isvp/parameters.h"
 #include "isvp/sequence_tracker.h"
@@ -257,8 +258,9 @@ class CollectiveEngine : public sc_core::sc_module {
     /// the engine at `planner` and holds the request until the tree
     /// configuration comes back (docs/COLLECTIVES.md, "Switch-resident
     /// engines"). `hosts`: addresses below it are hosts, the switch engines
-    /// are above.
-    void enable_switch_tree(std::uint16_t planner, unsigned hosts);
+    /// are above; `network`: the network without engines, which names the
+    /// engines' switches in messages.
+    void enable_switch_tree(std::uint16_t planner, unsigned hosts, std::shared_ptr<const NetworkTopology> network);
     /// Records every collective call and its phases as trace events of
     /// process `pid` (the switch's, as Router::set_trace): per CT row a lane
     /// (tid kTraceLaneBase + row x kTraceLanesPerRow) with the call and,
@@ -675,6 +677,10 @@ class CollectiveEngine : public sc_core::sc_module {
     bool switch_tree_ = false;        ///< collective.placement = switch (enable_switch_tree)
     std::uint16_t tree_planner_ = 0;  ///< the switch engine tree joins go to
     unsigned tree_hosts_ = 0;         ///< addresses >= this are switch engines
+    /// The network without engines (placement = switch): names the engines' switches in messages.
+    std::shared_ptr<const NetworkTopology> tree_network_;
+    /// "node 5", or with switch engines "switch 9 (spine0)": an address in messages.
+    std::string endpoint_text(std::uint32_t address) const;
 };
 
 }  // namespace isvp

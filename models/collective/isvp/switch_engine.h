@@ -267,6 +267,8 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     std::uint8_t* emit_packet(NetworkHeader network, const ProcessorHeader& processor, std::uint32_t offset,
                               std::uint32_t bytes, bool urgent);
     void drop(const std::string& why);
+    /// "node 5", "switch 9 (spine0)": a packet's sender or receiver in messages.
+    std::string label(std::uint16_t address) const { return topology_->endpoint_label(address); }
     /// An abort or error notice (step kAbortStep) for one of this switch's trees.
     void abort_notice(const NetworkPacketView& view);
     /// Ends the tree's collective `sequence` here (and the tree, for an AN
