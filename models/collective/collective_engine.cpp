@@ -1125,8 +1125,10 @@ void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std:
             // A tree join or leave to the planner (placement = switch):
             // setup, no collective yet; sent again, or the group would wait
             // for it forever (a configuration lost is sent again by its switch).
-            if (source == node_ && step == kTreeJoinStep)
+            if (source == node_ && step == kTreeJoinStep) {
+                ++statistics_.tree_setup_resent;
                 emit(net_port_, v->network, v->processor, 0, v->payload, v->payload_bytes, true);
+            }
             return;
         }
         by_sequence = true;

@@ -14,6 +14,7 @@ namespace {
 constexpr const char* kReportType = "isvp/switch_collective";
 constexpr unsigned kTreeOwners = 32 * 256;  // CGR pool owners: every (context, slot)
 constexpr unsigned kMaxSlots = 0xF9;        // a tree's slot + 1 is its data packets' step field
+constexpr std::size_t kMaxEarlyRecords = 64;  // agreement records held for a tree not configured yet
 
 /// collective.switch_cgr_units, or DESIGN's reference (SA 8/8/4 for radix 8/16/28).
 unsigned cgr_units_of(const CollectiveConfig& config, unsigned radix) {
@@ -162,7 +163,7 @@ void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic
             config_.window_packets, static_cast<std::uint64_t>(std::max(credits, 0)) + (word & 0xFFFFFF)));
         return progress(t);
     }
-    if (step == kAgreeStep) return agreement_record(v);
+    if (step == kAgreeStep) return agreement_record(v, &payload);
     if (step == 0 || step > kMaxSlots)
         return drop("step " + std::to_string(step) + " on context " + std::to_string(v.network.context_id));
     Tree& t = tree(v.network.context_id, static_cast<std::uint8_t>(step - 1));
@@ -344,6 +345,13 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
     t.notified.reset();
     t.agreements.clear();
     t.sharp_failed = false;
+    // Records that came before the configuration, in their arrival order.
+    std::deque<std::pair<NetworkPacketView, tlm::tlm_generic_payload*>> early;
+    early.swap(t.early_records);
+    for (const auto& [view, payload] : early) {
+        agreement_record(view, nullptr);
+        payload->release();
+    }
     progress(t);
 }
 
@@ -609,17 +617,27 @@ void SwitchCollectiveEngine::finish(Tree& t) {
 // ---------------------------------------------------------------------------
 // Argument agreement through the tree
 
-void SwitchCollectiveEngine::agreement_record(const NetworkPacketView& v) {
+void SwitchCollectiveEngine::agreement_record(const NetworkPacketView& v, tlm::tlm_generic_payload* payload) {
     const std::uint32_t bytes = CollectiveArguments::kBytes + 4;
     if (v.payload_bytes != bytes)
         return drop("agreement record of " + std::to_string(v.payload_bytes) + " bytes (expected " +
                     std::to_string(bytes) + ")");
     const std::uint32_t slot = load_le32(v.payload + CollectiveArguments::kBytes);
-    const auto found = trees_.find(tree_key(v.network.context_id, static_cast<std::uint8_t>(slot)));
-    if (slot >= kMaxSlots || found == trees_.end() || !found->second.configured)
+    if (slot >= kMaxSlots)
         return drop("agreement record for context " + std::to_string(v.network.context_id) + " slot " +
-                    std::to_string(slot) + ", which this switch has no tree for");
-    Tree& t = found->second;
+                    std::to_string(slot) + ", beyond the trees a context numbers");
+    Tree& t = tree(v.network.context_id, static_cast<std::uint8_t>(slot));
+    if (!t.configured) {
+        // Its configuration is still on its way (the planner sent it again
+        // after the reliable layer gave it up, while the members, configured,
+        // started): the record waits for it, as data packets do.
+        if (!payload || t.early_records.size() >= kMaxEarlyRecords)
+            return drop("agreement record for context " + std::to_string(t.context) + " slot " +
+                        std::to_string(t.slot) + ", which this switch has no tree for");
+        payload->acquire();
+        t.early_records.emplace_back(v, payload);
+        return;
+    }
     const std::uint16_t sender = v.processor.rank;
     const CollectiveArguments record = CollectiveArguments::read(v.payload, v.network.opcode, v.network.operation,
                                                                  v.network.datatype, v.network.algorithm);

@@ -23,6 +23,15 @@
       messages "switch S (leafK)" / "(spineK)"), never "node N" with N at or
       above the hosts: the guests' error strings, the platform's link-fault
       warnings and the engines' info lines.
+  resent ISVP PROGRAM RUNS [isvp run options]
+      PROGRAM is switch_setup_loss; RUNS: comma-separated RATE:SEED:N (an
+      aurora.bit_error_rate, an aurora.seed and the number of
+      communicators), each chosen so that the packet the reliable layer
+      gives up (reliable.max_retransmissions=1) is a tree configuration
+      from the planner to a vertex, sent again (setup_resent) after the
+      members, configured, started. Every rank must pass every call (no
+      error, no deadlock), and the engines must have resent a
+      configuration in every run.
 """
 import json
 import re
@@ -89,14 +98,40 @@ def names(isvp, program, *run_args):
     print("PASSED")
 
 
+def resent(isvp, program, runs, *run_args):
+    ranks = int(run_args[run_args.index("-n") + 1])
+    stats = "switch_setup_resent_stats.json"
+    for spec in runs.split(","):
+        rate, seed, communicators = spec.split(":")
+        command = [isvp, "run", "--stats", stats, "--set", f"aurora.bit_error_rate={rate}", "--set",
+                   f"aurora.seed={seed}", *run_args, "--", program, communicators]
+        run = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        out = run.stdout + run.stderr
+        passed = len(re.findall(rf"switch_setup_loss: rank \d+: {communicators} communicators, 0 failed", out))
+        if run.returncode != 0 or passed != ranks or "deadlock" in out:
+            sys.exit(f"FAILED: {' '.join(command)}: status {run.returncode}, {passed} of {ranks} ranks passed\n"
+                     + out[-3000:])
+        platform = json.load(open(stats))["platform"]
+        engines = sum(e["setup_resent"] for e in platform["switch_engines"].values())
+        nics = sum(n["collective"]["tree_setup_resent"] for n in platform["nodes"])
+        print(f"rate {rate} seed {seed}: {communicators} communicators exact on every rank; configurations resent "
+              f"{engines}, joins/leaves resent {nics}")
+        if engines == 0:
+            sys.exit(f"FAILED: rate {rate} seed {seed}: no configuration was lost and resent: the case was not tested")
+    print("PASSED")
+
+
 def main():
     if len(sys.argv) >= 7 and sys.argv[1] == "leaves":
         leaves(*sys.argv[2:])
+    elif len(sys.argv) >= 5 and sys.argv[1] == "resent":
+        resent(*sys.argv[2:])
     elif len(sys.argv) >= 4 and sys.argv[1] == "names":
         names(*sys.argv[2:])
     else:
         sys.exit("usage: switch_setup_checks.py leaves ISVP PROGRAM STATS MODE SEEDS [isvp run options]\n"
-                 "       switch_setup_checks.py names ISVP PROGRAM [isvp run options]")
+                 "       switch_setup_checks.py names ISVP PROGRAM [isvp run options]\n"
+                 "       switch_setup_checks.py resent ISVP PROGRAM RUNS [isvp run options]")
 
 
 if __name__ == "__main__":

@@ -168,6 +168,7 @@ struct CollectiveStatistics {
         field("tree_collectives", self.tree_collectives);
         field("tree_not_offloaded", self.tree_not_offloaded);
         field("tree_joins", self.tree_joins);
+        field("tree_setup_resent", self.tree_setup_resent);
         field("sharp_fallback_groups", self.sharp_fallback_groups);
         field("sharp_errors", self.sharp_errors);
         field("peak_buffer_bytes", self.peak_buffer_bytes);
@@ -202,6 +203,7 @@ struct CollectiveStatistics {
     std::uint64_t tree_collectives = 0;
     std::uint64_t tree_not_offloaded = 0;
     std::uint64_t tree_joins = 0;
+    std::uint64_t tree_setup_resent = 0;      ///< tree joins/leaves sent again: the reliable layer gave them up
     std::uint64_t sharp_fallback_groups = 0;  ///< communicators the planner gave no tree: NIC engines
     std::uint64_t sharp_errors = 0;           ///< mode = sharp: collectives that completed with error 7
     /// Most bytes held at once in collective buffers and queued requests

@@ -208,6 +208,8 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
         bool sharp_failed = false;              ///< an AN of the tree failed: its packets are discarded
         std::optional<std::uint16_t> notified;  ///< newest sequence whose abort or error notice went round
         sc_core::sc_time last_packet;           ///< a data packet of the running operation last came
+        /// Agreement records that came before the configuration (held packets).
+        std::deque<std::pair<NetworkPacketView, tlm::tlm_generic_payload*>> early_records;
     };
     /// A group the planner collects joins for.
     struct Group {
@@ -250,7 +252,9 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     void send_chunk(Tree& t, std::size_t k);
     void take_chunk(Tree& t, std::size_t k, HeldPacket& p);
     void finish(Tree& t);
-    void agreement_record(const NetworkPacketView& view);
+    /// An agreement record; `payload` (null when replayed) is held while
+    /// the record waits for its tree's configuration.
+    void agreement_record(const NetworkPacketView& view, tlm::tlm_generic_payload* payload);
     void send_record(Tree& t, std::uint16_t to, const CollectiveArguments& record);
     /// The agreement ended collective `sequence` with a non-zero mask.
     void fail(Tree& t, std::uint16_t sequence);
