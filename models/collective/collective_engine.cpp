@@ -1562,6 +1562,7 @@ bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, cons
         network.destination = tree_planner_;
         network.context_id = static_cast<std::uint8_t>(context);
         network.step = kTreeJoinStep;
+        network.datatype = static_cast<std::uint8_t>(c.tree_joins++ % kTreeJoinNumbers);
         ProcessorHeader processor;
         processor.opcode = Opcode::Barrier;
         processor.context_id = network.context_id;
@@ -1573,6 +1574,7 @@ bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, cons
         ++statistics_.tree_joins;
         c.tree.state = TreeLink::State::Joining;
         c.tree.joined = join;
+        c.tree.join_number = network.datatype;
     }
     return false;
 }
@@ -1607,6 +1609,7 @@ void CollectiveEngine::tree_leave(unsigned context) {
     network.destination = tree_planner_;
     network.context_id = static_cast<std::uint8_t>(context);
     network.step = kTreeJoinStep;
+    network.datatype = tree.join_number;
     ProcessorHeader processor;
     processor.opcode = Opcode::Barrier;
     processor.context_id = network.context_id;

@@ -194,6 +194,13 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
     ++statistics_.joins;
     const std::uint32_t key = static_cast<std::uint32_t>(context) << 16 | j.global_rank0;
     Group& g = groups_[key];
+    const std::uint8_t number = v.network.datatype;
+    const auto known = g.hosts.find(j.comm_rank);
+    if (g.size == j.size && known != g.hosts.end() && known->second == j.host &&
+        g.join_numbers[j.comm_rank] == number) {
+        ++statistics_.setup_duplicates;  // this join again (sent again though it had come)
+        return;
+    }
     // A complete group joining again is a new communicator on the context
     // (one still waiting for SHArP resources leaves the queue).
     if (g.size != j.size || g.hosts.size() == g.size) {
@@ -203,6 +210,7 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
     }
     g.size = j.size;
     g.hosts[j.comm_rank] = j.host;
+    g.join_numbers[j.comm_rank] = number;
     g.left.clear();
     if (g.hosts.size() < g.size) return;
     form_group(context, key, false);

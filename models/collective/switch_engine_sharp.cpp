@@ -72,8 +72,9 @@ void SwitchCollectiveEngine::leave(const NetworkPacketView& v) {
     const std::uint32_t key = static_cast<std::uint32_t>(context) << 16 | j.global_rank0;
     // The late leave of a member of a communicator a new one under the key
     // replaced (its group was given back then): nothing more to do.
+    const std::uint8_t number = v.network.datatype;  // its join's
     const auto late = late_leaves_.find(key);
-    if (late != late_leaves_.end() && late->second.erase(std::make_tuple(j.size, j.comm_rank, j.host))) {
+    if (late != late_leaves_.end() && late->second.erase(std::make_tuple(j.size, j.comm_rank, j.host, number))) {
         if (late->second.empty()) late_leaves_.erase(late);
         return;
     }
@@ -83,6 +84,12 @@ void SwitchCollectiveEngine::leave(const NetworkPacketView& v) {
     Group& g = found->second;
     const auto member = g.hosts.find(j.comm_rank);
     if (member == g.hosts.end() || member->second != j.host) return;
+    // The leave of the member's older join (sent again after the reliable
+    // layer gave it up, though it had come): its new join stays.
+    if (g.join_numbers[j.comm_rank] != number) {
+        ++statistics_.setup_duplicates;
+        return;
+    }
     if (g.hosts.size() < g.size) {  // still joining: it no longer joins
         g.hosts.erase(member);
         return;
@@ -109,7 +116,7 @@ void SwitchCollectiveEngine::replace_group(std::uint32_t key, Group& g) {
     // its last leave would have, and those leaves are recognised when they come.
     for (const auto& [rank, host] : g.hosts)
         if (!g.left.count(rank)) {
-            late_leaves_[key].insert(std::make_tuple(g.size, rank, host));
+            late_leaves_[key].insert(std::make_tuple(g.size, rank, host, g.join_numbers[rank]));
             ++statistics_.leaves_overtaken;
         }
     g.left.clear();

@@ -24,14 +24,16 @@
       above the hosts: the guests' error strings, the platform's link-fault
       warnings and the engines' info lines.
   resent ISVP PROGRAM RUNS [isvp run options]
-      PROGRAM is switch_setup_loss; RUNS: comma-separated RATE:SEED:N (an
-      aurora.bit_error_rate, an aurora.seed and the number of
+      PROGRAM is switch_setup_loss; RUNS: comma-separated RATE:SEED:N[:dup]
+      (an aurora.bit_error_rate, an aurora.seed and the number of
       communicators), each chosen so that the packet the reliable layer
       gives up (reliable.max_retransmissions=1) is a tree configuration
       from the planner to a vertex, sent again (setup_resent) after the
-      members, configured, started. Every rank must pass every call (no
-      error, no deadlock), and the engines must have resent a
-      configuration in every run.
+      members, configured, started; with `dup`, a member's tree leave
+      that had arrived (its acknowledgement had not), sent again by its
+      NIC (tree_setup_resent) after the member's next join: the planner
+      must ignore it (setup_duplicates), not take the join back. Every
+      rank must pass every call (no error, no deadlock) in every run.
 """
 import json
 import re
@@ -102,7 +104,7 @@ def resent(isvp, program, runs, *run_args):
     ranks = int(run_args[run_args.index("-n") + 1])
     stats = "switch_setup_resent_stats.json"
     for spec in runs.split(","):
-        rate, seed, communicators = spec.split(":")
+        rate, seed, communicators, *what = spec.split(":")
         command = [isvp, "run", "--stats", stats, "--set", f"aurora.bit_error_rate={rate}", "--set",
                    f"aurora.seed={seed}", *run_args, "--", program, communicators]
         run = subprocess.run(command, capture_output=True, text=True, timeout=300)
@@ -114,9 +116,13 @@ def resent(isvp, program, runs, *run_args):
         platform = json.load(open(stats))["platform"]
         engines = sum(e["setup_resent"] for e in platform["switch_engines"].values())
         nics = sum(n["collective"]["tree_setup_resent"] for n in platform["nodes"])
+        duplicates = sum(e["setup_duplicates"] for e in platform["switch_engines"].values())
         print(f"rate {rate} seed {seed}: {communicators} communicators exact on every rank; configurations resent "
-              f"{engines}, joins/leaves resent {nics}")
-        if engines == 0:
+              f"{engines}, joins/leaves resent {nics}, duplicates ignored {duplicates}")
+        if what == ["dup"]:
+            if nics == 0 or duplicates == 0:
+                sys.exit(f"FAILED: rate {rate} seed {seed}: no join or leave came twice: the case was not tested")
+        elif engines == 0:
             sys.exit(f"FAILED: rate {rate} seed {seed}: no configuration was lost and resent: the case was not tested")
     print("PASSED")
 

@@ -365,6 +365,7 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint16_t parent = 0xFFFF;  ///< its vertex (0xFFFF: a group of one)
         std::uint16_t root_vertex = 0xFFFF;
         TreeJoin joined;  ///< what this member sent the planner (not None): a leave repeats it
+        std::uint8_t join_number = 0;  ///< the join's number (its header's datatype field), repeated by the leave
     };
     /// A traced collective call until its event can be written: the engine
     /// is done with it and its last result packet has left for the host
@@ -418,7 +419,8 @@ class CollectiveEngine : public sc_core::sc_module {
         /// row's late packets are stale, and requests that still come for it
         /// are aborted at its peers too (they would wait forever otherwise).
         std::optional<CtRow> released_row;
-        TreeLink tree;  ///< collective.placement = switch
+        std::uint8_t tree_joins = 0;  ///< tree joins sent on this context, ever (mod kTreeJoinNumbers: their number)
+        TreeLink tree;                ///< collective.placement = switch
     };
     /// The request of `context` (its first `prefix_bytes`) may start: not
     /// one the switches' tree runs, or its tree is configured. Else it sends

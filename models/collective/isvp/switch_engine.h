@@ -107,6 +107,7 @@ struct SwitchEngineStatistics {
         field("leaves_overtaken", self.leaves_overtaken);
         field("link_faults", self.link_faults);
         field("setup_resent", self.setup_resent);
+        field("setup_duplicates", self.setup_duplicates);
     }
     std::uint64_t collectives = 0;             ///< collectives this vertex took part in
     std::uint64_t joins = 0;                   ///< tree joins received (planner)
@@ -147,6 +148,9 @@ struct SwitchEngineStatistics {
     // Reliable delivery (aurora.bit_error_rate > 0): packets of this engine lost for good.
     std::uint64_t link_faults = 0;   ///< losses that ended a tree's collective here (error 6 round the tree)
     std::uint64_t setup_resent = 0;  ///< lost tree joins/configurations this engine sent again
+    /// planner: joins and leaves that came twice (their NIC sent them again
+    /// after the reliable layer gave them up, though they had arrived), ignored
+    std::uint64_t setup_duplicates = 0;
 };
 
 class SwitchCollectiveEngine : public sc_core::sc_module {
@@ -215,6 +219,7 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     struct Group {
         std::uint16_t size = 0;
         std::map<std::uint16_t, std::uint16_t> hosts;  ///< comm rank -> host address
+        std::map<std::uint16_t, std::uint8_t> join_numbers;  ///< comm rank -> its join's number (kTreeJoinNumbers)
         std::uint8_t slot = 0;                         ///< its tree's number on the context
         bool has_slot = false;
         // collective.mode = sharp:
@@ -347,9 +352,10 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     sc_core::sc_event incoming_event_, combined_event_, cgr_free_event_;
     sc_core::sc_event_queue flush_event_;
     SwitchEngineStatistics statistics_;
-    // planner: per group key, the (size, comm rank, host) of the members of
+    // planner: per group key, the (size, comm rank, host, join number) of the members of
     // communicators a new one under the key replaced whose leave has not come
-    std::map<std::uint32_t, std::set<std::tuple<std::uint16_t, std::uint16_t, std::uint16_t>>> late_leaves_;
+    std::map<std::uint32_t, std::set<std::tuple<std::uint16_t, std::uint16_t, std::uint16_t, std::uint8_t>>>
+        late_leaves_;
     // collective.mode = sharp:
     std::unique_ptr<SharpResources> sharp_books_;  ///< planner: the aggregation manager's books
     OperationSlots sharp_slots_{0};                ///< this AN's operation buffers
