@@ -263,7 +263,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
         }
         const auto planner_address = static_cast<std::uint16_t>(switch_engine_address(*plain, planner));
         for (auto& node : nodes_)
-            if (node) node->collective.enable_switch_tree(planner_address, count);
+            if (node) node->collective.enable_switch_tree(planner_address, count, plain);
     }
     if (trace_ && fabric_) {  // the flow model has no routers to trace
         // A switch without a node of its own (fat tree, file) is a process
@@ -337,8 +337,8 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
             (named.empty() ? "" : ", ") + link + " (" + std::to_string(count) + " drop" + (count == 1 ? "" : "s") + ")";
     if (named.empty()) named = "no link reported a drop of them (acknowledgements lost or late)";
     const std::string what =
-        "link fault: " + std::to_string(loss.packets) + " packet" + (loss.packets == 1 ? "" : "s") + " from node " +
-        std::to_string(loss.source) + " to node " + std::to_string(loss.destination) + " lost" +
+        "link fault: " + std::to_string(loss.packets) + " packet" + (loss.packets == 1 ? "" : "s") + " from " +
+        topology().endpoint_label(loss.source) + " to " + topology().endpoint_label(loss.destination) + " lost" +
         (loss.at_sender ? " after " + std::to_string(loss.retransmissions) + " retransmission" +
                               (loss.retransmissions == 1 ? "" : "s") + " (reliable.max_retransmissions)"
                         : " (found missing by the receiver; reliable.max_retransmissions = 0)") +

@@ -399,4 +399,9 @@ std::vector<std::uint16_t> ChannelStore::senders(std::uint8_t context) const {
     return out;
 }
 
+std::string endpoint_label(unsigned address, unsigned hosts) {
+    if (address < hosts) return "node " + std::to_string(address);
+    return "switch " + std::to_string(address - hosts);
+}
+
 }  // namespace isvp

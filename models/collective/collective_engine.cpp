@@ -1128,8 +1128,10 @@ void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std:
             // A tree join or leave to the planner (placement = switch):
             // setup, no collective yet; sent again, or the group would wait
             // for it forever (a configuration lost is sent again by its switch).
-            if (source == node_ && step == kTreeJoinStep)
+            if (source == node_ && step == kTreeJoinStep) {
+                ++statistics_.tree_setup_resent;
                 emit(net_port_, v->network, v->processor, 0, v->payload, v->payload_bytes, true);
+            }
             return;
         }
         by_sequence = true;
@@ -1499,8 +1501,8 @@ void CollectiveEngine::finish(unsigned context) {
             : code == CollectiveError::LinkFault
                 ? (a.fault_pair == 0  // learnt from a member's agreement record, which names no pair
                        ? std::string("link fault: packets between members were lost")
-                       : "link fault: packets from node " + std::to_string(a.fault_pair >> 16) + " to node " +
-                             std::to_string(a.fault_pair & 0xFFFF) + " were lost")
+                       : "link fault: packets from " + endpoint_text(a.fault_pair >> 16) + " to " +
+                             endpoint_text(a.fault_pair & 0xFFFF) + " were lost")
             : code == CollectiveError::Aborted ? "aborted: " + describe_mismatch(mask)
             : a.local != CollectiveError::None
                 ? a.local_why + " (every member reports it: " + describe_mismatch(mask) + ")"
@@ -1536,7 +1538,14 @@ void CollectiveEngine::finish(unsigned context) {
 // ---------------------------------------------------------------------------
 // Switch-resident engines (collective.placement = switch)
 
-void CollectiveEngine::enable_switch_tree(std::uint16_t planner, unsigned hosts) {
+std::string CollectiveEngine::endpoint_text(std::uint32_t address) const {
+    if (tree_network_) return tree_network_->endpoint_label(address);
+    return "node " + std::to_string(address);
+}
+
+void CollectiveEngine::enable_switch_tree(std::uint16_t planner, unsigned hosts,
+                                          std::shared_ptr<const NetworkTopology> network) {
+    tree_network_ = std::move(network);
     switch_tree_ = true;
     tree_planner_ = planner;
     tree_hosts_ = hosts;
@@ -1565,6 +1574,7 @@ bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, cons
         network.destination = tree_planner_;
         network.context_id = static_cast<std::uint8_t>(context);
         network.step = kTreeJoinStep;
+        network.datatype = static_cast<std::uint8_t>(c.tree_joins++ % kTreeJoinNumbers);
         ProcessorHeader processor;
         processor.opcode = Opcode::Barrier;
         processor.context_id = network.context_id;
@@ -1576,6 +1586,7 @@ bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, cons
         ++statistics_.tree_joins;
         c.tree.state = TreeLink::State::Joining;
         c.tree.joined = join;
+        c.tree.join_number = network.datatype;
     }
     return false;
 }
@@ -1610,6 +1621,7 @@ void CollectiveEngine::tree_leave(unsigned context) {
     network.destination = tree_planner_;
     network.context_id = static_cast<std::uint8_t>(context);
     network.step = kTreeJoinStep;
+    network.datatype = tree.join_number;
     ProcessorHeader processor;
     processor.opcode = Opcode::Barrier;
     processor.context_id = network.context_id;

@@ -14,6 +14,7 @@ namespace {
 constexpr const char* kReportType = "isvp/switch_collective";
 constexpr unsigned kTreeOwners = 32 * 256;  // CGR pool owners: every (context, slot)
 constexpr unsigned kMaxSlots = 0xF9;        // a tree's slot + 1 is its data packets' step field
+constexpr std::size_t kMaxEarlyRecords = 64;  // agreement records held for a tree not configured yet
 
 /// collective.switch_cgr_units, or DESIGN's reference (SA 8/8/4 for radix 8/16/28).
 unsigned cgr_units_of(const CollectiveConfig& config, unsigned radix) {
@@ -162,14 +163,14 @@ void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic
             config_.window_packets, static_cast<std::uint64_t>(std::max(credits, 0)) + (word & 0xFFFFFF)));
         return progress(t);
     }
-    if (step == kAgreeStep) return agreement_record(v);
+    if (step == kAgreeStep) return agreement_record(v, &payload);
     if (step == 0 || step > kMaxSlots)
         return drop("step " + std::to_string(step) + " on context " + std::to_string(v.network.context_id));
     Tree& t = tree(v.network.context_id, static_cast<std::uint8_t>(step - 1));
     // Windows: every input and the parent may have window_packets unconsumed.
     const std::size_t windows = (t.configured ? t.role.children.size() + 2 : std::size_t{64}) * config_.window_packets;
     if (t.held.held(t.context) >= windows)
-        return drop("data packet from " + std::to_string(sender) + " beyond the receive windows of context " +
+        return drop("data packet from " + label(sender) + " beyond the receive windows of context " +
                     std::to_string(t.context) + " slot " + std::to_string(t.slot));
     payload.acquire();
     t.held.push(v, &payload);
@@ -193,14 +194,23 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
     ++statistics_.joins;
     const std::uint32_t key = static_cast<std::uint32_t>(context) << 16 | j.global_rank0;
     Group& g = groups_[key];
+    const std::uint8_t number = v.network.datatype;
+    const auto known = g.hosts.find(j.comm_rank);
+    if (g.size == j.size && known != g.hosts.end() && known->second == j.host &&
+        g.join_numbers[j.comm_rank] == number) {
+        ++statistics_.setup_duplicates;  // this join again (sent again though it had come)
+        return;
+    }
     // A complete group joining again is a new communicator on the context
     // (one still waiting for SHArP resources leaves the queue).
     if (g.size != j.size || g.hosts.size() == g.size) {
-        g.hosts.clear();
         if (sharp_books_) sharp_books_->stop_waiting(key);
+        if (g.size != 0 && g.hosts.size() == g.size) replace_group(key, g);
+        g.hosts.clear();
     }
     g.size = j.size;
     g.hosts[j.comm_rank] = j.host;
+    g.join_numbers[j.comm_rank] = number;
     g.left.clear();
     if (g.hosts.size() < g.size) return;
     form_group(context, key, false);
@@ -308,7 +318,7 @@ void SwitchCollectiveEngine::configure(const NetworkPacketView& v) {
         return drop("tree configuration of " + std::to_string(v.payload_bytes) + " bytes");
     if (config->target != address_) {  // relayed for the planner: on to its target
         if (config->target < topology_->hosts() || config->target >= topology_->hosts() + topology_->switches())
-            return drop("tree configuration to relay to " + std::to_string(config->target) + ", not a switch engine");
+            return drop("tree configuration to relay to " + label(config->target) + ", not a switch engine");
         NetworkHeader network = v.network;
         network.destination = config->target;
         ProcessorHeader processor = v.processor;
@@ -343,6 +353,13 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
     t.notified.reset();
     t.agreements.clear();
     t.sharp_failed = false;
+    // Records that came before the configuration, in their arrival order.
+    std::deque<std::pair<NetworkPacketView, tlm::tlm_generic_payload*>> early;
+    early.swap(t.early_records);
+    for (const auto& [view, payload] : early) {
+        agreement_record(view, nullptr);
+        payload->release();
+    }
     progress(t);
 }
 
@@ -426,7 +443,7 @@ bool SwitchCollectiveEngine::start(Tree& t) {
         }
     if (blocks == 0 || first->message_bytes % blocks != 0) {
         drop("context " + std::to_string(t.context) + ": " + std::to_string(first->message_bytes) + " bytes of " +
-             std::string(to_string(first->opcode)) + " from " + std::to_string(first_sender) + " do not fit the tree");
+             std::string(to_string(first->opcode)) + " from " + label(first_sender) + " do not fit the tree");
         r.running = false;
         return false;
     }
@@ -522,10 +539,11 @@ void SwitchCollectiveEngine::take_chunk(Tree& t, std::size_t k, HeldPacket& p) {
     if (!agrees) {
         // Members whose arguments disagree: the chunk counts as taken (so the
         // tree does not stop), its bytes are not used.
-        drop("context " + std::to_string(t.context) + ": " + std::to_string(sender) + " sent " +
-             std::to_string(p.message_bytes) + " bytes of " + std::string(to_string(p.opcode)) + " (offset " +
-             std::to_string(p.offset) + "), the tree runs " + std::to_string(s.recv.bytes()) + " bytes of " +
-             std::string(to_string(r.header.opcode)));
+        drop("context " + std::to_string(t.context) + ": " + label(sender) + " sent " +
+             std::to_string(p.message_bytes) + " bytes of " + std::string(to_string(p.opcode)) + " collective " +
+             std::to_string(p.sequence) + " (offset " + std::to_string(p.offset) + "), the tree runs " +
+             std::to_string(s.recv.bytes()) + " bytes of " + std::string(to_string(r.header.opcode)) + " collective " +
+             std::to_string(r.sequence));
         ++s.applied;
     } else if (s.apply == Apply::Copy || n == 0) {
         if (n && !config_.timing_only) r.buffer.scatter(s.recv, p.payload, from, to);
@@ -607,17 +625,27 @@ void SwitchCollectiveEngine::finish(Tree& t) {
 // ---------------------------------------------------------------------------
 // Argument agreement through the tree
 
-void SwitchCollectiveEngine::agreement_record(const NetworkPacketView& v) {
+void SwitchCollectiveEngine::agreement_record(const NetworkPacketView& v, tlm::tlm_generic_payload* payload) {
     const std::uint32_t bytes = CollectiveArguments::kBytes + 4;
     if (v.payload_bytes != bytes)
         return drop("agreement record of " + std::to_string(v.payload_bytes) + " bytes (expected " +
                     std::to_string(bytes) + ")");
     const std::uint32_t slot = load_le32(v.payload + CollectiveArguments::kBytes);
-    const auto found = trees_.find(tree_key(v.network.context_id, static_cast<std::uint8_t>(slot)));
-    if (slot >= kMaxSlots || found == trees_.end() || !found->second.configured)
+    if (slot >= kMaxSlots)
         return drop("agreement record for context " + std::to_string(v.network.context_id) + " slot " +
-                    std::to_string(slot) + ", which this switch has no tree for");
-    Tree& t = found->second;
+                    std::to_string(slot) + ", beyond the trees a context numbers");
+    Tree& t = tree(v.network.context_id, static_cast<std::uint8_t>(slot));
+    if (!t.configured) {
+        // Its configuration is still on its way (the planner sent it again
+        // after the reliable layer gave it up, while the members, configured,
+        // started): the record waits for it, as data packets do.
+        if (!payload || t.early_records.size() >= kMaxEarlyRecords)
+            return drop("agreement record for context " + std::to_string(t.context) + " slot " +
+                        std::to_string(t.slot) + ", which this switch has no tree for");
+        payload->acquire();
+        t.early_records.emplace_back(v, payload);
+        return;
+    }
     const std::uint16_t sender = v.processor.rank;
     const CollectiveArguments record = CollectiveArguments::read(v.payload, v.network.opcode, v.network.operation,
                                                                  v.network.datatype, v.network.algorithm);
@@ -632,7 +660,7 @@ void SwitchCollectiveEngine::agreement_record(const NetworkPacketView& v) {
     if (t.role.parent >= 0 && sender == t.role.parent) return down(record);  // the root's result
     const auto input = std::find(t.role.children.begin(), t.role.children.end(), static_cast<int>(sender));
     if (input == t.role.children.end())
-        return drop("agreement record from " + std::to_string(sender) + ", not an input of context " +
+        return drop("agreement record from " + label(sender) + ", not an input of context " +
                     std::to_string(t.context) + " slot " + std::to_string(t.slot));
     if (t.agreements.size() >= 4 && !t.agreements.count(record.sequence))
         return drop("more than 4 agreements pending on context " + std::to_string(t.context) + " slot " +
@@ -721,7 +749,7 @@ void SwitchCollectiveEngine::abort_notice(const NetworkPacketView& v) {
         static_cast<int>(from) == t.role.parent ||
         std::find(t.role.children.begin(), t.role.children.end(), static_cast<int>(from)) != t.role.children.end();
     if (!neighbour)
-        return drop("abort notice from " + std::to_string(from) + ", not a neighbour in the tree of context " +
+        return drop("abort notice from " + label(from) + ", not a neighbour in the tree of context " +
                     std::to_string(t.context) + " slot " + std::to_string(slot));
     // Every participant passes a notice on once: the echoes (members
     // abandoning the collective tell their vertex again) end here.
@@ -847,11 +875,11 @@ void SwitchCollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source
         const std::uint16_t sequence = known ? *known : t->run.sequence;
         if (t->sharp_failed || (t->notified && compare_sequence(sequence, *t->notified) <= 0)) continue;
         ++statistics_.link_faults;
-        SC_REPORT_INFO(kReportType, (std::string(name()) + ": collective " + std::to_string(sequence) + " of context " +
-                                     std::to_string(t->context) + " slot " + std::to_string(t->slot) +
-                                     " lost packets between " + std::to_string(source) + " and " +
-                                     std::to_string(destination) + ": ended with error 6 round its tree")
-                                        .c_str());
+        SC_REPORT_INFO(kReportType,
+                       (std::string(name()) + ": collective " + std::to_string(sequence) + " of context " +
+                        std::to_string(t->context) + " slot " + std::to_string(t->slot) + " lost packets between " +
+                        label(source) + " and " + label(destination) + ": ended with error 6 round its tree")
+                           .c_str());
         // As a NIC's notice (cause 6, the node pair and the cable): every
         // member's call ends with the link-fault error naming the link.
         std::uint8_t notice[kLinkFaultAbortNoticeBytes];

@@ -70,13 +70,26 @@ void SwitchCollectiveEngine::leave(const NetworkPacketView& v) {
     const TreeJoin j = TreeJoin::read(v.payload);
     const std::uint8_t context = v.network.context_id;
     const std::uint32_t key = static_cast<std::uint32_t>(context) << 16 | j.global_rank0;
+    // The late leave of a member of a communicator a new one under the key
+    // replaced (its group was given back then): nothing more to do.
+    const std::uint8_t number = v.network.datatype;  // its join's
+    const auto late = late_leaves_.find(key);
+    if (late != late_leaves_.end() && late->second.erase(std::make_tuple(j.size, j.comm_rank, j.host, number))) {
+        if (late->second.empty()) late_leaves_.erase(late);
+        return;
+    }
     const auto found = groups_.find(key);
-    // A leave of an older communicator under the key (a new group formed
-    // there meanwhile) or of a group that never formed concerns nobody.
+    // A leave of a group that never formed concerns nobody.
     if (found == groups_.end() || found->second.size != j.size) return;
     Group& g = found->second;
     const auto member = g.hosts.find(j.comm_rank);
     if (member == g.hosts.end() || member->second != j.host) return;
+    // The leave of the member's older join (sent again after the reliable
+    // layer gave it up, though it had come): its new join stays.
+    if (g.join_numbers[j.comm_rank] != number) {
+        ++statistics_.setup_duplicates;
+        return;
+    }
     if (g.hosts.size() < g.size) {  // still joining: it no longer joins
         g.hosts.erase(member);
         return;
@@ -92,6 +105,24 @@ void SwitchCollectiveEngine::leave(const NetworkPacketView& v) {
     if (sharp_books_->holds(key)) ++(config_.sharp() ? statistics_.sharp_groups_released : statistics_.groups_released);
     sharp_books_->release(key);
     groups_.erase(found);
+    sharp_serve_queue();
+}
+
+void SwitchCollectiveEngine::replace_group(std::uint32_t key, Group& g) {
+    // Its context was free at every member of the new communicator's parent
+    // when they agreed on it, so every member of the old one has freed it:
+    // the leaves still to come are on their way (a member's leave precedes
+    // its own next join, not the others'). The group is given back now, as
+    // its last leave would have, and those leaves are recognised when they come.
+    for (const auto& [rank, host] : g.hosts)
+        if (!g.left.count(rank)) {
+            late_leaves_[key].insert(std::make_tuple(g.size, rank, host, g.join_numbers[rank]));
+            ++statistics_.leaves_overtaken;
+        }
+    g.left.clear();
+    if (!sharp_books_) return;
+    if (sharp_books_->holds(key)) ++(config_.sharp() ? statistics_.sharp_groups_released : statistics_.groups_released);
+    sharp_books_->release(key);
     sharp_serve_queue();
 }
 

@@ -112,6 +112,13 @@ std::string NetworkTopology::port_label(unsigned index, unsigned port) const {
     return switches_.at(index).name + " port " + std::to_string(port);
 }
 
+std::string NetworkTopology::endpoint_label(unsigned address) const {
+    const unsigned hosts = this->hosts() - engines_;
+    if (address < hosts) return "node " + std::to_string(address);
+    const unsigned index = address - hosts;
+    return "switch " + std::to_string(index) + (index < switches() ? " (" + switches_[index].name + ")" : "");
+}
+
 std::vector<unsigned> NetworkTopology::switch_distances(unsigned from) const {
     std::vector<unsigned> distance(switches_.size(), kUnreached);
     std::deque<unsigned> frontier{from};

@@ -80,7 +80,8 @@ std::string lower_name(Opcode collective) {
     return "send";
 }
 
-std::string switch_error(const CollectiveResult& outcome) {
+/// `hosts`: NODE_COUNT; the pair of an error 6 may name switch engines above it.
+std::string switch_error(const CollectiveResult& outcome, unsigned hosts) {
     const std::uint32_t code = outcome.error_code, detail = outcome.error_detail;
     const std::string members = detail ? "; across the members: " + describe_mismatch(detail) : "";
     switch (code) {
@@ -102,7 +103,7 @@ std::string switch_error(const CollectiveResult& outcome) {
                    (outcome.error_lost > 0
                         ? std::to_string(outcome.error_lost) + " packet" + (outcome.error_lost == 1 ? "" : "s")
                         : std::string("packets")) +
-                   " from node " + std::to_string(detail >> 16) + " to node " + std::to_string(detail & 0xFFFF) +
+                   " from " + endpoint_label(detail >> 16, hosts) + " to " + endpoint_label(detail & 0xFFFF, hosts) +
                    " lost for good" + describe_cable(outcome.error_link_from, outcome.error_link_to) +
                    "; the reliable layer gave up)";
         case 7:
@@ -714,7 +715,8 @@ void Collectives::receive_offloaded(unsigned context, Opcode collective, void* r
         driver_.receive_collective(context, recv, result, [&] { abort_if_revoked(comm); });
     const std::string name = "collective: " + lower_name(collective) + " on context " + std::to_string(context);
     if (outcome.error && comm != nullptr && !comm->revoked.empty()) throw LinkFaultError(comm->revoked);
-    if (outcome.error) throw DriverError(name + " failed in the switch: error code " + switch_error(outcome));
+    if (outcome.error)
+        throw DriverError(name + " failed in the switch: error code " + switch_error(outcome, driver_.node_count()));
     if (outcome.opcode != collective || outcome.bytes != result)
         throw DriverError(name + ": the switch returned a " + std::string(to_string(outcome.opcode)) + " result of " +
                           std::to_string(outcome.bytes) + " bytes, expected " + std::to_string(result));

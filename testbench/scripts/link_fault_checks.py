@@ -367,8 +367,10 @@ def mpi_return_tree(isvp, program, stats, extra, variant="collectives"):
         fail(f"exit status {done.returncode}: the job did not go on after the link faults")
     if "FAIL" in done.stdout:
         fail("the program found a wrong result or a wrong error")
-    if not re.search(r"Warning: isvp/reliable: link fault: \d+ packets? from node \d+ to node \d+ lost.*; dropped by "
-                     r"link ", done.stderr):
+    # An end is a host ("node N") or a switch engine ("switch S (leafK)").
+    end = r"(?:node \d+|switch \d+ \(\w+\))"
+    if not re.search(r"Warning: isvp/reliable: link fault: \d+ packets? from " + end + " to " + end +
+                     r" lost.*; dropped by link ", done.stderr):
         fail("no 'Warning: isvp/reliable: link fault: ... dropped by link ...' on stderr")
     ranks = int(extra[extra.index("-n") + 1])
     summaries = re.findall(r"^mpi_link_fault: rank (\d+): (\d+) iterations, (\d+) failed", done.stdout, re.M)

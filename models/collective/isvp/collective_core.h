@@ -331,4 +331,11 @@ class ChannelStore {
     std::size_t total_ = 0;
 };
 
+/// An endpoint of a collective's packets in messages, when only the number
+/// of hosts is known (the guest driver reads NODE_COUNT): "node 5", or
+/// "switch 9" for the engine of switch 9 at address hosts + 9
+/// (collective.placement = switch; the platform's messages add the
+/// topology's name: NetworkTopology::endpoint_label).
+std::string endpoint_label(unsigned address, unsigned hosts);
+
 }  // namespace isvp

@@ -59,6 +59,7 @@
 #include "isvp/communicator_table.h"
 #include "isvp/credited_port.h"
 #include "isvp/data_phase.h"
+#include "isvp/network_topology.h"
 #include "isvp/packet_channel.h"
 #include "isvp/parameters.h"
 #include "isvp/sequence_tracker.h"
@@ -167,6 +168,7 @@ struct CollectiveStatistics {
         field("tree_collectives", self.tree_collectives);
         field("tree_not_offloaded", self.tree_not_offloaded);
         field("tree_joins", self.tree_joins);
+        field("tree_setup_resent", self.tree_setup_resent);
         field("sharp_fallback_groups", self.sharp_fallback_groups);
         field("sharp_errors", self.sharp_errors);
         field("peak_buffer_bytes", self.peak_buffer_bytes);
@@ -201,6 +203,7 @@ struct CollectiveStatistics {
     std::uint64_t tree_collectives = 0;
     std::uint64_t tree_not_offloaded = 0;
     std::uint64_t tree_joins = 0;
+    std::uint64_t tree_setup_resent = 0;      ///< tree joins/leaves sent again: the reliable layer gave them up
     std::uint64_t sharp_fallback_groups = 0;  ///< communicators the planner gave no tree: NIC engines
     std::uint64_t sharp_errors = 0;           ///< mode = sharp: collectives that completed with error 7
     /// Most bytes held at once in collective buffers and queued requests
@@ -257,8 +260,9 @@ class CollectiveEngine : public sc_core::sc_module {
     /// the engine at `planner` and holds the request until the tree
     /// configuration comes back (docs/COLLECTIVES.md, "Switch-resident
     /// engines"). `hosts`: addresses below it are hosts, the switch engines
-    /// are above.
-    void enable_switch_tree(std::uint16_t planner, unsigned hosts);
+    /// are above; `network`: the network without engines, which names the
+    /// engines' switches in messages.
+    void enable_switch_tree(std::uint16_t planner, unsigned hosts, std::shared_ptr<const NetworkTopology> network);
     /// Records every collective call and its phases as trace events of
     /// process `pid` (the switch's, as Router::set_trace): per CT row a lane
     /// (tid kTraceLaneBase + row x kTraceLanesPerRow) with the call and,
@@ -362,6 +366,7 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint16_t parent = 0xFFFF;  ///< its vertex (0xFFFF: a group of one)
         std::uint16_t root_vertex = 0xFFFF;
         TreeJoin joined;  ///< what this member sent the planner (not None): a leave repeats it
+        std::uint8_t join_number = 0;  ///< the join's number (its header's datatype field), repeated by the leave
     };
     /// A traced collective call until its event can be written: the engine
     /// is done with it and its last result packet has left for the host
@@ -415,7 +420,8 @@ class CollectiveEngine : public sc_core::sc_module {
         /// row's late packets are stale, and requests that still come for it
         /// are aborted at its peers too (they would wait forever otherwise).
         std::optional<CtRow> released_row;
-        TreeLink tree;  ///< collective.placement = switch
+        std::uint8_t tree_joins = 0;  ///< tree joins sent on this context, ever (mod kTreeJoinNumbers: their number)
+        TreeLink tree;                ///< collective.placement = switch
     };
     /// The request of `context` (its first `prefix_bytes`) may start: not
     /// one the switches' tree runs, or its tree is configured. Else it sends
@@ -680,6 +686,10 @@ class CollectiveEngine : public sc_core::sc_module {
     bool switch_tree_ = false;        ///< collective.placement = switch (enable_switch_tree)
     std::uint16_t tree_planner_ = 0;  ///< the switch engine tree joins go to
     unsigned tree_hosts_ = 0;         ///< addresses >= this are switch engines
+    /// The network without engines (placement = switch): names the engines' switches in messages.
+    std::shared_ptr<const NetworkTopology> tree_network_;
+    /// "node 5", or with switch engines "switch 9 (spine0)": an address in messages.
+    std::string endpoint_text(std::uint32_t address) const;
 };
 
 }  // namespace isvp

@@ -48,6 +48,7 @@
 #include <queue>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -103,8 +104,10 @@ struct SwitchEngineStatistics {
         field("groups_admitted", self.groups_admitted);
         field("groups_fallback", self.groups_fallback);
         field("groups_released", self.groups_released);
+        field("leaves_overtaken", self.leaves_overtaken);
         field("link_faults", self.link_faults);
         field("setup_resent", self.setup_resent);
+        field("setup_duplicates", self.setup_duplicates);
     }
     std::uint64_t collectives = 0;             ///< collectives this vertex took part in
     std::uint64_t joins = 0;                   ///< tree joins received (planner)
@@ -139,9 +142,15 @@ struct SwitchEngineStatistics {
     std::uint64_t groups_admitted = 0;  ///< planner: groups given rows on every engine of their tree
     std::uint64_t groups_fallback = 0;  ///< planner: groups given none (collective.switch_max_trees): NIC engines
     std::uint64_t groups_released = 0;  ///< planner: groups whose rows every member's tree leave gave back
+    /// planner, both modes: members' leaves a new communicator's join under
+    /// the same key overtook (the group was given back at that join)
+    std::uint64_t leaves_overtaken = 0;
     // Reliable delivery (aurora.bit_error_rate > 0): packets of this engine lost for good.
     std::uint64_t link_faults = 0;   ///< losses that ended a tree's collective here (error 6 round the tree)
     std::uint64_t setup_resent = 0;  ///< lost tree joins/configurations this engine sent again
+    /// planner: joins and leaves that came twice (their NIC sent them again
+    /// after the reliable layer gave them up, though they had arrived), ignored
+    std::uint64_t setup_duplicates = 0;
 };
 
 class SwitchCollectiveEngine : public sc_core::sc_module {
@@ -203,11 +212,14 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
         bool sharp_failed = false;              ///< an AN of the tree failed: its packets are discarded
         std::optional<std::uint16_t> notified;  ///< newest sequence whose abort or error notice went round
         sc_core::sc_time last_packet;           ///< a data packet of the running operation last came
+        /// Agreement records that came before the configuration (held packets).
+        std::deque<std::pair<NetworkPacketView, tlm::tlm_generic_payload*>> early_records;
     };
     /// A group the planner collects joins for.
     struct Group {
         std::uint16_t size = 0;
         std::map<std::uint16_t, std::uint16_t> hosts;  ///< comm rank -> host address
+        std::map<std::uint16_t, std::uint8_t> join_numbers;  ///< comm rank -> its join's number (kTreeJoinNumbers)
         std::uint8_t slot = 0;                         ///< its tree's number on the context
         bool has_slot = false;
         // collective.mode = sharp:
@@ -245,7 +257,9 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     void send_chunk(Tree& t, std::size_t k);
     void take_chunk(Tree& t, std::size_t k, HeldPacket& p);
     void finish(Tree& t);
-    void agreement_record(const NetworkPacketView& view);
+    /// An agreement record; `payload` (null when replayed) is held while
+    /// the record waits for its tree's configuration.
+    void agreement_record(const NetworkPacketView& view, tlm::tlm_generic_payload* payload);
     void send_record(Tree& t, std::uint16_t to, const CollectiveArguments& record);
     /// The agreement ended collective `sequence` with a non-zero mask.
     void fail(Tree& t, std::uint16_t sequence);
@@ -262,6 +276,8 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     std::uint8_t* emit_packet(NetworkHeader network, const ProcessorHeader& processor, std::uint32_t offset,
                               std::uint32_t bytes, bool urgent);
     void drop(const std::string& why);
+    /// "node 5", "switch 9 (spine0)": a packet's sender or receiver in messages.
+    std::string label(std::uint16_t address) const { return topology_->endpoint_label(address); }
     /// An abort or error notice (step kAbortStep) for one of this switch's trees.
     void abort_notice(const NetworkPacketView& view);
     /// Ends the tree's collective `sequence` here (and the tree, for an AN
@@ -279,6 +295,10 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     /// group's resources back (its rows on every engine, its slot; SHArP:
     /// also its buffers) and serves the waiting groups.
     void leave(const NetworkPacketView& view);
+    /// Planner: a new communicator's join under `key` found the group `g`
+    /// complete with leaves still to come: the group is given back now (its
+    /// resources, groups_released) and its missing leaves are noted as late.
+    void replace_group(std::uint32_t key, Group& g);
     /// Planner: the waiting groups that fit now get their trees, in the order they came.
     void sharp_serve_queue();
     /// Planner: the queue's wake-up at its earliest deadline.
@@ -332,6 +352,10 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     sc_core::sc_event incoming_event_, combined_event_, cgr_free_event_;
     sc_core::sc_event_queue flush_event_;
     SwitchEngineStatistics statistics_;
+    // planner: per group key, the (size, comm rank, host, join number) of the members of
+    // communicators a new one under the key replaced whose leave has not come
+    std::map<std::uint32_t, std::set<std::tuple<std::uint16_t, std::uint16_t, std::uint16_t, std::uint8_t>>>
+        late_leaves_;
     // collective.mode = sharp:
     std::unique_ptr<SharpResources> sharp_books_;  ///< planner: the aggregation manager's books
     OperationSlots sharp_slots_{0};                ///< this AN's operation buffers

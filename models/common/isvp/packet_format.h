@@ -168,6 +168,11 @@ inline constexpr std::uint8_t kTreeConfigStep = 0xFB;
 /// leaves (collective.mode = sharp: the member's communicator was freed; the
 /// planner gives the group's resources back when every member left).
 inline constexpr std::uint8_t kTreeLeaveOperation = 1;
+/// The datatype field of a tree join's (and leave's) network header: the
+/// member's join number on the context, mod 16 (a leave repeats its join's).
+/// A join or leave its NIC sent again after the reliable layer gave it up,
+/// though it had arrived, is known by it and ignored at the planner.
+inline constexpr std::uint8_t kTreeJoinNumbers = 16;
 
 /// Payload of a tree join (8 bytes): the member's communicator and itself.
 struct TreeJoin {

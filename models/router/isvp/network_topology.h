@@ -94,6 +94,11 @@ class NetworkTopology {
     bool is_host_port(unsigned index, unsigned port) const { return peer(index, port).kind == PortPeer::Kind::Host; }
     /// "leaf0 port 6": a switch port in messages.
     std::string port_label(unsigned index, unsigned port) const;
+    /// An endpoint in messages: "node 5" for a host; "switch 9 (spine0)"
+    /// for the collective engine of switch 9 (its address: the hosts
+    /// without engines + switch index, whether or not this graph lists the
+    /// engines among its endpoints).
+    std::string endpoint_label(unsigned address) const;
     /// Fewest switch-to-switch cables between the switches of two hosts
     /// (one breadth-first search per call: O(switches + cables)).
     unsigned distance(unsigned from_host, unsigned to_host) const;

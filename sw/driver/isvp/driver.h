@@ -181,6 +181,8 @@ class Driver {
     int rank() const { return transport_.rank(); }
     int size() const { return transport_.size(); }
     std::uint16_t node_address() const { return node_address_; }
+    /// NODE_COUNT: the hosts; addresses from it on are switch engines (placement = switch).
+    std::uint32_t node_count() const { return node_count_; }
     std::uint32_t packet_bytes() const { return packet_bytes_; }
 
     /// Blocks until the message is handed to the device (buffer reusable).
