@@ -292,10 +292,6 @@ Communicator Collectives::dup(Communicator& parent) {
     comm.id = agree_id(parent, comm.creation_tags);
     comm.rank = parent.rank;
     comm.members = parent.members;
-    // Its exchanges' tags start where the parent's are (alike on every
-    // member), not at 0: a communicator that reuses a freed one's ID does
-    // not reuse its tags, nor a stale abort notice for them.
-    comm.sequence = parent.sequence;
     activate(comm);
     return comm;
 }
@@ -320,7 +316,6 @@ std::optional<Communicator> Collectives::split(Communicator& parent, int colour,
     Communicator comm;
     comm.id = id;
     comm.creation_tags = std::move(tags);
-    comm.sequence = parent.sequence;  // as dup
     for (std::size_t i = 0; i < order.size(); ++i) {
         if (order[i] == parent.rank) comm.rank = static_cast<int>(i);
         comm.members.push_back(parent.global_rank(order[i]));

@@ -525,7 +525,7 @@ TEST_CASE("A destination is refused while a result waits on its context, and cle
     CHECK(driver.largest_payload_buffer() == 4);
 }
 
-TEST_CASE("A message whose receive is waiting goes into its buffer; an unexpected one is buffered", "[driver][p2p]") {
+TEST_CASE("A message whose receive is waiting goes into its buffer and an unexpected one is buffered", "[driver][p2p]") {
     FakeDevice device(accelerator(), 64);
     // The device loops every message back to this rank (one node).
     device.respond = [](const Packet& request) {
