@@ -309,7 +309,15 @@ std::optional<Communicator> Collectives::split(Communicator& parent, int colour,
     call.send = &mine;
     call.recv = requests.data();
     std::vector<std::uint32_t> tags;
-    run_creation_exchange(parent, call, tags);
+    try {
+        run_creation_exchange(parent, call, tags);
+    } catch (const DriverError&) {
+        // The ID agreement this member now skips takes its number too: the
+        // others run it (and give it up on this member's notice), so the
+        // parent's next exchange has the same number everywhere.
+        ++parent.sequence;
+        throw;
+    }
     const unsigned id = agree_id(parent, tags);
     const std::vector<int> order = split_order(requests, parent.rank);
     if (order.empty()) return std::nullopt;
