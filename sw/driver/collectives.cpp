@@ -480,6 +480,7 @@ void Collectives::run_software(Communicator& comm, const Call& call, bool payloa
         return;
     }
     const std::size_t total = layout.total();
+    const std::size_t all_ranks = layout.bytes(BlockSpan{0, std::min<std::uint32_t>(schedule.blocks, size)});
     const auto own = BlockSpan{static_cast<std::uint32_t>(me), 1};
     std::vector<std::uint8_t> work(total);
     const auto* send = static_cast<const std::uint8_t*>(call.send);
@@ -495,8 +496,10 @@ void Collectives::run_software(Communicator& comm, const Call& call, bool payloa
         case Opcode::Reduce:
         case Opcode::Allreduce:
         case Opcode::ReduceScatter:
-        case Opcode::Alltoall:
             if (total) std::memcpy(work.data(), send, total);
+            break;
+        case Opcode::Alltoall:  // blocks 0 .. size - 1; the schedule's scratch beyond
+            if (all_ranks) std::memcpy(work.data(), send, all_ranks);
             break;
         case Opcode::Barrier:
         case Opcode::Send:
@@ -542,8 +545,10 @@ void Collectives::run_software(Communicator& comm, const Call& call, bool payloa
         case Opcode::Bcast:
         case Opcode::Allreduce:
         case Opcode::Allgather:
-        case Opcode::Alltoall:
             if (total) std::memcpy(recv, work.data(), total);
+            break;
+        case Opcode::Alltoall:
+            if (all_ranks) std::memcpy(recv, work.data(), all_ranks);
             break;
         case Opcode::Reduce:
         case Opcode::Gather:
@@ -995,11 +1000,14 @@ std::optional<std::uint64_t> Collectives::post_fused(Communicator& comm, Opcode 
     const cgra::LoadOutcome decoded = cgra::decode(words, cgra::Limits{cgra::kMaxInstructions, 64});
     if (!decoded.program) throw DriverError("collective: " + decoded.why);
     const int size = comm.size();
-    // The alltoall: the program's output in blocks of count / size, on a
-    // power-of-two communicator (the engine's hypercube exchange).
+    // The alltoall: the program's output in blocks of count / size, in the
+    // engine's buffer of alltoall_buffer_blocks (scratch beyond the blocks
+    // on a size that is not a power of two).
     const bool alltoall_runs =
-        !then_alltoall || (floor_power_of_two(size) == size && count % static_cast<std::size_t>(size) == 0 &&
-                           would_offload(comm, Opcode::Alltoall, std::nullopt, type, buffer_bytes));
+        !then_alltoall ||
+        (count % static_cast<std::size_t>(size) == 0 &&
+         would_offload(comm, Opcode::Alltoall, std::nullopt, type,
+                       buffer_bytes / static_cast<std::uint64_t>(size) * alltoall_buffer_blocks(size)));
     if (!offload_ || count == 0 || !would_offload(comm, collective, op, type, buffer_bytes) || !alltoall_runs)
         return std::nullopt;
     const std::optional<unsigned> slot = cgra_slot(words);

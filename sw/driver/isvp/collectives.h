@@ -173,8 +173,8 @@ class Collectives {
     /// takes two sequence numbers): `recv` gets count elements, block r
     /// (count / size elements) being block `rank` of member r's output.
     /// Returns false, having done nothing, when the switch cannot (offload
-    /// off, either collective not offloaded, no CGRA, a size that is not a
-    /// power of two or does not divide count): the caller falls back.
+    /// off, either collective not offloaded, no CGRA, a size that does not
+    /// divide count): the caller falls back.
     bool fused_allreduce_alltoall(Communicator& comm, const void* send, void* out, void* recv, std::size_t count,
                                   Datatype type, Operation op, const std::vector<std::uint32_t>& words);
     /// Higher-order collectives (docs/FUSED.md): `input` (input_bytes) goes
