@@ -935,52 +935,21 @@ std::vector<std::size_t> counts_from_ends(const std::int32_t* ends, std::size_t 
 int Collectives::fused_allgather_allgatherv(Communicator& comm, std::int32_t count, std::int32_t* ends,
                                             const void* data, void* recv, Datatype type,
                                             const std::vector<std::uint32_t>& words) {
-    if (count < 0) throw DriverError("collective: fused allgatherv: count " + std::to_string(count) + " is negative");
-    const auto size = static_cast<std::size_t>(comm.size());
-    const Call counts_call{Opcode::Allgather, Datatype::Int32, std::nullopt, 1, 0, &count, ends};
-    const std::uint64_t counts_bytes = check_call(comm, counts_call);
-    if (!offload_ || driver_.timing_only() ||
-        !would_offload(comm, Opcode::Allgather, std::nullopt, Datatype::Int32, counts_bytes))
-        return 0;
-    const std::optional<unsigned> slot = cgra_slot(words);
-    if (!slot) return 0;
-    // The second request: this rank's block; the others' counts are placeholders the engine replaces.
-    std::vector<std::size_t> placeholders(size, 0);
-    placeholders[static_cast<std::size_t>(comm.rank)] = static_cast<std::size_t>(count);
-    const Call data_call{Opcode::Allgather, type, std::nullopt, 0, 0, data, recv, &placeholders};
-    check_call(comm, data_call);
-    settle(comm.id);
-    const std::uint32_t sequence = comm.sequence;
-    struct NextSequences {
-        Communicator& comm;
-        std::uint32_t after;
-        ~NextSequences() { comm.sequence = after; }
-    } next{comm, sequence + 2};  // the counts' allgather (sequence), the data's (sequence + 1)
-    // A result the switch sends for the data's request that the call will not use.
-    const auto drain = [&] { driver_.receive_collective(comm.id, nullptr, 0); };
-    driver_.cgra_arm(comm.id, sequence, *slot, regmap::kCgraThenAllgathervCounts);
-    const std::size_t ends_bytes = post_offloaded(comm, counts_call);
-    comm.sequence = sequence + 1;
-    post_offloaded(comm, data_call, 0);  // its destination: once the counts say how much comes
-    try {
-        receive_offloaded(comm.id, Opcode::Allgather, ends, ends_bytes);
-    } catch (const DriverError&) {
-        drain();  // the data's request fails too (its counts stayed placeholders)
-        throw;
-    }
-    const std::vector<std::size_t> counts = counts_from_ends(ends, size);
-    std::size_t total = 0;
-    for (const std::size_t n : counts) total += n;
-    const std::uint64_t total_bytes = static_cast<std::uint64_t>(total) * element_size(type);
-    if (total_bytes <= driver_.accelerator().max_buffer_bytes) {
-        driver_.post_collective_destination(comm.id, recv, static_cast<std::size_t>(total_bytes));
-        receive_offloaded(comm.id, Opcode::Allgather, recv, static_cast<std::size_t>(total_bytes));
-        return 2;
-    }
-    // Beyond the switch's buffer: every member's data request is refused,
+    const std::optional<std::uint64_t> ticket = post_fused_allgatherv(comm, count, ends, data, recv, type, words);
+    if (!ticket) return 0;
+    int path = 2;
+    collect_fused(*ticket, true, &path);
+    if (path == 2) return 2;
+    // Beyond the switch's buffer: every member's data request was refused,
     // and every member runs it in software instead (the same decision
     // everywhere: the ends are the same), on the data request's sequence.
-    drain();
+    struct Restore {
+        Communicator& comm;
+        std::uint32_t after;
+        ~Restore() { comm.sequence = after; }
+    } restore{comm, comm.sequence};
+    comm.sequence = restore.after - 1;
+    const std::vector<std::size_t> counts = counts_from_ends(ends, static_cast<std::size_t>(comm.size()));
     run_software(comm, Call{Opcode::Allgather, type, std::nullopt, 0, 0, data, recv, &counts});
     return 1;
 }

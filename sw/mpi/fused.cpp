@@ -18,7 +18,7 @@ namespace isvp::mpi {
 
 using namespace coll;
 
-int last_offloaded = 0;
+LastOffloaded last_offloaded;
 
 /// ISVP_MPI_FUSED_THRESHOLD: the largest op array (bytes) offloaded; 16 KiB by default.
 std::size_t fused_threshold() {
@@ -251,7 +251,7 @@ int MPIX_Allgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Dat
 }
 
 int MPIX_Fused_last_offloaded(void) {
-    return last_offloaded;
+    return last_offloaded.path;
 }
 
 }  // extern "C"
