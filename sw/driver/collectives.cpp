@@ -432,7 +432,9 @@ std::uint64_t Collectives::check_call(const Communicator& comm, const Call& call
         if (writes_recv && call.recv == nullptr && call.collective != Opcode::Barrier && mine > 0)
             throw DriverError(name + ": receive buffer is null with count " + std::to_string(mine));
     }
-    // The switch's buffer: every block (unequal counts: their sum), none for a barrier.
+    // The switch's buffer: every block (unequal counts: their sum; an
+    // alltoall's schedule's scratch too), none for a barrier.
+    if (call.collective == Opcode::Alltoall) checked_blocks = alltoall_buffer_blocks(size);
     return call.collective == Opcode::Barrier
                ? 0
                : static_cast<std::uint64_t>(count) * element_size(call.type) * checked_blocks;
@@ -794,6 +796,10 @@ void Collectives::gather(Communicator& comm, const void* send, void* recv, std::
 
 void Collectives::allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type) {
     run(comm, Call{Opcode::Allgather, type, std::nullopt, count, 0, send, recv});
+}
+
+void Collectives::alltoall(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type) {
+    run(comm, Call{Opcode::Alltoall, type, std::nullopt, count, 0, send, recv});
 }
 
 void Collectives::allgatherv(Communicator& comm, const void* send, void* recv, const std::vector<std::size_t>& counts,

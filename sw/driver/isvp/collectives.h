@@ -94,6 +94,11 @@ class Collectives {
     /// `recv` holds size x count elements at the root.
     void gather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type, int root);
     void allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type);
+    /// `send` holds size x count elements, block i for comm rank i; `recv`
+    /// gets block r from rank r. In the switch (the engine's Alltoall, any
+    /// size) when it would offload the buffer of alltoall_buffer_blocks
+    /// blocks, else in software.
+    void alltoall(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type);
     /// Allgather with unequal counts (MPI_Allgatherv packed): rank i sends
     /// counts[i] elements, `recv` gets the blocks in rank order. In the
     /// switch (the engine's unequal-count allgather, counts table in the
