@@ -25,3 +25,16 @@ endforeach()
 add_test(NAME mpi_coll_alltoall_offload_beyond_the_switch_buffer
          COMMAND sh -c "out=$(ISVP_MPI_STATS=1 $<TARGET_FILE:isvp> run -n 6 --set topology.torus=3x2x1 --set collective.max_buffer_bytes=4096 -- ${isvp_mpi_test_binaries}/coll_alltoall_offload 300) || { echo \"$out\"; exit 1; }; echo \"$out\"; test $(echo \"$out\" | grep -c 'collectives offloaded 22 of 26') -eq 6")
 set_tests_properties(mpi_coll_alltoall_offload_beyond_the_switch_buffer PROPERTIES TIMEOUT 300 LABELS "mpi;collective;fused")
+# isvp bench collectives --collectives alltoall (by name; not in "all"):
+# every result checked against the definition, switch and host software,
+# a power-of-two and a folded size, with the LogGP model's columns.
+foreach(shape "8;2x2x2" "6;3x2x1")
+  list(GET shape 0 n)
+  list(GET shape 1 torus)
+  add_test(NAME bench_collectives_alltoall_${n}_nodes_checked
+           COMMAND isvp bench collectives --topology torus:${torus} --collectives alltoall --check --iterations 1
+                   --warmup 0 --sizes 8,4K --offload both)
+  set_tests_properties(bench_collectives_alltoall_${n}_nodes_checked PROPERTIES TIMEOUT 300 LABELS "bench;fused"
+                       PASS_REGULAR_EXPRESSION "alltoall +4096 +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+ +[0-9.]+"
+                       FAIL_REGULAR_EXPRESSION "mismatch")
+endforeach()
