@@ -355,6 +355,9 @@ void allgather_hypercube(Schedule& s, int size, int rank) {
     hypercube_fold_out(s, fold, rank, all_blocks(size), all_blocks(size));
 }
 
+/// The Alltoall of sizes that are not a power of two (FoldedAlltoall, below).
+void alltoall_folded(Schedule& s, int size, int rank);
+
 /// Alltoall on a power-of-two communicator: the dimension-ordered
 /// personalised exchange over the hypercube (peers rank XOR 2^k, which a
 /// communicator-table row holds). Block b of the buffer holds, before the
@@ -366,8 +369,7 @@ void allgather_hypercube(Schedule& s, int size, int rank) {
 /// k — and takes the peer's into the same blocks (a step sends the buffer as
 /// it was before its receive). So every block moves only toward its
 /// destination, one dimension at a time, P/2 blocks per step, log2 P steps.
-void alltoall_folded(Schedule& s, int size, int rank);
-
+/// Other sizes fold onto the power of two below (alltoall_folded).
 void alltoall_hypercube(Schedule& s, int size, int rank) {
     if (floor_power_of_two(size) != size) {
         alltoall_folded(s, size, rank);
