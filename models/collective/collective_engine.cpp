@@ -1891,6 +1891,7 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
         g.status = rm::cgra_status::RESULT.make(rm::kCgraRefused) | rm::cgra_status::ERROR.make(error) |
                    rm::cgra_status::INSTRUCTION.make(instruction & 0xFF);
         ++g.refused;
+        ++statistics_.cgra_refused;
         SC_REPORT_WARNING(kReportType, (std::string(name()) + ": " + why).c_str());
     };
     if (rm::cgra_command::LOAD.get(command)) {
@@ -1958,6 +1959,9 @@ bool CollectiveEngine::cgra_ready(unsigned context) {
             *a.cgra, a.result.bytes() / element, config_.cgra_cycles_per_vector, config_.cgra_pe_latency_cycles);
         a.cgra_ready_ps = now + cycles * static_cast<std::uint64_t>(cycle_.value());
         ++cgra_.runs;
+        ++statistics_.cgra_runs;
+        statistics_.cgra_elements += a.result.bytes() / element;
+        statistics_.cgra_cycles += cycles;
         cgra_.running_contexts |= 1u << context;
         cgra_event_.notify(sc_core::sc_time::from_value(a.cgra_ready_ps - now));
     }
@@ -2018,6 +2022,9 @@ bool CollectiveEngine::run_ingress(unsigned context, Request& r) {
                                                       config_.cgra_pe_latency_cycles);
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     ++cgra_.runs;
+    ++statistics_.cgra_runs;
+    statistics_.cgra_elements += shape.output;
+    statistics_.cgra_cycles += cycles;
     ingress_contexts_ |= 1u << context;
     Context& c = contexts_[context];
     if (!c.active.running && c.waiting.empty() && !c.streaming &&

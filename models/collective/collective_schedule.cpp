@@ -355,6 +355,9 @@ void allgather_hypercube(Schedule& s, int size, int rank) {
     hypercube_fold_out(s, fold, rank, all_blocks(size), all_blocks(size));
 }
 
+/// The Alltoall of sizes that are not a power of two (FoldedAlltoall, below).
+void alltoall_folded(Schedule& s, int size, int rank);
+
 /// Alltoall on a power-of-two communicator: the dimension-ordered
 /// personalised exchange over the hypercube (peers rank XOR 2^k, which a
 /// communicator-table row holds). Block b of the buffer holds, before the
@@ -366,12 +369,12 @@ void allgather_hypercube(Schedule& s, int size, int rank) {
 /// k — and takes the peer's into the same blocks (a step sends the buffer as
 /// it was before its receive). So every block moves only toward its
 /// destination, one dimension at a time, P/2 blocks per step, log2 P steps.
+/// Other sizes fold onto the power of two below (alltoall_folded).
 void alltoall_hypercube(Schedule& s, int size, int rank) {
-    if (floor_power_of_two(size) != size)
-        throw std::invalid_argument(
-            "schedule: alltoall runs on power-of-two communicators only (the exchange is "
-            "dimension-ordered over the hypercube), not on " +
-            std::to_string(size) + " ranks");
+    if (floor_power_of_two(size) != size) {
+        alltoall_folded(s, size, rank);
+        return;
+    }
     for (int mask = 1; mask < size; mask <<= 1) {
         std::vector<std::uint32_t> away;
         for (int b = 0; b < size; ++b)
@@ -379,6 +382,121 @@ void alltoall_hypercube(Schedule& s, int size, int rank) {
         const std::vector<BlockSpan> spans = spans_of(away);
         s.steps.push_back(exchange_step(rank ^ mask, spans, spans, Apply::Copy));
     }
+}
+
+/// Alltoall on any other size: rank e = pof2 + i (i < rem) folds onto its
+/// hypercube neighbour i, and the pof2 lower ranks run the exchange above
+/// with up to four blocks per slot. Slot b of virtual rank v holds, before
+/// the step of bit k, the blocks from the real sources of virtual source
+/// (v's bits >= k, b's bits < k) to the real destinations of virtual
+/// destination (b's bits >= k, v's bits < k); a virtual rank i < rem stands
+/// for i and i + pof2, so a slot holds sub-blocks (source lane, destination
+/// lane) — lane 1 being the rank pof2 above — and lane 1 exists only where
+/// that virtual rank is below rem. Sub-blocks sit at quadrant q of the
+/// buffer (4 pof2 blocks: position q pof2 + b); a sub-block's quadrant is
+/// fixed from its arrival to its next move:
+///   * as the call found it (the contribution, and the partner's copy of
+///     e's): q = destination lane + 2 source lane, so block t of the
+///     contribution is at t and e's block t at 2 pof2 + t;
+///   * received in a step: q = source lane + 2 destination lane, so a result
+///     from real source s (destination lane 0) lands at s.
+/// Steps: e and i swap the blocks between them (e's contribution but its own
+/// block to i; i's block for e to e); the hypercube steps; i hands e the
+/// blocks for e. Three sub-blocks never leave slot i of rank i (e to e, and
+/// the swapped pair), so they are not in the hypercube steps at all.
+class FoldedAlltoall {
+  public:
+    FoldedAlltoall(int size, int rank) : shape_(size), rank_(rank) {}
+
+    void build(Schedule& s) const {
+        const int pof2 = shape_.pof2, size = shape_.size;
+        s.blocks = alltoall_buffer_blocks(size);
+        if (rank_ >= pof2) {  // e: hands its row to i, takes its results back
+            const int i = rank_ - pof2;
+            std::vector<std::uint32_t> row, back;
+            for (int t = 0; t < size; ++t)
+                if (t != rank_) row.push_back(static_cast<std::uint32_t>(t));
+            s.steps.push_back(
+                exchange_step(i, spans_of(row), {BlockSpan{static_cast<std::uint32_t>(i), 1}}, Apply::Copy));
+            for (int t = 0; t < size; ++t)
+                if (t != rank_ && t != i) back.push_back(static_cast<std::uint32_t>(t));
+            s.steps.push_back(receive_step(i, spans_of(back), Apply::Copy));
+            return;
+        }
+        const int e = rank_ + pof2;
+        const bool partner = e < size;
+        if (partner) {
+            // i's block for e (at e) out; e's row in: its block for i at e
+            // (final), the others at 2 pof2 + t (quadrants 2, 3).
+            std::vector<std::uint32_t> in;
+            for (int t = 0; t < size; ++t) {
+                if (t == e) continue;
+                in.push_back(static_cast<std::uint32_t>(t == rank_ ? e : 2 * pof2 + t));
+            }
+            s.steps.push_back(
+                exchange_step(e, {BlockSpan{static_cast<std::uint32_t>(e), 1}}, spans_of(in), Apply::Copy));
+        }
+        int dimensions = 0;
+        for (; (1 << dimensions) < pof2; ++dimensions) {
+            const int k = dimensions, mask = 1 << k, low = mask - 1, peer = rank_ ^ mask;
+            // Out: my slots b whose bit k differs from mine; in: the peer's
+            // (bit k differing from its), each into my slot b XOR 2^k, in the
+            // peer's wire order. A slot's sub-blocks follow from its virtual
+            // source and destination before the step, at its sender.
+            std::vector<std::uint32_t> out, in;
+            for (int b = 0; b < pof2; ++b) {
+                const bool mine = (b & mask) != (rank_ & mask);
+                const int holder = mine ? rank_ : peer;
+                const int source = (holder & ~low) | (b & low);
+                const int destination = (b & ~low) | (holder & low);
+                for (const auto& [source_lane, destination_lane] : kLanes) {
+                    if (!present(source, source_lane) || !present(destination, destination_lane)) continue;
+                    if (mine)
+                        out.push_back(position(arrival(b, k), source_lane, destination_lane, b));
+                    else
+                        in.push_back(position(k, source_lane, destination_lane, b ^ mask));
+                }
+            }
+            s.steps.push_back(exchange_step(peer, spans_of(out), spans_of(in), Apply::Copy));
+        }
+        if (partner) {
+            // The blocks for e (destination lane 1) in source order, but
+            // the three that never left slot i.
+            std::vector<std::uint32_t> out;
+            for (int t = 0; t < size; ++t) {
+                const int b = t % pof2;
+                if (b == rank_) continue;
+                out.push_back(position(arrival(b, dimensions), t >= pof2 ? 1 : 0, 1, b));
+            }
+            s.steps.push_back(send_step(e, spans_of(out)));
+        }
+    }
+
+  private:
+    static constexpr std::array<std::pair<int, int>, 4> kLanes = {{{0, 0}, {0, 1}, {1, 0}, {1, 1}}};
+
+    /// Lane 1 of virtual rank v exists (v stands for v + pof2 too).
+    bool present(int v, int lane) const { return lane == 0 || v < shape_.rem; }
+    /// The step slot b last arrived here in before step k: the highest bit
+    /// below k where b differs from this rank (-1: none, as found).
+    int arrival(int b, int k) const {
+        const int differ = (b ^ rank_) & ((1 << k) - 1);
+        int top = -1;
+        for (int bit = 0; bit < k; ++bit)
+            if (differ >> bit & 1) top = bit;
+        return top;
+    }
+    std::uint32_t position(int arrived, int source_lane, int destination_lane, int b) const {
+        const int q = arrived < 0 ? destination_lane + 2 * source_lane : source_lane + 2 * destination_lane;
+        return static_cast<std::uint32_t>(q * shape_.pof2 + b);
+    }
+
+    FoldShape shape_;
+    int rank_;
+};
+
+void alltoall_folded(Schedule& s, int size, int rank) {
+    FoldedAlltoall(size, rank).build(s);
 }
 
 /// A rooted collective whose root is not comm rank 0 first hands the root's
@@ -485,6 +603,11 @@ bool algorithm_supports(Opcode collective, Algorithm algorithm) {
             return false;
     }
     return false;
+}
+
+std::uint32_t alltoall_buffer_blocks(int size) {
+    const int pof2 = floor_power_of_two(size);
+    return static_cast<std::uint32_t>(pof2 == size ? size : 4 * pof2);
 }
 
 int floor_power_of_two(int n) {

@@ -25,7 +25,7 @@ bool is_reduction(Opcode collective) {
 
 bool per_rank_blocks(Opcode collective) {
     return collective == Opcode::Scatter || collective == Opcode::Gather || collective == Opcode::Allgather ||
-           collective == Opcode::ReduceScatter;
+           collective == Opcode::ReduceScatter || collective == Opcode::Alltoall;
 }
 
 double transfer_bytes(const Transfer& transfer, double block_bytes) {

@@ -432,7 +432,9 @@ std::uint64_t Collectives::check_call(const Communicator& comm, const Call& call
         if (writes_recv && call.recv == nullptr && call.collective != Opcode::Barrier && mine > 0)
             throw DriverError(name + ": receive buffer is null with count " + std::to_string(mine));
     }
-    // The switch's buffer: every block (unequal counts: their sum), none for a barrier.
+    // The switch's buffer: every block (unequal counts: their sum; an
+    // alltoall's schedule's scratch too), none for a barrier.
+    if (call.collective == Opcode::Alltoall) checked_blocks = alltoall_buffer_blocks(size);
     return call.collective == Opcode::Barrier
                ? 0
                : static_cast<std::uint64_t>(count) * element_size(call.type) * checked_blocks;
@@ -480,6 +482,7 @@ void Collectives::run_software(Communicator& comm, const Call& call, bool payloa
         return;
     }
     const std::size_t total = layout.total();
+    const std::size_t all_ranks = layout.bytes(BlockSpan{0, std::min<std::uint32_t>(schedule.blocks, size)});
     const auto own = BlockSpan{static_cast<std::uint32_t>(me), 1};
     std::vector<std::uint8_t> work(total);
     const auto* send = static_cast<const std::uint8_t*>(call.send);
@@ -495,8 +498,10 @@ void Collectives::run_software(Communicator& comm, const Call& call, bool payloa
         case Opcode::Reduce:
         case Opcode::Allreduce:
         case Opcode::ReduceScatter:
-        case Opcode::Alltoall:
             if (total) std::memcpy(work.data(), send, total);
+            break;
+        case Opcode::Alltoall:  // blocks 0 .. size - 1; the schedule's scratch beyond
+            if (all_ranks) std::memcpy(work.data(), send, all_ranks);
             break;
         case Opcode::Barrier:
         case Opcode::Send:
@@ -542,8 +547,10 @@ void Collectives::run_software(Communicator& comm, const Call& call, bool payloa
         case Opcode::Bcast:
         case Opcode::Allreduce:
         case Opcode::Allgather:
-        case Opcode::Alltoall:
             if (total) std::memcpy(recv, work.data(), total);
+            break;
+        case Opcode::Alltoall:
+            if (all_ranks) std::memcpy(recv, work.data(), all_ranks);
             break;
         case Opcode::Reduce:
         case Opcode::Gather:
@@ -791,6 +798,10 @@ void Collectives::allgather(Communicator& comm, const void* send, void* recv, st
     run(comm, Call{Opcode::Allgather, type, std::nullopt, count, 0, send, recv});
 }
 
+void Collectives::alltoall(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type) {
+    run(comm, Call{Opcode::Alltoall, type, std::nullopt, count, 0, send, recv});
+}
+
 void Collectives::allgatherv(Communicator& comm, const void* send, void* recv, const std::vector<std::size_t>& counts,
                              Datatype type) {
     run(comm, Call{Opcode::Allgather, type, std::nullopt, 0, 0, send, recv, &counts});
@@ -930,52 +941,21 @@ std::vector<std::size_t> counts_from_ends(const std::int32_t* ends, std::size_t 
 int Collectives::fused_allgather_allgatherv(Communicator& comm, std::int32_t count, std::int32_t* ends,
                                             const void* data, void* recv, Datatype type,
                                             const std::vector<std::uint32_t>& words) {
-    if (count < 0) throw DriverError("collective: fused allgatherv: count " + std::to_string(count) + " is negative");
-    const auto size = static_cast<std::size_t>(comm.size());
-    const Call counts_call{Opcode::Allgather, Datatype::Int32, std::nullopt, 1, 0, &count, ends};
-    const std::uint64_t counts_bytes = check_call(comm, counts_call);
-    if (!offload_ || driver_.timing_only() ||
-        !would_offload(comm, Opcode::Allgather, std::nullopt, Datatype::Int32, counts_bytes))
-        return 0;
-    const std::optional<unsigned> slot = cgra_slot(words);
-    if (!slot) return 0;
-    // The second request: this rank's block; the others' counts are placeholders the engine replaces.
-    std::vector<std::size_t> placeholders(size, 0);
-    placeholders[static_cast<std::size_t>(comm.rank)] = static_cast<std::size_t>(count);
-    const Call data_call{Opcode::Allgather, type, std::nullopt, 0, 0, data, recv, &placeholders};
-    check_call(comm, data_call);
-    settle(comm.id);
-    const std::uint32_t sequence = comm.sequence;
-    struct NextSequences {
-        Communicator& comm;
-        std::uint32_t after;
-        ~NextSequences() { comm.sequence = after; }
-    } next{comm, sequence + 2};  // the counts' allgather (sequence), the data's (sequence + 1)
-    // A result the switch sends for the data's request that the call will not use.
-    const auto drain = [&] { driver_.receive_collective(comm.id, nullptr, 0); };
-    driver_.cgra_arm(comm.id, sequence, *slot, regmap::kCgraThenAllgathervCounts);
-    const std::size_t ends_bytes = post_offloaded(comm, counts_call);
-    comm.sequence = sequence + 1;
-    post_offloaded(comm, data_call, 0);  // its destination: once the counts say how much comes
-    try {
-        receive_offloaded(comm.id, Opcode::Allgather, ends, ends_bytes);
-    } catch (const DriverError&) {
-        drain();  // the data's request fails too (its counts stayed placeholders)
-        throw;
-    }
-    const std::vector<std::size_t> counts = counts_from_ends(ends, size);
-    std::size_t total = 0;
-    for (const std::size_t n : counts) total += n;
-    const std::uint64_t total_bytes = static_cast<std::uint64_t>(total) * element_size(type);
-    if (total_bytes <= driver_.accelerator().max_buffer_bytes) {
-        driver_.post_collective_destination(comm.id, recv, static_cast<std::size_t>(total_bytes));
-        receive_offloaded(comm.id, Opcode::Allgather, recv, static_cast<std::size_t>(total_bytes));
-        return 2;
-    }
-    // Beyond the switch's buffer: every member's data request is refused,
+    const std::optional<std::uint64_t> ticket = post_fused_allgatherv(comm, count, ends, data, recv, type, words);
+    if (!ticket) return 0;
+    int path = 2;
+    collect_fused(*ticket, true, &path);
+    if (path == 2) return 2;
+    // Beyond the switch's buffer: every member's data request was refused,
     // and every member runs it in software instead (the same decision
     // everywhere: the ends are the same), on the data request's sequence.
-    drain();
+    struct Restore {
+        Communicator& comm;
+        std::uint32_t after;
+        ~Restore() { comm.sequence = after; }
+    } restore{comm, comm.sequence};
+    comm.sequence = restore.after - 1;
+    const std::vector<std::size_t> counts = counts_from_ends(ends, static_cast<std::size_t>(comm.size()));
     run_software(comm, Call{Opcode::Allgather, type, std::nullopt, 0, 0, data, recv, &counts});
     return 1;
 }
@@ -995,11 +975,14 @@ std::optional<std::uint64_t> Collectives::post_fused(Communicator& comm, Opcode 
     const cgra::LoadOutcome decoded = cgra::decode(words, cgra::Limits{cgra::kMaxInstructions, 64});
     if (!decoded.program) throw DriverError("collective: " + decoded.why);
     const int size = comm.size();
-    // The alltoall: the program's output in blocks of count / size, on a
-    // power-of-two communicator (the engine's hypercube exchange).
+    // The alltoall: the program's output in blocks of count / size, in the
+    // engine's buffer of alltoall_buffer_blocks (scratch beyond the blocks
+    // on a size that is not a power of two).
     const bool alltoall_runs =
-        !then_alltoall || (floor_power_of_two(size) == size && count % static_cast<std::size_t>(size) == 0 &&
-                           would_offload(comm, Opcode::Alltoall, std::nullopt, type, buffer_bytes));
+        !then_alltoall ||
+        (count % static_cast<std::size_t>(size) == 0 &&
+         would_offload(comm, Opcode::Alltoall, std::nullopt, type,
+                       buffer_bytes / static_cast<std::uint64_t>(size) * alltoall_buffer_blocks(size)));
     if (!offload_ || count == 0 || !would_offload(comm, collective, op, type, buffer_bytes) || !alltoall_runs)
         return std::nullopt;
     const std::optional<unsigned> slot = cgra_slot(words);

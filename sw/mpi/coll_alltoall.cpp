@@ -1,5 +1,8 @@
-// MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw: always in software (the switch has no
-// all-to-all), MPICH's pairwise exchange: in step k = 1 .. size-1 a rank
+// MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw. MPI_Alltoall goes to the
+// switch's Alltoall (any communicator size; docs/FUSED.md) when the blocks
+// fit the same rule as the other offloaded collectives (offload_bytes), the
+// blocks packed as bytes, so any datatype and MPI_IN_PLACE offload. The rest,
+// and MPI_Alltoall that does not offload: MPICH's pairwise exchange: in step k = 1 .. size-1 a rank
 // sends its block for (rank + k) mod size and receives from (rank - k) mod
 // size. Sends are buffered by the driver, so each step's send never waits
 // for the matching receive. With MPI_IN_PLACE the data is taken from
@@ -12,6 +15,7 @@
 
 using namespace isvp::mpi;
 using namespace isvp::mpi::coll;
+using isvp::Opcode;
 
 namespace {
 
@@ -60,6 +64,21 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         const auto rcount = static_cast<std::size_t>(recvcount);
         const std::size_t block = args.block;
         if (block == 0) return;
+        if (offload_bytes(c, Opcode::Alltoall, block)) {
+            // Packed before anything arrives (MPI_IN_PLACE: from recvbuf).
+            std::vector<std::uint8_t> packed(size * block), result(size * block);
+            for (std::size_t r = 0; r < size; ++r) {
+                if (keep)
+                    pack_into(element(recvbuf, r * rcount, rtype), rcount, rtype, packed.data() + r * block);
+                else
+                    pack_into(element(sendbuf, r * static_cast<std::size_t>(sendcount), *stype),
+                              static_cast<std::size_t>(sendcount), *stype, packed.data() + r * block);
+            }
+            collectives().alltoall(c.guest, packed.data(), result.data(), block, isvp::Datatype::UInt8);
+            for (std::size_t r = 0; r < size; ++r)
+                unpack(result.data() + r * block, block, rcount, rtype, element(recvbuf, r * rcount, rtype));
+            return;
+        }
         Exchange exchange;
         exchange.outgoing.resize(size);
         exchange.incoming.assign(size, block);

@@ -244,7 +244,8 @@ bool fits_one_request(std::size_t bytes_per_block, std::size_t blocks) {
 
 std::size_t blocks_of(Comm& comm, Opcode collective) {
     const bool per_rank = collective == Opcode::Scatter || collective == Opcode::Gather ||
-                          collective == Opcode::Allgather || collective == Opcode::ReduceScatter;
+                          collective == Opcode::Allgather || collective == Opcode::ReduceScatter ||
+                          collective == Opcode::Alltoall;
     return per_rank ? static_cast<std::size_t>(comm.size()) : 1;
 }
 
@@ -299,9 +300,11 @@ bool note_offload(bool offloaded) {
 
 bool offload_bytes(Comm& comm, Opcode collective, std::size_t bytes_per_block, bool note) {
     const std::size_t blocks = blocks_of(comm, collective);
+    // The switch's buffer: an alltoall's also holds its schedule's scratch.
+    const std::size_t buffer_blocks = collective == Opcode::Alltoall ? alltoall_buffer_blocks(comm.size()) : blocks;
     const bool offloaded = fits_one_request(bytes_per_block, blocks) &&
                            collectives().would_offload(comm.guest, collective, std::nullopt, isvp::Datatype::UInt8,
-                                                       bytes_per_block * blocks);
+                                                       bytes_per_block * buffer_blocks);
     return note ? note_offload(offloaded) : offloaded;
 }
 

@@ -188,7 +188,7 @@ inline const std::uint8_t* data_start(const void* buffer, const Type& type) {
 /// Records one offload decision. With ISVP_MPI_STATS set (not "0") each rank
 /// prints "isvp-mpi: rank R collectives offloaded N of M" at exit: N calls
 /// went to the switch out of M decided (MPI_Barrier, Bcast, Scatter, Gather,
-/// Allgather, Allgatherv and the reductions that may offload). Returns `offloaded`.
+/// Allgather, Allgatherv, Alltoall and the reductions that may offload). Returns `offloaded`.
 bool note_offload(bool offloaded);
 
 /// The datatype of raw bytes (MPI_BYTE), for packed data.

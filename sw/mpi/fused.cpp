@@ -18,7 +18,7 @@ namespace isvp::mpi {
 
 using namespace coll;
 
-int last_offloaded = 0;
+LastOffloaded last_offloaded;
 
 /// ISVP_MPI_FUSED_THRESHOLD: the largest op array (bytes) offloaded; 16 KiB by default.
 std::size_t fused_threshold() {
@@ -173,7 +173,7 @@ int MPIX_Allreduce_op_alltoall(const void* sendbuf, void* opbuf, void* recvbuf, 
         const auto aglu = offload_reduction(c, Opcode::Allreduce, reduction, n);
         if (!aglu) return;
         // Fully fused: the switch runs the allreduce, the program and the
-        // alltoall of the outputs (power-of-two sizes; otherwise semi-fused).
+        // alltoall of the outputs (any size: docs/FUSED.md).
         fused = collectives().fused_allreduce_alltoall(c.guest, data_start(sendbuf, type), data_start(opbuf, type),
                                                        data_start(recvbuf, type), n, *aglu, *reduction.op->predefined,
                                                        program->words);
@@ -251,7 +251,7 @@ int MPIX_Allgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Dat
 }
 
 int MPIX_Fused_last_offloaded(void) {
-    return last_offloaded;
+    return last_offloaded.path;
 }
 
 }  // extern "C"

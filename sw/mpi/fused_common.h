@@ -19,7 +19,19 @@ struct MPIX_Cgra_program_s {
 namespace isvp::mpi {
 
 /// MPIX_Fused_last_offloaded(): 2 fully fused, 1 semi-fused, 0 fallback.
-extern int last_offloaded;
+/// Each fused call assigns its path; `call` counts them, so that a
+/// nonblocking FEM call that learns only at completion that its blocks ran
+/// in software (path 1) corrects the value while it is still the last call.
+struct LastOffloaded {
+    int path = 0;
+    std::uint64_t call = 0;  ///< fused calls so far (the one that set `path`)
+    LastOffloaded& operator=(int taken) {
+        path = taken;
+        ++call;
+        return *this;
+    }
+};
+extern LastOffloaded last_offloaded;
 /// ISVP_MPI_FUSED_THRESHOLD: the largest op array (bytes) offloaded; 16 KiB by default.
 std::size_t fused_threshold();
 /// The datatype, checked against the program's element type (MPI_ERR_TYPE)

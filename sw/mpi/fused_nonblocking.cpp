@@ -275,18 +275,22 @@ int MPIX_Iallgather_prefix_allgatherv(const void* sendbuf, int sendcount, MPI_Da
             }
             if (ticket) {
                 // Path 1: the blocks exceed the switch's buffer (every member
-                // learns it from the ends): they are gathered in software.
+                // learns it from the ends): they are gathered in software,
+                // and MPIX_Fused_last_offloaded() says 1 from then on, as
+                // the blocking call does (unless a later fused call set it).
+                last_offloaded = 2;
                 auto path = std::make_shared<int>(0);
-                fused->add([ticket = *ticket, path] {
+                fused->add([ticket = *ticket, path, call = last_offloaded.call] {
                     try {
-                        return collectives().collect_fused(ticket, false, path.get());
+                        const bool in = collectives().collect_fused(ticket, false, path.get());
+                        if (in && *path == 1 && last_offloaded.call == call) last_offloaded.path = 1;
+                        return in;
                     } catch (const isvp::guest::DriverError& error) {
                         fail(MPI_ERR_OTHER, error.what());
                     }
                 });
                 fused->add(fill_counts);
                 fused->add([path, gatherv] { return *path != 1 || gatherv(); });
-                last_offloaded = 2;
                 *request = collective_request(function, comm, std::move(fused));
                 return;
             }

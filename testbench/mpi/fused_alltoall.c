@@ -4,8 +4,9 @@
  * rank j) all in the switch. Against the host software version on the same
  * run — MPI_Allreduce, the program written out in C, MPI_Alltoall — bit for
  * bit (memcmp), int32 and float, blocking and nonblocking:
- *   - path 2 on power-of-two sizes with offload on, 1 (semi-fused, the
- *     Alltoall in software) on other sizes, 0 with offload off;
+ *   - path 2 (fully fused) on every size with offload on — power-of-two
+ *     sizes run the hypercube exchange, others fold the ranks above the
+ *     power of two onto their neighbours — 0 with offload off;
  *   - several blocks per rank (1, 3, up to the 16 KiB rule) and one array
  *     past the rule (the fallback);
  *   - members disagreeing on the count (offload on): every member gets an
@@ -91,7 +92,6 @@ int main(int argc, char** argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     const int offload = offload_on();
-    const int power_of_two = (size & (size - 1)) == 0;
 
     const uint32_t int_words[] = {head(0, 4, 3), 3, 3, 0, 1 | 1u << 8, 0, 0, 1 | 2u << 8, 0, 0};
     float three_quarters = 0.75f;
@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
     const int per_rank[] = {1, 3, 4096 / size, 4096 / size + 1};
     for (int s = 0; s < 4; ++s) {
         const int count = per_rank[s] * size;
-        const int expected = offload && count * 4 <= 16384 ? (power_of_two ? 2 : 1) : 0;
+        const int expected = offload && count * 4 <= 16384 ? 2 : 0;
         CHECK_INT(check_is(ints, MPI_INT, count, rank, size), expected);
         CHECK_INT(check_is(floats, MPI_FLOAT, count, rank, size), expected);
     }
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
                   MPI_SUCCESS);
         CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS);
     }
-    CHECK_INT(check_is(ints, MPI_INT, 2 * size, rank, size), offload ? (power_of_two ? 2 : 1) : 0);
+    CHECK_INT(check_is(ints, MPI_INT, 2 * size, rank, size), offload ? 2 : 0);
 
     MPIX_Cgra_program_free(&ints);
     MPIX_Cgra_program_free(&floats);

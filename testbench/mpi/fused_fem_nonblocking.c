@@ -56,6 +56,9 @@ static int check_fem(int s, int rank, int size, MPI_Comm comm) {
     CHECK_INT(MPIX_Iallgather_prefix_allgatherv(data, mine, MPI_DOUBLE, b, cb, db, comm, &request), MPI_SUCCESS);
     CHECK_INT(MPIX_Fused_last_offloaded(), path == 1 ? 2 : path); /* beyond the buffer: known only later */
     CHECK_INT(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    /* Once it has completed, the nonblocking call says what the blocking one
+     * does: 1 for blocks the switch's buffer could not hold. */
+    CHECK_INT(MPIX_Fused_last_offloaded(), path);
     /* Host software: the counts' allgather, the prefix sum, the allgatherv. */
     CHECK_INT(MPI_Allgather(&mine, 1, MPI_INT, cr, 1, MPI_INT, comm), MPI_SUCCESS);
     for (int r = 0, at = 0; r < size; ++r) {

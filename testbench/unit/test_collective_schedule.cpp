@@ -258,7 +258,51 @@ TEST_CASE("collective schedule: alltoall is a dimension-ordered hypercube exchan
     CHECK(default_algorithm(Opcode::Alltoall) == Algorithm::RecursiveDoubling);
     CHECK_FALSE(algorithm_supports(Opcode::Alltoall, Algorithm::Ring));
     CHECK_FALSE(tree_supports(Opcode::Alltoall));
-    for (const int size : {3, 6, 12, 100})
-        CHECK_THROWS_WITH(make_schedule(Opcode::Alltoall, Algorithm::RecursiveDoubling, size, 0, 0, Fold::Hypercube),
-                          Catch::Contains("power-of-two"));
+}
+
+TEST_CASE(
+    "collective schedule: alltoall on other sizes folds the ranks above the power of two onto hypercube "
+    "neighbours") {
+    for (const Fold fold : {Fold::Pairwise, Fold::Hypercube})
+        for (int size = 3; size <= 70; ++size) {
+            const int pof2 = floor_power_of_two(size);
+            if (pof2 == size) continue;
+            INFO("size " << size);
+            const std::uint32_t blocks = alltoall_buffer_blocks(size);
+            CHECK(blocks == static_cast<std::uint32_t>(4 * pof2));
+            // Rank r's block d (for rank d): two elements naming (r, d); the
+            // rest of the buffer (scratch) starts as garbage.
+            std::vector<Buffer> input(static_cast<std::size_t>(size), Buffer(blocks, Block{0xDEAD, 0xBEEF}));
+            for (int r = 0; r < size; ++r)
+                for (int d = 0; d < size; ++d)
+                    input[r][d] = Block{static_cast<std::uint64_t>(r) << 32 | static_cast<std::uint32_t>(d),
+                                        static_cast<std::uint64_t>(r * 1000 + d)};
+            const auto output = execute(Opcode::Alltoall, Algorithm::RecursiveDoubling, size, 0, input, fold);
+            for (int r = 0; r < size; ++r)
+                for (int s = 0; s < size; ++s) {
+                    INFO("rank " << r << " block from " << s);
+                    CHECK(output[r][s] == input[s][r]);
+                }
+            int log2 = 0;
+            while ((1 << log2) < pof2) ++log2;
+            for (int rank = 0; rank < size; ++rank) {
+                INFO("rank " << rank);
+                const Schedule schedule =
+                    make_schedule(Opcode::Alltoall, Algorithm::RecursiveDoubling, size, rank, 0, fold);
+                CHECK(schedule.blocks == blocks);
+                // The fold (rank pof2 + i with i: in, then out) around the log2 pof2 hypercube steps.
+                const bool folds = (rank ^ pof2) < size;
+                CHECK(schedule.steps.size() == (rank >= pof2 ? 2u : static_cast<std::size_t>(log2) + (folds ? 2 : 0)));
+                for (const Step& step : schedule.steps)
+                    for (const auto* t : {step.send ? &*step.send : nullptr, step.receive ? &*step.receive : nullptr}) {
+                        if (!t) continue;
+                        const int distance = t->peer ^ rank;
+                        CHECK((distance != 0 && (distance & (distance - 1)) == 0));  // a CT row's neighbour
+                        CHECK(t->peer < size);
+                        for (const BlockSpan& span : t->spans) CHECK(span.first + span.count <= blocks);
+                    }
+            }
+        }
+    CHECK(alltoall_buffer_blocks(8) == 8);
+    CHECK(alltoall_buffer_blocks(1) == 1);
 }

@@ -172,6 +172,10 @@ struct CollectiveStatistics {
         field("sharp_fallback_groups", self.sharp_fallback_groups);
         field("sharp_errors", self.sharp_errors);
         field("peak_buffer_bytes", self.peak_buffer_bytes);
+        field("cgra_runs", self.cgra_runs);
+        field("cgra_refused", self.cgra_refused);
+        field("cgra_elements", self.cgra_elements);
+        field("cgra_cycles", self.cgra_cycles);
     }
 
     std::uint64_t collectives = 0;         ///< completed without error
@@ -209,6 +213,14 @@ struct CollectiveStatistics {
     /// Most bytes held at once in collective buffers and queued requests
     /// (all contexts); 0 with timing_only, where no payload is kept.
     std::uint64_t peak_buffer_bytes = 0;
+    /// SmartFuse CGRA beside the engine (docs/FUSED.md): programs run on an
+    /// armed collective's result or as an ingress kernel (CGRA_RUNS), LOADs
+    /// and ARMs refused (CGRA_REFUSED), the elements they produced (result
+    /// elements; a kernel's output) and the engine cycles they took.
+    std::uint64_t cgra_runs = 0;
+    std::uint64_t cgra_refused = 0;
+    std::uint64_t cgra_elements = 0;
+    std::uint64_t cgra_cycles = 0;
 };
 
 class CollectiveEngine : public sc_core::sc_module {

@@ -166,6 +166,12 @@ std::vector<BlockSpan> tree_subtree_ranks(const TreeRole& role);
 /// inconsistent role.
 Schedule make_tree_schedule(Opcode collective, const TreeRole& role);
 
+/// Blocks of the buffer the Alltoall schedules use on `size` ranks: size on
+/// a power of two; 4 x the largest power of two below otherwise (the folded
+/// exchange's scratch: collective_schedule.cpp). The contribution and the
+/// result are blocks 0 .. size - 1 either way.
+std::uint32_t alltoall_buffer_blocks(int size);
+
 /// The largest power of two <= n (n >= 1).
 int floor_power_of_two(int n);
 

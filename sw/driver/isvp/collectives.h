@@ -94,6 +94,11 @@ class Collectives {
     /// `recv` holds size x count elements at the root.
     void gather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type, int root);
     void allgather(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type);
+    /// `send` holds size x count elements, block i for comm rank i; `recv`
+    /// gets block r from rank r. In the switch (the engine's Alltoall, any
+    /// size) when it would offload the buffer of alltoall_buffer_blocks
+    /// blocks, else in software.
+    void alltoall(Communicator& comm, const void* send, void* recv, std::size_t count, Datatype type);
     /// Allgather with unequal counts (MPI_Allgatherv packed): rank i sends
     /// counts[i] elements, `recv` gets the blocks in rank order. In the
     /// switch (the engine's unequal-count allgather, counts table in the
@@ -173,8 +178,8 @@ class Collectives {
     /// takes two sequence numbers): `recv` gets count elements, block r
     /// (count / size elements) being block `rank` of member r's output.
     /// Returns false, having done nothing, when the switch cannot (offload
-    /// off, either collective not offloaded, no CGRA, a size that is not a
-    /// power of two or does not divide count): the caller falls back.
+    /// off, either collective not offloaded, no CGRA, a size that does not
+    /// divide count): the caller falls back.
     bool fused_allreduce_alltoall(Communicator& comm, const void* send, void* out, void* recv, std::size_t count,
                                   Datatype type, Operation op, const std::vector<std::uint32_t>& words);
     /// Higher-order collectives (docs/FUSED.md): `input` (input_bytes) goes
