@@ -9,6 +9,7 @@
 // produced or checked (job.timing_only; /work/notes contract: identical
 // simulated times).
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -277,6 +278,20 @@ class Progress {
           rows_(rows),
           start_(std::chrono::steady_clock::now()) {}
 
+    /// A bring-up milestone (before the first row ends): wall and CPU
+    /// seconds of the whole process so far.
+    void phase(const std::string& what) {
+        if (!enabled_) return;
+        rusage usage{};
+        getrusage(RUSAGE_SELF, &usage);
+        const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        std::cerr << (tty_ ? "\r\033[K" : "") << "bench collectives: " << what << ", " << std::fixed
+                  << std::setprecision(2) << elapsed << " s elapsed, "
+                  << seconds(usage.ru_utime) + seconds(usage.ru_stime) << " CPU s\n"
+                  << std::flush;
+    }
+
     void row_done(const std::string& what, double weight) {
         done_ += weight;
         ++row_;
@@ -469,9 +484,15 @@ int bench_collectives(int argc, char** argv) {
         JobPlatform& job;
         ~KeepForExit() { job.keep_for_exit(); }
     } keep_for_exit{job};
-    const transport::PlatformBuilder build_platform = partitioning.wrap(job.builder(), [&] { return job.platform(); });
     const bool show_progress = values.count("progress") > 0 || isatty(STDERR_FILENO) != 0;
     Progress progress(show_progress, total_weight, rows.size() * (passes.offload + passes.software));
+    const transport::PlatformBuilder build_platform = partitioning.wrap(
+        [&, build = job.builder()](const std::vector<transport::HostMemorySpan>& memory,
+                                   const std::vector<transport::GuestGateway*>& gateways) {
+            build(memory, gateways);
+            progress.phase("platform built");
+        },
+        [&] { return job.platform(); });
     std::mutex mutex;
     bool mismatch = false;
     std::uint64_t offloaded = 0, software = 0;
@@ -503,6 +524,8 @@ int bench_collectives(int argc, char** argv) {
                     Buffers buffers(collective, row.count, size);
                     for (unsigned it = 0; it < warmup + iterations; ++it) {
                         coll.barrier(coll.world());
+                        if (rank == 0 && it == 0 && &row == &rows.front() && offload == passes.offload)
+                            progress.phase("first barrier done (drivers up, CT rows uploaded)");
                         const std::uint64_t start = transport.now_ps();
                         ok = run_and_check(coll, collective, rank, size, row.count, it, check, buffers) && ok;
                         const std::uint64_t took = transport.now_ps() - start;

@@ -5,12 +5,12 @@ namespace isvp {
 bool ArgumentAgreement::exchange(std::uint16_t sequence, std::uint32_t& mask, Driver& driver) {
     bool moved = false;
     while (!agreed) {
-        if (agree_step == agree.steps.size()) {
+        if (agree_step == agree_steps().size()) {
             agreed = true;
             driver.agreed();
             return true;
         }
-        const Step& s = agree.steps[agree_step];
+        const Step& s = agree_steps()[agree_step];
         if (s.send && !agree_sent) {
             driver.send_record(s.send->peer);
             agree_sent = true;

@@ -887,7 +887,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.host_received = static_cast<std::uint32_t>(prefix_bytes);
     a.aglus.reset(config_.cgr_aglus, sc_core::sc_time_stamp().value());
     if (trace_) c.calls.back().agree_begin = sc_core::sc_time_stamp().value();
-    a.begin(e.size, a.rank);
+    a.begin(e.size, a.rank, &schedules_);
     // Through the switches' tree: the agreement goes through the tree too
     // (the record to the member's vertex, the root's result back;
     // docs/COLLECTIVES.md, "Switch-resident engines"), peers are engine
@@ -897,13 +897,14 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     if (switch_tree_ && tree_offloads(h.opcode) && e.elements_per_block != kVariableCounts &&
         (c.tree.state == TreeLink::State::Ready || c.tree.state == TreeLink::State::Failed)) {
         a.tree = true;
-        a.agree = Schedule{};
+        Schedule agree;
         if (c.tree.parent != TreeConfig::kNone) {  // a group of one agrees with itself
             Step record;
             record.send = Transfer{c.tree.parent, {}};
             record.receive = Transfer{c.tree.parent, {}};
-            a.agree.steps.push_back(record);
+            agree.steps.push_back(record);
         }
+        a.agree = std::make_shared<const Schedule>(std::move(agree));
     } else if (switch_tree_) {
         ++statistics_.tree_not_offloaded;
     }
@@ -916,7 +917,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     };
     learn(0, e.global_rank0);
     if (e.root < e.size) learn(e.root, e.global_root);
-    for (const Step& s : a.agree.steps)
+    for (const Step& s : a.agree_steps())
         for (const auto* t : {&s.send, &s.receive})
             if (*t && !peer_node(a, (*t)->peer)) {
                 a.running = false;
@@ -925,9 +926,9 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
                 return lost();
             }
 
-    RequestPlan plan = plan_request(h, e, a.rank, message_bytes, prefix, prefix_bytes,
-                                    SwitchLimits{config_.max_buffer_bytes, &aglu_supports},
-                                    [&](int peer) { return peer_node(a, peer).has_value(); });
+    RequestPlan plan = plan_request(
+        h, e, a.rank, message_bytes, prefix, prefix_bytes, SwitchLimits{config_.max_buffer_bytes, &aglu_supports},
+        [&](int peer) { return peer_node(a, peer).has_value(); }, &schedules_);
     if (a.tree && plan.runs_data) {
         TreeRole role;
         role.self = node_;
@@ -937,7 +938,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
         role.root_host = a.rank == e.root ? node_ : table_.node_of_global(e.global_root).value_or(0xFFFF);
         role.size = e.size;
         role.rank = a.rank;
-        plan.schedule = make_tree_schedule(h.opcode, role);
+        plan.schedule = std::make_shared<const Schedule>(make_tree_schedule(h.opcode, role));
         ++statistics_.tree_collectives;
     }
     if (const auto& armed = cgra_.armed[context]; armed && armed->sequence == e.sequence) {
@@ -951,7 +952,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.local = plan.local;
     a.local_why = std::move(plan.local_why);
     a.layout = std::move(plan.layout);
-    if (plan.runs_data) build_data_phase(context, plan.schedule, plan.contribution);
+    if (plan.runs_data) build_data_phase(context, *plan.schedule, plan.contribution);
     a.mask = a.mine.errors;
     a.take_contribution(0, prefix, prefix_bytes);
     discard_stale(context);
@@ -973,7 +974,7 @@ std::vector<std::uint16_t> CollectiveEngine::active_peer_nodes(unsigned context)
         if (peer < 0) return;
         if (const std::optional<std::uint16_t> n = peer_node(a, peer)) nodes.push_back(*n);
     };
-    for (const Step& s : a.agree.steps) {
+    for (const Step& s : a.agree_steps()) {
         if (s.send) add(s.send->peer);
         if (s.receive) add(s.receive->peer);
     }
@@ -1031,15 +1032,15 @@ void CollectiveEngine::abandon(unsigned context, CollectiveError cause, std::uin
     }
     send_aborts(context, a.header, a.rank, a.mine.sequence, active_peer_nodes(context), cause, fault_pair, fault_link,
                 a.tree ? c.tree.slot : -1);
-    for (std::size_t k = a.agree_step; k < a.agree.steps.size(); ++k) {
-        const Step& s = a.agree.steps[k];
+    for (std::size_t k = a.agree_step; k < a.agree_steps().size(); ++k) {
+        const Step& s = a.agree_steps()[k];
         if (!s.send || (k == a.agree_step && a.agree_sent)) continue;
         const std::optional<std::uint16_t> to = peer_node(a, s.send->peer);
         if (!to) continue;  // the forwarding table changed under it
         send_agreement(context, a, *to);
     }
     // The records it did not take stay queued; the next collective skips them (older sequence).
-    a.agree_step = a.agree.steps.size();
+    a.agree_step = a.agree_steps().size();
     a.agree_sent = false;
 }
 

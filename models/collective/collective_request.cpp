@@ -21,7 +21,7 @@ std::optional<RequestRefusal> refuse_request(std::uint32_t message_bytes, const 
 
 RequestPlan plan_request(const NetworkHeader& h, const CollectiveEnvelope& e, int rank, std::uint32_t message_bytes,
                          const std::uint8_t* prefix, std::size_t prefix_bytes, const SwitchLimits& limits,
-                         const std::function<bool(int)>& reachable) {
+                         const std::function<bool(int)>& reachable, ScheduleCache* schedules) {
     RequestPlan plan;
     // Counts: one per block for Reduce_scatter with unequal counts.
     std::vector<std::uint32_t> counts;
@@ -65,15 +65,18 @@ RequestPlan plan_request(const NetworkHeader& h, const CollectiveEnvelope& e, in
               "unequal counts are for reduce_scatter and allgather only, not " + std::string(to_string(h.opcode)));
     if (variable && message_bytes < plan.header_bytes)
         local(CollectiveError::Mismatch, mismatch::kContribution, "request shorter than its counts table");
-    Schedule& schedule = plan.schedule;
     if (plan.local == CollectiveError::None) {
         try {
-            schedule =
-                make_schedule(h.opcode, static_cast<Algorithm>(h.algorithm & 3), e.size, rank, e.root, Fold::Hypercube);
+            const auto algorithm = static_cast<Algorithm>(h.algorithm & 3);
+            plan.schedule = schedules ? schedules->get(h.opcode, algorithm, e.size, rank, e.root, Fold::Hypercube)
+                                      : std::make_shared<const Schedule>(
+                                            make_schedule(h.opcode, algorithm, e.size, rank, e.root, Fold::Hypercube));
         } catch (const std::invalid_argument& error) {
             local(CollectiveError::Unsupported, mismatch::kUnsupported, error.what());
         }
     }
+    static const Schedule kNone;  // a local error: no schedule
+    const Schedule& schedule = plan.schedule ? *plan.schedule : kNone;
     if (plan.local == CollectiveError::None && schedule.steps.size() > kMaxScheduleSteps)
         local(CollectiveError::SizeOutsideRow, mismatch::kRow, "schedule longer than the step field");
     if (plan.local == CollectiveError::None) {

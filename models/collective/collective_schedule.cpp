@@ -812,4 +812,16 @@ Schedule make_tree_schedule(Opcode collective, const TreeRole& role) {
     }
 }
 
+std::shared_ptr<const Schedule> ScheduleCache::get(Opcode collective, Algorithm algorithm, int size, int rank, int root,
+                                                   Fold fold) {
+    for (const Entry& e : entries_)
+        if (e.schedule && e.collective == collective && e.algorithm == algorithm && e.size == size && e.rank == rank &&
+            e.root == root && e.fold == fold)
+            return e.schedule;
+    auto schedule = std::make_shared<const Schedule>(make_schedule(collective, algorithm, size, rank, root, fold));
+    entries_[next_] = Entry{collective, algorithm, size, rank, root, fold, schedule};
+    next_ = (next_ + 1) % kEntries;
+    return schedule;
+}
+
 }  // namespace isvp

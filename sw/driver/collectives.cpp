@@ -384,32 +384,34 @@ bool Collectives::would_offload(const Communicator& comm, Opcode collective, std
 }
 
 std::uint64_t Collectives::check_call(const Communicator& comm, const Call& call) const {
-    const std::string name =
-        "collective: " + (call.counts
-                              ? std::string(call.collective == Opcode::Allgather ? "allgatherv" : "reduce_scatter")
-                              : lower_name(call.collective));
-    if (comm.members.empty() || comm.retired) throw DriverError(name + " on a freed communicator");
+    // Built only for an error (not on every call).
+    const auto name = [&] {
+        return "collective: " +
+               (call.counts ? std::string(call.collective == Opcode::Allgather ? "allgatherv" : "reduce_scatter")
+                            : lower_name(call.collective));
+    };
+    if (comm.members.empty() || comm.retired) throw DriverError(name() + " on a freed communicator");
     const int size = comm.size();
     if (static_cast<unsigned>(call.type) >= static_cast<unsigned>(kDatatypeCount))
-        throw DriverError(name + ": datatype code " + std::to_string(static_cast<unsigned>(call.type)) +
+        throw DriverError(name() + ": datatype code " + std::to_string(static_cast<unsigned>(call.type)) +
                           " is not a datatype");
     if (has_root(call.collective) && (call.root < 0 || call.root >= size))
-        throw DriverError(name + ": root " + std::to_string(call.root) + " outside the communicator (comm ranks 0.." +
+        throw DriverError(name() + ": root " + std::to_string(call.root) + " outside the communicator (comm ranks 0.." +
                           std::to_string(size - 1) + ")");
     if (call.op && !aglu_supports(*call.op, call.type))
-        throw DriverError(name + ": operation " + std::string(to_string(*call.op)) + " is not defined on datatype " +
+        throw DriverError(name() + ": operation " + std::string(to_string(*call.op)) + " is not defined on datatype " +
                           std::string(to_string(call.type)));
     const std::size_t blocks = per_rank_blocks(call.collective) ? static_cast<std::size_t>(size) : 1;
     std::size_t count = call.count;  // per block; unequal counts: their sum, checked as one block
     std::size_t checked_blocks = blocks;
     if (call.counts) {
         if (call.counts->size() != static_cast<std::size_t>(size))
-            throw DriverError(name + ": " + std::to_string(call.counts->size()) + " counts for a communicator of " +
+            throw DriverError(name() + ": " + std::to_string(call.counts->size()) + " counts for a communicator of " +
                               std::to_string(size) + " ranks");
         count = 0;
         for (const std::size_t n : *call.counts) {
             if (n > std::numeric_limits<std::uint32_t>::max())
-                throw DriverError(name + ": count " + std::to_string(n) + " exceeds 2^32 - 1 elements");
+                throw DriverError(name() + ": count " + std::to_string(n) + " exceeds 2^32 - 1 elements");
             count += n;
         }
         checked_blocks = 1;
@@ -418,7 +420,7 @@ std::uint64_t Collectives::check_call(const Communicator& comm, const Call& call
     const std::size_t limit =
         (kMaxMessageBytes - kCollectiveEnvelopeBytes - table) / (element_size(call.type) * checked_blocks);
     if (count > limit || count > std::numeric_limits<std::uint32_t>::max())
-        throw DriverError(name + ": count " + std::to_string(count) + " exceeds " + std::to_string(limit) +
+        throw DriverError(name() + ": count " + std::to_string(count) + " exceeds " + std::to_string(limit) +
                           " elements of " + std::string(to_string(call.type)) + " (" + std::to_string(blocks) +
                           " block(s) must fit one message of " + std::to_string(kMaxMessageBytes) + " bytes)");
     if (count > 0) {
@@ -427,10 +429,10 @@ std::uint64_t Collectives::check_call(const Communicator& comm, const Call& call
         const bool writes_recv = (call.collective != Opcode::Reduce && call.collective != Opcode::Gather) || root;
         const char* send_name = call.collective == Opcode::Bcast ? "buffer" : "send buffer";
         if (reads_send && call.send == nullptr && call.collective != Opcode::Barrier)
-            throw DriverError(name + ": " + send_name + " is null with count " + std::to_string(count));
+            throw DriverError(name() + ": " + send_name + " is null with count " + std::to_string(count));
         const std::size_t mine = call.counts ? (*call.counts)[static_cast<std::size_t>(comm.rank)] : count;
         if (writes_recv && call.recv == nullptr && call.collective != Opcode::Barrier && mine > 0)
-            throw DriverError(name + ": receive buffer is null with count " + std::to_string(mine));
+            throw DriverError(name() + ": receive buffer is null with count " + std::to_string(mine));
     }
     // The switch's buffer: every block (unequal counts: their sum; an
     // alltoall's schedule's scratch too), none for a barrier.
@@ -723,12 +725,14 @@ void Collectives::receive_offloaded(unsigned context, Opcode collective, void* r
                                     Communicator* comm) {
     const CollectiveResult outcome =
         driver_.receive_collective(context, recv, result, [&] { abort_if_revoked(comm); });
-    const std::string name = "collective: " + lower_name(collective) + " on context " + std::to_string(context);
+    const auto name = [&] {  // built only for an error
+        return "collective: " + lower_name(collective) + " on context " + std::to_string(context);
+    };
     if (outcome.error && comm != nullptr && !comm->revoked.empty()) throw LinkFaultError(comm->revoked);
     if (outcome.error)
-        throw DriverError(name + " failed in the switch: error code " + switch_error(outcome, driver_.node_count()));
+        throw DriverError(name() + " failed in the switch: error code " + switch_error(outcome, driver_.node_count()));
     if (outcome.opcode != collective || outcome.bytes != result)
-        throw DriverError(name + ": the switch returned a " + std::string(to_string(outcome.opcode)) + " result of " +
+        throw DriverError(name() + ": the switch returned a " + std::string(to_string(outcome.opcode)) + " result of " +
                           std::to_string(outcome.bytes) + " bytes, expected " + std::to_string(result));
 }
 

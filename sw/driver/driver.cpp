@@ -216,13 +216,18 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     // transport keeps host-memory update notifications only from then on.
     if (config_.completion != CompletionMode::Msi) transport_.wait_event(0, true, transport_.now_ps() + 1);
 
-    assembling_.resize(node_count_);
-    assembling_active_.assign(node_count_, false);
-    streams_.resize(node_count_);
-    next_number_.assign(node_count_, 0);
-    sent_tags_.resize(node_count_);
+    peer_index_.assign(node_count_, 0);
     // A bad setup value shows up as a queue error right away, not at the first message.
     check_device_errors();
+}
+
+Driver::Peer& Driver::peer(std::size_t node) {
+    std::uint32_t& index = peer_index_[node];
+    if (index == 0) {
+        peers_.emplace_back();
+        index = static_cast<std::uint32_t>(peers_.size());
+    }
+    return peers_[index - 1];
 }
 
 void Driver::probe_accelerator() {
@@ -334,7 +339,7 @@ void Driver::read_link_faults() {
         if (!fault.sending) {
             // The stream shows which messages were lost (a gap, a message cut
             // off; the sender's probe gives their tags): nothing is failed here.
-            Stream& stream = streams_[static_cast<std::size_t>(fault.peer)];
+            Stream& stream = peer(static_cast<std::size_t>(fault.peer)).stream;
             ++stream.reports;
             stream.latest = fault;
             continue;
@@ -376,7 +381,7 @@ void Driver::add_lost(int source, std::uint32_t number, std::uint32_t tag, bool 
     lost.number = number;
     lost.lost = true;
     lost.unresolved = !resolved;
-    if (!resolved) ++streams_[static_cast<std::size_t>(source)].unresolved;
+    if (!resolved) ++peer(static_cast<std::size_t>(source)).stream.unresolved;
     arrived_.push_back(std::move(lost));
     ++activity_;
 }
@@ -384,8 +389,9 @@ void Driver::add_lost(int source, std::uint32_t number, std::uint32_t tag, bool 
 void Driver::note_gap(int source, std::uint32_t first, std::uint32_t count) {
     // The device reported the loss before the stream went on; a gap without
     // any report is the sender's own doing (not a link fault: ignored).
-    if (streams_[static_cast<std::size_t>(source)].reports == 0) read_link_faults_now();
-    if (streams_[static_cast<std::size_t>(source)].reports == 0) return;
+    const Stream& stream = peer(static_cast<std::size_t>(source)).stream;
+    if (stream.reports == 0) read_link_faults_now();
+    if (stream.reports == 0) return;
     // More than the probe's history can name: one lost message stands for
     // the older ones (bounded whatever a sender's numbers say).
     if (count > kStreamHistory) {
@@ -398,7 +404,7 @@ void Driver::note_gap(int source, std::uint32_t first, std::uint32_t count) {
 }
 
 void Driver::resolve_lost(int source, std::uint32_t next, const std::uint8_t* history, std::size_t history_bytes) {
-    Stream& stream = streams_[static_cast<std::size_t>(source)];
+    Stream& stream = peer(static_cast<std::size_t>(source)).stream;
     if (stream.unresolved == 0) return;
     const std::uint32_t known = static_cast<std::uint32_t>(std::min<std::size_t>(history_bytes / 4, kStreamHistory));
     for (Message& message : arrived_) {
@@ -424,8 +430,9 @@ void Driver::send_stream_probes() {
     while (!probe_peers_.empty()) {
         const int peer = probe_peers_.front();
         probe_peers_.erase(probe_peers_.begin());
-        const std::vector<std::uint32_t>& sent = sent_tags_[static_cast<std::size_t>(peer)];
-        const std::uint32_t next = next_number_[static_cast<std::size_t>(peer)] & kStreamNumberMask;
+        const Peer& to = this->peer(static_cast<std::size_t>(peer));
+        const std::vector<std::uint32_t>& sent = to.sent_tags;
+        const std::uint32_t next = to.next_number & kStreamNumberMask;
         // The tags of this node's last messages to the peer, oldest first.
         std::array<std::uint32_t, kStreamHistory> history{};
         if (!sent.empty())
@@ -520,10 +527,11 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
     }
     if (header->rank >= node_count_) return drop_packet(-1, "source rank outside the network");
     const unsigned source = header->rank;
-    Message& message = assembling_[source];
+    Peer& from = peer(source);
+    Message& message = from.assembling;
     if (entry.offset == 0) {
         // A new message while one is open: the sender's queue stopped mid-message.
-        if (assembling_active_[source]) drop_packet(static_cast<int>(source), "message cut off by a new one");
+        if (from.assembling_active) drop_packet(static_cast<int>(source), "message cut off by a new one");
         if (header->message_bytes < kEnvelopeBytes || entry.length < kEnvelopeBytes)
             return drop_packet(-1, "message without an envelope");
         std::uint64_t data_bytes;
@@ -535,7 +543,7 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
         // Messages of one source arrive in order: a number past the one
         // expected means the messages between never arrived (their first
         // packets were lost; their other packets were dropped as out of order).
-        Stream& stream = streams_[source];
+        Stream& stream = from.stream;
         const std::uint32_t number = flags >> kStreamNumberShift & kStreamNumberMask;
         const std::uint32_t missing = (number - stream.next) & kStreamNumberMask;
         const std::uint32_t first_missing = stream.next;
@@ -557,7 +565,7 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
         message.length_only = (flags & kEnvelopeLengthOnly) != 0;
         PostedReceive& posted = posted_receive_;
         if (!message.length_only && data_bytes > 0 && posted.buffer && posted.source == static_cast<int>(source) &&
-            posted.tag == message.tag && data_bytes <= posted.capacity && streams_[source].unresolved == 0 &&
+            posted.tag == message.tag && data_bytes <= posted.capacity && stream.unresolved == 0 &&
             first_arrived(posted.source, [&](std::uint32_t tag) { return tag == posted.tag; }) == arrived_.end()) {
             // The receive waiting for it is the one it matches: straight into its buffer.
             message.into = posted.buffer;
@@ -566,8 +574,8 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
             message.data.resize(data_bytes);
             note_payload_buffer(data_bytes);
         }
-        assembling_active_[source] = true;
-    } else if (!assembling_active_[source] || entry.offset != message.received ||
+        from.assembling_active = true;
+    } else if (!from.assembling_active || entry.offset != message.received ||
                header->message_bytes != message.message_bytes ||
                static_cast<std::uint64_t>(entry.offset) + entry.length > message.message_bytes) {
         return drop_packet(static_cast<int>(source), "packet out of order or outside its message");
@@ -579,19 +587,20 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
                     payload + skip, entry.length - skip);
     message.received += entry.length;
     if (message.received == message.message_bytes) {
-        assembling_active_[source] = false;
+        from.assembling_active = false;
         arrived_.push_back(std::move(message));
     }
 }
 
 void Driver::drop_packet(int source, const char* why) {
-    if (source >= 0 && assembling_active_[static_cast<std::size_t>(source)]) {
-        assembling_active_[static_cast<std::size_t>(source)] = false;  // its open message is lost whole
+    Peer* const from = source >= 0 ? &peer(static_cast<std::size_t>(source)) : nullptr;
+    if (from && from->assembling_active) {
+        from->assembling_active = false;  // its open message is lost whole
         // Over a reported link fault it is a lost message, in its place in
         // the arrival order, with the tag its first packet gave.
-        const Message& open = assembling_[static_cast<std::size_t>(source)];
-        if (streams_[static_cast<std::size_t>(source)].reports == 0) read_link_faults_now();
-        if (streams_[static_cast<std::size_t>(source)].reports > 0) add_lost(source, open.number, open.tag, true);
+        const Message& open = from->assembling;
+        if (from->stream.reports == 0) read_link_faults_now();
+        if (from->stream.reports > 0) add_lost(source, open.number, open.tag, true);
     }
     ++dropped_messages_;
     last_drop_reason_ = why;
@@ -602,13 +611,15 @@ void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionE
     // Result packets of one context come from the local switch, in order,
     // one result after the other; a fully fused call has two in flight.
     std::deque<Result>& queue = results_.at(header.context_id);
-    const std::string what =
-        "driver: " + std::string(to_string(header.opcode)) + " result on context " + std::to_string(header.context_id);
+    const auto what = [&] {  // built only for an error (not for every packet)
+        return "driver: " + std::string(to_string(header.opcode)) + " result on context " +
+               std::to_string(header.context_id);
+    };
     if (entry.offset == 0) {
         if (!queue.empty() && queue.back().active)
-            throw DriverError(what + " started before the previous one had arrived");
+            throw DriverError(what() + " started before the previous one had arrived");
         if (queue.size() >= kMaxResultsPerContext)
-            throw DriverError(what + " started with " + std::to_string(queue.size()) +
+            throw DriverError(what() + " started with " + std::to_string(queue.size()) +
                               " results on the context not yet taken");
         queue.emplace_back();
         Result& result = queue.back();
@@ -629,11 +640,11 @@ void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionE
         }
         result.active = true;
     } else if (queue.empty() || !queue.back().active || entry.offset != queue.back().received) {
-        throw DriverError(what + ": packet at offset " + std::to_string(entry.offset) + " arrived out of order");
+        throw DriverError(what() + ": packet at offset " + std::to_string(entry.offset) + " arrived out of order");
     }
     Result& result = queue.back();
     if (static_cast<std::uint64_t>(entry.offset) + entry.length > result.bytes)
-        throw DriverError(what + ": packet runs past the result's " + std::to_string(result.bytes) + " bytes");
+        throw DriverError(what() + ": packet runs past the result's " + std::to_string(result.bytes) + " bytes");
     if (entry.length && !result.data.empty()) {
         std::memcpy(result.data.data() + entry.offset, payload, entry.length);
     } else if (entry.length && result.destination && entry.offset < result.capacity) {
@@ -876,9 +887,10 @@ void Driver::send_message(int destination, std::uint32_t tag, const void* data, 
     const std::uint64_t data_bytes = bytes;
     if (length_only) header.datatype = kLengthOnlyDatatype;  // the device need not write the data to host memory
     static_assert(kLengthOnlyReadBytes == kEnvelopeBytes, "a length-only message's envelope is read");
-    const std::uint32_t number = next_number_[static_cast<std::size_t>(destination)]++ & kStreamNumberMask;
+    Peer& to = peer(static_cast<std::size_t>(destination));
+    const std::uint32_t number = to.next_number++ & kStreamNumberMask;
     const std::uint32_t flags = (length_only ? kEnvelopeLengthOnly : 0) | number << kStreamNumberShift;
-    std::vector<std::uint32_t>& sent = sent_tags_[static_cast<std::size_t>(destination)];
+    std::vector<std::uint32_t>& sent = to.sent_tags;
     if (sent.empty()) sent.assign(kStreamHistory, 0);
     sent[number % kStreamHistory] = tag;
     std::memcpy(envelope, &tag, 4);
@@ -1003,7 +1015,8 @@ void Driver::post_pio(const std::uint8_t* prefix, std::size_t prefix_bytes, cons
 }
 
 std::string Driver::describe_lost(const Message& message) const {
-    return describe(streams_[static_cast<std::size_t>(message.source)].latest, node_address_);
+    const std::uint32_t index = peer_index_[static_cast<std::size_t>(message.source)];
+    return describe(index > 0 ? peers_[index - 1].stream.latest : LinkFault{}, node_address_);
 }
 
 std::deque<Driver::Message>::iterator Driver::first_arrived(int source,
@@ -1107,8 +1120,8 @@ void Driver::unbind_messages(const std::uint8_t* buffer) {
         note_payload_buffer(message.data_bytes);
         message.into = nullptr;
     };
-    for (std::size_t source = 0; source < assembling_.size(); ++source)
-        if (assembling_active_[source]) unbind(assembling_[source]);
+    for (Peer& from : peers_)
+        if (from.assembling_active) unbind(from.assembling);
     for (Message& message : arrived_) unbind(message);
 }
 
@@ -1140,7 +1153,7 @@ ReceiveStatus Driver::receive_reserved(int source, std::uint32_t tag, void* buff
                           std::to_string(size() - 1));
     if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive into a null buffer");
     ReceiveStatus status;
-    const Stream& stream = streams_[static_cast<std::size_t>(source)];
+    const Stream& stream = peer(static_cast<std::size_t>(source)).stream;
     const ReceiveGuard posted(*this, source, tag, buffer, capacity);
     while (!take_matching(source, tag, buffer, capacity, status, report_ends)) {
         if (report_ends && (stream.reports > stream.explained || has_unresolved_loss(source)))

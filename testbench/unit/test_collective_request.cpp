@@ -84,7 +84,7 @@ TEST_CASE("a valid request is planned: schedule, layout, contribution and agreem
     CHECK(p.mine.sequence == 3);
     CHECK(p.header_bytes == CollectiveEnvelope::kBytes);
     CHECK(p.layout.total() == 32);
-    CHECK(p.schedule.steps.size() == 2);  // recursive doubling over 4
+    CHECK(p.schedule->steps.size() == 2);  // recursive doubling over 4
     CHECK(p.contribution == BlockSpan{0, 1});
 }
 

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 
 #include "isvp/collective_core.h"
 
@@ -33,15 +34,22 @@ class ArgumentAgreement {
         virtual void agreed() = 0;
     };
 
-    Schedule agree;              ///< the hypercube allreduce's steps for this member
-    std::size_t agree_step = 0;  ///< steps done
-    bool agree_sent = false;     ///< agree_step's record has gone
-    bool agreed = false;         ///< every step done
-    CollectiveArguments mine;    ///< this member's record (errors: its local error bits)
+    std::shared_ptr<const Schedule> agree;  ///< the hypercube allreduce's steps for this member (null: none)
+    std::size_t agree_step = 0;             ///< steps done
+    bool agree_sent = false;                ///< agree_step's record has gone
+    bool agreed = false;                    ///< every step done
+    CollectiveArguments mine;               ///< this member's record (errors: its local error bits)
 
-    /// Sets up the steps of comm rank `rank` of `size`.
-    void begin(int size, int rank) {
-        agree = make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling, size, rank, 0, Fold::Hypercube);
+    /// The agreement's steps (none before begin()).
+    const std::vector<Step>& agree_steps() const {
+        static const std::vector<Step> none;
+        return agree ? agree->steps : none;
+    }
+    /// Sets up the steps of comm rank `rank` of `size` (from `cache` when given).
+    void begin(int size, int rank, ScheduleCache* cache = nullptr) {
+        agree = cache ? cache->get(Opcode::Allreduce, Algorithm::RecursiveDoubling, size, rank, 0, Fold::Hypercube)
+                      : std::make_shared<const Schedule>(make_schedule(Opcode::Allreduce, Algorithm::RecursiveDoubling,
+                                                                       size, rank, 0, Fold::Hypercube));
     }
     /// Runs the exchange as far as the received records allow for the
     /// collective of 15-bit `sequence`, ORing peers' bits into `mask`;

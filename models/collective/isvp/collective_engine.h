@@ -630,6 +630,7 @@ class CollectiveEngine : public sc_core::sc_module {
     CollectiveConfig config_;           ///< parameters
     CgrPool cgr_;                       ///< CGR units per context, waiters FIFO
     CommunicatorTable table_;           ///< CT rows, forwarding table, CSR window
+    ScheduleCache schedules_;           ///< the agreement's and the calls' schedules, made once
     std::unique_ptr<AgluEngine> aglu_;  ///< the CGR's AgLU
     sc_core::sc_time cycle_;            ///< one engine clock cycle
     sc_core::sc_time credit_delay_;     ///< collective.credit_delay_ns

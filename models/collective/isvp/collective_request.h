@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -47,18 +48,20 @@ struct RequestPlan {
     CollectiveArguments mine;                       ///< this member's agreement record (errors: local bits)
     CollectiveError local = CollectiveError::None;  ///< the first local error
     std::string local_why;
-    std::uint32_t header_bytes = 0;  ///< envelope [+ counts table] in front of the contribution
-    Schedule schedule;               ///< the data phase's (runs_data)
-    BlockLayout layout;              ///< the collective buffer's
-    bool runs_data = false;          ///< no local error: run the data phase
-    BlockSpan contribution;          ///< blocks the host's bytes fill (a Bcast leaf: none)
+    std::uint32_t header_bytes = 0;            ///< envelope [+ counts table] in front of the contribution
+    std::shared_ptr<const Schedule> schedule;  ///< the data phase's (runs_data)
+    BlockLayout layout;                        ///< the collective buffer's
+    bool runs_data = false;                    ///< no local error: run the data phase
+    BlockSpan contribution;                    ///< blocks the host's bytes fill (a Bcast leaf: none)
 };
 
 /// Stage 2 for comm rank `rank` (stage 1 passed): `header` is the request's
 /// first packet's, `prefix` its first `prefix_bytes` bytes (envelope [+
-/// counts]); `reachable(peer)`: the switch knows comm rank `peer`'s node.
+/// counts]); `reachable(peer)`: the switch knows comm rank `peer`'s node;
+/// the schedule comes from `schedules` when given.
 RequestPlan plan_request(const NetworkHeader& header, const CollectiveEnvelope& envelope, int rank,
                          std::uint32_t message_bytes, const std::uint8_t* prefix, std::size_t prefix_bytes,
-                         const SwitchLimits& limits, const std::function<bool(int)>& reachable);
+                         const SwitchLimits& limits, const std::function<bool(int)>& reachable,
+                         ScheduleCache* schedules = nullptr);
 
 }  // namespace isvp

@@ -22,8 +22,10 @@
 // associative non-commutative operations (Reduce, Allreduce).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -98,6 +100,29 @@ struct Schedule {
 /// (with Fold::Hypercube, Ring: it needs the ±1 neighbours).
 Schedule make_schedule(Opcode collective, Algorithm algorithm, int size, int rank, int root = 0,
                        Fold fold = Fold::Pairwise);
+
+/// make_schedule's schedules, shared: a switch's engine asks for the same few
+/// on every call (its argument agreement's, its collectives'), and each new
+/// one allocates a vector per step and transfer. Keeps the last kEntries
+/// argument sets asked for (the oldest is replaced); the schedules are
+/// immutable and stay valid while a caller holds them. Throws as make_schedule.
+class ScheduleCache {
+  public:
+    static constexpr std::size_t kEntries = 4;
+    std::shared_ptr<const Schedule> get(Opcode collective, Algorithm algorithm, int size, int rank, int root = 0,
+                                        Fold fold = Fold::Pairwise);
+
+  private:
+    struct Entry {
+        Opcode collective = Opcode::Barrier;
+        Algorithm algorithm = Algorithm::BinomialTree;
+        int size = 0, rank = 0, root = 0;
+        Fold fold = Fold::Pairwise;
+        std::shared_ptr<const Schedule> schedule;  ///< null: unused
+    };
+    std::array<Entry, kEntries> entries_;
+    std::size_t next_ = 0;  ///< entry replaced next
+};
 
 /// One participant's place in a collective's aggregation tree when the
 /// switches run it (collective.placement = switch; docs/COLLECTIVES.md,

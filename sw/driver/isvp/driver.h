@@ -506,14 +506,26 @@ class Driver {
         std::uint64_t unresolved = 0;  ///< lost messages in arrived_ whose tag is not known yet
         LinkFault latest;              ///< the latest report (the cable named for its lost messages)
     };
-    std::vector<Stream> streams_;             ///< per source node
-    std::vector<std::uint32_t> next_number_;  ///< per destination node: number of the next message
-    /// Per destination node: the tags of the last kStreamHistory messages
-    /// (slot = number % kStreamHistory), for its stream probes; empty until
-    /// the first message to it.
-    std::vector<std::vector<std::uint32_t>> sent_tags_;
-    std::vector<int> probe_peers_;  ///< nodes owed a stream probe (their packets from here were lost)
-    bool sending_probes_ = false;   ///< send_stream_probes is running
+    /// What this driver keeps of one peer node, made at the first packet to or
+    /// from it (or the first look at it): a driver exchanges messages with few
+    /// of the nodes, and a table of every node in every driver is O(nodes²)
+    /// memory for the job (0.25 GB touched at bring-up at 1024 nodes).
+    struct Peer {
+        Message assembling;              ///< its message in progress
+        bool assembling_active = false;  ///< is one in progress
+        Stream stream;                   ///< its messages to this node
+        std::uint32_t next_number = 0;   ///< number of this node's next message to it
+        /// Tags of this node's last kStreamHistory messages to it (slot =
+        /// number % kStreamHistory), for its stream probes; empty until the first.
+        std::vector<std::uint32_t> sent_tags;
+    };
+    /// The state of peer `node` (< node_count_), made on first use; the
+    /// reference stays valid for the driver's lifetime.
+    Peer& peer(std::size_t node);
+    std::vector<std::uint32_t> peer_index_;  ///< per node: 1 + its index in peers_, 0 before its first use
+    std::deque<Peer> peers_;                 ///< in order of first use
+    std::vector<int> probe_peers_;           ///< nodes owed a stream probe (their packets from here were lost)
+    bool sending_probes_ = false;            ///< send_stream_probes is running
     /// `count` messages of `source` from number `first` on never arrived:
     /// lost messages, their tags to be learnt from the source's probe.
     void note_gap(int source, std::uint32_t first, std::uint32_t count);
@@ -545,9 +557,7 @@ class Driver {
     /// Gives messages being written into, or waiting in, `buffer` a buffer of
     /// their own (copying what is there).
     void unbind_messages(const std::uint8_t* buffer);
-    std::vector<Message> assembling_;      ///< per source: message in progress
-    std::vector<bool> assembling_active_;  ///< per source: is one in progress
-    std::deque<Message> arrived_;          ///< complete, not yet received (arrival order)
+    std::deque<Message> arrived_;  ///< complete, not yet received (arrival order)
 
     /// A collective result being assembled or complete, per context ID.
     struct Result {
