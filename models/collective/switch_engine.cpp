@@ -217,6 +217,22 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
     const std::uint32_t key = static_cast<std::uint32_t>(context) << 16 | j.global_rank0;
     Group& g = groups_[key];
     const std::uint8_t number = v.network.datatype;
+    // A member's leave comes before its next join (one pair's packets stay
+    // in order), unless the reliable layer gave it up: an overtaken leave of
+    // this member still awaited is lost, and forgotten (a resent one is
+    // then known by its join number), so late_leaves_ never grows.
+    if (const auto late = late_leaves_.find(key); late != late_leaves_.end()) {
+        for (auto it = late->second.begin(); it != late->second.end();) {
+            const auto& [size, rank, host, joined] = *it;
+            if (rank == j.comm_rank && host == j.host && joined != number) {
+                it = late->second.erase(it);
+                ++statistics_.late_leaves_forgotten;
+            } else {
+                ++it;
+            }
+        }
+        if (late->second.empty()) late_leaves_.erase(late);
+    }
     const auto known = g.hosts.find(j.comm_rank);
     if (g.size == j.size && known != g.hosts.end() && known->second == j.host &&
         g.join_numbers[j.comm_rank] == number) {

@@ -110,6 +110,7 @@ struct SwitchEngineStatistics {
         field("setup_duplicates", self.setup_duplicates);
         field("held_for_configuration", self.held_for_configuration);
         field("older_generation", self.older_generation);
+        field("late_leaves_forgotten", self.late_leaves_forgotten);
     }
     std::uint64_t collectives = 0;             ///< collectives this vertex took part in
     std::uint64_t joins = 0;                   ///< tree joins received (planner)
@@ -159,6 +160,9 @@ struct SwitchEngineStatistics {
     /// data packets and agreement records of an older generation than the
     /// tree's configuration (a freed communicator's), discarded
     std::uint64_t older_generation = 0;
+    /// planner: overtaken leaves that had not come by their member's next
+    /// join under the key (lost: a resent one is known by its join number), forgotten
+    std::uint64_t late_leaves_forgotten = 0;
 };
 
 class SwitchCollectiveEngine : public sc_core::sc_module {
@@ -371,7 +375,8 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     sc_core::sc_event_queue flush_event_;
     SwitchEngineStatistics statistics_;
     // planner: per group key, the (size, comm rank, host, join number) of the members of
-    // communicators a new one under the key replaced whose leave has not come
+    // communicators a new one under the key replaced whose leave has not come;
+    // each forgotten at its member's next join under the key (at most one per member)
     std::map<std::uint32_t, std::set<std::tuple<std::uint16_t, std::uint16_t, std::uint16_t, std::uint8_t>>>
         late_leaves_;
     // collective.mode = sharp:
