@@ -186,6 +186,7 @@ void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic
         return;
     }
     data_packet(t, v, payload);
+    progress(t);
 }
 
 void SwitchCollectiveEngine::data_packet(Tree& t, const NetworkPacketView& v, tlm::tlm_generic_payload& payload) {
@@ -199,7 +200,6 @@ void SwitchCollectiveEngine::data_packet(Tree& t, const NetworkPacketView& v, tl
     ++held_total_;
     statistics_.peak_held_packets = std::max(statistics_.peak_held_packets, held_total_);
     if (config_.sharp()) sharp_data_arrived(t);
-    progress(t);
 }
 
 // ---------------------------------------------------------------------------
@@ -425,20 +425,12 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
     t.notified.reset();
     t.agreements.clear();
     t.sharp_failed = false;
-    // Records and data that came before the configuration, in their arrival
-    // order: its generation's taken in, the others' (older) discarded.
+    // Data and records that came before the configuration, in their arrival
+    // order: its generation's taken in, the others' (older) discarded; the
+    // collective then starts as it would have with them held already.
     std::deque<std::pair<NetworkPacketView, tlm::tlm_generic_payload*>> records, data;
     records.swap(t.early_records);
     data.swap(t.early_data);
-    for (const auto& [view, payload] : records) {
-        if (record_generation(view) == t.generation) {
-            ++statistics_.held_for_configuration;
-            agreement_record(view, nullptr);
-        } else {
-            ++statistics_.older_generation;
-        }
-        payload->release();
-    }
     for (const auto& [view, payload] : data) {
         if (view.generation == (t.generation & kGenerationBits)) {
             ++statistics_.held_for_configuration;
@@ -446,6 +438,15 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
         } else {
             ++statistics_.older_generation;
             owe_credit(t, view.processor.rank);
+        }
+        payload->release();
+    }
+    for (const auto& [view, payload] : records) {
+        if (record_generation(view) == t.generation) {
+            ++statistics_.held_for_configuration;
+            agreement_record(view, nullptr);
+        } else {
+            ++statistics_.older_generation;
         }
         payload->release();
     }
