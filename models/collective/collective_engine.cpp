@@ -549,7 +549,7 @@ std::uint8_t* CollectiveEngine::emit_packet(CreditedOutPort& port, NetworkHeader
                                             const ProcessorHeader& processor, std::uint32_t offset, std::uint32_t bytes,
                                             bool urgent) {
     network.size_code = size_code_;
-    network.last = offset + bytes >= processor.message_bytes;
+    network.last = (offset & kPayloadOffsetMask) + bytes >= processor.message_bytes;  // (a tree's generation above)
     tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes);
     write_network_packet(network, processor, offset, nullptr, 0, packet->get_data_ptr());  // headers
     port.enqueue({packet, 0, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes)}, urgent,
@@ -1207,7 +1207,8 @@ void CollectiveEngine::send_agreement(unsigned context, const Active& a, std::ui
     if (a.tree) {  // to the member's vertex: the host address, and the tree's slot after the record
         processor.rank = node_;
         processor.message_bytes += 4;
-        store_le32(payload + CollectiveArguments::kBytes, contexts_[context].tree.slot);
+        const TreeLink& tree = contexts_[context].tree;
+        store_le32(payload + CollectiveArguments::kBytes, tree.slot | std::uint32_t{tree.generation} << 8);
     }
     ++statistics_.agreement_packets;
     emit(net_port_, network, processor, 0, payload, processor.message_bytes, true);
@@ -1262,8 +1263,12 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     // Tree Gather: the operation field says whether the root is below the
     // sender (the vertices send the vector toward the root only).
     if (a.tree && a.header.opcode == Opcode::Gather) network.operation = a.rank == a.envelope.root ? 1 : 0;
-    std::uint8_t* payload = emit_packet(net_port_, network, processor, static_cast<std::uint32_t>(from),
-                                        static_cast<std::uint32_t>(to - from), false);
+    // Tree: the offset word carries the tree's generation too (its vertex
+    // tells this communicator's packets from an older one's on the slot).
+    const auto offset = static_cast<std::uint32_t>(from);
+    const std::uint32_t word = a.tree ? tree_offset_word(offset, contexts_[context].tree.generation) : offset;
+    std::uint8_t* payload =
+        emit_packet(net_port_, network, processor, word, static_cast<std::uint32_t>(to - from), false);
     if (a.carry_payload) {
         a.buffer.gather(s.send, from, to, payload);
         a.buffer.read_done(s.send, from, to);
@@ -1647,6 +1652,7 @@ void CollectiveEngine::tree_configured(unsigned context, const NetworkPacketView
         ++statistics_.sharp_fallback_groups;
     }
     c.tree.slot = config->slot;
+    c.tree.generation = config->generation;
     c.tree.parent = config->parent;
     c.tree.root_vertex = config->root_vertex;
     progress(context);

@@ -15,6 +15,7 @@ constexpr const char* kReportType = "isvp/switch_collective";
 constexpr unsigned kTreeOwners = 32 * 256;  // CGR pool owners: every (context, slot)
 constexpr unsigned kMaxSlots = 0xF9;        // a tree's slot + 1 is its data packets' step field
 constexpr std::size_t kMaxEarlyRecords = 64;  // agreement records held for a tree not configured yet
+constexpr std::uint8_t kGenerationBits = 0x7;  // the generation bits a data packet carries (tree_offset_word)
 
 /// collective.switch_cgr_units, or DESIGN's reference (SA 8/8/4 for radix 8/16/28).
 unsigned cgr_units_of(const CollectiveConfig& config, unsigned radix) {
@@ -167,17 +168,38 @@ void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic
     if (step == 0 || step > kMaxSlots)
         return drop("step " + std::to_string(step) + " on context " + std::to_string(v.network.context_id));
     Tree& t = tree(v.network.context_id, static_cast<std::uint8_t>(step - 1));
+    if (!t.configured || v.generation != (t.generation & kGenerationBits)) {
+        // Another generation than the configuration's: a new communicator's
+        // on this (context, slot) whose configuration is still on its way
+        // (the planner sent it again after the reliable layer gave it up,
+        // or the planner's path is slower, while the members, configured,
+        // started), or an older one's. Held until the next configuration,
+        // which takes in its own and discards the others (before, a new
+        // communicator's packets whose sequence repeated the old one's were
+        // discarded as stale, or taken into its collective: the tree waited
+        // for ever).
+        if (t.early_data.size() >= 64 * std::size_t{config_.window_packets})
+            return drop("data packet from " + label(sender) + " beyond the receive windows of context " +
+                        std::to_string(t.context) + " slot " + std::to_string(t.slot) + " (not configured)");
+        payload.acquire();
+        t.early_data.emplace_back(v, &payload);
+        return;
+    }
+    data_packet(t, v, payload);
+    progress(t);
+}
+
+void SwitchCollectiveEngine::data_packet(Tree& t, const NetworkPacketView& v, tlm::tlm_generic_payload& payload) {
     // Windows: every input and the parent may have window_packets unconsumed.
-    const std::size_t windows = (t.configured ? t.role.children.size() + 2 : std::size_t{64}) * config_.window_packets;
+    const std::size_t windows = (t.role.children.size() + 2) * config_.window_packets;
     if (t.held.held(t.context) >= windows)
-        return drop("data packet from " + label(sender) + " beyond the receive windows of context " +
+        return drop("data packet from " + label(v.processor.rank) + " beyond the receive windows of context " +
                     std::to_string(t.context) + " slot " + std::to_string(t.slot));
     payload.acquire();
     t.held.push(v, &payload);
     ++held_total_;
     statistics_.peak_held_packets = std::max(statistics_.peak_held_packets, held_total_);
     if (config_.sharp()) sharp_data_arrived(t);
-    progress(t);
 }
 
 // ---------------------------------------------------------------------------
@@ -195,6 +217,22 @@ void SwitchCollectiveEngine::join(const NetworkPacketView& v) {
     const std::uint32_t key = static_cast<std::uint32_t>(context) << 16 | j.global_rank0;
     Group& g = groups_[key];
     const std::uint8_t number = v.network.datatype;
+    // A member's leave comes before its next join (one pair's packets stay
+    // in order), unless the reliable layer gave it up: an overtaken leave of
+    // this member still awaited is lost, and forgotten (a resent one is
+    // then known by its join number), so late_leaves_ never grows.
+    if (const auto late = late_leaves_.find(key); late != late_leaves_.end()) {
+        for (auto it = late->second.begin(); it != late->second.end();) {
+            const auto& [size, rank, host, joined] = *it;
+            if (rank == j.comm_rank && host == j.host && joined != number) {
+                it = late->second.erase(it);
+                ++statistics_.late_leaves_forgotten;
+            } else {
+                ++it;
+            }
+        }
+        if (late->second.empty()) late_leaves_.erase(late);
+    }
     const auto known = g.hosts.find(j.comm_rank);
     if (g.size == j.size && known != g.hosts.end() && known->second == j.host &&
         g.join_numbers[j.comm_rank] == number) {
@@ -255,6 +293,9 @@ bool SwitchCollectiveEngine::form_group(std::uint8_t context, std::uint32_t key,
         g.has_slot = true;
     }
     ++statistics_.trees_planned;
+    // Every group configured on this (context, slot) gets the next
+    // generation: its participants tell its packets from the last group's.
+    const std::uint8_t generation = ++generations_[tree_key(context, g.slot)];
     std::map<unsigned, int> comm_ranks;
     for (const auto& [rank, host] : g.hosts) comm_ranks[host] = rank;
     const auto roles = tree_roles(*topology_, plan, -1, comm_ranks);
@@ -273,6 +314,7 @@ bool SwitchCollectiveEngine::form_group(std::uint8_t context, std::uint32_t key,
         TreeConfig config;
         config.target = static_cast<std::uint16_t>(participant);
         config.slot = g.slot;
+        config.generation = generation;
         config.parent = role.parent < 0 ? TreeConfig::kNone : static_cast<std::uint16_t>(role.parent);
         config.root_vertex = role.root_vertex < 0 ? TreeConfig::kNone : static_cast<std::uint16_t>(role.root_vertex);
         for (const int child : role.children) config.inputs.push_back(static_cast<std::uint16_t>(child));
@@ -333,8 +375,38 @@ void SwitchCollectiveEngine::configure(const NetworkPacketView& v) {
 
 void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const TreeConfig& config) {
     Tree& t = tree(context, config.slot);
+    const std::vector<int> inputs(config.inputs.begin(), config.inputs.end());
+    const int parent = config.parent == TreeConfig::kNone ? -1 : config.parent;
+    if (t.configured && t.generation == config.generation && t.role.parent == parent && t.role.children == inputs) {
+        // This configuration again (the planner sent it again after the
+        // reliable layer gave it up, though it had come): the tree may have
+        // run collectives since; nothing changes.
+        ++statistics_.setup_duplicates;
+        return;
+    }
     ++statistics_.configurations;
+    // The older generation's collective and packets end here: its members
+    // have freed the communicator (a collective still running here was
+    // abandoned by them).
+    Run& r = t.run;
+    if (r.running) {
+        r.running = false;
+        r.combining.clear();
+        r.steps.clear();
+        r.buffer.clear();
+        if (config_.sharp()) sharp_slots_.end(t.owner);
+        cgr_.release(t.owner, sc_core::sc_time_stamp().value());
+        if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
+    }
+    for (const std::uint16_t sender : t.held.senders(t.context))
+        while (t.held.front(t.context, sender)) {
+            if (void* owner = t.held.pop(t.context, sender)) static_cast<tlm::tlm_generic_payload*>(owner)->release();
+            --held_total_;
+            ++statistics_.older_generation;
+            owe_credit(t, sender);
+        }
     t.configured = true;
+    t.generation = config.generation;
     t.role = TreeRole{};
     t.role.vertex = true;
     t.role.self = address_;
@@ -353,11 +425,29 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
     t.notified.reset();
     t.agreements.clear();
     t.sharp_failed = false;
-    // Records that came before the configuration, in their arrival order.
-    std::deque<std::pair<NetworkPacketView, tlm::tlm_generic_payload*>> early;
-    early.swap(t.early_records);
-    for (const auto& [view, payload] : early) {
-        agreement_record(view, nullptr);
+    // Data and records that came before the configuration, in their arrival
+    // order: its generation's taken in, the others' (older) discarded; the
+    // collective then starts as it would have with them held already.
+    std::deque<std::pair<NetworkPacketView, tlm::tlm_generic_payload*>> records, data;
+    records.swap(t.early_records);
+    data.swap(t.early_data);
+    for (const auto& [view, payload] : data) {
+        if (view.generation == (t.generation & kGenerationBits)) {
+            ++statistics_.held_for_configuration;
+            data_packet(t, view, *payload);
+        } else {
+            ++statistics_.older_generation;
+            owe_credit(t, view.processor.rank);
+        }
+        payload->release();
+    }
+    for (const auto& [view, payload] : records) {
+        if (record_generation(view) == t.generation) {
+            ++statistics_.held_for_configuration;
+            agreement_record(view, nullptr);
+        } else {
+            ++statistics_.older_generation;
+        }
         payload->release();
     }
     progress(t);
@@ -517,8 +607,8 @@ void SwitchCollectiveEngine::send_chunk(Tree& t, std::size_t k) {
     processor.rank = address_;
     processor.message_bytes = static_cast<std::uint32_t>(s.send.bytes());
     set_step_sequence(processor, r.sequence);
-    std::uint8_t* payload =
-        emit_packet(network, processor, static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to - from), false);
+    const std::uint32_t word = tree_offset_word(static_cast<std::uint32_t>(from), t.generation);
+    std::uint8_t* payload = emit_packet(network, processor, word, static_cast<std::uint32_t>(to - from), false);
     r.buffer.gather(s.send, from, to, payload);
     r.chunk_sent(k);
     ++statistics_.step_packets_sent;
@@ -630,15 +720,17 @@ void SwitchCollectiveEngine::agreement_record(const NetworkPacketView& v, tlm::t
     if (v.payload_bytes != bytes)
         return drop("agreement record of " + std::to_string(v.payload_bytes) + " bytes (expected " +
                     std::to_string(bytes) + ")");
-    const std::uint32_t slot = load_le32(v.payload + CollectiveArguments::kBytes);
-    if (slot >= kMaxSlots)
+    const std::uint32_t word = load_le32(v.payload + CollectiveArguments::kBytes);  // slot, generation << 8
+    const std::uint32_t slot = word & 0xFF;
+    if (slot >= kMaxSlots || (word >> 16) != 0)
         return drop("agreement record for context " + std::to_string(v.network.context_id) + " slot " +
                     std::to_string(slot) + ", beyond the trees a context numbers");
     Tree& t = tree(v.network.context_id, static_cast<std::uint8_t>(slot));
-    if (!t.configured) {
+    if (!t.configured || record_generation(v) != t.generation) {
         // Its configuration is still on its way (the planner sent it again
         // after the reliable layer gave it up, while the members, configured,
-        // started): the record waits for it, as data packets do.
+        // started), or an older generation's: the record waits for the next
+        // configuration, as data packets do, which takes it in or discards it.
         if (!payload || t.early_records.size() >= kMaxEarlyRecords)
             return drop("agreement record for context " + std::to_string(t.context) + " slot " +
                         std::to_string(t.slot) + ", which this switch has no tree for");
@@ -699,7 +791,7 @@ void SwitchCollectiveEngine::send_record(Tree& t, std::uint16_t to, const Collec
     processor.message_bytes = CollectiveArguments::kBytes + (engine ? 4 : 0);
     std::uint8_t payload[CollectiveArguments::kBytes + 4];
     record.write(payload);
-    store_le32(payload + CollectiveArguments::kBytes, t.slot);
+    store_le32(payload + CollectiveArguments::kBytes, t.slot | std::uint32_t{t.generation} << 8);
     ++statistics_.agreement_packets;
     emit(network, processor, payload, processor.message_bytes, true);
 }
@@ -854,7 +946,7 @@ void SwitchCollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source
                                                       .sequence &
                                                   kStepSequenceMask);
             if (v->payload_bytes >= CollectiveArguments::kBytes + 4)
-                slot = static_cast<std::uint8_t>(load_le32(v->payload + CollectiveArguments::kBytes));
+                slot = static_cast<std::uint8_t>(load_le32(v->payload + CollectiveArguments::kBytes) & 0xFF);
         }
         Tree* t = nullptr;
         if (slot) {
@@ -941,7 +1033,7 @@ void SwitchCollectiveEngine::send_credits(Tree& t, std::uint16_t sender, std::ui
 std::uint8_t* SwitchCollectiveEngine::emit_packet(NetworkHeader network, const ProcessorHeader& processor,
                                                   std::uint32_t offset, std::uint32_t bytes, bool urgent) {
     network.size_code = size_code_;
-    network.last = offset + bytes >= processor.message_bytes;
+    network.last = (offset & kPayloadOffsetMask) + bytes >= processor.message_bytes;  // (a tree's generation above)
     tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes);
     write_network_packet(network, processor, offset, nullptr, 0, packet->get_data_ptr());
     port_.enqueue({packet, 0, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes)}, urgent,

@@ -153,7 +153,9 @@ bool SwitchCollectiveEngine::sharp_packet(const NetworkPacketView& v) {
     const std::uint8_t step = v.network.step;
     if (step >= 1 && step <= kMaxSlots) {
         const auto it = trees_.find(tree_key(v.network.context_id, static_cast<std::uint8_t>(step - 1)));
-        if (it != trees_.end() && it->second.sharp_failed) {  // its tree is gone: discarded, credit returned
+        // Its tree is gone: discarded, credit returned (a new communicator's
+        // packets, of another generation, wait for their configuration).
+        if (it != trees_.end() && it->second.sharp_failed && v.generation == (it->second.generation & 0x7)) {
             owe_credit(it->second, v.processor.rank);
             return true;
         }

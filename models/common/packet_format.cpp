@@ -114,7 +114,9 @@ std::optional<NetworkPacketView> NetworkPacketView::parse(const std::uint8_t* by
     NetworkPacketView view;
     view.network = *network;
     view.processor = *processor;
-    view.offset = static_cast<std::uint32_t>(load_le(bytes + NetworkHeader::kBytes + ProcessorHeader::kBytes, 4));
+    const auto word = static_cast<std::uint32_t>(load_le(bytes + NetworkHeader::kBytes + ProcessorHeader::kBytes, 4));
+    view.offset = word & kPayloadOffsetMask;
+    view.generation = static_cast<std::uint8_t>(word >> kTreeGenerationShift);
     view.payload = bytes + kNetworkPacketOverhead;
     view.payload_bytes = static_cast<std::uint32_t>(length - kNetworkPacketOverhead);
     if (view.payload_bytes > network->payload_capacity())
@@ -165,7 +167,7 @@ TreeJoin TreeJoin::read(const std::uint8_t* in) {
 void TreeConfig::write(std::uint8_t* out) const {
     put16(out, target);
     out += 2;
-    put16(out, slot);
+    put16(out, static_cast<std::uint16_t>(slot | generation << 8));
     put16(out + 2, parent);
     put16(out + 4, root_vertex);
     put16(out + 6, static_cast<std::uint16_t>(inputs.size()));
@@ -200,8 +202,8 @@ std::optional<TreeConfig> TreeConfig::read(const std::uint8_t* in, std::size_t l
     in += 2;
     length -= 2;
     const std::uint16_t slot = get16(in);
-    if (slot > 0xFF) return std::nullopt;
     c.slot = static_cast<std::uint8_t>(slot);
+    c.generation = static_cast<std::uint8_t>(slot >> 8);
     c.parent = get16(in + 2);
     c.root_vertex = get16(in + 4);
     const std::size_t inputs = get16(in + 6);

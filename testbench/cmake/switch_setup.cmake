@@ -45,10 +45,14 @@ set_tests_properties(switch_engine_messages_name_the_switch PROPERTIES TIMEOUT 3
 # it took the new join back and the group never formed: every rank waited
 # for ever). Seeds chosen so that the loss hits a
 # configuration; switch_setup_loss runs dups of the world with one small
-# Allreduce each.
+# Allreduce each. (A third run, 2e-5 seed 31 with 24 dups, lost a
+# configuration before trees had generations; since, a vertex waits for its
+# configuration before it takes a new communicator's records in, the run's
+# timing moved and its loss hits a software exchange instead, which fails a
+# dup: no longer a case of this test.)
 add_test(NAME switch_lost_configuration_resent_collective_exact
          COMMAND ${ISVP_PYTHON3} ${switch_setup_checks} resent $<TARGET_FILE:isvp>
-                 ${isvp_mpi_test_binaries}/switch_setup_loss 1e-5:13:2,2e-5:31:24,4e-5:60:4:dup -n 8
+                 ${isvp_mpi_test_binaries}/switch_setup_loss 1e-5:13:2,4e-5:60:4:dup -n 8
                  --set collective.placement=switch ${switch_setup_drops} --set reliable.max_retransmissions=1)
 set_tests_properties(switch_lost_configuration_resent_collective_exact PROPERTIES TIMEOUT 300
                      LABELS "link_fault;mpi;collective" PASS_REGULAR_EXPRESSION "PASSED"

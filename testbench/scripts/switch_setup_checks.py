@@ -15,6 +15,18 @@
       21 admitted (the world's never goes) in every run; at least one run
       must have had a leave overtaken (leaves_overtaken), or the test did
       not test the case.
+  generations ISVP PROGRAM STATS MODE FIRST LAST [isvp run options]
+      PROGRAM is mpi_link_fault: `return 20 communicators`, once per
+      aurora.seed FIRST..LAST with --set MODE and the options (drops all
+      recovered). Each dup reuses the freed one's context and tree slot, and
+      its collectives' sequence numbers repeat the freed one's: a vertex
+      whose configuration comes after its members' first packets (its path
+      from the planner slower, or the configuration resent) must hold them
+      for it (held_for_configuration), not take them for the old
+      communicator's. Every rank must pass every iteration (no deadlock
+      report), the planner must count 21 groups admitted and 20 released in
+      every run, and some run must have held packets for a configuration, or
+      the case was not tested.
   names ISVP PROGRAM [isvp run options]
       PROGRAM is mpi_link_fault: `return 20 collectives` with packets lost
       for good (reliable.max_retransmissions=1) on a fat tree with
@@ -69,6 +81,37 @@ def leaves(isvp, program, stats, mode, seeds, *run_args):
         overtaken += late
     if overtaken == 0:
         sys.exit("FAILED: no run had a leave overtaken by the next dup's joins: the case was not tested")
+    print("PASSED")
+
+
+def generations(isvp, program, stats, mode, first, last, *run_args):
+    sharp = mode == "collective.mode=sharp"
+    ranks = int(run_args[run_args.index("-n") + 1])
+    held_total = 0
+    for seed in range(int(first), int(last) + 1):
+        command = [isvp, "run", "--stats", stats, "--set", mode, "--set", f"aurora.seed={seed}", *run_args, "--",
+                   program, "return", "20", "communicators"]
+        try:
+            run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            sys.exit(f"FAILED: {' '.join(command)}: no end within 120 s")
+        out = run.stdout + run.stderr
+        passed = len(re.findall(r"mpi_link_fault: rank \d+: 20 iterations, 0 failed", out))
+        if run.returncode != 0 or passed != ranks or "FAIL" in run.stdout or "deadlock" in out:
+            sys.exit(f"FAILED: {' '.join(command)}: status {run.returncode}, {passed} of {ranks} ranks passed\n"
+                     + out[-3000:])
+        admitted, released, _ = planner_totals(stats, sharp)
+        engines = json.load(open(stats))["platform"]["switch_engines"].values()
+        held = sum(e["held_for_configuration"] for e in engines)
+        older = sum(e["older_generation"] for e in engines)
+        print(f"seed {seed}: groups admitted {admitted}, released {released}; packets held for their "
+              f"configuration {held}, of an older generation {older}")
+        if (admitted, released) != (21, 20):
+            sys.exit(f"FAILED: seed {seed}: expected 21 groups admitted and 20 released (20 dups freed), "
+                     f"got {admitted} and {released}")
+        held_total += held
+    if held_total == 0:
+        sys.exit("FAILED: no vertex got packets before its configuration: the case was not tested")
     print("PASSED")
 
 
@@ -130,12 +173,15 @@ def resent(isvp, program, runs, *run_args):
 def main():
     if len(sys.argv) >= 7 and sys.argv[1] == "leaves":
         leaves(*sys.argv[2:])
+    elif len(sys.argv) >= 8 and sys.argv[1] == "generations":
+        generations(*sys.argv[2:])
     elif len(sys.argv) >= 5 and sys.argv[1] == "resent":
         resent(*sys.argv[2:])
     elif len(sys.argv) >= 4 and sys.argv[1] == "names":
         names(*sys.argv[2:])
     else:
         sys.exit("usage: switch_setup_checks.py leaves ISVP PROGRAM STATS MODE SEEDS [isvp run options]\n"
+                 "       switch_setup_checks.py generations ISVP PROGRAM STATS MODE FIRST LAST [isvp run options]\n"
                  "       switch_setup_checks.py names ISVP PROGRAM [isvp run options]\n"
                  "       switch_setup_checks.py resent ISVP PROGRAM RUNS [isvp run options]")
 

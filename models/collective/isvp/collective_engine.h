@@ -375,6 +375,7 @@ class CollectiveEngine : public sc_core::sc_module {
         enum class State : std::uint8_t { None, Joining, Ready, Fallback, Failed } state = State::None;
         std::uint32_t failure = 0;      ///< Failed: error 7's detail word
         std::uint8_t slot = 0;          ///< the tree's number on the context
+        std::uint8_t generation = 0;    ///< its configuration's (on its data packets and agreement records)
         std::uint16_t parent = 0xFFFF;  ///< its vertex (0xFFFF: a group of one)
         std::uint16_t root_vertex = 0xFFFF;
         TreeJoin joined;  ///< what this member sent the planner (not None): a leave repeats it

@@ -108,6 +108,9 @@ struct SwitchEngineStatistics {
         field("link_faults", self.link_faults);
         field("setup_resent", self.setup_resent);
         field("setup_duplicates", self.setup_duplicates);
+        field("held_for_configuration", self.held_for_configuration);
+        field("older_generation", self.older_generation);
+        field("late_leaves_forgotten", self.late_leaves_forgotten);
     }
     std::uint64_t collectives = 0;             ///< collectives this vertex took part in
     std::uint64_t joins = 0;                   ///< tree joins received (planner)
@@ -151,6 +154,15 @@ struct SwitchEngineStatistics {
     /// planner: joins and leaves that came twice (their NIC sent them again
     /// after the reliable layer gave them up, though they had arrived), ignored
     std::uint64_t setup_duplicates = 0;
+    /// data packets and agreement records of a tree's next generation (a new
+    /// communicator on its context and slot) held until its configuration came
+    std::uint64_t held_for_configuration = 0;
+    /// data packets and agreement records of an older generation than the
+    /// tree's configuration (a freed communicator's), discarded
+    std::uint64_t older_generation = 0;
+    /// planner: overtaken leaves that had not come by their member's next
+    /// join under the key (lost: a resent one is known by its join number), forgotten
+    std::uint64_t late_leaves_forgotten = 0;
 };
 
 class SwitchCollectiveEngine : public sc_core::sc_module {
@@ -202,6 +214,7 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
         std::uint8_t context = 0, slot = 0;
         unsigned owner = 0;       ///< CGR pool owner index
         bool configured = false;  ///< its configuration came
+        std::uint8_t generation = 0;  ///< its configuration's (TreeConfig::generation)
         TreeRole role;
         ChannelStore held;                       ///< data packets per sender, arrival order
         std::optional<std::uint16_t> last_done;  ///< sequence of the last collective finished
@@ -212,8 +225,10 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
         bool sharp_failed = false;              ///< an AN of the tree failed: its packets are discarded
         std::optional<std::uint16_t> notified;  ///< newest sequence whose abort or error notice went round
         sc_core::sc_time last_packet;           ///< a data packet of the running operation last came
-        /// Agreement records that came before the configuration (held packets).
-        std::deque<std::pair<NetworkPacketView, tlm::tlm_generic_payload*>> early_records;
+        /// Agreement records and data packets of another generation than the
+        /// configuration's (held packets): the next configuration takes in
+        /// its own generation's and discards the others.
+        std::deque<std::pair<NetworkPacketView, tlm::tlm_generic_payload*>> early_records, early_data;
     };
     /// A group the planner collects joins for.
     struct Group {
@@ -243,6 +258,8 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     void on_cgr_free();
     void flush_credits();
     void packet(const NetworkPacketView& view, tlm::tlm_generic_payload& payload);
+    /// A data packet of the tree's configured generation, taken in.
+    void data_packet(Tree& t, const NetworkPacketView& view, tlm::tlm_generic_payload& payload);
     void join(const NetworkPacketView& view);
     /// Every member of group `key` joined: plans its tree, has the SHArP
     /// manager admit it (not when `admitted`: the manager's queue did) and
@@ -261,6 +278,10 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     /// the record waits for its tree's configuration.
     void agreement_record(const NetworkPacketView& view, tlm::tlm_generic_payload* payload);
     void send_record(Tree& t, std::uint16_t to, const CollectiveArguments& record);
+    /// The generation an agreement record to an engine carries (bits [15:8] of its slot word).
+    static std::uint8_t record_generation(const NetworkPacketView& view) {
+        return static_cast<std::uint8_t>(load_le32(view.payload + CollectiveArguments::kBytes) >> 8);
+    }
     /// The agreement ended collective `sequence` with a non-zero mask.
     void fail(Tree& t, std::uint16_t sequence);
     bool failed(const Tree& t, std::uint16_t sequence) const;
@@ -341,6 +362,7 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     CreditedOutPort port_;                                ///< into the router
     std::map<std::uint16_t, Tree> trees_;                 ///< per tree_key, in key order
     std::map<std::uint32_t, Group> groups_;               ///< planner: per (context << 16 | global rank 0)
+    std::map<std::uint16_t, std::uint8_t> generations_;   ///< planner: per tree_key, its last group's generation
     std::map<std::uint64_t, std::int32_t> send_credits_;  ///< (tree, peer): data packets we may still send
     std::map<std::uint64_t, std::uint32_t> owed_;         ///< (tree, sender): credits to return
     bool flush_pending_ = false;
@@ -353,7 +375,8 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     sc_core::sc_event_queue flush_event_;
     SwitchEngineStatistics statistics_;
     // planner: per group key, the (size, comm rank, host, join number) of the members of
-    // communicators a new one under the key replaced whose leave has not come
+    // communicators a new one under the key replaced whose leave has not come;
+    // each forgotten at its member's next join under the key (at most one per member)
     std::map<std::uint32_t, std::set<std::tuple<std::uint16_t, std::uint16_t, std::uint16_t, std::uint8_t>>>
         late_leaves_;
     // collective.mode = sharp:

@@ -13,7 +13,9 @@
 //
 //   [0, 6)    NetworkHeader        size code, opcode, destination node, ...
 //   [6, 14)   ProcessorHeader      replicated; rank = source rank
-//   [14, 18)  payload byte offset  of this packet within the message (LE)
+//   [14, 18)  payload byte offset  of this packet within the message (LE,
+//             bits [28:0]); bits [31:29]: a switch tree's generation
+//             (kTreeGenerationShift; 0 on every other packet)
 //   [18, ...) payload              full packets except possibly the last
 //
 // so long messages stream packet by packet and never block other traffic.
@@ -133,11 +135,24 @@ inline constexpr std::size_t kNetworkPacketOverhead = NetworkHeader::kBytes + Pr
 /// the configured network packet size.
 std::optional<std::uint8_t> size_code_for(std::uint32_t bytes);
 
+/// The offset word's top bits (a message is shorter than 2^29 bytes, so an
+/// offset needs 29): on the data packets of a switch-resident engine's tree
+/// (collective.placement = switch), the low bits of the tree's generation
+/// (TreeConfig::generation), so a vertex tells a new communicator's packets
+/// from an older one's on the same (context, slot).
+inline constexpr unsigned kTreeGenerationShift = 29;
+inline constexpr std::uint32_t kPayloadOffsetMask = (1u << kTreeGenerationShift) - 1;
+/// The offset word of a tree data packet: `offset` and `generation`'s low 3 bits.
+constexpr std::uint32_t tree_offset_word(std::uint32_t offset, std::uint8_t generation) {
+    return (offset & kPayloadOffsetMask) | static_cast<std::uint32_t>(generation) << kTreeGenerationShift;
+}
+
 /// A decoded view of one network packet held in a byte buffer.
 struct NetworkPacketView {
     NetworkHeader network;
     ProcessorHeader processor;
-    std::uint32_t offset = 0;          ///< payload's byte offset in the message
+    std::uint32_t offset = 0;          ///< payload's byte offset in the message (bits [28:0] of its word)
+    std::uint8_t generation = 0;       ///< bits [31:29] of that word: a tree data packet's generation (low bits)
     const std::uint8_t* payload = nullptr;
     std::uint32_t payload_bytes = 0;
 
@@ -187,7 +202,7 @@ struct TreeJoin {
 };
 
 /// Payload of a tree configuration (10 + 2 x inputs bytes): u16 target, u16
-/// slot, u16 parent, u16 root vertex, u16 inputs count, then the inputs' u16
+/// slot (bits [7:0]) and generation (bits [15:8]), u16 parent, u16 root vertex, u16 inputs count, then the inputs' u16
 /// addresses; for a vertex then the members' comm ranks (what per-rank
 /// collectives — Gather, Allgather, Scatter, Reduce_scatter — move): u16
 /// communicator size, and per input u16 runs count then the runs (u16 first
@@ -202,6 +217,13 @@ struct TreeConfig {
     static constexpr std::uint8_t kSharpFallbackSlot = 0xFF;
     std::uint16_t target = 0;           ///< the participant it configures
     std::uint8_t slot = 0;              ///< the tree's number on its context (step field of its data packets - 1)
+    /// The planner's count of the groups it configured on this (context,
+    /// slot), mod 256: every participant of one group gets the same. Data
+    /// packets carry its low 3 bits (tree_offset_word), agreement records to
+    /// an engine bits [15:8] of their slot word; a vertex takes in only its
+    /// configuration's generation's packets and holds the others until its
+    /// next configuration, which takes in its own and discards the rest.
+    std::uint8_t generation = 0;
     std::uint16_t parent = kNone;       ///< vertex above (a host: the vertex it sends to); kNone: none
     std::uint16_t root_vertex = kNone;  ///< the tree's root vertex; kNone: a group of one
     std::vector<std::uint16_t> inputs;  ///< a vertex's inputs in combining order; empty for a host
