@@ -388,16 +388,7 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
     // The older generation's collective and packets end here: its members
     // have freed the communicator (a collective still running here was
     // abandoned by them).
-    Run& r = t.run;
-    if (r.running) {
-        r.running = false;
-        r.combining.clear();
-        r.steps.clear();
-        r.buffer.clear();
-        if (config_.sharp()) sharp_slots_.end(t.owner);
-        cgr_.release(t.owner, sc_core::sc_time_stamp().value());
-        if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
-    }
+    if (t.run.running) end_run(t);
     for (const std::uint16_t sender : t.held.senders(t.context))
         while (t.held.front(t.context, sender)) {
             if (void* owner = t.held.pop(t.context, sender)) static_cast<tlm::tlm_generic_payload*>(owner)->release();
@@ -455,6 +446,20 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
 
 // ---------------------------------------------------------------------------
 // Collectives
+
+// A collective's state at this vertex freed before its end (a new
+// generation's configuration, a fault, an abort): its chunks in the AgLUs
+// dropped with it, its SHArP slot and CGR unit given back.
+void SwitchCollectiveEngine::end_run(Tree& t) {
+    Run& r = t.run;
+        r.running = false;
+        r.combining.clear();
+        r.steps.clear();
+        r.buffer.clear();
+        if (config_.sharp()) sharp_slots_.end(t.owner);
+        cgr_.release(t.owner, sc_core::sc_time_stamp().value());
+        if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
+}
 
 bool SwitchCollectiveEngine::start(Tree& t) {
     // The next collective starts with the first packet of the next sequence
@@ -878,16 +883,9 @@ void SwitchCollectiveEngine::end_operation(Tree& t, std::uint16_t sequence, cons
         emit(network, processor, notice, bytes, false);
     }
     // The collective's state here: freed (chunks in the AgLUs dropped with it).
-    Run& r = t.run;
-    if (r.running && (fault || r.sequence == sequence)) {
-        t.last_done = r.sequence;
-        r.running = false;
-        r.combining.clear();
-        r.steps.clear();
-        r.buffer.clear();
-        if (config_.sharp()) sharp_slots_.end(t.owner);
-        cgr_.release(t.owner, sc_core::sc_time_stamp().value());
-        if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
+    if (t.run.running && (fault || t.run.sequence == sequence)) {
+        t.last_done = t.run.sequence;
+        end_run(t);
     }
     // Its packets still to come are discarded (credits returned), its
     // agreement waits for nothing.

@@ -270,6 +270,7 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     void store_configuration(std::uint8_t context, const TreeConfig& config);
     Tree& tree(std::uint8_t context, std::uint8_t slot);
     void progress(Tree& t);
+    void end_run(Tree& t);
     bool start(Tree& t);
     void send_chunk(Tree& t, std::size_t k);
     void take_chunk(Tree& t, std::size_t k, HeldPacket& p);
