@@ -151,6 +151,19 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
     if (ranks_ > count)
         throw ConfigError("config: " + std::to_string(ranks_) + " ranks do not fit the " + std::to_string(count) +
                           "-node " + topology().description() + " (one rank per node)");
+    if (!config.placement.identity() && config.placement.nodes.size() != ranks_)
+        throw ConfigError("config: a rank placement of " + std::to_string(config.placement.nodes.size()) +
+                          " ranks for a job of " + std::to_string(ranks_));
+    // The rank each node runs, if any.
+    constexpr unsigned kNoRank = ~0u;
+    std::vector<unsigned> rank_on(count, kNoRank);
+    for (unsigned r = 0; r < ranks_; ++r) {
+        const unsigned n = config.placement.node_of(r);
+        if (n >= count || rank_on[n] != kNoRank)
+            throw ConfigError("config: rank " + std::to_string(r) + " placed on node " + std::to_string(n) +
+                              (n >= count ? ", not a node of the network" : ", which already runs a rank"));
+        rank_on[n] = r;
+    }
     // The node's NIC side (collective engine, or its reliable endpoint) meets
     // the network at the same four sockets whichever model it is.
     const auto bind_network = [this](auto& network, unsigned n, auto& to_network, auto& to_network_credit,
@@ -177,8 +190,8 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
             continue;
         }
         MemorySpan memory;
-        if (n < ranks_) {
-            memory = ranks[n];
+        if (rank_on[n] != kNoRank) {
+            memory = ranks[rank_on[n]];
             if (memory.bytes > kMsiWindowBase)
                 throw ConfigError("config: host.memory_bytes=" + std::to_string(memory.bytes) +
                                   " reaches the host bridge's MSI window at 0xFEE00000; at most " +
@@ -215,7 +228,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
             bind_host(n, node.collective.net_out, node.collective.net_out_credit, node.collective.net_in,
                       node.collective.net_in_credit);
         }
-        if (n >= ranks_) {
+        if (rank_on[n] == kNoRank) {
             const std::string host_name = "idle_host" + std::to_string(n);
             idle_hosts_.push_back(std::make_unique<IdleHost>(host_name.c_str()));
             idle_hosts_.back()->mmio.bind(node.pcie.host_mmio);

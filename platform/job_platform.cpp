@@ -132,7 +132,7 @@ transport::PlatformBuilder JobPlatform::builder() {
         platform_ = std::make_unique<ClusterPlatform>("platform", config_, spans);
         for (std::size_t rank = 0; rank < gateways.size(); ++rank) {
             if (gateways[rank] == nullptr) continue;  // a rank of another partition
-            Node& node = platform_->node(static_cast<unsigned>(rank));
+            Node& node = platform_->node(config_.placement.node_of(static_cast<unsigned>(rank)));
             gateways[rank]->mmio.bind(node.pcie.host_mmio);
             node.bridge.msi.bind(gateways[rank]->msi);
         }

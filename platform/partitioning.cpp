@@ -42,7 +42,8 @@ Partitioning::Partitioning(const std::string& command, const std::vector<std::st
     spec.partition = sync_.get();
     spec.local_ranks.clear();
     for (int r = 0; r < spec.ranks; ++r)
-        spec.local_ranks.push_back(plan_->host_owner(static_cast<unsigned>(r)) == runtime_->rank());
+        spec.local_ranks.push_back(plan_->host_owner(config.placement.node_of(static_cast<unsigned>(r))) ==
+                                   runtime_->rank());
 }
 
 void Partitioning::print_partition_map() const {

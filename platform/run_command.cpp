@@ -105,7 +105,12 @@ int run_command(int argc, char** argv) {
         ("np,n", po::value<int>()->value_name("N"), "number of ranks (one per node; -np also accepted)")
         ("topology", po::value<std::string>()->value_name("T"),
          "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.*, "
-         "torus 4x4x4); rank r runs on host r")
+         "torus 4x4x4); rank r runs on host r unless --map-by or --rankfile says otherwise")
+        ("map-by", po::value<std::string>()->value_name("host|switch"),
+         "where the ranks run: host (rank r on host r, the default) or switch (round-robin over the switches "
+         "that have hosts: on a fat tree one rank per leaf in turn)")
+        ("rankfile", po::value<std::string>()->value_name("FILE"),
+         "each rank's host, Open MPI's rankfile form: lines \"rank R=nodeK\" (or R=+nK, optional slot=0)")
         ("prepend-rank,l", "label each line of guest output with its rank: \"[rank] \" (MPICH's -l)")
         ("tag-output", "label each line of guest output \"[1,rank]<stdout>:\" or \"[1,rank]<stderr>:\" "
                        "(Open MPI's --tag-output)")
@@ -152,8 +157,10 @@ int run_command(int argc, char** argv) {
     if (!parse(static_cast<int>(own_argv.size()), own_argv.data(),
                "usage: isvp run -n N [--topology T] [-l | --tag-output] [--offload on|off] [--compute-scale S]\n"
                "                [--timeout S] [--debug-rank R [--debugger CMD]] [--print-pids] [--partitions P]\n"
+               "                [--map-by host|switch | --rankfile FILE]\n"
                "                [--config FILE] [--set key=value]... [--stats FILE] [--] PROG [ARGS...]\n"
-               "Starts the simulator and N guest processes (rank r on host r of the topology), like mpirun\n"
+               "Starts the simulator and N guest processes (rank r on host r of the topology unless placed\n"
+               "otherwise), like mpirun\n"
                "(isvp mpiexec and bin/isvp-mpiexec are the same command). Everything after PROG is PROG's.",
                options, values))
         return 0;
@@ -237,6 +244,22 @@ int run_command(int argc, char** argv) {
     spec.config = TransportConfig::from(parameters);
     spec.config.end_on_early_exit = true;
     PlatformConfig config = PlatformConfig::from(parameters);
+    if (values.count("map-by") && values.count("rankfile"))
+        throw ConfigError("run: --map-by and --rankfile both place the ranks: give one");
+    if (values.count("map-by"))
+        config.placement = RankPlacement::map_by(values["map-by"].as<std::string>(),
+                                                 static_cast<unsigned>(spec.ranks), config.fabric.topology(),
+                                                 "run: --map-by");
+    if (values.count("rankfile")) {
+        const std::string path = values["rankfile"].as<std::string>();
+        std::ifstream file(path);
+        if (!file) throw ConfigError("run: --rankfile " + path + ": cannot be read");
+        std::ostringstream text;
+        text << file.rdbuf();
+        config.placement = RankPlacement::from_rankfile(text.str(), static_cast<unsigned>(spec.ranks),
+                                                        config.fabric.topology(), "run: --rankfile " + path);
+    }
+    spec.rank_nodes = config.placement.nodes;
     if (values.count("partitions") && values.count("debug-rank"))
         throw ConfigError(
             "run: --debug-rank with --partitions: the rank under the debugger needs the launcher's "
@@ -273,7 +296,8 @@ int run_command(int argc, char** argv) {
         const std::vector<std::string> parts = partitioning.runtime().gather(ranks.dump());
         if (partitioning.printing())
             for (std::size_t r = 0; r < ranks.size(); ++r)
-                ranks[r] = nlohmann::json::parse(parts.at(partitioning.plan().host_owner(static_cast<unsigned>(r))))[r];
+                ranks[r] = nlohmann::json::parse(
+                    parts.at(partitioning.plan().host_owner(config.placement.node_of(static_cast<unsigned>(r)))))[r];
     }
     if (values.count("stats") && job.platform()) {
         // Utilisations over the job's simulated time: the last rank's end

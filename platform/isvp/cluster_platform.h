@@ -25,6 +25,7 @@
 #include "isvp/parameters.h"
 #include "isvp/partition_plan.h"
 #include "isvp/pcie_transaction_log.h"
+#include "isvp/rank_placement.h"
 #include "isvp/switch_engine.h"
 #include "isvp/trace_writer.h"
 
@@ -48,6 +49,9 @@ struct PlatformConfig {
     /// switches and nodes. Null: the whole platform. Not a parameter.
     std::shared_ptr<const PartitionPlan> partition_plan;
     unsigned partition = 0;
+    /// Which node each rank runs on (`isvp run --map-by/--rankfile`);
+    /// default: rank r on node r. Not a parameter.
+    RankPlacement placement;
 
     static void declare(Parameters& parameters);
     static PlatformConfig from(const Parameters& parameters);
@@ -61,7 +65,8 @@ struct MemorySpan {
 
 class ClusterPlatform : public sc_core::sc_module {
   public:
-    /// `ranks`: host memory of each rank (at most the fabric's node count).
+    /// `ranks`: host memory of each rank (at most the fabric's node count);
+    /// rank r's is node config.placement.node_of(r)'s.
     ClusterPlatform(sc_core::sc_module_name name, const PlatformConfig& config, const std::vector<MemorySpan>& ranks);
 
     ~ClusterPlatform() override;

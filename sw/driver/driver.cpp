@@ -67,8 +67,9 @@ std::string describe_cable(std::uint32_t from, std::uint32_t to) {
 }
 
 std::string describe(const LinkFault& fault, int own_node) {
-    const int from = fault.sending ? own_node : fault.peer;
-    const int to = fault.sending ? fault.peer : own_node;
+    const int peer = fault.peer_node >= 0 ? fault.peer_node : fault.peer;
+    const int from = fault.sending ? own_node : peer;
+    const int to = fault.sending ? peer : own_node;
     namespace ll = rm::link_fault_link;
     const std::string link = describe_cable(
         ll::NAMED.make(fault.link_named ? 1 : 0) | ll::SWITCH.make(fault.from_switch) | ll::PORT.make(fault.from_port) |
@@ -104,6 +105,7 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     if (static_cast<std::uint32_t>(size()) > node_count_)
         throw DriverError("driver: " + std::to_string(size()) + " ranks but the network has only " +
                           std::to_string(node_count_) + " nodes");
+    place_ranks();
     if (config_.descriptor_bytes == 0 || config_.descriptor_bytes > rm::kMaxDescriptorBytes)
         throw DriverError("driver: descriptor_bytes must be 1..65535");
     try {
@@ -230,6 +232,27 @@ Driver::Peer& Driver::peer(std::size_t node) {
     return peers_[index - 1];
 }
 
+void Driver::place_ranks() {
+    const std::vector<std::uint16_t>& nodes = transport_.rank_nodes();
+    if (nodes.empty()) return;  // rank r on node r
+    if (nodes.size() != static_cast<std::size_t>(size()))
+        throw DriverError("driver: the launcher placed " + std::to_string(nodes.size()) + " ranks for a job of " +
+                          std::to_string(size()));
+    rank_on_node_.assign(node_count_, -1);
+    for (std::size_t r = 0; r < nodes.size(); ++r) {
+        if (nodes[r] >= node_count_ || rank_on_node_[nodes[r]] >= 0)
+            throw DriverError("driver: the launcher placed rank " + std::to_string(r) + " on node " +
+                              std::to_string(nodes[r]) +
+                              (nodes[r] >= node_count_ ? ", outside the network" : ", which runs another rank"));
+        rank_on_node_[nodes[r]] = static_cast<int>(r);
+    }
+    if (nodes[static_cast<std::size_t>(rank())] != node_address_)
+        throw DriverError("driver: rank " + std::to_string(rank()) + " is placed on node " +
+                          std::to_string(nodes[static_cast<std::size_t>(rank())]) + " but its device is node " +
+                          std::to_string(node_address_));
+    node_of_rank_ = nodes;
+}
+
 void Driver::probe_accelerator() {
     const std::uint32_t capabilities = transport_.mmio_read32(rm::ACCEL_CAPABILITIES);
     if (capabilities == 0xFFFFFFFFu) {
@@ -244,11 +267,16 @@ void Driver::probe_accelerator() {
     accelerator_.present = accelerator_.ct_rows > 0;
     if (!accelerator_.present) return;
     accelerator_.max_buffer_bytes = transport_.mmio_read32(rm::ACCEL_MAX_BUFFER_BYTES);
-    // Forwarding table: global rank r lives on node r — one linear fill.
+    // Forwarding table: global rank r lives on node_of(r). One linear fill
+    // for rank r on node r; otherwise a fill per run of consecutive nodes.
     transport_.mmio_write32(rm::FORWARD_INDEX, 0);
-    transport_.mmio_write32(rm::FORWARD_FILL,
-                            rm::forward_fill::COUNT.make(static_cast<std::uint32_t>(size()) & 0xFFFF) |
-                                rm::forward_fill::FIRST_NODE.make(0));
+    for (int first = 0; first < size();) {
+        int end = first + 1;
+        while (end < size() && node_of(end) == node_of(first) + (end - first)) ++end;
+        transport_.mmio_write32(rm::FORWARD_FILL, rm::forward_fill::COUNT.make(static_cast<std::uint32_t>(end - first) & 0xFFFF) |
+                                                      rm::forward_fill::FIRST_NODE.make(node_of(first)));
+        first = end;
+    }
 }
 
 void Driver::load_ct_row(unsigned context, const std::array<std::uint32_t, rm::kCtStagingDwords>& row) {
@@ -336,6 +364,9 @@ void Driver::read_link_faults() {
         fault.serial = ++link_fault_count_;
         ++activity_;
         if (fault.peer < 0 || static_cast<std::uint32_t>(fault.peer) >= node_count_) continue;  // not a node of ours
+        fault.peer_node = fault.peer;
+        fault.peer = rank_of(static_cast<unsigned>(fault.peer_node));                             // the node's rank
+        if (fault.peer < 0) continue;                                                             // runs none
         if (!fault.sending) {
             // The stream shows which messages were lost (a gap, a message cut
             // off; the sender's probe gives their tags): nothing is failed here.
@@ -441,7 +472,7 @@ void Driver::send_stream_probes() {
         ProcessorHeader header;
         header.message_bytes = static_cast<std::uint32_t>(kEnvelopeBytes + sizeof history);
         header.opcode = Opcode::Send;
-        header.rank = static_cast<std::uint16_t>(peer);
+        header.rank = node_of(peer);  // the network header's destination: a node
         std::uint8_t envelope[kEnvelopeBytes] = {};
         const std::uint32_t flags = kEnvelopeStreamProbe | next << kStreamNumberShift;
         const std::uint64_t data_bytes = sizeof history;
@@ -525,8 +556,9 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
         deliver_result(*header, entry, payload);
         return;
     }
-    if (header->rank >= node_count_) return drop_packet(-1, "source rank outside the network");
-    const unsigned source = header->rank;
+    if (header->rank >= node_count_) return drop_packet(-1, "source node outside the network");
+    if (rank_of(header->rank) < 0) return drop_packet(-1, "message from a node that runs no rank of this job");
+    const auto source = static_cast<unsigned>(rank_of(header->rank));
     Peer& from = peer(source);
     Message& message = from.assembling;
     if (entry.offset == 0) {
@@ -882,7 +914,7 @@ void Driver::send_message(int destination, std::uint32_t tag, const void* data, 
     ProcessorHeader header;
     header.message_bytes = static_cast<std::uint32_t>(kEnvelopeBytes + bytes);
     header.opcode = Opcode::Send;
-    header.rank = static_cast<std::uint16_t>(destination);
+    header.rank = node_of(destination);  // the network header's destination: a node
     std::uint8_t envelope[kEnvelopeBytes] = {};
     const std::uint64_t data_bytes = bytes;
     if (length_only) header.datatype = kLengthOnlyDatatype;  // the device need not write the data to host memory

@@ -48,6 +48,26 @@ std::string exact(double value) {
     return text.str();
 }
 
+/// ISVP_RANK_NODES: one node address per rank, comma-separated, no node twice.
+std::vector<std::uint16_t> parse_rank_nodes(const std::string& text, int size) {
+    std::vector<std::uint16_t> nodes;
+    std::vector<bool> used(65536, false);
+    std::istringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const std::uint64_t node = unsigned_value(environment::kRankNodes, item);
+        if (node > 65535 || used[node])
+            throw TransportError(std::string("isvp transport: ISVP_RANK_NODES names node ") + item +
+                                 (node > 65535 ? ", beyond the 16-bit network addresses" : " twice"));
+        used[node] = true;
+        nodes.push_back(static_cast<std::uint16_t>(node));
+    }
+    if (nodes.size() != static_cast<std::size_t>(size))
+        throw TransportError("isvp transport: ISVP_RANK_NODES lists " + std::to_string(nodes.size()) +
+                             " nodes for ISVP_SIZE=" + std::to_string(size) + " ranks");
+    return nodes;
+}
+
 }  // namespace
 
 socklen_t socket_address(const std::string& path, sockaddr_un& address) {
@@ -94,6 +114,8 @@ GuestEnvironment GuestEnvironment::parse(const std::function<const char*(const c
     result.compute_scale = real_value(environment::kComputeScale, required(lookup, environment::kComputeScale));
     result.mmio_write_ns = real_value(environment::kMmioWriteNs, required(lookup, environment::kMmioWriteNs));
     result.spin_wait_us = real_value(environment::kSpinWaitUs, required(lookup, environment::kSpinWaitUs));
+    if (const char* nodes = lookup(environment::kRankNodes); nodes != nullptr && *nodes != '\0')
+        result.rank_nodes = parse_rank_nodes(nodes, result.size);
     return result;
 }
 
@@ -113,6 +135,11 @@ std::vector<std::pair<std::string, std::string>> GuestEnvironment::variables() c
                                        {environment::kComputeScale, exact(compute_scale)},
                                        {environment::kMmioWriteNs, exact(mmio_write_ns)},
                                        {environment::kSpinWaitUs, exact(spin_wait_us)}});
+    if (!rank_nodes.empty()) {
+        std::string nodes;
+        for (const std::uint16_t node : rank_nodes) nodes += (nodes.empty() ? "" : ",") + std::to_string(node);
+        variables.emplace_back(environment::kRankNodes, nodes);
+    }
     return variables;
 }
 

@@ -120,6 +120,9 @@ void check_spec(const JobSpec& spec, bool remote) {
     if (spec.debug_rank < -1 || spec.debug_rank >= spec.ranks)
         throw std::invalid_argument("debug rank " + std::to_string(spec.debug_rank) + " is not a rank of the job (0.." +
                                     std::to_string(spec.ranks - 1) + ")");
+    if (!spec.rank_nodes.empty() && spec.rank_nodes.size() != static_cast<std::size_t>(spec.ranks))
+        throw std::invalid_argument("a rank placement of " + std::to_string(spec.rank_nodes.size()) +
+                                    " nodes for " + std::to_string(spec.ranks) + " ranks");
     if (spec.debug_rank >= 0 && spec.debugger.empty())
         throw std::invalid_argument("debug rank " + std::to_string(spec.debug_rank) + " without a debugger command");
     if (spec.debug_rank >= 0 && spec.label != OutputLabel::None)
@@ -319,6 +322,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
         environment.compute_scale = spec.config.compute_scale;
         environment.mmio_write_ns = spec.config.mmio_write_ns;
         environment.spin_wait_us = spec.config.spin_wait_us;
+        environment.rank_nodes = spec.rank_nodes;
         std::vector<std::string> variables = inherited;
         for (const auto& [name, value] : environment.variables()) variables.push_back(name + "=" + value);
         const bool debugged = rank == spec.debug_rank;
@@ -475,6 +479,7 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
                 guest::LocalTransport transport(channels[static_cast<std::size_t>(rank)], rank, spec.ranks,
                                                 spans[static_cast<std::size_t>(rank)].data,
                                                 spans[static_cast<std::size_t>(rank)].bytes, spec.config);
+                transport.set_rank_nodes(spec.rank_nodes);
                 code = guest_main(transport);
                 if (!transport.finished() && transport.failure().empty()) transport.finish(code);
             } catch (const std::exception& error) {

@@ -45,6 +45,7 @@ RemoteTransport::RemoteTransport(const GuestEnvironment& environment)
     : MessageTransport(environment.rank, environment.size, make_clock(environment)),
       memory_(map_memory(environment)),
       spin_wait_(transport::spin_budget(environment.spin_wait_us)) {
+    set_rank_nodes(environment.rank_nodes);
     const std::string prefix = "isvp transport: rank " + std::to_string(environment.rank) + ": ";
     sockaddr_un address{};
     socklen_t length = 0;

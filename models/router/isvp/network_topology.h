@@ -6,7 +6,8 @@
 // (table_routing.h). No SystemC.
 //
 // Addresses: host h is network address h (the 16-bit destination of the
-// network header) and runs rank h; switch s is router s. On a torus switch n
+// network header) and runs rank h unless the job places its ranks otherwise
+// (rank_placement.h); switch s is router s. On a torus switch n
 // is node n's FPGA router and host n sits on its local port 6, so addresses
 // are those of TorusTopology.
 #pragma once

@@ -139,7 +139,8 @@ struct CollectiveResult {
 /// Packets between this node and another were lost for good (the device's
 /// LINK_FAULT register, models/reliable/README.md).
 struct LinkFault {
-    int peer = -1;             ///< the other node (= its rank)
+    int peer = -1;             ///< the other node's rank
+    int peer_node = -1;        ///< the other node (its network address)
     bool sending = false;      ///< this node's packets to it were lost (else its packets to this node)
     std::uint32_t lost = 0;    ///< how many (saturating at 4095)
     std::uint64_t serial = 0;  ///< Driver::link_faults() once it was reported (the latest, when merged)
@@ -181,6 +182,13 @@ class Driver {
     int rank() const { return transport_.rank(); }
     int size() const { return transport_.size(); }
     std::uint16_t node_address() const { return node_address_; }
+    /// The node (network address) rank `rank` runs on: the launcher's
+    /// placement (DeviceTransport::rank_nodes), rank r on node r by default.
+    std::uint16_t node_of(int rank) const {
+        return node_of_rank_.empty() ? static_cast<std::uint16_t>(rank) : node_of_rank_[static_cast<std::size_t>(rank)];
+    }
+    /// The rank node `node` runs, -1 if none (node < node_count()).
+    int rank_of(unsigned node) const { return rank_on_node_.empty() ? static_cast<int>(node) : rank_on_node_[node]; }
     /// NODE_COUNT: the hosts; addresses from it on are switch engines (placement = switch).
     std::uint32_t node_count() const { return node_count_; }
     std::uint32_t packet_bytes() const { return packet_bytes_; }
@@ -448,6 +456,9 @@ class Driver {
     bool has_unresolved_loss(int source) const;
     /// "link fault: ..." for a lost message (its source's latest report).
     std::string describe_lost(const Message& message) const;
+    /// Reads the launcher's rank placement; DriverError if it does not fit
+    /// the network or does not put this rank on this device's node.
+    void place_ranks();
     void probe_accelerator();
     /// Refuses a bad destination or size, and null data that is `carried`.
     void check_destination(int destination, std::size_t bytes, const void* data, bool carried = true) const;
@@ -471,6 +482,8 @@ class Driver {
     std::size_t memory_bytes_;    ///< host memory size
     std::size_t next_free_ = 0;   ///< bump allocator over host memory
     std::uint16_t node_address_ = 0;
+    std::vector<std::uint16_t> node_of_rank_;  ///< by rank (empty: rank r on node r)
+    std::vector<int> rank_on_node_;            ///< by node, -1: no rank (empty: node n runs rank n)
     std::uint32_t node_count_ = 0;
     std::uint32_t packet_bytes_ = 0;  ///< network packet payload capacity
 

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 #include <stdexcept>
 #include <string>
 
@@ -36,6 +37,12 @@ class DeviceTransport {
 
     virtual int rank() const = 0;  ///< this rank, 0 .. size()-1
     virtual int size() const = 0;  ///< ranks in the job
+    /// Node (network address) of each rank as the launcher placed them
+    /// (`isvp run --map-by/--rankfile`); empty: rank r runs on node r.
+    virtual const std::vector<std::uint16_t>& rank_nodes() const {
+        static const std::vector<std::uint16_t> identity;
+        return identity;
+    }
 
     /// The rank's DMA-able host memory: guest-physical address A is
     /// host_memory()[A] for A < host_memory_bytes().

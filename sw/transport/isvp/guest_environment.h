@@ -28,6 +28,7 @@ inline constexpr const char* kSize = "ISVP_SIZE";                   ///< ranks i
 inline constexpr const char* kComputeScale = "ISVP_COMPUTE_SCALE";  ///< host.compute_scale
 inline constexpr const char* kMmioWriteNs = "ISVP_MMIO_WRITE_NS";   ///< host.mmio_write_ns
 inline constexpr const char* kSpinWaitUs = "ISVP_SPIN_WAIT_US";     ///< job.spin_wait_us
+inline constexpr const char* kRankNodes = "ISVP_RANK_NODES";        ///< node of each rank, "3,0,1,2"; unset: rank r on node r
 }  // namespace environment
 
 /// The address of a Unix-domain socket named as ISVP_SOCKET names it: a
@@ -47,6 +48,9 @@ struct GuestEnvironment {
     double compute_scale = 0;     ///< host.compute_scale
     double mmio_write_ns = 0;     ///< host.mmio_write_ns
     double spin_wait_us = 0;      ///< job.spin_wait_us
+    /// Node (network address) of each rank (`isvp run --map-by/--rankfile`);
+    /// empty: rank r runs on node r.
+    std::vector<std::uint16_t> rank_nodes;
 
     /// Reads the variables through `lookup` (getenv by default); throws
     /// TransportError saying how to start a guest when ISVP_SOCKET is unset,

@@ -84,6 +84,11 @@ struct JobSpec {
     /// others count as finished in this process's JobResult. Null: every rank.
     PartitionWindow* partition = nullptr;
     std::vector<bool> local_ranks;  ///< with `partition`: by rank, runs in this process
+    /// Node (network address) of each rank, told to the guests (remote:
+    /// ISVP_RANK_NODES; local: LocalTransport::set_rank_nodes) so their
+    /// drivers address nodes; the PlatformBuilder binds the gateways by the
+    /// same map. Empty: rank r on node r.
+    std::vector<std::uint16_t> rank_nodes;
 };
 
 struct RankOutcome {

@@ -17,6 +17,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "isvp/device_transport.h"
 #include "isvp/guest_clock.h"
@@ -28,6 +30,9 @@ class MessageTransport : public DeviceTransport {
   public:
     int rank() const override { return rank_; }
     int size() const override { return size_; }
+    const std::vector<std::uint16_t>& rank_nodes() const override { return rank_nodes_; }
+    /// The launcher's placement: node of each rank (empty: rank r on node r).
+    void set_rank_nodes(std::vector<std::uint16_t> nodes) { rank_nodes_ = std::move(nodes); }
 
     void mmio_write32(std::uint32_t offset, std::uint32_t value) override;
     unsigned wait_event(std::uint64_t vector_mask, bool host_update, std::uint64_t deadline_ps) override;
@@ -64,6 +69,7 @@ class MessageTransport : public DeviceTransport {
 
     int rank_;               ///< this rank
     int size_;               ///< ranks in the job
+    std::vector<std::uint16_t> rank_nodes_;  ///< node of each rank (empty: rank r on node r)
     GuestClock clock_;       ///< the rank's simulated time
     bool finished_ = false;  ///< finish() done: no more requests
     std::string failure_;    ///< set once the simulator ended the rank
