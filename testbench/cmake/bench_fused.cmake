@@ -34,3 +34,14 @@ add_test(NAME bench_fused_pgemm_size_not_a_multiple_of_the_nodes_refused
          COMMAND isvp bench fused --topology torus:2x2x2 --patterns pgemm --sizes 60)
 set_tests_properties(bench_fused_pgemm_size_not_a_multiple_of_the_nodes_refused PROPERTIES TIMEOUT 60
   LABELS "bench;fused" PASS_REGULAR_EXPRESSION "bench fused: pgemm size 60: n must be a multiple of the 8 nodes")
+# A member's reduce-scatter block can be final before its node's ingress
+# kernel has fed the other blocks: its next request (the barrier before the
+# next call) queues behind the running collective. PGEMM 128 on 16 nodes,
+# three calls per way: the engine dropped that request and the job
+# deadlocked before.
+add_test(NAME bench_fused_pgemm_16_nodes_next_request_during_the_kernel_feed
+         COMMAND isvp bench fused --topology torus:4x2x2 --patterns pgemm --sizes 128 --iterations 3 --check)
+set_tests_properties(bench_fused_pgemm_16_nodes_next_request_during_the_kernel_feed PROPERTIES TIMEOUT 120
+  LABELS "bench;fused;hoc"
+  PASS_REGULAR_EXPRESSION "pgemm +16 +128 +${bench_fused_number} +- +${bench_fused_number} +${bench_fused_number} +${bench_fused_number}x +fully [^\n]*\n# simulated [^\n]*\n# check: every result equals"
+  FAIL_REGULAR_EXPRESSION "mismatch|job failed|dropped")
