@@ -45,3 +45,11 @@ set_tests_properties(bench_fused_pgemm_16_nodes_next_request_during_the_kernel_f
   LABELS "bench;fused;hoc"
   PASS_REGULAR_EXPRESSION "pgemm +16 +128 +${bench_fused_number} +- +${bench_fused_number} +${bench_fused_number} +${bench_fused_number}x +fully [^\n]*\n# simulated [^\n]*\n# check: every result equals"
   FAIL_REGULAR_EXPRESSION "mismatch|job failed|dropped")
+# scripts/fused_sweep.py --source bench: the sweep through isvp bench fused,
+# all four patterns on 4 nodes, each checked and on the fully fused path,
+# the LogcN model beside the fused column.
+add_test(NAME fused_sweep_bench_4_nodes_checked_with_model
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/scripts/fused_sweep.py --build ${CMAKE_BINARY_DIR} --source bench
+                 --nodes 4 --model)
+set_tests_properties(fused_sweep_bench_4_nodes_checked_with_model PROPERTIES LABELS "bench;fused" TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "\\| PGEMM [^\n]* \\| 4 \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+x \\| [0-9.]+ \\| [-+][0-9]+% \\|\n\\| SpMV [^\n]*\n# check: every run's results equal the C\\+\\+ reference")
