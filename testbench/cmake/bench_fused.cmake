@@ -53,3 +53,8 @@ add_test(NAME fused_sweep_bench_4_nodes_checked_with_model
                  --nodes 4 --model)
 set_tests_properties(fused_sweep_bench_4_nodes_checked_with_model PROPERTIES LABELS "bench;fused" TIMEOUT 120
   PASS_REGULAR_EXPRESSION "\\| PGEMM [^\n]* \\| 4 \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+x \\| [0-9.]+ \\| [-+][0-9]+% \\|\n\\| SpMV [^\n]*\n# check: every run's results equal the C\\+\\+ reference")
+# The semi-fused way takes the semi path (the first collective and its op in
+# the switch), the unfused and software ways the fallback (the JSON's paths).
+add_test(NAME bench_fused_semi_way_takes_the_semi_path
+         COMMAND sh -c "$<TARGET_FILE:isvp> bench fused --topology torus:2x2x2 --patterns is,fem --check --json bench_fused_semi.json >/dev/null && test $(grep -c '\"semi_path\": \"semi\"' bench_fused_semi.json) -eq 2 && test $(grep -c '\"unfused_path\": \"fallback\"' bench_fused_semi.json) -eq 2 && test $(grep -c '\"fused_path\": \"fully\"' bench_fused_semi.json) -eq 2")
+set_tests_properties(bench_fused_semi_way_takes_the_semi_path PROPERTIES TIMEOUT 120 LABELS "bench;fused")
