@@ -27,6 +27,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -443,8 +444,11 @@ int bench_fused(int argc, char** argv) {
         PatternInfo info;
         std::uint64_t size = 0;
         std::vector<std::uint64_t> ps[kWays];  ///< per timed iteration: max over ranks
-        int path[kWays] = {-1, -1, -1, -1};    ///< the path rank 0's calls took (the last one)
-        std::uint64_t input_bytes = 0;         ///< pgemm, spmv: the request's operands
+        /// Per timed iteration, over ranks: the earliest and latest start
+        /// (barrier exit) and the latest end, in simulated ps.
+        std::vector<std::uint64_t> first_start[kWays], last_start[kWays], last_end[kWays];
+        int path[kWays] = {-1, -1, -1, -1};  ///< the path rank 0's calls took (the last one)
+        std::uint64_t input_bytes = 0;       ///< pgemm, spmv: the request's operands
     };
     std::vector<Row> rows;
     for (const PatternInfo& info : patterns)
@@ -454,6 +458,9 @@ int bench_fused(int argc, char** argv) {
             row.info = info;
             row.size = size;
             for (auto& times : row.ps) times.assign(iterations, 0);
+            for (auto& times : row.first_start) times.assign(iterations, std::numeric_limits<std::uint64_t>::max());
+            for (auto& times : row.last_start) times.assign(iterations, 0);
+            for (auto& times : row.last_end) times.assign(iterations, 0);
             rows.push_back(row);
         }
     std::vector<Way> ways;
@@ -511,8 +518,11 @@ int bench_fused(int argc, char** argv) {
                         ok = ok && good;
                         if (rank == 0) row.path[way] = path;
                         if (it >= warmup) {
-                            auto& slot = row.ps[way][it - warmup];
-                            slot = std::max(slot, took);
+                            const unsigned at = it - warmup;
+                            row.ps[way][at] = std::max(row.ps[way][at], took);
+                            row.first_start[way][at] = std::min(row.first_start[way][at], start);
+                            row.last_start[way][at] = std::max(row.last_start[way][at], start);
+                            row.last_end[way][at] = std::max(row.last_end[way][at], start + took);
                         }
                         if (rank == 0) row.input_bytes = call.input_bytes();
                     }
@@ -591,8 +601,20 @@ int bench_fused(int argc, char** argv) {
             {"logcn_software_us", model_software},
             {"logcn_terms",
              {{"collectives_us", terms.collectives}, {"compute_us", terms.compute}, {"chained_us", terms.chained}}}};
+        // The barrier before a call leaves the ranks' starts apart by however
+        // the calls before it ended (docs/REPORTS.md); these two separate
+        // that entry skew from the call itself.
+        const auto average_between_us = [&](const std::vector<std::uint64_t>& from,
+                                            const std::vector<std::uint64_t>& to) {
+            std::uint64_t total = 0;
+            for (unsigned i = 0; i < iterations; ++i) total += to[i] - from[i];
+            return static_cast<double>(total) / 1e6 / iterations;
+        };
         for (const Way way : ways)
             if (way != kSemi || has_semi(row.info.pattern)) {
+                const std::string name = kWayNames[way];
+                json_row[name + "_entry_skew_us"] = average_between_us(row.first_start[way], row.last_start[way]);
+                json_row[name + "_after_last_entry_us"] = average_between_us(row.last_start[way], row.last_end[way]);
                 json_row[std::string(kWayNames[way]) + "_us"] = average_us(way);
                 json_row[std::string(kWayNames[way]) + "_path"] = path_name(row.path[way]);
             }
