@@ -13,11 +13,15 @@
 //             second collective a separate call (MPIX_Allreduce_op /
 //             MPIX_Allgather_op followed by the plain call)
 //   unfused   the plain collectives in the switch, the op or kernel on the host
-//   software  offload off: host software collectives, the op on the host
+//   software  offload off: the driver's host software collectives (the
+//             engine's schedules; the MPI shim's software MPI_Alltoall is
+//             MPICH's pairwise exchange instead: docs/PERFORMANCE.md), the op
+//             on the host
 // Times: each call starts after a barrier; the row is the average over the
-// timed iterations of the maximum over ranks. The calls go to the driver's
-// Collectives directly, as `isvp bench collectives` does (no MPI shim
-// around them). With --check every result is compared with a plain C++
+// timed iterations of the maximum over ranks (the JSON adds the ranks' entry
+// skew and the time from the last rank's start: docs/REPORTS.md). The calls
+// go to the driver's Collectives directly, as `isvp bench collectives` does
+// (no MPI shim around them). With --check every result is compared with a plain C++
 // reference computed on each rank (integers; the doubles are small integers
 // or copied values, so every summation order gives the same bits).
 #include <unistd.h>
@@ -615,8 +619,8 @@ int bench_fused(int argc, char** argv) {
                 const std::string name = kWayNames[way];
                 json_row[name + "_entry_skew_us"] = average_between_us(row.first_start[way], row.last_start[way]);
                 json_row[name + "_after_last_entry_us"] = average_between_us(row.last_start[way], row.last_end[way]);
-                json_row[std::string(kWayNames[way]) + "_us"] = average_us(way);
-                json_row[std::string(kWayNames[way]) + "_path"] = path_name(row.path[way]);
+                json_row[name + "_us"] = average_us(way);
+                json_row[name + "_path"] = path_name(row.path[way]);
             }
         std::ostringstream line;
         line << std::left << std::setw(10) << row.info.name << std::setw(6) << ranks << std::setw(8) << row.size
