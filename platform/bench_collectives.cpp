@@ -22,6 +22,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "bench_support.h"
 #include "cli.h"
 #include "isvp/aurora_config.h"
 #include "isvp/collective_schedule.h"
@@ -220,111 +221,11 @@ bool run_and_check(guest::Collectives& coll, Opcode collective, int rank, int si
     return true;
 }
 
-/// The LogGP inputs of this platform (models/loggp/isvp/loggp_model.h).
-loggp::PlatformFigures loggp_figures(const PlatformConfig& config, const TransportConfig& transport,
-                                     const guest::DriverConfig& driver) {
-    loggp::PlatformFigures f;
-    switch (driver.send_path) {
-        case guest::SendPath::Fetch: f.send_path = loggp::SendPath::Fetch; break;
-        case guest::SendPath::Prefetch: f.send_path = loggp::SendPath::Prefetch; break;
-        case guest::SendPath::Pio: f.send_path = loggp::SendPath::Pio; break;
-        case guest::SendPath::Auto: f.send_path = loggp::SendPath::Auto; break;
-    }
-    f.pio_max_bytes = driver.pio_max_bytes;
-    f.poll = driver.completion != guest::CompletionMode::Msi;
-    f.poll_interval_ns = driver.poll_interval_ns;
-    f.host_post_ns = transport.mmio_write_ns;
-    const PcieConfig& pcie = config.node.pcie;
-    f.pcie_latency_ns = pcie.latency_ns;
-    f.pcie_dma_gbytes_per_s =
-        pcie.tlp_gbytes_per_s() * pcie.max_payload_bytes / (pcie.max_payload_bytes + pcie.tlp_overhead_bytes);
-    f.router_clock_mhz = config.fabric.router.clock_mhz;
-    f.router_pipeline_cycles = config.fabric.router.pipeline_cycles;
-    const AuroraConfig& aurora = config.fabric.aurora;
-    f.link_latency_ns = aurora.latency_ns;
-    f.link_data_rate_gbps = aurora.data_rate_gbps();
-    f.link_frame_overhead_bytes = AuroraTiming(aurora).frame_overhead_bytes();
-    f.link_max_frame_bytes = aurora.max_frame_bytes;
-    f.packet_payload_bytes = config.node.qdma.packet_payload_bytes;
-    f.engine_clock_mhz = config.node.collective.clock_mhz;
-    f.engine_phits_per_cycle = config.node.collective.phits_per_cycle;
-    f.aglu_clock_mhz = config.node.aglu.clock_mhz;
-    f.aglu_pipeline_stages = config.node.aglu.pipeline_stages;
-    f.cgr_aglus = config.node.collective.cgr_aglus;
-    return f;
-}
-
-/// Which implementations a run measures.
-struct Passes {
-    bool offload = true;
-    bool software = false;
-    static Passes parse(const std::string& text) {
-        if (text == "on") return {true, false};
-        if (text == "off") return {false, true};
-        if (text == "both") return {true, true};
-        throw ConfigError("bench collectives: --offload must be on, off or both, got '" + text + "'");
-    }
-};
-
-/// "collective/size i of n, elapsed, left" on stderr, rewritten in place on a
-/// terminal. Rows are weighted by their bytes, so the estimate of the time
-/// left does not assume a 4 MiB row costs what an 8 B one does.
-class Progress {
-  public:
-    Progress(bool enabled, double total_weight, std::size_t rows)
-        : enabled_(enabled),
-          tty_(isatty(STDERR_FILENO) != 0),
-          total_(total_weight),
-          rows_(rows),
-          start_(std::chrono::steady_clock::now()) {}
-
-    /// A bring-up milestone (before the first row ends): wall and CPU
-    /// seconds of the whole process so far.
-    void phase(const std::string& what) {
-        if (!enabled_) return;
-        rusage usage{};
-        getrusage(RUSAGE_SELF, &usage);
-        const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-        std::cerr << (tty_ ? "\r\033[K" : "") << "bench collectives: " << what << ", " << std::fixed
-                  << std::setprecision(2) << elapsed << " s elapsed, "
-                  << seconds(usage.ru_utime) + seconds(usage.ru_stime) << " CPU s\n"
-                  << std::flush;
-    }
-
-    void row_done(const std::string& what, double weight) {
-        done_ += weight;
-        ++row_;
-        if (!enabled_) return;
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-        const double left = done_ > 0 ? elapsed * (total_ - done_) / done_ : 0;
-        std::ostringstream line;
-        line << "bench collectives: " << what << " " << row_ << " of " << rows_ << ", " << std::fixed
-             << std::setprecision(1) << elapsed << " s elapsed, ~" << left << " s left";
-        std::cerr << (tty_ ? "\r\033[K" : "") << line.str() << (tty_ && row_ < rows_ ? "" : "\n") << std::flush;
-    }
-
-  private:
-    bool enabled_;
-    bool tty_;             ///< rewrite one line instead of printing many
-    double total_;         ///< weight of every row
-    std::size_t rows_;     ///< rows (collective x size x pass)
-    double done_ = 0;      ///< weight done
-    std::size_t row_ = 0;  ///< rows done
-    std::chrono::steady_clock::time_point start_;
-};
-
 /// Bytes a row moves, for the progress estimate: the collective buffer plus
 /// a fixed cost worth 16 KiB.
 double row_weight(Opcode collective, std::uint64_t size, int ranks) {
     const double blocks = per_rank_blocks(collective) ? ranks : 1;
     return 16384.0 + static_cast<double>(size) * blocks;
-}
-
-std::string percent(double simulated, double modelled) {
-    std::ostringstream out;
-    out << std::showpos << std::fixed << std::setprecision(0) << 100.0 * (simulated - modelled) / modelled << "%";
-    return out.str();
 }
 
 }  // namespace
@@ -393,7 +294,7 @@ int bench_collectives(int argc, char** argv) {
         parameters.apply_override("aglu.vcd=" + values["vcd"].as<std::string>());
     }
     const std::string offload_text = values["offload"].as<std::string>();
-    const Passes passes = Passes::parse(offload_text);
+    const Passes passes = Passes::parse(offload_text, "bench collectives");
     if (values.count("json")) check_writable("--json", values["json"].as<std::string>());
     const auto collectives = parse_collectives(values["collectives"].as<std::string>());
     const auto sizes = parse_size_list(values["sizes"].as<std::string>());
@@ -485,7 +386,8 @@ int bench_collectives(int argc, char** argv) {
         ~KeepForExit() { job.keep_for_exit(); }
     } keep_for_exit{job};
     const bool show_progress = values.count("progress") > 0 || isatty(STDERR_FILENO) != 0;
-    Progress progress(show_progress, total_weight, rows.size() * (passes.offload + passes.software));
+    Progress progress("bench collectives", show_progress, total_weight,
+                      rows.size() * (passes.offload + passes.software));
     const transport::PlatformBuilder build_platform = partitioning.wrap(
         [&, build = job.builder()](const std::vector<transport::HostMemorySpan>& memory,
                                    const std::vector<transport::GuestGateway*>& gateways) {
@@ -672,9 +574,9 @@ int bench_collectives(int argc, char** argv) {
         std::cout << "# collective     size      latency_us  loggp_us  diff\n";
     nlohmann::json json_rows = nlohmann::json::array();
     // Switch-resident engines: the model follows the switches' trees.
-    const loggp::Path tree_or_nic =
-        config.node.collective.placement == "switch" || config.node.collective.sharp() ? loggp::Path::OffloadTree
-                                                                                       : loggp::Path::OffloadStreamed;
+    const loggp::Path tree_or_nic = config.node.collective.placement == "switch" || config.node.collective.sharp()
+                                        ? loggp::Path::OffloadTree
+                                        : loggp::Path::OffloadStreamed;
     for (const Row& row : rows) {
         const std::string& name = collectives[row.collective].first;
         const Opcode collective = collectives[row.collective].second;
@@ -780,38 +682,37 @@ int bench_collectives(int argc, char** argv) {
                                         {"aglu_latency_us", loggp_parameters.aglu_latency},
                                         {"device_fixed_us", loggp_parameters.device_fixed}};
         nlohmann::json document{{"benchmark", "collectives"},
-                              {"build_commit", build_commit()},
-                              {"ranks", ranks},
-                              {"topology", topology.description()},
-                              {"topology_kind", topology.kind()},
-                              {"offload", offload_text},
-                              {"timing_only", timing_only},
-                              {"iterations", iterations},
-                              {"warmup", warmup},
-                              {"parameters", parameters.to_json()},
-                              {"loggp", model_json},
-                              {"rows", json_rows},
-                              {"check", check},
-                              {"mismatch", mismatch},
-                              {"simulated_us", end_time_ps / 1e6},
-                              {"wall_seconds", wall_seconds},
-                              {"partitions", runtime ? runtime->size() : 1u},
-                              {"packet_hops", packet_hops},
-                              {"delta_cycles", delta_cycles},
-                              {"engine", statistics_json(engine)},
-                              {"payload_memory",
-                               {{"guest_buffers_resident_bytes", guest_resident},
-                                {"driver_largest_payload_buffer_bytes", driver_payload_buffer},
-                                {"driver_data_staged_bytes", driver_staged},
-                                {"engine_buffers_peak_bytes", engine.peak_buffer_bytes}}}};
+                                {"build_commit", build_commit()},
+                                {"ranks", ranks},
+                                {"topology", topology.description()},
+                                {"topology_kind", topology.kind()},
+                                {"offload", offload_text},
+                                {"timing_only", timing_only},
+                                {"iterations", iterations},
+                                {"warmup", warmup},
+                                {"parameters", parameters.to_json()},
+                                {"loggp", model_json},
+                                {"rows", json_rows},
+                                {"check", check},
+                                {"mismatch", mismatch},
+                                {"simulated_us", end_time_ps / 1e6},
+                                {"wall_seconds", wall_seconds},
+                                {"partitions", runtime ? runtime->size() : 1u},
+                                {"packet_hops", packet_hops},
+                                {"delta_cycles", delta_cycles},
+                                {"engine", statistics_json(engine)},
+                                {"payload_memory",
+                                 {{"guest_buffers_resident_bytes", guest_resident},
+                                  {"driver_largest_payload_buffer_bytes", driver_payload_buffer},
+                                  {"driver_data_staged_bytes", driver_staged},
+                                  {"engine_buffers_peak_bytes", engine.peak_buffer_bytes}}}};
         if (with_reliable) {
             document["reliable"] = statistics_json(reliable);
             document["reliable"]["link_drops"] = link_drops;
             document["reliable"]["lost"] = reliable.lost_sent + reliable.lost_received;
         }
         if (with_switch_engines) document["switch_engines"] = statistics_json(switches);
-        out << document.dump(2)
-            << "\n";
+        out << document.dump(2) << "\n";
     }
     return mismatch ? 1 : 0;
 }

@@ -186,6 +186,7 @@ int pingpong(int argc, char** argv) {
 
 int bench_collectives(int argc, char** argv);
 int bench_smi(int argc, char** argv);
+int bench_fused(int argc, char** argv);
 
 int bench_command(int argc, char** argv) {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
@@ -193,6 +194,8 @@ int bench_command(int argc, char** argv) {
             << "usage: isvp bench <benchmark> [options]\n\nbenchmarks:\n"
             << "  pingpong       latency and bandwidth between two ranks\n"
             << "  collectives    latency of every collective, offloaded, in software or both, beside the LogGP model\n"
+            << "  fused          SmartFuse fused and higher-order collectives (is, fem, pgemm, spmv), offloaded "
+               "and in host software, beside the LogcN model\n"
             << "  smi            SMI streaming messages between on-FPGA kernels: stencil, ping-pong, bcast, reduce, "
                "...\n";
         return argc < 2 ? 2 : 0;
@@ -201,7 +204,8 @@ int bench_command(int argc, char** argv) {
     if (which == "pingpong") return pingpong(argc - 1, argv + 1);
     if (which == "collectives") return bench_collectives(argc - 1, argv + 1);
     if (which == "smi") return bench_smi(argc - 1, argv + 1);
-    throw ConfigError("bench: unknown benchmark '" + which + "' (known: pingpong, collectives, smi)");
+    if (which == "fused") return bench_fused(argc - 1, argv + 1);
+    throw ConfigError("bench: unknown benchmark '" + which + "' (known: pingpong, collectives, fused, smi)");
 }
 
 }  // namespace isvp::cli

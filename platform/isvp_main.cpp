@@ -35,7 +35,7 @@ const std::map<std::string, Subcommand>& subcommands() {
         {"aglu", {isvp::cli::aglu_demo, "reduce the same operands with the TLM and the RTL AgLU and compare"}},
         {"run", {isvp::cli::run_command, "run N guest processes on the platform, like mpirun"}},
         {"mpiexec", {isvp::cli::run_command, "the same as run, by mpiexec's name (bin/isvp-mpiexec runs it)"}},
-        {"bench", {isvp::cli::bench_command, "benchmarks in local mode: pingpong, collectives"}},
+        {"bench", {isvp::cli::bench_command, "benchmarks in local mode: pingpong, collectives, fused, smi"}},
         {"topology", {isvp::cli::topology_command, "a network's switches, cables, routes and aggregation trees (nothing simulated)"}},
     };
     return table;

@@ -378,13 +378,12 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
     Context& c = contexts_[context];
     Active& a = c.active;
     const std::uint32_t total = v.processor.message_bytes;
-    // The running collective's own request, still streaming in.
-    if (a.running && a.host_received < a.host_message) {
-        if (c.feed) {
-            drop("request packet on context " + std::to_string(context) +
-                 " while an ingress kernel's output streams into its collective");
-            return;
-        }
+    // The running collective's own request, still streaming in. While an
+    // ingress kernel's output feeds it instead, the host has its whole
+    // request in already: a host packet is the next request (this member's
+    // block can be final before its kernel has fed the others' blocks), which
+    // queues behind the running collective below.
+    if (a.running && a.host_received < a.host_message && !c.feed) {
         if (v.offset != a.host_received || total != a.host_message) {
             drop("request packet at offset " + std::to_string(v.offset) + " while the request streaming on context " +
                  std::to_string(context) + " expects offset " + std::to_string(a.host_received));
