@@ -82,11 +82,11 @@ class BlockingTargetSocketBase : public tlm::tlm_target_socket<32, tlm::tlm_base
             return transport_dbg_ == nullptr ? 0 : (module_->*transport_dbg_)(payload);
         }
 
-        BlockingTargetSocketBase* socket_;  ///< for error messages
-        Module* module_ = nullptr;          ///< owner of the callbacks
-        BTransport b_transport_ = nullptr;
-        TransportDbg transport_dbg_ = nullptr;
-        GetDirectMemPtr get_direct_mem_ptr_ = nullptr;
+        BlockingTargetSocketBase* socket_;              ///< for error messages
+        Module* module_ = nullptr;                      ///< owner of the callbacks
+        BTransport b_transport_ = nullptr;              ///< null: b_transport is an error
+        TransportDbg transport_dbg_ = nullptr;          ///< null: debug transport moves 0 bytes
+        GetDirectMemPtr get_direct_mem_ptr_ = nullptr;  ///< null: no DMI
     };
 
     void check_registration(Module* module, bool first, const char* what) {
