@@ -6,18 +6,18 @@
 // offsets). LT, no delay of its own; targets must not wait(), as the endpoint requires.
 #pragma once
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "isvp/register_map.h"
+#include "isvp/target_socket.h"
 
 namespace isvp {
 
 class Bar0Splitter : public sc_core::sc_module {
   public:
-    tlm_utils::simple_target_socket<Bar0Splitter> from_endpoint;   ///< PcieEndpoint::bar0
+    isvp::BlockingTargetSocket<Bar0Splitter> from_endpoint;        ///< PcieEndpoint::bar0
     tlm_utils::simple_initiator_socket<Bar0Splitter> qdma;         ///< everything outside the window
     tlm_utils::simple_initiator_socket<Bar0Splitter> accelerator;  ///< [ACCELERATOR_BASE, ACCELERATOR_END)
     tlm_utils::simple_initiator_socket<Bar0Splitter> kernel;       ///< [KERNEL_BASE, KERNEL_END)

@@ -5,16 +5,17 @@
 #pragma once
 
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
+
+#include "isvp/target_socket.h"
 
 namespace isvp {
 
 class IrqJoin : public sc_core::sc_module {
   public:
-    tlm_utils::simple_target_socket<IrqJoin> from_qdma;       ///< Qdma::irq
-    tlm_utils::simple_target_socket<IrqJoin> from_kernel;     ///< KernelUnit::irq
+    isvp::BlockingTargetSocket<IrqJoin> from_qdma;            ///< Qdma::irq
+    isvp::BlockingTargetSocket<IrqJoin> from_kernel;          ///< KernelUnit::irq
     tlm_utils::simple_initiator_socket<IrqJoin> to_endpoint;  ///< PcieEndpoint::irq
 
     explicit IrqJoin(sc_core::sc_module_name name)

@@ -21,10 +21,9 @@
 #include <cstdint>
 #include <memory>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <nlohmann/json.hpp>
 #include <systemc>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "isvp/bar0_splitter.h"
 #include "isvp/collective_engine.h"
@@ -36,6 +35,7 @@
 #include "isvp/pcie_endpoint.h"
 #include "isvp/qdma.h"
 #include "isvp/reliable_endpoint.h"
+#include "isvp/target_socket.h"
 
 namespace isvp {
 
@@ -90,7 +90,7 @@ class IdleHost : public sc_core::sc_module {
   public:
     explicit IdleHost(sc_core::sc_module_name name);
     tlm_utils::simple_initiator_socket<IdleHost> mmio;  ///< bound to the endpoint's host_mmio
-    tlm_utils::simple_target_socket<IdleHost> msi;      ///< bound to the bridge's msi
+    isvp::BlockingTargetSocket<IdleHost> msi;           ///< bound to the bridge's msi
 
   private:
     void absorb(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);

@@ -17,11 +17,11 @@
 #include <memory>
 #include <vector>
 
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
 
 #include "isvp/aglu_engine.h"
+#include "isvp/target_socket.h"
 
 namespace isvp {
 
@@ -40,7 +40,7 @@ inline constexpr std::size_t kAgluBeatBytes = 2 * kVectorBytes;
 
 class AgluTlm : public sc_core::sc_module {
   public:
-    tlm_utils::simple_target_socket<AgluTlm> socket;  ///< operand beats in, results out
+    isvp::BlockingTargetSocket<AgluTlm> socket;  ///< operand beats in, results out
 
     AgluTlm(sc_core::sc_module_name name, const AgluConfig& config);
 

@@ -46,7 +46,6 @@
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
 
@@ -63,6 +62,7 @@
 #include "isvp/packet_channel.h"
 #include "isvp/parameters.h"
 #include "isvp/sequence_tracker.h"
+#include "isvp/target_socket.h"
 #include "isvp/trace_writer.h"
 
 namespace isvp {
@@ -225,7 +225,7 @@ struct CollectiveStatistics {
 
 class CollectiveEngine : public sc_core::sc_module {
   public:
-    using Target = tlm_utils::simple_target_socket<CollectiveEngine>;
+    using Target = isvp::BlockingTargetSocket<CollectiveEngine>;
     using Initiator = tlm_utils::simple_initiator_socket<CollectiveEngine>;
 
     Target host_in;            ///< packets from the QDMA (tx)
@@ -242,7 +242,7 @@ class CollectiveEngine : public sc_core::sc_module {
     /// the unit's packets come in on kernel_in and join the host's Send
     /// packets toward the router. Unbound (testbenches without kernels),
     /// stream packets from the network are dropped.
-    using OptionalTarget = tlm_utils::simple_target_socket_optional<CollectiveEngine>;
+    using OptionalTarget = isvp::OptionalBlockingTargetSocket<CollectiveEngine>;
     using OptionalInitiator = tlm_utils::simple_initiator_socket_optional<CollectiveEngine>;
     OptionalTarget kernel_in;            ///< packets from the kernel unit
     OptionalInitiator kernel_in_credit;  ///< credits to it (collective.host_buffer_phits granted at time 0)

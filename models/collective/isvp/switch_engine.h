@@ -52,7 +52,6 @@
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
 
@@ -66,6 +65,7 @@
 #include "isvp/network_topology.h"
 #include "isvp/packet_channel.h"
 #include "isvp/sharp_resources.h"
+#include "isvp/target_socket.h"
 
 namespace isvp {
 
@@ -167,7 +167,7 @@ struct SwitchEngineStatistics {
 
 class SwitchCollectiveEngine : public sc_core::sc_module {
   public:
-    using Target = tlm_utils::simple_target_socket<SwitchCollectiveEngine>;
+    using Target = isvp::BlockingTargetSocket<SwitchCollectiveEngine>;
     using Initiator = tlm_utils::simple_initiator_socket<SwitchCollectiveEngine>;
 
     Target net_in;            ///< packets from the router's engine port

@@ -34,7 +34,6 @@
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
 
@@ -42,6 +41,7 @@
 #include "isvp/kernel_context.h"
 #include "isvp/packet_channel.h"
 #include "isvp/parameters.h"
+#include "isvp/target_socket.h"
 
 namespace isvp {
 
@@ -91,11 +91,11 @@ struct KernelStatistics {
 
 class KernelUnit : public sc_core::sc_module, private SmiBackend {
   public:
-    tlm_utils::simple_target_socket<KernelUnit> from_engine;            ///< stream packets for this node
+    isvp::BlockingTargetSocket<KernelUnit> from_engine;                 ///< stream packets for this node
     tlm_utils::simple_initiator_socket<KernelUnit> from_engine_credit;  ///< credits back to the engine
     tlm_utils::simple_initiator_socket<KernelUnit> to_engine;           ///< stream packets to the network
-    tlm_utils::simple_target_socket<KernelUnit> to_engine_credit;       ///< the engine's credits
-    tlm_utils::simple_target_socket<KernelUnit> csr;                    ///< BAR0 KERNEL_BASE..KERNEL_END
+    isvp::BlockingTargetSocket<KernelUnit> to_engine_credit;            ///< the engine's credits
+    isvp::BlockingTargetSocket<KernelUnit> csr;                         ///< BAR0 KERNEL_BASE..KERNEL_END
     tlm_utils::simple_initiator_socket<KernelUnit> irq;                 ///< MSI-X requests (msix_interrupt.h)
 
     /// `node`: this FPGA's node address (its SMI rank); `nodes`: NODE_COUNT.

@@ -18,11 +18,11 @@
 #include <cstdint>
 
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 
-#include "isvp/register_map.h"
 #include <tlm>
+#include "isvp/register_map.h"
+#include "isvp/target_socket.h"
 
 namespace isvp {
 
@@ -32,7 +32,7 @@ using regmap::kMsiWindowBytes;
 
 class HostBridge : public sc_core::sc_module {
   public:
-    tlm_utils::simple_target_socket<HostBridge> dma;        ///< DMA and MSI writes from the PCIe endpoint
+    isvp::BlockingTargetSocket<HostBridge> dma;             ///< DMA and MSI writes from the PCIe endpoint
     tlm_utils::simple_initiator_socket<HostBridge> memory;  ///< to HostMemory
     tlm_utils::simple_initiator_socket<HostBridge> msi;     ///< MSI writes to the host's interrupt receiver
 

@@ -14,15 +14,16 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
+
+#include "isvp/target_socket.h"
 
 namespace isvp {
 
 class HostMemory : public sc_core::sc_module {
   public:
-    tlm_utils::simple_target_socket<HostMemory> socket;  ///< reads/writes at guest-physical addresses
+    isvp::BlockingTargetSocket<HostMemory> socket;  ///< reads/writes at guest-physical addresses
 
     /// `bytes` bytes at `base` become guest-physical [0, bytes); the span must
     /// outlive the module. A null base with a non-zero size is a modelling bug.

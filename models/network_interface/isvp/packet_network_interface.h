@@ -29,21 +29,21 @@
 #include <map>
 
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
 
 #include "isvp/network_interface.h"
 #include "isvp/packet_channel.h"
 #include "isvp/packet_network_core.h"
+#include "isvp/target_socket.h"
 
 namespace isvp {
 
 class PacketNetworkInterface : public sc_core::sc_module, public NetworkInterface {
   public:
     tlm_utils::simple_initiator_socket<PacketNetworkInterface> tx;         ///< packets to the network (inject)
-    tlm_utils::simple_target_socket<PacketNetworkInterface> tx_credit;     ///< credits from the network (inject)
-    tlm_utils::simple_target_socket<PacketNetworkInterface> rx;            ///< packets from the network (eject)
+    isvp::BlockingTargetSocket<PacketNetworkInterface> tx_credit;          ///< credits from the network (inject)
+    isvp::BlockingTargetSocket<PacketNetworkInterface> rx;                 ///< packets from the network (eject)
     tlm_utils::simple_initiator_socket<PacketNetworkInterface> rx_credit;  ///< credits to the network (eject)
 
     /// Throws ConfigError on a bad endpoint or packet size.

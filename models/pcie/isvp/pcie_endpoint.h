@@ -60,7 +60,6 @@
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
 
@@ -68,17 +67,18 @@
 #include "isvp/pcie_config.h"
 #include "isvp/pcie_config_space.h"
 #include "isvp/pcie_transaction_log.h"
+#include "isvp/target_socket.h"
 
 namespace isvp {
 
 class PcieEndpoint : public sc_core::sc_module {
   public:
-    tlm_utils::simple_target_socket<PcieEndpoint> host_mmio;    ///< BAR0 MMIO from the host
-    tlm_utils::simple_target_socket<PcieEndpoint> config;       ///< configuration space accesses
+    isvp::BlockingTargetSocket<PcieEndpoint> host_mmio;         ///< BAR0 MMIO from the host
+    isvp::BlockingTargetSocket<PcieEndpoint> config;            ///< configuration space accesses
     tlm_utils::simple_initiator_socket<PcieEndpoint> bar0;      ///< BAR0 register accesses to the device
-    tlm_utils::simple_target_socket<PcieEndpoint> dma;          ///< DMA from the device
+    isvp::BlockingTargetSocket<PcieEndpoint> dma;               ///< DMA from the device
     tlm_utils::simple_initiator_socket<PcieEndpoint> host_dma;  ///< DMA and MSI writes to the host bridge
-    tlm_utils::simple_target_socket<PcieEndpoint> irq;          ///< MSI-X vector requests from the device
+    isvp::BlockingTargetSocket<PcieEndpoint> irq;               ///< MSI-X vector requests from the device
 
     PcieEndpoint(sc_core::sc_module_name name, const PcieConfig& config);
 

@@ -60,7 +60,6 @@
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
 
@@ -71,12 +70,13 @@
 #include "isvp/qdma_h2c_framer.h"
 #include "isvp/qdma_ring.h"
 #include "isvp/register_map.h"
+#include "isvp/target_socket.h"
 
 namespace isvp {
 
 class Qdma : public sc_core::sc_module, private NetworkReceiver {
   public:
-    tlm_utils::simple_target_socket<Qdma> regs;    ///< BAR0 registers
+    isvp::BlockingTargetSocket<Qdma> regs;         ///< BAR0 registers
     tlm_utils::simple_initiator_socket<Qdma> dma;  ///< DMA to host memory through the endpoint
     tlm_utils::simple_initiator_socket<Qdma> irq;  ///< MSI-X vector requests
 

@@ -41,12 +41,12 @@
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
 
 #include "isvp/packet_channel.h"
 #include "isvp/reliable_config.h"
+#include "isvp/target_socket.h"
 
 namespace isvp {
 
@@ -97,7 +97,7 @@ struct PacketLoss {
 
 class ReliableEndpoint : public sc_core::sc_module {
   public:
-    using Target = tlm_utils::simple_target_socket<ReliableEndpoint>;
+    using Target = isvp::BlockingTargetSocket<ReliableEndpoint>;
     using Initiator = tlm_utils::simple_initiator_socket<ReliableEndpoint>;
 
     Target from_node;               ///< packets the node sends

@@ -22,7 +22,6 @@
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
 
@@ -30,6 +29,7 @@
 #include "isvp/packet_channel.h"
 #include "isvp/packet_format.h"
 #include "isvp/ring_queue.h"
+#include "isvp/target_socket.h"
 #include "isvp/timed_agenda.h"
 
 namespace isvp {
@@ -58,7 +58,7 @@ struct PacketArrival {
 class PacketSource : public sc_core::sc_module {
   public:
     tlm_utils::simple_initiator_socket<PacketSource> out;     ///< packets to a router input
-    tlm_utils::simple_target_socket<PacketSource> credit_in;  ///< credits from it
+    isvp::BlockingTargetSocket<PacketSource> credit_in;       ///< credits from it
 
     /// `generator` (optional) is asked for the next request whenever the
     /// queue is empty and returns false when it has no more.
@@ -107,7 +107,7 @@ class PacketSource : public sc_core::sc_module {
 
 class PacketSink : public sc_core::sc_module {
   public:
-    tlm_utils::simple_target_socket<PacketSink> in;             ///< packets from a router output
+    isvp::BlockingTargetSocket<PacketSink> in;                  ///< packets from a router output
     tlm_utils::simple_initiator_socket<PacketSink> credit_out;  ///< credits to it
 
     /// A sink at node `node` whose `vcs` VC buffers hold `buffer_phits`

@@ -34,10 +34,10 @@
 #include <map>
 
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
 
+#include "isvp/target_socket.h"
 #include "isvp/transport_protocol.h"
 
 namespace isvp::transport {
@@ -45,7 +45,7 @@ namespace isvp::transport {
 class GuestGateway : public sc_core::sc_module {
   public:
     tlm_utils::simple_initiator_socket<GuestGateway> mmio;  ///< BAR0 reads and writes out (to the PCIe endpoint)
-    tlm_utils::simple_target_socket<GuestGateway> msi;      ///< MSI-X messages in: 4-byte writes, data = vector
+    isvp::BlockingTargetSocket<GuestGateway> msi;           ///< MSI-X messages in: 4-byte writes, data = vector
 
     /// Receives the reply to a read or wait, inside SystemC context.
     using CompletionSink = std::function<void(int rank, const Message& reply)>;
