@@ -99,9 +99,9 @@ bool SendCredits::take(std::uint8_t vc, std::uint32_t phits) {
 }
 
 void CreditLedger::settle(std::uint64_t now) {
-    while (!in_flight_.empty() && in_flight_.begin()->first <= now) {
-        credits_.grant(in_flight_.begin()->second.vc, in_flight_.begin()->second.phits);
-        in_flight_.erase(in_flight_.begin());
+    while (!in_flight_.empty() && std::get<0>(in_flight_.top()) <= now) {
+        credits_.grant(std::get<1>(in_flight_.top()), std::get<2>(in_flight_.top()));
+        in_flight_.pop();
     }
 }
 

@@ -12,9 +12,11 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <optional>
+#include <queue>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "isvp/packet_format.h"
@@ -193,14 +195,14 @@ class SendCredits {
 class CreditLedger {
   public:
     /// A return (or grant) of `phits` on `vc` that counts from `due`.
-    void arrive(std::uint8_t vc, std::uint32_t phits, std::uint64_t due) { in_flight_.emplace(due, Return{vc, phits}); }
+    void arrive(std::uint8_t vc, std::uint32_t phits, std::uint64_t due) { in_flight_.emplace(due, vc, phits); }
     /// A return that counts now.
     void grant(std::uint8_t vc, std::uint32_t phits) { credits_.grant(vc, phits); }
     /// Counts every return due by `now`.
     void settle(std::uint64_t now);
     /// When the next return in flight is due; nullopt when none is.
     std::optional<std::uint64_t> next_due() const {
-        return in_flight_.empty() ? std::nullopt : std::optional<std::uint64_t>(in_flight_.begin()->first);
+        return in_flight_.empty() ? std::nullopt : std::optional<std::uint64_t>(std::get<0>(in_flight_.top()));
     }
     bool space_to_send(std::uint8_t vc, std::uint32_t phits) const { return credits_.space_to_send(vc, phits); }
     /// Takes a packet's credits on its VC; false (nothing taken) if too few.
@@ -208,12 +210,9 @@ class CreditLedger {
     std::uint32_t available(std::uint8_t vc) const { return credits_.available(vc); }
 
   private:
-    struct Return {
-        std::uint8_t vc;
-        std::uint32_t phits;
-    };
-    SendCredits credits_;                             ///< usable now, per VC
-    std::multimap<std::uint64_t, Return> in_flight_;  ///< returns not yet due, by due time
+    using Return = std::tuple<std::uint64_t, std::uint8_t, std::uint32_t>;              ///< (due, vc, phits)
+    SendCredits credits_;                                                               ///< usable now, per VC
+    std::priority_queue<Return, std::vector<Return>, std::greater<Return>> in_flight_;  ///< earliest due first
 };
 
 /// The receive buffer behind the eject port: one VC (0), `capacity` phits,
