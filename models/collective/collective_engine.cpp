@@ -1000,6 +1000,9 @@ void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header
         frame.carried.rank = tree_slot >= 0 ? node_ : static_cast<std::uint16_t>(rank);
         frame.carried.message_bytes = bytes;
         frame.payload_bytes = bytes;
+        // To a vertex: the tree's generation, so a vertex configured for a
+        // newer group on the slot ignores this (freed) group's late notice.
+        if (tree_slot >= 0) frame.generation = contexts_[context].tree.generation;
         std::uint8_t payload[kLinkFaultAbortNoticeBytes];
         store_le32(payload, (sequence & kStepSequenceMask) |
                                 (link_fault ? static_cast<std::uint32_t>(cause) << kAbortCauseShift : 0) |

@@ -7,15 +7,15 @@
 
 #include "isvp/aggregation_tree.h"
 #include "isvp/switch_tree.h"
+#include "isvp/tree_generation.h"
 
 namespace isvp {
 
 namespace {
 constexpr const char* kReportType = "isvp/switch_collective";
-constexpr unsigned kTreeOwners = 32 * 256;     // CGR pool owners: every (context, slot)
-constexpr unsigned kMaxSlots = 0xF9;           // a tree's slot + 1 is its data packets' step field
-constexpr std::size_t kMaxEarlyRecords = 64;   // agreement records held for a tree not configured yet
-constexpr std::uint8_t kGenerationBits = 0x7;  // the generation bits a data packet carries (tree_offset_word)
+constexpr unsigned kTreeOwners = 32 * 256;    // CGR pool owners: every (context, slot)
+constexpr unsigned kMaxSlots = 0xF9;          // a tree's slot + 1 is its data packets' step field
+constexpr std::size_t kMaxEarlyRecords = 64;  // agreement records held for a tree not configured yet
 
 /// collective.switch_cgr_units, or DESIGN's reference (SA 8/8/4 for radix 8/16/28).
 unsigned cgr_units_of(const CollectiveConfig& config, unsigned radix) {
@@ -168,7 +168,7 @@ void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic
     if (step == 0 || step > kMaxSlots)
         return drop("step " + std::to_string(step) + " on context " + std::to_string(v.network.context_id));
     Tree& t = tree(v.network.context_id, static_cast<std::uint8_t>(step - 1));
-    if (!t.configured || v.generation != (t.generation & kGenerationBits)) {
+    if (!t.configured || !same_tree_generation(t.generation, v.generation)) {
         // Another generation than the configuration's: a new communicator's
         // on this (context, slot) whose configuration is still on its way
         // (the planner sent it again after the reliable layer gave it up,
@@ -416,7 +416,7 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
     records.swap(t.early_records);
     data.swap(t.early_data);
     for (const auto& [view, payload] : data) {
-        if (view.generation == (t.generation & kGenerationBits)) {
+        if (same_tree_generation(t.generation, view.generation)) {
             ++statistics_.held_for_configuration;
             data_packet(t, view, *payload);
         } else {
@@ -840,6 +840,12 @@ void SwitchCollectiveEngine::abort_notice(const NetworkPacketView& v) {
     if (!neighbour)
         return drop("abort notice from " + label(from) + ", not a neighbour in the tree of context " +
                     std::to_string(t.context) + " slot " + std::to_string(slot));
+    // Another generation's: a freed communicator's notice, come late to the
+    // group now on this (context, slot). It must not abort this group's collective.
+    if (!takes_abort_notice(t.generation, v.generation)) {
+        ++statistics_.older_generation;
+        return;
+    }
     // Every participant passes a notice on once: the echoes (members
     // abandoning the collective tell their vertex again) end here.
     const auto sequence = static_cast<std::uint16_t>(word & kStepSequenceMask);
@@ -862,6 +868,7 @@ void SwitchCollectiveEngine::end_operation(Tree& t, std::uint16_t sequence, cons
     for (const int to : neighbours) {
         if (to == from) continue;
         PacketFrame frame = control_frame(t.context, static_cast<std::uint16_t>(to), kAbortStep, bytes);
+        frame.generation = t.generation;  // a neighbour of a newer group on this slot ignores it
         frame.traffic.opcode = t.run.running ? t.run.header.opcode : Opcode::Allreduce;
         frame.carried.opcode = frame.traffic.opcode;  // rank: this engine's address, >= hosts
         ++(sharp ? statistics_.sharp_error_notices : statistics_.abort_notices);
