@@ -182,6 +182,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
              static_cast<std::uint64_t>(config_.window_packets) * config_.packet_payload_bytes,
              AcceleratorCapabilities{config_.cgr_units, config_.radix, kAlgorithmsInSwitch, config_.max_buffer_bytes,
                                      config_.sharp()}),
+      framing_(node, config_.packet_payload_bytes),
       net_port_(std::string(this->name()), net_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
                 config_.phits_per_cycle,
                 [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }),
@@ -196,17 +197,17 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     cycle_ = sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS);
     credit_delay_ = sc_core::sc_time(config_.credit_delay_ns, sc_core::SC_NS);
     credit_batch_ = std::max<std::uint32_t>(1, config_.window_packets / 4);
-    size_code_ = *size_code_for(config_.packet_payload_bytes);
 
     host_port_.set_make([this] {
         const LazyResult r = lazy_results_.front();
         lazy_results_.pop_front();
-        tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + r.bytes);
-        write_network_packet(r.network, r.processor, r.offset, nullptr, 0, packet->get_data_ptr());  // headers
+        const PacketFrame& f = r.frame;
+        tlm::tlm_generic_payload* packet = pool_.allocate(NetworkFraming::wire_bytes(f.payload_bytes));
+        framing_.write_headers(f, packet->get_data_ptr());
         if (r.source) {  // the bytes leave: their pages go once nothing else reads them
-            r.source->buffer->gather(r.source->result, r.offset, r.offset + r.bytes,
+            r.source->buffer->gather(r.source->result, f.offset, f.offset + f.payload_bytes,
                                      packet->get_data_ptr() + kNetworkPacketOverhead);
-            r.source->buffer->read_done(r.source->result, r.offset, r.offset + r.bytes);
+            r.source->buffer->read_done(r.source->result, f.offset, f.offset + f.payload_bytes);
         }
         return packet;
     });
@@ -334,13 +335,17 @@ void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core
             return;
         }
         payload.acquire();
-        kernel_port_.enqueue({&payload, static_cast<std::uint8_t>(from), -1, phits}, false, delay);
+        kernel_port_.enqueue(
+            {&payload, static_cast<std::uint8_t>(from), -1, phits, framing_.vc_for(TrafficClass::of(view->network))},
+            false, delay);
         return;
     }
     if (view->network.opcode == Opcode::Send) {  // point-to-point: straight through
         CreditedOutPort& to = from_host ? net_port_ : host_port_;
         payload.acquire();
-        to.enqueue({&payload, static_cast<std::uint8_t>(from), -1, phits}, false, delay);
+        to.enqueue(
+            {&payload, static_cast<std::uint8_t>(from), -1, phits, framing_.vc_for(TrafficClass::of(view->network))},
+            false, delay);
         ++(from_host ? statistics_.passed_to_network : statistics_.passed_to_host);
         return;
     }
@@ -356,7 +361,9 @@ void CollectiveEngine::on_kernel_in(tlm::tlm_generic_payload& payload, sc_core::
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     const auto phits = phits_of(static_cast<std::uint32_t>(payload.get_data_length()));
     payload.acquire();
-    net_port_.enqueue({&payload, static_cast<std::uint8_t>(CreditTo::KernelIn), -1, phits}, false, delay);
+    // On the VC the kernel unit's framing chose (the same rule as ours).
+    net_port_.enqueue({&payload, static_cast<std::uint8_t>(CreditTo::KernelIn), -1, phits, packet_info(payload).vc},
+                      false, delay);
 }
 
 void CollectiveEngine::on_incoming() {
@@ -544,22 +551,17 @@ void CollectiveEngine::packet_left(const CreditedOutPort::Outgoing& o, const sc_
         trace_result_left(static_cast<unsigned>(o.ends_call), (sc_core::sc_time_stamp() + tail_after).value());
 }
 
-std::uint8_t* CollectiveEngine::emit_packet(CreditedOutPort& port, NetworkHeader network,
-                                            const ProcessorHeader& processor, std::uint32_t offset, std::uint32_t bytes,
-                                            bool urgent) {
-    network.size_code = size_code_;
-    network.last = (offset & kPayloadOffsetMask) + bytes >= processor.message_bytes;  // (a tree's generation above)
-    tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes);
-    write_network_packet(network, processor, offset, nullptr, 0, packet->get_data_ptr());  // headers
-    port.enqueue({packet, 0, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes)}, urgent,
+std::uint8_t* CollectiveEngine::emit_packet(CreditedOutPort& port, const PacketFrame& frame, bool urgent) {
+    tlm::tlm_generic_payload* packet = pool_.allocate(NetworkFraming::wire_bytes(frame.payload_bytes));
+    framing_.write_headers(frame, packet->get_data_ptr());
+    port.enqueue({packet, 0, -1, NetworkFraming::wire_phits(frame.payload_bytes), framing_.vc_for(frame)}, urgent,
                  sc_core::SC_ZERO_TIME);
     return packet->get_data_ptr() + kNetworkPacketOverhead;
 }
 
-void CollectiveEngine::emit(CreditedOutPort& port, NetworkHeader network, ProcessorHeader processor,
-                            std::uint32_t offset, const std::uint8_t* data, std::uint32_t bytes, bool urgent) {
-    std::uint8_t* payload = emit_packet(port, network, processor, offset, bytes, urgent);
-    if (bytes) std::memcpy(payload, data, bytes);
+void CollectiveEngine::emit(CreditedOutPort& port, const PacketFrame& frame, const std::uint8_t* data, bool urgent) {
+    std::uint8_t* payload = emit_packet(port, frame, urgent);
+    if (frame.payload_bytes) std::memcpy(payload, data, frame.payload_bytes);
 }
 
 // ---------------------------------------------------------------------------
@@ -615,23 +617,15 @@ void CollectiveEngine::flush_credits_of(unsigned context, std::uint16_t sender, 
                                            .c_str());
         return;
     }
-    NetworkHeader network;
-    network.opcode = Opcode::Barrier;
-    network.destination = static_cast<std::uint16_t>(owed.node);
-    network.context_id = static_cast<std::uint8_t>(context);
-    network.step = kCreditStep;
-    ProcessorHeader processor;
-    processor.opcode = Opcode::Barrier;
-    processor.context_id = network.context_id;
+    PacketFrame frame = control_frame(context, static_cast<std::uint16_t>(owed.node), kCreditStep, 4);
     // To a switch engine this NIC is its host address, and the tree's slot
     // rides in bits [31:24] (the engine keeps windows per tree).
     const bool engine = is_engine(sender);
-    processor.rank = engine ? node_ : static_cast<std::uint16_t>(contexts_[context].own_rank);
-    processor.message_bytes = 4;
+    frame.carried.rank = engine ? node_ : static_cast<std::uint16_t>(contexts_[context].own_rank);
     std::uint8_t payload[4];
     store_le32(payload, engine ? credits | std::uint32_t{contexts_[context].tree.slot} << 24 : credits);
     ++statistics_.credit_packets;
-    emit(net_port_, network, processor, 0, payload, 4, true);
+    emit(net_port_, frame, payload, true);
 }
 
 void CollectiveEngine::pop_held(std::uint8_t context, std::uint16_t sender) {
@@ -772,10 +766,11 @@ void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, 
                                     " completes with error " + std::to_string(static_cast<unsigned>(code)) + ": " +
                                     why + " (ACCEL_ERRORS)")
                                        .c_str());
-    NetworkHeader network = request;
-    network.destination = node_;
-    network.step = kErrorStep;
-    ProcessorHeader processor;
+    PacketFrame frame;
+    frame.destination = node_;
+    frame.traffic = TrafficClass::of(request);
+    frame.step = kErrorStep;
+    ProcessorHeader& processor = frame.carried;
     processor.context_id = static_cast<std::uint8_t>(context);
     processor.opcode = request.opcode;
     processor.operation = request.operation;
@@ -785,6 +780,7 @@ void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, 
     // Error 6 carries the cable and the count after the pair (kLinkFaultErrorResultBytes).
     const std::uint32_t result_bytes = link ? kLinkFaultErrorResultBytes : kErrorResultBytes;
     processor.message_bytes = result_bytes;
+    frame.payload_bytes = result_bytes;
     std::uint8_t bytes[kLinkFaultErrorResultBytes];
     store_le32(bytes, static_cast<std::uint32_t>(code));
     store_le32(bytes + 4, mask);
@@ -794,7 +790,7 @@ void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, 
         store_le32(bytes + 16, link->lost);
     }
     ++statistics_.result_packets;
-    emit(host_port_, network, processor, 0, bytes, result_bytes);
+    emit(host_port_, frame, bytes);
     if (trace_) {
         host_port_.last_queued().ends_call = static_cast<std::int8_t>(context);
         CallTrace& call = contexts_[context].calls.back();
@@ -993,15 +989,19 @@ void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
     for (const std::uint16_t node : nodes) {
         if (node == node_) continue;
-        NetworkHeader network = header;
-        network.destination = node;
-        network.context_id = static_cast<std::uint8_t>(context);
-        network.step = kAbortStep;
-        ProcessorHeader processor;
-        processor.opcode = header.opcode;
-        processor.context_id = network.context_id;
-        processor.rank = tree_slot >= 0 ? node_ : static_cast<std::uint16_t>(rank);
-        processor.message_bytes = bytes;
+        PacketFrame frame;
+        frame.destination = node;
+        frame.traffic = TrafficClass::of(header);
+        frame.traffic.context_id = static_cast<std::uint8_t>(context);
+        frame.step = kAbortStep;
+        frame.carried.opcode = header.opcode;
+        frame.carried.context_id = frame.traffic.context_id;
+        frame.carried.rank = tree_slot >= 0 ? node_ : static_cast<std::uint16_t>(rank);
+        frame.carried.message_bytes = bytes;
+        frame.payload_bytes = bytes;
+        // To a vertex: the tree's generation, so a vertex configured for a
+        // newer group on the slot ignores this (freed) group's late notice.
+        if (tree_slot >= 0) frame.generation = contexts_[context].tree.generation;
         std::uint8_t payload[kLinkFaultAbortNoticeBytes];
         store_le32(payload, (sequence & kStepSequenceMask) |
                                 (link_fault ? static_cast<std::uint32_t>(cause) << kAbortCauseShift : 0) |
@@ -1013,7 +1013,7 @@ void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header
         ++statistics_.abort_packets;
         // Behind this switch's data to that node: the notice is the last
         // packet of the collective it gets from here.
-        emit(net_port_, network, processor, 0, payload, bytes, false);
+        emit(net_port_, frame, payload, false);
     }
 }
 
@@ -1130,7 +1130,7 @@ void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std:
             // for it forever (a configuration lost is sent again by its switch).
             if (source == node_ && step == kTreeJoinStep) {
                 ++statistics_.tree_setup_resent;
-                emit(net_port_, v->network, v->processor, 0, v->payload, v->payload_bytes, true);
+                emit(net_port_, NetworkFraming::frame_of(*v), v->payload, true);
             }
             return;
         }
@@ -1190,13 +1190,10 @@ void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedu
 // Collectives: the argument agreement
 
 void CollectiveEngine::send_agreement(unsigned context, const Active& a, std::uint16_t node) {
-    NetworkHeader network = a.header;
-    network.destination = node;
-    network.context_id = static_cast<std::uint8_t>(context);
-    network.step = kAgreeStep;
-    ProcessorHeader processor;
+    PacketFrame frame = step_frame(a, context, node, kAgreeStep);
+    ProcessorHeader& processor = frame.carried;
     processor.opcode = a.header.opcode;
-    processor.context_id = network.context_id;
+    processor.context_id = frame.traffic.context_id;
     processor.rank = static_cast<std::uint16_t>(a.rank);
     processor.message_bytes = CollectiveArguments::kBytes;
     CollectiveArguments mine = a.mine;
@@ -1210,7 +1207,8 @@ void CollectiveEngine::send_agreement(unsigned context, const Active& a, std::ui
         store_le32(payload + CollectiveArguments::kBytes, tree.slot | std::uint32_t{tree.generation} << 8);
     }
     ++statistics_.agreement_packets;
-    emit(net_port_, network, processor, 0, payload, processor.message_bytes, true);
+    frame.payload_bytes = processor.message_bytes;
+    emit(net_port_, frame, payload, true);
 }
 
 bool CollectiveEngine::advance_agreement(unsigned context) {
@@ -1238,36 +1236,52 @@ bool CollectiveEngine::advance_agreement(unsigned context) {
 // ---------------------------------------------------------------------------
 // Collectives: the data phase, streamed chunk by chunk
 
-NetworkHeader CollectiveEngine::step_header(const Active& a, unsigned context, std::uint16_t destination,
-                                            std::uint8_t step) const {
-    NetworkHeader network = a.header;
-    network.destination = destination;
-    network.context_id = static_cast<std::uint8_t>(context);
-    network.step = step;
-    return network;
+PacketFrame CollectiveEngine::step_frame(const Active& a, unsigned context, std::uint16_t destination,
+                                         std::uint8_t step) const {
+    PacketFrame frame;
+    frame.destination = destination;
+    frame.traffic = TrafficClass::of(a.header);
+    frame.traffic.context_id = static_cast<std::uint8_t>(context);
+    frame.step = step;
+    return frame;
+}
+
+PacketFrame CollectiveEngine::control_frame(unsigned context, std::uint16_t destination, std::uint8_t step,
+                                            std::uint32_t bytes) const {
+    PacketFrame frame;
+    frame.destination = destination;
+    frame.traffic.opcode = Opcode::Barrier;
+    frame.traffic.context_id = static_cast<std::uint8_t>(context);
+    frame.step = step;
+    frame.carried.opcode = Opcode::Barrier;
+    frame.carried.context_id = frame.traffic.context_id;
+    frame.carried.rank = node_;
+    frame.carried.message_bytes = bytes;
+    frame.payload_bytes = bytes;
+    return frame;
 }
 
 void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     Active& a = contexts_[context].active;
     StepRun& s = a.steps[k];
     const std::uint64_t from = chunk_begin(s.sent), to = chunk_end(s.sent, s.send.bytes());
-    ProcessorHeader processor;
+    const auto step = static_cast<std::uint8_t>(a.tree ? contexts_[context].tree.slot + 1 : k + 1);
+    PacketFrame frame = step_frame(a, context, s.send_node, step);
+    ProcessorHeader& processor = frame.carried;
     processor.opcode = a.header.opcode;
     // Tree: the engine knows this NIC by its host address, the tree by its slot.
     processor.rank = a.tree ? node_ : static_cast<std::uint16_t>(a.rank);
     processor.message_bytes = static_cast<std::uint32_t>(s.send.bytes());
     set_step_sequence(processor, a.sequence);
-    const auto step = static_cast<std::uint8_t>(a.tree ? contexts_[context].tree.slot + 1 : k + 1);
-    NetworkHeader network = step_header(a, context, s.send_node, step);
     // Tree Gather: the operation field says whether the root is below the
     // sender (the vertices send the vector toward the root only).
-    if (a.tree && a.header.opcode == Opcode::Gather) network.operation = a.rank == a.envelope.root ? 1 : 0;
+    if (a.tree && a.header.opcode == Opcode::Gather) frame.traffic.operation = a.rank == a.envelope.root ? 1 : 0;
     // Tree: the offset word carries the tree's generation too (its vertex
     // tells this communicator's packets from an older one's on the slot).
-    const auto offset = static_cast<std::uint32_t>(from);
-    const std::uint32_t word = a.tree ? tree_offset_word(offset, contexts_[context].tree.generation) : offset;
-    std::uint8_t* payload =
-        emit_packet(net_port_, network, processor, word, static_cast<std::uint32_t>(to - from), false);
+    frame.offset = static_cast<std::uint32_t>(from);
+    if (a.tree) frame.generation = contexts_[context].tree.generation;
+    frame.payload_bytes = static_cast<std::uint32_t>(to - from);
+    std::uint8_t* payload = emit_packet(net_port_, frame, false);
     if (a.carry_payload) {
         a.buffer.gather(s.send, from, to, payload);
         a.buffer.read_done(s.send, from, to);
@@ -1340,9 +1354,9 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
 void CollectiveEngine::return_chunk(unsigned context) {
     Active& a = contexts_[context].active;
     const std::uint64_t from = chunk_begin(a.results_sent), to = chunk_end(a.results_sent, a.result.bytes());
-    NetworkHeader network = step_header(a, context, node_, 0);
-    ProcessorHeader processor;
-    processor.context_id = network.context_id;
+    PacketFrame frame = step_frame(a, context, node_, 0);
+    ProcessorHeader& processor = frame.carried;
+    processor.context_id = frame.traffic.context_id;
     processor.opcode = a.header.opcode;
     processor.operation = a.header.operation;
     processor.datatype = a.header.datatype;
@@ -1356,12 +1370,11 @@ void CollectiveEngine::return_chunk(unsigned context) {
         a.result_source->buffer = &a.buffer;
         a.result_source->result = a.result;
     }
-    network.size_code = size_code_;
-    network.last = to >= processor.message_bytes;
-    lazy_results_.push_back(LazyResult{network, processor, static_cast<std::uint32_t>(from),
-                                       static_cast<std::uint32_t>(to - from), a.result_source});
-    host_port_.enqueue({nullptr, 0, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead + (to - from)))},
-                       false, sc_core::SC_ZERO_TIME);
+    frame.offset = static_cast<std::uint32_t>(from);
+    frame.payload_bytes = static_cast<std::uint32_t>(to - from);
+    lazy_results_.push_back(LazyResult{frame, a.result_source});
+    host_port_.enqueue({nullptr, 0, -1, NetworkFraming::wire_phits(frame.payload_bytes), framing_.vc_for(frame)}, false,
+                       sc_core::SC_ZERO_TIME);
     if (trace_) {
         CallTrace& call = contexts_[context].calls.back();
         if (a.results_sent == 0) call.result_begin = sc_core::sc_time_stamp().value();
@@ -1574,24 +1587,15 @@ bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, cons
         join.comm_rank = static_cast<std::uint16_t>(*rank);
         join.host = node_;
         join.global_rank0 = e.global_rank0;
-        NetworkHeader network;
-        network.opcode = Opcode::Barrier;
-        network.destination = tree_planner_;
-        network.context_id = static_cast<std::uint8_t>(context);
-        network.step = kTreeJoinStep;
-        network.datatype = static_cast<std::uint8_t>(c.tree_joins++ % kTreeJoinNumbers);
-        ProcessorHeader processor;
-        processor.opcode = Opcode::Barrier;
-        processor.context_id = network.context_id;
-        processor.rank = node_;
-        processor.message_bytes = TreeJoin::kBytes;
+        PacketFrame frame = control_frame(context, tree_planner_, kTreeJoinStep, TreeJoin::kBytes);
+        frame.traffic.datatype = static_cast<std::uint8_t>(c.tree_joins++ % kTreeJoinNumbers);
         std::uint8_t payload[TreeJoin::kBytes];
         join.write(payload);
-        emit(net_port_, network, processor, 0, payload, TreeJoin::kBytes, true);
+        emit(net_port_, frame, payload, true);
         ++statistics_.tree_joins;
         c.tree.state = TreeLink::State::Joining;
         c.tree.joined = join;
-        c.tree.join_number = network.datatype;
+        c.tree.join_number = frame.traffic.datatype;
     }
     return false;
 }
@@ -1620,21 +1624,12 @@ void CollectiveEngine::tree_leave(unsigned context) {
     // Both modes: the planner gives the group's tree rows back when every
     // member has left (docs/COLLECTIVES.md, "Switch-resident engines").
     if (!switch_tree_ || tree.state == TreeLink::State::None) return;
-    NetworkHeader network;
-    network.opcode = Opcode::Barrier;
-    network.operation = kTreeLeaveOperation;
-    network.destination = tree_planner_;
-    network.context_id = static_cast<std::uint8_t>(context);
-    network.step = kTreeJoinStep;
-    network.datatype = tree.join_number;
-    ProcessorHeader processor;
-    processor.opcode = Opcode::Barrier;
-    processor.context_id = network.context_id;
-    processor.rank = node_;
-    processor.message_bytes = TreeJoin::kBytes;
+    PacketFrame frame = control_frame(context, tree_planner_, kTreeJoinStep, TreeJoin::kBytes);
+    frame.traffic.operation = kTreeLeaveOperation;
+    frame.traffic.datatype = tree.join_number;
     std::uint8_t payload[TreeJoin::kBytes];
     tree.joined.write(payload);
-    emit(net_port_, network, processor, 0, payload, TreeJoin::kBytes, true);
+    emit(net_port_, frame, payload, true);
 }
 
 void CollectiveEngine::tree_configured(unsigned context, const NetworkPacketView& v) {

@@ -25,22 +25,18 @@ void CreditedOutPort::receive_credit(tlm::tlm_generic_payload& payload, const sc
         return;
     }
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
-    if (credit->vc != 0) return;  // only VC 0 is used
     if (delay == sc_core::SC_ZERO_TIME) {
-        credits_ += credit->phits;
+        credits_.grant(credit->vc, credit->phits);
         wake_.notify(sc_core::SC_ZERO_TIME);
     } else {
-        arriving_.emplace(sc_core::sc_time_stamp() + delay, credit->phits);
+        credits_.arrive(credit->vc, credit->phits, (sc_core::sc_time_stamp() + delay).value());
         wake_.notify(delay);
     }
 }
 
 void CreditedOutPort::drain() {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    while (!arriving_.empty() && arriving_.top().first <= now) {
-        credits_ += arriving_.top().second;
-        arriving_.pop();
-    }
+    credits_.settle(now.value());
     while (!urgent_.empty() || !queue_.empty()) {
         if (now < free_at_) {
             wake_.notify(free_at_ - now);
@@ -56,17 +52,18 @@ void CreditedOutPort::drain() {
             return;
         }
         const std::uint32_t phits = o.phits;
-        if (credits_ < phits) {
-            if (!arriving_.empty()) wake_.notify(arriving_.top().first - now);
+        if (!credits_.space_to_send(o.vc, phits)) {
+            if (const std::optional<std::uint64_t> due = credits_.next_due())
+                wake_.notify(sc_core::sc_time::from_value(*due) - now);
             return;  // a zero-delay credit return notifies wake
         }
         const std::uint32_t cycles = (phits + phits_per_cycle_ - 1) / phits_per_cycle_;
         if (o.packet == nullptr) o.packet = make_();
         PacketInfo& info = packet_info(*o.packet);
-        info.vc = 0;
+        info.vc = o.vc;
         info.tail_after = cycle_ * static_cast<double>(cycles - 1);
         if (o.credit_to == 0) info.injected = now;
-        credits_ -= phits;
+        credits_.take(o.vc, phits);
         free_at_ = now + cycle_ * static_cast<double>(cycles);
         sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
         (*socket_)->b_transport(*o.packet, delay);

@@ -7,15 +7,15 @@
 
 #include "isvp/aggregation_tree.h"
 #include "isvp/switch_tree.h"
+#include "isvp/tree_generation.h"
 
 namespace isvp {
 
 namespace {
 constexpr const char* kReportType = "isvp/switch_collective";
-constexpr unsigned kTreeOwners = 32 * 256;  // CGR pool owners: every (context, slot)
-constexpr unsigned kMaxSlots = 0xF9;        // a tree's slot + 1 is its data packets' step field
+constexpr unsigned kTreeOwners = 32 * 256;    // CGR pool owners: every (context, slot)
+constexpr unsigned kMaxSlots = 0xF9;          // a tree's slot + 1 is its data packets' step field
 constexpr std::size_t kMaxEarlyRecords = 64;  // agreement records held for a tree not configured yet
-constexpr std::uint8_t kGenerationBits = 0x7;  // the generation bits a data packet carries (tree_offset_word)
 
 /// collective.switch_cgr_units, or DESIGN's reference (SA 8/8/4 for radix 8/16/28).
 unsigned cgr_units_of(const CollectiveConfig& config, unsigned radix) {
@@ -39,13 +39,13 @@ SwitchCollectiveEngine::SwitchCollectiveEngine(sc_core::sc_module_name name,
       config_((config.validate(), config)),
       aglus_per_cgr_(topology_->switch_at(switch_index).ports),
       cgr_(cgr_units_of(config_, topology_->switch_at(switch_index).ports), kTreeOwners),
+      framing_(address_, config_.packet_payload_bytes),
       port_(std::string(this->name()), net_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
             config_.phits_per_cycle, [](const CreditedOutPort::Outgoing&, const sc_core::sc_time&) {}) {
     aglu_ = make_aglu_engine(aglu);
     cycle_ = sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS);
     credit_delay_ = sc_core::sc_time(config_.credit_delay_ns, sc_core::SC_NS);
     credit_batch_ = std::max<std::uint32_t>(1, config_.window_packets / 4);
-    size_code_ = *size_code_for(config_.packet_payload_bytes);
     net_in.register_b_transport(this, &SwitchCollectiveEngine::on_net_in);
     net_out_credit.register_b_transport(this, &SwitchCollectiveEngine::on_credit);
 
@@ -168,7 +168,7 @@ void SwitchCollectiveEngine::packet(const NetworkPacketView& v, tlm::tlm_generic
     if (step == 0 || step > kMaxSlots)
         return drop("step " + std::to_string(step) + " on context " + std::to_string(v.network.context_id));
     Tree& t = tree(v.network.context_id, static_cast<std::uint8_t>(step - 1));
-    if (!t.configured || v.generation != (t.generation & kGenerationBits)) {
+    if (!t.configured || !same_tree_generation(t.generation, v.generation)) {
         // Another generation than the configuration's: a new communicator's
         // on this (context, slot) whose configuration is still on its way
         // (the planner sent it again after the reliable layer gave it up,
@@ -339,19 +339,11 @@ bool SwitchCollectiveEngine::form_group(std::uint8_t context, std::uint32_t key,
 
 void SwitchCollectiveEngine::send_configuration(std::uint8_t context, std::uint16_t destination,
                                                 const TreeConfig& config) {
-    NetworkHeader network;
-    network.opcode = Opcode::Barrier;
-    network.destination = destination;
-    network.context_id = context;
-    network.step = kTreeConfigStep;
-    ProcessorHeader processor;
-    processor.opcode = Opcode::Barrier;
-    processor.context_id = context;
-    processor.rank = address_;
-    processor.message_bytes = static_cast<std::uint32_t>(config.bytes());
+    const PacketFrame frame =
+        control_frame(context, destination, kTreeConfigStep, static_cast<std::uint32_t>(config.bytes()));
     std::vector<std::uint8_t> bytes(config.bytes());
     config.write(bytes.data());
-    emit(network, processor, bytes.data(), static_cast<std::uint32_t>(bytes.size()), true);
+    emit(frame, bytes.data(), true);
 }
 
 void SwitchCollectiveEngine::configure(const NetworkPacketView& v) {
@@ -361,12 +353,13 @@ void SwitchCollectiveEngine::configure(const NetworkPacketView& v) {
     if (config->target != address_) {  // relayed for the planner: on to its target
         if (config->target < topology_->hosts() || config->target >= topology_->hosts() + topology_->switches())
             return drop("tree configuration to relay to " + label(config->target) + ", not a switch engine");
-        NetworkHeader network = v.network;
-        network.destination = config->target;
-        ProcessorHeader processor = v.processor;
-        processor.rank = address_;
+        PacketFrame frame = NetworkFraming::frame_of(v);
+        frame.destination = config->target;
+        frame.carried.rank = address_;
+        frame.offset = 0;  // a configuration is one packet, of no tree generation
+        frame.generation = 0;
         ++statistics_.configurations_relayed;
-        return emit(network, processor, v.payload, v.payload_bytes, true);
+        return emit(frame, v.payload, true);
     }
     if (config->inputs.size() < 2)
         return drop("tree configuration with " + std::to_string(config->inputs.size()) + " inputs for a vertex");
@@ -423,7 +416,7 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
     records.swap(t.early_records);
     data.swap(t.early_data);
     for (const auto& [view, payload] : data) {
-        if (view.generation == (t.generation & kGenerationBits)) {
+        if (same_tree_generation(t.generation, view.generation)) {
             ++statistics_.held_for_configuration;
             data_packet(t, view, *payload);
         } else {
@@ -452,13 +445,13 @@ void SwitchCollectiveEngine::store_configuration(std::uint8_t context, const Tre
 // dropped with it, its SHArP slot and CGR unit given back.
 void SwitchCollectiveEngine::end_run(Tree& t) {
     Run& r = t.run;
-        r.running = false;
-        r.combining.clear();
-        r.steps.clear();
-        r.buffer.clear();
-        if (config_.sharp()) sharp_slots_.end(t.owner);
-        cgr_.release(t.owner, sc_core::sc_time_stamp().value());
-        if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
+    r.running = false;
+    r.combining.clear();
+    r.steps.clear();
+    r.buffer.clear();
+    if (config_.sharp()) sharp_slots_.end(t.owner);
+    cgr_.release(t.owner, sc_core::sc_time_stamp().value());
+    if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
 bool SwitchCollectiveEngine::start(Tree& t) {
@@ -603,17 +596,19 @@ void SwitchCollectiveEngine::send_chunk(Tree& t, std::size_t k) {
     Run& r = t.run;
     DataPhase::StepRun& s = r.steps[k];
     const std::uint64_t from = r.chunk_begin(s.sent), to = r.chunk_end(s.sent, s.send.bytes());
-    NetworkHeader network = r.header;
-    network.destination = s.send_node;
-    network.context_id = t.context;
-    network.step = static_cast<std::uint8_t>(t.slot + 1);
-    ProcessorHeader processor;
-    processor.opcode = r.header.opcode;
-    processor.rank = address_;
-    processor.message_bytes = static_cast<std::uint32_t>(s.send.bytes());
-    set_step_sequence(processor, r.sequence);
-    const std::uint32_t word = tree_offset_word(static_cast<std::uint32_t>(from), t.generation);
-    std::uint8_t* payload = emit_packet(network, processor, word, static_cast<std::uint32_t>(to - from), false);
+    PacketFrame frame;
+    frame.destination = s.send_node;
+    frame.traffic = TrafficClass::of(r.header);
+    frame.traffic.context_id = t.context;
+    frame.step = static_cast<std::uint8_t>(t.slot + 1);
+    frame.carried.opcode = r.header.opcode;
+    frame.carried.rank = address_;
+    frame.carried.message_bytes = static_cast<std::uint32_t>(s.send.bytes());
+    set_step_sequence(frame.carried, r.sequence);
+    frame.offset = static_cast<std::uint32_t>(from);
+    frame.generation = t.generation;  // its low bits ride the offset word
+    frame.payload_bytes = static_cast<std::uint32_t>(to - from);
+    std::uint8_t* payload = emit_packet(frame, false);
     r.buffer.gather(s.send, from, to, payload);
     r.chunk_sent(k);
     ++statistics_.step_packets_sent;
@@ -779,26 +774,23 @@ void SwitchCollectiveEngine::agreement_record(const NetworkPacketView& v, tlm::t
 }
 
 void SwitchCollectiveEngine::send_record(Tree& t, std::uint16_t to, const CollectiveArguments& record) {
-    NetworkHeader network;
-    network.opcode = record.opcode;
-    network.operation = record.operation;
-    network.datatype = record.datatype;
-    network.algorithm = record.algorithm;
-    network.destination = to;
-    network.context_id = t.context;
-    network.step = kAgreeStep;
-    ProcessorHeader processor;
+    PacketFrame frame;
+    frame.destination = to;
+    frame.traffic = {record.opcode, t.context, record.operation, record.algorithm, record.datatype};
+    frame.step = kAgreeStep;
+    ProcessorHeader& processor = frame.carried;
     processor.opcode = record.opcode;
     processor.context_id = t.context;
     processor.rank = address_;
     // To a host: the record (it has one tree per context); to an engine: and the slot.
     const bool engine = to >= topology_->hosts();
     processor.message_bytes = CollectiveArguments::kBytes + (engine ? 4 : 0);
+    frame.payload_bytes = processor.message_bytes;
     std::uint8_t payload[CollectiveArguments::kBytes + 4];
     record.write(payload);
     store_le32(payload + CollectiveArguments::kBytes, t.slot | std::uint32_t{t.generation} << 8);
     ++statistics_.agreement_packets;
-    emit(network, processor, payload, processor.message_bytes, true);
+    emit(frame, payload, true);
 }
 
 void SwitchCollectiveEngine::fail(Tree& t, std::uint16_t sequence) {
@@ -848,6 +840,12 @@ void SwitchCollectiveEngine::abort_notice(const NetworkPacketView& v) {
     if (!neighbour)
         return drop("abort notice from " + label(from) + ", not a neighbour in the tree of context " +
                     std::to_string(t.context) + " slot " + std::to_string(slot));
+    // Another generation's: a freed communicator's notice, come late to the
+    // group now on this (context, slot). It must not abort this group's collective.
+    if (!takes_abort_notice(t.generation, v.generation)) {
+        ++statistics_.older_generation;
+        return;
+    }
     // Every participant passes a notice on once: the echoes (members
     // abandoning the collective tell their vertex again) end here.
     const auto sequence = static_cast<std::uint16_t>(word & kStepSequenceMask);
@@ -869,18 +867,12 @@ void SwitchCollectiveEngine::end_operation(Tree& t, std::uint16_t sequence, cons
     if (t.role.parent >= 0) neighbours.push_back(t.role.parent);
     for (const int to : neighbours) {
         if (to == from) continue;
-        NetworkHeader network;
-        network.opcode = t.run.running ? t.run.header.opcode : Opcode::Allreduce;
-        network.destination = static_cast<std::uint16_t>(to);
-        network.context_id = t.context;
-        network.step = kAbortStep;
-        ProcessorHeader processor;
-        processor.opcode = network.opcode;
-        processor.context_id = t.context;
-        processor.rank = address_;  // an engine: >= hosts
-        processor.message_bytes = bytes;
+        PacketFrame frame = control_frame(t.context, static_cast<std::uint16_t>(to), kAbortStep, bytes);
+        frame.generation = t.generation;  // a neighbour of a newer group on this slot ignores it
+        frame.traffic.opcode = t.run.running ? t.run.header.opcode : Opcode::Allreduce;
+        frame.carried.opcode = frame.traffic.opcode;  // rank: this engine's address, >= hosts
         ++(sharp ? statistics_.sharp_error_notices : statistics_.abort_notices);
-        emit(network, processor, notice, bytes, false);
+        emit(frame, notice, false);
     }
     // The collective's state here: freed (chunks in the AgLUs dropped with it).
     if (t.run.running && (fault || t.run.sequence == sequence)) {
@@ -923,7 +915,7 @@ void SwitchCollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source
             const bool whole = v->offset == 0 && v->payload_bytes == v->processor.message_bytes;
             if (source == address_ && whole) {
                 ++statistics_.setup_resent;
-                emit(v->network, v->processor, v->payload, v->payload_bytes, true);
+                emit(NetworkFraming::frame_of(*v), v->payload, true);
             }
             return;
         }
@@ -1012,37 +1004,39 @@ void SwitchCollectiveEngine::flush_credits() {
 }
 
 void SwitchCollectiveEngine::send_credits(Tree& t, std::uint16_t sender, std::uint32_t count) {
-    NetworkHeader network;
-    network.opcode = Opcode::Barrier;
-    network.destination = sender;
-    network.context_id = t.context;
-    network.step = kCreditStep;
-    ProcessorHeader processor;
-    processor.opcode = Opcode::Barrier;
-    processor.context_id = t.context;
-    processor.rank = address_;
-    processor.message_bytes = 4;
+    const PacketFrame frame = control_frame(t.context, sender, kCreditStep, 4);
     std::uint8_t payload[4];
     store_le32(payload, count | std::uint32_t{t.slot} << 24);  // the tree's slot in bits [31:24]
     ++statistics_.credit_packets;
-    emit(network, processor, payload, 4, true);
+    emit(frame, payload, true);
 }
 
-std::uint8_t* SwitchCollectiveEngine::emit_packet(NetworkHeader network, const ProcessorHeader& processor,
-                                                  std::uint32_t offset, std::uint32_t bytes, bool urgent) {
-    network.size_code = size_code_;
-    network.last = (offset & kPayloadOffsetMask) + bytes >= processor.message_bytes;  // (a tree's generation above)
-    tlm::tlm_generic_payload* packet = pool_.allocate(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes);
-    write_network_packet(network, processor, offset, nullptr, 0, packet->get_data_ptr());
-    port_.enqueue({packet, 0, -1, phits_of(static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes)}, urgent,
+PacketFrame SwitchCollectiveEngine::control_frame(std::uint8_t context, std::uint16_t destination, std::uint8_t step,
+                                                  std::uint32_t bytes) const {
+    PacketFrame frame;
+    frame.destination = destination;
+    frame.traffic.opcode = Opcode::Barrier;
+    frame.traffic.context_id = context;
+    frame.step = step;
+    frame.carried.opcode = Opcode::Barrier;
+    frame.carried.context_id = context;
+    frame.carried.rank = address_;
+    frame.carried.message_bytes = bytes;
+    frame.payload_bytes = bytes;
+    return frame;
+}
+
+std::uint8_t* SwitchCollectiveEngine::emit_packet(const PacketFrame& frame, bool urgent) {
+    tlm::tlm_generic_payload* packet = pool_.allocate(NetworkFraming::wire_bytes(frame.payload_bytes));
+    framing_.write_headers(frame, packet->get_data_ptr());
+    port_.enqueue({packet, 0, -1, NetworkFraming::wire_phits(frame.payload_bytes), framing_.vc_for(frame)}, urgent,
                   sc_core::SC_ZERO_TIME);
     return packet->get_data_ptr() + kNetworkPacketOverhead;
 }
 
-void SwitchCollectiveEngine::emit(NetworkHeader network, const ProcessorHeader& processor, const std::uint8_t* data,
-                                  std::uint32_t bytes, bool urgent) {
-    std::uint8_t* payload = emit_packet(network, processor, 0, bytes, urgent);
-    if (bytes) std::memcpy(payload, data, bytes);
+void SwitchCollectiveEngine::emit(const PacketFrame& frame, const std::uint8_t* data, bool urgent) {
+    std::uint8_t* payload = emit_packet(frame, urgent);
+    if (frame.payload_bytes) std::memcpy(payload, data, frame.payload_bytes);
 }
 
 }  // namespace isvp

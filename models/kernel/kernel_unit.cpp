@@ -167,10 +167,10 @@ KernelUnit::KernelUnit(sc_core::sc_module_name name, std::uint16_t node, unsigne
       nodes_(nodes),
       config_((config.validate(), config)),
       cycle_(1000.0 / config_.clock_mhz, sc_core::SC_NS),
+      // The header's size code names the capacity (>= 16 bytes); the payload is at most packet_payload_bytes.
+      framing_(node, std::max<std::uint32_t>(16, config_.packet_payload_bytes)),
       out_(std::string(this->name()), to_engine, cycle_, config_.phits_per_cycle,
            [](const CreditedOutPort::Outgoing&, const sc_core::sc_time&) {}) {
-    // The header's size code names the capacity (>= 16 bytes); the payload is at most packet_payload_bytes.
-    size_code_ = *size_code_for(std::max<std::uint32_t>(16, config_.packet_payload_bytes));
     from_engine.register_b_transport(this, &KernelUnit::on_from_engine);
     to_engine_credit.register_b_transport(this, &KernelUnit::on_engine_credit);
     csr.register_b_transport(this, &KernelUnit::on_csr);
@@ -451,28 +451,28 @@ void KernelUnit::refuse_channel(const Channel& c, int peer, std::uint32_t what, 
 
 void KernelUnit::emit(int peer, int port, std::uint8_t kind, const Channel* c, std::uint32_t offset,
                       const std::uint8_t* data, std::uint32_t bytes, std::uint8_t packet_kind, bool last) {
-    NetworkHeader network;
-    network.size_code = size_code_;
-    network.opcode = Opcode::Stream;
-    network.destination = static_cast<std::uint16_t>(peer);
-    network.context_id = kind;
-    network.operation = c ? static_cast<std::uint8_t>(c->op) : 0;
-    network.algorithm = packet_kind;
-    network.last = last;
-    network.datatype = c ? static_cast<std::uint8_t>(c->type) : 0;
-    network.step = static_cast<std::uint8_t>(port);
-    ProcessorHeader processor;
-    processor.message_bytes = c ? c->count * c->element_bytes : bytes;
-    processor.context_id = kind;
-    processor.operation = network.operation;
-    processor.opcode = Opcode::Stream;
-    processor.algorithm = packet_kind;
-    processor.datatype = network.datatype;
-    processor.rank = node_;
-    const auto length = static_cast<std::uint32_t>(kNetworkPacketOverhead) + bytes;
-    tlm::tlm_generic_payload* packet = pool_.allocate(length);
-    write_network_packet(network, processor, offset, data, bytes, packet->get_data_ptr());
-    out_.enqueue({packet, 0, -1, phits_of(length)}, packet_kind != kData, sc_core::SC_ZERO_TIME);
+    // SMI's fields on the packet: the channel kind as context, the packet
+    // kind as algorithm, the port in the step field (docs/SMI.md).
+    PacketFrame frame;
+    frame.destination = static_cast<std::uint16_t>(peer);
+    frame.traffic = {Opcode::Stream, kind, c ? static_cast<std::uint8_t>(c->op) : std::uint8_t{0}, packet_kind,
+                     c ? static_cast<std::uint8_t>(c->type) : std::uint8_t{0}};
+    frame.step = static_cast<std::uint8_t>(port);
+    frame.carried.message_bytes = c ? c->count * c->element_bytes : bytes;
+    frame.carried.context_id = kind;
+    frame.carried.operation = frame.traffic.operation;
+    frame.carried.opcode = Opcode::Stream;
+    frame.carried.algorithm = packet_kind;
+    frame.carried.datatype = frame.traffic.datatype;
+    frame.carried.rank = node_;
+    frame.offset = offset;
+    frame.payload_bytes = bytes;
+    frame.last = last;
+    tlm::tlm_generic_payload* packet = pool_.allocate(NetworkFraming::wire_bytes(bytes));
+    framing_.write_headers(frame, packet->get_data_ptr());
+    if (bytes) std::memcpy(packet->get_data_ptr() + kNetworkPacketOverhead, data, bytes);
+    out_.enqueue({packet, 0, -1, NetworkFraming::wire_phits(bytes), framing_.vc_for(frame)}, packet_kind != kData,
+                 sc_core::SC_ZERO_TIME);
 }
 
 void KernelUnit::send_element(Channel& c, Lane& lane, const void* data) {

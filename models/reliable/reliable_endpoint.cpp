@@ -24,6 +24,7 @@ ReliableEndpoint::ReliableEndpoint(sc_core::sc_module_name name, std::uint16_t n
       to_node("to_node"),
       to_node_credit("to_node_credit"),
       node_(node),
+      framing_(node, 16),
       config_(config),
       cycle_(cycle),
       phits_per_cycle_(std::max(1u, phits_per_cycle)),
@@ -138,7 +139,7 @@ void ReliableEndpoint::drain() {
             peer.ack_due = false;
         }
         const unsigned cycles = (o.phits + phits_per_cycle_ - 1) / phits_per_cycle_;
-        info.vc = 0;
+        info.vc = NetworkFraming::kInjectVc;  // one VC toward the router: its credits are counted for VC 0 only
         info.tail_after = std::max(info.tail_after, cycle_ * static_cast<double>(cycles - 1));
         credits_ -= o.phits;
         free_at_ = now + info.tail_after + cycle_;
@@ -250,21 +251,20 @@ void ReliableEndpoint::acknowledged(std::uint16_t peer_node, std::uint32_t cumul
 // Receiver
 
 void ReliableEndpoint::queue_control(std::uint16_t peer_node, PacketInfo::Reliable kind) {
-    constexpr std::uint32_t kBytes = kNetworkPacketOverhead;
-    tlm::tlm_generic_payload* packet = pool_.allocate(kBytes);
-    NetworkHeader network;
-    network.destination = peer_node;
-    network.last = true;
-    ProcessorHeader processor;
-    processor.rank = node_;
-    write_network_packet(network, processor, 0, nullptr, 0, packet->get_data_ptr());
+    // A header-only Send to the peer's node, from this node.
+    PacketFrame frame;
+    frame.destination = peer_node;
+    frame.carried.rank = node_;
+    const std::uint32_t bytes = NetworkFraming::wire_bytes(0);
+    tlm::tlm_generic_payload* packet = pool_.allocate(bytes);
+    framing_.write_headers(frame, packet->get_data_ptr());
     PacketInfo& info = packet_info(*packet);
     info.trace_id = (std::uint64_t{node_} << 40) | (std::uint64_t{1} << 39) | next_trace_id_++;
     info.injected = sc_core::sc_time_stamp();
     info.reliable = kind;
     info.reliable_source = node_;
     info.reliable_sequence = peers_[peer_node].expected;
-    control_.push_back(Outgoing{packet, phits_of(kBytes), peer_node, false});
+    control_.push_back(Outgoing{packet, phits_of(bytes), peer_node, false});
     ++(kind == PacketInfo::Reliable::Nak ? statistics_.naks_sent : statistics_.acks_sent);
     wake_.notify(sc_core::SC_ZERO_TIME);
 }

@@ -1,58 +1,57 @@
-// A switch tree's generation on the wire (models/common/isvp/packet_format.h,
-// docs/COLLECTIVES.md "Generations"): a tree configuration carries it in the
-// high byte of its slot word, a tree data packet its low 3 bits in the top
-// bits of its offset word, and neither changes what the rest reads.
+// Tree generations of the switch-resident engines
+// (models/collective/isvp/tree_generation.h): a vertex acts only on the abort
+// notices of the group it is configured for; a freed communicator's late
+// notice, framed with its older generation, is ignored.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <vector>
 
-#include "isvp/packet_format.h"
+#include "isvp/collective_core.h"
+#include "isvp/packet_network_core.h"
+#include "isvp/tree_generation.h"
 
 using namespace isvp;
 
-TEST_CASE("tree generation: a configuration carries it beside its slot", "[switch tree]") {
-    TreeConfig config;
-    config.target = 9;
-    config.slot = 0xF8;
-    config.generation = 0xA5;
-    config.parent = 11;
-    config.inputs = {1, 2};
-    std::vector<std::uint8_t> bytes(config.bytes());
-    config.write(bytes.data());
-    CHECK(bytes[2] == 0xF8);  // the slot word: slot, then generation
-    CHECK(bytes[3] == 0xA5);
-    const std::optional<TreeConfig> read = TreeConfig::read(bytes.data(), bytes.size());
-    REQUIRE(read);
-    CHECK(read->slot == 0xF8);
-    CHECK(read->generation == 0xA5);
-    CHECK(read->parent == 11);
-    CHECK(read->inputs == config.inputs);
+namespace {
+
+/// The abort notice a member's NIC engine (host 3) sends to its vertex
+/// (switch engine 66) for the group of `generation` on context 4.
+std::vector<std::uint8_t> abort_notice(std::uint8_t generation) {
+    PacketFrame frame;
+    frame.destination = 66;
+    frame.traffic.opcode = Opcode::Allreduce;
+    frame.traffic.context_id = 4;
+    frame.step = kAbortStep;
+    frame.carried.opcode = Opcode::Allreduce;
+    frame.carried.context_id = 4;
+    frame.carried.rank = 3;
+    frame.carried.message_bytes = kAbortNoticeBytes;
+    frame.payload_bytes = kAbortNoticeBytes;
+    frame.generation = generation;
+    std::vector<std::uint8_t> bytes(NetworkFraming::wire_bytes(frame.payload_bytes), 0);
+    NetworkFraming(3, 1024).write_headers(frame, bytes.data());
+    return bytes;
 }
 
-TEST_CASE("tree generation: a data packet's offset word carries its low bits, the offset stays", "[switch tree]") {
-    NetworkHeader network;
-    network.opcode = Opcode::Allreduce;
-    network.size_code = 6;  // 1 KiB
-    network.step = 1;
-    ProcessorHeader processor;
-    processor.opcode = Opcode::Allreduce;
-    processor.message_bytes = 4096;
-    const std::vector<std::uint8_t> payload(1024, 7);
-    std::vector<std::uint8_t> packet(kNetworkPacketOverhead + payload.size());
-    for (const unsigned generation : {0u, 1u, 5u, 7u, 0xFEu}) {
-        write_network_packet(network, processor, tree_offset_word(3072, static_cast<std::uint8_t>(generation)),
-                             payload.data(), static_cast<std::uint32_t>(payload.size()), packet.data());
-        std::string why;
-        const auto view = NetworkPacketView::parse(packet.data(), packet.size(), &why);
-        REQUIRE(view);
-        CHECK(view->offset == 3072);
-        CHECK(view->generation == (generation & 7));
-    }
-    // Any other packet: generation 0, its offset as written.
-    write_network_packet(network, processor, 1024, payload.data(), static_cast<std::uint32_t>(payload.size()),
-                         packet.data());
-    const auto plain = NetworkPacketView::parse(packet.data(), packet.size(), nullptr);
-    REQUIRE(plain);
-    CHECK(plain->offset == 1024);
-    CHECK(plain->generation == 0);
+}  // namespace
+
+TEST_CASE("tree generation: a vertex acts only on the abort notices of its own generation") {
+    CHECK(takes_abort_notice(5, 5));
+    CHECK_FALSE(takes_abort_notice(5, 4));  // the freed group's late notice
+    CHECK_FALSE(takes_abort_notice(5, 6));
+    CHECK(takes_abort_notice(13, 13 & kTreeGenerationBits));  // only the low bits travel
+    CHECK_FALSE(takes_abort_notice(13, 4));
+}
+
+TEST_CASE("tree generation: an abort notice carries its group's generation in the offset word, offset 0") {
+    const std::vector<std::uint8_t> bytes = abort_notice(14);
+    const auto view = NetworkPacketView::parse(bytes.data(), bytes.size(), nullptr);
+    REQUIRE(view);
+    CHECK(view->network.step == kAbortStep);
+    CHECK(view->offset == 0);
+    CHECK(view->generation == (14 & kTreeGenerationBits));
+    CHECK(view->payload_bytes == kAbortNoticeBytes);
+    CHECK(takes_abort_notice(14, view->generation));        // the same group's vertex
+    CHECK_FALSE(takes_abort_notice(15, view->generation));  // the next group's on the slot ignores it
 }

@@ -378,7 +378,7 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint8_t generation = 0;    ///< its configuration's (on its data packets and agreement records)
         std::uint16_t parent = 0xFFFF;  ///< its vertex (0xFFFF: a group of one)
         std::uint16_t root_vertex = 0xFFFF;
-        TreeJoin joined;  ///< what this member sent the planner (not None): a leave repeats it
+        TreeJoin joined;               ///< what this member sent the planner (not None): a leave repeats it
         std::uint8_t join_number = 0;  ///< the join's number (its header's datatype field), repeated by the leave
     };
     /// A traced collective call until its event can be written: the engine
@@ -554,14 +554,18 @@ class CollectiveEngine : public sc_core::sc_module {
     }
     /// Whether `id` (a sender or peer field) is a switch engine's address.
     bool is_engine(std::uint32_t id) const { return switch_tree_ && id >= tree_hosts_ && id <= 0xFFFF; }
-    NetworkHeader step_header(const Active& a, unsigned context, std::uint16_t destination, std::uint8_t step) const;
-    void emit(CreditedOutPort& port, NetworkHeader network, ProcessorHeader processor, std::uint32_t offset,
-              const std::uint8_t* data, std::uint32_t bytes, bool urgent = false);
-    /// Allocates one packet of `bytes` payload with these headers and queues
-    /// it; returns where its payload goes (to be filled before the next
-    /// event).
-    std::uint8_t* emit_packet(CreditedOutPort& port, NetworkHeader network, const ProcessorHeader& processor,
-                              std::uint32_t offset, std::uint32_t bytes, bool urgent);
+    /// A packet of the collective `a` on `context` to `destination`: its
+    /// class of traffic, `step`; the caller fills the carried header.
+    PacketFrame step_frame(const Active& a, unsigned context, std::uint16_t destination, std::uint8_t step) const;
+    /// A control packet (credits, tree join or leave) of `bytes` payload on
+    /// `context` from this node: Barrier class, `step`, carried rank = node.
+    PacketFrame control_frame(unsigned context, std::uint16_t destination, std::uint8_t step,
+                              std::uint32_t bytes) const;
+    /// Frames one packet of frame.payload_bytes and queues it with `data`.
+    void emit(CreditedOutPort& port, const PacketFrame& frame, const std::uint8_t* data, bool urgent = false);
+    /// Allocates one packet framed by `framing_` and queues it on its VC;
+    /// returns where its payload goes (to be filled before the next event).
+    std::uint8_t* emit_packet(CreditedOutPort& port, const PacketFrame& frame, bool urgent);
     void return_credits(CreditTo to, std::uint32_t phits, const sc_core::sc_time& delay);
     // Trace (only called when trace_ is set).
     void trace_call_begin(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix,
@@ -635,16 +639,14 @@ class CollectiveEngine : public sc_core::sc_module {
     std::unique_ptr<AgluEngine> aglu_;  ///< the CGR's AgLU
     sc_core::sc_time cycle_;            ///< one engine clock cycle
     sc_core::sc_time credit_delay_;     ///< collective.credit_delay_ns
-    std::uint8_t size_code_ = 0;        ///< size code of generated packets
+    NetworkFraming framing_;            ///< headers and VC of the packets this engine sends (its node's address)
     std::uint32_t credit_batch_ = 1;    ///< credits returned at once
     PacketPool pool_;                   ///< generated packets
     /// A result packet queued toward the QDMA without its packet: made when
     /// it leaves, so a long result holds no packets, only the collective's
     /// buffer its bytes come from (none in timing-only runs).
     struct LazyResult {
-        NetworkHeader network;
-        ProcessorHeader processor;
-        std::uint32_t offset = 0, bytes = 0;
+        PacketFrame frame;                     ///< its headers, offset and payload bytes
         std::shared_ptr<ResultSource> source;  ///< null: timing only, no bytes
     };
     std::deque<LazyResult> lazy_results_;                           ///< in host_port_'s queue order

@@ -1,7 +1,8 @@
 // CreditedOutPort: one credited packet output of an engine (toward a
 // router's inject port, or toward the QDMA): two FIFOs (small urgent control
-// packets first), the receiver's credits on VC 0 (those in flight arrive
-// with their delay), and the serialiser (a packet of P phits occupies the
+// packets first), the receiver's credits per VC (a CreditLedger: those in
+// flight arrive with their delay; each packet takes them on the VC its
+// sender's NetworkFraming chose), and the serialiser (a packet of P phits occupies the
 // port ceil(P / phits_per_cycle) cycles; its tail follows the head by one
 // cycle less). Packet-level, approximately timed.
 //
@@ -14,13 +15,13 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <queue>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include <systemc>
 #include <tlm>
+
+#include "isvp/packet_network_core.h"
 
 namespace isvp {
 
@@ -34,7 +35,8 @@ class CreditedOutPort {
         std::uint8_t credit_to = 0;  ///< owner's tag: upstream input to credit when it leaves (0: none, generated here)
         std::int8_t ends_call = -1;  ///< owner's tag (traced: the last result packet of a call on this context)
         std::uint32_t phits = 0;     ///< its length (known when queued; drain need not touch it)
-        sc_core::sc_time ready{};    ///< set by enqueue(): when its head is here and it may leave
+        std::uint8_t vc = NetworkFraming::kInjectVc;  ///< the VC it goes on (NetworkFraming::vc_for)
+        sc_core::sc_time ready{};                     ///< set by enqueue(): when its head is here and it may leave
     };
     /// Called when a packet has left, after the receiver took it and before
     /// it is released: `tail_after` is when its tail follows (credit
@@ -63,8 +65,8 @@ class CreditedOutPort {
     void set_make(Make make) { make_ = std::move(make); }
     /// The last packet queued (not urgent), to tag it.
     Outgoing& last_queued() { return queue_.back(); }
-    /// The credit socket's b_transport: a CreditReturn for VC 0 (others are
-    /// ignored; a transaction without one is refused with a warning).
+    /// The credit socket's b_transport: a CreditReturn, counted for its VC
+    /// (a transaction without one is refused with a warning).
     void receive_credit(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay);
     /// Sends what the credits and the serialiser allow now; re-arms wake().
     void drain();
@@ -72,19 +74,17 @@ class CreditedOutPort {
     const sc_core::sc_event& wake() const { return wake_; }
 
   private:
-    using Arrival = std::pair<sc_core::sc_time, std::uint32_t>;  ///< (when, phits)
-    std::string owner_;                                          ///< the owning module's name (messages)
-    Socket* socket_;                                             ///< where packets go
-    sc_core::sc_time cycle_;                                     ///< one clock cycle
-    unsigned phits_per_cycle_;                                   ///< serialisation width
-    Left left_;                                                  ///< the owner's per-packet hook
-    Make make_;                                                  ///< makes packets queued without one
+    std::string owner_;            ///< the owning module's name (messages)
+    Socket* socket_;               ///< where packets go
+    sc_core::sc_time cycle_;       ///< one clock cycle
+    unsigned phits_per_cycle_;     ///< serialisation width
+    Left left_;                    ///< the owner's per-packet hook
+    Make make_;                    ///< makes packets queued without one
     std::deque<Outgoing> urgent_;  ///< small control packets (agreement, credits): go first
     std::deque<Outgoing> queue_;   ///< waiting packets, in order
-    std::int64_t credits_ = 0;     ///< VC 0, usable now
-    std::priority_queue<Arrival, std::vector<Arrival>, std::greater<Arrival>> arriving_;  ///< credits in flight
-    sc_core::sc_time free_at_;                                                            ///< serialiser free
-    sc_core::sc_event wake_;                                                              ///< re-run drain()
+    CreditLedger credits_;         ///< the receiver's credits per VC, usable now and in flight (ps)
+    sc_core::sc_time free_at_;     ///< serialiser free
+    sc_core::sc_event wake_;       ///< re-run drain()
 };
 
 }  // namespace isvp

@@ -212,8 +212,8 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     /// One tree this switch is a vertex of: (context, slot).
     struct Tree {
         std::uint8_t context = 0, slot = 0;
-        unsigned owner = 0;       ///< CGR pool owner index
-        bool configured = false;  ///< its configuration came
+        unsigned owner = 0;           ///< CGR pool owner index
+        bool configured = false;      ///< its configuration came
         std::uint8_t generation = 0;  ///< its configuration's (TreeConfig::generation)
         TreeRole role;
         ChannelStore held;                       ///< data packets per sender, arrival order
@@ -233,9 +233,9 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     /// A group the planner collects joins for.
     struct Group {
         std::uint16_t size = 0;
-        std::map<std::uint16_t, std::uint16_t> hosts;  ///< comm rank -> host address
+        std::map<std::uint16_t, std::uint16_t> hosts;        ///< comm rank -> host address
         std::map<std::uint16_t, std::uint8_t> join_numbers;  ///< comm rank -> its join's number (kTreeJoinNumbers)
-        std::uint8_t slot = 0;                         ///< its tree's number on the context
+        std::uint8_t slot = 0;                               ///< its tree's number on the context
         bool has_slot = false;
         // collective.mode = sharp:
         std::set<std::uint16_t> left;  ///< comm ranks whose communicator was freed (tree leaves, both modes)
@@ -293,10 +293,16 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     /// Sends a tree configuration (step 0xFB) for `context` to `destination`
     /// (config.target, or the leaf that relays it).
     void send_configuration(std::uint8_t context, std::uint16_t destination, const TreeConfig& config);
-    void emit(NetworkHeader network, const ProcessorHeader& processor, const std::uint8_t* data, std::uint32_t bytes,
-              bool urgent);
-    std::uint8_t* emit_packet(NetworkHeader network, const ProcessorHeader& processor, std::uint32_t offset,
-                              std::uint32_t bytes, bool urgent);
+    /// A control packet (credits, configuration, abort notice) of `bytes`
+    /// payload on `context` from this engine: Barrier class, `step`,
+    /// carried rank = this engine's address.
+    PacketFrame control_frame(std::uint8_t context, std::uint16_t destination, std::uint8_t step,
+                              std::uint32_t bytes) const;
+    /// Frames one packet of frame.payload_bytes and queues it with `data`.
+    void emit(const PacketFrame& frame, const std::uint8_t* data, bool urgent);
+    /// Allocates one packet framed by `framing_` and queues it on its VC;
+    /// returns where its payload goes (to be filled before the next event).
+    std::uint8_t* emit_packet(const PacketFrame& frame, bool urgent);
     void drop(const std::string& why);
     /// "node 5", "switch 9 (spine0)": a packet's sender or receiver in messages.
     std::string label(std::uint16_t address) const { return topology_->endpoint_label(address); }
@@ -356,7 +362,7 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     CgrPool cgr_;                                         ///< collective.switch_cgr_units units
     sc_core::sc_time cycle_;                              ///< one engine clock cycle
     sc_core::sc_time credit_delay_;                       ///< collective.credit_delay_ns
-    std::uint8_t size_code_ = 0;                          ///< of generated packets
+    NetworkFraming framing_;                              ///< headers and VC of its packets (at address_)
     std::uint32_t credit_batch_ = 1;                      ///< credits returned at once
     PacketPool pool_;                                     ///< generated packets
     CreditMessage credit_message_;                        ///< credit returns to the router

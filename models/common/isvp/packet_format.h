@@ -14,8 +14,8 @@
 //   [0, 6)    NetworkHeader        size code, opcode, destination node, ...
 //   [6, 14)   ProcessorHeader      replicated; rank = source rank
 //   [14, 18)  payload byte offset  of this packet within the message (LE,
-//             bits [28:0]); bits [31:29]: a switch tree's generation
-//             (kTreeGenerationShift; 0 on every other packet)
+//             bits [28:0]); bits [31:29]: a switch tree's generation on
+//             data and abort notices (kTreeGenerationShift; else 0)
 //   [18, ...) payload              full packets except possibly the last
 //
 // so long messages stream packet by packet and never block other traffic.
@@ -136,8 +136,8 @@ inline constexpr std::size_t kNetworkPacketOverhead = NetworkHeader::kBytes + Pr
 std::optional<std::uint8_t> size_code_for(std::uint32_t bytes);
 
 /// The offset word's top bits (a message is shorter than 2^29 bytes, so an
-/// offset needs 29): on the data packets of a switch-resident engine's tree
-/// (collective.placement = switch), the low bits of the tree's generation
+/// offset needs 29): on data packets and abort notices of a switch engine's
+/// tree (collective.placement = switch), the low bits of the tree's generation
 /// (TreeConfig::generation), so a vertex tells a new communicator's packets
 /// from an older one's on the same (context, slot).
 inline constexpr unsigned kTreeGenerationShift = 29;
@@ -219,10 +219,10 @@ struct TreeConfig {
     std::uint8_t slot = 0;              ///< the tree's number on its context (step field of its data packets - 1)
     /// The planner's count of the groups it configured on this (context,
     /// slot), mod 256: every participant of one group gets the same. Data
-    /// packets carry its low 3 bits (tree_offset_word), agreement records to
-    /// an engine bits [15:8] of their slot word; a vertex takes in only its
-    /// configuration's generation's packets and holds the others until its
-    /// next configuration, which takes in its own and discards the rest.
+    /// packets and abort notices carry its low 3 bits (tree_offset_word),
+    /// agreement records to an engine bits [15:8] of their slot word; a vertex
+    /// takes in only its generation's (ignores others' aborts) and holds other
+    /// data until its next configuration, which takes its own, drops the rest.
     std::uint8_t generation = 0;
     std::uint16_t parent = kNone;       ///< vertex above (a host: the vertex it sends to); kNone: none
     std::uint16_t root_vertex = kNone;  ///< the tree's root vertex; kNone: a group of one

@@ -192,7 +192,7 @@ class KernelUnit : public sc_core::sc_module, private SmiBackend {
     unsigned nodes_;                   ///< NODE_COUNT
     KernelConfig config_;              ///< kernel.*
     sc_core::sc_time cycle_;           ///< one kernel clock cycle
-    std::uint8_t size_code_ = 0;       ///< network header size code of a stream packet
+    NetworkFraming framing_;           ///< headers and VC of its stream packets (at this node's address)
     PacketPool pool_;                  ///< packets this unit sends
     CreditedOutPort out_;              ///< toward the engine's kernel_in
     CreditMessage credit_message_;     ///< credit returns to the engine

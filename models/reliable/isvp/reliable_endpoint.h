@@ -45,6 +45,7 @@
 #include <tlm>
 
 #include "isvp/packet_channel.h"
+#include "isvp/packet_network_core.h"
 #include "isvp/reliable_config.h"
 #include "isvp/target_socket.h"
 
@@ -171,6 +172,7 @@ class ReliableEndpoint : public sc_core::sc_module {
     sc_core::sc_time timeout_of(unsigned retries) const;
 
     std::uint16_t node_;            ///< this node's address
+    NetworkFraming framing_;        ///< headers of its acks and naks (no payload: the 16-byte size code)
     ReliableConfig config_;         ///< parameters
     sc_core::sc_time cycle_;        ///< output clock period
     unsigned phits_per_cycle_;      ///< output width
