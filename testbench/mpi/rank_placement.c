@@ -5,11 +5,13 @@
  * sender by its rank: a ring with a named source, one with MPI_ANY_SOURCE
  * (status.MPI_SOURCE must be the left neighbour's rank), an Allreduce and a
  * rooted Reduce and Bcast from the last rank. Rank 0 then times a ping-pong
- * with rank 1 (simulated time) and prints it, so a test can see that the
- * placement changed the path:
+ * with rank 1 and, on every rank, an 8-byte MPI_Allreduce (simulated time,
+ * the slowest rank's mean of 10 calls), so a test or a placement study can
+ * see what the placement changed:
  *
  *   rank R of N on isvp-nodeK
  *   pingpong 0-1 8 B: T us
+ *   allreduce 8 B: T us
  */
 #include <string.h>
 
@@ -69,6 +71,18 @@ int main(int argc, char** argv) {
             }
         }
         if (rank == 0) printf("pingpong 0-1 8 B: %.3f us\n", (MPI_Wtime() - start) * 1e6 / (2.0 * rounds));
+    }
+    {
+        double value[1] = {1.0}, total[1];
+        const int rounds = 10;
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double start = MPI_Wtime();
+        for (int i = 0; i < rounds; ++i) MPI_Allreduce(value, total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        const double mean = (MPI_Wtime() - start) / rounds;
+        CHECK(total[0] == (double)size);
+        double worst = 0;
+        MPI_Reduce(&mean, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (rank == 0) printf("allreduce 8 B: %.3f us\n", worst * 1e6);
     }
     MPI_Finalize();
     return mpi_check_done("rank_placement", rank);
