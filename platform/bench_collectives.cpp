@@ -258,6 +258,7 @@ int bench_collectives(int argc, char** argv) {
         "partitions", po::value<unsigned>()->value_name("P"),
         "simulate the platform in P processes under mpiexec, each a contiguous block of switches (docs/PARTITIONS.md); "
         "identical rows. Started by mpiexec -n P already: P is the job's size");
+    add_placement_options(options);
     add_platform_options(options);
     po::variables_map values;
     if (!parse(argc, argv,
@@ -321,6 +322,8 @@ int bench_collectives(int argc, char** argv) {
     // job ends then, as under mpirun, rather than its peers waiting for it.
     spec.config.end_on_early_exit = true;
     const int ranks = spec.ranks;
+    config.placement = placement_from_options(values, static_cast<unsigned>(ranks), topology, "bench collectives");
+    spec.rank_nodes = config.placement.nodes;
 
     // A row's buffer must fit the switch's collective buffer (the software
     // path's message limit is larger): refuse it here, not mid-run.
@@ -550,7 +553,8 @@ int bench_collectives(int argc, char** argv) {
     if (!printing) return mismatch ? 1 : 0;
 
     const loggp::Parameters loggp_parameters = loggp::derive(loggp_figures(config, spec.config, base_driver_config));
-    const loggp::Model model(loggp_parameters, topology, config.fabric.routing(topology), ranks);
+    const loggp::Model model(loggp_parameters, topology, config.fabric.routing(topology), ranks,
+                             config.placement.nodes);
     const auto average_us = [&](const std::vector<std::uint64_t>& ps) {
         std::uint64_t total = 0;
         for (const std::uint64_t d : ps) total += d;
@@ -562,7 +566,9 @@ int bench_collectives(int argc, char** argv) {
         return static_cast<double>(total) / 1e6 / iterations;
     };
 
-    std::cout << "# " << ranks << " ranks on " << config.fabric.describe() << ", offload " << offload_text << ", aglu "
+    std::cout << "# " << ranks << " ranks on " << config.fabric.describe()
+              << (config.placement.identity() ? "" : " (" + config.placement.describe() + ")") << ", offload "
+              << offload_text << ", aglu "
               << parameters.text("aglu.impl") << ", int32 (SUM for reductions)"
               << describe_driver_paths(base_driver_config) << (timing_only ? ", timing only (no payload)" : "") << "; "
               << iterations << " timed + " << warmup << " warm-up iterations\n";
@@ -706,6 +712,7 @@ int bench_collectives(int argc, char** argv) {
                                   {"driver_largest_payload_buffer_bytes", driver_payload_buffer},
                                   {"driver_data_staged_bytes", driver_staged},
                                   {"engine_buffers_peak_bytes", engine.peak_buffer_bytes}}}};
+        if (!config.placement.identity()) document["rank_nodes"] = config.placement.nodes;  // host of each rank
         if (with_reliable) {
             document["reliable"] = statistics_json(reliable);
             document["reliable"]["link_drops"] = link_drops;

@@ -80,6 +80,30 @@ std::string describe_driver_paths(const guest::DriverConfig& config) {
     return text;
 }
 
+void add_placement_options(boost::program_options::options_description& options) {
+    namespace po = boost::program_options;
+    options.add_options()("map-by", po::value<std::string>()->value_name("host|switch"),
+                          "where the ranks run: host (rank r on host r, the default) or switch (round-robin over the "
+                          "switches that have hosts: on a fat tree one rank per leaf in turn)")(
+        "rankfile", po::value<std::string>()->value_name("FILE"),
+        "each rank's host, Open MPI's rankfile form: lines \"rank R=nodeK\" (or R=+nK, optional slot=0)");
+}
+
+RankPlacement placement_from_options(const boost::program_options::variables_map& values, unsigned ranks,
+                                     const NetworkTopology& topology, const std::string& command) {
+    if (values.count("map-by") && values.count("rankfile"))
+        throw ConfigError(command + ": --map-by and --rankfile both place the ranks: give one");
+    if (values.count("map-by"))
+        return RankPlacement::map_by(values["map-by"].as<std::string>(), ranks, topology, command + ": --map-by");
+    if (!values.count("rankfile")) return {};
+    const std::string path = values["rankfile"].as<std::string>();
+    std::ifstream file(path);
+    if (!file) throw ConfigError(command + ": --rankfile " + path + ": cannot be read");
+    std::ostringstream text;
+    text << file.rdbuf();
+    return RankPlacement::from_rankfile(text.str(), ranks, topology, command + ": --rankfile " + path);
+}
+
 std::uint64_t estimated_platform_bytes(const PlatformConfig& config) {
     // What a node's buffers hold when full: router input FIFOs, the QDMA's
     // H2C staging and receive buffers, the collective engine's input buffers,

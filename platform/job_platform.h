@@ -4,6 +4,9 @@
 #pragma once
 
 #include <memory>
+#include <string>
+
+#include <boost/program_options.hpp>
 
 #include "isvp/cluster_platform.h"
 #include "isvp/driver.h"
@@ -25,6 +28,15 @@ guest::DriverConfig driver_config_from(const Parameters& parameters);
 /// paths differ from the defaults (fetch, msi); empty otherwise, so default
 /// reports (and their golden files) read as before.
 std::string describe_driver_paths(const guest::DriverConfig& config);
+
+/// `--map-by host|switch` and `--rankfile FILE` (isvp run, bench collectives).
+void add_placement_options(boost::program_options::options_description& options);
+/// The placement those options give for `ranks` ranks on `topology` (rank r
+/// on host r without them); ConfigError prefixed with `command`: both
+/// options, an unknown policy, a rankfile that cannot be read or is
+/// malformed (RankPlacement), more ranks than hosts.
+RankPlacement placement_from_options(const boost::program_options::variables_map& values, unsigned ranks,
+                                     const NetworkTopology& topology, const std::string& command);
 
 /// Memory the simulator needs to build and start `config`'s platform,
 /// bytes: calibrated model state per node plus the buffers a node fills

@@ -106,11 +106,6 @@ int run_command(int argc, char** argv) {
         ("topology", po::value<std::string>()->value_name("T"),
          "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.*, "
          "torus 4x4x4); rank r runs on host r unless --map-by or --rankfile says otherwise")
-        ("map-by", po::value<std::string>()->value_name("host|switch"),
-         "where the ranks run: host (rank r on host r, the default) or switch (round-robin over the switches "
-         "that have hosts: on a fat tree one rank per leaf in turn)")
-        ("rankfile", po::value<std::string>()->value_name("FILE"),
-         "each rank's host, Open MPI's rankfile form: lines \"rank R=nodeK\" (or R=+nK, optional slot=0)")
         ("prepend-rank,l", "label each line of guest output with its rank: \"[rank] \" (MPICH's -l)")
         ("tag-output", "label each line of guest output \"[1,rank]<stdout>:\" or \"[1,rank]<stderr>:\" "
                        "(Open MPI's --tag-output)")
@@ -132,6 +127,7 @@ int run_command(int argc, char** argv) {
         ("partitions", po::value<unsigned>()->value_name("P"),
          "simulate the platform in P processes under the system's mpiexec (docs/PARTITIONS.md); each serves the "
          "guests of its own nodes");
+    add_placement_options(options);
     add_platform_options(options);
 
     // The launcher's options come first; the first other word (or the word
@@ -244,21 +240,8 @@ int run_command(int argc, char** argv) {
     spec.config = TransportConfig::from(parameters);
     spec.config.end_on_early_exit = true;
     PlatformConfig config = PlatformConfig::from(parameters);
-    if (values.count("map-by") && values.count("rankfile"))
-        throw ConfigError("run: --map-by and --rankfile both place the ranks: give one");
-    if (values.count("map-by"))
-        config.placement = RankPlacement::map_by(values["map-by"].as<std::string>(),
-                                                 static_cast<unsigned>(spec.ranks), config.fabric.topology(),
-                                                 "run: --map-by");
-    if (values.count("rankfile")) {
-        const std::string path = values["rankfile"].as<std::string>();
-        std::ifstream file(path);
-        if (!file) throw ConfigError("run: --rankfile " + path + ": cannot be read");
-        std::ostringstream text;
-        text << file.rdbuf();
-        config.placement = RankPlacement::from_rankfile(text.str(), static_cast<unsigned>(spec.ranks),
-                                                        config.fabric.topology(), "run: --rankfile " + path);
-    }
+    config.placement =
+        placement_from_options(values, static_cast<unsigned>(spec.ranks), config.fabric.topology(), "run");
     spec.rank_nodes = config.placement.nodes;
     if (values.count("partitions") && values.count("debug-rank"))
         throw ConfigError(

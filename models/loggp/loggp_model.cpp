@@ -183,16 +183,27 @@ Parameters derive(const PlatformFigures& f) {
 }
 
 Model::Model(const Parameters& parameters, const NetworkTopology& topology,
-             std::shared_ptr<const RoutingPolicy> routing, int ranks)
-    : parameters_(parameters), topology_(topology), routing_(std::move(routing)), ranks_(ranks) {
+             std::shared_ptr<const RoutingPolicy> routing, int ranks, std::vector<std::uint16_t> placement)
+    : parameters_(parameters),
+      topology_(topology),
+      routing_(std::move(routing)),
+      ranks_(ranks),
+      placement_(std::move(placement)) {
     if (ranks < 1 || static_cast<unsigned>(ranks) > topology_.hosts())
         throw std::invalid_argument("loggp: " + std::to_string(ranks) + " ranks do not fit the " +
                                     topology_.description() + " network of " + std::to_string(topology_.hosts()) +
                                     " hosts");
+    if (!placement_.empty() && placement_.size() != static_cast<std::size_t>(ranks))
+        throw std::invalid_argument("loggp: a placement of " + std::to_string(placement_.size()) + " ranks for " +
+                                    std::to_string(ranks));
+    for (const std::uint16_t host : placement_)
+        if (host >= topology_.hosts())
+            throw std::invalid_argument("loggp: placement names host " + std::to_string(host) + " of " +
+                                        topology_.description() + ", which has " + std::to_string(topology_.hosts()));
     std::map<unsigned, std::size_t> searched;  // switch -> rank whose row holds its distances
     distances_.resize(static_cast<std::size_t>(ranks));
     for (int r = 0; r < ranks; ++r) {
-        const unsigned at = topology_.host(static_cast<unsigned>(r)).switch_index;
+        const unsigned at = topology_.host(host_of(r)).switch_index;
         const auto [known, fresh] = searched.emplace(at, static_cast<std::size_t>(r));
         distances_[static_cast<std::size_t>(r)] = fresh ? topology_.switch_distances(at) : distances_[known->second];
     }
@@ -203,18 +214,18 @@ Model::Model(const Parameters& parameters, const TorusShape& shape, int ranks)
 }
 
 unsigned Model::hops(int a, int b) const {
-    return distances_.at(static_cast<std::size_t>(a)).at(topology_.host(static_cast<unsigned>(b)).switch_index);
+    return distances_.at(static_cast<std::size_t>(a)).at(topology_.host(host_of(b)).switch_index);
 }
 
 Model::LinkSharing Model::link_sharing(const std::vector<Schedule>& schedules) const {
     // Directed links (switch, port) of the route from `from` to `to`.
     const auto route = [&](int from, int to) {
         std::vector<std::pair<std::uint32_t, unsigned>> links;
-        const HostPort& start = topology_.host(static_cast<unsigned>(from));
+        const HostPort& start = topology_.host(host_of(from));
         std::uint32_t at = start.switch_index;
         unsigned in_port = start.port, in_vc = 0;
         for (unsigned hop = 0; hop <= topology_.switches(); ++hop) {
-            const auto decision = routing_->route(at, in_port, in_vc, static_cast<std::uint32_t>(to));
+            const auto decision = routing_->route(at, in_port, in_vc, host_of(to));
             if (!decision || topology_.is_host_port(at, decision->port)) break;
             links.emplace_back(at, decision->port);
             const PortPeer& next = topology_.peer(at, decision->port);
@@ -341,21 +352,26 @@ unsigned Model::switch_hops(unsigned from, unsigned to) const {
     return found->second.at(to);
 }
 
-// The switches' aggregation tree: participants are the member hosts (ranks
-// 0..P-1 on hosts 0..P-1) and the combining switches' engines, each running
-// its make_tree_schedule steps; see the header comment for the rules.
+// The switches' aggregation tree: participants are the member hosts (rank r
+// on host_of(r)) and the combining switches' engines, each running its
+// make_tree_schedule steps; see the header comment for the rules.
 double Model::offload_tree(Opcode collective, double block_bytes) const {
     const Parameters& p = parameters_;
     std::vector<unsigned> members(static_cast<std::size_t>(ranks_));
-    for (int r = 0; r < ranks_; ++r) members[static_cast<std::size_t>(r)] = static_cast<unsigned>(r);
+    std::map<unsigned, int> rank_of;  // member host -> its rank
+    for (int r = 0; r < ranks_; ++r) {
+        members[static_cast<std::size_t>(r)] = host_of(r);
+        rank_of[host_of(r)] = r;
+    }
     const AggregationTree tree = plan_aggregation_tree(topology_, members);
     const std::map<int, TreeRole> roles =
         tree_roles(topology_, tree,
                    collective == Opcode::Bcast || collective == Opcode::Reduce || collective == Opcode::Scatter ||
                            collective == Opcode::Gather
-                       ? 0
-                       : -1);
-    // Participants in a dense order: ranks first (index = rank), then vertices.
+                       ? static_cast<int>(host_of(0))
+                       : -1,
+                   rank_of);
+    // Participants in a dense order by address: the member hosts, then vertices.
     std::map<int, int> index_of;
     std::vector<int> address_of;
     for (const auto& [address, role] : roles) {
@@ -377,12 +393,15 @@ double Model::offload_tree(Opcode collective, double block_bytes) const {
         }
         schedules.push_back(std::move(schedule));
     }
-    const auto is_host = [&](int index) { return address_of[static_cast<std::size_t>(index)] < ranks_; };
+    const auto is_host = [&](int index) {
+        return address_of[static_cast<std::size_t>(index)] < static_cast<int>(topology_.hosts());
+    };
+    const auto rank_at = [&](std::size_t index) { return rank_of.at(static_cast<unsigned>(address_of[index])); };
     const auto fill = [&](double bytes) { return std::min(bytes, p.packet_bytes); };
     std::vector<Agent> agents(schedules.size());
     for (std::size_t i = 0; i < agents.size(); ++i)
         if (is_host(static_cast<int>(i))) {
-            const double in = host_bytes(collective, address_of[i], ranks_, block_bytes).in;
+            const double in = host_bytes(collective, rank_at(i), ranks_, block_bytes).in;
             agents[i].clock = p.send_cost(in, fill(in));
         }
     run_schedules(
@@ -402,7 +421,7 @@ double Model::offload_tree(Opcode collective, double block_bytes) const {
     for (std::size_t i = 0; i < agents.size(); ++i) {
         const Agent& agent = agents[i];
         if (is_host(static_cast<int>(i))) {
-            const HostBytes host = host_bytes(collective, address_of[i], ranks_, block_bytes);
+            const HostBytes host = host_bytes(collective, rank_at(i), ranks_, block_bytes);
             latest = std::max(latest, agent.clock + fill(host.out) * p.G_pcie + p.o_r + p.device_fixed);
             drain = std::max({drain, host.in * p.G_pcie, host.out * p.G_pcie, agent.out_bytes * p.G_link});
         } else {

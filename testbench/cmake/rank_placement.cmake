@@ -22,11 +22,16 @@ endforeach()
 add_test(NAME rank_placement_reversed_same_results
          COMMAND ${ISVP_PYTHON3} ${rank_placement_checks} digest $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/coll_digest ${CMAKE_CURRENT_BINARY_DIR})
+# bench collectives with the ranks spread over the leaves and reversed:
+# checked, the placement in the header and the JSON, the LogGP model on the
+# placed hosts' routes.
+add_test(NAME rank_placement_bench_collectives_checked_with_model
+         COMMAND ${ISVP_PYTHON3} ${rank_placement_checks} bench $<TARGET_FILE:isvp> - ${CMAKE_CURRENT_BINARY_DIR})
 # Malformed rankfiles and placements are refused before any rank starts.
 add_test(NAME rank_placement_bad_input_refused
          COMMAND ${ISVP_PYTHON3} ${rank_placement_checks} refused $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/rank_placement ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(rank_placement_map_by_and_rankfile_nic rank_placement_map_by_and_rankfile_switch
                      rank_placement_map_by_and_rankfile_software rank_placement_reversed_same_results
-                     rank_placement_bad_input_refused
+                     rank_placement_bad_input_refused rank_placement_bench_collectives_checked_with_model
                      PROPERTIES TIMEOUT 300 LABELS "mpi;placement" PASS_REGULAR_EXPRESSION "PASSED")

@@ -16,6 +16,13 @@
       PROGRAM is coll_digest: `coll_digest int` on 8 ranks with the ranks
       reversed over the nodes (a rankfile) must print the digest it prints
       with rank r on node r: results are the ranks', not the nodes'.
+  bench ISVP - RANKFILE_DIR [isvp bench options]
+      `isvp bench collectives` on the radix-4 fat tree's 8 hosts with the
+      ranks dealt round the leaves (--map-by switch) and reversed (a
+      rankfile), checked (--check): no mismatch, the header and the JSON
+      name the placement, and the LogGP column follows it (the spread
+      Bcast's model differs from rank r on host r's; the reversed ranks,
+      on the same hosts of a symmetric tree, model the same Allreduce).
   refused ISVP PROGRAM RANKFILE_DIR
       Bad placements are refused before any rank starts, naming what is
       wrong: a rankfile line that is not "rank R=nodeK", a node twice, a
@@ -96,6 +103,53 @@ def digest(isvp, program, directory, options):
     return 0
 
 
+def bench_rows(isvp, directory, placement, options, name):
+    json_path = os.path.join(directory, f"placement_bench_{name}.json")
+    result = subprocess.run([isvp, "bench", "collectives"] + TREE + ["--collectives", "allreduce,bcast", "--sizes",
+                            "8,4K", "--iterations", "1", "--check", "--json", json_path] + placement + options,
+                            capture_output=True, text=True, timeout=240)
+    output = result.stdout + result.stderr
+    rows = {}
+    for line in result.stdout.splitlines():
+        words = line.split()
+        if len(words) >= 4 and words[0] in ("allreduce", "bcast"):
+            rows[(words[0], words[1])] = float(words[3])  # the LogGP column
+    return result.returncode, output, rows, json_path
+
+
+def bench(isvp, directory, options):
+    import json
+    rankfile = write(directory, "placement_bench_reversed.txt", "".join(f"rank {r}=node{7 - r}\n" for r in range(8)))
+    runs = {"default": [], "spread": ["--map-by", "switch"], "reversed": ["--rankfile", rankfile]}
+    nodes = {"default": None, "spread": [0, 3, 6, 1, 4, 7, 2, 5], "reversed": [7, 6, 5, 4, 3, 2, 1, 0]}
+    models = {}
+    failures = 0
+    for name, placement in runs.items():
+        status, output, rows, json_path = bench_rows(isvp, directory, placement, options, name)
+        if status != 0 or "mismatch" in output or len(rows) != 4:
+            print(f"FAIL {name}: status {status}, rows {rows}\n{output}")
+            failures += 1
+            continue
+        document = json.load(open(json_path))
+        if document.get("rank_nodes") != nodes[name]:
+            print(f"FAIL {name}: JSON rank_nodes {document.get('rank_nodes')}, expected {nodes[name]}")
+            failures += 1
+        named = "(ranks on nodes " in output
+        if named != (nodes[name] is not None):
+            print(f"FAIL {name}: the header {'does not name' if not named else 'names'} a placement")
+            failures += 1
+        models[name] = rows
+        print(f"{name}: LogGP {rows}")
+    if len(models) == 3:
+        if models["spread"][("bcast", "8")] == models["default"][("bcast", "8")]:
+            print("FAIL: the model of the spread Bcast is rank r on host r's")
+            failures += 1
+        if models["reversed"][("allreduce", "8")] != models["default"][("allreduce", "8")]:
+            print("FAIL: reversed ranks on the same hosts model a different Allreduce")
+            failures += 1
+    return failures
+
+
 def refused(isvp, program, directory):
     cases = [  # (rankfile text or None, ranks, further options, expected words)
         ("rank 0=node1\nrank 1=node1\n", 2, [], "node 1 already runs a rank (line 1)"),
@@ -130,6 +184,8 @@ def main():
         failures = placed(isvp, program, directory, options)
     elif mode == "digest":
         failures = digest(isvp, program, directory, options)
+    elif mode == "bench":
+        failures = bench(isvp, directory, options)
     elif mode == "refused":
         failures = refused(isvp, program, directory)
     else:

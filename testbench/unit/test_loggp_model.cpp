@@ -255,6 +255,30 @@ TEST_CASE("loggp: switch trees beat the NIC engines' hypercube on a fat tree for
     }
 }
 
+TEST_CASE("loggp: ranks placed on other hosts are modelled on those hosts' routes") {
+    isvp::FatTreeShape tree_shape;
+    tree_shape.radix = 4;  // leaves of 3 hosts
+    tree_shape.hosts = 6;
+    const isvp::NetworkTopology network = isvp::fat_tree_network(tree_shape);
+    const auto routing = std::make_shared<isvp::TableRouting>(network, "updown", 2);
+    const Model packed(kDefault, network, routing, 2);
+    const Model apart(kDefault, network, routing, 2, {0, 3});  // rank 1 on the second leaf
+    const Model swapped(kDefault, network, routing, 2, {1, 0});
+    CHECK(packed.hops(0, 1) == 0);
+    CHECK(apart.hops(0, 1) == 2);
+    CHECK(apart.hops(1, 0) == 2);
+    CHECK(apart.latency_us(Opcode::Allreduce, 8, Path::Software) >
+          packed.latency_us(Opcode::Allreduce, 8, Path::Software));
+    CHECK(apart.latency_us(Opcode::Allreduce, 8, Path::OffloadTree) >
+          packed.latency_us(Opcode::Allreduce, 8, Path::OffloadTree));
+    // Two ranks swapped on the same two hosts: the same network, the same figures.
+    for (const Opcode collective : {Opcode::Bcast, Opcode::Allreduce, Opcode::Gather})
+        for (const Path path : {Path::Software, Path::OffloadStreamed, Path::OffloadTree})
+            CHECK(swapped.latency_us(collective, 64, path) == Approx(packed.latency_us(collective, 64, path)));
+    CHECK_THROWS_WITH(Model(kDefault, network, routing, 2, {0, 7}), Catch::Contains("placement names host 7"));
+    CHECK_THROWS_WITH(Model(kDefault, network, routing, 2, {0}), Catch::Contains("a placement of 1 ranks for 2"));
+}
+
 TEST_CASE("loggp: o_s and o_r follow the driver's send and completion paths") {
     // fetch + msi: doorbell, descriptor and data fetch; completion and MSI.
     CHECK(kDefault.send_overhead(8) == Approx(4.55));

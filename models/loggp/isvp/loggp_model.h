@@ -168,15 +168,17 @@ enum class Path : std::uint8_t {
 };
 
 /// The model of one platform: parameters and the network the ranks sit on
-/// (rank r on host r). Hops between ranks are the fewest switch-to-switch
+/// (rank r on host r unless a placement says otherwise). Hops between ranks are the fewest switch-to-switch
 /// cables between their switches (the routes of the torus's DOR and of the
 /// fat tree's up/down are minimal).
 class Model {
   public:
     /// `ranks` <= the network's hosts; `routing` routes over `topology` (link
     /// sharing follows its routes). Throws std::invalid_argument otherwise.
+    /// `placement`: the host of each rank (`--map-by`/`--rankfile`,
+    /// RankPlacement::nodes); empty: rank r on host r.
     Model(const Parameters& parameters, const NetworkTopology& topology, std::shared_ptr<const RoutingPolicy> routing,
-          int ranks);
+          int ranks, std::vector<std::uint16_t> placement = {});
     /// The same on a torus with dimension-order routing.
     Model(const Parameters& parameters, const TorusShape& shape, int ranks);
 
@@ -209,6 +211,10 @@ class Model {
     NetworkTopology topology_;
     std::shared_ptr<const RoutingPolicy> routing_;  ///< routes over topology_
     int ranks_;
+    std::vector<std::uint16_t> placement_;  ///< host of each rank (empty: rank r on host r)
+    unsigned host_of(int rank) const {
+        return placement_.empty() ? static_cast<unsigned>(rank) : placement_[static_cast<std::size_t>(rank)];
+    }
     /// [rank][switch]: cables from the rank's switch to every switch (one
     /// breadth-first search per rank at construction; hops() is a lookup).
     std::vector<std::vector<unsigned>> distances_;
