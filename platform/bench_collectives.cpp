@@ -380,14 +380,7 @@ int bench_collectives(int argc, char** argv) {
     }
 
     JobPlatform job(config);
-    // Once the command returns, with its report written, the process ends
-    // without SystemC's teardown (seconds at 1024 nodes): the platform and
-    // the job's gateways are left alive (JobPlatform::keep_for_exit).
-    spec.keep_for_exit = job.can_keep_for_exit();
-    struct KeepForExit {
-        JobPlatform& job;
-        ~KeepForExit() { job.keep_for_exit(); }
-    } keep_for_exit{job};
+    const KeepForExit keep_for_exit(job, spec);
     const bool show_progress = values.count("progress") > 0 || isatty(STDERR_FILENO) != 0;
     Progress progress("bench collectives", show_progress, total_weight,
                       rows.size() * (passes.offload + passes.software));

@@ -100,14 +100,7 @@ int pingpong(int argc, char** argv) {
     Partitioning partitioning("bench pingpong", arguments, values.count("partitions") > 0,
                               values.count("partitions") ? values["partitions"].as<unsigned>() : 0, config, spec);
     JobPlatform job(config);
-    // Once the command returns, with its report written, the process ends
-    // without SystemC's teardown (seconds at 1024 nodes): the platform and
-    // the job's gateways are left alive (JobPlatform::keep_for_exit).
-    spec.keep_for_exit = job.can_keep_for_exit();
-    struct KeepForExit {
-        JobPlatform& job;
-        ~KeepForExit() { job.keep_for_exit(); }
-    } keep_for_exit{job};
+    const KeepForExit keep_for_exit(job, spec);
     std::vector<bench::PingPongRow> rows;
     std::mutex rows_mutex;
     const auto wall_start = std::chrono::steady_clock::now();

@@ -476,11 +476,7 @@ int bench_fused(int argc, char** argv) {
         for (const Way way : ways) row_runs += way != kSemi || has_semi(row.info.pattern);
 
     JobPlatform job(config);
-    spec.keep_for_exit = job.can_keep_for_exit();
-    struct KeepForExit {
-        JobPlatform& job;
-        ~KeepForExit() { job.keep_for_exit(); }
-    } keep_for_exit{job};
+    const KeepForExit keep_for_exit(job, spec);
     const bool show_progress = values.count("progress") > 0 || isatty(STDERR_FILENO) != 0;
     Progress progress("bench fused", show_progress, static_cast<double>(row_runs), row_runs);
     std::mutex mutex;

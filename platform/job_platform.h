@@ -72,4 +72,21 @@ class JobPlatform {
     std::unique_ptr<ClusterPlatform> platform_;  ///< built by builder(); outlives the job
 };
 
+/// For a bench command: the job may be left to the process's end
+/// (JobSpec::keep_for_exit, when JobPlatform::can_keep_for_exit), and once
+/// the command returns, its report written, the process ends without
+/// SystemC's teardown (seconds at 1024 nodes: JobPlatform::keep_for_exit).
+class KeepForExit {
+  public:
+    KeepForExit(JobPlatform& job, transport::JobSpec& spec) : job_(job) {
+        spec.keep_for_exit = job.can_keep_for_exit();
+    }
+    ~KeepForExit() { job_.keep_for_exit(); }
+    KeepForExit(const KeepForExit&) = delete;
+    KeepForExit& operator=(const KeepForExit&) = delete;
+
+  private:
+    JobPlatform& job_;
+};
+
 }  // namespace isvp::cli

@@ -273,8 +273,9 @@ void Driver::probe_accelerator() {
     for (int first = 0; first < size();) {
         int end = first + 1;
         while (end < size() && node_of(end) == node_of(first) + (end - first)) ++end;
-        transport_.mmio_write32(rm::FORWARD_FILL, rm::forward_fill::COUNT.make(static_cast<std::uint32_t>(end - first) & 0xFFFF) |
-                                                      rm::forward_fill::FIRST_NODE.make(node_of(first)));
+        transport_.mmio_write32(rm::FORWARD_FILL,
+                                rm::forward_fill::COUNT.make(static_cast<std::uint32_t>(end - first) & 0xFFFF) |
+                                    rm::forward_fill::FIRST_NODE.make(node_of(first)));
         first = end;
     }
 }
@@ -365,8 +366,8 @@ void Driver::read_link_faults() {
         ++activity_;
         if (fault.peer < 0 || static_cast<std::uint32_t>(fault.peer) >= node_count_) continue;  // not a node of ours
         fault.peer_node = fault.peer;
-        fault.peer = rank_of(static_cast<unsigned>(fault.peer_node));                             // the node's rank
-        if (fault.peer < 0) continue;                                                             // runs none
+        fault.peer = rank_of(static_cast<unsigned>(fault.peer_node));
+        if (fault.peer < 0) continue;  // a node that runs no rank of this job
         if (!fault.sending) {
             // The stream shows which messages were lost (a gap, a message cut
             // off; the sender's probe gives their tags): nothing is failed here.
@@ -557,8 +558,9 @@ void Driver::deliver_packet(const rm::CompletionEntry& entry, const std::uint8_t
         return;
     }
     if (header->rank >= node_count_) return drop_packet(-1, "source node outside the network");
-    if (rank_of(header->rank) < 0) return drop_packet(-1, "message from a node that runs no rank of this job");
-    const auto source = static_cast<unsigned>(rank_of(header->rank));
+    const int sender = rank_of(header->rank);
+    if (sender < 0) return drop_packet(-1, "message from a node that runs no rank of this job");
+    const auto source = static_cast<unsigned>(sender);
     Peer& from = peer(source);
     Message& message = from.assembling;
     if (entry.offset == 0) {

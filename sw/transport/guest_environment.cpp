@@ -48,18 +48,17 @@ std::string exact(double value) {
     return text.str();
 }
 
-/// ISVP_RANK_NODES: one node address per rank, comma-separated, no node twice.
+/// ISVP_RANK_NODES: one node address per rank, comma-separated (the driver
+/// checks the map against the network: Driver::place_ranks).
 std::vector<std::uint16_t> parse_rank_nodes(const std::string& text, int size) {
     std::vector<std::uint16_t> nodes;
-    std::vector<bool> used(65536, false);
     std::istringstream in(text);
     std::string item;
     while (std::getline(in, item, ',')) {
         const std::uint64_t node = unsigned_value(environment::kRankNodes, item);
-        if (node > 65535 || used[node])
-            throw TransportError(std::string("isvp transport: ISVP_RANK_NODES names node ") + item +
-                                 (node > 65535 ? ", beyond the 16-bit network addresses" : " twice"));
-        used[node] = true;
+        if (node > 65535)
+            throw TransportError("isvp transport: ISVP_RANK_NODES names node " + item +
+                                 ", beyond the 16-bit network addresses");
         nodes.push_back(static_cast<std::uint16_t>(node));
     }
     if (nodes.size() != static_cast<std::size_t>(size))

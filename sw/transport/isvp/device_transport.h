@@ -19,9 +19,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace isvp::guest {
 
