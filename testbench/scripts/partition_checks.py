@@ -153,7 +153,8 @@ def same_run(isvp, partitions, directory, args):
     a, b = sorted(one.stdout.splitlines()), sorted(many.stdout.splitlines())
     if not a or a != b:
         sys.exit(f"different output with {partitions} partitions:\n--- one process:\n{one.stdout}"
-                 f"--- {partitions} partitions:\n{many.stdout}")
+                 f"--- {partitions} partitions:\n{many.stdout}--- their stderr (status {many.returncode}):\n"
+                 f"{many.stderr}")
     # Everything but the parameters (which hold --partitions): the ranks'
     # outcomes, every node's, router's, link's and switch engine's counters.
     def compared(stats):
