@@ -413,8 +413,21 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
         const Clock::time_point until = Clock::now() + grace + std::chrono::milliseconds(200);
         while (!processes.lingering().empty() && Clock::now() < until) io.run_one_for(std::chrono::milliseconds(20));
     }
-    const Clock::time_point drain_deadline = Clock::now() + std::chrono::seconds(1);
-    while (!processes.output_closed() && Clock::now() < drain_deadline) io.run_one_for(std::chrono::milliseconds(20));
+    // The guests' last output (stdio flushes at exit) is still in their
+    // pipes. Read until every pipe is closed; give up only after a second in
+    // which nothing was ready (a process outside the guest's group holding
+    // the pipe). Idle, not elapsed: a launcher descheduled for a second on a
+    // loaded machine must still read what is waiting. (At most 10 s in all,
+    // should some other handler keep the loop busy.)
+    Clock::time_point last_output = Clock::now();
+    const Clock::time_point drain_limit = last_output + std::chrono::seconds(10);
+    while (!processes.output_closed()) {
+        if (io.run_one_for(std::chrono::milliseconds(20)) > 0)
+            last_output = Clock::now();
+        else if (Clock::now() - last_output >= std::chrono::seconds(1))
+            break;
+        if (Clock::now() >= drain_limit) break;
+    }
 
     std::vector<int> statuses;
     for (int rank = 0; rank < spec.ranks; ++rank) statuses.push_back(local(rank) ? processes.status(rank) : 0);
