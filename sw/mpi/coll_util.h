@@ -143,6 +143,22 @@ inline constexpr int kBcastLongMinRanks = 8;
 inline constexpr std::size_t kAllgatherLongBytes = 524288;
 inline constexpr std::size_t kAllreduceLongBytes = 2048;
 
+/// MPICH's MPI_Alltoall switch points (MPIR_Alltoall_intra_auto and its
+/// CVARs), on the bytes each rank sends to each destination (the packed
+/// block), for the blocking call in software (coll_alltoall.cpp; the
+/// nonblocking MPI_Ialltoall keeps its one round): MPI_IN_PLACE the
+/// in-place exchange (MPICH's sendrecv_replace loop) at any size; otherwise
+/// Bruck's algorithm up to kAlltoallShortBytes
+/// (MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE) with at least kAlltoallShortMinRanks
+/// ranks, the scattered exchange up to kAlltoallMediumBytes
+/// (MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE) with at most kAlltoallThrottle
+/// (MPIR_CVAR_ALLTOALL_THROTTLE; 0: all) sends and receives posted at a
+/// time, pairwise from there.
+inline constexpr std::size_t kAlltoallShortBytes = 256;
+inline constexpr int kAlltoallShortMinRanks = 8;
+inline constexpr std::size_t kAlltoallMediumBytes = 32768;
+inline constexpr int kAlltoallThrottle = 32;
+
 /// Runs this rank's `schedule` over internal messages on `tag`: sends pack
 /// the blocks as they were before the step, receives copy or combine
 /// (`reduction` required for combining steps). A message of the wrong
