@@ -98,18 +98,6 @@ struct AlltoallBuffers {
     }
 };
 
-/// MPICH's MPI_Alltoall algorithms (MPIR_Alltoall_intra_*).
-enum class AlltoallAlgorithm { InPlace, Bruck, Scattered, Pairwise };
-
-/// MPIR_Alltoall_intra_auto's choice for `block` bytes per destination on
-/// `size` ranks (the same on every member: the arguments are).
-AlltoallAlgorithm choose_alltoall(bool in_place, std::size_t block, int size) {
-    if (in_place) return AlltoallAlgorithm::InPlace;
-    if (block <= kAlltoallShortBytes && size >= kAlltoallShortMinRanks) return AlltoallAlgorithm::Bruck;
-    if (block <= kAlltoallMediumBytes) return AlltoallAlgorithm::Scattered;
-    return AlltoallAlgorithm::Pairwise;
-}
-
 /// MPI_IN_PLACE (MPICH's MPIR_Alltoall_intra_pairwise_sendrecv_replace):
 /// with every other rank i in ascending order, send i its block and receive
 /// i's block for this rank into the same place. Block i is packed just

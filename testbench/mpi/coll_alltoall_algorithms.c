@@ -8,6 +8,8 @@
  *   - the pairwise exchange beyond 32 KiB (8193 ints), by XOR on a power
  *     of two and by shift otherwise;
  *   - MPI_IN_PLACE (the in-place exchange) at every size;
+ *   - MPI_Ialltoall (the same choice, as rounds of the schedule engine)
+ *     with ints, in place, and the struct type freed before MPI_Wait;
  *   - derived types: a strided type (every other int) on either side, the
  *     other side contiguous, and a resized struct {char, hole, int,
  *     double} on both sides, in each tier;
@@ -51,6 +53,22 @@ static void check_ints(MPI_Comm comm, int count) {
     /* In place: the data comes from recvbuf and the result replaces it. */
     memcpy(recv, send, sizeof(int) * n);
     CHECK_INT(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, count, MPI_INT, comm), MPI_SUCCESS);
+    wrong = 0;
+    for (int s = 0; s < size; ++s)
+        for (int i = 0; i < count; ++i) wrong += recv[(size_t)s * (size_t)count + (size_t)i] != value(s, rank, i);
+    CHECK_INT(wrong, 0);
+    /* MPI_Ialltoall: the same choice as a schedule of rounds. */
+    MPI_Request request;
+    memset(recv, 0xAB, sizeof(int) * n);
+    CHECK_INT(MPI_Ialltoall(send, count, MPI_INT, recv, count, MPI_INT, comm, &request), MPI_SUCCESS);
+    CHECK_INT(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    wrong = 0;
+    for (int s = 0; s < size; ++s)
+        for (int i = 0; i < count; ++i) wrong += recv[(size_t)s * (size_t)count + (size_t)i] != value(s, rank, i);
+    CHECK_INT(wrong, 0);
+    memcpy(recv, send, sizeof(int) * n);
+    CHECK_INT(MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, count, MPI_INT, comm, &request), MPI_SUCCESS);
+    CHECK_INT(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
     wrong = 0;
     for (int s = 0; s < size; ++s)
         for (int i = 0; i < count; ++i) wrong += recv[(size_t)s * (size_t)count + (size_t)i] != value(s, rank, i);
@@ -146,19 +164,27 @@ static void check_struct(MPI_Comm comm, int count) {
             r->number = v;
             r->weight = v + 0.5;
         }
-    memset(recv, 0x3C, sizeof(struct record) * n);
-    CHECK_INT(MPI_Alltoall(send, count, record_type, recv, count, record_type, comm), MPI_SUCCESS);
-    int wrong = 0;
-    for (int s = 0; s < size; ++s)
-        for (int i = 0; i < count; ++i) {
-            const struct record* r = &recv[(size_t)s * (size_t)count + (size_t)i];
-            const int v = value(s, rank, i);
-            wrong += r->tag != (char)(v & 0x7F) || r->number != v || r->weight != v + 0.5;
-            /* The byte after the char (a hole the type skips) keeps its fill. */
-            wrong += ((const unsigned char*)r)[1] != 0x3C;
+    for (int nonblocking = 0; nonblocking < 2; ++nonblocking) {
+        memset(recv, 0x3C, sizeof(struct record) * n);
+        if (nonblocking) { /* the type freed while the request is pending */
+            MPI_Request request;
+            CHECK_INT(MPI_Ialltoall(send, count, record_type, recv, count, record_type, comm, &request), MPI_SUCCESS);
+            MPI_Type_free(&record_type);
+            CHECK_INT(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        } else {
+            CHECK_INT(MPI_Alltoall(send, count, record_type, recv, count, record_type, comm), MPI_SUCCESS);
         }
-    CHECK_INT(wrong, 0);
-    MPI_Type_free(&record_type);
+        int wrong = 0;
+        for (int s = 0; s < size; ++s)
+            for (int i = 0; i < count; ++i) {
+                const struct record* r = &recv[(size_t)s * (size_t)count + (size_t)i];
+                const int v = value(s, rank, i);
+                wrong += r->tag != (char)(v & 0x7F) || r->number != v || r->weight != v + 0.5;
+                /* The byte after the char (a hole the type skips) keeps its fill. */
+                wrong += ((const unsigned char*)r)[1] != 0x3C;
+            }
+        CHECK_INT(wrong, 0);
+    }
     free(send);
     free(recv);
 }
