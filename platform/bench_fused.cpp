@@ -15,7 +15,7 @@
 //   unfused   the plain collectives in the switch, the op or kernel on the host
 //   software  offload off: the driver's host software collectives (the
 //             engine's schedules; the MPI shim's software MPI_Alltoall is
-//             MPICH's pairwise exchange instead: docs/PERFORMANCE.md), the op
+//             MPICH's algorithm by size instead: docs/PERFORMANCE.md), the op
 //             on the host
 // Times: each call starts after a barrier; the row is the average over the
 // timed iterations of the maximum over ranks (the JSON adds the ranks' entry

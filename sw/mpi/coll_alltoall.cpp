@@ -1,12 +1,30 @@
 // MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw. MPI_Alltoall goes to the
 // switch's Alltoall (any communicator size; docs/FUSED.md) when the blocks
 // fit the same rule as the other offloaded collectives (offload_bytes), the
-// blocks packed as bytes, so any datatype and MPI_IN_PLACE offload. The rest,
-// and MPI_Alltoall that does not offload: MPICH's pairwise exchange: in step k = 1 .. size-1 a rank
-// sends its block for (rank + k) mod size and receives from (rank - k) mod
-// size. Sends are buffered by the driver, so each step's send never waits
-// for the matching receive. With MPI_IN_PLACE the data is taken from
-// recvbuf, packed before anything arrives.
+// blocks packed as bytes, so any datatype and MPI_IN_PLACE offload.
+//
+// MPI_Alltoall that does not offload runs MPICH's algorithm for its size
+// (MPIR_Alltoall_intra_auto; the switch points in coll_util.h), on packed
+// blocks of `block` bytes:
+//   MPI_IN_PLACE          the in-place exchange: with every other rank in
+//                         ascending rank order, send it its block (packed
+//                         just before) and receive its block into the same
+//                         place (MPICH's sendrecv_replace loop)
+//   block <= 256 B and    Bruck's algorithm: ceil(log2 P) steps; in step k
+//   >= 8 ranks            a rank sends rank + 2^k every block whose slot has
+//                         bit k set (slot j holds what is bound for
+//                         rank + j) and takes the same slots from rank - 2^k
+//   block <= 32 KiB       the scattered exchange: batches of up to 32 peers;
+//                         a batch sends to rank - i and receives from
+//                         rank + i, sends first
+//   longer                pairwise exchange: P - 1 steps, the peer rank XOR k
+//                         on a power of two, else to rank + k from rank - k
+// Alltoallv and Alltoallw: the pairwise exchange by shift (to rank + k,
+// from rank - k) at every size. Sends are buffered by the driver, so a
+// send never waits for the matching receive; a rank's own block is copied
+// without a message.
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -25,8 +43,10 @@ struct Exchange {
     std::vector<std::size_t> incoming;                ///< capacity (bytes) per source
 };
 
-/// Runs the pairwise exchange; `deliver(source, data, bytes)` places a block
-/// (its own block too, without a message).
+/// Runs the pairwise exchange by shift (Alltoallv, Alltoallw): in step
+/// k = 1 .. size-1 send to rank + k, receive from rank - k;
+/// `deliver(source, data, bytes)` places a block (its own block too,
+/// without a message).
 template <class Deliver>
 void pairwise_exchange(Comm& c, const Exchange& exchange, Deliver&& deliver) {
     const int size = c.size(), me = c.rank();
@@ -43,6 +63,135 @@ void pairwise_exchange(Comm& c, const Exchange& exchange, Deliver&& deliver) {
         in.resize(capacity);
         const std::size_t got = receive_internal(c, from, tag, in.data(), capacity);
         deliver(from, in.data(), got);
+    }
+}
+
+/// One MPI_Alltoall's buffers on this rank: send block d is for comm rank
+/// d, receive block s comes from comm rank s; `block` packed bytes each.
+struct AlltoallBuffers {
+    const void* sendbuf = nullptr;    ///< unused with MPI_IN_PLACE (the blocks are in recvbuf)
+    std::size_t sendcount = 0;        ///< elements per block
+    const Type* send_type = nullptr;  ///< null with MPI_IN_PLACE
+    void* recvbuf = nullptr;
+    std::size_t recvcount = 0;  ///< elements per block
+    const Type* recv_type = nullptr;
+    std::size_t block = 0;  ///< packed bytes per block
+
+    /// Packs the block bound for `destination` into `out` (block bytes).
+    void pack_block(int destination, std::uint8_t* out) const {
+        const auto d = static_cast<std::size_t>(destination);
+        if (send_type)
+            pack_into(element(sendbuf, d * sendcount, *send_type), sendcount, *send_type, out);
+        else
+            pack_into(element(recvbuf, d * recvcount, *recv_type), recvcount, *recv_type, out);
+    }
+    /// Unpacks `bytes` of packed data from `source` into its receive block.
+    void unpack_block(int source, const std::uint8_t* data, std::size_t bytes) const {
+        unpack(data, bytes, recvcount, *recv_type,
+               element(recvbuf, static_cast<std::size_t>(source) * recvcount, *recv_type));
+    }
+    /// This rank's own block, packed and unpacked without a message.
+    void copy_own_block(int me) const {
+        std::vector<std::uint8_t> own(block);
+        pack_block(me, own.data());
+        unpack_block(me, own.data(), own.size());
+    }
+};
+
+/// MPI_IN_PLACE (MPICH's MPIR_Alltoall_intra_pairwise_sendrecv_replace):
+/// with every other rank i in ascending order, send i its block and receive
+/// i's block for this rank into the same place. Block i is packed just
+/// before its exchange; nothing else has overwritten it by then.
+void alltoall_in_place(Comm& c, const AlltoallBuffers& buffers) {
+    const int size = c.size(), me = c.rank();
+    const std::uint32_t tag = collective_tag(c);
+    std::vector<std::uint8_t> out(buffers.block), in(buffers.block);
+    for (int peer = 0; peer < size; ++peer) {
+        if (peer == me) continue;
+        buffers.pack_block(peer, out.data());
+        send_internal(c, peer, tag, out.data(), out.size());
+        const std::size_t got = receive_internal(c, peer, tag, in.data(), in.size());
+        buffers.unpack_block(peer, in.data(), got);
+    }
+}
+
+/// Bruck's algorithm (MPICH's MPIR_Alltoall_intra_brucks): slot j of a
+/// working vector first holds the block bound for rank (me + j) mod P; in
+/// the step of distance 2^k every slot with bit k set goes to me + 2^k and
+/// the same slots come from me - 2^k. A block travels j ranks in all, so at
+/// the end slot j holds the block rank me - j sent to me. MPICH's final
+/// rotation and reversal are that index map, applied while unpacking.
+void alltoall_bruck(Comm& c, const AlltoallBuffers& buffers) {
+    const int size = c.size(), me = c.rank();
+    const std::uint32_t tag = collective_tag(c);
+    const std::size_t block = buffers.block;
+    std::vector<std::uint8_t> slots(static_cast<std::size_t>(size) * block);
+    const auto slot = [&](int j) { return slots.data() + static_cast<std::size_t>(j) * block; };
+    for (int j = 0; j < size; ++j) buffers.pack_block((me + j) % size, slot(j));
+    std::vector<std::uint8_t> out, in;
+    for (int distance = 1; distance < size; distance *= 2) {
+        out.clear();
+        for (int j = 1; j < size; ++j)
+            if (j & distance) out.insert(out.end(), slot(j), slot(j) + block);
+        send_internal(c, (me + distance) % size, tag, out.data(), out.size());
+        in.resize(out.size());
+        receive_exact(c, (me - distance + size) % size, tag, in.data(), in.size());
+        const std::uint8_t* next = in.data();
+        for (int j = 1; j < size; ++j) {
+            if (!(j & distance)) continue;
+            std::memcpy(slot(j), next, block);
+            next += block;
+        }
+    }
+    for (int j = 0; j < size; ++j) buffers.unpack_block((me - j + size) % size, slot(j), block);
+}
+
+/// The scattered exchange (MPICH's MPIR_Alltoall_intra_scattered): batches
+/// of up to kAlltoallThrottle peers; batch b sends to me - i and receives
+/// from me + i for i in [b, b + batch), all sends first (MPICH posts the
+/// receives and sends of a batch and waits for all of them; here sends are
+/// buffered, so the receives follow them in MPICH's posting order).
+void alltoall_scattered(Comm& c, const AlltoallBuffers& buffers) {
+    const int size = c.size(), me = c.rank();
+    const std::uint32_t tag = collective_tag(c);
+    const int batch = kAlltoallThrottle == 0 ? size : std::min(kAlltoallThrottle, size);
+    std::vector<std::uint8_t> out(buffers.block), in(buffers.block);
+    for (int first = 0; first < size; first += batch) {
+        const int count = std::min(batch, size - first);
+        for (int i = first; i < first + count; ++i) {
+            const int to = (me - i + size) % size;
+            if (to == me) continue;
+            buffers.pack_block(to, out.data());
+            send_internal(c, to, tag, out.data(), out.size());
+        }
+        for (int i = first; i < first + count; ++i) {
+            const int from = (me + i) % size;
+            if (from == me) {
+                buffers.copy_own_block(me);
+                continue;
+            }
+            const std::size_t got = receive_internal(c, from, tag, in.data(), in.size());
+            buffers.unpack_block(from, in.data(), got);
+        }
+    }
+}
+
+/// The pairwise exchange (MPICH's MPIR_Alltoall_intra_pairwise): in step
+/// k = 1 .. P-1 exchange with rank XOR k on a power of two, else send to
+/// rank + k and receive from rank - k.
+void alltoall_pairwise(Comm& c, const AlltoallBuffers& buffers) {
+    const int size = c.size(), me = c.rank();
+    const std::uint32_t tag = collective_tag(c);
+    const bool power_of_two = (size & (size - 1)) == 0;
+    buffers.copy_own_block(me);
+    std::vector<std::uint8_t> out(buffers.block), in(buffers.block);
+    for (int k = 1; k < size; ++k) {
+        const int to = power_of_two ? me ^ k : (me + k) % size;
+        const int from = power_of_two ? me ^ k : (me - k + size) % size;
+        buffers.pack_block(to, out.data());
+        send_internal(c, to, tag, out.data(), out.size());
+        const std::size_t got = receive_internal(c, from, tag, in.data(), in.size());
+        buffers.unpack_block(from, in.data(), got);
     }
 }
 
@@ -79,20 +228,24 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                 unpack(result.data() + r * block, block, rcount, rtype, element(recvbuf, r * rcount, rtype));
             return;
         }
-        Exchange exchange;
-        exchange.outgoing.resize(size);
-        exchange.incoming.assign(size, block);
-        for (std::size_t r = 0; r < size; ++r) {
-            exchange.outgoing[r].resize(block);
-            if (keep)
-                pack_into(element(recvbuf, r * rcount, rtype), rcount, rtype, exchange.outgoing[r].data());
-            else
-                pack_into(element(sendbuf, r * static_cast<std::size_t>(sendcount), *stype),
-                          static_cast<std::size_t>(sendcount), *stype, exchange.outgoing[r].data());
+        AlltoallBuffers buffers;
+        buffers.sendbuf = sendbuf;
+        buffers.sendcount = static_cast<std::size_t>(sendcount);
+        buffers.send_type = keep ? nullptr : stype;
+        buffers.recvbuf = recvbuf;
+        buffers.recvcount = rcount;
+        buffers.recv_type = &rtype;
+        buffers.block = block;
+        switch (choose_alltoall(keep, block, c.size())) {
+            case AlltoallAlgorithm::InPlace:
+                return alltoall_in_place(c, buffers);
+            case AlltoallAlgorithm::Bruck:
+                return alltoall_bruck(c, buffers);
+            case AlltoallAlgorithm::Scattered:
+                return alltoall_scattered(c, buffers);
+            case AlltoallAlgorithm::Pairwise:
+                return alltoall_pairwise(c, buffers);
         }
-        pairwise_exchange(c, exchange, [&](int source, const std::uint8_t* data, std::size_t bytes) {
-            unpack(data, bytes, rcount, rtype, element(recvbuf, static_cast<std::size_t>(source) * rcount, rtype));
-        });
     });
 }
 

@@ -1,5 +1,5 @@
 // The data-movement collectives: MPI_Barrier, Bcast, Scatter(v), Gather(v),
-// Allgather(v), Alltoall(v).
+// Allgather(v) (Alltoall(v,w): coll_alltoall.cpp).
 //
 // Bcast, Scatter, Gather, Allgather and Barrier go to the switch when the
 // communicator and collective allow it (guest::Collectives::would_offload):
@@ -8,8 +8,7 @@
 // Otherwise they run MPICH's algorithms over internal messages: binomial
 // trees (Bcast, Scatter, Gather; long Bcast: scatter + ring allgather),
 // recursive doubling or, for long vectors, ring (Allgather(v)), linear
-// (Scatterv, Gatherv: only the root knows the counts), pairwise exchange
-// (Alltoall(v)).
+// (Scatterv, Gatherv: only the root knows the counts).
 #include <cstring>
 #include <string>
 #include <vector>

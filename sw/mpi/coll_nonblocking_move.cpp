@@ -9,12 +9,18 @@
 //                             from 512 KiB in all, as the blocking forms
 //   Iscatterv, Igatherv       linear: one round, the root sends to / receives
 //                             from every other rank (only it knows the counts)
-//   Ialltoall(v,w)            one round holding every send and receive, in
+//   Ialltoall                 MPICH's choice by bytes per destination, as
+//                             MPI_Alltoall (coll_util.h): Bruck's, the
+//                             scattered exchange in batches, pairwise, or
+//                             the in-place exchange, one round per step
+//   Ialltoallv, Ialltoallw    one round holding every send and receive, in
 //                             pairwise order (to rank + k, from rank - k)
 // Send buffers are packed at the call (MPI_IN_PLACE data too, before
 // anything arrives); received data is unpacked into the user's buffers when
 // its round completes, or at the end.
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -331,6 +337,122 @@ void exchange_round(RoundSchedule& schedule, std::vector<std::vector<std::uint8_
     }
 }
 
+/// An MPI_Ialltoall's working state: the packed blocks (block d bound for
+/// rank d; with MPI_IN_PLACE taken from recvbuf at the call), Bruck's
+/// slots, and where the result goes (the receive type held: MPI_Type_free
+/// may follow the call).
+struct AlltoallWork {
+    std::vector<std::uint8_t> packed;
+    std::vector<std::uint8_t> slots;  ///< Bruck: slot j, bound for rank + j, later from rank - j
+    std::shared_ptr<Type> recv_type;
+    void* recvbuf = nullptr;
+    std::size_t recvcount = 0;  ///< elements per block
+    std::size_t block = 0;      ///< packed bytes per block
+
+    std::uint8_t* packed_block(int rank) { return packed.data() + static_cast<std::size_t>(rank) * block; }
+    std::uint8_t* slot(int j) { return slots.data() + static_cast<std::size_t>(j) * block; }
+    /// Unpacks `bytes` of packed data from `source` into its receive block.
+    void unpack_block(int source, const std::uint8_t* data, std::size_t bytes) const {
+        unpack(data, bytes, recvcount, *recv_type,
+               element(recvbuf, static_cast<std::size_t>(source) * recvcount, *recv_type));
+    }
+};
+
+/// The rounds of MPICH's nonblocking all-to-all schedule `algorithm`
+/// (MPIR_Ialltoall_intra_sched_inplace / _brucks / _permuted_sendrecv /
+/// _pairwise): the blocking call's algorithms (coll_alltoall.cpp) with a
+/// round where MPICH puts a schedule barrier. `work` holds the packed blocks.
+void alltoall_rounds(RoundSchedule& schedule, const std::shared_ptr<AlltoallWork>& work, AlltoallAlgorithm algorithm) {
+    Comm& c = schedule.comm();
+    const int size = c.size(), me = c.rank();
+    const std::size_t block = work->block;
+    schedule.hold(work);
+    const auto send_block = [&work, block](int destination) -> Payload {
+        return [work, destination, block] {
+            const std::uint8_t* data = work->packed_block(destination);
+            return std::vector<std::uint8_t>(data, data + block);
+        };
+    };
+    const auto receive_block = [&work](int source) -> Deliver {
+        return
+            [work, source](std::vector<std::uint8_t>& data) { work->unpack_block(source, data.data(), data.size()); };
+    };
+    const auto copy_own_block = [work, me, block] { work->unpack_block(me, work->packed_block(me), block); };
+    switch (algorithm) {
+        case AlltoallAlgorithm::InPlace:
+            // With every other rank in ascending order, one round each.
+            for (int peer = 0; peer < size; ++peer) {
+                if (peer == me) continue;
+                Round& round = schedule.add_round();
+                round.sends.push_back({peer, send_block(peer)});
+                round.receives.push_back({peer, block, false, receive_block(peer)});
+            }
+            break;
+        case AlltoallAlgorithm::Bruck: {
+            work->slots.resize(static_cast<std::size_t>(size) * block);
+            for (int j = 0; j < size; ++j) std::memcpy(work->slot(j), work->packed_block((me + j) % size), block);
+            for (int distance = 1; distance < size; distance *= 2) {
+                std::size_t moved = 0;
+                for (int j = 1; j < size; ++j)
+                    if (j & distance) moved += block;
+                Round& round = schedule.add_round();
+                round.sends.push_back({(me + distance) % size, [work, distance, size, block] {
+                                           std::vector<std::uint8_t> out;
+                                           for (int j = 1; j < size; ++j)
+                                               if (j & distance)
+                                                   out.insert(out.end(), work->slot(j), work->slot(j) + block);
+                                           return out;
+                                       }});
+                round.receives.push_back({(me - distance + size) % size, moved, true,
+                                          [work, distance, size, block](std::vector<std::uint8_t>& data) {
+                                              const std::uint8_t* next = data.data();
+                                              for (int j = 1; j < size; ++j) {
+                                                  if (!(j & distance)) continue;
+                                                  std::memcpy(work->slot(j), next, block);
+                                                  next += block;
+                                              }
+                                          }});
+            }
+            schedule.add_local([work, me, size, block] {
+                for (int j = 0; j < size; ++j) work->unpack_block((me - j + size) % size, work->slot(j), block);
+            });
+            break;
+        }
+        case AlltoallAlgorithm::Scattered: {
+            // Batches of up to kAlltoallThrottle peers, one round each:
+            // sends to me - i, receives from me + i.
+            const int batch = kAlltoallThrottle == 0 ? size : std::min(kAlltoallThrottle, size);
+            for (int first = 0; first < size; first += batch) {
+                const int count = std::min(batch, size - first);
+                Round& round = schedule.add_round();
+                for (int i = first; i < first + count; ++i) {
+                    const int to = (me - i + size) % size, from = (me + i) % size;
+                    if (to == me)
+                        round.local.push_back(copy_own_block);
+                    else
+                        round.sends.push_back({to, send_block(to)});
+                    if (from != me) round.receives.push_back({from, block, false, receive_block(from)});
+                }
+            }
+            break;
+        }
+        case AlltoallAlgorithm::Pairwise: {
+            // The own block, then P - 1 rounds: rank XOR k on a power of two,
+            // else to rank + k from rank - k.
+            const bool power_of_two = (size & (size - 1)) == 0;
+            schedule.add_local(copy_own_block);
+            for (int k = 1; k < size; ++k) {
+                const int to = power_of_two ? me ^ k : (me + k) % size;
+                const int from = power_of_two ? me ^ k : (me - k + size) % size;
+                Round& round = schedule.add_round();
+                round.sends.push_back({to, send_block(to)});
+                round.receives.push_back({from, block, false, receive_block(from)});
+            }
+            break;
+        }
+    }
+}
+
 }  // namespace
 
 extern "C" {
@@ -350,21 +472,21 @@ int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         const std::size_t block = args.block;
         auto schedule = new_schedule(comm);
         if (block > 0) {
-            std::vector<std::vector<std::uint8_t>> outgoing(size, std::vector<std::uint8_t>(block));
+            auto work = std::make_shared<AlltoallWork>();
+            work->packed.resize(size * block);
             for (std::size_t r = 0; r < size; ++r) {
                 if (args.keep)
                     pack_into(element(recvbuf, r * rcount, *args.recv_type), rcount, *args.recv_type,
-                              outgoing[r].data());
+                              work->packed.data() + r * block);
                 else
                     pack_into(element(sendbuf, r * static_cast<std::size_t>(sendcount), *args.send_type),
-                              static_cast<std::size_t>(sendcount), *args.send_type, outgoing[r].data());
+                              static_cast<std::size_t>(sendcount), *args.send_type, work->packed.data() + r * block);
             }
-            auto recv_type = hold_type(args.recv_type);
-            exchange_round(*schedule, std::move(outgoing), std::vector<std::size_t>(size, block),
-                           [recv_type, recvbuf, rcount](int source, std::vector<std::uint8_t>& data) {
-                               unpack(data.data(), data.size(), rcount, *recv_type,
-                                      element(recvbuf, static_cast<std::size_t>(source) * rcount, *recv_type));
-                           });
+            work->recv_type = hold_type(args.recv_type);
+            work->recvbuf = recvbuf;
+            work->recvcount = rcount;
+            work->block = block;
+            alltoall_rounds(*schedule, work, choose_alltoall(args.keep, block, c.size()));
         }
         start_nonblocking("MPI_Ialltoall", comm, std::move(schedule), request);
     });

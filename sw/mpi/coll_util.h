@@ -143,6 +143,35 @@ inline constexpr int kBcastLongMinRanks = 8;
 inline constexpr std::size_t kAllgatherLongBytes = 524288;
 inline constexpr std::size_t kAllreduceLongBytes = 2048;
 
+/// MPICH's MPI_Alltoall switch points (MPIR_Alltoall_intra_auto,
+/// MPIR_Ialltoall_intra_sched_auto and their CVARs), on the bytes each rank
+/// sends to each destination (the packed block), for MPI_Alltoall in
+/// software and MPI_Ialltoall (coll_alltoall.cpp, coll_nonblocking_move.cpp):
+/// MPI_IN_PLACE the in-place exchange (MPICH's sendrecv_replace loop) at
+/// any size; otherwise
+/// Bruck's algorithm up to kAlltoallShortBytes
+/// (MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE) with at least kAlltoallShortMinRanks
+/// ranks, the scattered exchange up to kAlltoallMediumBytes
+/// (MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE) with at most kAlltoallThrottle
+/// (MPIR_CVAR_ALLTOALL_THROTTLE; 0: all) sends and receives posted at a
+/// time, pairwise from there.
+inline constexpr std::size_t kAlltoallShortBytes = 256;
+inline constexpr int kAlltoallShortMinRanks = 8;
+inline constexpr std::size_t kAlltoallMediumBytes = 32768;
+inline constexpr int kAlltoallThrottle = 32;
+
+/// MPICH's all-to-all algorithms (MPIR_Alltoall_intra_* and their
+/// nonblocking schedules MPIR_Ialltoall_intra_sched_*).
+enum class AlltoallAlgorithm { InPlace, Bruck, Scattered, Pairwise };
+/// MPICH's choice for `block` bytes per destination on `size` ranks (the
+/// same on every member: the arguments are).
+inline AlltoallAlgorithm choose_alltoall(bool in_place, std::size_t block, int size) {
+    if (in_place) return AlltoallAlgorithm::InPlace;
+    if (block <= kAlltoallShortBytes && size >= kAlltoallShortMinRanks) return AlltoallAlgorithm::Bruck;
+    if (block <= kAlltoallMediumBytes) return AlltoallAlgorithm::Scattered;
+    return AlltoallAlgorithm::Pairwise;
+}
+
 /// Runs this rank's `schedule` over internal messages on `tag`: sends pack
 /// the blocks as they were before the step, receives copy or combine
 /// (`reduction` required for combining steps). A message of the wrong
