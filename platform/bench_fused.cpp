@@ -551,7 +551,12 @@ int bench_fused(int argc, char** argv) {
     cgra_figures.lanes = engine.cgra_lanes;
     cgra_figures.cycles_per_vector = engine.cgra_cycles_per_vector;
     cgra_figures.pe_latency_cycles = engine.cgra_pe_latency_cycles;
-    const loggp::LogcnModel model(collectives_model, cgra_figures);
+    // Switch-resident engines: the model follows the switches' trees
+    // (collective.placement = switch; SHArP mode offloads reductions only).
+    const loggp::Engines engines = engine.sharp()                ? loggp::Engines::Sharp
+                                   : engine.placement == "switch" ? loggp::Engines::Switch
+                                                                  : loggp::Engines::Nic;
+    const loggp::LogcnModel model(collectives_model, cgra_figures, engines);
 
     std::cout << "# " << ranks << " ranks on " << config.fabric.describe() << ", offload " << offload_text
               << ", fused and higher-order collectives" << describe_driver_paths(base_driver_config) << "; "
@@ -599,6 +604,7 @@ int bench_fused(int argc, char** argv) {
             {"size", row.size},
             {"logcn_fused_us", model_fused},
             {"logcn_software_us", model_software},
+            {"logcn_path", path_name(terms.path)},
             {"logcn_terms",
              {{"collectives_us", terms.collectives}, {"compute_us", terms.compute}, {"chained_us", terms.chained}}}};
         // The barrier before a call leaves the ranks' starts apart by however
@@ -665,7 +671,10 @@ int bench_fused(int argc, char** argv) {
                               {"halfwidth", halfwidth},
                               {"parameters", parameters.to_json()},
                               {"logcn",
-                               {{"agreement_us", model.agreement_us()},
+                               {{"engines", engines == loggp::Engines::Sharp    ? "sharp"
+                                            : engines == loggp::Engines::Switch ? "switch"
+                                                                                : "nic"},
+                                {"agreement_us", model.agreement_us()},
                                 {"o_s_us", loggp_parameters.o_s},
                                 {"o_r_us", loggp_parameters.o_r},
                                 {"L_router_us", loggp_parameters.L_router},
