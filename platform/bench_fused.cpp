@@ -45,6 +45,7 @@
 #include "isvp/collective_schedule.h"
 #include "isvp/collectives.h"
 #include "isvp/logcn_model.h"
+#include "isvp/statistics_table.h"
 #include "job_platform.h"
 #include "size_list.h"
 
@@ -81,6 +82,31 @@ bool has_semi(Pattern p) {
 /// reduce-scatter in the switch), 1 semi-fused, 0 the fallback.
 const char* path_name(int path) {
     return path == 2 ? "fully" : path == 1 ? "semi" : "fallback";
+}
+
+/// Why a fused call took `path` rather than the fully fused one, or empty.
+/// `reductions_only`: the switches offload Allreduce, Reduce and Barrier only
+/// (SHArP mode, ACCEL_CAPABILITIES.REDUCTIONS_ONLY).
+std::string fused_reason(Pattern pattern, int path, bool offload, bool reductions_only) {
+    if (path == 2) return {};
+    if (!offload) return "offload off";
+    if (reductions_only) {
+        const std::string why =
+            "the switches offload reductions only (collective.mode=sharp: ACCEL_CAPABILITIES.REDUCTIONS_ONLY)";
+        switch (pattern) {
+            case Pattern::Is:
+                return why + ": the engine chains no alltoall; the allreduce and its op in the switches, the "
+                             "alltoall in host software";
+            case Pattern::Fem:
+                return why + ": no allgather in the switches; the counts, the prefix sum and the data in host "
+                             "software";
+            case Pattern::Pgemm:
+            case Pattern::Spmv:
+                return why + ": no reduce-scatter in the switches; the kernel on the host, the reduce-scatter in "
+                             "host software";
+        }
+    }
+    return "the evaluator's rule or the switch's buffer (docs/FUSED.md)";
 }
 
 std::vector<PatternInfo> parse_patterns(const std::string& text) {
@@ -550,6 +576,7 @@ int bench_fused(int argc, char** argv) {
     Progress progress("bench fused", show_progress, static_cast<double>(row_runs), row_runs);
     std::mutex mutex;
     StartLine start_line(ranks);
+    bool reductions_only = false;  // the switches' capabilities, as rank 0's driver read them
     bool mismatch = false;
     std::string mismatch_what;
     const auto wall_start = std::chrono::steady_clock::now();
@@ -567,6 +594,10 @@ int bench_fused(int argc, char** argv) {
             guest::Collectives offloaded(driver, true);
             guest::Collectives software(driver, false);
             const int rank = transport.rank(), size = transport.size();
+            if (rank == 0) {
+                const std::lock_guard<std::mutex> lock(mutex);
+                reductions_only = driver.accelerator().reductions_only;
+            }
             bool ok = true;
             std::uint64_t round = 0;  // --aligned-start: calls so far
             // Pattern by pattern, its ways one after the other (what ran
@@ -696,6 +727,9 @@ int bench_fused(int argc, char** argv) {
                 json_row[name + "_us"] = average_us(way);
                 json_row[name + "_path"] = path_name(row.path[way]);
             }
+        const std::string reason =
+            passes.offload ? fused_reason(row.info.pattern, row.path[kFused], true, reductions_only) : "";
+        if (!reason.empty()) json_row["fused_reason"] = reason;
         std::ostringstream line;
         line << std::left << std::setw(10) << row.info.name << std::setw(6) << ranks << std::setw(8) << row.size
              << std::right << std::fixed << std::setprecision(3);
@@ -724,6 +758,23 @@ int bench_fused(int argc, char** argv) {
         }
         std::cout << line.str() << "\n";
         json_rows.push_back(json_row);
+    }
+    for (const nlohmann::json& row : json_rows)
+        if (row.contains("fused_reason"))
+            std::cout << "# " << row["pattern"].get<std::string>() << " size " << row["size"].get<std::uint64_t>()
+                      << ": fused path " << row["fused_path"].get<std::string>() << ": "
+                      << row["fused_reason"].get<std::string>() << "\n";
+    // collective.placement = switch: which collectives went through the
+    // switches' trees (every way's, warm-up included).
+    if (job.platform() && !job.platform()->switch_engines().empty()) {
+        CollectiveStatistics nics;
+        for (unsigned n = 0; n < job.platform()->nodes(); ++n)
+            if (job.platform()->has_node(n)) accumulate_statistics(nics, job.platform()->node(n).collective.statistics());
+        SwitchEngineStatistics switches;
+        for (const auto& e : job.platform()->switch_engines()) accumulate_statistics(switches, e->statistics());
+        std::cout << "# switch placement: " << nics.tree_collectives << " rank calls through the switches' trees, "
+                  << nics.tree_not_offloaded << " on the NIC engines (the tree does not run them), " << nics.cgra_runs
+                  << " CGRA runs; switch engines took part in " << switches.collectives << " collectives\n";
     }
     std::cout << std::defaultfloat << "# simulated " << result.end_time_ps / 1e6 << " us in " << std::setprecision(3)
               << wall_seconds << " s wall\n";
