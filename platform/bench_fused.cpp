@@ -95,15 +95,18 @@ std::string fused_reason(Pattern pattern, int path, bool offload, bool reduction
             "the switches offload reductions only (collective.mode=sharp: ACCEL_CAPABILITIES.REDUCTIONS_ONLY)";
         switch (pattern) {
             case Pattern::Is:
-                return why + ": the engine chains no alltoall; the allreduce and its op in the switches, the "
-                             "alltoall in host software";
+                return why +
+                       ": the engine chains no alltoall; the allreduce and its op in the switches, the "
+                       "alltoall in host software";
             case Pattern::Fem:
-                return why + ": no allgather in the switches; the counts, the prefix sum and the data in host "
-                             "software";
+                return why +
+                       ": no allgather in the switches; the counts, the prefix sum and the data in host "
+                       "software";
             case Pattern::Pgemm:
             case Pattern::Spmv:
-                return why + ": no reduce-scatter in the switches; the kernel on the host, the reduce-scatter in "
-                             "host software";
+                return why +
+                       ": no reduce-scatter in the switches; the kernel on the host, the reduce-scatter in "
+                       "host software";
         }
     }
     return "the evaluator's rule or the switch's buffer (docs/FUSED.md)";
@@ -461,9 +464,9 @@ class StartLine {
         int posted = 0;            ///< ranks whose barrier exit is in
         std::uint64_t latest = 0;  ///< the latest of them [ps]
     };
-    std::mutex mutex_;                        ///< the ranks' threads post and read concurrently
-    std::map<std::uint64_t, Round> rounds_;   ///< by round
-    int ranks_;                               ///< ranks in the job
+    std::mutex mutex_;                       ///< the ranks' threads post and read concurrently
+    std::map<std::uint64_t, Round> rounds_;  ///< by round
+    int ranks_;                              ///< ranks in the job
 };
 
 }  // namespace
@@ -487,8 +490,7 @@ int bench_fused(int argc, char** argv) {
         "check", "verify every result against a plain C++ reference; print 'mismatch' and fail on a difference")(
         "aligned-start",
         "every rank enters each call at the same simulated time (1 us after the barrier's last exit): no entry skew "
-        "from the calls before")(
-        "progress", "print a progress line on stderr (default: when stderr is a terminal)")(
+        "from the calls before")("progress", "print a progress line on stderr (default: when stderr is a terminal)")(
         "json", po::value<std::string>()->value_name("FILE"), "also write the rows, the model and the parameters");
     add_platform_options(options);
     po::variables_map values;
@@ -656,7 +658,7 @@ int bench_fused(int argc, char** argv) {
     cgra_figures.pe_latency_cycles = engine.cgra_pe_latency_cycles;
     // Switch-resident engines: the model follows the switches' trees
     // (collective.placement = switch; SHArP mode offloads reductions only).
-    const loggp::Engines engines = engine.sharp()                ? loggp::Engines::Sharp
+    const loggp::Engines engines = engine.sharp()                 ? loggp::Engines::Sharp
                                    : engine.placement == "switch" ? loggp::Engines::Switch
                                                                   : loggp::Engines::Nic;
     const loggp::LogcnModel model(collectives_model, cgra_figures, engines);
@@ -769,7 +771,8 @@ int bench_fused(int argc, char** argv) {
     if (job.platform() && !job.platform()->switch_engines().empty()) {
         CollectiveStatistics nics;
         for (unsigned n = 0; n < job.platform()->nodes(); ++n)
-            if (job.platform()->has_node(n)) accumulate_statistics(nics, job.platform()->node(n).collective.statistics());
+            if (job.platform()->has_node(n))
+                accumulate_statistics(nics, job.platform()->node(n).collective.statistics());
         SwitchEngineStatistics switches;
         for (const auto& e : job.platform()->switch_engines()) accumulate_statistics(switches, e->statistics());
         std::cout << "# switch placement: " << nics.tree_collectives << " rank calls through the switches' trees, "

@@ -92,8 +92,8 @@ TEST_CASE("logcn: FEM saves the data's send and the first result's receive and a
     const LogcnModel model(collectives, CgraFigures{});
     const Parameters& p = kParameters;
     // The data's 32 bytes go by PIO; its steps outlast the agreement (3 small packets).
-    const double data = collectives.latency_us(Opcode::Allgather, 32, Path::OffloadStreamed) -
-                        (p.send_overhead(32) + p.o_r);
+    const double data =
+        collectives.latency_us(Opcode::Allgather, 32, Path::OffloadStreamed) - (p.send_overhead(32) + p.o_r);
     REQUIRE(data > 3 * (p.L_router + p.hop));
     const double expected =
         collectives.latency_us(Opcode::Allgather, 4, Path::OffloadStreamed) + data + (8 + 4) / 250.0;
@@ -195,14 +195,13 @@ TEST_CASE("logcn: switch-resident engines run the first collectives in the tree,
     CHECK(nic.fem_fused(4).collectives ==
           Approx(collectives.latency_us(Opcode::Allgather, 4, Path::OffloadStreamed) + data));
     // PGEMM / SpMV: the reduce-scatter (equal blocks) in the tree.
-    const double tree_after_send = collectives.latency_us(Opcode::ReduceScatter, 512, Path::OffloadTree) -
-                                   p.send_cost(512.0 * 32, p.packet_bytes);
-    const double tree_latency = collectives.latency_us(Opcode::ReduceScatter, 8, Path::OffloadTree) -
-                                p.send_cost(8.0 * 32, 8.0 * 32);
+    const double tree_after_send =
+        collectives.latency_us(Opcode::ReduceScatter, 512, Path::OffloadTree) - p.send_cost(512.0 * 32, p.packet_bytes);
+    const double tree_latency =
+        collectives.latency_us(Opcode::ReduceScatter, 8, Path::OffloadTree) - p.send_cost(8.0 * 32, 8.0 * 32);
     const double c = 13 / 250.0;  // hides behind the blocks' streaming
     REQUIRE(c < tree_after_send - tree_latency);
-    CHECK(switches.ingress(spmv(64, 4), 5120, 512).total ==
-          Approx(p.o_s + 5120 * p.G_pcie + tree_after_send));
+    CHECK(switches.ingress(spmv(64, 4), 5120, 512).total == Approx(p.o_s + 5120 * p.G_pcie + tree_after_send));
 }
 
 TEST_CASE("logcn: SHArP mode offloads reductions only: IS semi-fused, the other patterns' fallback") {

@@ -76,7 +76,7 @@ struct CgraFigures {
 struct LogcnPrediction {
     double collectives = 0;  ///< the offloaded collectives' LogGP latencies (less what the fusion removes)
     double compute = 0;      ///< c: the CGRA's time for the call
-    double chained = 0;      ///< what the chained second phase adds (IS: max(A, S) + result over PCIe; FEM: max(0, A - D))
+    double chained = 0;      ///< the chained second phase (IS: max(A, S) + result over PCIe; FEM: max(0, A - D))
     double total = 0;        ///< the prediction
     int path = 2;            ///< the path the prediction assumes: 2 fully fused, 1 semi-fused, 0 the fallback
 };
