@@ -538,6 +538,10 @@ int bench_fused(int argc, char** argv) {
     spec.ranks = static_cast<int>(topology.hosts());
     spec.config = TransportConfig::from(parameters);
     spec.config.end_on_early_exit = true;
+    if (aligned_start && spec.config.compute_scale != 0)
+        throw ConfigError(
+            "bench fused: --aligned-start needs host.compute_scale 0 (the guests' CPU time, charged as simulated "
+            "time, would move the ranks' starts apart again)");
     const int ranks = spec.ranks;
     if (ranks < 2) throw ConfigError("bench fused: " + config.fabric.describe() + " has one host; it needs two");
 
