@@ -26,7 +26,7 @@ Path LogcnModel::offloaded(Opcode collective, bool equal_blocks) const {
     return tree ? Path::OffloadTree : Path::OffloadStreamed;
 }
 
-double LogcnModel::hypercube_us(double per_step) const {
+double LogcnModel::hypercube_us(double per_step, const std::vector<double>& start) const {
     // Each step a rank waits for its partner's previous step: the critical
     // path through the steps, rank by rank (on a torus every rank's partners
     // are as far apart, and this is the sum of rank 0's; on a fat tree a
@@ -35,6 +35,7 @@ double LogcnModel::hypercube_us(double per_step) const {
     int pof2 = 1;
     while (pof2 * 2 <= collectives_.ranks()) pof2 *= 2;
     std::vector<double> ready(static_cast<std::size_t>(pof2), 0.0), next(ready.size());
+    if (!start.empty()) std::copy(start.begin(), start.begin() + pof2, ready.begin());
     for (int step = 1; step < pof2; step *= 2) {
         for (int r = 0; r < pof2; ++r) {
             const int peer = r ^ step;
@@ -48,7 +49,16 @@ double LogcnModel::hypercube_us(double per_step) const {
 }
 
 double LogcnModel::agreement_us() const {
-    return hypercube_us(0);
+    return hypercube_us(0, {});
+}
+
+std::vector<double> LogcnModel::chain_start(Opcode collective, std::uint64_t bytes) const {
+    // Each rank's engine starts the chained collective when its own part
+    // of the first one ends: relative to the last rank's end (<= 0).
+    std::vector<double> start = collectives_.rank_finish_us(collective, bytes, offloaded(collective));
+    const double last = *std::max_element(start.begin(), start.end());
+    for (double& t : start) t -= last;
+    return start;
 }
 
 double LogcnModel::cgra_us(const cgra::Program& program, std::uint64_t elements) const {
@@ -68,8 +78,11 @@ LogcnPrediction LogcnModel::is_fused(std::uint64_t block_elements, const cgra::P
     const Parameters& p = collectives_.parameters();
     const int n = collectives_.ranks();
     const double vector_bytes = 4.0 * static_cast<double>(block_elements) * n;
-    // S: the engine's alltoall, hypercube steps of N/2 blocks.
-    const double exchange = hypercube_us(n / 2 * 4.0 * static_cast<double>(block_elements) * p.G_link);
+    // A and S: the engine's alltoall's agreement and its hypercube steps
+    // of N/2 blocks, each rank from its allreduce's end.
+    const std::vector<double> start = chain_start(Opcode::Allreduce, static_cast<std::uint64_t>(vector_bytes));
+    const double agreement = hypercube_us(0, start);
+    const double exchange = hypercube_us(n / 2 * 4.0 * static_cast<double>(block_elements) * p.G_link, start);
     LogcnPrediction out;
     out.collectives = collectives_.latency_us(Opcode::Allreduce, static_cast<std::uint64_t>(vector_bytes),
                                               offloaded(Opcode::Allreduce));
@@ -81,7 +94,7 @@ LogcnPrediction LogcnModel::is_fused(std::uint64_t block_elements, const cgra::P
         out.total = out.collectives + out.compute + out.chained;
         return out;
     }
-    out.chained = std::max(agreement_us(), exchange) + vector_bytes * p.G_pcie;
+    out.chained = std::max(agreement, exchange) + vector_bytes * p.G_pcie;
     out.total = out.collectives + out.compute + out.chained;
     return out;
 }
@@ -109,7 +122,7 @@ LogcnPrediction LogcnModel::fem_fused(std::uint64_t elements) const {
     out.compute = cgra_us(prefix, static_cast<std::uint64_t>(collectives_.ranks()));
     // The data's steps stream while its agreement runs (as IS's alltoall):
     // only an agreement longer than them shows.
-    out.chained = std::max(0.0, agreement_us() - data);
+    out.chained = std::max(0.0, hypercube_us(0, chain_start(Opcode::Allgather, 4)) - data);
     out.total = out.collectives + out.compute + out.chained;
     return out;
 }

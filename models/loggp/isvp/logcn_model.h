@@ -10,9 +10,13 @@
 //
 //   A  = the chained collective's argument agreement, one small packet per
 //        hypercube step j < floor(log2 N) between r and r XOR 2^j, each rank
-//        waiting for its partner's previous step: the critical path of the
-//        L(hops(r, r XOR 2^j)) (on a torus, where all pairs of a step are as
-//        far apart, the sum over steps of L(hops(0, 2^j)))
+//        starting when its own part of the first collective ends (the LogGP
+//        model's per-rank finish) and waiting for its partner's previous
+//        step: the critical path of the L(hops(r, r XOR 2^j)), measured from
+//        the last rank's end of the first collective (on a torus, where all
+//        ranks end together and all pairs of a step are as far apart, the
+//        sum over steps of L(hops(0, 2^j)); agreement_us() is that path from
+//        a common start)
 //   IS   (Allreduce -> program -> Alltoall, fully fused):
 //        M_off(Allreduce, 4EN) + c + max(A, S) + 4EN G_pcie,
 //        S = the same critical path with N/2 x 4E G_link per step (the
@@ -50,6 +54,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "isvp/cgra.h"
 #include "isvp/loggp_model.h"
@@ -113,8 +118,12 @@ class LogcnModel {
   private:
     /// The NIC engines' hypercube steps (floor(log2 N) of them, partners
     /// r XOR 2^j), each a small packet plus `per_step` µs, every rank waiting
-    /// for its partner: the latest rank's finish.
-    double hypercube_us(double per_step) const;
+    /// for its partner, rank r starting at start[r] (empty: all at 0): the
+    /// latest rank's finish.
+    double hypercube_us(double per_step, const std::vector<double>& start) const;
+    /// When each rank's engine starts a collective chained to `collective`
+    /// of `bytes` (its own end of it), relative to the last rank's end.
+    std::vector<double> chain_start(Opcode collective, std::uint64_t bytes) const;
     /// The offloaded `collective`'s evaluation on these engines (`equal_blocks`
     /// false: an Allgather with unequal counts, which no tree runs).
     Path offloaded(Opcode collective, bool equal_blocks = true) const;
