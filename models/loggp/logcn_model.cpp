@@ -115,9 +115,12 @@ LogcnPrediction LogcnModel::fem_fused(std::uint64_t elements) const {
     // starts the data's: the host's send of it (posted with the first, by
     // PIO when small, as the LogGP model charges it) and its receive of the
     // first's result are off the path.
-    const double data_bytes = 8.0 * static_cast<double>(elements);
-    const double data = collectives_.latency_us(Opcode::Allgather, 8 * elements, offloaded(Opcode::Allgather, false)) -
-                        (p.send_cost(data_bytes, std::min(data_bytes, p.packet_bytes)) + p.o_r);
+    // Each rank's engine starts it at its own end of the counts' allgather
+    // (shifted to start at 0 for the LogGP evaluation, then back).
+    std::vector<double> start = chain_start(Opcode::Allgather, 4);
+    const double earliest = *std::min_element(start.begin(), start.end());
+    for (double& t : start) t -= earliest;
+    const double data = collectives_.chained_latency_us(Opcode::Allgather, 8 * elements, start) + earliest - p.o_r;
     out.collectives = collectives_.latency_us(Opcode::Allgather, 4, offloaded(Opcode::Allgather)) + data;
     out.compute = cgra_us(prefix, static_cast<std::uint64_t>(collectives_.ranks()));
     // The data's steps stream while its agreement runs (as IS's alltoall):

@@ -316,7 +316,15 @@ std::vector<double> Model::rank_finish_us(Opcode collective, std::uint64_t bytes
     return per_rank;
 }
 
-double Model::offload(Opcode collective, double block_bytes, bool streamed, std::vector<double>* per_rank) const {
+double Model::chained_latency_us(Opcode collective, std::uint64_t bytes, const std::vector<double>& start) const {
+    if (start.size() != static_cast<std::size_t>(ranks_))
+        throw std::invalid_argument("loggp: " + std::to_string(start.size()) + " start times for " +
+                                    std::to_string(ranks_) + " ranks");
+    return offload(collective, collective == Opcode::Barrier ? 0.0 : static_cast<double>(bytes), true, nullptr, &start);
+}
+
+double Model::offload(Opcode collective, double block_bytes, bool streamed, std::vector<double>* per_rank,
+                      const std::vector<double>* start) const {
     const Parameters& p = parameters_;
     const auto schedules = all_schedules(collective, ranks_, Fold::Hypercube);
     const LinkSharing sharing = link_sharing(schedules);
@@ -325,7 +333,8 @@ double Model::offload(Opcode collective, double block_bytes, bool streamed, std:
     double largest_transfer = 0, largest_combine = 0;
     for (int r = 0; r < ranks_; ++r) {
         const HostBytes host = host_bytes(collective, r, ranks_, block_bytes);
-        agents[static_cast<std::size_t>(r)].clock = p.send_cost(host.in, fill(host.in));
+        agents[static_cast<std::size_t>(r)].clock =
+            start ? (*start)[static_cast<std::size_t>(r)] : p.send_cost(host.in, fill(host.in));
     }
     run_schedules(
         schedules, agents, block_bytes,

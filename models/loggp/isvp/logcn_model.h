@@ -23,10 +23,12 @@
 //        engine's alltoall streams while its agreement runs)
 //   FEM  (Allgather -> prefix sum -> Allgatherv, fully fused):
 //        M_off(Allgather, 4) + c + D + max(0, A - D),
-//        D = M_off(Allgather, 8E) - (o_s(8E) + o_r): the data's request is
-//        posted with the first (its send, by PIO when small, and the first
-//        result's receive are off the path; the engine starts it), and its
-//        steps stream while its agreement runs
+//        D = the data's allgather (M_off, hypercube) with each rank's
+//        request in its engine when its own part of the counts' allgather
+//        ends, less o_r: it is posted with the first (its send is off the
+//        path, and the first result's receive), the engine starts it, and
+//        its steps stream while its agreement runs (on a torus, where the
+//        ranks end together, D = M_off(Allgather, 8E) - (o_s(8E) + o_r))
 //   PGEMM, SpMV (ingress kernel -> reduce-scatter in the switches):
 //        o_s + I G_pcie + max(c, R - R0) + R0, I the request's operand bytes,
 //        R the offloaded reduce-scatter less its host send, R0 the same for
