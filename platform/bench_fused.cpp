@@ -19,9 +19,10 @@
 //             on the host
 // Times: each call starts after a barrier; the row is the average over the
 // timed iterations of the maximum over ranks (the JSON adds the ranks' entry
-// skew and the time from the last rank's start: docs/REPORTS.md). The calls
-// go to the driver's Collectives directly, as `isvp bench collectives` does
-// (no MPI shim around them). With --check every result is compared with a plain C++
+// skew and the time from the last rank's start: docs/REPORTS.md; with
+// --aligned-start every rank starts at the same simulated time, StartLine).
+// The calls go to the driver's Collectives directly, as `isvp bench
+// collectives` does (no MPI shim around them). With --check every result is compared with a plain C++
 // reference computed on each rank (integers; the doubles are small integers
 // or copied values, so every summation order gives the same bits).
 #include <unistd.h>
@@ -32,9 +33,11 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include "bench_support.h"
 #include "cli.h"
@@ -42,6 +45,7 @@
 #include "isvp/collective_schedule.h"
 #include "isvp/collectives.h"
 #include "isvp/logcn_model.h"
+#include "isvp/statistics_table.h"
 #include "job_platform.h"
 #include "size_list.h"
 
@@ -78,6 +82,34 @@ bool has_semi(Pattern p) {
 /// reduce-scatter in the switch), 1 semi-fused, 0 the fallback.
 const char* path_name(int path) {
     return path == 2 ? "fully" : path == 1 ? "semi" : "fallback";
+}
+
+/// Why a fused call took `path` rather than the fully fused one, or empty.
+/// `reductions_only`: the switches offload Allreduce, Reduce and Barrier only
+/// (SHArP mode, ACCEL_CAPABILITIES.REDUCTIONS_ONLY).
+std::string fused_reason(Pattern pattern, int path, bool offload, bool reductions_only) {
+    if (path == 2) return {};
+    if (!offload) return "offload off";
+    if (reductions_only) {
+        const std::string why =
+            "the switches offload reductions only (collective.mode=sharp: ACCEL_CAPABILITIES.REDUCTIONS_ONLY)";
+        switch (pattern) {
+            case Pattern::Is:
+                return why +
+                       ": the engine chains no alltoall; the allreduce and its op in the switches, the "
+                       "alltoall in host software";
+            case Pattern::Fem:
+                return why +
+                       ": no allgather in the switches; the counts, the prefix sum and the data in host "
+                       "software";
+            case Pattern::Pgemm:
+            case Pattern::Spmv:
+                return why +
+                       ": no reduce-scatter in the switches; the kernel on the host, the reduce-scatter in "
+                       "host software";
+        }
+    }
+    return "the evaluator's rule or the switch's buffer (docs/FUSED.md)";
 }
 
 std::vector<PatternInfo> parse_patterns(const std::string& text) {
@@ -376,6 +408,67 @@ void check_size(const PatternInfo& info, std::uint64_t size, int ranks, unsigned
                           " bytes exceeds the message limit " + std::to_string(kMaxMessageBytes));
 }
 
+/// --aligned-start: every rank enters a timed call at the same simulated
+/// time, T = the latest barrier exit + kAlignStepPs. No simulated message
+/// could tell the ranks T before T (a rank learns the last exit only after
+/// it happened), so the ranks — threads of this process — post their exit
+/// times here, outside the simulation, and wait in simulated time
+/// (DeviceTransport::wait_event with a deadline: no request reaches the
+/// platform's blocks) in steps of kAlignStepPs until every exit is posted,
+/// then until T. Why every rank reaches T and never passes it: the
+/// simulator runs in time order and does not pass a running rank (the
+/// conservative synchronisation, sync_core.h), so when a rank wakes at w
+/// every exit before w has been posted (a rank posts before its next
+/// request); its first wake at or after the last exit E is at most
+/// E + kAlignStepPs = T (one tie at w = E may hide E: the next wake is T).
+/// T depends only on the exit times: runs repeat bit for bit.
+class StartLine {
+  public:
+    /// One step of a waiting rank [ps]: the gap between the last barrier exit and T.
+    static constexpr std::uint64_t kAlignStepPs = 1'000'000;
+
+    explicit StartLine(int ranks) : ranks_(ranks) {}
+
+    /// Rank's `round`-th aligned start (every rank calls it once per round,
+    /// rounds in the same order): returns T, the rank's clock on return.
+    std::uint64_t align(guest::DeviceTransport& transport, std::uint64_t round) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            Round& r = rounds_[round];
+            ++r.posted;
+            r.latest = std::max(r.latest, transport.now_ps());
+        }
+        for (;;) {
+            std::optional<std::uint64_t> target;
+            {
+                const std::lock_guard<std::mutex> lock(mutex_);
+                const Round& r = rounds_[round];
+                if (r.posted == ranks_) target = r.latest + kAlignStepPs;
+            }
+            const std::uint64_t now = transport.now_ps();
+            if (!target) {
+                transport.wait_event(0, false, now + kAlignStepPs);
+                continue;
+            }
+            if (now > *target)
+                throw std::logic_error("bench fused: --aligned-start: rank " + std::to_string(transport.rank()) +
+                                       " is at " + std::to_string(now) + " ps, past the start " +
+                                       std::to_string(*target) + " ps");
+            if (now < *target) transport.wait_event(0, false, *target);
+            return *target;
+        }
+    }
+
+  private:
+    struct Round {
+        int posted = 0;            ///< ranks whose barrier exit is in
+        std::uint64_t latest = 0;  ///< the latest of them [ps]
+    };
+    std::mutex mutex_;                       ///< the ranks' threads post and read concurrently
+    std::map<std::uint64_t, Round> rounds_;  ///< by round
+    int ranks_;                              ///< ranks in the job
+};
+
 }  // namespace
 
 int bench_fused(int argc, char** argv) {
@@ -395,21 +488,24 @@ int bench_fused(int argc, char** argv) {
         "offload", po::value<std::string>()->default_value("both"),
         "on: the fused call only; off: host software only; both: fused, semi-fused, unfused and host software")(
         "check", "verify every result against a plain C++ reference; print 'mismatch' and fail on a difference")(
-        "progress", "print a progress line on stderr (default: when stderr is a terminal)")(
+        "aligned-start",
+        "every rank enters each call at the same simulated time (1 us after the barrier's last exit): no entry skew "
+        "from the calls before")("progress", "print a progress line on stderr (default: when stderr is a terminal)")(
         "json", po::value<std::string>()->value_name("FILE"), "also write the rows, the model and the parameters");
     add_platform_options(options);
     po::variables_map values;
     if (!parse(argc, argv,
                "usage: isvp bench fused [--topology T] [--patterns is,fem,pgemm,spmv] [--sizes A:B|list]\n"
                "        [--halfwidth W] [--iterations N] [--warmup N] [--offload on|off|both] [--check]\n"
-               "        [--progress] [--json FILE] [--set k=v]...\n"
+               "        [--aligned-start] [--progress] [--json FILE] [--set k=v]...\n"
                "The SmartFuse fused and higher-order collectives (docs/FUSED.md), one row per pattern and\n"
                "size: the simulated time of each way (fused: as MPIX_* runs it with offload on; semi: the\n"
                "first collective and its op in the switch, the second a separate call; unfused: the\n"
                "switch's plain collectives, the op on the host; software: offload off), the speed-up of\n"
                "fused over software, the path the fused call took (fully, semi, fallback) and the\n"
                "LogcN-style model (models/loggp/isvp/logcn_model.h, docs/REPORTS.md) of the fused and\n"
-               "software ways. Time: average over the timed iterations of the maximum over ranks.",
+               "software ways. Time: average over the timed iterations of the maximum over ranks; it\n"
+               "includes the ranks' entry skew the calls before leave, unless --aligned-start.",
                options, values))
         return 0;
     if (values.count("topology"))
@@ -420,6 +516,7 @@ int bench_fused(int argc, char** argv) {
             "bench fused: job.timing_only carries no payload, but the fused calls' second phase "
             "depends on the first one's results; drop it");
     const bool check = values.count("check") > 0;
+    const bool aligned_start = values.count("aligned-start") > 0;
     const std::string offload_text = values["offload"].as<std::string>();
     const Passes passes = Passes::parse(offload_text, "bench fused");
     if (values.count("json")) check_writable("--json", values["json"].as<std::string>());
@@ -441,6 +538,10 @@ int bench_fused(int argc, char** argv) {
     spec.ranks = static_cast<int>(topology.hosts());
     spec.config = TransportConfig::from(parameters);
     spec.config.end_on_early_exit = true;
+    if (aligned_start && spec.config.compute_scale != 0)
+        throw ConfigError(
+            "bench fused: --aligned-start needs host.compute_scale 0 (the guests' CPU time, charged as simulated "
+            "time, would move the ranks' starts apart again)");
     const int ranks = spec.ranks;
     if (ranks < 2) throw ConfigError("bench fused: " + config.fabric.describe() + " has one host; it needs two");
 
@@ -480,6 +581,8 @@ int bench_fused(int argc, char** argv) {
     const bool show_progress = values.count("progress") > 0 || isatty(STDERR_FILENO) != 0;
     Progress progress("bench fused", show_progress, static_cast<double>(row_runs), row_runs);
     std::mutex mutex;
+    StartLine start_line(ranks);
+    bool reductions_only = false;  // the switches' capabilities, as rank 0's driver read them
     bool mismatch = false;
     std::string mismatch_what;
     const auto wall_start = std::chrono::steady_clock::now();
@@ -497,7 +600,12 @@ int bench_fused(int argc, char** argv) {
             guest::Collectives offloaded(driver, true);
             guest::Collectives software(driver, false);
             const int rank = transport.rank(), size = transport.size();
+            if (rank == 0) {
+                const std::lock_guard<std::mutex> lock(mutex);
+                reductions_only = driver.accelerator().reductions_only;
+            }
             bool ok = true;
+            std::uint64_t round = 0;  // --aligned-start: calls so far
             // Pattern by pattern, its ways one after the other (what ran
             // before a call can change its time: docs/REPORTS.md).
             for (Row& row : rows)
@@ -507,6 +615,7 @@ int bench_fused(int argc, char** argv) {
                     guest::Collectives& coll = way == kSoftware ? software : offloaded;
                     for (unsigned it = 0; it < warmup + iterations; ++it) {
                         coll.barrier(coll.world());
+                        if (aligned_start) start_line.align(transport, round++);
                         const std::uint64_t start = transport.now_ps();
                         const int path = call.run(way, offloaded, software);
                         const std::uint64_t took = transport.now_ps() - start;
@@ -551,12 +660,17 @@ int bench_fused(int argc, char** argv) {
     cgra_figures.lanes = engine.cgra_lanes;
     cgra_figures.cycles_per_vector = engine.cgra_cycles_per_vector;
     cgra_figures.pe_latency_cycles = engine.cgra_pe_latency_cycles;
-    const loggp::LogcnModel model(collectives_model, cgra_figures);
+    // Switch-resident engines: the model follows the switches' trees
+    // (collective.placement = switch; SHArP mode offloads reductions only).
+    const loggp::Engines engines = engine.sharp()                 ? loggp::Engines::Sharp
+                                   : engine.placement == "switch" ? loggp::Engines::Switch
+                                                                  : loggp::Engines::Nic;
+    const loggp::LogcnModel model(collectives_model, cgra_figures, engines);
 
     std::cout << "# " << ranks << " ranks on " << config.fabric.describe() << ", offload " << offload_text
               << ", fused and higher-order collectives" << describe_driver_paths(base_driver_config) << "; "
               << iterations << " timed + " << warmup << " warm-up iterations" << (check ? ", results checked" : "")
-              << "\n";
+              << (aligned_start ? ", aligned start" : "") << "\n";
     const bool both = passes.offload && passes.software;
     if (both)
         std::cout << "# pattern nodes  size    fused_us   semi_us  unfused_us  software_us  speedup  path      "
@@ -599,6 +713,7 @@ int bench_fused(int argc, char** argv) {
             {"size", row.size},
             {"logcn_fused_us", model_fused},
             {"logcn_software_us", model_software},
+            {"logcn_path", path_name(terms.path)},
             {"logcn_terms",
              {{"collectives_us", terms.collectives}, {"compute_us", terms.compute}, {"chained_us", terms.chained}}}};
         // The barrier before a call leaves the ranks' starts apart by however
@@ -618,6 +733,9 @@ int bench_fused(int argc, char** argv) {
                 json_row[name + "_us"] = average_us(way);
                 json_row[name + "_path"] = path_name(row.path[way]);
             }
+        const std::string reason =
+            passes.offload ? fused_reason(row.info.pattern, row.path[kFused], true, reductions_only) : "";
+        if (!reason.empty()) json_row["fused_reason"] = reason;
         std::ostringstream line;
         line << std::left << std::setw(10) << row.info.name << std::setw(6) << ranks << std::setw(8) << row.size
              << std::right << std::fixed << std::setprecision(3);
@@ -647,6 +765,24 @@ int bench_fused(int argc, char** argv) {
         std::cout << line.str() << "\n";
         json_rows.push_back(json_row);
     }
+    for (const nlohmann::json& row : json_rows)
+        if (row.contains("fused_reason"))
+            std::cout << "# " << row["pattern"].get<std::string>() << " size " << row["size"].get<std::uint64_t>()
+                      << ": fused path " << row["fused_path"].get<std::string>() << ": "
+                      << row["fused_reason"].get<std::string>() << "\n";
+    // collective.placement = switch: which collectives went through the
+    // switches' trees (every way's, warm-up included).
+    if (job.platform() && !job.platform()->switch_engines().empty()) {
+        CollectiveStatistics nics;
+        for (unsigned n = 0; n < job.platform()->nodes(); ++n)
+            if (job.platform()->has_node(n))
+                accumulate_statistics(nics, job.platform()->node(n).collective.statistics());
+        SwitchEngineStatistics switches;
+        for (const auto& e : job.platform()->switch_engines()) accumulate_statistics(switches, e->statistics());
+        std::cout << "# switch placement: " << nics.tree_collectives << " rank calls through the switches' trees, "
+                  << nics.tree_not_offloaded << " on the NIC engines (the tree does not run them), " << nics.cgra_runs
+                  << " CGRA runs; switch engines took part in " << switches.collectives << " collectives\n";
+    }
     std::cout << std::defaultfloat << "# simulated " << result.end_time_ps / 1e6 << " us in " << std::setprecision(3)
               << wall_seconds << " s wall\n";
     if (check && !mismatch) std::cout << "# check: every result equals the C++ reference\n";
@@ -662,10 +798,14 @@ int bench_fused(int argc, char** argv) {
                               {"offload", offload_text},
                               {"iterations", iterations},
                               {"warmup", warmup},
+                              {"aligned_start", aligned_start},
                               {"halfwidth", halfwidth},
                               {"parameters", parameters.to_json()},
                               {"logcn",
-                               {{"agreement_us", model.agreement_us()},
+                               {{"engines", engines == loggp::Engines::Sharp    ? "sharp"
+                                            : engines == loggp::Engines::Switch ? "switch"
+                                                                                : "nic"},
+                                {"agreement_us", model.agreement_us()},
                                 {"o_s_us", loggp_parameters.o_s},
                                 {"o_r_us", loggp_parameters.o_r},
                                 {"L_router_us", loggp_parameters.L_router},

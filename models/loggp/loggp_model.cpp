@@ -302,7 +302,29 @@ double Model::software(Opcode collective, double block_bytes) const {
 // router inject and eject are as wide as the engine), its CGR AgLUs (all its
 // combines; one transfer's chunks get phits_per_cycle of them), a link (the largest transfer times the transfers of its
 // phase sharing that link) or PCIe (request or result).
-double Model::offload(Opcode collective, double block_bytes, bool streamed) const {
+std::vector<double> Model::rank_finish_us(Opcode collective, std::uint64_t bytes, Path path) const {
+    const double block = collective == Opcode::Barrier ? 0.0 : static_cast<double>(bytes);
+    std::vector<double> per_rank;
+    if (path == Path::OffloadTree && tree_supports(collective))
+        offload_tree(collective, block, &per_rank);
+    else if (path == Path::OffloadStreamed || path == Path::OffloadTree)
+        offload(collective, block, true, &per_rank);
+    else if (path == Path::OffloadStoreAndForward)
+        offload(collective, block, false, &per_rank);
+    else
+        throw std::invalid_argument("loggp: rank finish times of the offloaded paths only");
+    return per_rank;
+}
+
+double Model::chained_latency_us(Opcode collective, std::uint64_t bytes, const std::vector<double>& start) const {
+    if (start.size() != static_cast<std::size_t>(ranks_))
+        throw std::invalid_argument("loggp: " + std::to_string(start.size()) + " start times for " +
+                                    std::to_string(ranks_) + " ranks");
+    return offload(collective, collective == Opcode::Barrier ? 0.0 : static_cast<double>(bytes), true, nullptr, &start);
+}
+
+double Model::offload(Opcode collective, double block_bytes, bool streamed, std::vector<double>* per_rank,
+                      const std::vector<double>* start) const {
     const Parameters& p = parameters_;
     const auto schedules = all_schedules(collective, ranks_, Fold::Hypercube);
     const LinkSharing sharing = link_sharing(schedules);
@@ -311,7 +333,8 @@ double Model::offload(Opcode collective, double block_bytes, bool streamed) cons
     double largest_transfer = 0, largest_combine = 0;
     for (int r = 0; r < ranks_; ++r) {
         const HostBytes host = host_bytes(collective, r, ranks_, block_bytes);
-        agents[static_cast<std::size_t>(r)].clock = p.send_cost(host.in, fill(host.in));
+        agents[static_cast<std::size_t>(r)].clock =
+            start ? (*start)[static_cast<std::size_t>(r)] : p.send_cost(host.in, fill(host.in));
     }
     run_schedules(
         schedules, agents, block_bytes,
@@ -330,10 +353,13 @@ double Model::offload(Opcode collective, double block_bytes, bool streamed) cons
             }
         });
     double latest = 0, drain = 0;
+    if (per_rank) per_rank->assign(static_cast<std::size_t>(ranks_), 0.0);
     for (int r = 0; r < ranks_; ++r) {
         const Agent& agent = agents[static_cast<std::size_t>(r)];
         const HostBytes host = host_bytes(collective, r, ranks_, block_bytes);
-        latest = std::max(latest, agent.clock + fill(host.out) * p.G_pcie + p.o_r + p.device_fixed);
+        const double finish = agent.clock + fill(host.out) * p.G_pcie + p.o_r + p.device_fixed;
+        if (per_rank) (*per_rank)[static_cast<std::size_t>(r)] = finish;
+        latest = std::max(latest, finish);
         if (streamed) {
             const double slowest = std::max({agent.out_bytes * p.G_engine, agent.in_bytes * p.G_engine,
                                              agent.combine_bytes * p.G_cgr, host.in * p.G_pcie, host.out * p.G_pcie});
@@ -342,7 +368,10 @@ double Model::offload(Opcode collective, double block_bytes, bool streamed) cons
     }
     if (streamed) drain = std::max({drain, largest_transfer * p.G_link, largest_combine * p.G_aglu});
     // The fill already carried one packet through each stage.
-    return latest + std::max(0.0, drain - std::min(drain, p.packet_bytes * p.G));
+    const double extra = std::max(0.0, drain - std::min(drain, p.packet_bytes * p.G));
+    if (per_rank)
+        for (double& finish : *per_rank) finish += extra;
+    return latest + extra;
 }
 
 unsigned Model::switch_hops(unsigned from, unsigned to) const {
@@ -355,7 +384,7 @@ unsigned Model::switch_hops(unsigned from, unsigned to) const {
 // The switches' aggregation tree: participants are the member hosts (rank r
 // on host_of(r)) and the combining switches' engines, each running its
 // make_tree_schedule steps; see the header comment for the rules.
-double Model::offload_tree(Opcode collective, double block_bytes) const {
+double Model::offload_tree(Opcode collective, double block_bytes, std::vector<double>* per_rank) const {
     const Parameters& p = parameters_;
     std::vector<unsigned> members(static_cast<std::size_t>(ranks_));
     std::map<unsigned, int> rank_of;  // member host -> its rank
@@ -418,11 +447,14 @@ double Model::offload_tree(Opcode collective, double block_bytes) const {
             if (combine) me.clock += p.aglu_latency + fill(bytes) * p.G_aglu;
         });
     double latest = 0, drain = 0;
+    if (per_rank) per_rank->assign(static_cast<std::size_t>(ranks_), 0.0);
     for (std::size_t i = 0; i < agents.size(); ++i) {
         const Agent& agent = agents[i];
         if (is_host(static_cast<int>(i))) {
             const HostBytes host = host_bytes(collective, rank_at(i), ranks_, block_bytes);
-            latest = std::max(latest, agent.clock + fill(host.out) * p.G_pcie + p.o_r + p.device_fixed);
+            const double finish = agent.clock + fill(host.out) * p.G_pcie + p.o_r + p.device_fixed;
+            if (per_rank) (*per_rank)[static_cast<std::size_t>(rank_at(i))] = finish;
+            latest = std::max(latest, finish);
             drain = std::max({drain, host.in * p.G_pcie, host.out * p.G_pcie, agent.out_bytes * p.G_link});
         } else {
             drain = std::max({drain, agent.out_bytes * p.G_engine, agent.in_bytes * p.G_engine,
@@ -430,7 +462,10 @@ double Model::offload_tree(Opcode collective, double block_bytes) const {
         }
     }
     // The fill already carried one packet through each stage.
-    return latest + std::max(0.0, drain - std::min(drain, p.packet_bytes * p.G));
+    const double extra = std::max(0.0, drain - std::min(drain, p.packet_bytes * p.G));
+    if (per_rank)
+        for (double& finish : *per_rank) finish += extra;
+    return latest + extra;
 }
 
 std::string explain_difference(const Model& model, Opcode collective, std::uint64_t bytes, bool offload,

@@ -2,7 +2,7 @@
 """Why a row of `isvp bench fused` can depend on the rows before it
 (testbench/cmake/bench_fused_entry_skew.cmake runs this; docs/REPORTS.md):
 
-  bench_fused_entry_skew.py ISVP DIR
+  bench_fused_entry_skew.py ISVP DIR [--aligned-start]
 
 SpMV (8 nodes, 64 rows per rank, offload on) alone and after an offloaded
 PGEMM (n = 64). The PGEMM's calls end on different ranks at different times,
@@ -13,6 +13,11 @@ rank's own time, grows by the entry skew. The call itself must not change:
 from the last rank's start to the last rank's end it takes the same
 simulated time alone and after the PGEMM. Stale state left by the ingress
 kernel (a slot, credits, a queue) would make that span differ and fail here.
+
+With --aligned-start the bench starts every rank's call at the same
+simulated time: the entry skew of every way must be 0 and SpMV's figure
+the same alone and after the PGEMM, bit for bit (the JSON's microseconds to
+the picosecond).
 """
 
 import json
@@ -26,10 +31,11 @@ def fail(message):
     sys.exit(1)
 
 
-def spmv_row(isvp, directory, patterns):
-    path = os.path.join(directory, f"bench_fused_skew_{patterns.replace(',', '_')}.json")
+def spmv_row(isvp, directory, patterns, options=()):
+    tag = "_aligned" if options else ""
+    path = os.path.join(directory, f"bench_fused_skew_{patterns.replace(',', '_')}{tag}.json")
     command = [isvp, "bench", "fused", "--topology", "torus:2x2x2", "--patterns", patterns, "--sizes", "64",
-               "--offload", "on", "--check", "--json", path]
+               "--offload", "on" if not options else "both", "--check", "--json", path, *options]
     print("$ " + " ".join(command), flush=True)
     result = subprocess.run(command, capture_output=True, text=True)
     print(result.stdout, end="")
@@ -42,9 +48,28 @@ def spmv_row(isvp, directory, patterns):
     return rows[0]
 
 
+def aligned(isvp, directory):
+    alone = spmv_row(isvp, directory, "spmv", ["--aligned-start"])
+    after = spmv_row(isvp, directory, "pgemm,spmv", ["--aligned-start"])
+    for way in ("fused", "unfused", "software"):
+        for name, row in (("alone", alone), ("after pgemm", after)):
+            print(f"spmv {way} {name}: {row[way + '_us']:.6f} us, entry skew {row[way + '_entry_skew_us']:.6f} us")
+            if row[way + "_entry_skew_us"] != 0:
+                fail(f"spmv {way} {name}: entry skew {row[way + '_entry_skew_us']} us with --aligned-start")
+            if row[way + "_us"] != row[way + "_after_last_entry_us"]:
+                fail(f"spmv {way} {name}: the figure is not the time after the (only) entry")
+        if after[way + "_us"] != alone[way + "_us"]:
+            fail(f"spmv {way}: {after[way + '_us']} us after pgemm against {alone[way + '_us']} us alone "
+                 "with --aligned-start")
+    print("ok: with --aligned-start every rank starts together and spmv takes the same time after pgemm")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[3] == "--aligned-start":
+        aligned(sys.argv[1], sys.argv[2])
+        return
     if len(sys.argv) != 3:
-        fail("usage: bench_fused_entry_skew.py ISVP DIR")
+        fail("usage: bench_fused_entry_skew.py ISVP DIR [--aligned-start]")
     isvp, directory = sys.argv[1], sys.argv[2]
     alone = spmv_row(isvp, directory, "spmv")
     after = spmv_row(isvp, directory, "pgemm,spmv")

@@ -3,6 +3,8 @@
 // (docs/REPORTS.md).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "isvp/loggp_model.h"
 #include "isvp/table_routing.h"
 
@@ -253,6 +255,24 @@ TEST_CASE("loggp: switch trees beat the NIC engines' hypercube on a fat tree for
         CHECK(tree > 0);
         CHECK(tree != model.latency_us(collective, 8, Path::OffloadStreamed));
     }
+}
+
+TEST_CASE("loggp: a chained collective with every request in at the host's send time is the plain one") {
+    // The host's send of its 32 bytes (by DMA with these parameters: o_s and the bytes over PCIe).
+    const Model model(kDefault, shape(2, 2, 2), 8);
+    const std::vector<double> sent(8, kDefault.send_cost(32, 32));
+    CHECK(model.chained_latency_us(Opcode::Allgather, 32, sent) ==
+          Approx(model.latency_us(Opcode::Allgather, 32, Path::OffloadStreamed)));
+    // A rank whose request is in later finishes later; the latency is the latest finish.
+    std::vector<double> late = sent;
+    late[3] += 1.0;
+    CHECK(model.chained_latency_us(Opcode::Allgather, 32, late) >
+          model.latency_us(Opcode::Allgather, 32, Path::OffloadStreamed));
+    CHECK_THROWS_WITH(model.chained_latency_us(Opcode::Allgather, 32, std::vector<double>(7, 0.0)),
+                      "loggp: 7 start times for 8 ranks");
+    const std::vector<double> ends = model.rank_finish_us(Opcode::Allgather, 32, Path::OffloadStreamed);
+    CHECK(*std::max_element(ends.begin(), ends.end()) ==
+          Approx(model.latency_us(Opcode::Allgather, 32, Path::OffloadStreamed)));
 }
 
 TEST_CASE("loggp: ranks placed on other hosts are modelled on those hosts' routes") {

@@ -8,15 +8,27 @@
 // LogGP latencies, c, and the terms the fusion adds or removes. Plain C++17,
 // no SystemC.
 //
-//   A  = sum over hypercube steps j < floor(log2 N) of L(hops(0, 2^j)): the
-//        chained collective's argument agreement, one small packet per step
+//   A  = the chained collective's argument agreement, one small packet per
+//        hypercube step j < floor(log2 N) between r and r XOR 2^j, each rank
+//        starting when its own part of the first collective ends (the LogGP
+//        model's per-rank finish) and waiting for its partner's previous
+//        step: the critical path of the L(hops(r, r XOR 2^j)), measured from
+//        the last rank's end of the first collective (on a torus, where all
+//        ranks end together and all pairs of a step are as far apart, the
+//        sum over steps of L(hops(0, 2^j)); agreement_us() is that path from
+//        a common start)
 //   IS   (Allreduce -> program -> Alltoall, fully fused):
 //        M_off(Allreduce, 4EN) + c + max(A, S) + 4EN G_pcie,
-//        S = sum over steps of L(hops(0, 2^j)) + N/2 x 4E G_link (the
+//        S = the same critical path with N/2 x 4E G_link per step (the
 //        engine's alltoall streams while its agreement runs)
 //   FEM  (Allgather -> prefix sum -> Allgatherv, fully fused):
-//        M_off(Allgather, 4) + c + M_off(Allgather, 8E) - (o_s + o_r) + A
-//        (the data's request is posted with the first; the engine starts it)
+//        M_off(Allgather, 4) + c + D + max(0, A - D),
+//        D = the data's allgather (M_off, hypercube) with each rank's
+//        request in its engine when its own part of the counts' allgather
+//        ends, less o_r: it is posted with the first (its send is off the
+//        path, and the first result's receive), the engine starts it, and
+//        its steps stream while its agreement runs (on a torus, where the
+//        ranks end together, D = M_off(Allgather, 8E) - (o_s(8E) + o_r))
 //   PGEMM, SpMV (ingress kernel -> reduce-scatter in the switches):
 //        o_s + I G_pcie + max(c, R - R0) + R0, I the request's operand bytes,
 //        R the offloaded reduce-scatter less its host send, R0 the same for
@@ -25,14 +37,38 @@
 //   c  = CGRA cycles (cgra::program_cycles, cgra::ingress_cycles) / clock
 // The host-software prediction is the same collectives' software LogGP
 // latencies (host computation is not charged: compute scale 0).
+//
+// Where the engines run (Engines, from collective.placement and .mode): with
+// the NIC engines (placement = nic, every torus) M_off is the hypercube
+// evaluation (Path::OffloadStreamed, hops over the network's routes). With
+// switch-resident engines (placement = switch) a collective the switches'
+// tree runs — tree_supports, equal blocks — is the LogGP model's tree
+// evaluation (Path::OffloadTree: up the communicator's aggregation tree to
+// its root switch and down, L(hops) per cable, the switch engines' AgLU and
+// port costs); what it does not run stays on the NIC engines' hypercube, as
+// in the engines (docs/COLLECTIVES.md): IS's chained Alltoall and FEM's
+// Allgather with unequal counts, hence A and S unchanged. SHArP mode
+// (mode = sharp) offloads the reductions only (sharp_offloads), so the
+// driver's fused calls take another path, which the prediction follows
+// (LogcnPrediction::path): IS semi-fused — M_tree(Allreduce, 4EN) + c + the
+// software Alltoall; FEM, PGEMM, SpMV the fallback — the host software
+// prediction.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "isvp/cgra.h"
 #include "isvp/loggp_model.h"
 
 namespace isvp::loggp {
+
+/// Where the platform's collective engines run the collectives.
+enum class Engines : std::uint8_t {
+    Nic,     ///< collective.placement = nic: the NIC engines' hypercube
+    Switch,  ///< collective.placement = switch: the switches' trees where they run the collective
+    Sharp,   ///< collective.mode = sharp: the switches' trees, reductions only
+};
 
 /// The switch's CGRA [collective.cgra_*, collective.clock_mhz].
 struct CgraFigures {
@@ -47,15 +83,18 @@ struct CgraFigures {
 struct LogcnPrediction {
     double collectives = 0;  ///< the offloaded collectives' LogGP latencies (less what the fusion removes)
     double compute = 0;      ///< c: the CGRA's time for the call
-    double chained = 0;      ///< what the chained second phase adds (IS: max(A, S) + result over PCIe; FEM: A)
+    double chained = 0;      ///< the chained second phase (IS: max(A, S) + result over PCIe; FEM: max(0, A - D))
     double total = 0;        ///< the prediction
+    int path = 2;            ///< the path the prediction assumes: 2 fully fused, 1 semi-fused, 0 the fallback
 };
 
 /// The model on one platform: the LogGP model of its collectives (which it
-/// references: keep it alive) and the CGRA's figures.
+/// references: keep it alive), the CGRA's figures and where the engines run.
 class LogcnModel {
   public:
-    LogcnModel(const Model& collectives, const CgraFigures& cgra);
+    LogcnModel(const Model& collectives, const CgraFigures& cgra, Engines engines = Engines::Nic);
+
+    Engines engines() const { return engines_; }
 
     /// A: the chained collective's argument agreement.
     double agreement_us() const;
@@ -79,11 +118,25 @@ class LogcnModel {
     double ingress_software_us(std::uint64_t block_bytes) const;
 
   private:
+    /// The NIC engines' hypercube steps (floor(log2 N) of them, partners
+    /// r XOR 2^j), each a small packet plus `per_step` µs, every rank waiting
+    /// for its partner, rank r starting at start[r] (empty: all at 0): the
+    /// latest rank's finish.
+    double hypercube_us(double per_step, const std::vector<double>& start) const;
+    /// When each rank's engine starts a collective chained to `collective`
+    /// of `bytes` (its own end of it), relative to the last rank's end.
+    std::vector<double> chain_start(Opcode collective, std::uint64_t bytes) const;
+    /// The offloaded `collective`'s evaluation on these engines (`equal_blocks`
+    /// false: an Allgather with unequal counts, which no tree runs).
+    Path offloaded(Opcode collective, bool equal_blocks = true) const;
+    /// Whether the driver offloads `collective` at all (SHArP: reductions only).
+    bool offloads(Opcode collective) const;
     /// The offloaded reduce-scatter of `block_bytes` less its host send.
     double reduce_scatter_after_send(double block_bytes) const;
 
     const Model& collectives_;
     CgraFigures cgra_;
+    Engines engines_;  ///< where the collectives run
 };
 
 }  // namespace isvp::loggp

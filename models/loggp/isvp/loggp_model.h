@@ -190,6 +190,17 @@ class Model {
     /// ignored for Barrier), root 0, the bench's int32 SUM.
     double latency_us(Opcode collective, std::uint64_t bytes, Path path) const;
 
+    /// Per rank, when `collective` (an offloaded path: OffloadStreamed,
+    /// OffloadStoreAndForward or OffloadTree) ends at its host, µs: the
+    /// latency is the latest of them. Ranks whose steps end earlier (a
+    /// hypercube across unequal leaves) finish earlier.
+    std::vector<double> rank_finish_us(Opcode collective, std::uint64_t bytes, Path path) const;
+
+    /// The NIC engines' hypercube evaluation (OffloadStreamed) of a
+    /// collective an engine starts by itself: rank r's request is in its
+    /// engine at start[r] µs (no host send), its result goes to the host.
+    double chained_latency_us(Opcode collective, std::uint64_t bytes, const std::vector<double>& start) const;
+
     /// Hops between two ranks.
     unsigned hops(int a, int b) const;
 
@@ -202,8 +213,12 @@ class Model {
   private:
     LinkSharing link_sharing(const std::vector<Schedule>& schedules) const;
     double software(Opcode collective, double block_bytes) const;
-    double offload(Opcode collective, double block_bytes, bool streamed) const;
-    double offload_tree(Opcode collective, double block_bytes) const;
+    /// `per_rank`: when given, each rank's finish (the latency is their max).
+    /// `start`: when given, rank r's request is in its engine at start[r]
+    /// (no host send: a collective the engine chains).
+    double offload(Opcode collective, double block_bytes, bool streamed, std::vector<double>* per_rank = nullptr,
+                   const std::vector<double>* start = nullptr) const;
+    double offload_tree(Opcode collective, double block_bytes, std::vector<double>* per_rank = nullptr) const;
     /// Cables between two switches (breadth-first searches cached).
     unsigned switch_hops(unsigned from, unsigned to) const;
 
