@@ -151,6 +151,8 @@ void GuestScheduler::run() {
                 end_time_ps_ = now_ps();
                 return;
             case SyncCore::Decision::Kind::WaitForGuests:
+                // Fibers: the awaited ranks run here, now.
+                if (run_guests_ && run_guests_() > 0) break;
                 // The awaited request usually follows within microseconds:
                 // poll for it before sleeping (spin_wait.h).
                 if (!spin_until([this] { return io_.poll() > 0; }, spin_wait_)) io_.run_one();
