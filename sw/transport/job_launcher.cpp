@@ -508,7 +508,7 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
         if (as_fibers) {
             RankFibers& pool = *fibers;
             channels[static_cast<std::size_t>(rank)]->make_cooperative([&pool] { pool.suspend(); },
-                                                                      [&pool, rank] { pool.wake(rank); });
+                                                                       [&pool, rank] { pool.wake(rank); });
             pool.spawn(rank, [&run_rank, rank] { run_rank(rank); });
         } else {
             threads.emplace_back([&run_rank, rank] { run_rank(rank); });

@@ -5,11 +5,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cxxabi.h>
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <cxxabi.h>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -167,12 +167,12 @@ void remove_overflow_report() {
 }  // namespace
 
 struct RankFibers::Fiber {
-    ctx::fiber context;                 ///< suspended fiber (empty while it runs, or once ended)
-    ctx::fiber scheduler;               ///< inside the fiber: where suspend() returns to
-    std::function<void()> body;         ///< what it runs
-    const char* stack_low = nullptr;    ///< lowest usable stack byte (for stack_touched)
-    bool ended = false;                 ///< body returned
-    bool queued = false;                ///< in ready_
+    ctx::fiber context;               ///< suspended fiber (empty while it runs, or once ended)
+    ctx::fiber scheduler;             ///< inside the fiber: where suspend() returns to
+    std::function<void()> body;       ///< what it runs
+    const char* stack_low = nullptr;  ///< lowest usable stack byte (for stack_touched)
+    bool ended = false;               ///< body returned
+    bool queued = false;              ///< in ready_
 #if defined(__GLIBCXX__)
     __cxxabiv1::__cxa_eh_globals exceptions{nullptr, 0};  ///< its exception state while suspended
 #endif

@@ -206,7 +206,7 @@ class GuestScheduler {
     std::vector<int> finish_codes_;                             ///< finish() exit codes by rank
     std::uint64_t end_time_ps_ = 0;                             ///< simulated time at the end
     std::function<void(int, std::uint64_t)> on_attach_;         ///< told when a rank attached
-    std::function<std::size_t()> run_guests_;                  ///< fibers: runs the ranks woken by replies
+    std::function<std::size_t()> run_guests_;                   ///< fibers: runs the ranks woken by replies
     std::uint64_t limit_ps_ = kMaxTimePs;                       ///< job.max_simulated_us, else 2^62 ps
     std::string limit_name_;                                    ///< how messages name limit_ps_
     bool limit_reached_ = false;                                ///< a job.* limit ended the job
