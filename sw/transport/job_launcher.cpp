@@ -499,7 +499,21 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     if (as_fibers) {
         fibers = std::make_unique<RankFibers>(spec.config.fiber_stack_bytes());
         scheduler.run_guests_with([&fibers] { return fibers->run_ready(); });
+        // A fiber that computes holds the scheduler's thread: the notices
+        // come from the fibers' watcher instead of the scheduler's timer.
+        fibers->watch_stalls(scheduler.stall_notice_period(), [&scheduler](int rank, std::chrono::nanoseconds quiet) {
+            scheduler.notice_computing_fiber(rank, quiet);
+        });
     }
+    // The channels call into the fibers until they are gone (also when this
+    // function is left by an exception: the links close the channels later).
+    struct DetachFibers {
+        std::vector<std::shared_ptr<guest::LocalChannel>>& channels;
+        ~DetachFibers() {
+            for (const auto& channel : channels)
+                if (channel) channel->make_cooperative({}, {});
+        }
+    } detach_fibers{channels};
     for (int rank = 0; rank < spec.ranks; ++rank) {
         if (!local(rank)) {
             statuses[static_cast<std::size_t>(rank)] = 0;
@@ -539,8 +553,6 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
             while (fibers->run_ready() > 0) {
             }
         }
-        for (const auto& channel : channels)
-            if (channel) channel->make_cooperative({}, {});
     }
     io.poll();  // messages the ranks posted at the very end
     JobResult result =

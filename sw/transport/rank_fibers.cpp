@@ -184,6 +184,14 @@ RankFibers::RankFibers(std::size_t stack_bytes) : stack_bytes_(round_to_pages(st
 }
 
 RankFibers::~RankFibers() {
+    if (watcher_.joinable()) {
+        {
+            std::lock_guard<std::mutex> lock(watch_mutex_);
+            watch_stop_ = true;
+        }
+        watch_stop_signal_.notify_all();
+        watcher_.join();
+    }
     for (auto& fiber : fibers_)
         if (fiber && !fiber->ended) {
             // Never resumed to its end (the job failed around it): destroying
@@ -268,12 +276,56 @@ void RankFibers::resume(int rank) {
     *globals = fiber.exceptions;
 #endif
     current_ = rank;
+    const bool watched = watcher_.joinable();
+    if (watched) {
+        resumed_at_.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+        resumes_.fetch_add(1, std::memory_order_relaxed);
+        watched_rank_.store(rank, std::memory_order_release);
+    }
     fiber.context = std::move(fiber.context).resume();
+    if (watched) {
+        // Not while the watcher gives a notice about this fiber.
+        std::lock_guard<std::mutex> lock(watch_mutex_);
+        watched_rank_.store(-1, std::memory_order_release);
+    }
     current_ = -1;
 #if defined(__GLIBCXX__)
     fiber.exceptions = *globals;
     *globals = scheduler_state;
 #endif
+}
+
+void RankFibers::watch_stalls(std::chrono::nanoseconds period,
+                              std::function<void(int rank, std::chrono::nanoseconds running)> notice) {
+    if (watcher_.joinable() || period <= std::chrono::nanoseconds::zero()) return;
+    notice_ = std::move(notice);
+    watcher_ = std::thread([this, period] { watch(period); });
+}
+
+void RankFibers::watch(std::chrono::nanoseconds period) {
+    // Checked a few times per period, as the scheduler checks ranks: a
+    // notice comes at most a tenth of a period (at most 1 s) late.
+    const auto tick =
+        std::clamp<std::chrono::nanoseconds>(period / 10, std::chrono::milliseconds(10), std::chrono::seconds(1));
+    std::uint64_t seen = 0;   // the resume being watched
+    std::int64_t given = 0;   // notices given for it
+    std::unique_lock<std::mutex> lock(watch_mutex_);
+    while (!watch_stop_signal_.wait_for(lock, tick, [this] { return watch_stop_; })) {
+        // Under the mutex: a fiber seen running cannot switch back before
+        // the notice is given.
+        const int rank = watched_rank_.load(std::memory_order_acquire);
+        if (rank < 0) continue;
+        const std::uint64_t resume = resumes_.load(std::memory_order_relaxed);
+        if (resume != seen) {
+            seen = resume;
+            given = 0;
+        }
+        const auto running = Clock::now() - Clock::time_point(Clock::duration(resumed_at_.load(std::memory_order_relaxed)));
+        const std::int64_t periods = running / period;
+        if (periods <= given) continue;
+        given = periods;
+        notice_(rank, std::chrono::duration_cast<std::chrono::nanoseconds>(running));
+    }
 }
 
 std::size_t RankFibers::unfinished() const {

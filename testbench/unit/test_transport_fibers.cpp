@@ -5,11 +5,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "isvp/local_transport.h"
@@ -183,4 +187,25 @@ TEST_CASE("fibers: a cooperative channel suspends for its reply and is woken by 
     CHECK(fibers.run_ready() == 1);
     CHECK(ended == "isvp transport: rank 0: the job ended");
     CHECK(fibers.unfinished() == 0);
+}
+
+TEST_CASE("fibers: a fiber that runs long without switching back gets stall notices from the watcher") {
+    RankFibers fibers(64 * 1024);
+    std::mutex mutex;
+    std::vector<std::pair<int, double>> notices;  // rank, seconds running
+    fibers.watch_stalls(std::chrono::milliseconds(100), [&](int rank, std::chrono::nanoseconds running) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        notices.emplace_back(rank, std::chrono::duration<double>(running).count());
+    });
+    fibers.spawn(0, [&] { fibers.suspend(); });  // quick: never noticed
+    fibers.spawn(1, [] { std::this_thread::sleep_for(std::chrono::milliseconds(350)); });
+    fibers.run_ready();
+    fibers.wake(0);
+    fibers.run_ready();
+    const std::lock_guard<std::mutex> lock(mutex);
+    REQUIRE(!notices.empty());  // normally three (100, 200, 300 ms); fewer if the watcher was starved
+    for (std::size_t i = 0; i < notices.size(); ++i) {
+        CHECK(notices[i].first == 1);
+        CHECK(notices[i].second >= 0.1 * static_cast<double>(i + 1));  // at most one per period
+    }
 }
