@@ -1,5 +1,5 @@
 // `isvp bench collectives`: OSU-style latency of every collective on the
-// platform (ranks as threads, one per node), offloaded to the switches, in
+// platform (local ranks, one per node: fibers or threads, job.ranks), offloaded to the switches, in
 // host software, or both, with the LogGP model (models/loggp) beside each
 // simulated figure. Latency = average over the timed iterations of the
 // maximum over ranks of each rank's time in the call; every call (warm-up
@@ -634,7 +634,7 @@ int bench_collectives(int argc, char** argv) {
               << std::setprecision(3) << wall_seconds << " s wall\n"
               << "# simulator: " << packet_hops << " packet-hops (" << std::setprecision(3)
               << packet_hops / wall_seconds / 1e6 << " M/s), " << delta_cycles << " delta cycles ("
-              << delta_cycles / wall_seconds / 1e6 << " M/s), wall time includes guest threads and bring-up\n"
+              << delta_cycles / wall_seconds / 1e6 << " M/s), wall time includes guest ranks and bring-up\n"
               << "# engines: received step bytes " << engine.bytes_copied << " copied, " << engine.bytes_combined
               << " combined, " << engine.bytes_skipped << " skipped (timing-only); " << engine.aglu_cycles
               << " AgLU cycles\n"

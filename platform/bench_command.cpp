@@ -1,4 +1,4 @@
-// `isvp bench <benchmark>`: benchmarks in local mode (ranks as threads).
+// `isvp bench <benchmark>`: benchmarks in local mode (ranks as fibers or threads, job.ranks).
 //
 //   isvp bench pingpong [--nodes N | --topology T] --sizes A:B|list [--hops H] ...
 //     one row per size: size latency_us bandwidth_gbps (see pingpong.h)

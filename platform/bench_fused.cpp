@@ -1,5 +1,5 @@
 // `isvp bench fused`: the SmartFuse fused and higher-order collectives
-// (docs/FUSED.md) on the platform (ranks as threads, one per node), each
+// (docs/FUSED.md) on the platform (local ranks, one per node), each
 // pattern measured the ways the MPI shim can run it, beside the LogcN-style
 // model (models/loggp/isvp/logcn_model.h):
 //   is     Allreduce -> CGRA op -> Alltoall (NAS IS bucket counts), int32

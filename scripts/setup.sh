@@ -9,6 +9,7 @@ packages=(
   libsystemc-dev                      # SystemC 2.3 with TLM-2.0
   verilator                           # Verilator 5: the RTL AgLU
   libboost-dev libboost-program-options-dev
+  libboost-context-dev                # local ranks as fibers (job.ranks=fibers)
   catch2                              # unit tests (v2)
   nlohmann-json3-dev                  # configuration and statistics
   python3-matplotlib                  # benchmark plots

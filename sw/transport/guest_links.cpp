@@ -129,7 +129,7 @@ std::shared_ptr<guest::LocalChannel> GuestLinks::attach_local(int rank) {
             Link& target = *links_[static_cast<std::size_t>(rank)];
             if (target.closed) return;
             target.closed = true;
-            report(rank, Event::Kind::Left, "its thread left without finish()");
+            report(rank, Event::Kind::Left, "its program returned without finish()");
         });
     };
     link.channel->connect_host(std::move(hooks));

@@ -151,6 +151,11 @@ void GuestScheduler::run() {
                 end_time_ps_ = now_ps();
                 return;
             case SyncCore::Decision::Kind::WaitForGuests:
+                // Fibers: the awaited ranks run here, now.
+                if (run_guests_) {
+                    guests_run_at_ps_.store(now_ps(), std::memory_order_relaxed);
+                    if (run_guests_() > 0) break;
+                }
                 // The awaited request usually follows within microseconds:
                 // poll for it before sleeping (spin_wait.h).
                 if (!spin_until([this] { return io_.poll() > 0; }, spin_wait_)) io_.run_one();
@@ -514,6 +519,21 @@ void GuestScheduler::stall_notice() {
         log_ << " (a rank that computes, sleeps or polls its memory without calling the platform holds "
                 "simulated time for every rank; job.timeout_s limits a job's wall time, job.stall_notice_s=0 "
                 "turns this notice off)";
+    log_ << "\n";
+    log_.flush();
+    noticed_ = true;
+}
+
+void GuestScheduler::notice_computing_fiber(int rank, std::chrono::nanoseconds quiet) {
+    // The same notice as stall_notice() gives a thread or a process.
+    log_ << "[isvp] waiting for rank " << rank << ": no call to the platform for "
+         << format_seconds(std::chrono::duration<double>(quiet).count()) << " (wall); simulated time "
+         << format_time_ps(guests_run_at_ps_.load(std::memory_order_relaxed));
+    if (!noticed_)
+        log_ << " (a rank that computes, sleeps or polls its memory without calling the platform holds "
+                "simulated time for every rank; job.timeout_s limits a job's wall time, job.stall_notice_s=0 "
+                "turns this notice off; a rank running as a fiber, job.ranks=fibers, holds the simulator's "
+                "thread too: the job's limits and signals act at its next call)";
     log_ << "\n";
     log_.flush();
     noticed_ = true;

@@ -1,4 +1,4 @@
-// Running a job: remote ranks as processes, local ranks as threads.
+// Running a job: remote ranks as processes, local ranks as fibers or threads.
 #include "isvp/job_launcher.h"
 
 #include <signal.h>
@@ -24,6 +24,7 @@
 #include "isvp/guest_scheduler.h"
 #include "isvp/local_transport.h"
 #include "isvp/orphan_watchdog.h"
+#include "isvp/rank_fibers.h"
 #include "isvp/shared_memory.h"
 
 extern char** environ;
@@ -480,35 +481,65 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     });
 
     std::vector<int> statuses(static_cast<std::size_t>(spec.ranks), -1);
+    // One rank's program, on its thread or in its fiber.
+    const auto run_rank = [&](int rank) {
+        int code = 1;
+        try {
+            guest::LocalTransport transport(channels[static_cast<std::size_t>(rank)], rank, spec.ranks,
+                                            spans[static_cast<std::size_t>(rank)].data,
+                                            spans[static_cast<std::size_t>(rank)].bytes, spec.config);
+            transport.set_rank_nodes(spec.rank_nodes);
+            code = guest_main(transport);
+            if (!transport.finished() && transport.failure().empty()) transport.finish(code);
+        } catch (const std::exception& error) {
+            // Printed on the scheduler's thread: `err` is not shared between threads.
+            const std::string text = error.what();
+            asio::post(io, [&err, rank, text] {
+                err << "[" << rank << "] isvp: the guest failed: " << text << "\n";
+                err.flush();
+            });
+            code = 1;
+        } catch (...) {
+            code = 1;
+        }
+        channels[static_cast<std::size_t>(rank)]->leave();
+        statuses[static_cast<std::size_t>(rank)] = code;
+    };
+
+    const bool as_fibers = spec.config.local_ranks == LocalRanks::Fibers;
     std::vector<std::thread> threads;
+    std::unique_ptr<RankFibers> fibers;
+    if (as_fibers) {
+        fibers = std::make_unique<RankFibers>(spec.config.fiber_stack_bytes());
+        scheduler.run_guests_with([&fibers] { return fibers->run_ready(); });
+        // A fiber that computes holds the scheduler's thread: the notices
+        // come from the fibers' watcher instead of the scheduler's timer.
+        fibers->watch_stalls(scheduler.stall_notice_period(), [&scheduler](int rank, std::chrono::nanoseconds quiet) {
+            scheduler.notice_computing_fiber(rank, quiet);
+        });
+    }
+    // The channels call into the fibers until they are gone (also when this
+    // function is left by an exception: the links close the channels later).
+    struct DetachFibers {
+        std::vector<std::shared_ptr<guest::LocalChannel>>& channels;
+        ~DetachFibers() {
+            for (const auto& channel : channels)
+                if (channel) channel->make_cooperative({}, {});
+        }
+    } detach_fibers{channels};
     for (int rank = 0; rank < spec.ranks; ++rank) {
         if (!local(rank)) {
             statuses[static_cast<std::size_t>(rank)] = 0;
             continue;
         }
-        threads.emplace_back([&, rank] {
-            int code = 1;
-            try {
-                guest::LocalTransport transport(channels[static_cast<std::size_t>(rank)], rank, spec.ranks,
-                                                spans[static_cast<std::size_t>(rank)].data,
-                                                spans[static_cast<std::size_t>(rank)].bytes, spec.config);
-                transport.set_rank_nodes(spec.rank_nodes);
-                code = guest_main(transport);
-                if (!transport.finished() && transport.failure().empty()) transport.finish(code);
-            } catch (const std::exception& error) {
-                // Printed on the scheduler's thread: `err` is not shared between threads.
-                const std::string text = error.what();
-                asio::post(io, [&err, rank, text] {
-                    err << "[" << rank << "] isvp: the guest failed: " << text << "\n";
-                    err.flush();
-                });
-                code = 1;
-            } catch (...) {
-                code = 1;
-            }
-            channels[static_cast<std::size_t>(rank)]->leave();
-            statuses[static_cast<std::size_t>(rank)] = code;
-        });
+        if (as_fibers) {
+            RankFibers& pool = *fibers;
+            channels[static_cast<std::size_t>(rank)]->make_cooperative([&pool] { pool.suspend(); },
+                                                                       [&pool, rank] { pool.wake(rank); });
+            pool.spawn(rank, [&run_rank, rank] { run_rank(rank); });
+        } else {
+            threads.emplace_back([&run_rank, rank] { run_rank(rank); });
+        }
     }
 
     try {
@@ -522,7 +553,21 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
         scheduler.end_all(ErrorCode::Aborted, std::string("the platform failed: ") + error.what());
     }
     for (std::thread& thread : threads) thread.join();
-    io.poll();  // messages the threads posted at the very end
+    if (fibers) {
+        // Every rank has finished or been ended (its channel closed): the
+        // fibers still suspended learn it and run to their end, as the
+        // threads were joined. A fiber still waiting on an open channel
+        // would be a scheduler bug; it is told the simulator is done.
+        while (fibers->run_ready() > 0) {
+        }
+        if (fibers->unfinished() > 0) {
+            for (const auto& channel : channels)
+                if (channel) channel->close("isvp transport: the simulator has shut down");
+            while (fibers->run_ready() > 0) {
+            }
+        }
+    }
+    io.poll();  // messages the ranks posted at the very end
     JobResult result =
         summarize(scheduler, statuses, scheduler.failure_order(), signal_number, scheduler.limit_reached(),
                   std::vector<bool>(static_cast<std::size_t>(spec.ranks), false), false);

@@ -1,4 +1,4 @@
-// A rank thread's link to the simulator's event loop.
+// A local rank's link to the simulator's event loop.
 #include "isvp/local_transport.h"
 
 #include <algorithm>
@@ -27,9 +27,21 @@ void LocalChannel::send(const Message& message) {
     deliver(message);
 }
 
+void LocalChannel::make_cooperative(std::function<void()> suspend, std::function<void()> wake) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    suspend_ = std::move(suspend);
+    wake_ = std::move(wake);
+}
+
 Message LocalChannel::receive(std::string& error_text, std::chrono::nanoseconds spin) {
-    // Poll (without the mutex) before sleeping on the condition variable (spin_wait.h).
-    transport::spin_until([this] { return pending_.load(std::memory_order_acquire); }, spin);
+    if (suspend_) {
+        // A fiber: the host runs on this thread, so nothing can arrive
+        // while the fiber runs; it switches to the host until woken.
+        while (!pending_.load(std::memory_order_acquire)) suspend_();
+    } else {
+        // Poll (without the mutex) before sleeping on the condition variable (spin_wait.h).
+        transport::spin_until([this] { return pending_.load(std::memory_order_acquire); }, spin);
+    }
     std::unique_lock<std::mutex> lock(mutex_);
     ready_.wait(lock, [this] { return !replies_.empty() || closed_; });
     if (replies_.empty()) throw TransportError(close_reason_);
@@ -59,6 +71,7 @@ void LocalChannel::reply(const Message& message) {
         pending_.store(true, std::memory_order_release);
     }
     ready_.notify_all();
+    if (wake_) wake_();
 }
 
 void LocalChannel::refuse(const Message& error, const std::string& text) {
@@ -71,6 +84,7 @@ void LocalChannel::refuse(const Message& error, const std::string& text) {
         pending_.store(true, std::memory_order_release);
     }
     ready_.notify_all();
+    if (wake_) wake_();
 }
 
 void LocalChannel::close(const std::string& reason) {
@@ -82,6 +96,7 @@ void LocalChannel::close(const std::string& reason) {
         pending_.store(true, std::memory_order_release);
     }
     ready_.notify_all();
+    if (wake_) wake_();
 }
 
 namespace {

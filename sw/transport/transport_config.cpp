@@ -21,6 +21,8 @@ constexpr double kMaxSliceNs = 1e9;
 constexpr double kMaxSpinWaitUs = 1e6;
 constexpr double kMaxWallSeconds = 1e9;   // about 32 years
 constexpr double kMaxSimulatedUs = 4e12;  // below kMaxTimePs (2^62 ps) of the scheduler
+constexpr std::int64_t kMinFiberStackKib = 64;
+constexpr std::int64_t kMaxFiberStackKib = std::int64_t{1} << 20;  // 1 GiB
 
 /// The host.* and job.* parameters, each once (isvp/parameter_table.h).
 constexpr auto kTable = [](auto& self, auto&& parameter) {
@@ -63,6 +65,15 @@ constexpr auto kTable = [](auto& self, auto&& parameter) {
                           "carry no payload bytes: guests neither fill nor check data, the driver copies only "
                           "headers and envelopes, the switches skip arithmetic; simulated times are identical"},
               self.timing_only);
+    parameter(param::Choice<LocalRanks>{"job.ranks",
+                                        {{"fibers", LocalRanks::Fibers}, {"threads", LocalRanks::Threads}},
+                                        "how the ranks of a local job (isvp bench) run: fibers on the simulator's "
+                                        "thread (a blocking call switches to the scheduler) or one OS thread each"},
+              self.local_ranks);
+    parameter(param::Integer{"job.fiber_stack_kib", "KiB", kMinFiberStackKib, kMaxFiberStackKib,
+                             "stack of each local rank's fiber (job.ranks=fibers; a guard region below it "
+                             "makes an overflow a crash, not corruption)"},
+              self.fiber_stack_kib);
 };
 
 }  // namespace

@@ -15,3 +15,17 @@ add_test(NAME speed_torus_8x8x4_software_simulated_times_unchanged
                  --iterations 1 --offload off --set driver.send_path=fetch --set driver.completion=msi)
 set_tests_properties(speed_torus_8x8x4_offload_simulated_times_unchanged
                      speed_torus_8x8x4_software_simulated_times_unchanged PROPERTIES LABELS "speed;bench" TIMEOUT 300)
+# The same 256-node runs with the ranks as threads (job.ranks=threads): the
+# default runs them as fibers on the simulator's thread; both must give the
+# recorded figures.
+add_test(NAME speed_torus_8x8x4_offload_ranks_as_threads_simulated_times_unchanged
+         COMMAND ${ISVP_PYTHON3} ${golden_bench} ${CMAKE_SOURCE_DIR}/testbench/golden/torus_8x8x4_offload.txt --
+                 $<TARGET_FILE:isvp> bench collectives --topology torus:8x8x4 --collectives allreduce,bcast,barrier
+                 --sizes 8,1K --iterations 2 --set driver.send_path=fetch --set driver.completion=msi
+                 --set job.ranks=threads)
+set_tests_properties(speed_torus_8x8x4_offload_ranks_as_threads_simulated_times_unchanged
+                     PROPERTIES LABELS "speed;bench" TIMEOUT 300)
+# A bad job.ranks is refused before anything is built.
+add_test(NAME bench_job_ranks_refused COMMAND isvp bench pingpong --set job.ranks=processes)
+set_tests_properties(bench_job_ranks_refused PROPERTIES LABELS bench
+  PASS_REGULAR_EXPRESSION "config: job.ranks must be one of fibers, threads, got 'processes'")

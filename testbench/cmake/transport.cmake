@@ -4,7 +4,8 @@
 #   transport_job_tb      one job (remote or local) against a fake device
 #   transport_checks      runs jobs and checks timing, determinism, ordering,
 #                         interrupts, deadlock, hostile clients, crashes, SIGINT,
-#                         stall notices, job.* limits, prompt aborts, forked processes
+#                         stall notices, job.* limits, prompt aborts, forked processes,
+#                         local ranks as fibers and as threads
 
 # The scenarios, shared by the remote guest program and local rank threads.
 add_library(isvp_transport_test_scenarios STATIC guests/transport_scenarios.cpp)
@@ -19,7 +20,7 @@ isvp_systemc_testbench(transport_job_tb isvp_transport_host isvp_transport_test_
 add_executable(transport_checks systemc/transport_checks.cpp)
 target_link_libraries(transport_checks PRIVATE isvp_warnings)
 
-foreach(check timing determinism ordering interrupts deadlock hostile crash sigint stall limits abort fork)
+foreach(check timing determinism ordering interrupts deadlock hostile crash sigint stall limits abort fork fibers)
   add_test(NAME transport_${check}
            COMMAND transport_checks ${check} $<TARGET_FILE:transport_job_tb> $<TARGET_FILE:transport_guest>)
   set_tests_properties(transport_${check} PROPERTIES TIMEOUT 180 LABELS transport)

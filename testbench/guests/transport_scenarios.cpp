@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <ostream>
+#include <stdexcept>
 #include <thread>
 
 namespace isvp::test {
@@ -260,6 +261,27 @@ int sleeper(DeviceTransport& t, std::ostream& trace) {
     return 0;
 }
 
+// Rank 1 throws after a read (a local rank: printed, status 1). Rank 0
+// blocks in reads inside a catch block meanwhile and then rethrows its own
+// exception: ranks as fibers keep each one's exception state apart.
+int thrower(DeviceTransport& t, std::ostream& trace) {
+    if (t.rank() == 1) {
+        t.mmio_read32(fake::TIME_NS);
+        throw std::runtime_error("thrower: rank 1 gives up");
+    }
+    try {
+        throw std::runtime_error("rank 0's own exception");
+    } catch (const std::exception&) {
+        for (int i = 0; i < 3; ++i) trace << "trace read " << t.mmio_read32(fake::TIME_NS) << " t=" << t.now_ps() << "\n";
+        try {
+            throw;
+        } catch (const std::exception& error) {
+            trace << "trace rethrown: " << error.what() << "\n";
+        }
+    }
+    return 0;
+}
+
 // Rank 0 computes 1.2 s of wall time between two reads, holding simulated
 // time for rank 1: the launcher gives a stall notice (job.stall_notice_s);
 // the job still ends normally.
@@ -397,7 +419,8 @@ bool is_scenario(const std::string& name) {
     static const char* const kNames[] = {"timing",   "multi",         "race-slow0",   "race-slow1", "interrupts",
                                          "deadlock", "deadlock-late", "crash",        "survivor",   "waiter",
                                          "sleeper",  "bench",         "stall",        "computer",   "aborter",
-                                         "poller",   "forker",        "forker-leave", "end-of-time"};
+                                         "poller",   "forker",        "forker-leave", "end-of-time",
+                                         "thrower"};
     for (const char* known : kNames)
         if (name == known) return true;
     return false;
@@ -424,6 +447,7 @@ int run_scenario(const std::string& name, guest::DeviceTransport& transport, std
     if (name == "forker") return forker(transport, false, trace);
     if (name == "forker-leave") return forker(transport, true, trace);
     if (name == "end-of-time") return end_of_time(transport, trace);
+    if (name == "thrower") return thrower(transport, trace);
     trace << "trace FAIL unknown scenario " << name << "\n";
     return 2;
 }

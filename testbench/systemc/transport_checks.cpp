@@ -22,6 +22,7 @@
 //   sigint       SIGINT to the launcher of a running job: status 130, every
 //                process and resource gone (incl. a guest ignoring SIGTERM)
 //   stall        a rank computing without calls: a stall notice on the log
+//                (remote, local ranks as fibers and as threads)
 //                (job.stall_notice_s), none with 0; the job still ends well
 //   limits       job.timeout_s ends a job held by a computing rank;
 //                job.max_simulated_us ends a poller and a job whose ranks
@@ -30,7 +31,13 @@
 //                job at once although another rank computes for 30 s
 //   fork         processes the guests fork end with the job (clean end and
 //                a rank leaving while its child holds its connection)
-//   bench        wall-time cost of a remote round trip and a posted write
+//   fibers       local ranks as fibers (job.ranks=fibers, the default) and
+//                as threads give identical traces and device logs; a rank
+//                throwing is printed and counted (status 1) in both, while
+//                another blocks inside a catch block; a bad job.ranks is
+//                refused
+//   bench        wall-time cost of a round trip and a posted write: remote,
+//                local ranks as fibers, local ranks as threads
 // After every job: no /dev/shm segment and no socket directory of that
 // launcher are left, and no process it started is still alive (this
 // program is a child subreaper, so orphans would become its children).
@@ -389,8 +396,15 @@ class Checks {
     }
 
     void check_stall() {
-        for (const std::string mode : {"remote", "local"}) {
-            const Run noticed = job(mode, 2, "stall", {"job.stall_notice_s=0.3"}, 30);
+        // Local ranks as fibers (the default) and as threads: a computing
+        // fiber holds the simulator's thread, and its notice comes from the
+        // fibers' watcher instead of the scheduler's timer; the same text.
+        for (const std::string mode : {"remote", "local", "local-threads"}) {
+            std::vector<std::string> sets;
+            if (mode == "local-threads") sets.push_back("job.ranks=threads");
+            const std::string how = mode == "remote" ? "remote" : "local";
+            sets.push_back("job.stall_notice_s=0.3");
+            const Run noticed = job(how, 2, "stall", sets, 30);
             expect_status(noticed, 0, "stall " + mode + ": the job still ends normally");
             const bool said =
                 std::regex_search(noticed.output, std::regex(R"(\[isvp\] waiting for rank 0: no call to the platform )"
@@ -400,7 +414,8 @@ class Checks {
             show_on_failure(said, noticed);
             expect(count(noticed.output, "waiting for rank 1") == 0, "stall " + mode + ": rank 1 (waiting) is not named");
             expect_clean(noticed, "stall " + mode);
-            const Run quiet = job(mode, 2, "stall", {"job.stall_notice_s=0"}, 30);
+            sets.back() = "job.stall_notice_s=0";
+            const Run quiet = job(how, 2, "stall", sets, 30);
             expect_status(quiet, 0, "stall " + mode + " with job.stall_notice_s=0");
             expect(!contains(quiet.output, "waiting for"), "stall " + mode + ": job.stall_notice_s=0 gives no notice");
         }
@@ -488,9 +503,44 @@ class Checks {
         expect_clean(leave, "fork leave");
     }
 
+    void check_fibers() {
+        const Run remote = job("remote", 4, "multi");
+        for (const std::string ranks : {"fibers", "threads"}) {
+            const Run local = job("local", 4, "multi", {"job.ranks=" + ranks});
+            expect_status(local, 0, "fibers: 4 ranks as " + ranks);
+            const bool same = !traces(remote.output).empty() && traces(local.output) == traces(remote.output) &&
+                              device_log(local.output) == device_log(remote.output);
+            expect(same, "fibers: ranks as " + ranks + ": per-rank time traces and device log identical to remote");
+            show_on_failure(same, local);
+        }
+        std::vector<std::string> outcomes;
+        for (const std::string ranks : {"fibers", "threads"}) {
+            const Run thrown = job("local", 2, "thrower", {"job.ranks=" + ranks});
+            expect_status(thrown, 1, "fibers: a rank throwing fails the job (ranks as " + ranks + ")");
+            const bool said = contains(thrown.output, "[1] isvp: the guest failed: thrower: rank 1 gives up") &&
+                              contains(thrown.output, "[tb] rank 1 status 1") &&
+                              contains(thrown.output, "[tb] rank 0 status 0 finished") &&
+                              contains(thrown.output, "[0] trace rethrown: rank 0's own exception") &&
+                              count(thrown.output, "[0] trace read ") == 3;
+            expect(said, "fibers: the exception is printed, rank 1 has status 1, rank 0 finishes and rethrows its "
+                         "own exception after blocking in its handler (ranks as " + ranks + ")");
+            show_on_failure(said, thrown);
+            outcomes.push_back(thrown.output.substr(std::min(thrown.output.size(), thrown.output.find("[0] trace"))));
+        }
+        expect(outcomes.size() == 2 && outcomes[0] == outcomes[1], "fibers: the throwing job ends identically");
+        const Run bad = job("local", 1, "timing", {"job.ranks=processes"});
+        const bool refused = bad.status == 2 && contains(bad.output, "job.ranks") &&
+                             contains(bad.output, "fibers, threads") && contains(bad.output, "processes");
+        expect(refused, "fibers: job.ranks=processes is refused, naming the accepted values");
+        show_on_failure(refused, bad);
+    }
+
     void check_bench() {
-        for (const std::string mode : {"remote", "local"}) {
-            const Run result = job(mode, 1, "bench", {}, 120);
+        for (const std::string mode : {"remote", "local", "local-threads"}) {
+            const bool threads = mode == "local-threads";
+            const Run result = job(threads ? "local" : mode, 1, "bench",
+                                   threads ? std::vector<std::string>{"job.ranks=threads"} : std::vector<std::string>{},
+                                   120);
             expect_status(result, 0, "bench " + mode);
             for (const std::string& line : lines_matching(result.output, std::regex("bench ")))
                 std::cout << "     " << mode << ": " << line.substr(line.find("bench ") + 6) << std::endl;
@@ -578,7 +628,7 @@ class Checks {
 int main(int argc, char** argv) {
     if (argc != 4) {
         std::cerr << "usage: " << argv[0]
-                  << " timing|determinism|ordering|interrupts|deadlock|hostile|crash|sigint|stall|limits|abort|fork|bench"
+                  << " timing|determinism|ordering|interrupts|deadlock|hostile|crash|sigint|stall|limits|abort|fork|fibers|bench"
                      " JOB_TB GUEST\n";
         return 2;
     }
@@ -591,7 +641,7 @@ int main(int argc, char** argv) {
         {"crash", &Checks::check_crash},       {"sigint", &Checks::check_sigint},
         {"stall", &Checks::check_stall},       {"limits", &Checks::check_limits},
         {"abort", &Checks::check_abort},       {"fork", &Checks::check_fork},
-        {"bench", &Checks::check_bench}};
+        {"fibers", &Checks::check_fibers},     {"bench", &Checks::check_bench}};
     const auto check = by_name.find(argv[1]);
     if (check == by_name.end()) {
         std::cerr << "transport_checks: unknown check " << argv[1] << "\n";

@@ -5,7 +5,9 @@
 // output are handled between SystemC runs on one Boost.Asio event loop.
 //
 // Per decision:
-//   * WaitForGuests — wait on the event loop until a message (or a signal,
+//   * WaitForGuests — local ranks as fibers: run those whose replies are
+//     ready (they run on this thread until their next blocking call);
+//     otherwise wait on the event loop until a message (or a signal,
 //     a child exit, guest output) arrives: polled for job.spin_wait_us of
 //     wall time first, since a rank's next request usually follows its
 //     reply within microseconds, then blocking;
@@ -48,6 +50,7 @@
 // log names every rank and what it was doing (its last request).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -115,6 +118,17 @@ class GuestScheduler {
     /// has mapped its host memory by then. `pid`: the process that said it
     /// (Hello's arg1; under a debugger or a wrapper, the program itself).
     void on_attach(std::function<void(int rank, std::uint64_t pid)> handler) { on_attach_ = std::move(handler); }
+    /// Local ranks as fibers on this thread (job.ranks=fibers, rank_fibers.h):
+    /// `run_guests` resumes the ranks whose replies are ready and returns
+    /// how many ran; the loop calls it where it would otherwise wait on the
+    /// event loop for a rank's next request.
+    void run_guests_with(std::function<std::size_t()> run_guests) { run_guests_ = std::move(run_guests); }
+    /// job.stall_notice_s (zero: no notices).
+    std::chrono::nanoseconds stall_notice_period() const { return notice_period_; }
+    /// The stall notice for `rank`, a fiber that has run `quiet` (wall)
+    /// without a call: called from RankFibers' watcher thread while that
+    /// fiber holds this scheduler's thread (which therefore writes nothing).
+    void notice_computing_fiber(int rank, std::chrono::nanoseconds quiet);
     /// No stall notices (job.stall_notice_s) for `rank`: it runs under a
     /// debugger, where standing still at a breakpoint is what it is for.
     void exempt_from_stall_notices(int rank) { exempt_.at(static_cast<std::size_t>(rank)) = true; }
@@ -199,6 +213,8 @@ class GuestScheduler {
     std::vector<int> finish_codes_;                             ///< finish() exit codes by rank
     std::uint64_t end_time_ps_ = 0;                             ///< simulated time at the end
     std::function<void(int, std::uint64_t)> on_attach_;         ///< told when a rank attached
+    std::function<std::size_t()> run_guests_;                   ///< fibers: runs the ranks woken by replies
+    std::atomic<std::uint64_t> guests_run_at_ps_{0};            ///< fibers: simulated time they were last run at
     std::uint64_t limit_ps_ = kMaxTimePs;                       ///< job.max_simulated_us, else 2^62 ps
     std::string limit_name_;                                    ///< how messages name limit_ps_
     bool limit_reached_ = false;                                ///< a job.* limit ended the job

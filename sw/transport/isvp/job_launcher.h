@@ -14,8 +14,11 @@
 //     SIGINT/SIGTERM/SIGHUP of the launcher (children get SIGTERM, then
 //     SIGKILL after job.kill_grace_ms). A launcher killed outright leaves
 //     nothing either: guests die with it, a watchdog ends their groups.
-//   run_local_job — each rank is a thread of this process running
-//     guest_main on a LocalTransport; host memory is anonymous memory.
+//   run_local_job — each rank runs guest_main on a LocalTransport inside
+//     this process: as a fiber on the simulator's thread (job.ranks=fibers,
+//     the default: a blocking call switches to the scheduler; rank_fibers.h)
+//     or as a thread of its own (job.ranks=threads); host memory is
+//     anonymous memory.
 //
 // The caller supplies the platform: `build` elaborates it over the ranks'
 // host memory and binds each rank's gateway (GuestGateway::mmio to the PCIe

@@ -1,12 +1,15 @@
-// LocalTransport: a guest rank as a thread inside the simulator process
-// (DESIGN §4, local mode), for large sweeps without one process per rank.
+// LocalTransport: a guest rank inside the simulator process (DESIGN §4,
+// local mode) — a fiber on the simulator's thread or a thread of its own
+// (job.ranks) — for large sweeps without one process per rank.
 // It sends the same protocol messages as RemoteTransport, through a
 // LocalChannel instead of a socket, so the scheduler treats both alike.
 //
-// LocalChannel is the thread-safe pipe between one rank thread and the
-// simulator's event loop: the guest's requests go to the host's hooks (the
-// host forwards them to its event loop), the host's replies wait in a queue
-// for the guest thread. Plain C++17, no SystemC.
+// LocalChannel is the thread-safe pipe between one rank and the simulator's
+// event loop: the guest's requests go to the host's hooks (the host
+// forwards them to its event loop), the host's replies wait in a queue for
+// the guest. A rank thread sleeps for its reply; a rank fiber (cooperative
+// mode) switches to the scheduler instead and is woken by the reply.
+// Plain C++17, no SystemC.
 #pragma once
 
 #include <atomic>
@@ -37,12 +40,18 @@ class LocalChannel {
 
     /// Host side, before the guest thread starts.
     void connect_host(HostHooks hooks);
+    /// Host side, before the guest starts: the guest is a fiber on the
+    /// host's own thread. receive() calls `suspend` (switch to the host)
+    /// until a reply is there, and every reply or close calls `wake`.
+    /// Empty functions: back to a guest thread (after the fiber ended).
+    void make_cooperative(std::function<void()> suspend, std::function<void()> wake);
 
     // --- guest side ---
     /// Throws TransportError if the host has closed the channel.
     void send(const transport::Message& message);
     /// Blocks for the host's next message; an Error's text goes to `error_text`.
-    /// Polls for up to `spin` of wall time before sleeping (spin_wait.h).
+    /// A thread polls for up to `spin` of wall time before sleeping
+    /// (spin_wait.h); a fiber suspends at once.
     transport::Message receive(std::string& error_text, std::chrono::nanoseconds spin = {});
     /// The guest is done (the local equivalent of closing the socket).
     void leave();
@@ -68,6 +77,8 @@ class LocalChannel {
     std::string close_reason_;          ///< why, for the guest's TransportError
     bool left_ = false;                 ///< the guest called leave()
     HostHooks hooks_;                   ///< the host's receivers
+    std::function<void()> suspend_;     ///< cooperative: the guest fiber's switch to the host
+    std::function<void()> wake_;        ///< cooperative: makes the guest fiber runnable
 };
 
 class LocalTransport final : public MessageTransport {

@@ -3,11 +3,18 @@
 // description (see sw/transport/README.md). Plain C++17, no SystemC.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "isvp/parameters.h"
 
 namespace isvp {
+
+/// How the ranks of a local job run (job.ranks).
+enum class LocalRanks {
+    Fibers,   ///< coroutines on the simulator's thread: a blocking call switches to the scheduler
+    Threads,  ///< one OS thread each: a blocking call sleeps until the scheduler's thread wakes it
+};
 
 struct TransportConfig {
     std::uint64_t memory_bytes = 256ull << 20;  ///< host.memory_bytes: DMA-able host memory per rank, bytes
@@ -21,6 +28,8 @@ struct TransportConfig {
     double timeout_s = 0.0;            ///< job.timeout_s: wall-clock limit of the job, s (0 = none)
     double max_simulated_us = 0.0;     ///< job.max_simulated_us: simulated-time limit of the job, us (0 = none)
     bool timing_only = false;          ///< job.timing_only: no payload bytes are produced, moved or checked
+    LocalRanks local_ranks = LocalRanks::Fibers;  ///< job.ranks: local ranks as fibers or threads (remote: unused)
+    std::uint64_t fiber_stack_kib = 1024;         ///< job.fiber_stack_kib: stack of a local rank's fiber, KiB
     /// Not a parameter; set by `isvp run` (mpirun semantics): a rank that
     /// leaves without finish() — MPI_Finalize — ends the whole job.
     bool end_on_early_exit = false;
@@ -34,6 +43,8 @@ struct TransportConfig {
 
     /// host.mmio_write_ns in picoseconds (rounded to nearest).
     std::uint64_t mmio_write_ps() const;
+    /// job.fiber_stack_kib in bytes.
+    std::size_t fiber_stack_bytes() const { return static_cast<std::size_t>(fiber_stack_kib) << 10; }
 };
 
 }  // namespace isvp
