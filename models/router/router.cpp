@@ -32,7 +32,6 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
     config_.validate();
     if (!routing_) SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": no routing policy").c_str());
     ports_ = routing_->ports(node_);
-    for (unsigned p = 0; p < ports_; ++p) host_port_.push_back(routing_->is_host_port(node_, p) ? 1 : 0);
     cycle_ = sc_core::sc_time(config_.clock_period_ns(), sc_core::SC_NS).value();
     vc_buffer_phits_ = config_.vc_buffer_phits();
     if (!port_names.empty() && port_names.size() != ports_)
@@ -61,16 +60,17 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
     inputs_.resize(ports_);
     output_vcs_.resize(requesters);
     outputs_.resize(ports_);
-    for (auto& output : outputs_) {
+    for (unsigned p = 0; p < ports_; ++p) {
+        OutputPort& output = outputs_[p];
+        output.to_host = routing_->is_host_port(node_, p);
         output.requests = RequestSet(requesters);
         output.switch_arbiter = RoundRobinArbiter(requesters);
-        output.vc_arbiters.fill(RoundRobinArbiter(requesters));
     }
+    for (auto& output : output_vcs_) output.va_arbiter = RoundRobinArbiter(requesters);
     dirty_outputs_ = RequestSet(ports_);
     vc_candidates_.assign(config_.vcs, RequestSet(requesters));
     va_winners_ = RequestSet(requesters);
     oversized_.reserve(requesters);
-    port_statistics_.resize(ports_);
 
     SC_HAS_PROCESS(Router);
     SC_METHOD(grant_initial_credits);
@@ -85,11 +85,9 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
 
 void Router::start_of_simulation() {
     // Bindings are final now; keep the receivers' interfaces at hand.
-    out_if_.assign(ports_, nullptr);
-    credit_out_if_.assign(ports_, nullptr);
     for (unsigned p = 0; p < ports_; ++p) {
-        if (out_[p]->size() != 0) out_if_[p] = (*out_[p]).operator->();
-        if (credit_out_[p]->size() != 0) credit_out_if_[p] = (*credit_out_[p]).operator->();
+        outputs_[p].out_if = out_[p]->size() != 0 ? (*out_[p]).operator->() : nullptr;
+        inputs_[p].credit_out_if = credit_out_[p]->size() != 0 ? (*credit_out_[p]).operator->() : nullptr;
     }
 }
 
@@ -114,8 +112,17 @@ Router::CreditInSocket& Router::credit_in(unsigned port) {
     return *credit_in_.at(port);
 }
 
-const RouterPortStatistics& Router::port_statistics(unsigned port) const {
-    return port_statistics_.at(port);
+RouterPortStatistics Router::port_statistics(unsigned port) const {
+    const InputPort& input = inputs_.at(port);
+    const OutputPort& output = outputs_.at(port);
+    RouterPortStatistics statistics;
+    statistics.packets_in = input.packets_in;
+    statistics.phits_in = input.phits_in;
+    statistics.packets_out = output.packets_out;
+    statistics.phits_out = output.phits_out;
+    statistics.stall_time = ticks(output.stall_ticks);
+    statistics.busy_time = ticks(output.busy_ticks);
+    return statistics;
 }
 
 std::size_t Router::buffered_packets() const {
@@ -167,9 +174,9 @@ std::string Router::port_label(unsigned port) const {
 
 void Router::grant_initial_credits() {
     for (unsigned p = 0; p < ports_; ++p) {
-        if (credit_out_if_[p] == nullptr) continue;
+        if (inputs_[p].credit_out_if == nullptr) continue;
         for (unsigned vc = 0; vc < config_.vcs; ++vc)
-            credit_message_.send(credit_out_if_[p], static_cast<std::uint8_t>(vc), vc_buffer_phits_,
+            credit_message_.send(inputs_[p].credit_out_if, static_cast<std::uint8_t>(vc), vc_buffer_phits_,
                                  sc_core::SC_ZERO_TIME);
     }
 }
@@ -236,7 +243,7 @@ void Router::on_packet(int port_index, tlm::tlm_generic_payload& payload, sc_cor
     if (input.fifo.size() == 1)
         schedule(packet.ready,
                  AgendaItem{AgendaItem::HeadReady, static_cast<std::uint16_t>(port), static_cast<std::uint8_t>(vc)});
-    RouterPortStatistics& statistics = port_statistics_[port];
+    InputPort& statistics = inputs_[port];
     ++statistics.packets_in;
     statistics.phits_in += phits;
 }
@@ -246,8 +253,8 @@ void Router::drop_on_arrival(unsigned port, unsigned vc, std::uint32_t phits, co
     SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped packet " + std::to_string(trace_id) +
                                     " from input " + port_label(port) + " VC " + std::to_string(vc) + ": " + why)
                                        .c_str());
-    if (credit_out_if_[port] != nullptr)
-        credit_message_.send(credit_out_if_[port], static_cast<std::uint8_t>(vc), phits, credit_delay);
+    if (inputs_[port].credit_out_if != nullptr)
+        credit_message_.send(inputs_[port].credit_out_if, static_cast<std::uint8_t>(vc), phits, credit_delay);
 }
 
 void Router::on_credit(int port_index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
@@ -385,7 +392,7 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
     if (const auto only = output.requests.single()) {
         if (eligible(*only)) {
             output.switch_arbiter.grant(*only);
-            output.vc_arbiters[input_vcs_[*only].fifo.front().out_vc].grant(*only);
+            output_vc(port, input_vcs_[*only].fifo.front().out_vc).va_arbiter.grant(*only);
             depart(port, *only, now);
         } else if (!oversized_.empty()) {
             drop_oversized(*only, now, output_vc(port, input_vcs_[*only].fifo.front().out_vc).capacity);
@@ -407,10 +414,10 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
     // VA: one winner per output VC; SA: one winner for the port.
     va_winners_.clear();
     for (unsigned vc = 0; vc < vcs; ++vc)
-        if (auto winner = output.vc_arbiters[vc].pick(vc_candidates_[vc])) va_winners_.set(*winner);
+        if (auto winner = output_vc(port, vc).va_arbiter.pick(vc_candidates_[vc])) va_winners_.set(*winner);
     const auto granted = output.switch_arbiter.pick(va_winners_);
     output.switch_arbiter.grant(*granted);
-    output.vc_arbiters[input_vcs_[*granted].fifo.front().out_vc].grant(*granted);
+    output_vc(port, input_vcs_[*granted].fifo.front().out_vc).va_arbiter.grant(*granted);
     depart(port, *granted, now);
 }
 
@@ -434,16 +441,15 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     PacketInfo& info = *packet.info;
     info.vc = packet.out_vc;
     info.tail_after = ticks(tail_out - head_out);
-    if (!host_port_[port]) ++info.hops;
-    RouterPortStatistics& statistics = port_statistics_[port];
-    ++statistics.packets_out;
-    statistics.phits_out += packet.phits;
-    statistics.stall_time += ticks(now - packet.ready);
-    statistics.busy_time += ticks(tail_out - head_out);
+    if (!output.to_host) ++info.hops;
+    ++output.packets_out;
+    output.phits_out += packet.phits;
+    output.stall_ticks += now - packet.ready;
+    output.busy_ticks += tail_out - head_out;
 
     if (trace_) trace_departure(port, packet, head_out, tail_out);
     sc_core::sc_time delay = ticks(head_out - now);
-    out_if_[port]->b_transport(*packet.payload, delay);
+    output.out_if->b_transport(*packet.payload, delay);
     if (packet.payload->get_response_status() != tlm::TLM_OK_RESPONSE)
         SC_REPORT_ERROR(kReportType,
                         (std::string(name()) + ": the receiver on output " + port_label(port) + " refused packet " +
@@ -480,8 +486,9 @@ void Router::drop_oversized(unsigned requester, std::uint64_t now, std::uint32_t
 }
 
 void Router::send_credits(unsigned port, unsigned vc, std::uint32_t phits, std::uint64_t at_tick, std::uint64_t now) {
-    if (credit_out_if_[port] == nullptr) return;
-    credit_message_.send(credit_out_if_[port], static_cast<std::uint8_t>(vc), phits, ticks(at_tick - now));
+    tlm::tlm_fw_transport_if<>* receiver = inputs_[port].credit_out_if;
+    if (receiver == nullptr) return;
+    credit_message_.send(receiver, static_cast<std::uint8_t>(vc), phits, ticks(at_tick - now));
 }
 
 void Router::advance_input(unsigned requester, std::uint64_t now) {

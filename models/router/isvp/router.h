@@ -125,7 +125,8 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     PacketOutSocket& out(unsigned port);         ///< packets to downstream
     CreditInSocket& credit_in(unsigned port);    ///< credits from downstream
 
-    const RouterPortStatistics& port_statistics(unsigned port) const;
+    /// Counters of `port` now (a copy: the router keeps them with the port's state).
+    RouterPortStatistics port_statistics(unsigned port) const;
     const RouterDropStatistics& drop_statistics() const { return drops_; }
     /// Packets held in input buffers now.
     std::size_t buffered_packets() const;
@@ -147,27 +148,39 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
         std::uint16_t out_port = 0;                   ///< route computation result
         std::uint8_t out_vc = 0;                      ///< VC at the downstream input
     };
-    struct InputVc {
+    // Per-hop state, laid out so that a hop touches few cache lines: what
+    // one event reads or writes of a port or VC sits in one record (two
+    // lines at most), counters included; records are aligned to lines.
+    struct alignas(32) InputVc {  // two per line
         RingQueue<BufferedPacket> fifo;  ///< packets in arrival order
         std::uint32_t occupancy = 0;     ///< phits held (<= VC buffer)
     };
-    struct InputPort {
-        std::uint64_t free_at = 0;  ///< tick its crossbar input can start the next packet
-        bool wake_pending = false;  ///< an InputFree item is on the agenda
+    struct alignas(64) InputPort {
+        std::uint64_t free_at = 0;                                ///< tick its crossbar input can start the next packet
+        bool wake_pending = false;                                ///< an InputFree item is on the agenda
+        tlm::tlm_fw_transport_if<>* credit_out_if = nullptr;      ///< bound credit receiver, or null
+        std::uint64_t packets_in = 0;                             ///< statistics: packets accepted here
+        std::uint64_t phits_in = 0;                               ///< statistics: their phits
     };
-    struct OutputVc {
-        std::int64_t credits = 0;            ///< usable now (arrived)
-        std::uint32_t capacity = 0;          ///< most credits ever held: the downstream VC buffer
-        CreditQueue pending;                 ///< credits still travelling back
-        bool waiting = false;                ///< a head packet waits for credits here
-        std::uint64_t wake_at = ~0ull;       ///< tick of the earliest CreditsDue item on the agenda
+    struct alignas(64) OutputVc {
+        std::int64_t credits = 0;       ///< usable now (arrived)
+        std::uint32_t capacity = 0;     ///< most credits ever held: the downstream VC buffer
+        bool waiting = false;           ///< a head packet waits for credits here
+        RoundRobinArbiter va_arbiter;   ///< VA over the input VCs that want this output VC
+        std::uint64_t wake_at = ~0ull;  ///< tick of the earliest CreditsDue item on the agenda
+        CreditQueue pending;            ///< credits still travelling back
     };
-    struct OutputPort {
-        std::uint64_t free_at = 0;                           ///< tick it can start the next packet
-        bool wake_pending = false;                           ///< an OutputFree item is on the agenda
-        RequestSet requests;                                 ///< input VCs whose ready head wants this port
-        RoundRobinArbiter switch_arbiter;                    ///< SA over input VCs
-        std::array<RoundRobinArbiter, kMaxVcs> vc_arbiters;  ///< VA, one per output VC (first router.vcs used)
+    struct alignas(64) OutputPort {
+        std::uint64_t free_at = 0;                      ///< tick it can start the next packet
+        bool wake_pending = false;                      ///< an OutputFree item is on the agenda
+        bool to_host = false;                           ///< a host is attached (hops not counted here)
+        RoundRobinArbiter switch_arbiter;               ///< SA over input VCs
+        RequestSet requests;                            ///< input VCs whose ready head wants this port
+        tlm::tlm_fw_transport_if<>* out_if = nullptr;   ///< bound receiver, or null
+        std::uint64_t packets_out = 0;                  ///< statistics: packets sent here
+        std::uint64_t phits_out = 0;                    ///< statistics: their phits
+        std::uint64_t stall_ticks = 0;                  ///< statistics: summed ready -> won allocation
+        std::uint64_t busy_ticks = 0;                   ///< statistics: summed head out -> tail out
     };
     /// Forwards blocking transport on one target socket to the router with
     /// the port number (see BlockingTransportTarget); kept in one array so a
@@ -189,10 +202,13 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     /// Own future work; see TimedAgenda.
     struct AgendaItem {
         enum Kind : std::uint8_t { HeadReady, OutputFree, InputFree, CreditsDue };
-        Kind kind;
-        std::uint16_t port;  ///< input port (HeadReady, InputFree) or output port
-        std::uint8_t vc;     ///< input VC (HeadReady) or output VC (CreditsDue)
+        AgendaItem() = default;
+        AgendaItem(Kind what, std::uint16_t at_port, std::uint8_t at_vc) : kind(what), vc(at_vc), port(at_port) {}
+        Kind kind = HeadReady;
+        std::uint8_t vc = 0;     ///< input VC (HeadReady) or output VC (CreditsDue)
+        std::uint16_t port = 0;  ///< input port (HeadReady, InputFree) or output port
     };
+    static_assert(sizeof(AgendaItem) == 4, "packs with its insertion number into one word (timed_agenda.h)");
 
     void start_of_simulation() override;
     void on_packet(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -222,7 +238,6 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     std::shared_ptr<const RoutingPolicy> routing_;  ///< route computation (router.routing)
     std::uint32_t node_;                            ///< this router's network address
     unsigned ports_;                                ///< number of ports
-    std::vector<std::uint8_t> host_port_;           ///< per port: 1 if a host is attached (hops not counted there); bytes, not bits: read per packet
     std::uint64_t cycle_;                           ///< clock period, ticks
     std::uint32_t vc_buffer_phits_;                 ///< credits each input VC grants
     std::vector<std::string> port_names_;           ///< for socket names and reports
@@ -233,8 +248,6 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     std::vector<std::unique_ptr<CreditInSocket>> credit_in_;    ///< per port
     std::deque<PortTarget> packet_targets_;                     ///< what in(i) is bound to (deque: never moves)
     std::deque<PortTarget> credit_targets_;                     ///< what credit_in(i) is bound to
-    std::vector<tlm::tlm_fw_transport_if<>*> out_if_;           ///< per port: bound receiver, null if unbound
-    std::vector<tlm::tlm_fw_transport_if<>*> credit_out_if_;    ///< per port: bound credit receiver, or null
 
     std::vector<InputVc> input_vcs_;    ///< [port * vcs + vc]
     std::vector<InputPort> inputs_;     ///< per port
@@ -258,7 +271,6 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     std::uint32_t trace_pid_ = 0;   ///< this switch's process in the trace
     double ps_per_tick_ = 1.0;      ///< SystemC time resolution in ps
 
-    std::vector<RouterPortStatistics> port_statistics_;  ///< per port
     RouterDropStatistics drops_;                         ///< drops by reason
 };
 
