@@ -59,7 +59,9 @@ struct Entry<Item, true> {
 
 }  // namespace timed_agenda_detail
 
-template <typename Item>
+/// `SequenceLimit` (tests only) renumbers after that many insertions
+/// instead of the entry's own limit.
+template <typename Item, std::uint64_t SequenceLimit = 0>
 class TimedAgenda {
   public:
     bool empty() const { return heap_.empty(); }
@@ -68,7 +70,7 @@ class TimedAgenda {
     std::uint64_t next_time() const { return heap_.front().time; }
 
     void push(std::uint64_t time, const Item& item) {
-        if (sequence_ == Entry::kSequenceLimit) renumber();
+        if (sequence_ >= kSequenceLimit) renumber();
         heap_.push_back(Entry(time, sequence_++, item));
         sift_up(heap_.size() - 1);
     }
@@ -83,10 +85,11 @@ class TimedAgenda {
 
   private:
     using Entry = timed_agenda_detail::Entry<Item>;
+    static constexpr std::uint64_t kSequenceLimit = SequenceLimit != 0 ? SequenceLimit : Entry::kSequenceLimit;
     static bool earlier(const Entry& a, const Entry& b) {
         if constexpr (timed_agenda_detail::kPacked<Item>) {
             // One 128-bit comparison (no branch on equal times).
-            using Wide = unsigned __int128;
+            __extension__ typedef unsigned __int128 Wide;  // GCC/Clang; __extension__: no -Wpedantic warning
             return ((Wide{a.time} << 64) | a.order()) < ((Wide{b.time} << 64) | b.order());
         } else {
             return a.time != b.time ? a.time < b.time : a.order() < b.order();
@@ -120,10 +123,15 @@ class TimedAgenda {
         for (;;) {
             const std::size_t first = kArity * index + 1;
             if (first >= size) break;
-            const std::size_t last = std::min(first + kArity, size);
             std::size_t least = first;
-            for (std::size_t child = first + 1; child < last; ++child)
-                if (earlier(heap_[child], heap_[least])) least = child;
+            if (first + kArity <= size) {  // all four children: a tournament, no loop
+                const std::size_t left = earlier(heap_[first + 1], heap_[first]) ? first + 1 : first;
+                const std::size_t right = earlier(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
+                least = earlier(heap_[right], heap_[left]) ? right : left;
+            } else {
+                for (std::size_t child = first + 1; child < size; ++child)
+                    if (earlier(heap_[child], heap_[least])) least = child;
+            }
             if (!earlier(heap_[least], entry)) break;
             heap_[index] = heap_[least];
             index = least;
