@@ -21,35 +21,21 @@ sc_core::sc_time ticks(std::uint64_t value) {
 
 Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::shared_ptr<const RoutingPolicy> routing,
                std::uint32_t node, const std::vector<std::string>& port_names, WakeupScheduler* scheduler)
-    : sc_core::sc_module(name),
-      config_(config),
-      routing_(std::move(routing)),
-      node_(node),
-      ports_(0),
-      cycle_(0),
-      vc_buffer_phits_(0),
-      scheduler_(scheduler) {
+    : sc_core::sc_module(name), node_(node), scheduler_(scheduler), config_(config), routing_(std::move(routing)) {
     config_.validate();
     if (!routing_) SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": no routing policy").c_str());
+    route_ = routing_.get();
+    vcs_ = config_.vcs;
     ports_ = routing_->ports(node_);
     cycle_ = sc_core::sc_time(config_.clock_period_ns(), sc_core::SC_NS).value();
+    pipeline_ticks_ = (config_.pipeline_cycles - 1) * cycle_;
+    phits_per_cycle_ = config_.phits_per_cycle;
+    margin_phits_ = config_.flow_control_margin_phits;
     vc_buffer_phits_ = config_.vc_buffer_phits();
     if (!port_names.empty() && port_names.size() != ports_)
         SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": " + std::to_string(port_names.size()) +
                                       " port names for " + std::to_string(ports_) + " ports")
                                          .c_str());
-    for (unsigned p = 0; p < ports_; ++p) {
-        const std::string label = port_names.empty() ? std::to_string(p) : port_names[p];
-        port_names_.push_back(label);
-        in_.push_back(std::make_unique<PacketInSocket>(("in_" + label).c_str()));
-        credit_out_.push_back(std::make_unique<CreditOutSocket>(("credit_out_" + label).c_str()));
-        out_.push_back(std::make_unique<PacketOutSocket>(("out_" + label).c_str()));
-        credit_in_.push_back(std::make_unique<CreditInSocket>(("credit_in_" + label).c_str()));
-        packet_targets_.emplace_back(*this, &Router::on_packet, static_cast<int>(p));
-        credit_targets_.emplace_back(*this, &Router::on_credit, static_cast<int>(p));
-        in_.back()->bind(packet_targets_.back());
-        credit_in_.back()->bind(credit_targets_.back());
-    }
     const unsigned requesters = ports_ * config_.vcs;
     if (config_.vcs > kMaxVcs || requesters > RequestSet::kCapacity)
         SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": " + std::to_string(ports_) + " ports x " +
@@ -57,9 +43,21 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
                                       std::to_string(RequestSet::kCapacity) + " input VCs")
                                          .c_str());
     input_vcs_.resize(requesters);
-    inputs_.resize(ports_);
+    inputs_ = std::make_unique<InputPort[]>(ports_);  // in(p) is bound to inputs_[p].packet_target
     output_vcs_.resize(requesters);
     outputs_.resize(ports_);
+    for (unsigned p = 0; p < ports_; ++p) {
+        const std::string label = port_names.empty() ? std::to_string(p) : port_names[p];
+        port_names_.push_back(label);
+        in_.push_back(std::make_unique<PacketInSocket>(("in_" + label).c_str()));
+        credit_out_.push_back(std::make_unique<CreditOutSocket>(("credit_out_" + label).c_str()));
+        out_.push_back(std::make_unique<PacketOutSocket>(("out_" + label).c_str()));
+        credit_in_.push_back(std::make_unique<CreditInSocket>(("credit_in_" + label).c_str()));
+        inputs_[p].packet_target.attach(*this, p);
+        credit_targets_.emplace_back(*this, p);
+        in_.back()->bind(inputs_[p].packet_target);
+        credit_in_.back()->bind(credit_targets_.back());
+    }
     for (unsigned p = 0; p < ports_; ++p) {
         OutputPort& output = outputs_[p];
         output.to_host = routing_->is_host_port(node_, p);
@@ -113,8 +111,8 @@ Router::CreditInSocket& Router::credit_in(unsigned port) {
 }
 
 RouterPortStatistics Router::port_statistics(unsigned port) const {
-    const InputPort& input = inputs_.at(port);
-    const OutputPort& output = outputs_.at(port);
+    const OutputPort& output = outputs_.at(port);  // throws for a port beyond ports()
+    const InputPort& input = inputs_[port];
     RouterPortStatistics statistics;
     statistics.packets_in = input.packets_in;
     statistics.phits_in = input.phits_in;
@@ -183,22 +181,21 @@ void Router::grant_initial_credits() {
 
 // ---------------------------------------------------------------- arrivals
 
-void Router::on_packet(int port_index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    const unsigned port = static_cast<unsigned>(port_index);
+void Router::on_packet(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     PacketInfo& info = packet_info(payload);
     const unsigned vc = info.vc;
     const std::uint32_t length = payload.get_data_length();
     const std::uint32_t phits = phits_of(length);
-    if (vc >= config_.vcs) {
+    if (vc >= vcs_) {
         SC_REPORT_ERROR(kReportType, (std::string(name()) + ": packet " + std::to_string(info.trace_id) +
                                       " arrived on input " + port_label(port) + " on VC " + std::to_string(vc) +
-                                      ", but the router has " + std::to_string(config_.vcs) + " VCs")
+                                      ", but the router has " + std::to_string(vcs_) + " VCs")
                                          .c_str());
         return;
     }
-    InputVc& input = input_vcs_[port * config_.vcs + vc];
+    InputVc& input = input_vcs_[port * vcs_ + vc];
     if (input.occupancy + phits > vc_buffer_phits_) {
         SC_REPORT_ERROR(kReportType,
                         (std::string(name()) + ": packet " + std::to_string(info.trace_id) + " of " +
@@ -221,8 +218,8 @@ void Router::on_packet(int port_index, tlm::tlm_generic_payload& payload, sc_cor
         }
         info.destination = view->network.destination;
     }
-    const auto route = routing_->route(node_, port, vc, info.destination);
-    if (!route || route->port >= ports_ || route->vc >= config_.vcs) {
+    const auto route = route_->route(node_, port, vc, info.destination);
+    if (!route || route->port >= ports_ || route->vc >= vcs_) {
         ++drops_.misaddressed;
         drop_on_arrival(port, vc, phits, ticks(tail - now), info.trace_id,
                         "destination " + std::to_string(info.destination) + " is not a node of the network");
@@ -234,7 +231,7 @@ void Router::on_packet(int port_index, tlm::tlm_generic_payload& payload, sc_cor
     BufferedPacket packet;
     packet.payload = &payload;
     packet.info = &info;
-    packet.ready = head + (config_.pipeline_cycles - 1) * cycle_;
+    packet.ready = head + pipeline_ticks_;
     packet.tail = tail;
     packet.phits = phits;
     packet.out_port = static_cast<std::uint16_t>(route->port);
@@ -242,7 +239,8 @@ void Router::on_packet(int port_index, tlm::tlm_generic_payload& payload, sc_cor
     input.fifo.push_back(packet);
     if (input.fifo.size() == 1)
         schedule(packet.ready,
-                 AgendaItem{AgendaItem::HeadReady, static_cast<std::uint16_t>(port), static_cast<std::uint8_t>(vc)});
+                 AgendaItem{AgendaItem::HeadReady, static_cast<std::uint16_t>(port), static_cast<std::uint8_t>(vc)},
+                 now);
     InputPort& statistics = inputs_[port];
     ++statistics.packets_in;
     statistics.phits_in += phits;
@@ -257,47 +255,47 @@ void Router::drop_on_arrival(unsigned port, unsigned vc, std::uint32_t phits, co
         credit_message_.send(inputs_[port].credit_out_if, static_cast<std::uint8_t>(vc), phits, credit_delay);
 }
 
-void Router::on_credit(int port_index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    const unsigned port = static_cast<unsigned>(port_index);
+void Router::on_credit(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     CreditReturn* credit = nullptr;
     payload.get_extension(credit);
-    if (credit == nullptr || credit->vc >= config_.vcs) {
+    if (credit == nullptr || credit->vc >= vcs_) {
         SC_REPORT_ERROR(kReportType, (std::string(name()) + ": credit return on output " + port_label(port) +
                                       (credit ? " for VC " + std::to_string(credit->vc) + ", but the router has " +
-                                                    std::to_string(config_.vcs) + " VCs"
+                                                    std::to_string(vcs_) + " VCs"
                                               : " without a CreditReturn extension"))
                                          .c_str());
         return;
     }
-    const std::uint64_t arrival = sc_core::sc_time_stamp().value() + delay.value();
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t arrival = now + delay.value();
     OutputVc& output = output_vc(port, credit->vc);
     output.pending.push(arrival, credit->phits);
     if (output.waiting && arrival < output.wake_at) {
         output.wake_at = arrival;
-        schedule(arrival, AgendaItem{AgendaItem::CreditsDue, static_cast<std::uint16_t>(port), credit->vc});
+        schedule(arrival, AgendaItem{AgendaItem::CreditsDue, static_cast<std::uint16_t>(port), credit->vc}, now);
     }
 }
 
 // ---------------------------------------------------------------- agenda
 
-void Router::schedule(std::uint64_t tick, const AgendaItem& item) {
+void Router::schedule(std::uint64_t tick, const AgendaItem& item, std::uint64_t now) {
     agenda_.push(tick, item);
-    if (tick < next_wake_) request_wake(tick, sc_core::sc_time_stamp().value());
+    if (tick < next_wake_) request_wake(tick, now);
 }
 
 void Router::wake() {
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     next_wake_ = kNever;
-    while (!agenda_.empty() && agenda_.next_time() <= now) handle(agenda_.pop());
+    while (!agenda_.empty() && agenda_.next_time() <= now) handle(agenda_.pop(), now);
     allocate(now);
     if (!agenda_.empty() && agenda_.next_time() < next_wake_) request_wake(agenda_.next_time(), now);
 }
 
-void Router::handle(const AgendaItem& item) {
+void Router::handle(const AgendaItem& item, std::uint64_t now) {
     switch (item.kind) {
         case AgendaItem::HeadReady: {
-            const unsigned requester = item.port * config_.vcs + item.vc;
+            const unsigned requester = item.port * vcs_ + item.vc;
             const InputVc& input = input_vcs_[requester];
             if (input.fifo.empty()) break;
             const unsigned out_port = input.fifo.front().out_port;
@@ -311,15 +309,15 @@ void Router::handle(const AgendaItem& item) {
             break;
         case AgendaItem::InputFree:
             inputs_[item.port].wake_pending = false;
-            for (unsigned vc = 0; vc < config_.vcs; ++vc) {
-                const InputVc& input = input_vcs_[item.port * config_.vcs + vc];
+            for (unsigned vc = 0; vc < vcs_; ++vc) {
+                const InputVc& input = input_vcs_[item.port * vcs_ + vc];
                 if (!input.fifo.empty()) dirty_outputs_.set(input.fifo.front().out_port);
             }
             break;
         case AgendaItem::CreditsDue: {
             OutputVc& output = output_vc(item.port, item.vc);
             output.waiting = false;
-            if (output.wake_at <= sc_core::sc_time_stamp().value()) output.wake_at = kNever;
+            if (output.wake_at <= now) output.wake_at = kNever;
             dirty_outputs_.set(item.port);
             break;
         }
@@ -342,13 +340,14 @@ void Router::fold_credits(OutputVc& vc, std::uint64_t now) {
         std::max<std::uint32_t>(vc.capacity, static_cast<std::uint32_t>(std::max<std::int64_t>(vc.credits, 0)));
 }
 
-void Router::wait_for_credits(unsigned port, unsigned vc) {
+void Router::wait_for_credits(unsigned port, unsigned vc, std::uint64_t now) {
     OutputVc& output = output_vc(port, vc);
     output.waiting = true;
     if (!output.pending.empty() && output.pending.next_time() < output.wake_at) {
         output.wake_at = output.pending.next_time();
         schedule(output.wake_at,
-                 AgendaItem{AgendaItem::CreditsDue, static_cast<std::uint16_t>(port), static_cast<std::uint8_t>(vc)});
+                 AgendaItem{AgendaItem::CreditsDue, static_cast<std::uint16_t>(port), static_cast<std::uint8_t>(vc)},
+                 now);
     }
 }
 
@@ -358,12 +357,12 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
     if (output.free_at > now) {
         if (!output.wake_pending) {
             output.wake_pending = true;
-            schedule(output.free_at, AgendaItem{AgendaItem::OutputFree, static_cast<std::uint16_t>(port), 0});
+            schedule(output.free_at, AgendaItem{AgendaItem::OutputFree, static_cast<std::uint16_t>(port), 0}, now);
         }
         return;
     }
-    const unsigned vcs = config_.vcs;
-    const std::uint32_t margin = config_.flow_control_margin_phits;
+    const unsigned vcs = vcs_;
+    const std::uint32_t margin = margin_phits_;
     // Eligibility of one requester: input free and credits for packet + margin.
     auto eligible = [&](unsigned requester) {
         const unsigned in_port = requester / vcs;
@@ -371,7 +370,7 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
         if (input.free_at > now) {
             if (!input.wake_pending) {
                 input.wake_pending = true;
-                schedule(input.free_at, AgendaItem{AgendaItem::InputFree, static_cast<std::uint16_t>(in_port), 0});
+                schedule(input.free_at, AgendaItem{AgendaItem::InputFree, static_cast<std::uint16_t>(in_port), 0}, now);
             }
             return false;
         }
@@ -382,7 +381,7 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
         if (downstream.capacity > 0 && head.phits + margin > downstream.capacity)
             oversized_.push_back(requester);
         else
-            wait_for_credits(port, head.out_vc);
+            wait_for_credits(port, head.out_vc, now);
         return false;
     };
     oversized_.clear();
@@ -422,8 +421,8 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
 }
 
 void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
-    const unsigned in_port = requester / config_.vcs;
-    const unsigned in_vc = requester % config_.vcs;
+    const unsigned in_port = requester / vcs_;
+    const unsigned in_vc = requester % vcs_;
     InputVc& input = input_vcs_[requester];
     const BufferedPacket packet = input.fifo.front();
     input.fifo.pop_front();
@@ -432,7 +431,7 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     output.requests.reset(requester);
 
     const std::uint64_t head_out = now + cycle_;  // switch traversal
-    const std::uint64_t transfer = (packet.phits + config_.phits_per_cycle - 1) / config_.phits_per_cycle * cycle_;
+    const std::uint64_t transfer = (packet.phits + phits_per_cycle_ - 1) / phits_per_cycle_ * cycle_;
     const std::uint64_t tail_out = std::max(head_out + transfer, packet.tail + cycle_);
     output.free_at = tail_out - cycle_;
     inputs_[in_port].free_at = tail_out - cycle_;
@@ -460,13 +459,13 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     advance_input(requester, now);
     if (output.requests.any() && !output.wake_pending) {
         output.wake_pending = true;
-        schedule(output.free_at, AgendaItem{AgendaItem::OutputFree, static_cast<std::uint16_t>(port), 0});
+        schedule(output.free_at, AgendaItem{AgendaItem::OutputFree, static_cast<std::uint16_t>(port), 0}, now);
     }
 }
 
 void Router::drop_oversized(unsigned requester, std::uint64_t now, std::uint32_t downstream_phits) {
-    const unsigned in_port = requester / config_.vcs;
-    const unsigned in_vc = requester % config_.vcs;
+    const unsigned in_port = requester / vcs_;
+    const unsigned in_vc = requester % vcs_;
     InputVc& input = input_vcs_[requester];
     const BufferedPacket packet = input.fifo.front();
     input.fifo.pop_front();
@@ -499,8 +498,10 @@ void Router::advance_input(unsigned requester, std::uint64_t now) {
         outputs_[next.out_port].requests.set(requester);
         dirty_outputs_.set(next.out_port);
     } else {
-        schedule(next.ready, AgendaItem{AgendaItem::HeadReady, static_cast<std::uint16_t>(requester / config_.vcs),
-                                        static_cast<std::uint8_t>(requester % config_.vcs)});
+        schedule(next.ready,
+                 AgendaItem{AgendaItem::HeadReady, static_cast<std::uint16_t>(requester / vcs_),
+                            static_cast<std::uint8_t>(requester % vcs_)},
+                 now);
     }
 }
 

@@ -148,6 +148,33 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
         std::uint16_t out_port = 0;                   ///< route computation result
         std::uint8_t out_vc = 0;                      ///< VC at the downstream input
     };
+    /// Forwards blocking transport on in(port) to on_packet, or on
+    /// credit_in(port) to on_credit (see BlockingTransportTarget). 16 bytes
+    /// plus the port: the packet target lives in its InputPort record,
+    /// which the arrival touches anyway.
+    template <bool kCredits>
+    class PortTarget final : public BlockingTransportTarget {
+      public:
+        PortTarget() = default;
+        PortTarget(Router& router, unsigned port) { attach(router, port); }
+        void attach(Router& router, unsigned port) {
+            router_ = &router;
+            port_ = port;
+        }
+        void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
+            if constexpr (kCredits)
+                router_->on_credit(port_, payload, delay);
+            else
+                router_->on_packet(port_, payload, delay);
+        }
+
+      private:
+        Router* router_ = nullptr;  ///< owner
+        unsigned port_ = 0;         ///< port number passed along
+    };
+    using PacketTarget = PortTarget<false>;
+    using CreditTarget = PortTarget<true>;
+
     // Per-hop state, laid out so that a hop touches few cache lines: what
     // one event reads or writes of a port or VC sits in one record (two
     // lines at most), counters included; records are aligned to lines.
@@ -156,6 +183,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
         std::uint32_t occupancy = 0;     ///< phits held (<= VC buffer)
     };
     struct alignas(64) InputPort {
+        PacketTarget packet_target;                               ///< what in(port) is bound to
         std::uint64_t free_at = 0;                                ///< tick its crossbar input can start the next packet
         bool wake_pending = false;                                ///< an InputFree item is on the agenda
         tlm::tlm_fw_transport_if<>* credit_out_if = nullptr;      ///< bound credit receiver, or null
@@ -182,23 +210,6 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
         std::uint64_t stall_ticks = 0;                  ///< statistics: summed ready -> won allocation
         std::uint64_t busy_ticks = 0;                   ///< statistics: summed head out -> tail out
     };
-    /// Forwards blocking transport on one target socket to the router with
-    /// the port number (see BlockingTransportTarget); kept in one array so a
-    /// call touches little memory.
-    class PortTarget final : public BlockingTransportTarget {
-      public:
-        using Handler = void (Router::*)(int, tlm::tlm_generic_payload&, sc_core::sc_time&);
-        PortTarget(Router& router, Handler handler, int port) : router_(&router), handler_(handler), port_(port) {}
-        void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
-            (router_->*handler_)(port_, payload, delay);
-        }
-
-      private:
-        Router* router_;   ///< owner
-        Handler handler_;  ///< on_packet or on_credit
-        int port_;         ///< port number passed along
-    };
-
     /// Own future work; see TimedAgenda.
     struct AgendaItem {
         enum Kind : std::uint8_t { HeadReady, OutputFree, InputFree, CreditsDue };
@@ -211,11 +222,11 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     static_assert(sizeof(AgendaItem) == 4, "packs with its insertion number into one word (timed_agenda.h)");
 
     void start_of_simulation() override;
-    void on_packet(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-    void on_credit(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void on_packet(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void on_credit(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void grant_initial_credits();
     void wake() override;
-    void handle(const AgendaItem& item);
+    void handle(const AgendaItem& item, std::uint64_t now);
     void allocate(std::uint64_t now);
     void allocate_output(unsigned port, std::uint64_t now);
     void depart(unsigned port, unsigned requester, std::uint64_t now);
@@ -223,51 +234,56 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     /// The next packet of an input VC (if any) starts requesting.
     void advance_input(unsigned requester, std::uint64_t now);
     void fold_credits(OutputVc& vc, std::uint64_t now);
-    void wait_for_credits(unsigned port, unsigned vc);
-    void schedule(std::uint64_t tick, const AgendaItem& item);
+    void wait_for_credits(unsigned port, unsigned vc, std::uint64_t now);
+    /// Adds `item` to the agenda at `tick`; `now` is the current tick.
+    void schedule(std::uint64_t tick, const AgendaItem& item, std::uint64_t now);
     /// Asks to be woken at `tick` (through the scheduler or the own event).
     void request_wake(std::uint64_t tick, std::uint64_t now);
     void trace_departure(unsigned port, const BufferedPacket& packet, std::uint64_t head_out, std::uint64_t tail_out);
     void drop_on_arrival(unsigned port, unsigned vc, std::uint32_t phits, const sc_core::sc_time& credit_delay,
                          std::uint64_t trace_id, const std::string& why);
     void send_credits(unsigned port, unsigned vc, std::uint32_t phits, std::uint64_t at_tick, std::uint64_t now);
-    OutputVc& output_vc(unsigned port, unsigned vc) { return output_vcs_[port * config_.vcs + vc]; }
+    OutputVc& output_vc(unsigned port, unsigned vc) { return output_vcs_[port * vcs_ + vc]; }
     std::string port_label(unsigned port) const;
+
+    // Read on every event: together, at the front (a few cache lines).
+    alignas(64) unsigned vcs_ = 0;                   ///< router.vcs
+    unsigned ports_ = 0;                             ///< number of ports
+    std::uint32_t node_;                             ///< this router's network address
+    std::uint32_t vc_buffer_phits_ = 0;              ///< credits each input VC grants
+    std::uint64_t cycle_ = 0;                        ///< clock period, ticks
+    std::uint64_t pipeline_ticks_ = 0;               ///< head in -> eligible for VA/SA: (pipeline_cycles - 1) cycles
+    std::uint32_t phits_per_cycle_ = 0;              ///< router.phits_per_cycle
+    std::uint32_t margin_phits_ = 0;                 ///< router.flow_control_margin_phits
+    const RoutingPolicy* route_ = nullptr;           ///< routing_, for the per-packet call
+    std::vector<InputVc> input_vcs_;                 ///< [port * vcs + vc]
+    std::unique_ptr<InputPort[]> inputs_;            ///< per port (not movable: sockets are bound to its targets)
+    std::vector<OutputVc> output_vcs_;               ///< [port * vcs + vc]
+    std::vector<OutputPort> outputs_;                ///< per port
+    TimedAgenda<AgendaItem> agenda_;                 ///< own future work
+    WakeupScheduler* scheduler_;                     ///< shared wake-ups, or null: own event
+    unsigned scheduler_id_ = 0;                      ///< this router's id at scheduler_
+    unsigned allocation_start_ = 0;                  ///< output allocated first next time (rotates)
+    std::uint64_t next_wake_ = ~0ull;                ///< tick a wake-up is requested for
+    TraceWriter* trace_ = nullptr;                   ///< packet timeline, or null (off)
+    RequestSet dirty_outputs_;                       ///< outputs to (re)allocate now
+    CreditMessage credit_message_;                   ///< reused for every credit return
 
     RouterConfig config_;                           ///< parameters
     std::shared_ptr<const RoutingPolicy> routing_;  ///< route computation (router.routing)
-    std::uint32_t node_;                            ///< this router's network address
-    unsigned ports_;                                ///< number of ports
-    std::uint64_t cycle_;                           ///< clock period, ticks
-    std::uint32_t vc_buffer_phits_;                 ///< credits each input VC grants
     std::vector<std::string> port_names_;           ///< for socket names and reports
 
     std::vector<std::unique_ptr<PacketInSocket>> in_;           ///< per port
     std::vector<std::unique_ptr<CreditOutSocket>> credit_out_;  ///< per port
     std::vector<std::unique_ptr<PacketOutSocket>> out_;         ///< per port
     std::vector<std::unique_ptr<CreditInSocket>> credit_in_;    ///< per port
-    std::deque<PortTarget> packet_targets_;                     ///< what in(i) is bound to (deque: never moves)
-    std::deque<PortTarget> credit_targets_;                     ///< what credit_in(i) is bound to
+    std::deque<CreditTarget> credit_targets_;                   ///< what credit_in(i) is bound to (deque: never moves)
 
-    std::vector<InputVc> input_vcs_;    ///< [port * vcs + vc]
-    std::vector<InputPort> inputs_;     ///< per port
-    std::vector<OutputVc> output_vcs_;  ///< [port * vcs + vc]
-    std::vector<OutputPort> outputs_;   ///< per port
-
-    TimedAgenda<AgendaItem> agenda_;         ///< own future work
-    WakeupScheduler* scheduler_;             ///< shared wake-ups, or null: own event
-    unsigned scheduler_id_ = 0;              ///< this router's id at scheduler_
     sc_core::sc_event wake_event_;           ///< own wake-up (no scheduler): fires at the agenda's earliest item
-    std::uint64_t next_wake_ = ~0ull;        ///< tick a wake-up is requested for
-    RequestSet dirty_outputs_;               ///< outputs to (re)allocate now
-    unsigned allocation_start_ = 0;          ///< output allocated first next time (rotates)
     std::vector<RequestSet> vc_candidates_;  ///< scratch: eligible requesters per output VC
     RequestSet va_winners_;                  ///< scratch: one VA winner per output VC
     std::vector<unsigned> oversized_;        ///< scratch: requesters to drop
 
-    CreditMessage credit_message_;  ///< reused for every credit return
-
-    TraceWriter* trace_ = nullptr;  ///< packet timeline, or null (off)
     std::uint32_t trace_pid_ = 0;   ///< this switch's process in the trace
     double ps_per_tick_ = 1.0;      ///< SystemC time resolution in ps
 
