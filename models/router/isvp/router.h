@@ -178,17 +178,17 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     // Per-hop state, laid out so that a hop touches few cache lines: what
     // one event reads or writes of a port or VC sits in one record (two
     // lines at most), counters included; records are aligned to lines.
-    struct alignas(32) InputVc {  // two per line
+    struct alignas(32) InputVc {         // two per line
         RingQueue<BufferedPacket> fifo;  ///< packets in arrival order
         std::uint32_t occupancy = 0;     ///< phits held (<= VC buffer)
     };
     struct alignas(64) InputPort {
-        PacketTarget packet_target;                               ///< what in(port) is bound to
-        std::uint64_t free_at = 0;                                ///< tick its crossbar input can start the next packet
-        bool wake_pending = false;                                ///< an InputFree item is on the agenda
-        tlm::tlm_fw_transport_if<>* credit_out_if = nullptr;      ///< bound credit receiver, or null
-        std::uint64_t packets_in = 0;                             ///< statistics: packets accepted here
-        std::uint64_t phits_in = 0;                               ///< statistics: their phits
+        PacketTarget packet_target;                           ///< what in(port) is bound to
+        std::uint64_t free_at = 0;                            ///< tick its crossbar input can start the next packet
+        bool wake_pending = false;                            ///< an InputFree item is on the agenda
+        tlm::tlm_fw_transport_if<>* credit_out_if = nullptr;  ///< bound credit receiver, or null
+        std::uint64_t packets_in = 0;                         ///< statistics: packets accepted here
+        std::uint64_t phits_in = 0;                           ///< statistics: their phits
     };
     struct alignas(64) OutputVc {
         std::int64_t credits = 0;       ///< usable now (arrived)
@@ -199,16 +199,16 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
         CreditQueue pending;            ///< credits still travelling back
     };
     struct alignas(64) OutputPort {
-        std::uint64_t free_at = 0;                      ///< tick it can start the next packet
-        bool wake_pending = false;                      ///< an OutputFree item is on the agenda
-        bool to_host = false;                           ///< a host is attached (hops not counted here)
-        RoundRobinArbiter switch_arbiter;               ///< SA over input VCs
-        RequestSet requests;                            ///< input VCs whose ready head wants this port
-        tlm::tlm_fw_transport_if<>* out_if = nullptr;   ///< bound receiver, or null
-        std::uint64_t packets_out = 0;                  ///< statistics: packets sent here
-        std::uint64_t phits_out = 0;                    ///< statistics: their phits
-        std::uint64_t stall_ticks = 0;                  ///< statistics: summed ready -> won allocation
-        std::uint64_t busy_ticks = 0;                   ///< statistics: summed head out -> tail out
+        std::uint64_t free_at = 0;                     ///< tick it can start the next packet
+        bool wake_pending = false;                     ///< an OutputFree item is on the agenda
+        bool to_host = false;                          ///< a host is attached (hops not counted here)
+        RoundRobinArbiter switch_arbiter;              ///< SA over input VCs
+        RequestSet requests;                           ///< input VCs whose ready head wants this port
+        tlm::tlm_fw_transport_if<>* out_if = nullptr;  ///< bound receiver, or null
+        std::uint64_t packets_out = 0;                 ///< statistics: packets sent here
+        std::uint64_t phits_out = 0;                   ///< statistics: their phits
+        std::uint64_t stall_ticks = 0;                 ///< statistics: summed ready -> won allocation
+        std::uint64_t busy_ticks = 0;                  ///< statistics: summed head out -> tail out
     };
     /// Own future work; see TimedAgenda.
     struct AgendaItem {
@@ -247,27 +247,27 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     std::string port_label(unsigned port) const;
 
     // Read on every event: together, at the front (a few cache lines).
-    alignas(64) unsigned vcs_ = 0;                   ///< router.vcs
-    unsigned ports_ = 0;                             ///< number of ports
-    std::uint32_t node_;                             ///< this router's network address
-    std::uint32_t vc_buffer_phits_ = 0;              ///< credits each input VC grants
-    std::uint64_t cycle_ = 0;                        ///< clock period, ticks
-    std::uint64_t pipeline_ticks_ = 0;               ///< head in -> eligible for VA/SA: (pipeline_cycles - 1) cycles
-    std::uint32_t phits_per_cycle_ = 0;              ///< router.phits_per_cycle
-    std::uint32_t margin_phits_ = 0;                 ///< router.flow_control_margin_phits
-    const RoutingPolicy* route_ = nullptr;           ///< routing_, for the per-packet call
-    std::vector<InputVc> input_vcs_;                 ///< [port * vcs + vc]
-    std::unique_ptr<InputPort[]> inputs_;            ///< per port (not movable: sockets are bound to its targets)
-    std::vector<OutputVc> output_vcs_;               ///< [port * vcs + vc]
-    std::vector<OutputPort> outputs_;                ///< per port
-    TimedAgenda<AgendaItem> agenda_;                 ///< own future work
-    WakeupScheduler* scheduler_;                     ///< shared wake-ups, or null: own event
-    unsigned scheduler_id_ = 0;                      ///< this router's id at scheduler_
-    unsigned allocation_start_ = 0;                  ///< output allocated first next time (rotates)
-    std::uint64_t next_wake_ = ~0ull;                ///< tick a wake-up is requested for
-    TraceWriter* trace_ = nullptr;                   ///< packet timeline, or null (off)
-    RequestSet dirty_outputs_;                       ///< outputs to (re)allocate now
-    CreditMessage credit_message_;                   ///< reused for every credit return
+    alignas(64) unsigned vcs_ = 0;          ///< router.vcs
+    unsigned ports_ = 0;                    ///< number of ports
+    std::uint32_t node_;                    ///< this router's network address
+    std::uint32_t vc_buffer_phits_ = 0;     ///< credits each input VC grants
+    std::uint64_t cycle_ = 0;               ///< clock period, ticks
+    std::uint64_t pipeline_ticks_ = 0;      ///< head in -> eligible for VA/SA: (pipeline_cycles - 1) cycles
+    std::uint32_t phits_per_cycle_ = 0;     ///< router.phits_per_cycle
+    std::uint32_t margin_phits_ = 0;        ///< router.flow_control_margin_phits
+    const RoutingPolicy* route_ = nullptr;  ///< routing_, for the per-packet call
+    std::vector<InputVc> input_vcs_;        ///< [port * vcs + vc]
+    std::unique_ptr<InputPort[]> inputs_;   ///< per port (not movable: sockets are bound to its targets)
+    std::vector<OutputVc> output_vcs_;      ///< [port * vcs + vc]
+    std::vector<OutputPort> outputs_;       ///< per port
+    TimedAgenda<AgendaItem> agenda_;        ///< own future work
+    WakeupScheduler* scheduler_;            ///< shared wake-ups, or null: own event
+    unsigned scheduler_id_ = 0;             ///< this router's id at scheduler_
+    unsigned allocation_start_ = 0;         ///< output allocated first next time (rotates)
+    std::uint64_t next_wake_ = ~0ull;       ///< tick a wake-up is requested for
+    TraceWriter* trace_ = nullptr;          ///< packet timeline, or null (off)
+    RequestSet dirty_outputs_;              ///< outputs to (re)allocate now
+    CreditMessage credit_message_;          ///< reused for every credit return
 
     RouterConfig config_;                           ///< parameters
     std::shared_ptr<const RoutingPolicy> routing_;  ///< route computation (router.routing)
