@@ -19,14 +19,17 @@ AuroraLink::AuroraLink(sc_core::sc_module_name name, const AuroraConfig& config,
       credit_out("credit_out"),
       out("out"),
       credit_in("credit_in"),
-      packet_target_(*this, &AuroraLink::on_packet),
-      credit_target_(*this, &AuroraLink::on_credit),
+      packet_target_(*this),
+      credit_target_(*this),
       latency_(config.latency_ns, sc_core::SC_NS),
       with_crc_(config.computes_crc()),
+      with_errors_(false),
       timing_(config),
       errors_(config.bit_error_rate, config.seed, stream),
       config_(config),
       credit_(new CreditReturn) {
+    with_errors_ = errors_.enabled();
+    serialisation_ = sc_core::sc_time(timing_.serialisation_ns(serialised_length_), sc_core::SC_NS);
     credit_payload_.set_command(tlm::TLM_IGNORE_COMMAND);
     credit_payload_.set_data_length(0);
     credit_payload_.set_extension(credit_);
@@ -64,7 +67,11 @@ void AuroraLink::on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
     const std::size_t length = payload.get_data_length();
     const sc_core::sc_time head = now + delay;
     const sc_core::sc_time tail = head + info.tail_after;
-    const sc_core::sc_time serialisation(timing_.serialisation_ns(length), sc_core::SC_NS);
+    if (length != serialised_length_) {  // packets of one size follow each other: compute once
+        serialised_length_ = static_cast<std::uint32_t>(length);
+        serialisation_ = sc_core::sc_time(timing_.serialisation_ns(length), sc_core::SC_NS);
+    }
+    const sc_core::sc_time serialisation = serialisation_;
     const std::uint32_t sent_crc = with_crc_ ? crc32(bytes, length) : 0;
     const std::uint64_t frame_bits = 8 * (length + kCrcBytes);
 
@@ -76,7 +83,7 @@ void AuroraLink::on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
     for (;;) {
         end = std::max(start + serialisation, tail);
         statistics_.busy_time += end - start;
-        const auto flipped = errors_.corrupted_bit(frame_bits);
+        const auto flipped = with_errors_ ? errors_.corrupted_bit(frame_bits) : std::nullopt;
         if (!with_crc_ || receiver_crc_matches(bytes, length, sent_crc, flipped ? &*flipped : nullptr)) {
             delivered = true;
             break;

@@ -21,36 +21,21 @@ sc_core::sc_time ticks(std::uint64_t value) {
 
 Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::shared_ptr<const RoutingPolicy> routing,
                std::uint32_t node, const std::vector<std::string>& port_names, WakeupScheduler* scheduler)
-    : sc_core::sc_module(name),
-      config_(config),
-      routing_(std::move(routing)),
-      node_(node),
-      ports_(0),
-      cycle_(0),
-      vc_buffer_phits_(0),
-      scheduler_(scheduler) {
+    : sc_core::sc_module(name), node_(node), scheduler_(scheduler), config_(config), routing_(std::move(routing)) {
     config_.validate();
     if (!routing_) SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": no routing policy").c_str());
+    route_ = routing_.get();
+    vcs_ = config_.vcs;
     ports_ = routing_->ports(node_);
-    for (unsigned p = 0; p < ports_; ++p) host_port_.push_back(routing_->is_host_port(node_, p) ? 1 : 0);
     cycle_ = sc_core::sc_time(config_.clock_period_ns(), sc_core::SC_NS).value();
+    pipeline_ticks_ = (config_.pipeline_cycles - 1) * cycle_;
+    phits_per_cycle_ = config_.phits_per_cycle;
+    margin_phits_ = config_.flow_control_margin_phits;
     vc_buffer_phits_ = config_.vc_buffer_phits();
     if (!port_names.empty() && port_names.size() != ports_)
         SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": " + std::to_string(port_names.size()) +
                                       " port names for " + std::to_string(ports_) + " ports")
                                          .c_str());
-    for (unsigned p = 0; p < ports_; ++p) {
-        const std::string label = port_names.empty() ? std::to_string(p) : port_names[p];
-        port_names_.push_back(label);
-        in_.push_back(std::make_unique<PacketInSocket>(("in_" + label).c_str()));
-        credit_out_.push_back(std::make_unique<CreditOutSocket>(("credit_out_" + label).c_str()));
-        out_.push_back(std::make_unique<PacketOutSocket>(("out_" + label).c_str()));
-        credit_in_.push_back(std::make_unique<CreditInSocket>(("credit_in_" + label).c_str()));
-        packet_targets_.emplace_back(*this, &Router::on_packet, static_cast<int>(p));
-        credit_targets_.emplace_back(*this, &Router::on_credit, static_cast<int>(p));
-        in_.back()->bind(packet_targets_.back());
-        credit_in_.back()->bind(credit_targets_.back());
-    }
     const unsigned requesters = ports_ * config_.vcs;
     if (config_.vcs > kMaxVcs || requesters > RequestSet::kCapacity)
         SC_REPORT_ERROR(kReportType, (std::string(this->name()) + ": " + std::to_string(ports_) + " ports x " +
@@ -58,19 +43,32 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
                                       std::to_string(RequestSet::kCapacity) + " input VCs")
                                          .c_str());
     input_vcs_.resize(requesters);
-    inputs_.resize(ports_);
+    inputs_ = std::make_unique<InputPort[]>(ports_);  // in(p) is bound to inputs_[p].packet_target
     output_vcs_.resize(requesters);
     outputs_.resize(ports_);
-    for (auto& output : outputs_) {
+    for (unsigned p = 0; p < ports_; ++p) {
+        const std::string label = port_names.empty() ? std::to_string(p) : port_names[p];
+        port_names_.push_back(label);
+        in_.push_back(std::make_unique<PacketInSocket>(("in_" + label).c_str()));
+        credit_out_.push_back(std::make_unique<CreditOutSocket>(("credit_out_" + label).c_str()));
+        out_.push_back(std::make_unique<PacketOutSocket>(("out_" + label).c_str()));
+        credit_in_.push_back(std::make_unique<CreditInSocket>(("credit_in_" + label).c_str()));
+        inputs_[p].packet_target.attach(*this, p);
+        credit_targets_.emplace_back(*this, p);
+        in_.back()->bind(inputs_[p].packet_target);
+        credit_in_.back()->bind(credit_targets_.back());
+    }
+    for (unsigned p = 0; p < ports_; ++p) {
+        OutputPort& output = outputs_[p];
+        output.to_host = routing_->is_host_port(node_, p);
         output.requests = RequestSet(requesters);
         output.switch_arbiter = RoundRobinArbiter(requesters);
-        output.vc_arbiters.fill(RoundRobinArbiter(requesters));
     }
+    for (auto& output : output_vcs_) output.va_arbiter = RoundRobinArbiter(requesters);
     dirty_outputs_ = RequestSet(ports_);
     vc_candidates_.assign(config_.vcs, RequestSet(requesters));
     va_winners_ = RequestSet(requesters);
     oversized_.reserve(requesters);
-    port_statistics_.resize(ports_);
 
     SC_HAS_PROCESS(Router);
     SC_METHOD(grant_initial_credits);
@@ -85,11 +83,9 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
 
 void Router::start_of_simulation() {
     // Bindings are final now; keep the receivers' interfaces at hand.
-    out_if_.assign(ports_, nullptr);
-    credit_out_if_.assign(ports_, nullptr);
     for (unsigned p = 0; p < ports_; ++p) {
-        if (out_[p]->size() != 0) out_if_[p] = (*out_[p]).operator->();
-        if (credit_out_[p]->size() != 0) credit_out_if_[p] = (*credit_out_[p]).operator->();
+        outputs_[p].out_if = out_[p]->size() != 0 ? (*out_[p]).operator->() : nullptr;
+        inputs_[p].credit_out_if = credit_out_[p]->size() != 0 ? (*credit_out_[p]).operator->() : nullptr;
     }
 }
 
@@ -114,8 +110,17 @@ Router::CreditInSocket& Router::credit_in(unsigned port) {
     return *credit_in_.at(port);
 }
 
-const RouterPortStatistics& Router::port_statistics(unsigned port) const {
-    return port_statistics_.at(port);
+RouterPortStatistics Router::port_statistics(unsigned port) const {
+    const OutputPort& output = outputs_.at(port);  // throws for a port beyond ports()
+    const InputPort& input = inputs_[port];
+    RouterPortStatistics statistics;
+    statistics.packets_in = input.packets_in;
+    statistics.phits_in = input.phits_in;
+    statistics.packets_out = output.packets_out;
+    statistics.phits_out = output.phits_out;
+    statistics.stall_time = ticks(output.stall_ticks);
+    statistics.busy_time = ticks(output.busy_ticks);
+    return statistics;
 }
 
 std::size_t Router::buffered_packets() const {
@@ -167,31 +172,30 @@ std::string Router::port_label(unsigned port) const {
 
 void Router::grant_initial_credits() {
     for (unsigned p = 0; p < ports_; ++p) {
-        if (credit_out_if_[p] == nullptr) continue;
+        if (inputs_[p].credit_out_if == nullptr) continue;
         for (unsigned vc = 0; vc < config_.vcs; ++vc)
-            credit_message_.send(credit_out_if_[p], static_cast<std::uint8_t>(vc), vc_buffer_phits_,
+            credit_message_.send(inputs_[p].credit_out_if, static_cast<std::uint8_t>(vc), vc_buffer_phits_,
                                  sc_core::SC_ZERO_TIME);
     }
 }
 
 // ---------------------------------------------------------------- arrivals
 
-void Router::on_packet(int port_index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    const unsigned port = static_cast<unsigned>(port_index);
+void Router::on_packet(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     PacketInfo& info = packet_info(payload);
     const unsigned vc = info.vc;
     const std::uint32_t length = payload.get_data_length();
     const std::uint32_t phits = phits_of(length);
-    if (vc >= config_.vcs) {
+    if (vc >= vcs_) {
         SC_REPORT_ERROR(kReportType, (std::string(name()) + ": packet " + std::to_string(info.trace_id) +
                                       " arrived on input " + port_label(port) + " on VC " + std::to_string(vc) +
-                                      ", but the router has " + std::to_string(config_.vcs) + " VCs")
+                                      ", but the router has " + std::to_string(vcs_) + " VCs")
                                          .c_str());
         return;
     }
-    InputVc& input = input_vcs_[port * config_.vcs + vc];
+    InputVc& input = input_vcs_[port * vcs_ + vc];
     if (input.occupancy + phits > vc_buffer_phits_) {
         SC_REPORT_ERROR(kReportType,
                         (std::string(name()) + ": packet " + std::to_string(info.trace_id) + " of " +
@@ -214,8 +218,8 @@ void Router::on_packet(int port_index, tlm::tlm_generic_payload& payload, sc_cor
         }
         info.destination = view->network.destination;
     }
-    const auto route = routing_->route(node_, port, vc, info.destination);
-    if (!route || route->port >= ports_ || route->vc >= config_.vcs) {
+    const auto route = route_->route(node_, port, vc, info.destination);
+    if (!route || route->port >= ports_ || route->vc >= vcs_) {
         ++drops_.misaddressed;
         drop_on_arrival(port, vc, phits, ticks(tail - now), info.trace_id,
                         "destination " + std::to_string(info.destination) + " is not a node of the network");
@@ -227,7 +231,7 @@ void Router::on_packet(int port_index, tlm::tlm_generic_payload& payload, sc_cor
     BufferedPacket packet;
     packet.payload = &payload;
     packet.info = &info;
-    packet.ready = head + (config_.pipeline_cycles - 1) * cycle_;
+    packet.ready = head + pipeline_ticks_;
     packet.tail = tail;
     packet.phits = phits;
     packet.out_port = static_cast<std::uint16_t>(route->port);
@@ -235,8 +239,9 @@ void Router::on_packet(int port_index, tlm::tlm_generic_payload& payload, sc_cor
     input.fifo.push_back(packet);
     if (input.fifo.size() == 1)
         schedule(packet.ready,
-                 AgendaItem{AgendaItem::HeadReady, static_cast<std::uint16_t>(port), static_cast<std::uint8_t>(vc)});
-    RouterPortStatistics& statistics = port_statistics_[port];
+                 AgendaItem{AgendaItem::HeadReady, static_cast<std::uint16_t>(port), static_cast<std::uint8_t>(vc)},
+                 now);
+    InputPort& statistics = inputs_[port];
     ++statistics.packets_in;
     statistics.phits_in += phits;
 }
@@ -246,51 +251,51 @@ void Router::drop_on_arrival(unsigned port, unsigned vc, std::uint32_t phits, co
     SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped packet " + std::to_string(trace_id) +
                                     " from input " + port_label(port) + " VC " + std::to_string(vc) + ": " + why)
                                        .c_str());
-    if (credit_out_if_[port] != nullptr)
-        credit_message_.send(credit_out_if_[port], static_cast<std::uint8_t>(vc), phits, credit_delay);
+    if (inputs_[port].credit_out_if != nullptr)
+        credit_message_.send(inputs_[port].credit_out_if, static_cast<std::uint8_t>(vc), phits, credit_delay);
 }
 
-void Router::on_credit(int port_index, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    const unsigned port = static_cast<unsigned>(port_index);
+void Router::on_credit(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     CreditReturn* credit = nullptr;
     payload.get_extension(credit);
-    if (credit == nullptr || credit->vc >= config_.vcs) {
+    if (credit == nullptr || credit->vc >= vcs_) {
         SC_REPORT_ERROR(kReportType, (std::string(name()) + ": credit return on output " + port_label(port) +
                                       (credit ? " for VC " + std::to_string(credit->vc) + ", but the router has " +
-                                                    std::to_string(config_.vcs) + " VCs"
+                                                    std::to_string(vcs_) + " VCs"
                                               : " without a CreditReturn extension"))
                                          .c_str());
         return;
     }
-    const std::uint64_t arrival = sc_core::sc_time_stamp().value() + delay.value();
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t arrival = now + delay.value();
     OutputVc& output = output_vc(port, credit->vc);
     output.pending.push(arrival, credit->phits);
     if (output.waiting && arrival < output.wake_at) {
         output.wake_at = arrival;
-        schedule(arrival, AgendaItem{AgendaItem::CreditsDue, static_cast<std::uint16_t>(port), credit->vc});
+        schedule(arrival, AgendaItem{AgendaItem::CreditsDue, static_cast<std::uint16_t>(port), credit->vc}, now);
     }
 }
 
 // ---------------------------------------------------------------- agenda
 
-void Router::schedule(std::uint64_t tick, const AgendaItem& item) {
+void Router::schedule(std::uint64_t tick, const AgendaItem& item, std::uint64_t now) {
     agenda_.push(tick, item);
-    if (tick < next_wake_) request_wake(tick, sc_core::sc_time_stamp().value());
+    if (tick < next_wake_) request_wake(tick, now);
 }
 
 void Router::wake() {
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     next_wake_ = kNever;
-    while (!agenda_.empty() && agenda_.next_time() <= now) handle(agenda_.pop());
+    while (!agenda_.empty() && agenda_.next_time() <= now) handle(agenda_.pop(), now);
     allocate(now);
     if (!agenda_.empty() && agenda_.next_time() < next_wake_) request_wake(agenda_.next_time(), now);
 }
 
-void Router::handle(const AgendaItem& item) {
+void Router::handle(const AgendaItem& item, std::uint64_t now) {
     switch (item.kind) {
         case AgendaItem::HeadReady: {
-            const unsigned requester = item.port * config_.vcs + item.vc;
+            const unsigned requester = item.port * vcs_ + item.vc;
             const InputVc& input = input_vcs_[requester];
             if (input.fifo.empty()) break;
             const unsigned out_port = input.fifo.front().out_port;
@@ -304,15 +309,15 @@ void Router::handle(const AgendaItem& item) {
             break;
         case AgendaItem::InputFree:
             inputs_[item.port].wake_pending = false;
-            for (unsigned vc = 0; vc < config_.vcs; ++vc) {
-                const InputVc& input = input_vcs_[item.port * config_.vcs + vc];
+            for (unsigned vc = 0; vc < vcs_; ++vc) {
+                const InputVc& input = input_vcs_[item.port * vcs_ + vc];
                 if (!input.fifo.empty()) dirty_outputs_.set(input.fifo.front().out_port);
             }
             break;
         case AgendaItem::CreditsDue: {
             OutputVc& output = output_vc(item.port, item.vc);
             output.waiting = false;
-            if (output.wake_at <= sc_core::sc_time_stamp().value()) output.wake_at = kNever;
+            if (output.wake_at <= now) output.wake_at = kNever;
             dirty_outputs_.set(item.port);
             break;
         }
@@ -335,13 +340,14 @@ void Router::fold_credits(OutputVc& vc, std::uint64_t now) {
         std::max<std::uint32_t>(vc.capacity, static_cast<std::uint32_t>(std::max<std::int64_t>(vc.credits, 0)));
 }
 
-void Router::wait_for_credits(unsigned port, unsigned vc) {
+void Router::wait_for_credits(unsigned port, unsigned vc, std::uint64_t now) {
     OutputVc& output = output_vc(port, vc);
     output.waiting = true;
     if (!output.pending.empty() && output.pending.next_time() < output.wake_at) {
         output.wake_at = output.pending.next_time();
         schedule(output.wake_at,
-                 AgendaItem{AgendaItem::CreditsDue, static_cast<std::uint16_t>(port), static_cast<std::uint8_t>(vc)});
+                 AgendaItem{AgendaItem::CreditsDue, static_cast<std::uint16_t>(port), static_cast<std::uint8_t>(vc)},
+                 now);
     }
 }
 
@@ -351,12 +357,12 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
     if (output.free_at > now) {
         if (!output.wake_pending) {
             output.wake_pending = true;
-            schedule(output.free_at, AgendaItem{AgendaItem::OutputFree, static_cast<std::uint16_t>(port), 0});
+            schedule(output.free_at, AgendaItem{AgendaItem::OutputFree, static_cast<std::uint16_t>(port), 0}, now);
         }
         return;
     }
-    const unsigned vcs = config_.vcs;
-    const std::uint32_t margin = config_.flow_control_margin_phits;
+    const unsigned vcs = vcs_;
+    const std::uint32_t margin = margin_phits_;
     // Eligibility of one requester: input free and credits for packet + margin.
     auto eligible = [&](unsigned requester) {
         const unsigned in_port = requester / vcs;
@@ -364,7 +370,7 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
         if (input.free_at > now) {
             if (!input.wake_pending) {
                 input.wake_pending = true;
-                schedule(input.free_at, AgendaItem{AgendaItem::InputFree, static_cast<std::uint16_t>(in_port), 0});
+                schedule(input.free_at, AgendaItem{AgendaItem::InputFree, static_cast<std::uint16_t>(in_port), 0}, now);
             }
             return false;
         }
@@ -375,7 +381,7 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
         if (downstream.capacity > 0 && head.phits + margin > downstream.capacity)
             oversized_.push_back(requester);
         else
-            wait_for_credits(port, head.out_vc);
+            wait_for_credits(port, head.out_vc, now);
         return false;
     };
     oversized_.clear();
@@ -385,7 +391,7 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
     if (const auto only = output.requests.single()) {
         if (eligible(*only)) {
             output.switch_arbiter.grant(*only);
-            output.vc_arbiters[input_vcs_[*only].fifo.front().out_vc].grant(*only);
+            output_vc(port, input_vcs_[*only].fifo.front().out_vc).va_arbiter.grant(*only);
             depart(port, *only, now);
         } else if (!oversized_.empty()) {
             drop_oversized(*only, now, output_vc(port, input_vcs_[*only].fifo.front().out_vc).capacity);
@@ -407,16 +413,16 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
     // VA: one winner per output VC; SA: one winner for the port.
     va_winners_.clear();
     for (unsigned vc = 0; vc < vcs; ++vc)
-        if (auto winner = output.vc_arbiters[vc].pick(vc_candidates_[vc])) va_winners_.set(*winner);
+        if (auto winner = output_vc(port, vc).va_arbiter.pick(vc_candidates_[vc])) va_winners_.set(*winner);
     const auto granted = output.switch_arbiter.pick(va_winners_);
     output.switch_arbiter.grant(*granted);
-    output.vc_arbiters[input_vcs_[*granted].fifo.front().out_vc].grant(*granted);
+    output_vc(port, input_vcs_[*granted].fifo.front().out_vc).va_arbiter.grant(*granted);
     depart(port, *granted, now);
 }
 
 void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
-    const unsigned in_port = requester / config_.vcs;
-    const unsigned in_vc = requester % config_.vcs;
+    const unsigned in_port = requester / vcs_;
+    const unsigned in_vc = requester % vcs_;
     InputVc& input = input_vcs_[requester];
     const BufferedPacket packet = input.fifo.front();
     input.fifo.pop_front();
@@ -425,7 +431,7 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     output.requests.reset(requester);
 
     const std::uint64_t head_out = now + cycle_;  // switch traversal
-    const std::uint64_t transfer = (packet.phits + config_.phits_per_cycle - 1) / config_.phits_per_cycle * cycle_;
+    const std::uint64_t transfer = (packet.phits + phits_per_cycle_ - 1) / phits_per_cycle_ * cycle_;
     const std::uint64_t tail_out = std::max(head_out + transfer, packet.tail + cycle_);
     output.free_at = tail_out - cycle_;
     inputs_[in_port].free_at = tail_out - cycle_;
@@ -434,16 +440,15 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     PacketInfo& info = *packet.info;
     info.vc = packet.out_vc;
     info.tail_after = ticks(tail_out - head_out);
-    if (!host_port_[port]) ++info.hops;
-    RouterPortStatistics& statistics = port_statistics_[port];
-    ++statistics.packets_out;
-    statistics.phits_out += packet.phits;
-    statistics.stall_time += ticks(now - packet.ready);
-    statistics.busy_time += ticks(tail_out - head_out);
+    if (!output.to_host) ++info.hops;
+    ++output.packets_out;
+    output.phits_out += packet.phits;
+    output.stall_ticks += now - packet.ready;
+    output.busy_ticks += tail_out - head_out;
 
     if (trace_) trace_departure(port, packet, head_out, tail_out);
     sc_core::sc_time delay = ticks(head_out - now);
-    out_if_[port]->b_transport(*packet.payload, delay);
+    output.out_if->b_transport(*packet.payload, delay);
     if (packet.payload->get_response_status() != tlm::TLM_OK_RESPONSE)
         SC_REPORT_ERROR(kReportType,
                         (std::string(name()) + ": the receiver on output " + port_label(port) + " refused packet " +
@@ -454,13 +459,13 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     advance_input(requester, now);
     if (output.requests.any() && !output.wake_pending) {
         output.wake_pending = true;
-        schedule(output.free_at, AgendaItem{AgendaItem::OutputFree, static_cast<std::uint16_t>(port), 0});
+        schedule(output.free_at, AgendaItem{AgendaItem::OutputFree, static_cast<std::uint16_t>(port), 0}, now);
     }
 }
 
 void Router::drop_oversized(unsigned requester, std::uint64_t now, std::uint32_t downstream_phits) {
-    const unsigned in_port = requester / config_.vcs;
-    const unsigned in_vc = requester % config_.vcs;
+    const unsigned in_port = requester / vcs_;
+    const unsigned in_vc = requester % vcs_;
     InputVc& input = input_vcs_[requester];
     const BufferedPacket packet = input.fifo.front();
     input.fifo.pop_front();
@@ -480,8 +485,9 @@ void Router::drop_oversized(unsigned requester, std::uint64_t now, std::uint32_t
 }
 
 void Router::send_credits(unsigned port, unsigned vc, std::uint32_t phits, std::uint64_t at_tick, std::uint64_t now) {
-    if (credit_out_if_[port] == nullptr) return;
-    credit_message_.send(credit_out_if_[port], static_cast<std::uint8_t>(vc), phits, ticks(at_tick - now));
+    tlm::tlm_fw_transport_if<>* receiver = inputs_[port].credit_out_if;
+    if (receiver == nullptr) return;
+    credit_message_.send(receiver, static_cast<std::uint8_t>(vc), phits, ticks(at_tick - now));
 }
 
 void Router::advance_input(unsigned requester, std::uint64_t now) {
@@ -492,8 +498,10 @@ void Router::advance_input(unsigned requester, std::uint64_t now) {
         outputs_[next.out_port].requests.set(requester);
         dirty_outputs_.set(next.out_port);
     } else {
-        schedule(next.ready, AgendaItem{AgendaItem::HeadReady, static_cast<std::uint16_t>(requester / config_.vcs),
-                                        static_cast<std::uint8_t>(requester % config_.vcs)});
+        schedule(next.ready,
+                 AgendaItem{AgendaItem::HeadReady, static_cast<std::uint16_t>(requester / vcs_),
+                            static_cast<std::uint8_t>(requester % vcs_)},
+                 now);
     }
 }
 

@@ -97,6 +97,55 @@ TEST_CASE("timed agenda: items come out by time, equal times in insertion order"
     CHECK(order == std::vector<int>{2, 4, 5, 1, 3});
 }
 
+namespace {
+/// An agenda item too wide to share a word with its insertion number.
+struct WideItem {
+    int value = 0;
+    std::uint64_t padding = 0;
+};
+
+/// Pushes and pops a pseudo-random mix (many equal times, full and partial
+/// 4-ary nodes) and checks every pop against a (time, insertion) reference.
+template <typename Agenda, typename Make, typename Read>
+void check_against_reference(Agenda& agenda, Make make, Read read) {
+    std::vector<std::pair<std::uint64_t, int>> reference;  // (time, insertion), unordered
+    std::uint64_t state = 12345;
+    auto next = [&state] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
+    int inserted = 0;
+    std::uint64_t now = 0;
+    for (int round = 0; round < 3000; ++round) {
+        const std::uint64_t time = now + (next() >> 60);  // 16 distinct times ahead: many ties
+        agenda.push(time, make(inserted));
+        reference.emplace_back(time, inserted++);
+        if (round % 3 == 2) {
+            const auto earliest = std::min_element(reference.begin(), reference.end());
+            REQUIRE(agenda.next_time() == earliest->first);
+            REQUIRE(read(agenda.pop()) == earliest->second);
+            now = earliest->first;
+            reference.erase(earliest);
+        }
+    }
+    std::sort(reference.begin(), reference.end());
+    for (const auto& expected : reference) REQUIRE(read(agenda.pop()) == expected.second);
+    CHECK(agenda.empty());
+}
+}  // namespace
+
+TEST_CASE("timed agenda: packed and wide items, and renumbered insertion orders, pop in (time, insertion) order") {
+    static_assert(timed_agenda_detail::kPacked<int> && !timed_agenda_detail::kPacked<WideItem>);
+    static_assert(sizeof(timed_agenda_detail::Entry<int>) == 16);
+    const auto make_int = [](int i) { return i; };
+    const auto read_int = [](int i) { return i; };
+    const auto make_wide = [](int i) { return WideItem{i, 0}; };
+    const auto read_wide = [](const WideItem& item) { return item.value; };
+    TimedAgenda<int> packed;
+    check_against_reference(packed, make_int, read_int);
+    TimedAgenda<WideItem> wide;
+    check_against_reference(wide, make_wide, read_wide);
+    TimedAgenda<int, 37> renumbered;  // insertion numbers run out every 37 pushes
+    check_against_reference(renumbered, make_int, read_int);
+}
+
 TEST_CASE("credit queue: due sums match a sorted reference, in order or not, across growth and wrap-around") {
     CreditQueue queue;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> reference;  // (tick, phits), unordered

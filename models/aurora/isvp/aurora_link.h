@@ -95,19 +95,29 @@ class AuroraLink : public sc_core::sc_module {
     void return_credits(std::uint8_t vc, std::uint32_t phits, sc_core::sc_time delay);
 
   private:
-    /// Forwards blocking transport on a target socket to a member function
-    /// (see BlockingTransportTarget).
-    class Target final : public BlockingTransportTarget {
+    /// Forwards blocking transport on `in` to on_packet (see
+    /// BlockingTransportTarget); small, so it shares a line with the rest
+    /// of what a packet touches.
+    class PacketTarget final : public BlockingTransportTarget {
       public:
-        using Handler = void (AuroraLink::*)(tlm::tlm_generic_payload&, sc_core::sc_time&);
-        Target(AuroraLink& link, Handler handler) : link_(&link), handler_(handler) {}
+        explicit PacketTarget(AuroraLink& link) : link_(&link) {}
         void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
-            (link_->*handler_)(payload, delay);
+            link_->on_packet(payload, delay);
         }
 
       private:
         AuroraLink* link_;  ///< owner
-        Handler handler_;   ///< on_packet or on_credit
+    };
+    /// The same for `credit_in` and on_credit.
+    class CreditTarget final : public BlockingTransportTarget {
+      public:
+        explicit CreditTarget(AuroraLink& link) : link_(&link) {}
+        void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
+            link_->on_credit(payload, delay);
+        }
+
+      private:
+        AuroraLink* link_;  ///< owner
     };
 
     void start_of_simulation() override;
@@ -118,18 +128,22 @@ class AuroraLink : public sc_core::sc_module {
     bool receiver_crc_matches(const std::uint8_t* bytes, std::size_t length, std::uint32_t sent_crc,
                               const std::uint64_t* flipped_bit);
 
-    // What every packet touches first, kept together (a 512-node torus has
-    // 3072 links; per-packet work should touch few cache lines of each).
-    Target packet_target_;                                 ///< what `in` is bound to
-    Target credit_target_;                                 ///< what `credit_in` is bound to
+    // What every packet touches, in two cache lines (a 512-node torus has
+    // 3072 links, each cold again by the time its next packet comes); a
+    // credit touches the first line only.
+    alignas(64) PacketTarget packet_target_;               ///< what `in` is bound to
+    CreditTarget credit_target_;                           ///< what `credit_in` is bound to
     tlm::tlm_fw_transport_if<>* out_if_ = nullptr;         ///< receiver bound to `out`
     tlm::tlm_fw_transport_if<>* credit_out_if_ = nullptr;  ///< receiver bound to `credit_out`
     sc_core::sc_time latency_;                             ///< aurora.latency_ns as a time
     sc_core::sc_time serialiser_free_;                     ///< when the lanes can start the next packet
+    std::uint32_t serialised_length_ = 0;                  ///< length of the last packet serialised (bytes)
     bool with_crc_;                                        ///< frames carry a computed, checked CRC-32
+    bool with_errors_;                                     ///< errors_ flips bits (aurora.bit_error_rate > 0)
+    sc_core::sc_time serialisation_;                       ///< serialisation time of serialised_length_ bytes
+    AuroraLinkStatistics statistics_;                      ///< counters
     AuroraTiming timing_;                                  ///< frame arithmetic derived from the parameters
     BitErrorInjector errors_;                              ///< which transmissions get a flipped bit
-    AuroraLinkStatistics statistics_;                      ///< counters
     // Needed only on errors or for reports.
     AuroraConfig config_;                                   ///< parameters of this link
     std::vector<std::uint8_t> received_;                    ///< receiver's corrupted copy, reused

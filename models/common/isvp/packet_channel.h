@@ -153,11 +153,12 @@ class BlockingTransportTarget : public tlm::tlm_fw_transport_if<> {
 /// payload's constructor allocates its extension array).
 class CreditMessage {
   public:
-    CreditMessage() : credit_(new CreditReturn) {
+    CreditMessage() {
         payload_.set_command(tlm::TLM_IGNORE_COMMAND);
         payload_.set_data_length(0);
-        payload_.set_extension(credit_);  // the payload owns and frees it
+        payload_.set_extension(&credit_);  // a member beside the payload: one cache line less per return
     }
+    ~CreditMessage() { payload_.clear_extension(&credit_); }  // not the payload's to delete
     CreditMessage(const CreditMessage&) = delete;
     CreditMessage& operator=(const CreditMessage&) = delete;
 
@@ -165,15 +166,15 @@ class CreditMessage {
     /// or the interface bound to one), arriving after `delay`.
     template <typename Socket>
     void send(Socket& socket, std::uint8_t vc, std::uint32_t phits, sc_core::sc_time delay) {
-        credit_->vc = vc;
-        credit_->phits = phits;
+        credit_.vc = vc;
+        credit_.phits = phits;
         payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         socket->b_transport(payload_, delay);
     }
 
   private:
+    CreditReturn credit_;               ///< the payload's extension (declared first: outlives payload_)
     tlm::tlm_generic_payload payload_;  ///< reused for every return
-    CreditReturn* credit_;              ///< its extension (owned by payload_)
 };
 
 }  // namespace isvp

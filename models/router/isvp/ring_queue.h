@@ -1,16 +1,36 @@
 // A FIFO on a ring buffer that keeps its storage: after the first few
 // packets, pushing and popping never allocate. No SystemC.
+//
+// Small on purpose (a pointer and three 32-bit counters): routers hold one
+// per input VC and per output VC's credits, and a hop reads them, so two fit
+// a cache line with room to spare. The capacity is a power of two, so an
+// index wraps with a mask.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <utility>
-#include <vector>
 
 namespace isvp {
 
 template <typename T>
 class RingQueue {
   public:
+    RingQueue() = default;
+    RingQueue(const RingQueue& other) { *this = other; }
+    RingQueue(RingQueue&&) noexcept = default;
+    RingQueue& operator=(RingQueue&&) noexcept = default;
+    RingQueue& operator=(const RingQueue& other) {
+        if (this == &other) return *this;
+        slots_.reset(other.capacity_ ? new T[other.capacity_] : nullptr);
+        capacity_ = other.capacity_;
+        head_ = 0;
+        count_ = other.count_;
+        for (std::uint32_t i = 0; i < count_; ++i) slots_[i] = other.at(i);
+        return *this;
+    }
+
     bool empty() const { return count_ == 0; }
     std::size_t size() const { return count_; }
     T& front() { return slots_[head_]; }
@@ -20,28 +40,31 @@ class RingQueue {
     T& back() { return at(count_ - 1); }
 
     void push_back(const T& value) {
-        if (count_ == slots_.size()) grow();
+        if (count_ == capacity_) grow();
         slots_[wrap(head_ + count_)] = value;
         ++count_;
     }
     void pop_front() {
-        head_ = wrap(head_ + 1);
+        head_ = static_cast<std::uint32_t>(wrap(head_ + 1));
         --count_;
     }
 
   private:
-    /// Index modulo the capacity, for an index below twice the capacity.
-    std::size_t wrap(std::size_t index) const { return index < slots_.size() ? index : index - slots_.size(); }
+    /// Index modulo the capacity (a power of two).
+    std::size_t wrap(std::size_t index) const { return index & (capacity_ - 1); }
     void grow() {
-        std::vector<T> larger(slots_.empty() ? 8 : 2 * slots_.size());
-        for (std::size_t i = 0; i < count_; ++i) larger[i] = std::move(at(i));
-        slots_ = std::move(larger);
+        const std::uint32_t larger = capacity_ == 0 ? 8 : 2 * capacity_;
+        std::unique_ptr<T[]> slots(new T[larger]);
+        for (std::uint32_t i = 0; i < count_; ++i) slots[i] = std::move(at(i));
+        slots_ = std::move(slots);
+        capacity_ = larger;
         head_ = 0;
     }
 
-    std::vector<T> slots_;   ///< storage; size is the capacity
-    std::size_t head_ = 0;   ///< index of the front element
-    std::size_t count_ = 0;  ///< elements held
+    std::unique_ptr<T[]> slots_;  ///< storage of capacity_ elements
+    std::uint32_t capacity_ = 0;  ///< 0 or a power of two
+    std::uint32_t head_ = 0;      ///< index of the front element
+    std::uint32_t count_ = 0;     ///< elements held
 };
 
 }  // namespace isvp

@@ -125,7 +125,8 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     PacketOutSocket& out(unsigned port);         ///< packets to downstream
     CreditInSocket& credit_in(unsigned port);    ///< credits from downstream
 
-    const RouterPortStatistics& port_statistics(unsigned port) const;
+    /// Counters of `port` now (a copy: the router keeps them with the port's state).
+    RouterPortStatistics port_statistics(unsigned port) const;
     const RouterDropStatistics& drop_statistics() const { return drops_; }
     /// Packets held in input buffers now.
     std::size_t buffered_packets() const;
@@ -147,59 +148,85 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
         std::uint16_t out_port = 0;                   ///< route computation result
         std::uint8_t out_vc = 0;                      ///< VC at the downstream input
     };
-    struct InputVc {
-        RingQueue<BufferedPacket> fifo;  ///< packets in arrival order
-        std::uint32_t occupancy = 0;     ///< phits held (<= VC buffer)
-    };
-    struct InputPort {
-        std::uint64_t free_at = 0;  ///< tick its crossbar input can start the next packet
-        bool wake_pending = false;  ///< an InputFree item is on the agenda
-    };
-    struct OutputVc {
-        std::int64_t credits = 0;            ///< usable now (arrived)
-        std::uint32_t capacity = 0;          ///< most credits ever held: the downstream VC buffer
-        CreditQueue pending;                 ///< credits still travelling back
-        bool waiting = false;                ///< a head packet waits for credits here
-        std::uint64_t wake_at = ~0ull;       ///< tick of the earliest CreditsDue item on the agenda
-    };
-    struct OutputPort {
-        std::uint64_t free_at = 0;                           ///< tick it can start the next packet
-        bool wake_pending = false;                           ///< an OutputFree item is on the agenda
-        RequestSet requests;                                 ///< input VCs whose ready head wants this port
-        RoundRobinArbiter switch_arbiter;                    ///< SA over input VCs
-        std::array<RoundRobinArbiter, kMaxVcs> vc_arbiters;  ///< VA, one per output VC (first router.vcs used)
-    };
-    /// Forwards blocking transport on one target socket to the router with
-    /// the port number (see BlockingTransportTarget); kept in one array so a
-    /// call touches little memory.
+    /// Forwards blocking transport on in(port) to on_packet, or on
+    /// credit_in(port) to on_credit (see BlockingTransportTarget). 16 bytes
+    /// plus the port: the packet target lives in its InputPort record,
+    /// which the arrival touches anyway.
+    template <bool kCredits>
     class PortTarget final : public BlockingTransportTarget {
       public:
-        using Handler = void (Router::*)(int, tlm::tlm_generic_payload&, sc_core::sc_time&);
-        PortTarget(Router& router, Handler handler, int port) : router_(&router), handler_(handler), port_(port) {}
+        PortTarget() = default;
+        PortTarget(Router& router, unsigned port) { attach(router, port); }
+        void attach(Router& router, unsigned port) {
+            router_ = &router;
+            port_ = port;
+        }
         void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
-            (router_->*handler_)(port_, payload, delay);
+            if constexpr (kCredits)
+                router_->on_credit(port_, payload, delay);
+            else
+                router_->on_packet(port_, payload, delay);
         }
 
       private:
-        Router* router_;   ///< owner
-        Handler handler_;  ///< on_packet or on_credit
-        int port_;         ///< port number passed along
+        Router* router_ = nullptr;  ///< owner
+        unsigned port_ = 0;         ///< port number passed along
     };
+    using PacketTarget = PortTarget<false>;
+    using CreditTarget = PortTarget<true>;
 
+    // Per-hop state, laid out so that a hop touches few cache lines: what
+    // one event reads or writes of a port or VC sits in one record (two
+    // lines at most), counters included; records are aligned to lines.
+    struct alignas(32) InputVc {         // two per line
+        RingQueue<BufferedPacket> fifo;  ///< packets in arrival order
+        std::uint32_t occupancy = 0;     ///< phits held (<= VC buffer)
+    };
+    struct alignas(64) InputPort {
+        PacketTarget packet_target;                           ///< what in(port) is bound to
+        std::uint64_t free_at = 0;                            ///< tick its crossbar input can start the next packet
+        bool wake_pending = false;                            ///< an InputFree item is on the agenda
+        tlm::tlm_fw_transport_if<>* credit_out_if = nullptr;  ///< bound credit receiver, or null
+        std::uint64_t packets_in = 0;                         ///< statistics: packets accepted here
+        std::uint64_t phits_in = 0;                           ///< statistics: their phits
+    };
+    struct alignas(64) OutputVc {
+        std::int64_t credits = 0;       ///< usable now (arrived)
+        std::uint32_t capacity = 0;     ///< most credits ever held: the downstream VC buffer
+        bool waiting = false;           ///< a head packet waits for credits here
+        RoundRobinArbiter va_arbiter;   ///< VA over the input VCs that want this output VC
+        std::uint64_t wake_at = ~0ull;  ///< tick of the earliest CreditsDue item on the agenda
+        CreditQueue pending;            ///< credits still travelling back
+    };
+    struct alignas(64) OutputPort {
+        std::uint64_t free_at = 0;                     ///< tick it can start the next packet
+        bool wake_pending = false;                     ///< an OutputFree item is on the agenda
+        bool to_host = false;                          ///< a host is attached (hops not counted here)
+        RoundRobinArbiter switch_arbiter;              ///< SA over input VCs
+        RequestSet requests;                           ///< input VCs whose ready head wants this port
+        tlm::tlm_fw_transport_if<>* out_if = nullptr;  ///< bound receiver, or null
+        std::uint64_t packets_out = 0;                 ///< statistics: packets sent here
+        std::uint64_t phits_out = 0;                   ///< statistics: their phits
+        std::uint64_t stall_ticks = 0;                 ///< statistics: summed ready -> won allocation
+        std::uint64_t busy_ticks = 0;                  ///< statistics: summed head out -> tail out
+    };
     /// Own future work; see TimedAgenda.
     struct AgendaItem {
         enum Kind : std::uint8_t { HeadReady, OutputFree, InputFree, CreditsDue };
-        Kind kind;
-        std::uint16_t port;  ///< input port (HeadReady, InputFree) or output port
-        std::uint8_t vc;     ///< input VC (HeadReady) or output VC (CreditsDue)
+        AgendaItem() = default;
+        AgendaItem(Kind what, std::uint16_t at_port, std::uint8_t at_vc) : kind(what), vc(at_vc), port(at_port) {}
+        Kind kind = HeadReady;
+        std::uint8_t vc = 0;     ///< input VC (HeadReady) or output VC (CreditsDue)
+        std::uint16_t port = 0;  ///< input port (HeadReady, InputFree) or output port
     };
+    static_assert(sizeof(AgendaItem) == 4, "packs with its insertion number into one word (timed_agenda.h)");
 
     void start_of_simulation() override;
-    void on_packet(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-    void on_credit(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void on_packet(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void on_credit(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void grant_initial_credits();
     void wake() override;
-    void handle(const AgendaItem& item);
+    void handle(const AgendaItem& item, std::uint64_t now);
     void allocate(std::uint64_t now);
     void allocate_output(unsigned port, std::uint64_t now);
     void depart(unsigned port, unsigned requester, std::uint64_t now);
@@ -207,58 +234,59 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     /// The next packet of an input VC (if any) starts requesting.
     void advance_input(unsigned requester, std::uint64_t now);
     void fold_credits(OutputVc& vc, std::uint64_t now);
-    void wait_for_credits(unsigned port, unsigned vc);
-    void schedule(std::uint64_t tick, const AgendaItem& item);
+    void wait_for_credits(unsigned port, unsigned vc, std::uint64_t now);
+    /// Adds `item` to the agenda at `tick`; `now` is the current tick.
+    void schedule(std::uint64_t tick, const AgendaItem& item, std::uint64_t now);
     /// Asks to be woken at `tick` (through the scheduler or the own event).
     void request_wake(std::uint64_t tick, std::uint64_t now);
     void trace_departure(unsigned port, const BufferedPacket& packet, std::uint64_t head_out, std::uint64_t tail_out);
     void drop_on_arrival(unsigned port, unsigned vc, std::uint32_t phits, const sc_core::sc_time& credit_delay,
                          std::uint64_t trace_id, const std::string& why);
     void send_credits(unsigned port, unsigned vc, std::uint32_t phits, std::uint64_t at_tick, std::uint64_t now);
-    OutputVc& output_vc(unsigned port, unsigned vc) { return output_vcs_[port * config_.vcs + vc]; }
+    OutputVc& output_vc(unsigned port, unsigned vc) { return output_vcs_[port * vcs_ + vc]; }
     std::string port_label(unsigned port) const;
+
+    // Read on every event: together, at the front (a few cache lines).
+    alignas(64) unsigned vcs_ = 0;          ///< router.vcs
+    unsigned ports_ = 0;                    ///< number of ports
+    std::uint32_t node_;                    ///< this router's network address
+    std::uint32_t vc_buffer_phits_ = 0;     ///< credits each input VC grants
+    std::uint64_t cycle_ = 0;               ///< clock period, ticks
+    std::uint64_t pipeline_ticks_ = 0;      ///< head in -> eligible for VA/SA: (pipeline_cycles - 1) cycles
+    std::uint32_t phits_per_cycle_ = 0;     ///< router.phits_per_cycle
+    std::uint32_t margin_phits_ = 0;        ///< router.flow_control_margin_phits
+    const RoutingPolicy* route_ = nullptr;  ///< routing_, for the per-packet call
+    std::vector<InputVc> input_vcs_;        ///< [port * vcs + vc]
+    std::unique_ptr<InputPort[]> inputs_;   ///< per port (not movable: sockets are bound to its targets)
+    std::vector<OutputVc> output_vcs_;      ///< [port * vcs + vc]
+    std::vector<OutputPort> outputs_;       ///< per port
+    TimedAgenda<AgendaItem> agenda_;        ///< own future work
+    WakeupScheduler* scheduler_;            ///< shared wake-ups, or null: own event
+    unsigned scheduler_id_ = 0;             ///< this router's id at scheduler_
+    unsigned allocation_start_ = 0;         ///< output allocated first next time (rotates)
+    std::uint64_t next_wake_ = ~0ull;       ///< tick a wake-up is requested for
+    TraceWriter* trace_ = nullptr;          ///< packet timeline, or null (off)
+    RequestSet dirty_outputs_;              ///< outputs to (re)allocate now
+    CreditMessage credit_message_;          ///< reused for every credit return
 
     RouterConfig config_;                           ///< parameters
     std::shared_ptr<const RoutingPolicy> routing_;  ///< route computation (router.routing)
-    std::uint32_t node_;                            ///< this router's network address
-    unsigned ports_;                                ///< number of ports
-    std::vector<std::uint8_t> host_port_;           ///< per port: 1 if a host is attached (hops not counted there); bytes, not bits: read per packet
-    std::uint64_t cycle_;                           ///< clock period, ticks
-    std::uint32_t vc_buffer_phits_;                 ///< credits each input VC grants
     std::vector<std::string> port_names_;           ///< for socket names and reports
 
     std::vector<std::unique_ptr<PacketInSocket>> in_;           ///< per port
     std::vector<std::unique_ptr<CreditOutSocket>> credit_out_;  ///< per port
     std::vector<std::unique_ptr<PacketOutSocket>> out_;         ///< per port
     std::vector<std::unique_ptr<CreditInSocket>> credit_in_;    ///< per port
-    std::deque<PortTarget> packet_targets_;                     ///< what in(i) is bound to (deque: never moves)
-    std::deque<PortTarget> credit_targets_;                     ///< what credit_in(i) is bound to
-    std::vector<tlm::tlm_fw_transport_if<>*> out_if_;           ///< per port: bound receiver, null if unbound
-    std::vector<tlm::tlm_fw_transport_if<>*> credit_out_if_;    ///< per port: bound credit receiver, or null
+    std::deque<CreditTarget> credit_targets_;                   ///< what credit_in(i) is bound to (deque: never moves)
 
-    std::vector<InputVc> input_vcs_;    ///< [port * vcs + vc]
-    std::vector<InputPort> inputs_;     ///< per port
-    std::vector<OutputVc> output_vcs_;  ///< [port * vcs + vc]
-    std::vector<OutputPort> outputs_;   ///< per port
-
-    TimedAgenda<AgendaItem> agenda_;         ///< own future work
-    WakeupScheduler* scheduler_;             ///< shared wake-ups, or null: own event
-    unsigned scheduler_id_ = 0;              ///< this router's id at scheduler_
     sc_core::sc_event wake_event_;           ///< own wake-up (no scheduler): fires at the agenda's earliest item
-    std::uint64_t next_wake_ = ~0ull;        ///< tick a wake-up is requested for
-    RequestSet dirty_outputs_;               ///< outputs to (re)allocate now
-    unsigned allocation_start_ = 0;          ///< output allocated first next time (rotates)
     std::vector<RequestSet> vc_candidates_;  ///< scratch: eligible requesters per output VC
     RequestSet va_winners_;                  ///< scratch: one VA winner per output VC
     std::vector<unsigned> oversized_;        ///< scratch: requesters to drop
 
-    CreditMessage credit_message_;  ///< reused for every credit return
-
-    TraceWriter* trace_ = nullptr;  ///< packet timeline, or null (off)
     std::uint32_t trace_pid_ = 0;   ///< this switch's process in the trace
     double ps_per_tick_ = 1.0;      ///< SystemC time resolution in ps
 
-    std::vector<RouterPortStatistics> port_statistics_;  ///< per port
     RouterDropStatistics drops_;                         ///< drops by reason
 };
 

@@ -7,11 +7,61 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace isvp {
 
+namespace timed_agenda_detail {
+
+/// An item of at most 4 bytes that can be copied as bytes (a router's
+/// agenda item, a client id) shares one 64-bit word with its insertion
+/// number: an entry is 16 bytes, so a 4-ary heap node's children are one
+/// cache line, not two.
 template <typename Item>
+constexpr bool kPacked = sizeof(Item) <= 4 && std::is_trivially_copyable_v<Item> &&
+                         std::is_default_constructible_v<Item>;
+
+template <typename Item, bool Packed = kPacked<Item>>
+struct Entry {
+    std::uint64_t time;      ///< when the item is due, ticks
+    std::uint64_t sequence;  ///< insertion order, breaks ties
+    Item item;
+
+    static constexpr std::uint64_t kSequenceLimit = ~std::uint64_t{0};
+    Entry(std::uint64_t at, std::uint64_t order, const Item& value) : time(at), sequence(order), item(value) {}
+    std::uint64_t order() const { return sequence; }
+    void renumber(std::uint64_t order) { sequence = order; }
+    Item value() const { return item; }
+};
+
+template <typename Item>
+struct Entry<Item, true> {
+    std::uint64_t time;  ///< when the item is due, ticks
+    std::uint64_t key;   ///< insertion order (high 32 bits) and the item's bytes (low 32)
+
+    static constexpr std::uint64_t kSequenceLimit = std::uint64_t{1} << 32;
+    Entry(std::uint64_t at, std::uint64_t order, const Item& value) : time(at), key(order << 32) {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, &value, sizeof(Item));
+        key |= bits;
+    }
+    std::uint64_t order() const { return key; }  // the item's bytes never decide: orders are distinct
+    void renumber(std::uint64_t order) { key = (order << 32) | (key & 0xffffffffu); }
+    Item value() const {
+        Item item;
+        const auto bits = static_cast<std::uint32_t>(key);
+        std::memcpy(&item, &bits, sizeof(Item));
+        return item;
+    }
+};
+
+}  // namespace timed_agenda_detail
+
+/// `SequenceLimit` (tests only) renumbers after that many insertions
+/// instead of the entry's own limit.
+template <typename Item, std::uint64_t SequenceLimit = 0>
 class TimedAgenda {
   public:
     bool empty() const { return heap_.empty(); }
@@ -20,12 +70,13 @@ class TimedAgenda {
     std::uint64_t next_time() const { return heap_.front().time; }
 
     void push(std::uint64_t time, const Item& item) {
-        heap_.push_back(Entry{time, sequence_++, item});
+        if (sequence_ >= kSequenceLimit) renumber();
+        heap_.push_back(Entry(time, sequence_++, item));
         sift_up(heap_.size() - 1);
     }
     /// Removes and returns the earliest item; the agenda must not be empty.
     Item pop() {
-        Item item = heap_.front().item;
+        Item item = heap_.front().value();
         heap_.front() = heap_.back();
         heap_.pop_back();
         if (!heap_.empty()) sift_down(0);
@@ -33,13 +84,24 @@ class TimedAgenda {
     }
 
   private:
-    struct Entry {
-        std::uint64_t time;      ///< when the item is due, ticks
-        std::uint64_t sequence;  ///< insertion order, breaks ties
-        Item item;
-    };
+    using Entry = timed_agenda_detail::Entry<Item>;
+    static constexpr std::uint64_t kSequenceLimit = SequenceLimit != 0 ? SequenceLimit : Entry::kSequenceLimit;
     static bool earlier(const Entry& a, const Entry& b) {
-        return a.time != b.time ? a.time < b.time : a.sequence < b.sequence;
+        if constexpr (timed_agenda_detail::kPacked<Item>) {
+            // One 128-bit comparison (no branch on equal times).
+            __extension__ typedef unsigned __int128 Wide;  // GCC/Clang; __extension__: no -Wpedantic warning
+            return ((Wide{a.time} << 64) | a.order()) < ((Wide{b.time} << 64) | b.order());
+        } else {
+            return a.time != b.time ? a.time < b.time : a.order() < b.order();
+        }
+    }
+    /// Insertion numbers ran out (2^32 pushes into a packed agenda): number
+    /// the held entries 0, 1, ... in their order, which keeps every
+    /// comparison's outcome. A sorted array is a heap.
+    void renumber() {
+        std::sort(heap_.begin(), heap_.end(), earlier);
+        for (std::size_t i = 0; i < heap_.size(); ++i) heap_[i].renumber(i);
+        sequence_ = heap_.size();
     }
     // A 4-ary heap: half the levels of a binary heap, and a node's children
     // share cache lines, so a push or pop touches fewer lines of memory
@@ -61,10 +123,15 @@ class TimedAgenda {
         for (;;) {
             const std::size_t first = kArity * index + 1;
             if (first >= size) break;
-            const std::size_t last = std::min(first + kArity, size);
             std::size_t least = first;
-            for (std::size_t child = first + 1; child < last; ++child)
-                if (earlier(heap_[child], heap_[least])) least = child;
+            if (first + kArity <= size) {  // all four children: a tournament, no loop
+                const std::size_t left = earlier(heap_[first + 1], heap_[first]) ? first + 1 : first;
+                const std::size_t right = earlier(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
+                least = earlier(heap_[right], heap_[left]) ? right : left;
+            } else {
+                for (std::size_t child = first + 1; child < size; ++child)
+                    if (earlier(heap_[child], heap_[least])) least = child;
+            }
             if (!earlier(heap_[least], entry)) break;
             heap_[index] = heap_[least];
             index = least;
@@ -72,7 +139,7 @@ class TimedAgenda {
         heap_[index] = entry;
     }
 
-    std::vector<Entry> heap_;     ///< min-heap by (time, sequence); capacity is kept
+    std::vector<Entry> heap_;     ///< min-heap by (time, insertion order); capacity is kept
     std::uint64_t sequence_ = 0;  ///< next insertion number
 };
 
