@@ -593,11 +593,39 @@ int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendty
 
 int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-    return persistent_init("MPI_Alltoall_init", comm, info, request, [&](Comm& c, std::function<void()>&) {
-        check_alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Alltoall_init");
-        return software(c, [=](MPI_Request* r) {
-            return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
+    return persistent_init("MPI_Alltoall_init", comm, info, request, [&](Comm& c, std::function<void()>& release) {
+        const MoveArguments args =
+            check_alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Alltoall_init");
+        const std::size_t block = args.block;
+        // The blocking MPI_Alltoall's decision (coll_alltoall.cpp): the
+        // blocks packed as bytes, so any datatype and MPI_IN_PLACE offload.
+        const auto context = block == 0 ? nullptr : offload_context(c, [&](Comm& on) {
+            return offload_bytes(on, Opcode::Alltoall, block, false);
         });
+        release = releaser(context);
+        if (context) {
+            const bool keep = args.keep;
+            const auto stype = keep ? nullptr : held(sendtype);
+            const auto rtype = held(recvtype);
+            return offloaded(context, [=](isvp::guest::Communicator& guest, OffloadedRun& run) {
+                const auto size = static_cast<std::size_t>(guest.size());
+                const auto rcount = static_cast<std::size_t>(recvcount);
+                // Packed at the start (MPI_IN_PLACE: from recvbuf), before
+                // the result may land there.
+                const std::vector<std::uint8_t> blocks =
+                    keep ? packed_copy(recvbuf, size * rcount, *rtype)
+                         : packed_copy(sendbuf, size * static_cast<std::size_t>(sendcount), *stype);
+                std::uint8_t* result = result_target(run, recvbuf, size * rcount, rtype);
+                run.posted = collectives().post(guest, Opcode::Alltoall, isvp::Datatype::UInt8, std::nullopt, block, 0,
+                                                blocks.data(), result);
+            });
+        }
+        return counted(software(c,
+                                [=](MPI_Request* r) {
+                                    return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                                          comm, r);
+                                }),
+                       block > 0 && c.size() > 1);
     });
 }
 

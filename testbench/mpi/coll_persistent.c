@@ -4,8 +4,9 @@
  * ranks (matching follows the _init order); Startall; a float Allreduce_init
  * bit-identical to MPI_Allreduce (the same offload decision); derived
  * datatypes; inactive-request semantics and errors.
- * Usage: coll_persistent [count|many]  — "count" runs only 6 offloadable
- * starts (for ISVP_MPI_STATS); "many" 40 Allreduce_init at once, more than
+ * Usage: coll_persistent [count|alltoall|many]  — "count" runs only 6
+ * offloadable starts (for ISVP_MPI_STATS), "alltoall" only the 6 starts of
+ * alltoall_forms; "many" 40 Allreduce_init at once, more than
  * the switch has contexts for. */
 #include <stdint.h>
 #include <string.h>
@@ -368,6 +369,50 @@ static void counted_starts(void) {
     MPI_Request_free(&r[1]);
 }
 
+/* MPI_Alltoall_init as the blocking MPI_Alltoall offloads it: contiguous
+ * blocks, strided send and receive types (the receive's gaps untouched),
+ * MPI_IN_PLACE; all three outstanding at once on one communicator (each
+ * has a context of its own), then started in the reverse order. Results
+ * against the definition. Six starts, nothing else (for ISVP_MPI_STATS). */
+static void alltoall_forms(void) {
+    MPI_Datatype strided;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &strided); /* 2 ints, a gap between: extent 3 */
+    MPI_Type_commit(&strided);
+    int plain_send[2 * 16], plain_recv[2 * 16], strided_send[3 * 16], strided_recv[3 * 16], in_place[2 * 16];
+    MPI_Request r[3];
+    MPI_Alltoall_init(plain_send, 2, MPI_INT, plain_recv, 2, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+    MPI_Alltoall_init(strided_send, 1, strided, strided_recv, 1, strided, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
+    MPI_Alltoall_init(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, in_place, 2, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &r[2]);
+    for (int s = 0; s < 2; ++s) {
+        for (int b = 0; b < size_; ++b)
+            for (int j = 0; j < 2; ++j) {
+                plain_send[2 * b + j] = value(rank_, s, b) + j;
+                plain_recv[2 * b + j] = -1;
+                strided_send[3 * b + 2 * j] = value(rank_, s, b) + 50 + j;
+                in_place[2 * b + j] = value(rank_, s, b) + 90 + j;
+            }
+        for (int i = 0; i < 3 * size_; ++i) {
+            if (i % 3 == 1) strided_send[i] = -5;
+            strided_recv[i] = -7;
+        }
+        if (s == 0) {
+            CHECK_INT(MPI_Startall(3, r), MPI_SUCCESS);
+        } else {
+            for (int i = 2; i >= 0; --i) CHECK_INT(MPI_Start(&r[i]), MPI_SUCCESS);
+        }
+        CHECK_INT(MPI_Waitall(3, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+        for (int p = 0; p < size_; ++p)
+            for (int j = 0; j < 2; ++j) {
+                CHECK_INT(plain_recv[2 * p + j], value(p, s, rank_) + j);
+                CHECK_INT(strided_recv[3 * p + 2 * j], value(p, s, rank_) + 50 + j);
+                CHECK_INT(in_place[2 * p + j], value(p, s, rank_) + 90 + j);
+            }
+        for (int p = 0; p < size_; ++p) CHECK_INT(strided_recv[3 * p + 1], -7);
+    }
+    for (int i = 0; i < 3; ++i) MPI_Request_free(&r[i]);
+    MPI_Type_free(&strided);
+}
+
 /* More persistent collectives than the switch has communicator-table rows:
  * the first ones get a context each, the members agree to run the rest in
  * software; every result is right; a communicator made afterwards works. */
@@ -396,6 +441,8 @@ int main(int argc, char** argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     if (argc > 1 && strcmp(argv[1], "count") == 0) {
         counted_starts();
+    } else if (argc > 1 && strcmp(argv[1], "alltoall") == 0) {
+        alltoall_forms();
     } else if (argc > 1 && strcmp(argv[1], "many") == 0) {
         more_than_the_switch_holds();
     } else {
@@ -409,6 +456,7 @@ int main(int argc, char** argv) {
         float_identical();
         derived_types();
         in_place_forms();
+        alltoall_forms();
     }
     const int status = mpi_check_done("coll_persistent", rank_);
     MPI_Finalize();
