@@ -88,34 +88,46 @@ std::vector<unsigned> activate(Queue& queue, std::uint64_t now) {
 
 }  // namespace
 
-TEST_CASE("client agenda: pops the same clients at the same times as a timed agenda, ties in insertion order") {
-    for (const unsigned clients : {1u, 3u, 7u, 64u, 300u}) {
-        Draw draw(clients);
-        ClientAgenda agenda;
-        TimedAgenda<unsigned> reference;
-        for (unsigned c = 0; c < clients; ++c) CHECK(agenda.add_client() == c);
-        std::uint64_t now = 100;
-        for (int round = 0; round < 20000; ++round) {
-            if (draw.below(5) < 3) {
-                // Mostly ahead of the last pop, a few behind (any order must hold).
-                const std::uint64_t tick = draw.below(10) == 0 ? now - draw.below(50) : now + draw.below(12);
-                const auto client = static_cast<unsigned>(draw.below(clients));
-                agenda.push(tick, client);
-                reference.push(tick, client);
-            } else if (!reference.empty()) {
-                REQUIRE(agenda.next_time() == reference.next_time());
-                now = reference.next_time();
-                REQUIRE(agenda.pop() == reference.pop());
-            }
-            REQUIRE(agenda.size() == reference.size());
-            REQUIRE(agenda.empty() == reference.empty());
-        }
-        while (!reference.empty()) {
+namespace {
+/// Pushes and pops a pseudo-random mix for `clients` clients and checks
+/// every pop against a TimedAgenda fed the same entries.
+template <typename Agenda>
+void check_against_timed_agenda(unsigned clients) {
+    Draw draw(clients);
+    Agenda agenda;
+    TimedAgenda<unsigned> reference;
+    for (unsigned c = 0; c < clients; ++c) REQUIRE(agenda.add_client() == c);
+    std::uint64_t now = 100;
+    for (int round = 0; round < 20000; ++round) {
+        if (draw.below(5) < 3) {
+            // Mostly ahead of the last pop, a few behind (any order must hold).
+            const std::uint64_t tick = draw.below(10) == 0 ? now - draw.below(50) : now + draw.below(12);
+            const auto client = static_cast<unsigned>(draw.below(clients));
+            agenda.push(tick, client);
+            reference.push(tick, client);
+        } else if (!reference.empty()) {
             REQUIRE(agenda.next_time() == reference.next_time());
+            now = reference.next_time();
             REQUIRE(agenda.pop() == reference.pop());
         }
-        CHECK(agenda.empty());
+        REQUIRE(agenda.size() == reference.size());
+        REQUIRE(agenda.empty() == reference.empty());
     }
+    while (!reference.empty()) {
+        REQUIRE(agenda.next_time() == reference.next_time());
+        REQUIRE(agenda.pop() == reference.pop());
+    }
+    CHECK(agenda.empty());
+}
+}  // namespace
+
+TEST_CASE("client agenda: pops the same clients at the same times as a timed agenda, ties in insertion order") {
+    // One client holds thousands of entries (its block grows); 300 hold a few each.
+    for (const unsigned clients : {1u, 3u, 7u, 64u, 300u}) check_against_timed_agenda<ClientAgenda>(clients);
+}
+
+TEST_CASE("client agenda: renumbered insertion numbers keep the order") {
+    for (const unsigned clients : {1u, 5u, 40u}) check_against_timed_agenda<BasicClientAgenda<37>>(clients);
 }
 
 TEST_CASE("wake-up queue: a client asking again for a tick wakes at its first request's place") {

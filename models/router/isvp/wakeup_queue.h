@@ -22,63 +22,70 @@
 // entries (session 15)").
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace isvp {
 
-class ClientAgenda {
+/// `OrderLimit` (tests only) renumbers after that many insertions instead
+/// of 2^40.
+template <std::uint64_t OrderLimit = 0>
+class BasicClientAgenda {
   public:
+    static constexpr unsigned kClientBits = 24;  ///< clients at most 2^24
+    static constexpr std::size_t kMaxClients = std::size_t{1} << kClientBits;
+
     /// Adds a client with no entries; returns its id (0, 1, ...).
     unsigned add_client() {
-        lists_.emplace_back();
+        if (count_.size() >= kMaxClients) throw std::length_error("wake-up queue: more than 2^24 clients");
+        count_.push_back(0);
         slot_.push_back(kNoSlot);
-        return static_cast<unsigned>(lists_.size() - 1);
+        entries_.resize(count_.size() * capacity_);
+        return static_cast<unsigned>(count_.size() - 1);
     }
     bool empty() const { return heap_.empty(); }
     /// Tick of the earliest entry; the agenda must not be empty.
     std::uint64_t next_time() const { return heap_.front().tick; }
     /// Entries held, over all clients.
-    std::size_t size() const { return entries_; }
+    std::size_t size() const { return held_; }
 
     /// Adds an entry for `client` at `tick`; it comes after every entry
     /// already held for the same tick.
     void push(std::uint64_t tick, unsigned client) {
-        const Entry entry{tick, order_++};
-        std::vector<Entry>& list = lists_[client];
+        if (order_ >= kOrderLimit) renumber();
+        if (count_[client] == capacity_) grow();
+        const Entry entry{tick, (order_++ << kClientBits) | client};
+        Entry* list = &entries_[std::size_t{client} * capacity_];
         // Descending (tick, order): the earliest at the back. The new entry's
         // order is the largest, so it goes before every entry of an equal or
-        // earlier tick; a client's requests mostly come ever earlier, so the
-        // loop is short.
-        std::size_t at = list.size();
-        list.emplace_back();
+        // earlier tick; the loop is short (a client's requests mostly come
+        // earlier than the ones it has, or a little later).
+        std::uint32_t at = count_[client]++;
         while (at > 0 && list[at - 1].tick <= tick) {
             list[at] = list[at - 1];
             --at;
         }
         list[at] = entry;
-        ++entries_;
-        if (at + 1 != list.size()) return;  // not the client's earliest: its heap node stands
+        ++held_;
+        if (at + 1 != count_[client]) return;  // not the client's earliest: its heap node stands
         if (slot_[client] == kNoSlot) {
-            heap_.push_back(Node{entry.tick, entry.order, client});
+            heap_.push_back(entry);
             sift_up(heap_.size() - 1);
         } else {
-            Node& node = heap_[slot_[client]];
-            node.tick = entry.tick;
-            node.order = entry.order;
+            heap_[slot_[client]] = entry;
             sift_up(slot_[client]);
         }
     }
     /// Removes the earliest entry and returns its client; the agenda must
     /// not be empty.
     unsigned pop() {
-        const unsigned client = heap_.front().client;
-        std::vector<Entry>& list = lists_[client];
-        list.pop_back();
-        --entries_;
-        if (!list.empty()) {
-            heap_.front().tick = list.back().tick;
-            heap_.front().order = list.back().order;
+        const unsigned client = heap_.front().client();
+        const std::uint32_t left = --count_[client];
+        --held_;
+        if (left != 0) {
+            heap_.front() = entries_[std::size_t{client} * capacity_ + left - 1];
         } else {
             slot_[client] = kNoSlot;
             heap_.front() = heap_.back();
@@ -91,28 +98,50 @@ class ClientAgenda {
 
   private:
     static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
-    /// One request: 64-bit insertion numbers do not run out.
+    static constexpr std::uint64_t kOrderLimit =
+        OrderLimit != 0 ? OrderLimit : std::uint64_t{1} << (64 - kClientBits);
+    /// One request, and a client's node in the heap (a copy of its
+    /// earliest). 16 bytes: a 4-ary node's children are one cache line.
     struct Entry {
-        std::uint64_t tick;   ///< when due
-        std::uint64_t order;  ///< insertion number, breaks ties
+        std::uint64_t tick;  ///< when due
+        std::uint64_t key;   ///< insertion number (high 40 bits), client (low 24): orders are distinct
+        unsigned client() const { return static_cast<unsigned>(key & (kMaxClients - 1)); }
     };
-    /// A client's earliest entry in the heap.
-    struct Node {
-        std::uint64_t tick;   ///< of the client's earliest entry
-        std::uint64_t order;  ///< of the client's earliest entry
-        std::uint32_t client;
-    };
-    static bool earlier(const Node& a, const Node& b) {
+    static bool earlier(const Entry& a, const Entry& b) {
         __extension__ typedef unsigned __int128 Wide;  // one comparison, as in TimedAgenda
-        return ((Wide{a.tick} << 64) | a.order) < ((Wide{b.tick} << 64) | b.order);
+        return ((Wide{a.tick} << 64) | a.key) < ((Wide{b.tick} << 64) | b.key);
     }
-    void place(std::size_t index, const Node& node) {
+    /// Every client's list holds as many entries (one block per client, no
+    /// pointer to follow); a full list doubles them all.
+    void grow() {
+        const std::uint32_t capacity = capacity_ * 2;
+        std::vector<Entry> entries(count_.size() * capacity);
+        for (std::size_t c = 0; c < count_.size(); ++c)
+            std::copy_n(&entries_[c * capacity_], count_[c], &entries[c * capacity]);
+        entries_.swap(entries);
+        capacity_ = capacity;
+    }
+    /// Insertion numbers ran out: number the held entries 0, 1, ... in
+    /// their order, which keeps every comparison's outcome (the heap and
+    /// each list stay ordered).
+    void renumber() {
+        std::vector<Entry*> held;
+        held.reserve(held_);
+        for (std::size_t c = 0; c < count_.size(); ++c)
+            for (std::uint32_t i = 0; i < count_[c]; ++i) held.push_back(&entries_[c * capacity_ + i]);
+        std::sort(held.begin(), held.end(), [](const Entry* a, const Entry* b) { return earlier(*a, *b); });
+        for (std::size_t i = 0; i < held.size(); ++i)
+            held[i]->key = (std::uint64_t{i} << kClientBits) | held[i]->client();
+        for (Entry& node : heap_) node = entries_[std::size_t{node.client()} * capacity_ + count_[node.client()] - 1];
+        order_ = held.size();
+    }
+    void place(std::size_t index, const Entry& node) {
         heap_[index] = node;
-        slot_[node.client] = static_cast<std::uint32_t>(index);
+        slot_[node.client()] = static_cast<std::uint32_t>(index);
     }
     static constexpr std::size_t kArity = 4;
     void sift_up(std::size_t index) {
-        const Node node = heap_[index];
+        const Entry node = heap_[index];
         while (index > 0) {
             const std::size_t parent = (index - 1) / kArity;
             if (!earlier(node, heap_[parent])) break;
@@ -122,7 +151,7 @@ class ClientAgenda {
         place(index, node);
     }
     void sift_down(std::size_t index) {
-        const Node node = heap_[index];
+        const Entry node = heap_[index];
         const std::size_t size = heap_.size();
         for (;;) {
             const std::size_t first = kArity * index + 1;
@@ -143,12 +172,16 @@ class ClientAgenda {
         place(index, node);
     }
 
-    std::vector<std::vector<Entry>> lists_;  ///< per client: its entries, earliest at the back
-    std::vector<std::uint32_t> slot_;        ///< per client: its node's index in heap_, or kNoSlot
-    std::vector<Node> heap_;                 ///< 4-ary min-heap by (tick, order), one node per client with entries
-    std::uint64_t order_ = 0;                ///< next insertion number
-    std::size_t entries_ = 0;                ///< entries over all lists
+    std::vector<Entry> entries_;       ///< client c's list at [c * capacity_, + count_[c]), earliest at the back
+    std::vector<std::uint32_t> count_;  ///< per client: entries in its list
+    std::vector<std::uint32_t> slot_;   ///< per client: its node's index in heap_, or kNoSlot
+    std::vector<Entry> heap_;           ///< 4-ary min-heap by (tick, order): each client's earliest entry
+    std::uint32_t capacity_ = 16;       ///< entries per client's block
+    std::uint64_t order_ = 0;           ///< next insertion number
+    std::size_t held_ = 0;              ///< entries over all lists
 };
+
+using ClientAgenda = BasicClientAgenda<>;
 
 class WakeupQueue {
   public:
