@@ -6,9 +6,10 @@
 // TimedAgenda<unsigned> would. Each client's entries are a short sorted list
 // of its own; a 4-ary heap holds one node per client with entries, keyed by
 // that client's earliest entry. The pop order is the same merge of the same
-// entries, but the heap has at most one node per client (a few hundred, in
-// the first-level cache) instead of one per request (thousands at 512
-// routers: superseded requests stay until their tick).
+// entries, but the heap has at most one node per client (≤ 512 on the
+// 512-node bench) instead of one per request (≈ 3,400 there: superseded
+// requests stay until their tick). The entries themselves are as many as
+// before, in the clients' blocks.
 //
 // WakeupQueue is the scheduler's logic on top: a client asking for an
 // earlier tick than the one it waits for adds an entry and leaves its later
@@ -98,8 +99,7 @@ class BasicClientAgenda {
 
   private:
     static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
-    static constexpr std::uint64_t kOrderLimit =
-        OrderLimit != 0 ? OrderLimit : std::uint64_t{1} << (64 - kClientBits);
+    static constexpr std::uint64_t kOrderLimit = OrderLimit != 0 ? OrderLimit : std::uint64_t{1} << (64 - kClientBits);
     /// One request, and a client's node in the heap (a copy of its
     /// earliest). 16 bytes: a 4-ary node's children are one cache line.
     struct Entry {
@@ -172,7 +172,7 @@ class BasicClientAgenda {
         place(index, node);
     }
 
-    std::vector<Entry> entries_;       ///< client c's list at [c * capacity_, + count_[c]), earliest at the back
+    std::vector<Entry> entries_;        ///< client c's list at [c * capacity_, + count_[c]), earliest at the back
     std::vector<std::uint32_t> count_;  ///< per client: entries in its list
     std::vector<std::uint32_t> slot_;   ///< per client: its node's index in heap_, or kNoSlot
     std::vector<Entry> heap_;           ///< 4-ary min-heap by (tick, order): each client's earliest entry
@@ -237,8 +237,8 @@ class WakeupQueue {
     std::size_t held() const { return agenda_.size(); }
 
   private:
-    std::vector<std::uint64_t> due_;     ///< per client: tick of its pending wake-up, or kNever
-    ClientAgenda agenda_;                ///< every request not yet popped, live or superseded
+    std::vector<std::uint64_t> due_;       ///< per client: tick of its pending wake-up, or kNever
+    ClientAgenda agenda_;                  ///< every request not yet popped, live or superseded
     std::uint64_t notified_for_ = kNever;  ///< tick the event is notified for, or kNever
     bool running_ = false;                 ///< inside the process: it notifies when done
     std::uint64_t pops_ = 0;
