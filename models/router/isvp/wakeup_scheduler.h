@@ -16,7 +16,7 @@
 
 #include <systemc>
 
-#include "isvp/timed_agenda.h"
+#include "isvp/wakeup_queue.h"
 
 namespace isvp {
 
@@ -42,12 +42,9 @@ class WakeupScheduler : public sc_core::sc_module {
   private:
     void run();
 
-    std::vector<Client*> clients_;    ///< by id
-    std::vector<std::uint64_t> due_;  ///< per client: tick of its pending wake-up, or never
-    TimedAgenda<unsigned> agenda_;    ///< (tick, order) -> client id; superseded entries are skipped
-    sc_core::sc_event event_;         ///< fires at the earliest due tick
-    std::uint64_t notified_for_;      ///< tick event_ is notified for, or never
-    bool running_ = false;            ///< inside run(): it notifies event_ when done
+    std::vector<Client*> clients_;  ///< by id
+    WakeupQueue queue_;             ///< who wakes when, and when run() must run (SystemC-free)
+    sc_core::sc_event event_;       ///< fires at the queue's earliest entry
 };
 
 }  // namespace isvp

@@ -1,0 +1,233 @@
+// The fabric's wake-up scheduler core (models/router/isvp/wakeup_queue.h):
+// ClientAgenda pops exactly as TimedAgenda, and WakeupQueue wakes and
+// activates exactly as the scheduler before session 15 (one heap entry per
+// request), kept here as the reference.
+#include <cstdint>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "isvp/timed_agenda.h"
+#include "isvp/wakeup_queue.h"
+
+using namespace isvp;
+
+namespace {
+
+constexpr std::uint64_t kNever = WakeupQueue::kNever;
+
+/// WakeupScheduler's logic up to session 14, without SystemC: every request
+/// in one heap, superseded entries popped and skipped.
+class HeapOfEveryRequest {
+  public:
+    unsigned attach() {
+        due_.push_back(kNever);
+        return static_cast<unsigned>(due_.size() - 1);
+    }
+    std::uint64_t request(unsigned id, std::uint64_t tick) {
+        if (tick >= due_[id]) return kNever;
+        due_[id] = tick;
+        agenda_.push(tick, id);
+        if (!running_ && tick < notified_for_) {
+            notified_for_ = tick;
+            return tick;
+        }
+        return kNever;
+    }
+    void start() {
+        notified_for_ = kNever;
+        running_ = true;
+    }
+    bool next_due(std::uint64_t now, unsigned& id) {
+        while (!agenda_.empty() && agenda_.next_time() <= now) {
+            const std::uint64_t tick = agenda_.next_time();
+            id = agenda_.pop();
+            if (due_[id] != tick) continue;
+            due_[id] = kNever;
+            return true;
+        }
+        return false;
+    }
+    std::uint64_t finish() {
+        running_ = false;
+        if (agenda_.empty()) return kNever;
+        notified_for_ = agenda_.next_time();
+        return notified_for_;
+    }
+
+  private:
+    std::vector<std::uint64_t> due_;
+    TimedAgenda<unsigned> agenda_;
+    std::uint64_t notified_for_ = kNever;
+    bool running_ = false;
+};
+
+/// A deterministic pseudo-random stream (64-bit LCG, high bits).
+class Draw {
+  public:
+    explicit Draw(std::uint64_t seed) : state_(seed) {}
+    std::uint64_t below(std::uint64_t bound) {
+        state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
+        return (state_ >> 33) % bound;
+    }
+
+  private:
+    std::uint64_t state_;
+};
+
+/// Runs one activation of a queue at `now`; returns the clients woken.
+template <typename Queue>
+std::vector<unsigned> activate(Queue& queue, std::uint64_t now) {
+    std::vector<unsigned> woken;
+    queue.start();
+    unsigned id = 0;
+    while (queue.next_due(now, id)) woken.push_back(id);
+    CHECK(queue.finish() == kNever);
+    return woken;
+}
+
+}  // namespace
+
+namespace {
+/// Pushes and pops a pseudo-random mix for `clients` clients and checks
+/// every pop against a TimedAgenda fed the same entries.
+template <typename Agenda>
+void check_against_timed_agenda(unsigned clients) {
+    Draw draw(clients);
+    Agenda agenda;
+    TimedAgenda<unsigned> reference;
+    for (unsigned c = 0; c < clients; ++c) REQUIRE(agenda.add_client() == c);
+    std::uint64_t now = 100;
+    for (int round = 0; round < 20000; ++round) {
+        if (draw.below(5) < 3) {
+            // Mostly ahead of the last pop, a few behind (any order must hold).
+            const std::uint64_t tick = draw.below(10) == 0 ? now - draw.below(50) : now + draw.below(12);
+            const auto client = static_cast<unsigned>(draw.below(clients));
+            agenda.push(tick, client);
+            reference.push(tick, client);
+        } else if (!reference.empty()) {
+            REQUIRE(agenda.next_time() == reference.next_time());
+            now = reference.next_time();
+            REQUIRE(agenda.pop() == reference.pop());
+        }
+        REQUIRE(agenda.size() == reference.size());
+        REQUIRE(agenda.empty() == reference.empty());
+    }
+    while (!reference.empty()) {
+        REQUIRE(agenda.next_time() == reference.next_time());
+        REQUIRE(agenda.pop() == reference.pop());
+    }
+    CHECK(agenda.empty());
+}
+}  // namespace
+
+TEST_CASE("client agenda: pops the same clients at the same times as a timed agenda, ties in insertion order") {
+    // One client holds thousands of entries (its block grows); 300 hold a few each.
+    for (const unsigned clients : {1u, 3u, 7u, 64u, 300u}) check_against_timed_agenda<ClientAgenda>(clients);
+}
+
+TEST_CASE("client agenda: renumbered insertion numbers keep the order") {
+    for (const unsigned clients : {1u, 5u, 40u}) check_against_timed_agenda<BasicClientAgenda<37>>(clients);
+}
+
+TEST_CASE("wake-up queue: a client asking again for a tick wakes at its first request's place") {
+    WakeupQueue queue;
+    const unsigned a = queue.attach();
+    const unsigned b = queue.attach();
+    CHECK(queue.request(a, 100) == 100);  // notify for 100
+    CHECK(queue.request(a, 50) == 50);    // earlier: notify for 50; a's entry at 100 stays
+    CHECK(queue.request(b, 100) == kNever);
+    CHECK(queue.request(b, 120) == kNever);  // later than b's pending wake-up: ignored
+    queue.start();
+    unsigned id = 0;
+    REQUIRE(queue.next_due(50, id));
+    CHECK(id == a);
+    CHECK(queue.request(a, 100) == kNever);  // inside the activation: nothing to notify
+    CHECK_FALSE(queue.next_due(50, id));
+    CHECK(queue.finish() == 100);
+    // At 100, a wakes before b: its first request for 100 came before b's.
+    CHECK(activate(queue, 100) == std::vector<unsigned>{a, b});
+    CHECK(queue.pops() == 4);
+    CHECK(queue.wakeups() == 3);
+}
+
+TEST_CASE("wake-up queue: a superseded request still activates the scheduler at its tick, waking nobody") {
+    WakeupQueue queue;
+    const unsigned a = queue.attach();
+    CHECK(queue.request(a, 200) == 200);
+    CHECK(queue.request(a, 150) == 150);
+    queue.start();
+    unsigned id = 0;
+    REQUIRE(queue.next_due(150, id));
+    CHECK(queue.request(a, 300) == kNever);
+    CHECK_FALSE(queue.next_due(150, id));
+    CHECK(queue.finish() == 200);  // the superseded request's tick, not a's 300
+    queue.start();
+    CHECK_FALSE(queue.next_due(200, id));
+    CHECK(queue.finish() == 300);
+    CHECK(queue.held() == 1);
+}
+
+TEST_CASE("wake-up queue: random request streams wake and activate exactly as the heap of every request") {
+    std::uint64_t idle_activations = 0;  // over all seeds: activations that woke nobody
+    std::uint64_t repeated_wakeups = 0;  // a client woken twice in one activation
+    std::uint64_t skipped = 0;           // superseded entries popped
+    for (const std::uint64_t seed : {1ull, 2ull, 3ull, 4ull, 5ull, 6ull, 7ull, 8ull}) {
+        Draw draw(seed);
+        const auto clients = static_cast<unsigned>(1 + draw.below(seed < 4 ? 4 : 40));
+        const std::uint64_t span = 2 + draw.below(seed % 2 == 0 ? 4 : 40);  // ticks ahead: small spans, many ties
+        WakeupQueue queue;
+        HeapOfEveryRequest reference;
+        for (unsigned c = 0; c < clients; ++c) REQUIRE(queue.attach() == reference.attach());
+
+        std::uint64_t now = 0;
+        std::uint64_t pending = kNever;  // the event's notification: an earlier one replaces a later one
+        const auto request = [&](unsigned id, std::uint64_t tick) {
+            const std::uint64_t notify_for = queue.request(id, tick);
+            REQUIRE(notify_for == reference.request(id, tick));
+            if (notify_for < pending) pending = notify_for;
+        };
+        std::uint64_t wakeups = 0;
+        for (int round = 0; round < 4000; ++round) {
+            if (pending == kNever || draw.below(4) == 0) {  // requests from outside, at now or later
+                for (std::uint64_t n = 1 + draw.below(3); n > 0; --n)
+                    request(static_cast<unsigned>(draw.below(clients)), now + draw.below(span));
+                continue;
+            }
+            REQUIRE(pending >= now);
+            now = pending;
+            pending = kNever;
+            queue.start();
+            reference.start();
+            std::vector<unsigned> woken;
+            unsigned id = 0;
+            unsigned expected = 0;
+            for (;;) {
+                const bool due = queue.next_due(now, id);
+                REQUIRE(due == reference.next_due(now, expected));
+                if (!due) break;
+                REQUIRE(id == expected);
+                for (const unsigned earlier : woken) repeated_wakeups += earlier == id;
+                woken.push_back(id);
+                // The woken client (and at times another) asks again, at now or later.
+                for (std::uint64_t n = draw.below(3); n > 0; --n) {
+                    const auto client = draw.below(4) == 0 ? static_cast<unsigned>(draw.below(clients)) : id;
+                    request(client, now + draw.below(span));
+                }
+            }
+            REQUIRE(pending == kNever);  // nothing notifies while the process runs
+            const std::uint64_t next = queue.finish();
+            REQUIRE(next == reference.finish());
+            REQUIRE((next == kNever || next > now));
+            pending = next;
+            wakeups += woken.size();
+            idle_activations += woken.empty();
+        }
+        CHECK(queue.wakeups() == wakeups);
+        skipped += queue.pops() - queue.wakeups();
+    }
+    // The streams reach the cases that fix the order.
+    CHECK(idle_activations > 100);
+    CHECK(repeated_wakeups > 100);
+    CHECK(skipped > 1000);
+}
