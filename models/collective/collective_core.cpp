@@ -349,7 +349,6 @@ int compare_sequence(std::uint16_t a, std::uint16_t b) {
 }
 
 void ChannelStore::push(const NetworkPacketView& v, void* owner) {
-    auto& fifo = queue(key(v.network.context_id, v.processor.rank));
     HeldPacket p;
     p.step = v.network.step;
     p.opcode = v.network.opcode;
@@ -362,27 +361,13 @@ void ChannelStore::push(const NetworkPacketView& v, void* owner) {
     p.payload = v.payload;
     p.payload_bytes = v.payload_bytes;
     p.owner = owner;
-    fifo.push_back(p);
+    channel(v.network.context_id, v.processor.rank).push_back(p);
     ++held_[v.network.context_id];
     ++total_;
 }
 
-std::deque<HeldPacket>* ChannelStore::existing(std::uint32_t k) {
-    if (k == last_key_) return last_queue_;
-    const auto it = queues_.find(k);
-    if (it == queues_.end()) return nullptr;
-    last_key_ = k;
-    last_queue_ = &it->second;
-    return last_queue_;
-}
-
-HeldPacket* ChannelStore::front(std::uint8_t context, std::uint16_t sender) {
-    std::deque<HeldPacket>* fifo = existing(key(context, sender));
-    return fifo == nullptr || fifo->empty() ? nullptr : &fifo->front();
-}
-
 void* ChannelStore::pop(std::uint8_t context, std::uint16_t sender) {
-    std::deque<HeldPacket>* fifo = existing(key(context, sender));
+    HeldChannel* fifo = channels_[context].find(sender);
     if (fifo == nullptr || fifo->empty()) return nullptr;
     void* owner = fifo->front().owner;
     fifo->pop_front();
@@ -393,9 +378,9 @@ void* ChannelStore::pop(std::uint8_t context, std::uint16_t sender) {
 
 std::vector<std::uint16_t> ChannelStore::senders(std::uint8_t context) const {
     std::vector<std::uint16_t> out;
-    for (const auto& [k, q] : queues_)
-        if (k >> 16 == context && !q.empty()) out.push_back(static_cast<std::uint16_t>(k & 0xFFFF));
-    std::sort(out.begin(), out.end());
+    channels_[context].for_each([&](std::uint16_t sender, const HeldChannel& fifo) {
+        if (!fifo.empty()) out.push_back(sender);
+    });
     return out;
 }
 

@@ -18,7 +18,9 @@
 
 #include "isvp/collective_schedule.h"
 #include "isvp/packet_format.h"
+#include "isvp/peer_table.h"
 #include "isvp/register_map.h"
+#include "isvp/ring_queue.h"
 
 namespace isvp {
 
@@ -283,6 +285,10 @@ struct HeldPacket {
     void* owner = nullptr;  ///< the caller's handle on that memory, kept until the packet is popped
 };
 
+/// The FIFO of one (context, sender): a ring that keeps its storage, so
+/// holding and popping packets does not allocate once it has grown.
+using HeldChannel = RingQueue<HeldPacket>;
+
 /// Step packets per (context, sender comm rank) in arrival order — which is
 /// the sender's order (deterministic routing keeps one source-destination
 /// pair in order) and the order this rank's schedule consumes them in.
@@ -290,14 +296,13 @@ struct HeldPacket {
 /// e.g. a reference it holds) until pop() hands the owner back.
 class ChannelStore {
   public:
-    ChannelStore() = default;
-    ChannelStore(const ChannelStore&) = delete;  // the last-queue cache points into this store's map
-    ChannelStore& operator=(const ChannelStore&) = delete;
-
     /// Holds one packet (`view` is a step packet; its bytes stay where they are).
     void push(const NetworkPacketView& view, void* owner = nullptr);
     /// The oldest packet of (context, sender), or null.
-    HeldPacket* front(std::uint8_t context, std::uint16_t sender);
+    HeldPacket* front(std::uint8_t context, std::uint16_t sender) {
+        HeldChannel* fifo = channels_[context].find(sender);
+        return fifo == nullptr || fifo->empty() ? nullptr : &fifo->front();
+    }
     /// Removes the oldest packet of (context, sender); returns its owner (null if none).
     void* pop(std::uint8_t context, std::uint16_t sender);
     /// Packets held for `context` (all senders).
@@ -305,28 +310,13 @@ class ChannelStore {
     /// Packets held for all contexts.
     std::size_t total() const { return total_; }
     /// The FIFO of (context, sender); the reference stays valid (it is
-    /// created empty if needed).
-    std::deque<HeldPacket>& channel(std::uint8_t context, std::uint16_t sender) { return queue(key(context, sender)); }
-    /// Senders with packets held for `context`.
+    /// created empty if needed, and never erased).
+    HeldChannel& channel(std::uint8_t context, std::uint16_t sender) { return channels_[context].get(sender); }
+    /// Senders with packets held for `context`, ascending.
     std::vector<std::uint16_t> senders(std::uint8_t context) const;
 
   private:
-    static std::uint32_t key(std::uint8_t context, std::uint16_t sender) {
-        return static_cast<std::uint32_t>(context) << 16 | sender;
-    }
-    /// The FIFO of `k`, created if needed; remembers the last one (packets
-    /// come in runs from one sender; entries are never erased, so it stays valid).
-    std::deque<HeldPacket>& queue(std::uint32_t k) {
-        if (k != last_key_) {
-            last_queue_ = &queues_[k];
-            last_key_ = k;
-        }
-        return *last_queue_;
-    }
-    std::deque<HeldPacket>* existing(std::uint32_t k);  ///< the FIFO of `k` if it exists (remembered)
-    std::unordered_map<std::uint32_t, std::deque<HeldPacket>> queues_;
-    std::uint32_t last_key_ = ~0u;                  ///< key of last_queue_ (none: no 5-bit context has it)
-    std::deque<HeldPacket>* last_queue_ = nullptr;  ///< queues_[last_key_]
+    std::array<PeerTable<HeldChannel>, regmap::kContextCount> channels_;  ///< per context, by sender
     std::array<std::size_t, regmap::kContextCount> held_{};
     std::size_t total_ = 0;
 };

@@ -58,7 +58,7 @@ class DataPhase {
         std::uint32_t applied = 0;                       ///< chunks final in the buffer
         std::int32_t* credits = nullptr;                 ///< send credits toward send_peer (the owner's counter)
         OwedCredits* owed = nullptr;                ///< credits owed to recv_peer (the owner's entry, once it exists)
-        std::deque<HeldPacket>* channel = nullptr;  ///< the window recv_peer's packets land in
+        HeldChannel* channel = nullptr;             ///< the window recv_peer's packets land in
         std::ptrdiff_t send_after = -1;             ///< the previous step sending to send_peer
         std::ptrdiff_t recv_after = -1;             ///< the previous step receiving from recv_peer
         Wait send_wait, take_wait;                  ///< see Wait
@@ -70,7 +70,7 @@ class DataPhase {
     struct StepLinks {
         std::uint16_t send_node = 0;                ///< node of the send peer
         std::int32_t* credits = nullptr;            ///< send credits toward it
-        std::deque<HeldPacket>* channel = nullptr;  ///< the receive peer's window
+        HeldChannel* channel = nullptr;             ///< the receive peer's window
     };
     /// The owner's side of advance().
     class Driver {
