@@ -221,12 +221,14 @@ StreamMap::StreamMap(const std::vector<BlockSpan>& spans, const BlockLayout& lay
     for (const BlockSpan& s : spans) {
         const std::uint64_t buffer = layout.offset(s.first), length = layout.bytes(s);
         if (length == 0) continue;
-        if (!pieces_.empty() && pieces_.back().buffer + pieces_.back().length == buffer)
-            pieces_.back().length += length;
+        Piece* last = count_ == 0 ? nullptr : count_ == 1 ? &single_ : &pieces_.back();
+        if (last != nullptr && last->buffer + last->length == buffer)
+            last->length += length;
         else
-            pieces_.push_back(Piece{bytes_, buffer, length});
+            add(Piece{bytes_, buffer, length});
         bytes_ += length;
     }
+    if (count_ < 2) return;
     by_buffer_.resize(pieces_.size());
     for (std::uint32_t i = 0; i < by_buffer_.size(); ++i) by_buffer_[i] = i;
     std::sort(by_buffer_.begin(), by_buffer_.end(),
@@ -234,10 +236,17 @@ StreamMap::StreamMap(const std::vector<BlockSpan>& spans, const BlockLayout& lay
 }
 
 StreamMap::StreamMap(std::uint64_t buffer, std::uint64_t length) : bytes_(length) {
-    if (length) {
-        pieces_.push_back(Piece{0, buffer, length});
-        by_buffer_.push_back(0);
+    if (length) add(Piece{0, buffer, length});
+}
+
+void StreamMap::add(const Piece& piece) {
+    if (count_ == 0) {
+        single_ = piece;
+    } else {
+        if (count_ == 1) pieces_.push_back(single_);
+        pieces_.push_back(piece);
     }
+    ++count_;
 }
 
 std::uint64_t StreamMap::pending_end_pieces(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const {

@@ -875,7 +875,17 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     // From here on every member can run the argument agreement (hypercube
     // peers of the row), so a local error is reported to all of them.
     detach_results(a);
+    // A fresh Active that keeps the storage of the last one's step runs, AgLU
+    // lanes and AgLU queue: starting a collective allocates less.
+    std::vector<StepRun> steps = std::move(a.steps);
+    AgluLanes aglus = std::move(a.aglus);
+    auto combining = std::move(a.combining);
     a = Active{};
+    steps.clear();
+    while (!combining.empty()) combining.pop_front();
+    a.steps = std::move(steps);
+    a.aglus = std::move(aglus);
+    a.combining = std::move(combining);
     a.carry_payload = !config_.timing_only;  // timing_only: no collective buffer at all
     a.chunk_bytes = config_.packet_payload_bytes;
     a.buffer_account = &buffer_account_;
@@ -1055,7 +1065,7 @@ void CollectiveEngine::abort_running(unsigned context) {
     if (!a.aborted) abandon(context);
     advance_agreement(context);  // nothing left to wait for: marks it agreed (trace)
     // Chunks still in the AgLUs are dropped with the rest: the row goes now.
-    a.combining.clear();
+    while (!a.combining.empty()) a.combining.pop_front();
     combining_contexts_ &= ~(1u << context);
     finish(context);
 }
@@ -1350,7 +1360,7 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
                                                      now.value(), cycle_.value(), statistics_.aglu_cycles);
         if (compute) a.buffer.read_done(s.recv, from, to);  // the local operand was read (and written back)
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
-        a.combining.emplace_back(sc_core::sc_time::from_value(done), k);
+        a.combining.push_back({sc_core::sc_time::from_value(done), k});
         combining_contexts_ |= 1u << context;
         combined_event_.notify(sc_core::sc_time::from_value(done) - now);  // an earlier pending notification stays
     }

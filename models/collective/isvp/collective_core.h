@@ -176,12 +176,21 @@ class StreamMap {
     StreamMap(std::uint64_t buffer, std::uint64_t length);
 
     std::uint64_t bytes() const { return bytes_; }
-    const std::vector<Piece>& pieces() const { return pieces_; }
+    /// The pieces in stream order: a view into the map.
+    struct Pieces {
+        const Piece* first = nullptr;
+        std::size_t count = 0;
+        const Piece* begin() const { return first; }
+        const Piece* end() const { return first + count; }
+        std::size_t size() const { return count; }
+        const Piece& operator[](std::size_t i) const { return first[i]; }
+    };
+    Pieces pieces() const { return {count_ > 1 ? pieces_.data() : &single_, count_}; }
     /// Calls f(buffer offset, length, stream offset) for each buffer range
     /// of stream bytes [from, to), in stream order.
     template <typename F>
     void for_each(std::uint64_t from, std::uint64_t to, F&& f) const {
-        for (const Piece& p : pieces_) {
+        for (const Piece& p : pieces()) {
             const std::uint64_t lo = std::max(from, p.stream), hi = std::min(to, p.stream + p.length);
             if (lo < hi) f(p.buffer + (lo - p.stream), hi - lo, lo);
         }
@@ -195,8 +204,8 @@ class StreamMap {
     /// those buffer bytes are free of it).
     std::uint64_t pending_end(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const {
         if (from >= bytes_ || lo >= hi) return 0;
-        if (pieces_.size() != 1) return pending_end_pieces(from, lo, hi);
-        const Piece& p = pieces_.front();  // one buffer range: the common case, asked per chunk
+        if (count_ != 1) return pending_end_pieces(from, lo, hi);
+        const Piece& p = single_;  // one buffer range: the common case, asked per chunk
         if (p.buffer + p.length <= lo || p.buffer >= hi) return 0;
         const std::uint64_t end = p.stream + (std::min(hi, p.buffer + p.length) - p.buffer);
         return end > from ? end : 0;
@@ -207,8 +216,14 @@ class StreamMap {
 
   private:
     std::uint64_t pending_end_pieces(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const;
-    std::vector<Piece> pieces_;             ///< stream order; buffer ranges are disjoint
-    std::vector<std::uint32_t> by_buffer_;  ///< piece indices sorted by buffer offset
+    /// Appends a piece (stream order).
+    void add(const Piece& piece);
+    // Most streams are one buffer range: it is held inline, and the vectors
+    // (allocated) only hold streams of several pieces.
+    Piece single_;                          ///< the piece when there is exactly one
+    std::uint32_t count_ = 0;               ///< pieces
+    std::vector<Piece> pieces_;             ///< every piece when there are several, stream order; disjoint in the buffer
+    std::vector<std::uint32_t> by_buffer_;  ///< with several pieces: their indices sorted by buffer offset
     std::uint64_t bytes_ = 0;
 };
 

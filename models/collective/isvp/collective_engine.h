@@ -62,6 +62,7 @@
 #include "isvp/packet_channel.h"
 #include "isvp/parameters.h"
 #include "isvp/peer_table.h"
+#include "isvp/ring_queue.h"
 #include "isvp/sequence_tracker.h"
 #include "isvp/target_socket.h"
 #include "isvp/trace_writer.h"
@@ -343,7 +344,7 @@ class CollectiveEngine : public sc_core::sc_module {
         /// cgr_, only while chunks are in them: all are free otherwise,
         /// pipeline_stages >= 1).
         AgluLanes aglus;
-        std::deque<std::pair<sc_core::sc_time, std::size_t>> combining;  ///< (final at, step): chunks in the AgLU
+        RingQueue<std::pair<sc_core::sc_time, std::size_t>> combining;  ///< (final at, step): chunks in the AgLU
         std::uint32_t mask = 0;  ///< mismatch bits (the agreement's and the data phase's)
         /// A member's row was released or packets between members were lost
         /// (here or at a peer): the collective ends without waiting for the
