@@ -33,8 +33,9 @@ void DataPhase::build(const Schedule& schedule, const BlockSpan& contribution_bl
         }
         steps.push_back(std::move(r));
     }
-    contribution = StreamMap({contribution_blocks}, layout);
-    result = StreamMap({result_blocks}, layout);
+    // One run of blocks each: one buffer range (no span list to allocate).
+    contribution = StreamMap(layout.offset(contribution_blocks.first), layout.bytes(contribution_blocks));
+    result = StreamMap(layout.offset(result_blocks.first), layout.bytes(result_blocks));
     result_chunks = chunks_of(result.bytes());
     if (carry_payload && release_pages) {  // every read the data phase will make of the buffer
         for (const StepRun& r : steps) {
