@@ -106,8 +106,7 @@ bool CtRow::consistent_with(int size, int rank) const {
 std::optional<std::uint16_t> CtRow::neighbour(int own, int peer) const {
     const int d = own ^ peer;
     if (d <= 0 || (d & (d - 1)) != 0) return std::nullopt;
-    unsigned k = 0;
-    while ((1 << k) != d) ++k;
+    const auto k = static_cast<unsigned>(__builtin_ctz(static_cast<unsigned>(d)));  // d is 2^k
     if (k >= regmap::kCtEntries || tag[k] == Absent || tag[k] == Reserved) return std::nullopt;
     return global[k];
 }

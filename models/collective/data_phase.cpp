@@ -131,30 +131,4 @@ bool DataPhase::can_return() {
     return wait.kind == Wait::None;
 }
 
-bool DataPhase::advance(Driver& driver) {
-    bool any = false;
-    for (bool moved = true; moved && !driver.stopped();) {
-        moved = false;
-        while (first_open < steps.size() && steps[first_open].send_done() && steps[first_open].recv_done())
-            ++first_open;
-        for (std::size_t k = first_open; k < steps.size() && !driver.stopped(); ++k) {
-            while (can_send(k)) {
-                driver.send(k);
-                moved = true;
-            }
-            while (!driver.stopped() && can_take(k)) {
-                if (!driver.take(k)) break;
-                moved = true;
-            }
-        }
-        while (driver.may_return() && !driver.stopped() && can_return()) {
-            ++results_final;
-            moved = true;
-        }
-        driver.results_ready();
-        any = any || moved;
-    }
-    return any;
-}
-
 }  // namespace isvp

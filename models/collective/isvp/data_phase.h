@@ -122,8 +122,35 @@ class DataPhase {
     /// Message bytes [offset, offset + bytes) of the host's request: the part
     /// past the envelope [+ counts] is contribution.
     void take_contribution(std::uint64_t offset, const std::uint8_t* data, std::uint64_t bytes);
-    /// Runs until nothing can move or the driver stops it; true if anything moved.
-    bool advance(Driver& driver);
+    /// Runs until nothing can move or the driver stops it; true if anything
+    /// moved. `D`: a Driver; the owner's `final` driver type lets its calls
+    /// (several per step and pass) be inlined.
+    template <typename D>
+    bool advance(D& driver) {
+        bool any = false;
+        for (bool moved = true; moved && !driver.stopped();) {
+            moved = false;
+            while (first_open < steps.size() && steps[first_open].send_done() && steps[first_open].recv_done())
+                ++first_open;
+            for (std::size_t k = first_open; k < steps.size() && !driver.stopped(); ++k) {
+                while (can_send(k)) {
+                    driver.send(k);
+                    moved = true;
+                }
+                while (!driver.stopped() && can_take(k)) {
+                    if (!driver.take(k)) break;
+                    moved = true;
+                }
+            }
+            while (driver.may_return() && !driver.stopped() && can_return()) {
+                ++results_final;
+                moved = true;
+            }
+            driver.results_ready();
+            any = any || moved;
+        }
+        return any;
+    }
     /// Every chunk sent and applied, the contribution in and every result chunk returned.
     bool complete() const {
         return contributed == contribution.bytes() && first_open == steps.size() && results_sent == result_chunks;
