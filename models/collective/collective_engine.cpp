@@ -1439,6 +1439,7 @@ bool CollectiveEngine::advance_data(unsigned context) {
 }
 
 void CollectiveEngine::on_combined() {
+    if (combining_contexts_ == 0) return;  // the common case: run() asks on every wake
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     // Contexts in ascending order; progress(c) touches context c only.
     for (std::uint32_t busy = combining_contexts_; busy != 0; busy &= busy - 1) {
@@ -1988,6 +1989,7 @@ bool CollectiveEngine::cgra_ready(unsigned context) {
 }
 
 void CollectiveEngine::on_cgra_done() {
+    if (cgra_.running_contexts == 0) return;
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     for (std::uint32_t busy = cgra_.running_contexts; busy != 0; busy &= busy - 1) {
         const auto context = static_cast<unsigned>(__builtin_ctz(busy));
