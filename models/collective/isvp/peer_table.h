@@ -5,6 +5,7 @@
 // for_each visits them in id order. Plain C++17, no SystemC.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -23,25 +24,30 @@ class PeerTable {
     T& get(std::uint16_t peer, const Args&... args) {
         if (peer >= slots_.size()) slots_.resize(std::size_t{peer} + 1);
         std::unique_ptr<T>& slot = slots_[peer];
-        if (!slot) slot = std::make_unique<T>(args...);
+        if (!slot) {
+            slot = std::make_unique<T>(args...);
+            peers_.insert(std::upper_bound(peers_.begin(), peers_.end(), peer), peer);
+        }
         return *slot;
     }
     /// Calls f(peer, entry) for every entry, peers ascending.
     template <typename F>
     void for_each(F&& f) {
-        for (std::size_t peer = 0; peer < slots_.size(); ++peer)
-            if (slots_[peer]) f(static_cast<std::uint16_t>(peer), *slots_[peer]);
+        for (const std::uint16_t peer : peers_) f(peer, *slots_[peer]);
     }
     template <typename F>
     void for_each(F&& f) const {
-        for (std::size_t peer = 0; peer < slots_.size(); ++peer)
-            if (slots_[peer]) f(static_cast<std::uint16_t>(peer), static_cast<const T&>(*slots_[peer]));
+        for (const std::uint16_t peer : peers_) f(peer, static_cast<const T&>(*slots_[peer]));
     }
     /// Drops every entry (pointers to them dangle).
-    void clear() { slots_.clear(); }
+    void clear() {
+        slots_.clear();
+        peers_.clear();
+    }
 
   private:
     std::vector<std::unique_ptr<T>> slots_;  ///< by peer id; null: no entry yet
+    std::vector<std::uint16_t> peers_;       ///< ids with an entry, ascending (for_each visits only them)
 };
 
 }  // namespace isvp
