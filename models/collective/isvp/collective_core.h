@@ -220,9 +220,9 @@ class StreamMap {
     void add(const Piece& piece);
     // Most streams are one buffer range: it is held inline, and the vectors
     // (allocated) only hold streams of several pieces.
-    Piece single_;                          ///< the piece when there is exactly one
-    std::uint32_t count_ = 0;               ///< pieces
-    std::vector<Piece> pieces_;             ///< every piece when there are several, stream order; disjoint in the buffer
+    Piece single_;               ///< the piece when there is exactly one
+    std::uint32_t count_ = 0;    ///< pieces
+    std::vector<Piece> pieces_;  ///< every piece when there are several, stream order; disjoint in the buffer
     std::vector<std::uint32_t> by_buffer_;  ///< with several pieces: their indices sorted by buffer offset
     std::uint64_t bytes_ = 0;
 };

@@ -80,8 +80,8 @@ class CreditedOutPort {
     unsigned phits_per_cycle_;     ///< serialisation width
     Left left_;                    ///< the owner's per-packet hook
     Make make_;                    ///< makes packets queued without one
-    RingQueue<Outgoing> urgent_;  ///< small control packets (agreement, credits): go first
-    RingQueue<Outgoing> queue_;   ///< waiting packets, in order (rings keep their storage: queuing does not allocate)
+    RingQueue<Outgoing> urgent_;   ///< small control packets (agreement, credits): go first
+    RingQueue<Outgoing> queue_;    ///< waiting packets, in order (rings keep their storage: queuing does not allocate)
     CreditLedger credits_;         ///< the receiver's credits per VC, usable now and in flight (ps)
     sc_core::sc_time free_at_;     ///< serialiser free
     sc_core::sc_event wake_;       ///< re-run drain()
