@@ -106,8 +106,7 @@ bool CtRow::consistent_with(int size, int rank) const {
 std::optional<std::uint16_t> CtRow::neighbour(int own, int peer) const {
     const int d = own ^ peer;
     if (d <= 0 || (d & (d - 1)) != 0) return std::nullopt;
-    unsigned k = 0;
-    while ((1 << k) != d) ++k;
+    const auto k = static_cast<unsigned>(__builtin_ctz(static_cast<unsigned>(d)));  // d is 2^k
     if (k >= regmap::kCtEntries || tag[k] == Absent || tag[k] == Reserved) return std::nullopt;
     return global[k];
 }
@@ -221,12 +220,14 @@ StreamMap::StreamMap(const std::vector<BlockSpan>& spans, const BlockLayout& lay
     for (const BlockSpan& s : spans) {
         const std::uint64_t buffer = layout.offset(s.first), length = layout.bytes(s);
         if (length == 0) continue;
-        if (!pieces_.empty() && pieces_.back().buffer + pieces_.back().length == buffer)
-            pieces_.back().length += length;
+        Piece* last = count_ == 0 ? nullptr : count_ == 1 ? &single_ : &pieces_.back();
+        if (last != nullptr && last->buffer + last->length == buffer)
+            last->length += length;
         else
-            pieces_.push_back(Piece{bytes_, buffer, length});
+            add(Piece{bytes_, buffer, length});
         bytes_ += length;
     }
+    if (count_ < 2) return;
     by_buffer_.resize(pieces_.size());
     for (std::uint32_t i = 0; i < by_buffer_.size(); ++i) by_buffer_[i] = i;
     std::sort(by_buffer_.begin(), by_buffer_.end(),
@@ -234,10 +235,17 @@ StreamMap::StreamMap(const std::vector<BlockSpan>& spans, const BlockLayout& lay
 }
 
 StreamMap::StreamMap(std::uint64_t buffer, std::uint64_t length) : bytes_(length) {
-    if (length) {
-        pieces_.push_back(Piece{0, buffer, length});
-        by_buffer_.push_back(0);
+    if (length) add(Piece{0, buffer, length});
+}
+
+void StreamMap::add(const Piece& piece) {
+    if (count_ == 0) {
+        single_ = piece;
+    } else {
+        if (count_ == 1) pieces_.push_back(single_);
+        pieces_.push_back(piece);
     }
+    ++count_;
 }
 
 std::uint64_t StreamMap::pending_end_pieces(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const {
@@ -349,7 +357,6 @@ int compare_sequence(std::uint16_t a, std::uint16_t b) {
 }
 
 void ChannelStore::push(const NetworkPacketView& v, void* owner) {
-    auto& fifo = queue(key(v.network.context_id, v.processor.rank));
     HeldPacket p;
     p.step = v.network.step;
     p.opcode = v.network.opcode;
@@ -362,27 +369,13 @@ void ChannelStore::push(const NetworkPacketView& v, void* owner) {
     p.payload = v.payload;
     p.payload_bytes = v.payload_bytes;
     p.owner = owner;
-    fifo.push_back(p);
+    channel(v.network.context_id, v.processor.rank).push_back(p);
     ++held_[v.network.context_id];
     ++total_;
 }
 
-std::deque<HeldPacket>* ChannelStore::existing(std::uint32_t k) {
-    if (k == last_key_) return last_queue_;
-    const auto it = queues_.find(k);
-    if (it == queues_.end()) return nullptr;
-    last_key_ = k;
-    last_queue_ = &it->second;
-    return last_queue_;
-}
-
-HeldPacket* ChannelStore::front(std::uint8_t context, std::uint16_t sender) {
-    std::deque<HeldPacket>* fifo = existing(key(context, sender));
-    return fifo == nullptr || fifo->empty() ? nullptr : &fifo->front();
-}
-
 void* ChannelStore::pop(std::uint8_t context, std::uint16_t sender) {
-    std::deque<HeldPacket>* fifo = existing(key(context, sender));
+    HeldChannel* fifo = channels_[context].find(sender);
     if (fifo == nullptr || fifo->empty()) return nullptr;
     void* owner = fifo->front().owner;
     fifo->pop_front();
@@ -393,9 +386,9 @@ void* ChannelStore::pop(std::uint8_t context, std::uint16_t sender) {
 
 std::vector<std::uint16_t> ChannelStore::senders(std::uint8_t context) const {
     std::vector<std::uint16_t> out;
-    for (const auto& [k, q] : queues_)
-        if (k >> 16 == context && !q.empty()) out.push_back(static_cast<std::uint16_t>(k & 0xFFFF));
-    std::sort(out.begin(), out.end());
+    channels_[context].for_each([&](std::uint16_t sender, const HeldChannel& fifo) {
+        if (!fifo.empty()) out.push_back(sender);
+    });
     return out;
 }
 

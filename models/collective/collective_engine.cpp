@@ -477,9 +477,7 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
         // A peer not heard from yet starts with a full window. Never more
         // than a window: credits of packets sent before a RELEASE/LOAD
         // reset the counter may still come back.
-        std::int32_t& credits =
-            send_credits_.try_emplace(key(context, sender), static_cast<std::int32_t>(config_.window_packets))
-                .first->second;
+        std::int32_t& credits = send_credits_[context].get(sender, static_cast<std::int32_t>(config_.window_packets));
         // A switch engine's credit packet carries its tree's slot in bits [31:24].
         const std::uint32_t returned = load_le32(v.payload) & (is_engine(sender) ? 0xFFFFFFu : 0xFFFFFFFFu);
         credits = static_cast<std::int32_t>(std::min<std::uint64_t>(
@@ -517,7 +515,7 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
     if (step == kAgreeStep) {
         if (v.payload_bytes != CollectiveArguments::kBytes)
             return drop("agreement packet with " + std::to_string(v.payload_bytes) + " bytes");
-        auto& q = c.agreements[sender];
+        auto& q = c.agreements.get(sender);
         if (q.size() >= kMaxAgreementsHeld)
             return drop("more than " + std::to_string(kMaxAgreementsHeld) + " agreement packets held from comm rank " +
                         std::to_string(sender) + " on context " + std::to_string(context));
@@ -576,7 +574,15 @@ std::optional<std::uint16_t> CollectiveEngine::node_of(unsigned context, std::ui
 }
 
 void CollectiveEngine::owe_credit(unsigned context, std::uint16_t sender) {
-    owe_credit(owed_[key(context, sender)], context, sender);
+    owe_credit(owed_entry(context, sender), context, sender);
+}
+
+OwedCredits& CollectiveEngine::owed_entry(unsigned context, std::uint16_t sender) {
+    std::vector<OwedCredits*>& index = owed_index_[context];
+    if (sender >= index.size()) index.resize(std::size_t{sender} + 1, nullptr);
+    OwedCredits*& entry = index[sender];
+    if (entry == nullptr) entry = &owed_[key(context, sender)];  // its address stays until purge_context erases it
+    return *entry;
 }
 
 void CollectiveEngine::owe_credit(OwedCredits& owed, unsigned context, std::uint16_t sender) {
@@ -653,10 +659,11 @@ void CollectiveEngine::purge_context(unsigned context, bool keep_globals) {
     for (const std::uint16_t sender : channels_.senders(ctx))
         while (channels_.front(ctx, sender)) pop_held(ctx, sender);
     // Entries stay (running steps point at them); the windows start full again.
-    for (auto& [k, credits] : send_credits_)
-        if ((k >> 16) == context) credits = static_cast<std::int32_t>(config_.window_packets);
+    send_credits_[context].for_each(
+        [&](std::uint16_t, std::int32_t& credits) { credits = static_cast<std::int32_t>(config_.window_packets); });
     for (auto it = owed_.begin(); it != owed_.end();)
         it = (it->first >> 16) == context ? owed_.erase(it) : std::next(it);
+    owed_index_[context].clear();
     for (StepRun& r : c.active.steps) r.owed = nullptr;  // pointed at erased entries
     c.agreements.clear();
     if (!keep_globals) c.globals.clear();
@@ -868,7 +875,17 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     // From here on every member can run the argument agreement (hypercube
     // peers of the row), so a local error is reported to all of them.
     detach_results(a);
+    // A fresh Active that keeps the storage of the last one's step runs, AgLU
+    // lanes and AgLU queue: starting a collective allocates less.
+    std::vector<StepRun> steps = std::move(a.steps);
+    AgluLanes aglus = std::move(a.aglus);
+    auto combining = std::move(a.combining);
     a = Active{};
+    steps.clear();
+    while (!combining.empty()) combining.pop_front();
+    a.steps = std::move(steps);
+    a.aglus = std::move(aglus);
+    a.combining = std::move(combining);
     a.carry_payload = !config_.timing_only;  // timing_only: no collective buffer at all
     a.chunk_bytes = config_.packet_payload_bytes;
     a.buffer_account = &buffer_account_;
@@ -904,7 +921,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
         ++statistics_.tree_not_offloaded;
     }
     const auto learn = [&](std::uint16_t comm_rank, std::uint16_t global) {
-        const auto [it, inserted] = c.globals.emplace(comm_rank, global);
+        const auto [it, inserted] = c.globals.try_emplace(comm_rank, global);
         if (!inserted && it->second != global) {
             it->second = global;
             forget_nodes(context);  // credit returns look the node up again
@@ -1048,7 +1065,7 @@ void CollectiveEngine::abort_running(unsigned context) {
     if (!a.aborted) abandon(context);
     advance_agreement(context);  // nothing left to wait for: marks it agreed (trace)
     // Chunks still in the AgLUs are dropped with the rest: the row goes now.
-    a.combining.clear();
+    while (!a.combining.empty()) a.combining.pop_front();
     combining_contexts_ &= ~(1u << context);
     finish(context);
 }
@@ -1170,13 +1187,14 @@ void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedu
     // Pages of the buffer go once read for the last time; an armed CGRA
     // program reads the whole result outside the streams: it keeps them all.
     a.release_pages = !a.cgra;
+    // The links capture two words: std::function holds them without allocating.
     a.build(schedule, contribution, result_span(a.header.opcode, a.envelope.size, a.rank, a.envelope.root),
-            [&](std::size_t, const Step& s) {
+            [this, context](std::size_t, const Step& s) {
                 DataPhase::StepLinks link;
                 if (s.send) {
-                    link.send_node = *peer_node(a, s.send->peer);
-                    link.credits =
-                        &send_credits_.emplace(key(context, s.send->peer), config_.window_packets).first->second;
+                    link.send_node = *peer_node(contexts_[context].active, s.send->peer);
+                    link.credits = &send_credits_[context].get(static_cast<std::uint16_t>(s.send->peer),
+                                                               static_cast<std::int32_t>(config_.window_packets));
                 }
                 if (s.receive)
                     link.channel = &channels_.channel(static_cast<std::uint8_t>(context),
@@ -1222,7 +1240,7 @@ bool CollectiveEngine::advance_agreement(unsigned context) {
             engine.send_agreement(context, c.active, *engine.peer_node(c.active, peer));
         }
         std::deque<CollectiveArguments>& records_from(int peer) override {
-            return c.agreements[static_cast<std::uint16_t>(peer)];
+            return c.agreements.get(static_cast<std::uint16_t>(peer));
         }
         void stale_record() override { ++engine.statistics_.stale; }
         void agreed() override {
@@ -1342,12 +1360,12 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
                                                      now.value(), cycle_.value(), statistics_.aglu_cycles);
         if (compute) a.buffer.read_done(s.recv, from, to);  // the local operand was read (and written back)
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
-        a.combining.emplace_back(sc_core::sc_time::from_value(done), k);
+        a.combining.push_back({sc_core::sc_time::from_value(done), k});
         combining_contexts_ |= 1u << context;
         combined_event_.notify(sc_core::sc_time::from_value(done) - now);  // an earlier pending notification stays
     }
     pop_held(static_cast<std::uint8_t>(context), sender);
-    if (!s.owed) s.owed = &owed_[key(context, sender)];  // created when first owed, as owe_credit would
+    if (!s.owed) s.owed = &owed_entry(context, sender);  // created when first owed, as owe_credit would
     owe_credit(*s.owed, context, sender);
 }
 
@@ -1421,6 +1439,7 @@ bool CollectiveEngine::advance_data(unsigned context) {
 }
 
 void CollectiveEngine::on_combined() {
+    if (combining_contexts_ == 0) return;  // the common case: run() asks on every wake
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     // Contexts in ascending order; progress(c) touches context c only.
     for (std::uint32_t busy = combining_contexts_; busy != 0; busy &= busy - 1) {
@@ -1970,6 +1989,7 @@ bool CollectiveEngine::cgra_ready(unsigned context) {
 }
 
 void CollectiveEngine::on_cgra_done() {
+    if (cgra_.running_contexts == 0) return;
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     for (std::uint32_t busy = cgra_.running_contexts; busy != 0; busy &= busy - 1) {
         const auto context = static_cast<unsigned>(__builtin_ctz(busy));

@@ -35,6 +35,9 @@ void CreditedOutPort::receive_credit(tlm::tlm_generic_payload& payload, const sc
 }
 
 void CreditedOutPort::drain() {
+    // Nothing queued: the returns in flight are counted when a packet needs
+    // them (settle counts all due by then, whenever it runs).
+    if (urgent_.empty() && queue_.empty()) return;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     credits_.settle(now.value());
     while (!urgent_.empty() || !queue_.empty()) {
@@ -42,8 +45,10 @@ void CreditedOutPort::drain() {
             wake_.notify(free_at_ - now);
             return;
         }
-        std::deque<Outgoing>& from = urgent_.empty() ? queue_ : urgent_;
-        Outgoing& o = from.front();
+        RingQueue<Outgoing>& from = urgent_.empty() ? queue_ : urgent_;
+        // A copy: the receiver and the left hook may queue more packets on
+        // this port, and a growing ring moves its elements.
+        Outgoing o = from.front();
         // Not before its head is here: drain() may run earlier for another
         // packet or a credit, and which of two processes runs first at one
         // time must not decide when a packet leaves.
@@ -76,7 +81,7 @@ void CreditedOutPort::drain() {
         from.pop_front();
         // The next packet leaves a serialisation time from now; its payload
         // object has usually left the cache while it waited in the queue.
-        if (const std::deque<Outgoing>& next = urgent_.empty() ? queue_ : urgent_;
+        if (const RingQueue<Outgoing>& next = urgent_.empty() ? queue_ : urgent_;
             !next.empty() && next.front().packet != nullptr)
             for (unsigned line = 0; line < sizeof(tlm::tlm_generic_payload) + sizeof(PacketInfo); line += 64)
                 __builtin_prefetch(reinterpret_cast<const char*>(next.front().packet) + line);

@@ -33,8 +33,9 @@ void DataPhase::build(const Schedule& schedule, const BlockSpan& contribution_bl
         }
         steps.push_back(std::move(r));
     }
-    contribution = StreamMap({contribution_blocks}, layout);
-    result = StreamMap({result_blocks}, layout);
+    // One run of blocks each: one buffer range (no span list to allocate).
+    contribution = StreamMap(layout.offset(contribution_blocks.first), layout.bytes(contribution_blocks));
+    result = StreamMap(layout.offset(result_blocks.first), layout.bytes(result_blocks));
     result_chunks = chunks_of(result.bytes());
     if (carry_payload && release_pages) {  // every read the data phase will make of the buffer
         for (const StepRun& r : steps) {
@@ -128,32 +129,6 @@ bool DataPhase::can_return() {
                     });
     return_wait = wait;
     return wait.kind == Wait::None;
-}
-
-bool DataPhase::advance(Driver& driver) {
-    bool any = false;
-    for (bool moved = true; moved && !driver.stopped();) {
-        moved = false;
-        while (first_open < steps.size() && steps[first_open].send_done() && steps[first_open].recv_done())
-            ++first_open;
-        for (std::size_t k = first_open; k < steps.size() && !driver.stopped(); ++k) {
-            while (can_send(k)) {
-                driver.send(k);
-                moved = true;
-            }
-            while (!driver.stopped() && can_take(k)) {
-                if (!driver.take(k)) break;
-                moved = true;
-            }
-        }
-        while (driver.may_return() && !driver.stopped() && can_return()) {
-            ++results_final;
-            moved = true;
-        }
-        driver.results_ready();
-        any = any || moved;
-    }
-    return any;
 }
 
 }  // namespace isvp

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "isvp/collective_core.h"
+#include "isvp/peer_table.h"
 
 using namespace isvp;
 
@@ -111,6 +112,26 @@ TEST_CASE("channel store keeps step packets per (context, sender) in arrival ord
     CHECK(store.held(0) == 1);
 }
 
+TEST_CASE("peer tables make an entry on first use, keep its address and visit entries by ascending id",
+          "[collective][engine]") {
+    PeerTable<std::int32_t> table;
+    CHECK(table.find(9) == nullptr);
+    std::int32_t& nine = table.get(9, 32);  // made from the initial value
+    CHECK(nine == 32);
+    nine = 5;
+    table.get(700, 32);
+    table.get(3, 32);
+    CHECK(&table.get(9, 32) == &nine);  // found, not made again
+    CHECK(table.get(9, 32) == 5);
+    CHECK(table.find(9) == &nine);  // growing the table did not move it
+    CHECK(table.find(4) == nullptr);
+    std::vector<std::uint16_t> visited;
+    table.for_each([&](std::uint16_t peer, std::int32_t&) { visited.push_back(peer); });
+    CHECK(visited == std::vector<std::uint16_t>{3, 9, 700});
+    table.clear();
+    CHECK(table.find(9) == nullptr);
+}
+
 TEST_CASE("step sequence numbers ride in the replicated header and compare modulo 2^15", "[collective][engine]") {
     for (const std::uint32_t s : {0u, 1u, 31u, 32u, 0x1234u, 0x7FFFu, 0x8000u, 0xFFFFFFFFu}) {
         ProcessorHeader h;
@@ -148,6 +169,12 @@ TEST_CASE("stream maps follow spans through uniform and unequal block layouts", 
     CHECK_FALSE(map.pending_in(0, 4, 16));  // block 2 is not in the stream
     CHECK(map.pending_in(7, 16, 24));
     CHECK_FALSE(map.pending_in(8, 16, 24));
+    // Adjacent spans are one buffer range: one piece.
+    const StreamMap merged({BlockSpan{1, 1}, BlockSpan{2, 2}}, uniform);
+    REQUIRE(merged.pieces().size() == 1);
+    CHECK(merged.pieces()[0].buffer == 8);
+    CHECK(merged.pieces()[0].length == 24);
+    CHECK(merged.pending_end(0, 16, 20) == 12);  // buffer [16,20) is stream [8,12)
     // One buffer range (pending_end's fast path): stream [0,16) is buffer [8,24).
     const StreamMap one(8, 16);
     CHECK(one.pending_end(0, 0, 8) == 0);    // before it

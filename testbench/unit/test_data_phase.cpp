@@ -24,7 +24,7 @@ struct Member final : DataPhase::Driver {
     int rank = 0;
     DataPhase phase;
     std::int32_t credits = 32;                    ///< window credits toward the peer
-    std::deque<HeldPacket> channel;               ///< the peer's packets to this member
+    HeldChannel channel;                          ///< the peer's packets to this member
     std::vector<std::vector<std::uint8_t>> wire;  ///< payloads this member sent (kept alive)
     Member* peer = nullptr;
     std::vector<std::string>* log = nullptr;

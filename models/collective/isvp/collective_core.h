@@ -18,7 +18,9 @@
 
 #include "isvp/collective_schedule.h"
 #include "isvp/packet_format.h"
+#include "isvp/peer_table.h"
 #include "isvp/register_map.h"
+#include "isvp/ring_queue.h"
 
 namespace isvp {
 
@@ -174,12 +176,21 @@ class StreamMap {
     StreamMap(std::uint64_t buffer, std::uint64_t length);
 
     std::uint64_t bytes() const { return bytes_; }
-    const std::vector<Piece>& pieces() const { return pieces_; }
+    /// The pieces in stream order: a view into the map.
+    struct Pieces {
+        const Piece* first = nullptr;
+        std::size_t count = 0;
+        const Piece* begin() const { return first; }
+        const Piece* end() const { return first + count; }
+        std::size_t size() const { return count; }
+        const Piece& operator[](std::size_t i) const { return first[i]; }
+    };
+    Pieces pieces() const { return {count_ > 1 ? pieces_.data() : &single_, count_}; }
     /// Calls f(buffer offset, length, stream offset) for each buffer range
     /// of stream bytes [from, to), in stream order.
     template <typename F>
     void for_each(std::uint64_t from, std::uint64_t to, F&& f) const {
-        for (const Piece& p : pieces_) {
+        for (const Piece& p : pieces()) {
             const std::uint64_t lo = std::max(from, p.stream), hi = std::min(to, p.stream + p.length);
             if (lo < hi) f(p.buffer + (lo - p.stream), hi - lo, lo);
         }
@@ -193,8 +204,8 @@ class StreamMap {
     /// those buffer bytes are free of it).
     std::uint64_t pending_end(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const {
         if (from >= bytes_ || lo >= hi) return 0;
-        if (pieces_.size() != 1) return pending_end_pieces(from, lo, hi);
-        const Piece& p = pieces_.front();  // one buffer range: the common case, asked per chunk
+        if (count_ != 1) return pending_end_pieces(from, lo, hi);
+        const Piece& p = single_;  // one buffer range: the common case, asked per chunk
         if (p.buffer + p.length <= lo || p.buffer >= hi) return 0;
         const std::uint64_t end = p.stream + (std::min(hi, p.buffer + p.length) - p.buffer);
         return end > from ? end : 0;
@@ -205,8 +216,14 @@ class StreamMap {
 
   private:
     std::uint64_t pending_end_pieces(std::uint64_t from, std::uint64_t lo, std::uint64_t hi) const;
-    std::vector<Piece> pieces_;             ///< stream order; buffer ranges are disjoint
-    std::vector<std::uint32_t> by_buffer_;  ///< piece indices sorted by buffer offset
+    /// Appends a piece (stream order).
+    void add(const Piece& piece);
+    // Most streams are one buffer range: it is held inline, and the vectors
+    // (allocated) only hold streams of several pieces.
+    Piece single_;               ///< the piece when there is exactly one
+    std::uint32_t count_ = 0;    ///< pieces
+    std::vector<Piece> pieces_;  ///< every piece when there are several, stream order; disjoint in the buffer
+    std::vector<std::uint32_t> by_buffer_;  ///< with several pieces: their indices sorted by buffer offset
     std::uint64_t bytes_ = 0;
 };
 
@@ -283,6 +300,10 @@ struct HeldPacket {
     void* owner = nullptr;  ///< the caller's handle on that memory, kept until the packet is popped
 };
 
+/// The FIFO of one (context, sender): a ring that keeps its storage, so
+/// holding and popping packets does not allocate once it has grown.
+using HeldChannel = RingQueue<HeldPacket>;
+
 /// Step packets per (context, sender comm rank) in arrival order — which is
 /// the sender's order (deterministic routing keeps one source-destination
 /// pair in order) and the order this rank's schedule consumes them in.
@@ -290,14 +311,13 @@ struct HeldPacket {
 /// e.g. a reference it holds) until pop() hands the owner back.
 class ChannelStore {
   public:
-    ChannelStore() = default;
-    ChannelStore(const ChannelStore&) = delete;  // the last-queue cache points into this store's map
-    ChannelStore& operator=(const ChannelStore&) = delete;
-
     /// Holds one packet (`view` is a step packet; its bytes stay where they are).
     void push(const NetworkPacketView& view, void* owner = nullptr);
     /// The oldest packet of (context, sender), or null.
-    HeldPacket* front(std::uint8_t context, std::uint16_t sender);
+    HeldPacket* front(std::uint8_t context, std::uint16_t sender) {
+        HeldChannel* fifo = channels_[context].find(sender);
+        return fifo == nullptr || fifo->empty() ? nullptr : &fifo->front();
+    }
     /// Removes the oldest packet of (context, sender); returns its owner (null if none).
     void* pop(std::uint8_t context, std::uint16_t sender);
     /// Packets held for `context` (all senders).
@@ -305,28 +325,13 @@ class ChannelStore {
     /// Packets held for all contexts.
     std::size_t total() const { return total_; }
     /// The FIFO of (context, sender); the reference stays valid (it is
-    /// created empty if needed).
-    std::deque<HeldPacket>& channel(std::uint8_t context, std::uint16_t sender) { return queue(key(context, sender)); }
-    /// Senders with packets held for `context`.
+    /// created empty if needed, and never erased).
+    HeldChannel& channel(std::uint8_t context, std::uint16_t sender) { return channels_[context].get(sender); }
+    /// Senders with packets held for `context`, ascending.
     std::vector<std::uint16_t> senders(std::uint8_t context) const;
 
   private:
-    static std::uint32_t key(std::uint8_t context, std::uint16_t sender) {
-        return static_cast<std::uint32_t>(context) << 16 | sender;
-    }
-    /// The FIFO of `k`, created if needed; remembers the last one (packets
-    /// come in runs from one sender; entries are never erased, so it stays valid).
-    std::deque<HeldPacket>& queue(std::uint32_t k) {
-        if (k != last_key_) {
-            last_queue_ = &queues_[k];
-            last_key_ = k;
-        }
-        return *last_queue_;
-    }
-    std::deque<HeldPacket>* existing(std::uint32_t k);  ///< the FIFO of `k` if it exists (remembered)
-    std::unordered_map<std::uint32_t, std::deque<HeldPacket>> queues_;
-    std::uint32_t last_key_ = ~0u;                  ///< key of last_queue_ (none: no 5-bit context has it)
-    std::deque<HeldPacket>* last_queue_ = nullptr;  ///< queues_[last_key_]
+    std::array<PeerTable<HeldChannel>, regmap::kContextCount> channels_;  ///< per context, by sender
     std::array<std::size_t, regmap::kContextCount> held_{};
     std::size_t total_ = 0;
 };

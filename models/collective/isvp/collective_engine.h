@@ -61,6 +61,8 @@
 #include "isvp/network_topology.h"
 #include "isvp/packet_channel.h"
 #include "isvp/parameters.h"
+#include "isvp/peer_table.h"
+#include "isvp/ring_queue.h"
 #include "isvp/sequence_tracker.h"
 #include "isvp/target_socket.h"
 #include "isvp/trace_writer.h"
@@ -342,7 +344,7 @@ class CollectiveEngine : public sc_core::sc_module {
         /// cgr_, only while chunks are in them: all are free otherwise,
         /// pipeline_stages >= 1).
         AgluLanes aglus;
-        std::deque<std::pair<sc_core::sc_time, std::size_t>> combining;  ///< (final at, step): chunks in the AgLU
+        RingQueue<std::pair<sc_core::sc_time, std::size_t>> combining;  ///< (final at, step): chunks in the AgLU
         std::uint32_t mask = 0;  ///< mismatch bits (the agreement's and the data phase's)
         /// A member's row was released or packets between members were lost
         /// (here or at a peer): the collective ends without waiting for the
@@ -426,7 +428,7 @@ class CollectiveEngine : public sc_core::sc_module {
         SequenceTracker sequences;     ///< the collective current on the row; peers' early abort notices
         std::size_t window_limit = 0;  ///< step packets its windows hold
         std::unordered_map<std::uint16_t, std::uint16_t> globals;  ///< comm rank -> global rank (row, envelopes)
-        std::unordered_map<std::uint16_t, std::deque<CollectiveArguments>> agreements;  ///< per sender, arrival order
+        PeerTable<std::deque<CollectiveArguments>> agreements;     ///< per sender, arrival order
         std::deque<CallTrace> calls;      ///< traced calls not written yet, oldest first
         std::uint64_t last_call_end = 0;  ///< traced: end of the last call event written on its lane
         /// The row the last RELEASE invalidated, until the next LOAD: the
@@ -505,6 +507,8 @@ class CollectiveEngine : public sc_core::sc_module {
     void start_streamed(unsigned context);
     void discard_stale(unsigned context);
     void owe_credit(unsigned context, std::uint16_t sender);
+    /// owed_'s entry of (context, sender), created if needed.
+    OwedCredits& owed_entry(unsigned context, std::uint16_t sender);
     void owe_credit(OwedCredits& owed, unsigned context, std::uint16_t sender);
     /// Pops the oldest held packet of (context, sender) and releases it.
     void pop_held(std::uint8_t context, std::uint16_t sender);
@@ -658,8 +662,13 @@ class CollectiveEngine : public sc_core::sc_module {
     CreditedOutPort kernel_port_;                                   ///< to the kernel unit (stream packets)
     std::array<Context, regmap::kContextCount> contexts_;           ///< per context ID
     ChannelStore channels_;                                         ///< peers' step packets, per (context, sender)
-    std::unordered_map<std::uint32_t, std::int32_t> send_credits_;  ///< (context, peer): packets we may still send
-    std::unordered_map<std::uint32_t, OwedCredits> owed_;           ///< (context, sender): credits to return
+    /// Per context, by peer: step packets we may still send it.
+    std::array<PeerTable<std::int32_t>, regmap::kContextCount> send_credits_;
+    /// (context, sender): credits to return. A hash map because flush_credits
+    /// sends in its iteration order (the order of same-time credit packets);
+    /// owed_index_ finds its entries on the per-packet path.
+    std::unordered_map<std::uint32_t, OwedCredits> owed_;
+    std::array<std::vector<OwedCredits*>, regmap::kContextCount> owed_index_;  ///< per context, by sender: into owed_
     bool flush_pending_ = false;                                    ///< a credit flush is scheduled
     sc_core::sc_time flush_at_;                                     ///< when (flush_pending_)
     std::priority_queue<Incoming, std::vector<Incoming>, std::greater<Incoming>> incoming_;

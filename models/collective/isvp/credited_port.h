@@ -13,7 +13,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <string>
 #include <utility>
@@ -22,6 +21,7 @@
 #include <tlm>
 
 #include "isvp/packet_network_core.h"
+#include "isvp/ring_queue.h"
 
 namespace isvp {
 
@@ -56,7 +56,7 @@ class CreditedOutPort {
     /// Queues `packet` (urgent: ahead of the ordinary queue) and wakes the
     /// sender after `delay`.
     void enqueue(const Outgoing& packet, bool urgent, const sc_core::sc_time& delay) {
-        std::deque<Outgoing>& into = urgent ? urgent_ : queue_;
+        RingQueue<Outgoing>& into = urgent ? urgent_ : queue_;
         into.push_back(packet);
         into.back().ready = sc_core::sc_time_stamp() + delay;
         wake_.notify(delay);
@@ -80,8 +80,8 @@ class CreditedOutPort {
     unsigned phits_per_cycle_;     ///< serialisation width
     Left left_;                    ///< the owner's per-packet hook
     Make make_;                    ///< makes packets queued without one
-    std::deque<Outgoing> urgent_;  ///< small control packets (agreement, credits): go first
-    std::deque<Outgoing> queue_;   ///< waiting packets, in order
+    RingQueue<Outgoing> urgent_;   ///< small control packets (agreement, credits): go first
+    RingQueue<Outgoing> queue_;    ///< waiting packets, in order (rings keep their storage: queuing does not allocate)
     CreditLedger credits_;         ///< the receiver's credits per VC, usable now and in flight (ps)
     sc_core::sc_time free_at_;     ///< serialiser free
     sc_core::sc_event wake_;       ///< re-run drain()

@@ -58,7 +58,7 @@ class DataPhase {
         std::uint32_t applied = 0;                       ///< chunks final in the buffer
         std::int32_t* credits = nullptr;                 ///< send credits toward send_peer (the owner's counter)
         OwedCredits* owed = nullptr;                ///< credits owed to recv_peer (the owner's entry, once it exists)
-        std::deque<HeldPacket>* channel = nullptr;  ///< the window recv_peer's packets land in
+        HeldChannel* channel = nullptr;             ///< the window recv_peer's packets land in
         std::ptrdiff_t send_after = -1;             ///< the previous step sending to send_peer
         std::ptrdiff_t recv_after = -1;             ///< the previous step receiving from recv_peer
         Wait send_wait, take_wait;                  ///< see Wait
@@ -70,7 +70,7 @@ class DataPhase {
     struct StepLinks {
         std::uint16_t send_node = 0;                ///< node of the send peer
         std::int32_t* credits = nullptr;            ///< send credits toward it
-        std::deque<HeldPacket>* channel = nullptr;  ///< the receive peer's window
+        HeldChannel* channel = nullptr;             ///< the receive peer's window
     };
     /// The owner's side of advance().
     class Driver {
@@ -122,8 +122,35 @@ class DataPhase {
     /// Message bytes [offset, offset + bytes) of the host's request: the part
     /// past the envelope [+ counts] is contribution.
     void take_contribution(std::uint64_t offset, const std::uint8_t* data, std::uint64_t bytes);
-    /// Runs until nothing can move or the driver stops it; true if anything moved.
-    bool advance(Driver& driver);
+    /// Runs until nothing can move or the driver stops it; true if anything
+    /// moved. `D`: a Driver; the owner's `final` driver type lets its calls
+    /// (several per step and pass) be inlined.
+    template <typename D>
+    bool advance(D& driver) {
+        bool any = false;
+        for (bool moved = true; moved && !driver.stopped();) {
+            moved = false;
+            while (first_open < steps.size() && steps[first_open].send_done() && steps[first_open].recv_done())
+                ++first_open;
+            for (std::size_t k = first_open; k < steps.size() && !driver.stopped(); ++k) {
+                while (can_send(k)) {
+                    driver.send(k);
+                    moved = true;
+                }
+                while (!driver.stopped() && can_take(k)) {
+                    if (!driver.take(k)) break;
+                    moved = true;
+                }
+            }
+            while (driver.may_return() && !driver.stopped() && can_return()) {
+                ++results_final;
+                moved = true;
+            }
+            driver.results_ready();
+            any = any || moved;
+        }
+        return any;
+    }
     /// Every chunk sent and applied, the contribution in and every result chunk returned.
     bool complete() const {
         return contributed == contribution.bytes() && first_open == steps.size() && results_sent == result_chunks;
