@@ -57,6 +57,59 @@ struct Entry<Item, true> {
     }
 };
 
+/// The moves of a 4-ary min-heap over `heap[0, size)`, shared by
+/// TimedAgenda and ClientAgenda (wakeup_queue.h): half the levels of a
+/// binary heap, and a node's four children of 16 bytes are one cache line,
+/// so a push or pop touches fewer lines (the fabric-wide wake-up agenda
+/// holds an entry per busy router). `earlier` is a strict order in which no
+/// two held nodes are equal; `moved(index, node)` is told where each node
+/// it stores now is (ClientAgenda keeps its clients' slots; TimedAgenda
+/// needs nothing).
+constexpr std::size_t kArity = 4;
+
+struct NoNote {
+    template <typename Node>
+    void operator()(std::size_t, const Node&) const {}
+};
+
+template <typename Node, typename Earlier, typename Moved = NoNote>
+void sift_up(Node* heap, std::size_t index, Earlier earlier, Moved moved = {}) {
+    const Node node = heap[index];
+    while (index > 0) {
+        const std::size_t parent = (index - 1) / kArity;
+        if (!earlier(node, heap[parent])) break;
+        heap[index] = heap[parent];
+        moved(index, heap[index]);
+        index = parent;
+    }
+    heap[index] = node;
+    moved(index, node);
+}
+
+template <typename Node, typename Earlier, typename Moved = NoNote>
+void sift_down(Node* heap, std::size_t size, std::size_t index, Earlier earlier, Moved moved = {}) {
+    const Node node = heap[index];
+    for (;;) {
+        const std::size_t first = kArity * index + 1;
+        if (first >= size) break;
+        std::size_t least = first;
+        if (first + kArity <= size) {  // all four children: a tournament, no loop (the minimum is unique)
+            const std::size_t left = earlier(heap[first + 1], heap[first]) ? first + 1 : first;
+            const std::size_t right = earlier(heap[first + 3], heap[first + 2]) ? first + 3 : first + 2;
+            least = earlier(heap[right], heap[left]) ? right : left;
+        } else {
+            for (std::size_t child = first + 1; child < size; ++child)
+                if (earlier(heap[child], heap[least])) least = child;
+        }
+        if (!earlier(heap[least], node)) break;
+        heap[index] = heap[least];
+        moved(index, heap[index]);
+        index = least;
+    }
+    heap[index] = node;
+    moved(index, node);
+}
+
 }  // namespace timed_agenda_detail
 
 /// `SequenceLimit` (tests only) renumbers after that many insertions
@@ -103,41 +156,11 @@ class TimedAgenda {
         for (std::size_t i = 0; i < heap_.size(); ++i) heap_[i].renumber(i);
         sequence_ = heap_.size();
     }
-    // A 4-ary heap: half the levels of a binary heap, and a node's children
-    // share cache lines, so a push or pop touches fewer lines of memory
-    // (the fabric-wide wake-up agenda holds an entry per busy router).
-    static constexpr std::size_t kArity = 4;
-    void sift_up(std::size_t index) {
-        const Entry entry = heap_[index];
-        while (index > 0) {
-            const std::size_t parent = (index - 1) / kArity;
-            if (!earlier(entry, heap_[parent])) break;
-            heap_[index] = heap_[parent];
-            index = parent;
-        }
-        heap_[index] = entry;
-    }
-    void sift_down(std::size_t index) {
-        const Entry entry = heap_[index];
-        const std::size_t size = heap_.size();
-        for (;;) {
-            const std::size_t first = kArity * index + 1;
-            if (first >= size) break;
-            std::size_t least = first;
-            if (first + kArity <= size) {  // all four children: a tournament, no loop
-                const std::size_t left = earlier(heap_[first + 1], heap_[first]) ? first + 1 : first;
-                const std::size_t right = earlier(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
-                least = earlier(heap_[right], heap_[left]) ? right : left;
-            } else {
-                for (std::size_t child = first + 1; child < size; ++child)
-                    if (earlier(heap_[child], heap_[least])) least = child;
-            }
-            if (!earlier(heap_[least], entry)) break;
-            heap_[index] = heap_[least];
-            index = least;
-        }
-        heap_[index] = entry;
-    }
+    // A 4-ary heap (timed_agenda_detail::sift_up / sift_down).
+    // A lambda, not the function's address: the comparison is inlined.
+    static constexpr auto kEarlier = [](const Entry& a, const Entry& b) { return earlier(a, b); };
+    void sift_up(std::size_t index) { timed_agenda_detail::sift_up(heap_.data(), index, kEarlier); }
+    void sift_down(std::size_t index) { timed_agenda_detail::sift_down(heap_.data(), heap_.size(), index, kEarlier); }
 
     std::vector<Entry> heap_;     ///< min-heap by (time, insertion order); capacity is kept
     std::uint64_t sequence_ = 0;  ///< next insertion number

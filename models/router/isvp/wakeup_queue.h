@@ -28,6 +28,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "isvp/timed_agenda.h"
+
 namespace isvp {
 
 /// `OrderLimit` (tests only) renumbers after that many insertions instead
@@ -135,41 +137,16 @@ class BasicClientAgenda {
         for (Entry& node : heap_) node = entries_[std::size_t{node.client()} * capacity_ + count_[node.client()] - 1];
         order_ = held.size();
     }
-    void place(std::size_t index, const Entry& node) {
-        heap_[index] = node;
-        slot_[node.client()] = static_cast<std::uint32_t>(index);
-    }
-    static constexpr std::size_t kArity = 4;
-    void sift_up(std::size_t index) {
-        const Entry node = heap_[index];
-        while (index > 0) {
-            const std::size_t parent = (index - 1) / kArity;
-            if (!earlier(node, heap_[parent])) break;
-            place(index, heap_[parent]);
-            index = parent;
-        }
-        place(index, node);
-    }
+    // The shared 4-ary heap moves; each moved node's client learns its slot.
+    static constexpr auto kEarlier = [](const Entry& a, const Entry& b) { return earlier(a, b); };
+    void sift_up(std::size_t index) { timed_agenda_detail::sift_up(heap_.data(), index, kEarlier, note_slot()); }
     void sift_down(std::size_t index) {
-        const Entry node = heap_[index];
-        const std::size_t size = heap_.size();
-        for (;;) {
-            const std::size_t first = kArity * index + 1;
-            if (first >= size) break;
-            std::size_t least = first;
-            if (first + kArity <= size) {  // all four children: a tournament (the minimum is unique)
-                const std::size_t left = earlier(heap_[first + 1], heap_[first]) ? first + 1 : first;
-                const std::size_t right = earlier(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
-                least = earlier(heap_[right], heap_[left]) ? right : left;
-            } else {
-                for (std::size_t child = first + 1; child < size; ++child)
-                    if (earlier(heap_[child], heap_[least])) least = child;
-            }
-            if (!earlier(heap_[least], node)) break;
-            place(index, heap_[least]);
-            index = least;
-        }
-        place(index, node);
+        timed_agenda_detail::sift_down(heap_.data(), heap_.size(), index, kEarlier, note_slot());
+    }
+    auto note_slot() {
+        return [slot = slot_.data()](std::size_t index, const Entry& node) {
+            slot[node.client()] = static_cast<std::uint32_t>(index);
+        };
     }
 
     std::vector<Entry> entries_;        ///< client c's list at [c * capacity_, + count_[c]), earliest at the back
