@@ -184,13 +184,13 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
                                      config_.sharp()}),
       framing_(node, config_.packet_payload_bytes),
       net_port_(std::string(this->name()), net_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
-                config_.phits_per_cycle,
+                config_.phits_per_cycle, wake_,
                 [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }),
       host_port_(std::string(this->name()), host_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
-                 config_.phits_per_cycle,
+                 config_.phits_per_cycle, wake_,
                  [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }),
       kernel_port_(std::string(this->name()), kernel_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
-                   config_.phits_per_cycle,
+                   config_.phits_per_cycle, wake_,
                    [this](const CreditedOutPort::Outgoing& o, const sc_core::sc_time& t) { packet_left(o, t); }) {
     aglu_ = make_aglu_engine(aglu);
     buffer_account_.peak = &statistics_.peak_buffer_bytes;
@@ -223,8 +223,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     SC_METHOD(grant_initial_credits);
     // One process for all of the engine's own work (see run()).
     SC_METHOD(run);
-    sensitive << net_port_.wake() << host_port_.wake() << kernel_port_.wake() << incoming_event_ << combined_event_
-              << flush_event_ << cgr_free_event_ << cgra_event_ << ingress_event_;
+    sensitive << wake_.event() << flush_event_ << cgr_free_event_ << cgra_event_ << ingress_event_;
     dont_initialize();
 }
 
@@ -237,7 +236,11 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
 // first, and with it the simulated times of offloaded multi-packet
 // collectives (docs/PARTITIONS.md, "Determinism"); now the engine's inputs
 // (router and QDMA calls, each in its sender's order) decide alone.
+//
+// The outputs, the tails and the AgLUs share one timed wake-up (wake_:
+// EarliestWake); each asks again below for what it still waits for.
 void CollectiveEngine::run() {
+    wake_.woken();
     on_combined();
     on_cgra_done();
     if (ingress_contexts_) on_ingress_ready();
@@ -248,6 +251,7 @@ void CollectiveEngine::run() {
     net_port_.drain();
     host_port_.drain();
     kernel_port_.drain();
+    wake_.rearm();
 }
 
 // Packets still queued at shutdown are not released: they may come from
@@ -352,7 +356,7 @@ void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core
     return_credits(from, phits, tail);
     payload.acquire();
     incoming_.push(Incoming{sc_core::sc_time_stamp() + tail, incoming_order_++, from_host, &payload, *view});
-    incoming_event_.notify(tail);  // an earlier pending notification stays
+    wake_.at(tail);  // an earlier pending wake-up stays
 }
 
 // The kernel unit's stream packets join the host's Send packets toward the
@@ -377,7 +381,7 @@ void CollectiveEngine::on_incoming() {
             network_packet(in.view, *in.packet);
         in.packet->release();
     }
-    if (!incoming_.empty()) incoming_event_.notify(incoming_.top().at - now);
+    if (!incoming_.empty()) wake_.at(incoming_.top().at - now);
 }
 
 void CollectiveEngine::host_packet(const NetworkPacketView& v) {
@@ -1362,7 +1366,7 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
         a.combining.push_back({sc_core::sc_time::from_value(done), k});
         combining_contexts_ |= 1u << context;
-        combined_event_.notify(sc_core::sc_time::from_value(done) - now);  // an earlier pending notification stays
+        wake_.at(sc_core::sc_time::from_value(done) - now);  // an earlier pending wake-up stays
     }
     pop_held(static_cast<std::uint8_t>(context), sender);
     if (!s.owed) s.owed = &owed_entry(context, sender);  // created when first owed, as owe_credit would
@@ -1466,7 +1470,7 @@ void CollectiveEngine::on_combined() {
         if (!pending || a.combining.front().first < next) next = a.combining.front().first;
         pending = true;
     }
-    if (pending) combined_event_.notify(next - now);
+    if (pending) wake_.at(next - now);
 }
 
 bool CollectiveEngine::acquire_cgr(unsigned context) {

@@ -9,12 +9,13 @@ constexpr const char* kReportType = "isvp/collective";
 }
 
 CreditedOutPort::CreditedOutPort(std::string owner, Socket& socket, const sc_core::sc_time& cycle,
-                                 unsigned phits_per_cycle, Left left)
+                                 unsigned phits_per_cycle, EarliestWake& wake, Left left)
     : owner_(std::move(owner)),
       socket_(&socket),
       cycle_(cycle),
       phits_per_cycle_(phits_per_cycle),
-      left_(std::move(left)) {}
+      left_(std::move(left)),
+      wake_(&wake) {}
 
 void CreditedOutPort::receive_credit(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay) {
     CreditReturn* credit = nullptr;
@@ -27,10 +28,10 @@ void CreditedOutPort::receive_credit(tlm::tlm_generic_payload& payload, const sc
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     if (delay == sc_core::SC_ZERO_TIME) {
         credits_.grant(credit->vc, credit->phits);
-        wake_.notify(sc_core::SC_ZERO_TIME);
+        wake_->at(sc_core::SC_ZERO_TIME);
     } else {
         credits_.arrive(credit->vc, credit->phits, (sc_core::sc_time_stamp() + delay).value());
-        wake_.notify(delay);
+        wake_->at(delay);
     }
 }
 
@@ -42,7 +43,7 @@ void CreditedOutPort::drain() {
     credits_.settle(now.value());
     while (!urgent_.empty() || !queue_.empty()) {
         if (now < free_at_) {
-            wake_.notify(free_at_ - now);
+            wake_->at(free_at_ - now);
             return;
         }
         RingQueue<Outgoing>& from = urgent_.empty() ? queue_ : urgent_;
@@ -53,13 +54,13 @@ void CreditedOutPort::drain() {
         // packet or a credit, and which of two processes runs first at one
         // time must not decide when a packet leaves.
         if (now < o.ready) {
-            wake_.notify(o.ready - now);
+            wake_->at(o.ready - now);
             return;
         }
         const std::uint32_t phits = o.phits;
         if (!credits_.space_to_send(o.vc, phits)) {
             if (const std::optional<std::uint64_t> due = credits_.next_due())
-                wake_.notify(sc_core::sc_time::from_value(*due) - now);
+                wake_->at(sc_core::sc_time::from_value(*due) - now);
             return;  // a zero-delay credit return notifies wake
         }
         const std::uint32_t cycles = (phits + phits_per_cycle_ - 1) / phits_per_cycle_;

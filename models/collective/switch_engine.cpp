@@ -41,7 +41,7 @@ SwitchCollectiveEngine::SwitchCollectiveEngine(sc_core::sc_module_name name,
       cgr_(cgr_units_of(config_, topology_->switch_at(switch_index).ports), kTreeOwners),
       framing_(address_, config_.packet_payload_bytes),
       port_(std::string(this->name()), net_out, sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS),
-            config_.phits_per_cycle, [](const CreditedOutPort::Outgoing&, const sc_core::sc_time&) {}) {
+            config_.phits_per_cycle, wake_, [](const CreditedOutPort::Outgoing&, const sc_core::sc_time&) {}) {
     aglu_ = make_aglu_engine(aglu);
     cycle_ = sc_core::sc_time(1000.0 / config_.clock_mhz, sc_core::SC_NS);
     credit_delay_ = sc_core::sc_time(config_.credit_delay_ns, sc_core::SC_NS);
@@ -53,7 +53,7 @@ SwitchCollectiveEngine::SwitchCollectiveEngine(sc_core::sc_module_name name,
     SC_METHOD(grant_initial_credits);
     // One process for all of the engine's own work (see run()).
     SC_METHOD(run);
-    sensitive << port_.wake() << incoming_event_ << combined_event_ << cgr_free_event_ << flush_event_;
+    sensitive << wake_.event() << cgr_free_event_ << flush_event_;
     dont_initialize();
     // The planner's books of every engine's trees: SHArP's aggregation
     // manager, or (mode = offload) switch_max_trees rows per engine, no buffers.
@@ -84,14 +84,17 @@ SwitchCollectiveEngine::SwitchCollectiveEngine(sc_core::sc_module_name name,
 // CollectiveEngine::run): chunks leaving the AgLUs (trees by key), trees
 // waiting for a CGR unit (FIFO), packets whose tail has arrived (tail time,
 // then arrival), the credit flush, then the output. SystemC's order of
-// same-time processes never decides what happens first.
+// same-time processes never decides what happens first. The output, the
+// tails and the AgLUs share one timed wake-up (wake_: EarliestWake).
 void SwitchCollectiveEngine::run() {
+    wake_.woken();
     on_combined();
     on_cgr_free();
     on_incoming();
     on_cgr_free();
     if (flush_pending_ && sc_core::sc_time_stamp() >= flush_at_) flush_credits();
     port_.drain();
+    wake_.rearm();
 }
 
 // Packets still queued at shutdown belong to pools destroyed in any order.
@@ -121,7 +124,7 @@ void SwitchCollectiveEngine::on_net_in(tlm::tlm_generic_payload& payload, sc_cor
     if (view->network.opcode == Opcode::Send) return drop("a point-to-point packet for a switch engine");
     payload.acquire();
     incoming_.push(Incoming{sc_core::sc_time_stamp() + tail, incoming_order_++, &payload, *view});
-    incoming_event_.notify(tail);
+    wake_.at(tail);
 }
 
 void SwitchCollectiveEngine::on_incoming() {
@@ -132,7 +135,7 @@ void SwitchCollectiveEngine::on_incoming() {
         packet(in.view, *in.packet);
         in.packet->release();
     }
-    if (!incoming_.empty()) incoming_event_.notify(incoming_.top().at - now);
+    if (!incoming_.empty()) wake_.at(incoming_.top().at - now);
 }
 
 SwitchCollectiveEngine::Tree& SwitchCollectiveEngine::tree(std::uint8_t context, std::uint8_t slot) {
@@ -657,7 +660,7 @@ void SwitchCollectiveEngine::take_chunk(Tree& t, std::size_t k, HeldPacket& p) {
                                                      now.value(), cycle_.value(), statistics_.aglu_cycles);
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
         r.combining.emplace_back(sc_core::sc_time::from_value(done), k);
-        combined_event_.notify(sc_core::sc_time::from_value(done) - now);
+        wake_.at(sc_core::sc_time::from_value(done) - now);
     }
     if (void* owner = t.held.pop(t.context, sender)) static_cast<tlm::tlm_generic_payload*>(owner)->release();
     --held_total_;
@@ -687,7 +690,7 @@ void SwitchCollectiveEngine::on_combined() {
             pending = true;
         }
     }
-    if (pending) combined_event_.notify(next - now);
+    if (pending) wake_.at(next - now);
 }
 
 void SwitchCollectiveEngine::on_cgr_free() {

@@ -169,7 +169,7 @@ KernelUnit::KernelUnit(sc_core::sc_module_name name, std::uint16_t node, unsigne
       cycle_(1000.0 / config_.clock_mhz, sc_core::SC_NS),
       // The header's size code names the capacity (>= 16 bytes); the payload is at most packet_payload_bytes.
       framing_(node, std::max<std::uint32_t>(16, config_.packet_payload_bytes)),
-      out_(std::string(this->name()), to_engine, cycle_, config_.phits_per_cycle,
+      out_(std::string(this->name()), to_engine, cycle_, config_.phits_per_cycle, out_wake_,
            [](const CreditedOutPort::Outgoing&, const sc_core::sc_time&) {}) {
     from_engine.register_b_transport(this, &KernelUnit::on_from_engine);
     to_engine_credit.register_b_transport(this, &KernelUnit::on_engine_credit);
@@ -177,7 +177,7 @@ KernelUnit::KernelUnit(sc_core::sc_module_name name, std::uint16_t node, unsigne
     SC_HAS_PROCESS(KernelUnit);
     SC_METHOD(grant_initial_credits);
     SC_METHOD(drain);
-    sensitive << out_.wake();
+    sensitive << out_wake_.event();
     dont_initialize();
     SC_METHOD(on_arrivals);
     sensitive << arrivals_due_;

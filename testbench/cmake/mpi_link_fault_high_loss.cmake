@@ -85,9 +85,13 @@ add_test(NAME link_fault_mpi_offloaded_communicators_seed_sweep
 # aborts the collective in the switch (error 5 at every member) and the
 # call fails naming the revocation. Seeds found by a search (4 ranks:
 # 2e-5 seed 104, 4e-5 seed 66); before, both ended in a deadlock report.
+# The case is rare (about one seed in 300) and which seeds hit it moves with
+# the order of same-time processes: after the engines' shared wake-up
+# (session 16) 2e-5 seed 104 no longer does, seed 613 does (a search of
+# 1-1200: 613, 912, 958).
 add_test(NAME link_fault_mpi_offloaded_revoked_communicator
          COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep-revoked-offloaded $<TARGET_FILE:isvp>
-                 ${isvp_mpi_test_binaries}/mpi_link_fault 104 104 2e-5 -n 4 --offload on
+                 ${isvp_mpi_test_binaries}/mpi_link_fault 613 613 2e-5 -n 4 --offload on
                  --set topology.torus=2x2x1 --set aurora.on_crc_error=drop --set reliable.max_retransmissions=1)
 add_test(NAME link_fault_mpi_offloaded_revoked_communicator_4e-5
          COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep-revoked-offloaded $<TARGET_FILE:isvp>

@@ -11,15 +11,18 @@ set(switch_setup_drops --topology fattree:radix=4,hosts=8 --set aurora.on_crc_er
 # packets (all recovered): a member's leave that waited for its
 # retransmission comes after the next dup's joins; the planner still counts
 # every freed group released once (it used to miss the overtaken one).
-# Seeds 2, 4, 5 have a leave overtaken at this rate (leaves_overtaken).
+# About a third of the seeds have a leave overtaken at this rate
+# (leaves_overtaken), but which ones moves with any change in the order of
+# same-time processes (session 16: seeds 2, 4, 5, 16 before the engines'
+# shared wake-up, 6, 10, 11 after), so the tests sweep seeds 1-16.
 add_test(NAME switch_overtaken_leave_still_releases_group
          COMMAND ${ISVP_PYTHON3} ${switch_setup_checks} leaves $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/mpi_link_fault ${CMAKE_CURRENT_BINARY_DIR}/switch_leaves_stats.json
-                 collective.placement=switch 1,2,4,5 -n 8 ${switch_setup_drops} --set aurora.bit_error_rate=1e-5)
+                 collective.placement=switch 1-16 -n 8 ${switch_setup_drops} --set aurora.bit_error_rate=1e-5)
 add_test(NAME sharp_overtaken_leave_still_releases_group
          COMMAND ${ISVP_PYTHON3} ${switch_setup_checks} leaves $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/mpi_link_fault ${CMAKE_CURRENT_BINARY_DIR}/sharp_leaves_stats.json
-                 collective.mode=sharp 4,5 -n 8 ${switch_setup_drops} --set aurora.bit_error_rate=1e-5)
+                 collective.mode=sharp 1-16 -n 8 ${switch_setup_drops} --set aurora.bit_error_rate=1e-5)
 set_tests_properties(switch_overtaken_leave_still_releases_group sharp_overtaken_leave_still_releases_group
                      PROPERTIES TIMEOUT 300 LABELS "link_fault;mpi;collective" PASS_REGULAR_EXPRESSION "PASSED")
 

@@ -30,7 +30,7 @@ class Harness : public sc_core::sc_module {
         : sc_core::sc_module(name),
           out("out"),
           sink("sink"),
-          port_(std::string(this->name()), out, sc_time(4, SC_NS), 2,
+          port_(std::string(this->name()), out, sc_time(4, SC_NS), 2, wake_,
                 [this](const CreditedOutPort::Outgoing& o, const sc_time& tail) {
                     left_.push_back({o.packet->get_data_ptr()[0], tail});
                 }) {
@@ -38,7 +38,7 @@ class Harness : public sc_core::sc_module {
         sink.register_b_transport(this, &Harness::on_packet);
         SC_HAS_PROCESS(Harness);
         SC_METHOD(drain);
-        sensitive << port_.wake();
+        sensitive << wake_.event();
         dont_initialize();
         SC_THREAD(run);
     }
@@ -53,7 +53,11 @@ class Harness : public sc_core::sc_module {
         sc_time tail;
     };
 
-    void drain() { port_.drain(); }
+    void drain() {
+        wake_.woken();
+        port_.drain();
+        wake_.rearm();
+    }
     void on_packet(tlm::tlm_generic_payload& p, sc_time&) {
         arrived_.push_back({p.get_data_ptr()[0], sc_core::sc_time_stamp()});
         p.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -119,6 +123,7 @@ class Harness : public sc_core::sc_module {
     }
 
     PacketPool pool_;
+    EarliestWake wake_;
     CreditedOutPort port_;
     std::vector<Arrived> arrived_;
     std::vector<Left> left_;

@@ -656,6 +656,7 @@ class CollectiveEngine : public sc_core::sc_module {
     std::deque<LazyResult> lazy_results_;                           ///< in host_port_'s queue order
     CreditMessage host_credit_message_;                             ///< credit returns to the QDMA
     CreditMessage net_credit_message_;                              ///< credit returns to the router
+    EarliestWake wake_;  ///< run(): the outputs', the tails' and the AgLUs' timed wake-up
     CreditedOutPort net_port_;                                      ///< to the router
     CreditedOutPort host_port_;                                     ///< to the QDMA
     CreditMessage kernel_credit_message_;                           ///< credit returns to the kernel unit
@@ -676,8 +677,6 @@ class CollectiveEngine : public sc_core::sc_module {
     std::uint32_t combining_contexts_ = 0;                  ///< bit c: context c has chunks in its AgLUs
     std::vector<std::vector<std::uint8_t>> spare_buffers_;  ///< recycled request buffers
     ChunkCombiner combiner_;                                ///< a received chunk on the CGR's AgLUs (operands reused)
-    sc_core::sc_event incoming_event_;                      ///< the earliest pending tail arrives
-    sc_core::sc_event combined_event_;                      ///< the earliest chunk in an AgLU leaves it
     sc_core::sc_event cgr_free_event_;                      ///< a CGR unit freed while collectives wait
     sc_core::sc_event ingress_event_;                       ///< an ingress kernel's output is ready
     std::uint32_t ingress_contexts_ = 0;                    ///< contexts with a request an ingress kernel still holds

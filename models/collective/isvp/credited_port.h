@@ -6,10 +6,11 @@
 // port ceil(P / phits_per_cycle) cycles; its tail follows the head by one
 // cycle less). Packet-level, approximately timed.
 //
-// Not an sc_module: its owner registers a method sensitive to wake() that
-// calls drain(), and forwards the credit socket's b_transport to
-// receive_credit(); so any engine (a torus node's, a switch's with R ports)
-// keeps one per output and its processes stay its own.
+// Not an sc_module: it asks its owner's EarliestWake for the times drain()
+// is due; the owner's method (sensitive to that wake-up) calls drain(), and
+// forwards the credit socket's b_transport to receive_credit(); so any
+// engine (a torus node's, a switch's with R ports) keeps one per output and
+// its processes stay its own.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "isvp/earliest_wake.h"
 #include "isvp/packet_network_core.h"
 #include "isvp/ring_queue.h"
 
@@ -47,11 +49,12 @@ class CreditedOutPort {
     using Make = std::function<tlm::tlm_generic_payload*()>;
 
     /// `owner`: for messages; `socket`: the output; `cycle`: one clock
-    /// cycle; `phits_per_cycle`: the serialisation width.
+    /// cycle; `phits_per_cycle`: the serialisation width; `wake`: the
+    /// owner's wake-up, whose method calls drain().
     /// The socket type: any TLM initiator socket (also the optional kind).
     using Socket = sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>;
     CreditedOutPort(std::string owner, Socket& socket, const sc_core::sc_time& cycle, unsigned phits_per_cycle,
-                    Left left);
+                    EarliestWake& wake, Left left);
 
     /// Queues `packet` (urgent: ahead of the ordinary queue) and wakes the
     /// sender after `delay`.
@@ -59,7 +62,7 @@ class CreditedOutPort {
         RingQueue<Outgoing>& into = urgent ? urgent_ : queue_;
         into.push_back(packet);
         into.back().ready = sc_core::sc_time_stamp() + delay;
-        wake_.notify(delay);
+        wake_->at(delay);
     }
     /// Sets the hook that makes packets queued without one.
     void set_make(Make make) { make_ = std::move(make); }
@@ -68,10 +71,9 @@ class CreditedOutPort {
     /// The credit socket's b_transport: a CreditReturn, counted for its VC
     /// (a transaction without one is refused with a warning).
     void receive_credit(tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay);
-    /// Sends what the credits and the serialiser allow now; re-arms wake().
+    /// Sends what the credits and the serialiser allow now; asks the
+    /// owner's wake-up for when it can send more.
     void drain();
-    /// The event the owner's drain method is sensitive to.
-    const sc_core::sc_event& wake() const { return wake_; }
 
   private:
     std::string owner_;            ///< the owning module's name (messages)
@@ -84,7 +86,7 @@ class CreditedOutPort {
     RingQueue<Outgoing> queue_;    ///< waiting packets, in order (rings keep their storage: queuing does not allocate)
     CreditLedger credits_;         ///< the receiver's credits per VC, usable now and in flight (ps)
     sc_core::sc_time free_at_;     ///< serialiser free
-    sc_core::sc_event wake_;       ///< re-run drain()
+    EarliestWake* wake_;           ///< the owner's: re-run drain()
 };
 
 }  // namespace isvp

@@ -366,6 +366,7 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     std::uint32_t credit_batch_ = 1;                      ///< credits returned at once
     PacketPool pool_;                                     ///< generated packets
     CreditMessage credit_message_;                        ///< credit returns to the router
+    EarliestWake wake_;  ///< run(): the output's, the tails' and the AgLUs' timed wake-up
     CreditedOutPort port_;                                ///< into the router
     std::map<std::uint16_t, Tree> trees_;                 ///< per tree_key, in key order
     std::map<std::uint32_t, Group> groups_;               ///< planner: per (context << 16 | global rank 0)
@@ -378,7 +379,7 @@ class SwitchCollectiveEngine : public sc_core::sc_module {
     std::uint64_t incoming_order_ = 0;
     ChunkCombiner combiner_;      ///< a received chunk on the CGR's AgLUs (operands reused)
     std::size_t held_total_ = 0;  ///< data packets held (all trees)
-    sc_core::sc_event incoming_event_, combined_event_, cgr_free_event_;
+    sc_core::sc_event cgr_free_event_;
     sc_core::sc_event_queue flush_event_;
     SwitchEngineStatistics statistics_;
     // planner: per group key, the (size, comm rank, host, join number) of the members of

@@ -180,7 +180,11 @@ class KernelUnit : public sc_core::sc_module, private SmiBackend {
     void on_from_engine(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_engine_credit(tlm::tlm_generic_payload& p, sc_core::sc_time& d) { out_.receive_credit(p, d); }
     void grant_initial_credits();
-    void drain() { out_.drain(); }
+    void drain() {
+        out_wake_.woken();
+        out_.drain();
+        out_wake_.rearm();
+    }
     void on_arrivals();
     void start(const sc_core::sc_time& delay);
     void run(const KernelDescriptor* kernel, std::array<std::uint64_t, regmap::kKernelArgs> args,
@@ -194,6 +198,7 @@ class KernelUnit : public sc_core::sc_module, private SmiBackend {
     sc_core::sc_time cycle_;           ///< one kernel clock cycle
     NetworkFraming framing_;           ///< headers and VC of its stream packets (at this node's address)
     PacketPool pool_;                  ///< packets this unit sends
+    EarliestWake out_wake_;            ///< drain()'s wake-up
     CreditedOutPort out_;              ///< toward the engine's kernel_in
     CreditMessage credit_message_;     ///< credit returns to the engine
     KernelStatistics statistics_;      ///< counters
