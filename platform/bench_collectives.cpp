@@ -255,9 +255,10 @@ int bench_collectives(int argc, char** argv) {
         "progress", "print a progress line on stderr (default: when stderr is a terminal)")(
         "json", po::value<std::string>()->value_name("FILE"),
         "also write the rows, the model and the parameters as JSON")(
-        "partitions", po::value<unsigned>()->value_name("P"),
+        "partitions", po::value<std::string>()->value_name("P|auto"),
         "simulate the platform in P processes under mpiexec, each a contiguous block of switches (docs/PARTITIONS.md); "
-        "identical rows. Started by mpiexec -n P already: P is the job's size");
+        "identical rows. auto: one per CPU, at most one per 32 hosts. Started by mpiexec -n P already: P is the job's "
+        "size");
     add_placement_options(options);
     add_platform_options(options);
     po::variables_map values;
@@ -265,7 +266,7 @@ int bench_collectives(int argc, char** argv) {
                "usage: isvp bench collectives [--topology torus:XxYxZ|fattree:radix=R,hosts=N|file:PATH]\n"
                "        [--collectives LIST] [--sizes A:B|list]\n"
                "        [--iterations N] [--warmup N] [--aglu tlm|rtl] [--offload on|off|both] [--check]\n"
-               "        [--timing-only] [--vcd FILE] [--progress] [--json FILE] [--partitions P] [--set k=v]...\n"
+               "        [--timing-only] [--vcd FILE] [--progress] [--json FILE] [--partitions P|auto] [--set k=v]...\n"
                "One row per collective and size. Latency: every call starts after a barrier; each rank\n"
                "times its own call; the row is the average over the timed iterations (after --warmup\n"
                "untimed ones) of the maximum over ranks, as the OSU benchmarks report. Beside it the\n"
@@ -345,8 +346,8 @@ int bench_collectives(int argc, char** argv) {
     // process is either re-started under mpiexec or one partition of the job.
     std::vector<std::string> arguments{"bench", "collectives"};
     for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
-    Partitioning partitioning("bench collectives", arguments, values.count("partitions") > 0,
-                              values.count("partitions") ? values["partitions"].as<unsigned>() : 0, config, spec);
+    Partitioning partitioning("bench collectives", arguments, read_partitions("bench collectives", values, config), config,
+                              spec);
     PartitionRuntime* const runtime = partitioning.active() ? &partitioning.runtime() : nullptr;
     const bool printing = partitioning.printing();  // partition 0 prints the rows
 

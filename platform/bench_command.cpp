@@ -47,13 +47,14 @@ int pingpong(int argc, char** argv) {
         "hops", whole(1u), "network hops between the two ranks")("iterations", whole(10u), "timed ping-pongs per size")(
         "window", whole(64u), "messages per streamed-bandwidth window (osu_bw: 64)")(
         "json", po::value<std::string>()->value_name("FILE"), "also write the rows and statistics as JSON")(
-        "partitions", po::value<unsigned>()->value_name("P"),
-        "simulate the platform in P processes under mpiexec (docs/PARTITIONS.md)");
+        "partitions", po::value<std::string>()->value_name("P|auto"),
+        "simulate the platform in P processes under mpiexec (docs/PARTITIONS.md); auto: one per CPU, at most one per "
+        "32 hosts");
     add_platform_options(options);
     po::variables_map values;
     if (!parse(argc, argv,
                "usage: isvp bench pingpong [--nodes N | --topology T] [--sizes A:B|list] [--hops H] [--iterations I]\n"
-               "                           [--window W] [--json FILE] [--partitions P] [--config FILE] [--set "
+               "                           [--window W] [--json FILE] [--partitions P|auto] [--config FILE] [--set "
                "key=value]...\n"
                "Ping-pong between rank 0 and the first rank H switch-to-switch hops away (0: a rank on the\n"
                "same switch, e.g. the same fat-tree leaf); prints size latency_us bandwidth_gbps.",
@@ -97,8 +98,8 @@ int pingpong(int argc, char** argv) {
     spec.config = TransportConfig::from(parameters);
     std::vector<std::string> arguments{"bench", "pingpong"};
     for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
-    Partitioning partitioning("bench pingpong", arguments, values.count("partitions") > 0,
-                              values.count("partitions") ? values["partitions"].as<unsigned>() : 0, config, spec);
+    Partitioning partitioning("bench pingpong", arguments, read_partitions("bench pingpong", values, config), config,
+                              spec);
     JobPlatform job(config);
     const KeepForExit keep_for_exit(job, spec);
     std::vector<bench::PingPongRow> rows;

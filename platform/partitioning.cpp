@@ -3,34 +3,85 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <charconv>
+#include <iostream>
 #include <sstream>
+#include <thread>
 
 namespace isvp::cli {
 
-Partitioning::Partitioning(const std::string& command, const std::vector<std::string>& arguments, bool given,
-                           unsigned requested, PlatformConfig& config, transport::JobSpec& spec) {
-    if (given && requested == 0) throw ConfigError(command + ": --partitions must be at least 1");
-    const unsigned launched = PartitionRuntime::launched_size();
-    const unsigned partitions = launched > 1 ? launched : std::max(requested, 1u);
-    if (partitions <= 1) return;
+namespace {
+
+/// Why `config` cannot be partitioned ("" when it can), completing
+/// "--partitions does not ...".
+std::string unpartitionable(const PlatformConfig& config) {
     if (config.network.model == NetworkModel::Flow)
-        throw ConfigError(command +
-                          ": --partitions does not run with network.model=flow (the flow network has no cut cables "
-                          "to partition at); use one partition or network.model=packet");
+        return "run with network.model=flow (the flow network has no cut cables to partition at); use one "
+               "partition or network.model=packet";
     if (!config.trace.file.empty())
-        throw ConfigError(command +
-                          ": --partitions does not write traces (trace.file): each partition would write "
-                          "the same file; trace a run of one partition");
+        return "write traces (trace.file): each partition would write the same file; trace a run of one partition";
     if (config.reliable.enabled(config.fabric.aurora.bit_error_rate))
-        throw ConfigError(command +
-                          ": --partitions does not support injected link errors (aurora.bit_error_rate > 0: "
-                          "reliable delivery reports losses across partitions)");
-    if (!config.node.aglu.vcd_path.empty())
-        throw ConfigError(command + ": --partitions does not record the AgLU waveform (aglu.vcd); use one partition");
+        return "support injected link errors (aurora.bit_error_rate > 0: reliable delivery reports losses across "
+               "partitions)";
+    if (!config.node.aglu.vcd_path.empty()) return "record the AgLU waveform (aglu.vcd); use one partition";
+    return "";
+}
+
+unsigned usable_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
+PartitionsRequest read_partitions(const std::string& command, const boost::program_options::variables_map& values,
+                                  const PlatformConfig& config) {
+    if (!values.count("partitions")) return {};
+    const std::string text = values["partitions"].as<std::string>();
+    if (text != "auto") {
+        unsigned count = 0;
+        const char* end = text.data() + text.size();
+        const auto [last, error] = std::from_chars(text.data(), end, count);
+        if (text.empty() || error != std::errc() || last != end)
+            throw ConfigError(command + ": --partitions " + text + ": give a number of partitions or 'auto'");
+        if (count == 0) throw ConfigError(command + ": --partitions must be at least 1");
+        return {true, count};
+    }
+    // Inside mpiexec's job the job's size decides (the supervisor chose it).
+    if (PartitionRuntime::launched_size() > 1) return {false, PartitionRuntime::launched_size()};
+    const NetworkTopology& topology = config.fabric.topology();
+    const unsigned cpus = usable_cpus();
+    const std::string why = unpartitionable(config);
+    unsigned count = 1;
+    std::string reason;
+    if (!why.empty()) {
+        reason = "partitions do not " + why.substr(0, why.find(';'));
+    } else {
+        count = std::min({cpus, topology.switches(), std::max(1u, topology.hosts() / kAutoHostsPerPartition)});
+        reason = std::to_string(cpus) + (cpus == 1 ? " CPU, " : " CPUs, ") + std::to_string(topology.hosts()) +
+                 " hosts at " + std::to_string(kAutoHostsPerPartition) + " or more per partition, " +
+                 std::to_string(topology.switches()) + " switches";
+    }
+    std::cerr << "[isvp] " << command << " --partitions auto: " << count << (count == 1 ? " partition" : " partitions")
+              << " (" << reason << ")\n";
+    return {false, count};
+}
+
+Partitioning::Partitioning(const std::string& command, const std::vector<std::string>& arguments,
+                           PartitionsRequest request, PlatformConfig& config, transport::JobSpec& spec) {
+    const unsigned launched = PartitionRuntime::launched_size();
+    const unsigned partitions = launched > 1 ? launched : std::max(request.count, 1u);
+    if (partitions <= 1) return;
+    if (const std::string why = unpartitionable(config); !why.empty())
+        throw ConfigError(command + ": --partitions does not " + why);
     plan_ = std::make_shared<PartitionPlan>(config.fabric, partitions);
     if (launched <= 1) PartitionRuntime::relaunch(partitions, arguments, *plan_);
-    runtime_ = std::make_unique<PartitionRuntime>(given ? requested : 0);
+    runtime_ = std::make_unique<PartitionRuntime>(request.given ? request.count : 0);
     config.partition_plan = plan_;
     config.partition = runtime_->rank();
     sync_ = std::make_unique<PartitionSync>(*runtime_, *plan_, plan_->describe(runtime_->rank()));

@@ -10,22 +10,42 @@
 #include <type_traits>
 #include <vector>
 
+#include <boost/program_options/variables_map.hpp>
+
 #include "isvp/cluster_platform.h"
 #include "isvp/job_launcher.h"
 #include "partition_sync.h"
 
 namespace isvp::cli {
 
+/// --partitions as the user gave it, resolved to a count.
+struct PartitionsRequest {
+    bool given = false;  ///< a number was given: mpiexec's job must have that size
+    unsigned count = 0;  ///< partitions wanted (0: the option was not given)
+};
+
+/// Reads --partitions (`values["partitions"]`, a string): a number P ≥ 1, or
+/// `auto`: one partition per CPU this process may run on, at most one per
+/// kAutoHostsPerPartition hosts and one per switch, and one where `config`
+/// cannot be partitioned. Outside mpiexec `auto` says on stderr what it
+/// chose and why. Throws ConfigError naming a malformed value.
+PartitionsRequest read_partitions(const std::string& command, const boost::program_options::variables_map& values,
+                                  const PlatformConfig& config);
+
+/// `auto` gives each partition at least this many hosts: below it the window
+/// exchange costs more than the split saves (docs/PARTITIONS.md, "How many").
+inline constexpr unsigned kAutoHostsPerPartition = 32;
+
 class Partitioning {
   public:
     /// `command` ("bench collectives") names the command in messages and,
     /// with `arguments` (its own, after the command's name), is what mpiexec
-    /// re-starts. `requested`: --partitions (0 = not given). Refuses
+    /// re-starts. `request`: --partitions (read_partitions). Refuses
     /// unsupported combinations in `config`; with P > 1 outside mpiexec it
     /// re-executes under mpiexec and does not return. Inside an MPI job it
     /// initialises MPI, sets `config` to this partition and `spec` to run
     /// only this partition's ranks.
-    Partitioning(const std::string& command, const std::vector<std::string>& arguments, bool given, unsigned requested,
+    Partitioning(const std::string& command, const std::vector<std::string>& arguments, PartitionsRequest request,
                  PlatformConfig& config, transport::JobSpec& spec);
 
     /// More than one partition.

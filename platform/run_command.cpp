@@ -124,9 +124,9 @@ int run_command(int argc, char** argv) {
          "the debugger command for --debug-rank, the program and its arguments appended (default \"gdb --args\"; "
          "e.g. \"gdb -batch -ex run -ex bt --args\")")
         ("print-pids", "print each rank's process id when it connects (\"[isvp] rank R: pid P\", for gdb -p P)")
-        ("partitions", po::value<unsigned>()->value_name("P"),
+        ("partitions", po::value<std::string>()->value_name("P|auto"),
          "simulate the platform in P processes under the system's mpiexec (docs/PARTITIONS.md); each serves the "
-         "guests of its own nodes");
+         "guests of its own nodes; auto: one per CPU, at most one per 32 hosts");
     add_placement_options(options);
     add_platform_options(options);
 
@@ -152,7 +152,7 @@ int run_command(int argc, char** argv) {
     po::variables_map values;
     if (!parse(static_cast<int>(own_argv.size()), own_argv.data(),
                "usage: isvp run -n N [--topology T] [-l | --tag-output] [--offload on|off] [--compute-scale S]\n"
-               "                [--timeout S] [--debug-rank R [--debugger CMD]] [--print-pids] [--partitions P]\n"
+               "                [--timeout S] [--debug-rank R [--debugger CMD]] [--print-pids] [--partitions P|auto]\n"
                "                [--map-by host|switch | --rankfile FILE]\n"
                "                [--config FILE] [--set key=value]... [--stats FILE] [--] PROG [ARGS...]\n"
                "Starts the simulator and N guest processes (rank r on host r of the topology unless placed\n"
@@ -252,8 +252,8 @@ int run_command(int argc, char** argv) {
     // Partitions: each process serves and starts the guests of its own nodes
     // (their output reaches mpiexec's once); the statistics are gathered to
     // partition 0, which writes --stats.
-    Partitioning partitioning("run", arguments, values.count("partitions") > 0,
-                              values.count("partitions") ? values["partitions"].as<unsigned>() : 0, config, spec);
+    Partitioning partitioning("run", arguments, read_partitions("run", values, config), config,
+                              spec);
     JobPlatform job(config);
     const transport::JobResult result =
         transport::run_remote_job(spec, partitioning.wrap(job.builder(), [&] { return job.platform(); }));

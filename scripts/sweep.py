@@ -226,6 +226,8 @@ def run_bench(args, tag, spec, collectives, sizes, timing_only, out_dir, progres
         command.append("--check")
     for assignment in args.set or []:
         command += ["--set", assignment]
+    if args.partitions:
+        command += ["--partitions", args.partitions]
     started = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
@@ -413,7 +415,8 @@ def write_report(path, args, runs, rows, skipped, total_wall, plots):
                  f"{build_stamp(args, runs)}, with `{' '.join(sys.argv)}`; "
                  f"total wall time {human_seconds(total_wall)} ({len(runs)} bench runs, "
                  f"{human_seconds(sum(r['sweep_wall_seconds'] for r in runs))} of wall time between them, "
-                 f"up to {args.jobs} at once).")
+                 f"up to {args.jobs} at once"
+                 + (f", each in --partitions {args.partitions}" if args.partitions else "") + ").")
     lines.append("")
     lines.append(f"Host path: {host_path(runs)}.")
     lines.append("")
@@ -595,9 +598,20 @@ def main():
     parser.add_argument("--check", action="store_true", help="check every result of the payload runs")
     parser.add_argument("--aglu", choices=["tlm", "rtl"], help="AgLU implementation in the switches")
     parser.add_argument("--set", action="append", help="platform parameter key=value (repeatable)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="bench runs at once (each is one simulator process); default: the machine's cores")
+    parser.add_argument("--jobs", type=int,
+                        help="bench runs at once (each is one simulator process); default: the machine's cores "
+                             "(divided by --partitions)")
+    parser.add_argument("--partitions", metavar="P|auto",
+                        help="simulate each point in P processes (isvp's --partitions; auto: one per CPU, at most one "
+                             "per 32 hosts, so a nightly sweep of large networks uses the cores within a point)")
     args = parser.parse_args()
+    if args.partitions is not None and args.partitions != "auto" and not (args.partitions.isdigit()
+                                                                          and int(args.partitions) >= 1):
+        parser.error(f"--partitions takes a number of partitions or 'auto', got {args.partitions!r}")
+    if args.jobs is None:
+        cores = len(os.sched_getaffinity(0))
+        per_point = 1 if args.partitions is None else cores if args.partitions == "auto" else int(args.partitions)
+        args.jobs = max(1, cores // per_point)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
 

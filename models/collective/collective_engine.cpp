@@ -290,9 +290,10 @@ std::vector<std::uint8_t> CollectiveEngine::take_buffer() {
 
 void CollectiveEngine::note_buffer_bytes() {
     std::uint64_t others = 0;  // the collective buffers' pages are in buffer_account_
-    for (const Context& c : contexts_) {
-        others += c.assembly.bytes.capacity();
-        for (const Request& r : c.waiting) others += r.bytes.capacity();
+    for (const std::unique_ptr<Context>& c : contexts_) {
+        if (!c) continue;
+        others += c->assembly.bytes.capacity();
+        for (const Request& r : c->waiting) others += r.bytes.capacity();
     }
     for (const std::vector<std::uint8_t>& b : spare_buffers_) others += b.capacity();
     buffer_account_.others = others;
@@ -386,7 +387,7 @@ void CollectiveEngine::on_incoming() {
 
 void CollectiveEngine::host_packet(const NetworkPacketView& v) {
     const unsigned context = v.network.context_id;
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     Active& a = c.active;
     const std::uint32_t total = v.processor.message_bytes;
     // The running collective's own request, still streaming in. While an
@@ -462,7 +463,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
 
 void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_generic_payload& packet) {
     const unsigned context = v.network.context_id;
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     const std::uint16_t sender = v.processor.rank;
     const std::uint8_t step = v.network.step;
     if (!table_.valid(context)) {
@@ -571,7 +572,7 @@ void CollectiveEngine::emit(CreditedOutPort& port, const PacketFrame& frame, con
 
 std::optional<std::uint16_t> CollectiveEngine::node_of(unsigned context, std::uint16_t comm_rank) const {
     if (is_engine(comm_rank)) return comm_rank;  // a switch engine (tree): its address
-    const auto& globals = contexts_[context].globals;
+    const auto& globals = context_at(context).globals;
     const auto it = globals.find(comm_rank);
     if (it == globals.end()) return std::nullopt;
     return table_.node_of_global(it->second);
@@ -631,9 +632,9 @@ void CollectiveEngine::flush_credits_of(unsigned context, std::uint16_t sender, 
     // To a switch engine this NIC is its host address, and the tree's slot
     // rides in bits [31:24] (the engine keeps windows per tree).
     const bool engine = is_engine(sender);
-    frame.carried.rank = engine ? node_ : static_cast<std::uint16_t>(contexts_[context].own_rank);
+    frame.carried.rank = engine ? node_ : static_cast<std::uint16_t>(context_at(context).own_rank);
     std::uint8_t payload[4];
-    store_le32(payload, engine ? credits | std::uint32_t{contexts_[context].tree.slot} << 24 : credits);
+    store_le32(payload, engine ? credits | std::uint32_t{context_at(context).tree.slot} << 24 : credits);
     ++statistics_.credit_packets;
     emit(net_port_, frame, payload, true);
 }
@@ -643,7 +644,7 @@ void CollectiveEngine::pop_held(std::uint8_t context, std::uint16_t sender) {
 }
 
 void CollectiveEngine::discard_stale(unsigned context) {
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     const std::optional<std::uint16_t> known = c.sequences.current(running_sequence(c));
     if (!known) return;
     const std::uint16_t current = *known;
@@ -658,7 +659,7 @@ void CollectiveEngine::discard_stale(unsigned context) {
 }
 
 void CollectiveEngine::purge_context(unsigned context, bool keep_globals) {
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     const auto ctx = static_cast<std::uint8_t>(context);
     for (const std::uint16_t sender : channels_.senders(ctx))
         while (channels_.front(ctx, sender)) pop_held(ctx, sender);
@@ -678,12 +679,12 @@ void CollectiveEngine::purge_context(unsigned context, bool keep_globals) {
 }
 
 bool CollectiveEngine::row_busy(unsigned context) const {
-    const Context& c = contexts_[context];
+    const Context& c = context_at(context);
     return c.active.running || !c.waiting.empty() || c.streaming || c.assembly.open;
 }
 
 void CollectiveEngine::release_row(unsigned context) {
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     const bool busy = row_busy(context);
     if (busy) {
         const std::uint64_t before = statistics_.aborted;
@@ -738,7 +739,7 @@ void CollectiveEngine::release_row(unsigned context) {
 }
 
 void CollectiveEngine::load_row(unsigned context) {
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     if (c.released_row)  // credits owed for late packets of the aborted collectives go back first
         for (auto& [k, owed] : owed_)
             if ((k >> 16) == context && owed.count) {
@@ -804,7 +805,7 @@ void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, 
     emit(host_port_, frame, bytes);
     if (trace_) {
         host_port_.last_queued().ends_call = static_cast<std::int8_t>(context);
-        CallTrace& call = contexts_[context].calls.back();
+        CallTrace& call = context_at(context).calls.back();
         if (call.result_begin == kNever) call.result_begin = sc_core::sc_time_stamp().value();
         call.result_bytes = result_bytes;
         trace_call_end(context, code, mask);
@@ -812,7 +813,7 @@ void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, 
 }
 
 void CollectiveEngine::start_streamed(unsigned context) {
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     std::size_t needed = CollectiveEnvelope::kBytes;
     if (c.prefix.size() >= CollectiveEnvelope::kBytes) {
         const CollectiveEnvelope e = CollectiveEnvelope::read(c.prefix.data());
@@ -845,7 +846,7 @@ void CollectiveEngine::start_streamed(unsigned context) {
 
 void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std::uint8_t* prefix,
                              std::size_t prefix_bytes, std::uint32_t message_bytes, const sc_core::sc_time& arrival) {
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     Active& a = c.active;
     // Fully fused FEM: this allgather's counts table comes from the previous
     // collective's program (the host posted placeholders).
@@ -984,7 +985,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
 // Collectives: aborts (a RELEASE of a busy row, here or at a peer)
 
 std::vector<std::uint16_t> CollectiveEngine::active_peer_nodes(unsigned context) const {
-    const Active& a = contexts_[context].active;
+    const Active& a = context_at(context).active;
     std::vector<std::uint16_t> nodes;
     const auto add = [&](int peer) {
         if (peer < 0) return;
@@ -1022,7 +1023,7 @@ void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header
         frame.payload_bytes = bytes;
         // To a vertex: the tree's generation, so a vertex configured for a
         // newer group on the slot ignores this (freed) group's late notice.
-        if (tree_slot >= 0) frame.generation = contexts_[context].tree.generation;
+        if (tree_slot >= 0) frame.generation = context_at(context).tree.generation;
         std::uint8_t payload[kLinkFaultAbortNoticeBytes];
         store_le32(payload, (sequence & kStepSequenceMask) |
                                 (link_fault ? static_cast<std::uint32_t>(cause) << kAbortCauseShift : 0) |
@@ -1040,7 +1041,7 @@ void CollectiveEngine::send_aborts(unsigned context, const NetworkHeader& header
 
 void CollectiveEngine::abandon(unsigned context, CollectiveError cause, std::uint32_t fault_pair,
                                const FaultedLink& fault_link) {
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     Active& a = c.active;
     a.aborted = true;
     if (cause == CollectiveError::LinkFault || cause == CollectiveError::Sharp) {
@@ -1065,7 +1066,7 @@ void CollectiveEngine::abandon(unsigned context, CollectiveError cause, std::uin
 }
 
 void CollectiveEngine::abort_running(unsigned context) {
-    Active& a = contexts_[context].active;
+    Active& a = context_at(context).active;
     if (!a.aborted) abandon(context);
     advance_agreement(context);  // nothing left to wait for: marks it agreed (trace)
     // Chunks still in the AgLUs are dropped with the rest: the row goes now.
@@ -1107,7 +1108,7 @@ void CollectiveEngine::abort_request(unsigned context, const NetworkHeader& head
 }
 
 void CollectiveEngine::abort_notice(unsigned context, const AbortRecord& notice) {
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     Active& a = c.active;
     switch (c.sequences.notice(notice, running_sequence(c), kMaxAgreementsHeld)) {
         case SequenceTracker::Notice::AbortRunning:
@@ -1171,9 +1172,9 @@ void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std:
     }
     for (unsigned context = 0; context < contexts_.size(); ++context) {
         if (only_context && context != *only_context) continue;
-        Context& c = contexts_[context];
-        Active& a = c.active;
         if (!table_.valid(context)) continue;
+        Context& c = context_at(context);
+        Active& a = c.active;
         if (by_sequence) {  // that collective: running, or still to start here (ended: nothing to do)
             if (!c.sequences.ended(fault.sequence, running_sequence(c))) abort_notice(context, fault);
             continue;
@@ -1187,7 +1188,7 @@ void CollectiveEngine::link_fault(std::uint16_t peer, std::uint16_t source, std:
 }
 
 void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedule, const BlockSpan& contribution) {
-    Active& a = contexts_[context].active;
+    Active& a = context_at(context).active;
     // Pages of the buffer go once read for the last time; an armed CGRA
     // program reads the whole result outside the streams: it keeps them all.
     a.release_pages = !a.cgra;
@@ -1196,7 +1197,7 @@ void CollectiveEngine::build_data_phase(unsigned context, const Schedule& schedu
             [this, context](std::size_t, const Step& s) {
                 DataPhase::StepLinks link;
                 if (s.send) {
-                    link.send_node = *peer_node(contexts_[context].active, s.send->peer);
+                    link.send_node = *peer_node(context_at(context).active, s.send->peer);
                     link.credits = &send_credits_[context].get(static_cast<std::uint16_t>(s.send->peer),
                                                                static_cast<std::int32_t>(config_.window_packets));
                 }
@@ -1225,7 +1226,7 @@ void CollectiveEngine::send_agreement(unsigned context, const Active& a, std::ui
     if (a.tree) {  // to the member's vertex: the host address, and the tree's slot after the record
         processor.rank = node_;
         processor.message_bytes += 4;
-        const TreeLink& tree = contexts_[context].tree;
+        const TreeLink& tree = context_at(context).tree;
         store_le32(payload + CollectiveArguments::kBytes, tree.slot | std::uint32_t{tree.generation} << 8);
     }
     ++statistics_.agreement_packets;
@@ -1239,7 +1240,7 @@ bool CollectiveEngine::advance_agreement(unsigned context) {
         CollectiveEngine& engine;
         unsigned context;
         Context& c;
-        Driver(CollectiveEngine& e, unsigned k) : engine(e), context(k), c(e.contexts_[k]) {}
+        Driver(CollectiveEngine& e, unsigned k) : engine(e), context(k), c(e.context_at(k)) {}
         void send_record(int peer) override {
             engine.send_agreement(context, c.active, *engine.peer_node(c.active, peer));
         }
@@ -1251,7 +1252,7 @@ bool CollectiveEngine::advance_agreement(unsigned context) {
             if (engine.trace_) c.calls.back().agree_end = sc_core::sc_time_stamp().value();
         }
     } driver(*this, context);
-    Active& a = contexts_[context].active;
+    Active& a = context_at(context).active;
     return a.exchange(a.sequence, a.mask, driver);
 }
 
@@ -1284,10 +1285,10 @@ PacketFrame CollectiveEngine::control_frame(unsigned context, std::uint16_t dest
 }
 
 void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
-    Active& a = contexts_[context].active;
+    Active& a = context_at(context).active;
     StepRun& s = a.steps[k];
     const std::uint64_t from = chunk_begin(s.sent), to = chunk_end(s.sent, s.send.bytes());
-    const auto step = static_cast<std::uint8_t>(a.tree ? contexts_[context].tree.slot + 1 : k + 1);
+    const auto step = static_cast<std::uint8_t>(a.tree ? context_at(context).tree.slot + 1 : k + 1);
     PacketFrame frame = step_frame(a, context, s.send_node, step);
     ProcessorHeader& processor = frame.carried;
     processor.opcode = a.header.opcode;
@@ -1301,7 +1302,7 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     // Tree: the offset word carries the tree's generation too (its vertex
     // tells this communicator's packets from an older one's on the slot).
     frame.offset = static_cast<std::uint32_t>(from);
-    if (a.tree) frame.generation = contexts_[context].tree.generation;
+    if (a.tree) frame.generation = context_at(context).tree.generation;
     frame.payload_bytes = static_cast<std::uint32_t>(to - from);
     std::uint8_t* payload = emit_packet(net_port_, frame, false);
     if (a.carry_payload) {
@@ -1314,7 +1315,7 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
 }
 
 void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p) {
-    Active& a = contexts_[context].active;
+    Active& a = context_at(context).active;
     StepRun& s = a.steps[k];
     const std::uint64_t from = chunk_begin(s.issued), to = chunk_end(s.issued, s.recv.bytes());
     const std::uint64_t n = to - from;
@@ -1374,7 +1375,7 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
 }
 
 void CollectiveEngine::return_chunk(unsigned context) {
-    Active& a = contexts_[context].active;
+    Active& a = context_at(context).active;
     const std::uint64_t from = chunk_begin(a.results_sent), to = chunk_end(a.results_sent, a.result.bytes());
     PacketFrame frame = step_frame(a, context, node_, 0);
     ProcessorHeader& processor = frame.carried;
@@ -1398,7 +1399,7 @@ void CollectiveEngine::return_chunk(unsigned context) {
     host_port_.enqueue({nullptr, 0, -1, NetworkFraming::wire_phits(frame.payload_bytes), framing_.vc_for(frame)}, false,
                        sc_core::SC_ZERO_TIME);
     if (trace_) {
-        CallTrace& call = contexts_[context].calls.back();
+        CallTrace& call = context_at(context).calls.back();
         if (a.results_sent == 0) call.result_begin = sc_core::sc_time_stamp().value();
         call.result_bytes = a.result.bytes();
         if (a.results_sent + 1 == a.result_chunks)
@@ -1414,7 +1415,7 @@ bool CollectiveEngine::advance_data(unsigned context) {
         CollectiveEngine& engine;
         unsigned context;
         Active& a;
-        Driver(CollectiveEngine& e, unsigned c) : engine(e), context(c), a(e.contexts_[c].active) {}
+        Driver(CollectiveEngine& e, unsigned c) : engine(e), context(c), a(e.context_at(c).active) {}
         bool stopped() override { return a.mask != 0; }
         void send(std::size_t k) override { engine.send_chunk(context, k); }
         bool take(std::size_t k) override {
@@ -1439,7 +1440,7 @@ bool CollectiveEngine::advance_data(unsigned context) {
                 while (a.results_sent < a.results_final) engine.return_chunk(context);
         }
     } driver(*this, context);
-    return contexts_[context].active.advance(driver);
+    return context_at(context).active.advance(driver);
 }
 
 void CollectiveEngine::on_combined() {
@@ -1448,7 +1449,7 @@ void CollectiveEngine::on_combined() {
     // Contexts in ascending order; progress(c) touches context c only.
     for (std::uint32_t busy = combining_contexts_; busy != 0; busy &= busy - 1) {
         const auto context = static_cast<unsigned>(__builtin_ctz(busy));
-        Active& a = contexts_[context].active;
+        Active& a = context_at(context).active;
         bool moved = false;
         while (!a.combining.empty() && a.combining.front().first <= now) {
             ++a.steps[a.combining.front().second].applied;
@@ -1465,7 +1466,7 @@ void CollectiveEngine::on_combined() {
     sc_core::sc_time next = sc_core::SC_ZERO_TIME;
     bool pending = false;
     for (std::uint32_t busy = combining_contexts_; busy != 0; busy &= busy - 1) {
-        const Active& a = contexts_[static_cast<unsigned>(__builtin_ctz(busy))].active;
+        const Active& a = context_at(static_cast<unsigned>(__builtin_ctz(busy))).active;
         if (a.combining.empty()) continue;
         if (!pending || a.combining.front().first < next) next = a.combining.front().first;
         pending = true;
@@ -1500,7 +1501,7 @@ void CollectiveEngine::on_cgr_free() {
 // Collectives: progress and completion
 
 void CollectiveEngine::progress(unsigned context) {
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     Active& a = c.active;
     for (;;) {
         if (!a.running) {
@@ -1528,7 +1529,7 @@ void CollectiveEngine::progress(unsigned context) {
 }
 
 void CollectiveEngine::finish(unsigned context) {
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     Active& a = c.active;
     const std::uint32_t mask = a.mask;
     if (mask != 0) {
@@ -1597,7 +1598,7 @@ bool CollectiveEngine::tree_ready(unsigned context, const NetworkHeader& h, cons
     if (!switch_tree_ || !tree_offloads(h.opcode) || !table_.valid(context) ||
         prefix_bytes < CollectiveEnvelope::kBytes)
         return true;
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     if (c.tree.state != TreeLink::State::None && c.tree.state != TreeLink::State::Joining) return true;
     const CollectiveEnvelope e = CollectiveEnvelope::read(prefix);
     if (e.elements_per_block == kVariableCounts) return true;  // runs on the hypercube
@@ -1628,7 +1629,7 @@ bool CollectiveEngine::tree_offloads(Opcode collective) const {
 }
 
 void CollectiveEngine::sharp_notice(unsigned context, const AbortRecord& notice) {
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     if (c.tree.state != TreeLink::State::Ready) return;  // told already (notices come from every vertex)
     // The group's tree is gone: the collective the AN ran (or any, when it
     // had run none) and every later one on it end with error 7.
@@ -1643,7 +1644,7 @@ void CollectiveEngine::sharp_notice(unsigned context, const AbortRecord& notice)
 }
 
 void CollectiveEngine::tree_leave(unsigned context) {
-    const TreeLink& tree = contexts_[context].tree;
+    const TreeLink& tree = context_at(context).tree;
     // Both modes: the planner gives the group's tree rows back when every
     // member has left (docs/COLLECTIVES.md, "Switch-resident engines").
     if (!switch_tree_ || tree.state == TreeLink::State::None) return;
@@ -1660,7 +1661,7 @@ void CollectiveEngine::tree_configured(unsigned context, const NetworkPacketView
     if (!config || !config->inputs.empty() || config->target != node_)
         return drop("tree configuration of " + std::to_string(v.payload_bytes) + " bytes for a host (context " +
                     std::to_string(context) + ")");
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     if (c.tree.state != TreeLink::State::Joining)
         return drop("tree configuration for context " + std::to_string(context) + ", which did not join a tree");
     c.tree.state = TreeLink::State::Ready;
@@ -1729,11 +1730,11 @@ void CollectiveEngine::trace_call_begin(unsigned context, const NetworkHeader& h
                      ",\"root\":" + std::to_string(e.root) + ",\"size\":" + std::to_string(e.size) +
                      ",\"sequence\":" + std::to_string(e.sequence);
     }
-    contexts_[context].calls.push_back(std::move(call));
+    context_at(context).calls.push_back(std::move(call));
 }
 
 void CollectiveEngine::trace_call_end(unsigned context, CollectiveError code, std::uint32_t mask) {
-    CallTrace& call = contexts_[context].calls.back();
+    CallTrace& call = context_at(context).calls.back();
     call.finished = sc_core::sc_time_stamp().value();
     call.args +=
         ",\"error\":" + std::to_string(static_cast<unsigned>(code)) + ",\"mismatch_mask\":" + std::to_string(mask);
@@ -1741,7 +1742,7 @@ void CollectiveEngine::trace_call_end(unsigned context, CollectiveError code, st
 }
 
 void CollectiveEngine::trace_result_left(unsigned context, std::uint64_t tail_ps) {
-    for (CallTrace& call : contexts_[context].calls)
+    for (CallTrace& call : context_at(context).calls)
         if (call.result_end == kNever) {
             call.result_end = tail_ps;
             break;
@@ -1750,7 +1751,7 @@ void CollectiveEngine::trace_result_left(unsigned context, std::uint64_t tail_ps
 }
 
 void CollectiveEngine::trace_write_calls(unsigned context) {
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     const std::uint32_t lane = kTraceLaneBase + context * kTraceLanesPerRow;
     while (!c.calls.empty() && c.calls.front().finished != kNever && c.calls.front().result_end != kNever) {
         const CallTrace& call = c.calls.front();
@@ -1771,8 +1772,8 @@ void CollectiveEngine::trace_write_calls(unsigned context) {
 }
 
 void CollectiveEngine::trace_step(unsigned context, std::size_t k) {
-    const Active& a = contexts_[context].active;
-    StepRun& s = contexts_[context].active.steps[k];
+    const Active& a = context_at(context).active;
+    StepRun& s = context_at(context).active.steps[k];
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     if (s.trace_first_ps == kNever) s.trace_first_ps = now;
     if (!s.send_done() || !s.recv_done()) return;
@@ -1968,7 +1969,7 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
 }
 
 bool CollectiveEngine::cgra_ready(unsigned context) {
-    Active& a = contexts_[context].active;
+    Active& a = context_at(context).active;
     if (a.results_final < a.result_chunks) return false;  // the program streams over the whole result
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     if (a.cgra_ready_ps == kNever) {
@@ -1997,7 +1998,7 @@ void CollectiveEngine::on_cgra_done() {
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     for (std::uint32_t busy = cgra_.running_contexts; busy != 0; busy &= busy - 1) {
         const auto context = static_cast<unsigned>(__builtin_ctz(busy));
-        Active& a = contexts_[context].active;
+        Active& a = context_at(context).active;
         if (!a.running || !a.cgra) {  // ended meanwhile (an abort)
             cgra_.running_contexts &= ~(1u << context);
             continue;
@@ -2051,7 +2052,7 @@ bool CollectiveEngine::run_ingress(unsigned context, Request& r) {
     statistics_.cgra_elements += shape.output;
     statistics_.cgra_cycles += cycles;
     ingress_contexts_ |= 1u << context;
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     if (!c.active.running && c.waiting.empty() && !c.streaming &&
         tree_ready(context, r.network, out.data(), CollectiveEnvelope::kBytes)) {
         // The context is free: the collective starts now and the kernel's
@@ -2077,7 +2078,7 @@ bool CollectiveEngine::run_ingress(unsigned context, Request& r) {
 }
 
 void CollectiveEngine::feed_ingress(unsigned context) {
-    Context& c = contexts_[context];
+    Context& c = context_at(context);
     Active& a = c.active;
     Context::IngressFeed& f = *c.feed;
     const std::uint64_t now = sc_core::sc_time_stamp().value(), cycle = static_cast<std::uint64_t>(cycle_.value());
@@ -2112,7 +2113,7 @@ void CollectiveEngine::on_ingress_ready() {
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     for (std::uint32_t held = ingress_contexts_; held != 0; held &= held - 1) {
         const auto context = static_cast<unsigned>(__builtin_ctz(held));
-        Context& c = contexts_[context];
+        Context& c = context_at(context);
         if (c.feed) {
             const std::uint32_t before = c.feed->fed;
             feed_ingress(context);
@@ -2126,7 +2127,7 @@ void CollectiveEngine::on_ingress_ready() {
 }
 
 std::optional<CollectiveEngine::Context::FusedCounts> CollectiveEngine::counts_from_output(unsigned context) const {
-    const Active& a = contexts_[context].active;
+    const Active& a = context_at(context).active;
     const std::uint64_t bytes = a.result.bytes();
     if (!a.carry_payload || a.cgra->type != cgra::ElementType::Int32 || bytes % 4 != 0) return std::nullopt;
     std::vector<std::uint8_t> output(bytes);
@@ -2144,7 +2145,7 @@ std::optional<CollectiveEngine::Context::FusedCounts> CollectiveEngine::counts_f
 }
 
 CollectiveEngine::Request CollectiveEngine::chained_request(unsigned context) const {
-    const Active& a = contexts_[context].active;
+    const Active& a = context_at(context).active;
     Request r;
     r.network = a.header;
     r.network.opcode = a.cgra_then;

@@ -79,16 +79,12 @@ Qdma::Qdma(sc_core::sc_module_name name, const QdmaConfig& config, NetworkInterf
       irq("irq"),
       config_(config),
       network_(network),
-      segmenter_(config.packet_payload_bytes) {
+      segmenter_(config.packet_payload_bytes),
+      coalescer_reset_(
+          sc_core::sc_time(regmap::coalesce::kTimerTickNs, sc_core::SC_NS).value()) {  // ticks in resolution units
     config_.validate();
     for (unsigned i = 0; i < regmap::kRingSizeCount; ++i) ring_sizes_[i] = regmap::kRingSizeReset[i];
-    queues_.reserve(config_.queues);
-    const InterruptCoalescer coalescer(
-        sc_core::sc_time(regmap::coalesce::kTimerTickNs, sc_core::SC_NS).value());  // ticks in resolution units
-    for (unsigned q = 0; q < config_.queues; ++q) {
-        queues_.emplace_back(network_.endpoints());
-        queues_.back().cmpt.interrupt = coalescer;
-    }
+    queues_.resize(config_.queues);  // contexts come when first touched (queue_at)
     network_.set_receiver(*this);
 
     regs.register_b_transport(this, &Qdma::regs_b_transport);
@@ -227,7 +223,7 @@ std::uint32_t Qdma::read_register(std::uint32_t offset) {
 
 std::optional<std::uint32_t> Qdma::read_queue_register(unsigned q, std::uint32_t reg) {
     using namespace regmap;
-    const Queue& queue = queues_[q];
+    const Queue& queue = queue_at(q);
     switch (reg) {
         case H2C_BASE_LO:
             return queue.h2c.base_lo;
@@ -332,7 +328,7 @@ void Qdma::write_register(std::uint32_t offset, std::uint32_t value) {
 
 bool Qdma::write_queue_register(unsigned q, std::uint32_t reg, std::uint32_t value) {
     using namespace regmap;
-    Queue& queue = queues_[q];
+    Queue& queue = queue_at(q);
     switch (reg) {
         case H2C_BASE_LO:
             queue.h2c.base_lo = value;
@@ -384,7 +380,7 @@ bool Qdma::write_queue_register(unsigned q, std::uint32_t reg, std::uint32_t val
 
 void Qdma::write_control(unsigned q, Ring ring, std::uint32_t value) {
     using namespace regmap;
-    Queue& queue = queues_[q];
+    Queue& queue = queue_at(q);
     value &= kControlMask;
     if (ring != Ring::H2c) value &= ~control::PREFETCH.mask();  // standing descriptors are an H2C feature
     const bool enable = control::ENABLE.get(value);
@@ -442,7 +438,7 @@ void Qdma::write_control(unsigned q, Ring ring, std::uint32_t value) {
 
 void Qdma::write_doorbell(unsigned q, std::uint32_t reg, std::uint32_t value, std::uint32_t offset) {
     using namespace regmap;
-    Queue& queue = queues_[q];
+    Queue& queue = queue_at(q);
     const std::uint32_t index = doorbell::INDEX.get(value);
     const bool arm = doorbell::IRQ_ARM.get(value);
     if (reg == H2C_PIDX) {
@@ -499,7 +495,7 @@ void Qdma::write_doorbell(unsigned q, std::uint32_t reg, std::uint32_t value, st
 }
 
 void Qdma::reset_queue(unsigned q) {
-    queues_[q].pio = PioState{};
+    queue_at(q).pio = PioState{};
     reset_h2c(q);
     reset_c2h(q);
     reset_cmpt(q);
@@ -508,7 +504,7 @@ void Qdma::reset_queue(unsigned q) {
 }
 
 void Qdma::reset_h2c(unsigned q) {
-    H2cState& h2c = queues_[q].h2c;
+    H2cState& h2c = queue_at(q).h2c;
     ++h2c.epoch;
     h2c.sw_pidx = h2c.hw_cidx = 0;
     h2c.error = QueueError::None;
@@ -527,7 +523,7 @@ void Qdma::reset_h2c(unsigned q) {
 }
 
 void Qdma::reset_c2h(unsigned q) {
-    C2hState& c2h = queues_[q].c2h;
+    C2hState& c2h = queue_at(q).c2h;
     c2h.sw_pidx = c2h.hw_cidx = 0;
     c2h.error = QueueError::None;
     c2h.fetch_index = 0;
@@ -536,7 +532,7 @@ void Qdma::reset_c2h(unsigned q) {
 }
 
 void Qdma::reset_cmpt(unsigned q) {
-    CmptState& cmpt = queues_[q].cmpt;
+    CmptState& cmpt = queue_at(q).cmpt;
     cmpt.producer = CompletionProducer(cmpt.producer.ring());
     cmpt.sw_cidx = 0;
     cmpt.error = QueueError::None;
@@ -587,7 +583,7 @@ void Qdma::link_fault(std::uint16_t peer, bool sending, std::uint64_t packets, s
 }
 
 void Qdma::queue_error(unsigned q, Ring ring, QueueError error, std::uint64_t address, const std::string& detail) {
-    Queue& queue = queues_[q];
+    Queue& queue = queue_at(q);
     QueueError* state = ring == Ring::H2c ? &queue.h2c.error : ring == Ring::C2h ? &queue.c2h.error : &queue.cmpt.error;
     if (*state != QueueError::None) return;  // already stopped: the first error stands
     *state = error;
@@ -621,7 +617,7 @@ void Qdma::expire_cmpt_timers() {
         cmpt_timers_.erase(cmpt_timers_.begin());
         // A timer left over from an earlier first entry is harmless: the
         // coalescer re-arms it for the current deadline or ignores it.
-        CmptState& cmpt = queues_[q].cmpt;
+        CmptState& cmpt = queue_at(q).cmpt;
         const auto decision = cmpt.interrupt.on_timer(now);
         if (decision.fire) raise_vector(regmap::control::MSIX_VECTOR.get(cmpt.control));
         if (decision.timer_at) cmpt_timers_.emplace(decision.timer_at, q);
@@ -631,7 +627,7 @@ void Qdma::expire_cmpt_timers() {
 }
 
 bool Qdma::h2c_writeback(unsigned q) {
-    H2cState& h2c = queues_[q].h2c;
+    H2cState& h2c = queue_at(q).h2c;
     regmap::StatusWriteback status{};
     status.pidx = static_cast<std::uint16_t>(h2c.sw_pidx);
     status.cidx = static_cast<std::uint16_t>(h2c.hw_cidx);
@@ -650,7 +646,7 @@ bool Qdma::h2c_writeback(unsigned q) {
 }
 
 bool Qdma::cmpt_writeback(unsigned q) {
-    CmptState& cmpt = queues_[q].cmpt;
+    CmptState& cmpt = queue_at(q).cmpt;
     regmap::StatusWriteback status{};
     status.pidx = static_cast<std::uint16_t>(cmpt.producer.pidx());
     status.cidx = static_cast<std::uint16_t>(cmpt.sw_cidx);

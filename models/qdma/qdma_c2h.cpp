@@ -24,7 +24,7 @@ void Qdma::on_malformed(const std::string& why) {
 
 void Qdma::on_receive(const IncomingPacket& packet) {
     const unsigned q = context_queue_[packet.context_id];
-    C2hState& c2h = queues_[q].c2h;
+    C2hState& c2h = queue_at(q).c2h;
     c2h.pending.push_back(packet);
     if (!c2h.blocked && !c2h.scheduled) {
         c2h.scheduled = true;
@@ -34,7 +34,7 @@ void Qdma::on_receive(const IncomingPacket& packet) {
 }
 
 void Qdma::c2h_wake(unsigned q) {
-    C2hState& c2h = queues_[q].c2h;
+    C2hState& c2h = queue_at(q).c2h;
     c2h.blocked = false;
     if (c2h.scheduled || c2h.pending.empty()) return;
     c2h.scheduled = true;
@@ -51,7 +51,7 @@ void Qdma::c2h_thread() {
         const unsigned q = c2h_ready_.front();
         c2h_ready_.pop_front();
         const bool delivered = c2h_deliver(q);
-        C2hState& c2h = queues_[q].c2h;
+        C2hState& c2h = queue_at(q).c2h;
         if (delivered && !c2h.pending.empty()) {
             c2h_ready_.push_back(q);  // round-robin: one packet per turn
             continue;
@@ -65,7 +65,7 @@ void Qdma::c2h_thread() {
 }
 
 bool Qdma::c2h_deliver(unsigned q) {
-    Queue& queue = queues_[q];
+    Queue& queue = queue_at(q);
     C2hState& c2h = queue.c2h;
     CmptState& cmpt = queue.cmpt;
     for (;;) {
@@ -167,7 +167,7 @@ bool Qdma::c2h_deliver(unsigned q) {
 }
 
 void Qdma::c2h_prefetch(unsigned q) {
-    C2hState& c2h = queues_[q].c2h;
+    C2hState& c2h = queue_at(q).c2h;
     if (c2h.fetch_failure.failed || c2h.cache.size() > config_.descriptor_prefetch) return;
     const std::uint32_t posted = c2h.ring.distance(c2h.fetch_index, c2h.sw_pidx);
     if (posted == 0) return;

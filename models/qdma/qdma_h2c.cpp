@@ -15,7 +15,7 @@ constexpr const char* kReportType = "isvp/qdma";
 }
 
 void Qdma::h2c_schedule(unsigned q) {
-    H2cState& h2c = queues_[q].h2c;
+    H2cState& h2c = queue_at(q).h2c;
     if (!h2c.scheduled) {
         h2c.scheduled = true;
         h2c_ready_.push_back(q);
@@ -47,7 +47,7 @@ void Qdma::h2c_fetch_thread() {
                     progress = true;
                     break;
                 case StepResult::Idle:
-                    queues_[q].h2c.scheduled = false;
+                    queue_at(q).h2c.scheduled = false;
                     progress = true;
                     break;
                 case StepResult::Waiting:
@@ -72,7 +72,7 @@ void Qdma::h2c_fetch_thread() {
 }
 
 Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
-    H2cState& h2c = queues_[q].h2c;
+    H2cState& h2c = queue_at(q).h2c;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     for (;;) {
         if (!h2c.enabled || h2c.error != QueueError::None || h2c.stopped) return StepResult::Idle;
@@ -232,7 +232,7 @@ Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
 }
 
 void Qdma::h2c_start_packet(unsigned q) {
-    H2cState& h2c = queues_[q].h2c;
+    H2cState& h2c = queue_at(q).h2c;
     const ProcessorHeader& header = *h2c.framer.header();
     const PacketPlan plan = segmenter_.packet(header.message_bytes, h2c.next_packet);
     h2c.packet = network_.frame(NetworkRequest{header, plan.offset, plan.bytes, plan.last});
@@ -243,7 +243,7 @@ void Qdma::h2c_start_packet(unsigned q) {
 }
 
 void Qdma::h2c_prefetch(unsigned q) {
-    H2cState& h2c = queues_[q].h2c;
+    H2cState& h2c = queue_at(q).h2c;
     if (h2c.fetch_failure.failed || h2c.cache.size() > config_.descriptor_prefetch) return;
     // Standing descriptors (H2C_CONTROL.PREFETCH) are valid whether posted
     // or not; otherwise only what the doorbell has posted is fetched.
@@ -272,7 +272,7 @@ void Qdma::h2c_prefetch(unsigned q) {
 }
 
 void Qdma::h2c_drop_packet(unsigned q) {
-    H2cState& h2c = queues_[q].h2c;
+    H2cState& h2c = queue_at(q).h2c;
     if (!h2c.packet) return;
     window_used_ -= h2c.packet.wire_bytes;
     network_.discard(h2c.packet);
@@ -281,7 +281,7 @@ void Qdma::h2c_drop_packet(unsigned q) {
 
 void Qdma::h2c_stop(unsigned q, QueueError error, std::uint64_t address, sc_core::sc_time at,
                     const std::string& detail) {
-    H2cState& h2c = queues_[q].h2c;
+    H2cState& h2c = queue_at(q).h2c;
     h2c.stopped = true;
     h2c_drop_packet(q);
     H2cItem item;
@@ -306,7 +306,7 @@ void Qdma::h2c_emit_thread() {
             continue;
         }
         H2cItem& item = h2c_items_.front();
-        if (item.epoch != queues_[item.queue].h2c.epoch) {
+        if (item.epoch != queue_at(item.queue).h2c.epoch) {
             h2c_discard(item);
             h2c_items_.pop_front();
             continue;
@@ -366,7 +366,7 @@ void Qdma::h2c_send(H2cItem& item) {
 
 void Qdma::h2c_complete(H2cItem& item) {
     const unsigned q = item.queue;
-    H2cState& h2c = queues_[q].h2c;
+    H2cState& h2c = queue_at(q).h2c;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     h2c.hw_cidx = item.next_cidx;
     bool sdi = item.sdi;

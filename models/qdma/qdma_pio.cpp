@@ -15,7 +15,7 @@ constexpr const char* kReportType = "isvp/qdma";
 }
 
 void Qdma::write_pio(unsigned q, std::uint32_t window_offset, std::uint32_t value) {
-    PioState& pio = queues_[q].pio;
+    PioState& pio = queue_at(q).pio;
     if (window_offset == 0) {
         // Offset 0 always starts a packet; one left unfinished is refused.
         if (pio.fill != 0)
@@ -54,8 +54,8 @@ void Qdma::write_pio(unsigned q, std::uint32_t window_offset, std::uint32_t valu
 }
 
 void Qdma::refuse_pio(unsigned q, std::uint32_t window_offset, const std::string& why) {
-    queues_[q].pio = PioState{};
-    queues_[q].pio.discarding = true;  // until the next write at offset 0
+    queue_at(q).pio = PioState{};
+    queue_at(q).pio.discarding = true;  // until the next write at offset 0
     error_queue_ = q;
     SC_REPORT_WARNING(kReportType, (std::string(name()) + ": PIO packet on queue " + std::to_string(q) +
                                     " refused and discarded: " + why)
@@ -64,7 +64,7 @@ void Qdma::refuse_pio(unsigned q, std::uint32_t window_offset, const std::string
 }
 
 void Qdma::send_pio(unsigned q) {
-    Queue& queue = queues_[q];
+    Queue& queue = queue_at(q);
     const auto header = *ProcessorHeader::read(queue.pio.bytes.data());
     const std::uint8_t* payload = queue.pio.bytes.data() + ProcessorHeader::kBytes;
     const std::uint32_t count = segmenter_.packet_count(header.message_bytes);

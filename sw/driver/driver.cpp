@@ -644,7 +644,7 @@ void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionE
                             const std::uint8_t* payload) {
     // Result packets of one context come from the local switch, in order,
     // one result after the other; a fully fused call has two in flight.
-    std::deque<Result>& queue = results_.at(header.context_id);
+    std::deque<Result>& queue = results_of(header.context_id);
     const auto what = [&] {  // built only for an error (not for every packet)
         return "driver: " + std::string(to_string(header.opcode)) + " result on context " +
                std::to_string(header.context_id);
@@ -697,7 +697,7 @@ CollectiveResult Driver::receive_collective(unsigned context, void* buffer, std:
     if (context >= rm::kContextCount)
         throw DriverError("driver: receive_collective: context " + std::to_string(context) + " outside 0..31");
     if (capacity > 0 && buffer == nullptr) throw DriverError("driver: receive_collective into a null buffer");
-    std::deque<Result>& queue = results_[context];
+    std::deque<Result>& queue = results_of(context);
     while (queue.empty() || !queue.front().complete) {
         if (while_waiting) while_waiting();
         if (queue.empty() || !queue.front().complete) wait_for_progress();
@@ -732,7 +732,8 @@ bool Driver::post_collective_destination(unsigned context, void* buffer, std::si
     Destination& destination = destinations_[context];
     destination = Destination{};
     // A result already started or waiting to be taken is not the next one.
-    if (config_.timing_only || buffer == nullptr || capacity == 0 || !results_[context].empty()) return false;
+    if (config_.timing_only || buffer == nullptr || capacity == 0) return false;
+    if (const auto& waiting = results_.at(context); waiting && !waiting->empty()) return false;
     destination.buffer = static_cast<std::uint8_t*>(buffer);
     destination.capacity = capacity;
     return true;

@@ -17,6 +17,16 @@ foreach(check program-args unknown-option mpiexec output-plain output-prepend-ra
                        PASS_REGULAR_EXPRESSION "1 passed, 0 failed")
 endforeach()
 
+# The guests' last output is read until their pipes close, while it keeps
+# coming: a process rank 0 left in its own session writes a line every
+# 0.4 s for 2 s after the job ended; every line reaches isvp's stdout (the
+# launcher used to stop reading 1 s after the job ended, fbecbc9).
+add_test(NAME launcher_reads_late_output_until_the_pipe_closes
+         COMMAND $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 ${isvp_mpi_test_binaries}/mpi_launcher
+                 late-output)
+set_tests_properties(launcher_reads_late_output_until_the_pipe_closes PROPERTIES TIMEOUT 120 LABELS "mpi;launcher"
+                     PASS_REGULAR_EXPRESSION "late line 0[^\n]*\nlate line 1[^\n]*\nlate line 2[^\n]*\nlate line 3[^\n]*\nlate line 4[^\n]*\nlate line 5")
+
 # A rank that exits 0 without MPI_Finalize while another computes: the job
 # ends at once with status 1 (the launcher's SIGTERM of the computing rank,
 # 143, is not the job's status).

@@ -30,6 +30,25 @@ add_test(NAME partition_refuses_zero_partitions
 add_test(NAME partition_refuses_traces
          COMMAND ${ISVP_PYTHON3} ${partition_checks} refused $<TARGET_FILE:isvp> "does not write traces"
                  --topology torus:2x2x1 --collectives barrier --partitions 2 --set trace.file=/tmp/partition_trace.json)
+# --partitions auto: one per CPU, at most one per 32 hosts (2 on a 2-core
+# machine at 64 hosts, 1 at 32), and one where partitions are refused.
+add_test(NAME partition_auto_one_per_cpu_rows_identical
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} auto $<TARGET_FILE:isvp> 64 64 --topology torus:4x4x4
+                 --collectives allreduce,bcast,barrier --sizes 8,1K --check --iterations 1)
+add_test(NAME partition_auto_small_topology_one_process
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} auto $<TARGET_FILE:isvp> 32 32 --topology torus:4x4x2
+                 --collectives allreduce --sizes 8 --check --iterations 1)
+add_test(NAME partition_auto_flow_model_one_process
+         COMMAND $<TARGET_FILE:isvp> bench collectives --topology torus:4x4x4 --collectives allreduce --sizes 8
+                 --iterations 1 --partitions auto --set network.model=flow)
+set_tests_properties(partition_auto_flow_model_one_process PROPERTIES PASS_REGULAR_EXPRESSION
+                     "--partitions auto: 1 partition \\(partitions do not run with network.model=flow")
+add_test(NAME partition_refuses_malformed_count
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} refused $<TARGET_FILE:isvp> "--partitions 2x: give a number of partitions or 'auto'"
+                 --topology torus:2x2x1 --collectives barrier --partitions 2x)
+set_tests_properties(partition_auto_one_per_cpu_rows_identical partition_auto_small_topology_one_process
+                     partition_auto_flow_model_one_process partition_refuses_malformed_count
+                     PROPERTIES LABELS partition TIMEOUT 600)
 set_tests_properties(partition_torus_software_rows_identical_2 partition_torus_software_rows_identical_3
                      partition_torus_offload_small_rows_identical_2 partition_torus_offload_small_rows_identical_3
                      partition_fattree_software_rows_identical_2 partition_refuses_more_partitions_than_switches

@@ -6,9 +6,16 @@
  *                 another rank's line)
  *   early-exit    rank 0 returns 0 without MPI_Finalize while rank 1
  *                 computes: the job ends at once with status 1
+ *   late-output   after MPI_Finalize rank 0 leaves a process in its own
+ *                 session (outside the guest's process group, so the
+ *                 launcher does not end it) that holds stdout and writes
+ *                 "late line K" for K = 0..5 every 0.4 s: the launcher
+ *                 reads until the pipe closes while output keeps coming
+ *                 (2 s in all, more than the 1 s it waits when idle)
  * Run: isvp run -n N mpi_launcher MODE [ARGS...] */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +55,25 @@ int main(int argc, char** argv) {
             nanosleep(&pause, NULL);
         }
         write_all(1, "\n", 1);
+    } else if (strcmp(mode, "late-output") == 0) {
+        MPI_Finalize();
+        if (rank == 0) {
+            fflush(stdout);
+            const pid_t child = fork();
+            if (child == 0) {
+                setsid();
+                for (int k = 0; k < 6; ++k) {
+                    if (k > 0) {
+                        const struct timespec pause = {0, 400000000}; /* 0.4 s */
+                        nanosleep(&pause, NULL);
+                    }
+                    printf("late line %d\n", k);
+                    fflush(stdout);
+                }
+                _exit(0);
+            }
+        }
+        return 0;
     } else if (strcmp(mode, "early-exit") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 0) return 0; /* no MPI_Finalize */

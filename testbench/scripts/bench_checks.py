@@ -8,6 +8,7 @@
   sweep-smoke ISVP DIR           scripts/sweep.py on a tiny configuration writes CSV, JSON and Markdown
   sweep-plots ISVP DIR           ... and PNG plots (exit 77 = skipped when matplotlib is not importable)
   sweep-jobs ISVP DIR            scripts/sweep.py --jobs 3 gives the rows and tables of --jobs 1
+  sweep-partitions ISVP DIR      scripts/sweep.py --partitions 2 gives the rows of one process per point
 """
 
 import csv
@@ -178,6 +179,29 @@ def sweep_jobs(isvp, directory):
     print("ok: --jobs 3 gives the rows and tables of --jobs 1")
 
 
+def sweep_partitions(isvp, directory):
+    """Each point in two simulator processes: the same rows as one process;
+    the report says so, and --jobs defaults to the cores divided by 2."""
+    rows = {}
+    for partitions in (None, "2"):
+        out = os.path.join(directory, f"partitions{partitions or 1}")
+        run([sys.executable, os.path.join(REPO, "scripts", "sweep.py"), "--isvp", isvp, "--out", out, "--nodes",
+             "4x4x4", "--timing-only-nodes", "", "--collectives", "allreduce,bcast", "--sizes", "4,1K",
+             "--iterations", "1", "--offload", "on"] + (["--partitions", partitions] if partitions else []))
+        rows[partitions] = open(os.path.join(out, "results.csv")).read()
+    if rows[None] != rows["2"]:
+        fail("results.csv differs between one process and --partitions 2 per point")
+    report = open(os.path.join(directory, "partitions2", "report.md")).read()
+    cores = len(os.sched_getaffinity(0))
+    if f"up to {max(1, cores // 2)} at once, each in --partitions 2" not in report:
+        fail("report.md does not say the points ran in 2 partitions, cores / 2 at once")
+    raw = os.path.join(directory, "partitions2", "raw")
+    texts = "".join(open(os.path.join(raw, f)).read() for f in os.listdir(raw) if f.endswith(".txt"))
+    if "# partitions: 2 " not in texts:
+        fail("the bench runs were not partitioned (no '# partitions: 2' line in raw/*.txt)")
+    print("ok: --partitions 2 gives the rows of one process per point")
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -198,6 +222,8 @@ def main():
         sweep(isvp, directory, plots=True)
     elif what == "sweep-jobs":
         sweep_jobs(isvp, directory)
+    elif what == "sweep-partitions":
+        sweep_partitions(isvp, directory)
     else:
         print(__doc__)
         sys.exit(2)

@@ -7,6 +7,12 @@
       header and simulated time (the wall-time parts and the simulator's own
       counters left out); the partitioned run really synchronised (windows
       and cut traffic > 0).
+  partition_checks.py auto ISVP HOSTS SWITCHES ARGS...
+      `isvp bench collectives ARGS --partitions auto` says on stderr how
+      many partitions it chose: one per CPU this process may use, at most
+      one per 32 hosts and one per switch (HOSTS, SWITCHES: the topology's);
+      then `same` with that many (one: no '# partitions:' line, the rows of
+      one process).
   partition_checks.py same-own-mpiexec ISVP PARTITIONS ARGS...
       `same`, with the partitions started by the user's own `mpiexec -n
       PARTITIONS isvp bench collectives ARGS` (no supervisor): the same
@@ -93,6 +99,25 @@ def comparable(stdout):
             continue
         lines.append(re.sub(r" in [0-9.e+-]+ s wall.*", "", line))
     return lines
+
+
+def auto(isvp, hosts, switches, args):
+    expected = min(len(os.sched_getaffinity(0)), int(switches), max(1, int(hosts) // 32))
+    one = run(isvp, args)
+    many = run(isvp, args + ["--partitions", "auto"])
+    chosen = re.findall(r"^\[isvp\] bench collectives --partitions auto: (\d+) partitions? \((.*)\)$", many.stderr, re.M)
+    if len(chosen) != 1 or int(chosen[0][0]) != expected:
+        sys.exit(f"--partitions auto must say once that it chose {expected} partition(s); stderr:\n{many.stderr}")
+    if one.returncode != 0 or many.returncode != 0:
+        sys.exit(f"a run failed ({one.returncode}, {many.returncode}):\n{one.stderr}\n{many.stderr}")
+    if comparable(one.stdout) != comparable(many.stdout):
+        sys.exit(f"--partitions auto printed other rows:\n{one.stdout}\n---\n{many.stdout}")
+    summary = [line for line in many.stdout.splitlines() if line.startswith("# partitions:")]
+    if expected == 1 and summary:
+        sys.exit(f"one partition chosen, yet a partitioned run: {summary}")
+    if expected > 1 and not (len(summary) == 1 and summary[0].startswith(f"# partitions: {expected} ")):
+        sys.exit(f"expected one '# partitions: {expected}' line:\n{many.stdout}")
+    print(f"--partitions auto chose {expected} ({chosen[0][1]}); rows identical to one process")
 
 
 def same(isvp, partitions, args, command="collectives", own_mpiexec=False):
@@ -444,6 +469,8 @@ def main():
         same_pingpong_json(isvp, sys.argv[3], sys.argv[4], sys.argv[5:])
     elif mode == "noise":
         noise(isvp, sys.argv[3], sys.argv[4:])
+    elif mode == "auto":
+        auto(isvp, sys.argv[3], sys.argv[4], sys.argv[5:])
     elif mode == "same-own-mpiexec":
         same(isvp, sys.argv[3], sys.argv[4:], own_mpiexec=True)
     elif mode == "killed":

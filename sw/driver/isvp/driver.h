@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -329,7 +330,8 @@ class Driver {
     /// Whether that result has arrived (receive_collective would not wait).
     /// Neither waits nor polls.
     bool collective_result_ready(unsigned context) const {
-        return context < results_.size() && !results_[context].empty() && results_[context].front().complete;
+        return context < results_.size() && results_[context] && !results_[context]->empty() &&
+               results_[context]->front().complete;
     }
     static constexpr std::size_t kMaxResultsPerContext = 2;
 
@@ -584,8 +586,15 @@ class Driver {
         bool complete = false;                ///< waiting to be taken
     };
     /// Per context ID, oldest first: complete ones waiting to be taken, then
-    /// at most one arriving.
-    std::array<std::deque<Result>, regmap::kContextCount> results_;
+    /// at most one arriving. Made when a context is first used (an empty
+    /// std::deque allocates ~600 bytes; a job uses a few of the 32 contexts).
+    std::array<std::optional<std::deque<Result>>, regmap::kContextCount> results_;
+    /// Context `context`'s results (std::out_of_range outside 0..31).
+    std::deque<Result>& results_of(std::size_t context) {
+        std::optional<std::deque<Result>>& slot = results_.at(context);
+        if (!slot) slot.emplace();
+        return *slot;
+    }
     /// A destination posted for the next result on a context (post_collective_destination).
     struct Destination {
         std::uint8_t* buffer = nullptr;  ///< null: none posted
