@@ -98,8 +98,8 @@ int pingpong(int argc, char** argv) {
     spec.config = TransportConfig::from(parameters);
     std::vector<std::string> arguments{"bench", "pingpong"};
     for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
-    Partitioning partitioning("bench pingpong", arguments, read_partitions("bench pingpong", values, config), config,
-                              spec);
+    const PartitionsRequest request = read_partitions("bench pingpong", values, config);
+    Partitioning partitioning("bench pingpong", arguments, request, config, spec);
     JobPlatform job(config);
     const KeepForExit keep_for_exit(job, spec);
     std::vector<bench::PingPongRow> rows;

@@ -252,8 +252,8 @@ int run_command(int argc, char** argv) {
     // Partitions: each process serves and starts the guests of its own nodes
     // (their output reaches mpiexec's once); the statistics are gathered to
     // partition 0, which writes --stats.
-    Partitioning partitioning("run", arguments, read_partitions("run", values, config), config,
-                              spec);
+    const PartitionsRequest request = read_partitions("run", values, config);
+    Partitioning partitioning("run", arguments, request, config, spec);
     JobPlatform job(config);
     const transport::JobResult result =
         transport::run_remote_job(spec, partitioning.wrap(job.builder(), [&] { return job.platform(); }));

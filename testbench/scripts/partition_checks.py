@@ -10,7 +10,8 @@
   partition_checks.py auto ISVP HOSTS SWITCHES ARGS...
       `isvp bench collectives ARGS --partitions auto` says on stderr how
       many partitions it chose: one per CPU this process may use, at most
-      one per 32 hosts and one per switch (HOSTS, SWITCHES: the topology's);
+      one per 32 hosts and one per switch (HOSTS, SWITCHES: the topology's;
+      HOSTS "-": the options refuse partitions, so one, with the reason);
       then `same` with that many (one: no '# partitions:' line, the rows of
       one process).
   partition_checks.py same-own-mpiexec ISVP PARTITIONS ARGS...
@@ -102,11 +103,14 @@ def comparable(stdout):
 
 
 def auto(isvp, hosts, switches, args):
-    expected = min(len(os.sched_getaffinity(0)), int(switches), max(1, int(hosts) // 32))
+    # HOSTS "-": the options refuse partitions, so auto must choose one and say why.
+    refused = hosts == "-"
+    expected = 1 if refused else min(len(os.sched_getaffinity(0)), int(switches), max(1, int(hosts) // 32))
     one = run(isvp, args)
     many = run(isvp, args + ["--partitions", "auto"])
     chosen = re.findall(r"^\[isvp\] bench collectives --partitions auto: (\d+) partitions? \((.*)\)$", many.stderr, re.M)
-    if len(chosen) != 1 or int(chosen[0][0]) != expected:
+    if len(chosen) != 1 or int(chosen[0][0]) != expected or (refused and
+                                                             not chosen[0][1].startswith("partitions do not")):
         sys.exit(f"--partitions auto must say once that it chose {expected} partition(s); stderr:\n{many.stderr}")
     if one.returncode != 0 or many.returncode != 0:
         sys.exit(f"a run failed ({one.returncode}, {many.returncode}):\n{one.stderr}\n{many.stderr}")

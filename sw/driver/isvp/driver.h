@@ -24,9 +24,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <optional>
 #include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
