@@ -346,7 +346,8 @@ int bench_collectives(int argc, char** argv) {
     // process is either re-started under mpiexec or one partition of the job.
     std::vector<std::string> arguments{"bench", "collectives"};
     for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
-    const PartitionsRequest request = read_partitions("bench collectives", values, config);
+    const PartitionsRequest request =
+        read_partitions("bench collectives", values, config, static_cast<unsigned>(spec.ranks));
     Partitioning partitioning("bench collectives", arguments, request, config, spec);
     PartitionRuntime* const runtime = partitioning.active() ? &partitioning.runtime() : nullptr;
     const bool printing = partitioning.printing();  // partition 0 prints the rows

@@ -98,7 +98,8 @@ int pingpong(int argc, char** argv) {
     spec.config = TransportConfig::from(parameters);
     std::vector<std::string> arguments{"bench", "pingpong"};
     for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
-    const PartitionsRequest request = read_partitions("bench pingpong", values, config);
+    const PartitionsRequest request =
+        read_partitions("bench pingpong", values, config, static_cast<unsigned>(spec.ranks));
     Partitioning partitioning("bench pingpong", arguments, request, config, spec);
     JobPlatform job(config);
     const KeepForExit keep_for_exit(job, spec);

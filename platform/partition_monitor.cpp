@@ -26,8 +26,11 @@ namespace isvp::cli {
 namespace {
 
 constexpr const char* kMonitorVariable = "ISVP_PARTITION_MONITOR";
+// After its 4-byte number a partition says, in order:
 constexpr char kFinished = 'F';  ///< the partition ends as planned
 constexpr char kFailing = 'A';   ///< the partition reported its own failure and ends the job
+constexpr char kStdout = 'O';    ///< then a 4-byte length and that many bytes of guest output (whole lines)
+constexpr char kStderr = 'E';    ///< the same for the guests' stderr
 
 /// mpiexec's pid, for the signal handler that forwards to it (a handler
 /// can reach nothing else).
@@ -40,28 +43,67 @@ void forward_signal(int signal_number) {
 /// One partition's connection: what it said so far.
 struct Connection {
     int socket = -1;
-    std::string received;               ///< bytes so far: the partition (4 bytes), then kFinished or kFailing
+    std::string received;               ///< bytes not yet taken: the partition (4 bytes), then messages
     std::optional<unsigned> partition;  ///< once its 4 bytes came
     bool finished = false;              ///< it said it ends as planned
     bool failing = false;               ///< it said why it fails itself
 };
 
-void read_from(Connection& c, bool& closed) {
-    char buffer[64];
-    const ssize_t got = read(c.socket, buffer, sizeof buffer);
-    if (got <= 0) {
-        if (got < 0 && (errno == EINTR || errno == EAGAIN)) return;
-        closed = true;
-        return;
+/// Writes all of `text` to `fd` (the supervisor's stdout or stderr).
+void write_all(int fd, const char* text, std::size_t length) {
+    while (length > 0) {
+        const ssize_t written = write(fd, text, length);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) return;
+        text += written;
+        length -= static_cast<std::size_t>(written);
     }
-    c.received.append(buffer, static_cast<std::size_t>(got));
-    if (!c.partition && c.received.size() >= 4) {
+}
+
+/// Takes the whole messages received so far: the partition's number, how it
+/// ends, and guest output, printed here at once (whole lines of one
+/// partition, never mixed with another's as mpiexec's forwarding would).
+void take_messages(Connection& c) {
+    std::size_t at = 0;
+    if (!c.partition) {
+        if (c.received.size() < 4) return;
         std::uint32_t partition = 0;
         std::memcpy(&partition, c.received.data(), 4);
         c.partition = partition;
+        at = 4;
     }
-    if (c.received.size() > 4 && c.received.find(kFinished, 4) != std::string::npos) c.finished = true;
-    if (c.received.size() > 4 && c.received.find(kFailing, 4) != std::string::npos) c.failing = true;
+    while (at < c.received.size()) {
+        const char kind = c.received[at];
+        if (kind == kStdout || kind == kStderr) {
+            std::uint32_t length = 0;
+            if (c.received.size() - at < 5) break;
+            std::memcpy(&length, c.received.data() + at + 1, 4);
+            if (c.received.size() - at - 5 < length) break;
+            write_all(kind == kStdout ? STDOUT_FILENO : STDERR_FILENO, c.received.data() + at + 5, length);
+            at += 5 + length;
+            continue;
+        }
+        if (kind == kFinished) c.finished = true;
+        if (kind == kFailing) c.failing = true;
+        ++at;
+    }
+    c.received.erase(0, at);
+}
+
+/// Reads what `c` has sent (all of it when `drain`: the partition has
+/// ended); `closed` once it closed its end.
+void read_from(Connection& c, bool& closed, bool drain = false) {
+    char buffer[65536];
+    do {
+        const ssize_t got = read(c.socket, buffer, sizeof buffer);
+        if (got <= 0) {
+            if (got < 0 && errno == EINTR) continue;
+            if (got == 0 || errno != EAGAIN) closed = true;
+            break;
+        }
+        c.received.append(buffer, static_cast<std::size_t>(got));
+        take_messages(c);
+    } while (drain);
 }
 
 }  // namespace
@@ -164,7 +206,7 @@ int supervise_partitions(const std::vector<std::string>& command, const Partitio
     // What partitions still connected when mpiexec ended said last.
     for (Connection& c : connections) {
         bool closed = false;
-        read_from(c, closed);
+        read_from(c, closed, true);
         reported = reported || c.failing;
         if (c.partition && *c.partition < plan.partitions()) identified[*c.partition] = true;
         if (!c.finished && !c.failing && c.partition && died.empty()) died.push_back(*c.partition);
@@ -199,14 +241,22 @@ PartitionMonitorClient::PartitionMonitorClient(unsigned partition) {
 }
 
 PartitionMonitorClient::~PartitionMonitorClient() {
+    flush_output();
     if (socket_ >= 0) close(socket_);
 }
 
+void PartitionMonitorClient::flush_output() {
+    for (const auto* stream : {&out_, &err_})
+        if (*stream) (*stream)->flush();
+}
+
 void PartitionMonitorClient::finished() {
+    flush_output();
     say(kFinished);
 }
 
 void PartitionMonitorClient::failing() {
+    flush_output();
     say(kFailing);
 }
 
@@ -215,6 +265,51 @@ void PartitionMonitorClient::say(char said) {
     if (write(socket_, &said, 1) != 1) {
         // The supervisor is gone: nothing to tell.
     }
+}
+
+void PartitionMonitorClient::output(bool is_stderr, const std::string& text) {
+    if (socket_ < 0 || text.empty()) return;
+    // One message per flush: the launcher flushes whole lines.
+    for (std::size_t start = 0; start < text.size();) {
+        const auto length = static_cast<std::uint32_t>(std::min<std::size_t>(text.size() - start, 1u << 20));
+        std::string message(1, is_stderr ? kStderr : kStdout);
+        message.append(reinterpret_cast<const char*>(&length), 4);
+        message.append(text, start, length);
+        for (std::size_t sent = 0; sent < message.size();) {
+            const ssize_t done = send(socket_, message.data() + sent, message.size() - sent, MSG_NOSIGNAL);
+            if (done < 0 && errno == EINTR) continue;
+            if (done <= 0) return;  // the supervisor is gone: nobody to print it
+            sent += static_cast<std::size_t>(done);
+        }
+        start += length;
+    }
+}
+
+int PartitionMonitorClient::OutputBuffer::overflow(int c) {
+    if (c != traits_type::eof()) pending_.push_back(static_cast<char>(c));
+    return traits_type::not_eof(c);
+}
+
+std::streamsize PartitionMonitorClient::OutputBuffer::xsputn(const char* text, std::streamsize count) {
+    pending_.append(text, static_cast<std::size_t>(count));
+    return count;
+}
+
+int PartitionMonitorClient::OutputBuffer::sync() {
+    client_.output(is_stderr_, pending_);
+    pending_.clear();
+    return 0;
+}
+
+std::ostream* PartitionMonitorClient::guest_output(bool is_stderr) {
+    if (socket_ < 0) return nullptr;
+    auto& stream = is_stderr ? err_ : out_;
+    if (!stream) {
+        auto& buffer = is_stderr ? err_buffer_ : out_buffer_;
+        buffer = std::make_unique<OutputBuffer>(*this, is_stderr);
+        stream = std::make_unique<std::ostream>(buffer.get());
+    }
+    return stream.get();
 }
 
 }  // namespace isvp::cli

@@ -12,6 +12,9 @@
 // process rank, which is the partition.
 #pragma once
 
+#include <memory>
+#include <ostream>
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -45,11 +48,38 @@ class PartitionMonitorClient {
     /// A supervisor (the isvp that started mpiexec) listens: it names a
     /// partition that dies. Without one (the user's own mpiexec) nobody does.
     bool supervised() const { return socket_ >= 0; }
+    /// A stream for the guests' stdout (`is_stderr`: stderr) that the
+    /// supervisor prints, each flush at once: lines of different partitions
+    /// never mix, as they may through mpiexec's forwarding (it cuts what it
+    /// reads into pieces of its own size). Null without a supervisor.
+    std::ostream* guest_output(bool is_stderr);
 
   private:
+    /// Holds what is written until a flush, then sends it (output()).
+    class OutputBuffer final : public std::streambuf {
+      public:
+        OutputBuffer(PartitionMonitorClient& client, bool is_stderr) : client_(client), is_stderr_(is_stderr) {}
+
+      protected:
+        int overflow(int c) override;
+        std::streamsize xsputn(const char* text, std::streamsize count) override;
+        int sync() override;
+
+      private:
+        PartitionMonitorClient& client_;
+        bool is_stderr_;
+        std::string pending_;
+    };
+
     void say(char what);
+    /// Sends what the guest-output streams hold (before the end is said).
+    void flush_output();
+    /// Sends guest output to the supervisor.
+    void output(bool is_stderr, const std::string& text);
 
     int socket_ = -1;  ///< connection to the supervisor, -1 without one
+    std::unique_ptr<OutputBuffer> out_buffer_, err_buffer_;
+    std::unique_ptr<std::ostream> out_, err_;
 };
 
 }  // namespace isvp::cli

@@ -40,7 +40,7 @@ void set_default(const char* name, const char* value) {
 unsigned PartitionRuntime::launched_size() {
     for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"})
         if (const unsigned size = environment_number(name)) return size;
-    return 1;
+    return 0;
 }
 
 void PartitionRuntime::relaunch(unsigned partitions, const std::vector<std::string>& arguments,

@@ -24,7 +24,8 @@ namespace isvp::cli {
 class PartitionRuntime {
   public:
     /// Processes of the MPI job that started this process (the launcher's
-    /// environment: OMPI_COMM_WORLD_SIZE, PMI_SIZE); 1 when not under mpiexec.
+    /// environment: OMPI_COMM_WORLD_SIZE, PMI_SIZE, MPI_LOCALNRANKS); 0 when
+    /// not under mpiexec (`mpiexec -n 1` gives 1: inside a job of one).
     static unsigned launched_size();
     /// Runs `mpiexec -n partitions <this program> <arguments>` (ISVP_MPIEXEC
     /// overrides the command) under supervise_partitions, which names a
@@ -42,6 +43,9 @@ class PartitionRuntime {
     unsigned rank() const { return rank_; }
     /// Whether isvp's supervisor watches this job (PartitionMonitorClient::supervised).
     bool supervised() const;
+    /// Where the guests' output goes so that the supervisor prints it
+    /// (PartitionMonitorClient::guest_output); null without a supervisor.
+    std::ostream* guest_output(bool is_stderr) { return monitor_ ? monitor_->guest_output(is_stderr) : nullptr; }
     unsigned size() const { return size_; }
     /// Ends every partition now (MPI_Abort) after printing `why` on stderr
     /// with this partition named: a partition that failed cannot take part

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <thread>
 
+#include "cpu_budget.h"
+
 namespace isvp::cli {
 
 namespace {
@@ -30,17 +32,10 @@ std::string unpartitionable(const PlatformConfig& config) {
     return "";
 }
 
-unsigned usable_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
-    return std::max(1u, std::thread::hardware_concurrency());
-}
-
 }  // namespace
 
 PartitionsRequest read_partitions(const std::string& command, const boost::program_options::variables_map& values,
-                                  const PlatformConfig& config) {
+                                  const PlatformConfig& config, unsigned ranks) {
     if (!values.count("partitions")) return {};
     const std::string text = values["partitions"].as<std::string>();
     if (text != "auto") {
@@ -52,20 +47,30 @@ PartitionsRequest read_partitions(const std::string& command, const boost::progr
         if (count == 0) throw ConfigError(command + ": --partitions must be at least 1");
         return {true, count};
     }
-    // Inside mpiexec's job the job's size decides (the supervisor chose it).
-    if (PartitionRuntime::launched_size() > 1) return {false, PartitionRuntime::launched_size()};
+    // Inside mpiexec's job (even of one process) the job's size decides.
+    if (const unsigned launched = PartitionRuntime::launched_size(); launched > 0) return {false, launched};
     const NetworkTopology& topology = config.fabric.topology();
     const unsigned cpus = usable_cpus();
+    const unsigned used = std::min(topology.hosts(), std::max(ranks, 1u));
     const std::string why = unpartitionable(config);
     unsigned count = 1;
     std::string reason;
     if (!why.empty()) {
         reason = "partitions do not " + why.substr(0, why.find(';'));
     } else {
-        count = std::min({cpus, topology.switches(), std::max(1u, topology.hosts() / kAutoHostsPerPartition)});
-        reason = std::to_string(cpus) + (cpus == 1 ? " CPU, " : " CPUs, ") + std::to_string(topology.hosts()) +
-                 " hosts at " + std::to_string(kAutoHostsPerPartition) + " or more per partition, " +
-                 std::to_string(topology.switches()) + " switches";
+        count = std::min({cpus, topology.switches(), std::max(1u, used / kAutoRanksPerPartition)});
+        reason = std::to_string(cpus) + (cpus == 1 ? " CPU, " : " CPUs, ") + std::to_string(used) +
+                 (used == 1 ? " rank" : " ranks") + " at " + std::to_string(kAutoRanksPerPartition) +
+                 " or more per partition, " + std::to_string(topology.switches()) + " switches";
+        // Fewer partitions where the cut cannot be planned (a zero-latency cable across it).
+        for (; count > 1; --count) {
+            try {
+                const PartitionPlan trial(config.fabric, count);
+                break;
+            } catch (const ConfigError& error) {
+                reason += "; not " + std::to_string(count) + ": " + error.what();
+            }
+        }
     }
     std::cerr << "[isvp] " << command << " --partitions auto: " << count << (count == 1 ? " partition" : " partitions")
               << " (" << reason << ")\n";
@@ -75,12 +80,17 @@ PartitionsRequest read_partitions(const std::string& command, const boost::progr
 Partitioning::Partitioning(const std::string& command, const std::vector<std::string>& arguments,
                            PartitionsRequest request, PlatformConfig& config, transport::JobSpec& spec) {
     const unsigned launched = PartitionRuntime::launched_size();
-    const unsigned partitions = launched > 1 ? launched : std::max(request.count, 1u);
+    // A job of one started by mpiexec cannot grow: no second mpiexec inside it.
+    if (launched == 1 && request.given && request.count > 1)
+        throw ConfigError(command + ": --partitions " + std::to_string(request.count) +
+                          " but mpiexec started 1 process: give mpiexec -n " + std::to_string(request.count) +
+                          " or drop --partitions");
+    const unsigned partitions = launched > 0 ? launched : std::max(request.count, 1u);
     if (partitions <= 1) return;
     if (const std::string why = unpartitionable(config); !why.empty())
         throw ConfigError(command + ": --partitions does not " + why);
     plan_ = std::make_shared<PartitionPlan>(config.fabric, partitions);
-    if (launched <= 1) PartitionRuntime::relaunch(partitions, arguments, *plan_);
+    if (launched == 0) PartitionRuntime::relaunch(partitions, arguments, *plan_);
     runtime_ = std::make_unique<PartitionRuntime>(request.given ? request.count : 0);
     config.partition_plan = plan_;
     config.partition = runtime_->rank();
@@ -91,6 +101,11 @@ Partitioning::Partitioning(const std::string& command, const std::vector<std::st
     runtime_->max(unsupervised);
     if (unsupervised[0] != 0) print_partition_map();
     spec.partition = sync_.get();
+    // Guest output through isvp's supervisor, whole lines at once.
+    if (runtime_->supervised()) {
+        spec.out = runtime_->guest_output(false);
+        spec.err = runtime_->guest_output(true);
+    }
     spec.local_ranks.clear();
     for (int r = 0; r < spec.ranks; ++r)
         spec.local_ranks.push_back(plan_->host_owner(config.placement.node_of(static_cast<unsigned>(r))) ==

@@ -25,16 +25,19 @@ struct PartitionsRequest {
 };
 
 /// Reads --partitions (`values["partitions"]`, a string): a number P ≥ 1, or
-/// `auto`: one partition per CPU this process may run on, at most one per
-/// kAutoHostsPerPartition hosts and one per switch, and one where `config`
-/// cannot be partitioned. Outside mpiexec `auto` says on stderr what it
-/// chose and why. Throws ConfigError naming a malformed value.
+/// `auto`: one partition per CPU this process may use (usable_cpus: its
+/// affinity and its cgroup's CPU limit), at most one per
+/// kAutoRanksPerPartition of the job's `ranks` and one per switch, fewer
+/// where the cut cannot be planned, and one where `config` cannot be
+/// partitioned. Outside mpiexec `auto` says on stderr what it chose and
+/// why; inside, the job's size decides. Throws ConfigError naming a
+/// malformed value.
 PartitionsRequest read_partitions(const std::string& command, const boost::program_options::variables_map& values,
-                                  const PlatformConfig& config);
+                                  const PlatformConfig& config, unsigned ranks);
 
-/// `auto` gives each partition at least this many hosts: below it the window
+/// `auto` gives each partition at least this many ranks: below it the window
 /// exchange costs more than the split saves (docs/PARTITIONS.md, "How many").
-inline constexpr unsigned kAutoHostsPerPartition = 32;
+inline constexpr unsigned kAutoRanksPerPartition = 32;
 
 class Partitioning {
   public:

@@ -252,7 +252,8 @@ int run_command(int argc, char** argv) {
     // Partitions: each process serves and starts the guests of its own nodes
     // (their output reaches mpiexec's once); the statistics are gathered to
     // partition 0, which writes --stats.
-    const PartitionsRequest request = read_partitions("run", values, config);
+    const PartitionsRequest request =
+        read_partitions("run", values, config, static_cast<unsigned>(spec.ranks));
     Partitioning partitioning("run", arguments, request, config, spec);
     JobPlatform job(config);
     const transport::JobResult result =

@@ -603,7 +603,7 @@ def main():
                              "(divided by --partitions)")
     parser.add_argument("--partitions", metavar="P|auto",
                         help="simulate each point in P processes (isvp's --partitions; auto: one per CPU, at most one "
-                             "per 32 hosts, so a nightly sweep of large networks uses the cores within a point)")
+                             "per 32 ranks, so a nightly sweep of large networks uses the cores within a point)")
     args = parser.parse_args()
     if args.partitions is not None and args.partitions != "auto" and not (args.partitions.isdigit()
                                                                           and int(args.partitions) >= 1):

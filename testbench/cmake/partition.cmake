@@ -41,11 +41,23 @@ add_test(NAME partition_auto_small_topology_one_process
 add_test(NAME partition_auto_flow_model_one_process
          COMMAND ${ISVP_PYTHON3} ${partition_checks} auto $<TARGET_FILE:isvp> - 64 --topology torus:4x4x4
                  --collectives allreduce --sizes 8 --iterations 1 --set network.model=flow)
+# A cut that cannot be planned (zero-latency cables): one partition, named why.
+add_test(NAME partition_auto_zero_latency_cut_one_process
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} auto-fewer $<TARGET_FILE:isvp> 64 64 "zero latency"
+                 --topology torus:4x4x4 --collectives allreduce --sizes 8 --check --iterations 1
+                 --set aurora.latency_ns=0)
+set_tests_properties(partition_auto_zero_latency_cut_one_process PROPERTIES SKIP_RETURN_CODE 77)
+# Under the user's own mpiexec the job's size decides, even a job of one (no
+# mpiexec inside it); --partitions 2 under mpiexec -n 1 is refused.
+add_test(NAME partition_auto_own_mpiexec_takes_the_job_size
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} own-mpiexec-auto $<TARGET_FILE:isvp> --topology torus:4x2x2
+                 --collectives allreduce,bcast --sizes 8,4K --check --iterations 1)
 add_test(NAME partition_refuses_malformed_count
          COMMAND ${ISVP_PYTHON3} ${partition_checks} refused $<TARGET_FILE:isvp> "--partitions 2x: give a number of partitions or 'auto'"
                  --topology torus:2x2x1 --collectives barrier --partitions 2x)
 set_tests_properties(partition_auto_one_per_cpu_rows_identical partition_auto_small_topology_one_process
-                     partition_auto_flow_model_one_process partition_refuses_malformed_count
+                     partition_auto_flow_model_one_process partition_auto_zero_latency_cut_one_process
+                     partition_auto_own_mpiexec_takes_the_job_size partition_refuses_malformed_count
                      PROPERTIES LABELS partition TIMEOUT 600)
 set_tests_properties(partition_torus_software_rows_identical_2 partition_torus_software_rows_identical_3
                      partition_torus_offload_small_rows_identical_2 partition_torus_offload_small_rows_identical_3

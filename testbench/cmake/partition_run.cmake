@@ -12,7 +12,25 @@ add_test(NAME partition_run_mpi_program_identical_3
          COMMAND ${ISVP_PYTHON3} ${partition_run_checks} same-run $<TARGET_FILE:isvp> 3
                  ${CMAKE_CURRENT_BINARY_DIR}/partition_run_3 -n 8 --topology torus:4x2x1 --offload on --
                  ${isvp_mpi_test_binaries}/partition_run)
+# --partitions auto counts the job's ranks: 64 on 64 hosts make 2 partitions
+# on 2 CPUs (8 ranks on them would make 1).
+add_test(NAME partition_run_auto_mpi_program_identical
+         COMMAND ${ISVP_PYTHON3} ${partition_run_checks} same-run-auto $<TARGET_FILE:isvp> 64
+                 ${CMAKE_CURRENT_BINARY_DIR}/partition_run_auto -n 64 --topology torus:4x4x4 --offload on --
+                 ${isvp_mpi_test_binaries}/partition_run)
+add_test(NAME partition_run_auto_few_ranks_one_process
+         COMMAND ${ISVP_PYTHON3} ${partition_run_checks} same-run-auto $<TARGET_FILE:isvp> 64
+                 ${CMAKE_CURRENT_BINARY_DIR}/partition_run_auto_8 -n 8 --topology torus:4x4x4 --offload on --
+                 ${isvp_mpi_test_binaries}/partition_run)
+# Guest output of every partition comes out in whole lines: mpiexec forwards
+# what it reads in pieces of its own size, so isvp's supervisor prints it
+# (16 ranks write 200 lines of 1 KiB each at once; needs mpi_launcher.cmake).
+add_test(NAME partition_run_output_lines_whole_2
+         COMMAND ${ISVP_PYTHON3} ${partition_run_checks} whole-lines $<TARGET_FILE:isvp> 2 16 200
+                 --topology torus:4x2x2 -- ${isvp_mpi_test_binaries}/mpi_launcher)
 set_tests_properties(partition_run_mpi_program_identical_2 partition_run_mpi_program_identical_3
+                     partition_run_auto_mpi_program_identical partition_run_auto_few_ranks_one_process
+                     partition_run_output_lines_whole_2
                      PROPERTIES LABELS "partition;mpi" TIMEOUT 300)
 # A partition killed mid-run ends the job (mpiexec names it) and leaves no
 # simulator or guest process behind.

@@ -6,6 +6,9 @@
  *                 another rank's line)
  *   early-exit    rank 0 returns 0 without MPI_Finalize while rank 1
  *                 computes: the job ends at once with status 1
+ *   flood LINES   every rank writes LINES lines of 1 KiB at once, as fast
+ *                 as it can ("rank R line K " then R's letter): under
+ *                 partitions every line must still come out whole
  *   late-output   after MPI_Finalize rank 0 leaves a process in its own
  *                 session (outside the guest's process group, so the
  *                 launcher does not end it) that holds stdout and writes
@@ -55,6 +58,16 @@ int main(int argc, char** argv) {
             nanosleep(&pause, NULL);
         }
         write_all(1, "\n", 1);
+    } else if (strcmp(mode, "flood") == 0) {
+        const int lines = argc > 2 ? atoi(argv[2]) : 100;
+        char line[1024];
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int k = 0; k < lines; ++k) {
+            const int head = snprintf(line, sizeof line, "rank %d line %d ", rank, k);
+            memset(line + head, 'a' + rank % 26, sizeof line - 1 - (size_t)head);
+            line[sizeof line - 1] = '\n';
+            write_all(1, line, sizeof line);
+        }
     } else if (strcmp(mode, "late-output") == 0) {
         MPI_Finalize();
         if (rank == 0) {

@@ -8,7 +8,7 @@
   sweep-smoke ISVP DIR           scripts/sweep.py on a tiny configuration writes CSV, JSON and Markdown
   sweep-plots ISVP DIR           ... and PNG plots (exit 77 = skipped when matplotlib is not importable)
   sweep-jobs ISVP DIR            scripts/sweep.py --jobs 3 gives the rows and tables of --jobs 1
-  sweep-partitions ISVP DIR      scripts/sweep.py --partitions 2 gives the rows of one process per point
+  sweep-partitions ISVP DIR      scripts/sweep.py --partitions 2 and auto give the rows of one process per point
 """
 
 import csv
@@ -180,26 +180,27 @@ def sweep_jobs(isvp, directory):
 
 
 def sweep_partitions(isvp, directory):
-    """Each point in two simulator processes: the same rows as one process;
-    the report says so, and --jobs defaults to the cores divided by 2."""
+    """Each point in two simulator processes, and in `auto` ones: the same rows as one process; the report
+    says so, and --jobs defaults to the cores divided by 2 (by the cores with auto)."""
     rows = {}
-    for partitions in (None, "2"):
+    for partitions in (None, "2", "auto"):
         out = os.path.join(directory, f"partitions{partitions or 1}")
         run([sys.executable, os.path.join(REPO, "scripts", "sweep.py"), "--isvp", isvp, "--out", out, "--nodes",
              "4x4x4", "--timing-only-nodes", "", "--collectives", "allreduce,bcast", "--sizes", "4,1K",
              "--iterations", "1", "--offload", "on"] + (["--partitions", partitions] if partitions else []))
         rows[partitions] = open(os.path.join(out, "results.csv")).read()
-    if rows[None] != rows["2"]:
-        fail("results.csv differs between one process and --partitions 2 per point")
-    report = open(os.path.join(directory, "partitions2", "report.md")).read()
     cores = len(os.sched_getaffinity(0))
-    if f"up to {max(1, cores // 2)} at once, each in --partitions 2" not in report:
-        fail("report.md does not say the points ran in 2 partitions, cores / 2 at once")
-    raw = os.path.join(directory, "partitions2", "raw")
-    texts = "".join(open(os.path.join(raw, f)).read() for f in os.listdir(raw) if f.endswith(".txt"))
-    if "# partitions: 2 " not in texts:
-        fail("the bench runs were not partitioned (no '# partitions: 2' line in raw/*.txt)")
-    print("ok: --partitions 2 gives the rows of one process per point")
+    for partitions, at_once, chosen in (("2", max(1, cores // 2), 2), ("auto", 1, min(cores, 2))):
+        if rows[None] != rows[partitions]:
+            fail(f"results.csv differs between one process and --partitions {partitions} per point")
+        report = open(os.path.join(directory, f"partitions{partitions}", "report.md")).read()
+        if f"up to {at_once} at once, each in --partitions {partitions}" not in report:
+            fail(f"report.md does not say the points ran in --partitions {partitions}, {at_once} at once")
+        raw = os.path.join(directory, f"partitions{partitions}", "raw")
+        texts = "".join(open(os.path.join(raw, f)).read() for f in os.listdir(raw) if f.endswith(".txt"))
+        if chosen > 1 and f"# partitions: {chosen} " not in texts:
+            fail(f"the bench runs were not in {chosen} partitions (no '# partitions: {chosen}' line in raw/*.txt)")
+    print("ok: --partitions 2 and auto give the rows of one process per point")
 
 
 def main():

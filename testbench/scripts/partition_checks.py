@@ -10,10 +10,24 @@
   partition_checks.py auto ISVP HOSTS SWITCHES ARGS...
       `isvp bench collectives ARGS --partitions auto` says on stderr how
       many partitions it chose: one per CPU this process may use, at most
-      one per 32 hosts and one per switch (HOSTS, SWITCHES: the topology's;
-      HOSTS "-": the options refuse partitions, so one, with the reason);
-      then `same` with that many (one: no '# partitions:' line, the rows of
-      one process).
+      one per 32 ranks (here one per host) and one per switch (HOSTS,
+      SWITCHES: the topology's; HOSTS "-": the options refuse partitions,
+      so one, with the reason); then `same` with that many (one: no
+      '# partitions:' line, the rows of one process).
+  partition_checks.py auto-fewer ISVP HOSTS SWITCHES REASON ARGS...
+      `auto`, where the cut cannot be planned: one partition, the reason
+      containing REASON.
+  partition_checks.py same-run-auto ISVP SWITCHES STATS_DIR ARGS...
+      `same-run` with --partitions auto: the number chosen follows the
+      ranks of `-n N` in ARGS (min(CPUs, SWITCHES, N / 32)).
+  partition_checks.py whole-lines ISVP PARTITIONS RANKS LINES ARGS...
+      `isvp run --partitions PARTITIONS -n RANKS ARGS flood LINES` (ARGS
+      end with mpi_launcher): every rank's every 1-KiB line comes out whole
+      and once.
+  partition_checks.py own-mpiexec-auto ISVP ARGS...
+      The user's own `mpiexec -n 2` and `-n 1` with --partitions auto: the
+      job's size, no choice printed, one process's rows; `mpiexec -n 1`
+      with --partitions 2 is refused (no mpiexec inside mpiexec).
   partition_checks.py same-own-mpiexec ISVP PARTITIONS ARGS...
       `same`, with the partitions started by the user's own `mpiexec -n
       PARTITIONS isvp bench collectives ARGS` (no supervisor): the same
@@ -102,16 +116,39 @@ def comparable(stdout):
     return lines
 
 
-def auto(isvp, hosts, switches, args):
+AUTO_CHOICE = r"^\[isvp\] {command} --partitions auto: (\d+) partitions? \((.*)\)$"
+
+
+def auto_choice(stderr, command, ranks, switches, reason=None):
+    """The one choice `--partitions auto` printed; it must be min(its CPUs, switches, ranks / 32) (no more CPUs
+    than this process's affinity), or 1 with a reason containing `reason`. Returns the count."""
+    chosen = re.findall(AUTO_CHOICE.format(command=command), stderr, re.M)
+    if len(chosen) != 1:
+        sys.exit(f"--partitions auto must say once what it chose; stderr:\n{stderr}")
+    count, why = int(chosen[0][0]), chosen[0][1]
+    if reason is not None:
+        if count != 1 or reason not in why:
+            sys.exit(f"--partitions auto must choose one partition because of '{reason}'; it said: {chosen[0]}")
+        return count
+    cpus = re.match(r"(\d+) CPUs?, ", why)
+    if not cpus or not 1 <= int(cpus.group(1)) <= len(os.sched_getaffinity(0)):
+        sys.exit(f"--partitions auto must name the CPUs it may use (at most this process's affinity): {why}")
+    expected = min(int(cpus.group(1)), int(switches), max(1, int(ranks) // 32))
+    if count != expected or f"{ranks} rank" not in why:
+        sys.exit(f"--partitions auto chose {count}, expected {expected} ({ranks} ranks, {switches} switches): {why}")
+    return count
+
+
+def auto(isvp, hosts, switches, args, reason=None):
     # HOSTS "-": the options refuse partitions, so auto must choose one and say why.
-    refused = hosts == "-"
-    expected = 1 if refused else min(len(os.sched_getaffinity(0)), int(switches), max(1, int(hosts) // 32))
+    if hosts == "-":
+        reason = "partitions do not"
+    elif reason is not None and len(os.sched_getaffinity(0)) < 2:
+        print("one CPU: auto chooses one partition whatever the cut; nothing to check")
+        sys.exit(77)
     one = run(isvp, args)
     many = run(isvp, args + ["--partitions", "auto"])
-    chosen = re.findall(r"^\[isvp\] bench collectives --partitions auto: (\d+) partitions? \((.*)\)$", many.stderr, re.M)
-    if len(chosen) != 1 or int(chosen[0][0]) != expected or (refused and
-                                                             not chosen[0][1].startswith("partitions do not")):
-        sys.exit(f"--partitions auto must say once that it chose {expected} partition(s); stderr:\n{many.stderr}")
+    expected = auto_choice(many.stderr, "bench collectives", hosts, switches, reason)
     if one.returncode != 0 or many.returncode != 0:
         sys.exit(f"a run failed ({one.returncode}, {many.returncode}):\n{one.stderr}\n{many.stderr}")
     if comparable(one.stdout) != comparable(many.stdout):
@@ -121,7 +158,39 @@ def auto(isvp, hosts, switches, args):
         sys.exit(f"one partition chosen, yet a partitioned run: {summary}")
     if expected > 1 and not (len(summary) == 1 and summary[0].startswith(f"# partitions: {expected} ")):
         sys.exit(f"expected one '# partitions: {expected}' line:\n{many.stdout}")
-    print(f"--partitions auto chose {expected} ({chosen[0][1]}); rows identical to one process")
+    print(f"--partitions auto chose {expected}; rows identical to one process")
+
+
+def own_mpiexec_auto(isvp, args):
+    """Under the user's own mpiexec, `--partitions auto` takes the job's size and says nothing about a choice;
+    `mpiexec -n 1` is a job of one (no second mpiexec inside it), and a count it cannot be is refused."""
+    env = environment()
+    env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
+
+    def mpiexec(n, extra):
+        return subprocess.run(["mpiexec", "-n", str(n), isvp, "bench", "collectives"] + args + extra,
+                              capture_output=True, text=True, timeout=TIMEOUT, env=env)
+
+    one = run(isvp, args)
+    if one.returncode != 0:
+        sys.exit(f"one process failed ({one.returncode}):\n{one.stdout}\n{one.stderr}")
+    for n in (2, 1):
+        job = mpiexec(n, ["--partitions", "auto"])
+        if job.returncode != 0:
+            sys.exit(f"mpiexec -n {n} ... --partitions auto failed ({job.returncode}):\n{job.stdout}\n{job.stderr}")
+        if "--partitions auto:" in job.stderr:
+            sys.exit(f"under mpiexec -n {n} the job's size decides; auto must not choose:\n{job.stderr}")
+        if comparable(job.stdout) != comparable(one.stdout):
+            sys.exit(f"mpiexec -n {n} ... --partitions auto printed other rows:\n{job.stdout}\n---\n{one.stdout}")
+        summary = [line for line in job.stdout.splitlines() if line.startswith("# partitions:")]
+        if (n == 1 and summary) or (n > 1 and not (len(summary) == 1 and summary[0].startswith(f"# partitions: {n} "))):
+            sys.exit(f"mpiexec -n {n}: expected {n} partition(s), got {summary}")
+    grown = mpiexec(1, ["--partitions", "2"])
+    if grown.returncode == 0 or "--partitions 2 but mpiexec started 1 process" not in grown.stderr + grown.stdout:
+        sys.exit(f"mpiexec -n 1 ... --partitions 2 must be refused, naming both sizes; got {grown.returncode}:\n"
+                 f"{grown.stdout}\n{grown.stderr}")
+    print("own mpiexec: -n 2 and -n 1 with --partitions auto give the job's size and one process's rows; "
+          "-n 1 with --partitions 2 is refused")
 
 
 def same(isvp, partitions, args, command="collectives", own_mpiexec=False):
@@ -161,10 +230,12 @@ def same(isvp, partitions, args, command="collectives", own_mpiexec=False):
     print(f"{len(rows)} rows identical with {partitions} partitions; {summary[0]}")
 
 
-def same_run(isvp, partitions, directory, args):
+def same_run(isvp, partitions, directory, args, switches=None):
     import json
     os.makedirs(directory, exist_ok=True)
     results = {}
+    if partitions == "auto":  # args name -n N
+        ranks = args[args.index("-n") + 1]
     for p in ("1", partitions):
         stats = os.path.join(directory, f"stats_{p}.json")
         if os.path.exists(stats):
@@ -176,6 +247,9 @@ def same_run(isvp, partitions, directory, args):
         with open(stats) as f:
             results[p] = (done, json.load(f))
     (one, one_stats), (many, many_stats) = results["1"], results[partitions]
+    if partitions == "auto":
+        chosen = auto_choice(many.stderr, "run", ranks, switches)
+        print(f"--partitions auto chose {chosen} for {ranks} ranks")
     if one.returncode != many.returncode:
         sys.exit(f"exit status {one.returncode} with one process, {many.returncode} with {partitions} partitions:\n"
                  f"{many.stdout}\n{many.stderr}")
@@ -200,6 +274,27 @@ def same_run(isvp, partitions, directory, args):
     links = len(many_stats["platform"]["fabric"]["links"])
     print(f"{len(a)} output lines, exit status {one.returncode}, --stats ({nodes} nodes, {links} links, "
           f"{many_stats['platform']['simulated_us']} us) identical with {partitions} partitions")
+
+
+def whole_lines(isvp, partitions, ranks, lines, args):
+    """`isvp run --partitions P -n RANKS ARGS mpi_launcher flood LINES`: every rank's every line comes out
+    whole (mpiexec forwards a partition's output in pieces of its own size; isvp's supervisor prints it)."""
+    done = subprocess.run([isvp, "run", "--partitions", partitions, "-n", ranks] + args + ["flood", lines],
+                          capture_output=True, text=True, timeout=TIMEOUT, env=environment())
+    if done.returncode != 0:
+        sys.exit(f"the job failed ({done.returncode}):\n{done.stderr}")
+    seen, broken = set(), []
+    for line in done.stdout.splitlines():
+        match = re.fullmatch(r"rank (\d+) line (\d+) ([a-z]+)", line)
+        if not match or len(line) != 1023 or set(match.group(3)) != {chr(ord("a") + int(match.group(1)) % 26)}:
+            broken.append(line)
+            continue
+        seen.add((int(match.group(1)), int(match.group(2))))
+    expected = {(r, k) for r in range(int(ranks)) for k in range(int(lines))}
+    if broken or seen != expected:
+        sys.exit(f"{len(broken)} lines broken or mixed (first: {broken[:1]!r:.300}), "
+                 f"{len(expected - seen)} of {len(expected)} missing")
+    print(f"{len(seen)} lines of 1 KiB from {ranks} ranks in {partitions} partitions, every one whole")
 
 
 def same_pingpong_json(isvp, partitions, directory, args):
@@ -475,6 +570,14 @@ def main():
         noise(isvp, sys.argv[3], sys.argv[4:])
     elif mode == "auto":
         auto(isvp, sys.argv[3], sys.argv[4], sys.argv[5:])
+    elif mode == "auto-fewer":
+        auto(isvp, sys.argv[3], sys.argv[4], sys.argv[6:], reason=sys.argv[5])
+    elif mode == "same-run-auto":
+        same_run(isvp, "auto", sys.argv[4], sys.argv[5:], switches=sys.argv[3])
+    elif mode == "whole-lines":
+        whole_lines(isvp, sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
+    elif mode == "own-mpiexec-auto":
+        own_mpiexec_auto(isvp, sys.argv[3:])
     elif mode == "same-own-mpiexec":
         same(isvp, sys.argv[3], sys.argv[4:], own_mpiexec=True)
     elif mode == "killed":
