@@ -121,6 +121,15 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
             " make packets of " + std::to_string(phits_of(largest)) + " phits, but a router VC holds at most " +
             std::to_string(limit) + " (router.input_buffer_bytes / router.vcs, less " +
             "router.flow_control_margin_phits): lower the packet size or raise the buffer");
+    // The engine hands results to the host in packets of its own size; the
+    // driver's C2H buffers hold one packet of the QDMA's size each.
+    if (config.node.collective.packet_payload_bytes > config.node.qdma.packet_payload_bytes)
+        throw ConfigError("config: collective.packet_payload_bytes=" +
+                          std::to_string(config.node.collective.packet_payload_bytes) +
+                          " is larger than qdma.packet_payload_bytes=" +
+                          std::to_string(config.node.qdma.packet_payload_bytes) +
+                          ": the engine's result packets would not fit the host's receive buffers (one QDMA packet "
+                          "each); raise qdma.packet_payload_bytes with it");
     if (config.reliable.enabled(config.fabric.aurora.bit_error_rate) &&
         config.reliable.retransmit_buffer_bytes < largest)
         throw ConfigError(

@@ -38,6 +38,11 @@ add_test(NAME platform_packet_larger_than_router_vc_is_refused
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 2 "router VC holds at most" --
                  $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 --set router.vcs=4
                  --set qdma.packet_payload_bytes=16384 -- $<TARGET_FILE:p2p_guest> pingpong)
+add_test(NAME platform_engine_packet_larger_than_host_buffer_is_refused
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 2
+                 "collective.packet_payload_bytes=4096 is larger than qdma.packet_payload_bytes=1024" --
+                 $<TARGET_FILE:isvp> bench collectives --topology torus:2x2x1 --collectives allreduce --sizes 64K
+                 --set collective.packet_payload_bytes=4096 --set collective.host_buffer_phits=4096)
 add_test(NAME p2p_send_outside_job_names_rank
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 2 "send to rank 7 outside 0..1" --
                  $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- $<TARGET_FILE:p2p_guest> badsend)
@@ -47,6 +52,7 @@ add_test(NAME p2p_illegal_msi_vector_is_dropped_with_a_warning
                  $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- $<TARGET_FILE:p2p_guest> badmsi)
 set_tests_properties(p2p_illegal_msi_vector_is_dropped_with_a_warning PROPERTIES LABELS platform RUN_SERIAL TRUE)
 set_tests_properties(p2p_guest_crash_ends_job_cleanly p2p_send_outside_job_names_rank
-                     platform_packet_larger_than_router_vc_is_refused PROPERTIES RUN_SERIAL TRUE)
+                     platform_packet_larger_than_router_vc_is_refused
+                     platform_engine_packet_larger_than_host_buffer_is_refused PROPERTIES RUN_SERIAL TRUE)
 set_tests_properties(p2p_deterministic_simulated_times pingpong_bench_deterministic p2p_guest_crash_ends_job_cleanly
                      p2p_send_outside_job_names_rank platform_packet_larger_than_router_vc_is_refused PROPERTIES TIMEOUT 300 LABELS platform)
