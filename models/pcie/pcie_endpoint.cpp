@@ -418,13 +418,17 @@ void PcieEndpoint::irq_b_transport(tlm::tlm_generic_payload& payload, sc_core::s
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+// One payload for every notification (a payload built per call allocated
+// its extension array): it has no memory manager, b_transport returns it
+// to us, and every attribute is set again before each call. A target that
+// waited inside the call and let another notification reuse it would see
+// the same attributes; nobody reads the response.
 void PcieEndpoint::notify_host_update(const sc_core::sc_time& delay) {
-    unsigned char data[4];
-    store_le32(regmap::kHostUpdateData, data);
-    tlm::tlm_generic_payload payload;
+    store_le32(regmap::kHostUpdateData, host_update_data_.data());
+    tlm::tlm_generic_payload& payload = host_update_payload_;
     payload.set_command(tlm::TLM_WRITE_COMMAND);
     payload.set_address(regmap::kHostUpdateAddress);
-    payload.set_data_ptr(data);
+    payload.set_data_ptr(host_update_data_.data());
     payload.set_data_length(4);
     payload.set_streaming_width(4);
     payload.set_byte_enable_ptr(nullptr);
@@ -432,6 +436,7 @@ void PcieEndpoint::notify_host_update(const sc_core::sc_time& delay) {
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time annotated = delay;
     host_dma->b_transport(payload, annotated);
+    payload.free_all_extensions();  // as a fresh payload's destruction would
 }
 
 void PcieEndpoint::send_msi(const MsiMessage& message, const sc_core::sc_time& earliest) {

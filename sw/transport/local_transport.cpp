@@ -12,19 +12,24 @@ namespace isvp::guest {
 using transport::Message;
 
 void LocalChannel::connect_host(HostHooks hooks) {
+    auto shared = std::make_shared<const HostHooks>(std::move(hooks));
     std::lock_guard<std::mutex> lock(mutex_);
-    hooks_ = std::move(hooks);
+    hooks_ = std::move(shared);
 }
 
 void LocalChannel::send(const Message& message) {
-    std::function<void(const Message&)> deliver;
+    // The hooks are called outside the mutex (the host may reply at once);
+    // holding them by shared_ptr keeps them alive if connect_host replaces
+    // them meanwhile, without copying the std::function (its lambda is
+    // larger than the small buffer: a copy allocated on every message).
+    std::shared_ptr<const HostHooks> hooks;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (closed_) throw TransportError(close_reason_);
-        deliver = hooks_.request;
+        hooks = hooks_;
     }
-    if (!deliver) throw TransportError("isvp transport: local rank channel has no simulator attached");
-    deliver(message);
+    if (!hooks || !hooks->request) throw TransportError("isvp transport: local rank channel has no simulator attached");
+    hooks->request(message);
 }
 
 void LocalChannel::make_cooperative(std::function<void()> suspend, std::function<void()> wake) {
@@ -53,14 +58,14 @@ Message LocalChannel::receive(std::string& error_text, std::chrono::nanoseconds 
 }
 
 void LocalChannel::leave() {
-    std::function<void()> left;
+    std::shared_ptr<const HostHooks> hooks;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (left_) return;
         left_ = true;
-        left = hooks_.left;
+        hooks = hooks_;
     }
-    if (left) left();
+    if (hooks && hooks->left) hooks->left();
 }
 
 void LocalChannel::reply(const Message& message) {

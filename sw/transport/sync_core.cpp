@@ -45,8 +45,75 @@ std::string list_ranks(const std::vector<int>& ranks) {
     return text;
 }
 
+RankHeap::RankHeap(std::size_t ranks) : slot_(ranks, kAbsent) {
+    heap_.reserve(ranks);
+}
+
+void RankHeap::place(std::size_t at, const std::pair<std::uint64_t, int>& entry) {
+    heap_[at] = entry;
+    slot_[static_cast<std::size_t>(entry.second)] = at;
+}
+
+void RankHeap::sift_up(std::size_t at) {
+    const std::pair<std::uint64_t, int> entry = heap_[at];
+    while (at > 0) {
+        const std::size_t parent = (at - 1) / 2;
+        if (!(entry < heap_[parent])) break;
+        place(at, heap_[parent]);
+        at = parent;
+    }
+    place(at, entry);
+}
+
+void RankHeap::sift_down(std::size_t at) {
+    const std::pair<std::uint64_t, int> entry = heap_[at];
+    const std::size_t size = heap_.size();
+    for (;;) {
+        std::size_t child = 2 * at + 1;
+        if (child >= size) break;
+        if (child + 1 < size && heap_[child + 1] < heap_[child]) ++child;
+        if (!(heap_[child] < entry)) break;
+        place(at, heap_[child]);
+        at = child;
+    }
+    place(at, entry);
+}
+
+void RankHeap::set(int rank, std::uint64_t time) {
+    const std::size_t at = slot_[static_cast<std::size_t>(rank)];
+    if (at == kAbsent) {
+        heap_.emplace_back(time, rank);
+        slot_[static_cast<std::size_t>(rank)] = heap_.size() - 1;
+        sift_up(heap_.size() - 1);
+        return;
+    }
+    const std::uint64_t was = heap_[at].first;
+    heap_[at].first = time;
+    if (time < was)
+        sift_up(at);
+    else
+        sift_down(at);
+}
+
+void RankHeap::erase(int rank) {
+    const std::size_t at = slot_[static_cast<std::size_t>(rank)];
+    if (at == kAbsent) return;
+    slot_[static_cast<std::size_t>(rank)] = kAbsent;
+    const std::pair<std::uint64_t, int> last = heap_.back();
+    heap_.pop_back();
+    if (at == heap_.size()) return;  // it was the last
+    place(at, last);
+    if (at > 0 && last < heap_[(at - 1) / 2])
+        sift_up(at);
+    else
+        sift_down(at);
+}
+
 SyncCore::SyncCore(int ranks, std::uint32_t bar_bytes)
-    : ranks_(static_cast<std::size_t>(std::max(ranks, 0))), bar_bytes_(bar_bytes) {
+    : ranks_(static_cast<std::size_t>(std::max(ranks, 0))),
+      bar_bytes_(bar_bytes),
+      quick_(ranks_.size()),
+      fronts_(ranks_.size()) {
     if (ranks < 1) throw std::invalid_argument("SyncCore: a job needs at least one rank");
     index_.resize(ranks_.size());
     for (int rank = 0; rank < ranks; ++rank) reindex(rank);
@@ -173,13 +240,15 @@ void SyncCore::reindex(int rank) {
     idle_count_ += int(now.idle) - int(old.idle);
     if (old.quick != now.quick) {
         if (now.quick)
-            quick_.insert(rank);
+            quick_.set(rank, 0);
         else
             quick_.erase(rank);
     }
     if (old.front != now.front) {
-        if (old.front) fronts_.erase({*old.front, rank});
-        if (now.front) fronts_.insert({*now.front, rank});
+        if (now.front)
+            fronts_.set(rank, *now.front);
+        else
+            fronts_.erase(rank);
     }
     old = now;
 }
@@ -188,7 +257,7 @@ SyncCore::Decision SyncCore::next() const {
     Decision decision;
     // Finish and leaving touch no device state: take them at once, lowest rank first.
     if (!quick_.empty()) {
-        const int rank = *quick_.begin();
+        const int rank = quick_.top().second;
         decision.kind = Decision::Kind::Execute;
         decision.rank = rank;
         decision.time_ps = ranks_[static_cast<std::size_t>(rank)].queue.front().message.time_ps;
@@ -206,8 +275,8 @@ SyncCore::Decision SyncCore::next() const {
     }
     // The earliest queued request; ties go to the lowest rank.
     decision.kind = Decision::Kind::Execute;
-    decision.time_ps = fronts_.begin()->first;
-    decision.rank = fronts_.begin()->second;
+    decision.time_ps = fronts_.top().first;
+    decision.rank = fronts_.top().second;
     return decision;
 }
 

@@ -1,6 +1,9 @@
 // SyncCore: which request runs next, and what is refused.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <random>
+
 #include "isvp/sync_core.h"
 
 using namespace isvp::transport;
@@ -187,4 +190,29 @@ TEST_CASE("sync: rank lists are short for many ranks") {
     CHECK(list_ranks({3}) == "rank 3");
     CHECK(list_ranks({0, 2}) == "ranks 0, 2");
     CHECK(list_ranks({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) == "ranks 0, 1, 2, 3, 4, 5, 6, 7 and 2 more");
+}
+
+TEST_CASE("sync: the rank heap's top is the least (time, rank) through any sets and erasures") {
+    constexpr int kRanks = 37;
+    RankHeap heap(kRanks);
+    std::map<int, std::uint64_t> entries;  // the reference: what the heap should hold
+    std::mt19937 random(12);
+    std::uniform_int_distribution<int> pick_rank(0, kRanks - 1);
+    std::uniform_int_distribution<std::uint64_t> pick_time(0, 20);  // narrow: many equal times
+    for (int step = 0; step < 20000; ++step) {
+        const int rank = pick_rank(random);
+        if (random() % 3 == 0) {
+            heap.erase(rank);
+            entries.erase(rank);
+        } else {
+            const std::uint64_t time = pick_time(random);
+            heap.set(rank, time);
+            entries[rank] = time;
+        }
+        REQUIRE(heap.empty() == entries.empty());
+        if (entries.empty()) continue;
+        std::pair<std::uint64_t, int> least{entries.begin()->second, entries.begin()->first};
+        for (const auto& [r, time] : entries) least = std::min(least, std::pair<std::uint64_t, int>{time, r});
+        REQUIRE(heap.top() == least);
+    }
 }

@@ -713,7 +713,11 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint32_t runs = 0, refused = 0;  ///< CGRA_RUNS, CGRA_REFUSED
         std::uint32_t running_contexts = 0;   ///< bit c: context c's program runs
     } cgra_;
-    sc_core::sc_event_queue flush_event_;  ///< credits to return
+    /// Credits to return. A plain event: it is notified only when no flush is
+    /// pending, and run() clears flush_pending_ only at or after flush_at_,
+    /// when the notification has fired, so it never holds two (an
+    /// sc_event_queue allocated a time per notification).
+    sc_core::sc_event flush_event_;
     CollectiveStatistics statistics_;
     TraceWriter* trace_ = nullptr;  ///< collective calls and phases, or null (off)
     std::uint32_t trace_pid_ = 0;   ///< this switch's process in the trace

@@ -179,6 +179,8 @@ class PcieEndpoint : public sc_core::sc_module {
     bool host_dmi_valid_ = false;              ///< host_dmi_ may be used
     tlm::tlm_generic_payload device_payload_;  ///< reused for bar0 dword accesses
     tlm::tlm_generic_payload msi_payload_;     ///< reused for MSI writes
+    tlm::tlm_generic_payload host_update_payload_;     ///< reused for notify_host_update
+    std::array<unsigned char, 4> host_update_data_{};  ///< its data (kHostUpdateData)
     Statistics statistics_;                    ///< counters
     PcieTransactionLog* log_ = nullptr;        ///< trace.pcie, or null (off)
     std::uint32_t log_node_ = 0;               ///< this node's number in the log

@@ -76,7 +76,8 @@ class LocalChannel {
     bool closed_ = false;               ///< the host closed the channel
     std::string close_reason_;          ///< why, for the guest's TransportError
     bool left_ = false;                 ///< the guest called leave()
-    HostHooks hooks_;                   ///< the host's receivers
+    /// The host's receivers (null until connect_host); send() takes a share, not a copy.
+    std::shared_ptr<const HostHooks> hooks_;
     std::function<void()> suspend_;     ///< cooperative: the guest fiber's switch to the host
     std::function<void()> wake_;        ///< cooperative: makes the guest fiber runnable
 };

@@ -27,7 +27,6 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +39,35 @@ enum class RankState { Running, InSimulator, Finished, Dead };
 
 /// Requests one rank may queue without blocking (posted writes).
 inline constexpr std::size_t kMaxQueued = std::size_t{1} << 20;
+
+/// The ranks that hold an entry, each with a time, least (time, then rank)
+/// first: a binary min-heap that finds each rank's entry by its slot.
+/// It allocates only when built (a std::set of (time, rank) allocated a
+/// node for every request the scheduler queued or took).
+class RankHeap {
+  public:
+    /// For ranks 0 .. `ranks` - 1.
+    explicit RankHeap(std::size_t ranks);
+
+    bool empty() const { return heap_.empty(); }
+    /// The least (time, rank); the heap must not be empty.
+    const std::pair<std::uint64_t, int>& top() const { return heap_.front(); }
+    /// Puts `rank` in at `time`, or moves its entry there.
+    void set(int rank, std::uint64_t time);
+    /// Takes `rank` out, if it is in.
+    void erase(int rank);
+
+  private:
+    static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
+
+    void sift_up(std::size_t at);
+    void sift_down(std::size_t at);
+    /// Puts `entry` at heap_[at] and notes its slot.
+    void place(std::size_t at, const std::pair<std::uint64_t, int>& entry);
+
+    std::vector<std::pair<std::uint64_t, int>> heap_;  ///< (time, rank), a heap on the pair's order
+    std::vector<std::size_t> slot_;                    ///< by rank: its index in heap_, or kAbsent
+};
 
 class SyncCore {
   public:
@@ -145,8 +173,8 @@ class SyncCore {
     std::vector<Index> index_;                             ///< by rank: its current membership below
     int live_count_ = 0;                                   ///< ranks with Index::live
     int idle_count_ = 0;                                   ///< ranks with Index::idle
-    std::set<int> quick_;                                  ///< ranks with Index::quick, lowest first
-    std::set<std::pair<std::uint64_t, int>> fronts_;       ///< (front time, rank), earliest first
+    RankHeap quick_;                                       ///< ranks with Index::quick (time 0), lowest first
+    RankHeap fronts_;                                      ///< (front time, rank), earliest first
 };
 
 /// One-line description of a request, "MmioRead of 0x20 at 1.000000 us".
