@@ -72,9 +72,17 @@ int main(int argc, char** argv) {
         MPI_Finalize();
         if (rank == 0) {
             fflush(stdout);
+            /* The child tells when it has its own session: returning before
+             * that, rank 0 would let the launcher end the child with the
+             * guest's process group (a race under load). */
+            int ready[2];
+            if (pipe(ready) != 0) return 1;
             const pid_t child = fork();
             if (child == 0) {
                 setsid();
+                close(ready[0]);
+                write_all(ready[1], "s", 1);
+                close(ready[1]);
                 for (int k = 0; k < 6; ++k) {
                     if (k > 0) {
                         const struct timespec pause = {0, 400000000}; /* 0.4 s */
@@ -85,6 +93,11 @@ int main(int argc, char** argv) {
                 }
                 _exit(0);
             }
+            close(ready[1]);
+            char said = 0;
+            while (child > 0 && read(ready[0], &said, 1) < 0) {
+            }
+            close(ready[0]);
         }
         return 0;
     } else if (strcmp(mode, "early-exit") == 0) {
