@@ -138,7 +138,6 @@ const std::vector<std::uint32_t>& MaxMinSolver::solve() {
         resource.remaining = resource.capacity;
         resource.usage = 0.0;
         resource.unfixed = 0;
-        ++resource.version;
     }
     bounded_.clear();
     for (std::uint32_t id : component_flows_) {
@@ -154,17 +153,14 @@ const std::vector<std::uint32_t>& MaxMinSolver::solve() {
     std::sort(bounded_.begin(), bounded_.end(), [this](std::uint32_t a, std::uint32_t b) {
         return flows_[a].bound != flows_[b].bound ? flows_[a].bound < flows_[b].bound : a < b;
     });
-    auto share = [this](const Resource& resource) { return std::max(resource.remaining, 0.0) / resource.usage; };
-    // Min-heap of (share, resource, version); entries of older versions are stale.
+    auto share = [](const Resource& resource) { return std::max(resource.remaining, 0.0) / resource.usage; };
     heap_.clear();
-    const auto later = [](const ShareEntry& a, const ShareEntry& b) {
-        return a.share != b.share ? a.share > b.share : a.resource > b.resource;
-    };
     for (std::uint32_t r : component_resources_) {
-        const Resource& resource = resources_[r];
-        if (resource.unfixed > 0) heap_.push_back({share(resource), r, resource.version});
+        Resource& resource = resources_[r];
+        if (resource.unfixed == 0) continue;
+        resource.share = share(resource);
+        heap_insert(r);
     }
-    std::make_heap(heap_.begin(), heap_.end(), later);
     std::size_t next_bounded = 0;
     double level = 0.0;  // the last level given out
     const auto fix = [&](Flow& flow, double rate) {
@@ -174,44 +170,94 @@ const std::vector<std::uint32_t>& MaxMinSolver::solve() {
             Resource& resource = resources_[use.resource];
             resource.remaining -= use.weight * rate;
             resource.usage -= use.weight;
-            ++resource.version;
             if (--resource.unfixed > 0) {
-                heap_.push_back({share(resource), use.resource, resource.version});
-                std::push_heap(heap_.begin(), heap_.end(), later);
+                resource.share = share(resource);
+                heap_update(use.resource);
+            } else {
+                heap_remove(use.resource);
             }
         }
     };
     // Shares equal up to rounding saturate at one level.
     const auto at_level = [&](double value) { return value <= level * (1.0 + kTolerance) ? level : value; };
     while (true) {
-        while (!heap_.empty() && (heap_.front().version != resources_[heap_.front().resource].version ||
-                                  resources_[heap_.front().resource].unfixed == 0)) {
-            std::pop_heap(heap_.begin(), heap_.end(), later);
-            heap_.pop_back();
-        }
         while (next_bounded < bounded_.size() && flows_[bounded_[next_bounded]].fixed) ++next_bounded;
         const bool have_share = !heap_.empty();
         const bool have_bound = next_bounded < bounded_.size();
         if (!have_share && !have_bound) break;
-        if (have_bound && (!have_share || flows_[bounded_[next_bounded]].bound <= heap_.front().share)) {
+        if (have_bound && (!have_share || flows_[bounded_[next_bounded]].bound <= resources_[heap_.front()].share)) {
             Flow& flow = flows_[bounded_[next_bounded++]];
             level = at_level(flow.bound);
             fix(flow, level);
             continue;
         }
-        const ShareEntry entry = heap_.front();
-        std::pop_heap(heap_.begin(), heap_.end(), later);
-        heap_.pop_back();
-        level = at_level(entry.share);
+        const std::uint32_t saturated = heap_.front();
+        level = at_level(resources_[saturated].share);
         // The flows of the saturated resource, in id order (the list may be
-        // in any order; fixing does not change it).
+        // in any order; fixing does not change it). Fixing the last of them
+        // takes the resource out of the heap.
         scratch_.clear();
-        for (std::uint32_t id : resources_[entry.resource].flows)
+        for (std::uint32_t id : resources_[saturated].flows)
             if (!flows_[id].fixed) scratch_.push_back(id);
         std::sort(scratch_.begin(), scratch_.end());
         for (std::uint32_t id : scratch_) fix(flows_[id], level);
     }
     return component_flows_;
+}
+
+namespace {
+constexpr std::uint32_t kArity = 4;
+}  // namespace
+
+void MaxMinSolver::heap_insert(std::uint32_t resource) {
+    heap_.push_back(resource);
+    sift_up(static_cast<std::uint32_t>(heap_.size() - 1));
+}
+
+void MaxMinSolver::heap_remove(std::uint32_t resource) {
+    const std::uint32_t slot = resources_[resource].slot;
+    if (slot == kNotHeld) return;
+    resources_[resource].slot = kNotHeld;
+    const std::uint32_t last = heap_.back();
+    heap_.pop_back();
+    if (slot == heap_.size()) return;
+    place(slot, last);
+    heap_update(last);
+}
+
+void MaxMinSolver::heap_update(std::uint32_t resource) {
+    const std::uint32_t slot = resources_[resource].slot;
+    if (slot > 0 && smaller(resource, heap_[(slot - 1) / kArity]))
+        sift_up(slot);
+    else
+        sift_down(slot);
+}
+
+void MaxMinSolver::sift_up(std::uint32_t slot) {
+    const std::uint32_t resource = heap_[slot];
+    while (slot > 0) {
+        const std::uint32_t parent = (slot - 1) / kArity;
+        if (!smaller(resource, heap_[parent])) break;
+        place(slot, heap_[parent]);
+        slot = parent;
+    }
+    place(slot, resource);
+}
+
+void MaxMinSolver::sift_down(std::uint32_t slot) {
+    const std::uint32_t resource = heap_[slot];
+    const auto size = static_cast<std::uint32_t>(heap_.size());
+    for (;;) {
+        const std::uint32_t first = kArity * slot + 1;
+        if (first >= size) break;
+        std::uint32_t least = first;
+        for (std::uint32_t child = first + 1; child < std::min(first + kArity, size); ++child)
+            if (smaller(heap_[child], heap_[least])) least = child;
+        if (!smaller(heap_[least], resource)) break;
+        place(slot, heap_[least]);
+        slot = least;
+    }
+    place(slot, resource);
 }
 
 }  // namespace isvp

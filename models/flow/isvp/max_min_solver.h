@@ -70,15 +70,11 @@ class MaxMinSolver {
         double usage = 0;                  ///< sum of weights of unfixed flows (during solve)
         std::uint64_t mark = 0;            ///< visit stamp of the component search
         std::uint32_t unfixed = 0;         ///< flows not yet fixed (during solve)
-        std::uint32_t version = 0;         ///< changes when its share does (stale heap entries)
+        double share = 0;                  ///< remaining / usage, its key in solve's heap
+        std::uint32_t slot = kNotHeld;     ///< its index in solve's heap (kNotHeld: none)
         bool dirty = false;                ///< a flow was added or removed here
     };
-    /// A resource's share as of one of its versions (solve's heap).
-    struct ShareEntry {
-        double share = 0;
-        std::uint32_t resource = 0;
-        std::uint32_t version = 0;
-    };
+    static constexpr std::uint32_t kNotHeld = ~std::uint32_t{0};
     struct Flow {
         std::vector<Use> uses;  ///< resources and weights
         double bound = kUnbounded;
@@ -89,6 +85,23 @@ class MaxMinSolver {
     };
 
     void mark_dirty(std::uint32_t resource);
+    // solve()'s heap: the component's resources with unfixed flows, a 4-ary
+    // min-heap by (share, index), one node per resource moved in place when
+    // its share changes. (A heap of an entry per change, stale ones skipped
+    // when popped, grew to as many entries as the component has uses.)
+    bool smaller(std::uint32_t a, std::uint32_t b) const {
+        const double x = resources_[a].share, y = resources_[b].share;
+        return x != y ? x < y : a < b;
+    }
+    void heap_insert(std::uint32_t resource);
+    void heap_remove(std::uint32_t resource);
+    void heap_update(std::uint32_t resource);  ///< its share changed
+    void sift_up(std::uint32_t slot);
+    void sift_down(std::uint32_t slot);
+    void place(std::uint32_t slot, std::uint32_t resource) {
+        heap_[slot] = resource;
+        resources_[resource].slot = slot;
+    }
 
     std::vector<Resource> resources_;                 ///< by index
     std::vector<Flow> flows_;                         ///< by id
@@ -99,7 +112,7 @@ class MaxMinSolver {
     std::uint64_t solves_ = 0;                        ///< solve() calls that recomputed something
     std::vector<std::uint32_t> component_flows_;      ///< flows recomputed by the last solve
     std::vector<std::uint32_t> component_resources_;  ///< their resources (scratch)
-    std::vector<ShareEntry> heap_;                    ///< scratch of solve(): shares, smallest first
+    std::vector<std::uint32_t> heap_;                 ///< scratch of solve(): resources by share, smallest first
     std::vector<std::uint32_t> bounded_;              ///< scratch of solve(): bounded flows by bound
     std::vector<std::uint32_t> scratch_;              ///< scratch of solve(): flows fixed together
 };
