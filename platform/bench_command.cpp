@@ -149,8 +149,9 @@ int pingpong(int argc, char** argv) {
         std::cout << row.bytes << " " << std::fixed << std::setprecision(3) << row.latency_us << " "
                   << std::setprecision(2) << row.bandwidth_gbps << "\n";
     const double simulated_us = end_time_ps / 1e6;
-    std::cout << std::defaultfloat << "# simulated " << simulated_us << " us in " << std::setprecision(3)
-              << wall_seconds << " s wall: " << simulated_us / wall_seconds << " simulated us per wall second\n"
+    std::cout << std::defaultfloat << std::setprecision(6) << "# simulated " << simulated_us << " us in "
+              << std::setprecision(3) << wall_seconds << " s wall: " << simulated_us / wall_seconds
+              << " simulated us per wall second\n"
               << partition_summary;
 
     if (values.count("json")) {

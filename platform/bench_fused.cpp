@@ -783,8 +783,8 @@ int bench_fused(int argc, char** argv) {
                   << nics.tree_not_offloaded << " on the NIC engines (the tree does not run them), " << nics.cgra_runs
                   << " CGRA runs; switch engines took part in " << switches.collectives << " collectives\n";
     }
-    std::cout << std::defaultfloat << "# simulated " << result.end_time_ps / 1e6 << " us in " << std::setprecision(3)
-              << wall_seconds << " s wall\n";
+    std::cout << std::defaultfloat << std::setprecision(6) << "# simulated " << result.end_time_ps / 1e6 << " us in "
+              << std::setprecision(3) << wall_seconds << " s wall\n";
     if (check && !mismatch) std::cout << "# check: every result equals the C++ reference\n";
     if (mismatch) std::cout << "mismatch: a fused call's result differs from the reference (" << mismatch_what << ")\n";
     if (values.count("json")) {

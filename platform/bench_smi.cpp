@@ -311,8 +311,8 @@ int bench_smi_main(int argc, char** argv) {
               << config.node.kernel.clock_mhz << " MHz)\n";
     const int status = report(o, records, ranks, job);
     const double simulated_us = result.end_time_ps / 1e6;
-    std::cout << std::defaultfloat << "# simulated " << simulated_us << " us in " << std::setprecision(3)
-              << wall_seconds << " s wall\n";
+    std::cout << std::defaultfloat << std::setprecision(6) << "# simulated " << simulated_us << " us in "
+              << std::setprecision(3) << wall_seconds << " s wall\n";
     return status;
 }
 

@@ -27,6 +27,11 @@ add_test(NAME p2p_deterministic_simulated_times
 add_test(NAME pingpong_bench_deterministic
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/same_output_twice.sh
                  bash -c "set -o pipefail; $<TARGET_FILE:isvp> bench pingpong --nodes 4 --hops 2 --sizes 8,4K,1M | grep -v wall")
+# The simulated end time in full (the rows' 2-digit precision once turned
+# 330.4 us into "3.3e+02").
+add_test(NAME pingpong_bench_simulated_time_in_full COMMAND isvp bench pingpong --nodes 2 --sizes 8:64)
+set_tests_properties(pingpong_bench_simulated_time_in_full PROPERTIES PASS_REGULAR_EXPRESSION
+                     "\n# simulated [0-9][0-9][0-9]\\.[0-9]+ us in [^\n]* s wall")
 
 # A guest that dies mid-transfer ends the job promptly: status 128 + SIGABRT,
 # a report naming the rank, no orphans, no shared memory left.
