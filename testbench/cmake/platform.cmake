@@ -43,6 +43,14 @@ add_test(NAME platform_packet_larger_than_router_vc_is_refused
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 2 "router VC holds at most" --
                  $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 --set router.vcs=4
                  --set qdma.packet_payload_bytes=16384 -- $<TARGET_FILE:p2p_guest> pingpong)
+# Result packets larger than the host's receive buffers once stopped every
+# node's C2H queue at the first collective (BufferTooSmall warnings, the
+# ranks failing with C2H_NO_BUFFER).
+add_test(NAME platform_collective_packet_larger_than_qdma_packet_is_refused
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 2
+                 "collective.packet_payload_bytes=2048 is larger than qdma.packet_payload_bytes=1024" --
+                 $<TARGET_FILE:isvp> bench collectives --topology torus:2x1x1 --collectives allreduce --sizes 4K
+                 --iterations 1 --set collective.packet_payload_bytes=2048)
 add_test(NAME p2p_send_outside_job_names_rank
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 2 "send to rank 7 outside 0..1" --
                  $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- $<TARGET_FILE:p2p_guest> badsend)
