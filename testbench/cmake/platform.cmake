@@ -27,6 +27,11 @@ add_test(NAME p2p_deterministic_simulated_times
 add_test(NAME pingpong_bench_deterministic
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/same_output_twice.sh
                  bash -c "set -o pipefail; $<TARGET_FILE:isvp> bench pingpong --nodes 4 --hops 2 --sizes 8,4K,1M | grep -v wall")
+# `isvp --help`: the commands' summaries in one column (they once followed
+# each name after four spaces, at five different places).
+add_test(NAME isvp_help_lists_commands_in_one_column COMMAND isvp --help)
+set_tests_properties(isvp_help_lists_commands_in_one_column PROPERTIES PASS_REGULAR_EXPRESSION
+                     "\n  aglu        reduce [^\n]*\n  bench       benchmarks [^\n]*\n  mpiexec     the same [^\n]*\n  run         run [^\n]*\n  topology    a network")
 # The simulated end time in full (the rows' 2-digit precision once turned
 # 330.4 us into "3.3e+02").
 add_test(NAME pingpong_bench_simulated_time_in_full COMMAND isvp bench pingpong --nodes 2 --sizes 8:64)
