@@ -508,6 +508,7 @@ int bench_fused(int argc, char** argv) {
                "includes the ranks' entry skew the calls before leave, unless --aligned-start.",
                options, values))
         return 0;
+    apply_config_option(values, parameters);
     if (values.count("topology"))
         apply_topology_option(parameters, values["topology"].as<std::string>(), "bench fused: --topology");
     if (!apply_platform_options(values, parameters)) return 0;

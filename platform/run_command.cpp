@@ -160,6 +160,7 @@ int run_command(int argc, char** argv) {
                "(isvp mpiexec and bin/isvp-mpiexec are the same command). Everything after PROG is PROG's.",
                options, values))
         return 0;
+    apply_config_option(values, parameters);
     if (values.count("topology"))
         apply_topology_option(parameters, values["topology"].as<std::string>(), "run: --topology");
     if (!apply_platform_options(values, parameters)) return 0;

@@ -18,6 +18,7 @@
 #include "isvp/network_topology.h"
 #include "isvp/switch_tree.h"
 #include "isvp/table_routing.h"
+#include "job_platform.h"
 
 namespace po = boost::program_options;
 
@@ -86,8 +87,11 @@ std::string route_text(const NetworkTopology& topology, const RoutingPolicy& rou
 
 int topology_command(int argc, char** argv) {
     Parameters parameters;
-    FabricConfig::declare(parameters);
-    CollectiveConfig::declare(parameters);  // placement / mode: which switches hold engines (ANs)
+    // Every platform parameter, so that a platform's configuration file loads
+    // as it is (as for run and bench); fabric.* and collective.* (placement,
+    // mode: which switches hold engines or ANs) are used.
+    declare_job_parameters(parameters);
+    declare_driver_parameters(parameters);
     po::options_description options("isvp topology options");
     options.add_options()(
         "topology", po::value<std::string>(),
@@ -107,6 +111,7 @@ int topology_command(int argc, char** argv) {
                "a group's aggregation tree. Nothing is simulated.",
                options, values))
         return 0;
+    apply_config_option(values, parameters);
     if (values.count("topology"))
         apply_topology_option(parameters, values["topology"].as<std::string>(), "topology: --topology");
     if (!apply_platform_options(values, parameters)) return 0;

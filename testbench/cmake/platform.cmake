@@ -27,6 +27,32 @@ add_test(NAME p2p_deterministic_simulated_times
 add_test(NAME pingpong_bench_deterministic
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/same_output_twice.sh
                  bash -c "set -o pipefail; $<TARGET_FILE:isvp> bench pingpong --nodes 4 --hops 2 --sizes 8,4K,1M | grep -v wall")
+# The command line overrides a --config file: its own options (--topology,
+# --aglu, an explicit --nodes) once came before the file and lost to it
+# (--topology torus:2x1x1 with a file naming 4x4x4 ran 64 ranks). The
+# default --nodes ring is only a default: the file's topology replaces it.
+# Every command takes the same platform file (isvp topology refused its
+# aglu.* as unknown parameters).
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/config_torus_4x4x4_tlm.json
+     "{\"topology\": {\"kind\": \"torus\", \"torus\": \"4x4x4\"}, \"aglu\": {\"impl\": \"tlm\"}}\n")
+set(isvp_config_4x4x4 ${CMAKE_CURRENT_BINARY_DIR}/config_torus_4x4x4_tlm.json)
+add_test(NAME config_file_yields_to_topology_option
+         COMMAND isvp topology --topology torus:2x2x1 --config ${isvp_config_4x4x4})
+add_test(NAME config_file_yields_to_aglu_option
+         COMMAND isvp bench collectives --topology torus:2x1x1 --aglu rtl --config ${isvp_config_4x4x4}
+                 --collectives allreduce --sizes 8 --iterations 1 --warmup 0)
+add_test(NAME config_file_yields_to_nodes_option
+         COMMAND isvp bench pingpong --nodes 2 --config ${isvp_config_4x4x4} --sizes 8 --iterations 1)
+add_test(NAME config_file_replaces_the_default_nodes_ring
+         COMMAND isvp bench pingpong --config ${isvp_config_4x4x4} --sizes 8 --iterations 1)
+set_tests_properties(config_file_yields_to_topology_option PROPERTIES PASS_REGULAR_EXPRESSION "^# torus 2x2x1: 4 hosts")
+set_tests_properties(config_file_yields_to_aglu_option PROPERTIES PASS_REGULAR_EXPRESSION
+                     "^# 2 ranks on torus 2x1x1, offload on, aglu rtl")
+set_tests_properties(config_file_yields_to_nodes_option PROPERTIES PASS_REGULAR_EXPRESSION
+                     "^# ping-pong rank 0 <-> rank 1 \\(1 hops, torus 2x1x1\\)")
+set_tests_properties(config_file_replaces_the_default_nodes_ring PROPERTIES PASS_REGULAR_EXPRESSION
+                     "^# ping-pong rank 0 <-> rank 1 \\(1 hops, torus 4x4x4\\)")
+
 # `isvp --help`: the commands' summaries in one column (they once followed
 # each name after four spaces, at five different places).
 add_test(NAME isvp_help_lists_commands_in_one_column COMMAND isvp --help)
