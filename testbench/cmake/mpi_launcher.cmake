@@ -46,3 +46,13 @@ add_test(NAME readme_ring_example_compiles_and_runs
 set_tests_properties(readme_ring_example_compiles_and_runs PROPERTIES TIMEOUT 120 LABELS "mpi;launcher"
                      PASS_REGULAR_EXPRESSION "ring: 8 ranks, token 28, allreduce 28: ok[^\n]*\nring: 8 ranks, token 28, allreduce 28: ok"
                      FAIL_REGULAR_EXPRESSION "WRONG")
+
+# A program that does not exist is refused before the platform is built, as
+# mpirun does (every rank used to fail to start, each saying "cannot run",
+# one of them labelled "ended by the launcher", status 127).
+add_test(NAME launcher_refuses_a_program_that_is_not_executable
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_job_failure.sh 2
+                 "isvp run: './no-such-program' is not an executable program \\(the program every rank runs\\)" --
+                 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 ./no-such-program)
+set_tests_properties(launcher_refuses_a_program_that_is_not_executable PROPERTIES TIMEOUT 60 LABELS "mpi;launcher"
+                     PASS_REGULAR_EXPRESSION "1 passed, 0 failed" FAIL_REGULAR_EXPRESSION "cannot run")
