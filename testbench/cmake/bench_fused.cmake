@@ -74,3 +74,15 @@ set_tests_properties(fused_table_refuses_zero_elements PROPERTIES LABELS "bench;
                      "fused_table.sh: ELEMENTS_PER_RANK must be a positive whole number, got '0'\nstatus 1")
 set_tests_properties(hoc_table_refuses_a_build_without_isvp PROPERTIES LABELS "bench;fused" PASS_REGULAR_EXPRESSION
                      "hoc_table.sh: /nonexistent/platform/isvp is not an executable [^\n]*\nstatus 1")
+# scripts/fused_sweep.py: a malformed --nodes is one line, not a traceback; a
+# --csv it could not write is refused before the runs, not after them.
+add_test(NAME fused_sweep_refuses_malformed_nodes
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/scripts/fused_sweep.py --build ${CMAKE_BINARY_DIR} --nodes 8,x)
+add_test(NAME fused_sweep_refuses_a_csv_it_cannot_write
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/scripts/fused_sweep.py --build ${CMAKE_BINARY_DIR} --nodes 8
+                 --csv /dev/null/fused.csv)
+set_tests_properties(fused_sweep_refuses_malformed_nodes PROPERTIES LABELS "bench;fused" FAIL_REGULAR_EXPRESSION
+                     "Traceback" PASS_REGULAR_EXPRESSION "fused_sweep: --nodes 8,x: node counts separated by commas")
+set_tests_properties(fused_sweep_refuses_a_csv_it_cannot_write PROPERTIES LABELS "bench;fused" FAIL_REGULAR_EXPRESSION
+                     "Traceback;fused in the switch" PASS_REGULAR_EXPRESSION
+                     "fused_sweep: cannot write /dev/null/fused.csv: /dev/null is not a folder it may write in")
