@@ -72,9 +72,18 @@ int main(int argc, char** argv) {
         MPI_Finalize();
         if (rank == 0) {
             fflush(stdout);
+            /* The child tells the parent when it has its own session: until
+             * then it is in the rank's process group, which the launcher
+             * ends when the rank exits (under load the child was sometimes
+             * killed before its setsid, and the test saw no late line). */
+            int in_session[2];
+            if (pipe(in_session) != 0) return 1;
             const pid_t child = fork();
             if (child == 0) {
                 setsid();
+                close(in_session[0]);
+                if (write(in_session[1], "s", 1) != 1) _exit(1);
+                close(in_session[1]);
                 for (int k = 0; k < 6; ++k) {
                     if (k > 0) {
                         const struct timespec pause = {0, 400000000}; /* 0.4 s */
@@ -85,6 +94,10 @@ int main(int argc, char** argv) {
                 }
                 _exit(0);
             }
+            close(in_session[1]);
+            char done = 0;
+            if (child < 0 || read(in_session[0], &done, 1) != 1) return 1;
+            close(in_session[0]);
         }
         return 0;
     } else if (strcmp(mode, "early-exit") == 0) {
