@@ -48,6 +48,7 @@ int aglu_demo(int argc, char** argv) {
                "Reduces the same operands with the C++ (tlm) and the Verilated RTL (rtl) AgLU and compares them.",
                options, values))
         return 0;
+    apply_config_option(values, parameters);
     if (!apply_platform_options(values, parameters)) return 0;
 
     AgluConfig tlm_config = AgluConfig::from(parameters);

@@ -276,6 +276,7 @@ int bench_collectives(int argc, char** argv) {
                "diff_offload diff_software with --offload both.",
                options, values))
         return 0;
+    apply_config_option(values, parameters);
     if (values.count("topology"))
         apply_topology_option(parameters, values["topology"].as<std::string>(), "bench collectives: --topology");
     if (values.count("aglu")) parameters.apply_override("aglu.impl=" + values["aglu"].as<std::string>());

@@ -60,16 +60,23 @@ int pingpong(int argc, char** argv) {
                "same switch, e.g. the same fat-tree leaf); prints size latency_us bandwidth_gbps.",
                options, values))
         return 0;
-    if (values.count("topology")) {
-        if (!values["nodes"].defaulted())
-            throw ConfigError("bench pingpong: give --nodes (a ring) or --topology, not both");
-        apply_topology_option(parameters, values["topology"].as<std::string>(), "bench pingpong: --topology");
-    } else {
+    // The ring of --nodes; its default (2) is only a default, which a
+    // --config file's topology replaces. --topology and a --nodes given on
+    // the command line replace the file's.
+    const auto apply_ring = [&] {
         const unsigned nodes = whole_value<unsigned>(values, "nodes");
         if (nodes < 2) throw ConfigError("bench pingpong: --nodes must be at least 2, got " + std::to_string(nodes));
         parameters.apply_override("topology.kind=torus");
         parameters.apply_override("topology.torus=" + std::to_string(nodes) + "x1x1");
-    }
+    };
+    if (values.count("topology") && !values["nodes"].defaulted())
+        throw ConfigError("bench pingpong: give --nodes (a ring) or --topology, not both");
+    if (!values.count("topology")) apply_ring();
+    apply_config_option(values, parameters);
+    if (values.count("topology"))
+        apply_topology_option(parameters, values["topology"].as<std::string>(), "bench pingpong: --topology");
+    else if (!values["nodes"].defaulted())
+        apply_ring();
     if (!apply_platform_options(values, parameters)) return 0;
 
     bench::PingPongOptions bench_options;
@@ -149,8 +156,9 @@ int pingpong(int argc, char** argv) {
         std::cout << row.bytes << " " << std::fixed << std::setprecision(3) << row.latency_us << " "
                   << std::setprecision(2) << row.bandwidth_gbps << "\n";
     const double simulated_us = end_time_ps / 1e6;
-    std::cout << std::defaultfloat << "# simulated " << simulated_us << " us in " << std::setprecision(3)
-              << wall_seconds << " s wall: " << simulated_us / wall_seconds << " simulated us per wall second\n"
+    std::cout << std::defaultfloat << std::setprecision(6) << "# simulated " << simulated_us << " us in "
+              << std::setprecision(3) << wall_seconds << " s wall: " << simulated_us / wall_seconds
+              << " simulated us per wall second\n"
               << partition_summary;
 
     if (values.count("json")) {

@@ -508,6 +508,7 @@ int bench_fused(int argc, char** argv) {
                "includes the ranks' entry skew the calls before leave, unless --aligned-start.",
                options, values))
         return 0;
+    apply_config_option(values, parameters);
     if (values.count("topology"))
         apply_topology_option(parameters, values["topology"].as<std::string>(), "bench fused: --topology");
     if (!apply_platform_options(values, parameters)) return 0;
@@ -783,8 +784,8 @@ int bench_fused(int argc, char** argv) {
                   << nics.tree_not_offloaded << " on the NIC engines (the tree does not run them), " << nics.cgra_runs
                   << " CGRA runs; switch engines took part in " << switches.collectives << " collectives\n";
     }
-    std::cout << std::defaultfloat << "# simulated " << result.end_time_ps / 1e6 << " us in " << std::setprecision(3)
-              << wall_seconds << " s wall\n";
+    std::cout << std::defaultfloat << std::setprecision(6) << "# simulated " << result.end_time_ps / 1e6 << " us in "
+              << std::setprecision(3) << wall_seconds << " s wall\n";
     if (check && !mismatch) std::cout << "# check: every result equals the C++ reference\n";
     if (mismatch) std::cout << "mismatch: a fused call's result differs from the reference (" << mismatch_what << ")\n";
     if (values.count("json")) {

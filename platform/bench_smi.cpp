@@ -71,7 +71,7 @@ void run_rank(guest::DeviceTransport& transport, const SmiOptions& o, RankRecord
     } else if (o.test == "pingpong") {
         if (me != 0 && me != static_cast<int>(o.peer)) return;
         for (const std::uint64_t bytes : o.sizes) {
-            const std::uint64_t elements = std::max<std::uint64_t>(1, bytes / 8);
+            const std::uint64_t elements = bytes / 8;
             run(kKernelPingPong, {o.peer, elements, SMI_DOUBLE, o.iterations, 0});
             run(kKernelPingPong, {o.peer, elements, SMI_DOUBLE, o.iterations, 1});
         }
@@ -150,7 +150,7 @@ int report(const SmiOptions& o, const std::vector<RankRecord>& records, unsigned
                   << "# size latency_us bandwidth_gbps\n";
         const RankRecord& r0 = records[0];
         for (std::size_t s = 0; s < o.sizes.size(); ++s) {
-            const std::uint64_t bytes = std::max<std::uint64_t>(1, o.sizes[s] / 8) * 8;
+            const std::uint64_t bytes = o.sizes[s];
             const double latency = us(r0.outcomes.at(2 * s).results[0]) / (2.0 * o.iterations);
             const double stream_ps = static_cast<double>(r0.outcomes.at(2 * s + 1).results[0]);
             const double gbps = stream_ps > 0 ? 8.0 * bytes * o.iterations / (stream_ps * 1e-12) / 1e9 : 0;
@@ -235,15 +235,23 @@ int bench_smi_main(int argc, char** argv) {
             "(docs/SMI.md); results are checked against plain C++ references (# check lines; exit 1 if one fails).",
             options, values))
         return 0;
-    if (values.count("topology")) {
-        if (!values["nodes"].defaulted()) throw ConfigError("bench smi: give --nodes (a ring) or --topology, not both");
-        apply_topology_option(parameters, values["topology"].as<std::string>(), "bench smi: --topology");
-    } else {
+    // The ring of --nodes; its default (2) is only a default, which a
+    // --config file's topology replaces. --topology and a --nodes given on
+    // the command line replace the file's.
+    const auto apply_ring = [&] {
         const unsigned nodes = whole_value<unsigned>(values, "nodes");
         if (nodes < 2) throw ConfigError("bench smi: --nodes must be at least 2, got " + std::to_string(nodes));
         parameters.apply_override("topology.kind=torus");
         parameters.apply_override("topology.torus=" + std::to_string(nodes) + "x1x1");
-    }
+    };
+    if (values.count("topology") && !values["nodes"].defaulted())
+        throw ConfigError("bench smi: give --nodes (a ring) or --topology, not both");
+    if (!values.count("topology")) apply_ring();
+    apply_config_option(values, parameters);
+    if (values.count("topology"))
+        apply_topology_option(parameters, values["topology"].as<std::string>(), "bench smi: --topology");
+    else if (!values["nodes"].defaulted())
+        apply_ring();
     if (!apply_platform_options(values, parameters)) return 0;
 
     SmiOptions o;
@@ -272,6 +280,13 @@ int bench_smi_main(int argc, char** argv) {
         throw ConfigError("bench smi: --datatype must be int or double, got '" + type + "'");
     o.type = type == "int" ? SMI_INT : SMI_DOUBLE;
     o.sizes = parse_size_list(values["sizes"].as<std::string>());
+    // The ping-pong moves SMI_DOUBLE elements, at most 2^24 per message (the
+    // kernel's limit): a row must move the size it is labelled with.
+    for (const std::uint64_t size : o.sizes)
+        if (size == 0 || size % 8 != 0 || size / 8 > (1u << 24))
+            throw ConfigError("bench smi: --sizes " + std::to_string(size) +
+                              ": ping-pong sizes are bytes of 8-byte SMI_DOUBLE elements, a positive multiple of 8 "
+                              "up to 128M");
     if (o.count > (1u << 24)) throw ConfigError("bench smi: --count must be at most 16777216");
     if (o.test == "stencil2d" && o.count > 512)
         throw ConfigError("bench smi: --count (the stencil2d tile side) must be at most 512, got " +
@@ -311,8 +326,8 @@ int bench_smi_main(int argc, char** argv) {
               << config.node.kernel.clock_mhz << " MHz)\n";
     const int status = report(o, records, ranks, job);
     const double simulated_us = result.end_time_ps / 1e6;
-    std::cout << std::defaultfloat << "# simulated " << simulated_us << " us in " << std::setprecision(3)
-              << wall_seconds << " s wall\n";
+    std::cout << std::defaultfloat << std::setprecision(6) << "# simulated " << simulated_us << " us in "
+              << std::setprecision(3) << wall_seconds << " s wall\n";
     return status;
 }
 

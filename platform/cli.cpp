@@ -20,8 +20,11 @@ void add_platform_options(po::options_description& options, bool trace) {
     options.add_options()("list-parameters", "print every parameter with its value, unit and description, then exit");
 }
 
-bool apply_platform_options(const po::variables_map& values, Parameters& parameters) {
+void apply_config_option(const po::variables_map& values, Parameters& parameters) {
     if (values.count("config")) parameters.load_file(values["config"].as<std::string>());
+}
+
+bool apply_platform_options(const po::variables_map& values, Parameters& parameters) {
     if (values.count("set"))
         for (const auto& assignment : values["set"].as<std::vector<std::string>>())
             parameters.apply_override(assignment);

@@ -60,8 +60,14 @@ T whole_value(const boost::program_options::variables_map& values, const char* n
 /// for commands that run the platform, --trace FILE.
 void add_platform_options(boost::program_options::options_description& options, bool trace = true);
 
-/// Applies --config then --set to `parameters`. Returns false when
-/// --list-parameters asked for the parameter table instead of a run.
+/// Loads --config FILE, if given, into `parameters`. Called first: what the
+/// command line says (a command's own options such as --topology, --aglu or
+/// --nodes, then --set) overrides the file.
+void apply_config_option(const boost::program_options::variables_map& values, Parameters& parameters);
+
+/// Applies --set (and --trace) to `parameters`, after apply_config_option and
+/// the command's own options. Returns false when --list-parameters asked for
+/// the parameter table instead of a run.
 bool apply_platform_options(const boost::program_options::variables_map& values, Parameters& parameters);
 
 /// Throws ConfigError naming `option` if `path` cannot be written: checked

@@ -111,6 +111,17 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
         config.memory_limit_gib = parameters.real("job.memory_limit_gib");
     // Blocks validate their own parameters; what only holds across blocks is
     // checked here, or a legal-looking mix deadlocks without saying why.
+    // The engines' result packets land in the host's receive buffers, which
+    // the driver sizes to one QDMA packet (PACKET_BYTES): a larger one stops
+    // the queue (BufferTooSmall) at the first collective.
+    if (config.node.collective.packet_payload_bytes > config.node.qdma.packet_payload_bytes)
+        throw ConfigError("config: collective.packet_payload_bytes=" +
+                          std::to_string(config.node.collective.packet_payload_bytes) +
+                          " is larger than qdma.packet_payload_bytes=" +
+                          std::to_string(config.node.qdma.packet_payload_bytes) +
+                          ": a collective's result packets must fit the host's receive buffers, one QDMA packet "
+                          "each; set collective.packet_payload_bytes to at most " +
+                          std::to_string(config.node.qdma.packet_payload_bytes));
     const auto largest = static_cast<std::uint32_t>(std::max<std::size_t>(
         config.node.qdma.max_packet_bytes(), kNetworkPacketOverhead + config.node.collective.packet_payload_bytes));
     const unsigned limit = config.fabric.router.max_packet_phits();
@@ -121,15 +132,6 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
             " make packets of " + std::to_string(phits_of(largest)) + " phits, but a router VC holds at most " +
             std::to_string(limit) + " (router.input_buffer_bytes / router.vcs, less " +
             "router.flow_control_margin_phits): lower the packet size or raise the buffer");
-    // The engine hands results to the host in packets of its own size; the
-    // driver's C2H buffers hold one packet of the QDMA's size each.
-    if (config.node.collective.packet_payload_bytes > config.node.qdma.packet_payload_bytes)
-        throw ConfigError("config: collective.packet_payload_bytes=" +
-                          std::to_string(config.node.collective.packet_payload_bytes) +
-                          " is larger than qdma.packet_payload_bytes=" +
-                          std::to_string(config.node.qdma.packet_payload_bytes) +
-                          ": the engine's result packets would not fit the host's receive buffers (one QDMA packet "
-                          "each); raise qdma.packet_payload_bytes with it");
     if (config.reliable.enabled(config.fabric.aurora.bit_error_rate) &&
         config.reliable.retransmit_buffer_bytes < largest)
         throw ConfigError(

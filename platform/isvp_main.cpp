@@ -1,4 +1,5 @@
 // isvp — the in-switch collectives virtual platform's command-line tool.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,7 +45,10 @@ const std::map<std::string, Subcommand>& subcommands() {
 void usage(std::ostream& out) {
     out << "usage: isvp <command> [options]   (isvp <command> --help for its options)\n"
            "       isvp --version             (the commit it was built from)\n\ncommands:\n";
-    for (const auto& [name, command] : subcommands()) out << "  " << name << "    " << command.summary << "\n";
+    std::size_t width = 0;  // the summaries in one column
+    for (const auto& [name, command] : subcommands()) width = std::max(width, name.size());
+    for (const auto& [name, command] : subcommands())
+        out << "  " << name << std::string(width - name.size() + 4, ' ') << command.summary << "\n";
 }
 
 }  // namespace

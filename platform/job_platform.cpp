@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -97,11 +98,22 @@ RankPlacement placement_from_options(const boost::program_options::variables_map
         return RankPlacement::map_by(values["map-by"].as<std::string>(), ranks, topology, command + ": --map-by");
     if (!values.count("rankfile")) return {};
     const std::string path = values["rankfile"].as<std::string>();
-    std::ifstream file(path);
+    // A directory opens and reads as empty ("rank 0 has no line" would
+    // mislead); a device that never ends (/dev/zero) would be read for ever.
+    std::error_code ignored;
+    if (std::filesystem::is_directory(path, ignored))
+        throw ConfigError(command + ": --rankfile " + path + ": is a directory, not a rankfile");
+    std::ifstream file(path, std::ios::binary);
     if (!file) throw ConfigError(command + ": --rankfile " + path + ": cannot be read");
-    std::ostringstream text;
-    text << file.rdbuf();
-    return RankPlacement::from_rankfile(text.str(), ranks, topology, command + ": --rankfile " + path);
+    // One line per rank, at most 65,536 ranks: far below this.
+    constexpr std::size_t kMaxRankfileBytes = std::size_t{16} << 20;
+    std::string text(kMaxRankfileBytes + 1, '\0');  // reads at most one byte past the limit
+    file.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(file.gcount()));
+    if (text.size() > kMaxRankfileBytes)
+        throw ConfigError(command + ": --rankfile " + path +
+                          ": is larger than 16 MiB (a rankfile has a line per rank)");
+    return RankPlacement::from_rankfile(text, ranks, topology, command + ": --rankfile " + path);
 }
 
 std::uint64_t estimated_platform_bytes(const PlatformConfig& config) {

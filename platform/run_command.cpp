@@ -160,6 +160,7 @@ int run_command(int argc, char** argv) {
                "(isvp mpiexec and bin/isvp-mpiexec are the same command). Everything after PROG is PROG's.",
                options, values))
         return 0;
+    apply_config_option(values, parameters);
     if (values.count("topology"))
         apply_topology_option(parameters, values["topology"].as<std::string>(), "run: --topology");
     if (!apply_platform_options(values, parameters)) return 0;
@@ -202,6 +203,12 @@ int run_command(int argc, char** argv) {
         std::cerr << "isvp run: warning: job.timing_only is set: collectives in the switches carry no payload, so "
                      "the guests' offloaded collective results are not computed (for timing studies only)\n";
     if (command.empty()) throw ConfigError("run: no program given (isvp run -n N [options] PROG [ARGS...])");
+    // As mpirun does, before the platform is built and N processes fail
+    // to start (each saying "cannot run", the job ending with status 127).
+    if (!executable(command.front()))
+        throw ConfigError("run: '" + command.front() + "' is not an executable program" +
+                          (command.front().find('/') == std::string::npos ? " in PATH" : "") +
+                          " (the program every rank runs)");
     if (values.count("prepend-rank") && values.count("tag-output"))
         throw ConfigError("run: -l/--prepend-rank and --tag-output are two labels for the same lines: give one");
 

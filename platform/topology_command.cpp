@@ -4,6 +4,7 @@
 // simulated.
 //
 //   isvp topology --topology fattree:radix=8,hosts=32 [--route A,B] [--tree LIST] [--json FILE]
+#include <charconv>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "isvp/network_topology.h"
 #include "isvp/switch_tree.h"
 #include "isvp/table_routing.h"
+#include "job_platform.h"
 
 namespace po = boost::program_options;
 
@@ -24,26 +26,29 @@ namespace isvp::cli {
 
 namespace {
 
+/// A host address as the options write it: decimal digits only (no sign,
+/// no spaces, nothing after them), at most 2^32 - 1; none otherwise. (stoul
+/// stops at the first other character and its unsigned long wraps round when
+/// cast: "0,1,2" and "4294967296" would name hosts nobody asked for.)
+std::optional<unsigned> host_address(const std::string& text) {
+    unsigned value = 0;
+    const char* end = text.data() + text.size();
+    const auto parsed = std::from_chars(text.data(), end, value);
+    if (text.empty() || parsed.ec != std::errc() || parsed.ptr != end) return std::nullopt;
+    return value;
+}
+
 /// "0-7,12,20-23" -> host addresses; ConfigError naming --tree otherwise.
 std::vector<unsigned> parse_hosts(const std::string& text) {
     std::vector<unsigned> hosts;
     std::stringstream list(text);
     for (std::string item; std::getline(list, item, ',');) {
         const auto dash = item.find('-');
-        try {
-            std::size_t used = 0;
-            const unsigned long first = std::stoul(item.substr(0, dash), &used);
-            if (used != item.substr(0, dash).size()) throw std::invalid_argument(item);
-            unsigned long last = first;
-            if (dash != std::string::npos) {
-                last = std::stoul(item.substr(dash + 1), &used);
-                if (used != item.size() - dash - 1) throw std::invalid_argument(item);
-            }
-            if (last < first || last - first > 65536) throw std::invalid_argument(item);
-            for (unsigned long h = first; h <= last; ++h) hosts.push_back(static_cast<unsigned>(h));
-        } catch (const std::exception&) {
+        const std::optional<unsigned> first = host_address(item.substr(0, dash));
+        const std::optional<unsigned> last = dash == std::string::npos ? first : host_address(item.substr(dash + 1));
+        if (!first || !last || *last < *first || *last - *first > 65536)
             throw ConfigError("topology: --tree takes host addresses and ranges like 0-7,12, got '" + item + "'");
-        }
+        for (unsigned h = *first; h <= *last; ++h) hosts.push_back(h);
     }
     if (hosts.empty()) throw ConfigError("topology: --tree names no host");
     return hosts;
@@ -82,8 +87,11 @@ std::string route_text(const NetworkTopology& topology, const RoutingPolicy& rou
 
 int topology_command(int argc, char** argv) {
     Parameters parameters;
-    FabricConfig::declare(parameters);
-    CollectiveConfig::declare(parameters);  // placement / mode: which switches hold engines (ANs)
+    // Every platform parameter, so that a platform's configuration file loads
+    // as it is (as for run and bench); fabric.* and collective.* (placement,
+    // mode: which switches hold engines or ANs) are used.
+    declare_job_parameters(parameters);
+    declare_driver_parameters(parameters);
     po::options_description options("isvp topology options");
     options.add_options()(
         "topology", po::value<std::string>(),
@@ -91,7 +99,7 @@ int topology_command(int argc, char** argv) {
         "route", po::value<std::string>()->value_name("A,B"), "print the route the tables give from host A to host B")(
         "tree", po::value<std::string>()->value_name("LIST"),
         "print the aggregation tree of these hosts (e.g. 0-31 or 0,6,12)")(
-        "tree-index", po::value<unsigned>()->default_value(0),
+        "tree-index", whole(0u),
         "which of the equally good roots (trees spread over spines)")(
         "json", po::value<std::string>()->value_name("FILE"), "write the network as a topology file (JSON)");
     add_platform_options(options, false);
@@ -103,6 +111,7 @@ int topology_command(int argc, char** argv) {
                "a group's aggregation tree. Nothing is simulated.",
                options, values))
         return 0;
+    apply_config_option(values, parameters);
     if (values.count("topology"))
         apply_topology_option(parameters, values["topology"].as<std::string>(), "topology: --topology");
     if (!apply_platform_options(values, parameters)) return 0;
@@ -116,23 +125,19 @@ int topology_command(int argc, char** argv) {
     if (values.count("route")) {
         const std::string text = values["route"].as<std::string>();
         const auto comma = text.find(',');
-        unsigned from = 0, to = 0;
-        try {
-            if (comma == std::string::npos) throw std::invalid_argument(text);
-            from = static_cast<unsigned>(std::stoul(text.substr(0, comma)));
-            to = static_cast<unsigned>(std::stoul(text.substr(comma + 1)));
-        } catch (const std::exception&) {
-            throw ConfigError("topology: --route takes two host addresses A,B, got '" + text + "'");
-        }
-        if (from >= topology.hosts() || to >= topology.hosts())
+        const std::optional<unsigned> from = host_address(text.substr(0, comma));
+        const std::optional<unsigned> to =
+            comma == std::string::npos ? std::nullopt : host_address(text.substr(comma + 1));
+        if (!from || !to) throw ConfigError("topology: --route takes two host addresses A,B, got '" + text + "'");
+        if (*from >= topology.hosts() || *to >= topology.hosts())
             throw ConfigError("topology: --route " + text + ": hosts are 0.." + std::to_string(topology.hosts() - 1));
-        route = std::make_pair(from, to);
+        route = std::make_pair(*from, *to);
     }
     std::optional<AggregationTree> tree;
     if (values.count("tree")) {
         try {
             tree = plan_aggregation_tree(topology, parse_hosts(values["tree"].as<std::string>()),
-                                         values["tree-index"].as<unsigned>());
+                                         whole_value<unsigned>(values, "tree-index"));
         } catch (const std::invalid_argument& error) {
             throw ConfigError(std::string("topology: --tree: ") + error.what());
         }

@@ -22,8 +22,15 @@ def rows(path):
 
 
 def main():
-    header, packet = rows(sys.argv[1])
-    _, flow = rows(sys.argv[2])
+    if len(sys.argv) != 3:
+        sys.exit("usage: scripts/flow_error_table.py PACKET.txt FLOW.txt (two isvp bench collectives outputs)")
+    try:
+        header, packet = rows(sys.argv[1])
+        _, flow = rows(sys.argv[2])
+    except OSError as error:
+        sys.exit(f"flow_error_table: {error.filename}: {error.strerror}")
+    if header is None:
+        sys.exit(f"flow_error_table: {sys.argv[1]} has no '# collective' header: not an isvp bench collectives output")
     columns = [i for i, name in enumerate(header) if name in ("latency_us", "offload_us", "software_us")]
     titles = []
     for i in columns:

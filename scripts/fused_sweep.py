@@ -139,13 +139,19 @@ def main():
     parser.add_argument("--replot", metavar="CSV", help="no runs: plot the rows of a --csv file (with --plot)")
     args = parser.parse_args()
     if args.replot:
-        with open(args.replot) as f:
-            rows = [(r["pattern"], int(r["nodes"]), float(r["fused_us"]), float(r["unfused_us"]),
-                     float(r["host_us"]), float(r["logcn_fused_us"])) for r in csv.DictReader(f)]
+        try:
+            with open(args.replot) as f:
+                rows = [(r["pattern"], int(r["nodes"]), float(r["fused_us"]), float(r["unfused_us"]),
+                         float(r["host_us"]), float(r["logcn_fused_us"])) for r in csv.DictReader(f)]
+        except OSError as error:
+            raise SystemExit("fused_sweep: --replot %s: %s" % (args.replot, error.strerror))
         args.model = any(r[5] == r[5] for r in rows)  # not NaN
         plot(args, rows, sorted({r[0] for r in rows}, key=lambda p: list(NAMES).index(p)))
         return 0
-    nodes = [int(n) for n in args.nodes.split(",")]
+    try:
+        nodes = [int(n) for n in args.nodes.split(",")]
+    except ValueError:
+        raise SystemExit("fused_sweep: --nodes %s: node counts separated by commas, e.g. 8,16" % args.nodes)
     for n in nodes:
         if n not in SHAPES:
             raise SystemExit("fused_sweep: --nodes %d: one of %s" % (n, ", ".join(map(str, sorted(SHAPES)))))
@@ -155,6 +161,10 @@ def main():
             raise SystemExit("fused_sweep: --patterns %s: is or fem (shim), is, fem, pgemm or spmv (bench)" % p)
     if args.elements < 1:
         raise SystemExit("fused_sweep: --elements must be at least 1")
+    for path in (args.csv, args.plot):  # before the runs, so that their results are not lost at the end
+        folder = os.path.dirname(path or "") or "."
+        if path and not (os.path.isdir(folder) and os.access(folder, os.W_OK)):
+            raise SystemExit("fused_sweep: cannot write %s: %s is not a folder it may write in" % (path, folder))
 
     rows = []
     extra_head = " LogcN model, fused (µs) | diff |" if args.model else ""

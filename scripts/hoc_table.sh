@@ -18,6 +18,13 @@ w=${4:-4}
 mac_ps=${5:-100}
 isvp=$build/platform/isvp
 bench=$build/testbench/mpi/hoc_bench
+fail() {
+    echo "hoc_table.sh: $*" >&2
+    exit 1
+}
+[ -x "$isvp" ] ||
+    fail "$isvp is not an executable (usage: scripts/hoc_table.sh [BUILD_DIR] [PGEMM_N] [SPMV_COLS] [SPMV_W] [MAC_PS])"
+[ -x "$bench" ] || fail "$bench is not an executable (build it: cmake --build $build)"
 run() {  # nodes torus offload env... -- args
     nodes=$1 torus=$2 offload=$3
     shift 3
@@ -36,6 +43,8 @@ for kernel in pgemm spmv; do
         base=$(run $nodes $torus on ISVP_MPI_HOC_THRESHOLD=0)
         charged=$(run $nodes $torus on ISVP_MPI_HOC_THRESHOLD=0 ISVP_MPI_HOST_MAC_PS=$mac_ps)
         soft=$(run $nodes $torus off X=1)
+        [ -n "$off" ] && [ -n "$base" ] && [ -n "$charged" ] && [ -n "$soft" ] ||
+            fail "$kernel on $nodes nodes ($torus): a run printed no time_us (its messages are above)"
         s1=$(awk "BEGIN { printf \"%.2fx\", $soft / $off }")
         s2=$(awk "BEGIN { printf \"%.2fx\", $charged / $off }")
         echo "| $name | $nodes | $off | $base | $charged | $soft | $s1 | $s2 |"

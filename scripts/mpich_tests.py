@@ -145,6 +145,8 @@ def main():
     for path, what in ((tests / "util" / "mtest.c", "MPICH's test/mpi folder"), (isvp, "the isvp build"), (mpicc, "isvp-mpicc")):
         if not path.exists():
             sys.exit(f"mpich_tests: {path} not found: is {what} there? (build with scripts/build.sh)")
+    if options.json and not os.access(options.json.parent, os.W_OK):  # before the runs, not after them
+        sys.exit(f"mpich_tests: --json {options.json}: cannot write in {options.json.parent}")
     work = options.work or pathlib.Path(tempfile.mkdtemp(prefix="isvp-mpich-"))
     work.mkdir(parents=True, exist_ok=True)
     (work / "mpitestconf.h").write_text(MPITESTCONF)

@@ -47,7 +47,12 @@ def main():
     parser.add_argument("--max-hosts", type=int, default=128)
     parser.add_argument("--markdown", help="also write the table to this file")
     args = parser.parse_args()
-    os.makedirs(args.out, exist_ok=True)
+    try:  # before the runs, so that their results are not lost at the end
+        os.makedirs(args.out, exist_ok=True)
+        if args.markdown:
+            open(args.markdown, "a").close()
+    except OSError as error:
+        parser.error(f"cannot write {error.filename}: {error.strerror}")
     hosts = []
     h = 2
     while h <= args.max_hosts:

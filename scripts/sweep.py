@@ -642,7 +642,10 @@ def main():
         parser.error("two --topology networks give the same raw file name: " + ", ".join(sorted(tags)))
 
     out_dir = args.out or os.path.join(REPO, "results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
-    os.makedirs(os.path.join(out_dir, "raw"), exist_ok=True)
+    try:
+        os.makedirs(os.path.join(out_dir, "raw"), exist_ok=True)
+    except OSError as error:
+        parser.error(f"--out {out_dir}: cannot create the folder: {error.strerror}")
 
     # Plan: per network, up to two bench runs (whole-vector collectives with
     # every size; per-rank-block ones with the sizes that fit).

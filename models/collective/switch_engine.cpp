@@ -342,6 +342,15 @@ bool SwitchCollectiveEngine::form_group(std::uint8_t context, std::uint32_t key,
 
 void SwitchCollectiveEngine::send_configuration(std::uint8_t context, std::uint16_t destination,
                                                 const TreeConfig& config) {
+    // One packet carries a configuration; the routers drop a packet larger
+    // than its size code says (collective.packet_payload_bytes), and the
+    // tree would then wait for a participant that was never configured.
+    if (config.bytes() > config_.packet_payload_bytes)
+        SC_REPORT_ERROR(kReportType, (std::string(name()) + ": the tree configuration for address " +
+                                      std::to_string(destination) + " takes " + std::to_string(config.bytes()) +
+                                      " bytes, more than one packet of collective.packet_payload_bytes=" +
+                                      std::to_string(config_.packet_payload_bytes) + ": raise it")
+                                         .c_str());
     const PacketFrame frame =
         control_frame(context, destination, kTreeConfigStep, static_cast<std::uint32_t>(config.bytes()));
     std::vector<std::uint8_t> bytes(config.bytes());

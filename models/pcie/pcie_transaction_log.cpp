@@ -47,11 +47,14 @@ std::string data_bytes(const std::uint8_t* data, std::uint32_t bytes) {
     return text;
 }
 
+/// Decimal, or hexadecimal with 0x; never octal (node "010" is ten, as
+/// everywhere else in the configuration, not eight).
 std::uint64_t parse_number(const std::string& text, const std::string& parameter, const std::string& whole) {
+    const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
     std::size_t used = 0;
     unsigned long long value = 0;
     try {
-        value = std::stoull(text, &used, 0);
+        value = std::stoull(text, &used, hex ? 16 : 10);
     } catch (const std::exception&) {
         used = 0;
     }
@@ -63,6 +66,9 @@ std::uint64_t parse_number(const std::string& text, const std::string& parameter
 /// "a-b" or "a" as a range; refuses b < a.
 InclusiveRange parse_range(const std::string& text, const std::string& parameter, const std::string& whole) {
     const auto dash = text.find('-');
+    if (dash == 0)
+        throw ConfigError("config: " + parameter + "='" + whole + "': '" + text +
+                          "' is not a number or a range A-B (numbers are not negative)");
     InclusiveRange range;
     range.first = parse_number(text.substr(0, dash), parameter, whole);
     range.last = dash == std::string::npos ? range.first : parse_number(text.substr(dash + 1), parameter, whole);

@@ -7,6 +7,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <sstream>
 
 #include "isvp/parameters.h"
 
@@ -17,6 +18,14 @@ namespace {
 constexpr unsigned kMaxHosts = 1u << 16;    // the network header's 16-bit destination
 constexpr double kMaxCableLatencyNs = 1e6;  // aurora.latency_ns's range
 constexpr unsigned kUnreached = std::numeric_limits<unsigned>::max();
+
+/// A number as an error message shows it (1e+300, 0.5), not std::to_string's
+/// fixed notation (hundreds of digits for 1e300, "0.000000" for 1e-9).
+std::string shown(double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
 
 }  // namespace
 
@@ -77,9 +86,9 @@ NetworkTopology::NetworkTopology(std::string kind, std::string description, std:
                    std::to_string(cable.a_port) + " and " + std::to_string(cable.b_port) + ")");
         // latency < 0 and bandwidth < 0 mean "the aurora.* default"; NaN is neither.
         if (std::isnan(cable.latency_ns) || cable.latency_ns > kMaxCableLatencyNs)
-            refuse(user + " needs a latency in [0, 1e6] ns, got " + std::to_string(cable.latency_ns));
+            refuse(user + " needs a latency in [0, 1e6] ns, got " + shown(cable.latency_ns));
         if (std::isnan(cable.bandwidth_gbps) || cable.bandwidth_gbps == 0 || std::isinf(cable.bandwidth_gbps))
-            refuse(user + " needs a positive bandwidth, got " + std::to_string(cable.bandwidth_gbps) + " Gb/s");
+            refuse(user + " needs a positive bandwidth, got " + shown(cable.bandwidth_gbps) + " Gb/s");
         claim(cable.a, cable.a_port, user, PortPeer{PortPeer::Kind::Switch, cable.b, cable.b_port, c});
         claim(cable.b, cable.b_port, user, PortPeer{PortPeer::Kind::Switch, cable.a, cable.a_port, c});
     }

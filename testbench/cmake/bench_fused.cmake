@@ -58,3 +58,31 @@ set_tests_properties(fused_sweep_bench_4_nodes_checked_with_model PROPERTIES LAB
 add_test(NAME bench_fused_semi_way_takes_the_semi_path
          COMMAND sh -c "$<TARGET_FILE:isvp> bench fused --topology torus:2x2x2 --patterns is,fem --check --json bench_fused_semi.json >/dev/null && test $(grep -c '\"semi_path\": \"semi\"' bench_fused_semi.json) -eq 2 && test $(grep -c '\"unfused_path\": \"fallback\"' bench_fused_semi.json) -eq 2 && test $(grep -c '\"fused_path\": \"fully\"' bench_fused_semi.json) -eq 2")
 set_tests_properties(bench_fused_semi_way_takes_the_semi_path PROPERTIES TIMEOUT 120 LABELS "bench;fused")
+
+# scripts/fused_table.sh and hoc_table.sh with a build directory that has no
+# isvp, or a bad size: a message and status 1 (they printed a table of empty
+# cells, or of 0.000 and -nanx for 0 elements, and exited 0).
+add_test(NAME fused_table_refuses_a_build_without_isvp
+         COMMAND sh -c "${CMAKE_SOURCE_DIR}/scripts/fused_table.sh /nonexistent 4 2>&1; echo status $?")
+add_test(NAME fused_table_refuses_zero_elements
+         COMMAND sh -c "${CMAKE_SOURCE_DIR}/scripts/fused_table.sh ${CMAKE_BINARY_DIR} 0 2>&1; echo status $?")
+add_test(NAME hoc_table_refuses_a_build_without_isvp
+         COMMAND sh -c "${CMAKE_SOURCE_DIR}/scripts/hoc_table.sh /nonexistent 2>&1; echo status $?")
+set_tests_properties(fused_table_refuses_a_build_without_isvp PROPERTIES LABELS "bench;fused" PASS_REGULAR_EXPRESSION
+                     "fused_table.sh: /nonexistent/platform/isvp is not an executable [^\n]*\nstatus 1")
+set_tests_properties(fused_table_refuses_zero_elements PROPERTIES LABELS "bench;fused" PASS_REGULAR_EXPRESSION
+                     "fused_table.sh: ELEMENTS_PER_RANK must be a positive whole number, got '0'\nstatus 1")
+set_tests_properties(hoc_table_refuses_a_build_without_isvp PROPERTIES LABELS "bench;fused" PASS_REGULAR_EXPRESSION
+                     "hoc_table.sh: /nonexistent/platform/isvp is not an executable [^\n]*\nstatus 1")
+# scripts/fused_sweep.py: a malformed --nodes is one line, not a traceback; a
+# --csv it could not write is refused before the runs, not after them.
+add_test(NAME fused_sweep_refuses_malformed_nodes
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/scripts/fused_sweep.py --build ${CMAKE_BINARY_DIR} --nodes 8,x)
+add_test(NAME fused_sweep_refuses_a_csv_it_cannot_write
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/scripts/fused_sweep.py --build ${CMAKE_BINARY_DIR} --nodes 8
+                 --csv /dev/null/fused.csv)
+set_tests_properties(fused_sweep_refuses_malformed_nodes PROPERTIES LABELS "bench;fused" FAIL_REGULAR_EXPRESSION
+                     "Traceback" PASS_REGULAR_EXPRESSION "fused_sweep: --nodes 8,x: node counts separated by commas")
+set_tests_properties(fused_sweep_refuses_a_csv_it_cannot_write PROPERTIES LABELS "bench;fused" FAIL_REGULAR_EXPRESSION
+                     "Traceback;fused in the switch" PASS_REGULAR_EXPRESSION
+                     "fused_sweep: cannot write /dev/null/fused.csv: /dev/null is not a folder it may write in")

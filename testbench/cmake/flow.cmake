@@ -61,3 +61,12 @@ add_test(NAME flow_torus_concurrent_steps_agree_with_packet_model
          COMMAND ${ISVP_PYTHON3} ${flow_checks} collective $<TARGET_FILE:isvp> 3 --topology torus:2x2x2
                  --collectives allreduce --sizes 64K,256K --iterations 1 --warmup 0 --offload on --timing-only)
 set_tests_properties(flow_torus_concurrent_steps_agree_with_packet_model PROPERTIES LABELS flow TIMEOUT 300)
+
+# scripts/flow_error_table.py on a file that is not a bench output: one line
+# naming it (it was a TypeError traceback; a missing file, FileNotFoundError).
+add_test(NAME flow_error_table_refuses_what_is_not_a_bench_output
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/scripts/flow_error_table.py ${CMAKE_SOURCE_DIR}/README.md
+                 ${CMAKE_SOURCE_DIR}/README.md)
+set_tests_properties(flow_error_table_refuses_what_is_not_a_bench_output PROPERTIES LABELS flow
+                     FAIL_REGULAR_EXPRESSION "Traceback" PASS_REGULAR_EXPRESSION
+                     "flow_error_table: [^\n]*README.md has no '# collective' header: not an isvp bench collectives output")

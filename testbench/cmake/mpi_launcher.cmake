@@ -37,3 +37,22 @@ add_test(NAME launcher_early_exit_0_ends_the_job_with_status_1
                  ${isvp_mpi_test_binaries}/mpi_launcher early-exit)
 set_tests_properties(launcher_early_exit_0_ends_the_job_with_status_1 PROPERTIES TIMEOUT 120 LABELS "mpi;launcher"
                      RUN_SERIAL TRUE)
+
+# The README's MPI example as a user runs it: docs/examples/ring.c compiled
+# with the wrapper, then run offloaded and in software (the README named a
+# ring.c the repository did not have).
+add_test(NAME readme_ring_example_compiles_and_runs
+         COMMAND sh -c "'${CMAKE_BINARY_DIR}/bin/isvp-mpicc' -std=c11 -O2 -Wall -Wextra -Werror '${CMAKE_SOURCE_DIR}/docs/examples/ring.c' -o '${CMAKE_CURRENT_BINARY_DIR}/ring' && '$<TARGET_FILE:isvp>' run -np 8 --set topology.torus=2x2x2 --offload on '${CMAKE_CURRENT_BINARY_DIR}/ring' && '$<TARGET_FILE:isvp>' run -np 8 --set topology.torus=2x2x2 --offload off '${CMAKE_CURRENT_BINARY_DIR}/ring'")
+set_tests_properties(readme_ring_example_compiles_and_runs PROPERTIES TIMEOUT 120 LABELS "mpi;launcher"
+                     PASS_REGULAR_EXPRESSION "ring: 8 ranks, token 28, allreduce 28: ok[^\n]*\nring: 8 ranks, token 28, allreduce 28: ok"
+                     FAIL_REGULAR_EXPRESSION "WRONG")
+
+# A program that does not exist is refused before the platform is built, as
+# mpirun does (every rank used to fail to start, each saying "cannot run",
+# one of them labelled "ended by the launcher", status 127).
+add_test(NAME launcher_refuses_a_program_that_is_not_executable
+         COMMAND sh -c "'$<TARGET_FILE:isvp>' run -n 2 --set topology.torus=2x1x1 ./no-such-program 2>&1; echo status $?")
+set_tests_properties(launcher_refuses_a_program_that_is_not_executable PROPERTIES TIMEOUT 60 LABELS "mpi;launcher"
+                     PASS_REGULAR_EXPRESSION
+                     "^isvp run: './no-such-program' is not an executable program \\(the program every rank runs\\)\nstatus 2"
+                     FAIL_REGULAR_EXPRESSION "cannot run")

@@ -12,6 +12,19 @@ isvp_smi_test(smi_stencil_2_fpgas --nodes 2 --test stencil --count 64 --iteratio
 isvp_smi_test(smi_stencil_8_fpgas --nodes 8 --test stencil --count 128 --iterations 20)
 isvp_smi_test(smi_stencil_64_fpgas --topology torus:4x4x4 --test stencil --count 32 --iterations 10)
 isvp_smi_test(smi_pingpong_two_fpgas --nodes 2 --test pingpong --sizes 8,1K --iterations 4)
+# The simulated end time in full after the rows (their 3-digit precision
+# once turned 3,3xx us into "3.3e+03").
+isvp_smi_test(smi_pingpong_simulated_time_in_full --nodes 2 --test pingpong --sizes 8:64K)
+set_tests_properties(smi_pingpong_simulated_time_in_full PROPERTIES PASS_REGULAR_EXPRESSION
+                     "\n# simulated [0-9][0-9][0-9][0-9]\\.[0-9]+ us in [^\n]* s wall")
+# A ping-pong row moves the size it is labelled with: 1:16 once ran 1, 2
+# and 4 bytes as 8 (rows "8" four times), 256M failed in the kernel.
+isvp_smi_test(smi_pingpong_refuses_sizes_not_whole_elements --nodes 2 --test pingpong --sizes 1:16)
+isvp_smi_test(smi_pingpong_refuses_sizes_beyond_the_kernel_limit --nodes 2 --test pingpong --sizes 8,256M)
+set_tests_properties(smi_pingpong_refuses_sizes_not_whole_elements PROPERTIES PASS_REGULAR_EXPRESSION
+                     "bench smi: --sizes 1: ping-pong sizes are bytes of 8-byte SMI_DOUBLE elements, a positive multiple of 8 up to 128M")
+set_tests_properties(smi_pingpong_refuses_sizes_beyond_the_kernel_limit PROPERTIES PASS_REGULAR_EXPRESSION
+                     "bench smi: --sizes 268435456: ping-pong sizes are bytes")
 isvp_smi_test(smi_bcast_2_fpgas --nodes 2 --test bcast --count 500)
 isvp_smi_test(smi_bcast_8_fpgas_root_5 --nodes 8 --test bcast --count 300 --root 5)
 isvp_smi_test(smi_reduce_8_fpgas_add_int --nodes 8 --test reduce --count 300 --root 3)

@@ -46,6 +46,15 @@ add_test(NAME switch_collectives_refused_on_a_torus
          COMMAND isvp bench collectives --topology torus:2x2x2 --set collective.placement=switch --sizes 8)
 set_tests_properties(switch_collectives_refused_on_a_torus PROPERTIES LABELS collective WILL_FAIL FALSE
                      PASS_REGULAR_EXPRESSION "collective.placement=switch needs an indirect network")
+# A tree configuration larger than one packet (a leaf of 3 hosts: 36 bytes,
+# collective.packet_payload_bytes=16) ends the job naming the parameter; the
+# routers used to drop it and the job ended in a deadlock report.
+add_test(NAME switch_collectives_configuration_larger_than_a_packet_named
+         COMMAND isvp bench collectives --topology fattree:radix=4,hosts=4 --set collective.placement=switch
+                 --set collective.packet_payload_bytes=16 --collectives allreduce --sizes 8 --iterations 1)
+set_tests_properties(switch_collectives_configuration_larger_than_a_packet_named PROPERTIES LABELS collective
+                     TIMEOUT 120 FAIL_REGULAR_EXPRESSION "deadlock" PASS_REGULAR_EXPRESSION
+                     "the tree configuration for address [0-9]+ takes 36 bytes, more than one packet of collective.packet_payload_bytes=16: raise it")
 
 # An MPI program on sub-communicators (halves: all on one leaf; rank mod 3:
 # two leaves; reversed keys; rank mod 6: one member per leaf; MPI_COMM_SELF:

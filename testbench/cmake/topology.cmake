@@ -60,3 +60,25 @@ add_test(NAME topology_command_refuses_a_member_outside_the_network
 set_tests_properties(topology_command_refuses_a_member_outside_the_network PROPERTIES LABELS topology
                      PASS_REGULAR_EXPRESSION "--tree: aggregation tree: member 40 is not a host of the 32-host network"
                      FAIL_REGULAR_EXPRESSION "leaf0:")
+# Host addresses are whole numbers and nothing else: stoul once read "0,1,2"
+# as the route 0 -> 1, 4294967297 as host 1 and "-1" as tree index 2^32 - 1.
+add_test(NAME topology_command_refuses_a_route_of_three_hosts
+         COMMAND isvp topology --topology fattree:radix=8,hosts=32 --route 0,1,2)
+add_test(NAME topology_command_refuses_a_host_address_beyond_32_bits
+         COMMAND isvp topology --topology fattree:radix=8,hosts=32 --route 4294967297,1)
+add_test(NAME topology_command_refuses_a_tree_member_beyond_32_bits
+         COMMAND isvp topology --topology fattree:radix=8,hosts=32 --tree 4294967296)
+add_test(NAME topology_command_refuses_a_negative_tree_index
+         COMMAND isvp topology --topology fattree:radix=8,hosts=32 --tree 0-7 --tree-index -1)
+set_tests_properties(topology_command_refuses_a_route_of_three_hosts PROPERTIES PASS_REGULAR_EXPRESSION
+                     "--route takes two host addresses A,B, got '0,1,2'")
+set_tests_properties(topology_command_refuses_a_host_address_beyond_32_bits PROPERTIES PASS_REGULAR_EXPRESSION
+                     "--route takes two host addresses A,B, got '4294967297,1'")
+set_tests_properties(topology_command_refuses_a_tree_member_beyond_32_bits PROPERTIES PASS_REGULAR_EXPRESSION
+                     "--tree takes host addresses and ranges like 0-7,12, got '4294967296'")
+set_tests_properties(topology_command_refuses_a_negative_tree_index PROPERTIES PASS_REGULAR_EXPRESSION
+                     "'--tree-index' is not a whole number")
+set_tests_properties(topology_command_refuses_a_route_of_three_hosts
+                     topology_command_refuses_a_host_address_beyond_32_bits
+                     topology_command_refuses_a_tree_member_beyond_32_bits topology_command_refuses_a_negative_tree_index
+                     PROPERTIES LABELS topology FAIL_REGULAR_EXPRESSION "leaf0:")

@@ -27,7 +27,8 @@
       Bad placements are refused before any rank starts, naming what is
       wrong: a rankfile line that is not "rank R=nodeK", a node twice, a
       rank missing, a rank beyond -n, a node beyond the hosts, a slot other
-      than 0, --map-by with an unknown policy, --map-by with --rankfile.
+      than 0, --map-by with an unknown policy, --map-by with --rankfile,
+      a directory or an endless device (/dev/zero) given as the rankfile.
 """
 import os
 import re
@@ -37,8 +38,8 @@ import sys
 TREE = ["--topology", "fattree:radix=4,hosts=8"]
 
 
-def run(isvp, args):
-    result = subprocess.run([isvp, "run"] + args, capture_output=True, text=True, timeout=240)
+def run(isvp, args, timeout=240):
+    result = subprocess.run([isvp, "run"] + args, capture_output=True, text=True, timeout=timeout)
     return result.returncode, result.stdout + result.stderr
 
 
@@ -162,13 +163,20 @@ def refused(isvp, program, directory):
         (None, 2, ["--map-by", "leaf"], "--map-by: 'leaf' is not a placement"),
         ("rank 0=node1\nrank 1=node0\n", 2, ["--map-by", "switch"], "--map-by and --rankfile both place the ranks"),
         (None, 9, ["--map-by", "switch"], "9 ranks do not fit the 8 hosts"),
+        # Not a file of lines: a directory read as empty ("rank 0 has no
+        # line"), a device that never ends read for ever.
+        (None, 2, ["--rankfile", directory], "--rankfile " + directory + ": is a directory, not a rankfile"),
+        (None, 2, ["--rankfile", "/dev/zero"], "--rankfile /dev/zero: is larger than 16 MiB"),
     ]
     failures = 0
     for number, (text, ranks, extra, expected) in enumerate(cases):
         args = ["-n", str(ranks)] + TREE + extra
         if text is not None:
             args += ["--rankfile", write(directory, f"placement_bad_{number}.txt", text)]
-        status, output = run(isvp, args + ["--", program])
+        try:
+            status, output = run(isvp, args + ["--", program], timeout=60)
+        except subprocess.TimeoutExpired:
+            status, output = None, "(no answer in 60 s)"
         if status == 0 or expected not in output or "rank_placement ok" in output:
             print(f"FAIL case {number}: status {status}, expected '{expected}' in:\n{output}")
             failures += 1

@@ -240,6 +240,16 @@ TEST_CASE("network topology: a switch not connected to the rest is refused namin
                       "config: topology test: switch b is not connected to switch a (no path of cables)");
 }
 
+TEST_CASE("network topology: a refused cable latency or bandwidth is shown as a short number") {
+    // std::to_string wrote 1e300 with 301 digits and 1e-300 as 0.000000.
+    CHECK_THROWS_WITH(pair_of_switches({{0, 1, 1, 0, 1e300, -1}}, {{0, 0}}),
+                      "config: topology test: cable 0 needs a latency in [0, 1e6] ns, got 1e+300");
+    CHECK_THROWS_WITH(pair_of_switches({{0, 1, 1, 0, 2e6, -1}}, {{0, 0}}),
+                      "config: topology test: cable 0 needs a latency in [0, 1e6] ns, got 2e+06");
+    CHECK_THROWS_WITH(pair_of_switches({{0, 1, 1, 0, -1, 0}}, {{0, 0}}),
+                      "config: topology test: cable 0 needs a positive bandwidth, got 0 Gb/s");
+}
+
 TEST_CASE("network topology: no hosts, self cables, bad cable timing and duplicate names are refused") {
     CHECK_THROWS_WITH(pair_of_switches({{0, 1, 1, 0}}, {}), "config: topology test: has no hosts");
     CHECK_THROWS_WITH(pair_of_switches({{0, 0, 0, 1}}, {{1, 0}}), Catch::Contains("cable 0 joins switch a to itself"));

@@ -175,6 +175,14 @@ TEST_CASE("The node filter leaves other nodes out and the register range filters
     CHECK(contains(lines[1], "node 1 MSIX vector 0"));
 }
 
+TEST_CASE("Filter numbers are decimal or 0x hexadecimal, never octal", "[pcie_log]") {
+    const auto nodes = PcieLogFilter::parse_nodes("010,0x10", "trace.pcie_nodes");
+    REQUIRE(nodes.size() == 2);
+    CHECK(nodes[0].first == 10);  // stoull's base 0 read it as octal: node 8
+    CHECK(nodes[1].first == 16);
+    CHECK(PcieLogFilter::parse_registers("32768-0x83ff", "trace.pcie_registers").first == 0x8000);
+}
+
 TEST_CASE("Bad filters are refused naming the parameter", "[pcie_log]") {
     CHECK_THROWS_WITH(PcieLogFilter::parse_nodes("0,x", "trace.pcie_nodes"),
                       Catch::Contains("trace.pcie_nodes='0,x': 'x' is not a number"));
@@ -182,6 +190,8 @@ TEST_CASE("Bad filters are refused naming the parameter", "[pcie_log]") {
     CHECK_THROWS_WITH(PcieLogFilter::parse_nodes("0,,1", "trace.pcie_nodes"), Catch::Contains("separated by commas"));
     CHECK_THROWS_WITH(PcieLogFilter::parse_registers("0x8000-", "trace.pcie_registers"),
                       Catch::Contains("trace.pcie_registers"));
+    CHECK_THROWS_WITH(PcieLogFilter::parse_nodes("-1", "trace.pcie_nodes"),
+                      Catch::Contains("trace.pcie_nodes='-1': '-1' is not a number or a range A-B"));
     CHECK(PcieLogFilter::parse_nodes("all", "trace.pcie_nodes").empty());
     const auto range = PcieLogFilter::parse_registers("0x1000-0x1fff", "trace.pcie_registers");
     CHECK(range.first == 0x1000);
