@@ -42,6 +42,10 @@ PartitionsRequest read_partitions(const std::string& command, const boost::progr
         unsigned count = 0;
         const char* end = text.data() + text.size();
         const auto [last, error] = std::from_chars(text.data(), end, count);
+        if (error == std::errc::result_out_of_range && last == end)
+            throw ConfigError(command + ": --partitions " + text + " is more than one per switch (" +
+                              config.fabric.describe() + " has " + std::to_string(config.fabric.topology().switches()) +
+                              ")");
         if (text.empty() || error != std::errc() || last != end)
             throw ConfigError(command + ": --partitions " + text + ": give a number of partitions or 'auto'");
         if (count == 0) throw ConfigError(command + ": --partitions must be at least 1");

@@ -55,9 +55,13 @@ add_test(NAME partition_auto_own_mpiexec_takes_the_job_size
 add_test(NAME partition_refuses_malformed_count
          COMMAND ${ISVP_PYTHON3} ${partition_checks} refused $<TARGET_FILE:isvp> "--partitions 2x: give a number of partitions or 'auto'"
                  --topology torus:2x2x1 --collectives barrier --partitions 2x)
+add_test(NAME partition_refuses_a_count_beyond_any_number
+         COMMAND ${ISVP_PYTHON3} ${partition_checks} refused $<TARGET_FILE:isvp> "--partitions 99999999999999 is more than one per switch"
+                 --topology torus:2x2x1 --collectives barrier --partitions 99999999999999)
 set_tests_properties(partition_auto_one_per_cpu_rows_identical partition_auto_small_topology_one_process
                      partition_auto_flow_model_one_process partition_auto_zero_latency_cut_one_process
                      partition_auto_own_mpiexec_takes_the_job_size partition_refuses_malformed_count
+                     partition_refuses_a_count_beyond_any_number
                      PROPERTIES LABELS partition TIMEOUT 600)
 set_tests_properties(partition_torus_software_rows_identical_2 partition_torus_software_rows_identical_3
                      partition_torus_offload_small_rows_identical_2 partition_torus_offload_small_rows_identical_3

@@ -4,7 +4,10 @@
 # process or shared-memory segment of its own behind.
 set -u
 status=$1 pattern=$2; shift 3
-before=$(ls /dev/shm 2>/dev/null | sort)
+# isvp's own segments only: other jobs on the machine (another test's
+# mpiexec: Open MPI's vader segments) come and go meanwhile.
+isvp_segments() { ls /dev/shm 2>/dev/null | grep -i isvp | sort; }
+before=$(isvp_segments)
 # The job runs in a session of its own (its id is the job's pid: a background
 # job of a non-interactive shell is no group leader, so setsid execs in
 # place), so "left behind" means processes of this job's session only, not
@@ -14,7 +17,7 @@ setsid --wait "$@" >"$log" 2>&1 &
 session=$!
 wait "$session"; got=$?
 output=$(cat "$log"); rm -f "$log"
-after=$(ls /dev/shm 2>/dev/null | sort)
+after=$(isvp_segments)
 failed=0
 echo "$output"
 [[ $got == "$status" ]] || { echo "FAIL exit status $got, expected $status"; failed=1; }
