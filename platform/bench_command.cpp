@@ -9,6 +9,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "bench_support.h"
 #include "cli.h"
 #include "isvp/network_topology.h"
 #include "job_platform.h"
@@ -60,24 +61,7 @@ int pingpong(int argc, char** argv) {
                "same switch, e.g. the same fat-tree leaf); prints size latency_us bandwidth_gbps.",
                options, values))
         return 0;
-    // The ring of --nodes; its default (2) is only a default, which a
-    // --config file's topology replaces. --topology and a --nodes given on
-    // the command line replace the file's.
-    const auto apply_ring = [&] {
-        const unsigned nodes = whole_value<unsigned>(values, "nodes");
-        if (nodes < 2) throw ConfigError("bench pingpong: --nodes must be at least 2, got " + std::to_string(nodes));
-        parameters.apply_override("topology.kind=torus");
-        parameters.apply_override("topology.torus=" + std::to_string(nodes) + "x1x1");
-    };
-    if (values.count("topology") && !values["nodes"].defaulted())
-        throw ConfigError("bench pingpong: give --nodes (a ring) or --topology, not both");
-    if (!values.count("topology")) apply_ring();
-    apply_config_option(values, parameters);
-    if (values.count("topology"))
-        apply_topology_option(parameters, values["topology"].as<std::string>(), "bench pingpong: --topology");
-    else if (!values["nodes"].defaulted())
-        apply_ring();
-    if (!apply_platform_options(values, parameters)) return 0;
+    if (!apply_ring_or_topology(values, parameters, "bench pingpong")) return 0;
 
     bench::PingPongOptions bench_options;
     if (values.count("json")) check_writable("--json", values["json"].as<std::string>());

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "bench_support.h"
 #include "cli.h"
 #include "isvp/driver.h"
 #include "isvp/kernel_context.h"
@@ -235,24 +236,7 @@ int bench_smi_main(int argc, char** argv) {
             "(docs/SMI.md); results are checked against plain C++ references (# check lines; exit 1 if one fails).",
             options, values))
         return 0;
-    // The ring of --nodes; its default (2) is only a default, which a
-    // --config file's topology replaces. --topology and a --nodes given on
-    // the command line replace the file's.
-    const auto apply_ring = [&] {
-        const unsigned nodes = whole_value<unsigned>(values, "nodes");
-        if (nodes < 2) throw ConfigError("bench smi: --nodes must be at least 2, got " + std::to_string(nodes));
-        parameters.apply_override("topology.kind=torus");
-        parameters.apply_override("topology.torus=" + std::to_string(nodes) + "x1x1");
-    };
-    if (values.count("topology") && !values["nodes"].defaulted())
-        throw ConfigError("bench smi: give --nodes (a ring) or --topology, not both");
-    if (!values.count("topology")) apply_ring();
-    apply_config_option(values, parameters);
-    if (values.count("topology"))
-        apply_topology_option(parameters, values["topology"].as<std::string>(), "bench smi: --topology");
-    else if (!values["nodes"].defaulted())
-        apply_ring();
-    if (!apply_platform_options(values, parameters)) return 0;
+    if (!apply_ring_or_topology(values, parameters, "bench smi")) return 0;
 
     SmiOptions o;
     o.test = values["test"].as<std::string>();

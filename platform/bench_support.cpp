@@ -10,8 +10,28 @@
 
 #include "cli.h"
 #include "isvp/aurora_config.h"
+#include "isvp/fabric_config.h"
 
 namespace isvp::cli {
+
+bool apply_ring_or_topology(const boost::program_options::variables_map& values, Parameters& parameters,
+                            const std::string& command) {
+    const auto apply_ring = [&] {
+        const unsigned nodes = whole_value<unsigned>(values, "nodes");
+        if (nodes < 2) throw ConfigError(command + ": --nodes must be at least 2, got " + std::to_string(nodes));
+        parameters.apply_override("topology.kind=torus");
+        parameters.apply_override("topology.torus=" + std::to_string(nodes) + "x1x1");
+    };
+    if (values.count("topology") && !values["nodes"].defaulted())
+        throw ConfigError(command + ": give --nodes (a ring) or --topology, not both");
+    if (!values.count("topology")) apply_ring();
+    apply_config_option(values, parameters);
+    if (values.count("topology"))
+        apply_topology_option(parameters, values["topology"].as<std::string>(), command + ": --topology");
+    else if (!values["nodes"].defaulted())
+        apply_ring();
+    return apply_platform_options(values, parameters);
+}
 
 /// The LogGP inputs of this platform (models/loggp/isvp/loggp_model.h).
 loggp::PlatformFigures loggp_figures(const PlatformConfig& config, const TransportConfig& transport,

@@ -1,11 +1,14 @@
-// Pieces the collective benchmarks share (`isvp bench collectives`,
-// `isvp bench fused`): the LogGP inputs of a platform, which passes a run
-// measures, a progress line on stderr, a relative difference as text.
+// Pieces the benchmarks share: the LogGP inputs of a platform, which passes
+// a run measures, a progress line on stderr, a relative difference as text
+// (`isvp bench collectives`, `isvp bench fused`), and the network of the
+// two-node benchmarks (`isvp bench pingpong`, `isvp bench smi`).
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <string>
+
+#include <boost/program_options/variables_map.hpp>
 
 #include "isvp/cluster_platform.h"
 #include "isvp/driver.h"
@@ -13,6 +16,15 @@
 #include "isvp/transport_config.h"
 
 namespace isvp::cli {
+
+/// The platform parameters of `bench pingpong` and `bench smi` (`command`,
+/// for messages): --config, then the ring of --nodes or --topology, then
+/// --set. The ring's default (2 nodes) is only a default, which a --config
+/// file's topology replaces; --topology and a --nodes given on the command
+/// line replace the file's. Returns false when --list-parameters asked for
+/// the parameter table instead of a run.
+bool apply_ring_or_topology(const boost::program_options::variables_map& values, Parameters& parameters,
+                            const std::string& command);
 
 /// The LogGP inputs of this platform (models/loggp/isvp/loggp_model.h).
 loggp::PlatformFigures loggp_figures(const PlatformConfig& config, const TransportConfig& transport,
