@@ -153,6 +153,14 @@ int topology_command(int argc, char** argv) {
     std::cout << "# " << config.describe() << ": " << topology.hosts() << " hosts, " << topology.switches()
               << " switches (" << ports << " ports, " << levels << " level" << (levels == 1 ? "" : "s") << "), "
               << topology.cables().size() << " cables; routing " << routing->name() << "\n";
+    if (config.kind == "fattree") {
+        // The leaf's ports split as near the asked oversubscription as whole ports allow.
+        const FatTreeShape& shape = config.fat_tree;
+        std::cout << "# leaves: " << shape.leaf_downlinks() << " host ports and " << shape.leaf_uplinks()
+                  << (shape.leaf_uplinks() == 1 ? " uplink" : " uplinks") << " each ("
+                  << shape.leaf_downlinks() << ":" << shape.leaf_uplinks() << " for oversubscription "
+                  << shape.oversubscription << ")\n";
+    }
     const std::string problem = check_routes(topology, *routing, config.router.vcs);
     std::cout << "# routes: " << (problem.empty() ? "every host reaches every other, no dependency cycle" : problem)
               << "\n";

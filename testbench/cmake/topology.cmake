@@ -27,6 +27,11 @@ add_test(NAME topology_refuses_unknown_form
 add_test(NAME topology_refuses_fattree_without_uplinks
          COMMAND ${ISVP_PYTHON3} ${topology_checks} refused $<TARGET_FILE:isvp> fattree:radix=2,hosts=4,oversubscription=3
                  "topology.fattree")
+# An oversubscription the leaves' whole ports cannot give is shown as built.
+add_test(NAME topology_fattree_names_its_leaf_split
+         COMMAND $<TARGET_FILE:isvp> topology --topology fattree:radix=8,hosts=32,oversubscription=100)
+set_tests_properties(topology_fattree_names_its_leaf_split PROPERTIES
+                     PASS_REGULAR_EXPRESSION "# leaves: 7 host ports and 1 uplink each \\(7:1 for oversubscription 100\\)")
 add_test(NAME topology_refuses_missing_file
          COMMAND ${ISVP_PYTHON3} ${topology_checks} refused $<TARGET_FILE:isvp> file:/nonexistent/topology.json
                  "/nonexistent/topology.json")
