@@ -112,4 +112,21 @@ unsigned usable_cpus() {
     return std::max(1u, cpus);
 }
 
+std::string mapping_limit_hint(std::size_t mappings, std::size_t limit) {
+    if (limit == 0 || mappings * 20 < limit * 19) return "";
+    return "this process holds " + std::to_string(mappings) + " memory mappings, the kernel allows " +
+           std::to_string(limit) +
+           " (vm.max_map_count): every SystemC thread and every rank's fiber stack takes two; raise the limit "
+           "(sysctl -w vm.max_map_count=262144) or split the platform (--partitions)";
+}
+
+std::string mapping_limit_hint() {
+    std::ifstream maps("/proc/self/maps");
+    std::size_t mappings = 0;
+    for (std::string line; std::getline(maps, line);) ++mappings;
+    const auto limit = read_text("/proc/sys/vm/max_map_count");
+    const auto value = limit ? number(*limit) : std::nullopt;
+    return value && *value > 0 ? mapping_limit_hint(mappings, static_cast<std::size_t>(*value)) : "";
+}
+
 }  // namespace isvp::cli

@@ -1,8 +1,11 @@
-// How many CPUs this process may keep busy: its affinity mask, capped by the
-// CPU bandwidth limit of its control group (a container's `--cpus`, a
-// systemd CPUQuota). `--partitions auto` sizes the job by it.
+// The machine's limits a large platform meets: how many CPUs this process
+// may keep busy (its affinity mask, capped by the CPU bandwidth limit of its
+// control group: a container's `--cpus`, a systemd CPUQuota), by which
+// `--partitions auto` sizes the job; and the kernel's limit on memory
+// mappings, which thousands of SystemC threads and rank fibers reach.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,5 +28,12 @@ std::optional<unsigned> cgroup_cpu_limit(const std::string& mount, std::string_v
 /// CPUs this process may run on (sched_getaffinity), at most its cgroup's
 /// limit; at least 1.
 unsigned usable_cpus();
+
+/// What to tell a user whose run failed for lack of resources while the
+/// process holds `mappings` of the `limit` memory mappings the kernel allows
+/// (vm.max_map_count): "" unless it is within 5 % of the limit.
+std::string mapping_limit_hint(std::size_t mappings, std::size_t limit);
+/// mapping_limit_hint for this process now (/proc/self/maps, /proc/sys/vm/max_map_count).
+std::string mapping_limit_hint();
 
 }  // namespace isvp::cli

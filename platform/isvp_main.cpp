@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cpu_budget.h"
 #include "isvp/aglu_core.h"
 #include "isvp/parameters.h"
 #include "report_handler.h"
@@ -143,6 +144,8 @@ int sc_main(int argc, char** argv) {
         status = 2;
     } catch (const std::exception& error) {
         report("error: ", error.what());
+        // Thousands of nodes can exhaust the kernel's memory mappings: say so.
+        if (const std::string hint = isvp::cli::mapping_limit_hint(); !hint.empty()) report("", hint);
         status = 1;
     }
     isvp::cli::flush_report_summary();

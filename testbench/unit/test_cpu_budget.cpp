@@ -12,6 +12,7 @@
 using isvp::cli::cgroup_cpu_limit;
 using isvp::cli::cpus_of_cfs_quota;
 using isvp::cli::cpus_of_cpu_max;
+using isvp::cli::mapping_limit_hint;
 
 namespace {
 
@@ -64,4 +65,13 @@ TEST_CASE("cpu budget: a cgroup v1 cpu controller's cfs quota counts", "[cpu_bud
     const std::string self = "12:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n0::/docker/abc\n";
     CHECK(cgroup_cpu_limit(mount.root.string(), self) == 3u);
     CHECK_FALSE(cgroup_cpu_limit(mount.root.string(), "4:cpu,cpuacct:/\n"));
+}
+
+TEST_CASE("cpu budget: a process near the kernel's mapping limit is told how to raise it", "[cpu_budget]") {
+    CHECK(mapping_limit_hint(1000, 65530).empty());
+    CHECK(mapping_limit_hint(62000, 65530).empty());
+    const std::string hint = mapping_limit_hint(65000, 65530);
+    CHECK_THAT(hint, Catch::Contains("65000 memory mappings, the kernel allows 65530 (vm.max_map_count)"));
+    CHECK_THAT(hint, Catch::Contains("sysctl -w vm.max_map_count="));
+    CHECK(mapping_limit_hint(5, 0).empty());
 }
