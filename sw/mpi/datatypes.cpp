@@ -162,9 +162,19 @@ class Builder {
     /// `blocklength` consecutive copies of `type` starting at `displacement`.
     void add(const Type& type, MPI_Aint displacement, std::size_t blocklength) {
         if (blocklength == 0) return;
+        // Sizes and bounds are MPI_Aint / MPI_Count: a type beyond them (a
+        // contiguous of 2^30 contiguous of 2^30 x 16 bytes) would wrap to a
+        // small or zero size that messages then silently use.
+        MPI_Aint block_bytes = 0, last_shift = 0;
+        if (__builtin_mul_overflow(static_cast<MPI_Aint>(type.size), static_cast<MPI_Aint>(blocklength),
+                                   &block_bytes) ||
+            __builtin_add_overflow(bytes_, block_bytes, &bytes_) ||
+            __builtin_mul_overflow(static_cast<MPI_Aint>(blocklength - 1), type.extent, &last_shift))
+            fail(MPI_ERR_ARG, "the type would be larger than MPI_Aint counts (2^63 - 1 bytes): " +
+                                  std::to_string(blocklength) + " copies of a type of " + std::to_string(type.size) +
+                                  " bytes and extent " + std::to_string(type.extent));
         // Copy k has bounds lb + k * extent and ub + k * extent (the extent
         // may be negative): the lowest lb and highest ub of the block.
-        const MPI_Aint last_shift = static_cast<MPI_Aint>(blocklength - 1) * type.extent;
         const MPI_Aint block_lb = displacement + type.lb + std::min<MPI_Aint>(0, last_shift);
         const MPI_Aint block_ub = displacement + type.lb + type.extent + std::max<MPI_Aint>(0, last_shift);
         const bool data = !type.segments.empty();
@@ -252,6 +262,7 @@ class Builder {
     };
 
     std::vector<Segment> segments_;
+    MPI_Aint bytes_ = 0;  ///< data bytes of the blocks so far
     Extreme lb_marker_;  ///< lowest explicit lb of the blocks
     Extreme ub_marker_;  ///< highest explicit ub
     Extreme lb_data_;    ///< lowest lb of blocks with data and no explicit lb
