@@ -150,6 +150,16 @@ const BasicType& basic(MPI_Datatype handle) {
     return *basic_type(handle);
 }
 
+/// a x b, a displacement in bytes; MPI_ERR_ARG naming `what` when it
+/// passes what MPI_Aint counts (it would wrap to a wrong displacement).
+MPI_Aint scaled(MPI_Aint a, MPI_Aint b, const std::string& what) {
+    MPI_Aint product = 0;
+    if (__builtin_mul_overflow(a, b, &product))
+        fail(MPI_ERR_ARG, what + ": " + std::to_string(a) + " x " + std::to_string(b) +
+                              " bytes is beyond what MPI_Aint counts (2^63 - 1)");
+    return product;
+}
+
 /// Accumulates a type map from blocks of other types (every constructor).
 ///
 /// Bounds follow MPI 3.1 §4.1.6: the lower bound is the lowest explicit lb
@@ -349,7 +359,9 @@ Type hindexed(int count, const int* lengths, const MPI_Aint* displacements, cons
 
 Type hvector(int count, int blocklength, MPI_Aint stride, const Type& old, int combiner) {
     Builder builder;
-    for (int i = 0; i < count; ++i) builder.add(old, stride * i, static_cast<std::size_t>(blocklength));
+    for (int i = 0; i < count; ++i)
+        builder.add(old, scaled(stride, i, "block " + std::to_string(i) + "'s displacement"),
+                    static_cast<std::size_t>(blocklength));
     return builder.build(combiner, false);
 }
 
@@ -680,8 +692,9 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
         check_count_arg(blocklength, "blocklength");
         const Type& old = check_datatype(oldtype, "oldtype", true);
         check_out(newtype);
-        *newtype = register_with_contents(hvector(count, blocklength, stride * old.extent, old, MPI_COMBINER_VECTOR),
-                                          {count, blocklength, stride}, {}, {oldtype});
+        *newtype = register_with_contents(
+            hvector(count, blocklength, scaled(stride, old.extent, "stride"), old, MPI_COMBINER_VECTOR),
+            {count, blocklength, stride}, {}, {oldtype});
     });
 }
 
@@ -707,7 +720,7 @@ int PMPI_Type_indexed(int count, const int lengths[], const int displacements[],
         std::vector<MPI_Aint> bytes;
         std::vector<int> integers{count};
         for (int i = 0; i < count; ++i) {
-            bytes.push_back(displacements[i] * old.extent);
+            bytes.push_back(scaled(displacements[i], old.extent, "array_of_displacements[" + std::to_string(i) + "]"));
             integers.push_back(lengths[i]);
         }
         for (int i = 0; i < count; ++i) integers.push_back(displacements[i]);
@@ -742,7 +755,8 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int displac
         check_out(newtype);
         std::vector<int> lengths(static_cast<std::size_t>(count), blocklength);
         std::vector<MPI_Aint> bytes;
-        for (int i = 0; i < count; ++i) bytes.push_back(displacements[i] * old.extent);
+        for (int i = 0; i < count; ++i)
+            bytes.push_back(scaled(displacements[i], old.extent, "array_of_displacements[" + std::to_string(i) + "]"));
         std::vector<int> integers{count, blocklength};
         integers.insert(integers.end(), displacements, displacements + count);
         *newtype =

@@ -112,13 +112,17 @@ int main(int argc, char** argv) {
     CHECK(fragmented == MPI_DATATYPE_NULL);
     /* A type larger than MPI_Aint counts is refused, not wrapped to a small
      * size that a message would then silently use: 2^30 x 2^30 x 16 bytes =
-     * 2^64. One of 2^62 bytes is fine. */
+     * 2^64, or a vector or indexed type whose displacements pass 2^63 - 1
+     * bytes. One of 2^62 bytes is fine. */
     MPI_Datatype bytes16, huge, too_large = MPI_DATATYPE_NULL;
     MPI_Type_contiguous(16, MPI_CHAR, &bytes16);
     MPI_Type_contiguous(1 << 30, bytes16, &huge);
     CHECK_INT(mpi_error_class(MPI_Type_contiguous(1 << 30, huge, &too_large)), MPI_ERR_ARG);
     CHECK(too_large == MPI_DATATYPE_NULL);
     CHECK_INT(mpi_error_class(MPI_Type_vector(1 << 20, 1 << 10, 1 << 10, huge, &too_large)), MPI_ERR_ARG);
+    CHECK_INT(mpi_error_class(MPI_Type_vector(2, 1, 1 << 30, huge, &too_large)), MPI_ERR_ARG); /* stride 2^64 bytes */
+    int one_block = 1, far = 1 << 30;
+    CHECK_INT(mpi_error_class(MPI_Type_indexed(1, &one_block, &far, huge, &too_large)), MPI_ERR_ARG);
     CHECK_INT(MPI_Type_contiguous(1 << 28, huge, &too_large), MPI_SUCCESS);
     MPI_Count huge_size = 0;
     MPI_Type_size_x(too_large, &huge_size);
