@@ -1131,7 +1131,13 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
         check_count_arg(incount, "incount");
         const Type& type = check_datatype(datatype);
         if (size == nullptr) fail(MPI_ERR_ARG, "size is NULL");
-        *size = static_cast<int>(static_cast<std::size_t>(incount) * type.size);
+        const std::size_t bytes = static_cast<std::size_t>(incount) * type.size;
+        // Not cut to an int (2^30 doubles would say 0 bytes, 3 GiB a negative size).
+        if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+            fail(MPI_ERR_COUNT, "incount " + std::to_string(incount) + " x " + std::to_string(type.size) +
+                                    " bytes = " + std::to_string(bytes) +
+                                    " does not fit an int (MPI_Pack_size_c gives it as an MPI_Count)");
+        *size = static_cast<int>(bytes);
     });
 }
 
