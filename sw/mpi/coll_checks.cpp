@@ -68,6 +68,13 @@ void check_block(std::size_t sent, std::size_t block, const char* send_what, con
                                    " only " + std::to_string(block));
 }
 
+void check_whole_block(std::size_t sent, std::size_t block, const char* send_what, const char* recv_what) {
+    check_block(sent, block, send_what, recv_what);
+    if (sent < block)
+        fail(MPI_ERR_TRUNCATE, std::string(send_what) + " holds " + std::to_string(sent) + " bytes but " + recv_what +
+                                   " " + std::to_string(block) + " (sendcount x sendtype must equal it)");
+}
+
 namespace {
 
 std::string rule(const char* before, const char* function, const char* after = "") {
@@ -132,7 +139,8 @@ MoveArguments check_allgather(const Comm&, const void* sendbuf, int sendcount, M
                               const void* recvbuf, int recvcount, MPI_Datatype recvtype, const char* function) {
     MoveArguments args =
         check_every_rank_receives(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, function);
-    if (args.send_type) check_block(bytes_of(sendcount, *args.send_type), args.block, "sendbuf", "a block of recvbuf");
+    if (args.send_type)
+        check_whole_block(bytes_of(sendcount, *args.send_type), args.block, "sendbuf", "a block of recvbuf");
     return args;
 }
 
@@ -180,7 +188,7 @@ MoveArguments check_allgatherv(const Comm& comm, const void* sendbuf, int sendco
     first = boundaries(recvcounts, comm.size(), args.recv_type->size);
     const std::size_t own = first[me + 1] - first[me];
     if (args.send_type)
-        check_block(bytes_of(sendcount, *args.send_type), own, "sendbuf", "this rank's block of recvbuf");
+        check_whole_block(bytes_of(sendcount, *args.send_type), own, "sendbuf", "this rank's block of recvbuf");
     return args;
 }
 

@@ -95,10 +95,10 @@ void RoundSchedule::start_round() {
         if (!comm_->is_inter() && send.peer == comm_->rank())
             to_self_.push_back(std::move(data));
         else
-            driver().send(comm_->peer_global(send.peer), tags_[static_cast<std::size_t>(round.phase)], data.data(),
-                          data.size());
+            send_internal(*comm_, send.peer, tags_[static_cast<std::size_t>(round.phase)], data.data(), data.size());
     }
     arrived_.assign(round.receives.size(), std::nullopt);
+    pieces_.assign(round.receives.size(), {});
     started_ = true;
 }
 
@@ -110,21 +110,32 @@ bool RoundSchedule::take(std::size_t index) {
         arrived_[index] = std::move(to_self_.front());
         to_self_.pop_front();
     } else {
-        guest::Driver::ArrivedMessage message;
         const std::uint32_t tag = tags_[static_cast<std::size_t>(rounds_[current_].phase)];
-        if (!driver().take_message(comm_->peer_global(receive.peer), 0xFFFFFFFFu, tag, message)) {
-            // A member's abort notice may come on another phase's tag (it
-            // gave up in a later phase, or a persistent collective's earlier
-            // start did: persistent.cpp).
-            for (const std::uint32_t other : tags_)
-                if (other != tag) check_collective_abort(*comm_, other);
-            watch_for_link_faults(*comm_, tag);
-            return false;
+        std::vector<std::uint8_t>& pieces = pieces_[index];
+        while (!arrived_[index]) {
+            guest::Driver::ArrivedMessage message;
+            if (!driver().take_message(comm_->peer_global(receive.peer), 0xFFFFFFFFu, tag, message)) {
+                // A member's abort notice may come on another phase's tag (it
+                // gave up in a later phase, or a persistent collective's earlier
+                // start did: persistent.cpp).
+                for (const std::uint32_t other : tags_)
+                    if (other != tag) check_collective_abort(*comm_, other);
+                watch_for_link_faults(*comm_, tag);
+                return false;
+            }
+            if (message.lost)  // the member's message was lost for good: give up, tell the others
+                abort_collective(*comm_, tag,
+                                 "receive from rank " + std::to_string(message.source) + " failed: " + message.why);
+            // A message of kInternalPieceBytes or more comes in pieces, the
+            // last one shorter (send_internal); stop early at one too long.
+            const bool more = message.data.size() == kInternalPieceBytes;
+            if (pieces.empty() && !more) {
+                arrived_[index] = std::move(message.data);
+                break;
+            }
+            pieces.insert(pieces.end(), message.data.begin(), message.data.end());
+            if (!more || pieces.size() > receive.capacity) arrived_[index] = std::move(pieces);
         }
-        if (message.lost)  // the member's message was lost for good: give up, tell the others
-            abort_collective(*comm_, tag,
-                             "receive from rank " + std::to_string(message.source) + " failed: " + message.why);
-        arrived_[index] = std::move(message.data);
     }
     const std::size_t got = arrived_[index]->size();
     if (receive.exact ? got != receive.capacity : got > receive.capacity)

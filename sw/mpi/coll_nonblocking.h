@@ -99,6 +99,7 @@ class RoundSchedule final : public CollectiveProgress {
     bool started_ = false;                                           ///< whether round current_ has started
     std::vector<std::optional<std::vector<std::uint8_t>>> arrived_;  ///< per receive of the current round
     std::deque<std::vector<std::uint8_t>> to_self_;                  ///< messages this rank sent itself
+    std::vector<std::vector<std::uint8_t>> pieces_;  ///< per receive: the pieces of a long message so far
     std::vector<std::shared_ptr<const void>> held_;                  ///< the call's working state
 };
 

@@ -250,6 +250,10 @@ inline std::size_t bytes_of(int count, const Type& type) {
 /// MPI_ERR_TRUNCATE when a contribution of `sent` packed bytes exceeds the
 /// `block` bytes every member expects.
 void check_block(std::size_t sent, std::size_t block, const char* send_what, const char* recv_what);
+/// check_block, and MPI_ERR_TRUNCATE too when `sent` falls short of `block`:
+/// where this rank's contribution goes to every member as its whole block
+/// (Allgather(v)), a short one would reach them padded with zeros.
+void check_whole_block(std::size_t sent, std::size_t block, const char* send_what, const char* recv_what);
 
 /// The checked sides of a data-movement collective. A side that is not
 /// significant on this rank (or replaced by MPI_IN_PLACE) has no type.

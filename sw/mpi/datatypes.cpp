@@ -150,6 +150,16 @@ const BasicType& basic(MPI_Datatype handle) {
     return *basic_type(handle);
 }
 
+/// a x b, a displacement in bytes; MPI_ERR_ARG naming `what` when it
+/// passes what MPI_Aint counts (it would wrap to a wrong displacement).
+MPI_Aint scaled(MPI_Aint a, MPI_Aint b, const std::string& what) {
+    MPI_Aint product = 0;
+    if (__builtin_mul_overflow(a, b, &product))
+        fail(MPI_ERR_ARG, what + ": " + std::to_string(a) + " x " + std::to_string(b) +
+                              " bytes is beyond what MPI_Aint counts (2^63 - 1)");
+    return product;
+}
+
 /// Accumulates a type map from blocks of other types (every constructor).
 ///
 /// Bounds follow MPI 3.1 §4.1.6: the lower bound is the lowest explicit lb
@@ -162,9 +172,19 @@ class Builder {
     /// `blocklength` consecutive copies of `type` starting at `displacement`.
     void add(const Type& type, MPI_Aint displacement, std::size_t blocklength) {
         if (blocklength == 0) return;
+        // Sizes and bounds are MPI_Aint / MPI_Count: a type beyond them (a
+        // contiguous of 2^30 contiguous of 2^30 x 16 bytes) would wrap to a
+        // small or zero size that messages then silently use.
+        MPI_Aint block_bytes = 0, last_shift = 0;
+        if (__builtin_mul_overflow(static_cast<MPI_Aint>(type.size), static_cast<MPI_Aint>(blocklength),
+                                   &block_bytes) ||
+            __builtin_add_overflow(bytes_, block_bytes, &bytes_) ||
+            __builtin_mul_overflow(static_cast<MPI_Aint>(blocklength - 1), type.extent, &last_shift))
+            fail(MPI_ERR_ARG, "the type would be larger than MPI_Aint counts (2^63 - 1 bytes): " +
+                                  std::to_string(blocklength) + " copies of a type of " + std::to_string(type.size) +
+                                  " bytes and extent " + std::to_string(type.extent));
         // Copy k has bounds lb + k * extent and ub + k * extent (the extent
         // may be negative): the lowest lb and highest ub of the block.
-        const MPI_Aint last_shift = static_cast<MPI_Aint>(blocklength - 1) * type.extent;
         const MPI_Aint block_lb = displacement + type.lb + std::min<MPI_Aint>(0, last_shift);
         const MPI_Aint block_ub = displacement + type.lb + type.extent + std::max<MPI_Aint>(0, last_shift);
         const bool data = !type.segments.empty();
@@ -252,6 +272,7 @@ class Builder {
     };
 
     std::vector<Segment> segments_;
+    MPI_Aint bytes_ = 0;  ///< data bytes of the blocks so far
     Extreme lb_marker_;  ///< lowest explicit lb of the blocks
     Extreme ub_marker_;  ///< highest explicit ub
     Extreme lb_data_;    ///< lowest lb of blocks with data and no explicit lb
@@ -338,7 +359,9 @@ Type hindexed(int count, const int* lengths, const MPI_Aint* displacements, cons
 
 Type hvector(int count, int blocklength, MPI_Aint stride, const Type& old, int combiner) {
     Builder builder;
-    for (int i = 0; i < count; ++i) builder.add(old, stride * i, static_cast<std::size_t>(blocklength));
+    for (int i = 0; i < count; ++i)
+        builder.add(old, scaled(stride, i, "block " + std::to_string(i) + "'s displacement"),
+                    static_cast<std::size_t>(blocklength));
     return builder.build(combiner, false);
 }
 
@@ -669,8 +692,9 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
         check_count_arg(blocklength, "blocklength");
         const Type& old = check_datatype(oldtype, "oldtype", true);
         check_out(newtype);
-        *newtype = register_with_contents(hvector(count, blocklength, stride * old.extent, old, MPI_COMBINER_VECTOR),
-                                          {count, blocklength, stride}, {}, {oldtype});
+        *newtype = register_with_contents(
+            hvector(count, blocklength, scaled(stride, old.extent, "stride"), old, MPI_COMBINER_VECTOR),
+            {count, blocklength, stride}, {}, {oldtype});
     });
 }
 
@@ -696,7 +720,7 @@ int PMPI_Type_indexed(int count, const int lengths[], const int displacements[],
         std::vector<MPI_Aint> bytes;
         std::vector<int> integers{count};
         for (int i = 0; i < count; ++i) {
-            bytes.push_back(displacements[i] * old.extent);
+            bytes.push_back(scaled(displacements[i], old.extent, "array_of_displacements[" + std::to_string(i) + "]"));
             integers.push_back(lengths[i]);
         }
         for (int i = 0; i < count; ++i) integers.push_back(displacements[i]);
@@ -731,7 +755,8 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int displac
         check_out(newtype);
         std::vector<int> lengths(static_cast<std::size_t>(count), blocklength);
         std::vector<MPI_Aint> bytes;
-        for (int i = 0; i < count; ++i) bytes.push_back(displacements[i] * old.extent);
+        for (int i = 0; i < count; ++i)
+            bytes.push_back(scaled(displacements[i], old.extent, "array_of_displacements[" + std::to_string(i) + "]"));
         std::vector<int> integers{count, blocklength};
         integers.insert(integers.end(), displacements, displacements + count);
         *newtype =
@@ -1106,7 +1131,13 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
         check_count_arg(incount, "incount");
         const Type& type = check_datatype(datatype);
         if (size == nullptr) fail(MPI_ERR_ARG, "size is NULL");
-        *size = static_cast<int>(static_cast<std::size_t>(incount) * type.size);
+        const std::size_t bytes = static_cast<std::size_t>(incount) * type.size;
+        // Not cut to an int (2^30 doubles would say 0 bytes, 3 GiB a negative size).
+        if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+            fail(MPI_ERR_COUNT, "incount " + std::to_string(incount) + " x " + std::to_string(type.size) +
+                                    " bytes = " + std::to_string(bytes) +
+                                    " does not fit an int (MPI_Pack_size_c gives it as an MPI_Count)");
+        *size = static_cast<int>(bytes);
     });
 }
 

@@ -369,12 +369,16 @@ int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void
 }
 
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
-    int n = 0, bytes = 0;
-    const int status = narrowed(
-        "MPI_Pack_size_c", comm, [&] { n = narrow(incount, "incount"); },
-        [&] { return PMPI_Pack_size(n, datatype, comm, &bytes); });
-    if (status == MPI_SUCCESS && size != nullptr) *size = bytes;
-    return status;
+    // The size itself may pass INT_MAX (2^30 doubles: 8 GiB): incount x the
+    // type's size, not MPI_Pack_size's int.
+    return entry("MPI_Pack_size_c", comm, [&] {
+        check_comm(comm);
+        const int n = narrow(incount, "incount");
+        check_count(n, "incount");
+        const Type& type = check_datatype(datatype);
+        if (size == nullptr) fail(MPI_ERR_ARG, "size is NULL");
+        *size = static_cast<MPI_Count>(n) * static_cast<MPI_Count>(type.size);
+    });
 }
 
 int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) {

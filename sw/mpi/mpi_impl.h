@@ -74,6 +74,7 @@
 #include "isvp/communicator.h"
 #include "isvp/device_transport.h"
 #include "isvp/driver.h"
+#include "isvp/packet_format.h"
 #include "isvp/reduction_types.h"
 
 /// Makes MPI_name a weak alias of PMPI_name (profiling interface). Use once
@@ -373,8 +374,17 @@ void check_buffer(const void* buffer, int count, const Type& type, const char* w
 /// phases' messages between two ranks follow one another in the same order
 /// at both ends, so one tag keeps them apart from other calls' messages.
 std::uint32_t collective_tag(Comm& comm);
+/// The longest internal message the driver carries in one packet (16
+/// envelope bytes within the packet format's 29-bit size). A software
+/// collective's message may be longer (a 600 MiB MPI_Bcast): it goes as
+/// pieces of this size ended by a shorter, possibly empty, piece, so that the
+/// receiver knows where it ends whatever it expects (send_internal,
+/// receive_internal, the nonblocking schedules). Shorter messages are one
+/// piece, as before.
+inline constexpr std::size_t kInternalPieceBytes = isvp::kMaxMessageBytes - 16;
 /// Sends `bytes` to comm rank `destination` (of an inter-communicator: the
-/// remote group's rank) on an internal tag.
+/// remote group's rank) on an internal tag (in pieces when longer than
+/// kInternalPieceBytes).
 void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* data, std::size_t bytes);
 /// For a software collective on `comm` with internal tag `tag` that waits
 /// for a message: fails it (Error MPI_ERR_OTHER) when a member's abort

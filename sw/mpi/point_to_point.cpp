@@ -984,7 +984,21 @@ void send_internal(Comm& comm, int destination, std::uint32_t tag, const void* d
         engine().self_internal.push_back({global, tag, std::vector<std::uint8_t>(begin, begin + bytes), nullptr});
         return;
     }
-    driver().send(global, tag, data, bytes);
+    if (bytes < kInternalPieceBytes) {
+        driver().send(global, tag, data, bytes);
+        return;
+    }
+    // Too long for one packet: full pieces, then a shorter one (maybe empty)
+    // that tells the receiver the message ends there (kInternalPieceBytes).
+    const auto* piece = static_cast<const std::uint8_t*>(data);
+    std::size_t left = bytes;
+    for (;;) {
+        const std::size_t length = std::min(left, kInternalPieceBytes);
+        driver().send(global, tag, piece, length);
+        if (length < kInternalPieceBytes) return;
+        piece += length;
+        left -= length;
+    }
 }
 
 std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* data, std::size_t capacity) {
@@ -1003,10 +1017,18 @@ std::size_t receive_internal(Comm& comm, int source, std::uint32_t tag, void* da
         // sends and advancing nonblocking collectives: a peer may need any
         // of them to reach this call.
         try {
-            bytes = driver()
-                        .receive(global, tag, data, capacity,
-                                 [&] { watch_for_link_faults(comm, tag); })
-                        .bytes;
+            // A message of kInternalPieceBytes or more comes in pieces, the
+            // last one shorter (send_internal); one longer than `capacity`
+            // is found at the piece that does not fit.
+            auto* piece = static_cast<std::uint8_t*>(data);
+            std::size_t got = 0;
+            do {
+                const std::size_t room = std::min(capacity - bytes, kInternalPieceBytes);
+                got = driver().receive(global, tag, piece, room, [&] { watch_for_link_faults(comm, tag); }).bytes;
+                bytes += got;
+                if (got > room) break;
+                piece += got;
+            } while (got == kInternalPieceBytes);
         } catch (const guest::LinkFaultError& error) {
             // Packets this receive waits for were lost: the collective ends
             // here, and its other members are told (abort_collective).

@@ -159,6 +159,16 @@ add_test(NAME mpi_switch_buffer_limit_bcast_over_64_MiB
                  ${isvp_mpi_test_binaries}/mpi_switch_buffer_limit 67108864 bcast)
 set_tests_properties(mpi_switch_buffer_limit_bcast_over_64_MiB PROPERTIES TIMEOUT 300 LABELS "mpi;collective")
 
+# A software collective's internal message longer than one packet (512 MiB -
+# 17 bytes of data) goes in pieces: MPI_Bcast and MPI_Ibcast of 512 MiB + 1
+# byte on 2 ranks (the binomial tree's one message), every byte checked.
+isvp_mpi_program(coll_long_messages coll_long_messages.c)
+add_custom_target(isvp_mpi_long_message_program ALL DEPENDS ${isvp_mpi_test_binaries}/coll_long_messages)
+add_test(NAME mpi_coll_long_message_goes_in_pieces
+         COMMAND $<TARGET_FILE:isvp> run -n 2 --offload off --set topology.torus=2x1x1 --
+                 ${isvp_mpi_test_binaries}/coll_long_messages 536870913)
+set_tests_properties(mpi_coll_long_message_goes_in_pieces PROPERTIES TIMEOUT 300 LABELS "mpi;collective")
+
 # One rank sets ISVP_MPI_OFFLOAD=0 before MPI_Init: the ranks agree on
 # software everywhere (rank 0 says why); world, dup and split collectives match.
 add_test(NAME mpi_offload_env_one_rank_off_means_software_everywhere

@@ -5,7 +5,8 @@
  * (MPI_ERR_COUNT), buffer (MPI_ERR_BUFFER: NULL with data, MPI_IN_PLACE
  * where the standard does not allow it, send and receive buffer the same),
  * NULL count/displacement arrays (MPI_ERR_ARG), mismatched send and receive
- * sizes (MPI_ERR_TRUNCATE). Every rank makes the same erroneous calls.
+ * sizes (MPI_ERR_TRUNCATE; for Allgather(v) also a contribution shorter than
+ * its block). Every rank makes the same erroneous calls.
  *
  * Usage: coll_errors            the checks above, then a working collective
  *        coll_errors fatal-root MPI_Bcast with root 7 under the default handler
@@ -135,6 +136,16 @@ int main(int argc, char** argv) {
                  "MPI_Alltoall(2 ints sent, 1 received per rank)");
     expect_class(MPI_Allgather(a, 2, MPI_INT, b, 1, MPI_INT, world), MPI_ERR_TRUNCATE,
                  "MPI_Allgather(2 ints sent into blocks of 1)");
+    /* ... and shorter ones, which would reach every rank padded with zeros */
+    expect_class(MPI_Allgather(a, 1, MPI_INT, b, 2, MPI_INT, world), MPI_ERR_TRUNCATE,
+                 "MPI_Allgather(1 int sent into blocks of 2)");
+    counts[rank] = 2;
+    expect_class(MPI_Allgatherv(a, 1, MPI_INT, b, counts, displs, MPI_INT, world), MPI_ERR_TRUNCATE,
+                 "MPI_Allgatherv(1 int sent, recvcounts[rank] 2)");
+    MPI_Request request = MPI_REQUEST_NULL;
+    expect_class(MPI_Iallgather(a, 1, MPI_INT, b, 2, MPI_INT, world, &request), MPI_ERR_TRUNCATE,
+                 "MPI_Iallgather(1 int sent into blocks of 2)");
+    counts[rank] = 1;
 
     /* Nothing was sent: the communicator still works. */
     int one = 1, sum = 0;

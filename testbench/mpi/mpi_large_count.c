@@ -166,6 +166,13 @@ static void large_count_forms(void) {
     CHECK_INT(mpi_error_class(MPI_Send_c(out, huge, MPI_BYTE, right, 1, MPI_COMM_WORLD)), MPI_ERR_COUNT);
     CHECK_INT(mpi_error_class(MPI_Bcast_c(out, huge, MPI_BYTE, 0, MPI_COMM_WORLD)), MPI_ERR_COUNT);
     CHECK_INT(mpi_error_class(MPI_Type_contiguous_c(huge, MPI_INT, &contiguous)), MPI_ERR_COUNT);
+    /* A packed size beyond INT_MAX: MPI_Pack_size refuses it (it said 0),
+     * MPI_Pack_size_c gives it. */
+    int int_size = -1;
+    CHECK_INT(mpi_error_class(MPI_Pack_size(1 << 30, MPI_DOUBLE, MPI_COMM_WORLD, &int_size)), MPI_ERR_COUNT);
+    CHECK_INT(int_size, -1);
+    CHECK_INT(MPI_Pack_size_c(1 << 30, MPI_DOUBLE, MPI_COMM_WORLD, &packed_size), MPI_SUCCESS);
+    CHECK(packed_size == (MPI_Count)8 << 30);
     char message[MPI_MAX_ERROR_STRING];
     int length = 0;
     MPI_Error_string(MPI_Send_c(out, huge, MPI_BYTE, right, 1, MPI_COMM_WORLD), message, &length);

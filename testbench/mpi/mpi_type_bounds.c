@@ -4,7 +4,8 @@
  * negative extent replicates downwards; a type without data contributes
  * only its markers; a struct is padded to its alignment unless its upper
  * bound is explicit. The data still travels: a struct with markers is
- * sent and received. A type too fragmented to flatten is an error. */
+ * sent and received. A type too fragmented to flatten, or larger than
+ * MPI_Aint counts, is an error. */
 #include "mpi_check.h"
 
 static void check_bounds(const char* what, MPI_Datatype type, MPI_Aint lb, MPI_Aint extent, MPI_Aint true_lb,
@@ -109,6 +110,26 @@ int main(int argc, char** argv) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CHECK_INT(mpi_error_class(MPI_Type_vector(1 << 24, 1, 2, MPI_INT, &fragmented)), MPI_ERR_NO_MEM);
     CHECK(fragmented == MPI_DATATYPE_NULL);
+    /* A type larger than MPI_Aint counts is refused, not wrapped to a small
+     * size that a message would then silently use: 2^30 x 2^30 x 16 bytes =
+     * 2^64, or a vector or indexed type whose displacements pass 2^63 - 1
+     * bytes. One of 2^62 bytes is fine. */
+    MPI_Datatype bytes16, huge, too_large = MPI_DATATYPE_NULL;
+    MPI_Type_contiguous(16, MPI_CHAR, &bytes16);
+    MPI_Type_contiguous(1 << 30, bytes16, &huge);
+    CHECK_INT(mpi_error_class(MPI_Type_contiguous(1 << 30, huge, &too_large)), MPI_ERR_ARG);
+    CHECK(too_large == MPI_DATATYPE_NULL);
+    CHECK_INT(mpi_error_class(MPI_Type_vector(1 << 20, 1 << 10, 1 << 10, huge, &too_large)), MPI_ERR_ARG);
+    CHECK_INT(mpi_error_class(MPI_Type_vector(2, 1, 1 << 30, huge, &too_large)), MPI_ERR_ARG); /* stride 2^64 bytes */
+    int one_block = 1, far = 1 << 30;
+    CHECK_INT(mpi_error_class(MPI_Type_indexed(1, &one_block, &far, huge, &too_large)), MPI_ERR_ARG);
+    CHECK_INT(MPI_Type_contiguous(1 << 28, huge, &too_large), MPI_SUCCESS);
+    MPI_Count huge_size = 0;
+    MPI_Type_size_x(too_large, &huge_size);
+    CHECK(huge_size == (MPI_Count)1 << 62);
+    MPI_Type_free(&too_large);
+    MPI_Type_free(&huge);
+    MPI_Type_free(&bytes16);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 
     MPI_Type_free(&with_empty);
