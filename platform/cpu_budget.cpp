@@ -41,15 +41,17 @@ std::optional<std::string> read_text(const std::string& path) {
     return text.str();
 }
 
-/// `directory` and each of its parents up to `mount` (included).
+/// The directory of `cgroup` under `mount`, and each of its parents up to
+/// `mount` (included). A path that is not absolute is taken from the root.
 std::vector<std::string> up_to_mount(const std::string& mount, std::string_view cgroup) {
     std::string path(trimmed(cgroup));
+    if (!path.empty() && path.front() != '/') path.insert(path.begin(), '/');
     while (!path.empty() && path.back() == '/') path.pop_back();
     std::vector<std::string> directories;
     for (;;) {
         directories.push_back(mount + path);
         if (path.empty()) break;
-        path.erase(path.rfind('/'));
+        path.erase(path.rfind('/'));  // there is one: the path starts with '/'
     }
     return directories;
 }

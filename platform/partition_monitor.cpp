@@ -8,8 +8,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fcntl.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -49,21 +47,31 @@ struct Connection {
     bool failing = false;               ///< it said why it fails itself
 };
 
-/// Writes all of `text` to `fd` (the supervisor's stdout or stderr).
-void write_all(int fd, const char* text, std::size_t length) {
+/// Writes all of `text` to `fd` (the supervisor's stdout or stderr); false
+/// when nobody reads it any more (a closed pipe: `isvp ... | head`).
+bool write_all(int fd, const char* text, std::size_t length) {
     while (length > 0) {
         const ssize_t written = write(fd, text, length);
         if (written < 0 && errno == EINTR) continue;
-        if (written <= 0) return;
+        if (written <= 0) return false;
         text += written;
         length -= static_cast<std::size_t>(written);
     }
+    return true;
+}
+
+/// stdout and stderr still read (SIGPIPE is ignored while supervising).
+bool printing[2] = {true, true};
+
+void print(bool is_stderr, const char* text, std::size_t length) {
+    bool& open = printing[is_stderr ? 1 : 0];
+    if (open) open = write_all(is_stderr ? STDERR_FILENO : STDOUT_FILENO, text, length);
 }
 
 /// Takes the whole messages received so far: the partition's number, how it
 /// ends, and guest output, printed here at once (whole lines of one
 /// partition, never mixed with another's as mpiexec's forwarding would).
-void take_messages(Connection& c) {
+void take_messages(Connection& c, bool closed = false) {
     std::size_t at = 0;
     if (!c.partition) {
         if (c.received.size() < 4) return;
@@ -78,8 +86,17 @@ void take_messages(Connection& c) {
             std::uint32_t length = 0;
             if (c.received.size() - at < 5) break;
             std::memcpy(&length, c.received.data() + at + 1, 4);
-            if (c.received.size() - at - 5 < length) break;
-            write_all(kind == kStdout ? STDOUT_FILENO : STDERR_FILENO, c.received.data() + at + 5, length);
+            const std::size_t have = c.received.size() - at - 5;
+            if (have < length) {
+                // A partition that ended mid-message: its whole lines still count.
+                if (closed) {
+                    const std::size_t end = c.received.rfind('\n');
+                    if (end != std::string::npos && end >= at + 5)
+                        print(kind == kStderr, c.received.data() + at + 5, end - at - 4);
+                }
+                break;
+            }
+            print(kind == kStderr, c.received.data() + at + 5, length);
             at += 5 + length;
             continue;
         }
@@ -104,6 +121,7 @@ void read_from(Connection& c, bool& closed, bool drain = false) {
         c.received.append(buffer, static_cast<std::size_t>(got));
         take_messages(c);
     } while (drain);
+    if (closed) take_messages(c, true);
 }
 
 }  // namespace
@@ -113,18 +131,31 @@ int supervise_partitions(const std::vector<std::string>& command, const Partitio
     if (mkdtemp(directory) == nullptr)
         throw ConfigError(std::string("partitions: cannot make a directory in /tmp: ") + std::strerror(errno));
     const std::string path = std::string(directory) + "/monitor";
-    const int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    // The directory, the socket and SIGPIPE's disposition are put back on
+    // every way out (a closed stdout must not end the supervisor: it keeps
+    // supervising and stops printing).
+    struct Supervision {
+        std::string directory, path;
+        int listener = -1;
+        struct sigaction pipe_before {};
+        ~Supervision() {
+            if (listener >= 0) close(listener);
+            unlink(path.c_str());
+            rmdir(directory.c_str());
+            sigaction(SIGPIPE, &pipe_before, nullptr);
+        }
+    } supervision{directory, path};
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &supervision.pipe_before);
+    const int listener = supervision.listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
     if (listener < 0 || bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
         listen(listener, static_cast<int>(plan.partitions()) + 4) != 0)
         throw ConfigError("partitions: cannot listen on " + path + ": " + std::strerror(errno));
-    const auto clean_up = [&] {
-        close(listener);
-        unlink(path.c_str());
-        rmdir(directory);
-    };
     setenv(kMonitorVariable, path.c_str(), 1);
 
     std::vector<char*> argv;
@@ -139,13 +170,13 @@ int supervise_partitions(const std::vector<std::string>& command, const Partitio
         // mpiexec ends (and ends the partitions) if the supervisor is killed.
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent) _exit(128 + SIGTERM);
+        sigaction(SIGPIPE, &supervision.pipe_before, nullptr);  // ignored here only, not in mpiexec and the guests
         execvp(argv[0], argv.data());
         std::cerr << "isvp: partitions: cannot start " << words[0] << ": " << std::strerror(errno)
                   << " (install openmpi-bin, or set ISVP_MPIEXEC to the MPI launcher)\n";
         _exit(127);
     }
     if (child < 0) {
-        clean_up();
         throw ConfigError(std::string("partitions: cannot start ") + words[0] + ": " + std::strerror(errno));
     }
     launcher_pid = child;
@@ -155,6 +186,11 @@ int supervise_partitions(const std::vector<std::string>& command, const Partitio
     for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal_number, &forward, nullptr);
 
     std::vector<Connection> connections;
+    // Every connection waiting (the listener does not block).
+    const auto accept_all = [&] {
+        for (int accepted; (accepted = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0;)
+            connections.push_back({accepted, {}, std::nullopt, false, false});
+    };
     std::vector<unsigned> died;  ///< partitions whose connection closed unfinished, in the order noticed
     // Partitions that said who they are: only if all did (a partition on
     // another machine cannot reach this socket) is the first connection to
@@ -169,13 +205,7 @@ int supervise_partitions(const std::vector<std::string>& command, const Partitio
         std::vector<pollfd> watched{{listener, POLLIN, 0}};
         for (const Connection& c : connections) watched.push_back({c.socket, POLLIN, 0});
         poll(watched.data(), watched.size(), 100);
-        if (watched[0].revents & POLLIN) {
-            const int accepted = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-            if (accepted >= 0) {
-                fcntl(accepted, F_SETFL, fcntl(accepted, F_GETFL) | O_NONBLOCK);
-                connections.push_back({accepted, {}, std::nullopt, false, false});
-            }
-        }
+        if (watched[0].revents & POLLIN) accept_all();
         // Connections that closed in one round are noticed in the order they connected.
         for (std::size_t k = 1; k < watched.size(); ++k) {
             if (watched[k].revents == 0) continue;
@@ -203,7 +233,9 @@ int supervise_partitions(const std::vector<std::string>& command, const Partitio
         if (ended == child) launcher_done = true;
     }
     launcher_pid = 0;
-    // What partitions still connected when mpiexec ended said last.
+    // What partitions still connected when mpiexec ended said last (also
+    // those whose connection was not accepted yet).
+    accept_all();
     for (Connection& c : connections) {
         bool closed = false;
         read_from(c, closed, true);
@@ -212,7 +244,6 @@ int supervise_partitions(const std::vector<std::string>& command, const Partitio
         if (!c.finished && !c.failing && c.partition && died.empty()) died.push_back(*c.partition);
         close(c.socket);
     }
-    clean_up();
     int exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     const bool all_identified = std::all_of(identified.begin(), identified.end(), [](bool b) { return b; });
     if (!died.empty() && !reported && all_identified) {
@@ -233,7 +264,7 @@ PartitionMonitorClient::PartitionMonitorClient(unsigned partition) {
     std::strncpy(address.sun_path, path, sizeof address.sun_path - 1);
     const std::uint32_t said = partition;
     if (socket_ < 0 || connect(socket_, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
-        write(socket_, &said, sizeof said) != static_cast<ssize_t>(sizeof said)) {
+        send(socket_, &said, sizeof said, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof said)) {
         // Without the supervisor the job runs as under the user's own mpiexec.
         if (socket_ >= 0) close(socket_);
         socket_ = -1;
@@ -262,7 +293,7 @@ void PartitionMonitorClient::failing() {
 
 void PartitionMonitorClient::say(char said) {
     if (socket_ < 0) return;
-    if (write(socket_, &said, 1) != 1) {
+    if (send(socket_, &said, 1, MSG_NOSIGNAL) != 1) {
         // The supervisor is gone: nothing to tell.
     }
 }

@@ -66,9 +66,9 @@ class PartitionMonitorClient {
         int sync() override;
 
       private:
-        PartitionMonitorClient& client_;
-        bool is_stderr_;
-        std::string pending_;
+        PartitionMonitorClient& client_;  ///< sends what is flushed
+        bool is_stderr_;                  ///< the guests' stderr (else stdout)
+        std::string pending_;             ///< written since the last flush
     };
 
     void say(char what);
@@ -78,8 +78,10 @@ class PartitionMonitorClient {
     void output(bool is_stderr, const std::string& text);
 
     int socket_ = -1;  ///< connection to the supervisor, -1 without one
-    std::unique_ptr<OutputBuffer> out_buffer_, err_buffer_;
-    std::unique_ptr<std::ostream> out_, err_;
+    std::unique_ptr<OutputBuffer> out_buffer_;  ///< behind out_ (made by guest_output)
+    std::unique_ptr<OutputBuffer> err_buffer_;  ///< behind err_
+    std::unique_ptr<std::ostream> out_;         ///< the guests' stdout, sent to the supervisor
+    std::unique_ptr<std::ostream> err_;         ///< the guests' stderr and the launcher's messages
 };
 
 }  // namespace isvp::cli

@@ -100,9 +100,9 @@ PartitionRuntime::~PartitionRuntime() {
 
 void PartitionRuntime::fail(const std::string& where, const std::string& why) const {
     std::cout.flush();
+    if (monitor_) monitor_->failing();  // the guests' output so far goes out first
     std::cerr << "[isvp] " << where << " failed: " << why << "; ending every partition\n";
     std::cerr.flush();
-    if (monitor_) monitor_->failing();
     MPI_Abort(MPI_COMM_WORLD, 1);
     std::abort();
 }

@@ -3,13 +3,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <sched.h>
-
 #include <algorithm>
 #include <charconv>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
 #include "cpu_budget.h"
 
@@ -66,15 +63,29 @@ PartitionsRequest read_partitions(const std::string& command, const boost::progr
         reason = std::to_string(cpus) + (cpus == 1 ? " CPU, " : " CPUs, ") + std::to_string(used) +
                  (used == 1 ? " rank" : " ranks") + " at " + std::to_string(kAutoRanksPerPartition) +
                  " or more per partition, " + std::to_string(topology.switches()) + " switches";
-        // Fewer partitions where the cut cannot be planned (a zero-latency cable across it).
+        // Fewer partitions where the plan would not pay or not work: a cut
+        // that cannot be planned (a zero-latency cable across it), none at
+        // all, or a partition without ranks (placed on the others' hosts).
+        std::string fewer;  // why the largest count was not taken
         for (; count > 1; --count) {
+            std::string why_not;
             try {
                 const PartitionPlan trial(config.fabric, count);
-                break;
+                std::vector<bool> holds_ranks(count, false);
+                for (unsigned r = 0; r < used; ++r)  // a placement outside the network is refused later
+                    if (const unsigned node = config.placement.node_of(r); node < topology.hosts())
+                        holds_ranks[trial.host_owner(node)] = true;
+                if (trial.cut_channels() == 0)
+                    why_not = "no cable crosses the cut";
+                else if (std::find(holds_ranks.begin(), holds_ranks.end(), false) != holds_ranks.end())
+                    why_not = "a partition would hold none of the ranks";
             } catch (const ConfigError& error) {
-                reason += "; not " + std::to_string(count) + ": " + error.what();
+                why_not = error.what();
             }
+            if (why_not.empty()) break;
+            if (fewer.empty()) fewer = "; not " + std::to_string(count) + ": " + why_not;
         }
+        reason += fewer;
     }
     std::cerr << "[isvp] " << command << " --partitions auto: " << count << (count == 1 ? " partition" : " partitions")
               << " (" << reason << ")\n";
@@ -93,6 +104,12 @@ Partitioning::Partitioning(const std::string& command, const std::vector<std::st
     if (partitions <= 1) return;
     if (const std::string why = unpartitionable(config); !why.empty())
         throw ConfigError(command + ": --partitions does not " + why);
+    // Checked again by the platform, but the partitions are planned by host first.
+    const NetworkTopology& topology = config.fabric.topology();
+    if (static_cast<unsigned>(spec.ranks) > topology.hosts())
+        throw ConfigError("config: " + std::to_string(spec.ranks) + " ranks do not fit the " +
+                          std::to_string(topology.hosts()) + "-node " + topology.description() +
+                          " (one rank per node)");
     plan_ = std::make_shared<PartitionPlan>(config.fabric, partitions);
     if (launched == 0) PartitionRuntime::relaunch(partitions, arguments, *plan_);
     runtime_ = std::make_unique<PartitionRuntime>(request.given ? request.count : 0);

@@ -257,10 +257,9 @@ int run_command(int argc, char** argv) {
     std::vector<std::string> arguments{"run"};
     for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
     // Partitions: each process serves and starts the guests of its own nodes
-    // (their output reaches mpiexec's once); the statistics are gathered to
-    // partition 0, which writes --stats.
-    const PartitionsRequest request =
-        read_partitions("run", values, config, static_cast<unsigned>(spec.ranks));
+    // (their output goes to isvp's supervisor, which prints it in whole
+    // lines); the statistics are gathered to partition 0, which writes --stats.
+    const PartitionsRequest request = read_partitions("run", values, config, static_cast<unsigned>(spec.ranks));
     Partitioning partitioning("run", arguments, request, config, spec);
     JobPlatform job(config);
     const transport::JobResult result =

@@ -28,7 +28,13 @@ add_test(NAME partition_run_auto_few_ranks_one_process
 add_test(NAME partition_run_output_lines_whole_2
          COMMAND ${ISVP_PYTHON3} ${partition_run_checks} whole-lines $<TARGET_FILE:isvp> 2 16 200
                  --topology torus:4x2x2 -- ${isvp_mpi_test_binaries}/mpi_launcher)
+# The reader of the job's stdout goes away (`| head`): the supervisor keeps
+# supervising (it used to die of SIGPIPE and leave its directory behind).
+add_test(NAME partition_run_closed_stdout_ends_cleanly
+         COMMAND ${ISVP_PYTHON3} ${partition_run_checks} closed-stdout $<TARGET_FILE:isvp> -n 16 --topology torus:4x2x2
+                 -- ${isvp_mpi_test_binaries}/mpi_launcher flood 2000)
 set_tests_properties(partition_run_mpi_program_identical_2 partition_run_mpi_program_identical_3
+                     partition_run_closed_stdout_ends_cleanly
                      partition_run_auto_mpi_program_identical partition_run_auto_few_ranks_one_process
                      partition_run_output_lines_whole_2
                      PROPERTIES LABELS "partition;mpi" TIMEOUT 300)

@@ -24,6 +24,9 @@
       `isvp run --partitions PARTITIONS -n RANKS ARGS flood LINES` (ARGS
       end with mpi_launcher): every rank's every 1-KiB line comes out whole
       and once.
+  partition_checks.py closed-stdout ISVP ARGS...
+      `isvp run --partitions 2 ARGS` whose stdout reader leaves after 100
+      bytes: status 0, no monitor directory left in /tmp.
   partition_checks.py own-mpiexec-auto ISVP ARGS...
       The user's own `mpiexec -n 2` and `-n 1` with --partitions auto: the
       job's size, no choice printed, one process's rows; `mpiexec -n 1`
@@ -283,18 +286,39 @@ def whole_lines(isvp, partitions, ranks, lines, args):
                           capture_output=True, text=True, timeout=TIMEOUT, env=environment())
     if done.returncode != 0:
         sys.exit(f"the job failed ({done.returncode}):\n{done.stderr}")
-    seen, broken = set(), []
+    from collections import Counter
+    seen, broken = Counter(), []
     for line in done.stdout.splitlines():
         match = re.fullmatch(r"rank (\d+) line (\d+) ([a-z]+)", line)
         if not match or len(line) != 1023 or set(match.group(3)) != {chr(ord("a") + int(match.group(1)) % 26)}:
             broken.append(line)
             continue
-        seen.add((int(match.group(1)), int(match.group(2))))
-    expected = {(r, k) for r in range(int(ranks)) for k in range(int(lines))}
+        seen[(int(match.group(1)), int(match.group(2)))] += 1
+    expected = Counter((r, k) for r in range(int(ranks)) for k in range(int(lines)))
     if broken or seen != expected:
         sys.exit(f"{len(broken)} lines broken or mixed (first: {broken[:1]!r:.300}), "
-                 f"{len(expected - seen)} of {len(expected)} missing")
+                 f"{len(expected - seen)} of {len(expected)} missing, {len(seen - expected)} more than once")
     print(f"{len(seen)} lines of 1 KiB from {ranks} ranks in {partitions} partitions, every one whole")
+
+
+def closed_stdout(isvp, args):
+    """`isvp run --partitions 2 ARGS | head -c 100`: the reader goes away while guest output keeps coming; the job
+    still ends with status 0 (as in one process, which ignores SIGPIPE) and leaves no monitor directory behind."""
+    import glob
+    before = set(glob.glob("/tmp/isvp-partitions-*"))
+    job = subprocess.Popen([isvp, "run", "--partitions", "2"] + args, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=environment())
+    job.stdout.read(100)
+    job.stdout.close()
+    try:
+        _, stderr = job.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        sys.exit("the job did not end once its stdout was closed")
+    left = set(glob.glob("/tmp/isvp-partitions-*")) - before
+    if job.returncode != 0 or left:
+        sys.exit(f"status {job.returncode} (expected 0), left behind: {sorted(left)}\n{stderr.decode()[-2000:]}")
+    print("stdout closed early: status 0, nothing left behind")
 
 
 def same_pingpong_json(isvp, partitions, directory, args):
@@ -574,6 +598,8 @@ def main():
         auto(isvp, sys.argv[3], sys.argv[4], sys.argv[6:], reason=sys.argv[5])
     elif mode == "same-run-auto":
         same_run(isvp, "auto", sys.argv[4], sys.argv[5:], switches=sys.argv[3])
+    elif mode == "closed-stdout":
+        closed_stdout(isvp, sys.argv[3:])
     elif mode == "whole-lines":
         whole_lines(isvp, sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
     elif mode == "own-mpiexec-auto":

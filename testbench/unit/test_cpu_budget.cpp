@@ -30,7 +30,7 @@ struct FakeMount {
 
 }  // namespace
 
-TEST_CASE("cpu budget: cpu.max gives its quota over its period, rounded up", "[cpu_budget]") {
+TEST_CASE("cpu budget: cpu.max and the cfs quota give their quota over their period, rounded up", "[cpu_budget]") {
     CHECK(cpus_of_cpu_max("200000 100000\n") == 2u);
     CHECK(cpus_of_cpu_max("150000 100000") == 2u);
     CHECK(cpus_of_cpu_max("50000 100000") == 1u);
@@ -53,6 +53,11 @@ TEST_CASE("cpu budget: the smallest cgroup v2 limit on the way to the root count
     CHECK(cgroup_cpu_limit(mount.root.string(), "0::/machine/job\n") == 1u);
     CHECK_FALSE(cgroup_cpu_limit(mount.root.string(), "0::/\n"));
     CHECK_FALSE(cgroup_cpu_limit(mount.root.string(), "0::/elsewhere\n"));
+    CHECK(cgroup_cpu_limit(mount.root.string(), "0::machine/job\n") == 1u);  // not absolute: from the root
+    mount.write("a:b/cpu.max", "200000 100000\n");
+    CHECK(cgroup_cpu_limit(mount.root.string(), "0::/a:b\n") == 2u);  // ':' inside the path
+    mount.write("unified/hybrid/cpu.max", "400000 100000\n");
+    CHECK(cgroup_cpu_limit(mount.root.string(), "0::/hybrid\n") == 4u);  // v2 beside v1 (hybrid)
     CHECK_FALSE(cgroup_cpu_limit(mount.root.string(), ""));
 }
 
