@@ -306,7 +306,8 @@ void iallgatherv(bool v, MPI_Comm comm, Comm& c, const void* sendbuf, int sendco
     std::vector<MPI_Aint> sdispls(peers, 0), rdispls(peers);
     for (std::size_t r = 0; r < peers; ++r) {
         if (v) receives[r] = recvcounts[r];
-        rdispls[r] = static_cast<MPI_Aint>(v ? displs[r] : static_cast<int>(r) * recvcount) * recv_type.extent;
+        // The block offset in MPI_Aint: r x count passes INT_MAX with blocks of large counts.
+        rdispls[r] = (v ? static_cast<MPI_Aint>(displs[r]) : static_cast<MPI_Aint>(r) * recvcount) * recv_type.extent;
     }
     const std::vector<MPI_Datatype> send_types(peers, send_type.handle), recv_types(peers, recv_type.handle);
     all_pairs(v ? "MPI_Iallgatherv" : "MPI_Iallgather", comm, c, sendbuf, sends.data(), sdispls.data(),
@@ -330,8 +331,9 @@ void ialltoallv(bool v, MPI_Comm comm, Comm& c, const void* sendbuf, const int* 
             sends[r] = sendcounts[r];
             receives[r] = recvcounts[r];
         }
-        sbytes[r] = static_cast<MPI_Aint>(v ? sdispls[r] : static_cast<int>(r) * sendcount) * send_type.extent;
-        rbytes[r] = static_cast<MPI_Aint>(v ? rdispls[r] : static_cast<int>(r) * recvcount) * recv_type.extent;
+        // Block offsets in MPI_Aint: r x count passes INT_MAX with blocks of large counts.
+        sbytes[r] = (v ? static_cast<MPI_Aint>(sdispls[r]) : static_cast<MPI_Aint>(r) * sendcount) * send_type.extent;
+        rbytes[r] = (v ? static_cast<MPI_Aint>(rdispls[r]) : static_cast<MPI_Aint>(r) * recvcount) * recv_type.extent;
     }
     const std::vector<MPI_Datatype> send_types(peers, send_type.handle), recv_types(peers, recv_type.handle);
     all_pairs(v ? "MPI_Ialltoallv" : "MPI_Ialltoall", comm, c, sendbuf, sends.data(), sbytes.data(), send_types.data(),
