@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "isvp/timed_agenda.h"  // the 4-ary heap moves
+
 namespace isvp {
 
 namespace {
@@ -205,10 +207,6 @@ const std::vector<std::uint32_t>& MaxMinSolver::solve() {
     return component_flows_;
 }
 
-namespace {
-constexpr std::uint32_t kArity = 4;
-}  // namespace
-
 void MaxMinSolver::heap_insert(std::uint32_t resource) {
     heap_.push_back(resource);
     sift_up(static_cast<std::uint32_t>(heap_.size() - 1));
@@ -227,37 +225,22 @@ void MaxMinSolver::heap_remove(std::uint32_t resource) {
 
 void MaxMinSolver::heap_update(std::uint32_t resource) {
     const std::uint32_t slot = resources_[resource].slot;
-    if (slot > 0 && smaller(resource, heap_[(slot - 1) / kArity]))
+    if (slot > 0 && smaller(resource, heap_[(slot - 1) / timed_agenda_detail::kArity]))
         sift_up(slot);
     else
         sift_down(slot);
 }
 
 void MaxMinSolver::sift_up(std::uint32_t slot) {
-    const std::uint32_t resource = heap_[slot];
-    while (slot > 0) {
-        const std::uint32_t parent = (slot - 1) / kArity;
-        if (!smaller(resource, heap_[parent])) break;
-        place(slot, heap_[parent]);
-        slot = parent;
-    }
-    place(slot, resource);
+    timed_agenda_detail::sift_up(
+        heap_.data(), slot, [this](std::uint32_t a, std::uint32_t b) { return smaller(a, b); },
+        [this](std::size_t at, std::uint32_t resource) { resources_[resource].slot = static_cast<std::uint32_t>(at); });
 }
 
 void MaxMinSolver::sift_down(std::uint32_t slot) {
-    const std::uint32_t resource = heap_[slot];
-    const auto size = static_cast<std::uint32_t>(heap_.size());
-    for (;;) {
-        const std::uint32_t first = kArity * slot + 1;
-        if (first >= size) break;
-        std::uint32_t least = first;
-        for (std::uint32_t child = first + 1; child < std::min(first + kArity, size); ++child)
-            if (smaller(heap_[child], heap_[least])) least = child;
-        if (!smaller(heap_[least], resource)) break;
-        place(slot, heap_[least]);
-        slot = least;
-    }
-    place(slot, resource);
+    timed_agenda_detail::sift_down(
+        heap_.data(), heap_.size(), slot, [this](std::uint32_t a, std::uint32_t b) { return smaller(a, b); },
+        [this](std::size_t at, std::uint32_t resource) { resources_[resource].slot = static_cast<std::uint32_t>(at); });
 }
 
 }  // namespace isvp
