@@ -73,7 +73,11 @@ struct GuestLinks::Link {
 };
 
 GuestLinks::GuestLinks(asio::io_context& io, int ranks, Sink sink)
-    : io_(io), ranks_(ranks), sink_(std::move(sink)), alive_(std::make_shared<bool>(true)) {
+    : io_(io),
+      ranks_(ranks),
+      sink_(std::move(sink)),
+      alive_(std::make_shared<bool>(true)),
+      loop_thread_(std::this_thread::get_id()) {
     for (int rank = 0; rank < ranks; ++rank) links_.push_back(std::make_unique<Link>());
 }
 
@@ -84,7 +88,10 @@ GuestLinks::~GuestLinks() {
         if (link->socket) link->socket->close(ignored);
         if (link->acceptor) link->acceptor->close(ignored);
         if (is_file(link->path)) ::unlink(link->path.c_str());
-        if (link->channel) link->channel->close("isvp transport: the simulator has shut down");
+        if (link->channel) {
+            link->channel->close("isvp transport: the simulator has shut down");
+            link->channel->connect_host({});  // a late leave() no longer reaches this object
+        }
     }
 }
 
@@ -115,25 +122,51 @@ std::shared_ptr<guest::LocalChannel> GuestLinks::attach_local(int rank) {
     Link& link = *links_.at(static_cast<std::size_t>(rank));
     link.channel = std::make_shared<guest::LocalChannel>();
     link.hello = false;
-    std::weak_ptr<bool> alive = alive_;
     guest::LocalChannel::HostHooks hooks;
-    hooks.request = [this, alive, rank](const Message& message) {
-        asio::post(io_, [this, alive, rank, message] {
-            if (alive.expired()) return;
-            if (!links_[static_cast<std::size_t>(rank)]->closed) receive(rank, message);
-        });
-    };
-    hooks.left = [this, alive, rank] {
-        asio::post(io_, [this, alive, rank] {
-            if (alive.expired()) return;
-            Link& target = *links_[static_cast<std::size_t>(rank)];
-            if (target.closed) return;
-            target.closed = true;
-            report(rank, Event::Kind::Left, "its program returned without finish()");
-        });
-    };
+    hooks.request = [this, rank](const Message& message) { queue_local(LocalPost{rank, false, message}); };
+    hooks.left = [this, rank] { queue_local(LocalPost{rank, true, {}}); };
     link.channel->connect_host(std::move(hooks));
     return link.channel;
+}
+
+void GuestLinks::queue_local(const LocalPost& post) {
+    bool wake = false;
+    {
+        std::lock_guard<std::mutex> lock(local_mutex_);
+        local_posts_.push_back(post);
+        local_queued_.store(true, std::memory_order_release);
+        if (std::this_thread::get_id() != loop_thread_ && !wake_posted_) wake_posted_ = wake = true;
+    }
+    if (!wake) return;
+    std::weak_ptr<bool> alive = alive_;
+    asio::post(io_, [this, alive] {
+        if (!alive.expired()) take_local();
+    });
+}
+
+std::size_t GuestLinks::take_local() {
+    if (!local_queued_.load(std::memory_order_acquire)) return 0;
+    std::vector<LocalPost> batch = std::move(local_spare_);  // a nested call finds it empty
+    batch.clear();
+    {
+        std::lock_guard<std::mutex> lock(local_mutex_);
+        batch.swap(local_posts_);
+        local_queued_.store(false, std::memory_order_relaxed);
+        wake_posted_ = false;
+    }
+    for (const LocalPost& post : batch) {
+        Link& link = *links_[static_cast<std::size_t>(post.rank)];
+        if (link.closed) continue;
+        if (!post.left) {
+            receive(post.rank, post.message);
+            continue;
+        }
+        link.closed = true;
+        report(post.rank, Event::Kind::Left, "its program returned without finish()");
+    }
+    const std::size_t taken = batch.size();
+    local_spare_ = std::move(batch);
+    return taken;
 }
 
 bool GuestLinks::connected(int rank) const {

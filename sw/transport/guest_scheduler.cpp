@@ -34,6 +34,11 @@ std::string format_seconds(double seconds) {
     return text;
 }
 
+/// How long poll_events() may leave the event loop unpolled while the
+/// scheduler is busy: well under any timer's or signal's need, and long
+/// enough that its epoll_wait is no longer a cost per decision.
+constexpr std::chrono::microseconds kLoopPollPeriod{50};
+
 }  // namespace
 
 GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const TransportConfig& config, std::ostream& log)
@@ -134,7 +139,7 @@ void GuestScheduler::run() {
     arm_stall_notice();
     elaborate();
     for (;;) {
-        io_.poll();
+        poll_events();
         deliver_completions();
         if (aborting_) end_all(ErrorCode::Aborted, abort_reason_);
         if (stopped()) end_all(ErrorCode::Aborted, "the platform stopped the simulation (sc_stop)");
@@ -158,7 +163,7 @@ void GuestScheduler::run() {
                 }
                 // The awaited request usually follows within microseconds:
                 // poll for it before sleeping (spin_wait.h).
-                if (!spin_until([this] { return io_.poll() > 0; }, spin_wait_)) io_.run_one();
+                if (!spin_until([this] { return poll_events(true) > 0; }, spin_wait_)) io_.run_one();
                 break;
             case SyncCore::Decision::Kind::Execute:
                 if (window_ && decision.simulated && decision.time_ps >= window_->bound_ps()) {
@@ -213,6 +218,16 @@ void GuestScheduler::execute(const SyncCore::Decision& decision) {
     settle();
 }
 
+std::size_t GuestScheduler::poll_events(bool loop_now) {
+    std::size_t handled = links_->take_local();
+    const auto now = std::chrono::steady_clock::now();
+    if (loop_now || now - loop_polled_ >= kLoopPollPeriod) {
+        loop_polled_ = now;
+        handled += io_.poll();
+    }
+    return handled;
+}
+
 bool GuestScheduler::advance_to(const sc_core::sc_time& target) {
     while (sc_core::sc_time_stamp() < target) {
         const sc_core::sc_time remaining = target - sc_core::sc_time_stamp();
@@ -223,7 +238,7 @@ bool GuestScheduler::advance_to(const sc_core::sc_time& target) {
             step = std::min(remaining, sc_core::sc_time_to_pending_activity());
         sc_core::sc_start(step, sc_core::SC_RUN_TO_TIME);
         if (!completions_.empty() || stopped()) return false;
-        if (io_.poll() > 0) return false;
+        if (poll_events() > 0) return false;
     }
     return true;
 }
@@ -272,7 +287,7 @@ void GuestScheduler::run_until_wake() {
         else
             sc_core::sc_start(slice, sc_core::SC_EXIT_ON_STARVATION);
         if (!completions_.empty() || stopped()) return;
-        if (io_.poll() > 0) return;
+        if (poll_events() > 0) return;
     }
 }
 

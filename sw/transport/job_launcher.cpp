@@ -567,7 +567,8 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
             }
         }
     }
-    io.poll();  // messages the ranks posted at the very end
+    scheduler.links().take_local();  // what the ranks queued at the very end
+    io.poll();
     JobResult result =
         summarize(scheduler, statuses, scheduler.failure_order(), signal_number, scheduler.limit_reached(),
                   std::vector<bool>(static_cast<std::size_t>(spec.ranks), false), false);

@@ -255,3 +255,46 @@ TEST_CASE("transport links: a closed local channel fails the guest's next call")
     });
     CHECK_THAT(failure, Catch::Contains("rank 0: the job ended"));
 }
+
+TEST_CASE("transport links: a local rank on the loop's thread queues without the event loop") {
+    // A fiber runs on the scheduler's thread: its requests wait in the
+    // links' queue for take_local(), in order, and cost the event loop
+    // nothing (each poll of it is an epoll_wait).
+    EchoHost host;
+    const std::shared_ptr<guest::LocalChannel> channel = host.links.attach_local(0);
+    Message hello;
+    hello.type = MessageType::Hello;
+    hello.arg0 = 1;
+    Message write;
+    write.type = MessageType::MmioWrite;
+    write.arg0 = 0x20;
+    channel->send(hello);
+    channel->send(write);
+    channel->leave();
+    CHECK(host.io.poll() == 0);
+    CHECK(host.events.empty());
+    CHECK(host.links.take_local() == 3);
+    REQUIRE(host.events.size() == 3);
+    CHECK(host.events[0].kind == GuestLinks::Event::Kind::Attached);
+    CHECK(host.events[1].kind == GuestLinks::Event::Kind::Request);
+    CHECK(host.events[1].message.arg0 == 0x20);
+    CHECK(host.events[2].kind == GuestLinks::Event::Kind::Left);
+    CHECK(host.links.take_local() == 0);
+}
+
+TEST_CASE("transport links: a local rank thread's request wakes a sleeping event loop") {
+    EchoHost host;
+    const std::shared_ptr<guest::LocalChannel> channel = host.links.attach_local(0);
+    std::thread rank([&] {
+        Message hello;
+        hello.type = MessageType::Hello;
+        hello.arg0 = 1;
+        channel->send(hello);
+    });
+    // One wake-up for the queue, which its handler takes.
+    CHECK(host.io.run_one_for(std::chrono::seconds(10)) == 1);
+    rank.join();
+    REQUIRE(host.events.size() == 1);
+    CHECK(host.events[0].kind == GuestLinks::Event::Kind::Attached);
+    CHECK(host.links.take_local() == 0);
+}

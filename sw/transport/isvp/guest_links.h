@@ -10,8 +10,13 @@
 //     (SO_PEERCRED): another user's process, or with expect_peer() one that
 //     is not the rank's process nor started by it, gets an Error and is
 //     Refused; the socket keeps listening for the rank.
-//   * local rank — a LocalChannel; the rank thread's requests are posted to
-//     the event loop, so they reach the sink on the scheduler's thread.
+//   * local rank — a LocalChannel; the rank's requests (and its leaving) go
+//     to a queue that the scheduler empties with take_local() wherever it
+//     polls the event loop, so they reach the sink on the scheduler's
+//     thread, in the order they were made. A fiber queues on that thread
+//     itself and costs no event-loop traffic; a rank thread also posts one
+//     wake-up to the event loop (while none is pending), so a scheduler
+//     sleeping in run_one() takes the queue.
 //
 // Hello is answered here (Welcome); the sink is told the rank attached. Replies and
 // refusals (an Error message, then the link closes) go back through reply()
@@ -21,10 +26,13 @@
 #include <sys/types.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -65,6 +73,9 @@ class GuestLinks {
     void expect_peer(int rank, pid_t pid);
     /// Local rank: the channel its LocalTransport uses.
     std::shared_ptr<guest::LocalChannel> attach_local(int rank);
+    /// Hands what local ranks have queued (requests, leaving) to the sink,
+    /// in order; returns how many. Call on the event loop's thread.
+    std::size_t take_local();
 
     void reply(int rank, const Message& reply);
     /// Sends an Error (code, text) and closes the link.
@@ -97,12 +108,25 @@ class GuestLinks {
     /// The rank's process has exited: reads what it sent (`have` bytes of a
     /// message are already in the buffer), then reports it Left.
     void drain_after_exit(int rank, std::size_t have);
+    /// A local rank's request, or (left) its leaving without finish().
+    struct LocalPost {
+        int rank = 0;
+        bool left = false;
+        Message message;
+    };
+    void queue_local(const LocalPost& post);
 
     boost::asio::io_context& io_;               ///< the event loop everything runs on
     int ranks_;                                 ///< ranks in the job
     Sink sink_;                                 ///< the scheduler
     std::vector<std::unique_ptr<Link>> links_;  ///< by rank
     std::shared_ptr<bool> alive_;               ///< expires with this object: late local posts are dropped
+    std::thread::id loop_thread_;               ///< the event loop's (constructing) thread
+    std::mutex local_mutex_;                    ///< guards local_posts_ and wake_posted_
+    std::vector<LocalPost> local_posts_;        ///< queued by local ranks, oldest first
+    bool wake_posted_ = false;                  ///< a take_local() is posted to the event loop
+    std::atomic<bool> local_queued_{false};     ///< local_posts_ is not empty (read without the lock)
+    std::vector<LocalPost> local_spare_;        ///< the last batch's storage, reused
 };
 
 }  // namespace isvp::transport

@@ -169,6 +169,12 @@ class GuestScheduler {
     void on_completion(int rank, const Message& reply);
     void deliver_completions();
     void execute(const SyncCore::Decision& decision);
+    /// Local ranks' queued requests, and the event loop (sockets, signals,
+    /// timers, rank threads' wake-ups) — the latter at most every
+    /// kLoopPollPeriod of wall time unless `loop_now`: each poll is an
+    /// epoll_wait system call, and the loop polls between every two
+    /// decisions. Returns how many events were handled.
+    std::size_t poll_events(bool loop_now = false);
     bool advance_to(const sc_core::sc_time& target);
     bool settle();
     void run_until_wake();
@@ -206,6 +212,7 @@ class GuestScheduler {
     sc_core::sc_time slice_;                                    ///< job.event_slice_ns
     std::uint64_t horizon_ps_;                                  ///< job.deadlock_horizon_us; 0 = off
     std::chrono::nanoseconds spin_wait_;                        ///< job.spin_wait_us: polling before run_one() sleeps
+    std::chrono::steady_clock::time_point loop_polled_;         ///< the event loop's last poll (poll_events)
     bool aborting_ = false;                                     ///< abort() was called
     std::string abort_reason_;                                  ///< its reason
     std::string error_;                                         ///< first job-level error
