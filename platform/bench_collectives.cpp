@@ -89,6 +89,17 @@ std::int32_t input(int rank, std::size_t i, unsigned iteration) {
                                      static_cast<std::uint32_t>(i) * 7919u + iteration * 104729u);
 }
 
+/// Bytes of the pages of [data, data + bytes) in RAM (mincore; `data`
+/// page-aligned).
+std::uint64_t resident_bytes_of(void* data, std::size_t bytes) {
+    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> pages((bytes + page - 1) / page);
+    if (::mincore(data, bytes, pages.data()) != 0) return 0;
+    std::uint64_t resident = 0;
+    for (const unsigned char p : pages) resident += (p & 1u) ? page : 0;
+    return resident;
+}
+
 /// Zero-filled memory that takes no RAM until a page is touched (an
 /// anonymous mapping), and can say how much of it has been.
 class LazyArray {
@@ -104,14 +115,7 @@ class LazyArray {
     LazyArray& operator=(const LazyArray&) = delete;
     std::int32_t* get() const { return data_; }
     /// Bytes of pages in RAM (mincore): what using the buffer cost.
-    std::uint64_t resident_bytes() const {
-        const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-        std::vector<unsigned char> pages((bytes_ + page - 1) / page);
-        if (::mincore(data_, bytes_, pages.data()) != 0) return 0;
-        std::uint64_t resident = 0;
-        for (const unsigned char p : pages) resident += (p & 1u) ? page : 0;
-        return resident;
-    }
+    std::uint64_t resident_bytes() const { return resident_bytes_of(data_, bytes_); }
 
   private:
     std::size_t bytes_;
@@ -399,7 +403,9 @@ int bench_collectives(int argc, char** argv) {
     std::uint64_t offloaded = 0, software = 0;
     // Payload memory, max over nodes: the guest buffers' pages in RAM (after
     // each row), the driver's largest payload buffer and data bytes staged.
-    std::uint64_t guest_resident = 0, driver_payload_buffer = 0, driver_staged = 0;
+    // And the rank's host memory in RAM at its end: rings, staging, C2H
+    // buffers (the guest's own buffers are unmapped by then).
+    std::uint64_t guest_resident = 0, driver_payload_buffer = 0, driver_staged = 0, host_resident = 0;
     const auto wall_start = std::chrono::steady_clock::now();
     const transport::JobResult result =
         transport::run_local_job(spec, build_platform, [&](guest::DeviceTransport& transport) {
@@ -449,7 +455,9 @@ int bench_collectives(int argc, char** argv) {
                                           row_weight(collective, row.count * 4, size));
                 }
             }
+            const std::uint64_t host = resident_bytes_of(transport.host_memory(), transport.host_memory_bytes());
             const std::lock_guard<std::mutex> lock(mutex);
+            host_resident = std::max(host_resident, host);
             if (!ok) mismatch = true;
             offloaded += offloaded_coll.offloaded_calls() + software_coll.offloaded_calls();
             driver_payload_buffer = std::max(driver_payload_buffer, driver.largest_payload_buffer());
@@ -515,7 +523,7 @@ int bench_collectives(int argc, char** argv) {
                 minima.insert(minima.end(), {row.offload_starts[i].first, row.software_starts[i].first});
             }
         maxima.insert(maxima.end(), {std::uint64_t{mismatch}, end_time_ps, static_cast<std::uint64_t>(exit_status),
-                                     guest_resident, driver_payload_buffer, driver_staged});
+                                     guest_resident, driver_payload_buffer, driver_staged, host_resident});
         std::vector<std::uint64_t> sums{offloaded, software, packet_hops, delta_cycles};
         // Every node's and switch engine's counters, as one process sums them.
         combine_statistics(*runtime, engine);
@@ -539,6 +547,7 @@ int bench_collectives(int argc, char** argv) {
         guest_resident = maxima[at++];
         driver_payload_buffer = maxima[at++];
         driver_staged = maxima[at++];
+        host_resident = maxima[at++];
         offloaded = sums[0];
         software = sums[1];
         packet_hops = sums[2];
@@ -643,7 +652,8 @@ int bench_collectives(int argc, char** argv) {
               << " AgLU cycles\n"
               << "# payload memory, max over nodes (bytes): guest buffers resident " << guest_resident
               << ", driver largest payload buffer " << driver_payload_buffer << ", driver data staged " << driver_staged
-              << ", engine buffers peak " << engine.peak_buffer_bytes << "\n";
+              << ", engine buffers peak " << engine.peak_buffer_bytes << ", host memory resident at the end "
+              << host_resident << "\n";
     if (with_switch_engines)
         std::cout << "# switch placement: " << engine.tree_collectives << " rank calls through the switches' trees, "
                   << engine.tree_not_offloaded << " on the NIC engines (the tree does not run them), "
@@ -707,7 +717,8 @@ int bench_collectives(int argc, char** argv) {
                                  {{"guest_buffers_resident_bytes", guest_resident},
                                   {"driver_largest_payload_buffer_bytes", driver_payload_buffer},
                                   {"driver_data_staged_bytes", driver_staged},
-                                  {"engine_buffers_peak_bytes", engine.peak_buffer_bytes}}}};
+                                  {"engine_buffers_peak_bytes", engine.peak_buffer_bytes},
+                                  {"host_memory_resident_bytes", host_resident}}}};
         if (!config.placement.identity()) document["rank_nodes"] = config.placement.nodes;  // host of each rank
         if (with_reliable) {
             document["reliable"] = statistics_json(reliable);

@@ -158,6 +158,8 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
                           " bytes leaves no room for a send staging area");
     staging_base_ = allocate(config_.staging_bytes, 4096);
     h2c_staging_end_.assign(config_.h2c_ring_entries, 0);
+    h2c_staging_begin_.assign(config_.h2c_ring_entries, 0);
+    h2c_staging_used_.assign(config_.h2c_ring_entries, 0);
     std::memset(memory_ + h2c_ring_, 0, config_.h2c_ring_entries * sizeof(rm::H2cDescriptor));
     if (standing_) write_standing_descriptors();
     std::memset(memory_ + cmpt_ring_, 0, config_.cmpt_ring_entries * sizeof(rm::CompletionEntry));
@@ -743,12 +745,31 @@ void Driver::reclaim_h2c() {
     rm::StatusWriteback status;
     const std::uint32_t last = config_.h2c_ring_entries - 1;
     std::memcpy(&status, memory_ + h2c_ring_ + last * sizeof(rm::H2cDescriptor), sizeof status);
+    DeadStaging dead;
     while (h2c_outstanding_ > 0 && h2c_cidx_ != status.cidx) {
         staging_tail_ = h2c_staging_end_[h2c_cidx_];
+        // The device completes a descriptor behind its data: read.
+        retire(dead, staging_base_ + h2c_staging_begin_[h2c_cidx_], staging_base_ + h2c_staging_used_[h2c_cidx_]);
         h2c_cidx_ = (h2c_cidx_ + 1) % last;
         --h2c_outstanding_;
     }
+    discard(dead);
     if (h2c_outstanding_ == 0) staging_head_ = staging_tail_ = 0;
+}
+
+void Driver::retire(DeadStaging& dead, std::uint64_t begin, std::uint64_t end) {
+    if (begin != dead.end) {
+        discard(dead);
+        dead.begin = begin;
+    }
+    dead.end = end;
+}
+
+void Driver::discard(DeadStaging& dead) {
+    // Only whole pages go (the transport rounds inward): a small message's
+    // slot keeps its one page, and costs no system call.
+    if (dead.end - dead.begin >= 4096) transport_.discard_host_memory(dead.begin, dead.end - dead.begin);
+    dead.begin = dead.end;
 }
 
 void Driver::wait_for_progress() {
@@ -876,7 +897,9 @@ void Driver::post_descriptor(std::uint64_t address, std::uint32_t length, std::u
     // SDI on every descriptor: the status writeback is what frees staging.
     const rm::H2cDescriptor descriptor{address, length, flags | rm::H2C_SDI};
     std::memcpy(memory_ + h2c_ring_ + h2c_pidx_ * sizeof descriptor, &descriptor, sizeof descriptor);
+    h2c_staging_begin_[h2c_pidx_] = address - staging_base_;
     h2c_staging_end_[h2c_pidx_] = address - staging_base_ + length;
+    h2c_staging_used_[h2c_pidx_] = address - staging_base_ + length;
     h2c_pidx_ = (h2c_pidx_ + 1) % usable;
     ++h2c_outstanding_;
 }
@@ -1026,8 +1049,10 @@ void Driver::post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes,
         const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(slot_bytes_, total - done));
         wait_for_h2c_slot();
         packet_open_ = true;
-        stage_chunk(memory_ + staging_base_ + static_cast<std::uint64_t>(h2c_pidx_) * slot_bytes_, chunk, done, prefix,
-                    prefix_bytes, source, carried);
+        const std::uint64_t slot = static_cast<std::uint64_t>(h2c_pidx_) * slot_bytes_;
+        stage_chunk(memory_ + staging_base_ + slot, chunk, done, prefix, prefix_bytes, source, carried);
+        h2c_staging_begin_[h2c_pidx_] = slot;
+        h2c_staging_used_[h2c_pidx_] = slot + chunk;
         h2c_pidx_ = (h2c_pidx_ + 1) % usable;
         ++h2c_outstanding_;
         done += chunk;

@@ -1,8 +1,10 @@
 // DeviceTransport semantics over protocol messages (shared by remote and local ranks).
 #include "isvp/message_transport.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -153,6 +155,24 @@ void MessageTransport::finish(int exit_code) {
     } catch (const TransportError& error) {
         failure_ = error.what();
     }
+}
+
+void MessageTransport::discard_host_memory(std::uint64_t address, std::size_t bytes) {
+    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t size = host_memory_bytes();
+    if (address >= size) return;
+    bytes = std::min<std::size_t>(bytes, size - address);
+    const auto start = reinterpret_cast<std::uintptr_t>(host_memory() + address);
+    const std::uintptr_t begin = (start + page - 1) / page * page;
+    const std::uintptr_t end = (start + bytes) / page * page;
+    if (end <= begin) return;
+    void* at = reinterpret_cast<void*>(begin);
+    // A shared-memory segment (a remote rank's) keeps its pages for the
+    // other mapping unless they are removed; private memory (a local
+    // rank's) refuses MADV_REMOVE and is given back by MADV_DONTNEED.
+    if (discard_removes_ && ::madvise(at, end - begin, MADV_REMOVE) == 0) return;
+    discard_removes_ = false;
+    ::madvise(at, end - begin, MADV_DONTNEED);
 }
 
 Message MessageTransport::request(MessageType type, std::uint64_t arg0, std::uint64_t arg1) {

@@ -426,6 +426,19 @@ class Driver {
     void wait_for_progress();
     /// Frees staging and H2C slots the device has consumed.
     void reclaim_h2c();
+    /// Staging the device has read, gathered while consecutive and handed to
+    /// DeviceTransport::discard_host_memory before reclaim_h2c returns (so
+    /// never after the driver wrote a slot again): the standing slots cycle
+    /// through 32 MiB, which would otherwise all stay resident on every rank
+    /// of a long run (docs/PERFORMANCE.md, "Staging given back").
+    struct DeadStaging {
+        std::uint64_t begin = 0;  ///< guest-physical, gathered so far
+        std::uint64_t end = 0;
+    };
+    /// [begin, end) is dead: gathered with `dead` if adjacent, else `dead`
+    /// is discarded first.
+    void retire(DeadStaging& dead, std::uint64_t begin, std::uint64_t end);
+    void discard(DeadStaging& dead);
     /// Posts one H2C descriptor, waiting for room when the ring is full.
     void post_descriptor(std::uint64_t address, std::uint32_t length, std::uint32_t flags);
     /// Waits until the H2C ring has room for one more descriptor.
@@ -495,10 +508,12 @@ class Driver {
     std::uint32_t h2c_doorbell_ = 0;              ///< PIDX the device was last told (H2C_PIDX doorbell)
     std::uint32_t h2c_cidx_ = 0;                  ///< last consumed index seen
     std::uint32_t h2c_outstanding_ = 0;           ///< descriptors posted, not yet consumed
-    std::vector<std::uint64_t> h2c_staging_end_;  ///< staging offset freed when slot i completes
+    std::vector<std::uint64_t> h2c_staging_end_;  ///< staging offset freed when slot i completes (fetch path)
     std::uint64_t staging_base_ = 0;              ///< staging ring address
     std::uint64_t staging_head_ = 0;              ///< next byte to fill (offset in ring)
     std::uint64_t staging_tail_ = 0;              ///< oldest byte still in use
+    std::vector<std::uint64_t> h2c_staging_begin_;  ///< staging bytes [begin, used) slot i's descriptor holds
+    std::vector<std::uint64_t> h2c_staging_used_;
 
     // C2H buffers and completions.
     std::uint64_t c2h_ring_ = 0;

@@ -90,6 +90,16 @@ class DeviceTransport {
         throw TransportError("isvp transport: this transport cannot wait for host-memory updates or deadlines");
     }
 
+    /// Host memory [address, address + bytes) holds nothing anyone reads
+    /// before writing it again (staging the device has read, receive buffers
+    /// the driver has emptied): its whole pages may go back to the operating
+    /// system, so a simulation of many hosts keeps resident only what is in
+    /// flight rather than every ring it has ever cycled through. A hint: the
+    /// bytes read as zero afterwards; simulated time and results never change.
+    virtual void discard_host_memory(std::uint64_t address, std::size_t bytes) {
+        (void)address;
+        (void)bytes;
+    }
     /// This rank's clock, simulated picoseconds since the job started.
     virtual std::uint64_t now_ps() = 0;
     /// Charges `ps` of guest computation to this rank's clock.

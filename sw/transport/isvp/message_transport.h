@@ -42,6 +42,8 @@ class MessageTransport : public DeviceTransport {
     std::uint64_t now_ps() override;
     void compute(std::uint64_t ps) override;
     void finish(int exit_code) override;
+    /// madvise: MADV_REMOVE (shared-memory segment), else MADV_DONTNEED.
+    void discard_host_memory(std::uint64_t address, std::size_t bytes) override;
 
     /// finish() was called.
     bool finished() const { return finished_; }
@@ -72,6 +74,7 @@ class MessageTransport : public DeviceTransport {
     std::vector<std::uint16_t> rank_nodes_;  ///< node of each rank (empty: rank r on node r)
     GuestClock clock_;       ///< the rank's simulated time
     bool finished_ = false;  ///< finish() done: no more requests
+    bool discard_removes_ = true;  ///< MADV_REMOVE still worth trying (the memory is shared)
     std::string failure_;    ///< set once the simulator ended the rank
 };
 
