@@ -211,6 +211,19 @@ int PMPI_Finalize(void) {
         State& current = state();
         Comm& world = check_comm(MPI_COMM_WORLD);
         delete_self_attributes();
+        // MPI requires every nonblocking operation complete before
+        // MPI_Finalize (MPI 4.0 §11.2.2); one that is not may never finish
+        // (an offloaded collective's result is not waited for): say which.
+        if (const std::vector<std::string> left = unfinished_operations(); !left.empty()) {
+            std::string names;
+            for (std::size_t i = 0; i < left.size() && i < 4; ++i) names += (i ? ", " : "") + left[i];
+            if (left.size() > 4) names += ", ...";
+            std::fprintf(stderr,
+                         "isvp-mpi: rank %d: MPI_Finalize with %zu nonblocking operation%s not completed (%s); MPI "
+                         "requires MPI_Wait/MPI_Test to complete them first: what they would deliver may never "
+                         "arrive\n",
+                         world.rank(), left.size(), left.size() == 1 ? "" : "s", names.c_str());
+        }
         // Every rank is done sending before any leaves the job. With
         // collective.mode = sharp a failed aggregation node fails every later
         // world Barrier in the switch on every rank (error 7): then it runs in

@@ -448,6 +448,9 @@ void set_deferred_work(DeferredWork work);
 /// Advances every incomplete nonblocking collective, in the order they were
 /// started. Every wait or test of the point-to-point engine does this.
 void progress_collectives();
+/// The nonblocking operations the program started and that are not
+/// complete (MPI_Finalize names them), e.g. "MPI_Iallreduce on MPI_COMM_WORLD".
+std::vector<std::string> unfinished_operations();
 /// Makes the driver keep this layer's progress (matching, synchronous-send
 /// acknowledgements, nonblocking collectives) going whenever it blocks.
 /// MPI_Init calls it once the engine can take messages.

@@ -1119,6 +1119,35 @@ void install_progress_hook() {
     });
 }
 
+std::vector<std::string> unfinished_operations() {
+    std::vector<std::string> found;
+    engine().requests.for_each([&](const Request& request) {
+        if (!request.active || request.complete) return;
+        const std::string on = request.comm ? " on " + (request.comm->name.empty() ? std::string("a communicator")
+                                                                                   : request.comm->name)
+                                            : std::string();
+        auto rank = [](int peer) { return peer == MPI_ANY_SOURCE ? std::string("any rank") : "rank " + std::to_string(peer); };
+        switch (request.kind) {
+            case Request::Kind::Collective:
+                found.push_back(std::string(request.function ? request.function : "a nonblocking collective") + on);
+                break;
+            case Request::Kind::Send:
+                found.push_back("a send to " + rank(request.peer) + " (tag " + std::to_string(request.tag) + ")" + on);
+                break;
+            case Request::Kind::Receive:
+                found.push_back("a receive from " + rank(request.peer) +
+                                (request.tag == MPI_ANY_TAG ? std::string(" (any tag)")
+                                                            : " (tag " + std::to_string(request.tag) + ")") +
+                                on);
+                break;
+            case Request::Kind::Generalized:
+                found.push_back("a generalized request (MPI_Grequest_start)");
+                break;
+        }
+    });
+    return found;
+}
+
 void reset_point_to_point() {
     Engine& e = engine();
     e.collectives.clear();

@@ -60,6 +60,12 @@ class HandleTable {
         slots_[index].reset();
         if (recycle_) free_.push_back(index);
     }
+    /// Calls `visit(object)` for every object, by index.
+    template <class Visit>
+    void for_each(Visit visit) const {
+        for (const std::shared_ptr<T>& slot : slots_)
+            if (slot) visit(*slot);
+    }
     /// Drops every object at an index >= `first` (MPI_Finalize).
     void clear_from(std::size_t first) {
         if (slots_.size() > first) slots_.resize(first);
