@@ -90,9 +90,13 @@ Qdma::Qdma(sc_core::sc_module_name name, const QdmaConfig& config, NetworkInterf
     regs.register_b_transport(this, &Qdma::regs_b_transport);
 
     SC_HAS_PROCESS(Qdma);
-    SC_THREAD(h2c_fetch_thread);
-    SC_THREAD(h2c_emit_thread);
-    SC_THREAD(c2h_thread);
+    // Methods, not threads: no coroutine stack (two memory mappings each)
+    // per stage and node, and no context switch per activation. They run
+    // once at initialisation, as the threads did, and set their own
+    // next_trigger.
+    SC_METHOD(h2c_fetch_method);
+    SC_METHOD(h2c_emit_method);
+    SC_METHOD(c2h_method);
     SC_METHOD(expire_cmpt_timers);
     sensitive << cmpt_timer_event_;
     dont_initialize();
