@@ -88,6 +88,10 @@ Qdma::Qdma(sc_core::sc_module_name name, const QdmaConfig& config, NetworkInterf
     network_.set_receiver(*this);
 
     regs.register_b_transport(this, &Qdma::regs_b_transport);
+    window_or_work_ |= window_event_;
+    window_or_work_ |= h2c_work_event_;
+    space_or_reset_ |= network_.space_event();
+    space_or_reset_ |= h2c_reset_event_;
 
     SC_HAS_PROCESS(Qdma);
     // Methods, not threads: no coroutine stack (two memory mappings each)

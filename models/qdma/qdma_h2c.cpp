@@ -66,9 +66,9 @@ void Qdma::h2c_fetch_method() {
         if (progress) continue;
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         if (earliest == sc_core::SC_ZERO_TIME)
-            next_trigger(window_event_ | h2c_work_event_);
+            next_trigger(window_or_work_);
         else if (window_full)
-            next_trigger(earliest - now, window_event_ | h2c_work_event_);
+            next_trigger(earliest - now, window_or_work_);
         else
             next_trigger(earliest - now, h2c_work_event_);
         return;
@@ -330,7 +330,7 @@ void Qdma::h2c_emit_method() {
                     return;
                 }
                 if (!network_.space_to_send(item.packet)) {
-                    next_trigger(network_.space_event() | h2c_reset_event_);
+                    next_trigger(space_or_reset_);
                     return;
                 }
                 H2cItem taken = std::move(item);

@@ -359,6 +359,10 @@ class Qdma : public sc_core::sc_module, private NetworkReceiver {
     sc_core::sc_event h2c_item_event_;   ///< an item for the emit stage
     sc_core::sc_event window_event_;     ///< staging bytes were freed
     sc_core::sc_event h2c_reset_event_;  ///< a queue was reset (stale items to drop)
+    /// The or-lists the H2C stages wait on, made once (an `a | b` in
+    /// next_trigger allocates a list per call).
+    sc_core::sc_event_or_list window_or_work_;  ///< window_event_ | h2c_work_event_
+    sc_core::sc_event_or_list space_or_reset_;  ///< the interface's space_event() | h2c_reset_event_
 
     // C2H engine
     std::deque<unsigned> c2h_ready_;                      ///< queues with packets to deliver
