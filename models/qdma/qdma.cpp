@@ -94,13 +94,15 @@ Qdma::Qdma(sc_core::sc_module_name name, const QdmaConfig& config, NetworkInterf
     space_or_reset_ |= h2c_reset_event_;
 
     SC_HAS_PROCESS(Qdma);
-    // Methods, not threads: no coroutine stack (two memory mappings each)
-    // per stage and node, and no context switch per activation. They run
-    // once at initialisation, as the threads did, and set their own
-    // next_trigger.
+    // The H2C stages are methods, not threads: no coroutine stack (two
+    // memory mappings each) per stage and node, no context switch per
+    // activation. They run once at initialisation, as the threads did, and
+    // set their own next_trigger. The C2H engine stays a thread: as a
+    // method it would run among the other methods of an instant instead of
+    // after them, and that order reaches results (README.md, "Processes").
     SC_METHOD(h2c_fetch_method);
     SC_METHOD(h2c_emit_method);
-    SC_METHOD(c2h_method);
+    SC_THREAD(c2h_thread);
     SC_METHOD(expire_cmpt_timers);
     sensitive << cmpt_timer_event_;
     dont_initialize();

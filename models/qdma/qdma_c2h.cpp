@@ -42,29 +42,15 @@ void Qdma::c2h_wake(unsigned q) {
     c2h_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
-// An SC_METHOD: it serves queues round-robin, one packet per turn, until
-// the list is empty or the queue being served has to wait for a time (a
-// packet's tail, a descriptor fetch); that queue stays `c2h_serving_`, and
-// the next activation resumes it, as an SC_THREAD's timed wait would.
-void Qdma::c2h_method() {
+void Qdma::c2h_thread() {
     for (;;) {
-        if (!c2h_serving_) {
-            if (c2h_ready_.empty()) {
-                next_trigger(c2h_event_);
-                return;
-            }
-            c2h_serving_ = c2h_ready_.front();
-            c2h_ready_.pop_front();
+        if (c2h_ready_.empty()) {
+            sc_core::wait(c2h_event_);
+            continue;
         }
-        const unsigned q = *c2h_serving_;
-        sc_core::sc_time wake_at;
-        const DeliverResult result = c2h_deliver(q, wake_at);
-        if (result == DeliverResult::Waiting) {
-            next_trigger(wake_at - sc_core::sc_time_stamp());
-            return;
-        }
-        c2h_serving_.reset();
-        const bool delivered = result == DeliverResult::Delivered;
+        const unsigned q = c2h_ready_.front();
+        c2h_ready_.pop_front();
+        const bool delivered = c2h_deliver(q);
         C2hState& c2h = queue_at(q).c2h;
         if (delivered && !c2h.pending.empty()) {
             c2h_ready_.push_back(q);  // round-robin: one packet per turn
@@ -78,47 +64,47 @@ void Qdma::c2h_method() {
     }
 }
 
-Qdma::DeliverResult Qdma::c2h_deliver(unsigned q, sc_core::sc_time& wake_at) {
+bool Qdma::c2h_deliver(unsigned q) {
     Queue& queue = queue_at(q);
     C2hState& c2h = queue.c2h;
     CmptState& cmpt = queue.cmpt;
     for (;;) {
         const sc_core::sc_time now = sc_core::sc_time_stamp();
-        if (c2h.pending.empty()) return DeliverResult::Delivered;
+        if (c2h.pending.empty()) return true;
         const IncomingPacket& packet = c2h.pending.front();
         if (packet.tail > now) {
-            wake_at = packet.tail;
-            return DeliverResult::Waiting;
+            sc_core::wait(packet.tail - now);
+            continue;
         }
         if (!c2h.enabled || !cmpt.enabled || c2h.error != QueueError::None || cmpt.error != QueueError::None)
-            return DeliverResult::Blocked;
+            return false;
         const std::uint32_t needed = std::max({config_.packet_payload_bytes, packet.payload_bytes});
         if (c2h.buffer_bytes < needed) {
             queue_error(q, Ring::C2h, QueueError::BufferTooSmall, regmap::QUEUE(q) + regmap::C2H_BUFFER_BYTES,
                         "C2H_BUFFER_BYTES " + std::to_string(c2h.buffer_bytes) + " cannot hold a " +
                             std::to_string(needed) + "-byte packet payload (PACKET_BYTES " +
                             std::to_string(config_.packet_payload_bytes) + ")");
-            return DeliverResult::Blocked;
+            return false;
         }
-        if (cmpt.producer.full(cmpt.sw_cidx)) return DeliverResult::Blocked;
+        if (cmpt.producer.full(cmpt.sw_cidx)) return false;
         if (c2h.cache.empty()) {
             if (c2h.fetch_failure.failed) {
                 if (c2h.fetch_failure.at > now) {
-                    wake_at = c2h.fetch_failure.at;
-                    return DeliverResult::Waiting;
+                    sc_core::wait(c2h.fetch_failure.at - now);
+                    continue;
                 }
                 queue_error(
                     q, Ring::C2h, QueueError::DescriptorAddress, c2h.fetch_failure.address,
                     "fetching C2H descriptor " + std::to_string(c2h.fetch_failure.index) + " from outside host memory");
-                return DeliverResult::Blocked;
+                return false;
             }
-            if (c2h.fetch_index == c2h.sw_pidx) return DeliverResult::Blocked;  // no buffer posted
+            if (c2h.fetch_index == c2h.sw_pidx) return false;  // no buffer posted
             c2h_prefetch(q);
             continue;
         }
         if (c2h.cache.front().available > now) {
-            wake_at = c2h.cache.front().available;
-            return DeliverResult::Waiting;
+            sc_core::wait(c2h.cache.front().available - now);
+            continue;
         }
 
         // Deliver: payload into the buffer, then the completion entry.
@@ -141,7 +127,7 @@ Qdma::DeliverResult Qdma::c2h_deliver(unsigned q, sc_core::sc_time& wake_at) {
             queue_error(q, Ring::C2h, QueueError::DescriptorAddress, buffer.address,
                         "C2H descriptor " + std::to_string(buffer.index) + " buffer [" + hex(buffer.address) + ", +" +
                             std::to_string(packet.payload_bytes) + ") is outside host memory");
-            return DeliverResult::Blocked;
+            return false;
         }
         c2h.cache.pop_front();
         c2h.hw_cidx = c2h.ring.next(c2h.hw_cidx);
@@ -176,7 +162,7 @@ Qdma::DeliverResult Qdma::c2h_deliver(unsigned q, sc_core::sc_time& wake_at) {
         // The buffer space is free once the payload has left for the host.
         network_.release(packet, data_sent - now);
         c2h.pending.pop_front();
-        return delivered ? DeliverResult::Delivered : DeliverResult::Blocked;
+        return delivered;
     }
 }
 

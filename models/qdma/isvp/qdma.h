@@ -4,9 +4,10 @@
 // message and is told what arrives; the interface owns the network's
 // headers, virtual channels, credits and the stream toward the router.
 //
-// Abstraction: LT with annotated DMA delays, event-driven SC_METHODs (no
-// clocks, no threads: each stage is a state machine that re-triggers itself
-// with next_trigger). Registers follow models/common/isvp/register_map.h exactly.
+// Abstraction: LT with annotated DMA delays, event-driven processes, no
+// clocks: the H2C stages are SC_METHODs (state machines that re-trigger
+// themselves with next_trigger), the C2H engine an SC_THREAD (README.md,
+// "Processes", says why). Registers follow models/common/isvp/register_map.h exactly.
 //
 //   H2C  A doorbell (H2C_PIDX) wakes the fetch stage: it fetches descriptors
 //        by DMA in batches of qdma.descriptor_prefetch, checks them
@@ -242,12 +243,6 @@ class Qdma : public sc_core::sc_module, private NetworkReceiver {
         std::string detail;                                                 ///< Error: for the warning
     };
     enum class StepResult { Produced, Idle, Waiting, WindowFull };
-    /// What c2h_deliver did with the queue's front packet.
-    enum class DeliverResult {
-        Delivered,  ///< delivered (or nothing was pending)
-        Blocked,    ///< cannot go on until a register event (no buffer, CMPT full, disabled, error)
-        Waiting,    ///< must wait until `wake_at` (packet tail, descriptor fetch, fetch error)
-    };
 
     // registers (qdma_registers.cpp)
     void regs_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -295,10 +290,10 @@ class Qdma : public sc_core::sc_module, private NetworkReceiver {
     // C2H (qdma_c2h.cpp)
     void on_receive(const IncomingPacket& packet) override;
     void on_malformed(const std::string& why) override;
-    /// SC_METHOD: the C2H engine (round-robin over queues with packets).
-    void c2h_method();
-    /// Delivers queue q's front packet; on Waiting sets `wake_at`.
-    DeliverResult c2h_deliver(unsigned q, sc_core::sc_time& wake_at);
+    /// SC_THREAD: the C2H engine (round-robin over queues with packets). A
+    /// thread, not a method: see models/qdma/README.md, "Processes".
+    void c2h_thread();
+    bool c2h_deliver(unsigned q);
     void c2h_prefetch(unsigned q);
     void c2h_wake(unsigned q);
     bool cmpt_writeback(unsigned q);
@@ -367,7 +362,6 @@ class Qdma : public sc_core::sc_module, private NetworkReceiver {
     // C2H engine
     std::deque<unsigned> c2h_ready_;                      ///< queues with packets to deliver
     sc_core::sc_event c2h_event_;                         ///< a queue became ready
-    std::optional<unsigned> c2h_serving_;                 ///< queue taken from c2h_ready_ that waits for a time
     std::multimap<std::uint64_t, unsigned> cmpt_timers_;  ///< coalescing timers: (time, queue)
     sc_core::sc_event cmpt_timer_event_;                  ///< the earliest coalescing timer is due
 
