@@ -88,10 +88,20 @@ Qdma::Qdma(sc_core::sc_module_name name, const QdmaConfig& config, NetworkInterf
     network_.set_receiver(*this);
 
     regs.register_b_transport(this, &Qdma::regs_b_transport);
+    window_or_work_ |= window_event_;
+    window_or_work_ |= h2c_work_event_;
+    space_or_reset_ |= network_.space_event();
+    space_or_reset_ |= h2c_reset_event_;
 
     SC_HAS_PROCESS(Qdma);
-    SC_THREAD(h2c_fetch_thread);
-    SC_THREAD(h2c_emit_thread);
+    // The H2C stages are methods, not threads: no coroutine stack (two
+    // memory mappings each) per stage and node, no context switch per
+    // activation. They run once at initialisation, as the threads did, and
+    // set their own next_trigger. The C2H engine stays a thread: as a
+    // method it would run among the other methods of an instant instead of
+    // after them, and that order reaches results (README.md, "Processes").
+    SC_METHOD(h2c_fetch_method);
+    SC_METHOD(h2c_emit_method);
     SC_THREAD(c2h_thread);
     SC_METHOD(expire_cmpt_timers);
     sensitive << cmpt_timer_event_;

@@ -26,11 +26,14 @@ void Qdma::h2c_schedule(unsigned q) {
 // ---------------------------------------------------------------------------
 // Fetch stage
 
-void Qdma::h2c_fetch_thread() {
+// An SC_METHOD: each activation runs rounds until none makes progress, then
+// says with next_trigger what it waits for (as an SC_THREAD's wait would,
+// without a coroutine of its own).
+void Qdma::h2c_fetch_method() {
     for (;;) {
         if (h2c_ready_.empty()) {
-            sc_core::wait(h2c_work_event_);
-            continue;
+            next_trigger(h2c_work_event_);
+            return;
         }
         // One round over the queues with work, one packet each.
         bool progress = false;
@@ -63,11 +66,12 @@ void Qdma::h2c_fetch_thread() {
         if (progress) continue;
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         if (earliest == sc_core::SC_ZERO_TIME)
-            sc_core::wait(window_event_ | h2c_work_event_);
+            next_trigger(window_or_work_);
         else if (window_full)
-            sc_core::wait(earliest - now, window_event_ | h2c_work_event_);
+            next_trigger(earliest - now, window_or_work_);
         else
-            sc_core::wait(earliest - now, h2c_work_event_);
+            next_trigger(earliest - now, h2c_work_event_);
+        return;
     }
 }
 
@@ -299,11 +303,13 @@ void Qdma::h2c_stop(unsigned q, QueueError error, std::uint64_t address, sc_core
 // ---------------------------------------------------------------------------
 // Emit stage
 
-void Qdma::h2c_emit_thread() {
+// An SC_METHOD like the fetch stage: it hands over items until the front
+// one has to wait, then triggers itself on what it waits for.
+void Qdma::h2c_emit_method() {
     for (;;) {
         if (h2c_items_.empty()) {
-            sc_core::wait(h2c_item_event_);
-            continue;
+            next_trigger(h2c_item_event_);
+            return;
         }
         H2cItem& item = h2c_items_.front();
         if (item.epoch != queue_at(item.queue).h2c.epoch) {
@@ -313,19 +319,19 @@ void Qdma::h2c_emit_thread() {
         }
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         if (item.at > now) {
-            sc_core::wait(item.at - now, h2c_reset_event_);
-            continue;
+            next_trigger(item.at - now, h2c_reset_event_);
+            return;
         }
         switch (item.kind) {
             case H2cItem::Kind::Packet: {
                 const sc_core::sc_time link_free = network_.link_free_at();
                 if (link_free > now) {
-                    sc_core::wait(link_free - now, h2c_reset_event_);
-                    continue;
+                    next_trigger(link_free - now, h2c_reset_event_);
+                    return;
                 }
                 if (!network_.space_to_send(item.packet)) {
-                    sc_core::wait(network_.space_event() | h2c_reset_event_);
-                    continue;
+                    next_trigger(space_or_reset_);
+                    return;
                 }
                 H2cItem taken = std::move(item);
                 h2c_items_.pop_front();

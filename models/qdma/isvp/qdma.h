@@ -4,8 +4,10 @@
 // message and is told what arrives; the interface owns the network's
 // headers, virtual channels, credits and the stream toward the router.
 //
-// Abstraction: LT with annotated DMA delays, event-driven SC_THREADs (no
-// clocks). Registers follow models/common/isvp/register_map.h exactly.
+// Abstraction: LT with annotated DMA delays, event-driven processes, no
+// clocks: the H2C stages are SC_METHODs (state machines that re-trigger
+// themselves with next_trigger), the C2H engine an SC_THREAD (README.md,
+// "Processes", says why). Registers follow models/common/isvp/register_map.h exactly.
 //
 //   H2C  A doorbell (H2C_PIDX) wakes the fetch stage: it fetches descriptors
 //        by DMA in batches of qdma.descriptor_prefetch, checks them
@@ -268,8 +270,10 @@ class Qdma : public sc_core::sc_module, private NetworkReceiver {
     void expire_cmpt_timers();
 
     // H2C (qdma_h2c.cpp)
-    void h2c_fetch_thread();
-    void h2c_emit_thread();
+    /// SC_METHOD: the fetch stage (round-robin over queues with work).
+    void h2c_fetch_method();
+    /// SC_METHOD: the emit stage (items to the network interface, in order).
+    void h2c_emit_method();
     StepResult h2c_step(unsigned q, sc_core::sc_time& wake_at);
     void h2c_prefetch(unsigned q);
     void h2c_stop(unsigned q, regmap::QueueError error, std::uint64_t address, sc_core::sc_time at,
@@ -286,6 +290,8 @@ class Qdma : public sc_core::sc_module, private NetworkReceiver {
     // C2H (qdma_c2h.cpp)
     void on_receive(const IncomingPacket& packet) override;
     void on_malformed(const std::string& why) override;
+    /// SC_THREAD: the C2H engine (round-robin over queues with packets). A
+    /// thread, not a method: see models/qdma/README.md, "Processes".
     void c2h_thread();
     bool c2h_deliver(unsigned q);
     void c2h_prefetch(unsigned q);
@@ -348,6 +354,10 @@ class Qdma : public sc_core::sc_module, private NetworkReceiver {
     sc_core::sc_event h2c_item_event_;   ///< an item for the emit stage
     sc_core::sc_event window_event_;     ///< staging bytes were freed
     sc_core::sc_event h2c_reset_event_;  ///< a queue was reset (stale items to drop)
+    /// The or-lists the H2C stages wait on, made once (an `a | b` in
+    /// next_trigger allocates a list per call).
+    sc_core::sc_event_or_list window_or_work_;  ///< window_event_ | h2c_work_event_
+    sc_core::sc_event_or_list space_or_reset_;  ///< the interface's space_event() | h2c_reset_event_
 
     // C2H engine
     std::deque<unsigned> c2h_ready_;                      ///< queues with packets to deliver
