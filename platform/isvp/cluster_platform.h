@@ -115,6 +115,7 @@ class ClusterPlatform : public sc_core::sc_module {
     std::vector<std::unique_ptr<IdleHost>> idle_hosts_;   ///< CPUs of rank-less nodes
     std::vector<std::vector<std::uint8_t>> idle_memory_;  ///< their small host memories
     bool reliable_ = false;                               ///< ReliableEndpoints built
+    double bit_error_rate_ = 0.0;                         ///< aurora.bit_error_rate (named when a path is dead)
     std::vector<std::string> losses_;                     ///< what on_loss reported
     /// collective.placement = switch: one engine per switch (at nodes() + switch index).
     std::vector<std::unique_ptr<SwitchCollectiveEngine>> switch_engines_;
