@@ -95,7 +95,9 @@
 """
 
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -113,7 +115,7 @@ HIGH_LOSS_US = 3000.0
 # (reliable.timeout_ns doubling over 8 retransmissions) end the job near
 # 250 ms simulated, in well under a second of wall time.
 DEAD_LINK_US = 1e6
-DEAD_LINK_WALL_S = 60
+DEAD_LINK_WALL_S = 30
 
 
 def fail(message):
@@ -232,11 +234,16 @@ def named_link(isvp, extra):
 def dead_link(isvp, extra):
     command = [isvp] + COMMON + extra
     print("$ " + " ".join(command), flush=True)
+    # A session of its own: a hanging run is ended with everything it started.
+    done = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=DEAD_LINK_WALL_S)
+        stdout, stderr = done.communicate(timeout=DEAD_LINK_WALL_S)
     except subprocess.TimeoutExpired:
+        os.killpg(done.pid, signal.SIGKILL)
+        done.communicate()
         fail(f"no end within {DEAD_LINK_WALL_S} s of wall time: the run hangs on the dead link")
-    text = done.stdout + done.stderr
+    text = stdout + stderr
     print("\n".join(l for l in text.splitlines() if "no progress" in l or "job aborted" in l)[-3000:], flush=True)
     if done.returncode == 0:
         fail("exit status 0: the run succeeded over a link that loses every packet")
