@@ -49,22 +49,42 @@ std::vector<std::uint64_t> tie_divisors(const NetworkTopology& topology) {
     return divisors;
 }
 
+/// A cable from a switch to another, as seen from the first.
+struct SwitchLink {
+    std::uint16_t port;  ///< the switch's port
+    unsigned peer;       ///< the switch at the far end
+    bool up;             ///< the far switch is above this one (up*/down*)
+};
+
+/// Every switch's cables to other switches, in port order: what the table
+/// computation walks once per target switch, without asking the topology
+/// for each port's peer and both levels again.
+std::vector<std::vector<SwitchLink>> switch_links(const NetworkTopology& topology) {
+    std::vector<std::vector<SwitchLink>> links(topology.switches());
+    for (unsigned s = 0; s < topology.switches(); ++s)
+        for (unsigned port = 0; port < topology.switch_at(s).ports; ++port) {
+            const PortPeer& peer = topology.peer(s, port);
+            if (peer.kind == PortPeer::Kind::Switch)
+                links[s].push_back({static_cast<std::uint16_t>(port), peer.index, is_above(topology, peer.index, s)});
+        }
+    return links;
+}
+
 /// Fewest cables from every switch to `target`, using only cables for
-/// which `allowed(from, to)` holds for the hop from -> to.
+/// which `allowed(link)` holds, `link` seen from the switch the hop ends at.
 template <typename Allowed>
-std::vector<unsigned> distances_to(const NetworkTopology& topology, unsigned target, Allowed allowed) {
-    std::vector<unsigned> distance(topology.switches(), kUnreached);
+std::vector<unsigned> distances_to(const std::vector<std::vector<SwitchLink>>& links, unsigned target,
+                                   Allowed allowed) {
+    std::vector<unsigned> distance(links.size(), kUnreached);
     std::deque<unsigned> frontier{target};
     distance[target] = 0;
     while (!frontier.empty()) {
         const unsigned to = frontier.front();
         frontier.pop_front();
-        for (unsigned port = 0; port < topology.switch_at(to).ports; ++port) {
-            const PortPeer& peer = topology.peer(to, port);
-            if (peer.kind != PortPeer::Kind::Switch || distance[peer.index] != kUnreached) continue;
-            if (!allowed(peer.index, to)) continue;
-            distance[peer.index] = distance[to] + 1;
-            frontier.push_back(peer.index);
+        for (const SwitchLink& link : links[to]) {
+            if (distance[link.peer] != kUnreached || !allowed(link)) continue;
+            distance[link.peer] = distance[to] + 1;
+            frontier.push_back(link.peer);
         }
     }
     return distance;
@@ -108,25 +128,24 @@ TableRouting::TableRouting(const NetworkTopology& topology, const std::string& a
 
     std::vector<std::vector<unsigned>> hosts_on(switches);
     for (unsigned h = 0; h < topology.hosts(); ++h) hosts_on[topology.host(h).switch_index].push_back(h);
+    const std::vector<std::vector<SwitchLink>> links = switch_links(topology);
 
+    std::vector<std::uint16_t> climbing, descending;  // per switch and target, reused
     for (unsigned target = 0; target < switches; ++target) {
         if (hosts_on[target].empty()) continue;
         // down[s]: all-down route length; climb[s]: shortest legal route
         // while climbing is still allowed (updown); shortest: both BFS.
         std::vector<unsigned> down, climb;
         if (updown) {
-            down = distances_to(topology, target,
-                                [&](unsigned from, unsigned to) { return is_above(topology, from, to); });
+            // A hop from the far switch down to this one.
+            down = distances_to(links, target, [](const SwitchLink& link) { return link.up; });
             climb = down;
             for (unsigned s : top_down)
-                for (unsigned port = 0; port < ports_[s]; ++port) {
-                    const PortPeer& peer = topology.peer(s, port);
-                    if (peer.kind == PortPeer::Kind::Switch && is_above(topology, peer.index, s) &&
-                        climb[peer.index] != kUnreached)
-                        climb[s] = std::min(climb[s], climb[peer.index] + 1);
-                }
+                for (const SwitchLink& link : links[s])
+                    if (link.up && climb[link.peer] != kUnreached)
+                        climb[s] = std::min(climb[s], climb[link.peer] + 1);
         } else {
-            climb = distances_to(topology, target, [](unsigned, unsigned) { return true; });
+            climb = distances_to(links, target, [](const SwitchLink&) { return true; });
         }
 
         const auto only_engines = [&](unsigned sw) {
@@ -144,17 +163,17 @@ TableRouting::TableRouting(const NetworkTopology& topology, const std::string& a
                                   topology.switch_at(target).name +
                                   " (up*/down* needs every switch to reach a common higher switch: check the levels)");
             // Candidate ports of equal, shortest length, in port order.
-            std::vector<std::uint16_t> climbing, descending;
-            for (unsigned port = 0; port < ports_[s] && s != target; ++port) {
-                const PortPeer& peer = topology.peer(s, port);
-                if (peer.kind != PortPeer::Kind::Switch) continue;
-                const bool goes_up = updown && is_above(topology, peer.index, s);
-                // Under updown a step down commits the packet to an all-down route.
-                const unsigned after = updown && !goes_up ? down[peer.index] : climb[peer.index];
-                if (after != kUnreached && after + 1 == climb[s]) climbing.push_back(static_cast<std::uint16_t>(port));
-                if (updown && !goes_up && down[s] != kUnreached && down[peer.index] + 1 == down[s])
-                    descending.push_back(static_cast<std::uint16_t>(port));
-            }
+            climbing.clear();
+            descending.clear();
+            if (s != target)
+                for (const SwitchLink& link : links[s]) {
+                    const bool goes_up = updown && link.up;
+                    // Under updown a step down commits the packet to an all-down route.
+                    const unsigned after = updown && !goes_up ? down[link.peer] : climb[link.peer];
+                    if (after != kUnreached && after + 1 == climb[s]) climbing.push_back(link.port);
+                    if (updown && !goes_up && down[s] != kUnreached && down[link.peer] + 1 == down[s])
+                        descending.push_back(link.port);
+                }
             for (unsigned h : hosts_on[target]) {
                 auto pick = [&](const std::vector<std::uint16_t>& candidates) {
                     if (s == target) return static_cast<std::uint16_t>(topology.host(h).port);
