@@ -378,8 +378,8 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
              << topology().endpoint_label(loss.destination) << ": " << loss.lost_in_a_row
              << " packets in a row lost, none acknowledged in between (reliable.max_losses_in_a_row = "
              << loss.lost_in_a_row << "); the last one lost after " << loss.retransmissions << " retransmission"
-             << (loss.retransmissions == 1 ? "" : "s") << " (reliable.max_retransmissions), dropped by link "
-             << named << "; with aurora.bit_error_rate = " << bit_error_rate_
+             << (loss.retransmissions == 1 ? "" : "s") << " (reliable.max_retransmissions), dropped by link " << named
+             << "; with aurora.bit_error_rate = " << bit_error_rate_
              << " the path loses (nearly) every packet: the job cannot go on";
         losses_.push_back(dead.str());
         SC_REPORT_ERROR("isvp/reliable", dead.str().c_str());

@@ -142,8 +142,7 @@ TableRouting::TableRouting(const NetworkTopology& topology, const std::string& a
             climb = down;
             for (unsigned s : top_down)
                 for (const SwitchLink& link : links[s])
-                    if (link.up && climb[link.peer] != kUnreached)
-                        climb[s] = std::min(climb[s], climb[link.peer] + 1);
+                    if (link.up && climb[link.peer] != kUnreached) climb[s] = std::min(climb[s], climb[link.peer] + 1);
         } else {
             climb = distances_to(links, target, [](const SwitchLink&) { return true; });
         }

@@ -103,7 +103,9 @@ class ClusterPlatform : public sc_core::sc_module {
 
   private:
     /// A ReliableEndpoint found lost packets: names the link (a warning,
-    /// losses()) and tells both nodes (Node::link_fault); the job goes on.
+    /// losses()) and tells both nodes (Node::link_fault); the job goes on —
+    /// unless the path made no progress (PacketLoss::no_progress): then an
+    /// error naming it ends the job.
     void on_loss(const PacketLoss& loss);
 
     std::unique_ptr<TraceWriter> trace_;                  ///< trace.file, or null

@@ -133,8 +133,8 @@ TEST_CASE("check routes: one walk per switch finds what a walk per host pair fin
              }},
             {"host 5 unreachable from its own leaf only",
              [&](std::uint32_t node, std::uint32_t d, auto decision) {
-                 return d == 5 && node == network.host(5).switch_index && decision &&
-                                !network.is_engine(d) && network.peer(node, decision->port).kind == PortPeer::Kind::Host
+                 return d == 5 && node == network.host(5).switch_index && decision && !network.is_engine(d) &&
+                                network.peer(node, decision->port).kind == PortPeer::Kind::Host
                             ? std::nullopt
                             : decision;
              }},

@@ -95,13 +95,13 @@ struct PacketLoss {
     std::uint64_t packets = 0;         ///< how many
     bool at_sender = false;            ///< declared by the sender (retransmissions exhausted or timed out)
     unsigned retransmissions = 0;      ///< the sender's retransmissions of the first one
+    std::vector<std::uint8_t> packet;  ///< at the sender: the lost packet as first sent (its headers say what it was)
     /// At the sender: packets to the destination declared lost since one was
     /// last acknowledged, this one included.
     unsigned lost_in_a_row = 0;
     /// At the sender: lost_in_a_row reached reliable.max_losses_in_a_row —
     /// nothing gets through to the destination: the job cannot go on.
     bool no_progress = false;
-    std::vector<std::uint8_t> packet;  ///< at the sender: the lost packet as first sent (its headers say what it was)
 };
 
 class ReliableEndpoint : public sc_core::sc_module {
@@ -145,9 +145,6 @@ class ReliableEndpoint : public sc_core::sc_module {
         std::deque<Held> unacked;         ///< sender: sent, not acknowledged, by sequence
         unsigned retries = 0;             ///< sender: retransmissions of unacked.front()
         sc_core::sc_time deadline;        ///< sender: when unacked.front() times out
-        /// sender: packets to the node declared lost since one was last
-        /// acknowledged (reliable.max_losses_in_a_row: the path makes no progress)
-        unsigned lost_in_a_row = 0;
         std::uint32_t expected = 0;       ///< receiver: next sequence to deliver
         bool ack_due = false;             ///< receiver: an ack is owed
         sc_core::sc_time ack_at;          ///< receiver: when it goes at the latest
@@ -155,6 +152,9 @@ class ReliableEndpoint : public sc_core::sc_module {
         /// receiver: highest sequence dropped beyond the gap since that nak; a
         /// lower one means the sender went back and the gap is still open.
         std::uint32_t beyond_gap = 0;
+        /// sender: packets to the node declared lost since one was last
+        /// acknowledged (reliable.max_losses_in_a_row: the path makes no progress)
+        unsigned lost_in_a_row = 0;
     };
     /// A packet waiting for the output.
     struct Outgoing {
