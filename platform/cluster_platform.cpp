@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -154,7 +155,8 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
                                                 config.network.hold)
                 : nullptr),
       ranks_(static_cast<unsigned>(ranks.size())),
-      reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)) {
+      reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)),
+      bit_error_rate_(config.fabric.aurora.bit_error_rate) {
     kernel_noise_ = make_kernel_noise();
     const unsigned count = nodes();
     // Drops are routine when they are recovered: each link names its first few.
@@ -367,6 +369,22 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
                               (loss.retransmissions == 1 ? "" : "s") + " (reliable.max_retransmissions)"
                         : " (found missing by the receiver; reliable.max_retransmissions = 0)") +
         "; dropped by link " + named;
+    if (loss.no_progress) {
+        // Nothing gets through to that node: recovery would retransmit (and
+        // the guests re-probe) for ever, each loss a fresh event, so no
+        // deadlock check could end the job. End it here, naming the path.
+        std::ostringstream dead;
+        dead << "link fault: no progress from " << topology().endpoint_label(loss.source) << " to "
+             << topology().endpoint_label(loss.destination) << ": " << loss.lost_in_a_row
+             << " packets in a row lost, none acknowledged in between (reliable.max_losses_in_a_row = "
+             << loss.lost_in_a_row << "); the last one lost after " << loss.retransmissions << " retransmission"
+             << (loss.retransmissions == 1 ? "" : "s") << " (reliable.max_retransmissions), dropped by link " << named
+             << "; with aurora.bit_error_rate = " << bit_error_rate_
+             << " the path loses (nearly) every packet: the job cannot go on";
+        losses_.push_back(dead.str());
+        SC_REPORT_ERROR("isvp/reliable", dead.str().c_str());
+        return;
+    }
     losses_.push_back(what);
     // The job goes on: the operations the packets belonged to fail at both
     // ends (collective error 6, the driver's LINK_FAULT), the pair is resynchronised.

@@ -33,6 +33,10 @@ constexpr auto kTable = [](auto& self, auto&& parameter) {
     parameter(param::Integer{"reliable.max_retransmissions", "retransmissions", 0, 1000,
                              "retransmissions of one packet before it is declared lost (0 = detect and report only)"},
               self.max_retransmissions);
+    parameter(param::Integer{"reliable.max_losses_in_a_row", "packets", 1, 1000000,
+                             "packets to one node declared lost in a row, none acknowledged in between, "
+                             "before the job ends with an error naming the link (no progress)"},
+              self.max_losses_in_a_row);
     parameter(param::Real{"reliable.ack_delay_ns", "ns", 0.0, 1e6,
                           "longest a received packet waits for its cumulative acknowledgement"},
               self.ack_delay_ns);

@@ -199,6 +199,8 @@ void ReliableEndpoint::give_up_oldest(std::uint16_t peer_node) {
     loss.at_sender = true;
     loss.retransmissions = peer.retries;
     loss.packet = lost.bytes;
+    loss.lost_in_a_row = ++peer.lost_in_a_row;
+    loss.no_progress = peer.lost_in_a_row >= config_.max_losses_in_a_row;
     held_bytes_ -= lost.bytes.size();
     peer.unacked.pop_front();
     ++statistics_.lost_sent;
@@ -240,6 +242,7 @@ void ReliableEndpoint::acknowledged(std::uint16_t peer_node, std::uint32_t cumul
     }
     if (!progress) return;
     peer.retries = 0;
+    peer.lost_in_a_row = 0;
     if (!peer.unacked.empty()) {
         peer.deadline = sc_core::sc_time_stamp() + timeout_;
         arm_timer(peer.deadline);

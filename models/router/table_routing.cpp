@@ -49,22 +49,42 @@ std::vector<std::uint64_t> tie_divisors(const NetworkTopology& topology) {
     return divisors;
 }
 
+/// A cable from a switch to another, as seen from the first.
+struct SwitchLink {
+    std::uint16_t port;  ///< the switch's port
+    unsigned peer;       ///< the switch at the far end
+    bool up;             ///< the far switch is above this one (up*/down*)
+};
+
+/// Every switch's cables to other switches, in port order: what the table
+/// computation walks once per target switch, without asking the topology
+/// for each port's peer and both levels again.
+std::vector<std::vector<SwitchLink>> switch_links(const NetworkTopology& topology) {
+    std::vector<std::vector<SwitchLink>> links(topology.switches());
+    for (unsigned s = 0; s < topology.switches(); ++s)
+        for (unsigned port = 0; port < topology.switch_at(s).ports; ++port) {
+            const PortPeer& peer = topology.peer(s, port);
+            if (peer.kind == PortPeer::Kind::Switch)
+                links[s].push_back({static_cast<std::uint16_t>(port), peer.index, is_above(topology, peer.index, s)});
+        }
+    return links;
+}
+
 /// Fewest cables from every switch to `target`, using only cables for
-/// which `allowed(from, to)` holds for the hop from -> to.
+/// which `allowed(link)` holds, `link` seen from the switch the hop ends at.
 template <typename Allowed>
-std::vector<unsigned> distances_to(const NetworkTopology& topology, unsigned target, Allowed allowed) {
-    std::vector<unsigned> distance(topology.switches(), kUnreached);
+std::vector<unsigned> distances_to(const std::vector<std::vector<SwitchLink>>& links, unsigned target,
+                                   Allowed allowed) {
+    std::vector<unsigned> distance(links.size(), kUnreached);
     std::deque<unsigned> frontier{target};
     distance[target] = 0;
     while (!frontier.empty()) {
         const unsigned to = frontier.front();
         frontier.pop_front();
-        for (unsigned port = 0; port < topology.switch_at(to).ports; ++port) {
-            const PortPeer& peer = topology.peer(to, port);
-            if (peer.kind != PortPeer::Kind::Switch || distance[peer.index] != kUnreached) continue;
-            if (!allowed(peer.index, to)) continue;
-            distance[peer.index] = distance[to] + 1;
-            frontier.push_back(peer.index);
+        for (const SwitchLink& link : links[to]) {
+            if (distance[link.peer] != kUnreached || !allowed(link)) continue;
+            distance[link.peer] = distance[to] + 1;
+            frontier.push_back(link.peer);
         }
     }
     return distance;
@@ -108,25 +128,23 @@ TableRouting::TableRouting(const NetworkTopology& topology, const std::string& a
 
     std::vector<std::vector<unsigned>> hosts_on(switches);
     for (unsigned h = 0; h < topology.hosts(); ++h) hosts_on[topology.host(h).switch_index].push_back(h);
+    const std::vector<std::vector<SwitchLink>> links = switch_links(topology);
 
+    std::vector<std::uint16_t> climbing, descending;  // per switch and target, reused
     for (unsigned target = 0; target < switches; ++target) {
         if (hosts_on[target].empty()) continue;
         // down[s]: all-down route length; climb[s]: shortest legal route
         // while climbing is still allowed (updown); shortest: both BFS.
         std::vector<unsigned> down, climb;
         if (updown) {
-            down = distances_to(topology, target,
-                                [&](unsigned from, unsigned to) { return is_above(topology, from, to); });
+            // A hop from the far switch down to this one.
+            down = distances_to(links, target, [](const SwitchLink& link) { return link.up; });
             climb = down;
             for (unsigned s : top_down)
-                for (unsigned port = 0; port < ports_[s]; ++port) {
-                    const PortPeer& peer = topology.peer(s, port);
-                    if (peer.kind == PortPeer::Kind::Switch && is_above(topology, peer.index, s) &&
-                        climb[peer.index] != kUnreached)
-                        climb[s] = std::min(climb[s], climb[peer.index] + 1);
-                }
+                for (const SwitchLink& link : links[s])
+                    if (link.up && climb[link.peer] != kUnreached) climb[s] = std::min(climb[s], climb[link.peer] + 1);
         } else {
-            climb = distances_to(topology, target, [](unsigned, unsigned) { return true; });
+            climb = distances_to(links, target, [](const SwitchLink&) { return true; });
         }
 
         const auto only_engines = [&](unsigned sw) {
@@ -144,17 +162,17 @@ TableRouting::TableRouting(const NetworkTopology& topology, const std::string& a
                                   topology.switch_at(target).name +
                                   " (up*/down* needs every switch to reach a common higher switch: check the levels)");
             // Candidate ports of equal, shortest length, in port order.
-            std::vector<std::uint16_t> climbing, descending;
-            for (unsigned port = 0; port < ports_[s] && s != target; ++port) {
-                const PortPeer& peer = topology.peer(s, port);
-                if (peer.kind != PortPeer::Kind::Switch) continue;
-                const bool goes_up = updown && is_above(topology, peer.index, s);
-                // Under updown a step down commits the packet to an all-down route.
-                const unsigned after = updown && !goes_up ? down[peer.index] : climb[peer.index];
-                if (after != kUnreached && after + 1 == climb[s]) climbing.push_back(static_cast<std::uint16_t>(port));
-                if (updown && !goes_up && down[s] != kUnreached && down[peer.index] + 1 == down[s])
-                    descending.push_back(static_cast<std::uint16_t>(port));
-            }
+            climbing.clear();
+            descending.clear();
+            if (s != target)
+                for (const SwitchLink& link : links[s]) {
+                    const bool goes_up = updown && link.up;
+                    // Under updown a step down commits the packet to an all-down route.
+                    const unsigned after = updown && !goes_up ? down[link.peer] : climb[link.peer];
+                    if (after != kUnreached && after + 1 == climb[s]) climbing.push_back(link.port);
+                    if (updown && !goes_up && down[s] != kUnreached && down[link.peer] + 1 == down[s])
+                        descending.push_back(link.port);
+                }
             for (unsigned h : hosts_on[target]) {
                 auto pick = [&](const std::vector<std::uint16_t>& candidates) {
                     if (s == target) return static_cast<std::uint16_t>(topology.host(h).port);
@@ -202,9 +220,14 @@ std::optional<RouteDecision> TableRouting::route(std::uint32_t node, unsigned in
 // destination), and an input port with its VC is the output channel of the
 // switch behind it. So per destination each channel leads to one next
 // channel: walking every source once per destination, and never a channel
-// twice, finds every dependency in O(hosts x channels).
+// twice, finds every dependency in O(sources x channels). A source is a
+// host, or with host_ports_route_alike() a switch: its hosts' routes are one
+// route from their first hop on, so one walk per switch and destination
+// stands for all of them — O(switches x hosts) route() calls in all, where
+// one walk per host pair made O(hosts^2) (9 s at 16,384 fat-tree hosts).
 std::string check_routes(const NetworkTopology& topology, const RoutingPolicy& policy, unsigned vcs) {
     const unsigned switches = topology.switches();
+    const unsigned hosts = topology.hosts();
     std::vector<std::uint32_t> base(switches + 1, 0);  // channel = base[s] + port * vcs + vc
     for (unsigned s = 0; s < switches; ++s) base[s + 1] = base[s] + topology.switch_at(s).ports * vcs;
     const std::uint32_t channels = base[switches];
@@ -215,70 +238,110 @@ std::string check_routes(const NetworkTopology& topology, const RoutingPolicy& p
         return topology.port_label(s, offset / vcs) + " vc " + std::to_string(offset % vcs);
     };
 
+    // Groups of hosts whose routes to any destination are one walk, by
+    // their lowest host: every host alone, or (alike) the hosts of a switch
+    // together. A switch engine walks alone all the same: it alone may lack
+    // a route (to another engine) that the switch's hosts must have.
+    std::vector<std::vector<unsigned>> groups;
+    {
+        const bool alike = policy.host_ports_route_alike();
+        std::vector<unsigned> group_of_switch(switches, kUnreached);
+        for (unsigned h = 0; h < hosts; ++h) {
+            const unsigned s = topology.host(h).switch_index;
+            if (!alike || topology.is_engine(h)) {
+                groups.push_back({h});
+            } else if (group_of_switch[s] == kUnreached) {
+                group_of_switch[s] = static_cast<unsigned>(groups.size());
+                groups.push_back({h});
+            } else {
+                groups[group_of_switch[s]].push_back(h);
+            }
+        }
+    }
+
     std::vector<std::vector<std::uint32_t>> depends(channels);
     std::vector<std::uint32_t> seen_for(channels, kUnreached);  // destination whose walk reached the channel
     std::vector<unsigned> hops_left(channels, kUnreached);      // cables from the channel's far end; unset: on path
     std::vector<std::uint32_t> path;
-    for (unsigned d = 0; d < topology.hosts(); ++d) {
-        for (unsigned a = 0; a < topology.hosts(); ++a) {
-            if (a == d) continue;
-            const auto pair = [&] {
-                return "host " + std::to_string(a) + " cannot reach host " + std::to_string(d) + ": ";
-            };
-            unsigned node = topology.host(a).switch_index;
-            unsigned in_port = topology.host(a).port;
-            unsigned in_vc = 0;
-            path.clear();
-            unsigned tail_hops = 0;  // cables beyond the end of `path`
-            bool no_route = false;   // an engine-to-engine pair without a route
-            for (;;) {
-                const auto decision = policy.route(node, in_port, in_vc, d);
-                // Switch engines need no route to each other (TableRouting).
-                if (!decision && topology.is_engine(a) && topology.is_engine(d)) {
-                    no_route = true;
-                    break;
-                }
-                if (!decision) return pair() + topology.switch_at(node).name + " has no route for it";
-                if (decision->port >= topology.switch_at(node).ports)
-                    return pair() + topology.switch_at(node).name + " sends it to port " +
-                           std::to_string(decision->port) + ", beyond its " +
-                           std::to_string(topology.switch_at(node).ports) + " ports";
-                const PortPeer& peer = topology.peer(node, decision->port);
-                if (peer.kind == PortPeer::Kind::None)
-                    return pair() + topology.port_label(node, decision->port) + " has nothing attached";
-                if (peer.kind == PortPeer::Kind::Host) {
-                    if (peer.index != d)
-                        return pair() + topology.port_label(node, decision->port) + " delivers it to host " +
-                               std::to_string(peer.index);
-                    break;
-                }
-                if (decision->vc >= vcs)
-                    return pair() + topology.port_label(node, decision->port) + " sends it on VC " +
-                           std::to_string(decision->vc) + ", the routers have " + std::to_string(vcs);
-                const std::uint32_t channel = base[node] + decision->port * vcs + decision->vc;
-                if (!path.empty()) depends[path.back()].push_back(channel);
-                if (seen_for[channel] == d) {
-                    if (hops_left[channel] == kUnreached) return pair() + "it loops through " + label(channel);
-                    tail_hops = hops_left[channel] + 1;
-                    break;
-                }
-                seen_for[channel] = d;
-                hops_left[channel] = kUnreached;
-                path.push_back(channel);
-                node = peer.index;
-                in_port = peer.port;
-                in_vc = decision->vc;
-            }
-            if (no_route) {
+    // Follows the route from host a to host d; returns what is wrong with
+    // it, or an empty string.
+    const auto walk = [&](unsigned a, unsigned d) -> std::string {
+        const auto pair = [&] {
+            return "host " + std::to_string(a) + " cannot reach host " + std::to_string(d) + ": ";
+        };
+        unsigned node = topology.host(a).switch_index;
+        unsigned in_port = topology.host(a).port;
+        unsigned in_vc = 0;
+        path.clear();
+        unsigned tail_hops = 0;  // cables beyond the end of `path`
+        for (;;) {
+            const auto decision = policy.route(node, in_port, in_vc, d);
+            // Switch engines need no route to each other (TableRouting).
+            if (!decision && topology.is_engine(a) && topology.is_engine(d)) {
                 // Its channels lead nowhere for d: later walks must follow them again.
                 for (const std::uint32_t channel : path) seen_for[channel] = kUnreached;
-                continue;
+                return "";
             }
-            for (auto channel = path.rbegin(); channel != path.rend(); ++channel) hops_left[*channel] = tail_hops++;
-            if (tail_hops > switches)
-                return pair() + "its route crosses " + std::to_string(tail_hops) + " cables, more than the " +
-                       std::to_string(switches) + " switches";
+            if (!decision) return pair() + topology.switch_at(node).name + " has no route for it";
+            if (decision->port >= topology.switch_at(node).ports)
+                return pair() + topology.switch_at(node).name + " sends it to port " + std::to_string(decision->port) +
+                       ", beyond its " + std::to_string(topology.switch_at(node).ports) + " ports";
+            const PortPeer& peer = topology.peer(node, decision->port);
+            if (peer.kind == PortPeer::Kind::None)
+                return pair() + topology.port_label(node, decision->port) + " has nothing attached";
+            if (peer.kind == PortPeer::Kind::Host) {
+                if (peer.index != d)
+                    return pair() + topology.port_label(node, decision->port) + " delivers it to host " +
+                           std::to_string(peer.index);
+                break;
+            }
+            if (decision->vc >= vcs)
+                return pair() + topology.port_label(node, decision->port) + " sends it on VC " +
+                       std::to_string(decision->vc) + ", the routers have " + std::to_string(vcs);
+            const std::uint32_t channel = base[node] + decision->port * vcs + decision->vc;
+            if (!path.empty()) depends[path.back()].push_back(channel);
+            if (seen_for[channel] == d) {
+                if (hops_left[channel] == kUnreached) return pair() + "it loops through " + label(channel);
+                tail_hops = hops_left[channel] + 1;
+                break;
+            }
+            seen_for[channel] = d;
+            hops_left[channel] = kUnreached;
+            path.push_back(channel);
+            node = peer.index;
+            in_port = peer.port;
+            in_vc = decision->vc;
         }
+        for (auto channel = path.rbegin(); channel != path.rend(); ++channel) hops_left[*channel] = tail_hops++;
+        if (tail_hops > switches)
+            return pair() + "its route crosses " + std::to_string(tail_hops) + " cables, more than the " +
+                   std::to_string(switches) + " switches";
+        return "";
+    };
+
+    // Per destination, the groups in the order of the host that walks for
+    // each (its lowest one but the destination): the first problem found is
+    // that of the lowest source host, as when every pair was walked in order.
+    std::vector<unsigned> group_of_host(hosts);
+    for (unsigned g = 0; g < groups.size(); ++g)
+        for (const unsigned h : groups[g]) group_of_host[h] = g;
+    for (unsigned d = 0; d < hosts; ++d) {
+        const unsigned own = group_of_host[d];
+        const std::vector<unsigned>& own_hosts = groups[own];
+        // The destination's own group walks from its next host, if it has one.
+        const bool own_moves = own_hosts.front() == d;
+        const unsigned own_start = own_moves && own_hosts.size() > 1 ? own_hosts[1] : kUnreached;
+        bool own_walked = own_start == kUnreached;
+        for (unsigned g = 0; g < groups.size(); ++g) {
+            if (!own_walked && own_start < groups[g].front()) {
+                own_walked = true;
+                if (std::string problem = walk(own_start, d); !problem.empty()) return problem;
+            }
+            if (g == own && own_moves) continue;
+            if (std::string problem = walk(groups[g].front(), d); !problem.empty()) return problem;
+        }
+        if (!own_walked)
+            if (std::string problem = walk(own_start, d); !problem.empty()) return problem;
     }
 
     // Depth-first search for a cycle in the channel dependency graph.

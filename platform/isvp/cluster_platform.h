@@ -103,7 +103,9 @@ class ClusterPlatform : public sc_core::sc_module {
 
   private:
     /// A ReliableEndpoint found lost packets: names the link (a warning,
-    /// losses()) and tells both nodes (Node::link_fault); the job goes on.
+    /// losses()) and tells both nodes (Node::link_fault); the job goes on —
+    /// unless the path made no progress (PacketLoss::no_progress): then an
+    /// error naming it ends the job.
     void on_loss(const PacketLoss& loss);
 
     std::unique_ptr<TraceWriter> trace_;                  ///< trace.file, or null
@@ -115,6 +117,7 @@ class ClusterPlatform : public sc_core::sc_module {
     std::vector<std::unique_ptr<IdleHost>> idle_hosts_;   ///< CPUs of rank-less nodes
     std::vector<std::vector<std::uint8_t>> idle_memory_;  ///< their small host memories
     bool reliable_ = false;                               ///< ReliableEndpoints built
+    double bit_error_rate_ = 0.0;                         ///< aurora.bit_error_rate (named when a path is dead)
     std::vector<std::string> losses_;                     ///< what on_loss reported
     /// collective.placement = switch: one engine per switch (at nodes() + switch index).
     std::vector<std::unique_ptr<SwitchCollectiveEngine>> switch_engines_;

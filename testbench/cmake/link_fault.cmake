@@ -39,6 +39,25 @@ set_tests_properties(link_fault_drop_mode_recovered_collectives_check
                      link_fault_recovery_exhausted_names_link_on_every_rank
                      PROPERTIES LABELS "link_fault" TIMEOUT 300)
 
+# A path that loses (nearly) every packet ends the job promptly with an
+# error naming it (reliable.max_losses_in_a_row), in switch collectives
+# (link replay), software collectives (drop mode) and detection only; the
+# wall-clock TIMEOUT fails a run that hangs, as every one of these did
+# before (retransmissions and stream probes kept the platform busy).
+add_test(NAME link_fault_dead_link_ends_job_naming_it
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} dead-link $<TARGET_FILE:isvp> --sizes 8
+                 --collectives allreduce --set aurora.bit_error_rate=0.5)
+add_test(NAME link_fault_dead_link_software_collectives_end_job_naming_it
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} dead-link $<TARGET_FILE:isvp> --sizes 8,4K --offload off
+                 --set aurora.bit_error_rate=0.1 --set aurora.on_crc_error=drop)
+add_test(NAME link_fault_dead_link_detection_only_ends_job_naming_it
+         COMMAND ${ISVP_PYTHON3} ${link_fault_checks} dead-link $<TARGET_FILE:isvp> --sizes 8
+                 --set aurora.bit_error_rate=0.3 --set reliable.max_retransmissions=0)
+set_tests_properties(link_fault_dead_link_ends_job_naming_it
+                     link_fault_dead_link_software_collectives_end_job_naming_it
+                     link_fault_dead_link_detection_only_ends_job_naming_it
+                     PROPERTIES LABELS "link_fault" TIMEOUT 90)
+
 # Bad reliable.* values are refused with the parameter named, before anything runs.
 add_test(NAME link_fault_bad_ack_delay_named
          COMMAND isvp bench collectives --topology torus:2x2x2 --sizes 8 --set reliable.ack_delay_ns=40000)

@@ -19,6 +19,13 @@
       warning, the operation that lost them fails on a rank with a
       link-fault error, and the benchmark (which does not go on after a
       failed call) ends promptly -- no deadlock report, no 'arguments disagree'.
+  dead-link ISVP [--set k=v ...] [bench options]
+      at a bit-error rate where a path loses (nearly) every packet, the run
+      ends promptly (within DEAD_LINK_WALL_S of wall time and DEAD_LINK_US
+      simulated) with a non-zero status and the platform's error naming the
+      path, the link that dropped the packets and the parameters
+      (reliable.max_losses_in_a_row, aurora.bit_error_rate) -- before, the
+      retransmissions and the guests' stream probes kept it busy for ever.
   mpi-return ISVP PROGRAM STATS [isvp run options]
       testbench/mpi/mpi_link_fault under MPI_ERRORS_RETURN: calls that lost
       packets return MPI_ERR_OTHER naming the link fault (collective and
@@ -88,7 +95,9 @@
 """
 
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -102,6 +111,11 @@ PROMPT_US = 2000.0
 # message fails its receive at once (a rank left waiting would end the job
 # with a deadlock report instead).
 HIGH_LOSS_US = 3000.0
+# dead-link: reliable.max_losses_in_a_row (16) losses of about 15 ms each
+# (reliable.timeout_ns doubling over 8 retransmissions) end the job near
+# 250 ms simulated, in well under a second of wall time.
+DEAD_LINK_US = 1e6
+DEAD_LINK_WALL_S = 30
 
 
 def fail(message):
@@ -215,6 +229,37 @@ def named_link(isvp, extra):
         fail("no rank failed with a link-fault error")
     when = check_prompt(text)
     print(f"OK: the link is named, a rank's call failed with the link fault; the job ended at {when} us")
+
+
+def dead_link(isvp, extra):
+    command = [isvp] + COMMON + extra
+    print("$ " + " ".join(command), flush=True)
+    # A session of its own: a hanging run is ended with everything it started.
+    done = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        stdout, stderr = done.communicate(timeout=DEAD_LINK_WALL_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(done.pid, signal.SIGKILL)
+        done.communicate()
+        fail(f"no end within {DEAD_LINK_WALL_S} s of wall time: the run hangs on the dead link")
+    text = stdout + stderr
+    print("\n".join(l for l in text.splitlines() if "no progress" in l or "job aborted" in l)[-3000:], flush=True)
+    if done.returncode == 0:
+        fail("exit status 0: the run succeeded over a link that loses every packet")
+    if "deadlock" in text:
+        fail("'deadlock' in the output: the dead link was not named as the cause")
+    named = re.search(r"link fault: no progress from node \d+ to node \d+: (\d+) packets in a row lost, none "
+                      r"acknowledged in between \(reliable\.max_losses_in_a_row = (\d+)\);.* dropped by link "
+                      r"node \d+ -> node \d+ \((x|y|z)(plus|minus)\).*aurora\.bit_error_rate = ", text)
+    if not named:
+        fail("no 'link fault: no progress from node A to node B: ... dropped by link node A -> node B (dir) ... "
+             "aurora.bit_error_rate = ...' error")
+    when = re.search(r"job aborted at ([0-9.]+) us", text)
+    if not when or float(when.group(1)) > DEAD_LINK_US:
+        fail(f"the job did not end by {DEAD_LINK_US} us simulated")
+    print(f"OK: exit status {done.returncode}, the dead path and its link named after {named.group(1)} losses in "
+          f"a row; the job ended at {when.group(1)} us")
 
 
 def run_mpi(isvp, program, mode, extra, stats=None, variant=None):
@@ -407,7 +452,8 @@ def mpi_return_tree(isvp, program, stats, extra, variant="collectives"):
 
 
 def main():
-    checks = {"recovered": recovered, "deterministic": deterministic, "named-link": named_link}
+    checks = {"recovered": recovered, "deterministic": deterministic, "named-link": named_link,
+              "dead-link": dead_link}
     if len(sys.argv) >= 5 and sys.argv[1] == "p2p-run":
         p2p_run(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
         return

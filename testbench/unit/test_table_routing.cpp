@@ -2,6 +2,7 @@
 // d-mod-k spreading, and the route checker (reachability, deadlock freedom).
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <set>
 
 #include "isvp/network_topology.h"
@@ -77,7 +78,92 @@ class BrokenRouting final : public RoutingPolicy {
     const TableRouting& inner_;  ///< the working policy it wraps
 };
 
+/// A policy's routes with some decisions changed (to test the checker),
+/// claiming host_ports_route_alike() or not: the checker must find the same
+/// with one walk per switch as with one per host pair.
+class TamperedRouting final : public RoutingPolicy {
+  public:
+    using Tamper = std::function<std::optional<RouteDecision>(std::uint32_t node, std::uint32_t destination,
+                                                              std::optional<RouteDecision> decision)>;
+    TamperedRouting(const RoutingPolicy& inner, bool alike, Tamper tamper)
+        : inner_(inner), alike_(alike), tamper_(std::move(tamper)) {}
+    std::string_view name() const override { return "tampered"; }
+    unsigned ports(std::uint32_t node) const override { return inner_.ports(node); }
+    bool is_host_port(std::uint32_t node, unsigned port) const override { return inner_.is_host_port(node, port); }
+    std::optional<RouteDecision> route(std::uint32_t node, unsigned in_port, unsigned in_vc,
+                                       std::uint32_t destination) const override {
+        return tamper_(node, destination, inner_.route(node, in_port, in_vc, destination));
+    }
+    bool host_ports_route_alike() const override { return alike_; }
+
+  private:
+    const RoutingPolicy& inner_;  ///< the working policy it wraps
+    bool alike_;                  ///< what host_ports_route_alike() says
+    Tamper tamper_;               ///< changes a decision, or keeps it
+};
+
 }  // namespace
+
+TEST_CASE("check routes: one walk per switch finds what a walk per host pair finds, problems included") {
+    // Two levels (6 leaves of 6 hosts, spines 6 and 7), three levels, and
+    // switch engines (engine-to-engine pairs without a route are accepted).
+    const std::vector<NetworkTopology> networks = {fat_tree_network(FatTreeShape{8, 32, 3}),
+                                                   fat_tree_network(FatTreeShape{4, 16, 1}),
+                                                   with_switch_engines(fat_tree_network(FatTreeShape{8, 32, 3}))};
+    for (const NetworkTopology& network : networks) {
+        const TableRouting routing(network, "updown", 2);
+        CHECK(routing.host_ports_route_alike());
+        const unsigned leaf0 = network.host(0).switch_index;
+        const unsigned top_level = network.switch_at(network.switches() - 1).level;  // spines or cores
+        const auto top = [&](std::uint32_t node) { return network.switch_at(node).level == top_level; };
+        const std::vector<std::pair<const char*, TamperedRouting::Tamper>> tampers = {
+            {"none", [](std::uint32_t, std::uint32_t, auto decision) { return decision; }},
+            {"no route at the top for host 13",
+             [&](std::uint32_t node, std::uint32_t d, auto decision) {
+                 return top(node) && d == 13 ? std::nullopt : decision;
+             }},
+            {"host 0's leaf delivers host 0's packets to host 1 (whose walk comes first)",
+             [&](std::uint32_t node, std::uint32_t d, auto decision) {
+                 if (node == leaf0 && d == 0) decision->port = network.host(1).port;
+                 return decision;
+             }},
+            {"no route anywhere to host 0 but on its leaf",
+             [&](std::uint32_t node, std::uint32_t d, auto decision) {
+                 return d == 0 && node != leaf0 ? std::nullopt : decision;
+             }},
+            {"host 5 unreachable from its own leaf only",
+             [&](std::uint32_t node, std::uint32_t d, auto decision) {
+                 return d == 5 && node == network.host(5).switch_index && decision && !network.is_engine(d) &&
+                                network.peer(node, decision->port).kind == PortPeer::Kind::Host
+                            ? std::nullopt
+                            : decision;
+             }},
+            {"a VC beyond the routers' at the top",
+             [&](std::uint32_t node, std::uint32_t d, auto decision) {
+                 if (top(node) && d == 9 && decision) decision->vc = 3;
+                 return decision;
+             }},
+            {"every packet for host 7 climbs back to the top: a loop",
+             [&](std::uint32_t node, std::uint32_t d, auto decision) {
+                 if (d != 7 || !decision) return decision;
+                 for (unsigned port = 0; port < network.switch_at(node).ports; ++port) {
+                     const PortPeer& peer = network.peer(node, port);
+                     if (peer.kind == PortPeer::Kind::Switch && peer.index != node &&
+                         network.switch_at(peer.index).level != network.switch_at(node).level)
+                         return std::optional<RouteDecision>(RouteDecision{port, decision->vc});
+                 }
+                 return decision;
+             }},
+        };
+        for (const auto& [what, tamper] : tampers) {
+            INFO(network.description() << ": " << what);
+            const std::string per_switch = check_routes(network, TamperedRouting(routing, true, tamper), 2);
+            const std::string per_pair = check_routes(network, TamperedRouting(routing, false, tamper), 2);
+            CHECK(per_switch == per_pair);
+            CHECK(per_switch.empty() == (std::string(what) == "none"));
+        }
+    }
+}
 
 TEST_CASE("table routing: updown reaches every pair without a dependency cycle on torus-like graphs") {
     for (const char* text : {"4x4x4", "3x3x3", "2x2x2", "5x1x1", "4x3x2", "1x1x1"}) {

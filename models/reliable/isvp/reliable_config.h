@@ -25,6 +25,11 @@ struct ReliableConfig {
     /// Retransmissions of one packet before it is declared lost; 0 = detect
     /// and report losses without recovering them.
     unsigned max_retransmissions = 8;
+    /// Packets to one node declared lost one after the other with none
+    /// acknowledged in between before the path counts as dead and the job
+    /// ends with an error naming it (a link that drops every packet would
+    /// otherwise keep the job busy with retransmissions for ever).
+    unsigned max_losses_in_a_row = 16;
     double ack_delay_ns = 200.0;                       ///< longest a received packet waits for its cumulative ack
     std::uint64_t retransmit_buffer_bytes = 1u << 20;  ///< unacknowledged bytes a node holds for all destinations
     std::uint32_t tx_buffer_phits = 512;               ///< credits granted to the node's network output

@@ -15,7 +15,9 @@
 // a node has waited reliable.timeout_ns (doubling per retransmission), or the
 // receiver reports a gap (nak), everything unacknowledged to that node is
 // sent again (go-back-N). After reliable.max_retransmissions the oldest
-// packet is declared lost and the loss observer is told.
+// packet is declared lost and the loss observer is told; each loss says how
+// many packets to that node were lost since one was last acknowledged, and
+// reaching reliable.max_losses_in_a_row marks the path dead (no_progress).
 // Receiver: a packet carrying the next expected sequence of its source goes
 // to the node; a duplicate is dropped; a packet beyond a gap is dropped
 // (a nak goes back once per go-back round) unless its sender has given the
@@ -94,6 +96,12 @@ struct PacketLoss {
     bool at_sender = false;            ///< declared by the sender (retransmissions exhausted or timed out)
     unsigned retransmissions = 0;      ///< the sender's retransmissions of the first one
     std::vector<std::uint8_t> packet;  ///< at the sender: the lost packet as first sent (its headers say what it was)
+    /// At the sender: packets to the destination declared lost since one was
+    /// last acknowledged, this one included.
+    unsigned lost_in_a_row = 0;
+    /// At the sender: lost_in_a_row reached reliable.max_losses_in_a_row —
+    /// nothing gets through to the destination: the job cannot go on.
+    bool no_progress = false;
 };
 
 class ReliableEndpoint : public sc_core::sc_module {
@@ -144,6 +152,9 @@ class ReliableEndpoint : public sc_core::sc_module {
         /// receiver: highest sequence dropped beyond the gap since that nak; a
         /// lower one means the sender went back and the gap is still open.
         std::uint32_t beyond_gap = 0;
+        /// sender: packets to the node declared lost since one was last
+        /// acknowledged (reliable.max_losses_in_a_row: the path makes no progress)
+        unsigned lost_in_a_row = 0;
     };
     /// A packet waiting for the output.
     struct Outgoing {

@@ -41,6 +41,12 @@ class RoutingPolicy {
     /// destination is not a node of the network (a misaddressed packet).
     virtual std::optional<RouteDecision> route(std::uint32_t node, unsigned in_port, unsigned in_vc,
                                                std::uint32_t destination) const = 0;
+    /// Whether a packet injected by a host (VC 0) gets the same decision at
+    /// every host port of its router, for every destination: then the
+    /// routes of a switch's hosts are one route, and check_routes follows
+    /// it once per switch instead of once per host. False unless the policy
+    /// guarantees it.
+    virtual bool host_ports_route_alike() const { return false; }
 };
 
 /// Policy names router.routing accepts on a torus.

@@ -49,6 +49,9 @@ class TableRouting final : public RoutingPolicy {
     bool is_host_port(std::uint32_t node, unsigned port) const override;
     std::optional<RouteDecision> route(std::uint32_t node, unsigned in_port, unsigned in_vc,
                                        std::uint32_t destination) const override;
+    /// A host port never counts as from above: its packets take the
+    /// climbing table, whichever host sent them.
+    bool host_ports_route_alike() const override { return true; }
 
     /// The output port a packet for host `destination` injected at switch
     /// `node` takes (the climbing table); what collective forwarding
@@ -75,7 +78,9 @@ std::vector<std::string> table_routing_names();
 /// and checks the channel dependency graph (channel = switch output port x
 /// VC) has no cycle and every route arrives within switches() hops; returns
 /// an empty string, or what is wrong ("host 3 cannot reach host 9: ...",
-/// "dependency cycle: leaf0 port 6 -> spine1 port 2 -> ...").
+/// "dependency cycle: leaf0 port 6 -> spine1 port 2 -> ..."). A policy
+/// whose host ports route alike is followed once per switch with hosts and
+/// destination (O(hosts x switches) route() calls), any other once per pair.
 std::string check_routes(const NetworkTopology& topology, const RoutingPolicy& policy, unsigned vcs);
 
 }  // namespace isvp
