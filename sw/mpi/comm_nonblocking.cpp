@@ -65,6 +65,10 @@ int cancel_idup(void*, int) {
     return MPI_SUCCESS;  // an idup cannot be cancelled: it completes normally
 }
 
+const char* idup_function(void* extra) {
+    return static_cast<PendingIdup*>(extra)->function;
+}
+
 bool owns_idup(void* extra) {
     const auto& list = pending();
     return std::find(list.begin(), list.end(), extra) != list.end();
@@ -94,7 +98,7 @@ int idup(const char* function, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, 
         made->newcomm = newcomm;
         if (PMPI_Grequest_start(query_idup, free_idup, cancel_idup, made.get(), &made->request) != MPI_SUCCESS)
             fail(MPI_ERR_INTERN, "could not make the request");
-        set_deferred_work({owns_idup, make_pending_idups});
+        set_deferred_work({owns_idup, make_pending_idups, idup_function});
         *request = made->request;
         pending().push_back(made.release());
     });

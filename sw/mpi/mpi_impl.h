@@ -443,6 +443,8 @@ MPI_Request persistent_collective_request(const char* function, MPI_Comm comm,
 struct DeferredWork {
     bool (*owns)(void* extra_state) = nullptr;
     void (*run)() = nullptr;
+    /// The call that started an owned request ("MPI_Comm_idup"), for messages.
+    const char* (*function)(void* extra_state) = nullptr;
 };
 void set_deferred_work(DeferredWork work);
 /// Advances every incomplete nonblocking collective, in the order they were

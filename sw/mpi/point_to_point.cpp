@@ -1140,9 +1140,14 @@ std::vector<std::string> unfinished_operations() {
                                                             : " (tag " + std::to_string(request.tag) + ")") +
                                 on);
                 break;
-            case Request::Kind::Generalized:
-                found.push_back("a generalized request (MPI_Grequest_start)");
+            case Request::Kind::Generalized: {
+                const DeferredWork& work = deferred_work();
+                if (work.owns && work.function && work.owns(request.extra_state))
+                    found.push_back(work.function(request.extra_state));  // MPI_Comm_idup's own
+                else
+                    found.push_back("a generalized request (MPI_Grequest_start)");
                 break;
+            }
         }
     });
     return found;

@@ -144,7 +144,7 @@ void GuestLinks::queue_local(const LocalPost& post) {
     });
 }
 
-std::size_t GuestLinks::take_local() {
+std::size_t GuestLinks::take_local(bool* left) {
     if (!local_queued_.load(std::memory_order_acquire)) return 0;
     std::vector<LocalPost> batch = std::move(local_spare_);  // a nested call finds it empty
     batch.clear();
@@ -162,6 +162,7 @@ std::size_t GuestLinks::take_local() {
             continue;
         }
         link.closed = true;
+        if (left) *left = true;
         report(post.rank, Event::Kind::Left, "its program returned without finish()");
     }
     const std::size_t taken = batch.size();

@@ -219,9 +219,13 @@ void GuestScheduler::execute(const SyncCore::Decision& decision) {
 }
 
 std::size_t GuestScheduler::poll_events(bool loop_now) {
-    std::size_t handled = links_->take_local();
+    // A rank that leaves has usually just posted why (the launcher's "the
+    // guest failed: ..." line): the loop runs at once, so that line comes
+    // before the departure's own messages, as when both went through it.
+    bool left = false;
+    std::size_t handled = links_->take_local(&left);
     const auto now = std::chrono::steady_clock::now();
-    if (loop_now || now - loop_polled_ >= kLoopPollPeriod) {
+    if (loop_now || left || now - loop_polled_ >= kLoopPollPeriod) {
         loop_polled_ = now;
         handled += io_.poll();
     }

@@ -195,7 +195,7 @@ isvp_mpi_misuse_test(second_thread_under_single thread-single
 # MPI_Finalize with nonblocking operations never completed: every rank names
 # them on stderr (MPI requires them complete first); the job ends cleanly.
 add_test(NAME mpi_misuse_finalize_names_pending_operations
-         COMMAND sh -c "out=$(timeout 60 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- ${isvp_mpi_test_binaries}/mpi_misuse pending-finalize 2>&1) || { echo \"$out\"; exit 1; }; echo \"$out\"; test $(echo \"$out\" | grep -c 'MPI_Finalize with 2 nonblocking operations not completed (MPI_Iallreduce on MPI_COMM_WORLD, a receive from rank [01] (tag 77) on MPI_COMM_WORLD)') -eq 2")
+         COMMAND sh -c "out=$(timeout 60 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 -- ${isvp_mpi_test_binaries}/mpi_misuse pending-finalize 2>&1) || { echo \"$out\"; exit 1; }; echo \"$out\"; test $(echo \"$out\" | grep -c 'MPI_Finalize with 3 nonblocking operations not completed (MPI_Iallreduce on MPI_COMM_WORLD, a receive from rank [01] (tag 77) on MPI_COMM_WORLD, MPI_Comm_idup)') -eq 2")
 set_tests_properties(mpi_misuse_finalize_names_pending_operations PROPERTIES TIMEOUT 120 LABELS mpi)
 # Under MPI_ERRORS_RETURN the other thread's call returns MPI_ERR_OTHER; the job goes on.
 add_test(NAME mpi_misuse_second_thread_error_returned

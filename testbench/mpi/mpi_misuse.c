@@ -7,8 +7,8 @@
  *                                threads send/receive: fatal, "called from a
  *                                thread other than the main thread"
  *   mpi_misuse thread-single     MPI_Init (SINGLE), a second thread calls MPI_Send: fatal
- *   mpi_misuse pending-finalize  MPI_Finalize with an MPI_Iallreduce and an MPI_Irecv
- *                                never completed: each rank's stderr names both,
+ *   mpi_misuse pending-finalize  MPI_Finalize with an MPI_Iallreduce, an MPI_Irecv and an
+ *                                MPI_Comm_idup never completed: each rank's stderr names them,
  *                                and the job still ends cleanly
  *   mpi_misuse thread-return     FUNNELED, MPI_ERRORS_RETURN: a second thread's
  *                                MPI_Send returns MPI_ERR_OTHER and sends nothing,
@@ -57,9 +57,11 @@ int main(int argc, char** argv) {
     }
     if (strcmp(mode, "pending-finalize") == 0) {
         int in = rank + 1, out = 0, never = 0;
-        MPI_Request requests[2];
+        MPI_Request requests[3];
+        MPI_Comm dup;
         MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &requests[0]);
         MPI_Irecv(&never, 1, MPI_INT, (rank + 1) % size, 77, MPI_COMM_WORLD, &requests[1]);
+        MPI_Comm_idup(MPI_COMM_WORLD, &dup, &requests[2]);
         MPI_Finalize();
         return 0;
     }

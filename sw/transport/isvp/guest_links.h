@@ -74,8 +74,9 @@ class GuestLinks {
     /// Local rank: the channel its LocalTransport uses.
     std::shared_ptr<guest::LocalChannel> attach_local(int rank);
     /// Hands what local ranks have queued (requests, leaving) to the sink,
-    /// in order; returns how many. Call on the event loop's thread.
-    std::size_t take_local();
+    /// in order; returns how many, and sets `*left` if a rank's leaving was
+    /// among them. Call on the event loop's thread.
+    std::size_t take_local(bool* left = nullptr);
 
     void reply(int rank, const Message& reply);
     /// Sends an Error (code, text) and closes the link.
