@@ -159,7 +159,6 @@ Driver::Driver(DeviceTransport& transport, DriverConfig config)
     staging_base_ = allocate(config_.staging_bytes, 4096);
     h2c_staging_end_.assign(config_.h2c_ring_entries, 0);
     h2c_staging_begin_.assign(config_.h2c_ring_entries, 0);
-    h2c_staging_used_.assign(config_.h2c_ring_entries, 0);
     std::memset(memory_ + h2c_ring_, 0, config_.h2c_ring_entries * sizeof(rm::H2cDescriptor));
     if (standing_) write_standing_descriptors();
     std::memset(memory_ + cmpt_ring_, 0, config_.cmpt_ring_entries * sizeof(rm::CompletionEntry));
@@ -749,7 +748,7 @@ void Driver::reclaim_h2c() {
     while (h2c_outstanding_ > 0 && h2c_cidx_ != status.cidx) {
         staging_tail_ = h2c_staging_end_[h2c_cidx_];
         // The device completes a descriptor behind its data: read.
-        retire(dead, staging_base_ + h2c_staging_begin_[h2c_cidx_], staging_base_ + h2c_staging_used_[h2c_cidx_]);
+        retire(dead, staging_base_ + h2c_staging_begin_[h2c_cidx_], staging_base_ + h2c_staging_end_[h2c_cidx_]);
         h2c_cidx_ = (h2c_cidx_ + 1) % last;
         --h2c_outstanding_;
     }
@@ -899,7 +898,6 @@ void Driver::post_descriptor(std::uint64_t address, std::uint32_t length, std::u
     std::memcpy(memory_ + h2c_ring_ + h2c_pidx_ * sizeof descriptor, &descriptor, sizeof descriptor);
     h2c_staging_begin_[h2c_pidx_] = address - staging_base_;
     h2c_staging_end_[h2c_pidx_] = address - staging_base_ + length;
-    h2c_staging_used_[h2c_pidx_] = address - staging_base_ + length;
     h2c_pidx_ = (h2c_pidx_ + 1) % usable;
     ++h2c_outstanding_;
 }
@@ -1052,7 +1050,7 @@ void Driver::post_standing(const std::uint8_t* prefix, std::size_t prefix_bytes,
         const std::uint64_t slot = static_cast<std::uint64_t>(h2c_pidx_) * slot_bytes_;
         stage_chunk(memory_ + staging_base_ + slot, chunk, done, prefix, prefix_bytes, source, carried);
         h2c_staging_begin_[h2c_pidx_] = slot;
-        h2c_staging_used_[h2c_pidx_] = slot + chunk;
+        h2c_staging_end_[h2c_pidx_] = slot + chunk;  // the fetch path's byte ring is unused here
         h2c_pidx_ = (h2c_pidx_ + 1) % usable;
         ++h2c_outstanding_;
         done += chunk;

@@ -508,12 +508,11 @@ class Driver {
     std::uint32_t h2c_doorbell_ = 0;              ///< PIDX the device was last told (H2C_PIDX doorbell)
     std::uint32_t h2c_cidx_ = 0;                  ///< last consumed index seen
     std::uint32_t h2c_outstanding_ = 0;           ///< descriptors posted, not yet consumed
-    std::vector<std::uint64_t> h2c_staging_end_;  ///< staging offset freed when slot i completes (fetch path)
+    std::vector<std::uint64_t> h2c_staging_end_;  ///< end of slot i's staging bytes (fetch path: freed up to it)
     std::uint64_t staging_base_ = 0;              ///< staging ring address
     std::uint64_t staging_head_ = 0;              ///< next byte to fill (offset in ring)
     std::uint64_t staging_tail_ = 0;              ///< oldest byte still in use
-    std::vector<std::uint64_t> h2c_staging_begin_;  ///< staging bytes [begin, used) slot i's descriptor holds
-    std::vector<std::uint64_t> h2c_staging_used_;
+    std::vector<std::uint64_t> h2c_staging_begin_;  ///< staging bytes [begin, end) slot i's descriptor holds
 
     // C2H buffers and completions.
     std::uint64_t c2h_ring_ = 0;
