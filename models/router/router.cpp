@@ -1,6 +1,7 @@
 #include "isvp/router.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "isvp/packet_channel.h"
 #include "isvp/packet_format.h"
@@ -85,7 +86,17 @@ void Router::start_of_simulation() {
     // Bindings are final now; keep the receivers' interfaces at hand.
     for (unsigned p = 0; p < ports_; ++p) {
         outputs_[p].out_if = out_[p]->size() != 0 ? (*out_[p]).operator->() : nullptr;
-        inputs_[p].credit_out_if = credit_out_[p]->size() != 0 ? (*credit_out_[p]).operator->() : nullptr;
+        InputPort& input = inputs_[p];
+        input.credit_out_if = credit_out_[p]->size() != 0 ? (*credit_out_[p]).operator->() : nullptr;
+        // Credits that only cross links go straight to the upstream router
+        // (CreditRoute); anything else (a NIC, a partition boundary) by TLM.
+        CreditRoute route;
+        if (credit_route_of(input.credit_out_if, route) && route.delay <= std::numeric_limits<std::uint32_t>::max() &&
+            route.port <= std::numeric_limits<std::uint16_t>::max()) {
+            input.credit_sink = route.sink;
+            input.credit_delay = static_cast<std::uint32_t>(route.delay);
+            input.credit_port = static_cast<std::uint16_t>(route.port);
+        }
     }
 }
 
@@ -268,12 +279,23 @@ void Router::on_credit(unsigned port, tlm::tlm_generic_payload& payload, sc_core
         return;
     }
     const std::uint64_t now = sc_core::sc_time_stamp().value();
-    const std::uint64_t arrival = now + delay.value();
-    OutputVc& output = output_vc(port, credit->vc);
-    output.pending.push(arrival, credit->phits);
+    credits_arrive(port, credit->vc, credit->phits, now + delay.value(), now);
+}
+
+void Router::credits_arrive(unsigned port, std::uint8_t vc, std::uint32_t phits, std::uint64_t arrival,
+                            std::uint64_t now) {
+    if (vc >= vcs_) {
+        SC_REPORT_ERROR(kReportType, (std::string(name()) + ": credit return on output " + port_label(port) +
+                                      " for VC " + std::to_string(vc) + ", but the router has " +
+                                      std::to_string(vcs_) + " VCs")
+                                         .c_str());
+        return;
+    }
+    OutputVc& output = output_vc(port, vc);
+    output.pending.push(arrival, phits);
     if (output.waiting && arrival < output.wake_at) {
         output.wake_at = arrival;
-        schedule(arrival, AgendaItem{AgendaItem::CreditsDue, static_cast<std::uint16_t>(port), credit->vc}, now);
+        schedule(arrival, AgendaItem{AgendaItem::CreditsDue, static_cast<std::uint16_t>(port), vc}, now);
     }
 }
 
@@ -485,9 +507,14 @@ void Router::drop_oversized(unsigned requester, std::uint64_t now, std::uint32_t
 }
 
 void Router::send_credits(unsigned port, unsigned vc, std::uint32_t phits, std::uint64_t at_tick, std::uint64_t now) {
-    tlm::tlm_fw_transport_if<>* receiver = inputs_[port].credit_out_if;
-    if (receiver == nullptr) return;
-    credit_message_.send(receiver, static_cast<std::uint8_t>(vc), phits, ticks(at_tick - now));
+    const InputPort& input = inputs_[port];
+    if (input.credit_sink != nullptr) {
+        input.credit_sink->credits_arrive(input.credit_port, static_cast<std::uint8_t>(vc), phits,
+                                          at_tick + input.credit_delay, now);
+        return;
+    }
+    if (input.credit_out_if == nullptr) return;
+    credit_message_.send(input.credit_out_if, static_cast<std::uint8_t>(vc), phits, ticks(at_tick - now));
 }
 
 void Router::advance_input(unsigned requester, std::uint64_t now) {

@@ -115,6 +115,9 @@ class AuroraLink : public sc_core::sc_module {
         void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
             link_->on_credit(payload, delay);
         }
+        /// Credits only take the link's latency (on_credit): the route of
+        /// the receiver bound to `credit_out`, one latency later.
+        bool credit_route(CreditRoute& route) const override { return link_->credit_route(route); }
 
       private:
         AuroraLink* link_;  ///< owner
@@ -123,6 +126,7 @@ class AuroraLink : public sc_core::sc_module {
     void start_of_simulation() override;
     void on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    bool credit_route(CreditRoute& route) const;
     /// The receiver's CRC check of one transmission; `flipped_bit` (if any)
     /// is a position in packet bytes followed by the 4-byte CRC word.
     bool receiver_crc_matches(const std::uint8_t* bytes, std::size_t length, std::uint32_t sent_crc,

@@ -137,8 +137,40 @@ inline PacketInfo& packet_info(tlm::tlm_generic_payload& payload) {
 /// Bind one (derived, with b_transport) to a tlm::tlm_target_socket<> where
 /// per-packet cost matters: simple_target_socket carries a PEQ, events and
 /// maps that a pass-through port does not need.
+/// A block that credits can be handed to directly (see CreditRoute).
+class CreditSink {
+  public:
+    /// `phits` credits for `vc` arrive on its port `port` at tick `arrival`
+    /// (>= `now`, the current tick): what its credit target would do with a
+    /// CreditReturn arriving then.
+    virtual void credits_arrive(unsigned port, std::uint8_t vc, std::uint32_t phits, std::uint64_t arrival,
+                                std::uint64_t now) = 0;
+
+  protected:
+    ~CreditSink() = default;
+};
+
+/// Where credits sent into a target end up when every block on the way only
+/// delays them (an Aurora link adds its latency): the sender may hand them to
+/// `sink` directly, `delay` ticks later, as the credit DMI of the packet
+/// channel. The blocks, their order and every arrival tick are those of the
+/// TLM path, so the simulated results are the same; it saves a virtual call,
+/// a payload and its extension per block per credit return.
+struct CreditRoute {
+    CreditSink* sink = nullptr;  ///< the final receiver
+    unsigned port = 0;           ///< its port the credits arrive on
+    std::uint64_t delay = 0;     ///< ticks the blocks on the way add
+};
+
 class BlockingTransportTarget : public tlm::tlm_fw_transport_if<> {
   public:
+    /// Fills `route` and returns true when credits sent here may go straight
+    /// to a CreditSink (see CreditRoute); false (the default): send them by
+    /// b_transport.
+    virtual bool credit_route(CreditRoute& route) const {
+        (void)route;
+        return false;
+    }
     tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase&,
                                        sc_core::sc_time&) override {
         payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
@@ -147,6 +179,13 @@ class BlockingTransportTarget : public tlm::tlm_fw_transport_if<> {
     bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
     unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
 };
+
+/// The CreditRoute behind `target` (the interface a credit initiator is
+/// bound to), if it offers one; false for null and for other targets.
+inline bool credit_route_of(tlm::tlm_fw_transport_if<>* target, CreditRoute& route) {
+    const auto* ours = dynamic_cast<const BlockingTransportTarget*>(target);
+    return ours != nullptr && ours->credit_route(route);
+}
 
 /// A reusable credit-return transaction: a block that returns credits for
 /// every packet keeps one, so the hot path allocates nothing (a generic

@@ -100,7 +100,7 @@ struct RouterDropStatistics {
     std::uint64_t oversized = 0;     ///< larger than the downstream VC buffer less the margin
 };
 
-class Router : public sc_core::sc_module, private WakeupScheduler::Client {
+class Router : public sc_core::sc_module, private WakeupScheduler::Client, private CreditSink {
   public:
     static constexpr unsigned kMaxVcs = 16;  ///< router.vcs at most
     using PacketInSocket = tlm::tlm_target_socket<32, tlm::tlm_base_protocol_types, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
@@ -167,6 +167,14 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
             else
                 router_->on_packet(port_, payload, delay);
         }
+        /// Credits into credit_in(port) may be handed to the router directly.
+        bool credit_route(CreditRoute& route) const override {
+            if constexpr (!kCredits) return false;
+            route.sink = router_;
+            route.port = port_;
+            route.delay = 0;
+            return true;
+        }
 
       private:
         Router* router_ = nullptr;  ///< owner
@@ -183,13 +191,19 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
         std::uint32_t occupancy = 0;     ///< phits held (<= VC buffer)
     };
     struct alignas(64) InputPort {
-        PacketTarget packet_target;                           ///< what in(port) is bound to
-        std::uint64_t free_at = 0;                            ///< tick its crossbar input can start the next packet
-        bool wake_pending = false;                            ///< an InputFree item is on the agenda
+        // What an arrival touches (one line)...
+        PacketTarget packet_target;     ///< what in(port) is bound to
+        std::uint64_t packets_in = 0;   ///< statistics: packets accepted here
+        std::uint64_t phits_in = 0;     ///< statistics: their phits
+        // ... and what allocation and departure touch (the next).
+        alignas(64) std::uint64_t free_at = 0;                ///< tick its crossbar input can start the next packet
         tlm::tlm_fw_transport_if<>* credit_out_if = nullptr;  ///< bound credit receiver, or null
-        std::uint64_t packets_in = 0;                         ///< statistics: packets accepted here
-        std::uint64_t phits_in = 0;                           ///< statistics: their phits
+        CreditSink* credit_sink = nullptr;  ///< where credit_out_if's credits end up, if direct (CreditRoute)
+        std::uint32_t credit_delay = 0;     ///< ticks they take on the way there
+        std::uint16_t credit_port = 0;      ///< the sink's port they arrive on
+        bool wake_pending = false;          ///< an InputFree item is on the agenda
     };
+    static_assert(sizeof(InputPort) == 128, "an arrival line and an allocation line per input port");
     struct alignas(64) OutputVc {
         std::int64_t credits = 0;       ///< usable now (arrived)
         std::uint32_t capacity = 0;     ///< most credits ever held: the downstream VC buffer
@@ -224,6 +238,8 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client {
     void start_of_simulation() override;
     void on_packet(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_credit(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void credits_arrive(unsigned port, std::uint8_t vc, std::uint32_t phits, std::uint64_t arrival,
+                        std::uint64_t now) override;
     void grant_initial_credits();
     void wake() override;
     void handle(const AgendaItem& item, std::uint64_t now);
