@@ -163,7 +163,7 @@ void Router::trace_departure(unsigned port, const BufferedPacket& packet, std::u
     const auto* bytes = packet.payload->get_data_ptr();
     const auto view = NetworkPacketView::parse(bytes, packet.payload->get_data_length(), nullptr);
     std::string name = view ? std::string(to_string(view->network.opcode)) : std::string("packet");
-    std::string args = "\"id\":" + std::to_string(packet.info->trace_id) +
+    std::string args = "\"id\":" + std::to_string(packet_info(*packet.payload).trace_id) +
                        ",\"bytes\":" + std::to_string(packet.payload->get_data_length()) +
                        ",\"vc\":" + std::to_string(packet.out_vc);
     if (view) {
@@ -241,7 +241,6 @@ void Router::on_packet(unsigned port, tlm::tlm_generic_payload& payload, sc_core
     input.occupancy += phits;
     BufferedPacket packet;
     packet.payload = &payload;
-    packet.info = &info;
     packet.ready = head + pipeline_ticks_;
     packet.tail = tail;
     packet.phits = phits;
@@ -459,7 +458,7 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     inputs_[in_port].free_at = tail_out - cycle_;
     output_vc(port, packet.out_vc).credits -= packet.phits;
 
-    PacketInfo& info = *packet.info;
+    PacketInfo& info = packet_info(*packet.payload);
     info.vc = packet.out_vc;
     info.tail_after = ticks(tail_out - head_out);
     if (!output.to_host) ++info.hops;
@@ -494,7 +493,8 @@ void Router::drop_oversized(unsigned requester, std::uint64_t now, std::uint32_t
     input.occupancy -= packet.phits;
     outputs_[packet.out_port].requests.reset(requester);
     ++drops_.oversized;
-    SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped packet " + std::to_string(packet.info->trace_id) +
+    const std::uint64_t trace_id = packet_info(*packet.payload).trace_id;
+    SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped packet " + std::to_string(trace_id) +
                                     " from input " + port_label(in_port) + " VC " + std::to_string(in_vc) + ": its " +
                                     std::to_string(packet.phits) + " phits plus the " +
                                     std::to_string(config_.flow_control_margin_phits) +

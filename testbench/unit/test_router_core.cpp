@@ -1,6 +1,8 @@
 // Router core pieces: parameters and the buffer sizing rule, round-robin
 // arbitration, the time-ordered agenda, the packet FIFO.
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -181,6 +183,56 @@ TEST_CASE("credit queue: due sums match a sorted reference, in order or not, acr
             if (!queue.empty()) CHECK(queue.next_time() == earliest);
         }
     }
+}
+
+TEST_CASE("credit queue: long backlogs, early arrivals before the inline head, and copies") {
+    // Up to 40 returns in flight (the ring behind the inline earliest entry
+    // grows and wraps), every seventh earlier than all held (it becomes the
+    // new head), some on a tick already held; a copy taken midway must give
+    // the same sums as the original from then on.
+    CreditQueue queue;
+    std::multimap<std::uint64_t, std::uint32_t> reference;
+    std::uint64_t tick = 1000;
+    std::uint64_t now = 0;
+    std::optional<CreditQueue> copy;
+    std::multimap<std::uint64_t, std::uint32_t> copy_reference;
+    const auto due = [](std::multimap<std::uint64_t, std::uint32_t>& held, std::uint64_t at) {
+        std::uint64_t sum = 0;
+        while (!held.empty() && held.begin()->first <= at) {
+            sum += held.begin()->second;
+            held.erase(held.begin());
+        }
+        return sum;
+    };
+    for (int round = 0; round < 400; ++round) {
+        const std::uint32_t phits = static_cast<std::uint32_t>(round % 13 + 1);
+        std::uint64_t at = tick += 5;
+        if (round % 7 == 3) at = reference.empty() ? now + 1 : std::max(now + 1, reference.begin()->first - 2);
+        if (round % 9 == 4 && !reference.empty()) at = std::prev(reference.end())->first;  // a tick already held
+        queue.push(at, phits);
+        reference.emplace(at, phits);
+        if (copy) {
+            copy->push(at, phits);
+            copy_reference.emplace(at, phits);
+        }
+        if (round == 150) {
+            copy = queue;
+            copy_reference = reference;
+        }
+        if (round % 40 == 39) {
+            now += 150;
+            CHECK(queue.pop_due(now) == due(reference, now));
+            if (copy) CHECK(copy->pop_due(now) == due(copy_reference, now));
+        }
+        std::uint64_t held = 0;
+        for (const auto& entry : reference) held += entry.second;
+        CHECK(queue.total() == held);
+        CHECK(queue.empty() == reference.empty());
+        if (!reference.empty()) CHECK(queue.next_time() == reference.begin()->first);
+    }
+    CHECK(queue.pop_due(~0ull - 1) == due(reference, ~0ull - 1));
+    CHECK(queue.empty());
+    CHECK(queue.size() == 0);
 }
 
 TEST_CASE("ring queue: first in, first out across growth and wrap-around") {

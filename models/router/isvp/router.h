@@ -139,15 +139,18 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
 
   private:
     /// A packet in an input VC buffer.
-    struct BufferedPacket {
+    /// 32 bytes, aligned: a FIFO slot never straddles two cache lines (its
+    /// PacketInfo is looked up again at departure, where the payload is
+    /// touched anyway).
+    struct alignas(32) BufferedPacket {
         tlm::tlm_generic_payload* payload = nullptr;  ///< acquired while buffered (its pool owns it at shutdown)
-        PacketInfo* info = nullptr;                   ///< its PacketInfo, looked up once
         std::uint64_t ready = 0;                      ///< tick from which it may win VA/SA
         std::uint64_t tail = 0;                       ///< tick its tail is fully in
         std::uint32_t phits = 0;                      ///< size in phits
         std::uint16_t out_port = 0;                   ///< route computation result
         std::uint8_t out_vc = 0;                      ///< VC at the downstream input
     };
+    static_assert(sizeof(BufferedPacket) == 32, "a FIFO slot within one cache line");
     /// Forwards blocking transport on in(port) to on_packet, or on
     /// credit_in(port) to on_credit (see BlockingTransportTarget). 16 bytes
     /// plus the port: the packet target lives in its InputPort record,
@@ -212,6 +215,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
         std::uint64_t wake_at = ~0ull;  ///< tick of the earliest CreditsDue item on the agenda
         CreditQueue pending;            ///< credits still travelling back
     };
+    static_assert(sizeof(OutputVc) == 64, "what a credit return and a fold touch: one cache line");
     struct alignas(64) OutputPort {
         std::uint64_t free_at = 0;                     ///< tick it can start the next packet
         bool wake_pending = false;                     ///< an OutputFree item is on the agenda
