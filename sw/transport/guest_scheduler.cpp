@@ -64,6 +64,7 @@ GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const Tra
       window_(window),
       local_(std::move(local)) {
     if (window_) local_.resize(static_cast<std::size_t>(std::max(ranks, 0)), false);
+    aborted_.assign(static_cast<std::size_t>(std::max(ranks, 0)), false);
     config_.validate();
     if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
         throw std::runtime_error("the guest scheduler needs the SystemC time resolution of 1 ps, got " +
@@ -441,22 +442,31 @@ void GuestScheduler::end_on_early_exit(int rank, const std::string& reason) {
           "; an MPI program must call MPI_Finalize)");
 }
 
-void GuestScheduler::end_all(ErrorCode code, const std::string& reason) {
+void GuestScheduler::end_all(ErrorCode code, const std::string& reason, const std::string& told) {
     bool any = false;
-    const std::string text = "job aborted at " + format_time_ps(std::max(now_ps(), abort_at_ps_)) + ": " + reason;
+    const std::string when = "job aborted at " + format_time_ps(std::max(now_ps(), abort_at_ps_)) + ": ";
+    const std::string& short_reason = told.empty() ? reason : told;
+    const std::string text = when + short_reason;
     for (int rank = 0; rank < ranks(); ++rank) {
         if (!core_.live(rank)) continue;
         any = true;
         if (core_.idle(rank)) computing_at_abort_.push_back(rank);
         links_->refuse(rank, code, now_ps(), text);
         gateways_[static_cast<std::size_t>(rank)]->cancel();
-        core_.end(rank, "aborted: " + reason);
+        core_.end(rank, "aborted: " + short_reason);
+        aborted_[static_cast<std::size_t>(rank)] = true;
     }
+    if (any) abort_told_.push_back(text);
     if (any || error_.empty()) {
         log_ << "[isvp] " << text << "\n";
         log_.flush();
     }
-    set_error(text);
+    set_error(when + reason);
+}
+
+bool GuestScheduler::told_abort(const std::string& text) const {
+    return std::any_of(abort_told_.begin(), abort_told_.end(),
+                       [&text](const std::string& told) { return text.find(told) != std::string::npos; });
 }
 
 void GuestScheduler::process_exited(int rank, int status, const std::string& description) {

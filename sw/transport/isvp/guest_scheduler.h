@@ -111,8 +111,18 @@ class GuestScheduler {
     /// With TransportConfig::end_on_early_exit: ends the job because `rank`
     /// left without finish() (`reason`: how it left).
     void end_on_early_exit(int rank, const std::string& reason);
-    /// Ends every live rank now with `reason` (after a platform failure).
-    void end_all(ErrorCode code, const std::string& reason);
+    /// Ends every live rank now with `reason` (after a platform failure):
+    /// error() becomes "job aborted at T: `reason`". `told`, when given,
+    /// stands for `reason` in the log line and in what each rank is told
+    /// (`reason` was printed in full already: "the platform failed
+    /// (above)"), so that a long message is not repeated once per rank.
+    void end_all(ErrorCode code, const std::string& reason, const std::string& told = "");
+    /// `text` (a guest's failure) holds what end_all() told the ranks it
+    /// ended ("job aborted at T: ..."): the guest failed because the job
+    /// was aborted, not for a reason of its own.
+    bool told_abort(const std::string& text) const;
+    /// end_all() ended `rank` (it was live when the job was aborted).
+    bool aborted(int rank) const { return aborted_.at(static_cast<std::size_t>(rank)); }
 
     /// Called (on the event loop) when a rank has said Hello: a remote rank
     /// has mapped its host memory by then. `pid`: the process that said it
@@ -226,6 +236,8 @@ class GuestScheduler {
     std::string limit_name_;                                    ///< how messages name limit_ps_
     bool limit_reached_ = false;                                ///< a job.* limit ended the job
     std::vector<int> computing_at_abort_;                       ///< ranks outside the platform when aborted
+    std::vector<std::string> abort_told_;                       ///< what each end_all() told the ranks
+    std::vector<bool> aborted_;                                 ///< by rank: ended by end_all()
     std::chrono::steady_clock::time_point started_;             ///< construction (job.timeout_s counts from it)
     std::chrono::nanoseconds notice_period_{0};                 ///< job.stall_notice_s; 0 = off
     std::vector<std::chrono::steady_clock::time_point> heard_;  ///< by rank: its latest request or reply
