@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""How a failed job reads (testbench/cmake/failure_output.cmake runs these; docs/DEBUGGING.md, "When a job
-fails"): the cause is stated once, in full, in user terms; ranks that stop because the job was aborted share
-one line; a rank that failed for a reason of its own keeps its own line and text.
+"""How a failed job reads (testbench/cmake/link_fault.cmake and mpi.cmake run these; sw/transport/README.md,
+docs/MPI.md "Ending a job"): the cause is stated once, in full, in user terms; ranks that stop because the
+job was aborted share one line; a rank that failed for a reason of its own keeps its own line and text.
 
   bench-platform-failure ISVP [bench collectives options]
       the platform fails (a dead link: SC_REPORT_ERROR in the reliable-delivery layer) under
