@@ -64,7 +64,7 @@ GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const Tra
       window_(window),
       local_(std::move(local)) {
     if (window_) local_.resize(static_cast<std::size_t>(std::max(ranks, 0)), false);
-    aborted_.assign(static_cast<std::size_t>(std::max(ranks, 0)), false);
+    ended_by_job_.assign(static_cast<std::size_t>(std::max(ranks, 0)), JobEnd::None);
     config_.validate();
     if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
         throw std::runtime_error("the guest scheduler needs the SystemC time resolution of 1 ps, got " +
@@ -421,10 +421,12 @@ void GuestScheduler::deadlock(const std::string& reason) {
                                  : "deadlock at " + format_time_ps(now_ps()) + ": every live rank waits and " + reason +
                                        " (" + std::to_string(blocked.size()) +
                                        " ranks; the job log says what each waits for)";
+    if (!blocked.empty()) job_end_told_.emplace_back(told, JobEnd::Deadlock);
     for (int rank : blocked) {
         links_->refuse(rank, ErrorCode::Deadlock, now_ps(), told);
         gateways_[static_cast<std::size_t>(rank)]->cancel();
         core_.end(rank, "deadlock");
+        ended_by_job_[static_cast<std::size_t>(rank)] = JobEnd::Deadlock;
         note_failure(rank);
     }
     blocked_since_ps_.reset();
@@ -454,9 +456,9 @@ void GuestScheduler::end_all(ErrorCode code, const std::string& reason, const st
         links_->refuse(rank, code, now_ps(), text);
         gateways_[static_cast<std::size_t>(rank)]->cancel();
         core_.end(rank, "aborted: " + short_reason);
-        aborted_[static_cast<std::size_t>(rank)] = true;
+        ended_by_job_[static_cast<std::size_t>(rank)] = JobEnd::Abort;
     }
-    if (any) abort_told_.push_back(text);
+    if (any) job_end_told_.emplace_back(text, JobEnd::Abort);
     if (any || error_.empty()) {
         log_ << "[isvp] " << text << "\n";
         log_.flush();
@@ -464,9 +466,10 @@ void GuestScheduler::end_all(ErrorCode code, const std::string& reason, const st
     set_error(when + reason);
 }
 
-bool GuestScheduler::told_abort(const std::string& text) const {
-    return std::any_of(abort_told_.begin(), abort_told_.end(),
-                       [&text](const std::string& told) { return text.find(told) != std::string::npos; });
+JobEnd GuestScheduler::told_job_end(const std::string& text) const {
+    for (const auto& [told, end] : job_end_told_)
+        if (text.find(told) != std::string::npos) return end;
+    return JobEnd::None;
 }
 
 void GuestScheduler::process_exited(int rank, int status, const std::string& description) {

@@ -149,6 +149,18 @@ std::string signal_name(int signal_number) {
     }
 }
 
+/// What followed the job's end `end` for a rank it ended (a launcher line
+/// for many ranks: "[isvp] ranks 0-7 exited with status 1 after the job
+/// was aborted").
+std::string after(JobEnd end) {
+    return end == JobEnd::Abort ? "after the job was aborted" : end == JobEnd::Deadlock ? "after the deadlock" : "";
+}
+
+/// Why a guest failed that failed only because of the job's end `end`.
+std::string because(JobEnd end) {
+    return end == JobEnd::Abort ? "because the job was aborted" : "because of the deadlock";
+}
+
 /// A platform failure (an exception out of GuestScheduler::run()) in
 /// user terms. For a SystemC report (SC_REPORT_ERROR, or an exception a
 /// process threw, which SystemC turns into one): its type and message, and
@@ -312,17 +324,19 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
 
     std::vector<int> exit_order;
     std::vector<bool> ended_by_launcher(static_cast<std::size_t>(spec.ranks), false);
-    // Ranks that the job's abort ended, by how their process exited: one
-    // line for each way at the end, not one per rank (the abort said why).
-    std::vector<std::pair<std::string, std::vector<int>>> exits_after_abort;
+    // Ranks that the job's own end (an abort, a deadlock) ended, by how
+    // their process exited: one line for each at the end, not one per rank
+    // (the job's end said why).
+    std::vector<std::pair<std::string, std::vector<int>>> exits_after_job_end;
     GuestProcesses processes(io, out, err, [&](int rank, int status, const std::string& description) {
         if (status != 0) {
             const std::string how =
                 description + (ended_by_launcher[static_cast<std::size_t>(rank)] ? " (ended by the launcher)" : "");
-            if (scheduler.aborted(rank)) {
-                auto same = std::find_if(exits_after_abort.begin(), exits_after_abort.end(),
-                                         [&how](const auto& exits) { return exits.first == how; });
-                if (same == exits_after_abort.end()) same = exits_after_abort.insert(same, {how, {}});
+            if (const JobEnd end = scheduler.ended_by_job(rank); end != JobEnd::None) {
+                const std::string what = how + " " + after(end);
+                auto same = std::find_if(exits_after_job_end.begin(), exits_after_job_end.end(),
+                                         [&what](const auto& exits) { return exits.first == what; });
+                if (same == exits_after_job_end.end()) same = exits_after_job_end.insert(same, {what, {}});
                 same->second.push_back(rank);
             } else {
                 err << "[isvp] rank " << rank << " " << how << "\n";
@@ -490,8 +504,8 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
         if (Clock::now() >= drain_limit) break;
     }
 
-    for (const auto& [how, ranks] : exits_after_abort)
-        err << "[isvp] " << list_rank_ranges(ranks) << " " << how << " after the job was aborted\n";
+    for (const auto& [what, ranks] : exits_after_job_end)
+        err << "[isvp] " << list_rank_ranges(ranks) << " " << what << "\n";
     err.flush();
     std::vector<int> statuses;
     for (int rank = 0; rank < spec.ranks; ++rank) statuses.push_back(local(rank) ? processes.status(rank) : 0);
@@ -544,7 +558,9 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     });
 
     std::vector<int> statuses(static_cast<std::size_t>(spec.ranks), -1);
-    std::vector<int> failed_by_abort;  // ranks whose guest failed because the job was aborted
+    // Ranks whose guest failed only because of the job's end (an abort, a
+    // deadlock), by that end: a line for each, at the end.
+    std::map<JobEnd, std::vector<int>> failed_by_job_end;
     // One rank's program, on its thread or in its fiber.
     const auto run_rank = [&](int rank) {
         int code = 1;
@@ -561,9 +577,9 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
             // call was refused) adds nothing to the abort's own line: such
             // ranks get one line together at the end.
             const std::string text = error.what();
-            asio::post(io, [&err, &scheduler, &failed_by_abort, rank, text] {
-                if (scheduler.told_abort(text)) {
-                    failed_by_abort.push_back(rank);
+            asio::post(io, [&err, &scheduler, &failed_by_job_end, rank, text] {
+                if (const JobEnd end = scheduler.told_job_end(text); end != JobEnd::None) {
+                    failed_by_job_end[end].push_back(rank);
                     return;
                 }
                 err << "[" << rank << "] isvp: the guest failed: " << text << "\n";
@@ -635,10 +651,9 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     }
     scheduler.links().take_local();  // what the ranks queued at the very end
     io.poll();
-    if (!failed_by_abort.empty()) {
-        err << "[isvp] " << list_rank_ranges(failed_by_abort) << ": the guest failed because the job was aborted\n";
-        err.flush();
-    }
+    for (const auto& [end, ranks] : failed_by_job_end)
+        err << "[isvp] " << list_rank_ranges(ranks) << ": the guest failed " << because(end) << "\n";
+    err.flush();
     JobResult result =
         summarize(scheduler, statuses, scheduler.failure_order(), signal_number, scheduler.limit_reached(),
                   std::vector<bool>(static_cast<std::size_t>(spec.ranks), false), false);
