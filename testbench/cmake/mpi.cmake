@@ -138,7 +138,14 @@ add_test(NAME mpi_job_failure_names_the_failed_rank_alone
          COMMAND ${ISVP_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/failure_output_checks.py run-own-failure
                  $<TARGET_FILE:isvp> 139 1 "^\\[isvp\\] rank 1 killed by signal 11" -n 8 --set topology.torus=2x2x2
                  --set job.kill_grace_ms=300 -- ${isvp_mpi_test_binaries}/mpi_failures crash)
-set_tests_properties(mpi_job_failure_names_the_failed_rank_alone PROPERTIES TIMEOUT 120 LABELS mpi)
+# A deadlock (rank 1 sends to rank 7, which never receives; the others wait
+# in MPI_Finalize): the ranks it ended share one line for their exits.
+add_test(NAME mpi_job_deadlock_ranks_share_one_line
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/failure_output_checks.py run-deadlock
+                 $<TARGET_FILE:isvp> 1 -n 8 --set topology.torus=2x2x2 --set job.kill_grace_ms=300 --
+                 ${isvp_mpi_test_binaries}/mpi_failures fatal)
+set_tests_properties(mpi_job_failure_names_the_failed_rank_alone mpi_job_deadlock_ranks_share_one_line
+                     PROPERTIES TIMEOUT 120 LABELS mpi)
 
 add_custom_target(isvp_mpi_test_programs ALL DEPENDS ${isvp_mpi_programs})
 

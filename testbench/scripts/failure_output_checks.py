@@ -16,6 +16,9 @@ job was aborted share one line; a rank that failed for a reason of its own keeps
       rank RANK fails for a reason of its own (PATTERN, its own text, on the output): exit status
       STATUS, the launcher's line for RANK's exit is its own, the ranks that stopped because the job
       was aborted share one line naming them.
+  run-deadlock ISVP STATUS [isvp run options] -- PROGRAM [args]
+      every rank waits for good: the deadlock report, then one line for all the ranks' exits
+      ("[isvp] ranks 0-7 exited with status 1 after the deadlock"), no line per rank.
 """
 
 import re
@@ -145,6 +148,21 @@ def run_own_failure(isvp, status_expected, rank, pattern, extra):
     print(f"OK: exit status {status}, rank {rank} named with its own failure, ranks {sorted(shared)} share a line")
 
 
+def run_deadlock(isvp, status_expected, extra):
+    status, output = run([isvp, "run"] + extra)
+    show(output)
+    if status != status_expected:
+        fail(f"exit status {status}, expected {status_expected}", output)
+    if not re.search(r"^\[isvp\] deadlock at [0-9.]+ us: every live rank waits", output, re.M):
+        fail("no deadlock report", output)
+    if re.search(r"^\[isvp\] rank \d+ (exited|killed)", output, re.M):
+        fail("a per-rank '[isvp] rank r exited ...' line for a rank the deadlock ended", output)
+    line = f"[isvp] {ALL_RANKS} exited with status 1 after the deadlock"
+    if not re.search("^" + re.escape(line) + "$", output, re.M):
+        fail(f"no '{line}' line", output)
+    print(f"OK: exit status {status}, the deadlock reported, one line for the ranks' exits")
+
+
 def main():
     if len(sys.argv) < 3:
         fail(__doc__)
@@ -155,6 +173,8 @@ def main():
         run_platform_failure(isvp, int(rest[0]), rest[1:])
     elif mode == "run-own-failure":
         run_own_failure(isvp, int(rest[0]), int(rest[1]), rest[2], rest[3:])
+    elif mode == "run-deadlock":
+        run_deadlock(isvp, int(rest[0]), rest[1:])
     else:
         fail(f"unknown mode {mode}\n{__doc__}")
 
