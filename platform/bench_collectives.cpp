@@ -508,8 +508,7 @@ int bench_collectives(int argc, char** argv) {
         std::cerr << "isvp bench collectives: "
                   << (runtime ? "partition " + std::to_string(runtime->rank()) + ": " : std::string())
                   << "job failed: " << result.error << "\n";
-        for (std::size_t r = 0; r < result.ranks.size(); ++r)
-            if (!result.ranks[r].ended.empty()) std::cerr << "  rank " << r << ": " << result.ranks[r].ended << "\n";
+        std::cerr << transport::describe_rank_ends(result);
     }
     std::uint64_t end_time_ps = result.end_time_ps;
     int exit_status = failed ? (result.exit_status ? result.exit_status : 1) : 0;

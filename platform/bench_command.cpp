@@ -111,8 +111,7 @@ int pingpong(int argc, char** argv) {
     const double wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     if (result.exit_status != 0) {
         std::cerr << "isvp bench pingpong: job failed: " << result.error << "\n";
-        for (std::size_t r = 0; r < result.ranks.size(); ++r)
-            if (!result.ranks[r].ended.empty()) std::cerr << "  rank " << r << ": " << result.ranks[r].ended << "\n";
+        std::cerr << transport::describe_rank_ends(result);
     }
     // Partitions: the rows are rank 0's (partition 0); the job's status and
     // end time come from every partition.

@@ -647,8 +647,7 @@ int bench_fused(int argc, char** argv) {
     const double wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     if (!result.error.empty() || (result.exit_status != 0 && !mismatch)) {
         std::cerr << "isvp bench fused: job failed: " << result.error << "\n";
-        for (std::size_t r = 0; r < result.ranks.size(); ++r)
-            if (!result.ranks[r].ended.empty()) std::cerr << "  rank " << r << ": " << result.ranks[r].ended << "\n";
+        std::cerr << transport::describe_rank_ends(result);
         return result.exit_status ? result.exit_status : 1;
     }
 

@@ -302,8 +302,7 @@ int bench_smi_main(int argc, char** argv) {
     const double wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     if (result.exit_status != 0) {
         std::cerr << "isvp bench smi: job failed: " << result.error << "\n";
-        for (std::size_t r = 0; r < result.ranks.size(); ++r)
-            if (!result.ranks[r].ended.empty()) std::cerr << "  rank " << r << ": " << result.ranks[r].ended << "\n";
+        std::cerr << transport::describe_rank_ends(result);
         return result.exit_status;
     }
     std::cout << "# SMI " << o.test << " on " << ranks << " FPGAs (" << config.fabric.describe() << ", kernel clock "

@@ -1,5 +1,6 @@
 #include "report_handler.h"
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -52,6 +53,23 @@ void print_count(const std::pair<int, std::string>& key, Kind& kind, bool last) 
     kind.counted = Clock::now();
 }
 
+/// SystemC's layout (sc_report_compose_message) without its "In file:"
+/// line: the C++ source of the report call says nothing to a user; the
+/// process (model instance) and simulated time do.
+std::string compose(const sc_core::sc_report& report) {
+    static const char* const kSeverity[] = {"Info", "Warning", "Error", "Fatal"};
+    const int severity = std::clamp(static_cast<int>(report.get_severity()), 0, 3);
+    std::string text = std::string(kSeverity[severity]) + ": ";
+    if (report.get_id() >= 0)  // SystemC's own numbered messages: "(W505) "
+        text += std::string("(") + "IWEF"[severity] + std::to_string(report.get_id()) + ") ";
+    text += report.get_msg_type();
+    if (*report.get_msg() != '\0') text += std::string(": ") + report.get_msg();
+    const char* process = report.get_process_name();
+    if (report.get_severity() > sc_core::SC_INFO && process != nullptr && *process != '\0')
+        text += std::string("\nIn process: ") + process + " @ " + report.get_time().to_string();
+    return text;
+}
+
 void handle(const sc_core::sc_report& report, const sc_core::sc_actions& actions) {
     if (actions & sc_core::SC_DISPLAY) {
         const std::lock_guard<std::mutex> lock(kinds_mutex());
@@ -59,7 +77,7 @@ void handle(const sc_core::sc_report& report, const sc_core::sc_actions& actions
         Kind& kind = kinds()[key];
         ++kind.seen;
         if (kind.seen <= kReportsShown) {
-            std::cerr << sc_core::sc_report_compose_message(report) << "\n";
+            std::cerr << compose(report) << "\n";
             if (kind.seen == kReportsShown)
                 std::cerr << "isvp: further '" << key.second << "' " << plural(key.first)
                           << " are counted, not shown (a count every " << kReportSummaryPeriod.count()

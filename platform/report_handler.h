@@ -4,7 +4,9 @@
 // guest can make the platform warn for every MMIO write.
 //
 // Per severity and message type (the report's id, e.g. "isvp/qdma"): the
-// first kReportsShown are printed in full, then one line every
+// first kReportsShown are printed in full (SystemC's layout, "In process:
+// NAME @ TIME" included, but not its "In file:" line: the C++ source of the
+// report call), then one line every
 // kReportSummaryPeriod of wall time with the count suppressed since, and a
 // last count when the tool ends (flush_report_summary()). Every other action
 // of a report (throwing an error, aborting on a fatal) is SystemC's default.

@@ -64,6 +64,7 @@ GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const Tra
       window_(window),
       local_(std::move(local)) {
     if (window_) local_.resize(static_cast<std::size_t>(std::max(ranks, 0)), false);
+    ended_by_job_.assign(static_cast<std::size_t>(std::max(ranks, 0)), JobEnd::None);
     config_.validate();
     if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
         throw std::runtime_error("the guest scheduler needs the SystemC time resolution of 1 ps, got " +
@@ -420,10 +421,12 @@ void GuestScheduler::deadlock(const std::string& reason) {
                                  : "deadlock at " + format_time_ps(now_ps()) + ": every live rank waits and " + reason +
                                        " (" + std::to_string(blocked.size()) +
                                        " ranks; the job log says what each waits for)";
+    if (!blocked.empty()) job_end_told_.emplace_back(told, JobEnd::Deadlock);
     for (int rank : blocked) {
         links_->refuse(rank, ErrorCode::Deadlock, now_ps(), told);
         gateways_[static_cast<std::size_t>(rank)]->cancel();
         core_.end(rank, "deadlock");
+        ended_by_job_[static_cast<std::size_t>(rank)] = JobEnd::Deadlock;
         note_failure(rank);
     }
     blocked_since_ps_.reset();
@@ -441,22 +444,32 @@ void GuestScheduler::end_on_early_exit(int rank, const std::string& reason) {
           "; an MPI program must call MPI_Finalize)");
 }
 
-void GuestScheduler::end_all(ErrorCode code, const std::string& reason) {
+void GuestScheduler::end_all(ErrorCode code, const std::string& reason, const std::string& told) {
     bool any = false;
-    const std::string text = "job aborted at " + format_time_ps(std::max(now_ps(), abort_at_ps_)) + ": " + reason;
+    const std::string when = "job aborted at " + format_time_ps(std::max(now_ps(), abort_at_ps_)) + ": ";
+    const std::string& short_reason = told.empty() ? reason : told;
+    const std::string text = when + short_reason;
     for (int rank = 0; rank < ranks(); ++rank) {
         if (!core_.live(rank)) continue;
         any = true;
         if (core_.idle(rank)) computing_at_abort_.push_back(rank);
         links_->refuse(rank, code, now_ps(), text);
         gateways_[static_cast<std::size_t>(rank)]->cancel();
-        core_.end(rank, "aborted: " + reason);
+        core_.end(rank, "aborted: " + short_reason);
+        ended_by_job_[static_cast<std::size_t>(rank)] = JobEnd::Abort;
     }
+    if (any) job_end_told_.emplace_back(text, JobEnd::Abort);
     if (any || error_.empty()) {
         log_ << "[isvp] " << text << "\n";
         log_.flush();
     }
-    set_error(text);
+    set_error(when + reason);
+}
+
+JobEnd GuestScheduler::told_job_end(const std::string& text) const {
+    for (const auto& [told, end] : job_end_told_)
+        if (text.find(told) != std::string::npos) return end;
+    return JobEnd::None;
 }
 
 void GuestScheduler::process_exited(int rank, int status, const std::string& description) {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -148,6 +149,56 @@ std::string signal_name(int signal_number) {
     }
 }
 
+/// What followed the job's end `end` for a rank it ended (a launcher line
+/// for many ranks: "[isvp] ranks 0-7 exited with status 1 after the job
+/// was aborted").
+std::string after(JobEnd end) {
+    return end == JobEnd::Abort ? "after the job was aborted" : end == JobEnd::Deadlock ? "after the deadlock" : "";
+}
+
+/// Why a guest failed that failed only because of the job's end `end`.
+std::string because(JobEnd end) {
+    return end == JobEnd::Abort ? "because the job was aborted" : "because of the deadlock";
+}
+
+/// A platform failure (an exception out of GuestScheduler::run()) in
+/// user terms. For a SystemC report (SC_REPORT_ERROR, or an exception a
+/// process threw, which SystemC turns into one): its type and message, and
+/// the process (model instance) and simulated time it came from; not the
+/// C++ file and line of the report call, nor SystemC's multi-line layout.
+struct PlatformFailure {
+    std::string where;    ///< " in platform.reliable7.on_timer", or ""
+    std::string when;     ///< " at 245547.479626 us", or ""
+    std::string message;  ///< "isvp/reliable: link fault: ..."
+
+    explicit PlatformFailure(const std::exception& error) {
+        const auto* report = dynamic_cast<const sc_core::sc_report*>(&error);
+        if (report == nullptr) {
+            message = error.what();
+            return;
+        }
+        const char* process = report->get_process_name();
+        if (process != nullptr && *process != '\0') where = std::string(" in ") + process;
+        when = " at " + format_time_ps(to_ps(report->get_time()));
+        message = report->get_msg_type();
+        if (*report->get_msg() != '\0') message += std::string(": ") + report->get_msg();
+    }
+};
+
+/// The platform failed (`error`): says so once, in full, and ends the job
+/// (with partitions, every partition: PartitionWindow::fail). The ranks,
+/// and the per-rank summaries, are told "the platform failed (above)".
+void platform_failed(const JobSpec& spec, GuestScheduler& scheduler, std::ostream& err, const std::exception& error) {
+    const PlatformFailure failure(error);
+    if (spec.partition) {
+        err.flush();  // what was said before, first
+        spec.partition->fail("the platform failed" + failure.where + failure.when + ": " + failure.message);
+    }
+    err << "[isvp] the platform failed" << failure.where << failure.when << ": " << failure.message << "\n";
+    scheduler.end_all(ErrorCode::Aborted, "the platform failed" + failure.where + ": " + failure.message,
+                      "the platform failed (above)");
+}
+
 /// Per-rank outcome and the job's exit status, from the scheduler's view and
 /// the ranks' statuses (`statuses[r]`), failures taken in `order`; `limit`:
 /// a job.* limit ended the job; `ended[r]`: the launcher itself ended rank r
@@ -204,6 +255,21 @@ JobResult summarize(const GuestScheduler& scheduler, const std::vector<int>& sta
 
 }  // namespace
 
+std::string describe_rank_ends(const JobResult& result, const std::string& indent) {
+    std::vector<std::pair<std::string, std::vector<int>>> reasons;  // in the order of their first rank
+    std::map<std::string, std::size_t> index;
+    for (std::size_t rank = 0; rank < result.ranks.size(); ++rank) {
+        const std::string& ended = result.ranks[rank].ended;
+        if (ended.empty()) continue;
+        const auto [at, added] = index.emplace(ended, reasons.size());
+        if (added) reasons.push_back({ended, {}});
+        reasons[at->second].second.push_back(static_cast<int>(rank));
+    }
+    std::string text;
+    for (const auto& [reason, ranks] : reasons) text += indent + list_rank_ranges(ranks) + ": " + reason + "\n";
+    return text;
+}
+
 JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     check_spec(spec, true);
     std::ostream& out = spec.out != nullptr ? *spec.out : std::cout;
@@ -258,11 +324,24 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
 
     std::vector<int> exit_order;
     std::vector<bool> ended_by_launcher(static_cast<std::size_t>(spec.ranks), false);
+    // Ranks that the job's own end (an abort, a deadlock) ended, by how
+    // their process exited: one line for each at the end, not one per rank
+    // (the job's end said why).
+    std::vector<std::pair<std::string, std::vector<int>>> exits_after_job_end;
     GuestProcesses processes(io, out, err, [&](int rank, int status, const std::string& description) {
         if (status != 0) {
-            err << "[isvp] rank " << rank << " " << description
-                << (ended_by_launcher[static_cast<std::size_t>(rank)] ? " (ended by the launcher)" : "") << "\n";
-            err.flush();
+            const std::string how =
+                description + (ended_by_launcher[static_cast<std::size_t>(rank)] ? " (ended by the launcher)" : "");
+            if (const JobEnd end = scheduler.ended_by_job(rank); end != JobEnd::None) {
+                const std::string what = how + " " + after(end);
+                auto same = std::find_if(exits_after_job_end.begin(), exits_after_job_end.end(),
+                                         [&what](const auto& exits) { return exits.first == what; });
+                if (same == exits_after_job_end.end()) same = exits_after_job_end.insert(same, {what, {}});
+                same->second.push_back(rank);
+            } else {
+                err << "[isvp] rank " << rank << " " << how << "\n";
+                err.flush();
+            }
             exit_order.push_back(rank);
         }
         scheduler.process_exited(rank, status, description);
@@ -337,12 +416,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
     try {
         scheduler.run();
     } catch (const std::exception& error) {
-        err << "[isvp] the platform failed: " << error.what() << "\n";
-        if (spec.partition) {
-            err.flush();
-            spec.partition->fail(std::string("the platform failed: ") + error.what());
-        }
-        scheduler.end_all(ErrorCode::Aborted, std::string("the platform failed: ") + error.what());
+        platform_failed(spec, scheduler, err, error);
     }
 
     // Wind down. After a clean end the guests exit by themselves; after an
@@ -430,6 +504,9 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
         if (Clock::now() >= drain_limit) break;
     }
 
+    for (const auto& [what, ranks] : exits_after_job_end)
+        err << "[isvp] " << list_rank_ranges(ranks) << " " << what << "\n";
+    err.flush();
     std::vector<int> statuses;
     for (int rank = 0; rank < spec.ranks; ++rank) statuses.push_back(local(rank) ? processes.status(rank) : 0);
     std::vector<int> order = scheduler.failure_order();
@@ -481,6 +558,9 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     });
 
     std::vector<int> statuses(static_cast<std::size_t>(spec.ranks), -1);
+    // Ranks whose guest failed only because of the job's end (an abort, a
+    // deadlock), by that end: a line for each, at the end.
+    std::map<JobEnd, std::vector<int>> failed_by_job_end;
     // One rank's program, on its thread or in its fiber.
     const auto run_rank = [&](int rank) {
         int code = 1;
@@ -492,9 +572,16 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
             code = guest_main(transport);
             if (!transport.finished() && transport.failure().empty()) transport.finish(code);
         } catch (const std::exception& error) {
-            // Printed on the scheduler's thread: `err` is not shared between threads.
+            // Printed on the scheduler's thread: `err` is not shared between
+            // threads. A guest that failed because the job was aborted (its
+            // call was refused) adds nothing to the abort's own line: such
+            // ranks get one line together at the end.
             const std::string text = error.what();
-            asio::post(io, [&err, rank, text] {
+            asio::post(io, [&err, &scheduler, &failed_by_job_end, rank, text] {
+                if (const JobEnd end = scheduler.told_job_end(text); end != JobEnd::None) {
+                    failed_by_job_end[end].push_back(rank);
+                    return;
+                }
                 err << "[" << rank << "] isvp: the guest failed: " << text << "\n";
                 err.flush();
             });
@@ -545,12 +632,7 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     try {
         scheduler.run();
     } catch (const std::exception& error) {
-        err << "[isvp] the platform failed: " << error.what() << "\n";
-        if (spec.partition) {
-            err.flush();
-            spec.partition->fail(std::string("the platform failed: ") + error.what());
-        }
-        scheduler.end_all(ErrorCode::Aborted, std::string("the platform failed: ") + error.what());
+        platform_failed(spec, scheduler, err, error);
     }
     for (std::thread& thread : threads) thread.join();
     if (fibers) {
@@ -569,6 +651,9 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     }
     scheduler.links().take_local();  // what the ranks queued at the very end
     io.poll();
+    for (const auto& [end, ranks] : failed_by_job_end)
+        err << "[isvp] " << list_rank_ranges(ranks) << ": the guest failed " << because(end) << "\n";
+    err.flush();
     JobResult result =
         summarize(scheduler, statuses, scheduler.failure_order(), signal_number, scheduler.limit_reached(),
                   std::vector<bool>(static_cast<std::size_t>(spec.ranks), false), false);

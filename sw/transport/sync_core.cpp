@@ -45,6 +45,26 @@ std::string list_ranks(const std::vector<int>& ranks) {
     return text;
 }
 
+std::string list_rank_ranges(std::vector<int> ranks) {
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    std::string text = ranks.size() == 1 ? "rank " : "ranks ";
+    std::size_t runs = 0;
+    for (std::size_t i = 0; i < ranks.size();) {
+        std::size_t last = i;
+        while (last + 1 < ranks.size() && ranks[last + 1] == ranks[last] + 1) ++last;
+        if (runs == kRankRunsListed) {
+            text += " and " + std::to_string(ranks.size() - i) + " more ranks";
+            break;
+        }
+        text += (runs == 0 ? "" : ", ") + std::to_string(ranks[i]);
+        if (last > i) text += "-" + std::to_string(ranks[last]);
+        ++runs;
+        i = last + 1;
+    }
+    return text;
+}
+
 RankHeap::RankHeap(std::size_t ranks) : slot_(ranks, kAbsent) {
     heap_.reserve(ranks);
 }

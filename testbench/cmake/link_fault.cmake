@@ -58,6 +58,22 @@ set_tests_properties(link_fault_dead_link_ends_job_naming_it
                      link_fault_dead_link_detection_only_ends_job_naming_it
                      PROPERTIES LABELS "link_fault" TIMEOUT 90)
 
+# The dead link's error stated once (testbench/scripts/failure_output_checks.py):
+# the platform's line names the model instance and simulated time, no SystemC
+# "In file:" line; the ranks that stop because the job was aborted share one
+# line (each used to repeat the whole text, In file: lines included: 19
+# copies on 8 nodes, about 2,000 on 1,024). Under isvp bench (ranks as
+# fibers) and isvp run (a process per rank; p2p_guest exits with status 2).
+set(failure_output_checks ${CMAKE_SOURCE_DIR}/testbench/scripts/failure_output_checks.py)
+add_test(NAME link_fault_dead_link_failure_stated_once
+         COMMAND ${ISVP_PYTHON3} ${failure_output_checks} bench-platform-failure $<TARGET_FILE:isvp> --sizes 8
+                 --collectives allreduce --set aurora.bit_error_rate=0.5)
+add_test(NAME link_fault_dead_link_failure_stated_once_run
+         COMMAND ${ISVP_PYTHON3} ${failure_output_checks} run-platform-failure $<TARGET_FILE:isvp> 2 -n 8
+                 --set topology.torus=2x2x2 --set aurora.bit_error_rate=0.5 -- $<TARGET_FILE:p2p_guest> alltoall)
+set_tests_properties(link_fault_dead_link_failure_stated_once link_fault_dead_link_failure_stated_once_run
+                     PROPERTIES LABELS "link_fault" TIMEOUT 90)
+
 # Bad reliable.* values are refused with the parameter named, before anything runs.
 add_test(NAME link_fault_bad_ack_delay_named
          COMMAND isvp bench collectives --topology torus:2x2x2 --sizes 8 --set reliable.ack_delay_ns=40000)

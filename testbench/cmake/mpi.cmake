@@ -128,6 +128,24 @@ isvp_mpi_failure_test(crashes crash 139 "rank 1 killed by signal 11")
 isvp_mpi_failure_test(aborts_while_others_compute busy 3 "rank 0 killed by signal")
 isvp_mpi_failure_test(hits_a_fatal_error fatal 6 "MPI_Send: invalid destination rank 7 \\(communicator size 2\\)")
 isvp_mpi_failure_test(calls_an_unsupported_function unsupported 44 "MPI_Win_create: not supported")
+if(NOT ISVP_PYTHON3)
+  find_program(ISVP_PYTHON3 python3 REQUIRED)
+endif()
+# On 8 ranks: the rank that failed keeps its own launcher line; the ranks the
+# job's abort ended share one ("[isvp] ranks 0, 2-7 exited with status 1
+# after the job was aborted"), not a line each.
+add_test(NAME mpi_job_failure_names_the_failed_rank_alone
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/failure_output_checks.py run-own-failure
+                 $<TARGET_FILE:isvp> 139 1 "^\\[isvp\\] rank 1 killed by signal 11" -n 8 --set topology.torus=2x2x2
+                 --set job.kill_grace_ms=300 -- ${isvp_mpi_test_binaries}/mpi_failures crash)
+# A deadlock (rank 1 sends to rank 7, which never receives; the others wait
+# in MPI_Finalize): the ranks it ended share one line for their exits.
+add_test(NAME mpi_job_deadlock_ranks_share_one_line
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/failure_output_checks.py run-deadlock
+                 $<TARGET_FILE:isvp> 1 -n 8 --set topology.torus=2x2x2 --set job.kill_grace_ms=300 --
+                 ${isvp_mpi_test_binaries}/mpi_failures fatal)
+set_tests_properties(mpi_job_failure_names_the_failed_rank_alone mpi_job_deadlock_ranks_share_one_line
+                     PROPERTIES TIMEOUT 120 LABELS mpi)
 
 add_custom_target(isvp_mpi_test_programs ALL DEPENDS ${isvp_mpi_programs})
 

@@ -192,6 +192,17 @@ TEST_CASE("sync: rank lists are short for many ranks") {
     CHECK(list_ranks({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) == "ranks 0, 1, 2, 3, 4, 5, 6, 7 and 2 more");
 }
 
+TEST_CASE("sync: a line for many ranks names them as runs") {
+    CHECK(list_rank_ranges({3}) == "rank 3");
+    CHECK(list_rank_ranges({7, 6, 5, 4, 3, 2, 1, 0}) == "ranks 0-7");
+    CHECK(list_rank_ranges({0, 1, 2, 4, 5, 9}) == "ranks 0-2, 4-5, 9");
+    CHECK(list_rank_ranges({2, 2, 3}) == "ranks 2-3");
+    std::vector<int> every_other;
+    for (int rank = 0; rank < 40; rank += 2) every_other.push_back(rank);
+    CHECK(list_rank_ranges(every_other) ==
+          "ranks 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30 and 4 more ranks");
+}
+
 TEST_CASE("sync: the rank heap's top is the least (time, rank) through any sets and erasures") {
     constexpr int kRanks = 37;
     RankHeap heap(kRanks);

@@ -73,6 +73,10 @@
 
 namespace isvp::transport {
 
+/// The job's own end, which ends every rank still in it: an abort
+/// (GuestScheduler::end_all) or a deadlock (every live rank waits).
+enum class JobEnd : std::uint8_t { None, Abort, Deadlock };
+
 class GuestScheduler {
   public:
     /// Creates the gateways (top-level modules "rank<r>_gateway"); call during
@@ -111,8 +115,19 @@ class GuestScheduler {
     /// With TransportConfig::end_on_early_exit: ends the job because `rank`
     /// left without finish() (`reason`: how it left).
     void end_on_early_exit(int rank, const std::string& reason);
-    /// Ends every live rank now with `reason` (after a platform failure).
-    void end_all(ErrorCode code, const std::string& reason);
+    /// Ends every live rank now with `reason` (after a platform failure):
+    /// error() becomes "job aborted at T: `reason`". `told`, when given,
+    /// stands for `reason` in the log line and in what each rank is told
+    /// (`reason` was printed in full already: "the platform failed
+    /// (above)"), so that a long message is not repeated once per rank.
+    void end_all(ErrorCode code, const std::string& reason, const std::string& told = "");
+    /// The job's end whose message to the ranks (`job aborted at T: ...`,
+    /// `deadlock at T: ...`) `text` (a guest's failure) holds: the guest
+    /// failed because of it, not for a reason of its own. None otherwise.
+    JobEnd told_job_end(const std::string& text) const;
+    /// The job's end that ended `rank`; None if something else did, or
+    /// nothing yet.
+    JobEnd ended_by_job(int rank) const { return ended_by_job_.at(static_cast<std::size_t>(rank)); }
 
     /// Called (on the event loop) when a rank has said Hello: a remote rank
     /// has mapped its host memory by then. `pid`: the process that said it
@@ -226,6 +241,8 @@ class GuestScheduler {
     std::string limit_name_;                                    ///< how messages name limit_ps_
     bool limit_reached_ = false;                                ///< a job.* limit ended the job
     std::vector<int> computing_at_abort_;                       ///< ranks outside the platform when aborted
+    std::vector<std::pair<std::string, JobEnd>> job_end_told_;  ///< what each job end told the ranks
+    std::vector<JobEnd> ended_by_job_;                          ///< by rank: the job's end that ended it
     std::chrono::steady_clock::time_point started_;             ///< construction (job.timeout_s counts from it)
     std::chrono::nanoseconds notice_period_{0};                 ///< job.stall_notice_s; 0 = off
     std::vector<std::chrono::steady_clock::time_point> heard_;  ///< by rank: its latest request or reply

@@ -123,6 +123,13 @@ struct JobResult {
     std::vector<RankOutcome> ranks;  ///< by rank
 };
 
+/// Why the ranks that did not finish ended, one line per distinct reason
+/// naming its ranks as runs ("  ranks 0-7: aborted: the platform failed
+/// (above)\n"), in the order of each reason's first rank, each line
+/// starting with `indent`: ranks ended by one job abort share a line, a
+/// rank that failed for a reason of its own keeps its own. "" if none.
+std::string describe_rank_ends(const JobResult& result, const std::string& indent = "  ");
+
 JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build);
 JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const GuestMain& guest_main);
 

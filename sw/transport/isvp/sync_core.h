@@ -183,4 +183,10 @@ std::string describe_request(const Message& request);
 /// "rank 3", "ranks 0, 2", "ranks 0, 1, 2, 3, 4, 5, 6, 7 and 12 more".
 std::string list_ranks(const std::vector<int>& ranks);
 
+/// Ranks as runs, for a line that stands for many ranks: "rank 3",
+/// "ranks 0-7", "ranks 0-2, 4-1023"; in any order, repeats ignored; after
+/// kRankRunsListed runs, "and N more ranks".
+std::string list_rank_ranges(std::vector<int> ranks);
+inline constexpr std::size_t kRankRunsListed = 16;
+
 }  // namespace isvp::transport
