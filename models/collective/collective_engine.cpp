@@ -591,6 +591,7 @@ OwedCredits& CollectiveEngine::owed_entry(unsigned context, std::uint16_t sender
 }
 
 void CollectiveEngine::owe_credit(OwedCredits& owed, unsigned context, std::uint16_t sender) {
+    if (owed.count == 0) ++owed_nonzero_;
     if (++owed.count < credit_batch_) {
         if (!flush_pending_) {
             flush_pending_ = true;
@@ -600,16 +601,18 @@ void CollectiveEngine::owe_credit(OwedCredits& owed, unsigned context, std::uint
         return;
     }
     flush_credits_of(context, sender, owed);
-    owed.count = 0;
+    settle(owed);
 }
 
 void CollectiveEngine::flush_credits() {
     flush_pending_ = false;
-    for (auto& [k, owed] : owed_)
+    for (auto& [k, owed] : owed_) {
+        if (owed_nonzero_ == 0) break;  // the rest owe nothing
         if (owed.count) {
             flush_credits_of(k >> 16, static_cast<std::uint16_t>(k & 0xFFFF), owed);
-            owed.count = 0;
+            settle(owed);
         }
+    }
 }
 
 void CollectiveEngine::forget_nodes(std::optional<unsigned> context) {
@@ -666,8 +669,14 @@ void CollectiveEngine::purge_context(unsigned context, bool keep_globals) {
     // Entries stay (running steps point at them); the windows start full again.
     send_credits_[context].for_each(
         [&](std::uint16_t, std::int32_t& credits) { credits = static_cast<std::int32_t>(config_.window_packets); });
-    for (auto it = owed_.begin(); it != owed_.end();)
-        it = (it->first >> 16) == context ? owed_.erase(it) : std::next(it);
+    for (auto it = owed_.begin(); it != owed_.end();) {
+        if ((it->first >> 16) != context) {
+            ++it;
+            continue;
+        }
+        if (it->second.count) --owed_nonzero_;
+        it = owed_.erase(it);
+    }
     owed_index_[context].clear();
     for (StepRun& r : c.active.steps) r.owed = nullptr;  // pointed at erased entries
     c.agreements.clear();
@@ -722,7 +731,7 @@ void CollectiveEngine::release_row(unsigned context) {
         for (auto& [k, owed] : owed_)
             if ((k >> 16) == context && owed.count) {
                 flush_credits_of(context, static_cast<std::uint16_t>(k & 0xFFFF), owed);
-                owed.count = 0;
+                settle(owed);
             }
         SC_REPORT_WARNING(kReportType, (std::string(name()) + ": CT row " + std::to_string(context) +
                                         " released while busy: " + std::to_string(statistics_.aborted - before) +
@@ -744,7 +753,7 @@ void CollectiveEngine::load_row(unsigned context) {
         for (auto& [k, owed] : owed_)
             if ((k >> 16) == context && owed.count) {
                 flush_credits_of(context, static_cast<std::uint16_t>(k & 0xFFFF), owed);
-                owed.count = 0;
+                settle(owed);
             }
     purge_context(context);
     const CommunicatorTable::LoadResult load = table_.load(context);

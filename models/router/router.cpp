@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include "isvp/packet_channel.h"
 #include "isvp/packet_format.h"
@@ -43,10 +44,10 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
                                       std::to_string(config_.vcs) + " VCs exceed the allocator's " +
                                       std::to_string(RequestSet::kCapacity) + " input VCs")
                                          .c_str());
-    input_vcs_.resize(requesters);
+    input_vcs_ = std::make_unique<InputVc[]>(requesters);
     inputs_ = std::make_unique<InputPort[]>(ports_);  // in(p) is bound to inputs_[p].packet_target
-    output_vcs_.resize(requesters);
-    outputs_.resize(ports_);
+    output_vcs_ = std::make_unique<OutputVc[]>(requesters);
+    outputs_ = std::make_unique<OutputPort[]>(ports_);
     for (unsigned p = 0; p < ports_; ++p) {
         const std::string label = port_names.empty() ? std::to_string(p) : port_names[p];
         port_names_.push_back(label);
@@ -65,7 +66,7 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
         output.requests = RequestSet(requesters);
         output.switch_arbiter = RoundRobinArbiter(requesters);
     }
-    for (auto& output : output_vcs_) output.va_arbiter = RoundRobinArbiter(requesters);
+    for (unsigned i = 0; i < requesters; ++i) output_vcs_[i].va_arbiter = RoundRobinArbiter(requesters);
     dirty_outputs_ = RequestSet(ports_);
     vc_candidates_.assign(config_.vcs, RequestSet(requesters));
     va_winners_ = RequestSet(requesters);
@@ -122,7 +123,10 @@ Router::CreditInSocket& Router::credit_in(unsigned port) {
 }
 
 RouterPortStatistics Router::port_statistics(unsigned port) const {
-    const OutputPort& output = outputs_.at(port);  // throws for a port beyond ports()
+    if (port >= ports_)
+        throw std::out_of_range(std::string(name()) + ": port " + std::to_string(port) + " of " +
+                                std::to_string(ports_));
+    const OutputPort& output = outputs_[port];
     const InputPort& input = inputs_[port];
     RouterPortStatistics statistics;
     statistics.packets_in = input.packets_in;
@@ -136,12 +140,16 @@ RouterPortStatistics Router::port_statistics(unsigned port) const {
 
 std::size_t Router::buffered_packets() const {
     std::size_t count = 0;
-    for (const auto& vc : input_vcs_) count += vc.fifo.size();
+    for (unsigned i = 0; i < ports_ * vcs_; ++i) count += input_vcs_[i].fifo.size();
     return count;
 }
 
 std::int64_t Router::output_credits(unsigned port, unsigned vc) const {
-    const OutputVc& output = output_vcs_.at(port * config_.vcs + vc);
+    if (port >= ports_ || vc >= vcs_)
+        throw std::out_of_range(std::string(name()) + ": port " + std::to_string(port) + " VC " +
+                                std::to_string(vc) + " of " + std::to_string(ports_) + " ports x " +
+                                std::to_string(vcs_) + " VCs");
+    const OutputVc& output = output_vcs_[port * vcs_ + vc];
     return output.credits + static_cast<std::int64_t>(output.pending.total());
 }
 

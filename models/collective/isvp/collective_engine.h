@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <queue>
 #include <string>
@@ -484,6 +485,11 @@ class CollectiveEngine : public sc_core::sc_module {
     void on_cgr_free();
     void flush_credits();
     void flush_credits_of(unsigned context, std::uint16_t sender, OwedCredits& owed);
+    /// The entry's credits went back (or are given up): its count is 0 again.
+    void settle(OwedCredits& owed) {
+        owed.count = 0;
+        --owed_nonzero_;
+    }
     /// Drops the nodes cached in owed_ (all, or one context's): the
     /// forwarding table or a comm rank's global rank changed.
     void forget_nodes(std::optional<unsigned> context);
@@ -681,7 +687,12 @@ class CollectiveEngine : public sc_core::sc_module {
     /// (context, sender): credits to return. A hash map because flush_credits
     /// sends in its iteration order (the order of same-time credit packets);
     /// owed_index_ finds its entries on the per-packet path.
-    std::unordered_map<std::uint32_t, OwedCredits> owed_;
+    /// Its nodes come from one pool, so that flush_credits' walk over them
+    /// touches a few neighbouring cache lines instead of one line per node
+    /// (the iteration order, which the results depend on, is the map's own).
+    std::pmr::unsynchronized_pool_resource owed_nodes_;
+    std::pmr::unordered_map<std::uint32_t, OwedCredits> owed_{&owed_nodes_};
+    std::uint32_t owed_nonzero_ = 0;  ///< entries of owed_ with a count: flush_credits stops after the last
     std::array<std::vector<OwedCredits*>, regmap::kContextCount> owed_index_;  ///< per context, by sender: into owed_
     bool flush_pending_ = false;                                    ///< a credit flush is scheduled
     sc_core::sc_time flush_at_;                                     ///< when (flush_pending_)

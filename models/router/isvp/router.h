@@ -266,27 +266,32 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
     OutputVc& output_vc(unsigned port, unsigned vc) { return output_vcs_[port * vcs_ + vc]; }
     std::string port_label(unsigned port) const;
 
-    // Read on every event: together, at the front (a few cache lines).
-    alignas(64) unsigned vcs_ = 0;          ///< router.vcs
-    unsigned ports_ = 0;                    ///< number of ports
-    std::uint32_t node_;                    ///< this router's network address
-    std::uint32_t vc_buffer_phits_ = 0;     ///< credits each input VC grants
-    std::uint64_t cycle_ = 0;               ///< clock period, ticks
-    std::uint64_t pipeline_ticks_ = 0;      ///< head in -> eligible for VA/SA: (pipeline_cycles - 1) cycles
-    std::uint32_t phits_per_cycle_ = 0;     ///< router.phits_per_cycle
-    std::uint32_t margin_phits_ = 0;        ///< router.flow_control_margin_phits
-    const RoutingPolicy* route_ = nullptr;  ///< routing_, for the per-packet call
-    std::vector<InputVc> input_vcs_;        ///< [port * vcs + vc]
-    std::unique_ptr<InputPort[]> inputs_;   ///< per port (not movable: sockets are bound to its targets)
-    std::vector<OutputVc> output_vcs_;      ///< [port * vcs + vc]
-    std::vector<OutputPort> outputs_;       ///< per port
-    TimedAgenda<AgendaItem> agenda_;        ///< own future work
-    WakeupScheduler* scheduler_;            ///< shared wake-ups, or null: own event
-    unsigned scheduler_id_ = 0;             ///< this router's id at scheduler_
-    unsigned allocation_start_ = 0;         ///< output allocated first next time (rotates)
-    std::uint64_t next_wake_ = ~0ull;       ///< tick a wake-up is requested for
-    TraceWriter* trace_ = nullptr;          ///< packet timeline, or null (off)
-    RequestSet dirty_outputs_;              ///< outputs to (re)allocate now
+    // Read on every event: together, at the front, in three cache lines
+    // (the record arrays are plain arrays for that): an arrival and its
+    // wake-up request touch the first two, a wake-up all three.
+    // Line 1: arrival.
+    alignas(64) unsigned vcs_ = 0;              ///< router.vcs
+    unsigned ports_ = 0;                        ///< number of ports
+    std::uint32_t node_;                        ///< this router's network address
+    std::uint32_t vc_buffer_phits_ = 0;         ///< credits each input VC grants
+    std::uint64_t pipeline_ticks_ = 0;          ///< head in -> eligible for VA/SA: (pipeline_cycles - 1) cycles
+    const RoutingPolicy* route_ = nullptr;      ///< routing_, for the per-packet call
+    std::unique_ptr<InputVc[]> input_vcs_;      ///< [port * vcs + vc]
+    std::unique_ptr<InputPort[]> inputs_;       ///< per port (not movable: sockets are bound to its targets)
+    WakeupScheduler* scheduler_;                ///< shared wake-ups, or null: own event
+    unsigned scheduler_id_ = 0;                 ///< this router's id at scheduler_
+    // Line 2: the agenda and what allocation reads.
+    alignas(64) TimedAgenda<AgendaItem> agenda_;  ///< own future work
+    std::uint64_t next_wake_ = ~0ull;             ///< tick a wake-up is requested for
+    std::uint64_t cycle_ = 0;                     ///< clock period, ticks
+    std::uint32_t phits_per_cycle_ = 0;           ///< router.phits_per_cycle
+    std::uint32_t margin_phits_ = 0;              ///< router.flow_control_margin_phits
+    std::unique_ptr<OutputVc[]> output_vcs_;      ///< [port * vcs + vc]
+    // Line 3: wake-up.
+    alignas(64) std::unique_ptr<OutputPort[]> outputs_;  ///< per port
+    unsigned allocation_start_ = 0;                      ///< output allocated first next time (rotates)
+    TraceWriter* trace_ = nullptr;                       ///< packet timeline, or null (off)
+    RequestSet dirty_outputs_;                           ///< outputs to (re)allocate now
     CreditMessage credit_message_;          ///< reused for every credit return
 
     RouterConfig config_;                           ///< parameters
