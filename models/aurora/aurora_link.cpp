@@ -141,10 +141,9 @@ void AuroraLink::on_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-bool AuroraLink::credit_route(CreditRoute& route) const {
+bool AuroraLink::credit_route(CreditRoute& route) {
     if (credit_out.size() == 0) return false;
-    auto& socket = const_cast<tlm_utils::simple_initiator_socket<AuroraLink>&>(credit_out);
-    if (!credit_route_of(socket.operator->(), route)) return false;
+    if (!credit_route_of(credit_out.operator->(), route)) return false;
     route.delay += latency_.value();
     return true;
 }

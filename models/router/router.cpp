@@ -146,9 +146,8 @@ std::size_t Router::buffered_packets() const {
 
 std::int64_t Router::output_credits(unsigned port, unsigned vc) const {
     if (port >= ports_ || vc >= vcs_)
-        throw std::out_of_range(std::string(name()) + ": port " + std::to_string(port) + " VC " +
-                                std::to_string(vc) + " of " + std::to_string(ports_) + " ports x " +
-                                std::to_string(vcs_) + " VCs");
+        throw std::out_of_range(std::string(name()) + ": port " + std::to_string(port) + " VC " + std::to_string(vc) +
+                                " of " + std::to_string(ports_) + " ports x " + std::to_string(vcs_) + " VCs");
     const OutputVc& output = output_vcs_[port * vcs_ + vc];
     return output.credits + static_cast<std::int64_t>(output.pending.total());
 }
@@ -277,11 +276,9 @@ void Router::on_credit(unsigned port, tlm::tlm_generic_payload& payload, sc_core
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     CreditReturn* credit = nullptr;
     payload.get_extension(credit);
-    if (credit == nullptr || credit->vc >= vcs_) {
+    if (credit == nullptr) {
         SC_REPORT_ERROR(kReportType, (std::string(name()) + ": credit return on output " + port_label(port) +
-                                      (credit ? " for VC " + std::to_string(credit->vc) + ", but the router has " +
-                                                    std::to_string(vcs_) + " VCs"
-                                              : " without a CreditReturn extension"))
+                                      " without a CreditReturn extension")
                                          .c_str());
         return;
     }
@@ -292,10 +289,10 @@ void Router::on_credit(unsigned port, tlm::tlm_generic_payload& payload, sc_core
 void Router::credits_arrive(unsigned port, std::uint8_t vc, std::uint32_t phits, std::uint64_t arrival,
                             std::uint64_t now) {
     if (vc >= vcs_) {
-        SC_REPORT_ERROR(kReportType, (std::string(name()) + ": credit return on output " + port_label(port) +
-                                      " for VC " + std::to_string(vc) + ", but the router has " +
-                                      std::to_string(vcs_) + " VCs")
-                                         .c_str());
+        SC_REPORT_ERROR(kReportType,
+                        (std::string(name()) + ": credit return on output " + port_label(port) + " for VC " +
+                         std::to_string(vc) + ", but the router has " + std::to_string(vcs_) + " VCs")
+                            .c_str());
         return;
     }
     OutputVc& output = output_vc(port, vc);
@@ -502,13 +499,13 @@ void Router::drop_oversized(unsigned requester, std::uint64_t now, std::uint32_t
     outputs_[packet.out_port].requests.reset(requester);
     ++drops_.oversized;
     const std::uint64_t trace_id = packet_info(*packet.payload).trace_id;
-    SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped packet " + std::to_string(trace_id) +
-                                    " from input " + port_label(in_port) + " VC " + std::to_string(in_vc) + ": its " +
-                                    std::to_string(packet.phits) + " phits plus the " +
-                                    std::to_string(config_.flow_control_margin_phits) +
-                                    "-phit flow-control margin can never fit the " + std::to_string(downstream_phits) +
-                                    "-phit VC buffer behind output " + port_label(packet.out_port))
-                                       .c_str());
+    SC_REPORT_WARNING(
+        kReportType,
+        (std::string(name()) + ": dropped packet " + std::to_string(trace_id) + " from input " + port_label(in_port) +
+         " VC " + std::to_string(in_vc) + ": its " + std::to_string(packet.phits) + " phits plus the " +
+         std::to_string(config_.flow_control_margin_phits) + "-phit flow-control margin can never fit the " +
+         std::to_string(downstream_phits) + "-phit VC buffer behind output " + port_label(packet.out_port))
+            .c_str());
     packet.payload->release();
     send_credits(in_port, in_vc, packet.phits, std::max(now, packet.tail), now);
     advance_input(requester, now);

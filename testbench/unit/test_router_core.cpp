@@ -2,7 +2,7 @@
 // arbitration, the time-ordered agenda, the packet FIFO.
 #include <algorithm>
 #include <map>
-#include <optional>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -185,54 +185,103 @@ TEST_CASE("credit queue: due sums match a sorted reference, in order or not, acr
     }
 }
 
-TEST_CASE("credit queue: long backlogs, early arrivals before the inline head, and copies") {
-    // Up to 40 returns in flight (the ring behind the inline earliest entry
-    // grows and wraps), every seventh earlier than all held (it becomes the
-    // new head), some on a tick already held; a copy taken midway must give
-    // the same sums as the original from then on.
+namespace {
+
+/// Credits a reference holds (tick -> phits, possibly repeated ticks).
+using CreditReference = std::multimap<std::uint64_t, std::uint32_t>;
+
+/// Removes and sums the reference's credits due at `now`.
+std::uint64_t pop_due(CreditReference& held, std::uint64_t now) {
+    std::uint64_t sum = 0;
+    while (!held.empty() && held.begin()->first <= now) {
+        sum += held.begin()->second;
+        held.erase(held.begin());
+    }
+    return sum;
+}
+
+/// The `round`-th return of a busy link: ticks mostly rising; every seventh
+/// earlier than everything held (it becomes the queue's new inline head);
+/// every ninth on a tick already held.
+std::pair<std::uint64_t, std::uint32_t> busy_return(int round, std::uint64_t& tick, std::uint64_t now,
+                                                    const CreditReference& held) {
+    std::uint64_t at = tick += 5;
+    if (round % 7 == 3) at = held.empty() ? now + 1 : std::max(now + 1, held.begin()->first - 2);
+    if (round % 9 == 4 && !held.empty()) at = std::prev(held.end())->first;
+    return {at, static_cast<std::uint32_t>(round % 13 + 1)};
+}
+
+/// The queue holds what the reference holds.
+void check_holds(const CreditQueue& queue, const CreditReference& held) {
+    std::uint64_t sum = 0;
+    for (const auto& entry : held) sum += entry.second;
+    CHECK(queue.total() == sum);
+    CHECK(queue.empty() == held.empty());
+    if (!held.empty()) CHECK(queue.next_time() == held.begin()->first);
+}
+
+}  // namespace
+
+TEST_CASE("credit queue: long backlogs and arrivals before the inline head match a sorted reference") {
+    // Up to 40 returns in flight: the ring behind the inline earliest entry
+    // grows and wraps.
     CreditQueue queue;
-    std::multimap<std::uint64_t, std::uint32_t> reference;
+    CreditReference held;
     std::uint64_t tick = 1000;
     std::uint64_t now = 0;
-    std::optional<CreditQueue> copy;
-    std::multimap<std::uint64_t, std::uint32_t> copy_reference;
-    const auto due = [](std::multimap<std::uint64_t, std::uint32_t>& held, std::uint64_t at) {
-        std::uint64_t sum = 0;
-        while (!held.empty() && held.begin()->first <= at) {
-            sum += held.begin()->second;
-            held.erase(held.begin());
-        }
-        return sum;
-    };
     for (int round = 0; round < 400; ++round) {
-        const std::uint32_t phits = static_cast<std::uint32_t>(round % 13 + 1);
-        std::uint64_t at = tick += 5;
-        if (round % 7 == 3) at = reference.empty() ? now + 1 : std::max(now + 1, reference.begin()->first - 2);
-        if (round % 9 == 4 && !reference.empty()) at = std::prev(reference.end())->first;  // a tick already held
+        const auto [at, phits] = busy_return(round, tick, now, held);
         queue.push(at, phits);
-        reference.emplace(at, phits);
-        if (copy) {
-            copy->push(at, phits);
-            copy_reference.emplace(at, phits);
-        }
-        if (round == 150) {
-            copy = queue;
-            copy_reference = reference;
-        }
+        held.emplace(at, phits);
         if (round % 40 == 39) {
             now += 150;
-            CHECK(queue.pop_due(now) == due(reference, now));
-            if (copy) CHECK(copy->pop_due(now) == due(copy_reference, now));
+            CHECK(queue.pop_due(now) == pop_due(held, now));
         }
-        std::uint64_t held = 0;
-        for (const auto& entry : reference) held += entry.second;
-        CHECK(queue.total() == held);
-        CHECK(queue.empty() == reference.empty());
-        if (!reference.empty()) CHECK(queue.next_time() == reference.begin()->first);
+        check_holds(queue, held);
     }
-    CHECK(queue.pop_due(~0ull - 1) == due(reference, ~0ull - 1));
+    CHECK(queue.pop_due(~0ull - 1) == pop_due(held, ~0ull - 1));
     CHECK(queue.empty());
     CHECK(queue.size() == 0);
+}
+
+TEST_CASE("credit queue: a copy taken with returns in flight goes on as the original does") {
+    CreditQueue queue;
+    CreditReference held;
+    std::uint64_t tick = 1000;
+    for (int round = 0; round < 30; ++round) {
+        const auto [at, phits] = busy_return(round, tick, 0, held);
+        queue.push(at, phits);
+        held.emplace(at, phits);
+    }
+    CreditQueue copy = queue;
+    CreditReference copy_held = held;
+    for (int round = 30; round < 60; ++round) {
+        const auto [at, phits] = busy_return(round, tick, 0, copy_held);
+        copy.push(at, phits);
+        copy_held.emplace(at, phits);
+        check_holds(copy, copy_held);
+    }
+    check_holds(queue, held);  // the original did not change
+    CHECK(copy.pop_due(tick - 50) == pop_due(copy_held, tick - 50));
+    check_holds(copy, copy_held);
+}
+
+TEST_CASE("credit queue: a moved-from queue is empty, the moved-to one holds the credits") {
+    CreditQueue queue;
+    for (std::uint64_t at = 10; at <= 200; at += 10) queue.push(at, 3);  // inline head and a ring of 19
+    CreditQueue moved(std::move(queue));
+    CHECK(queue.empty());  // NOLINT(bugprone-use-after-move): what is left is specified
+    CHECK(queue.total() == 0);
+    CHECK(queue.pop_due(1000) == 0);
+    queue.push(5, 1);  // usable again
+    CHECK(queue.pop_due(5) == 1);
+    CHECK(moved.total() == 60);
+    CHECK(moved.next_time() == 10);
+    CreditQueue assigned;
+    assigned = std::move(moved);
+    CHECK(moved.empty());  // NOLINT(bugprone-use-after-move)
+    CHECK(assigned.pop_due(100) == 30);
+    CHECK(assigned.pop_due(1000) == 30);
 }
 
 TEST_CASE("ring queue: first in, first out across growth and wrap-around") {

@@ -126,7 +126,7 @@ class AuroraLink : public sc_core::sc_module {
     void start_of_simulation() override;
     void on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-    bool credit_route(CreditRoute& route) const;
+    bool credit_route(CreditRoute& route);
     /// The receiver's CRC check of one transmission; `flipped_bit` (if any)
     /// is a position in packet bytes followed by the 4-byte CRC word.
     bool receiver_crc_matches(const std::uint8_t* bytes, std::size_t length, std::uint32_t sent_crc,

@@ -132,11 +132,6 @@ inline PacketInfo& packet_info(tlm::tlm_generic_payload& payload) {
     return packet_info_attached(payload);
 }
 
-/// Base of a lightweight packet-channel target: only blocking transport is
-/// part of the protocol, so the non-blocking and debug interfaces refuse.
-/// Bind one (derived, with b_transport) to a tlm::tlm_target_socket<> where
-/// per-packet cost matters: simple_target_socket carries a PEQ, events and
-/// maps that a pass-through port does not need.
 /// A block that credits can be handed to directly (see CreditRoute).
 class CreditSink {
   public:
@@ -162,6 +157,11 @@ struct CreditRoute {
     std::uint64_t delay = 0;     ///< ticks the blocks on the way add
 };
 
+/// Base of a lightweight packet-channel target: only blocking transport is
+/// part of the protocol, so the non-blocking and debug interfaces refuse.
+/// Bind one (derived, with b_transport) to a tlm::tlm_target_socket<> where
+/// per-packet cost matters: simple_target_socket carries a PEQ, events and
+/// maps that a pass-through port does not need.
 class BlockingTransportTarget : public tlm::tlm_fw_transport_if<> {
   public:
     /// Fills `route` and returns true when credits sent here may go straight

@@ -11,12 +11,14 @@
 // of the time at most one return is on its way, so a push and a fold touch
 // the VC's own cache line and not the ring's storage. 32 bytes in all (the
 // ring is its own, with 32-bit counters, so that the queue, the VC's credits,
-// its arbiter and its wake-up tick share one line).
+// its arbiter and its wake-up tick share one line). Credits are 32-bit: what
+// is in flight to one VC never exceeds the receiver's buffer.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace isvp {
@@ -25,8 +27,17 @@ class CreditQueue {
   public:
     CreditQueue() = default;
     CreditQueue(const CreditQueue& other) { *this = other; }
-    CreditQueue(CreditQueue&&) noexcept = default;
-    CreditQueue& operator=(CreditQueue&&) noexcept = default;
+    CreditQueue(CreditQueue&& other) noexcept { *this = std::move(other); }
+    CreditQueue& operator=(CreditQueue&& other) noexcept {
+        if (this == &other) return *this;
+        head_tick_ = std::exchange(other.head_tick_, kNone);
+        head_phits_ = std::exchange(other.head_phits_, 0);
+        slots_ = std::move(other.slots_);
+        capacity_ = std::exchange(other.capacity_, 0);
+        first_ = std::exchange(other.first_, 0);
+        count_ = std::exchange(other.count_, 0);
+        return *this;
+    }
     CreditQueue& operator=(const CreditQueue& other) {
         if (this == &other) return *this;
         head_tick_ = other.head_tick_;
@@ -62,7 +73,7 @@ class CreditQueue {
     /// Removes the credits due at or before `now` and returns their sum.
     std::uint64_t pop_due(std::uint64_t now) {
         std::uint64_t sum = 0;
-        while (head_tick_ <= now) {  // kNone is never due
+        while (!empty() && head_tick_ <= now) {
             sum += head_phits_;
             if (count_ == 0) {
                 head_tick_ = kNone;
@@ -70,7 +81,7 @@ class CreditQueue {
                 break;
             }
             head_tick_ = slots_[first_].tick;
-            head_phits_ = static_cast<std::uint32_t>(slots_[first_].phits);
+            head_phits_ = slots_[first_].phits;
             first_ = (first_ + 1) & (capacity_ - 1);
             --count_;
         }
@@ -87,7 +98,7 @@ class CreditQueue {
     static constexpr std::uint64_t kNone = ~std::uint64_t{0};
     struct Entry {
         std::uint64_t tick = 0;
-        std::uint64_t phits = 0;
+        std::uint32_t phits = 0;
     };
     /// Puts credits earlier than the last entry where they belong: adds them
     /// to an entry of the same tick or makes a new one, keeping ticks sorted
@@ -97,14 +108,14 @@ class CreditQueue {
         all.reserve(size() + 1);
         all.push_back(Entry{head_tick_, head_phits_});
         for (std::uint32_t i = 0; i < count_; ++i) all.push_back(at(i));
-        const auto at = std::lower_bound(all.begin(), all.end(), tick,
-                                         [](const Entry& entry, std::uint64_t value) { return entry.tick < value; });
-        if (at != all.end() && at->tick == tick)
-            at->phits += phits;
+        const auto place = std::lower_bound(all.begin(), all.end(), tick,
+                                            [](const Entry& entry, std::uint64_t value) { return entry.tick < value; });
+        if (place != all.end() && place->tick == tick)
+            place->phits += phits;
         else
-            all.insert(at, Entry{tick, phits});
+            all.insert(place, Entry{tick, phits});
         head_tick_ = all.front().tick;
-        head_phits_ = static_cast<std::uint32_t>(all.front().phits);
+        head_phits_ = all.front().phits;
         first_ = 0;
         count_ = 0;
         for (std::size_t i = 1; i < all.size(); ++i) push_back(all[i]);

@@ -172,11 +172,15 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
         }
         /// Credits into credit_in(port) may be handed to the router directly.
         bool credit_route(CreditRoute& route) const override {
-            if constexpr (!kCredits) return false;
-            route.sink = router_;
-            route.port = port_;
-            route.delay = 0;
-            return true;
+            if constexpr (kCredits) {
+                route.sink = router_;
+                route.port = port_;
+                route.delay = 0;
+                return true;
+            } else {
+                (void)route;
+                return false;
+            }
         }
 
       private:
@@ -195,9 +199,9 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
     };
     struct alignas(64) InputPort {
         // What an arrival touches (one line)...
-        PacketTarget packet_target;     ///< what in(port) is bound to
-        std::uint64_t packets_in = 0;   ///< statistics: packets accepted here
-        std::uint64_t phits_in = 0;     ///< statistics: their phits
+        PacketTarget packet_target;    ///< what in(port) is bound to
+        std::uint64_t packets_in = 0;  ///< statistics: packets accepted here
+        std::uint64_t phits_in = 0;    ///< statistics: their phits
         // ... and what allocation and departure touch (the next).
         alignas(64) std::uint64_t free_at = 0;                ///< tick its crossbar input can start the next packet
         tlm::tlm_fw_transport_if<>* credit_out_if = nullptr;  ///< bound credit receiver, or null
@@ -270,16 +274,16 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
     // (the record arrays are plain arrays for that): an arrival and its
     // wake-up request touch the first two, a wake-up all three.
     // Line 1: arrival.
-    alignas(64) unsigned vcs_ = 0;              ///< router.vcs
-    unsigned ports_ = 0;                        ///< number of ports
-    std::uint32_t node_;                        ///< this router's network address
-    std::uint32_t vc_buffer_phits_ = 0;         ///< credits each input VC grants
-    std::uint64_t pipeline_ticks_ = 0;          ///< head in -> eligible for VA/SA: (pipeline_cycles - 1) cycles
-    const RoutingPolicy* route_ = nullptr;      ///< routing_, for the per-packet call
-    std::unique_ptr<InputVc[]> input_vcs_;      ///< [port * vcs + vc]
-    std::unique_ptr<InputPort[]> inputs_;       ///< per port (not movable: sockets are bound to its targets)
-    WakeupScheduler* scheduler_;                ///< shared wake-ups, or null: own event
-    unsigned scheduler_id_ = 0;                 ///< this router's id at scheduler_
+    alignas(64) unsigned vcs_ = 0;          ///< router.vcs
+    unsigned ports_ = 0;                    ///< number of ports
+    std::uint32_t node_;                    ///< this router's network address
+    std::uint32_t vc_buffer_phits_ = 0;     ///< credits each input VC grants
+    std::uint64_t pipeline_ticks_ = 0;      ///< head in -> eligible for VA/SA: (pipeline_cycles - 1) cycles
+    const RoutingPolicy* route_ = nullptr;  ///< routing_, for the per-packet call
+    std::unique_ptr<InputVc[]> input_vcs_;  ///< [port * vcs + vc]
+    std::unique_ptr<InputPort[]> inputs_;   ///< per port (not movable: sockets are bound to its targets)
+    WakeupScheduler* scheduler_;            ///< shared wake-ups, or null: own event
+    unsigned scheduler_id_ = 0;             ///< this router's id at scheduler_
     // Line 2: the agenda and what allocation reads.
     alignas(64) TimedAgenda<AgendaItem> agenda_;  ///< own future work
     std::uint64_t next_wake_ = ~0ull;             ///< tick a wake-up is requested for
