@@ -10,6 +10,11 @@ add_test(NAME aurora_crc_errors_retry_and_drop COMMAND aurora_crc_tb)
 isvp_systemc_testbench(router_tb isvp_router isvp_packet_endpoints isvp_fabric)
 add_test(NAME router_pipeline_arbitration_drops_backpressure COMMAND router_tb)
 
+# Credits across a link handed straight to the upstream router give what
+# b_transport gives (CreditRoute).
+isvp_systemc_testbench(router_credit_route_tb isvp_router isvp_aurora isvp_packet_endpoints isvp_fabric)
+add_test(NAME router_credits_direct_same_as_tlm COMMAND router_credit_route_tb)
+
 isvp_systemc_testbench(torus_routing_tb isvp_fabric isvp_packet_endpoints)
 add_test(NAME torus_routing_paths_hops_latency COMMAND torus_routing_tb)
 

@@ -132,6 +132,10 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
     std::size_t buffered_packets() const;
     /// Credits of an output VC, including those still travelling back.
     std::int64_t output_credits(unsigned port, unsigned vc) const;
+    /// Whether the credits of input `port` go straight to the upstream
+    /// router (a CreditRoute was found at start of simulation) rather than
+    /// by b_transport.
+    bool credits_direct(unsigned port) const { return port < ports_ && inputs_[port].credit_sink != nullptr; }
 
     /// Records every packet leaving an output port as a trace event on
     /// process `pid` ("switch <label>"), thread = port; null stops recording.
