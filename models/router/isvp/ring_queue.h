@@ -19,8 +19,16 @@ class RingQueue {
   public:
     RingQueue() = default;
     RingQueue(const RingQueue& other) { *this = other; }
-    RingQueue(RingQueue&&) noexcept = default;
-    RingQueue& operator=(RingQueue&&) noexcept = default;
+    RingQueue(RingQueue&& other) noexcept { *this = std::move(other); }
+    /// Leaves `other` empty (and without storage).
+    RingQueue& operator=(RingQueue&& other) noexcept {
+        if (this == &other) return *this;
+        slots_ = std::move(other.slots_);
+        capacity_ = std::exchange(other.capacity_, 0);
+        head_ = std::exchange(other.head_, 0);
+        count_ = std::exchange(other.count_, 0);
+        return *this;
+    }
     RingQueue& operator=(const RingQueue& other) {
         if (this == &other) return *this;
         slots_.reset(other.capacity_ ? new T[other.capacity_] : nullptr);
