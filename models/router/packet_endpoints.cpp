@@ -36,12 +36,14 @@ void PacketSource::fill_payload(std::uint64_t trace_id, std::uint8_t* payload, s
 
 std::int64_t PacketSource::payload_mismatch(std::uint64_t trace_id, const std::uint8_t* payload, std::uint32_t bytes) {
     for (std::uint32_t at = 0; at < bytes; at += 8) {
-        const std::uint64_t word = pattern_word(trace_id, at / 8);
+        const std::uint64_t expected = pattern_word(trace_id, at / 8);
         const std::uint32_t length = std::min<std::uint32_t>(8, bytes - at);
-        if (std::memcmp(payload + at, &word, length) == 0) continue;
-        const auto* expected = reinterpret_cast<const std::uint8_t*>(&word);
+        std::uint64_t word = expected;  // a short last word compares its own bytes only
+        std::memcpy(&word, payload + at, length);
+        if (word == expected) continue;
+        const auto* want = reinterpret_cast<const std::uint8_t*>(&expected);
         for (std::uint32_t i = 0; i < length; ++i)
-            if (payload[at + i] != expected[i]) return at + i;
+            if (payload[at + i] != want[i]) return at + i;
     }
     return -1;
 }
@@ -63,6 +65,18 @@ PacketSource::PacketSource(sc_core::sc_module_name name, std::uint32_t node, uns
     sensitive << wake_;
 }
 
+void PacketSource::use_scheduler(WakeupScheduler& scheduler) {
+    scheduler_ = &scheduler;
+    client_ = scheduler.attach(*this);
+}
+
+void PacketSource::wake_at(std::uint64_t tick, std::uint64_t now) {
+    if (scheduler_ != nullptr)
+        scheduler_->request(client_, tick);
+    else
+        wake_.notify(sc_core::sc_time::from_value(tick - now));
+}
+
 std::int64_t PacketSource::credits(unsigned vc) const {
     return credits_.at(vc) + static_cast<std::int64_t>(pending_.at(vc).total());
 }
@@ -75,10 +89,11 @@ void PacketSource::on_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time
         SC_REPORT_ERROR(kReportType, (std::string(name()) + ": malformed credit return").c_str());
         return;
     }
-    pending_[credit->vc].push((sc_core::sc_time_stamp() + delay).value(), credit->phits);
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    pending_[credit->vc].push(now + delay.value(), credit->phits);
     if (waiting_for_credits_) {
         waiting_for_credits_ = false;
-        wake_.notify(delay);
+        wake_at(now + delay.value(), now);
     }
 }
 
@@ -106,11 +121,11 @@ void PacketSource::step() {
             continue;
         }
         if (request.time > now) {
-            wake_.notify(request.time - now);
+            wake_at(request.time.value(), now.value());
             return;
         }
         if (free_at_ > now) {
-            wake_.notify(free_at_ - now);
+            wake_at(free_at_.value(), now.value());
             return;
         }
         const std::uint32_t phits =
@@ -118,7 +133,7 @@ void PacketSource::step() {
         if (credits_[request.vc] < phits) {
             const CreditQueue& pending = pending_[request.vc];
             if (!pending.empty())
-                wake_.notify(sc_core::sc_time::from_value(pending.next_time()) - now);
+                wake_at(pending.next_time(), now.value());
             else
                 waiting_for_credits_ = true;
             return;

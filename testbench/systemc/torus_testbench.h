@@ -106,6 +106,7 @@ class TorusWithEndpoints {
                                                              config.router.phits_per_cycle));
             sinks.push_back(std::make_unique<PacketSink>((name + "_sink_" + std::to_string(node)).c_str(), node,
                                                          config.router.vcs, buffer, drain_gbps));
+            sources.back()->use_scheduler(fabric.scheduler());
             sources.back()->out.bind(fabric.inject(node));
             fabric.inject_credit(node).bind(sources.back()->credit_in);
             fabric.eject(node).bind(sinks.back()->in);

@@ -99,6 +99,9 @@ class Fabric : public sc_core::sc_module {
     /// DESIGN's min_buf for these routers and the slowest cable, bytes.
     std::uint64_t minimum_input_buffer_bytes() const;
 
+    /// The scheduler that wakes the routers; endpoints may share it
+    /// (PacketSource::use_scheduler).
+    WakeupScheduler& scheduler() { return scheduler_; }
     /// Packets sent over switch-to-switch links so far (the simulator-speed unit).
     std::uint64_t packet_hops() const;
     /// Counters of every router and link; `elapsed` gives utilisations.

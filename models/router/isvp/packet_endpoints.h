@@ -31,6 +31,7 @@
 #include "isvp/ring_queue.h"
 #include "isvp/target_socket.h"
 #include "isvp/timed_agenda.h"
+#include "isvp/wakeup_scheduler.h"
 
 namespace isvp {
 
@@ -55,7 +56,7 @@ struct PacketArrival {
     sc_core::sc_time tail;       ///< tail arrival
 };
 
-class PacketSource : public sc_core::sc_module {
+class PacketSource : public sc_core::sc_module, private WakeupScheduler::Client {
   public:
     tlm_utils::simple_initiator_socket<PacketSource> out;     ///< packets to a router input
     isvp::BlockingTargetSocket<PacketSource> credit_in;       ///< credits from it
@@ -70,6 +71,11 @@ class PacketSource : public sc_core::sc_module {
     /// Queues a request; requests go out in the order added.
     void add(const PacketRequest& request) { queue_.push_back(request); }
     void set_generator(Generator generator) { generator_ = std::move(generator); }
+    /// Wake through `scheduler` (a fabric's) instead of an event of its own:
+    /// with hundreds of sources, their pending events made every timed
+    /// notification in the kernel's queue a walk down a heap of hundreds.
+    /// Call before the simulation starts.
+    void use_scheduler(WakeupScheduler& scheduler);
 
     std::uint64_t sent() const { return sent_; }
     std::uint64_t pending() const { return queue_.size(); }
@@ -86,23 +92,28 @@ class PacketSource : public sc_core::sc_module {
   private:
     void on_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void step();
+    void wake() override { step(); }
+    /// Runs step() at `tick` (>= now), through the scheduler or wake_.
+    void wake_at(std::uint64_t tick, std::uint64_t now);
     bool next_request();  ///< makes sure the queue has a head if any is left
     void send(const PacketRequest& request);
 
-    std::uint32_t node_;                               ///< this endpoint's node address (source rank)
-    unsigned vcs_;                                     ///< VCs of the router input
-    sc_core::sc_time cycle_;                           ///< one cycle of the injection clock
-    unsigned phits_per_cycle_;                         ///< injection datapath width
-    PacketPool pool_;                                  ///< payloads (freed by the last holder)
-    RingQueue<PacketRequest> queue_;                   ///< requests not yet sent
-    Generator generator_;                              ///< further requests on demand
-    std::vector<std::int64_t> credits_;                ///< per VC, usable now
-    std::vector<CreditQueue> pending_;  ///< per VC, credits still travelling
-    bool waiting_for_credits_ = false;  ///< the head request waits for a credit that is not announced yet
-    sc_core::sc_time free_at_;          ///< own serialiser free
-    sc_core::sc_event wake_;            ///< next time something may be sent
-    std::uint64_t sequence_ = 0;        ///< packets made so far
-    std::uint64_t sent_ = 0;            ///< packets sent
+    std::uint32_t node_;                    ///< this endpoint's node address (source rank)
+    unsigned vcs_;                          ///< VCs of the router input
+    sc_core::sc_time cycle_;                ///< one cycle of the injection clock
+    unsigned phits_per_cycle_;              ///< injection datapath width
+    PacketPool pool_;                       ///< payloads (freed by the last holder)
+    RingQueue<PacketRequest> queue_;        ///< requests not yet sent
+    Generator generator_;                   ///< further requests on demand
+    std::vector<std::int64_t> credits_;     ///< per VC, usable now
+    std::vector<CreditQueue> pending_;      ///< per VC, credits still travelling
+    bool waiting_for_credits_ = false;      ///< the head request waits for a credit that is not announced yet
+    sc_core::sc_time free_at_;              ///< own serialiser free
+    sc_core::sc_event wake_;                ///< next time something may be sent (without a scheduler)
+    WakeupScheduler* scheduler_ = nullptr;  ///< wakes step() instead of wake_, if set
+    unsigned client_ = 0;                   ///< id at scheduler_
+    std::uint64_t sequence_ = 0;            ///< packets made so far
+    std::uint64_t sent_ = 0;                ///< packets sent
 };
 
 class PacketSink : public sc_core::sc_module {
