@@ -1,5 +1,5 @@
 // The fabric's wake-up scheduler core (models/router/isvp/wakeup_queue.h):
-// ClientAgenda pops exactly as TimedAgenda, and WakeupQueue wakes and
+// RadixAgenda pops exactly as TimedAgenda, and WakeupQueue wakes and
 // activates exactly as the scheduler before session 15 (one heap entry per
 // request), kept here as the reference.
 #include <cstdint>
@@ -89,19 +89,19 @@ std::vector<unsigned> activate(Queue& queue, std::uint64_t now) {
 }  // namespace
 
 namespace {
-/// Pushes and pops a pseudo-random mix for `clients` clients and checks
-/// every pop against a TimedAgenda fed the same entries.
-template <typename Agenda>
-void check_against_timed_agenda(unsigned clients) {
-    Draw draw(clients);
-    Agenda agenda;
+/// Pushes and pops a pseudo-random mix for `clients` clients, never earlier
+/// than the last pop, and checks every pop against a TimedAgenda fed the same
+/// entries. `span` is how far ahead pushes reach; `jumps` adds rare pushes
+/// far ahead (high buckets, long moves down).
+void check_against_timed_agenda(unsigned clients, std::uint64_t span, bool jumps) {
+    Draw draw(clients * 131 + span);
+    RadixAgenda agenda;
     TimedAgenda<unsigned> reference;
-    for (unsigned c = 0; c < clients; ++c) REQUIRE(agenda.add_client() == c);
     std::uint64_t now = 100;
     for (int round = 0; round < 20000; ++round) {
         if (draw.below(5) < 3) {
-            // Mostly ahead of the last pop, a few behind (any order must hold).
-            const std::uint64_t tick = draw.below(10) == 0 ? now - draw.below(50) : now + draw.below(12);
+            std::uint64_t tick = now + draw.below(span);
+            if (jumps && draw.below(50) == 0) tick = now + (std::uint64_t{1} << draw.below(62)) + draw.below(span);
             const auto client = static_cast<unsigned>(draw.below(clients));
             agenda.push(tick, client);
             reference.push(tick, client);
@@ -109,6 +109,7 @@ void check_against_timed_agenda(unsigned clients) {
             REQUIRE(agenda.next_time() == reference.next_time());
             now = reference.next_time();
             REQUIRE(agenda.pop() == reference.pop());
+            REQUIRE(agenda.floor() == now);
         }
         REQUIRE(agenda.size() == reference.size());
         REQUIRE(agenda.empty() == reference.empty());
@@ -121,13 +122,42 @@ void check_against_timed_agenda(unsigned clients) {
 }
 }  // namespace
 
-TEST_CASE("client agenda: pops the same clients at the same times as a timed agenda, ties in insertion order") {
-    // One client holds thousands of entries (its block grows); 300 hold a few each.
-    for (const unsigned clients : {1u, 3u, 7u, 64u, 300u}) check_against_timed_agenda<ClientAgenda>(clients);
+TEST_CASE("radix agenda: pops the same clients at the same times as a timed agenda, ties in insertion order") {
+    // Spans of 1 and 3 ticks make long runs of ties; one client holds every entry.
+    for (const unsigned clients : {1u, 3u, 7u, 64u, 300u})
+        for (const std::uint64_t span : {1ull, 3ull, 12ull, 5000ull}) check_against_timed_agenda(clients, span, false);
 }
 
-TEST_CASE("client agenda: renumbered insertion numbers keep the order") {
-    for (const unsigned clients : {1u, 5u, 40u}) check_against_timed_agenda<BasicClientAgenda<37>>(clients);
+TEST_CASE("radix agenda: entries far ahead come down through every bucket in order") {
+    for (const unsigned clients : {1u, 5u, 40u}) check_against_timed_agenda(clients, 12, true);
+    RadixAgenda agenda;
+    agenda.push(~std::uint64_t{0} - 1, 1);  // the top bucket
+    agenda.push(5, 2);
+    agenda.push(5, 3);
+    agenda.push(1ull << 40, 4);
+    CHECK(agenda.next_time() == 5);
+    CHECK(agenda.pop() == 2);
+    agenda.push(5, 5);  // at the last pop's tick: after the entries already there
+    CHECK(agenda.pop() == 3);
+    CHECK(agenda.pop() == 5);
+    CHECK(agenda.next_time() == 1ull << 40);
+    CHECK(agenda.pop() == 4);
+    CHECK(agenda.pop() == 1);
+    CHECK(agenda.empty());
+}
+
+TEST_CASE("wake-up queue: a request for a tick before the last pop wakes at that pop's tick") {
+    WakeupQueue queue;
+    const unsigned a = queue.attach();
+    const unsigned b = queue.attach();
+    CHECK(queue.request(a, 100) == 100);
+    queue.start();
+    unsigned id = 0;
+    REQUIRE(queue.next_due(100, id));
+    CHECK_FALSE(queue.next_due(100, id));
+    CHECK(queue.finish() == kNever);
+    CHECK(queue.request(b, 40) == 100);  // time does not go back
+    CHECK(activate(queue, 100) == std::vector<unsigned>{b});
 }
 
 TEST_CASE("wake-up queue: a client asking again for a tick wakes at its first request's place") {
