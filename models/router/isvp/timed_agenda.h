@@ -57,14 +57,12 @@ struct Entry<Item, true> {
     }
 };
 
-/// The moves of a 4-ary min-heap over `heap[0, size)`, shared by
-/// TimedAgenda and ClientAgenda (wakeup_queue.h): half the levels of a
-/// binary heap, and a node's four children of 16 bytes are one cache line,
-/// so a push or pop touches fewer lines (the fabric-wide wake-up agenda
-/// holds an entry per busy router). `earlier` is a strict order in which no
-/// two held nodes are equal; `moved(index, node)` is told where each node
-/// it stores now is (ClientAgenda keeps its clients' slots; TimedAgenda
-/// needs nothing).
+/// The moves of a 4-ary min-heap over `heap[0, size)`: half the levels of
+/// a binary heap, and a node's four children of 16 bytes are one cache
+/// line, so a push or pop touches fewer lines. `earlier` is a strict order
+/// in which no two held nodes are equal; `moved(index, node)` is told where
+/// each node it stores now is (for a caller that indexes its nodes;
+/// TimedAgenda needs nothing).
 constexpr std::size_t kArity = 4;
 
 struct NoNote {
