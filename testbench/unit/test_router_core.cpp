@@ -148,6 +148,28 @@ TEST_CASE("timed agenda: packed and wide items, and renumbered insertion orders,
     check_against_reference(renumbered, make_int, read_int);
 }
 
+TEST_CASE("timed agenda: inline entries spill, come back when empty, and copy apart") {
+    const auto same = [](int i) { return i; };
+    TimedAgenda<int, 0, 4> agenda;                // a router's: four entries inline
+    check_against_reference(agenda, same, same);  // thousands held at once, then drained
+    for (int burst : {3, 4, 5, 40, 2}) {          // within the inline entries, just past them, far past
+        for (int i = 0; i < burst; ++i) agenda.push(static_cast<std::uint64_t>(100 - i % 3), i);
+        TimedAgenda<int, 0, 4> copy = agenda;
+        copy.push(0, -1);  // the copy has storage of its own
+        CHECK(copy.pop() == -1);
+        std::vector<int> order;
+        std::vector<int> copied;
+        while (!agenda.empty()) order.push_back(agenda.pop());
+        while (!copy.empty()) copied.push_back(copy.pop());
+        std::vector<int> expected;
+        for (int remainder : {2, 1, 0})  // time 98, 99, 100; insertion order within each
+            for (int i = 0; i < burst; ++i)
+                if (i % 3 == remainder) expected.push_back(i);
+        CHECK(order == expected);
+        CHECK(copied == expected);
+    }
+}
+
 TEST_CASE("credit queue: due sums match a sorted reference, in order or not, across growth and wrap-around") {
     CreditQueue queue;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> reference;  // (tick, phits), unordered

@@ -239,13 +239,17 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
     /// Own future work; see TimedAgenda.
     struct AgendaItem {
         enum Kind : std::uint8_t { HeadReady, OutputFree, InputFree, CreditsDue };
-        AgendaItem() = default;
+        // No default member initializers: inside the router's definition
+        // they would leave the type not yet default-constructible, and the
+        // agenda would not pack it (timed_agenda_detail::kPacked).
+        AgendaItem() : kind(HeadReady), vc(0), port(0) {}
         AgendaItem(Kind what, std::uint16_t at_port, std::uint8_t at_vc) : kind(what), vc(at_vc), port(at_port) {}
-        Kind kind = HeadReady;
-        std::uint8_t vc = 0;     ///< input VC (HeadReady) or output VC (CreditsDue)
-        std::uint16_t port = 0;  ///< input port (HeadReady, InputFree) or output port
+        Kind kind;
+        std::uint8_t vc;     ///< input VC (HeadReady) or output VC (CreditsDue)
+        std::uint16_t port;  ///< input port (HeadReady, InputFree) or output port
     };
-    static_assert(sizeof(AgendaItem) == 4, "packs with its insertion number into one word (timed_agenda.h)");
+    static_assert(timed_agenda_detail::kPacked<AgendaItem>,
+                  "packs with its insertion number into one word (timed_agenda.h)");
 
     void start_of_simulation() override;
     void on_packet(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -289,7 +293,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
     WakeupScheduler* scheduler_;            ///< shared wake-ups, or null: own event
     unsigned scheduler_id_ = 0;             ///< this router's id at scheduler_
     // Line 2: the agenda and what allocation reads.
-    alignas(64) TimedAgenda<AgendaItem> agenda_;  ///< own future work
+    alignas(64) TimedAgenda<AgendaItem, 0, 4> agenda_;  ///< own future work, the first four items inline
     std::uint64_t next_wake_ = ~0ull;             ///< tick a wake-up is requested for
     std::uint64_t cycle_ = 0;                     ///< clock period, ticks
     std::uint32_t phits_per_cycle_ = 0;           ///< router.phits_per_cycle

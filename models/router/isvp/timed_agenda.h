@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct Entry {
     Item item;
 
     static constexpr std::uint64_t kSequenceLimit = ~std::uint64_t{0};
+    Entry() = default;
     Entry(std::uint64_t at, std::uint64_t order, const Item& value) : time(at), sequence(order), item(value) {}
     std::uint64_t order() const { return sequence; }
     void renumber(std::uint64_t order) { sequence = order; }
@@ -42,6 +44,7 @@ struct Entry<Item, true> {
     std::uint64_t key;   ///< insertion order (high 32 bits) and the item's bytes (low 32)
 
     static constexpr std::uint64_t kSequenceLimit = std::uint64_t{1} << 32;
+    Entry() = default;
     Entry(std::uint64_t at, std::uint64_t order, const Item& value) : time(at), key(order << 32) {
         std::uint32_t bits = 0;
         std::memcpy(&bits, &value, sizeof(Item));
@@ -52,7 +55,7 @@ struct Entry<Item, true> {
     Item value() const {
         Item item;
         const auto bits = static_cast<std::uint32_t>(key);
-        std::memcpy(&item, &bits, sizeof(Item));
+        std::memcpy(static_cast<void*>(&item), &bits, sizeof(Item));  // trivially copyable (kPacked)
         return item;
     }
 };
@@ -111,32 +114,52 @@ void sift_down(Node* heap, std::size_t size, std::size_t index, Earlier earlier,
 }  // namespace timed_agenda_detail
 
 /// `SequenceLimit` (tests only) renumbers after that many insertions
-/// instead of the entry's own limit.
-template <typename Item, std::uint64_t SequenceLimit = 0>
+/// instead of the entry's own limit. `InlineEntries` entries are held in the
+/// agenda object itself (a power of two, or 0): an agenda that mostly holds
+/// a few items (a router's) pushes and pops without touching separate
+/// storage; more spill to a heap array until it is empty again.
+template <typename Item, std::uint64_t SequenceLimit = 0, std::uint32_t InlineEntries = 0>
 class TimedAgenda {
+    using Entry = timed_agenda_detail::Entry<Item>;
+
   public:
-    bool empty() const { return heap_.empty(); }
-    std::size_t size() const { return heap_.size(); }
+    TimedAgenda() = default;
+    TimedAgenda(const TimedAgenda& other) { *this = other; }
+    TimedAgenda& operator=(const TimedAgenda& other) {
+        if (this == &other) return *this;
+        size_ = 0;
+        reserve(other.size_);
+        std::copy_n(other.data_, other.size_, data_);
+        size_ = other.size_;
+        sequence_ = other.sequence_;
+        return *this;
+    }
+
+    bool empty() const { return size_ == 0; }
+    std::size_t size() const { return size_; }
     /// Tick of the earliest item; the agenda must not be empty.
-    std::uint64_t next_time() const { return heap_.front().time; }
+    std::uint64_t next_time() const { return data_[0].time; }
 
     void push(std::uint64_t time, const Item& item) {
         if (sequence_ >= kSequenceLimit) renumber();
-        heap_.push_back(Entry(time, sequence_++, item));
-        sift_up(heap_.size() - 1);
+        if (size_ == capacity_) reserve(size_ + 1);
+        data_[size_] = Entry(time, sequence_++, item);
+        sift_up(size_++);
     }
     /// Removes and returns the earliest item; the agenda must not be empty.
     Item pop() {
-        Item item = heap_.front().value();
-        heap_.front() = heap_.back();
-        heap_.pop_back();
-        if (!heap_.empty()) sift_down(0);
+        Item item = data_[0].value();
+        data_[0] = data_[--size_];
+        if (size_ != 0)
+            sift_down(0);
+        else if constexpr (InlineEntries != 0)
+            use_inline();  // empty again: back to the inline entries (the spilled array is kept)
         return item;
     }
 
   private:
-    using Entry = timed_agenda_detail::Entry<Item>;
     static constexpr std::uint64_t kSequenceLimit = SequenceLimit != 0 ? SequenceLimit : Entry::kSequenceLimit;
+    static_assert((InlineEntries & (InlineEntries - 1)) == 0, "inline entries: a power of two, or none");
     static bool earlier(const Entry& a, const Entry& b) {
         if constexpr (timed_agenda_detail::kPacked<Item>) {
             // One 128-bit comparison (no branch on equal times).
@@ -146,22 +169,49 @@ class TimedAgenda {
             return a.time != b.time ? a.time < b.time : a.order() < b.order();
         }
     }
+    /// Room for `count` entries at data_, the held ones kept.
+    void reserve(std::size_t count) {
+        if (count <= capacity_) return;
+        if (count <= spilled_capacity_) {  // the spilled array from before is large enough
+            std::copy_n(data_, size_, spilled_.get());
+            data_ = spilled_.get();
+            capacity_ = spilled_capacity_;
+            return;
+        }
+        std::size_t larger = std::max<std::size_t>(8, 2 * std::max<std::size_t>(capacity_, spilled_capacity_));
+        while (larger < count) larger *= 2;
+        std::unique_ptr<Entry[]> entries(new Entry[larger]);
+        std::copy_n(data_, size_, entries.get());
+        spilled_ = std::move(entries);
+        spilled_capacity_ = static_cast<std::uint32_t>(larger);
+        data_ = spilled_.get();
+        capacity_ = spilled_capacity_;
+    }
+    void use_inline() {
+        data_ = inline_;
+        capacity_ = InlineEntries;
+    }
     /// Insertion numbers ran out (2^32 pushes into a packed agenda): number
     /// the held entries 0, 1, ... in their order, which keeps every
     /// comparison's outcome. A sorted array is a heap.
     void renumber() {
-        std::sort(heap_.begin(), heap_.end(), earlier);
-        for (std::size_t i = 0; i < heap_.size(); ++i) heap_[i].renumber(i);
-        sequence_ = heap_.size();
+        std::sort(data_, data_ + size_, earlier);
+        for (std::size_t i = 0; i < size_; ++i) data_[i].renumber(i);
+        sequence_ = size_;
     }
     // A 4-ary heap (timed_agenda_detail::sift_up / sift_down).
     // A lambda, not the function's address: the comparison is inlined.
     static constexpr auto kEarlier = [](const Entry& a, const Entry& b) { return earlier(a, b); };
-    void sift_up(std::size_t index) { timed_agenda_detail::sift_up(heap_.data(), index, kEarlier); }
-    void sift_down(std::size_t index) { timed_agenda_detail::sift_down(heap_.data(), heap_.size(), index, kEarlier); }
+    void sift_up(std::size_t index) { timed_agenda_detail::sift_up(data_, index, kEarlier); }
+    void sift_down(std::size_t index) { timed_agenda_detail::sift_down(data_, size_, index, kEarlier); }
 
-    std::vector<Entry> heap_;     ///< min-heap by (time, insertion order); capacity is kept
-    std::uint64_t sequence_ = 0;  ///< next insertion number
+    Entry* data_ = inline_;                                 ///< min-heap by (time, insertion order)
+    std::uint32_t size_ = 0;                                ///< entries held
+    std::uint32_t capacity_ = InlineEntries;                ///< entries data_ has room for
+    std::uint64_t sequence_ = 0;                            ///< next insertion number
+    std::unique_ptr<Entry[]> spilled_;                      ///< storage beyond the inline entries, kept
+    std::uint32_t spilled_capacity_ = 0;                    ///< its entries
+    Entry inline_[InlineEntries == 0 ? 1 : InlineEntries];  ///< the first entries, while they fit
 };
 
 }  // namespace isvp
