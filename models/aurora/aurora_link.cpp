@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "isvp/crc32.h"
 
@@ -30,6 +31,7 @@ AuroraLink::AuroraLink(sc_core::sc_module_name name, const AuroraConfig& config,
       credit_(new CreditReturn) {
     with_errors_ = errors_.enabled();
     serialisation_ = sc_core::sc_time(timing_.serialisation_ns(serialised_length_), sc_core::SC_NS);
+    previous_serialisation_ = serialisation_;
     credit_payload_.set_command(tlm::TLM_IGNORE_COMMAND);
     credit_payload_.set_data_length(0);
     credit_payload_.set_extension(credit_);
@@ -67,9 +69,15 @@ void AuroraLink::on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
     const std::size_t length = payload.get_data_length();
     const sc_core::sc_time head = now + delay;
     const sc_core::sc_time tail = head + info.tail_after;
-    if (length != serialised_length_) {  // packets of one size follow each other: compute once
-        serialised_length_ = static_cast<std::uint32_t>(length);
-        serialisation_ = sc_core::sc_time(timing_.serialisation_ns(length), sc_core::SC_NS);
+    if (length != serialised_length_) {
+        // Packets of one or two sizes follow each other (a collective's data
+        // and its window grants): the last two sizes' times are kept.
+        std::swap(serialised_length_, previous_length_);
+        std::swap(serialisation_, previous_serialisation_);
+        if (length != serialised_length_) {
+            serialised_length_ = static_cast<std::uint32_t>(length);
+            serialisation_ = sc_core::sc_time(timing_.serialisation_ns(length), sc_core::SC_NS);
+        }
     }
     const sc_core::sc_time serialisation = serialisation_;
     const std::uint32_t sent_crc = with_crc_ ? crc32(bytes, length) : 0;

@@ -145,6 +145,8 @@ class AuroraLink : public sc_core::sc_module {
     bool with_crc_;                                        ///< frames carry a computed, checked CRC-32
     bool with_errors_;                                     ///< errors_ flips bits (aurora.bit_error_rate > 0)
     sc_core::sc_time serialisation_;                       ///< serialisation time of serialised_length_ bytes
+    std::uint32_t previous_length_ = 0;                    ///< the length serialised before it (bytes)
+    sc_core::sc_time previous_serialisation_;              ///< and its time
     AuroraLinkStatistics statistics_;                      ///< counters
     AuroraTiming timing_;                                  ///< frame arithmetic derived from the parameters
     BitErrorInjector errors_;                              ///< which transmissions get a flipped bit
