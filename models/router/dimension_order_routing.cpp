@@ -24,13 +24,13 @@ std::optional<RouteDecision> DimensionOrderRouting::route(std::uint32_t node, un
         const unsigned to = there.position[dimension];
         if (from == to) continue;
         const unsigned extent = topology_.shape().extent(dimension);
-        const unsigned forward = (to + extent - from) % extent;
+        const unsigned forward = to > from ? to - from : to + extent - from;  // hops in +, no division
         const bool plus = forward <= extent - forward;  // a tie goes +
         const unsigned port = TorusTopology::port(dimension, plus);
         const bool same_dimension =
             in_port != TorusTopology::kLocalPort && TorusTopology::dimension_of(in_port) == dimension;
         const bool crossed_dateline = same_dimension && in_vc >= class1_vc_;
-        const bool crosses_now = topology_.is_wrap_link(node, port);
+        const bool crosses_now = topology_.is_wrap_link(here, port);
         return RouteDecision{port, crossed_dateline || crosses_now ? class1_vc_ : 0u};
     }
     return std::nullopt;  // unreachable: destination != node differs in some dimension

@@ -62,14 +62,6 @@ TorusTopology::TorusTopology(const TorusShape& shape) : shape_(shape), nodes_(0)
     nodes_ = static_cast<unsigned>(nodes);
 }
 
-TorusCoordinates TorusTopology::coordinates(std::uint32_t node) const {
-    TorusCoordinates result;
-    result.position[0] = node % shape_.x;
-    result.position[1] = (node / shape_.x) % shape_.y;
-    result.position[2] = node / (shape_.x * shape_.y);
-    return result;
-}
-
 std::uint32_t TorusTopology::address(const TorusCoordinates& coordinates) const {
     const auto& p = coordinates.position;
     return p[0] + shape_.x * (p[1] + shape_.y * p[2]);
@@ -84,11 +76,11 @@ std::uint32_t TorusTopology::neighbour(std::uint32_t node, unsigned network_port
     return address(c);
 }
 
-bool TorusTopology::is_wrap_link(std::uint32_t node, unsigned network_port) const {
+bool TorusTopology::is_wrap_link(const TorusCoordinates& node, unsigned network_port) const {
     const unsigned dimension = dimension_of(network_port);
     const unsigned extent = shape_.extent(dimension);
     if (extent < 2) return false;
-    const unsigned position = coordinates(node).position[dimension];
+    const unsigned position = node.position[dimension];
     return is_plus(network_port) ? position == extent - 1 : position == 0;
 }
 

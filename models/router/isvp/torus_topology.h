@@ -58,7 +58,14 @@ class TorusTopology {
     const TorusShape& shape() const { return shape_; }
     unsigned nodes() const { return nodes_; }
     bool contains(std::uint32_t node) const { return node < nodes_; }
-    TorusCoordinates coordinates(std::uint32_t node) const;
+    TorusCoordinates coordinates(std::uint32_t node) const {  // inline: every routed hop asks, twice
+        TorusCoordinates result;
+        const std::uint32_t row = node / shape_.x;
+        result.position[0] = node - row * shape_.x;
+        result.position[1] = row % shape_.y;
+        result.position[2] = row / shape_.y;
+        return result;
+    }
     std::uint32_t address(const TorusCoordinates& coordinates) const;
 
     /// Whether `network_port` of a node carries a link (its dimension has
@@ -68,7 +75,11 @@ class TorusTopology {
     std::uint32_t neighbour(std::uint32_t node, unsigned network_port) const;
     /// Whether the link leaving `node` through `network_port` is its ring's
     /// wrap-around link (the dateline): + from the last node, - from node 0.
-    bool is_wrap_link(std::uint32_t node, unsigned network_port) const;
+    bool is_wrap_link(std::uint32_t node, unsigned network_port) const {
+        return is_wrap_link(coordinates(node), network_port);
+    }
+    /// The same, for a node whose coordinates the caller has.
+    bool is_wrap_link(const TorusCoordinates& node, unsigned network_port) const;
     /// Minimal hops between two nodes: the sum of the ring distances.
     unsigned distance(std::uint32_t from, std::uint32_t to) const;
     /// Ring distance along one dimension of size `extent`.
