@@ -168,6 +168,20 @@ TEST_CASE("timed agenda: inline entries spill, come back when empty, and copy ap
         CHECK(order == expected);
         CHECK(copied == expected);
     }
+    TimedAgenda<int, 37, 4> renumbered;  // renumbering over inline and spilled entries
+    check_against_reference(renumbered, same, same);
+    TimedAgenda<int, 0, 4> spilled;  // copy-assigned over a spilled agenda, then onto itself
+    for (int i = 0; i < 20; ++i) spilled.push(static_cast<std::uint64_t>(i), i);
+    TimedAgenda<int, 0, 4> small;
+    small.push(7, 70);
+    small.push(3, 30);
+    spilled = small;
+    const TimedAgenda<int, 0, 4>& alias = spilled;
+    spilled = alias;
+    REQUIRE(spilled.size() == 2);
+    CHECK(spilled.pop() == 30);
+    CHECK(spilled.pop() == 70);
+    CHECK(small.size() == 2);
 }
 
 TEST_CASE("credit queue: due sums match a sorted reference, in order or not, across growth and wrap-around") {

@@ -74,7 +74,11 @@ class PacketSource : public sc_core::sc_module, private WakeupScheduler::Client 
     /// Wake through `scheduler` (a fabric's) instead of an event of its own:
     /// with hundreds of sources, their pending events made every timed
     /// notification in the kernel's queue a walk down a heap of hundreds.
-    /// Call before the simulation starts.
+    /// Call before the simulation starts. Same-tick order then follows the
+    /// scheduler's request order instead of the kernel's (a zero-delay
+    /// wake runs in the same activation): the torus benches' output was
+    /// identical at the default router parameters, which was checked, not
+    /// argued (with router.pipeline_cycles = 1 a head is ready on arrival).
     void use_scheduler(WakeupScheduler& scheduler);
 
     std::uint64_t sent() const { return sent_; }

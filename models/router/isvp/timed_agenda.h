@@ -160,6 +160,10 @@ class TimedAgenda {
   private:
     static constexpr std::uint64_t kSequenceLimit = SequenceLimit != 0 ? SequenceLimit : Entry::kSequenceLimit;
     static_assert((InlineEntries & (InlineEntries - 1)) == 0, "inline entries: a power of two, or none");
+    // Entries are kept in arrays (inline and spilled) and popped ones stay
+    // there until overwritten: items must be default-constructible and
+    // trivially destructible.
+    static_assert(std::is_trivially_destructible_v<Item>, "agenda items are left in place when popped");
     static bool earlier(const Entry& a, const Entry& b) {
         if constexpr (timed_agenda_detail::kPacked<Item>) {
             // One 128-bit comparison (no branch on equal times).

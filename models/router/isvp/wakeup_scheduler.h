@@ -1,6 +1,7 @@
 // WakeupScheduler: one SC_METHOD that wakes many blocks at the times they
-// ask for. A torus fabric's routers share one, so a router waking costs a
-// push and a pop on a small heap of plain integers instead of a SystemC
+// ask for. A fabric's routers (and a torus bench's traffic sources) share
+// one, so a wake-up costs a push and a pop on a radix heap of plain
+// integers (RadixAgenda, wakeup_queue.h) instead of a SystemC
 // timed notification (the kernel's timed-event queue compares through
 // function pointers and holds an entry per pending notification of every
 // process). Blocks that are idle have no entry and cost nothing.
