@@ -109,7 +109,7 @@ class CreditQueue : private RingQueue<credit_queue_detail::Entry> {
             all.insert(place, Entry{tick, phits});
         head_tick_ = all.front().tick;
         head_phits_ = all.front().phits;
-        while (!rest().empty()) pop_front();
+        Rest::clear();
         for (std::size_t i = 1; i < all.size(); ++i) push_back(all[i]);
     }
 

@@ -52,6 +52,11 @@ class RingQueue {
         slots_[wrap(head_ + count_)] = value;
         ++count_;
     }
+    /// Empties the queue; its storage is kept.
+    void clear() {
+        head_ = 0;
+        count_ = 0;
+    }
     void pop_front() {
         head_ = static_cast<std::uint32_t>(wrap(head_ + 1));
         --count_;

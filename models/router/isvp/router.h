@@ -280,10 +280,10 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
 
     // Read on every event: together, at the front (the record arrays are
     // plain arrays for that). Line 1 serves an arrival; the agenda with its
-    // four inline entries (104 bytes, session 20) and the allocation
-    // scalars take the next three lines, where the agenda alone took one
+    // four inline entries (96 bytes, session 20) and the allocation
+    // scalars take the next two lines, where the agenda alone took one
     // line before and its entries lived in separate storage; the wake-up
-    // fields follow. A tighter packing is left to measure.
+    // fields take the fourth.
     // Line 1: arrival.
     alignas(64) unsigned vcs_ = 0;          ///< router.vcs
     unsigned ports_ = 0;                    ///< number of ports
@@ -295,14 +295,14 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
     std::unique_ptr<InputPort[]> inputs_;   ///< per port (not movable: sockets are bound to its targets)
     WakeupScheduler* scheduler_;            ///< shared wake-ups, or null: own event
     unsigned scheduler_id_ = 0;             ///< this router's id at scheduler_
-    // Lines 2-4: the agenda and what allocation reads.
+    // Lines 2-3: the agenda and what allocation reads.
     alignas(64) TimedAgenda<AgendaItem, 0, 4> agenda_;  ///< own future work, the first four items inline
     std::uint64_t next_wake_ = ~0ull;             ///< tick a wake-up is requested for
     std::uint64_t cycle_ = 0;                     ///< clock period, ticks
     std::uint32_t phits_per_cycle_ = 0;           ///< router.phits_per_cycle
     std::uint32_t margin_phits_ = 0;              ///< router.flow_control_margin_phits
     std::unique_ptr<OutputVc[]> output_vcs_;      ///< [port * vcs + vc]
-    // Then: wake-up.
+    // Line 4: wake-up.
     alignas(64) std::unique_ptr<OutputPort[]> outputs_;  ///< per port
     unsigned allocation_start_ = 0;                      ///< output allocated first next time (rotates)
     TraceWriter* trace_ = nullptr;                       ///< packet timeline, or null (off)

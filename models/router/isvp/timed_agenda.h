@@ -64,7 +64,7 @@ struct Entry<Item, true> {
 /// a binary heap, and a node's four children of 16 bytes are one cache
 /// line, so a push or pop touches fewer lines. `earlier` is a strict order
 /// in which no two held nodes are equal; `moved(index, node)` is told where
-/// each node it stores now is (for a caller that indexes its nodes;
+/// each node it stores now is (MaxMinSolver keeps its resources' slots;
 /// TimedAgenda needs nothing).
 constexpr std::size_t kArity = 4;
 
@@ -142,7 +142,7 @@ class TimedAgenda {
 
     void push(std::uint64_t time, const Item& item) {
         if (sequence_ >= kSequenceLimit) renumber();
-        if (size_ == capacity_) reserve(size_ + 1);
+        if (size_ == capacity()) reserve(size_ + 1);
         data_[size_] = Entry(time, sequence_++, item);
         sift_up(size_++);
     }
@@ -173,28 +173,24 @@ class TimedAgenda {
             return a.time != b.time ? a.time < b.time : a.order() < b.order();
         }
     }
+    /// Entries data_ has room for.
+    std::uint32_t capacity() const { return data_ == inline_ ? InlineEntries : spilled_capacity_; }
     /// Room for `count` entries at data_, the held ones kept.
     void reserve(std::size_t count) {
-        if (count <= capacity_) return;
-        if (count <= spilled_capacity_) {  // the spilled array from before is large enough
-            std::copy_n(data_, size_, spilled_.get());
-            data_ = spilled_.get();
-            capacity_ = spilled_capacity_;
-            return;
+        if (count <= capacity()) return;
+        if (count > spilled_capacity_) {  // the spilled array from before (if any) is too small
+            std::size_t larger = std::max<std::size_t>(8, 2 * std::max<std::size_t>(InlineEntries, spilled_capacity_));
+            while (larger < count) larger *= 2;
+            std::unique_ptr<Entry[]> entries(new Entry[larger]);
+            std::copy_n(data_, size_, entries.get());
+            spilled_ = std::move(entries);
+            spilled_capacity_ = static_cast<std::uint32_t>(larger);
+        } else {
+            std::copy_n(data_, size_, spilled_.get());  // data_ is inline_ here
         }
-        std::size_t larger = std::max<std::size_t>(8, 2 * std::max<std::size_t>(capacity_, spilled_capacity_));
-        while (larger < count) larger *= 2;
-        std::unique_ptr<Entry[]> entries(new Entry[larger]);
-        std::copy_n(data_, size_, entries.get());
-        spilled_ = std::move(entries);
-        spilled_capacity_ = static_cast<std::uint32_t>(larger);
         data_ = spilled_.get();
-        capacity_ = spilled_capacity_;
     }
-    void use_inline() {
-        data_ = inline_;
-        capacity_ = InlineEntries;
-    }
+    void use_inline() { data_ = inline_; }
     /// Insertion numbers ran out (2^32 pushes into a packed agenda): number
     /// the held entries 0, 1, ... in their order, which keeps every
     /// comparison's outcome. A sorted array is a heap.
@@ -211,10 +207,9 @@ class TimedAgenda {
 
     Entry* data_ = inline_;                                 ///< min-heap by (time, insertion order)
     std::uint32_t size_ = 0;                                ///< entries held
-    std::uint32_t capacity_ = InlineEntries;                ///< entries data_ has room for
+    std::uint32_t spilled_capacity_ = 0;                    ///< entries of spilled_
     std::uint64_t sequence_ = 0;                            ///< next insertion number
     std::unique_ptr<Entry[]> spilled_;                      ///< storage beyond the inline entries, kept
-    std::uint32_t spilled_capacity_ = 0;                    ///< its entries
     Entry inline_[InlineEntries == 0 ? 1 : InlineEntries];  ///< the first entries, while they fit
 };
 
