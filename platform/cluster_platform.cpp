@@ -221,6 +221,9 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
                                                 static_cast<std::uint16_t>(count), memory.base, memory.bytes));
         Node& node = *nodes_.back();
         node.pcie.set_transaction_log(pcie_log_.get(), n);
+        // The engine's timed wake-ups on the routers' scheduler: a push on its
+        // heap instead of an entry in the kernel's timed queue (same times).
+        if (fabric_) node.collective.use_scheduler(fabric_->scheduler());
         // Trace process n + 1 is node n: its engine and, on a torus, its router.
         if (trace_) node.collective.set_trace(trace_.get(), n + 1);
         if (reliable_) {

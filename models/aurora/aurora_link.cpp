@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "isvp/crc32.h"
+#include "isvp/sim_now.h"
 
 namespace isvp {
 
@@ -63,7 +64,7 @@ bool AuroraLink::receiver_crc_matches(const std::uint8_t* bytes, std::size_t len
 }
 
 void AuroraLink::on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     PacketInfo& info = packet_info(payload);
     const std::uint8_t* bytes = payload.get_data_ptr();
     const std::size_t length = payload.get_data_length();

@@ -9,6 +9,7 @@
 #include "isvp/parameter_table.h"
 #include "isvp/register_map.h"
 #include "isvp/sharp_resources.h"
+#include "isvp/sim_now.h"
 
 namespace isvp {
 
@@ -204,6 +205,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
         const PacketFrame& f = r.frame;
         tlm::tlm_generic_payload* packet = pool_.allocate(NetworkFraming::wire_bytes(f.payload_bytes));
         framing_.write_headers(f, packet->get_data_ptr());
+        packet_info(*packet).destination = f.destination;  // no router needs to parse it
         if (r.source) {  // the bytes leave: their pages go once nothing else reads them
             r.source->buffer->gather(r.source->result, f.offset, f.offset + f.payload_bytes,
                                      packet->get_data_ptr() + kNetworkPacketOverhead);
@@ -223,7 +225,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
     SC_METHOD(grant_initial_credits);
     // One process for all of the engine's own work (see run()).
     SC_METHOD(run);
-    sensitive << wake_.event() << flush_event_ << cgr_free_event_ << cgra_event_ << ingress_event_;
+    sensitive << wake_.event() << cgr_free_event_ << cgra_event_ << ingress_event_;
     dont_initialize();
 }
 
@@ -239,7 +241,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
 //
 // The outputs, the tails and the AgLUs share one timed wake-up (wake_:
 // EarliestWake); each asks again below for what it still waits for.
-void CollectiveEngine::run() {
+void CollectiveEngine::run_now() {
     wake_.woken();
     on_combined();
     on_cgra_done();
@@ -247,11 +249,37 @@ void CollectiveEngine::run() {
     on_cgr_free();
     on_incoming();
     on_cgr_free();
-    if (flush_pending_ && sc_core::sc_time_stamp() >= flush_at_) flush_credits();
+    if (flush_pending_ && sim_now() >= flush_at_) flush_credits();
     net_port_.drain();
     host_port_.drain();
     kernel_port_.drain();
+    if (flush_pending_) wake_.at(flush_at_ - sim_now());  // the flush waits on with the rest
     wake_.rearm();
+}
+
+// On the fabric's scheduler (use_scheduler) the engine runs from two
+// processes: the scheduler's (its timed wake-ups, the credit flush among
+// them) and its own method (the CGR, CGRA and ingress events). A method
+// runs once per delta cycle however many of its events fire, and so does
+// run(): the second of the two in one delta does nothing, and if that is
+// the scheduler's, the wake-up asked for meanwhile (which the scheduler,
+// still holding its request, ignored) is asked for again.
+bool CollectiveEngine::ran_in_this_delta() {
+    const std::uint64_t tick = sim_now().value();
+    const std::uint64_t delta = sc_core::sc_delta_count();
+    if (tick == last_run_tick_ && delta == last_run_delta_) return true;
+    last_run_tick_ = tick;
+    last_run_delta_ = delta;
+    return false;
+}
+
+void CollectiveEngine::wake() {
+    if (ran_in_this_delta()) return wake_.repost();
+    run_now();
+}
+
+void CollectiveEngine::run() {
+    if (!ran_in_this_delta()) run_now();
 }
 
 // Packets still queued at shutdown are not released: they may come from
@@ -348,6 +376,7 @@ void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core
     if (view->network.opcode == Opcode::Send) {  // point-to-point: straight through
         CreditedOutPort& to = from_host ? net_port_ : host_port_;
         payload.acquire();
+        packet_info(payload).destination = view->network.destination;  // parsed here already
         to.enqueue(
             {&payload, static_cast<std::uint8_t>(from), -1, phits, framing_.vc_for(TrafficClass::of(view->network))},
             false, delay);
@@ -356,7 +385,7 @@ void CollectiveEngine::on_input(tlm::tlm_generic_payload& payload, const sc_core
     }
     return_credits(from, phits, tail);
     payload.acquire();
-    incoming_.push(Incoming{sc_core::sc_time_stamp() + tail, incoming_order_++, from_host, &payload, *view});
+    incoming_.push(Incoming{sim_now() + tail, incoming_order_++, from_host, &payload, *view});
     wake_.at(tail);  // an earlier pending wake-up stays
 }
 
@@ -372,7 +401,7 @@ void CollectiveEngine::on_kernel_in(tlm::tlm_generic_payload& payload, sc_core::
 }
 
 void CollectiveEngine::on_incoming() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     while (!incoming_.empty() && incoming_.top().at <= now) {
         const Incoming in = incoming_.top();
         incoming_.pop();
@@ -430,7 +459,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
         if (!a.running && c.waiting.empty() && !ingress_armed(context, v.payload, v.payload_bytes)) {
             c.streaming = true;
             c.head = v.network;
-            c.head_at = sc_core::sc_time_stamp();
+            c.head_at = sim_now();
             c.head_message = total;
             c.prefix.assign(v.payload, v.payload + v.payload_bytes);
             start_streamed(context);
@@ -439,7 +468,7 @@ void CollectiveEngine::host_packet(const NetworkPacketView& v) {
         }
         r.open = true;
         r.network = v.network;
-        r.first_at = sc_core::sc_time_stamp();
+        r.first_at = sim_now();
         r.received = 0;
         if (r.bytes.capacity() == 0) r.bytes = take_buffer();
         r.bytes.assign(total, 0);
@@ -551,12 +580,13 @@ void CollectiveEngine::network_packet(const NetworkPacketView& v, tlm::tlm_gener
 void CollectiveEngine::packet_left(const CreditedOutPort::Outgoing& o, const sc_core::sc_time& tail_after) {
     return_credits(static_cast<CreditTo>(o.credit_to), o.phits, tail_after);
     if (o.ends_call >= 0 && trace_)
-        trace_result_left(static_cast<unsigned>(o.ends_call), (sc_core::sc_time_stamp() + tail_after).value());
+        trace_result_left(static_cast<unsigned>(o.ends_call), (sim_now() + tail_after).value());
 }
 
 std::uint8_t* CollectiveEngine::emit_packet(CreditedOutPort& port, const PacketFrame& frame, bool urgent) {
     tlm::tlm_generic_payload* packet = pool_.allocate(NetworkFraming::wire_bytes(frame.payload_bytes));
     framing_.write_headers(frame, packet->get_data_ptr());
+    packet_info(*packet).destination = frame.destination;  // the first router need not parse the headers again
     port.enqueue({packet, 0, -1, NetworkFraming::wire_phits(frame.payload_bytes), framing_.vc_for(frame)}, urgent,
                  sc_core::SC_ZERO_TIME);
     return packet->get_data_ptr() + kNetworkPacketOverhead;
@@ -595,8 +625,8 @@ void CollectiveEngine::owe_credit(OwedCredits& owed, unsigned context, std::uint
     if (++owed.count < credit_batch_) {
         if (!flush_pending_) {
             flush_pending_ = true;
-            flush_at_ = sc_core::sc_time_stamp() + credit_delay_;
-            flush_event_.notify(credit_delay_);
+            flush_at_ = sim_now() + credit_delay_;
+            wake_.at(credit_delay_);
         }
         return;
     }
@@ -815,7 +845,7 @@ void CollectiveEngine::fail_now(unsigned context, const NetworkHeader& request, 
     if (trace_) {
         host_port_.last_queued().ends_call = static_cast<std::int8_t>(context);
         CallTrace& call = context_at(context).calls.back();
-        if (call.result_begin == kNever) call.result_begin = sc_core::sc_time_stamp().value();
+        if (call.result_begin == kNever) call.result_begin = sim_now().value();
         call.result_bytes = result_bytes;
         trace_call_end(context, code, mask);
     }
@@ -911,8 +941,8 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.sequence = static_cast<std::uint16_t>(e.sequence & kStepSequenceMask);
     a.host_message = message_bytes;
     a.host_received = static_cast<std::uint32_t>(prefix_bytes);
-    a.aglus.reset(config_.cgr_aglus, sc_core::sc_time_stamp().value());
-    if (trace_) c.calls.back().agree_begin = sc_core::sc_time_stamp().value();
+    a.aglus.reset(config_.cgr_aglus, sim_now().value());
+    if (trace_) c.calls.back().agree_begin = sim_now().value();
     a.begin(e.size, a.rank, &schedules_);
     // Through the switches' tree: the agreement goes through the tree too
     // (the record to the member's vertex, the root's result back;
@@ -1258,7 +1288,7 @@ bool CollectiveEngine::advance_agreement(unsigned context) {
         }
         void stale_record() override { ++engine.statistics_.stale; }
         void agreed() override {
-            if (engine.trace_) c.calls.back().agree_end = sc_core::sc_time_stamp().value();
+            if (engine.trace_) c.calls.back().agree_end = sim_now().value();
         }
     } driver(*this, context);
     Active& a = context_at(context).active;
@@ -1346,7 +1376,7 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
         return;
     }
     ++s.issued;
-    if (trace_ && s.trace_first_ps == kNever) s.trace_first_ps = sc_core::sc_time_stamp().value();
+    if (trace_ && s.trace_first_ps == kNever) s.trace_first_ps = sim_now().value();
     if (s.apply == Apply::Copy || n == 0) {
         if (n && !config_.timing_only) a.buffer.scatter(s.recv, p.payload, from, to);
         (config_.timing_only ? statistics_.bytes_skipped : statistics_.bytes_copied) += n;
@@ -1359,7 +1389,7 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
         // With job.timing_only nothing is copied or combined; the AgLUs are
         // charged exactly as combine() would charge them.
         const bool compute = !config_.timing_only;
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        const sc_core::sc_time now = sim_now();
         ChunkCombiner::Chunk chunk;
         chunk.apply = s.apply;
         chunk.op = *operation_from_code(a.header.operation);
@@ -1409,7 +1439,7 @@ void CollectiveEngine::return_chunk(unsigned context) {
                        sc_core::SC_ZERO_TIME);
     if (trace_) {
         CallTrace& call = context_at(context).calls.back();
-        if (a.results_sent == 0) call.result_begin = sc_core::sc_time_stamp().value();
+        if (a.results_sent == 0) call.result_begin = sim_now().value();
         call.result_bytes = a.result.bytes();
         if (a.results_sent + 1 == a.result_chunks)
             host_port_.last_queued().ends_call = static_cast<std::int8_t>(context);
@@ -1454,7 +1484,7 @@ bool CollectiveEngine::advance_data(unsigned context) {
 
 void CollectiveEngine::on_combined() {
     if (combining_contexts_ == 0) return;  // the common case: run() asks on every wake
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     // Contexts in ascending order; progress(c) touches context c only.
     for (std::uint32_t busy = combining_contexts_; busy != 0; busy &= busy - 1) {
         const auto context = static_cast<unsigned>(__builtin_ctz(busy));
@@ -1484,14 +1514,14 @@ void CollectiveEngine::on_combined() {
 }
 
 bool CollectiveEngine::acquire_cgr(unsigned context) {
-    const bool held = cgr_.acquire(context, sc_core::sc_time_stamp().value());
+    const bool held = cgr_.acquire(context, sim_now().value());
     statistics_.cgr_waits = cgr_.waits();
     statistics_.cgr_wait_ps = cgr_.wait_time();
     return held;
 }
 
 void CollectiveEngine::release_cgr(unsigned context) {
-    cgr_.release(context, sc_core::sc_time_stamp().value());
+    cgr_.release(context, sim_now().value());
     statistics_.cgr_wait_ps = cgr_.wait_time();
     if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -1516,7 +1546,7 @@ void CollectiveEngine::progress(unsigned context) {
         if (!a.running) {
             if (c.waiting.empty() || c.streaming) return;
             const Request& next = c.waiting.front();
-            if (next.ready_ps > sc_core::sc_time_stamp().value()) return;  // its ingress kernel still runs
+            if (next.ready_ps > sim_now().value()) return;  // its ingress kernel still runs
             if (!tree_ready(context, next.network, next.bytes.data(), next.bytes.size())) return;
             Request request = std::move(c.waiting.front());
             c.waiting.pop_front();
@@ -1744,7 +1774,7 @@ void CollectiveEngine::trace_call_begin(unsigned context, const NetworkHeader& h
 
 void CollectiveEngine::trace_call_end(unsigned context, CollectiveError code, std::uint32_t mask) {
     CallTrace& call = context_at(context).calls.back();
-    call.finished = sc_core::sc_time_stamp().value();
+    call.finished = sim_now().value();
     call.args +=
         ",\"error\":" + std::to_string(static_cast<unsigned>(code)) + ",\"mismatch_mask\":" + std::to_string(mask);
     trace_write_calls(context);
@@ -1783,7 +1813,7 @@ void CollectiveEngine::trace_write_calls(unsigned context) {
 void CollectiveEngine::trace_step(unsigned context, std::size_t k) {
     const Active& a = context_at(context).active;
     StepRun& s = context_at(context).active.steps[k];
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     if (s.trace_first_ps == kNever) s.trace_first_ps = now;
     if (!s.send_done() || !s.recv_done()) return;
     if (!trace_->accepting()) {
@@ -1980,7 +2010,7 @@ void CollectiveEngine::cgra_command(std::uint32_t command) {
 bool CollectiveEngine::cgra_ready(unsigned context) {
     Active& a = context_at(context).active;
     if (a.results_final < a.result_chunks) return false;  // the program streams over the whole result
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     if (a.cgra_ready_ps == kNever) {
         const std::size_t element = cgra::element_bytes(a.cgra->type);
         if (a.carry_payload && a.result.bytes() > 0) {
@@ -2004,7 +2034,7 @@ bool CollectiveEngine::cgra_ready(unsigned context) {
 
 void CollectiveEngine::on_cgra_done() {
     if (cgra_.running_contexts == 0) return;
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     for (std::uint32_t busy = cgra_.running_contexts; busy != 0; busy &= busy - 1) {
         const auto context = static_cast<unsigned>(__builtin_ctz(busy));
         Active& a = context_at(context).active;
@@ -2055,7 +2085,7 @@ bool CollectiveEngine::run_ingress(unsigned context, Request& r) {
                           *rank, e.size);
     const std::uint64_t cycles = cgra::ingress_cycles(program, e.size, config_.cgra_pes, config_.cgra_cycles_per_vector,
                                                       config_.cgra_pe_latency_cycles);
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     ++cgra_.runs;
     ++statistics_.cgra_runs;
     statistics_.cgra_elements += shape.output;
@@ -2090,7 +2120,7 @@ void CollectiveEngine::feed_ingress(unsigned context) {
     Context& c = context_at(context);
     Active& a = c.active;
     Context::IngressFeed& f = *c.feed;
-    const std::uint64_t now = sc_core::sc_time_stamp().value(), cycle = static_cast<std::uint64_t>(cycle_.value());
+    const std::uint64_t now = sim_now().value(), cycle = static_cast<std::uint64_t>(cycle_.value());
     if (!a.running || a.host_received != f.fed) {  // ended meanwhile (an error, an abort): the rest is not sent
         c.discard_host = 0;                        // (no host packets follow)
         c.feed.reset();
@@ -2119,7 +2149,7 @@ void CollectiveEngine::feed_ingress(unsigned context) {
 }
 
 void CollectiveEngine::on_ingress_ready() {
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     for (std::uint32_t held = ingress_contexts_; held != 0; held &= held - 1) {
         const auto context = static_cast<unsigned>(__builtin_ctz(held));
         Context& c = context_at(context);
@@ -2175,7 +2205,7 @@ CollectiveEngine::Request CollectiveEngine::chained_request(unsigned context) co
     e.write(r.bytes.data());
     if (a.carry_payload && bytes) a.buffer.gather(a.result, 0, bytes, r.bytes.data() + CollectiveEnvelope::kBytes);
     r.received = static_cast<std::uint32_t>(r.bytes.size());
-    r.first_at = sc_core::sc_time_stamp();
+    r.first_at = sim_now();
     return r;
 }
 

@@ -1,6 +1,7 @@
 #include "isvp/credited_port.h"
 
 #include "isvp/packet_channel.h"
+#include "isvp/sim_now.h"
 
 namespace isvp {
 
@@ -30,7 +31,7 @@ void CreditedOutPort::receive_credit(tlm::tlm_generic_payload& payload, const sc
         credits_.grant(credit->vc, credit->phits);
         wake_->at(sc_core::SC_ZERO_TIME);
     } else {
-        credits_.arrive(credit->vc, credit->phits, (sc_core::sc_time_stamp() + delay).value());
+        credits_.arrive(credit->vc, credit->phits, (sim_now() + delay).value());
         wake_->at(delay);
     }
 }
@@ -39,7 +40,7 @@ void CreditedOutPort::drain() {
     // Nothing queued: the returns in flight are counted when a packet needs
     // them (settle counts all due by then, whenever it runs).
     if (urgent_.empty() && queue_.empty()) return;
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     credits_.settle(now.value());
     while (!urgent_.empty() || !queue_.empty()) {
         if (now < free_at_) {

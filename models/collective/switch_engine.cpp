@@ -6,6 +6,7 @@
 #include <string>
 
 #include "isvp/aggregation_tree.h"
+#include "isvp/sim_now.h"
 #include "isvp/switch_tree.h"
 #include "isvp/tree_generation.h"
 
@@ -92,7 +93,7 @@ void SwitchCollectiveEngine::run() {
     on_cgr_free();
     on_incoming();
     on_cgr_free();
-    if (flush_pending_ && sc_core::sc_time_stamp() >= flush_at_) flush_credits();
+    if (flush_pending_ && sim_now() >= flush_at_) flush_credits();
     port_.drain();
     wake_.rearm();
 }
@@ -123,12 +124,12 @@ void SwitchCollectiveEngine::on_net_in(tlm::tlm_generic_payload& payload, sc_cor
     if (!view) return drop("malformed: " + why);
     if (view->network.opcode == Opcode::Send) return drop("a point-to-point packet for a switch engine");
     payload.acquire();
-    incoming_.push(Incoming{sc_core::sc_time_stamp() + tail, incoming_order_++, &payload, *view});
+    incoming_.push(Incoming{sim_now() + tail, incoming_order_++, &payload, *view});
     wake_.at(tail);
 }
 
 void SwitchCollectiveEngine::on_incoming() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     while (!incoming_.empty() && incoming_.top().at <= now) {
         const Incoming in = incoming_.top();
         incoming_.pop();
@@ -462,7 +463,7 @@ void SwitchCollectiveEngine::end_run(Tree& t) {
     r.steps.clear();
     r.buffer.clear();
     if (config_.sharp()) sharp_slots_.end(t.owner);
-    cgr_.release(t.owner, sc_core::sc_time_stamp().value());
+    cgr_.release(t.owner, sim_now().value());
     if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -502,7 +503,7 @@ bool SwitchCollectiveEngine::start(Tree& t) {
     r.header.algorithm = first->algorithm;
     r.sequence = first->sequence;
     r.chunk_bytes = config_.packet_payload_bytes;
-    r.aglus.reset(aglus_per_cgr_, sc_core::sc_time_stamp().value());
+    r.aglus.reset(aglus_per_cgr_, sim_now().value());
     if (!tree_supports(first->opcode) || (config_.sharp() && !sharp_offloads(first->opcode))) {
         if (config_.sharp()) sharp_slots_.end(t.owner);
         drop(std::string(to_string(first->opcode)) + " does not run in the switches' tree");
@@ -572,7 +573,7 @@ void SwitchCollectiveEngine::progress(Tree& t) {
             // Ended by the agreement: chunks in the AgLUs leave first.
             if (!r.combining.empty()) return;
             if (config_.sharp()) sharp_slots_.end(t.owner);
-            cgr_.release(t.owner, sc_core::sc_time_stamp().value());
+            cgr_.release(t.owner, sim_now().value());
             if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
             r.running = false;
             r.steps.clear();
@@ -588,7 +589,7 @@ void SwitchCollectiveEngine::progress(Tree& t) {
             void send(std::size_t k) override { engine.send_chunk(t, k); }
             bool take(std::size_t k) override {
                 Run& run = t.run;
-                if (run.combines(k) && !engine.cgr_.acquire(t.owner, sc_core::sc_time_stamp().value())) {
+                if (run.combines(k) && !engine.cgr_.acquire(t.owner, sim_now().value())) {
                     engine.statistics_.cgr_waits = engine.cgr_.waits();
                     return false;
                 }
@@ -654,7 +655,7 @@ void SwitchCollectiveEngine::take_chunk(Tree& t, std::size_t k, HeldPacket& p) {
     } else {
         // CGR: local (the inputs before it) op received, on the AgLUs free first.
         const bool compute = !config_.timing_only;
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        const sc_core::sc_time now = sim_now();
         ChunkCombiner::Chunk chunk;
         chunk.apply = s.apply;
         chunk.op = *operation_from_code(r.header.operation);
@@ -677,7 +678,7 @@ void SwitchCollectiveEngine::take_chunk(Tree& t, std::size_t k, HeldPacket& p) {
 }
 
 void SwitchCollectiveEngine::on_combined() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     bool pending = false;
     sc_core::sc_time next;
     for (auto& [key, t] : trees_) {
@@ -708,7 +709,7 @@ void SwitchCollectiveEngine::on_cgr_free() {
         Tree& t = trees_.at(static_cast<std::uint16_t>(owner));
         progress(t);
         if (cgr_.has_waiters() && cgr_.first_waiter() == owner)
-            cgr_.release(owner, sc_core::sc_time_stamp().value());  // no longer needs one
+            cgr_.release(owner, sim_now().value());  // no longer needs one
     }
 }
 
@@ -716,7 +717,7 @@ void SwitchCollectiveEngine::finish(Tree& t) {
     Run& r = t.run;
     ++statistics_.collectives;
     if (config_.sharp()) sharp_slots_.end(t.owner);
-    cgr_.release(t.owner, sc_core::sc_time_stamp().value());
+    cgr_.release(t.owner, sim_now().value());
     if (cgr_.has_waiters()) cgr_free_event_.notify(sc_core::SC_ZERO_TIME);
     t.last_done = r.sequence;
     r.running = false;
@@ -1000,7 +1001,7 @@ void SwitchCollectiveEngine::owe_credit(Tree& t, std::uint16_t sender) {
     }
     if (!flush_pending_) {
         flush_pending_ = true;
-        flush_at_ = sc_core::sc_time_stamp() + credit_delay_;
+        flush_at_ = sim_now() + credit_delay_;
         flush_event_.notify(credit_delay_);
     }
 }
@@ -1041,6 +1042,7 @@ PacketFrame SwitchCollectiveEngine::control_frame(std::uint8_t context, std::uin
 std::uint8_t* SwitchCollectiveEngine::emit_packet(const PacketFrame& frame, bool urgent) {
     tlm::tlm_generic_payload* packet = pool_.allocate(NetworkFraming::wire_bytes(frame.payload_bytes));
     framing_.write_headers(frame, packet->get_data_ptr());
+    packet_info(*packet).destination = frame.destination;  // the router need not parse the headers again
     port_.enqueue({packet, 0, -1, NetworkFraming::wire_phits(frame.payload_bytes), framing_.vc_for(frame)}, urgent,
                   sc_core::SC_ZERO_TIME);
     return packet->get_data_ptr() + kNetworkPacketOverhead;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "isvp/sim_now.h"
 #include "isvp/switch_engine.h"
 
 namespace isvp {
@@ -20,7 +21,7 @@ bool SwitchCollectiveEngine::sharp_admit(std::uint8_t context, std::uint32_t gro
     // subnet manager); the manager itself runs on a management host and
     // outlives any AN, its planner's included.
     if (config_.sharp() && config_.sharp_fault_switch >= 0 &&
-        sc_core::sc_time_stamp() >= sc_core::sc_time(config_.sharp_fault_at_us, sc_core::SC_US))
+        sim_now() >= sc_core::sc_time(config_.sharp_fault_at_us, sc_core::SC_US))
         sharp_books_->fault(static_cast<unsigned>(config_.sharp_fault_switch));
     const SharpAdmission admission = sharp_books_->admit(group, vertices);
     if (admission.granted()) {
@@ -37,7 +38,7 @@ bool SwitchCollectiveEngine::sharp_admit(std::uint8_t context, std::uint32_t gro
     // communicator's (a failed AN gives nothing back: no wait).
     if (sharp_queue_wait_ != sc_core::SC_ZERO_TIME && admission.outcome != SharpAdmission::Outcome::FaultedNode) {
         ++statistics_.sharp_groups_queued;
-        sharp_books_->wait(group, vertices, (sc_core::sc_time_stamp() + sharp_queue_wait_).value());
+        sharp_books_->wait(group, vertices, (sim_now() + sharp_queue_wait_).value());
         sharp_arm_queue();
         SC_REPORT_INFO(kReportType, (std::string(name()) + ": SHArP group of " + std::to_string(members.size()) +
                                      " members on context " + std::to_string(context) + " waits: " + why)
@@ -135,11 +136,11 @@ void SwitchCollectiveEngine::sharp_serve_queue() {
 
 void SwitchCollectiveEngine::sharp_arm_queue() {
     if (const std::optional<std::uint64_t> next = sharp_books_->next_deadline())
-        sharp_queue_event_.notify(sc_core::sc_time::from_value(*next) - sc_core::sc_time_stamp());
+        sharp_queue_event_.notify(sc_core::sc_time::from_value(*next) - sim_now());
 }
 
 void SwitchCollectiveEngine::on_sharp_queue() {
-    for (const std::uint64_t key : sharp_books_->expire(sc_core::sc_time_stamp().value()))
+    for (const std::uint64_t key : sharp_books_->expire(sim_now().value()))
         sharp_fall_back(static_cast<std::uint8_t>(key >> 16), static_cast<std::uint32_t>(key),
                         "no freed resources within collective.sharp_queue_us");
     sharp_arm_queue();
@@ -164,7 +165,7 @@ bool SwitchCollectiveEngine::sharp_packet(const NetworkPacketView& v) {
 }
 
 void SwitchCollectiveEngine::sharp_data_arrived(Tree& t) {
-    t.last_packet = sc_core::sc_time_stamp();
+    t.last_packet = sim_now();
     if (sharp_timeout_ != sc_core::SC_ZERO_TIME) sharp_timeout_event_.notify(sharp_timeout_);
 }
 
@@ -196,8 +197,8 @@ void SwitchCollectiveEngine::sharp_end_operation(Tree& t, std::uint16_t sequence
 
 void SwitchCollectiveEngine::on_sharp_fault() {
     const sc_core::sc_time at(config_.sharp_fault_at_us, sc_core::SC_US);
-    if (sc_core::sc_time_stamp() < at) {
-        next_trigger(at - sc_core::sc_time_stamp());
+    if (sim_now() < at) {
+        next_trigger(at - sim_now());
         return;
     }
     ++statistics_.sharp_faults;
@@ -223,7 +224,7 @@ void SwitchCollectiveEngine::on_sharp_fault() {
 
 void SwitchCollectiveEngine::on_sharp_timeout() {
     if (sharp_failed_) return;
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     bool pending = false;
     sc_core::sc_time next;
     for (auto& [key, t] : trees_) {

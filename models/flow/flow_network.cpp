@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "isvp/packet_format.h"
+#include "isvp/sim_now.h"
 
 namespace isvp {
 
@@ -188,7 +189,7 @@ std::uint32_t FlowNetwork::stream_for(unsigned source, unsigned destination) {
 // ---------------------------------------------------------------- arrivals
 
 void FlowNetwork::on_packet(unsigned host, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     PacketInfo& info = packet_info(payload);
     const std::uint32_t length = payload.get_data_length();
@@ -251,7 +252,7 @@ void FlowNetwork::drop(unsigned host, tlm::tlm_generic_payload& payload, std::ui
     SC_REPORT_WARNING(kReportType, (std::string(name()) + ": dropped packet " + std::to_string(info.trace_id) +
                                     " from host " + std::to_string(host) + ": " + why)
                                        .c_str());
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     if (inject_credit_if_[host] != nullptr)
         credit_message_.send(inject_credit_if_[host], info.vc, phits_of(payload.get_data_length()),
                              sc_core::sc_time::from_value(credit_tick - now));
@@ -270,7 +271,7 @@ void FlowNetwork::on_credit(unsigned host, tlm::tlm_generic_payload& payload, sc
         return;
     }
     if (credit->vc != 0) return;  // packets leave the network on VC 0 (as the routers' host ports send them)
-    const std::uint64_t arrival = sc_core::sc_time_stamp().value() + delay.value();
+    const std::uint64_t arrival = sim_now().value() + delay.value();
     EjectPort& port = ejects_[host];
     port.pending.push(arrival, credit->phits);
     if (port.waiting) schedule_eject(host, arrival);  // else nothing waits for credits
@@ -281,7 +282,7 @@ void FlowNetwork::on_credit(unsigned host, tlm::tlm_generic_payload& payload, sc
 void FlowNetwork::schedule(std::uint64_t tick, const AgendaItem& item) {
     agenda_.push(tick, item);
     if (tick < next_wake_) {
-        const std::uint64_t now = sc_core::sc_time_stamp().value();
+        const std::uint64_t now = sim_now().value();
         next_wake_ = tick;
         wake_event_.notify(sc_core::sc_time::from_value(tick > now ? tick - now : 0));
     }
@@ -302,7 +303,7 @@ void FlowNetwork::schedule_drain(Stream& stream, std::uint32_t index, std::uint6
 }
 
 void FlowNetwork::wake() {
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     next_wake_ = kNever;
     while (!agenda_.empty() && agenda_.next_time() <= now) {
         const AgendaItem item = agenda_.pop();

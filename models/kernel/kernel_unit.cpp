@@ -7,6 +7,7 @@
 
 #include "isvp/msix_interrupt.h"
 #include "isvp/parameter_table.h"
+#include "isvp/sim_now.h"
 
 namespace isvp {
 
@@ -313,17 +314,17 @@ void KernelUnit::start(const sc_core::sc_time& delay) {
 void KernelUnit::run(const KernelDescriptor* kernel, std::array<std::uint64_t, regmap::kKernelArgs> args,
                      sc_core::sc_time delay) {
     wait(delay);  // START reaches the unit a PCIe latency after the host wrote it
-    const sc_core::sc_time begin = sc_core::sc_time_stamp();
+    const sc_core::sc_time begin = sim_now();
     KernelContext context(*this, args);
     try {
         kernel->body(context, context.world());
         results_ = context.results();
-        cycles_ = static_cast<std::uint64_t>((sc_core::sc_time_stamp() - begin) / cycle_);
+        cycles_ = static_cast<std::uint64_t>((sim_now() - begin) / cycle_);
         ++statistics_.completed;
         finish(ks::kDone, 0, 0);
     } catch (const KernelError& error) {
         results_ = context.results();
-        cycles_ = static_cast<std::uint64_t>((sc_core::sc_time_stamp() - begin) / cycle_);
+        cycles_ = static_cast<std::uint64_t>((sim_now() - begin) / cycle_);
         ++statistics_.errors;
         SC_REPORT_WARNING(kReportType, (std::string(name()) + ": kernel " + kernel->name + " on rank " +
                                         std::to_string(node_) + " failed: " + error.what())
@@ -493,9 +494,9 @@ void KernelUnit::send_element(Channel& c, Lane& lane, const void* data) {
     if (s.credits < 0) s.credits = config_.window_packets;
     while (s.credits == 0) {  // the receiver's buffer for this channel is full: stall
         check_peer(lane.peer, c.port);
-        const sc_core::sc_time stalled = sc_core::sc_time_stamp();
+        const sc_core::sc_time stalled = sim_now();
         wait(arrival_event_);
-        statistics_.stall_cycles += static_cast<std::uint64_t>((sc_core::sc_time_stamp() - stalled) / cycle_);
+        statistics_.stall_cycles += static_cast<std::uint64_t>((sim_now() - stalled) / cycle_);
     }
     --s.credits;
     const auto size = static_cast<std::uint32_t>(lane.pending.size());
@@ -690,7 +691,7 @@ void KernelUnit::on_from_engine(tlm::tlm_generic_payload& payload, sc_core::sc_t
         return;
     }
     Arrival a;
-    a.at = sc_core::sc_time_stamp() + tail;
+    a.at = sim_now() + tail;
     a.order = arrival_order_++;
     a.peer = view->processor.rank;
     a.port = view->network.step;
@@ -707,7 +708,7 @@ void KernelUnit::on_from_engine(tlm::tlm_generic_payload& payload, sc_core::sc_t
 }
 
 void KernelUnit::on_arrivals() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     bool any = false;
     while (!arrivals_.empty() && arrivals_.top().at <= now) {
         Arrival a = arrivals_.top();

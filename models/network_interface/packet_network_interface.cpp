@@ -1,4 +1,5 @@
 #include "isvp/packet_network_interface.h"
+#include "isvp/sim_now.h"
 
 #include <string>
 
@@ -54,7 +55,7 @@ void PacketNetworkInterface::send(OutgoingPacket& packet) {
     tlm::tlm_generic_payload& carrier = *packet.carrier;
     const std::uint32_t phits = phits_of(packet.wire_bytes);
     const std::uint32_t cycles = (packet.wire_bytes + link_bytes_ - 1) / link_bytes_;
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     PacketInfo& info = packet_info(carrier);
     const std::uint8_t vc = info.vc;
     if (!credits_.take(vc, phits))
@@ -90,15 +91,15 @@ void PacketNetworkInterface::tx_credit_b_transport(tlm::tlm_generic_payload& pay
         credits_.grant(credit->vc, credit->phits);
         credit_event_.notify(sc_core::SC_ZERO_TIME);
     } else {
-        const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
+        const sc_core::sc_time at = sim_now() + delay;
         credit_arrivals_.emplace(at, *credit);
-        credit_arrival_event_.notify(credit_arrivals_.begin()->first - sc_core::sc_time_stamp());
+        credit_arrival_event_.notify(credit_arrivals_.begin()->first - sim_now());
     }
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void PacketNetworkInterface::apply_credit_arrivals() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     while (!credit_arrivals_.empty() && credit_arrivals_.begin()->first <= now) {
         const CreditReturn& credit = credit_arrivals_.begin()->second;
         credits_.grant(credit.vc, credit.phits);
@@ -135,12 +136,12 @@ void PacketNetworkInterface::rx_b_transport(tlm::tlm_generic_payload& payload, s
         return;
     }
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
-    const sc_core::sc_time tail = sc_core::sc_time_stamp() + delay + info.tail_after;
+    const sc_core::sc_time tail = sim_now() + delay + info.tail_after;
     std::string why;
     const auto view = NetworkPacketView::parse(payload.get_data_ptr(), length, &why);
     if (!view) {
         receiver_->on_malformed(why);
-        rx_credit_message_.send(rx_credit, 0, phits, tail - sc_core::sc_time_stamp());
+        rx_credit_message_.send(rx_credit, 0, phits, tail - sim_now());
         return;
     }
     receive_buffer_.occupy(phits);

@@ -7,6 +7,7 @@
 #include "isvp/dma_tag_extension.h"
 #include "isvp/msix_interrupt.h"
 #include "isvp/register_map.h"
+#include "isvp/sim_now.h"
 
 namespace isvp {
 
@@ -93,9 +94,9 @@ void PcieEndpoint::mmio_b_transport(tlm::tlm_generic_payload& payload, sc_core::
         warn(message);
         payload.set_response_status(status);
         if (log_) {
-            const std::uint64_t now = ps_of(sc_core::sc_time_stamp(), ps_per_tick_);
-            log_->mmio_refused(log_node_, now, ps_of(sc_core::sc_time_stamp() + delay + latency_, ps_per_tick_), !read,
-                               offset, length, message);
+            const std::uint64_t now = ps_of(sim_now(), ps_per_tick_);
+            log_->mmio_refused(log_node_, now, ps_of(sim_now() + delay + latency_, ps_per_tick_), !read, offset, length,
+                               message);
         }
     };
     if (payload.get_byte_enable_ptr() != nullptr) {
@@ -118,7 +119,7 @@ void PcieEndpoint::mmio_b_transport(tlm::tlm_generic_payload& payload, sc_core::
     const auto dwords = length / 4;
     // Posted writes and reads stay in order: nothing reaches the device
     // before an earlier posted write.
-    sc_core::sc_time arrival = std::max(sc_core::sc_time_stamp() + delay + latency_, last_posted_arrival_);
+    sc_core::sc_time arrival = std::max(sim_now() + delay + latency_, last_posted_arrival_);
     if (!read) {
         ++statistics_.mmio_writes;
         PostedWrite write;
@@ -126,19 +127,19 @@ void PcieEndpoint::mmio_b_transport(tlm::tlm_generic_payload& payload, sc_core::
         write.offset = static_cast<std::uint32_t>(offset);
         write.dwords = dwords;
         for (unsigned i = 0; i < dwords; ++i) write.values[i] = load_le32(data + 4 * i);
-        if (posted_.empty()) posted_event_.notify(arrival - sc_core::sc_time_stamp());
+        if (posted_.empty()) posted_event_.notify(arrival - sim_now());
         posted_.push_back(write);
         last_posted_arrival_ = arrival;
         if (log_) {
             const std::uint64_t at = ps_of(arrival, ps_per_tick_);
-            log_->mmio(log_node_, ps_of(sc_core::sc_time_stamp(), ps_per_tick_), at, at, true, write.offset,
-                       write.values.data(), dwords);
+            log_->mmio(log_node_, ps_of(sim_now(), ps_per_tick_), at, at, true, write.offset, write.values.data(),
+                       dwords);
         }
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
     ++statistics_.mmio_reads;
-    sc_core::wait(arrival - sc_core::sc_time_stamp());
+    sc_core::wait(arrival - sim_now());
     delay = sc_core::SC_ZERO_TIME;
     deliver_due_posted_writes();
     sc_core::sc_time device_delay = sc_core::SC_ZERO_TIME;
@@ -148,7 +149,7 @@ void PcieEndpoint::mmio_b_transport(tlm::tlm_generic_payload& payload, sc_core::
     // PCIe ordering, may not pass a posted write issued before it: it
     // arrives no earlier than the last of them, so a driver that reads a
     // status register finds the entries it announces already in memory.
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     const sc_core::sc_time behind_writes =
         upstream_free_ + latency_ > now ? upstream_free_ + latency_ - now : sc_core::SC_ZERO_TIME;
     delay = std::max(device_delay + latency_, behind_writes);
@@ -164,11 +165,11 @@ void PcieEndpoint::mmio_b_transport(tlm::tlm_generic_payload& payload, sc_core::
 
 void PcieEndpoint::deliver_posted_writes() {
     deliver_due_posted_writes();
-    if (!posted_.empty()) posted_event_.notify(posted_.front().arrival - sc_core::sc_time_stamp());
+    if (!posted_.empty()) posted_event_.notify(posted_.front().arrival - sim_now());
 }
 
 void PcieEndpoint::deliver_due_posted_writes() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     while (!posted_.empty() && posted_.front().arrival <= now) {
         const PostedWrite write = posted_.front();
         posted_.pop_front();
@@ -178,7 +179,7 @@ void PcieEndpoint::deliver_due_posted_writes() {
 
 void PcieEndpoint::write_dword(std::uint32_t offset, std::uint32_t value) {
     if (MsixTable::contains(offset)) {
-        if (const auto message = msix_.write(offset, value)) send_msi(*message, sc_core::sc_time_stamp());
+        if (const auto message = msix_.write(offset, value)) send_msi(*message, sim_now());
         return;
     }
     unsigned char bytes[4];
@@ -240,7 +241,7 @@ void PcieEndpoint::config_b_transport(tlm::tlm_generic_payload& payload, sc_core
         for (unsigned i = 0; i < length; ++i) value |= static_cast<std::uint32_t>(data[i]) << (8 * i);
         config_space_.write(at, length, value);
         for (const MsiMessage& message : msix_.set_function_mask(config_space_.msix_function_masked()))
-            send_msi(message, sc_core::sc_time_stamp() + delay + latency_);
+            send_msi(message, sim_now() + delay + latency_);
     }
     delay += 2 * latency_;
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -257,7 +258,7 @@ sc_core::sc_time PcieEndpoint::reserve(sc_core::sc_time& free_at, const sc_core:
 }
 
 void PcieEndpoint::dma_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     const sc_core::sc_time issued = now + delay;
     const std::uint64_t bytes = payload.get_data_length();
     if (payload.get_command() == tlm::TLM_WRITE_COMMAND) {
@@ -322,9 +323,9 @@ void PcieEndpoint::log_dma(const tlm::tlm_generic_payload& payload, const sc_cor
     DmaTag tag;
     if (const auto* extension = payload.get_extension<DmaTagExtension>()) tag = extension->tag;
     const bool ok = payload.is_response_ok();
-    log_->dma(log_node_, ps_of(sc_core::sc_time_stamp(), ps_per_tick_), ps_of(issued, ps_per_tick_),
-              ps_of(done, ps_per_tick_), payload.get_command() == tlm::TLM_WRITE_COMMAND, payload.get_address(),
-              payload.get_data_length(), tag, ok ? payload.get_data_ptr() : nullptr, ok);
+    log_->dma(log_node_, ps_of(sim_now(), ps_per_tick_), ps_of(issued, ps_per_tick_), ps_of(done, ps_per_tick_),
+              payload.get_command() == tlm::TLM_WRITE_COMMAND, payload.get_address(), payload.get_data_length(), tag,
+              ok ? payload.get_data_ptr() : nullptr, ok);
 }
 
 bool PcieEndpoint::host_dmi_covers(std::uint64_t address, std::uint64_t bytes, bool read) {
@@ -347,7 +348,7 @@ bool PcieEndpoint::host_dmi_covers(std::uint64_t address, std::uint64_t bytes, b
 }
 
 void PcieEndpoint::land_host_writes() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     while (!host_writes_.empty() && host_writes_.front().arrival <= now) {
         HostWrite& write = host_writes_.front();
         const auto bytes = static_cast<std::uint64_t>(write.bytes.size());
@@ -414,7 +415,7 @@ void PcieEndpoint::irq_b_transport(tlm::tlm_generic_payload& payload, sc_core::s
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
-    if (const auto message = msix_.raise(*vector)) send_msi(*message, sc_core::sc_time_stamp() + delay);
+    if (const auto message = msix_.raise(*vector)) send_msi(*message, sim_now() + delay);
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -440,7 +441,7 @@ void PcieEndpoint::notify_host_update(const sc_core::sc_time& delay) {
 }
 
 void PcieEndpoint::send_msi(const MsiMessage& message, const sc_core::sc_time& earliest) {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     const sc_core::sc_time sent = reserve(upstream_free_, std::max(earliest, now), timing_.write_wire_bytes(4));
     unsigned char data[4];
     store_le32(message.data, data);

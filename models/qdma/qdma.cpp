@@ -5,6 +5,7 @@
 #include "isvp/msix_interrupt.h"
 #include "isvp/qdma.h"
 #include "isvp/qdma_formats.h"
+#include "isvp/sim_now.h"
 
 namespace isvp {
 
@@ -135,7 +136,7 @@ bool Qdma::dma_access(tlm::tlm_command command, std::uint64_t address, std::uint
     dma->b_transport(dma_payload_, delay);
     // The extension is a member: the payload must not free it.
     dma_payload_.clear_extension(&dma_tag_);
-    done = sc_core::sc_time_stamp() + delay;
+    done = sim_now() + delay;
     return dma_payload_.is_response_ok();
 }
 

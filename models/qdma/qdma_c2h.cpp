@@ -5,6 +5,7 @@
 
 #include "isvp/qdma.h"
 #include "isvp/qdma_formats.h"
+#include "isvp/sim_now.h"
 
 namespace isvp {
 
@@ -69,7 +70,7 @@ bool Qdma::c2h_deliver(unsigned q) {
     C2hState& c2h = queue.c2h;
     CmptState& cmpt = queue.cmpt;
     for (;;) {
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        const sc_core::sc_time now = sim_now();
         if (c2h.pending.empty()) return true;
         const IncomingPacket& packet = c2h.pending.front();
         if (packet.tail > now) {

@@ -5,6 +5,7 @@
 
 #include "isvp/qdma.h"
 #include "isvp/qdma_formats.h"
+#include "isvp/sim_now.h"
 
 namespace isvp {
 
@@ -64,7 +65,7 @@ void Qdma::h2c_fetch_method() {
             }
         }
         if (progress) continue;
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        const sc_core::sc_time now = sim_now();
         if (earliest == sc_core::SC_ZERO_TIME)
             next_trigger(window_or_work_);
         else if (window_full)
@@ -77,7 +78,7 @@ void Qdma::h2c_fetch_method() {
 
 Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
     H2cState& h2c = queue_at(q).h2c;
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     for (;;) {
         if (!h2c.enabled || h2c.error != QueueError::None || h2c.stopped) return StepResult::Idle;
 
@@ -317,7 +318,7 @@ void Qdma::h2c_emit_method() {
             h2c_items_.pop_front();
             continue;
         }
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        const sc_core::sc_time now = sim_now();
         if (item.at > now) {
             next_trigger(item.at - now, h2c_reset_event_);
             return;
@@ -373,7 +374,7 @@ void Qdma::h2c_send(H2cItem& item) {
 void Qdma::h2c_complete(H2cItem& item) {
     const unsigned q = item.queue;
     H2cState& h2c = queue_at(q).h2c;
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     h2c.hw_cidx = item.next_cidx;
     bool sdi = item.sdi;
     ++statistics_.h2c_descriptors;

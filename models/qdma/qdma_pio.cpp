@@ -7,6 +7,7 @@
 #include <string>
 
 #include "isvp/qdma.h"
+#include "isvp/sim_now.h"
 
 namespace isvp {
 
@@ -76,7 +77,7 @@ void Qdma::send_pio(unsigned q) {
         item.kind = H2cItem::Kind::Packet;
         item.queue = q;
         item.epoch = queue.h2c.epoch;
-        item.at = sc_core::sc_time_stamp();
+        item.at = sim_now();
         item.packet = packet;
         item.window_bytes = 0;  // not read through the staging buffer
         h2c_items_.push_back(std::move(item));

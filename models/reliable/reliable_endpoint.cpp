@@ -1,4 +1,5 @@
 #include "isvp/reliable_endpoint.h"
+#include "isvp/sim_now.h"
 
 #include <algorithm>
 #include <cstring>
@@ -83,13 +84,13 @@ void ReliableEndpoint::on_network_credit(tlm::tlm_generic_payload& payload, sc_c
         credits_ += credit->phits;
         wake_.notify(sc_core::SC_ZERO_TIME);
     } else {
-        arriving_.emplace(sc_core::sc_time_stamp() + delay, credit->phits);
+        arriving_.emplace(sim_now() + delay, credit->phits);
         wake_.notify(delay);
     }
 }
 
 void ReliableEndpoint::drain() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     while (!arriving_.empty() && arriving_.top().first <= now) {
         credits_ += arriving_.top().second;
         arriving_.pop();
@@ -183,7 +184,7 @@ void ReliableEndpoint::go_back(std::uint16_t peer_node) {
         ++statistics_.retransmissions;
     }
     ++peer.retries;
-    peer.deadline = sc_core::sc_time_stamp() + timeout_of(peer.retries);
+    peer.deadline = sim_now() + timeout_of(peer.retries);
     arm_timer(peer.deadline);
     wake_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -212,7 +213,7 @@ void ReliableEndpoint::give_up_oldest(std::uint16_t peer_node) {
             go_back(peer_node);
             peer.retries = 0;
         }
-        peer.deadline = sc_core::sc_time_stamp() + timeout_;
+        peer.deadline = sim_now() + timeout_;
         arm_timer(peer.deadline);
     }
     wake_.notify(sc_core::SC_ZERO_TIME);
@@ -244,7 +245,7 @@ void ReliableEndpoint::acknowledged(std::uint16_t peer_node, std::uint32_t cumul
     peer.retries = 0;
     peer.lost_in_a_row = 0;
     if (!peer.unacked.empty()) {
-        peer.deadline = sc_core::sc_time_stamp() + timeout_;
+        peer.deadline = sim_now() + timeout_;
         arm_timer(peer.deadline);
     }
     wake_.notify(sc_core::SC_ZERO_TIME);  // retransmit-buffer room
@@ -263,7 +264,7 @@ void ReliableEndpoint::queue_control(std::uint16_t peer_node, PacketInfo::Reliab
     framing_.write_headers(frame, packet->get_data_ptr());
     PacketInfo& info = packet_info(*packet);
     info.trace_id = (std::uint64_t{node_} << 40) | (std::uint64_t{1} << 39) | next_trace_id_++;
-    info.injected = sc_core::sc_time_stamp();
+    info.injected = sim_now();
     info.reliable = kind;
     info.reliable_source = node_;
     info.reliable_sequence = peers_[peer_node].expected;
@@ -298,7 +299,7 @@ void ReliableEndpoint::on_from_network(tlm::tlm_generic_payload& payload, sc_cor
     }
     acknowledged(source, info.reliable_ack);  // piggy-backed
     Peer& peer = peers_[source];
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     // The sender has given up what lies below its base (and reported it).
     if (static_cast<std::int32_t>(info.reliable_base - peer.expected) > 0) {
         peer.expected = info.reliable_base;
@@ -360,7 +361,7 @@ void ReliableEndpoint::on_node_credit(tlm::tlm_generic_payload& payload, sc_core
 
 void ReliableEndpoint::arm_timer(sc_core::sc_time at) {
     if (timer_armed_ && timer_at_ <= at) return;
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     timer_armed_ = true;
     timer_at_ = std::max(at, now);
     timer_.cancel();
@@ -368,7 +369,7 @@ void ReliableEndpoint::arm_timer(sc_core::sc_time at) {
 }
 
 void ReliableEndpoint::on_timer() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     timer_armed_ = false;
     for (std::size_t p = 0; p < peers_.size(); ++p) {
         Peer& peer = peers_[p];

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "isvp/packet_format.h"
+#include "isvp/sim_now.h"
 
 namespace isvp {
 
@@ -89,7 +90,7 @@ void PacketSource::on_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time
         SC_REPORT_ERROR(kReportType, (std::string(name()) + ": malformed credit return").c_str());
         return;
     }
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     pending_[credit->vc].push(now + delay.value(), credit->phits);
     if (waiting_for_credits_) {
         waiting_for_credits_ = false;
@@ -108,7 +109,7 @@ bool PacketSource::next_request() {
 }
 
 void PacketSource::step() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     for (unsigned vc = 0; vc < vcs_; ++vc)
         credits_[vc] += static_cast<std::int64_t>(pending_[vc].pop_due(now.value()));
     while (next_request()) {
@@ -145,7 +146,7 @@ void PacketSource::step() {
 }
 
 void PacketSource::send(const PacketRequest& request) {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     const std::uint32_t bytes = static_cast<std::uint32_t>(kNetworkPacketOverhead) + request.payload_bytes;
     const std::uint32_t phits = phits_of(bytes);
     const std::uint64_t trace_id = (std::uint64_t{node_} << kSequenceBits) | sequence_++;
@@ -214,7 +215,7 @@ void PacketSink::fail(const std::string& what) {
 
 void PacketSink::on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     const PacketInfo& info = packet_info(payload);
     const std::uint32_t length = payload.get_data_length();
     const std::uint32_t phits = phits_of(length);

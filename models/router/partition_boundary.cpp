@@ -1,4 +1,5 @@
 #include "isvp/partition_boundary.h"
+#include "isvp/sim_now.h"
 
 #include <cstring>
 #include <string>
@@ -81,7 +82,7 @@ void PartitionBoundary::on_packet(unsigned channel, tlm::tlm_generic_payload& pa
     WireRecord record{};
     record.channel = channel;
     record.length = payload.get_data_length();
-    record.arrival_ps = (sc_core::sc_time_stamp() + delay).value();
+    record.arrival_ps = (sim_now() + delay).value();
     record.trace_id = info.trace_id;
     record.tail_after_ps = info.tail_after.value();
     record.injected_ps = info.injected.value();
@@ -117,14 +118,14 @@ void PartitionBoundary::on_credit(unsigned channel, tlm::tlm_generic_payload& pa
     record.vc = credit->vc;
     record.phits = credit->phits;
     // The far link hands credits back one cable latency later (AuroraLink).
-    record.arrival_ps = (sc_core::sc_time_stamp() + delay).value() + cut.latency_ps;
+    record.arrival_ps = (sim_now() + delay).value() + cut.latency_ps;
     append(outboxes_[plan_.switch_owner(cut.from)], &record, sizeof record);
     ++statistics_.credits_sent;
     statistics_.bytes_sent += sizeof record;
 }
 
 void PartitionBoundary::deliver(const std::uint8_t* data, std::size_t bytes) {
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     std::size_t at = 0;
     while (at < bytes) {
         WireRecord record;

@@ -6,6 +6,7 @@
 
 #include "isvp/packet_channel.h"
 #include "isvp/packet_format.h"
+#include "isvp/sim_now.h"
 
 namespace isvp {
 
@@ -200,7 +201,7 @@ void Router::grant_initial_credits() {
 // ---------------------------------------------------------------- arrivals
 
 void Router::on_packet(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     PacketInfo& info = packet_info(payload);
     const unsigned vc = info.vc;
@@ -282,7 +283,7 @@ void Router::on_credit(unsigned port, tlm::tlm_generic_payload& payload, sc_core
                                          .c_str());
         return;
     }
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     credits_arrive(port, credit->vc, credit->phits, now + delay.value(), now);
 }
 
@@ -311,7 +312,7 @@ void Router::schedule(std::uint64_t tick, const AgendaItem& item, std::uint64_t 
 }
 
 void Router::wake() {
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     next_wake_ = kNever;
     while (!agenda_.empty() && agenda_.next_time() <= now) handle(agenda_.pop(), now);
     allocate(now);

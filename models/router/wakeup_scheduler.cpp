@@ -1,5 +1,7 @@
 #include "isvp/wakeup_scheduler.h"
 
+#include "isvp/sim_now.h"
+
 namespace isvp {
 
 WakeupScheduler::WakeupScheduler(sc_core::sc_module_name name) : sc_core::sc_module(name) {
@@ -17,16 +19,21 @@ unsigned WakeupScheduler::attach(Client& client) {
 void WakeupScheduler::request(unsigned id, std::uint64_t tick) {
     const std::uint64_t notify_for = queue_.request(id, tick);
     if (notify_for == WakeupQueue::kNever) return;
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     event_.notify(sc_core::sc_time::from_value(notify_for > now ? notify_for - now : 0));
 }
 
+void WakeupScheduler::request_next_delta(unsigned id) {
+    if (queue_.defer(id, sim_now().value())) event_.notify(sc_core::SC_ZERO_TIME);
+}
+
 void WakeupScheduler::run() {
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = sim_now().value();
     queue_.start();  // requests made while clients run are served by the loop below
     unsigned id = 0;
+    while (queue_.next_deferred(now, id)) clients_[id]->wake();
     while (queue_.next_due(now, id)) clients_[id]->wake();
-    const std::uint64_t next = queue_.finish();
+    const std::uint64_t next = queue_.finish(now);
     if (next != WakeupQueue::kNever) event_.notify(sc_core::sc_time::from_value(next - now));
 }
 

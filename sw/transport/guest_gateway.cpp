@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "isvp/register_map.h"
+#include "isvp/sim_now.h"
 
 namespace isvp::transport {
 
@@ -60,7 +61,7 @@ void GuestGateway::serve() {
             case MessageType::MmioRead: {
                 ++reads_;
                 const std::uint32_t value = access(tlm::TLM_READ_COMMAND, request.arg0, 0, delay);
-                complete(MessageType::ReadReply, to_ps(sc_core::sc_time_stamp() + delay), request.arg0, value);
+                complete(MessageType::ReadReply, to_ps(sim_now() + delay), request.arg0, value);
                 break;
             }
             case MessageType::WaitInterrupt: {
@@ -71,7 +72,7 @@ void GuestGateway::serve() {
                 if (try_wake()) break;
                 const std::uint64_t deadline = request.arg1 & kWaitDeadlineMask;
                 if (deadline == 0) break;
-                const std::uint64_t now = to_ps(sc_core::sc_time_stamp());
+                const std::uint64_t now = to_ps(sim_now());
                 deadline_event_.notify(from_ps(deadline > now ? deadline - now : 0));
                 break;
             }
@@ -123,8 +124,8 @@ void GuestGateway::msi_transport(tlm::tlm_generic_payload& payload, sc_core::sc_
         // platform with no event of this kind (its simulated times are
         // exactly those without the notification).
         if (!host_updates_wanted_) return;
-        in_flight_.emplace(sc_core::sc_time_stamp() + delay, kHostUpdateVector);
-        arrival_event_.notify(in_flight_.begin()->first - sc_core::sc_time_stamp());
+        in_flight_.emplace(sim_now() + delay, kHostUpdateVector);
+        arrival_event_.notify(in_flight_.begin()->first - sim_now());
         return;
     }
     if (!shaped || vector >= kInterruptVectors) {
@@ -141,14 +142,14 @@ void GuestGateway::msi_transport(tlm::tlm_generic_payload& payload, sc_core::sc_
         return;
     }
     ++interrupts_;
-    const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time arrival = sim_now() + delay;
     in_flight_.emplace(arrival, vector);
-    arrival_event_.notify(in_flight_.begin()->first - sc_core::sc_time_stamp());
+    arrival_event_.notify(in_flight_.begin()->first - sim_now());
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void GuestGateway::deliver_arrivals() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     while (!in_flight_.empty() && in_flight_.begin()->first <= now) {
         const unsigned vector = in_flight_.begin()->second;
         if (vector == kHostUpdateVector)
@@ -180,7 +181,7 @@ bool GuestGateway::try_wake() {
     wait_mask_ = 0;
     waiting_ = false;
     deadline_event_.cancel();
-    complete(MessageType::InterruptReply, to_ps(sc_core::sc_time_stamp()), vector, 0);
+    complete(MessageType::InterruptReply, to_ps(sim_now()), vector, 0);
     return true;
 }
 
@@ -188,7 +189,7 @@ void GuestGateway::wait_deadline() {
     if (!waiting_) return;
     wait_mask_ = 0;
     waiting_ = false;
-    complete(MessageType::InterruptReply, to_ps(sc_core::sc_time_stamp()), kDeadlineVector, 0);
+    complete(MessageType::InterruptReply, to_ps(sim_now()), kDeadlineVector, 0);
 }
 
 void GuestGateway::complete(MessageType type, std::uint64_t time_ps, std::uint64_t arg0, std::uint64_t arg1) {

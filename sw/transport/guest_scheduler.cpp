@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "isvp/register_map.h"
+#include "isvp/sim_now.h"
 #include "isvp/spin_wait.h"
 
 namespace isvp::transport {
@@ -110,7 +111,7 @@ std::vector<GuestGateway*> GuestScheduler::gateways() const {
 }
 
 std::uint64_t GuestScheduler::now_ps() const {
-    return to_ps(sc_core::sc_time_stamp());
+    return to_ps(sim_now());
 }
 
 bool GuestScheduler::stopped() const {
@@ -209,7 +210,7 @@ void GuestScheduler::execute(const SyncCore::Decision& decision) {
         return;
     }
     const sc_core::sc_time target = from_ps(decision.time_ps);
-    if (sc_core::sc_time_stamp() > target)
+    if (sim_now() > target)
         throw std::logic_error("scheduler invariant broken: request at " + format_time_ps(decision.time_ps) +
                                " but SystemC is at " + format_time_ps(now_ps()));
     if (!advance_to(target) || !settle()) return;  // something changed: decide again
@@ -234,8 +235,8 @@ std::size_t GuestScheduler::poll_events(bool loop_now) {
 }
 
 bool GuestScheduler::advance_to(const sc_core::sc_time& target) {
-    while (sc_core::sc_time_stamp() < target) {
-        const sc_core::sc_time remaining = target - sc_core::sc_time_stamp();
+    while (sim_now() < target) {
+        const sc_core::sc_time remaining = target - sim_now();
         // Slices keep the loop responsive while the platform works; with
         // nothing scheduled before the next event, time jumps there at once.
         sc_core::sc_time step = std::min(remaining, slice_);

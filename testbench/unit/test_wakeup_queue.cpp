@@ -82,7 +82,7 @@ std::vector<unsigned> activate(Queue& queue, std::uint64_t now) {
     queue.start();
     unsigned id = 0;
     while (queue.next_due(now, id)) woken.push_back(id);
-    CHECK(queue.finish() == kNever);
+    CHECK(queue.finish(now) == kNever);
     return woken;
 }
 
@@ -155,7 +155,7 @@ TEST_CASE("wake-up queue: a request for a tick before the last pop wakes at that
     unsigned id = 0;
     REQUIRE(queue.next_due(100, id));
     CHECK_FALSE(queue.next_due(100, id));
-    CHECK(queue.finish() == kNever);
+    CHECK(queue.finish(100) == kNever);
     CHECK(queue.request(b, 40) == 100);  // time does not go back
     CHECK(activate(queue, 100) == std::vector<unsigned>{b});
 }
@@ -174,7 +174,7 @@ TEST_CASE("wake-up queue: a client asking again for a tick wakes at its first re
     CHECK(id == a);
     CHECK(queue.request(a, 100) == kNever);  // inside the activation: nothing to notify
     CHECK_FALSE(queue.next_due(50, id));
-    CHECK(queue.finish() == 100);
+    CHECK(queue.finish(50) == 100);
     // At 100, a wakes before b: its first request for 100 came before b's.
     CHECK(activate(queue, 100) == std::vector<unsigned>{a, b});
     CHECK(queue.pops() == 4);
@@ -191,11 +191,44 @@ TEST_CASE("wake-up queue: a superseded request still activates the scheduler at 
     REQUIRE(queue.next_due(150, id));
     CHECK(queue.request(a, 300) == kNever);
     CHECK_FALSE(queue.next_due(150, id));
-    CHECK(queue.finish() == 200);  // the superseded request's tick, not a's 300
+    CHECK(queue.finish(150) == 200);  // the superseded request's tick, not a's 300
     queue.start();
     CHECK_FALSE(queue.next_due(200, id));
-    CHECK(queue.finish() == 300);
+    CHECK(queue.finish(200) == 300);
     CHECK(queue.held() == 1);
+}
+
+TEST_CASE("wake-up queue: a client deferred to the next delta cycle wakes there, before that delta's due clients") {
+    WakeupQueue queue;
+    const unsigned a = queue.attach();
+    const unsigned b = queue.attach();
+    const unsigned c = queue.attach();
+    CHECK(queue.request(a, 300) == 300);
+    CHECK(queue.defer(a, 100));              // from outside the process: notify for the next delta at 100
+    CHECK_FALSE(queue.defer(a, 100));        // already deferred
+    CHECK(queue.request(a, 200) == kNever);  // later than the deferred wake-up: ignored
+    CHECK(queue.request(b, 100) == kNever);  // the delta notification stands
+    queue.start();
+    unsigned id = 0;
+    REQUIRE(queue.next_deferred(100, id));
+    CHECK(id == a);
+    CHECK_FALSE(queue.defer(b, 100));     // b is due now already: it wakes in this delta
+    CHECK(queue.defer(c, 100) == false);  // inside the process: finish() says when
+    CHECK_FALSE(queue.next_deferred(100, id));
+    REQUIRE(queue.next_due(100, id));
+    CHECK(id == b);
+    CHECK_FALSE(queue.next_due(100, id));
+    CHECK(queue.finish(100) == 100);  // c: the next delta cycle
+    queue.start();
+    REQUIRE(queue.next_deferred(100, id));
+    CHECK(id == c);
+    CHECK_FALSE(queue.next_deferred(100, id));
+    CHECK_FALSE(queue.next_due(100, id));
+    CHECK(queue.finish(100) == 300);  // a's superseded entry still activates the process at 300
+    queue.start();
+    CHECK_FALSE(queue.next_due(300, id));
+    CHECK(queue.finish(300) == kNever);
+    CHECK(queue.wakeups() == 3);
 }
 
 TEST_CASE("wake-up queue: random request streams wake and activate exactly as the heap of every request") {
@@ -246,7 +279,7 @@ TEST_CASE("wake-up queue: random request streams wake and activate exactly as th
                 }
             }
             REQUIRE(pending == kNever);  // nothing notifies while the process runs
-            const std::uint64_t next = queue.finish();
+            const std::uint64_t next = queue.finish(now);
             REQUIRE(next == reference.finish());
             REQUIRE((next == kNever || next > now));
             pending = next;

@@ -226,7 +226,7 @@ struct CollectiveStatistics {
     std::uint64_t cgra_cycles = 0;
 };
 
-class CollectiveEngine : public sc_core::sc_module {
+class CollectiveEngine : public sc_core::sc_module, private WakeupScheduler::Client {
   public:
     using Target = isvp::BlockingTargetSocket<CollectiveEngine>;
     using Initiator = tlm_utils::simple_initiator_socket<CollectiveEngine>;
@@ -286,6 +286,10 @@ class CollectiveEngine : public sc_core::sc_module {
     /// because streamed steps overlap in time and a lane's slices must nest.
     /// Null: off (one pointer test per chunk).
     void set_trace(TraceWriter* writer, std::uint32_t pid);
+    /// Timed wake-ups through `scheduler` (the fabric's, shared with the
+    /// routers) instead of an event of its own in the kernel's timed queue;
+    /// same times, same delta cycles (EarliestWake). Before simulation starts.
+    void use_scheduler(WakeupScheduler& scheduler) { wake_.use_scheduler(scheduler, *this); }
     static constexpr std::uint32_t kTraceLaneBase = 64;      ///< above every router port's tid
     static constexpr std::uint32_t kTraceLanesPerRow = 256;  ///< the call lane + one per step (<= 252)
     std::size_t live_packets() const { return pool_.live(); }
@@ -464,7 +468,16 @@ class CollectiveEngine : public sc_core::sc_module {
     void on_kernel_in(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_csr(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     /// The engine's one process: all its work due now, in a fixed order.
+    /// Once per delta cycle, as a method runs: from its method (its events)
+    /// or from the scheduler (wake()), whichever comes first.
     void run();
+    /// The scheduler's wake-up (use_scheduler): run(), unless it ran in this
+    /// delta cycle already — then the wake-up it asked for since is asked again.
+    void wake() override;
+    /// Whether run() has run in this delta cycle; marks that it has.
+    bool ran_in_this_delta();
+    /// run()'s work.
+    void run_now();
     /// A packet left an output: credits go upstream for a passed-through
     /// one, the trace learns when a call's last result packet left.
     void packet_left(const CreditedOutPort::Outgoing& packet, const sc_core::sc_time& tail_after);
@@ -663,6 +676,8 @@ class CollectiveEngine : public sc_core::sc_module {
     CreditMessage host_credit_message_;                             ///< credit returns to the QDMA
     CreditMessage net_credit_message_;                              ///< credit returns to the router
     EarliestWake wake_;  ///< run(): the outputs', the tails' and the AgLUs' timed wake-up
+    std::uint64_t last_run_tick_ = ~std::uint64_t{0};               ///< when run() last ran: tick...
+    std::uint64_t last_run_delta_ = 0;                              ///< ... and delta count
     CreditedOutPort net_port_;                                      ///< to the router
     CreditedOutPort host_port_;                                     ///< to the QDMA
     CreditMessage kernel_credit_message_;                           ///< credit returns to the kernel unit
@@ -694,8 +709,8 @@ class CollectiveEngine : public sc_core::sc_module {
     std::pmr::unordered_map<std::uint32_t, OwedCredits> owed_{&owed_nodes_};
     std::uint32_t owed_nonzero_ = 0;  ///< entries of owed_ with a count: flush_credits stops after the last
     std::array<std::vector<OwedCredits*>, regmap::kContextCount> owed_index_;  ///< per context, by sender: into owed_
-    bool flush_pending_ = false;                                    ///< a credit flush is scheduled
-    sc_core::sc_time flush_at_;                                     ///< when (flush_pending_)
+    bool flush_pending_ = false;  ///< a credit flush is due at flush_at_ (asked of wake_ until then)
+    sc_core::sc_time flush_at_;   ///< when (flush_pending_)
     std::priority_queue<Incoming, std::vector<Incoming>, std::greater<Incoming>> incoming_;
     std::uint64_t incoming_order_ = 0;
     std::uint32_t combining_contexts_ = 0;                  ///< bit c: context c has chunks in its AgLUs
@@ -724,11 +739,6 @@ class CollectiveEngine : public sc_core::sc_module {
         std::uint32_t runs = 0, refused = 0;  ///< CGRA_RUNS, CGRA_REFUSED
         std::uint32_t running_contexts = 0;   ///< bit c: context c's program runs
     } cgra_;
-    /// Credits to return. A plain event: it is notified only when no flush is
-    /// pending, and run() clears flush_pending_ only at or after flush_at_,
-    /// when the notification has fired, so it never holds two (an
-    /// sc_event_queue allocated a time per notification).
-    sc_core::sc_event flush_event_;
     CollectiveStatistics statistics_;
     TraceWriter* trace_ = nullptr;  ///< collective calls and phases, or null (off)
     std::uint32_t trace_pid_ = 0;   ///< this switch's process in the trace

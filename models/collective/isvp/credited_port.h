@@ -24,6 +24,7 @@
 #include "isvp/earliest_wake.h"
 #include "isvp/packet_network_core.h"
 #include "isvp/ring_queue.h"
+#include "isvp/sim_now.h"
 
 namespace isvp {
 
@@ -61,7 +62,7 @@ class CreditedOutPort {
     void enqueue(const Outgoing& packet, bool urgent, const sc_core::sc_time& delay) {
         RingQueue<Outgoing>& into = urgent ? urgent_ : queue_;
         into.push_back(packet);
-        into.back().ready = sc_core::sc_time_stamp() + delay;
+        into.back().ready = sim_now() + delay;
         wake_->at(delay);
     }
     /// Sets the hook that makes packets queued without one.

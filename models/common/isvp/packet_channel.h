@@ -50,8 +50,9 @@ struct PacketInfo : tlm::tlm_extension<PacketInfo> {
     sc_core::sc_time tail_after;               ///< tail arrives this long after the head
     sc_core::sc_time injected;                 ///< when the source injected it (latency statistics)
     std::uint16_t hops = 0;                    ///< router-to-router hops so far
-    /// Destination node read from the header by the first router that parsed
-    /// it (packets do not change in flight), or kUnrouted.
+    /// Destination node: the header's, set by the sender that framed the
+    /// packet or by the first router that parsed it (packets do not change
+    /// in flight), or kUnrouted.
     std::uint32_t destination = kUnrouted;
     static constexpr std::uint32_t kUnrouted = ~0u;
     /// End-to-end reliable delivery (models/reliable): what this packet is to

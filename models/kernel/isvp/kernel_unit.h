@@ -41,6 +41,7 @@
 #include "isvp/kernel_context.h"
 #include "isvp/packet_channel.h"
 #include "isvp/parameters.h"
+#include "isvp/sim_now.h"
 #include "isvp/target_socket.h"
 
 namespace isvp {
@@ -161,7 +162,7 @@ class KernelUnit : public sc_core::sc_module, private SmiBackend {
     void compute(std::uint64_t cycles) override;
     void scatter_step(int channel, const void* data_snd, void* data_rcv);
     void gather_step(int channel, const void* data_snd, void* data_rcv);
-    std::uint64_t now_ps() const override { return sc_core::sc_time_stamp().value(); }
+    std::uint64_t now_ps() const override { return sim_now().value(); }
 
     Channel& channel(int id, ChannelKind kind, const char* call);
     /// Forgets channel `id` once every element has passed (long kernels open many).

@@ -73,6 +73,7 @@
 #include "isvp/qdma_h2c_framer.h"
 #include "isvp/qdma_ring.h"
 #include "isvp/register_map.h"
+#include "isvp/sim_now.h"
 #include "isvp/target_socket.h"
 
 namespace isvp {
@@ -305,7 +306,7 @@ class Qdma : public sc_core::sc_module, private NetworkReceiver {
     bool dma_access(tlm::tlm_command command, std::uint64_t address, std::uint8_t* data, std::uint32_t bytes,
                     sc_core::sc_time& done, const DmaTag& tag);
     /// Simulated time in SystemC resolution units (the coalescers' unit).
-    std::uint64_t now_units() const { return sc_core::sc_time_stamp().value(); }
+    std::uint64_t now_units() const { return sim_now().value(); }
     std::string queue_name(unsigned q, Ring ring) const;
     static std::string hex(std::uint64_t value);
 

@@ -134,11 +134,40 @@ class WakeupQueue {
         notified_for_ = tick;
         return tick;
     }
+    /// Client `id` asks to be woken at `now` but in the next delta cycle, as
+    /// an sc_event notified with SC_ZERO_TIME would wake a method: a pending
+    /// later wake-up is superseded, one due now already stands. Returns true
+    /// when the scheduler must notify its event for the next delta (not
+    /// while it runs: finish() says so then).
+    bool defer(unsigned id, std::uint64_t now) {
+        if (due_[id] <= now) return false;
+        due_[id] = now;
+        deferred_.push_back(id);
+        if (running_ || notified_for_ == now) return false;
+        notified_for_ = now;
+        return true;
+    }
     /// The scheduler's process runs: requests made until finish()
-    /// are served by next_due() and notify nothing.
+    /// are served by next_due() and notify nothing; the clients deferred
+    /// before it started are served first (next_deferred()).
     void start() {
         notified_for_ = kNever;
         running_ = true;
+        serving_.swap(deferred_);
+        serving_at_ = 0;
+    }
+    /// The next client deferred to this delta cycle, in order; false when
+    /// none is left.
+    bool next_deferred(std::uint64_t now, unsigned& id) {
+        while (serving_at_ < serving_.size()) {
+            id = serving_[serving_at_++];
+            if (due_[id] != now) continue;  // served meanwhile
+            due_[id] = kNever;
+            ++wakeups_;
+            return true;
+        }
+        serving_.clear();
+        return false;
     }
     /// The next client to wake at `now`, in order; false when none is left.
     bool next_due(std::uint64_t now, unsigned& id) {
@@ -153,10 +182,12 @@ class WakeupQueue {
         }
         return false;
     }
-    /// The process is done; returns the tick its event must be notified
-    /// for (the earliest entry, superseded or not), or kNever.
-    std::uint64_t finish() {
+    /// The process is done at `now`; returns the tick its event must be
+    /// notified for: `now` (the next delta cycle) if clients were deferred
+    /// while it ran, else the earliest entry (superseded or not), or kNever.
+    std::uint64_t finish(std::uint64_t now) {
         running_ = false;
+        if (!deferred_.empty()) return notified_for_ = now;
         if (agenda_.empty()) return kNever;
         notified_for_ = agenda_.next_time();
         return notified_for_;
@@ -168,6 +199,9 @@ class WakeupQueue {
 
   private:
     std::vector<std::uint64_t> due_;       ///< per client: tick of its pending wake-up, or kNever
+    std::vector<unsigned> deferred_;       ///< clients deferred to the next delta cycle (defer), in order
+    std::vector<unsigned> serving_;        ///< those deferred to this one, being served
+    std::size_t serving_at_ = 0;           ///< next of serving_
     RadixAgenda agenda_;                   ///< every request not yet popped, live or superseded
     std::uint64_t notified_for_ = kNever;  ///< tick the event is notified for, or kNever
     bool running_ = false;                 ///< inside the process: it notifies when done

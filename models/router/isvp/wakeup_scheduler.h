@@ -9,7 +9,10 @@
 // Order: clients due at the same time wake in the order their requests were
 // made (a deterministic sequence number), never by pointer or hash order.
 // A client woken at time t may ask to be woken again at t: it runs again in
-// the same activation, after the others already due.
+// the same activation, after the others already due. A client that needs
+// SystemC's delta cycles (the collective engines: a wake-up for now runs in
+// the next delta, as with its own sc_event) asks with request_next_delta();
+// those run first in the next activation, in the order they asked.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +42,10 @@ class WakeupScheduler : public sc_core::sc_module {
     /// Wake client `id` at simulation tick `tick` (>= now). A client has at
     /// most one pending wake-up: the earliest requested.
     void request(unsigned id, std::uint64_t tick);
+    /// Wake client `id` now, in the next delta cycle — what an sc_event
+    /// notified with SC_ZERO_TIME does for a method — even while the
+    /// scheduler runs (request() for now would wake it in this activation).
+    void request_next_delta(unsigned id);
 
   private:
     void run();
