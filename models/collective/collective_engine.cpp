@@ -264,11 +264,13 @@ void CollectiveEngine::run_now() {
 // run(): the second of the two in one delta does nothing, and if that is
 // the scheduler's, the wake-up asked for meanwhile (which the scheduler,
 // still holding its request, ignored) is asked for again.
+//
+// SystemC counts delta cycles over the whole run (sc_delta_count() grows
+// after every evaluation phase in which a process ran), so the count alone
+// names one.
 bool CollectiveEngine::ran_in_this_delta() {
-    const std::uint64_t tick = sim_now().value();
     const std::uint64_t delta = sc_core::sc_delta_count();
-    if (tick == last_run_tick_ && delta == last_run_delta_) return true;
-    last_run_tick_ = tick;
+    if (delta == last_run_delta_) return true;
     last_run_delta_ = delta;
     return false;
 }

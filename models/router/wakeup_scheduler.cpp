@@ -24,12 +24,16 @@ void WakeupScheduler::request(unsigned id, std::uint64_t tick) {
 }
 
 void WakeupScheduler::request_next_delta(unsigned id) {
-    if (queue_.defer(id, sim_now().value())) event_.notify(sc_core::SC_ZERO_TIME);
+    // Asked from a process, the client wakes in the next delta cycle; asked
+    // between sc_start() calls, in the first one of the next.
+    const std::uint64_t delta = sc_core::sc_delta_count();
+    const std::uint64_t from = sc_core::sc_get_status() == sc_core::SC_RUNNING ? delta + 1 : delta;
+    if (queue_.defer(id, sim_now().value(), from)) event_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void WakeupScheduler::run() {
     const std::uint64_t now = sim_now().value();
-    queue_.start();  // requests made while clients run are served by the loop below
+    queue_.start(sc_core::sc_delta_count());  // requests made while clients run are served by the loop below
     unsigned id = 0;
     while (queue_.next_deferred(now, id)) clients_[id]->wake();
     while (queue_.next_due(now, id)) clients_[id]->wake();

@@ -34,7 +34,7 @@ class HeapOfEveryRequest {
         }
         return kNever;
     }
-    void start() {
+    void start(std::uint64_t /*delta*/) {
         notified_for_ = kNever;
         running_ = true;
     }
@@ -79,7 +79,7 @@ class Draw {
 template <typename Queue>
 std::vector<unsigned> activate(Queue& queue, std::uint64_t now) {
     std::vector<unsigned> woken;
-    queue.start();
+    queue.start(0);
     unsigned id = 0;
     while (queue.next_due(now, id)) woken.push_back(id);
     CHECK(queue.finish(now) == kNever);
@@ -151,7 +151,7 @@ TEST_CASE("wake-up queue: a request for a tick before the last pop wakes at that
     const unsigned a = queue.attach();
     const unsigned b = queue.attach();
     CHECK(queue.request(a, 100) == 100);
-    queue.start();
+    queue.start(0);
     unsigned id = 0;
     REQUIRE(queue.next_due(100, id));
     CHECK_FALSE(queue.next_due(100, id));
@@ -168,7 +168,7 @@ TEST_CASE("wake-up queue: a client asking again for a tick wakes at its first re
     CHECK(queue.request(a, 50) == 50);    // earlier: notify for 50; a's entry at 100 stays
     CHECK(queue.request(b, 100) == kNever);
     CHECK(queue.request(b, 120) == kNever);  // later than b's pending wake-up: ignored
-    queue.start();
+    queue.start(0);
     unsigned id = 0;
     REQUIRE(queue.next_due(50, id));
     CHECK(id == a);
@@ -186,48 +186,83 @@ TEST_CASE("wake-up queue: a superseded request still activates the scheduler at 
     const unsigned a = queue.attach();
     CHECK(queue.request(a, 200) == 200);
     CHECK(queue.request(a, 150) == 150);
-    queue.start();
+    queue.start(0);
     unsigned id = 0;
     REQUIRE(queue.next_due(150, id));
     CHECK(queue.request(a, 300) == kNever);
     CHECK_FALSE(queue.next_due(150, id));
     CHECK(queue.finish(150) == 200);  // the superseded request's tick, not a's 300
-    queue.start();
+    queue.start(0);
     CHECK_FALSE(queue.next_due(200, id));
     CHECK(queue.finish(200) == 300);
     CHECK(queue.held() == 1);
 }
 
 TEST_CASE("wake-up queue: a client deferred to the next delta cycle wakes there, before that delta's due clients") {
+    // Delta counts as SystemC's sc_delta_count(): the process runs in 7, then 8.
     WakeupQueue queue;
     const unsigned a = queue.attach();
     const unsigned b = queue.attach();
     const unsigned c = queue.attach();
     CHECK(queue.request(a, 300) == 300);
-    CHECK(queue.defer(a, 100));              // from outside the process: notify for the next delta at 100
-    CHECK_FALSE(queue.defer(a, 100));        // already deferred
+    CHECK(queue.defer(a, 100, 7));           // from another process in delta 6: notify for the next delta at 100
+    CHECK_FALSE(queue.defer(a, 100, 7));     // already deferred
     CHECK(queue.request(a, 200) == kNever);  // later than the deferred wake-up: ignored
     CHECK(queue.request(b, 100) == kNever);  // the delta notification stands
-    queue.start();
+    queue.start(7);
     unsigned id = 0;
     REQUIRE(queue.next_deferred(100, id));
     CHECK(id == a);
-    CHECK_FALSE(queue.defer(b, 100));     // b is due now already: it wakes in this delta
-    CHECK(queue.defer(c, 100) == false);  // inside the process: finish() says when
+    CHECK_FALSE(queue.defer(b, 100, 8));     // b is due now already: it wakes in this delta
+    CHECK(queue.defer(c, 100, 8) == false);  // inside the process: finish() says when
     CHECK_FALSE(queue.next_deferred(100, id));
     REQUIRE(queue.next_due(100, id));
     CHECK(id == b);
     CHECK_FALSE(queue.next_due(100, id));
     CHECK(queue.finish(100) == 100);  // c: the next delta cycle
-    queue.start();
+    queue.start(8);
     REQUIRE(queue.next_deferred(100, id));
     CHECK(id == c);
     CHECK_FALSE(queue.next_deferred(100, id));
     CHECK_FALSE(queue.next_due(100, id));
     CHECK(queue.finish(100) == 300);  // a's superseded entry still activates the process at 300
-    queue.start();
+    queue.start(9);
     CHECK_FALSE(queue.next_due(300, id));
     CHECK(queue.finish(300) == kNever);
+    CHECK(queue.wakeups() == 3);
+}
+
+TEST_CASE(
+    "wake-up queue: a client deferred after the timed notification fired, before the process ran, wakes a delta "
+    "later") {
+    // At 100 the scheduler's timed notification fires in delta 7. Another
+    // process runs first in that delta and defers b: b must wake in delta 8,
+    // as it would had the scheduler's process run first, not in 7 with a.
+    WakeupQueue queue;
+    const unsigned a = queue.attach();
+    const unsigned b = queue.attach();
+    CHECK(queue.request(a, 100) == 100);
+    CHECK(queue.defer(b, 100, 8));        // the event is notified for delta 8, over the fired timed one
+    CHECK_FALSE(queue.defer(b, 100, 8));  // already deferred
+    queue.start(7);
+    unsigned id = 0;
+    CHECK_FALSE(queue.next_deferred(100, id));  // b waits for delta 8
+    REQUIRE(queue.next_due(100, id));
+    CHECK(id == a);
+    CHECK_FALSE(queue.next_due(100, id));
+    CHECK(queue.finish(100) == 100);  // b: the next delta cycle
+    queue.start(8);
+    REQUIRE(queue.next_deferred(100, id));
+    CHECK(id == b);
+    CHECK_FALSE(queue.next_deferred(100, id));
+    CHECK(queue.finish(100) == kNever);
+
+    // Deferred in delta 9 after the process ran there: delta 10, as before.
+    CHECK(queue.defer(a, 100, 10));
+    queue.start(10);
+    REQUIRE(queue.next_deferred(100, id));
+    CHECK(id == a);
+    CHECK(queue.finish(100) == kNever);
     CHECK(queue.wakeups() == 3);
 }
 
@@ -260,8 +295,8 @@ TEST_CASE("wake-up queue: random request streams wake and activate exactly as th
             REQUIRE(pending >= now);
             now = pending;
             pending = kNever;
-            queue.start();
-            reference.start();
+            queue.start(0);
+            reference.start(0);
             std::vector<unsigned> woken;
             unsigned id = 0;
             unsigned expected = 0;

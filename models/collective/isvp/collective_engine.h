@@ -676,8 +676,7 @@ class CollectiveEngine : public sc_core::sc_module, private WakeupScheduler::Cli
     CreditMessage host_credit_message_;                             ///< credit returns to the QDMA
     CreditMessage net_credit_message_;                              ///< credit returns to the router
     EarliestWake wake_;  ///< run(): the outputs', the tails' and the AgLUs' timed wake-up
-    std::uint64_t last_run_tick_ = ~std::uint64_t{0};               ///< when run() last ran: tick...
-    std::uint64_t last_run_delta_ = 0;                              ///< ... and delta count
+    std::uint64_t last_run_delta_ = ~std::uint64_t{0};              ///< delta count run() last ran in
     CreditedOutPort net_port_;                                      ///< to the router
     CreditedOutPort host_port_;                                     ///< to the QDMA
     CreditMessage kernel_credit_message_;                           ///< credit returns to the kernel unit

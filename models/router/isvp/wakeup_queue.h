@@ -134,33 +134,52 @@ class WakeupQueue {
         notified_for_ = tick;
         return tick;
     }
-    /// Client `id` asks to be woken at `now` but in the next delta cycle, as
-    /// an sc_event notified with SC_ZERO_TIME would wake a method: a pending
-    /// later wake-up is superseded, one due now already stands. Returns true
-    /// when the scheduler must notify its event for the next delta (not
-    /// while it runs: finish() says so then).
-    bool defer(unsigned id, std::uint64_t now) {
+    /// Client `id` asks to be woken at `now` but in a later delta cycle, as
+    /// an sc_event notified with SC_ZERO_TIME would wake a method: not before
+    /// the delta cycle counted `from` (SystemC's sc_delta_count(): the next
+    /// one's when asked during a delta cycle). A pending later wake-up is
+    /// superseded, one due now already stands. Returns true when the
+    /// scheduler must notify its event for the next delta cycle: not while
+    /// it runs (finish() says so then), nor twice for one delta cycle.
+    ///
+    /// The delta count decides, not whether a notification looks pending:
+    /// when the scheduler's timed notification for now has fired and its
+    /// process is still to run in this delta cycle, a client deferred by
+    /// another process meanwhile must still wake in the next one, whichever
+    /// of the two processes SystemC runs first.
+    bool defer(unsigned id, std::uint64_t now, std::uint64_t from) {
         if (due_[id] <= now) return false;
         due_[id] = now;
-        deferred_.push_back(id);
-        if (running_ || notified_for_ == now) return false;
+        deferred_.push_back(Deferred{id, from});
+        if (running_ || notified_delta_ == from) return false;
+        notified_delta_ = from;
         notified_for_ = now;
         return true;
     }
-    /// The scheduler's process runs: requests made until finish()
-    /// are served by next_due() and notify nothing; the clients deferred
-    /// before it started are served first (next_deferred()).
-    void start() {
+    /// The scheduler's process runs in the delta cycle counted `delta`:
+    /// requests made until finish() are served by next_due() and notify
+    /// nothing; the clients deferred to this delta cycle or before are
+    /// served first (next_deferred()); those deferred to a later one wait.
+    void start(std::uint64_t delta) {
         notified_for_ = kNever;
         running_ = true;
-        serving_.swap(deferred_);
         serving_at_ = 0;
+        // deferred_ is in the order of the calls, so of their delta counts:
+        // the clients due by `delta` are a prefix, almost always all of it.
+        std::size_t due = 0;
+        while (due < deferred_.size() && deferred_[due].from <= delta) ++due;
+        if (due == deferred_.size()) {
+            serving_.swap(deferred_);
+            return;
+        }
+        serving_.assign(deferred_.begin(), deferred_.begin() + static_cast<std::ptrdiff_t>(due));
+        deferred_.erase(deferred_.begin(), deferred_.begin() + static_cast<std::ptrdiff_t>(due));
     }
     /// The next client deferred to this delta cycle, in order; false when
     /// none is left.
     bool next_deferred(std::uint64_t now, unsigned& id) {
         while (serving_at_ < serving_.size()) {
-            id = serving_[serving_at_++];
+            id = serving_[serving_at_++].id;
             if (due_[id] != now) continue;  // served meanwhile
             due_[id] = kNever;
             ++wakeups_;
@@ -183,8 +202,9 @@ class WakeupQueue {
         return false;
     }
     /// The process is done at `now`; returns the tick its event must be
-    /// notified for: `now` (the next delta cycle) if clients were deferred
-    /// while it ran, else the earliest entry (superseded or not), or kNever.
+    /// notified for: `now` (the next delta cycle) if clients wait in
+    /// deferral (asked for while it ran, or earlier in this delta cycle), else the earliest entry (superseded or not),
+    /// or kNever.
     std::uint64_t finish(std::uint64_t now) {
         running_ = false;
         if (!deferred_.empty()) return notified_for_ = now;
@@ -198,9 +218,14 @@ class WakeupQueue {
     std::size_t held() const { return agenda_.size(); }
 
   private:
-    std::vector<std::uint64_t> due_;       ///< per client: tick of its pending wake-up, or kNever
-    std::vector<unsigned> deferred_;       ///< clients deferred to the next delta cycle (defer), in order
-    std::vector<unsigned> serving_;        ///< those deferred to this one, being served
+    struct Deferred {
+        unsigned id;
+        std::uint64_t from;  ///< the first delta count it may wake in
+    };
+    std::vector<std::uint64_t> due_;         ///< per client: tick of its pending wake-up, or kNever
+    std::vector<Deferred> deferred_;         ///< clients deferred to a later delta cycle (defer), in order
+    std::vector<Deferred> serving_;          ///< those deferred to this one, being served
+    std::uint64_t notified_delta_ = kNever;  ///< delta count defer() last notified the event for
     std::size_t serving_at_ = 0;           ///< next of serving_
     RadixAgenda agenda_;                   ///< every request not yet popped, live or superseded
     std::uint64_t notified_for_ = kNever;  ///< tick the event is notified for, or kNever
