@@ -366,6 +366,9 @@ int bench_collectives(int argc, char** argv) {
         /// Per timed iteration: earliest and latest start over ranks (how far
         /// apart the barrier before the call released them).
         std::vector<std::pair<std::uint64_t, std::uint64_t>> offload_starts, software_starts;
+        /// Wall clock (ns, steady clock), over ranks: the earliest start of
+        /// the first timed call and the latest end of the last one.
+        std::pair<std::int64_t, std::int64_t> offload_wall{INT64_MAX, INT64_MIN}, software_wall{INT64_MAX, INT64_MIN};
     };
     std::vector<Row> rows;
     double total_weight = 0;
@@ -407,6 +410,11 @@ int bench_collectives(int argc, char** argv) {
     // buffers (the guest's own buffers are unmapped by then).
     std::uint64_t guest_resident = 0, driver_payload_buffer = 0, driver_staged = 0, host_resident = 0;
     const auto wall_start = std::chrono::steady_clock::now();
+    const auto wall_ns = [] {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    };
     const transport::JobResult result =
         transport::run_local_job(spec, build_platform, [&](guest::DeviceTransport& transport) {
             guest::DriverConfig driver_config = base_driver_config;
@@ -434,10 +442,15 @@ int bench_collectives(int argc, char** argv) {
                         if (rank == 0 && it == 0 && &row == &rows.front() && offload == passes.offload)
                             progress.phase("first barrier done (drivers up, CT rows uploaded)");
                         const std::uint64_t start = transport.now_ps();
+                        const std::int64_t wall_begin = it == warmup ? wall_ns() : 0;
                         ok = run_and_check(coll, collective, rank, size, row.count, it, check, buffers) && ok;
                         const std::uint64_t took = transport.now_ps() - start;
                         if (it >= warmup) {
+                            const std::int64_t wall_end = it + 1 == warmup + iterations ? wall_ns() : INT64_MIN;
                             const std::lock_guard<std::mutex> lock(mutex);
+                            auto& wall = offload ? row.offload_wall : row.software_wall;
+                            if (it == warmup) wall.first = std::min(wall.first, wall_begin);
+                            wall.second = std::max(wall.second, wall_end);
                             auto& slot = (offload ? row.offload_ps : row.software_ps)[it - warmup];
                             slot = std::max(slot, took);
                             auto& starts = (offload ? row.offload_starts : row.software_starts)[it - warmup];
@@ -466,6 +479,16 @@ int bench_collectives(int argc, char** argv) {
             return ok ? 0 : 1;
         });
     const double wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    // Wall time in the timed calls, without bring-up, warm-ups and the rows'
+    // set-up: what a per-iteration speed figure divides (docs/PERFORMANCE.md).
+    std::uint64_t timed_wall_ns = 0;
+    unsigned timed_calls = 0;
+    for (const Row& row : rows)
+        for (const auto& wall : {row.offload_wall, row.software_wall})
+            if (wall.second >= wall.first) {
+                timed_wall_ns += static_cast<std::uint64_t>(wall.second - wall.first);
+                timed_calls += iterations;
+            }
     // Simulator speed: packets over router-to-router links, and SystemC delta cycles.
     std::uint64_t packet_hops = job.platform() ? job.platform()->packet_hops() : 0;
     std::uint64_t delta_cycles = sc_core::sc_delta_count();
@@ -522,7 +545,8 @@ int bench_collectives(int argc, char** argv) {
                 minima.insert(minima.end(), {row.offload_starts[i].first, row.software_starts[i].first});
             }
         maxima.insert(maxima.end(), {std::uint64_t{mismatch}, end_time_ps, static_cast<std::uint64_t>(exit_status),
-                                     guest_resident, driver_payload_buffer, driver_staged, host_resident});
+                                     guest_resident, driver_payload_buffer, driver_staged, host_resident,
+                                     timed_wall_ns, timed_calls});
         std::vector<std::uint64_t> sums{offloaded, software, packet_hops, delta_cycles};
         // Every node's and switch engine's counters, as one process sums them.
         combine_statistics(*runtime, engine);
@@ -547,6 +571,8 @@ int bench_collectives(int argc, char** argv) {
         driver_payload_buffer = maxima[at++];
         driver_staged = maxima[at++];
         host_resident = maxima[at++];
+        timed_wall_ns = maxima[at++];  // the partitions run in step: the slowest one's
+        timed_calls = static_cast<unsigned>(maxima[at++]);
         offloaded = sums[0];
         software = sums[1];
         packet_hops = sums[2];
@@ -645,7 +671,12 @@ int bench_collectives(int argc, char** argv) {
               << std::setprecision(3) << wall_seconds << " s wall\n"
               << "# simulator: " << packet_hops << " packet-hops (" << std::setprecision(3)
               << packet_hops / wall_seconds / 1e6 << " M/s), " << delta_cycles << " delta cycles ("
-              << delta_cycles / wall_seconds / 1e6 << " M/s), wall time includes guest ranks and bring-up\n"
+              << delta_cycles / wall_seconds / 1e6 << " M/s), wall time includes guest ranks and bring-up";
+    if (timed_calls > 0)
+        std::cout << "; the " << timed_calls << " timed calls took " << timed_wall_ns / 1e9 << " s wall, "
+                  << timed_wall_ns / 1e9 / timed_calls
+                  << " s each (from the first's start to the last's end, the barriers between them included)";
+    std::cout << "\n"
               << "# engines: received step bytes " << engine.bytes_copied << " copied, " << engine.bytes_combined
               << " combined, " << engine.bytes_skipped << " skipped (timing-only); " << engine.aglu_cycles
               << " AgLU cycles\n"
@@ -708,6 +739,7 @@ int bench_collectives(int argc, char** argv) {
                                 {"mismatch", mismatch},
                                 {"simulated_us", end_time_ps / 1e6},
                                 {"wall_seconds", wall_seconds},
+                                {"timed_wall_seconds", timed_wall_ns / 1e9},
                                 {"partitions", runtime ? runtime->size() : 1u},
                                 {"packet_hops", packet_hops},
                                 {"delta_cycles", delta_cycles},
