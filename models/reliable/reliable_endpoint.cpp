@@ -39,11 +39,8 @@ ReliableEndpoint::ReliableEndpoint(sc_core::sc_module_name name, std::uint16_t n
     to_node_credit.register_b_transport(this, &ReliableEndpoint::on_node_credit);
     SC_HAS_PROCESS(ReliableEndpoint);
     SC_METHOD(grant_initial_credits);
-    SC_METHOD(drain);
-    sensitive << wake_;
-    dont_initialize();
-    SC_METHOD(on_timer);
-    sensitive << timer_;
+    SC_METHOD(run);
+    sensitive << wake_ << timer_;
     dont_initialize();
 }
 
@@ -71,7 +68,7 @@ void ReliableEndpoint::on_from_node(tlm::tlm_generic_payload& payload, sc_core::
         }
     // A packet without a valid destination goes unsequenced: the router drops and counts it.
     payload.acquire();
-    fresh_.push_back(Outgoing{&payload, phits_of(length), destination, fresh});
+    fresh_.push_back(Outgoing{&payload, phits_of(length), destination, fresh, sim_now() + delay, next_delta_count()});
     wake_.notify(delay);
 }
 
@@ -81,7 +78,7 @@ void ReliableEndpoint::on_network_credit(tlm::tlm_generic_payload& payload, sc_c
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
     if (credit == nullptr || credit->vc != 0) return;  // only VC 0 is injected on
     if (delay == sc_core::SC_ZERO_TIME) {
-        credits_ += credit->phits;
+        inbox_.push_back(Feedback{Feedback::Kind::Credit, 0, credit->phits, {}, next_delta_count()});
         wake_.notify(sc_core::SC_ZERO_TIME);
     } else {
         arriving_.emplace(sim_now() + delay, credit->phits);
@@ -89,8 +86,59 @@ void ReliableEndpoint::on_network_credit(tlm::tlm_generic_payload& payload, sc_c
     }
 }
 
-void ReliableEndpoint::drain() {
+// One process, and it acts only on what reached it in earlier delta cycles:
+// the node's packets (fresh_), and what the router's packets and credits
+// said (inbox_). Which packet leaves next, the ack it carries and when the
+// timers fire then do not depend on which of the processes due at one time
+// (the router's, the engine's, this one's timed wake-up) SystemC runs first.
+// With bit errors, that order would otherwise decide which packets meet the
+// links' error draws (docs/PARTITIONS.md, "Determinism").
+void ReliableEndpoint::run() {
     const sc_core::sc_time now = sim_now();
+    const std::uint64_t delta = sc_core::sc_delta_count();
+    while (!inbox_.empty() && inbox_.front().visible_from <= delta) {
+        const Feedback feedback = inbox_.front();
+        inbox_.pop_front();
+        apply(feedback);
+    }
+    if (timer_armed_ && timer_at_ <= now) on_timer(now);
+    drain(now, delta);
+    if (!inbox_.empty()) wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void ReliableEndpoint::apply(const Feedback& feedback) {
+    Peer& peer = peers_[feedback.peer];
+    switch (feedback.kind) {
+        case Feedback::Kind::Credit:
+            credits_ += feedback.value;
+            break;
+        case Feedback::Kind::Ack:
+            acknowledged(feedback.peer, feedback.value);
+            break;
+        case Feedback::Kind::Nak:
+            acknowledged(feedback.peer, feedback.value);
+            if (!peer.unacked.empty() && peer.unacked.front().sequence == feedback.value) {
+                if (peer.retries >= config_.max_retransmissions)
+                    give_up_oldest(feedback.peer);
+                else
+                    go_back(feedback.peer);
+            }
+            break;
+        case Feedback::Kind::AckOwed:
+            peer.ack_value = feedback.value;
+            if (!peer.ack_due || feedback.at < peer.ack_at) {
+                peer.ack_due = true;
+                peer.ack_at = feedback.at;
+                arm_timer(peer.ack_at);
+            }
+            break;
+        case Feedback::Kind::NakOwed:
+            queue_control(feedback.peer, PacketInfo::Reliable::Nak, feedback.value);
+            break;
+    }
+}
+
+void ReliableEndpoint::drain(sc_core::sc_time now, std::uint64_t delta) {
     while (!arriving_.empty() && arriving_.top().first <= now) {
         credits_ += arriving_.top().second;
         arriving_.pop();
@@ -102,6 +150,18 @@ void ReliableEndpoint::drain() {
         }
         std::deque<Outgoing>* from = !control_.empty() ? &control_ : !resend_.empty() ? &resend_ : &fresh_;
         if (from->empty()) return;
+        if (from == &fresh_) {
+            // Not before it was handed over in an earlier delta cycle, nor
+            // before its head is here.
+            if (fresh_.front().visible_from > delta) {
+                wake_.notify(sc_core::SC_ZERO_TIME);
+                return;
+            }
+            if (now < fresh_.front().ready) {
+                wake_.notify(fresh_.front().ready - now);
+                return;
+            }
+        }
         Outgoing o = from->front();
         const auto length = static_cast<std::uint32_t>(o.packet->get_data_length());
         if (o.fresh && held_bytes_ > 0 && held_bytes_ + length > config_.retransmit_buffer_bytes)
@@ -136,7 +196,7 @@ void ReliableEndpoint::drain() {
             Peer& peer = peers_[o.destination];
             info.reliable_base = peer.unacked.empty() ? peer.next_sequence : peer.unacked.front().sequence;
             // Piggy-backed: the ack owed to that node goes with this packet.
-            info.reliable_ack = peer.expected;
+            info.reliable_ack = peer.ack_value;
             peer.ack_due = false;
         }
         const unsigned cycles = (o.phits + phits_per_cycle_ - 1) / phits_per_cycle_;
@@ -180,7 +240,8 @@ void ReliableEndpoint::go_back(std::uint16_t peer_node) {
         }
     for (const Held& held : peer.unacked) {
         tlm::tlm_generic_payload* packet = copy_of(held);
-        resend_.push_back(Outgoing{packet, phits_of(static_cast<std::uint32_t>(held.bytes.size())), peer_node, false});
+        resend_.push_back(
+            Outgoing{packet, phits_of(static_cast<std::uint32_t>(held.bytes.size())), peer_node, false, {}, 0});
         ++statistics_.retransmissions;
     }
     ++peer.retries;
@@ -254,7 +315,7 @@ void ReliableEndpoint::acknowledged(std::uint16_t peer_node, std::uint32_t cumul
 // ---------------------------------------------------------------------------
 // Receiver
 
-void ReliableEndpoint::queue_control(std::uint16_t peer_node, PacketInfo::Reliable kind) {
+void ReliableEndpoint::queue_control(std::uint16_t peer_node, PacketInfo::Reliable kind, std::uint32_t sequence) {
     // A header-only Send to the peer's node, from this node.
     PacketFrame frame;
     frame.destination = peer_node;
@@ -267,8 +328,8 @@ void ReliableEndpoint::queue_control(std::uint16_t peer_node, PacketInfo::Reliab
     info.injected = sim_now();
     info.reliable = kind;
     info.reliable_source = node_;
-    info.reliable_sequence = peers_[peer_node].expected;
-    control_.push_back(Outgoing{packet, phits_of(bytes), peer_node, false});
+    info.reliable_sequence = sequence;
+    control_.push_back(Outgoing{packet, phits_of(bytes), peer_node, false, {}, 0});
     ++(kind == PacketInfo::Reliable::Nak ? statistics_.naks_sent : statistics_.acks_sent);
     wake_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -283,21 +344,21 @@ void ReliableEndpoint::on_from_network(tlm::tlm_generic_payload& payload, sc_cor
         to_node->b_transport(payload, delay);
         return;
     }
+    // What the packet tells the sender side waits for run() (see there); the
+    // receiver side (deliver or drop) is decided here, by this process only.
+    const std::uint64_t visible_from = next_delta_count();
+    const auto tell = [&](Feedback::Kind kind, std::uint32_t value, sc_core::sc_time at = {}) {
+        inbox_.push_back(Feedback{kind, source, value, at, visible_from});
+        wake_.notify(sc_core::SC_ZERO_TIME);
+    };
     if (info.reliable != PacketInfo::Reliable::Data) {  // an ack or a nak: ends here
         ++statistics_.acks_received;
-        acknowledged(source, info.reliable_sequence);
-        Peer& peer = peers_[source];
-        if (info.reliable == PacketInfo::Reliable::Nak && !peer.unacked.empty() &&
-            peer.unacked.front().sequence == info.reliable_sequence) {
-            if (peer.retries >= config_.max_retransmissions)
-                give_up_oldest(source);
-            else
-                go_back(source);
-        }
+        tell(info.reliable == PacketInfo::Reliable::Nak ? Feedback::Kind::Nak : Feedback::Kind::Ack,
+             info.reliable_sequence);
         network_credit_.send(from_network_credit, 0, phits, tail);
         return;
     }
-    acknowledged(source, info.reliable_ack);  // piggy-backed
+    tell(Feedback::Kind::Ack, info.reliable_ack);  // piggy-backed
     Peer& peer = peers_[source];
     const sc_core::sc_time now = sim_now();
     // The sender has given up what lies below its base (and reported it).
@@ -321,21 +382,13 @@ void ReliableEndpoint::on_from_network(tlm::tlm_generic_payload& payload, sc_cor
         ++peer.expected;
         peer.nak_sent = false;
         ++statistics_.delivered;
-        if (!peer.ack_due) {
-            peer.ack_due = true;
-            peer.ack_at = now + tail + ack_delay_;
-            arm_timer(peer.ack_at);
-        }
+        tell(Feedback::Kind::AckOwed, peer.expected, now + tail + ack_delay_);
         to_node->b_transport(payload, delay);
         return;
     }
     if (ahead < 0) {  // already delivered: its ack was lost or late
         ++statistics_.duplicates;
-        if (!peer.ack_due || peer.ack_at > now + tail) {
-            peer.ack_due = true;
-            peer.ack_at = now + tail;
-            arm_timer(peer.ack_at);
-        }
+        tell(Feedback::Kind::AckOwed, peer.expected, now + tail);
     } else {  // beyond a gap: dropped; the sender goes back to the gap
         ++statistics_.out_of_order;
         // One nak per round: the first packet beyond the gap, and again when
@@ -343,7 +396,7 @@ void ReliableEndpoint::on_from_network(tlm::tlm_generic_payload& payload, sc_cor
         // sequence numbers beyond the gap start over).
         if (!peer.nak_sent || static_cast<std::int32_t>(info.reliable_sequence - peer.beyond_gap) <= 0) {
             peer.nak_sent = true;
-            queue_control(source, PacketInfo::Reliable::Nak);
+            tell(Feedback::Kind::NakOwed, peer.expected);
         }
         peer.beyond_gap = info.reliable_sequence;
     }
@@ -368,15 +421,14 @@ void ReliableEndpoint::arm_timer(sc_core::sc_time at) {
     timer_.notify(timer_at_ - now);
 }
 
-void ReliableEndpoint::on_timer() {
-    const sc_core::sc_time now = sim_now();
+void ReliableEndpoint::on_timer(sc_core::sc_time now) {
     timer_armed_ = false;
     for (std::size_t p = 0; p < peers_.size(); ++p) {
         Peer& peer = peers_[p];
         const auto node = static_cast<std::uint16_t>(p);
         if (peer.ack_due && peer.ack_at <= now) {
             peer.ack_due = false;
-            queue_control(node, PacketInfo::Reliable::Ack);
+            queue_control(node, PacketInfo::Reliable::Ack, peer.ack_value);
         }
         if (!peer.unacked.empty() && peer.deadline <= now) {
             ++statistics_.timeouts;

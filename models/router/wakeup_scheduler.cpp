@@ -24,11 +24,7 @@ void WakeupScheduler::request(unsigned id, std::uint64_t tick) {
 }
 
 void WakeupScheduler::request_next_delta(unsigned id) {
-    // Asked from a process, the client wakes in the next delta cycle; asked
-    // between sc_start() calls, in the first one of the next.
-    const std::uint64_t delta = sc_core::sc_delta_count();
-    const std::uint64_t from = sc_core::sc_get_status() == sc_core::SC_RUNNING ? delta + 1 : delta;
-    if (queue_.defer(id, sim_now().value(), from)) event_.notify(sc_core::SC_ZERO_TIME);
+    if (queue_.defer(id, sim_now().value(), next_delta_count())) event_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void WakeupScheduler::run() {

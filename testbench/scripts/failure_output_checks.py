@@ -28,7 +28,7 @@ import sys
 RANKS = 8
 # The platform's error for a path that makes no progress (models/reliable/README.md).
 DEAD_LINK = re.compile(r"link fault: no progress from node \d+ to node \d+")
-PLATFORM_LINE = re.compile(r"^\[isvp\] the platform failed in platform\.reliable\d+\.on_timer at [0-9.]+ us: "
+PLATFORM_LINE = re.compile(r"^\[isvp\] the platform failed in platform\.reliable\d+\.run at [0-9.]+ us: "
                            r"isvp/reliable: link fault: no progress from node \d+ to node \d+: .*the job cannot go on$",
                            re.M)
 ALL_RANKS = f"ranks 0-{RANKS - 1}"
@@ -61,7 +61,7 @@ def check_stated_once(output):
     if copies > 2:
         fail(f"the failure text appears {copies} times (at most 2: the platform's line and the summary)", output)
     if len(PLATFORM_LINE.findall(output)) != 1:
-        fail("not one '[isvp] the platform failed in platform.reliableN.on_timer at T us: isvp/reliable: "
+        fail("not one '[isvp] the platform failed in platform.reliableN.run at T us: isvp/reliable: "
              "link fault: no progress ...' line", output)
     if "In file:" in output:
         fail("an 'In file:' line (the C++ source of a report) on the output", output)
@@ -102,7 +102,7 @@ def bench_platform_failure(isvp, extra):
     if f"\n  {ALL_RANKS}: aborted: the platform failed (above)\n" not in output:
         fail(f"no '  {ALL_RANKS}: aborted: the platform failed (above)' summary line", output)
     if not re.search(r"^isvp bench collectives: job failed: job aborted at [0-9.]+ us: the platform failed in "
-                     r"platform\.reliable\d+\.on_timer: isvp/reliable: link fault: no progress", output, re.M):
+                     r"platform\.reliable\d+\.run: isvp/reliable: link fault: no progress", output, re.M):
         fail("the summary's 'job failed: ...' line does not give the cause in full", output)
     print(f"OK: exit status 1, the failure stated once ({len(DEAD_LINK.findall(output))} copies with the summary), "
           "one line for the aborted ranks")

@@ -5,12 +5,25 @@
 // to the calls alone). This reads the same field of the same kernel context.
 #pragma once
 
+#include <cstdint>
+
 #include <systemc>
 
 namespace isvp {
 
 inline const sc_core::sc_time& sim_now() {
     return sc_core::sc_get_curr_simcontext()->time_stamp();
+}
+
+/// The delta count (sc_delta_count()) of the first delta cycle that may see
+/// what is done now: the next one when asked from a process, the first of
+/// the next sc_start() when asked between two. SystemC's count grows after
+/// every evaluation phase in which a process ran, so a block that acts only
+/// on what was handed to it in earlier delta cycles does the same whichever
+/// of the processes due with it the kernel runs first.
+inline std::uint64_t next_delta_count() {
+    const std::uint64_t delta = sc_core::sc_delta_count();
+    return sc_core::sc_get_status() == sc_core::SC_RUNNING ? delta + 1 : delta;
 }
 
 }  // namespace isvp

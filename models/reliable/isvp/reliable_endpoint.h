@@ -146,6 +146,9 @@ class ReliableEndpoint : public sc_core::sc_module {
         unsigned retries = 0;             ///< sender: retransmissions of unacked.front()
         sc_core::sc_time deadline;        ///< sender: when unacked.front() times out
         std::uint32_t expected = 0;       ///< receiver: next sequence to deliver
+        /// The cumulative ack this node owes the peer as run() sees it:
+        /// `expected` a delta cycle after each packet (Feedback::AckOwed).
+        std::uint32_t ack_value = 0;
         bool ack_due = false;             ///< receiver: an ack is owed
         sc_core::sc_time ack_at;          ///< receiver: when it goes at the latest
         bool nak_sent = false;            ///< receiver: a nak for `expected` went out
@@ -162,6 +165,23 @@ class ReliableEndpoint : public sc_core::sc_module {
         std::uint32_t phits = 0;
         std::uint16_t destination = 0;
         bool fresh = false;  ///< from the node (needs a sequence and retransmit-buffer room; credits go back)
+        sc_core::sc_time ready;          ///< its head is here (fresh)
+        std::uint64_t visible_from = 0;  ///< the delta count from which run() may send it (fresh)
+    };
+    /// What a packet or credit from the router tells run(), which acts on it
+    /// from the next delta cycle on (see run()).
+    struct Feedback {
+        enum class Kind : std::uint8_t {
+            Credit,   ///< `value` inject credits (VC 0), usable now
+            Ack,      ///< the peer acknowledged everything below `value`
+            Nak,      ///< the peer asks for `value` again (after acking below it)
+            AckOwed,  ///< a packet from the peer arrived: ack `value` by `at`
+            NakOwed,  ///< a packet from the peer came beyond a gap at `value`: nak it now
+        } kind;
+        std::uint16_t peer = 0;
+        std::uint32_t value = 0;
+        sc_core::sc_time at;
+        std::uint64_t visible_from = 0;
     };
 
     void grant_initial_credits();
@@ -169,15 +189,21 @@ class ReliableEndpoint : public sc_core::sc_module {
     void on_network_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_from_network(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_node_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-    /// Sends what may go now (SC_METHOD on wake_).
-    void drain();
-    /// Retransmission timers and ack deadlines (SC_METHOD on timer_).
-    void on_timer();
+    /// The endpoint's one process (SC_METHOD on wake_ and timer_): what the
+    /// router told it in earlier delta cycles, then the timers, then the
+    /// output.
+    void run();
+    void apply(const Feedback& feedback);
+    /// Sends what may go now.
+    void drain(sc_core::sc_time now, std::uint64_t delta);
+    /// Retransmission timers and ack deadlines that are due.
+    void on_timer(sc_core::sc_time now);
     void arm_timer(sc_core::sc_time at);
     void acknowledged(std::uint16_t peer, std::uint32_t cumulative);
     void go_back(std::uint16_t peer);
     void give_up_oldest(std::uint16_t peer);
-    void queue_control(std::uint16_t peer, PacketInfo::Reliable kind);
+    /// An ack or nak to `peer` for `sequence`.
+    void queue_control(std::uint16_t peer, PacketInfo::Reliable kind, std::uint32_t sequence);
     /// A fresh packet holding a retransmission of `held`.
     tlm::tlm_generic_payload* copy_of(const Held& held);
     sc_core::sc_time timeout_of(unsigned retries) const;
@@ -193,14 +219,15 @@ class ReliableEndpoint : public sc_core::sc_module {
     std::deque<Outgoing> control_;  ///< acks and naks: go first
     std::deque<Outgoing> resend_;   ///< retransmissions: before new packets
     std::deque<Outgoing> fresh_;    ///< packets from the node, in order
+    std::deque<Feedback> inbox_;    ///< from the router's side, in arrival order, for run()
     std::int64_t credits_ = 0;      ///< router inject credits (VC 0) usable now
     std::priority_queue<std::pair<sc_core::sc_time, std::uint32_t>,
                         std::vector<std::pair<sc_core::sc_time, std::uint32_t>>, std::greater<>>
         arriving_;                                       ///< credits in flight
     sc_core::sc_time free_at_;                           ///< output serialiser free
     std::uint64_t held_bytes_ = 0;                       ///< bytes in the retransmit buffer
-    sc_core::sc_event wake_;                             ///< re-run drain()
-    sc_core::sc_event timer_;                            ///< re-run on_timer()
+    sc_core::sc_event wake_;                             ///< re-run run()
+    sc_core::sc_event timer_;                            ///< re-run run() for the timers
     sc_core::sc_time timer_at_ = sc_core::SC_ZERO_TIME;  ///< when timer_ fires (if timer_armed_)
     bool timer_armed_ = false;
     PacketPool pool_;                                  ///< acks, naks and retransmitted copies
