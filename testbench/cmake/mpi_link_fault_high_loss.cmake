@@ -99,10 +99,19 @@ add_test(NAME link_fault_mpi_offloaded_revoked_communicator_4e-5
          COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep-revoked-offloaded $<TARGET_FILE:isvp>
                  ${isvp_mpi_test_binaries}/mpi_link_fault 66 66 4e-5 -n 4 --offload on
                  --set topology.torus=2x2x1 --set aurora.on_crc_error=drop --set reliable.max_retransmissions=1)
+# The rare case must not depend on SystemC's order of same-time processes:
+# the same seed with an unrelated self-notifying method (test only).
+add_test(NAME link_fault_mpi_offloaded_revoked_communicator_kernel_noise
+         COMMAND ${ISVP_PYTHON3} ${mpi_link_fault_checks} mpi-seed-sweep-revoked-offloaded $<TARGET_FILE:isvp>
+                 ${isvp_mpi_test_binaries}/mpi_link_fault 537 537 2e-5 -n 4 --offload on
+                 --set topology.torus=2x2x1 --set aurora.on_crc_error=drop --set reliable.max_retransmissions=1)
+set_tests_properties(link_fault_mpi_offloaded_revoked_communicator_kernel_noise
+                     PROPERTIES ENVIRONMENT ISVP_TEST_KERNEL_NOISE_PS=1000)
 set_tests_properties(link_fault_mpi_software_communicators_seed_sweep
                      link_fault_mpi_software_split_communicators_seed_sweep
                      link_fault_mpi_software_nonblocking_communicators_seed_sweep
                      link_fault_mpi_offloaded_communicators_seed_sweep
                      link_fault_mpi_offloaded_revoked_communicator
                      link_fault_mpi_offloaded_revoked_communicator_4e-5
+                     link_fault_mpi_offloaded_revoked_communicator_kernel_noise
                      PROPERTIES LABELS "link_fault;mpi" TIMEOUT 900)
