@@ -127,10 +127,18 @@ void read_from(Connection& c, bool& closed, bool drain = false) {
 }  // namespace
 
 int supervise_partitions(const std::vector<std::string>& command, const PartitionPlan& plan) {
-    char directory[] = "/tmp/isvp-partitions-XXXXXX";
-    if (mkdtemp(directory) == nullptr)
-        throw ConfigError(std::string("partitions: cannot make a directory in /tmp: ") + std::strerror(errno));
-    const std::string path = std::string(directory) + "/monitor";
+    // In $TMPDIR, as other tools put their files, unless the socket's path
+    // would not fit a Unix socket address there.
+    std::string base = "/tmp";
+    if (const char* tmpdir = std::getenv("TMPDIR");
+        tmpdir != nullptr && *tmpdir != '\0' &&
+        std::strlen(tmpdir) + sizeof("/isvp-partitions-XXXXXX/monitor") <= sizeof(sockaddr_un{}.sun_path))
+        base = tmpdir;
+    std::string made = base + "/isvp-partitions-XXXXXX";
+    if (mkdtemp(made.data()) == nullptr)
+        throw ConfigError("partitions: cannot make a directory in " + base + ": " + std::strerror(errno));
+    const std::string directory = made;
+    const std::string path = directory + "/monitor";
     // The directory, the socket and SIGPIPE's disposition are put back on
     // every way out (a closed stdout must not end the supervisor: it keeps
     // supervising and stops printing).

@@ -1,8 +1,11 @@
 // Conservative synchronisation bookkeeping: which request runs next.
 #include "isvp/sync_core.h"
 
+#include "isvp/heap_moves.h"
+
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -75,28 +78,15 @@ void RankHeap::place(std::size_t at, const std::pair<std::uint64_t, int>& entry)
 }
 
 void RankHeap::sift_up(std::size_t at) {
-    const std::pair<std::uint64_t, int> entry = heap_[at];
-    while (at > 0) {
-        const std::size_t parent = (at - 1) / 2;
-        if (!(entry < heap_[parent])) break;
-        place(at, heap_[parent]);
-        at = parent;
-    }
-    place(at, entry);
+    heap_moves::sift_up(heap_.data(), at, std::less<>{}, [this](std::size_t index, const Entry& entry) {
+        slot_[static_cast<std::size_t>(entry.second)] = index;
+    });
 }
 
 void RankHeap::sift_down(std::size_t at) {
-    const std::pair<std::uint64_t, int> entry = heap_[at];
-    const std::size_t size = heap_.size();
-    for (;;) {
-        std::size_t child = 2 * at + 1;
-        if (child >= size) break;
-        if (child + 1 < size && heap_[child + 1] < heap_[child]) ++child;
-        if (!(heap_[child] < entry)) break;
-        place(at, heap_[child]);
-        at = child;
-    }
-    place(at, entry);
+    heap_moves::sift_down(heap_.data(), heap_.size(), at, std::less<>{}, [this](std::size_t index, const Entry& entry) {
+        slot_[static_cast<std::size_t>(entry.second)] = index;
+    });
 }
 
 void RankHeap::set(int rank, std::uint64_t time) {
@@ -123,7 +113,7 @@ void RankHeap::erase(int rank) {
     heap_.pop_back();
     if (at == heap_.size()) return;  // it was the last
     place(at, last);
-    if (at > 0 && last < heap_[(at - 1) / 2])
+    if (at > 0 && last < heap_[(at - 1) / heap_moves::kArity])
         sift_up(at);
     else
         sift_down(at);

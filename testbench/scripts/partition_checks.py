@@ -303,21 +303,27 @@ def whole_lines(isvp, partitions, ranks, lines, args):
 
 def closed_stdout(isvp, args):
     """`isvp run --partitions 2 ARGS | head -c 100`: the reader goes away while guest output keeps coming; the job
-    still ends with status 0 (as in one process, which ignores SIGPIPE) and leaves no monitor directory behind."""
+    still ends with status 0 (as in one process, which ignores SIGPIPE) and leaves no monitor directory behind.
+    The job gets a TMPDIR of its own, so partition runs of other tests beside it do not count."""
     import glob
-    before = set(glob.glob("/tmp/isvp-partitions-*"))
-    job = subprocess.Popen([isvp, "run", "--partitions", "2"] + args, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=environment())
-    job.stdout.read(100)
-    job.stdout.close()
+    import shutil
+    import tempfile
+    tmpdir = tempfile.mkdtemp(prefix="isvp-closed-stdout-")
     try:
-        _, stderr = job.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        job.kill()
-        sys.exit("the job did not end once its stdout was closed")
-    left = set(glob.glob("/tmp/isvp-partitions-*")) - before
-    if job.returncode != 0 or left:
-        sys.exit(f"status {job.returncode} (expected 0), left behind: {sorted(left)}\n{stderr.decode()[-2000:]}")
+        job = subprocess.Popen([isvp, "run", "--partitions", "2"] + args, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=dict(environment(), TMPDIR=tmpdir))
+        job.stdout.read(100)
+        job.stdout.close()
+        try:
+            _, stderr = job.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            job.kill()
+            sys.exit("the job did not end once its stdout was closed")
+        left = glob.glob(os.path.join(tmpdir, "isvp-partitions-*"))
+        if job.returncode != 0 or left:
+            sys.exit(f"status {job.returncode} (expected 0), left behind: {sorted(left)}\n{stderr.decode()[-2000:]}")
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
     print("stdout closed early: status 0, nothing left behind")
 
 

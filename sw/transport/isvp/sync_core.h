@@ -41,7 +41,8 @@ enum class RankState { Running, InSimulator, Finished, Dead };
 inline constexpr std::size_t kMaxQueued = std::size_t{1} << 20;
 
 /// The ranks that hold an entry, each with a time, least (time, then rank)
-/// first: a binary min-heap that finds each rank's entry by its slot.
+/// first: a 4-ary min-heap (heap_moves.h) that finds each rank's entry by
+/// its slot.
 /// It allocates only when built (a std::set of (time, rank) allocated a
 /// node for every request the scheduler queued or took).
 class RankHeap {
@@ -65,7 +66,8 @@ class RankHeap {
     /// Puts `entry` at heap_[at] and notes its slot.
     void place(std::size_t at, const std::pair<std::uint64_t, int>& entry);
 
-    std::vector<std::pair<std::uint64_t, int>> heap_;  ///< (time, rank), a heap on the pair's order
+    using Entry = std::pair<std::uint64_t, int>;
+    std::vector<Entry> heap_;                          ///< (time, rank), a heap on the pair's order
     std::vector<std::size_t> slot_;                    ///< by rank: its index in heap_, or kAbsent
 };
 
