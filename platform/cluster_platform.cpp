@@ -50,6 +50,39 @@ std::unique_ptr<sc_core::sc_module> make_kernel_noise() {
         throw ConfigError(std::string("ISVP_TEST_KERNEL_NOISE_PS must be a positive number of ps, got '") + text + "'");
     return std::make_unique<KernelNoise>("kernel_noise", sc_core::sc_time::from_value(period));
 }
+/// Test only (environment ISVP_TEST_PLATFORM_ERROR = "P:T", a partition and
+/// a time in ps): partition P (0 without partitions) fails at T as a model
+/// does when it meets an error it cannot go on from (SC_REPORT_ERROR in one
+/// of its processes), to check how a job ends then, in one process and in
+/// several (CTest partition_platform_error_*).
+class InjectedPlatformError : public sc_core::sc_module {
+  public:
+    InjectedPlatformError(sc_core::sc_module_name name, const sc_core::sc_time& at) : sc_module(name) {
+        SC_HAS_PROCESS(InjectedPlatformError);
+        SC_METHOD(fire);
+        sensitive << event_;
+        dont_initialize();
+        event_.notify(at);
+    }
+
+  private:
+    void fire() { SC_REPORT_ERROR("isvp/test", "a platform error injected by a test (ISVP_TEST_PLATFORM_ERROR)"); }
+    sc_core::sc_event event_;
+};
+
+std::unique_ptr<sc_core::sc_module> make_injected_platform_error(unsigned partition) {
+    const char* text = std::getenv("ISVP_TEST_PLATFORM_ERROR");
+    if (text == nullptr || *text == '\0') return nullptr;
+    char* end = nullptr;
+    const unsigned long failing = std::strtoul(text, &end, 10);
+    unsigned long long at = 0;
+    if (*end == ':') at = std::strtoull(end + 1, &end, 10);
+    if (*end != '\0' || at == 0)
+        throw ConfigError(std::string("ISVP_TEST_PLATFORM_ERROR must be PARTITION:PS (a time > 0 in ps), got '") +
+                          text + "'");
+    if (failing != partition) return nullptr;
+    return std::make_unique<InjectedPlatformError>("injected_error", sc_core::sc_time::from_value(at));
+}
 }  // namespace
 
 void PlatformConfig::declare(Parameters& parameters) {
@@ -158,6 +191,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
       reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)),
       bit_error_rate_(config.fabric.aurora.bit_error_rate) {
     kernel_noise_ = make_kernel_noise();
+    injected_error_ = make_injected_platform_error(config.partition_plan ? config.partition : 0);
     const unsigned count = nodes();
     // Drops are routine when they are recovered: each link names its first few.
     if (reliable_ && fabric_) fabric_->limit_drop_warnings(kReportedDropsPerLink);

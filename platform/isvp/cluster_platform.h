@@ -126,6 +126,7 @@ class ClusterPlatform : public sc_core::sc_module {
     std::vector<std::unique_ptr<ReliableEndpoint>> switch_endpoints_;
     std::map<unsigned, std::pair<SwitchCollectiveEngine*, ReliableEndpoint*>> engine_at_;
     std::unique_ptr<sc_core::sc_module> kernel_noise_;  ///< test only: ISVP_TEST_KERNEL_NOISE_PS, or null
+    std::unique_ptr<sc_core::sc_module> injected_error_;  ///< test only: ISVP_TEST_PLATFORM_ERROR, or null
 
   public:
     const std::vector<std::unique_ptr<SwitchCollectiveEngine>>& switch_engines() const { return switch_engines_; }

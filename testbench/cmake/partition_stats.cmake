@@ -47,6 +47,14 @@ add_test(NAME partition_failed_partition_reports_itself
          COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/testbench/scripts/partition_checks.py failed $<TARGET_FILE:isvp>
                  --topology torus:4x4x2 --collectives all --sizes 8,64K --iterations 20)
 set_tests_properties(partition_failed_partition_reports_itself PROPERTIES LABELS partition TIMEOUT 300)
+# The same for a model's own failure (SC_REPORT_ERROR in a process, as the
+# reliable layer's "no progress" or a refused packet), injected at 20 us
+# (ISVP_TEST_PLATFORM_ERROR), in one process and in partition 1 of two,
+# under `isvp run` of an MPI program.
+add_test(NAME partition_platform_error_stated_once
+         COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/testbench/scripts/partition_checks.py platform-error
+                 $<TARGET_FILE:isvp> -n 16 --topology torus:4x2x2 -- ${isvp_mpi_test_binaries}/mpi_launcher flood 20000)
+set_tests_properties(partition_platform_error_stated_once PROPERTIES LABELS partition TIMEOUT 300)
 # An mpiexec that ends the job's processes when one dies but then lingers:
 # the supervisor ends it 20 s after the death (SIGTERM) and still names the
 # partition that died; nothing is left.

@@ -75,6 +75,11 @@
       `isvp bench collectives ARGS --partitions 2` with
       ISVP_TEST_PARTITION_FAIL=1: partition 1 reports its own failure and
       ends the job (non-zero), and no partition is named as died.
+  partition_checks.py platform-error ISVP ARGS...
+      `isvp run ARGS` with ISVP_TEST_PLATFORM_ERROR (a model's process
+      fails at 20 us), in one process and in partition 1 of two: the job
+      ends non-zero, the failure is stated once with the process and the
+      time, nobody is named as died, no process is left.
   partition_checks.py terminated ISVP ARGS...
       `isvp bench collectives ARGS --partitions 2`, SIGTERM to that isvp
       (the supervisor of mpiexec) once the partitions run: the job ends
@@ -550,6 +555,40 @@ def failed(isvp, args):
           " ".join(line.strip() for line in output.splitlines() if "failed:" in line))
 
 
+def platform_error(isvp, args):
+    """`isvp run ARGS` (an MPI program) with ISVP_TEST_PLATFORM_ERROR: a model's process fails
+    (SC_REPORT_ERROR) at 20 us, in one process and in partition 1 of two. Either way the job ends promptly,
+    non-zero, the failure is stated once with the process and the time, nobody is named as died, and no
+    simulator or guest process is left."""
+    at = r"the platform failed in platform\.injected_error\.fire at 20\.000000 us: isvp/test: " \
+         r"a platform error injected by a test \(ISVP_TEST_PLATFORM_ERROR\)"
+    for partitions, failing, expected in (
+            (1, 0, r"^\[isvp\] " + at + r"$"),
+            (2, 1, r"^\[isvp\] partition 1 \(switches \d+\.\.\d+, hosts \d+\.\.\d+\) failed: " + at)):
+        marker = f"{os.getpid()}-{time.time()}-{partitions}"
+        extra = {"ISVP_TEST_PLATFORM_ERROR": f"{failing}:20000000", "PARTITION_RUN_TEST": marker}
+        command = ["run"] + (["--partitions", str(partitions)] if partitions > 1 else []) + args
+        env = dict(environment(), **extra)
+        started = time.time()
+        result = subprocess.run([isvp] + command, capture_output=True, text=True, timeout=TIMEOUT, env=env)
+        output = result.stdout + result.stderr
+        took = time.time() - started
+        stated = re.findall(expected, output, re.M)
+        if result.returncode == 0 or len(stated) != 1:
+            sys.exit(f"{partitions} partition(s): expected a non-zero status and the failure stated once "
+                     f"({expected}); got status {result.returncode}, {len(stated)} statements:\n{output[-3000:]}")
+        if " died " in output:
+            sys.exit(f"{partitions} partition(s): a partition was named as died:\n{output[-3000:]}")
+        for _ in range(50):
+            left = job_processes(marker)
+            if not left:
+                break
+            time.sleep(0.1)
+        if left:
+            sys.exit(f"{partitions} partition(s): processes left behind: {left}")
+        print(f"{partitions} partition(s): status {result.returncode} after {took:.1f} s: {stated[0]}")
+
+
 def terminated(isvp, args):
     """SIGTERM to the `isvp --partitions 2` that started mpiexec (the supervisor): the job ends and no
     partition process is left."""
@@ -621,6 +660,8 @@ def main():
         killed(isvp, sys.argv[3:], stuck_launcher=True)
     elif mode == "failed":
         failed(isvp, sys.argv[3:])
+    elif mode == "platform-error":
+        platform_error(isvp, sys.argv[3:])
     elif mode == "terminated":
         terminated(isvp, sys.argv[3:])
     elif mode == "refused":
