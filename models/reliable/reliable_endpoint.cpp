@@ -117,7 +117,10 @@ void ReliableEndpoint::apply(const Feedback& feedback) {
             break;
         case Feedback::Kind::Nak:
             acknowledged(feedback.peer, feedback.value);
-            if (!peer.unacked.empty() && peer.unacked.front().sequence == feedback.value) {
+            // A nak that arrived when a timeout had just sent everything again
+            // asks for what is already on its way: not a second round.
+            if (!peer.unacked.empty() && peer.unacked.front().sequence == feedback.value &&
+                peer.went_back_at != feedback.at) {
                 if (peer.retries >= config_.max_retransmissions)
                     give_up_oldest(feedback.peer);
                 else
@@ -245,6 +248,7 @@ void ReliableEndpoint::go_back(std::uint16_t peer_node) {
         ++statistics_.retransmissions;
     }
     ++peer.retries;
+    peer.went_back_at = sim_now();
     peer.deadline = sim_now() + timeout_of(peer.retries);
     arm_timer(peer.deadline);
     wake_.notify(sc_core::SC_ZERO_TIME);
@@ -354,7 +358,7 @@ void ReliableEndpoint::on_from_network(tlm::tlm_generic_payload& payload, sc_cor
     if (info.reliable != PacketInfo::Reliable::Data) {  // an ack or a nak: ends here
         ++statistics_.acks_received;
         tell(info.reliable == PacketInfo::Reliable::Nak ? Feedback::Kind::Nak : Feedback::Kind::Ack,
-             info.reliable_sequence);
+             info.reliable_sequence, sim_now());
         network_credit_.send(from_network_credit, 0, phits, tail);
         return;
     }

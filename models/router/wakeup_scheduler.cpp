@@ -17,9 +17,12 @@ unsigned WakeupScheduler::attach(Client& client) {
 }
 
 void WakeupScheduler::request(unsigned id, std::uint64_t tick) {
+    const std::uint64_t now = sim_now().value();
+    // For now, from another process: the next delta cycle, whether or not
+    // this scheduler's process is still to run in this one.
+    if (tick <= now && !queue_.running()) return request_next_delta(id);
     const std::uint64_t notify_for = queue_.request(id, tick);
     if (notify_for == WakeupQueue::kNever) return;
-    const std::uint64_t now = sim_now().value();
     event_.notify(sc_core::sc_time::from_value(notify_for > now ? notify_for - now : 0));
 }
 

@@ -14,6 +14,13 @@ add_test(NAME router_pipeline_arbitration_drops_backpressure COMMAND router_tb)
 # b_transport gives (CreditRoute).
 isvp_systemc_testbench(router_credit_route_tb isvp_router isvp_aurora isvp_packet_endpoints isvp_fabric)
 add_test(NAME router_credits_direct_same_as_tlm COMMAND router_credit_route_tb)
+# A wake-up asked for now by another process comes in the next delta cycle,
+# whichever process the kernel runs first (both orders of notification).
+isvp_systemc_testbench(wakeup_scheduler_tb isvp_router)
+add_test(NAME wakeup_scheduler_now_from_another_process_next_delta_asker_first
+         COMMAND wakeup_scheduler_tb asker-first)
+add_test(NAME wakeup_scheduler_now_from_another_process_next_delta_scheduler_first
+         COMMAND wakeup_scheduler_tb scheduler-first)
 
 isvp_systemc_testbench(torus_routing_tb isvp_fabric isvp_packet_endpoints)
 add_test(NAME torus_routing_paths_hops_latency COMMAND torus_routing_tb)

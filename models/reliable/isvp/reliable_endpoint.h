@@ -145,6 +145,7 @@ class ReliableEndpoint : public sc_core::sc_module {
         std::deque<Held> unacked;         ///< sender: sent, not acknowledged, by sequence
         unsigned retries = 0;             ///< sender: retransmissions of unacked.front()
         sc_core::sc_time deadline;        ///< sender: when unacked.front() times out
+        sc_core::sc_time went_back_at{sc_core::sc_max_time()};  ///< sender: when it last sent everything again
         std::uint32_t expected = 0;       ///< receiver: next sequence to deliver
         /// The cumulative ack this node owes the peer as run() sees it:
         /// `expected` a delta cycle after each packet (Feedback::AckOwed).
@@ -174,7 +175,7 @@ class ReliableEndpoint : public sc_core::sc_module {
         enum class Kind : std::uint8_t {
             Credit,   ///< `value` inject credits (VC 0), usable now
             Ack,      ///< the peer acknowledged everything below `value`
-            Nak,      ///< the peer asks for `value` again (after acking below it)
+            Nak,      ///< the peer asks for `value` again (after acking below it); `at`: when it came
             AckOwed,  ///< a packet from the peer arrived: ack `value` by `at`
             NakOwed,  ///< a packet from the peer came beyond a gap at `value`: nak it now
         } kind;

@@ -213,6 +213,7 @@ class WakeupQueue {
         return notified_for_;
     }
 
+    bool running() const { return running_; }           ///< between start() and finish()
     std::uint64_t pops() const { return pops_; }        ///< entries popped (wake-ups and skipped)
     std::uint64_t wakeups() const { return wakeups_; }  ///< clients woken
     std::size_t held() const { return agenda_.size(); }

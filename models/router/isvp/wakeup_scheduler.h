@@ -40,7 +40,11 @@ class WakeupScheduler : public sc_core::sc_module {
     /// Registers a client; returns its id for request().
     unsigned attach(Client& client);
     /// Wake client `id` at simulation tick `tick` (>= now). A client has at
-    /// most one pending wake-up: the earliest requested.
+    /// most one pending wake-up: the earliest requested. Asked for now from
+    /// another process, it wakes in the next delta cycle (as
+    /// request_next_delta()), whether or not the scheduler's own process is
+    /// still to run in this one; asked from a client's wake(), in this
+    /// activation.
     void request(unsigned id, std::uint64_t tick);
     /// Wake client `id` now, in the next delta cycle — what an sc_event
     /// notified with SC_ZERO_TIME does for a method — even while the

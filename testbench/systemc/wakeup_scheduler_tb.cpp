@@ -1,0 +1,103 @@
+// The fabric's WakeupScheduler (models/router) wakes a client asked for
+// *now* by another process in the next delta cycle, whichever of the two
+// processes SystemC runs first when both are due at one time and delta:
+// the scheduler's timed activation (for a client due then) and a process
+// that asks, at that same time, for a wake-up now (request() for the
+// current tick, as a router's zero-delay credit does, or
+// request_next_delta(), as a collective engine does). Before, a request
+// made after the scheduler's timed notification had fired, but before its
+// process ran, was served in that same delta: the kernel's order of the two
+// processes decided the delta. Run with `asker-first` and `scheduler-first`
+// (the order the two are built and their events notified in); each run
+// says which order the kernel took and checks the deltas.
+#include <cstdint>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "isvp/sim_now.h"
+#include "isvp/wakeup_scheduler.h"
+#include "torus_testbench.h"
+
+using namespace isvp;
+using isvp::testbench::Checks;
+
+namespace {
+
+const sc_core::sc_time kAt(10, sc_core::SC_NS);
+unsigned steps = 0;  ///< what ran, in order
+
+/// A client that notes the delta cycle of each wake-up.
+class Recorder final : public WakeupScheduler::Client {
+  public:
+    void wake() override {
+        deltas.push_back(sc_core::sc_delta_count());
+        if (step == 0) step = ++steps;
+    }
+    std::vector<std::uint64_t> deltas;
+    unsigned step = 0;  ///< when it first woke, in `steps`
+};
+
+/// At kAt, asks the scheduler to wake `now_client` for the current tick
+/// and `next_client` in the next delta cycle, and notes its own delta.
+class Asker : public sc_core::sc_module {
+  public:
+    Asker(sc_core::sc_module_name name, WakeupScheduler& scheduler, unsigned now_client, unsigned next_client)
+        : sc_core::sc_module(name), scheduler_(scheduler), now_client_(now_client), next_client_(next_client) {
+        SC_HAS_PROCESS(Asker);
+        SC_METHOD(ask);
+        sensitive << event_;
+        dont_initialize();
+    }
+    void arm() { event_.notify(kAt); }
+    std::uint64_t delta = 0;  ///< the delta count it asked in
+    unsigned step = 0;        ///< when, in `steps`
+
+  private:
+    void ask() {
+        delta = sc_core::sc_delta_count();
+        step = ++steps;
+        scheduler_.request(now_client_, sim_now().value());
+        scheduler_.request_next_delta(next_client_);
+    }
+    WakeupScheduler& scheduler_;
+    unsigned now_client_, next_client_;
+    sc_core::sc_event event_;
+};
+
+}  // namespace
+
+int sc_main(int argc, char** argv) {
+    const std::string order = argc > 1 ? argv[1] : "";
+    if (order != "asker-first" && order != "scheduler-first") {
+        std::cerr << "usage: wakeup_scheduler_tb asker-first|scheduler-first\n";
+        return 2;
+    }
+    Checks checks;
+    Recorder due, asked_now, asked_next;
+    WakeupScheduler scheduler("scheduler");
+    const unsigned due_id = scheduler.attach(due);
+    const unsigned now_id = scheduler.attach(asked_now);
+    const unsigned next_id = scheduler.attach(asked_next);
+    Asker asker("asker", scheduler, now_id, next_id);
+    // The order the two timed notifications for kAt are made in.
+    if (order == "asker-first") asker.arm();
+    scheduler.request(due_id, kAt.value());
+    if (order == "scheduler-first") asker.arm();
+
+    sc_core::sc_start(2 * kAt);
+
+    const bool asker_ran_first = asker.step < due.step;
+    std::cout << "the kernel ran the " << (asker_ran_first ? "asker" : "scheduler")
+              << " first at 10 ns (asker in delta " << asker.delta << ", the due client in delta "
+              << (due.deltas.empty() ? 0 : due.deltas.front()) << ")\n";
+    checks.expect(due.deltas.size() == 1 && due.deltas.front() <= asker.delta + 1,
+                  "the client due at 10 ns woke once, at 10 ns");
+    checks.expect(asked_now.deltas == std::vector<std::uint64_t>{asker.delta + 1},
+                  "a wake-up asked for now from another process comes in the next delta cycle, once");
+    checks.expect(asked_next.deltas == std::vector<std::uint64_t>{asker.delta + 1},
+                  "a wake-up asked for the next delta cycle comes there, once");
+    return checks.finish();
+}
