@@ -398,6 +398,18 @@ def job_processes(marker):
     return found
 
 
+def processes_left(marker):
+    """job_processes(marker) once the job has had 5 s to end them: guests end as their simulator ends
+    (parent-death signal), a moment after it."""
+    left = []
+    for _ in range(50):
+        left = job_processes(marker)
+        if not left:
+            break
+        time.sleep(0.1)
+    return left
+
+
 def partition_processes(marker, isvp=None):
     """Pids of the job's simulator processes (their environment holds `marker`), by MPI rank;
     with `isvp`, only processes running that program (guests inherit the environment)."""
@@ -524,12 +536,7 @@ def killed_run(isvp, args):
     if job.returncode == 0:
         sys.exit(f"expected a failure, got status 0:\n{output}")
     named_death(output, victim_partition)
-    left = []
-    for _ in range(50):  # guests end as their simulator ends (parent-death signal)
-        left = job_processes(marker)
-        if not left:
-            break
-        time.sleep(0.1)
+    left = processes_left(marker)
     if left:
         sys.exit(f"processes left behind: {left}")
     print(f"ended with status {job.returncode} ({running} processes of the job were running): " +
@@ -579,11 +586,7 @@ def platform_error(isvp, args):
                      f"({expected}); got status {result.returncode}, {len(stated)} statements:\n{output[-3000:]}")
         if " died " in output:
             sys.exit(f"{partitions} partition(s): a partition was named as died:\n{output[-3000:]}")
-        for _ in range(50):
-            left = job_processes(marker)
-            if not left:
-                break
-            time.sleep(0.1)
+        left = processes_left(marker)
         if left:
             sys.exit(f"{partitions} partition(s): processes left behind: {left}")
         print(f"{partitions} partition(s): status {result.returncode} after {took:.1f} s: {stated[0]}")
