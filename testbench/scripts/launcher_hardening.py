@@ -175,11 +175,14 @@ def signal_while_building(argv, signal_number, what):
 
 
 def check_build_signal(isvp):
-    signal_while_building([isvp, "bench", "pingpong", "--nodes", "1024", "--sizes", "8", "--iterations", "1",
+    # Each job runs for seconds once built: a fast machine builds 1024 nodes
+    # in under 0.8 s, and a job already over then would prove nothing (the
+    # 8 B ping-pong alone ended after 0.7 s on one).
+    signal_while_building([isvp, "bench", "pingpong", "--nodes", "1024", "--sizes", "8:4M", "--iterations", "20",
                            "--set", "job.memory_limit_gib=8"],
                           signal.SIGTERM, "bench pingpong, 1024 nodes")
     signal_while_building([isvp, "run", "-n", "2", "--set", "topology.torus=16x8x8", "--set",
-                           "job.memory_limit_gib=8", "--", "true"], signal.SIGINT,
+                           "job.memory_limit_gib=8", "--", "sleep", "30"], signal.SIGINT,
                           "run, 1024 nodes")
     signal_while_building([isvp, "bench", "collectives", "--topology", "torus:16x8x8", "--collectives", "barrier",
                            "--sizes", "8", "--iterations", "1", "--warmup", "0", "--set", "job.memory_limit_gib=8"],
