@@ -147,6 +147,12 @@ class WakeupQueue {
     /// process is still to run in this delta cycle, a client deferred by
     /// another process meanwhile must still wake in the next one, whichever
     /// of the two processes SystemC runs first.
+    ///
+    /// A wake-up due now that stands (an earlier request for this tick)
+    /// may be served in this delta cycle, before or after the caller, as
+    /// SystemC would run a method whose timed event fired. A client that
+    /// must see the caller's work therefore checks, as the collective engine
+    /// does (ran_in_this_delta(), EarliestWake::repost()), and asks again.
     bool defer(unsigned id, std::uint64_t now, std::uint64_t from) {
         if (due_[id] <= now) return false;
         due_[id] = now;
