@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "isvp/timed_agenda.h"  // the 4-ary heap moves
+#include "isvp/heap_moves.h"
 
 namespace isvp {
 
@@ -225,20 +225,20 @@ void MaxMinSolver::heap_remove(std::uint32_t resource) {
 
 void MaxMinSolver::heap_update(std::uint32_t resource) {
     const std::uint32_t slot = resources_[resource].slot;
-    if (slot > 0 && smaller(resource, heap_[(slot - 1) / timed_agenda_detail::kArity]))
+    if (slot > 0 && smaller(resource, heap_[(slot - 1) / heap_moves::kArity]))
         sift_up(slot);
     else
         sift_down(slot);
 }
 
 void MaxMinSolver::sift_up(std::uint32_t slot) {
-    timed_agenda_detail::sift_up(
+    heap_moves::sift_up(
         heap_.data(), slot, [this](std::uint32_t a, std::uint32_t b) { return smaller(a, b); },
         [this](std::size_t at, std::uint32_t resource) { resources_[resource].slot = static_cast<std::uint32_t>(at); });
 }
 
 void MaxMinSolver::sift_down(std::uint32_t slot) {
-    timed_agenda_detail::sift_down(
+    heap_moves::sift_down(
         heap_.data(), heap_.size(), slot, [this](std::uint32_t a, std::uint32_t b) { return smaller(a, b); },
         [this](std::size_t at, std::uint32_t resource) { resources_[resource].slot = static_cast<std::uint32_t>(at); });
 }

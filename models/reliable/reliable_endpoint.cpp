@@ -103,7 +103,8 @@ void ReliableEndpoint::run() {
     }
     if (timer_armed_ && timer_at_ <= now) on_timer(now);
     drain(now, delta);
-    if (!inbox_.empty()) wake_.notify(sc_core::SC_ZERO_TIME);
+    // What is left in inbox_ came in this delta cycle: whoever put it there
+    // notified wake_ for the next one.
 }
 
 void ReliableEndpoint::apply(const Feedback& feedback) {

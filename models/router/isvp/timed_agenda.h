@@ -62,12 +62,6 @@ struct Entry<Item, true> {
     }
 };
 
-// The heap's moves (4-ary) are shared with the flow solver and the guest
-// transport's rank heap.
-using heap_moves::kArity;
-using heap_moves::sift_down;
-using heap_moves::sift_up;
-
 }  // namespace timed_agenda_detail
 
 /// `SequenceLimit` (tests only) renumbers after that many insertions
@@ -156,11 +150,12 @@ class TimedAgenda {
         for (std::size_t i = 0; i < size_; ++i) data_[i].renumber(i);
         sequence_ = size_;
     }
-    // A 4-ary heap (timed_agenda_detail::sift_up / sift_down).
+    // A 4-ary heap (heap_moves.h, shared with the flow solver and the guest
+    // transport's rank heap).
     // A lambda, not the function's address: the comparison is inlined.
     static constexpr auto kEarlier = [](const Entry& a, const Entry& b) { return earlier(a, b); };
-    void sift_up(std::size_t index) { timed_agenda_detail::sift_up(data_, index, kEarlier); }
-    void sift_down(std::size_t index) { timed_agenda_detail::sift_down(data_, size_, index, kEarlier); }
+    void sift_up(std::size_t index) { heap_moves::sift_up(data_, index, kEarlier); }
+    void sift_down(std::size_t index) { heap_moves::sift_down(data_, size_, index, kEarlier); }
 
     Entry* data_ = inline_;                                 ///< min-heap by (time, insertion order)
     std::uint32_t size_ = 0;                                ///< entries held
