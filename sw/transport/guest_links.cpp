@@ -123,8 +123,8 @@ std::shared_ptr<guest::LocalChannel> GuestLinks::attach_local(int rank) {
     link.channel = std::make_shared<guest::LocalChannel>();
     link.hello = false;
     guest::LocalChannel::HostHooks hooks;
-    hooks.request = [this, rank](const Message& message) { queue_local(LocalPost{rank, false, message}); };
-    hooks.left = [this, rank] { queue_local(LocalPost{rank, true, {}}); };
+    hooks.request = [this, rank](const Message& message) { queue_local(LocalPost{rank, false, message, {}}); };
+    hooks.left = [this, rank](const std::string& failure) { queue_local(LocalPost{rank, true, {}, failure}); };
     link.channel->connect_host(std::move(hooks));
     return link.channel;
 }
@@ -163,7 +163,10 @@ std::size_t GuestLinks::take_local(bool* left) {
         }
         link.closed = true;
         if (left) *left = true;
-        report(post.rank, Event::Kind::Left, "its program returned without finish()");
+        if (post.failure.empty())
+            report(post.rank, Event::Kind::Left, "its program returned without finish()");
+        else
+            report(post.rank, Event::Kind::Left, "its program failed (above)", post.failure);
     }
     const std::size_t taken = batch.size();
     local_spare_ = std::move(batch);
@@ -316,13 +319,14 @@ void GuestLinks::receive(int rank, const Message& message) {
     sink_(rank, event);
 }
 
-void GuestLinks::report(int rank, Event::Kind kind, const std::string& detail) {
+void GuestLinks::report(int rank, Event::Kind kind, const std::string& detail, const std::string& failure) {
     Link& link = *links_[static_cast<std::size_t>(rank)];
     if (link.left_reported) return;
     link.left_reported = true;
     Event event;
     event.kind = kind;
     event.detail = detail;
+    event.failure = failure;
     sink_(rank, event);
 }
 

@@ -61,6 +61,7 @@ GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const Tra
       timeout_timer_(io),
       departure_timer_(io),
       departing_(static_cast<std::size_t>(std::max(ranks, 0))),
+      program_failures_(static_cast<std::size_t>(std::max(ranks, 0))),
       attached_(static_cast<std::size_t>(std::max(ranks, 0)), false),
       window_(window),
       local_(std::move(local)) {
@@ -143,7 +144,7 @@ void GuestScheduler::run() {
     for (;;) {
         poll_events();
         deliver_completions();
-        if (aborting_) end_all(ErrorCode::Aborted, abort_reason_);
+        if (aborting_) end_all(ErrorCode::Aborted, abort_reason_, abort_told_);
         if (stopped()) end_all(ErrorCode::Aborted, "the platform stopped the simulation (sc_stop)");
         const SyncCore::Decision decision = core_.next();
         switch (decision.kind) {
@@ -376,6 +377,8 @@ void GuestScheduler::on_link_event(int rank, const GuestLinks::Event& event) {
             log_.flush();
             break;
         case GuestLinks::Event::Kind::Left: {
+            if (!event.failure.empty() && ended_by_job_[static_cast<std::size_t>(rank)] == JobEnd::None)
+                program_failures_[static_cast<std::size_t>(rank)] = event.failure;
             const bool was_waiting = core_.state(rank) == RankState::InSimulator;
             core_.leave(rank, event.detail);
             if (was_waiting) {
@@ -433,16 +436,20 @@ void GuestScheduler::deadlock(const std::string& reason) {
     blocked_since_ps_.reset();
 }
 
-void GuestScheduler::abort(const std::string& reason) {
+void GuestScheduler::abort(const std::string& reason, const std::string& told) {
     if (aborting_) return;
     aborting_ = true;
     abort_reason_ = reason;
+    abort_told_ = told;
 }
 
 void GuestScheduler::end_on_early_exit(int rank, const std::string& reason) {
     if (!config_.end_on_early_exit) return;
-    abort("rank " + std::to_string(rank) + " ended without finishing (" + reason +
-          "; an MPI program must call MPI_Finalize)");
+    const std::string who = "rank " + std::to_string(rank);
+    if (const std::string& failure = program_failures_[static_cast<std::size_t>(rank)]; !failure.empty())
+        abort(who + " failed: " + failure, who + " failed (above)");
+    else
+        abort(who + " ended without finishing (" + reason + "; an MPI program must call MPI_Finalize)");
 }
 
 void GuestScheduler::end_all(ErrorCode code, const std::string& reason, const std::string& told) {

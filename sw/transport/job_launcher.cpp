@@ -564,20 +564,29 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
     // One rank's program, on its thread or in its fiber.
     const auto run_rank = [&](int rank) {
         int code = 1;
+        // Outlives the try block: its destructor leaves the channel, and a
+        // failed program leaves it below, with its error.
+        std::optional<guest::LocalTransport> transport;
+        std::string failure;
         try {
-            guest::LocalTransport transport(channels[static_cast<std::size_t>(rank)], rank, spec.ranks,
-                                            spans[static_cast<std::size_t>(rank)].data,
-                                            spans[static_cast<std::size_t>(rank)].bytes, spec.config);
-            transport.set_rank_nodes(spec.rank_nodes);
-            code = guest_main(transport);
-            if (!transport.finished() && transport.failure().empty()) transport.finish(code);
+            transport.emplace(channels[static_cast<std::size_t>(rank)], rank, spec.ranks,
+                              spans[static_cast<std::size_t>(rank)].data, spans[static_cast<std::size_t>(rank)].bytes,
+                              spec.config);
+            transport->set_rank_nodes(spec.rank_nodes);
+            code = guest_main(*transport);
+            if (!transport->finished() && transport->failure().empty()) transport->finish(code);
         } catch (const std::exception& error) {
+            failure = error.what();
+        } catch (...) {
+            failure = "it threw something that is not a std::exception";
+        }
+        if (!failure.empty()) {
+            code = 1;
             // Printed on the scheduler's thread: `err` is not shared between
             // threads. A guest that failed because the job was aborted (its
             // call was refused) adds nothing to the abort's own line: such
             // ranks get one line together at the end.
-            const std::string text = error.what();
-            asio::post(io, [&err, &scheduler, &failed_by_job_end, rank, text] {
+            asio::post(io, [&err, &scheduler, &failed_by_job_end, rank, text = failure] {
                 if (const JobEnd end = scheduler.told_job_end(text); end != JobEnd::None) {
                     failed_by_job_end[end].push_back(rank);
                     return;
@@ -585,11 +594,8 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
                 err << "[" << rank << "] isvp: the guest failed: " << text << "\n";
                 err.flush();
             });
-            code = 1;
-        } catch (...) {
-            code = 1;
         }
-        channels[static_cast<std::size_t>(rank)]->leave();
+        channels[static_cast<std::size_t>(rank)]->leave(failure);
         statuses[static_cast<std::size_t>(rank)] = code;
     };
 

@@ -57,7 +57,7 @@ Message LocalChannel::receive(std::string& error_text, std::chrono::nanoseconds 
     return reply.message;
 }
 
-void LocalChannel::leave() {
+void LocalChannel::leave(const std::string& failure) {
     std::shared_ptr<const HostHooks> hooks;
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -65,7 +65,7 @@ void LocalChannel::leave() {
         left_ = true;
         hooks = hooks_;
     }
-    if (hooks && hooks->left) hooks->left();
+    if (hooks && hooks->left) hooks->left(failure);
 }
 
 void LocalChannel::reply(const Message& message) {

@@ -71,7 +71,20 @@ add_test(NAME link_fault_dead_link_failure_stated_once
 add_test(NAME link_fault_dead_link_failure_stated_once_run
          COMMAND ${ISVP_PYTHON3} ${failure_output_checks} run-platform-failure $<TARGET_FILE:isvp> 2 -n 8
                  --set topology.torus=2x2x2 --set aurora.bit_error_rate=0.5 -- $<TARGET_FILE:p2p_guest> alltoall)
+# A rank whose program fails on its own (its collective lost packets for
+# good: ranks as fibers) ends the job under its own name and error; it used
+# to be reported as "returned without finish() ... must call MPI_Finalize".
+add_test(NAME link_fault_lost_for_good_bench_names_rank_error
+         COMMAND ${ISVP_PYTHON3} ${failure_output_checks} bench-own-failure $<TARGET_FILE:isvp>
+                 --topology torus:2x2x2 --collectives allreduce --sizes 64K --iterations 2
+                 --set aurora.bit_error_rate=1e-4 --set aurora.on_crc_error=drop --set reliable.max_retransmissions=1)
+add_test(NAME link_fault_lost_for_good_bench_names_rank_error_threads
+         COMMAND ${ISVP_PYTHON3} ${failure_output_checks} bench-own-failure $<TARGET_FILE:isvp>
+                 --topology torus:2x2x2 --collectives allreduce --sizes 64K --iterations 2 --set job.ranks=threads
+                 --set aurora.bit_error_rate=1e-4 --set aurora.on_crc_error=drop --set reliable.max_retransmissions=1)
 set_tests_properties(link_fault_dead_link_failure_stated_once link_fault_dead_link_failure_stated_once_run
+                     link_fault_lost_for_good_bench_names_rank_error
+                     link_fault_lost_for_good_bench_names_rank_error_threads
                      PROPERTIES LABELS "link_fault" TIMEOUT 90)
 
 # Bad reliable.* values are refused with the parameter named, before anything runs.

@@ -9,6 +9,12 @@ job was aborted share one line; a rank that failed for a reason of its own keeps
       platform's line, the job's summary), with the model instance and simulated time but no SystemC
       "In file:" line (anywhere: warnings neither); no per-rank "[r] isvp: the guest failed" and no
       per-rank "  rank r: aborted" line, one line for all of them instead.
+  bench-own-failure ISVP [bench collectives options]
+      a rank's program fails on its own (a link fault lost for good fails its collective) under
+      `isvp bench collectives`: exit status 1; the rank's error on its own "[r] isvp: the guest
+      failed: ..." line, the job's lines say "rank r failed (above)" (not that it returned without
+      finish(), nor that an MPI program must call MPI_Finalize), and the summary's "job failed: ..."
+      line gives the rank's error in full.
   run-platform-failure ISVP STATUS [isvp run options] -- GUEST [args]
       the same under `isvp run` (a process per rank): exit status STATUS (the guests' own, as before);
       the failure text once; what each guest was told is short; the ranks' exits share one line.
@@ -108,6 +114,33 @@ def bench_platform_failure(isvp, extra):
           "one line for the aborted ranks")
 
 
+def bench_own_failure(isvp, extra):
+    status, output = run([isvp, "bench", "collectives"] + extra)
+    show(output)
+    if status != 1:
+        fail(f"exit status {status}, expected 1", output)
+    own = re.findall(r"^\[(\d+)\] isvp: the guest failed: (.*lost for good.*)$", output, re.M)
+    if not own:
+        fail("no rank's '[r] isvp: the guest failed: ... lost for good ...' line", output)
+    for bad in ("returned without finish()", "MPI_Finalize"):
+        if bad in output:
+            fail(f"the output says '{bad}' of a rank whose program failed", output)
+    ended = re.search(r"^\[isvp\] job aborted at ([0-9.]+) us: rank (\d+) failed \(above\)$", output, re.M)
+    if not ended:
+        fail("no '[isvp] job aborted at T us: rank R failed (above)' line", output)
+    rank = ended.group(2)
+    errors = [text for r, text in own if r == rank]
+    if not errors:
+        fail(f"rank {rank}, named by the abort, has no '[{rank}] isvp: the guest failed: ...' line", output)
+    if not re.search(rf"^\[isvp\] rank {rank} left at [0-9.]+ us: its program failed \(above\)$", output, re.M):
+        fail(f"no '[isvp] rank {rank} left at T us: its program failed (above)' line", output)
+    summary = f"isvp bench collectives: job failed: job aborted at {ended.group(1)} us: rank {rank} failed: {errors[0]}"
+    if summary not in output.splitlines():
+        fail(f"the summary's 'job failed: ...' line does not give rank {rank}'s error in full: expected\n{summary}",
+             output)
+    print(f"OK: exit status 1, rank {rank}'s own failure stated on its line and in full in the summary")
+
+
 def run_platform_failure(isvp, status_expected, extra):
     status, output = run([isvp, "run"] + extra)
     show(output)
@@ -169,6 +202,8 @@ def main():
     mode, isvp, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
     if mode == "bench-platform-failure":
         bench_platform_failure(isvp, rest)
+    elif mode == "bench-own-failure":
+        bench_own_failure(isvp, rest)
     elif mode == "run-platform-failure":
         run_platform_failure(isvp, int(rest[0]), rest[1:])
     elif mode == "run-own-failure":

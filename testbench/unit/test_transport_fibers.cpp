@@ -157,7 +157,7 @@ TEST_CASE("fibers: a cooperative channel suspends for its reply and is woken by 
     std::vector<transport::Message> sent;
     guest::LocalChannel::HostHooks hooks;
     hooks.request = [&](const transport::Message& message) { sent.push_back(message); };
-    hooks.left = [] {};
+    hooks.left = [](const std::string&) {};
     channel->connect_host(hooks);
     channel->make_cooperative([&] { fibers.suspend(); }, [&] { fibers.wake(0); });
     std::vector<std::uint64_t> got;

@@ -54,8 +54,9 @@ class GuestLinks {
             Refused,    ///< a stranger connected to the rank's socket and was sent away (detail)
         };
         Kind kind = Kind::Request;
-        Message message;     ///< Request
-        std::string detail;  ///< Left, Violation
+        Message message;      ///< Request
+        std::string detail;   ///< Left, Violation
+        std::string failure;  ///< Left: a local rank's program failed with this error (printed already)
     };
     using Sink = std::function<void(int rank, const Event& event)>;
 
@@ -105,7 +106,7 @@ class GuestLinks {
     void adopt(int rank);
     void start_read(int rank);
     void receive(int rank, const Message& message);
-    void report(int rank, Event::Kind kind, const std::string& detail);
+    void report(int rank, Event::Kind kind, const std::string& detail, const std::string& failure = {});
     /// The rank's process has exited: reads what it sent (`have` bytes of a
     /// message are already in the buffer), then reports it Left.
     void drain_after_exit(int rank, std::size_t have);
@@ -114,6 +115,7 @@ class GuestLinks {
         int rank = 0;
         bool left = false;
         Message message;
+        std::string failure;  ///< left: its program's error, if it failed
     };
     void queue_local(const LocalPost& post);
 

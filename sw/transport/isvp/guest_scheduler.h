@@ -111,9 +111,12 @@ class GuestScheduler {
 
     /// Ends the job from the event loop (a signal): every live rank's
     /// pending or next call fails with `reason`; run() then returns.
-    void abort(const std::string& reason);
+    /// `told`: as for end_all().
+    void abort(const std::string& reason, const std::string& told = "");
     /// With TransportConfig::end_on_early_exit: ends the job because `rank`
-    /// left without finish() (`reason`: how it left).
+    /// left without finish() (`reason`: how it left), or because its
+    /// program failed (a local rank's error: "job aborted at T: rank R
+    /// failed: <error>", the ranks told "rank R failed (above)").
     void end_on_early_exit(int rank, const std::string& reason);
     /// Ends every live rank now with `reason` (after a platform failure):
     /// error() becomes "job aborted at T: `reason`". `told`, when given,
@@ -230,6 +233,7 @@ class GuestScheduler {
     std::chrono::steady_clock::time_point loop_polled_;         ///< the event loop's last poll (poll_events)
     bool aborting_ = false;                                     ///< abort() was called
     std::string abort_reason_;                                  ///< its reason
+    std::string abort_told_;                                    ///< what the ranks are told instead ("" = the reason)
     std::string error_;                                         ///< first job-level error
     std::vector<int> failure_order_;                            ///< failing ranks, first first
     std::vector<int> finish_codes_;                             ///< finish() exit codes by rank
@@ -253,6 +257,7 @@ class GuestScheduler {
     boost::asio::steady_timer departure_timer_;                 ///< departures held back (job.kill_grace_ms)
     bool departure_armed_ = false;                              ///< departure_timer_ is running
     std::vector<std::string> departing_;                        ///< by rank: why it left ("" if it did not)
+    std::vector<std::string> program_failures_;                 ///< by rank: its program's error (local ranks)
     bool running_ = false;                                      ///< inside run(): the timers may act
     bool noticed_ = false;                                      ///< a stall notice was given (explained once)
     std::uint64_t abort_at_ps_ = 0;                        ///< an abort is dated no earlier (a departing rank's clock)

@@ -35,7 +35,9 @@ class LocalChannel {
     /// thread (e.g. post to its event loop).
     struct HostHooks {
         std::function<void(const transport::Message&)> request;
-        std::function<void()> left;
+        /// The guest left: `failure` is its program's error when it failed
+        /// (an exception), empty when it returned.
+        std::function<void(const std::string& failure)> left;
     };
 
     /// Host side, before the guest thread starts.
@@ -53,8 +55,9 @@ class LocalChannel {
     /// A thread polls for up to `spin` of wall time before sleeping
     /// (spin_wait.h); a fiber suspends at once.
     transport::Message receive(std::string& error_text, std::chrono::nanoseconds spin = {});
-    /// The guest is done (the local equivalent of closing the socket).
-    void leave();
+    /// The guest is done (the local equivalent of closing the socket);
+    /// `failure`: its program's error, if it failed. Only the first call counts.
+    void leave(const std::string& failure = {});
 
     // --- host side ---
     void reply(const transport::Message& message);
