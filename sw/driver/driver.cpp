@@ -651,8 +651,14 @@ void Driver::deliver_result(const ProcessorHeader& header, const rm::CompletionE
                std::to_string(header.context_id);
     };
     if (entry.offset == 0) {
-        if (!queue.empty() && queue.back().active)
-            throw DriverError(what() + " started before the previous one had arrived");
+        if (!queue.empty() && queue.back().active) {
+            if (header.datatype != kErrorResultDatatype)
+                throw DriverError(what() + " started before the previous one had arrived");
+            // The switch ended the collective whose result it was streaming
+            // with an error (packets lost for good after part of an
+            // Alltoall's result had gone up): the error takes its place.
+            queue.pop_back();
+        }
         if (queue.size() >= kMaxResultsPerContext)
             throw DriverError(what() + " started with " + std::to_string(queue.size()) +
                               " results on the context not yet taken");

@@ -56,6 +56,14 @@ class FakeDevice : public DeviceTransport {
     }
 
     std::function<std::optional<Packet>(const Packet&)> respond;  ///< the switch's answer to a request
+    /// Instead of `respond`: several answers in a row, each cut after
+    /// `packets` of its packets when that is not 0 (a result the switch
+    /// began and then ended with an error).
+    struct Answer {
+        Packet packet;
+        std::size_t packets = 0;
+    };
+    std::function<std::vector<Answer>(const Packet&)> respond_many;
     std::vector<Packet> requests;                                 ///< every packet posted
     std::vector<std::pair<std::uint32_t, std::uint32_t>> writes;  ///< every MMIO write
     std::vector<std::uint32_t> reads;                             ///< every MMIO read offset
@@ -161,18 +169,27 @@ class FakeDevice : public DeviceTransport {
         request.header = *ProcessorHeader::read(building_.data());
         request.payload.assign(building_.begin() + ProcessorHeader::kBytes, building_.end());
         requests.push_back(request);
+        if (respond_many) {
+            for (const Answer& answer : respond_many(request)) complete(answer.packet, answer.packets);
+            return;
+        }
         if (!respond) return;
-        const std::optional<Packet> result = respond(request);
-        if (!result) return;
-        // One completion per network packet of at most packet_bytes_ payload.
-        const std::uint32_t total = static_cast<std::uint32_t>(result->payload.size());
+        if (const std::optional<Packet> result = respond(request)) complete(*result, 0);
+    }
+
+    /// Writes `result`'s completions, one per network packet of at most
+    /// packet_bytes_ payload (only the first `packets` when not 0).
+    void complete(const Packet& result, std::size_t packets) {
+        const Packet* const answer = &result;
+        const std::uint32_t total = static_cast<std::uint32_t>(answer->payload.size());
         std::uint32_t offset = 0;
+        std::size_t written = 0;
         do {
             const std::uint32_t length = std::min(packet_bytes_, total - offset);
             rm::C2hDescriptor buffer;
             std::memcpy(&buffer, memory_.data() + c2h_ring_ + c2h_next_ * sizeof buffer, sizeof buffer);
-            if (length) std::memcpy(memory_.data() + buffer.address, result->payload.data() + offset, length);
-            ProcessorHeader header = result->header;
+            if (length) std::memcpy(memory_.data() + buffer.address, answer->payload.data() + offset, length);
+            ProcessorHeader header = answer->header;
             header.message_bytes = total;
             const rm::CompletionEntry entry{header.encode(), offset, static_cast<std::uint16_t>(length),
                                             static_cast<std::uint16_t>((offset + length == total ? rm::CMPT_LAST : 0) |
@@ -184,7 +201,7 @@ class FakeDevice : public DeviceTransport {
                 cmpt_color_ = !cmpt_color_;
             }
             offset += length;
-        } while (offset < total);
+        } while (offset < total && (packets == 0 || ++written < packets));
         pending_ |= 1u << 0;
     }
 
@@ -340,6 +357,34 @@ TEST_CASE("An error result (datatype field 0xF) raises a DriverError naming the 
     std::int32_t x = 0;
     CHECK_THROWS_WITH(collectives.allreduce(collectives.world(), &x, &x, 1, Datatype::Int32, Operation::Sum),
                       Catch::Contains("allreduce on context 0 failed in the switch: error code 2 (unsupported"));
+}
+
+TEST_CASE("An error result ends a result the switch had begun, and the context goes on", "[driver][offload]") {
+    // A collective that fails while its result streams up (packets lost for
+    // good after part of an Alltoall's result had gone to the host): the
+    // error result follows the first packets of the data result.
+    FakeDevice device(accelerator(), 64);
+    bool fail = true;
+    device.respond_many = [&](const Packet& request) {
+        std::vector<FakeDevice::Answer> answers;
+        if (!fail) {
+            answers.push_back({result_of(request, std::vector<std::uint8_t>(160, 3)), 0});
+            return answers;
+        }
+        answers.push_back({result_of(request, std::vector<std::uint8_t>(160, 9)), 1});  // 64 of 160 bytes
+        Packet error = result_of(request, {2, 0, 0, 0});
+        error.header.datatype = kErrorResultDatatype;
+        answers.push_back({error, 0});
+        return answers;
+    };
+    Driver driver(device, FakeDevice::config());
+    Collectives collectives(driver);
+    std::vector<std::uint8_t> send(160, 1), recv(160, 0);
+    CHECK_THROWS_WITH(collectives.gather(collectives.world(), send.data(), recv.data(), 40, Datatype::Int32, 0),
+                      Catch::Contains("gather on context 0 failed in the switch: error code 2"));
+    fail = false;
+    collectives.gather(collectives.world(), send.data(), recv.data(), 40, Datatype::Int32, 0);
+    CHECK(recv == std::vector<std::uint8_t>(160, 3));
 }
 
 TEST_CASE("Collectives whose algorithm the switch lacks stay in software", "[driver][offload]") {
