@@ -43,7 +43,10 @@ add_test(NAME sweep_jobs_runs_points_concurrently_with_identical_rows
          COMMAND ${ISVP_PYTHON3} ${bench_checks} sweep-jobs $<TARGET_FILE:isvp> ${bench_out}/sweep_jobs)
 add_test(NAME sweep_partitions_per_point_identical_rows
          COMMAND ${ISVP_PYTHON3} ${bench_checks} sweep-partitions $<TARGET_FILE:isvp> ${bench_out}/sweep_partitions)
-set_tests_properties(bench_collectives_offload_both_table bench_collectives_timing_only_same_simulated_times
+add_test(NAME bench_compare_script_same_and_changed
+         COMMAND ${ISVP_PYTHON3} ${bench_checks} compare $<TARGET_FILE:isvp> ${bench_out}/compare)
+set_tests_properties(bench_compare_script_same_and_changed bench_collectives_offload_both_table
+                     bench_collectives_timing_only_same_simulated_times
                      bench_collectives_timing_only_skips_copies_and_arithmetic
                      bench_collectives_vcd_has_aglu_signals sweep_script_writes_csv_json_markdown
                      sweep_script_writes_plots sweep_jobs_runs_points_concurrently_with_identical_rows

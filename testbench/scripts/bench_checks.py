@@ -9,6 +9,9 @@
   sweep-plots ISVP DIR           ... and PNG plots (exit 77 = skipped when matplotlib is not importable)
   sweep-jobs ISVP DIR            scripts/sweep.py --jobs 3 gives the rows and tables of --jobs 1
   sweep-partitions ISVP DIR      scripts/sweep.py --partitions 2 and auto give the rows of one process per point
+  compare ISVP DIR               scripts/bench_compare.py: the same run twice is SAME (exit 0); a changed
+                                 parameter, a missing row or a figure beyond --tolerance is CHANGED (exit 1),
+                                 naming them; unreadable or mismatched inputs exit 2
 """
 
 import csv
@@ -166,6 +169,13 @@ def sweep_jobs(isvp, directory):
         rows[jobs] = open(os.path.join(out, "results.csv")).read()
     if rows[1] != rows[3]:
         fail("results.csv differs between --jobs 1 and --jobs 3")
+    # ... which the regression tool, reading the two folders, says too.
+    done = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "bench_compare.py"),
+                           os.path.join(directory, "jobs1"), os.path.join(directory, "jobs3")],
+                          capture_output=True, text=True)
+    print(done.stdout + done.stderr, flush=True)
+    if done.returncode != 0 or "rows: 12 in both, 12 identical" not in done.stdout:
+        fail(f"scripts/bench_compare.py jobs1 jobs3: exit {done.returncode}, not 12 identical rows")
     # Everything but wall-clock figures and the output folder's name.
     tables = {jobs: [l for l in text.splitlines() if not l.startswith(("sweep:", "/")) and " wall" not in l]
               for jobs, text in outputs.items()}
@@ -177,6 +187,50 @@ def sweep_jobs(isvp, directory):
     if "up to 3 at once" not in report:
         fail("report.md does not say how many runs went at once")
     print("ok: --jobs 3 gives the rows and tables of --jobs 1")
+
+
+def compare_tool(isvp, directory):
+    os.makedirs(directory, exist_ok=True)
+    tool = os.path.join(REPO, "scripts", "bench_compare.py")
+
+    def bench(name, *extra, kind="collectives", sizes="8,1K"):
+        path = os.path.join(directory, name + ".json")
+        sizes = ["--sizes", sizes if kind == "collectives" else "8"]
+        more = ["--topology", "torus:2x2x2", "--collectives", "allreduce,gather", "--iterations", "1"] \
+            if kind == "collectives" else ["--nodes", "2"]
+        run([isvp, "bench", kind] + more + sizes + list(extra) + ["--json", path])
+        return path
+
+    def compare(base, new, *options, status):
+        command = [sys.executable, tool, base, new] + list(options)
+        print("$ " + " ".join(command), flush=True)
+        done = subprocess.run(command, capture_output=True, text=True)
+        print(done.stdout + done.stderr, flush=True)
+        if done.returncode != status:
+            fail(f"bench_compare exit status {done.returncode}, expected {status}")
+        return done.stdout + done.stderr
+
+    base = bench("base")
+    same = bench("same")
+    out = compare(base, same, status=0)
+    if "rows: 4 in both, 4 identical, 0 changed" not in out or "verdict: SAME" not in out:
+        fail("the same run twice: not 4 identical rows and SAME")
+    slower_link = bench("latency", "--set", "aurora.latency_ns=500")
+    out = compare(base, slower_link, status=1)
+    if "aurora.latency_ns 440.0 -> 500.0" not in out:
+        fail("the parameter that differs is not named")
+    if not re.search(r"^changed: collective=allreduce size=8: offload_us [\d.]+ -> [\d.]+ \+[\d.]+ %$", out, re.M):
+        fail("the changed allreduce 8 B latency is not listed with its change")
+    if "verdict: CHANGED" not in out:
+        fail("no CHANGED verdict")
+    compare(base, slower_link, "--tolerance", "90", status=0)  # a 60 ns longer link is well within 90 %
+    fewer = bench("fewer", sizes="8")
+    out = compare(base, fewer, status=1)
+    if "only in base: collective=allreduce size=1024" not in out:
+        fail("a row missing from the new run is not named")
+    compare(base, os.path.join(directory, "absent.json"), status=2)
+    compare(base, bench("pingpong", kind="pingpong"), status=2)
+    print("ok: SAME for the same run, CHANGED naming the parameter, the rows and figures, 2 for bad inputs")
 
 
 def sweep_partitions(isvp, directory):
@@ -227,6 +281,8 @@ def main():
         sweep(isvp, directory, plots=True)
     elif what == "sweep-jobs":
         sweep_jobs(isvp, directory)
+    elif what == "compare":
+        compare_tool(isvp, directory)
     elif what == "sweep-partitions":
         sweep_partitions(isvp, directory)
     else:
