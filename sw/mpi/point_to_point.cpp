@@ -875,6 +875,9 @@ void check_tag(int tag, const char* what, bool allow_any) {
 }
 
 void check_buffer(const void* buffer, int count, const Type& type, const char* what) {
+    // The collectives that take MPI_IN_PLACE check it before they get here.
+    if (buffer == MPI_IN_PLACE)
+        fail(MPI_ERR_BUFFER, std::string(what) + " is MPI_IN_PLACE, which only some collectives take");
     if (buffer != nullptr || count == 0 || type.size == 0 || type.true_lb != 0) return;
     fail(MPI_ERR_BUFFER,
          std::string(what) + " is NULL with count " + std::to_string(count) + " of " + describe_type(type));

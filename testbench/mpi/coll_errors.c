@@ -122,6 +122,23 @@ int main(int argc, char** argv) {
     expect_class(MPI_Scan(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, world), MPI_ERR_BUFFER, "MPI_Scan(recvbuf MPI_IN_PLACE)");
     expect_class(MPI_Reduce_scatter_block(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, world), MPI_ERR_BUFFER,
                  "MPI_Reduce_scatter_block(recvbuf MPI_IN_PLACE)");
+    /* ... nor point-to-point or packing (they used to read or write through
+     * it: a segmentation fault) */
+    {
+        MPI_Request request = MPI_REQUEST_NULL;
+        char packed[64];
+        int position = 0;
+        expect_class(MPI_Send(MPI_IN_PLACE, 1, MPI_INT, other, 0, world), MPI_ERR_BUFFER, "MPI_Send(MPI_IN_PLACE)");
+        expect_class(MPI_Isend(MPI_IN_PLACE, 1, MPI_INT, other, 0, world, &request), MPI_ERR_BUFFER,
+                     "MPI_Isend(MPI_IN_PLACE)");
+        expect_class(MPI_Recv(MPI_IN_PLACE, 1, MPI_INT, other, 0, world, MPI_STATUS_IGNORE), MPI_ERR_BUFFER,
+                     "MPI_Recv(MPI_IN_PLACE)");
+        expect_class(MPI_Sendrecv(MPI_IN_PLACE, 1, MPI_INT, other, 0, b, 1, MPI_INT, other, 0, world,
+                                  MPI_STATUS_IGNORE),
+                     MPI_ERR_BUFFER, "MPI_Sendrecv(sendbuf MPI_IN_PLACE)");
+        expect_class(MPI_Pack(MPI_IN_PLACE, 1, MPI_INT, packed, (int)sizeof packed, &position, world), MPI_ERR_BUFFER,
+                     "MPI_Pack(MPI_IN_PLACE)");
+    }
 
     /* NULL count and displacement arrays */
     expect_class(MPI_Reduce_scatter(a, b, NULL, MPI_INT, MPI_SUM, world), MPI_ERR_ARG,
