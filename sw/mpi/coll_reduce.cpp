@@ -68,8 +68,10 @@ void reduce_scatter(Comm& c, const Reduction& reduction, const void* input, void
         if (const auto aglu = offload_reduction(c, Opcode::ReduceScatter, reduction, own)) {
             // The switch takes the input whole before it writes the result,
             // so input and recvbuf may be the same buffer (MPI_IN_PLACE).
-            collectives().reduce_scatter_block(c.guest, data_start(input, type), data_start(recvbuf, type),
-                                               aglu_elements(own, type), *aglu, *reduction.op->predefined);
+            SwitchData data(input, total, recvbuf, own, type);
+            collectives().reduce_scatter_block(c.guest, data.input(), data.output(), aglu_elements(own, type), *aglu,
+                                               *reduction.op->predefined);
+            data.finish();
             return;
         }
     }
@@ -143,8 +145,10 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
         const auto n = static_cast<std::size_t>(count);
         if (const auto aglu = offload_reduction(c, Opcode::Reduce, reduction, n)) {
-            collectives().reduce(c.guest, data_start(input, type), is_root ? data_start(recvbuf, type) : nullptr,
-                                 aglu_elements(n, type), *aglu, *reduction.op->predefined, root);
+            SwitchData data(input, n, is_root ? recvbuf : nullptr, n, type);
+            collectives().reduce(c.guest, data.input(), data.output(), aglu_elements(n, type), *aglu,
+                                 *reduction.op->predefined, root);
+            data.finish();
             return;
         }
         TypedBuffer work = load(input, n, type);
@@ -165,8 +169,10 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
         const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
         const auto n = static_cast<std::size_t>(count);
         if (const auto aglu = offload_reduction(c, Opcode::Allreduce, reduction, n)) {
-            collectives().allreduce(c.guest, data_start(input, type), data_start(recvbuf, type), aglu_elements(n, type),
-                                    *aglu, *reduction.op->predefined);
+            SwitchData data(input, n, recvbuf, n, type);
+            collectives().allreduce(c.guest, data.input(), data.output(), aglu_elements(n, type), *aglu,
+                                    *reduction.op->predefined);
+            data.finish();
             return;
         }
         TypedBuffer work = load(input, n, type);

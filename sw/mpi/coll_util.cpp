@@ -254,7 +254,7 @@ std::optional<isvp::Datatype> reduction_target(Comm& comm, Opcode collective, co
                                                std::size_t count) {
     const Op& op = *reduction.op;
     const Type& type = *reduction.type;
-    if (!op.predefined || !type.aglu || !type.contiguous || type.size == 0) return std::nullopt;
+    if (!op.predefined || !type.aglu || type.size == 0) return std::nullopt;
     if (!aglu_supports(*op.predefined, *type.aglu)) return std::nullopt;
     const std::size_t blocks = blocks_of(comm, collective);
     if (!fits_one_request(count * type.size, blocks)) return std::nullopt;
@@ -320,6 +320,29 @@ std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, c
     const auto target = reduction_target(comm, collective, reduction, count);
     if (note) note_offload(target.has_value());
     return target;
+}
+
+SwitchData::SwitchData(const void* input, std::size_t input_count, void* output, std::size_t output_count,
+                       const Type& type)
+    : type_(type), destination_(output), output_count_(output_count) {
+    if (type.contiguous) {
+        input_ = input ? data_start(input, type) : nullptr;
+        output_ = output ? data_start(output, type) : nullptr;
+        return;
+    }
+    if (input) {
+        in_.resize(input_count * type.size);
+        pack_into(input, input_count, type, in_.data());
+        input_ = in_.data();
+    }
+    if (output) {
+        out_.resize(output_count * type.size);
+        output_ = out_.data();
+    }
+}
+
+void SwitchData::finish() {
+    if (!type_.contiguous && destination_) unpack_from(out_.data(), output_count_, type_, destination_);
 }
 
 const Type& byte_type() {

@@ -198,14 +198,39 @@ bool offload_bytes(Comm& comm, Opcode collective, std::size_t bytes_per_block, b
 /// table fit one request and the switch takes the whole. Counted by note_offload.
 bool offload_unequal_allgather(Comm& comm, const std::vector<std::size_t>& first);
 /// The AgLU datatype when a reduction of `count` elements goes to the
-/// switch: a predefined op the AgLU supports on a contiguous type whose
-/// basic elements are one AgLU datatype; nullopt runs in software.
+/// switch: a predefined op the AgLU supports on a type whose basic elements
+/// are one AgLU datatype; nullopt runs in software. Only what every member
+/// passes alike decides (the standard matches type signatures, not layouts):
+/// a strided or padded layout goes through a packed copy (SwitchData).
 std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, const Reduction& reduction,
                                                 std::size_t count, bool note = true);
 /// Elements of the AgLU datatype in `count` elements of `type`.
 inline std::size_t aglu_elements(std::size_t count, const Type& type) {
     return count * type.uniform_count;
 }
+/// A reduction's contribution and result as the switch reads and writes
+/// them, packed: the caller's buffers themselves when the datatype is
+/// contiguous, else a packed copy of the input (made now) and a staging
+/// area for the output, unpacked into the caller's buffer by finish().
+/// `input` and `output` may be the same buffer (MPI_IN_PLACE) or null.
+class SwitchData {
+  public:
+    SwitchData(const void* input, std::size_t input_count, void* output, std::size_t output_count,
+               const Type& type);
+    const std::uint8_t* input() const { return input_; }
+    std::uint8_t* output() { return output_; }
+    /// Unpacks a staged output into the caller's buffer (nothing when contiguous).
+    void finish();
+
+  private:
+    const Type& type_;
+    void* destination_;             ///< the caller's output buffer
+    std::size_t output_count_;      ///< its elements
+    std::vector<std::uint8_t> in_;  ///< packed input (not contiguous)
+    std::vector<std::uint8_t> out_;  ///< staged output (not contiguous)
+    const std::uint8_t* input_ = nullptr;
+    std::uint8_t* output_ = nullptr;
+};
 /// The first data byte of a contiguous buffer.
 inline std::uint8_t* data_start(void* buffer, const Type& type) {
     return static_cast<std::uint8_t*>(buffer) + type.true_lb;

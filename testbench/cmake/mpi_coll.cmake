@@ -10,11 +10,12 @@ isvp_mpi_program(coll_user_ops coll_user_ops.cpp)
 isvp_mpi_program(coll_errors coll_errors.c)
 isvp_mpi_program(coll_digest coll_digest.c)
 isvp_mpi_program(coll_nonblocking coll_nonblocking.c)
+isvp_mpi_program(coll_mixed_layouts coll_mixed_layouts.c)
 add_custom_target(isvp_mpi_coll_programs ALL
                   DEPENDS ${isvp_mpi_test_binaries}/coll_every_collective ${isvp_mpi_test_binaries}/coll_types
                           ${isvp_mpi_test_binaries}/coll_derived ${isvp_mpi_test_binaries}/coll_user_ops
                           ${isvp_mpi_test_binaries}/coll_errors ${isvp_mpi_test_binaries}/coll_digest
-                          ${isvp_mpi_test_binaries}/coll_nonblocking)
+                          ${isvp_mpi_test_binaries}/coll_nonblocking ${isvp_mpi_test_binaries}/coll_mixed_layouts)
 
 # Every collective x counts {0, 1, 7, 1031} x communicators (world, halves,
 # rank mod 3, reversed keys, MPI_COMM_SELF), IN_PLACE, v-variants with zero
@@ -33,6 +34,9 @@ isvp_mpi_test(coll_every_type_world 8 2x2x2 coll_types world)
 isvp_mpi_test(coll_every_type_odd_communicators 8 4x2x1 coll_types thirds)
 # Derived datatypes: vector, struct, indexed, contiguous; differing send/receive types.
 isvp_mpi_test(coll_derived_datatypes 6 3x2x1 coll_derived)
+# One type signature in different layouts on different ranks (strided on
+# even ranks, plain MPI_INT on odd ones): every rank takes the same path.
+isvp_mpi_test(coll_mixed_layouts 8 2x2x2 coll_mixed_layouts)
 # User ops: non-commutative 2x2 matrix product in rank order on every size 1..8.
 isvp_mpi_test(coll_user_ops_rank_order 8 2x2x2 coll_user_ops)
 # Argument errors: the standard's classes under MPI_ERRORS_RETURN.
@@ -42,6 +46,7 @@ set_tests_properties(mpi_coll_every_collective_8_ranks_offload_on mpi_coll_every
                      mpi_coll_every_type_world_offload_on mpi_coll_every_type_world_offload_off
                      mpi_coll_every_type_odd_communicators_offload_on mpi_coll_every_type_odd_communicators_offload_off
                      mpi_coll_derived_datatypes_offload_on mpi_coll_derived_datatypes_offload_off
+                     mpi_coll_mixed_layouts_offload_on mpi_coll_mixed_layouts_offload_off
                      mpi_coll_user_ops_rank_order_offload_on mpi_coll_user_ops_rank_order_offload_off
                      mpi_coll_argument_errors_offload_on mpi_coll_argument_errors_offload_off
                      PROPERTIES LABELS "mpi;collective")
