@@ -153,9 +153,15 @@ void Parameters::load_file(const std::string& path) {
     try {
         document = nlohmann::json::parse(text, bounded);  // the whole file: trailing content is an error too
     } catch (const nlohmann::json::exception& error) {    // parse errors, and numbers out of range (1e400)
-        throw ConfigError("config: " + path + " is not valid JSON: " + error.what());
+        throw ConfigError("config: " + path + " is not valid JSON: " + plain_json_error(error.what()));
     }
     load_json(document, path);
+}
+
+std::string plain_json_error(const std::string& what) {
+    if (what.rfind("[json.exception.", 0) != 0) return what;
+    const std::size_t end = what.find("] ");
+    return end == std::string::npos ? what : what.substr(end + 2);
 }
 
 void Parameters::load_json(const nlohmann::json& document, const std::string& origin) {

@@ -18,6 +18,18 @@ namespace {
 constexpr std::size_t kMaxFileBytes = std::size_t{16} << 20;  // a large graph is a few MiB
 constexpr std::int64_t kMaxPorts = std::numeric_limits<std::uint16_t>::max() - 1;
 constexpr std::int64_t kMaxLevel = 1 << 16;
+// A topology file nests three levels (links[i].from); far deeper is a
+// hostile or broken file, refused while it is read (writing a deep value
+// into a message would exhaust the stack).
+constexpr int kMaxDepth = 32;
+constexpr std::size_t kMaxShown = 80;  // characters of a bad value quoted in a message
+
+/// `value` as a message quotes it: its JSON, cut short.
+std::string shown(const nlohmann::json& value) {
+    std::string text = value.dump();
+    if (text.size() > kMaxShown) text = text.substr(0, kMaxShown - 3) + "...";
+    return text;
+}
 
 /// Reads one document, naming `origin` and the JSON path in every error.
 class TopologyReader {
@@ -29,7 +41,7 @@ class TopologyReader {
     /// The object at `path`, whose keys must all be in `known`.
     const nlohmann::json& object(const nlohmann::json& value, const std::string& path,
                                  std::initializer_list<const char*> known) const {
-        if (!value.is_object()) refuse(path + " must be an object, got " + value.dump());
+        if (!value.is_object()) refuse(path + " must be an object, got " + shown(value));
         for (const auto& [key, ignored] : value.items()) {
             bool accepted = false;
             std::string list;
@@ -45,7 +57,7 @@ class TopologyReader {
     const nlohmann::json& array(const nlohmann::json& parent, const std::string& key) const {
         if (!parent.contains(key)) refuse("missing key '" + key + "' (an array)");
         const nlohmann::json& value = parent.at(key);
-        if (!value.is_array()) refuse(key + " must be an array, got " + value.dump());
+        if (!value.is_array()) refuse(key + " must be an array, got " + shown(value));
         return value;
     }
 
@@ -55,7 +67,7 @@ class TopologyReader {
         const nlohmann::json& value = parent.at(key);
         if (!value.is_number_integer() || value.get<std::int64_t>() < minimum || value.get<std::int64_t>() > maximum)
             refuse(path + "." + key + " must be an integer in [" + std::to_string(minimum) + ", " +
-                   std::to_string(maximum) + "], got " + value.dump());
+                   std::to_string(maximum) + "], got " + shown(value));
         return value.get<std::int64_t>();
     }
 
@@ -66,7 +78,7 @@ class TopologyReader {
         const nlohmann::json& value = parent.at(key);
         if (!value.is_number() || value.get<double>() < 0 || (!zero_allowed && value.get<double>() == 0))
             refuse(path + "." + key + " must be a " + (zero_allowed ? "non-negative" : "positive") + " number, got " +
-                   value.dump());
+                   shown(value));
         return value.get<double>();
     }
 
@@ -74,7 +86,7 @@ class TopologyReader {
         if (!parent.contains(key)) refuse(path + ": missing key '" + key + "'");
         const nlohmann::json& value = parent.at(key);
         if (!value.is_string() || value.get<std::string>().empty())
-            refuse(path + "." + key + " must be a non-empty string, got " + value.dump());
+            refuse(path + "." + key + " must be a non-empty string, got " + shown(value));
         return value.get<std::string>();
     }
 
@@ -87,10 +99,17 @@ class TopologyReader {
 NetworkTopology network_from_json(const std::string& json_text, const std::string& origin) {
     const TopologyReader reader(origin);
     nlohmann::json document;
+    const nlohmann::json::parser_callback_t bounded = [&reader](int depth, nlohmann::json::parse_event_t,
+                                                                nlohmann::json&) {
+        if (depth > kMaxDepth)
+            reader.refuse("nests objects or arrays more than " + std::to_string(kMaxDepth) +
+                          " levels deep (a topology file has three: links[i].from)");
+        return true;
+    };
     try {
-        document = nlohmann::json::parse(json_text);
+        document = nlohmann::json::parse(json_text, bounded);
     } catch (const nlohmann::json::exception& error) {
-        reader.refuse(std::string("not valid JSON: ") + error.what());
+        reader.refuse("not valid JSON: " + plain_json_error(error.what()));
     }
     reader.object(document, "the document", {"comment", "switches", "links", "hosts"});
 

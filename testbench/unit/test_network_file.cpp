@@ -119,6 +119,30 @@ TEST_CASE("topology file: graph errors name the switch and port") {
                       "config: topology t: switch b is not connected to switch a (no path of cables)");
 }
 
+TEST_CASE("topology file: deep nesting, long values and JSON errors give short messages") {
+    // 100,000 nested arrays used to overflow the stack (the bad value was
+    // written into the message); they are refused as they are read.
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    CHECK_THROWS_WITH(network_from_json(deep, "t"), "config: topology t: nests objects or arrays more than 32 levels "
+                                                    "deep (a topology file has three: links[i].from)");
+    // A long bad value is quoted cut short.
+    std::string ports = "[";
+    for (int i = 0; i < 1000; ++i) ports += (i ? "," : "") + std::to_string(i);
+    ports += "]";
+    try {
+        network_from_json(R"({"switches": [{"name": "a", "ports": )" + ports + "}]}", "t");
+        FAIL("a list of ports was taken as a port count");
+    } catch (const ConfigError& error) {
+        const std::string message = error.what();
+        CHECK_THAT(message, Catch::StartsWith("config: topology t: switches[0].ports must be an integer in"));
+        CHECK_THAT(message, Catch::EndsWith("..."));
+        CHECK(message.size() < 200);
+    }
+    // The JSON library's own prefix is not shown.
+    CHECK_THROWS_WITH(network_from_json("{", "t"), Catch::StartsWith("config: topology t: not valid JSON: parse error "
+                                                                     "at line 1, column 2"));
+}
+
 TEST_CASE("topology file: an unreadable file or a directory is refused naming it") {
     CHECK_THROWS_WITH(load_network_file("/nonexistent/topology.json"),
                       "config: topology file:/nonexistent/topology.json: cannot open the file");

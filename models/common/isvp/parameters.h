@@ -30,6 +30,10 @@ class ConfigError : public std::runtime_error {
 /// "config: NAME must be ACCEPTED, got VALUE".
 [[noreturn]] void refuse_parameter(const std::string& name, const std::string& accepted, double got);
 
+/// A JSON parser's message for a user: without the library's
+/// "[json.exception.parse_error.101] " prefix.
+std::string plain_json_error(const std::string& what);
+
 /// Whether `value` is a non-zero power of two (sizes in bytes, ring entries).
 constexpr bool is_power_of_two(std::uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
