@@ -50,16 +50,31 @@ def parse_size(text):
 
 
 def parse_sizes(text):
-    """A:B (powers of two from A to B) or a,b,c — as `isvp bench --sizes`."""
+    """A:B (powers of two from A to B) or a,b,c — as `isvp bench --sizes`, which refuses the same."""
     if ":" in text:
         low, high = (parse_size(t) for t in text.split(":", 1))
-        sizes, size = [], 1
+        if low > high:
+            raise argparse.ArgumentTypeError(f"range '{text}' runs backwards")
+        sizes, size = [0] if low == 0 else [], 1
         while size <= high:
             if size >= low:
                 sizes.append(size)
             size *= 2
-        return sizes
-    return [parse_size(t) for t in text.split(",") if t]
+    else:
+        sizes = [parse_size(t) for t in text.split(",")] if text.strip() else []
+    if not sizes:
+        raise argparse.ArgumentTypeError(f"'{text}' gives no sizes (a power of two between A and B, or a list)")
+    return sizes
+
+
+def counting(least):
+    """An argparse type: a whole number of at least `least`."""
+    def parse(text):
+        if not text.strip().isdigit() or int(text) < least:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of at least {least}")
+        return int(text)
+    parse.__name__ = f"number >= {least}"
+    return parse
 
 
 def parse_nodes(text):
@@ -67,8 +82,12 @@ def parse_nodes(text):
     result = []
     for item in (t.strip() for t in text.split(",") if t.strip()):
         if "x" in item:
-            dims = [int(d) for d in item.split("x")]
-            result.append((math.prod(dims), item))
+            dims = item.split("x")
+            if len(dims) != 3 or not all(d.isdigit() and int(d) > 0 for d in dims):
+                raise argparse.ArgumentTypeError(f"'{item}' is not a torus shape XxYxZ of three positive numbers")
+            result.append((math.prod(int(d) for d in dims), item))
+        elif not item.isdigit():
+            raise argparse.ArgumentTypeError(f"'{item}' is neither a node count nor a torus shape XxYxZ")
         elif int(item) in SHAPES:
             result.append((int(item), SHAPES[int(item)]))
         else:
@@ -592,8 +611,8 @@ def main():
                         help="bytes per rank: A:B (powers of two) or a,b,c; default 4:4M")
     parser.add_argument("--max-buffer", type=parse_size, default=parse_size("4M"),
                         help="largest collective buffer (P x size for per-rank-block collectives); default 4M")
-    parser.add_argument("--iterations", type=int, default=2, help="timed iterations per row; default 2")
-    parser.add_argument("--warmup", type=int, default=1, help="warm-up iterations per row; default 1")
+    parser.add_argument("--iterations", type=counting(1), default=2, help="timed iterations per row; default 2")
+    parser.add_argument("--warmup", type=counting(0), default=1, help="warm-up iterations per row; default 1")
     parser.add_argument("--offload", default="both", choices=["on", "off", "both"], help="default both")
     parser.add_argument("--check", action="store_true", help="check every result of the payload runs")
     parser.add_argument("--aglu", choices=["tlm", "rtl"], help="AgLU implementation in the switches")
@@ -662,6 +681,9 @@ def main():
         for group, sizes in ((whole, args.sizes), (blocks, fitting)):
             if group and sizes:
                 plan.append((nodes, spec, group, sizes, timing_only))
+    if not plan:
+        parser.error("nothing to run: no network (--nodes, --topology, --timing-only-nodes, --timing-only-topology)"
+                     if not networks else f"nothing to run: no size fits --max-buffer {args.max_buffer} bytes")
     total = sum(run_weight(n, g, s, passes) for n, _, g, s, _ in plan)
     progress = Progress(total)
     started = time.monotonic()
