@@ -232,6 +232,12 @@ int PMPI_Finalize(void) {
         // software a lost barrier message counts as arrived (its sender got
         // this far); a switch barrier that ends with error 6 is left as it is
         // (the switch's abort notices end it on every member still waiting).
+        // Any other error (error 3: the ranks' collective calls were out of
+        // step, as when an earlier call failed on some ranks only and they
+        // did not take part in it) fails MPI_Finalize; the rank still leaves
+        // the job as finished (status 1), so the launcher does not report a
+        // program that never called MPI_Finalize.
+        std::string failed;
         try {
             current.collectives->finalize_barrier(world.guest, false);
         } catch (const isvp::guest::DriverError& error) {
@@ -239,10 +245,15 @@ int PMPI_Finalize(void) {
             if (what.find("error code 7 (SHArP") != std::string::npos)
                 current.collectives->finalize_barrier(world.guest, true);
             else if (what.find("error code 6 (link fault") == std::string::npos)
-                throw;
+                failed = what;
         }
         current.driver->set_progress_hook({});
-        current.transport->finish(0);
+        current.transport->finish(failed.empty() ? 0 : 1);
+        if (!failed.empty())
+            fail(MPI_ERR_OTHER,
+                 "the closing barrier failed: the ranks' collective calls were probably out of "
+                 "step (a collective that some ranks skipped, or that failed on only some of them): " +
+                     failed);
         reset_point_to_point();
         communicators().clear_from(0);
         Lifecycle& life = lifecycle();

@@ -128,6 +128,14 @@ isvp_mpi_failure_test(crashes crash 139 "rank 1 killed by signal 11")
 isvp_mpi_failure_test(aborts_while_others_compute busy 3 "rank 0 killed by signal")
 isvp_mpi_failure_test(hits_a_fatal_error fatal 6 "MPI_Send: invalid destination rank 7 \\(communicator size 2\\)")
 isvp_mpi_failure_test(calls_an_unsupported_function unsupported 44 "MPI_Win_create: not supported")
+# Collective calls out of step (rank 1 skipped one): its MPI_Finalize fails
+# with the reason, and the rank is not said to have skipped MPI_Finalize.
+add_test(NAME mpi_finalize_out_of_step_says_why
+         COMMAND timeout 60 $<TARGET_FILE:isvp> run -n 2 --set topology.torus=2x1x1 --set job.kill_grace_ms=300 --
+                 ${isvp_mpi_test_binaries}/mpi_failures outofstep)
+set_tests_properties(mpi_finalize_out_of_step_says_why PROPERTIES TIMEOUT 120 LABELS mpi
+                     PASS_REGULAR_EXPRESSION "rank 1: MPI_Finalize returned class 15: .*the closing barrier failed"
+                     FAIL_REGULAR_EXPRESSION "must call MPI_Finalize")
 if(NOT ISVP_PYTHON3)
   find_program(ISVP_PYTHON3 python3 REQUIRED)
 endif()
