@@ -276,6 +276,10 @@ int bench_smi_main(int argc, char** argv) {
         throw ConfigError("bench smi: --count (the stencil2d tile side) must be at most 512, got " +
                           std::to_string(o.count));
     if (o.iterations > 1000000) throw ConfigError("bench smi: --iterations must be at most 1000000");
+    // The stream kernel's own limit (kernel_catalog.cpp), refused before anything runs.
+    if (o.pop_cycles > 100000)
+        throw ConfigError("bench smi: --pop-cycles must be at most 100000 (the stream kernel's cycles per pop), got " +
+                          std::to_string(o.pop_cycles));
 
     const PlatformConfig config = PlatformConfig::from(parameters);
     const NetworkTopology topology = config.fabric.topology();

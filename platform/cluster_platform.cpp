@@ -171,6 +171,15 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
         throw ConfigError(
             "config: reliable.retransmit_buffer_bytes=" + std::to_string(config.reliable.retransmit_buffer_bytes) +
             " cannot hold one packet of " + std::to_string(largest) + " bytes");
+    // The node's network output is credited with reliable.tx_buffer_phits:
+    // fewer than one packet's and nothing is ever sent (a deadlock).
+    if (config.reliable.enabled(config.fabric.aurora.bit_error_rate) &&
+        config.reliable.tx_buffer_phits < phits_of(largest))
+        throw ConfigError("config: reliable.tx_buffer_phits=" + std::to_string(config.reliable.tx_buffer_phits) +
+                          " cannot hold one packet of " + std::to_string(phits_of(largest)) + " phits (" +
+                          std::to_string(largest) +
+                          " bytes: qdma.packet_payload_bytes / "
+                          "collective.packet_payload_bytes); give at least that");
     return config;
 }
 

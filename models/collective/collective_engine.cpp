@@ -142,14 +142,13 @@ void CollectiveConfig::validate() const {
     // buffer at least one receive window.
     const std::uint32_t packet_phits =
         phits_of(packet_payload_bytes + static_cast<std::uint32_t>(kNetworkPacketOverhead));
+    // (The packet's size may be what changed: say where it comes from.)
+    const std::string one_packet =
+        "an integer in [" + std::to_string(packet_phits) +
+        " (one packet of collective.packet_payload_bytes=" + std::to_string(packet_payload_bytes) + "), 1048576] phits";
     if (host_buffer_phits < packet_phits)
-        refuse_parameter("collective.host_buffer_phits",
-                         "an integer in [" + std::to_string(packet_phits) + " (one packet), 1048576] phits",
-                         host_buffer_phits);
-    if (net_buffer_phits < packet_phits)
-        refuse_parameter("collective.net_buffer_phits",
-                         "an integer in [" + std::to_string(packet_phits) + " (one packet), 1048576] phits",
-                         net_buffer_phits);
+        refuse_parameter("collective.host_buffer_phits", one_packet, host_buffer_phits);
+    if (net_buffer_phits < packet_phits) refuse_parameter("collective.net_buffer_phits", one_packet, net_buffer_phits);
     if (early_buffer_bytes < row_reservation(0))
         refuse_parameter("collective.early_buffer_bytes",
                          "at least one receive window (window_packets x packet_payload_bytes = " +

@@ -281,7 +281,8 @@ void GuestScheduler::run_until_wake() {
             const std::uint64_t limit = *blocked_since_ps_ + horizon_ps_;
             if (now_ps() >= limit) {
                 deadlock("no rank was woken within job.deadlock_horizon_us = " + format_time_ps(horizon_ps_) +
-                         " of simulated time");
+                         " of simulated time (the platform still had events: if it was still working, as a long "
+                         "FPGA kernel does while the hosts wait, raise job.deadlock_horizon_us or set it to 0)");
                 return;
             }
             slice = std::min(slice, from_ps(limit - now_ps()));

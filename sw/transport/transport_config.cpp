@@ -11,7 +11,8 @@ namespace isvp {
 namespace {
 
 constexpr std::int64_t kMinMemoryBytes = 4096;
-constexpr std::int64_t kMaxMemoryBytes = std::int64_t{1} << 40;
+// Host memory ends below the host bridge's MSI window (regmap::kMsiWindowBase).
+constexpr std::int64_t kMaxMemoryBytes = 0xFEE00000;
 constexpr double kMaxWriteNs = 1e6;
 constexpr double kMaxComputeScale = 1e6;
 constexpr double kMaxGraceMs = 600000.0;
@@ -91,7 +92,7 @@ TransportConfig TransportConfig::from(const Parameters& parameters) {
 void TransportConfig::validate() const {
     // Host memory is whole 4 KiB pages (the guest maps it page by page).
     if (memory_bytes % 4096 != 0)
-        refuse_parameter("host.memory_bytes", "a multiple of 4096 in [4096, 2^40] bytes",
+        refuse_parameter("host.memory_bytes", "a multiple of 4096 in [4096, 4276092928 (the MSI window)] bytes",
                          static_cast<double>(memory_bytes));
     param::check_table(*this, kTable);
 }

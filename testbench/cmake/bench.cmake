@@ -53,3 +53,25 @@ set_tests_properties(bench_compare_script_same_and_changed bench_collectives_off
                      sweep_partitions_per_point_identical_rows
                      PROPERTIES LABELS bench TIMEOUT 600)
 set_tests_properties(sweep_script_writes_plots PROPERTIES SKIP_RETURN_CODE 77)
+
+# Values the benches used to accept and then fail on partway through a run
+# (a protocol error, SystemC warnings per rank) are refused before it starts,
+# naming the option or parameter (and, for a buffer, the packet size that
+# set its minimum).
+add_test(NAME bench_pingpong_window_above_limit_named
+         COMMAND isvp bench pingpong --nodes 2 --sizes 8 --iterations 1 --window 150000)
+set_tests_properties(bench_pingpong_window_above_limit_named PROPERTIES LABELS bench TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "bench pingpong: --window takes at most 10000 messages")
+add_test(NAME bench_smi_pop_cycles_above_limit_named
+         COMMAND isvp bench smi --nodes 8 --test stream --pop-cycles 4294967295)
+set_tests_properties(bench_smi_pop_cycles_above_limit_named PROPERTIES LABELS bench TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "bench smi: --pop-cycles must be at most 100000")
+add_test(NAME bench_host_memory_beyond_msi_window_named
+         COMMAND isvp bench collectives --topology torus:2x2x2 --sizes 8 --set host.memory_bytes=8589934592)
+set_tests_properties(bench_host_memory_beyond_msi_window_named PROPERTIES LABELS bench TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "config: host.memory_bytes must be an integer in \\[4096, 4276092928\\]")
+add_test(NAME bench_collective_buffer_minimum_names_the_packet_size
+         COMMAND isvp bench collectives --topology torus:2x2x2 --sizes 8 --set collective.packet_payload_bytes=16384)
+set_tests_properties(bench_collective_buffer_minimum_names_the_packet_size PROPERTIES LABELS bench TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION
+                     "collective.host_buffer_phits must be an integer in \\[513 \\(one packet of collective.packet_payload_bytes=16384\\)")

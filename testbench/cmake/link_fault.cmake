@@ -97,6 +97,12 @@ set_tests_properties(link_fault_bad_ack_delay_named PROPERTIES LABELS "link_faul
                      PASS_REGULAR_EXPRESSION "config: reliable.ack_delay_ns must be below reliable.timeout_ns")
 set_tests_properties(link_fault_retransmit_buffer_below_a_packet_named PROPERTIES LABELS "link_fault" TIMEOUT 60
                      PASS_REGULAR_EXPRESSION "config: reliable.retransmit_buffer_bytes=1024 cannot hold one packet")
+# (reliable.tx_buffer_phits=1 used to run and end in a deadlock report.)
+add_test(NAME link_fault_tx_buffer_below_a_packet_named
+         COMMAND isvp bench collectives --topology torus:2x2x2 --sizes 8 --set reliable.mode=on
+                 --set reliable.tx_buffer_phits=1)
+set_tests_properties(link_fault_tx_buffer_below_a_packet_named PROPERTIES LABELS "link_fault" TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "config: reliable.tx_buffer_phits=1 cannot hold one packet of 33 phits")
 
 # Separate guest processes (isvp run, remote transport) exchanging verified
 # point-to-point messages under bit errors; per-node counters in --stats.
