@@ -407,14 +407,19 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
     for (const auto& [link, count] : links)
         named +=
             (named.empty() ? "" : ", ") + link + " (" + std::to_string(count) + " drop" + (count == 1 ? "" : "s") + ")";
-    if (named.empty()) named = "no link reported a drop of them (acknowledgements lost or late)";
+    // No link dropped them: their acknowledgements were lost or came after
+    // the timeout (a reliable.timeout_ns shorter than a round trip).
+    const std::string dropped =
+        named.empty() ? "no link reported dropping them (acknowledgements lost or late: is reliable.timeout_ns "
+                        "shorter than a round trip?)"
+                      : "dropped by link " + named;
     const std::string what =
         "link fault: " + std::to_string(loss.packets) + " packet" + (loss.packets == 1 ? "" : "s") + " from " +
         topology().endpoint_label(loss.source) + " to " + topology().endpoint_label(loss.destination) + " lost" +
         (loss.at_sender ? " after " + std::to_string(loss.retransmissions) + " retransmission" +
                               (loss.retransmissions == 1 ? "" : "s") + " (reliable.max_retransmissions)"
                         : " (found missing by the receiver; reliable.max_retransmissions = 0)") +
-        "; dropped by link " + named;
+        "; " + dropped;
     if (loss.no_progress) {
         // Nothing gets through to that node: recovery would retransmit (and
         // the guests re-probe) for ever, each loss a fresh event, so no
@@ -424,7 +429,7 @@ void ClusterPlatform::on_loss(const PacketLoss& loss) {
              << topology().endpoint_label(loss.destination) << ": " << loss.lost_in_a_row
              << " packets in a row lost, none acknowledged in between (reliable.max_losses_in_a_row = "
              << loss.lost_in_a_row << "); the last one lost after " << loss.retransmissions << " retransmission"
-             << (loss.retransmissions == 1 ? "" : "s") << " (reliable.max_retransmissions), dropped by link " << named
+             << (loss.retransmissions == 1 ? "" : "s") << " (reliable.max_retransmissions), " << dropped
              << "; with aurora.bit_error_rate = " << bit_error_rate_
              << " the path loses (nearly) every packet: the job cannot go on";
         losses_.push_back(dead.str());

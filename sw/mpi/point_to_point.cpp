@@ -862,6 +862,8 @@ void check_rank(const Comm& comm, int rank, const char* what, bool allow_proc_nu
     if (rank >= 0 && rank < comm.peer_size()) return;
     if (allow_proc_null && rank == MPI_PROC_NULL) return;
     if (allow_any_source && rank == MPI_ANY_SOURCE) return;
+    if (rank == MPI_ANY_SOURCE) fail(MPI_ERR_RANK, "MPI_ANY_SOURCE is not a " + std::string(what) + " rank");
+    if (rank == MPI_PROC_NULL) fail(MPI_ERR_RANK, "MPI_PROC_NULL is not a " + std::string(what) + " rank here");
     fail(MPI_ERR_RANK, "invalid " + std::string(what) + " rank " + std::to_string(rank) +
                            (comm.is_inter() ? " (remote group size " : " (communicator size ") +
                            std::to_string(comm.peer_size()) + ")");
@@ -1214,6 +1216,18 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
             check_p2p(sendbuf, sendcount, sendtype, dest, sendtag, comm, false, "sendbuf", "sendtype");
         const Arguments recv_args =
             check_p2p(recvbuf, recvcount, recvtype, source, recvtag, comm, true, "recvbuf", "recvtype");
+        // The standard wants the two buffers disjoint. Checked where it is
+        // certain: contiguous data of both (strided types may interleave).
+        const Type &st = *send_args.type, &rt = *recv_args.type;
+        if (sendcount > 0 && recvcount > 0 && st.contiguous && rt.contiguous && st.size > 0 && rt.size > 0) {
+            const auto* s = static_cast<const std::uint8_t*>(sendbuf) + st.true_lb;
+            const auto* r = static_cast<const std::uint8_t*>(recvbuf) + rt.true_lb;
+            if (s < r + static_cast<std::size_t>(recvcount) * rt.size &&
+                r < s + static_cast<std::size_t>(sendcount) * st.size)
+                fail(MPI_ERR_BUFFER,
+                     "sendbuf and recvbuf overlap (MPI_Sendrecv needs disjoint buffers; "
+                     "MPI_Sendrecv_replace sends and receives in one)");
+        }
         run_blocking(make_request(Request::Kind::Send, send_args, sendbuf, sendcount, dest, sendtag),
                      MPI_STATUS_IGNORE);
         run_blocking(make_request(Request::Kind::Receive, recv_args, recvbuf, recvcount, source, recvtag), status);

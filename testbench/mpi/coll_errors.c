@@ -138,6 +138,11 @@ int main(int argc, char** argv) {
                      MPI_ERR_BUFFER, "MPI_Sendrecv(sendbuf MPI_IN_PLACE)");
         expect_class(MPI_Pack(MPI_IN_PLACE, 1, MPI_INT, packed, (int)sizeof packed, &position, world), MPI_ERR_BUFFER,
                      "MPI_Pack(MPI_IN_PLACE)");
+        /* Sendrecv's buffers must be disjoint (checked for contiguous data) */
+        expect_class(MPI_Sendrecv(a, 2, MPI_INT, other, 0, a + 1, 2, MPI_INT, other, 0, world, MPI_STATUS_IGNORE),
+                     MPI_ERR_BUFFER, "MPI_Sendrecv(overlapping buffers)");
+        /* MPI_ANY_SOURCE receives; it is no destination */
+        expect_class(MPI_Send(a, 1, MPI_INT, MPI_ANY_SOURCE, 0, world), MPI_ERR_RANK, "MPI_Send(MPI_ANY_SOURCE)");
     }
 
     /* NULL count and displacement arrays */
