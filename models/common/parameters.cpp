@@ -178,9 +178,51 @@ void Parameters::apply_override(std::string_view assignment) {
     assign_text(std::string(assignment.substr(0, equals)), std::string(assignment.substr(equals + 1)), "--set");
 }
 
+namespace {
+
+/// Levenshtein distance of two short names (a typo is one or two edits).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+std::string block_of(const std::string& name) {
+    return name.substr(0, name.find('.'));
+}
+
+}  // namespace
+
 void Parameters::unknown(const std::string& name, const std::string& origin) const {
-    std::string message = "config: unknown parameter '" + name + "' (" + origin + "); known parameters:";
-    for (const auto& [known, entry] : entries_) message += " " + known;
+    // A near miss first (a typo), then the block's own parameters, or the
+    // blocks when the block is unknown too: not all hundred names.
+    std::vector<std::string> close, in_block;
+    std::vector<std::string> blocks;
+    for (const auto& [known, entry] : entries_) {
+        if (edit_distance(name, known) <= 2) close.push_back(known);
+        if (block_of(known) == block_of(name)) in_block.push_back(known);
+        if (blocks.empty() || blocks.back() != block_of(known)) blocks.push_back(block_of(known));
+    }
+    const auto joined = [](const std::vector<std::string>& names, const char* separator) {
+        std::string text;
+        for (const std::string& n : names) text += (text.empty() ? "" : separator) + n;
+        return text;
+    };
+    std::string message = "config: unknown parameter '" + name + "' (" + origin + ")";
+    if (!close.empty()) message += "; did you mean " + joined(close, " or ") + "?";
+    if (!in_block.empty())
+        message += "; the " + block_of(name) + ".* parameters: " + joined(in_block, " ");
+    else
+        message += "; no block '" + block_of(name) + "': the blocks are " + joined(blocks, ", ");
     throw ConfigError(message);
 }
 

@@ -41,10 +41,14 @@ TEST_CASE("parameters: --set overrides parse each kind") {
     CHECK(parameters.flag("stats.enable"));
 }
 
-TEST_CASE("parameters: an unknown name is refused and the known ones listed") {
+TEST_CASE("parameters: an unknown name is refused with a near miss and its block's parameters") {
     Parameters parameters = example();
     CHECK_THROWS_WITH(parameters.apply_override("router.vc=4"),
-                      Catch::Contains("unknown parameter 'router.vc'") && Catch::Contains("router.vcs"));
+                      Catch::Contains("unknown parameter 'router.vc' (--set); did you mean router.vcs?") &&
+                          Catch::Contains("the router.* parameters: ") && !Catch::Contains("link.latency_ns"));
+    CHECK_THROWS_WITH(
+        parameters.apply_override("routr.vcs=4"),
+        Catch::Contains("did you mean router.vcs?") && Catch::Contains("no block 'routr': the blocks are "));
     CHECK_THROWS_WITH(parameters.apply_override("router.vcs"), Catch::Contains("--set expects key=value"));
 }
 
