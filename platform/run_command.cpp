@@ -247,6 +247,11 @@ int run_command(int argc, char** argv) {
     spec.config = TransportConfig::from(parameters);
     spec.config.end_on_early_exit = true;
     PlatformConfig config = PlatformConfig::from(parameters);
+    // Said before anything is set up (a huge -n met the launcher's own limit first).
+    if (const NetworkTopology topology = config.fabric.topology(); static_cast<unsigned>(spec.ranks) > topology.hosts())
+        throw ConfigError("config: " + std::to_string(spec.ranks) + " ranks do not fit the " +
+                          std::to_string(topology.hosts()) + "-node " + topology.description() +
+                          " (one rank per node)");
     config.placement =
         placement_from_options(values, static_cast<unsigned>(spec.ranks), config.fabric.topology(), "run");
     spec.rank_nodes = config.placement.nodes;
