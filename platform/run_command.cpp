@@ -247,13 +247,15 @@ int run_command(int argc, char** argv) {
     spec.config = TransportConfig::from(parameters);
     spec.config.end_on_early_exit = true;
     PlatformConfig config = PlatformConfig::from(parameters);
-    // Said before anything is set up (a huge -n met the launcher's own limit first).
-    if (const NetworkTopology topology = config.fabric.topology(); static_cast<unsigned>(spec.ranks) > topology.hosts())
-        throw ConfigError("config: " + std::to_string(spec.ranks) + " ranks do not fit the " +
-                          std::to_string(topology.hosts()) + "-node " + topology.description() +
-                          " (one rank per node)");
     config.placement =
         placement_from_options(values, static_cast<unsigned>(spec.ranks), config.fabric.topology(), "run");
+    // Said before anything is set up (a huge -n met the launcher's own limit
+    // first); --map-by and --rankfile have said it their way above.
+    if (const NetworkTopology topology = config.fabric.topology();
+        static_cast<unsigned>(spec.ranks) > topology.hosts() - topology.engines())
+        throw ConfigError("config: " + std::to_string(spec.ranks) + " ranks do not fit the " +
+                          std::to_string(topology.hosts() - topology.engines()) + "-node " + topology.description() +
+                          " (one rank per node)");
     spec.rank_nodes = config.placement.nodes;
     if (values.count("partitions") && values.count("debug-rank"))
         throw ConfigError(

@@ -35,3 +35,10 @@ set_tests_properties(rank_placement_map_by_and_rankfile_nic rank_placement_map_b
                      rank_placement_map_by_and_rankfile_software rank_placement_reversed_same_results
                      rank_placement_bad_input_refused rank_placement_bench_collectives_checked_with_model
                      PROPERTIES TIMEOUT 300 LABELS "mpi;placement" PASS_REGULAR_EXPRESSION "PASSED")
+
+# More ranks than hosts without --map-by: said as such before anything is set
+# up (a huge -n used to meet the launcher's "1..65536 ranks" first, status 1).
+add_test(NAME rank_placement_too_many_ranks_refused_first
+         COMMAND isvp run -n 1000000 --set topology.torus=2x2x2 -- /bin/true)
+set_tests_properties(rank_placement_too_many_ranks_refused_first PROPERTIES TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "config: 1000000 ranks do not fit the 8-node 2x2x2 \\(one rank per node\\)")
