@@ -16,7 +16,8 @@ not the model's: reported, and checked only with --wall-tolerance).
 
 Exit status: 0 when both hold the same rows with the same figures (within
 --tolerance) and, with --wall-tolerance, NEW is not slower by more than that;
-1 otherwise; 2 when an input cannot be read.
+1 otherwise; 2 when an input cannot be read. Parameters and run options that
+differ are printed but decide nothing by themselves: the figures do.
 
   scripts/bench_compare.py yesterday.json today.json
   scripts/bench_compare.py results/base results/new --tolerance 0.5 --wall-tolerance 20
@@ -91,10 +92,9 @@ def differs(base, new, tolerance):
         return base != new
     if math.isnan(base) or math.isnan(new):
         return not (math.isnan(base) and math.isnan(new))
-    if tolerance == 0:
+    if tolerance == 0 or base == 0:
         return base != new
-    scale = max(abs(base), abs(new))
-    return scale > 0 and abs(new - base) / scale * 100 > tolerance
+    return abs(new - base) / abs(base) * 100 > tolerance  # relative to the base, as printed
 
 
 def change_text(base, new):
@@ -192,7 +192,8 @@ def main():
     parser.add_argument("base", help="the reference: a bench --json file or a sweep folder")
     parser.add_argument("new", help="the run to check, of the same kind")
     parser.add_argument("--tolerance", type=float, default=0.0, metavar="PCT",
-                        help="relative change of a figure still counted as the same, in per cent (default 0: exact)")
+                        help="change of a figure relative to BASE still counted as the same, in per cent "
+                             "(default 0: exact)")
     parser.add_argument("--wall-tolerance", type=float, default=None, metavar="PCT",
                         help="also fail when NEW's wall time is more than PCT per cent above BASE's")
     args = parser.parse_args()

@@ -61,7 +61,10 @@ def parse_sizes(text):
                 sizes.append(size)
             size *= 2
     else:
-        sizes = [parse_size(t) for t in text.split(",")] if text.strip() else []
+        items = text.split(",")
+        if items and items[-1] == "":
+            items.pop()  # a trailing comma, as isvp bench takes it
+        sizes = [parse_size(t) for t in items]
     if not sizes:
         raise argparse.ArgumentTypeError(f"'{text}' gives no sizes (a power of two between A and B, or a list)")
     return sizes

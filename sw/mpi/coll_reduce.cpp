@@ -2,9 +2,10 @@
 // Reduce_scatter, Scan, Exscan.
 //
 // Offloaded (Reduce, Allreduce, Reduce_scatter_block, and Reduce_scatter
-// when every count is equal) when the op is predefined, the datatype is
-// contiguous with one AgLU datatype throughout, the AgLU supports the pair
-// and the communicator is offloadable. Otherwise in software, with the
+// when every count is equal) when the op is predefined, the datatype has
+// one AgLU datatype throughout (any layout: a strided one is packed for the
+// switch, SwitchData), the AgLU supports the pair and the communicator is
+// offloadable. Otherwise in software, with the
 // switch's own schedules and arithmetic for predefined ops — so both paths
 // combine every element in the same operand order and agree bit for bit,
 // floating point included (docs/MPI.md, "Collectives"):
@@ -145,7 +146,7 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
         const auto n = static_cast<std::size_t>(count);
         if (const auto aglu = offload_reduction(c, Opcode::Reduce, reduction, n)) {
-            SwitchData data(input, n, is_root ? recvbuf : nullptr, n, type);
+            SwitchData data(input, n, recvbuf, n, type, is_root);
             collectives().reduce(c.guest, data.input(), data.output(), aglu_elements(n, type), *aglu,
                                  *reduction.op->predefined, root);
             data.finish();

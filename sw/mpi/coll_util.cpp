@@ -323,26 +323,24 @@ std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, c
 }
 
 SwitchData::SwitchData(const void* input, std::size_t input_count, void* output, std::size_t output_count,
-                       const Type& type)
-    : type_(type), destination_(output), output_count_(output_count) {
+                       const Type& type, bool with_output)
+    : type_(type), with_output_(with_output), destination_(output), output_count_(output_count) {
     if (type.contiguous) {
-        input_ = input ? data_start(input, type) : nullptr;
-        output_ = output ? data_start(output, type) : nullptr;
+        input_ = data_start(input, type);
+        output_ = with_output ? data_start(output, type) : nullptr;
         return;
     }
-    if (input) {
-        in_.resize(input_count * type.size);
-        pack_into(input, input_count, type, in_.data());
-        input_ = in_.data();
-    }
-    if (output) {
+    in_.resize(input_count * type.size);
+    pack_into(input, input_count, type, in_.data());
+    input_ = in_.data();
+    if (with_output) {
         out_.resize(output_count * type.size);
         output_ = out_.data();
     }
 }
 
 void SwitchData::finish() {
-    if (!type_.contiguous && destination_) unpack_from(out_.data(), output_count_, type_, destination_);
+    if (!type_.contiguous && with_output_) unpack_from(out_.data(), output_count_, type_, destination_);
 }
 
 const Type& byte_type() {

@@ -212,11 +212,13 @@ inline std::size_t aglu_elements(std::size_t count, const Type& type) {
 /// them, packed: the caller's buffers themselves when the datatype is
 /// contiguous, else a packed copy of the input (made now) and a staging
 /// area for the output, unpacked into the caller's buffer by finish().
-/// `input` and `output` may be the same buffer (MPI_IN_PLACE) or null.
+/// `input` and `output` may be the same buffer (MPI_IN_PLACE), or
+/// MPI_BOTTOM (null) with a type of absolute addresses; without
+/// `with_output` (a Reduce's non-root) output() is null.
 class SwitchData {
   public:
-    SwitchData(const void* input, std::size_t input_count, void* output, std::size_t output_count,
-               const Type& type);
+    SwitchData(const void* input, std::size_t input_count, void* output, std::size_t output_count, const Type& type,
+               bool with_output = true);
     const std::uint8_t* input() const { return input_; }
     std::uint8_t* output() { return output_; }
     /// Unpacks a staged output into the caller's buffer (nothing when contiguous).
@@ -224,6 +226,7 @@ class SwitchData {
 
   private:
     const Type& type_;
+    bool with_output_;              ///< output() is written
     void* destination_;             ///< the caller's output buffer
     std::size_t output_count_;      ///< its elements
     std::vector<std::uint8_t> in_;  ///< packed input (not contiguous)

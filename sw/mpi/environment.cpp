@@ -207,9 +207,12 @@ int PMPI_Finalized(int* flag) {
 }
 
 int PMPI_Finalize(void) {
-    return entry("MPI_Finalize", MPI_COMM_WORLD, [] {
+    std::string failed;                             // the closing barrier's error, if it failed
+    MPI_Errhandler handler = MPI_ERRORS_ARE_FATAL;  // the world's, which reports it
+    const int code = entry("MPI_Finalize", MPI_COMM_WORLD, [&] {
         State& current = state();
         Comm& world = check_comm(MPI_COMM_WORLD);
+        handler = world.errhandler;
         delete_self_attributes();
         // MPI requires every nonblocking operation complete before
         // MPI_Finalize (MPI 4.0 §11.2.2); one that is not may never finish
@@ -234,10 +237,9 @@ int PMPI_Finalize(void) {
         // (the switch's abort notices end it on every member still waiting).
         // Any other error (error 3: the ranks' collective calls were out of
         // step, as when an earlier call failed on some ranks only and they
-        // did not take part in it) fails MPI_Finalize; the rank still leaves
-        // the job as finished (status 1), so the launcher does not report a
-        // program that never called MPI_Finalize.
-        std::string failed;
+        // did not take part in it) fails MPI_Finalize; the rank still
+        // finalizes and leaves the job as finished (status 1), so the
+        // launcher does not report a program that never called MPI_Finalize.
         try {
             current.collectives->finalize_barrier(world.guest, false);
         } catch (const isvp::guest::DriverError& error) {
@@ -249,17 +251,17 @@ int PMPI_Finalize(void) {
         }
         current.driver->set_progress_hook({});
         current.transport->finish(failed.empty() ? 0 : 1);
-        if (!failed.empty())
-            fail(MPI_ERR_OTHER,
-                 "the closing barrier failed: the ranks' collective calls were probably out of "
-                 "step (a collective that some ranks skipped, or that failed on only some of them): " +
-                     failed);
         reset_point_to_point();
         communicators().clear_from(0);
         Lifecycle& life = lifecycle();
         life.state.reset();
         life.finalized = true;
     });
+    if (code != MPI_SUCCESS || failed.empty()) return code;
+    return raise_with(handler, MPI_ERR_OTHER, "MPI_Finalize",
+                      "the closing barrier failed: the ranks' collective calls were probably out of step (a "
+                      "collective that some ranks skipped, or that failed on only some of them): " +
+                          failed);
 }
 
 int PMPI_Abort(MPI_Comm comm, int errorcode) {

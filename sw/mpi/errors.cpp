@@ -114,6 +114,15 @@ void end_rank(int code, const std::string& why) {
     _exit(code % 256 == 0 ? 1 : code % 256);
 }
 
+int raise_with(MPI_Errhandler handler, int error_class, const char* function, const std::string& message) {
+    last_messages()[error_class] = std::string(function) + ": " + message;
+    if (handler == MPI_ERRORS_RETURN) return error_class;
+    const ClassInfo* info = class_info(error_class);
+    end_rank(error_class, std::string(function) + ": " + message + "\n" + function + ": " +
+                              (info != nullptr ? info->name : "error") + " with MPI_ERRORS_ARE_FATAL: ending the job");
+    return error_class;  // not reached: end_rank ends the process
+}
+
 int raise(MPI_Comm comm, int error_class, const char* function, const std::string& message) {
     Comm* target = find_comm(comm);
     if (target == nullptr) target = find_comm(MPI_COMM_WORLD);

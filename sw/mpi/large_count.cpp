@@ -163,6 +163,17 @@ int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message
 int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
     if (request == nullptr) return entry("MPI_Isendrecv", comm, [] { fail(MPI_ERR_ARG, "request is NULL"); });
+    // As MPI_Sendrecv (types that are not valid are refused by Irecv/Isend below).
+    const Type* sent = find_datatype(sendtype);
+    const Type* received = find_datatype(recvtype);
+    if (sent != nullptr && received != nullptr)
+        if (const int status = entry("MPI_Isendrecv", comm,
+                                     [&] {
+                                         check_disjoint(sendbuf, sendcount, *sent, dest, recvbuf, recvcount, *received,
+                                                        source, "MPI_Isendrecv");
+                                     });
+            status != MPI_SUCCESS)
+            return status;
     MPI_Request send = MPI_REQUEST_NULL;
     // The receive is posted first: a message this rank sends itself matches it.
     if (const int status = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, request);

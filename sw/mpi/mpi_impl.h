@@ -104,6 +104,10 @@ class Error : public std::runtime_error {
 /// prints "function: message" and ends the job; MPI_ERRORS_RETURN — returns
 /// error_class; a user handler — calls it, then returns error_class.
 int raise(MPI_Comm comm, int error_class, const char* function, const std::string& message);
+/// raise() by a handler known already (MPI_Finalize's error, reported by the
+/// world's handler after the world is gone): MPI_ERRORS_RETURN returns the
+/// class, any other ends the rank as MPI_ERRORS_ARE_FATAL does.
+int raise_with(MPI_Errhandler handler, int error_class, const char* function, const std::string& message);
 
 /// The exception in flight, reported through raise(); for entry().
 int raise_current_exception(const char* function, MPI_Comm comm) noexcept;
@@ -363,6 +367,10 @@ void check_tag(int tag, const char* what, bool allow_any = false);
 /// MPI_ERR_BUFFER for a null buffer with count > 0 of a type with data at
 /// offset 0 (MPI_BOTTOM with absolute-address types stays legal).
 void check_buffer(const void* buffer, int count, const Type& type, const char* what);
+/// MPI_ERR_BUFFER when a send-receive's contiguous buffers overlap (both
+/// sides moving data); `function` names the call in the message.
+void check_disjoint(const void* sendbuf, int sendcount, const Type& sendtype, int dest, const void* recvbuf,
+                    int recvcount, const Type& recvtype, int source, const char* function);
 
 // ---- internal point-to-point (collective algorithms) -------------------------------
 

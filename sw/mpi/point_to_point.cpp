@@ -862,8 +862,10 @@ void check_rank(const Comm& comm, int rank, const char* what, bool allow_proc_nu
     if (rank >= 0 && rank < comm.peer_size()) return;
     if (allow_proc_null && rank == MPI_PROC_NULL) return;
     if (allow_any_source && rank == MPI_ANY_SOURCE) return;
-    if (rank == MPI_ANY_SOURCE) fail(MPI_ERR_RANK, "MPI_ANY_SOURCE is not a " + std::string(what) + " rank");
-    if (rank == MPI_PROC_NULL) fail(MPI_ERR_RANK, "MPI_PROC_NULL is not a " + std::string(what) + " rank here");
+    const std::string role = std::string(what);
+    const std::string named = role.size() >= 4 && role.compare(role.size() - 4, 4, "rank") == 0 ? role : role + " rank";
+    if (rank == MPI_ANY_SOURCE) fail(MPI_ERR_RANK, "MPI_ANY_SOURCE is not a " + named);
+    if (rank == MPI_PROC_NULL) fail(MPI_ERR_RANK, "MPI_PROC_NULL is not a " + named + " here");
     fail(MPI_ERR_RANK, "invalid " + std::string(what) + " rank " + std::to_string(rank) +
                            (comm.is_inter() ? " (remote group size " : " (communicator size ") +
                            std::to_string(comm.peer_size()) + ")");
@@ -874,6 +876,21 @@ void check_tag(int tag, const char* what, bool allow_any) {
     if (allow_any && tag == MPI_ANY_TAG) return;
     fail(MPI_ERR_TAG, "invalid " + std::string(what) + " " + std::to_string(tag) + " (tags are 0.." +
                           std::to_string(kTagUpperBound) + " = MPI_TAG_UB" + (allow_any ? ", or MPI_ANY_TAG)" : ")"));
+}
+
+void check_disjoint(const void* sendbuf, int sendcount, const Type& sendtype, int dest, const void* recvbuf,
+                    int recvcount, const Type& recvtype, int source, const char* function) {
+    // The standard wants the two buffers disjoint. Checked where it is
+    // certain: contiguous data on both sides, both moving (strided types may
+    // interleave; MPI_PROC_NULL moves nothing).
+    if (sendcount <= 0 || recvcount <= 0 || dest == MPI_PROC_NULL || source == MPI_PROC_NULL) return;
+    if (!sendtype.contiguous || !recvtype.contiguous || sendtype.size == 0 || recvtype.size == 0) return;
+    const auto* s = static_cast<const std::uint8_t*>(sendbuf) + sendtype.true_lb;
+    const auto* r = static_cast<const std::uint8_t*>(recvbuf) + recvtype.true_lb;
+    if (s < r + static_cast<std::size_t>(recvcount) * recvtype.size &&
+        r < s + static_cast<std::size_t>(sendcount) * sendtype.size)
+        fail(MPI_ERR_BUFFER, std::string("sendbuf and recvbuf overlap (") + function +
+                                 " needs disjoint buffers; MPI_Sendrecv_replace sends and receives in one)");
 }
 
 void check_buffer(const void* buffer, int count, const Type& type, const char* what) {
@@ -1216,18 +1233,8 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
             check_p2p(sendbuf, sendcount, sendtype, dest, sendtag, comm, false, "sendbuf", "sendtype");
         const Arguments recv_args =
             check_p2p(recvbuf, recvcount, recvtype, source, recvtag, comm, true, "recvbuf", "recvtype");
-        // The standard wants the two buffers disjoint. Checked where it is
-        // certain: contiguous data of both (strided types may interleave).
-        const Type &st = *send_args.type, &rt = *recv_args.type;
-        if (sendcount > 0 && recvcount > 0 && st.contiguous && rt.contiguous && st.size > 0 && rt.size > 0) {
-            const auto* s = static_cast<const std::uint8_t*>(sendbuf) + st.true_lb;
-            const auto* r = static_cast<const std::uint8_t*>(recvbuf) + rt.true_lb;
-            if (s < r + static_cast<std::size_t>(recvcount) * rt.size &&
-                r < s + static_cast<std::size_t>(sendcount) * st.size)
-                fail(MPI_ERR_BUFFER,
-                     "sendbuf and recvbuf overlap (MPI_Sendrecv needs disjoint buffers; "
-                     "MPI_Sendrecv_replace sends and receives in one)");
-        }
+        check_disjoint(sendbuf, sendcount, *send_args.type, dest, recvbuf, recvcount, *recv_args.type, source,
+                       "MPI_Sendrecv");
         run_blocking(make_request(Request::Kind::Send, send_args, sendbuf, sendcount, dest, sendtag),
                      MPI_STATUS_IGNORE);
         run_blocking(make_request(Request::Kind::Receive, recv_args, recvbuf, recvcount, source, recvtag), status);

@@ -141,6 +141,12 @@ int main(int argc, char** argv) {
         /* Sendrecv's buffers must be disjoint (checked for contiguous data) */
         expect_class(MPI_Sendrecv(a, 2, MPI_INT, other, 0, a + 1, 2, MPI_INT, other, 0, world, MPI_STATUS_IGNORE),
                      MPI_ERR_BUFFER, "MPI_Sendrecv(overlapping buffers)");
+        /* (both sides MPI_PROC_NULL: nothing moves, one buffer is fine) */
+        CHECK_INT(
+            MPI_Sendrecv(a, 2, MPI_INT, MPI_PROC_NULL, 0, a, 2, MPI_INT, MPI_PROC_NULL, 0, world, MPI_STATUS_IGNORE),
+            MPI_SUCCESS);
+        expect_class(MPI_Isendrecv(a, 2, MPI_INT, other, 0, a + 1, 2, MPI_INT, other, 0, world, &request),
+                     MPI_ERR_BUFFER, "MPI_Isendrecv(overlapping buffers)");
         /* MPI_ANY_SOURCE receives; it is no destination */
         expect_class(MPI_Send(a, 1, MPI_INT, MPI_ANY_SOURCE, 0, world), MPI_ERR_RANK, "MPI_Send(MPI_ANY_SOURCE)");
     }

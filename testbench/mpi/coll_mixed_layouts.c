@@ -5,7 +5,9 @@
  * or the job deadlocks: the offload decision used to depend on each rank's
  * own layout. Allreduce (also in place), Reduce with the root strided and
  * with the root plain, Reduce_scatter_block, Reduce_scatter, and
- * persistent Allreduce_init/Reduce_init started twice. Gaps stay untouched.
+ * persistent Allreduce_init/Reduce_init started twice, and MPI_BOTTOM with
+ * types of absolute addresses (Allreduce and Reduce in place; MPI_BOTTOM is
+ * a null pointer, which must not read as "no buffer"). Gaps stay untouched.
  * ISVP_MPI_STATS=1 shows the calls offloaded (offload on). */
 #include <string.h>
 
@@ -129,6 +131,33 @@ static void persistent(void) {
     CHECK_INT(MPI_Request_free(&requests[1]), MPI_SUCCESS);
 }
 
+/* MPI_BOTTOM with a one-block struct at this rank's buffer's absolute
+ * address: strided on even ranks, contiguous(N, MPI_INT) on odd ones. */
+static void bottom(void) {
+    int buffer[2 * N];
+    MPI_Aint address;
+    MPI_Get_address(buffer, &address);
+    MPI_Datatype block, absolute;
+    if (strided_here())
+        MPI_Type_dup(strided, &block);
+    else
+        MPI_Type_contiguous(N, MPI_INT, &block);
+    int one = 1;
+    MPI_Type_create_struct(1, &one, &address, &block, &absolute);
+    MPI_Type_commit(&absolute);
+    fill(buffer, 6);
+    CHECK_INT(MPI_Allreduce(MPI_IN_PLACE, MPI_BOTTOM, 1, absolute, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+    check_result("Allreduce on MPI_BOTTOM", buffer, 6);
+    fill(buffer, 7);
+    const int root = 1;
+    CHECK_INT(MPI_Reduce(rank == root ? MPI_IN_PLACE : MPI_BOTTOM, rank == root ? MPI_BOTTOM : NULL, 1, absolute,
+                         MPI_SUM, root, MPI_COMM_WORLD),
+              MPI_SUCCESS);
+    if (rank == root) check_result("Reduce into MPI_BOTTOM", buffer, 7);
+    MPI_Type_free(&absolute);
+    MPI_Type_free(&block);
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -148,6 +177,7 @@ int main(int argc, char** argv) {
     reduce_scatter(1);
     reduce_scatter(0);
     persistent();
+    bottom();
     MPI_Type_free(&strided);
     MPI_Type_free(&pair);
     const int status = mpi_check_done("coll_mixed_layouts", rank);

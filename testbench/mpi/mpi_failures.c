@@ -33,7 +33,10 @@ int main(int argc, char** argv) {
             int length = 0, error_class = 0;
             MPI_Error_class(code, &error_class);
             MPI_Error_string(code, text, &length);
-            fprintf(stderr, "rank 1: MPI_Finalize returned class %d: %s\n", error_class, text);
+            int finalized = 0;
+            MPI_Finalized(&finalized);
+            fprintf(stderr, "rank 1: MPI_Finalize returned class %d (finalized %d): %s\n", error_class, finalized,
+                    text);
         }
         return 0;
     }
