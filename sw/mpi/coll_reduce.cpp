@@ -43,6 +43,45 @@ TypedBuffer load(const void* input, std::size_t count, const Type& type) {
     return work;
 }
 
+/// The software path's working copy of a reduction's `count` elements.
+/// Elements that overlap in memory (an extent below the true extent, legal
+/// for a send type) cannot be held apart in a buffer of the type's own
+/// layout: with a predefined op on one basic type they are worked on as the
+/// basic elements instead (`scale` per element), which the op combines
+/// alike; the switch's path packs them the same way (SwitchData).
+struct Working {
+    Working(const Reduction& given, const void* input, std::size_t count) : reduction(given), type_(*given.type) {
+        const bool overlapping = type_.extent > 0 && type_.extent < type_.true_extent;
+        if (!overlapping || !given.op->predefined || type_.uniform == MPI_DATATYPE_NULL || type_.uniform_count == 0) {
+            buffer = load(input, count, type_);
+            return;
+        }
+        const Type& basic = check_datatype(type_.uniform);
+        reduction.type = &basic;
+        scale = type_.uniform_count;
+        std::vector<std::uint8_t> packed(count * type_.size);
+        pack_into(input, count, type_, packed.data());
+        buffer = TypedBuffer(count * scale, basic);
+        unpack_from(packed.data(), count * scale, basic, buffer.data());
+    }
+    std::uint8_t* data() const { return buffer.data(); }
+    /// Elements [from, from + count) of the type into `output`.
+    void store(void* output, std::size_t from, std::size_t count) const {
+        if (scale == 1) return copy_elements(element(buffer.data(), from, type_), output, count, type_);
+        const Type& basic = *reduction.type;
+        std::vector<std::uint8_t> packed(count * type_.size);
+        pack_into(element(buffer.data(), from * scale, basic), count * scale, basic, packed.data());
+        unpack_from(packed.data(), count, type_, output);
+    }
+
+    Reduction reduction;    ///< what the algorithm combines (the basic type when scaled)
+    std::size_t scale = 1;  ///< working elements per element of the type
+    TypedBuffer buffer;     ///< the working copy
+
+  private:
+    const Type& type_;  ///< the caller's type
+};
+
 void allreduce_software(Comm& c, const Reduction& reduction, std::uint8_t* work, std::size_t count) {
     Blocks blocks{work, reduction.type, {0, count}};
     const auto size = static_cast<std::size_t>(c.size());
@@ -76,10 +115,12 @@ void reduce_scatter(Comm& c, const Reduction& reduction, const void* input, void
             return;
         }
     }
-    TypedBuffer work = load(input, total, type);
-    Blocks blocks{work.data(), &type, std::move(first)};
-    run_collective(c, Opcode::ReduceScatter, Algorithm::RecursiveHalving, reduction.fold(), 0, blocks, &reduction);
-    copy_elements(element(work.data(), blocks.first[me], type), recvbuf, own, type);
+    Working work(reduction, input, total);
+    const std::size_t mine = first[me];
+    for (std::size_t& f : first) f *= work.scale;
+    Blocks blocks{work.data(), work.reduction.type, std::move(first)};
+    run_collective(c, Opcode::ReduceScatter, Algorithm::RecursiveHalving, reduction.fold(), 0, blocks, &work.reduction);
+    work.store(recvbuf, mine, own);
 }
 
 /// Sends `partial` to `peer` and returns what the peer sent back (in the
@@ -152,10 +193,10 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
             data.finish();
             return;
         }
-        TypedBuffer work = load(input, n, type);
-        Blocks blocks{work.data(), &type, {0, n}};
-        run_collective(c, Opcode::Reduce, Algorithm::BinomialTree, reduction.fold(), root, blocks, &reduction);
-        if (is_root) copy_elements(work.data(), recvbuf, n, type);
+        Working work(reduction, input, n);
+        Blocks blocks{work.data(), work.reduction.type, {0, n * work.scale}};
+        run_collective(c, Opcode::Reduce, Algorithm::BinomialTree, reduction.fold(), root, blocks, &work.reduction);
+        if (is_root) work.store(recvbuf, 0, n);
     });
 }
 
@@ -176,9 +217,9 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
             data.finish();
             return;
         }
-        TypedBuffer work = load(input, n, type);
-        allreduce_software(c, reduction, work.data(), n);
-        copy_elements(work.data(), recvbuf, n, type);
+        Working work(reduction, input, n);
+        allreduce_software(c, work.reduction, work.data(), n * work.scale);
+        work.store(recvbuf, 0, n);
     });
 }
 

@@ -7,7 +7,10 @@
  * with the root plain, Reduce_scatter_block, Reduce_scatter, and
  * persistent Allreduce_init/Reduce_init started twice, and MPI_BOTTOM with
  * types of absolute addresses (Allreduce and Reduce in place; MPI_BOTTOM is
- * a null pointer, which must not read as "no buffer"). Gaps stay untouched.
+ * a null pointer, which must not read as "no buffer"), and a send type
+ * whose elements overlap (extent below the true extent: legal for sending;
+ * the software path once combined them in a buffer of that layout, where
+ * they clobbered each other). Gaps stay untouched.
  * ISVP_MPI_STATS=1 shows the calls offloaded (offload on). */
 #include <string.h>
 
@@ -158,6 +161,28 @@ static void bottom(void) {
     MPI_Type_free(&block);
 }
 
+/* Reduce_scatter_block whose send type's elements overlap: element e reads
+ * ints e and e + 2 (vector(2, 1, 2, MPI_INT) resized to one int). */
+static void overlapping(void) {
+    MPI_Datatype two, overlap;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &two);
+    MPI_Type_create_resized(two, 0, (MPI_Aint)sizeof(int), &overlap);
+    MPI_Type_commit(&overlap);
+    int send[64 + 2], recv[3] = {GAP, GAP, GAP};
+    for (int i = 0; i < size + 2; ++i) send[i] = contribution(rank, i, 8);
+    CHECK_INT(MPI_Reduce_scatter_block(send, recv, 1, overlap, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+    int first = 0, second = 0;
+    for (int r = 0; r < size; ++r) {
+        first += contribution(r, rank, 8);
+        second += contribution(r, rank + 2, 8);
+    }
+    CHECK_INT(recv[0], first);
+    CHECK_INT(recv[1], GAP);
+    CHECK_INT(recv[2], second);
+    MPI_Type_free(&overlap);
+    MPI_Type_free(&two);
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -178,6 +203,7 @@ int main(int argc, char** argv) {
     reduce_scatter(0);
     persistent();
     bottom();
+    overlapping();
     MPI_Type_free(&strided);
     MPI_Type_free(&pair);
     const int status = mpi_check_done("coll_mixed_layouts", rank);
