@@ -134,6 +134,8 @@ int topology_command(int argc, char** argv) {
         route = std::make_pair(*from, *to);
     }
     std::optional<AggregationTree> tree;
+    if (!values.count("tree") && values.count("tree-index") && !values["tree-index"].defaulted())
+        throw ConfigError("topology: --tree-index chooses among the roots of a --tree: give --tree LIST too");
     if (values.count("tree")) {
         try {
             tree = plan_aggregation_tree(topology, parse_hosts(values["tree"].as<std::string>()),

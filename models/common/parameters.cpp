@@ -8,6 +8,7 @@
 #include <iterator>
 #include <limits>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 namespace isvp {
@@ -144,9 +145,12 @@ void Parameters::load_file(const std::string& path) {
                           " MiB (a platform file is a few KiB)");
     // The parser itself does not recurse; the depth is bounded as it reads,
     // before anything deep is built or walked.
-    const nlohmann::json::parser_callback_t bounded = [&path](int depth, nlohmann::json::parse_event_t,
-                                                              nlohmann::json&) {
+    JsonKeyTracker keys;
+    const nlohmann::json::parser_callback_t bounded = [&path, &keys](int depth, nlohmann::json::parse_event_t event,
+                                                                     nlohmann::json& parsed) {
         if (depth > kMaxConfigDepth) throw ConfigError(too_deep(path));
+        if (const auto key = keys.repeated(event, parsed))
+            throw ConfigError("config: " + path + " gives the key '" + *key + "' twice in one object");
         return true;
     };
     nlohmann::json document;
@@ -168,6 +172,11 @@ void Parameters::load_json(const nlohmann::json& document, const std::string& or
     if (!document.is_object()) throw ConfigError("config: " + origin + " must hold a JSON object at the top level");
     std::vector<std::pair<std::string, nlohmann::json>> values;
     flatten(document, "", 1, origin, values);
+    // Nested and dotted forms of one name ({"router": {"vcs": 2}, "router.vcs": 4}).
+    std::set<std::string> seen;
+    for (const auto& [name, value] : values)
+        if (!seen.insert(name).second)
+            throw ConfigError("config: " + origin + " gives " + name + " twice (nested and as a dotted name)");
     for (const auto& [name, value] : values) assign(name, value, origin);
 }
 

@@ -99,11 +99,14 @@ class TopologyReader {
 NetworkTopology network_from_json(const std::string& json_text, const std::string& origin) {
     const TopologyReader reader(origin);
     nlohmann::json document;
-    const nlohmann::json::parser_callback_t bounded = [&reader](int depth, nlohmann::json::parse_event_t,
-                                                                nlohmann::json&) {
+    JsonKeyTracker keys;
+    const nlohmann::json::parser_callback_t bounded = [&reader, &keys](int depth, nlohmann::json::parse_event_t event,
+                                                                       nlohmann::json& parsed) {
         if (depth > kMaxDepth)
             reader.refuse("nests objects or arrays more than " + std::to_string(kMaxDepth) +
                           " levels deep (a topology file has three: links[i].from)");
+        if (const auto key = keys.repeated(event, parsed))
+            reader.refuse("the key '" + *key + "' is given twice in one object");
         return true;
     };
     try {

@@ -87,3 +87,9 @@ set_tests_properties(topology_command_refuses_a_route_of_three_hosts
                      topology_command_refuses_a_host_address_beyond_32_bits
                      topology_command_refuses_a_tree_member_beyond_32_bits topology_command_refuses_a_negative_tree_index
                      PROPERTIES LABELS topology FAIL_REGULAR_EXPRESSION "leaf0:")
+
+# --tree-index without --tree used to be ignored silently.
+add_test(NAME topology_tree_index_needs_tree
+         COMMAND isvp topology --topology fattree:radix=8,hosts=16 --tree-index 3)
+set_tests_properties(topology_tree_index_needs_tree PROPERTIES TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "--tree-index chooses among the roots of a --tree: give --tree LIST too")

@@ -138,6 +138,9 @@ TEST_CASE("topology file: deep nesting, long values and JSON errors give short m
         CHECK_THAT(message, Catch::EndsWith("..."));
         CHECK(message.size() < 200);
     }
+    // A key given twice (the parser would keep the last).
+    CHECK_THROWS_WITH(network_from_json(R"({"switches": [{"name": "a", "ports": 2, "ports": 3}]})", "t"),
+                      "config: topology t: the key 'ports' is given twice in one object");
     // The JSON library's own prefix is not shown.
     CHECK_THROWS_WITH(network_from_json("{", "t"), Catch::StartsWith("config: topology t: not valid JSON: parse error "
                                                                      "at line 1, column 2"));

@@ -63,6 +63,19 @@ TEST_CASE("parameters: a JSON platform file nests names and is type-checked") {
     CHECK_THROWS_WITH(parameters.load_json(nlohmann::json::parse("[1, 2]"), "p.json"), Catch::Contains("JSON object"));
 }
 
+TEST_CASE("parameters: a name given twice in a file is refused, not the last one taken") {
+    const std::string path = "isvp_test_parameters_twice.json";
+    Parameters parameters = example();
+    std::ofstream(path) << R"({"router": {"vcs": 2, "vcs": 4}})";
+    CHECK_THROWS_WITH(parameters.load_file(path),
+                      Catch::Contains(path) && Catch::Contains("gives the key 'vcs' twice"));
+    std::ofstream(path) << R"({"router": {"vcs": 2}, "router.vcs": 4})";
+    CHECK_THROWS_WITH(parameters.load_file(path),
+                      Catch::Contains(path) && Catch::Contains("gives router.vcs twice (nested and as a dotted name)"));
+    std::remove(path.c_str());
+    CHECK(parameters.integer("router.vcs") == 2);  // nothing was assigned
+}
+
 TEST_CASE("parameters: a file that is not JSON is refused with its name") {
     const std::string path = "isvp_test_parameters_bad.json";
     std::ofstream(path) << "{ router: ";

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -33,6 +35,27 @@ class ConfigError : public std::runtime_error {
 /// A JSON parser's message for a user: without the library's
 /// "[json.exception.parse_error.101] " prefix.
 std::string plain_json_error(const std::string& what);
+
+/// Follows a JSON parser's callback events to find a key given twice in one
+/// object (the parser would keep the last one silently).
+class JsonKeyTracker {
+  public:
+    /// The key, when this event repeats one of its object's keys.
+    std::optional<std::string> repeated(nlohmann::json::parse_event_t event, const nlohmann::json& parsed) {
+        using Event = nlohmann::json::parse_event_t;
+        if (event == Event::object_start) {
+            keys_.emplace_back();
+        } else if (event == Event::object_end) {
+            if (!keys_.empty()) keys_.pop_back();
+        } else if (event == Event::key && !keys_.empty() && parsed.is_string()) {
+            if (!keys_.back().insert(parsed.get<std::string>()).second) return parsed.get<std::string>();
+        }
+        return std::nullopt;
+    }
+
+  private:
+    std::vector<std::set<std::string>> keys_;  ///< per open object, its keys so far
+};
 
 /// Whether `value` is a non-zero power of two (sizes in bytes, ring entries).
 constexpr bool is_power_of_two(std::uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
