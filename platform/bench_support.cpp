@@ -19,6 +19,10 @@ bool apply_ring_or_topology(const boost::program_options::variables_map& values,
     const auto apply_ring = [&] {
         const unsigned nodes = whole_value<unsigned>(values, "nodes");
         if (nodes < 2) throw ConfigError(command + ": --nodes must be at least 2, got " + std::to_string(nodes));
+        if (nodes > 65536)  // what topology.torus takes: the destination field has 16 bits
+            throw ConfigError(command +
+                              ": --nodes takes at most 65536 nodes (the destination field has 16 bits), got " +
+                              std::to_string(nodes));
         parameters.apply_override("topology.kind=torus");
         parameters.apply_override("topology.torus=" + std::to_string(nodes) + "x1x1");
     };

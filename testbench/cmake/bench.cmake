@@ -75,3 +75,6 @@ add_test(NAME bench_collective_buffer_minimum_names_the_packet_size
 set_tests_properties(bench_collective_buffer_minimum_names_the_packet_size PROPERTIES LABELS bench TIMEOUT 60
                      PASS_REGULAR_EXPRESSION
                      "collective.host_buffer_phits must be an integer in \\[513 \\(one packet of collective.packet_payload_bytes=16384\\)")
+add_test(NAME bench_pingpong_nodes_above_limit_named COMMAND isvp bench pingpong --nodes 100000 --sizes 8)
+set_tests_properties(bench_pingpong_nodes_above_limit_named PROPERTIES LABELS bench TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "bench pingpong: --nodes takes at most 65536 nodes")
