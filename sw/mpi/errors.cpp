@@ -114,29 +114,10 @@ void end_rank(int code, const std::string& why) {
     _exit(code % 256 == 0 ? 1 : code % 256);
 }
 
-int raise_with(MPI_Errhandler handler, int error_class, const char* function, const std::string& message) {
+int raise_with(MPI_Errhandler handler, int error_class, const char* function, const std::string& message,
+               const Comm* target) {
     last_messages()[error_class] = std::string(function) + ": " + message;
     if (handler == MPI_ERRORS_RETURN) return error_class;
-    const ClassInfo* info = class_info(error_class);
-    end_rank(error_class, std::string(function) + ": " + message + "\n" + function + ": " +
-                              (info != nullptr ? info->name : "error") + " with MPI_ERRORS_ARE_FATAL: ending the job");
-    return error_class;  // not reached: end_rank ends the process
-}
-
-int raise(MPI_Comm comm, int error_class, const char* function, const std::string& message) {
-    Comm* target = find_comm(comm);
-    if (target == nullptr) target = find_comm(MPI_COMM_WORLD);
-    const MPI_Errhandler handler = target != nullptr ? target->errhandler : MPI_ERRORS_ARE_FATAL;
-    last_messages()[error_class] = std::string(function) + ": " + message;
-    if (handler == MPI_ERRORS_RETURN) return error_class;
-    if (handler != MPI_ERRORS_ARE_FATAL) {
-        if (Errhandler* user = objects().errhandlers.find(handler); user != nullptr && user->function != nullptr) {
-            MPI_Comm handle = target->handle;
-            int code = error_class;
-            user->function(&handle, &code);
-            return error_class;
-        }
-    }
     const ClassInfo* info = class_info(error_class);
     std::string where = finalized() ? "after MPI_Finalize" : "before MPI_Init";
     if (active() && target != nullptr)
@@ -145,6 +126,23 @@ int raise(MPI_Comm comm, int error_class, const char* function, const std::strin
     end_rank(error_class, std::string(function) + ": " + message + "\n" + function + ": " +
                               (info != nullptr ? info->name : "error") + " " + where +
                               " with MPI_ERRORS_ARE_FATAL: ending the job");
+    return error_class;  // not reached: end_rank ends the process
+}
+
+int raise(MPI_Comm comm, int error_class, const char* function, const std::string& message) {
+    Comm* target = find_comm(comm);
+    if (target == nullptr) target = find_comm(MPI_COMM_WORLD);
+    const MPI_Errhandler handler = target != nullptr ? target->errhandler : MPI_ERRORS_ARE_FATAL;
+    if (handler != MPI_ERRORS_RETURN && handler != MPI_ERRORS_ARE_FATAL) {
+        if (Errhandler* user = objects().errhandlers.find(handler); user != nullptr && user->function != nullptr) {
+            last_messages()[error_class] = std::string(function) + ": " + message;
+            MPI_Comm handle = target->handle;
+            int code = error_class;
+            user->function(&handle, &code);
+            return error_class;
+        }
+    }
+    return raise_with(handler, error_class, function, message, target);
 }
 
 int raise_current_exception(const char* function, MPI_Comm comm) noexcept {

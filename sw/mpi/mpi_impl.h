@@ -104,10 +104,13 @@ class Error : public std::runtime_error {
 /// prints "function: message" and ends the job; MPI_ERRORS_RETURN — returns
 /// error_class; a user handler — calls it, then returns error_class.
 int raise(MPI_Comm comm, int error_class, const char* function, const std::string& message);
-/// raise() by a handler known already (MPI_Finalize's error, reported by the
-/// world's handler after the world is gone): MPI_ERRORS_RETURN returns the
-/// class, any other ends the rank as MPI_ERRORS_ARE_FATAL does.
-int raise_with(MPI_Errhandler handler, int error_class, const char* function, const std::string& message);
+struct Comm;
+/// raise() by a handler known already (also MPI_Finalize's error, reported
+/// by the world's handler after the world is gone; `target`, if known, is
+/// named in the fatal message): MPI_ERRORS_RETURN returns the class, any
+/// other ends the rank as MPI_ERRORS_ARE_FATAL does.
+int raise_with(MPI_Errhandler handler, int error_class, const char* function, const std::string& message,
+               const Comm* target = nullptr);
 
 /// The exception in flight, reported through raise(); for entry().
 int raise_current_exception(const char* function, MPI_Comm comm) noexcept;

@@ -66,14 +66,14 @@ TEST_CASE("parameters: a JSON platform file nests names and is type-checked") {
 TEST_CASE("parameters: a name given twice in a file is refused, not the last one taken") {
     const std::string path = "isvp_test_parameters_twice.json";
     Parameters parameters = example();
-    std::ofstream(path) << R"({"router": {"vcs": 2, "vcs": 4}})";
+    std::ofstream(path) << R"({"router": {"vcs": 3, "vcs": 4}})";
     CHECK_THROWS_WITH(parameters.load_file(path),
                       Catch::Contains(path) && Catch::Contains("gives the key 'vcs' twice"));
-    std::ofstream(path) << R"({"router": {"vcs": 2}, "router.vcs": 4})";
+    std::ofstream(path) << R"({"router": {"vcs": 3}, "router.vcs": 4})";
     CHECK_THROWS_WITH(parameters.load_file(path),
                       Catch::Contains(path) && Catch::Contains("gives router.vcs twice (nested and as a dotted name)"));
     std::remove(path.c_str());
-    CHECK(parameters.integer("router.vcs") == 2);  // nothing was assigned
+    CHECK(parameters.integer("router.vcs") == 2);  // the default: neither value was assigned
 }
 
 TEST_CASE("parameters: a file that is not JSON is refused with its name") {
