@@ -45,52 +45,74 @@ F float_max(F a, F b) {
     return a > b ? a : b;
 }
 
+// Each combiner works on a whole array of vectors with the operation and
+// the datatype decided once, outside the loop: the lane loop is then plain
+// arithmetic the compiler unrolls and vectorises (a switch per lane cost
+// ~140 instructions per vector, 15 % of a 1 MiB Allreduce with payload).
+
+/// out[v] = a[v] `lane` b[v] for every lane of type T of `count` vectors.
+/// Each vector is copied to locals first, so `out` may alias `a` or `b`.
+template <typename T, typename Lane>
+void combine_vectors(const Vector256* a, const Vector256* b, Vector256* out, std::size_t count, Lane lane) {
+    constexpr std::size_t kLanes = kVectorBytes / sizeof(T);
+    for (std::size_t v = 0; v < count; ++v) {
+        T lanes_a[kLanes];
+        T lanes_b[kLanes];
+        std::memcpy(lanes_a, a[v].data(), kVectorBytes);
+        std::memcpy(lanes_b, b[v].data(), kVectorBytes);
+        for (std::size_t i = 0; i < kLanes; ++i) lanes_a[i] = lane(lanes_a[i], lanes_b[i]);
+        std::memcpy(out[v].data(), lanes_a, kVectorBytes);
+    }
+}
+
 template <typename F>
-F combine_float(Operation op, F a, F b) {
+void combine_floats(Operation op, const Vector256* a, const Vector256* b, Vector256* out, std::size_t count) {
     switch (op) {
         case Operation::Sum:
-            return canonicalise(a + b);
+            return combine_vectors<F>(a, b, out, count, [](F x, F y) { return canonicalise(x + y); });
         case Operation::Prod:
-            return canonicalise(a * b);
+            return combine_vectors<F>(a, b, out, count, [](F x, F y) { return canonicalise(x * y); });
         case Operation::Min:
-            return float_min(a, b);
+            return combine_vectors<F>(a, b, out, count, [](F x, F y) { return float_min(x, y); });
         case Operation::Max:
-            return float_max(a, b);
+            return combine_vectors<F>(a, b, out, count, [](F x, F y) { return float_max(x, y); });
         default:
-            return F{};  // unreachable: support is checked before dispatch
+            return;  // unreachable: support is checked before dispatch
     }
 }
 
 template <typename T>
-T combine_integer(Operation op, T a, T b) {
+void combine_integers(Operation op, const Vector256* a, const Vector256* b, Vector256* out, std::size_t count) {
     // Arithmetic in an unsigned type at least as wide as `unsigned`, so that
     // wrap-around is defined and small types do not promote to signed int.
     using Wide = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
-    const Wide wa = static_cast<Wide>(a);
-    const Wide wb = static_cast<Wide>(b);
     switch (op) {
         case Operation::Sum:
-            return static_cast<T>(wa + wb);
+            return combine_vectors<T>(a, b, out, count, [](T x, T y) {
+                return static_cast<T>(static_cast<Wide>(static_cast<Wide>(x) + static_cast<Wide>(y)));
+            });
         case Operation::Prod:
-            return static_cast<T>(wa * wb);
+            return combine_vectors<T>(a, b, out, count, [](T x, T y) {
+                return static_cast<T>(static_cast<Wide>(static_cast<Wide>(x) * static_cast<Wide>(y)));
+            });
         case Operation::Min:
-            return a < b ? a : b;
+            return combine_vectors<T>(a, b, out, count, [](T x, T y) { return x < y ? x : y; });
         case Operation::Max:
-            return a > b ? a : b;
+            return combine_vectors<T>(a, b, out, count, [](T x, T y) { return x > y ? x : y; });
         case Operation::Land:
-            return static_cast<T>((a != 0) && (b != 0));
+            return combine_vectors<T>(a, b, out, count, [](T x, T y) { return static_cast<T>((x != 0) && (y != 0)); });
         case Operation::Lor:
-            return static_cast<T>((a != 0) || (b != 0));
+            return combine_vectors<T>(a, b, out, count, [](T x, T y) { return static_cast<T>((x != 0) || (y != 0)); });
         case Operation::Lxor:
-            return static_cast<T>((a != 0) != (b != 0));
+            return combine_vectors<T>(a, b, out, count, [](T x, T y) { return static_cast<T>((x != 0) != (y != 0)); });
         case Operation::Band:
-            return static_cast<T>(a & b);
+            return combine_vectors<T>(a, b, out, count, [](T x, T y) { return static_cast<T>(x & y); });
         case Operation::Bor:
-            return static_cast<T>(a | b);
+            return combine_vectors<T>(a, b, out, count, [](T x, T y) { return static_cast<T>(x | y); });
         case Operation::Bxor:
-            return static_cast<T>(a ^ b);
+            return combine_vectors<T>(a, b, out, count, [](T x, T y) { return static_cast<T>(x ^ y); });
         default:
-            return T{};
+            return;  // unreachable: support is checked before dispatch
     }
 }
 
@@ -123,66 +145,40 @@ std::uint64_t combine_pair(bool minloc, std::uint64_t a, std::uint64_t b) {
     return a_wins ? a : b;
 }
 
-template <typename T>
-void combine_lanes(Operation op, const Vector256& a, const Vector256& b, Vector256& out) {
-    constexpr std::size_t kLanes = kVectorBytes / sizeof(T);
-    T lanes_a[kLanes];
-    T lanes_b[kLanes];
-    std::memcpy(lanes_a, a.data(), kVectorBytes);
-    std::memcpy(lanes_b, b.data(), kVectorBytes);
-    for (std::size_t i = 0; i < kLanes; ++i) {
-        if constexpr (std::is_floating_point_v<T>)
-            lanes_a[i] = combine_float(op, lanes_a[i], lanes_b[i]);
-        else
-            lanes_a[i] = combine_integer(op, lanes_a[i], lanes_b[i]);
-    }
-    std::memcpy(out.data(), lanes_a, kVectorBytes);
-}
-
 template <typename V>
-void combine_pairs(Operation op, const Vector256& a, const Vector256& b, Vector256& out) {
+void combine_pairs(Operation op, const Vector256* a, const Vector256* b, Vector256* out, std::size_t count) {
     const bool minloc = op == Operation::Minloc;
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = combine_pair<V>(minloc, a[i], b[i]);
+    combine_vectors<std::uint64_t>(
+        a, b, out, count, [minloc](std::uint64_t x, std::uint64_t y) { return combine_pair<V>(minloc, x, y); });
 }
 
-void combine_one(Operation op, Datatype type, const Vector256& a, const Vector256& b, Vector256& out) {
+void combine_all(Operation op, Datatype type, const Vector256* a, const Vector256* b, Vector256* out,
+                 std::size_t count) {
     switch (type) {
         case Datatype::Int8:
-            combine_lanes<std::int8_t>(op, a, b, out);
-            break;
+            return combine_integers<std::int8_t>(op, a, b, out, count);
         case Datatype::Int16:
-            combine_lanes<std::int16_t>(op, a, b, out);
-            break;
+            return combine_integers<std::int16_t>(op, a, b, out, count);
         case Datatype::Int32:
-            combine_lanes<std::int32_t>(op, a, b, out);
-            break;
+            return combine_integers<std::int32_t>(op, a, b, out, count);
         case Datatype::Int64:
-            combine_lanes<std::int64_t>(op, a, b, out);
-            break;
+            return combine_integers<std::int64_t>(op, a, b, out, count);
         case Datatype::UInt8:
-            combine_lanes<std::uint8_t>(op, a, b, out);
-            break;
+            return combine_integers<std::uint8_t>(op, a, b, out, count);
         case Datatype::UInt16:
-            combine_lanes<std::uint16_t>(op, a, b, out);
-            break;
+            return combine_integers<std::uint16_t>(op, a, b, out, count);
         case Datatype::UInt32:
-            combine_lanes<std::uint32_t>(op, a, b, out);
-            break;
+            return combine_integers<std::uint32_t>(op, a, b, out, count);
         case Datatype::UInt64:
-            combine_lanes<std::uint64_t>(op, a, b, out);
-            break;
+            return combine_integers<std::uint64_t>(op, a, b, out, count);
         case Datatype::Float32:
-            combine_lanes<float>(op, a, b, out);
-            break;
+            return combine_floats<float>(op, a, b, out, count);
         case Datatype::Float64:
-            combine_lanes<double>(op, a, b, out);
-            break;
+            return combine_floats<double>(op, a, b, out, count);
         case Datatype::Float32Int32:
-            combine_pairs<float>(op, a, b, out);
-            break;
+            return combine_pairs<float>(op, a, b, out, count);
         case Datatype::Int32Int32:
-            combine_pairs<std::int32_t>(op, a, b, out);
-            break;
+            return combine_pairs<std::int32_t>(op, a, b, out, count);
     }
 }
 
@@ -217,14 +213,14 @@ void aglu_require_supported(Operation op, Datatype type) {
 Vector256 aglu_combine(Operation op, Datatype type, const Vector256& a, const Vector256& b) {
     aglu_require_supported(op, type);
     Vector256 out;
-    combine_one(op, type, a, b, out);
+    combine_all(op, type, &a, &b, &out, 1);
     return out;
 }
 
 void aglu_combine(Operation op, Datatype type, const Vector256* a, const Vector256* b, Vector256* out,
                   std::size_t count) {
     aglu_require_supported(op, type);
-    for (std::size_t i = 0; i < count; ++i) combine_one(op, type, a[i], b[i], out[i]);
+    combine_all(op, type, a, b, out, count);
 }
 
 }  // namespace isvp
