@@ -697,7 +697,7 @@ int bench_collectives(int argc, char** argv) {
         std::cout << "# flow network: " << counted.packets << " packets, " << counted.streams << " streams, "
                   << counted.flow_starts << " flow starts, " << counted.reweighs << " re-weighed, " << counted.holds
                   << " held inside a message, " << counted.express << " without a flow (one phit), " << counted.solves
-                  << " max-min solves\n";
+                  << " max-min solves, " << job.platform()->flow_engine_wakeups() << " engine wake-ups\n";
     }
     if (with_reliable)
         std::cout << "# reliable delivery: links dropped " << link_drops << " packets; " << reliable.data_packets

@@ -196,6 +196,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
                 ? std::make_unique<FlowNetwork>("flow_network", config.fabric, config.network.linger_round_trips,
                                                 config.network.hold)
                 : nullptr),
+      engine_scheduler_(flow_ ? std::make_unique<WakeupScheduler>("engine_scheduler") : nullptr),
       ranks_(static_cast<unsigned>(ranks.size())),
       reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)),
       bit_error_rate_(config.fabric.aurora.bit_error_rate) {
@@ -264,9 +265,11 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
                                                 static_cast<std::uint16_t>(count), memory.base, memory.bytes));
         Node& node = *nodes_.back();
         node.pcie.set_transaction_log(pcie_log_.get(), n);
-        // The engine's timed wake-ups on the routers' scheduler: a push on its
-        // heap instead of an entry in the kernel's timed queue (same times).
+        // The engine's timed wake-ups on the routers' scheduler (with the
+        // flow network, on one of their own): a push on its heap instead of
+        // an entry in the kernel's timed queue (same times).
         if (fabric_) node.collective.use_scheduler(fabric_->scheduler());
+        if (engine_scheduler_) node.collective.use_scheduler(*engine_scheduler_);
         // Trace process n + 1 is node n: its engine and, on a torus, its router.
         if (trace_) node.collective.set_trace(trace_.get(), n + 1);
         if (reliable_) {

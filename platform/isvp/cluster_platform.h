@@ -28,6 +28,7 @@
 #include "isvp/rank_placement.h"
 #include "isvp/switch_engine.h"
 #include "isvp/trace_writer.h"
+#include "isvp/wakeup_scheduler.h"
 
 namespace isvp {
 
@@ -81,6 +82,8 @@ class ClusterPlatform : public sc_core::sc_module {
     Fabric& fabric();
     /// The flow network (network.model = flow), else null.
     FlowNetwork* flow_network() { return flow_.get(); }
+    /// With the flow network: how often its scheduler woke a NIC engine.
+    std::uint64_t flow_engine_wakeups() const { return engine_scheduler_ ? engine_scheduler_->wakeups() : 0; }
     const NetworkTopology& topology() const;
     /// Switch-to-switch hops of packets so far (the simulator-speed unit), either model.
     std::uint64_t packet_hops() const;
@@ -112,6 +115,9 @@ class ClusterPlatform : public sc_core::sc_module {
     std::unique_ptr<PcieTransactionLog> pcie_log_;        ///< trace.pcie, or null (closed before trace_)
     std::unique_ptr<Fabric> fabric_;                      ///< routers and links (network.model = packet), else null
     std::unique_ptr<FlowNetwork> flow_;                   ///< the flow network (network.model = flow), else null
+    /// With the flow network: wakes the NIC engines, as the fabric's
+    /// scheduler does on a packet network (else null).
+    std::unique_ptr<WakeupScheduler> engine_scheduler_;
     unsigned ranks_;                                      ///< nodes that run a rank
     std::vector<std::unique_ptr<Node>> nodes_;            ///< one per fabric node; null where another partition has it
     std::vector<std::unique_ptr<IdleHost>> idle_hosts_;   ///< CPUs of rank-less nodes

@@ -51,6 +51,14 @@ add_test(NAME flow_solves_per_flow_not_per_packet
                  --set network.flow_linger_round_trips=1)
 set_tests_properties(flow_solves_per_flow_not_per_packet PROPERTIES LABELS flow TIMEOUT 300)
 
+# The NIC engines run on the platform's wake-up scheduler, as on a packet
+# fabric: their own timed events filled SystemC's timed queue, a third of a
+# 64-node 4 MiB Allreduce's CPU (docs/PERFORMANCE.md, "Session 24").
+add_test(NAME flow_engines_on_the_wakeup_scheduler
+         COMMAND ${ISVP_PYTHON3} ${flow_checks} wakeups $<TARGET_FILE:isvp> --topology torus:2x2x2
+                 --collectives allreduce --sizes 4K --iterations 1 --warmup 0 --offload on)
+set_tests_properties(flow_engines_on_the_wakeup_scheduler PROPERTIES LABELS flow TIMEOUT 300)
+
 # Concurrent steps share a node's ports: on a 2x2x2 torus the offloaded
 # Allreduce streams its three steps at once, and their window grants (22 B)
 # start flows ahead of 1 KiB data. Weighed for the grant, a flow charged its

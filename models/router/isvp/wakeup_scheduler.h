@@ -50,6 +50,8 @@ class WakeupScheduler : public sc_core::sc_module {
     /// notified with SC_ZERO_TIME does for a method — even while the
     /// scheduler runs (request() for now would wake it in this activation).
     void request_next_delta(unsigned id);
+    /// Clients woken so far.
+    std::uint64_t wakeups() const { return queue_.wakeups(); }
 
   private:
     void run();
