@@ -257,6 +257,9 @@ int bench_collectives(int argc, char** argv) {
         "vcd", po::value<std::string>()->value_name("FILE"),
         "record the RTL AgLU waveform of node 0's switch (needs --aglu rtl; aglu.vcd)")(
         "progress", "print a progress line on stderr (default: when stderr is a terminal)")(
+        "progress-every", po::value<double>()->default_value(30.0, "30")->value_name("S"),
+        "with progress lines, also every S s of wall time while a row runs: its simulated time and packet-hops so "
+        "far (0: only when a row ends)")(
         "json", po::value<std::string>()->value_name("FILE"),
         "also write the rows, the model and the parameters as JSON")(
         "partitions", po::value<std::string>()->value_name("P|auto"),
@@ -270,7 +273,8 @@ int bench_collectives(int argc, char** argv) {
                "usage: isvp bench collectives [--topology torus:XxYxZ|fattree:radix=R,hosts=N|file:PATH]\n"
                "        [--collectives LIST] [--sizes A:B|list]\n"
                "        [--iterations N] [--warmup N] [--aglu tlm|rtl] [--offload on|off|both] [--check]\n"
-               "        [--timing-only] [--vcd FILE] [--progress] [--json FILE] [--partitions P|auto] [--set k=v]...\n"
+               "        [--timing-only] [--vcd FILE] [--progress] [--progress-every S] [--json FILE]\n"
+               "        [--partitions P|auto] [--set k=v]...\n"
                "One row per collective and size. Latency: every call starts after a barrier; each rank\n"
                "times its own call; the row is the average over the timed iterations (after --warmup\n"
                "untimed ones) of the maximum over ranks, as the OSU benchmarks report. Beside it the\n"
@@ -306,6 +310,13 @@ int bench_collectives(int argc, char** argv) {
     const auto collectives = parse_collectives(values["collectives"].as<std::string>());
     const auto sizes = parse_size_list(values["sizes"].as<std::string>());
     const unsigned iterations = whole_value<unsigned>(values, "iterations");
+    const double progress_every = values["progress-every"].as<double>();
+    if (!(progress_every >= 0 && progress_every <= 86400)) {
+        std::ostringstream given;
+        given << progress_every;
+        throw ConfigError("bench collectives: --progress-every takes seconds from 0 (off) to 86400, got " +
+                          given.str());
+    }
     const unsigned warmup = whole_value<unsigned>(values, "warmup");
     if (iterations == 0) throw ConfigError("bench collectives: --iterations must be at least 1");
     if (iterations > 1000000 || warmup > 1000000)
@@ -394,6 +405,22 @@ int bench_collectives(int argc, char** argv) {
     const bool show_progress = values.count("progress") > 0 || isatty(STDERR_FILENO) != 0;
     Progress progress("bench collectives", show_progress, total_weight,
                       rows.size() * (passes.offload + passes.software));
+    std::mutex mutex;
+    // The row rank 0 is in, for the heartbeat of a long row ("" between rows).
+    std::string running_row;
+    if (show_progress && progress_every > 0) {
+        spec.heartbeat_period = std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::duration<double>(progress_every));
+        spec.heartbeat = [&](std::uint64_t simulated_ps) {
+            // Bring-up has phase lines of its own; another partition's rank 0 prints.
+            const std::lock_guard<std::mutex> lock(mutex);
+            if (running_row.empty()) return;
+            // A partition holds part of the network: its packet-hops would be a part too.
+            std::optional<std::uint64_t> hops;
+            if (!partitioning.active() && job.platform()) hops = job.platform()->packet_hops();
+            progress.running(running_row, simulated_ps, hops);
+        };
+    }
     const transport::PlatformBuilder build_platform = partitioning.wrap(
         [&, build = job.builder()](const std::vector<transport::HostMemorySpan>& memory,
                                    const std::vector<transport::GuestGateway*>& gateways) {
@@ -401,7 +428,6 @@ int bench_collectives(int argc, char** argv) {
             progress.phase("platform built");
         },
         [&] { return job.platform(); });
-    std::mutex mutex;
     bool mismatch = false;
     std::uint64_t offloaded = 0, software = 0;
     // Payload memory, max over nodes: the guest buffers' pages in RAM (after
@@ -436,6 +462,12 @@ int bench_collectives(int argc, char** argv) {
                 guest::Collectives& coll = offload ? offloaded_coll : software_coll;
                 for (Row& row : rows) {
                     const Opcode collective = collectives[row.collective].second;
+                    const std::string row_name = collectives[row.collective].first + "/" + std::to_string(row.size) +
+                                                 (offload ? "/offload" : "/software");
+                    if (rank == 0) {
+                        const std::lock_guard<std::mutex> lock(mutex);
+                        running_row = row_name;
+                    }
                     Buffers buffers(collective, row.count, size);
                     for (unsigned it = 0; it < warmup + iterations; ++it) {
                         coll.barrier(coll.world());
@@ -462,10 +494,11 @@ int bench_collectives(int argc, char** argv) {
                         const std::lock_guard<std::mutex> lock(mutex);
                         guest_resident = std::max(guest_resident, resident);
                     }
-                    if (rank == 0)
-                        progress.row_done(collectives[row.collective].first + "/" + std::to_string(row.size) +
-                                              (offload ? "/offload" : "/software"),
-                                          row_weight(collective, row.count * 4, size));
+                    if (rank == 0) {
+                        const std::lock_guard<std::mutex> lock(mutex);
+                        progress.row_done(row_name, row_weight(collective, row.count * 4, size));
+                        running_row.clear();
+                    }
                 }
             }
             const std::uint64_t host = resident_bytes_of(transport.host_memory(), transport.host_memory_bytes());

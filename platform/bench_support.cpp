@@ -117,6 +117,18 @@ void Progress::row_done(const std::string& what, double weight) {
     std::cerr << (tty_ ? "\r\033[K" : "") << line.str() << (tty_ && row_ < rows_ ? "" : "\n") << std::flush;
 }
 
+void Progress::running(const std::string& what, std::uint64_t simulated_ps, std::optional<std::uint64_t> hops) {
+    if (!enabled_) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::ostringstream line;
+    line << command_ << ": " << what << " running, simulated time " << std::fixed << std::setprecision(3)
+         << simulated_ps / 1e6 << " us";
+    if (hops && *hops < 1000000) line << ", " << *hops << " packet-hops so far";
+    if (hops && *hops >= 1000000) line << ", " << std::setprecision(1) << *hops / 1e6 << " M packet-hops so far";
+    line << ", " << std::setprecision(1) << elapsed << " s elapsed";
+    std::cerr << (tty_ ? "\r\033[K" : "") << line.str() << (tty_ ? "" : "\n") << std::flush;
+}
+
 std::string percent(double simulated, double modelled) {
     std::ostringstream out;
     out << std::showpos << std::fixed << std::setprecision(0) << 100.0 * (simulated - modelled) / modelled << "%";

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include <boost/program_options/variables_map.hpp>
@@ -50,6 +51,9 @@ class Progress {
     /// seconds of the whole process so far.
     void phase(const std::string& what);
     void row_done(const std::string& what, double weight);
+    /// A row (`what`) still running: the simulated time so far and, when
+    /// given, the packet-hops so far (a heartbeat of a long row).
+    void running(const std::string& what, std::uint64_t simulated_ps, std::optional<std::uint64_t> hops);
 
   private:
     std::string command_;

@@ -58,6 +58,7 @@ GuestScheduler::GuestScheduler(boost::asio::io_context& io, int ranks, const Tra
       notices_(static_cast<std::size_t>(std::max(ranks, 0)), 0),
       exempt_(static_cast<std::size_t>(std::max(ranks, 0)), false),
       notice_timer_(io),
+      heartbeat_timer_(io),
       timeout_timer_(io),
       departure_timer_(io),
       departing_(static_cast<std::size_t>(std::max(ranks, 0))),
@@ -132,6 +133,7 @@ void GuestScheduler::run() {
             scheduler.running_ = false;
             boost::system::error_code ignored;
             scheduler.notice_timer_.cancel(ignored);
+            scheduler.heartbeat_timer_.cancel(ignored);
             scheduler.timeout_timer_.cancel(ignored);
             scheduler.departure_timer_.cancel(ignored);
             scheduler.departure_armed_ = false;
@@ -140,6 +142,7 @@ void GuestScheduler::run() {
     running_ = true;
     arm_timeout();
     arm_stall_notice();
+    arm_heartbeat();
     elaborate();
     for (;;) {
         poll_events();
@@ -532,6 +535,16 @@ void GuestScheduler::arm_stall_notice() {
         if (error || !running_) return;
         stall_notice();
         arm_stall_notice();
+    });
+}
+
+void GuestScheduler::arm_heartbeat() {
+    if (heartbeat_period_.count() <= 0 || !heartbeat_) return;
+    heartbeat_timer_.expires_after(heartbeat_period_);
+    heartbeat_timer_.async_wait([this](const boost::system::error_code& error) {
+        if (error || !running_) return;
+        heartbeat_(now_ps());
+        arm_heartbeat();
     });
 }
 

@@ -310,6 +310,7 @@ JobResult run_remote_job(const JobSpec& spec, const PlatformBuilder& build) {
             ? std::make_unique<GuestScheduler>(io, spec.ranks, spec.config, err, *spec.partition, spec.local_ranks)
             : std::make_unique<GuestScheduler>(io, spec.ranks, spec.config, err);
     GuestScheduler& scheduler = *scheduler_owner;
+    scheduler.on_heartbeat(spec.heartbeat_period, spec.heartbeat);
     build(spans, scheduler.gateways());
     scheduler.elaborate();
     LauncherSignals signals(io);
@@ -541,6 +542,7 @@ JobResult run_local_job(const JobSpec& spec, const PlatformBuilder& build, const
             ? std::make_unique<GuestScheduler>(io, spec.ranks, spec.config, err, *spec.partition, spec.local_ranks)
             : std::make_unique<GuestScheduler>(io, spec.ranks, spec.config, err);
     GuestScheduler& scheduler = *scheduler_owner;
+    scheduler.on_heartbeat(spec.heartbeat_period, spec.heartbeat);
     build(spans, scheduler.gateways());
     scheduler.elaborate();
     LauncherSignals signals(io);

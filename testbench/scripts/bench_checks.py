@@ -9,6 +9,9 @@
   sweep-plots ISVP DIR           ... and PNG plots (exit 77 = skipped when matplotlib is not importable)
   sweep-jobs ISVP DIR            scripts/sweep.py --jobs 3 gives the rows and tables of --jobs 1
   sweep-partitions ISVP DIR      scripts/sweep.py --partitions 2 and auto give the rows of one process per point
+  heartbeat ISVP                 --progress --progress-every S: a long row says every S s of wall time which row runs,
+                                 the simulated time and packet-hops so far (rising); the rows are those of a run
+                                 without it
   compare ISVP DIR               scripts/bench_compare.py: the same run twice is SAME (exit 0); a changed
                                  parameter, a missing row or a figure beyond --tolerance is CHANGED (exit 1),
                                  naming them; unreadable or mismatched inputs exit 2
@@ -261,6 +264,39 @@ def sweep_partitions(isvp, directory):
     print("ok: --partitions 2 and auto give the rows of one process per point")
 
 
+def heartbeat(isvp):
+    args = [isvp, "bench", "collectives", "--topology", "torus:4x4x2", "--collectives", "allreduce,barrier",
+            "--sizes", "8,1M", "--iterations", "1", "--warmup", "0", "--progress"]
+    runs = {}
+    for every in ("0.02", "0"):
+        command = args + ["--progress-every", every]
+        print("$ " + " ".join(command), flush=True)
+        done = subprocess.run(command, capture_output=True, text=True)
+        print(done.stdout + done.stderr, flush=True)
+        if done.returncode != 0:
+            fail(f"exit status {done.returncode}")
+        runs[every] = done
+    pattern = re.compile(r"^bench collectives: (\S+) running, simulated time ([0-9.]+) us, (\d+) packet-hops so far, "
+                         r"[0-9.]+ s elapsed$")
+    beats = [pattern.match(l) for l in runs["0.02"].stderr.splitlines()]
+    beats = [m for m in beats if m]
+    if not beats:
+        fail("no heartbeat line during a row of about a second at --progress-every 0.02")
+    if any(m[1] not in ("allreduce/8/offload", "allreduce/1048576/offload", "barrier/0/offload") for m in beats):
+        fail("a heartbeat names no row of the run: " + ", ".join(m[1] for m in beats))
+    times = [float(m[2]) for m in beats]
+    hops = [int(m[3]) for m in beats]
+    if times != sorted(times) or hops != sorted(hops) or hops[-1] == 0:
+        fail(f"heartbeats do not move forward: simulated {times}, packet-hops {hops}")
+    if "running," in runs["0"].stderr:
+        fail("--progress-every 0 still printed heartbeats")
+    rows = {every: [l for l in done.stdout.splitlines() if " wall" not in l and "CPU" not in l]
+            for every, done in runs.items()}
+    if rows["0.02"] != rows["0"]:
+        fail("the heartbeats changed the output")
+    print(f"ok: {len(beats)} heartbeats, simulated time and packet-hops rising; rows unchanged")
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -283,6 +319,8 @@ def main():
         sweep_jobs(isvp, directory)
     elif what == "compare":
         compare_tool(isvp, directory)
+    elif what == "heartbeat":
+        heartbeat(isvp)
     elif what == "sweep-partitions":
         sweep_partitions(isvp, directory)
     else:

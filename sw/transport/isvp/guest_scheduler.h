@@ -141,6 +141,14 @@ class GuestScheduler {
     /// how many ran; the loop calls it where it would otherwise wait on the
     /// event loop for a rank's next request.
     void run_guests_with(std::function<std::size_t()> run_guests) { run_guests_ = std::move(run_guests); }
+    /// Calls `beat` with the simulated time (ps) every `period` of wall
+    /// time while run() runs, between simulation slices and on this thread
+    /// (so it may read the platform): a long run's progress line. A zero
+    /// period or an empty `beat`: never.
+    void on_heartbeat(std::chrono::nanoseconds period, std::function<void(std::uint64_t)> beat) {
+        heartbeat_period_ = period;
+        heartbeat_ = std::move(beat);
+    }
     /// job.stall_notice_s (zero: no notices).
     std::chrono::nanoseconds stall_notice_period() const { return notice_period_; }
     /// The stall notice for `rank`, a fiber that has run `quiet` (wall)
@@ -210,6 +218,7 @@ class GuestScheduler {
     void heard_from(int rank);
     void arm_stall_notice();
     void stall_notice();
+    void arm_heartbeat();
     void arm_timeout();
     void arm_departure();
     void overdue_departures();
@@ -253,6 +262,9 @@ class GuestScheduler {
     std::vector<std::uint64_t> notices_;                        ///< by rank: stall notices since heard_
     std::vector<bool> exempt_;                                  ///< by rank: no stall notices
     boost::asio::steady_timer notice_timer_;                    ///< next stall check
+    std::chrono::nanoseconds heartbeat_period_{0};              ///< on_heartbeat(); 0 = off
+    std::function<void(std::uint64_t)> heartbeat_;              ///< told the simulated time each period
+    boost::asio::steady_timer heartbeat_timer_;                 ///< next heartbeat
     boost::asio::steady_timer timeout_timer_;                   ///< job.timeout_s
     boost::asio::steady_timer departure_timer_;                 ///< departures held back (job.kill_grace_ms)
     bool departure_armed_ = false;                              ///< departure_timer_ is running

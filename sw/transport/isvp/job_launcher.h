@@ -30,6 +30,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <chrono>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -92,6 +93,11 @@ struct JobSpec {
     /// drivers address nodes; the PlatformBuilder binds the gateways by the
     /// same map. Empty: rank r on node r.
     std::vector<std::uint16_t> rank_nodes;
+    /// Called with the simulated time (ps) every `heartbeat_period`
+    /// of wall time while the job runs, on the simulator's thread between
+    /// simulation slices (GuestScheduler::on_heartbeat). Zero: never.
+    std::chrono::nanoseconds heartbeat_period{0};
+    std::function<void(std::uint64_t simulated_ps)> heartbeat;
 };
 
 struct RankOutcome {
