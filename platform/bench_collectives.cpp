@@ -259,9 +259,8 @@ int bench_collectives(int argc, char** argv) {
         "progress", "print a progress line on stderr (default: when stderr is a terminal)")(
         "progress-every", po::value<double>()->default_value(30.0, "30")->value_name("S"),
         "with progress lines, also every S s of wall time while a row runs: its simulated time and packet-hops so "
-        "far (0: only when a row ends)")(
-        "json", po::value<std::string>()->value_name("FILE"),
-        "also write the rows, the model and the parameters as JSON")(
+        "far (0: only when a row ends)")("json", po::value<std::string>()->value_name("FILE"),
+                                         "also write the rows, the model and the parameters as JSON")(
         "partitions", po::value<std::string>()->value_name("P|auto"),
         "simulate the platform in P processes under mpiexec, each a contiguous block of switches (docs/PARTITIONS.md); "
         "identical rows. auto: one per CPU, at most one per 32 hosts. Started by mpiexec -n P already: P is the job's "
@@ -409,8 +408,8 @@ int bench_collectives(int argc, char** argv) {
     // The row rank 0 is in, for the heartbeat of a long row ("" between rows).
     std::string running_row;
     if (show_progress && progress_every > 0) {
-        spec.heartbeat_period = std::chrono::duration_cast<std::chrono::nanoseconds>(
-            std::chrono::duration<double>(progress_every));
+        spec.heartbeat_period =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(progress_every));
         spec.heartbeat = [&](std::uint64_t simulated_ps) {
             // Bring-up has phase lines of its own; another partition's rank 0 prints.
             const std::lock_guard<std::mutex> lock(mutex);

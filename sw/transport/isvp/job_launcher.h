@@ -28,9 +28,9 @@
 // process: call either function once, before any sc_start.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <chrono>
 #include <functional>
 #include <iosfwd>
 #include <string>
