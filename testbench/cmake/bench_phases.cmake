@@ -15,6 +15,11 @@ add_test(NAME bench_collectives_progress_heartbeat_during_a_row
 set_tests_properties(bench_collectives_progress_heartbeat_during_a_row PROPERTIES LABELS bench TIMEOUT 300)
 add_test(NAME bench_collectives_progress_every_refuses_negative
          COMMAND isvp bench collectives --progress-every -1)
+add_test(NAME bench_collectives_progress_every_refuses_a_flood
+         COMMAND isvp bench collectives --progress-every 0.001)
 set_tests_properties(bench_collectives_progress_every_refuses_negative PROPERTIES LABELS bench TIMEOUT 60
                      WILL_FAIL FALSE PASS_REGULAR_EXPRESSION
-                     "--progress-every takes seconds from 0 \\(off\\) to 86400, got -1")
+                     "--progress-every takes 0 \\(off\\) or seconds from 0.01 to 86400, got -1")
+set_tests_properties(bench_collectives_progress_every_refuses_a_flood PROPERTIES LABELS bench TIMEOUT 60
+                     WILL_FAIL FALSE PASS_REGULAR_EXPRESSION
+                     "--progress-every takes 0 \\(off\\) or seconds from 0.01 to 86400, got 0.001")
