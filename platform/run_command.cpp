@@ -20,8 +20,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -101,32 +103,36 @@ int run_command(int argc, char** argv) {
     declare_job_parameters(parameters);
     declare_driver_parameters(parameters);
     po::options_description options("isvp run options");
-    options.add_options()
-        ("np,n", po::value<int>()->value_name("N"), "number of ranks (one per node; -np also accepted)")
-        ("topology", po::value<std::string>()->value_name("T"),
-         "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.*, "
-         "torus 4x4x4); rank r runs on host r unless --map-by or --rankfile says otherwise")
-        ("prepend-rank,l", "label each line of guest output with its rank: \"[rank] \" (MPICH's -l)")
-        ("tag-output", "label each line of guest output \"[1,rank]<stdout>:\" or \"[1,rank]<stderr>:\" "
-                       "(Open MPI's --tag-output)")
-        ("stats", po::value<std::string>()->value_name("FILE"), "write platform statistics (JSON) after the job")
-        ("offload", po::value<std::string>()->value_name("on|off"),
-         "MPI collectives in the switches where they can run (on, the default) or always in software (off); "
-         "sets ISVP_MPI_OFFLOAD for the guests")
-        ("compute-scale", po::value<double>()->value_name("S"),
-         "charge guest CPU time x S as simulated time (= --set host.compute_scale=S; 0: communication only)")
-        ("timeout", po::value<double>()->value_name("S"),
-         "end the job after S s of wall time (= --set job.timeout_s=S); exit status 124")
-        ("debug-rank", po::value<int>()->value_name("R"),
-         "start rank R under a debugger on this terminal (its stdin, stdout, stderr); simulated time waits for it "
-         "while it is stopped")
-        ("debugger", po::value<std::string>()->value_name("CMD"),
-         "the debugger command for --debug-rank, the program and its arguments appended (default \"gdb --args\"; "
-         "e.g. \"gdb -batch -ex run -ex bt --args\")")
-        ("print-pids", "print each rank's process id when it connects (\"[isvp] rank R: pid P\", for gdb -p P)")
-        ("partitions", po::value<std::string>()->value_name("P|auto"),
-         "simulate the platform in P processes under the system's mpiexec (docs/PARTITIONS.md); each serves the "
-         "guests of its own nodes; auto: one per CPU, at most one per 32 hosts");
+    options.add_options()("np,n", po::value<int>()->value_name("N"),
+                          "number of ranks (one per node; -np also accepted)")(
+        "topology", po::value<std::string>()->value_name("T"),
+        "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.*, "
+        "torus 4x4x4); rank r runs on host r unless --map-by or --rankfile says otherwise")(
+        "prepend-rank,l", "label each line of guest output with its rank: \"[rank] \" (MPICH's -l)")(
+        "tag-output",
+        "label each line of guest output \"[1,rank]<stdout>:\" or \"[1,rank]<stderr>:\" "
+        "(Open MPI's --tag-output)")("stats", po::value<std::string>()->value_name("FILE"),
+                                     "write platform statistics (JSON) after the job")(
+        "offload", po::value<std::string>()->value_name("on|off"),
+        "MPI collectives in the switches where they can run (on, the default) or always in software (off); "
+        "sets ISVP_MPI_OFFLOAD for the guests")(
+        "compute-scale", po::value<double>()->value_name("S"),
+        "charge guest CPU time x S as simulated time (= --set host.compute_scale=S; 0: communication only)")(
+        "timeout", po::value<double>()->value_name("S"),
+        "end the job after S s of wall time (= --set job.timeout_s=S); exit status 124")(
+        "progress", po::value<double>()->value_name("S"),
+        "every S s of wall time (0.01 to 86400), \"[isvp] progress: ...\" on stderr: the simulated time and "
+        "packet-hops so far (with --partitions: partition 0's simulated time)")(
+        "debug-rank", po::value<int>()->value_name("R"),
+        "start rank R under a debugger on this terminal (its stdin, stdout, stderr); simulated time waits for it "
+        "while it is stopped")(
+        "debugger", po::value<std::string>()->value_name("CMD"),
+        "the debugger command for --debug-rank, the program and its arguments appended (default \"gdb --args\"; "
+        "e.g. \"gdb -batch -ex run -ex bt --args\")")(
+        "print-pids", "print each rank's process id when it connects (\"[isvp] rank R: pid P\", for gdb -p P)")(
+        "partitions", po::value<std::string>()->value_name("P|auto"),
+        "simulate the platform in P processes under the system's mpiexec (docs/PARTITIONS.md); each serves the "
+        "guests of its own nodes; auto: one per CPU, at most one per 32 hosts");
     add_placement_options(options);
     add_platform_options(options);
 
@@ -152,7 +158,8 @@ int run_command(int argc, char** argv) {
     po::variables_map values;
     if (!parse(static_cast<int>(own_argv.size()), own_argv.data(),
                "usage: isvp run -n N [--topology T] [-l | --tag-output] [--offload on|off] [--compute-scale S]\n"
-               "                [--timeout S] [--debug-rank R [--debugger CMD]] [--print-pids] [--partitions P|auto]\n"
+               "                [--timeout S] [--progress S] [--debug-rank R [--debugger CMD]] [--print-pids]\n"
+               "                [--partitions P|auto]\n"
                "                [--map-by host|switch | --rankfile FILE]\n"
                "                [--config FILE] [--set key=value]... [--stats FILE] [--] PROG [ARGS...]\n"
                "Starts the simulator and N guest processes (rank r on host r of the topology unless placed\n"
@@ -169,6 +176,16 @@ int run_command(int argc, char** argv) {
         assignment.precision(17);
         assignment << "host.compute_scale=" << values["compute-scale"].as<double>();
         parameters.apply_override(assignment.str());
+    }
+    double progress_every = 0;  // seconds between progress lines; 0: none
+    if (values.count("progress")) {
+        progress_every = values["progress"].as<double>();
+        // Below 10 ms a line would come with nearly every simulation slice.
+        if (!(progress_every >= 0.01 && progress_every <= 86400)) {
+            std::ostringstream given;
+            given << progress_every;
+            throw ConfigError("run: --progress takes seconds from 0.01 to 86400, got " + given.str());
+        }
     }
     if (values.count("timeout")) {
         std::ostringstream assignment;
@@ -269,6 +286,22 @@ int run_command(int argc, char** argv) {
     const PartitionsRequest request = read_partitions("run", values, config, static_cast<unsigned>(spec.ranks));
     Partitioning partitioning("run", arguments, request, config, spec);
     JobPlatform job(config);
+    if (progress_every > 0 && partitioning.printing()) {
+        spec.heartbeat_period =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(progress_every));
+        const auto started = std::chrono::steady_clock::now();
+        spec.heartbeat = [&, started](std::uint64_t simulated_ps) {
+            std::ostringstream line;
+            line << "[isvp] progress: simulated time " << std::fixed << std::setprecision(3) << simulated_ps / 1e6
+                 << " us";
+            // A partition holds part of the network: its packet-hops would be a part too.
+            if (!partitioning.active() && job.platform())
+                line << ", " << job.platform()->packet_hops() << " packet-hops";
+            line << ", " << std::setprecision(1)
+                 << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s elapsed\n";
+            std::cerr << line.str() << std::flush;
+        };
+    }
     const transport::JobResult result =
         transport::run_remote_job(spec, partitioning.wrap(job.builder(), [&] { return job.platform(); }));
 

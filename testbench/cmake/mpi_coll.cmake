@@ -103,3 +103,17 @@ foreach(mode "on;[1-9][0-9]*" "off;0")
            COMMAND sh -c "out=$(ISVP_MPI_STATS=1 $<TARGET_FILE:isvp> run -n 8 --offload ${offload} --set topology.torus=2x2x2 -- ${isvp_mpi_test_binaries}/coll_digest int) || exit 1; echo \"$out\" | grep 'isvp-mpi:'; test $(echo \"$out\" | grep -c 'collectives offloaded ${pattern} of [1-9]') -eq 8")
   set_tests_properties(mpi_coll_offload_${offload}_counted_per_rank PROPERTIES TIMEOUT 300 LABELS "mpi;collective")
 endforeach()
+
+# isvp run --progress S: "[isvp] progress: ..." every S s of wall time (the
+# simulated time and packet-hops so far) while the program runs, which
+# still succeeds; a period the loop would flood with is refused.
+add_test(NAME run_progress_lines_while_the_program_runs
+         COMMAND isvp run -n 8 --set topology.torus=2x2x2 --progress 0.02 --
+                 ${isvp_mpi_test_binaries}/coll_every_collective)
+set_tests_properties(run_progress_lines_while_the_program_runs PROPERTIES TIMEOUT 300 LABELS mpi
+                     PASS_REGULAR_EXPRESSION
+                     "\\[isvp\\] progress: simulated time [0-9.]+ us, [0-9]+ packet-hops, [0-9.]+ s elapsed.*coll_every_collective ok \\(rank"
+                     FAIL_REGULAR_EXPRESSION "FAIL rank")
+add_test(NAME run_progress_refuses_a_flood COMMAND isvp run -n 2 --progress 0.001 -- /bin/true)
+set_tests_properties(run_progress_refuses_a_flood PROPERTIES TIMEOUT 60 LABELS mpi PASS_REGULAR_EXPRESSION
+                     "run: --progress takes seconds from 0.01 to 86400, got 0.001")
