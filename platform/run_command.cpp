@@ -103,36 +103,38 @@ int run_command(int argc, char** argv) {
     declare_job_parameters(parameters);
     declare_driver_parameters(parameters);
     po::options_description options("isvp run options");
-    options.add_options()("np,n", po::value<int>()->value_name("N"),
-                          "number of ranks (one per node; -np also accepted)")(
-        "topology", po::value<std::string>()->value_name("T"),
-        "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.*, "
-        "torus 4x4x4); rank r runs on host r unless --map-by or --rankfile says otherwise")(
-        "prepend-rank,l", "label each line of guest output with its rank: \"[rank] \" (MPICH's -l)")(
-        "tag-output",
-        "label each line of guest output \"[1,rank]<stdout>:\" or \"[1,rank]<stderr>:\" "
-        "(Open MPI's --tag-output)")("stats", po::value<std::string>()->value_name("FILE"),
-                                     "write platform statistics (JSON) after the job")(
-        "offload", po::value<std::string>()->value_name("on|off"),
-        "MPI collectives in the switches where they can run (on, the default) or always in software (off); "
-        "sets ISVP_MPI_OFFLOAD for the guests")(
-        "compute-scale", po::value<double>()->value_name("S"),
-        "charge guest CPU time x S as simulated time (= --set host.compute_scale=S; 0: communication only)")(
-        "timeout", po::value<double>()->value_name("S"),
-        "end the job after S s of wall time (= --set job.timeout_s=S); exit status 124")(
-        "progress", po::value<double>()->value_name("S"),
-        "every S s of wall time (0.01 to 86400), \"[isvp] progress: ...\" on stderr: the simulated time and "
-        "packet-hops so far (with --partitions: partition 0's simulated time)")(
-        "debug-rank", po::value<int>()->value_name("R"),
-        "start rank R under a debugger on this terminal (its stdin, stdout, stderr); simulated time waits for it "
-        "while it is stopped")(
-        "debugger", po::value<std::string>()->value_name("CMD"),
-        "the debugger command for --debug-rank, the program and its arguments appended (default \"gdb --args\"; "
-        "e.g. \"gdb -batch -ex run -ex bt --args\")")(
-        "print-pids", "print each rank's process id when it connects (\"[isvp] rank R: pid P\", for gdb -p P)")(
-        "partitions", po::value<std::string>()->value_name("P|auto"),
-        "simulate the platform in P processes under the system's mpiexec (docs/PARTITIONS.md); each serves the "
-        "guests of its own nodes; auto: one per CPU, at most one per 32 hosts");
+    // One option per paragraph (clang-format would run the chained calls together).
+    // clang-format off
+    options.add_options()
+        ("np,n", po::value<int>()->value_name("N"), "number of ranks (one per node; -np also accepted)")
+        ("topology", po::value<std::string>()->value_name("T"),
+         "torus:XxYxZ, fattree:radix=R,hosts=N[,oversubscription=S] or file:PATH (default: topology.*, "
+         "torus 4x4x4); rank r runs on host r unless --map-by or --rankfile says otherwise")
+        ("prepend-rank,l", "label each line of guest output with its rank: \"[rank] \" (MPICH's -l)")
+        ("tag-output", "label each line of guest output \"[1,rank]<stdout>:\" or \"[1,rank]<stderr>:\" "
+                       "(Open MPI's --tag-output)")
+        ("stats", po::value<std::string>()->value_name("FILE"), "write platform statistics (JSON) after the job")
+        ("offload", po::value<std::string>()->value_name("on|off"),
+         "MPI collectives in the switches where they can run (on, the default) or always in software (off); "
+         "sets ISVP_MPI_OFFLOAD for the guests")
+        ("compute-scale", po::value<double>()->value_name("S"),
+         "charge guest CPU time x S as simulated time (= --set host.compute_scale=S; 0: communication only)")
+        ("timeout", po::value<double>()->value_name("S"),
+         "end the job after S s of wall time (= --set job.timeout_s=S); exit status 124")
+        ("progress", po::value<double>()->value_name("S"),
+         "every S s of wall time (0.01 to 86400), \"[isvp] progress: ...\" on stderr: the simulated time and "
+         "packet-hops so far (with --partitions: partition 0's simulated time)")
+        ("debug-rank", po::value<int>()->value_name("R"),
+         "start rank R under a debugger on this terminal (its stdin, stdout, stderr); simulated time waits for it "
+         "while it is stopped")
+        ("debugger", po::value<std::string>()->value_name("CMD"),
+         "the debugger command for --debug-rank, the program and its arguments appended (default \"gdb --args\"; "
+         "e.g. \"gdb -batch -ex run -ex bt --args\")")
+        ("print-pids", "print each rank's process id when it connects (\"[isvp] rank R: pid P\", for gdb -p P)")
+        ("partitions", po::value<std::string>()->value_name("P|auto"),
+         "simulate the platform in P processes under the system's mpiexec (docs/PARTITIONS.md); each serves the "
+         "guests of its own nodes; auto: one per CPU, at most one per 32 hosts");
+    // clang-format on
     add_placement_options(options);
     add_platform_options(options);
 
