@@ -114,7 +114,8 @@ void Progress::row_done(const std::string& what, double weight) {
     std::ostringstream line;
     line << command_ << ": " << what << " " << row_ << " of " << rows_ << ", " << std::fixed << std::setprecision(1)
          << elapsed << " s elapsed, ~" << left << " s left";
-    std::cerr << (tty_ ? "\r\033[K" : "") << line.str() << (tty_ && row_ < rows_ ? "" : "\n") << std::flush;
+    line << (tty_ && row_ < rows_ ? "" : "\n");
+    std::cerr << (tty_ ? "\r\033[K" : "") + line.str() << std::flush;
 }
 
 void Progress::running(const std::string& what, std::uint64_t simulated_ps, std::optional<std::uint64_t> hops) {
@@ -123,10 +124,9 @@ void Progress::running(const std::string& what, std::uint64_t simulated_ps, std:
     std::ostringstream line;
     line << command_ << ": " << what << " running, simulated time " << std::fixed << std::setprecision(3)
          << simulated_ps / 1e6 << " us";
-    if (hops && *hops < 1000000) line << ", " << *hops << " packet-hops so far";
-    if (hops && *hops >= 1000000) line << ", " << std::setprecision(1) << *hops / 1e6 << " M packet-hops so far";
-    line << ", " << std::setprecision(1) << elapsed << " s elapsed";
-    std::cerr << (tty_ ? "\r\033[K" : "") << line.str() << (tty_ ? "" : "\n") << std::flush;
+    if (hops) line << ", " << *hops << " packet-hops so far";
+    line << ", " << std::setprecision(1) << elapsed << " s elapsed" << (tty_ ? "" : "\n");
+    std::cerr << (tty_ ? "\r\033[K" : "") + line.str() << std::flush;  // one write: partitions share stderr
 }
 
 std::string percent(double simulated, double modelled) {

@@ -276,6 +276,10 @@ int run_command(int argc, char** argv) {
                           std::to_string(topology.hosts() - topology.engines()) + "-node " + topology.description() +
                           " (one rank per node)");
     spec.rank_nodes = config.placement.nodes;
+    if (values.count("progress") && values.count("debug-rank"))
+        throw ConfigError(
+            "run: --progress with --debug-rank: the lines would stand still on the debugger's terminal "
+            "while the rank is stopped; use one or the other");
     if (values.count("partitions") && values.count("debug-rank"))
         throw ConfigError(
             "run: --debug-rank with --partitions: the rank under the debugger needs the launcher's "

@@ -239,7 +239,7 @@ def run_bench(args, tag, spec, collectives, sizes, timing_only, out_dir, progres
     command = [args.isvp, "bench", "collectives", "--topology", spec, "--collectives",
                ",".join(collectives), "--sizes", ",".join(str(s) for s in sizes), "--iterations",
                str(args.iterations), "--warmup", str(args.warmup), "--offload", args.offload, "--json", json_path,
-               "--progress"]
+               "--progress", "--progress-every", "0"]  # row lines only: the sweep's own line shows progress
     if args.aglu:
         command += ["--aglu", args.aglu]
     if timing_only:

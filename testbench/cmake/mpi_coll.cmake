@@ -117,3 +117,6 @@ set_tests_properties(run_progress_lines_while_the_program_runs PROPERTIES TIMEOU
 add_test(NAME run_progress_refuses_a_flood COMMAND isvp run -n 2 --progress 0.001 -- /bin/true)
 set_tests_properties(run_progress_refuses_a_flood PROPERTIES TIMEOUT 60 LABELS mpi PASS_REGULAR_EXPRESSION
                      "run: --progress takes seconds from 0.01 to 86400, got 0.001")
+add_test(NAME run_progress_refused_with_debug_rank COMMAND isvp run -n 2 --progress 1 --debug-rank 0 -- /bin/true)
+set_tests_properties(run_progress_refused_with_debug_rank PROPERTIES TIMEOUT 60 LABELS mpi PASS_REGULAR_EXPRESSION
+                     "run: --progress with --debug-rank: the lines would stand still")
