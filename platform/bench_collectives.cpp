@@ -309,14 +309,8 @@ int bench_collectives(int argc, char** argv) {
     const auto collectives = parse_collectives(values["collectives"].as<std::string>());
     const auto sizes = parse_size_list(values["sizes"].as<std::string>());
     const unsigned iterations = whole_value<unsigned>(values, "iterations");
-    const double progress_every = values["progress-every"].as<double>();
-    // Below 10 ms a line would come with nearly every simulation slice.
-    if (!(progress_every == 0 || (progress_every >= 0.01 && progress_every <= 86400))) {
-        std::ostringstream given;
-        given << progress_every;
-        throw ConfigError("bench collectives: --progress-every takes 0 (off) or seconds from 0.01 to 86400, got " +
-                          given.str());
-    }
+    const std::chrono::nanoseconds progress_every =
+        heartbeat_period(values["progress-every"].as<double>(), "bench collectives: --progress-every", true);
     const unsigned warmup = whole_value<unsigned>(values, "warmup");
     if (iterations == 0) throw ConfigError("bench collectives: --iterations must be at least 1");
     if (iterations > 1000000 || warmup > 1000000)
@@ -408,9 +402,8 @@ int bench_collectives(int argc, char** argv) {
     std::mutex mutex;
     // The row rank 0 is in, for the heartbeat of a long row ("" between rows).
     std::string running_row;
-    if (show_progress && progress_every > 0) {
-        spec.heartbeat_period =
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(progress_every));
+    if (show_progress && progress_every.count() > 0) {
+        spec.heartbeat_period = progress_every;
         spec.heartbeat = [&](std::uint64_t simulated_ps) {
             // Bring-up has phase lines of its own; another partition's rank 0 prints.
             const std::lock_guard<std::mutex> lock(mutex);

@@ -121,12 +121,9 @@ void Progress::row_done(const std::string& what, double weight) {
 void Progress::running(const std::string& what, std::uint64_t simulated_ps, std::optional<std::uint64_t> hops) {
     if (!enabled_) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::ostringstream line;
-    line << command_ << ": " << what << " running, simulated time " << std::fixed << std::setprecision(3)
-         << simulated_ps / 1e6 << " us";
-    if (hops) line << ", " << *hops << " packet-hops so far";
-    line << ", " << std::setprecision(1) << elapsed << " s elapsed" << (tty_ ? "" : "\n");
-    std::cerr << (tty_ ? "\r\033[K" : "") + line.str() << std::flush;  // one write: partitions share stderr
+    const std::string line = command_ + ": " + what + " running, " + heartbeat_figures(simulated_ps, hops, elapsed);
+    std::cerr << (tty_ ? "\r\033[K" : "") + line + (tty_ ? "" : "\n")
+              << std::flush;  // one write: partitions share stderr
 }
 
 std::string percent(double simulated, double modelled) {

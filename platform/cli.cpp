@@ -3,7 +3,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
 namespace po = boost::program_options;
 
@@ -70,6 +72,25 @@ void end_process_on_return() {
 
 bool ending_process_on_return() {
     return end_on_return;
+}
+
+std::chrono::nanoseconds heartbeat_period(double seconds, const std::string& what, bool zero_is_off) {
+    if (zero_is_off && seconds == 0) return std::chrono::nanoseconds{0};
+    if (!(seconds >= 0.01 && seconds <= 86400)) {
+        std::ostringstream given;
+        given << seconds;
+        throw ConfigError(what + " takes " + (zero_is_off ? "0 (off) or " : "") + "seconds from 0.01 to 86400, got " +
+                          given.str());
+    }
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds));
+}
+
+std::string heartbeat_figures(std::uint64_t simulated_ps, std::optional<std::uint64_t> hops, double elapsed_s) {
+    std::ostringstream text;
+    text << "simulated time " << std::fixed << std::setprecision(3) << simulated_ps / 1e6 << " us";
+    if (hops) text << ", " << *hops << " packet-hops so far";
+    text << ", " << std::setprecision(1) << elapsed_s << " s elapsed";
+    return text.str();
 }
 
 }  // namespace isvp::cli

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <type_traits>
@@ -86,5 +89,15 @@ bool parse(int argc, char** argv, const std::string& usage, const boost::program
 void end_process_on_return();
 /// Whether a command asked for end_process_on_return().
 bool ending_process_on_return();
+
+/// The period of a long run's heartbeat lines (bench collectives
+/// --progress-every, run --progress): `seconds` from 0.01 to 86400 (below,
+/// a line would come with nearly every simulation slice), or 0 = off when
+/// `zero_is_off`. `what` ("run: --progress") starts the refusal.
+std::chrono::nanoseconds heartbeat_period(double seconds, const std::string& what, bool zero_is_off);
+/// A heartbeat line's figures: "simulated time T us, N packet-hops so far,
+/// E s elapsed" (the packet-hops only when given: not under partitions,
+/// where a process holds part of the network).
+std::string heartbeat_figures(std::uint64_t simulated_ps, std::optional<std::uint64_t> hops, double elapsed_s);
 
 }  // namespace isvp::cli

@@ -23,7 +23,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -179,16 +178,9 @@ int run_command(int argc, char** argv) {
         assignment << "host.compute_scale=" << values["compute-scale"].as<double>();
         parameters.apply_override(assignment.str());
     }
-    double progress_every = 0;  // seconds between progress lines; 0: none
-    if (values.count("progress")) {
-        progress_every = values["progress"].as<double>();
-        // Below 10 ms a line would come with nearly every simulation slice.
-        if (!(progress_every >= 0.01 && progress_every <= 86400)) {
-            std::ostringstream given;
-            given << progress_every;
-            throw ConfigError("run: --progress takes seconds from 0.01 to 86400, got " + given.str());
-        }
-    }
+    const std::chrono::nanoseconds progress_every =  // between progress lines; 0: none
+        values.count("progress") ? heartbeat_period(values["progress"].as<double>(), "run: --progress", false)
+                                 : std::chrono::nanoseconds{0};
     if (values.count("timeout")) {
         std::ostringstream assignment;
         assignment.precision(17);
@@ -292,20 +284,15 @@ int run_command(int argc, char** argv) {
     const PartitionsRequest request = read_partitions("run", values, config, static_cast<unsigned>(spec.ranks));
     Partitioning partitioning("run", arguments, request, config, spec);
     JobPlatform job(config);
-    if (progress_every > 0 && partitioning.printing()) {
-        spec.heartbeat_period =
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(progress_every));
+    if (progress_every.count() > 0 && partitioning.printing()) {
+        spec.heartbeat_period = progress_every;
         const auto started = std::chrono::steady_clock::now();
         spec.heartbeat = [&, started](std::uint64_t simulated_ps) {
-            std::ostringstream line;
-            line << "[isvp] progress: simulated time " << std::fixed << std::setprecision(3) << simulated_ps / 1e6
-                 << " us";
             // A partition holds part of the network: its packet-hops would be a part too.
-            if (!partitioning.active() && job.platform())
-                line << ", " << job.platform()->packet_hops() << " packet-hops";
-            line << ", " << std::setprecision(1)
-                 << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s elapsed\n";
-            std::cerr << line.str() << std::flush;
+            std::optional<std::uint64_t> hops;
+            if (!partitioning.active() && job.platform()) hops = job.platform()->packet_hops();
+            const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            std::cerr << "[isvp] progress: " + heartbeat_figures(simulated_ps, hops, elapsed) + "\n" << std::flush;
         };
     }
     const transport::JobResult result =

@@ -88,13 +88,11 @@ void combine_integers(Operation op, const Vector256* a, const Vector256* b, Vect
     using Wide = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
     switch (op) {
         case Operation::Sum:
-            return combine_vectors<T>(a, b, out, count, [](T x, T y) {
-                return static_cast<T>(static_cast<Wide>(static_cast<Wide>(x) + static_cast<Wide>(y)));
-            });
+            return combine_vectors<T>(
+                a, b, out, count, [](T x, T y) { return static_cast<T>(static_cast<Wide>(x) + static_cast<Wide>(y)); });
         case Operation::Prod:
-            return combine_vectors<T>(a, b, out, count, [](T x, T y) {
-                return static_cast<T>(static_cast<Wide>(static_cast<Wide>(x) * static_cast<Wide>(y)));
-            });
+            return combine_vectors<T>(
+                a, b, out, count, [](T x, T y) { return static_cast<T>(static_cast<Wide>(x) * static_cast<Wide>(y)); });
         case Operation::Min:
             return combine_vectors<T>(a, b, out, count, [](T x, T y) { return x < y ? x : y; });
         case Operation::Max:

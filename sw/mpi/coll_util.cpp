@@ -322,18 +322,22 @@ std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, c
     return target;
 }
 
+const std::uint8_t* packed_view(const void* buffer, std::size_t count, const Type& type,
+                                std::vector<std::uint8_t>& storage) {
+    if (type.contiguous) return data_start(buffer, type);
+    storage.resize(count * type.size);
+    pack_into(buffer, count, type, storage.data());
+    return storage.data();
+}
+
 SwitchData::SwitchData(const void* input, std::size_t input_count, void* output, std::size_t output_count,
                        const Type& type, bool with_output)
     : type_(type), with_output_(with_output), destination_(output), output_count_(output_count) {
+    input_ = packed_view(input, input_count, type, in_);
+    if (!with_output) return;
     if (type.contiguous) {
-        input_ = data_start(input, type);
-        output_ = with_output ? data_start(output, type) : nullptr;
-        return;
-    }
-    in_.resize(input_count * type.size);
-    pack_into(input, input_count, type, in_.data());
-    input_ = in_.data();
-    if (with_output) {
+        output_ = data_start(output, type);
+    } else {
         out_.resize(output_count * type.size);
         output_ = out_.data();
     }

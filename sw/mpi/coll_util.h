@@ -208,6 +208,11 @@ std::optional<isvp::Datatype> offload_reduction(Comm& comm, Opcode collective, c
 inline std::size_t aglu_elements(std::size_t count, const Type& type) {
     return count * type.uniform_count;
 }
+/// The first byte of `count` elements of `type` at `buffer` as the switch
+/// reads them, packed: the buffer itself when the type is contiguous, else
+/// a packed copy made now into `storage`.
+const std::uint8_t* packed_view(const void* buffer, std::size_t count, const Type& type,
+                                std::vector<std::uint8_t>& storage);
 /// A reduction's contribution and result as the switch reads and writes
 /// them, packed: the caller's buffers themselves when the datatype is
 /// contiguous, else a packed copy of the input (made now) and a staging

@@ -140,7 +140,7 @@ class OffloadedRun final : public CollectiveProgress {
 
     isvp::guest::Collectives::Posted posted;
     std::vector<std::uint8_t> staging;  ///< the result when it cannot go to the user's buffer directly
-    std::vector<std::uint8_t> packed;   ///< the contribution, packed, when its layout is not contiguous
+    std::vector<std::uint8_t> packed;   ///< the contribution, packed at MPI_Start, when its layout is not contiguous
     std::function<void()> finish;
 
   private:
@@ -253,16 +253,6 @@ std::uint8_t* result_target(OffloadedRun& run, void* buffer, std::size_t count, 
     return run.staging.data();
 }
 
-/// Where the switch reads a reduction's contribution of `count` elements
-/// of `type` at `buffer`: the buffer itself when contiguous, else a packed
-/// copy made now (at MPI_Start) in run.packed.
-const std::uint8_t* contribution(OffloadedRun& run, const void* buffer, std::size_t count, const Type& type) {
-    if (type.contiguous) return data_start(buffer, type);
-    run.packed.resize(count * type.size);
-    pack_into(buffer, count, type, run.packed.data());
-    return run.packed.data();
-}
-
 /// Packed bytes of `count` elements of `type` at `buffer`.
 std::vector<std::uint8_t> packed_copy(const void* buffer, std::size_t count, const Type& type) {
     std::vector<std::uint8_t> packed(count * type.size);
@@ -278,7 +268,7 @@ Starter reduce_scatter_offloaded(const std::shared_ptr<Context>& context, const 
     const auto t = held(datatype);
     return offloaded(context, [=](isvp::guest::Communicator& guest, OffloadedRun& run) {
         const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
-        const std::uint8_t* packed = contribution(run, input, own * static_cast<std::size_t>(guest.size()), *t);
+        const std::uint8_t* packed = packed_view(input, own * static_cast<std::size_t>(guest.size()), *t, run.packed);
         run.posted = collectives().post(guest, Opcode::ReduceScatter, element, operation, aglu_elements(own, *t), 0,
                                         packed, result_target(run, recvbuf, own, t));
     });
@@ -351,7 +341,7 @@ int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
             const isvp::Datatype element = *aglu;
             return offloaded(context, [=](isvp::guest::Communicator& guest, OffloadedRun& run) {
                 const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
-                const std::uint8_t* packed = contribution(run, input, n, *t);
+                const std::uint8_t* packed = packed_view(input, n, *t, run.packed);
                 run.posted = collectives().post(guest, Opcode::Reduce, element, operation, aglu_elements(n, *t), root,
                                                 packed, guest.rank == root ? result_target(run, recvbuf, n, t) : nullptr);
             });
@@ -380,7 +370,7 @@ int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datat
             const isvp::Datatype element = *aglu;
             return offloaded(context, [=](isvp::guest::Communicator& guest, OffloadedRun& run) {
                 const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
-                const std::uint8_t* packed = contribution(run, input, n, *t);
+                const std::uint8_t* packed = packed_view(input, n, *t, run.packed);
                 run.posted = collectives().post(guest, Opcode::Allreduce, element, operation, aglu_elements(n, *t), 0,
                                                 packed, result_target(run, recvbuf, n, t));
             });
