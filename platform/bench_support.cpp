@@ -70,7 +70,10 @@ loggp::PlatformFigures loggp_figures(const PlatformConfig& config, const Transpo
     f.link_data_rate_gbps = aurora.data_rate_gbps();
     f.link_frame_overhead_bytes = AuroraTiming(aurora).frame_overhead_bytes();
     f.link_max_frame_bytes = aurora.max_frame_bytes;
-    f.packet_payload_bytes = config.node.qdma.packet_payload_bytes;
+    // The machine's packets: trains (network.flow_train_packets) are how the
+    // flow model simulates them, not a different packet size.
+    f.packet_payload_bytes = config.node.qdma.packet_payload_bytes /
+                             (config.network.train_payload_bytes > 0 ? config.network.train_packets : 1);
     f.engine_clock_mhz = config.node.collective.clock_mhz;
     f.engine_phits_per_cycle = config.node.collective.phits_per_cycle;
     f.aglu_clock_mhz = config.node.aglu.clock_mhz;

@@ -85,6 +85,42 @@ std::unique_ptr<sc_core::sc_module> make_injected_platform_error(unsigned partit
 }
 }  // namespace
 
+namespace {
+/// network.flow_train_packets = n > 1 (flow model): the NICs' packets carry
+/// n hardware packets' payload and every buffer that holds packets holds n
+/// times the bytes, so a buffer or window of k packets is one of k trains
+/// (a result batch keeps its bytes); the flow network costs each train as
+/// its n hardware packets.
+void scale_for_trains(PlatformConfig& config) {
+    const unsigned n = config.network.train_packets;
+    if (config.network.model != NetworkModel::Flow || n <= 1) return;
+    CollectiveConfig& collective = config.node.collective;
+    QdmaConfig& qdma = config.node.qdma;
+    constexpr std::uint64_t kLargestPayload = 16384;  // the packet header's size code
+    const std::uint64_t largest = std::max<std::uint64_t>(collective.packet_payload_bytes, qdma.packet_payload_bytes);
+    if (largest * n > kLargestPayload)
+        throw ConfigError("config: network.flow_train_packets=" + std::to_string(n) + " makes trains of " +
+                          std::to_string(largest * n) + " payload bytes (collective.packet_payload_bytes=" +
+                          std::to_string(collective.packet_payload_bytes) + ", qdma.packet_payload_bytes=" +
+                          std::to_string(qdma.packet_payload_bytes) + "), more than one packet can carry (" +
+                          std::to_string(kLargestPayload) + "): lower it to at most " +
+                          std::to_string(std::max<std::uint64_t>(1, kLargestPayload / largest)));
+    config.network.train_payload_bytes = collective.packet_payload_bytes;
+    collective.packet_payload_bytes *= n;
+    qdma.packet_payload_bytes *= n;
+    qdma.rx_buffer_bytes *= n;
+    qdma.h2c_buffer_bytes *= n;
+    collective.host_buffer_phits *= n;
+    collective.net_buffer_phits *= n;
+    collective.early_buffer_bytes *= n;
+    // A result batch is the host's notification granularity, in bytes: as
+    // many trains as it had packets would hold results back n times longer.
+    collective.result_batch_packets = std::max<std::uint32_t>(1, (collective.result_batch_packets + n - 1) / n);
+    config.fabric.router.input_buffer_bytes *= n;
+    config.fabric.validate();
+}
+}  // namespace
+
 void PlatformConfig::declare(Parameters& parameters) {
     FabricConfig::declare(parameters);
     NetworkModelConfig::declare(parameters);
@@ -141,6 +177,7 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
         config.fabric.validate();
     }
     config.node.qdma.timing_only = config.node.collective.timing_only;
+    scale_for_trains(config);
     if (parameters.is_declared("job.memory_limit_gib"))
         config.memory_limit_gib = parameters.real("job.memory_limit_gib");
     // Blocks validate their own parameters; what only holds across blocks is
@@ -194,7 +231,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
                   : nullptr),
       flow_(config.network.model == NetworkModel::Flow
                 ? std::make_unique<FlowNetwork>("flow_network", config.fabric, config.network.linger_round_trips,
-                                                config.network.hold)
+                                                config.network.hold, config.network.train_payload_bytes)
                 : nullptr),
       engine_scheduler_(flow_ ? std::make_unique<WakeupScheduler>("engine_scheduler") : nullptr),
       ranks_(static_cast<unsigned>(ranks.size())),

@@ -33,6 +33,12 @@ const auto kTable = [](auto& self, auto&& parameter) {
                                       "per message; offloaded 1 KiB reduce_scatter +20 %); instant: a dry stream "
                                       "leaves at the end of the instant (a solve per dry spell, ~per packet)"},
               self.hold);
+    parameter(param::Integer{"network.flow_train_packets", "packets", 1, 16,
+                             "flow model: the NICs move this many hardware packets of a message as one train "
+                             "(packet sizes and NIC buffers scaled by it, each train costed as its packets back to "
+                             "back); ~N x less CPU for long messages, windows count trains (docs/PERFORMANCE.md)",
+                             true},
+              self.train_packets);
 };
 
 }  // namespace
@@ -49,8 +55,14 @@ NetworkModelConfig NetworkModelConfig::from(const Parameters& parameters, const 
 
 void NetworkModelConfig::validate(const FabricConfig& fabric) const {
     param::check_table(*this, kTable);
+    if (model != NetworkModel::Flow) {
+        if (train_packets > 1)
+            throw ConfigError("config: network.flow_train_packets=" + std::to_string(train_packets) +
+                              " applies to network.model=flow only (the packet model moves hardware packets); "
+                              "leave it at 1 or set network.model=flow");
+        return;
+    }
     // Between blocks: the flow network has no links that could corrupt a packet.
-    if (model != NetworkModel::Flow) return;
     if (fabric.aurora.bit_error_rate > 0.0) {
         std::ostringstream message;
         message << "config: network.model=flow does not model link bit errors: aurora.bit_error_rate must be 0, got "

@@ -28,13 +28,14 @@ std::uint64_t ns_to_ticks(double ns) {
 }  // namespace
 
 FlowNetwork::FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config, double linger_round_trips,
-                         FlowHold hold)
+                         FlowHold hold, std::uint32_t train_payload_bytes)
     : sc_core::sc_module(name),
       config_(config),
       topology_(config.topology()),
       routing_(config_.routing(topology_)),
       linger_round_trips_(linger_round_trips),
-      hold_(hold) {
+      hold_(hold),
+      train_payload_(train_payload_bytes) {
     config_.validate();
     cycle_ = ns_to_ticks(config_.router.clock_period_ns());
     pipeline_ = config_.router.pipeline_cycles * cycle_;
@@ -118,19 +119,37 @@ std::uint64_t FlowNetwork::serialisation_ticks(std::uint32_t cable, std::uint32_
     return ns_to_ticks(cable_timing_[cable].serialisation_ns(bytes));
 }
 
+FlowNetwork::Train FlowNetwork::train_of(std::uint32_t bytes) const {
+    const std::uint32_t overhead = static_cast<std::uint32_t>(kNetworkPacketOverhead);
+    if (train_payload_ == 0 || bytes <= overhead + train_payload_) return Train{1, bytes, bytes};
+    const std::uint32_t payload = bytes - overhead;
+    const std::uint32_t packets = (payload + train_payload_ - 1) / train_payload_;
+    return Train{packets, overhead + train_payload_, overhead + payload - (packets - 1) * train_payload_};
+}
+
+std::uint64_t FlowNetwork::port_cost(std::uint32_t bytes) const {
+    const Train train = train_of(bytes);
+    return (train.packets - 1) * port_ticks(phits_of(train.full_bytes)) + port_ticks(phits_of(train.last_bytes));
+}
+
+std::uint64_t FlowNetwork::cable_cost(std::uint32_t cable, std::uint32_t bytes) const {
+    const Train train = train_of(bytes);
+    return (train.packets - 1) * serialisation_ticks(cable, train.full_bytes) +
+           serialisation_ticks(cable, train.last_bytes);
+}
+
 std::uint32_t FlowNetwork::cable_resource(unsigned switch_index, unsigned port) const {
     return first_port_[switch_index] + port;
 }
 
 std::vector<MaxMinSolver::Use> FlowNetwork::uses_for(const Stream& stream, std::uint32_t bytes) const {
     const double size = std::max<std::uint32_t>(bytes, 1);
-    const double port = static_cast<double>(port_ticks(phits_of(bytes))) / size;
+    const double port = static_cast<double>(port_cost(bytes)) / size;
     std::vector<MaxMinSolver::Use> uses;
     uses.reserve(stream.resources.size());
     uses.push_back({stream.resources.front(), port});
     for (std::size_t i = 0; i < stream.cables.size(); ++i)
-        uses.push_back(
-            {stream.resources[i + 1], static_cast<double>(serialisation_ticks(stream.cables[i], bytes)) / size});
+        uses.push_back({stream.resources[i + 1], static_cast<double>(cable_cost(stream.cables[i], bytes)) / size});
     uses.push_back({stream.resources.back(), port});
     return uses;
 }
@@ -141,16 +160,25 @@ std::int64_t FlowNetwork::after_drain(Stream& stream, std::uint32_t bytes) {
     // router's pipeline: store-and-forward serialisation and latency per
     // cable, a pipeline per further router; the drain stood for the slowest
     // of the costs (the bottleneck).
-    const std::uint64_t port = port_ticks(phits_of(bytes));
-    std::uint64_t slowest = port;
+    //
+    // A train (network.flow_train_packets) is its hardware packets back to
+    // back, cut through: the last one's head leaves (n - 1) bottleneck
+    // times after the first's, crosses the route as one packet does, and
+    // its tail follows X(last); the eject port hands the train over in
+    // X(train) = its port cost, so its head is due that much before.
+    const Train train = train_of(bytes);
+    std::uint64_t each = port_ticks(phits_of(train.full_bytes));  // bottleneck per full hardware packet
+    std::uint64_t drain = port_cost(bytes);                       // the whole train's
     std::uint64_t total = stream.latency + stream.cables.size() * pipeline_;
     for (std::uint32_t cable : stream.cables) {
-        const std::uint64_t serialisation = serialisation_ticks(cable, bytes);
-        total += serialisation;
-        slowest = std::max(slowest, serialisation);
+        total += serialisation_ticks(cable, train.last_bytes);
+        each = std::max(each, serialisation_ticks(cable, train.full_bytes));
+        drain = std::max(drain, cable_cost(cable, bytes));
     }
+    const std::uint64_t tail = (train.packets - 1) * each + total + port_ticks(phits_of(train.last_bytes));
     stream.cached_bytes = bytes;
-    stream.cached_after = static_cast<std::int64_t>(total) - static_cast<std::int64_t>(slowest);
+    stream.cached_after = static_cast<std::int64_t>(tail) - static_cast<std::int64_t>(port_cost(bytes)) -
+                          static_cast<std::int64_t>(drain);
     return stream.cached_after;
 }
 
@@ -394,8 +422,8 @@ void FlowNetwork::start_express(Stream& stream, std::uint32_t index, std::uint64
     // It drains in its uncontended bottleneck time, what a flow of its own
     // would take on idle resources, without joining the sharing problem.
     const QueuedPacket& head = stream.queue.front();
-    std::uint64_t ticks = port_ticks(head.phits);
-    for (std::uint32_t cable : stream.cables) ticks = std::max(ticks, serialisation_ticks(cable, head.bytes));
+    std::uint64_t ticks = port_cost(head.bytes);
+    for (std::uint32_t cable : stream.cables) ticks = std::max(ticks, cable_cost(cable, head.bytes));
     ++statistics_.express;
     ++stream.version;
     stream.rate = static_cast<double>(head.bytes) / static_cast<double>(std::max<std::uint64_t>(ticks, 1));
@@ -453,14 +481,13 @@ void FlowNetwork::drained(std::uint32_t index, std::uint64_t now) {
     stream.queue.pop_front();
     if (stream.flow == kNoFlow) stream.rate = 0;  // it went express: no share to keep
     // Load on every resource it crossed (statistics).
-    const std::uint64_t port = port_ticks(packet.phits);
+    const std::uint64_t port = port_cost(packet.bytes);
     for (std::size_t r = 0; r < stream.resources.size(); ++r) {
         ResourceLoad& load = loads_[stream.resources[r]];
         ++load.packets;
         load.bytes += packet.bytes;
-        load.busy += (r == 0 || r + 1 == stream.resources.size())
-                         ? port
-                         : serialisation_ticks(stream.cables[r - 1], packet.bytes);
+        load.busy +=
+            (r == 0 || r + 1 == stream.resources.size()) ? port : cable_cost(stream.cables[r - 1], packet.bytes);
     }
     // Messages it has begun and not finished (network.flow_hold = message).
     if (hold_ == FlowHold::Message) {
@@ -559,7 +586,7 @@ void FlowNetwork::eject_due(unsigned host, std::uint64_t now) {
         port.waiting = false;
         port.arrivals.pop();
         port.credits -= arrival.phits;
-        const std::uint64_t transfer = port_ticks(arrival.phits);
+        const std::uint64_t transfer = port_cost(static_cast<std::uint32_t>(arrival.payload->get_data_length()));
         port.free_at = now + transfer;
         PacketInfo& info = packet_info(*arrival.payload);
         info.vc = 0;

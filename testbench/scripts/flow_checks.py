@@ -12,6 +12,9 @@
                                             by the platform's wake-up scheduler, not by timed events of their own
   collective ISVP PERCENT ARGS...           bench collectives with ARGS under both models: every row's latency
                                             agrees within PERCENT % (contended: concurrent steps share ports)
+  trains ISVP N FEWER PERCENT ARGS...       bench collectives with ARGS (flow model) with and without
+                                            network.flow_train_packets=N: the flow network carried at least
+                                            FEWER times fewer packets and every row agrees within PERCENT %
 """
 
 import subprocess
@@ -122,6 +125,37 @@ def collective(isvp, percent, args):
     print(f"ok: {len(packet)} rows within {percent} %")
 
 
+def flow_run(isvp, args):
+    """(rows, packets) of one flow-model bench collectives run."""
+    out = run([isvp, "bench", "collectives"] + args + ["--set", "network.model=flow"]).stdout
+    rows = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) >= 3 and not line.startswith("#") and fields[1].isdigit():
+            rows[(fields[0], int(fields[1]))] = float(fields[2])
+    line = next((l for l in out.splitlines() if l.startswith("# flow network:")), None)
+    if not rows or line is None:
+        fail("no rows or no '# flow network:' summary line")
+    return rows, int(line.split()[3])
+
+
+def trains(isvp, n, fewer, percent, args):
+    hardware, packets = flow_run(isvp, args)
+    trained, train_packets = flow_run(isvp, args + ["--set", f"network.flow_train_packets={n}"])
+    if sorted(hardware) != sorted(trained):
+        fail(f"the runs printed different rows: {sorted(hardware)} and {sorted(trained)}")
+    for key in sorted(hardware):
+        error = (trained[key] - hardware[key]) / hardware[key] * 100.0
+        print(f"{key[0]} {key[1]} B  packets {hardware[key]:.3f} us  trains of {n} {trained[key]:.3f} us  "
+              f"{error:+.1f} %")
+        if abs(error) > float(percent):
+            fail(f"{key[0]} {key[1]} B: trains of {n} are {error:+.1f} % off hardware packets (limit {percent} %)")
+    print(f"flow network packets: {packets} without trains, {train_packets} with trains of {n}")
+    if train_packets * float(fewer) > packets:
+        fail(f"trains of {n} carried {train_packets} packets against {packets}: fewer than {fewer} times fewer")
+    print(f"ok: {packets / train_packets:.1f} times fewer packets, {len(hardware)} rows within {percent} %")
+
+
 def main():
     what = sys.argv[1]
     if what == "latency":
@@ -132,6 +166,8 @@ def main():
         wakeups(sys.argv[2], sys.argv[3:])
     elif what == "collective":
         collective(sys.argv[2], sys.argv[3], sys.argv[4:])
+    elif what == "trains":
+        trains(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
     elif what == "refused":
         refused(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:

@@ -222,6 +222,25 @@ TEST_CASE("network.model: packet by default, flow refuses injected bit errors") 
     CHECK_THROWS(parameters.apply_override("network.model=fluid"));
 }
 
+TEST_CASE("network.flow_train_packets: 1 by default, powers of two up to 16, the flow model only") {
+    Parameters parameters;
+    FabricConfig::declare(parameters);
+    NetworkModelConfig::declare(parameters);
+    CHECK(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)).train_packets == 1);
+    parameters.apply_override("network.model=flow");
+    parameters.apply_override("network.flow_train_packets=16");
+    CHECK(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)).train_packets == 16);
+    CHECK_THROWS(parameters.apply_override("network.flow_train_packets=32"));
+    CHECK_THROWS(parameters.apply_override("network.flow_train_packets=0"));
+    parameters.apply_override("network.flow_train_packets=3");
+    CHECK_THROWS_WITH(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)),
+                      Catch::Contains("network.flow_train_packets must be a power of two"));
+    parameters.apply_override("network.flow_train_packets=16");
+    parameters.apply_override("network.model=packet");
+    CHECK_THROWS_WITH(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)),
+                      Catch::Contains("network.flow_train_packets=16 applies to network.model=flow only"));
+}
+
 TEST_CASE("network.flow_linger_round_trips: 0 by default, read as given, negative refused") {
     Parameters parameters;
     FabricConfig::declare(parameters);

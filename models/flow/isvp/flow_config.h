@@ -31,8 +31,18 @@ struct NetworkModelConfig {
     /// its flow, in round trips over its route (0: to the end of the instant).
     double linger_round_trips = 0;
     FlowHold hold = FlowHold::Message;  ///< network.flow_hold
+    /// network.flow_train_packets: the NICs move this many hardware packets
+    /// of a message as one train (flow model only; 1: packet by packet).
+    /// The platform scales the NICs' packet sizes and buffers by it
+    /// (PlatformConfig::from) and the flow network costs a train as its
+    /// hardware packets back to back.
+    unsigned train_packets = 1;
+    /// The hardware packets' payload (collective.packet_payload_bytes as
+    /// given, before the scaling); 0 without trains. Set by the platform.
+    std::uint32_t train_payload_bytes = 0;
 
-    /// Declares network.model, network.flow_hold and network.flow_linger_round_trips.
+    /// Declares network.model, network.flow_hold, network.flow_linger_round_trips
+    /// and network.flow_train_packets.
     static void declare(Parameters& parameters);
     /// Reads it; with `fabric`, refuses what the flow model does not model
     /// (validate()).

@@ -100,8 +100,11 @@ class FlowNetwork : public sc_core::sc_module {
     /// its routing policy; throws ConfigError for a bad config.
     /// `linger_round_trips`: network.flow_linger_round_trips; `hold`:
     /// network.flow_hold.
+    /// `train_payload_bytes`: with network.flow_train_packets > 1, the
+    /// payload of the hardware packets a longer packet stands for (it costs
+    /// what they would, back to back: trains); 0 costs every packet as one.
     FlowNetwork(sc_core::sc_module_name name, const FabricConfig& config, double linger_round_trips = 0,
-                FlowHold hold = FlowHold::Message);
+                FlowHold hold = FlowHold::Message, std::uint32_t train_payload_bytes = 0);
 
     const FabricConfig& config() const { return config_; }
     const NetworkTopology& topology() const { return topology_; }
@@ -237,6 +240,18 @@ class FlowNetwork : public sc_core::sc_module {
     std::int64_t after_drain(Stream& stream, std::uint32_t bytes);
     std::uint64_t port_ticks(std::uint32_t phits) const;
     std::uint64_t serialisation_ticks(std::uint32_t cable, std::uint32_t bytes) const;
+    /// The hardware packets a packet of `bytes` stands for (one unless it
+    /// is a train: network.flow_train_packets).
+    struct Train {
+        std::uint32_t packets = 1;     ///< hardware packets
+        std::uint32_t full_bytes = 0;  ///< each but the last
+        std::uint32_t last_bytes = 0;  ///< the last
+    };
+    Train train_of(std::uint32_t bytes) const;
+    /// What a packet of `bytes` costs a port (X) and a cable (S), its
+    /// hardware packets back to back.
+    std::uint64_t port_cost(std::uint32_t bytes) const;
+    std::uint64_t cable_cost(std::uint32_t cable, std::uint32_t bytes) const;
     std::uint32_t cable_resource(unsigned switch_index, unsigned port) const;
     std::uint32_t inject_resource(unsigned host) const { return ports_total_ + host; }
     std::uint32_t eject_resource(unsigned host) const { return ports_total_ + topology_.hosts() + host; }
@@ -253,6 +268,7 @@ class FlowNetwork : public sc_core::sc_module {
     std::uint32_t ports_total_ = 0;                 ///< switch ports in the network
     double linger_round_trips_ = 0;                 ///< network.flow_linger_round_trips
     FlowHold hold_ = FlowHold::Message;             ///< network.flow_hold
+    std::uint32_t train_payload_ = 0;               ///< hardware packet payload of a train; 0: no trains
 
     std::vector<std::unique_ptr<PacketInSocket>> inject_;          ///< [host]
     std::vector<std::unique_ptr<CreditOutSocket>> inject_credit_;  ///< [host]
