@@ -1009,6 +1009,7 @@ void CollectiveEngine::start(unsigned context, const NetworkHeader& h, const std
     a.local = plan.local;
     a.local_why = std::move(plan.local_why);
     a.layout = std::move(plan.layout);
+    a.chunk_bytes = chunk_bytes_for(a.layout);
     if (plan.runs_data) build_data_phase(context, *plan.schedule, plan.contribution);
     a.mask = a.mine.errors;
     a.take_contribution(0, prefix, prefix_bytes);
@@ -1324,10 +1325,27 @@ PacketFrame CollectiveEngine::control_frame(unsigned context, std::uint16_t dest
     return frame;
 }
 
+std::uint32_t CollectiveEngine::chunk_bytes_for(const BlockLayout& layout) const {
+    // Trains (network.flow_train_packets): as long as the collective's
+    // blocks give every transfer many of them (a train is taken, combined
+    // and forwarded whole, so each pipeline stage costs a train's time, a
+    // small part of a long message's), hardware packets for short ones.
+    // Every member derives it from the same agreed layout, so sender and
+    // receiver of a step cut its stream alike.
+    const std::uint32_t hardware = config_.train_payload_bytes;
+    if (hardware == 0 || hardware >= config_.packet_payload_bytes) return config_.packet_payload_bytes;
+    const std::uint64_t block = layout.total() / std::max<std::uint32_t>(1, layout.blocks());
+    std::uint32_t packets = 1;
+    while (hardware * packets * 2 <= config_.packet_payload_bytes &&
+           block >= std::uint64_t{hardware} * packets * 2 * kTrainsPerBlock)
+        packets *= 2;
+    return hardware * packets;
+}
+
 void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     Active& a = context_at(context).active;
     StepRun& s = a.steps[k];
-    const std::uint64_t from = chunk_begin(s.sent), to = chunk_end(s.sent, s.send.bytes());
+    const std::uint64_t from = a.chunk_begin(s.sent), to = a.chunk_end(s.sent, s.send.bytes());
     const auto step = static_cast<std::uint8_t>(a.tree ? context_at(context).tree.slot + 1 : k + 1);
     PacketFrame frame = step_frame(a, context, s.send_node, step);
     ProcessorHeader& processor = frame.carried;
@@ -1357,7 +1375,7 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
 void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p) {
     Active& a = context_at(context).active;
     StepRun& s = a.steps[k];
-    const std::uint64_t from = chunk_begin(s.issued), to = chunk_end(s.issued, s.recv.bytes());
+    const std::uint64_t from = a.chunk_begin(s.issued), to = a.chunk_end(s.issued, s.recv.bytes());
     const std::uint64_t n = to - from;
     const auto sender = static_cast<std::uint16_t>(s.recv_peer);
     const bool gather_flag = a.tree && a.header.opcode == Opcode::Gather;  // operation: "root below"
@@ -1416,7 +1434,7 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
 
 void CollectiveEngine::return_chunk(unsigned context) {
     Active& a = context_at(context).active;
-    const std::uint64_t from = chunk_begin(a.results_sent), to = chunk_end(a.results_sent, a.result.bytes());
+    const std::uint64_t from = a.chunk_begin(a.results_sent), to = a.chunk_end(a.results_sent, a.result.bytes());
     PacketFrame frame = step_frame(a, context, node_, 0);
     ProcessorHeader& processor = frame.carried;
     processor.context_id = frame.traffic.context_id;

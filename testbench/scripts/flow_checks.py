@@ -15,6 +15,9 @@
   trains ISVP N FEWER PERCENT ARGS...       bench collectives with ARGS (flow model) with and without
                                             network.flow_train_packets=N: the flow network carried at least
                                             FEWER times fewer packets and every row agrees within PERCENT %
+  short ISVP N ARGS...                      bench collectives with ARGS (flow model; short offloaded messages)
+                                            with and without network.flow_train_packets=N: the engines kept
+                                            hardware packets (the flow network carried at least 95 % as many)
 """
 
 import subprocess
@@ -156,6 +159,16 @@ def trains(isvp, n, fewer, percent, args):
     print(f"ok: {packets / train_packets:.1f} times fewer packets, {len(hardware)} rows within {percent} %")
 
 
+def short(isvp, n, args):
+    _, packets = flow_run(isvp, args)
+    _, train_packets = flow_run(isvp, args + ["--set", f"network.flow_train_packets={n}"])
+    print(f"flow network packets: {packets} without trains, {train_packets} with trains of {n}")
+    if train_packets < 0.95 * packets:
+        fail(f"trains of {n} cut a short message's {packets} packets to {train_packets}: its blocks are too short "
+             "for trains (CollectiveEngine::chunk_bytes_for), the engines should keep hardware packets")
+    print("ok: short messages keep hardware packets")
+
+
 def main():
     what = sys.argv[1]
     if what == "latency":
@@ -168,6 +181,8 @@ def main():
         collective(sys.argv[2], sys.argv[3], sys.argv[4:])
     elif what == "trains":
         trains(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
+    elif what == "short":
+        short(sys.argv[2], sys.argv[3], sys.argv[4:])
     elif what == "refused":
         refused(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:

@@ -131,6 +131,11 @@ struct CollectiveConfig {
     /// received chunks are neither copied nor combined; the AgLU is charged
     /// its documented latency (pipeline_stages + vectors - 1) all the same.
     bool timing_only = false;
+    /// network.flow_train_packets > 1 (set by the platform, not a
+    /// collective.* parameter): the hardware packet payload of which
+    /// packet_payload_bytes is a train; a collective's packets are trains as
+    /// long as its blocks allow (CollectiveEngine::chunk_bytes_for). 0: none.
+    std::uint32_t train_payload_bytes = 0;
 
     static void declare(Parameters& parameters);
     static CollectiveConfig from(const Parameters& parameters);
@@ -640,16 +645,11 @@ class CollectiveEngine : public sc_core::sc_module, private WakeupScheduler::Cli
     static std::uint32_t key(unsigned context, int rank) {
         return static_cast<std::uint32_t>(context) << 16 | static_cast<std::uint16_t>(rank);
     }
-    std::uint64_t chunk_begin(std::uint32_t chunk) const {
-        return static_cast<std::uint64_t>(chunk) * config_.packet_payload_bytes;
-    }
-    std::uint64_t chunk_end(std::uint32_t chunk, std::uint64_t bytes) const {
-        return std::min(bytes, chunk_begin(chunk + 1));
-    }
-    std::uint32_t chunks_of(std::uint64_t bytes) const {
-        return static_cast<std::uint32_t>(
-            std::max<std::uint64_t>(1, (bytes + config_.packet_payload_bytes - 1) / config_.packet_payload_bytes));
-    }
+    /// Payload of a collective's step and result packets: the packet size,
+    /// or with trains (CollectiveConfig::train_payload_bytes) as many
+    /// hardware packets as leave every block kTrainsPerBlock trains.
+    std::uint32_t chunk_bytes_for(const BlockLayout& layout) const;
+    static constexpr std::uint64_t kTrainsPerBlock = 256;
 
     std::uint16_t node_;  ///< this switch's node address
     /// The collective buffers' pages (declared before every holder of a
