@@ -89,15 +89,22 @@ namespace {
 /// network.flow_train_packets = n > 1 (flow model): the NICs' packets carry
 /// n hardware packets' payload and every buffer that holds packets holds n
 /// times the bytes, so a buffer or window of k packets is one of k trains
-/// (a result batch keeps its bytes); the flow network costs each train as
-/// its n hardware packets.
+/// (a result batch keeps its bytes: CollectiveEngine::result_batch_chunks);
+/// the flow network costs each train as its n hardware packets.
 void scale_for_trains(PlatformConfig& config) {
     const unsigned n = config.network.train_packets;
     if (config.network.model != NetworkModel::Flow || n <= 1) return;
     CollectiveConfig& collective = config.node.collective;
     QdmaConfig& qdma = config.node.qdma;
-    constexpr std::uint64_t kLargestPayload = 16384;  // the packet header's size code
-    const std::uint64_t largest = std::max<std::uint64_t>(collective.packet_payload_bytes, qdma.packet_payload_bytes);
+    constexpr std::uint64_t kLargestPayload = 16384;  // collective.packet_payload_bytes' largest
+    // One hardware packet size: the flow network costs every train by it.
+    if (collective.packet_payload_bytes != qdma.packet_payload_bytes)
+        throw ConfigError("config: network.flow_train_packets=" + std::to_string(n) +
+                          " needs one hardware packet size, but collective.packet_payload_bytes=" +
+                          std::to_string(collective.packet_payload_bytes) +
+                          " and qdma.packet_payload_bytes=" + std::to_string(qdma.packet_payload_bytes) +
+                          " differ: set them alike or leave network.flow_train_packets at 1");
+    const std::uint64_t largest = collective.packet_payload_bytes;
     if (largest * n > kLargestPayload)
         throw ConfigError("config: network.flow_train_packets=" + std::to_string(n) + " makes trains of " +
                           std::to_string(largest * n) + " payload bytes (collective.packet_payload_bytes=" +
@@ -107,6 +114,7 @@ void scale_for_trains(PlatformConfig& config) {
                           std::to_string(std::max<std::uint64_t>(1, kLargestPayload / largest)));
     config.network.train_payload_bytes = collective.packet_payload_bytes;
     collective.train_payload_bytes = collective.packet_payload_bytes;
+    qdma.train_payload_bytes = qdma.packet_payload_bytes;
     collective.packet_payload_bytes *= n;
     qdma.packet_payload_bytes *= n;
     // The QDMA's read-ahead and receive buffers cover a DMA round trip: four
@@ -118,10 +126,9 @@ void scale_for_trains(PlatformConfig& config) {
     collective.host_buffer_phits *= n;
     collective.net_buffer_phits *= n;
     collective.early_buffer_bytes *= n;
-    // A result batch is the host's notification granularity, in bytes: as
-    // many trains as it had packets would hold results back n times longer.
-    collective.result_batch_packets = std::max<std::uint32_t>(1, (collective.result_batch_packets + n - 1) / n);
     config.fabric.router.input_buffer_bytes *= n;
+    config.reliable.tx_buffer_phits *= n;  // reliable.mode=on: it holds packets too
+    config.reliable.retransmit_buffer_bytes *= n;
     config.fabric.validate();
 }
 }  // namespace

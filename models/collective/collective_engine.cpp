@@ -1342,6 +1342,15 @@ std::uint32_t CollectiveEngine::chunk_bytes_for(const BlockLayout& layout) const
     return hardware * packets;
 }
 
+std::uint32_t CollectiveEngine::result_batch_chunks(const Active& a) const {
+    // A batch is the host's notification granularity in bytes: trains
+    // carry result_batch_packets hardware packets' worth in fewer chunks.
+    const std::uint32_t hardware = config_.train_payload_bytes;
+    if (hardware == 0 || a.chunk_bytes <= hardware) return config_.result_batch_packets;
+    const std::uint64_t bytes = std::uint64_t{config_.result_batch_packets} * hardware;
+    return static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (bytes + a.chunk_bytes - 1) / a.chunk_bytes));
+}
+
 void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     Active& a = context_at(context).active;
     StepRun& s = a.steps[k];
@@ -1493,8 +1502,7 @@ bool CollectiveEngine::advance_data(unsigned context) {
                 return;
             }
             // Final chunks go to the host DMA in batches (one notification each).
-            if (a.results_final - a.results_sent >= engine.config_.result_batch_packets ||
-                a.results_final == a.result_chunks)
+            if (a.results_final - a.results_sent >= engine.result_batch_chunks(a) || a.results_final == a.result_chunks)
                 while (a.results_sent < a.results_final) engine.return_chunk(context);
         }
     } driver(*this, context);

@@ -80,7 +80,7 @@ Qdma::Qdma(sc_core::sc_module_name name, const QdmaConfig& config, NetworkInterf
       irq("irq"),
       config_(config),
       network_(network),
-      segmenter_(config.packet_payload_bytes),
+      segmenter_(config.packet_payload_bytes, config.train_payload_bytes),
       coalescer_reset_(
           sc_core::sc_time(regmap::coalesce::kTimerTickNs, sc_core::SC_NS).value()) {  // ticks in resolution units
     config_.validate();

@@ -79,8 +79,9 @@ QueueError H2cFramer::check_total() const {
 
 PacketPlan MessageSegmenter::packet(std::uint32_t message_bytes, std::uint32_t index) const {
     PacketPlan plan;
-    plan.offset = index * capacity_;
-    plan.bytes = message_bytes > plan.offset ? std::min(capacity_, message_bytes - plan.offset) : 0;
+    const std::uint32_t capacity = capacity_for(message_bytes);
+    plan.offset = index * capacity;
+    plan.bytes = message_bytes > plan.offset ? std::min(capacity, message_bytes - plan.offset) : 0;
     plan.last = index + 1 >= packet_count(message_bytes);
     return plan;
 }

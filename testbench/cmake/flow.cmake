@@ -107,6 +107,12 @@ add_test(NAME flow_trains_refused_beyond_one_packet
                  "network.flow_train_packets=16 makes trains of 32768 payload bytes" --topology torus:2x1x1
                  --set network.model=flow --set network.flow_train_packets=16 --set qdma.packet_payload_bytes=2048
                  --set collective.packet_payload_bytes=2048 --collectives barrier --sizes 8)
+add_test(NAME flow_trains_refused_with_two_packet_sizes
+         COMMAND ${ISVP_PYTHON3} ${flow_checks} refused $<TARGET_FILE:isvp>
+                 "network.flow_train_packets=4 needs one hardware packet size" --topology torus:2x1x1
+                 --set network.model=flow --set network.flow_train_packets=4 --set qdma.packet_payload_bytes=2048
+                 --collectives barrier --sizes 8)
+set_tests_properties(flow_trains_refused_with_two_packet_sizes PROPERTIES LABELS flow TIMEOUT 120)
 set_tests_properties(flow_trains_every_collective_checked flow_trains_cut_packets_not_latency
                      flow_trains_short_messages_keep_hardware_packets flow_trains_refused_with_the_packet_model flow_trains_refused_beyond_one_packet
                      PROPERTIES LABELS flow TIMEOUT 600)

@@ -121,3 +121,19 @@ TEST_CASE("qdma segmenter: a zero-byte message is one empty last packet") {
     CHECK(only.bytes == 0);
     CHECK(only.last);
 }
+
+TEST_CASE("qdma segmenter: trains only as long as leave a message 256 of them (network.flow_train_packets)") {
+    const MessageSegmenter segmenter(16384, 1024);          // trains of up to 16 hardware packets of 1 KiB
+    CHECK(segmenter.capacity_for(64 * 1024) == 1024);       // 64 hardware packets: no trains
+    CHECK(segmenter.capacity_for(512 * 1024 - 1) == 1024);  // just short of 256 trains of 2
+    CHECK(segmenter.capacity_for(512 * 1024) == 2048);
+    CHECK(segmenter.capacity_for(1024 * 1024) == 4096);
+    CHECK(segmenter.capacity_for(4 * 1024 * 1024) == 16384);
+    CHECK(segmenter.capacity_for(64 * 1024 * 1024) == 16384);  // never beyond the packet
+    CHECK(segmenter.packet_count(1024 * 1024) == 256);
+    const PacketPlan last = segmenter.packet(1024 * 1024 + 100, 256);
+    CHECK(last.offset == 1024 * 1024);
+    CHECK(last.bytes == 100);
+    CHECK(last.last);
+    CHECK(MessageSegmenter(16384).capacity_for(8) == 16384);  // without trains: the packet size
+}

@@ -20,6 +20,11 @@ struct QdmaConfig {
     /// payload of collective result packets (not error results) is not
     /// written into the C2H buffers; the PCIe link is charged the same.
     bool timing_only = false;
+    /// network.flow_train_packets > 1 (set by the platform, not a qdma.*
+    /// parameter): the hardware packet payload of which packet_payload_bytes
+    /// is a train; messages are cut into trains only as long as they allow
+    /// (MessageSegmenter). 0: none.
+    std::uint32_t train_payload_bytes = 0;
 
     /// Bytes per phit of the receive buffer's credits (isvp::kPhitBytes).
     static constexpr unsigned kCreditBytes = 32;

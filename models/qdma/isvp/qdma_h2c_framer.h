@@ -80,17 +80,33 @@ struct PacketPlan {
 
 /// Cuts messages into network packets of `capacity` payload bytes: full
 /// packets then one partial; a zero-byte message is one empty packet.
+///
+/// With trains (network.flow_train_packets; `hardware` > 0, the hardware
+/// packet's payload of which `capacity` is a train) a message is cut into
+/// trains only as long as leave it kTrainsPerMessage of them, into hardware
+/// packets when it is shorter (as the collective engine cuts its blocks).
 class MessageSegmenter {
   public:
-    explicit MessageSegmenter(std::uint32_t capacity) : capacity_(capacity) {}
+    explicit MessageSegmenter(std::uint32_t capacity, std::uint32_t hardware = 0)
+        : capacity_(capacity), hardware_(hardware) {}
     std::uint32_t capacity() const { return capacity_; }
+    /// Payload bytes per full packet of a message of `message_bytes`.
+    std::uint32_t capacity_for(std::uint32_t message_bytes) const {
+        if (hardware_ == 0 || hardware_ >= capacity_) return capacity_;
+        std::uint32_t bytes = hardware_;
+        while (bytes * 2 <= capacity_ && message_bytes >= std::uint64_t{bytes} * 2 * kTrainsPerMessage) bytes *= 2;
+        return bytes;
+    }
     std::uint32_t packet_count(std::uint32_t message_bytes) const {
-        return message_bytes == 0 ? 1 : (message_bytes + capacity_ - 1) / capacity_;
+        const std::uint32_t capacity = capacity_for(message_bytes);
+        return message_bytes == 0 ? 1 : (message_bytes + capacity - 1) / capacity;
     }
     PacketPlan packet(std::uint32_t message_bytes, std::uint32_t index) const;
+    static constexpr std::uint64_t kTrainsPerMessage = 256;
 
   private:
-    std::uint32_t capacity_;  ///< payload bytes per full packet
+    std::uint32_t capacity_;      ///< payload bytes per full packet
+    std::uint32_t hardware_ = 0;  ///< hardware packet payload of a train; 0: no trains
 };
 
 }  // namespace isvp
