@@ -461,13 +461,11 @@ void FlowNetwork::start_head(Stream& stream, std::uint64_t now) {
     if (stream.cables.empty()) to_eject(stream, head, now, now);
 }
 
-void FlowNetwork::to_eject(Stream& stream, const QueuedPacket& packet, std::uint64_t due, std::uint64_t now,
-                           std::uint32_t early) {
+void FlowNetwork::to_eject(Stream& stream, const QueuedPacket& packet, std::uint64_t due, std::uint64_t now) {
     Arrival arrival;
     // Packets of one stream arrive in order (one route): a short packet
     // after a long one is not due before it.
     arrival.due = std::max({due, now, stream.last_due});
-    if (arrival.due == now && due <= now) arrival.early = early;
     stream.last_due = arrival.due;
     arrival.sequence = arrival_sequence_++;
     arrival.payload = packet.payload;
@@ -501,16 +499,18 @@ void FlowNetwork::drained(std::uint32_t index, std::uint64_t now) {
     }
     // On to the destination's eject port (between hosts of one switch it
     // went there when it started draining).
-    if (!stream.cables.empty()) {
-        // A train on a short route: its head was at the eject port before
-        // it finished draining (after < 0); it is handed over now, its tail
-        // where the hardware packets' would be (eject_due).
-        const std::int64_t after = after_drain(stream, packet.bytes);
-        const std::uint64_t due = static_cast<std::uint64_t>(
-            std::max<std::int64_t>(static_cast<std::int64_t>(now) + after, static_cast<std::int64_t>(now)));
-        const bool train = train_payload_ != 0 && train_of(packet.bytes).packets > 1;
-        to_eject(stream, packet, due, now, train && after < 0 ? static_cast<std::uint32_t>(-after) : 0);
-    }
+    // A train on a route so short that its head reaches the eject port
+    // before it has drained (after < 0) is handed over when it has: its
+    // tail up to (n - 1) X - the route's latency late (about 0.5 us for
+    // trains of 16 on one hop; trains exist only where a message has 256
+    // of them). Shortening its eject transfer instead moved a 1,024-node
+    // 4 MiB Allreduce by 0.06 % and made its max-min solves 8 times as many.
+    if (!stream.cables.empty())
+        to_eject(
+            stream, packet,
+            static_cast<std::uint64_t>(std::max<std::int64_t>(
+                static_cast<std::int64_t>(now) + after_drain(stream, packet.bytes), static_cast<std::int64_t>(now))),
+            now);
     // The next packet continues at the same share, or the stream stops.
     if (!stream.queue.empty() && stream.queue.front().ready <= now) {
         start_head(stream, now);
@@ -590,20 +590,9 @@ void FlowNetwork::eject_due(unsigned host, std::uint64_t now) {
             return;
         }
         port.waiting = false;
-        const std::uint64_t was_free = port.free_at;
         port.arrivals.pop();
         port.credits -= arrival.phits;
-        const auto length = static_cast<std::uint32_t>(arrival.payload->get_data_length());
-        std::uint64_t transfer = port_cost(length);
-        // A train due early (a short route) whose port and credits were
-        // ready: its hardware packets have been crossing the port since its
-        // head arrived (or the port freed), so its tail comes that much
-        // sooner, never before its last packet's own X.
-        if (arrival.early > 0 && arrival.due == now) {
-            const std::uint64_t head = std::max(was_free, now - std::min<std::uint64_t>(now, arrival.early));
-            transfer =
-                std::max(port_ticks(phits_of(train_of(length).last_bytes)), transfer - std::min(transfer, now - head));
-        }
+        const std::uint64_t transfer = port_cost(static_cast<std::uint32_t>(arrival.payload->get_data_length()));
         port.free_at = now + transfer;
         PacketInfo& info = packet_info(*arrival.payload);
         info.vc = 0;

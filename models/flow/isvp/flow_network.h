@@ -162,11 +162,6 @@ class FlowNetwork : public sc_core::sc_module {
         tlm::tlm_generic_payload* payload = nullptr;  ///< acquired
         std::uint32_t phits = 0;                      ///< size
         std::uint16_t hops = 0;                       ///< cables crossed
-        /// A train whose head would have reached the eject port before it
-        /// finished draining (a short route): by how many ticks. Its
-        /// hardware packets were already flowing through the port then, so
-        /// its tail follows sooner than X(train) after `due`.
-        std::uint32_t early = 0;
         bool operator>(const Arrival& other) const {
             return due != other.due ? due > other.due : sequence > other.sequence;
         }
@@ -236,8 +231,7 @@ class FlowNetwork : public sc_core::sc_module {
     /// sharing problem.
     void start_express(Stream& stream, std::uint32_t index, std::uint64_t now);
     /// Hands a packet to the destination's eject port, its head due at `due`.
-    void to_eject(Stream& stream, const QueuedPacket& packet, std::uint64_t due, std::uint64_t now,
-                  std::uint32_t early = 0);
+    void to_eject(Stream& stream, const QueuedPacket& packet, std::uint64_t due, std::uint64_t now);
     void eject_due(unsigned host, std::uint64_t now);
     void schedule_eject(unsigned host, std::uint64_t tick);
     void schedule_drain(Stream& stream, std::uint32_t index, std::uint64_t now);
