@@ -72,8 +72,8 @@ loggp::PlatformFigures loggp_figures(const PlatformConfig& config, const Transpo
     f.link_max_frame_bytes = aurora.max_frame_bytes;
     // The machine's packets: trains (network.flow_train_packets) are how the
     // flow model simulates them, not a different packet size.
-    f.packet_payload_bytes = config.node.qdma.packet_payload_bytes /
-                             (config.network.train_payload_bytes > 0 ? config.network.train_packets : 1);
+    const QdmaConfig& qdma = config.node.qdma;
+    f.packet_payload_bytes = qdma.train_payload_bytes > 0 ? qdma.train_payload_bytes : qdma.packet_payload_bytes;
     f.engine_clock_mhz = config.node.collective.clock_mhz;
     f.engine_phits_per_cycle = config.node.collective.phits_per_cycle;
     f.aglu_clock_mhz = config.node.aglu.clock_mhz;

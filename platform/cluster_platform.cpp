@@ -104,14 +104,13 @@ void scale_for_trains(PlatformConfig& config) {
                           std::to_string(collective.packet_payload_bytes) +
                           " and qdma.packet_payload_bytes=" + std::to_string(qdma.packet_payload_bytes) +
                           " differ: set them alike or leave network.flow_train_packets at 1");
-    const std::uint64_t largest = collective.packet_payload_bytes;
-    if (largest * n > kLargestPayload)
+    const std::uint64_t hardware = collective.packet_payload_bytes;
+    if (hardware * n > kLargestPayload)
         throw ConfigError("config: network.flow_train_packets=" + std::to_string(n) + " makes trains of " +
-                          std::to_string(largest * n) + " payload bytes (collective.packet_payload_bytes=" +
-                          std::to_string(collective.packet_payload_bytes) + ", qdma.packet_payload_bytes=" +
-                          std::to_string(qdma.packet_payload_bytes) + "), more than one packet can carry (" +
-                          std::to_string(kLargestPayload) + "): lower it to at most " +
-                          std::to_string(std::max<std::uint64_t>(1, kLargestPayload / largest)));
+                          std::to_string(hardware * n) + " payload bytes (packets of " + std::to_string(hardware) +
+                          "), more than one packet can carry (" + std::to_string(kLargestPayload) +
+                          "): lower it to at most " +
+                          std::to_string(std::max<std::uint64_t>(1, kLargestPayload / hardware)));
     config.network.train_payload_bytes = collective.packet_payload_bytes;
     collective.train_payload_bytes = collective.packet_payload_bytes;
     qdma.train_payload_bytes = qdma.packet_payload_bytes;

@@ -1327,19 +1327,12 @@ PacketFrame CollectiveEngine::control_frame(unsigned context, std::uint16_t dest
 
 std::uint32_t CollectiveEngine::chunk_bytes_for(const BlockLayout& layout) const {
     // Trains (network.flow_train_packets): as long as the collective's
-    // blocks give every transfer many of them (a train is taken, combined
-    // and forwarded whole, so each pipeline stage costs a train's time, a
-    // small part of a long message's), hardware packets for short ones.
-    // Every member derives it from the same agreed layout, so sender and
-    // receiver of a step cut its stream alike.
-    const std::uint32_t hardware = config_.train_payload_bytes;
-    if (hardware == 0 || hardware >= config_.packet_payload_bytes) return config_.packet_payload_bytes;
-    const std::uint64_t block = layout.total() / std::max<std::uint32_t>(1, layout.blocks());
-    std::uint32_t packets = 1;
-    while (hardware * packets * 2 <= config_.packet_payload_bytes &&
-           block >= std::uint64_t{hardware} * packets * 2 * kTrainsPerBlock)
-        packets *= 2;
-    return hardware * packets;
+    // (mean) block allows (a train is taken, combined and forwarded whole,
+    // so each pipeline stage costs a train's time), hardware packets for
+    // short ones. Every member derives it from the same agreed layout, so
+    // sender and receiver of a step cut its stream alike.
+    return train_payload_for(layout.total() / std::max<std::uint32_t>(1, layout.blocks()), config_.train_payload_bytes,
+                             config_.packet_payload_bytes);
 }
 
 std::uint32_t CollectiveEngine::result_batch_chunks(const Active& a) const {

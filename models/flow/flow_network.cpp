@@ -128,14 +128,17 @@ FlowNetwork::Train FlowNetwork::train_of(std::uint32_t bytes) const {
 }
 
 std::uint64_t FlowNetwork::port_cost(std::uint32_t bytes) const {
+    if (train_payload_ == 0) return port_ticks(phits_of(bytes));  // per packet, per resource: no trains, no split
     const Train train = train_of(bytes);
-    return (train.packets - 1) * port_ticks(phits_of(train.full_bytes)) + port_ticks(phits_of(train.last_bytes));
+    const std::uint64_t last = port_ticks(phits_of(train.last_bytes));
+    return train.packets == 1 ? last : (train.packets - 1) * port_ticks(phits_of(train.full_bytes)) + last;
 }
 
 std::uint64_t FlowNetwork::cable_cost(std::uint32_t cable, std::uint32_t bytes) const {
+    if (train_payload_ == 0) return serialisation_ticks(cable, bytes);
     const Train train = train_of(bytes);
-    return (train.packets - 1) * serialisation_ticks(cable, train.full_bytes) +
-           serialisation_ticks(cable, train.last_bytes);
+    const std::uint64_t last = serialisation_ticks(cable, train.last_bytes);
+    return train.packets == 1 ? last : (train.packets - 1) * serialisation_ticks(cable, train.full_bytes) + last;
 }
 
 std::uint32_t FlowNetwork::cable_resource(unsigned switch_index, unsigned port) const {

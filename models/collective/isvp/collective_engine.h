@@ -647,12 +647,11 @@ class CollectiveEngine : public sc_core::sc_module, private WakeupScheduler::Cli
     }
     /// Payload of a collective's step and result packets: the packet size,
     /// or with trains (CollectiveConfig::train_payload_bytes) as many
-    /// hardware packets as leave every block kTrainsPerBlock trains.
+    /// hardware packets as leave a block kTrainsPerTransfer trains.
     std::uint32_t chunk_bytes_for(const BlockLayout& layout) const;
     /// Final result chunks handed to the host DMA at once: result_batch_packets
     /// hardware packets' bytes, in the collective's chunks.
     std::uint32_t result_batch_chunks(const Active& a) const;
-    static constexpr std::uint64_t kTrainsPerBlock = 256;
 
     std::uint16_t node_;  ///< this switch's node address
     /// The collective buffers' pages (declared before every holder of a

@@ -131,6 +131,22 @@ constexpr std::uint32_t phits_of(std::uint32_t bytes) { return (bytes + kPhitByt
 /// Bytes in front of a network packet's payload.
 inline constexpr std::size_t kNetworkPacketOverhead = NetworkHeader::kBytes + ProcessorHeader::kBytes + 4;
 
+/// Trains (network.flow_train_packets, flow model only): a train is as
+/// long as leaves `bytes` (a message, a collective's block) this many of
+/// them, so each pipeline stage's train is a small part of the transfer.
+inline constexpr std::uint64_t kTrainsPerTransfer = 256;
+/// Payload per packet for a transfer of `bytes` when a packet may carry up
+/// to `largest` bytes as a train of hardware packets of `hardware` bytes:
+/// `hardware` times the largest power of two that leaves kTrainsPerTransfer
+/// trains, `largest` without trains (`hardware` 0). The NIC engine and the
+/// QDMA cut alike (CollectiveEngine::chunk_bytes_for, MessageSegmenter).
+constexpr std::uint32_t train_payload_for(std::uint64_t bytes, std::uint32_t hardware, std::uint32_t largest) {
+    if (hardware == 0 || hardware >= largest) return largest;
+    std::uint32_t payload = hardware;
+    while (payload * 2 <= largest && bytes >= std::uint64_t{payload} * 2 * kTrainsPerTransfer) payload *= 2;
+    return payload;
+}
+
 /// Smallest size code whose capacity holds `bytes` (0..15); used to encode
 /// the configured network packet size.
 std::optional<std::uint8_t> size_code_for(std::uint32_t bytes);

@@ -83,8 +83,9 @@ struct PacketPlan {
 ///
 /// With trains (network.flow_train_packets; `hardware` > 0, the hardware
 /// packet's payload of which `capacity` is a train) a message is cut into
-/// trains only as long as leave it kTrainsPerMessage of them, into hardware
-/// packets when it is shorter (as the collective engine cuts its blocks).
+/// trains only as long as leave it kTrainsPerTransfer of them, into
+/// hardware packets when it is shorter (train_payload_for, as the collective
+/// engine cuts its blocks).
 class MessageSegmenter {
   public:
     explicit MessageSegmenter(std::uint32_t capacity, std::uint32_t hardware = 0)
@@ -92,17 +93,13 @@ class MessageSegmenter {
     std::uint32_t capacity() const { return capacity_; }
     /// Payload bytes per full packet of a message of `message_bytes`.
     std::uint32_t capacity_for(std::uint32_t message_bytes) const {
-        if (hardware_ == 0 || hardware_ >= capacity_) return capacity_;
-        std::uint32_t bytes = hardware_;
-        while (bytes * 2 <= capacity_ && message_bytes >= std::uint64_t{bytes} * 2 * kTrainsPerMessage) bytes *= 2;
-        return bytes;
+        return train_payload_for(message_bytes, hardware_, capacity_);
     }
     std::uint32_t packet_count(std::uint32_t message_bytes) const {
         const std::uint32_t capacity = capacity_for(message_bytes);
         return message_bytes == 0 ? 1 : (message_bytes + capacity - 1) / capacity;
     }
     PacketPlan packet(std::uint32_t message_bytes, std::uint32_t index) const;
-    static constexpr std::uint64_t kTrainsPerMessage = 256;
 
   private:
     std::uint32_t capacity_;      ///< payload bytes per full packet
