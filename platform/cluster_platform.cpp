@@ -188,6 +188,8 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
         config.fabric.validate();
     }
     config.node.qdma.timing_only = config.node.collective.timing_only;
+    config.node.collective.header_only_step_packets =
+        config.node.collective.timing_only && config.network.model == NetworkModel::Flow;
     scale_for_trains(config);
     if (parameters.is_declared("job.memory_limit_gib"))
         config.memory_limit_gib = parameters.real("job.memory_limit_gib");

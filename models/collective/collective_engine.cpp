@@ -202,7 +202,11 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::uint16_t n
         const LazyResult r = lazy_results_.front();
         lazy_results_.pop_front();
         const PacketFrame& f = r.frame;
-        tlm::tlm_generic_payload* packet = pool_.allocate(NetworkFraming::wire_bytes(f.payload_bytes));
+        // Timing only (no source): the QDMA writes a result's bytes nowhere,
+        // so the packet carries its headers only (PacketInfo::header_only).
+        const std::uint32_t wire = NetworkFraming::wire_bytes(f.payload_bytes);
+        tlm::tlm_generic_payload* packet = r.source ? pool_.allocate(wire) : pool_.allocate_header_only(wire);
+        if (!r.source) ++statistics_.header_only_packets;
         framing_.write_headers(f, packet->get_data_ptr());
         packet_info(*packet).destination = f.destination;  // no router needs to parse it
         if (r.source) {  // the bytes leave: their pages go once nothing else reads them
@@ -584,8 +588,11 @@ void CollectiveEngine::packet_left(const CreditedOutPort::Outgoing& o, const sc_
         trace_result_left(static_cast<unsigned>(o.ends_call), (sim_now() + tail_after).value());
 }
 
-std::uint8_t* CollectiveEngine::emit_packet(CreditedOutPort& port, const PacketFrame& frame, bool urgent) {
-    tlm::tlm_generic_payload* packet = pool_.allocate(NetworkFraming::wire_bytes(frame.payload_bytes));
+std::uint8_t* CollectiveEngine::emit_packet(CreditedOutPort& port, const PacketFrame& frame, bool urgent,
+                                            bool header_only) {
+    const std::uint32_t wire = NetworkFraming::wire_bytes(frame.payload_bytes);
+    tlm::tlm_generic_payload* packet = header_only ? pool_.allocate_header_only(wire) : pool_.allocate(wire);
+    statistics_.header_only_packets += header_only;
     framing_.write_headers(frame, packet->get_data_ptr());
     packet_info(*packet).destination = frame.destination;  // the first router need not parse the headers again
     port.enqueue({packet, 0, -1, NetworkFraming::wire_phits(frame.payload_bytes), framing_.vc_for(frame)}, urgent,
@@ -1364,7 +1371,10 @@ void CollectiveEngine::send_chunk(unsigned context, std::size_t k) {
     frame.offset = static_cast<std::uint32_t>(from);
     if (a.tree) frame.generation = context_at(context).tree.generation;
     frame.payload_bytes = static_cast<std::uint32_t>(to - from);
-    std::uint8_t* payload = emit_packet(net_port_, frame, false);
+    // Timing only on the flow network: nobody reads a step packet's payload
+    // (the receiver skips it), so it carries its headers only.
+    const bool header_only = !a.carry_payload && config_.header_only_step_packets;
+    std::uint8_t* payload = emit_packet(net_port_, frame, false, header_only);
     if (a.carry_payload) {
         a.buffer.gather(s.send, from, to, payload);
         a.buffer.read_done(s.send, from, to);

@@ -1,5 +1,7 @@
 #include "isvp/packet_channel.h"
 
+#include <algorithm>
+
 namespace isvp {
 
 PacketPool::~PacketPool() {
@@ -9,6 +11,17 @@ PacketPool::~PacketPool() {
 }
 
 tlm::tlm_generic_payload* PacketPool::allocate(std::uint32_t bytes) {
+    return allocate(bytes, bytes);
+}
+
+tlm::tlm_generic_payload* PacketPool::allocate_header_only(std::uint32_t bytes) {
+    const auto stored = static_cast<std::uint32_t>(std::min<std::size_t>(bytes, kNetworkPacketOverhead));
+    tlm::tlm_generic_payload* payload = allocate(bytes, stored);
+    static_cast<Slot*>(payload)->info.header_only = true;
+    return payload;
+}
+
+tlm::tlm_generic_payload* PacketPool::allocate(std::uint32_t bytes, std::uint32_t stored) {
     Slot* slot;
     if (free_.empty()) {
         all_.push_back(std::make_unique<Slot>());
@@ -18,7 +31,9 @@ tlm::tlm_generic_payload* PacketPool::allocate(std::uint32_t bytes) {
         slot = free_.back();
         free_.pop_back();
     }
-    slot->bytes.resize(bytes);
+    // A slot that held a longer packet keeps its capacity; a slot made for
+    // header-only packets never grows beyond the headers.
+    slot->bytes.resize(stored);
     tlm::tlm_generic_payload& payload = *slot;
     payload.set_command(tlm::TLM_WRITE_COMMAND);
     payload.set_address(0);

@@ -152,7 +152,7 @@ void PacketNetworkInterface::rx_b_transport(tlm::tlm_generic_payload& payload, s
     packet.header = view->processor.encode();
     packet.context_id = view->network.context_id;
     packet.offset = view->offset;
-    packet.payload = payload.get_data_ptr() + kNetworkPacketOverhead;
+    packet.payload = info.header_only ? nullptr : payload.get_data_ptr() + kNetworkPacketOverhead;
     packet.payload_bytes = view->payload_bytes;
     packet.last = view->network.last;
     receiver_->on_receive(packet);

@@ -288,6 +288,17 @@ void PcieEndpoint::dma_b_transport(tlm::tlm_generic_payload& payload, sc_core::s
             if (host_writes_.empty()) host_write_event_.notify(arrival - now);
             host_writes_.push_back(std::move(write));
             payload.set_response_status(tlm::TLM_OK_RESPONSE);
+        } else if (extension && extension->tag.timing_only) {
+            // The slow path writes whole buffers: the bytes nobody reads (which
+            // a header-only packet does not even have) land as zeros.
+            const std::uint64_t written = std::min<std::uint64_t>(bytes, extension->tag.written_bytes);
+            timing_only_scratch_.assign(bytes, 0);
+            if (written > 0) std::memcpy(timing_only_scratch_.data(), payload.get_data_ptr(), written);
+            unsigned char* data = payload.get_data_ptr();
+            payload.set_data_ptr(timing_only_scratch_.data());
+            access_host(payload, arrival - now);
+            payload.set_data_ptr(data);
+            if (host_update && payload.is_response_ok()) notify_host_update(arrival - now);
         } else {
             access_host(payload, arrival - now);
             if (host_update && payload.is_response_ok()) notify_host_update(arrival - now);

@@ -115,7 +115,9 @@ bool Qdma::c2h_deliver(unsigned q) {
         // Timing only: a collective result's bytes are not meaningful and the
         // driver does not read them, nor a length-only message's past its
         // envelope (it does read other messages and error codes).
-        if (config_.timing_only) {
+        if (packet.payload == nullptr) {  // not carried (a header-only packet): nothing to write
+            tag.timing_only = true;
+        } else if (config_.timing_only) {
             const std::optional<ProcessorHeader> h = ProcessorHeader::decode(packet.header);
             if (h && h->opcode != Opcode::Send && h->datatype != kErrorResultDatatype) tag.timing_only = true;
             if (h && h->opcode == Opcode::Send && h->datatype == kLengthOnlyDatatype) {

@@ -18,8 +18,16 @@
   short ISVP N ARGS...                      bench collectives with ARGS (flow model; short offloaded messages)
                                             with and without network.flow_train_packets=N: the engines kept
                                             hardware packets (the flow network carried at least 95 % as many)
+  header-only ISVP DIR ARGS...              bench collectives with ARGS (offload on or both): with payload and
+                                            timing only under the flow model, timing only under the packet model.
+                                            Timing only, the NIC engines' packets whose payload nobody reads
+                                            carry their headers only (PacketInfo::header_only): every step and
+                                            result packet on the flow network, the result packets on the packet
+                                            network; with payload none. Simulated times identical either way
 """
 
+import json
+import os
 import subprocess
 import sys
 
@@ -169,6 +177,38 @@ def short(isvp, n, args):
     print("ok: short messages keep hardware packets")
 
 
+def header_only(isvp, directory, args):
+    os.makedirs(directory, exist_ok=True)
+    runs = {}
+    for name, extra in (("flow_payload", ["--set", "network.model=flow"]),
+                        ("flow_timing_only", ["--set", "network.model=flow", "--timing-only"]),
+                        ("packet_timing_only", ["--timing-only"])):
+        path = os.path.join(directory, name + ".json")
+        run([isvp, "bench", "collectives"] + args + extra + ["--json", path])
+        runs[name] = json.load(open(path))
+    engines = {name: r["engine"] for name, r in runs.items()}
+    for name, e in engines.items():
+        print(f"{name}: {e['header_only_packets']} header-only of {e['step_packets_sent']} step and "
+              f"{e['result_packets']} result packets")
+    if engines["flow_payload"]["header_only_packets"] != 0:
+        fail("a run with payload sent header-only packets")
+    flow = engines["flow_timing_only"]
+    if flow["result_packets"] == 0 or flow["step_packets_sent"] == 0:
+        fail("the arguments should offload a collective with steps")
+    if flow["header_only_packets"] != flow["step_packets_sent"] + flow["result_packets"]:
+        fail("timing only on the flow network, every step and result packet should be header-only")
+    packet = engines["packet_timing_only"]
+    if packet["header_only_packets"] != packet["result_packets"]:
+        fail("timing only on the packet network, the result packets (and only they: the links copy step "
+             "packets) should be header-only")
+    for a, b in zip(runs["flow_payload"]["rows"], runs["flow_timing_only"]["rows"]):
+        for key in ("offload_us", "software_us"):
+            if a.get(key) != b.get(key):
+                fail(f"{a['collective']} {a['size']} {key}: {a.get(key)} with payload, {b.get(key)} timing only")
+    print(f"ok: {flow['header_only_packets']} header-only packets on the flow network, "
+          f"{packet['header_only_packets']} on the packet network; simulated times identical")
+
+
 def main():
     what = sys.argv[1]
     if what == "latency":
@@ -183,6 +223,8 @@ def main():
         trains(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
     elif what == "short":
         short(sys.argv[2], sys.argv[3], sys.argv[4:])
+    elif what == "header-only":
+        header_only(sys.argv[2], sys.argv[3], sys.argv[4:])
     elif what == "refused":
         refused(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:

@@ -93,6 +93,18 @@ class ScriptedNetwork : public sc_core::sc_module {
         packet->release();
         return status;
     }
+    /// Delivers a header-only packet (PacketInfo::header_only) of
+    /// `wire_bytes` whose headers are the first bytes of `headers`.
+    tlm::tlm_response_status deliver_header_only(const std::vector<std::uint8_t>& headers, std::uint32_t wire_bytes,
+                                                 sc_core::sc_time delay) {
+        tlm::tlm_generic_payload* packet = pool_.allocate_header_only(wire_bytes);
+        std::copy(headers.begin(), headers.begin() + kNetworkPacketOverhead, packet->get_data_ptr());
+        eject->b_transport(*packet, delay);
+        const tlm::tlm_response_status status = packet->get_response_status();
+        packet->release();
+        return status;
+    }
+    PacketPool& pool() { return pool_; }
 
   private:
     void on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
@@ -236,11 +248,37 @@ int sc_main(int, char**) {
                          "released, its phits go back to the network after the given delay");
         }
 
+        // A header-only packet (job.timing_only): costed by its wire length,
+        // its payload not carried, so the node gets no bytes to read.
+        {
+            tlm::tlm_generic_payload* hollow = network.pool().allocate_header_only(PacketFraming::wire_bytes(40));
+            check.expect(hollow->get_data_length() == PacketFraming::wire_bytes(40) && packet_info(*hollow).header_only,
+                         "a header-only packet keeps its wire length and says it is header-only");
+            hollow->release();
+            tlm::tlm_generic_payload* full = network.pool().allocate(PacketFraming::wire_bytes(40));
+            check.expect(!packet_info(*full).header_only && full->get_data_length() == PacketFraming::wire_bytes(40),
+                         "its pool slot, reused, is a whole packet again");
+            full->get_data_ptr()[PacketFraming::wire_bytes(40) - 1] = 1;  // the whole length is there to write
+            full->release();
+            const std::size_t received = node.received.size();
+            check.expect(
+                network.deliver_header_only(bytes, PacketFraming::wire_bytes(40), ns(1)) == tlm::TLM_OK_RESPONSE,
+                "a header-only arrival is accepted");
+            if (check.expect(node.received.size() == received + 1, "the node is told about it")) {
+                const IncomingPacket& in = node.received.back();
+                check.expect(in.payload == nullptr && in.payload_bytes == 40,
+                             "with its payload length but no bytes (nothing to read or write)");
+                check.expect(network_interface.rx_buffered_phits() == arrival_phits,
+                             "holding the receive-buffer phits of its whole length");
+                network_interface.release(in, ns(1));
+            }
+        }
+
         // A malformed packet: dropped, the node told, credits back at its tail.
         const std::vector<std::uint8_t> runt(4, 0xFF);
         const std::size_t before = network.credits.size();
         check.expect(network.deliver(runt, 0, ns(2), ns(3)) == tlm::TLM_OK_RESPONSE, "a malformed packet is accepted");
-        check.expect(node.malformed.size() == 1 && node.received.size() == 1, "and dropped, the node told why");
+        check.expect(node.malformed.size() == 1 && node.received.size() == 2, "and dropped, the node told why");
         check.expect(network.credits.size() == before + 1 && network.credits.back().at == now + ns(5) &&
                          network.credits.back().phits == 1 && network_interface.rx_buffered_phits() == 0,
                      "its credit returns at its tail");

@@ -136,6 +136,12 @@ struct CollectiveConfig {
     /// packet_payload_bytes is a train; a collective's packets are trains as
     /// long as its blocks allow (CollectiveEngine::chunk_bytes_for). 0: none.
     std::uint32_t train_payload_bytes = 0;
+    /// job.timing_only with network.model=flow (set by the platform, not a
+    /// collective.* parameter): step packets carry their headers only
+    /// (PacketInfo::header_only). The flow network reads nothing behind the
+    /// headers; the packet model's links, reliable layer and partition
+    /// boundaries copy whole packets, so there they keep their bytes.
+    bool header_only_step_packets = false;
 
     static void declare(Parameters& parameters);
     static CollectiveConfig from(const Parameters& parameters);
@@ -171,6 +177,7 @@ struct CollectiveStatistics {
         field("bytes_copied", self.bytes_copied);
         field("bytes_combined", self.bytes_combined);
         field("bytes_skipped", self.bytes_skipped);
+        field("header_only_packets", self.header_only_packets);
         field("rows_refused", self.rows_refused);
         field("peak_held_packets", self.peak_held_packets);
         field("tree_collectives", self.tree_collectives);
@@ -206,6 +213,7 @@ struct CollectiveStatistics {
     std::uint64_t bytes_copied = 0;        ///< received step bytes copied into the collective buffer
     std::uint64_t bytes_combined = 0;      ///< received step bytes combined by the AgLU (arithmetic done)
     std::uint64_t bytes_skipped = 0;       ///< received step bytes neither copied nor combined (timing_only)
+    std::uint64_t header_only_packets = 0;  ///< step and result packets sent without their payload (timing_only)
     std::uint64_t rows_refused = 0;        ///< CT LOADs refused: receive windows did not fit
     std::size_t peak_held_packets = 0;     ///< most step packets held at once (all contexts)
     /// collective.placement = switch: collectives this NIC ran through the
@@ -592,8 +600,9 @@ class CollectiveEngine : public sc_core::sc_module, private WakeupScheduler::Cli
     /// Frames one packet of frame.payload_bytes and queues it with `data`.
     void emit(CreditedOutPort& port, const PacketFrame& frame, const std::uint8_t* data, bool urgent = false);
     /// Allocates one packet framed by `framing_` and queues it on its VC;
-    /// returns where its payload goes (to be filled before the next event).
-    std::uint8_t* emit_packet(CreditedOutPort& port, const PacketFrame& frame, bool urgent);
+    /// returns where its payload goes (to be filled before the next event;
+    /// nowhere to fill if `header_only`, PacketPool::allocate_header_only).
+    std::uint8_t* emit_packet(CreditedOutPort& port, const PacketFrame& frame, bool urgent, bool header_only = false);
     void return_credits(CreditTo to, std::uint32_t phits, const sc_core::sc_time& delay);
     // Trace (only called when trace_ is set).
     void trace_call_begin(unsigned context, const NetworkHeader& header, const std::uint8_t* prefix,

@@ -6,6 +6,8 @@
 //   command  TLM_WRITE_COMMAND
 //   data     the encoded network packet (packet_format.h): headers + payload
 //   length   its size in bytes; phits = ceil(length / kPhitBytes)
+//            (a header-only packet, PacketInfo::header_only, stores only
+//            kNetworkPacketOverhead of them: job.timing_only, see there)
 //   ext      PacketInfo: virtual channel, trace id
 //   delay    the packet's head reaches the receiver at sc_time_stamp() + delay;
 //            its tail follows at the sender's serialisation rate (the receiver
@@ -65,6 +67,15 @@ struct PacketInfo : tlm::tlm_extension<PacketInfo> {
     std::uint32_t reliable_sequence = 0;
     std::uint32_t reliable_base = 0;
     std::uint32_t reliable_ack = 0;
+    /// The payload behind the headers is not stored: data_length is the
+    /// packet's wire length, but only its kNetworkPacketOverhead header bytes
+    /// exist at the data pointer. job.timing_only only, for packets whose
+    /// payload nobody on their way reads: the NIC engines' result packets to
+    /// the QDMA (whose C2H writes them as timing only) and, on the flow
+    /// network, their step packets (the receiving engine skips the bytes).
+    /// Blocks that copy whole packets (routers' links, the reliable layer, a
+    /// partition's boundary) never see one (PacketPool::allocate_header_only).
+    bool header_only = false;
 
     tlm::tlm_extension_base* clone() const override { return new PacketInfo(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override {
@@ -101,6 +112,12 @@ class PacketPool final : public tlm::tlm_mm_interface {
     /// A payload with reference count 1 whose data buffer holds `bytes`,
     /// set up as a packet write (see above) with a reset PacketInfo.
     tlm::tlm_generic_payload* allocate(std::uint32_t bytes);
+    /// The same for a packet of `bytes` on the wire of which only the
+    /// headers are stored (PacketInfo::header_only): timing only, a packet
+    /// costed by its length whose payload nobody reads. Its pool slot keeps
+    /// no payload memory, which is what makes a timing-only run's memory
+    /// independent of how many packets are in flight times their size.
+    tlm::tlm_generic_payload* allocate_header_only(std::uint32_t bytes);
     void free(tlm::tlm_generic_payload* payload) override;
 
     std::size_t live() const { return live_; }  ///< payloads handed out, not yet freed
@@ -112,6 +129,8 @@ class PacketPool final : public tlm::tlm_mm_interface {
     }
 
   private:
+    tlm::tlm_generic_payload* allocate(std::uint32_t bytes, std::uint32_t stored);
+
     /// A pool payload with its own byte buffer and PacketInfo; every payload
     /// whose memory manager is a PacketPool is a Slot.
     struct Slot : tlm::tlm_generic_payload {

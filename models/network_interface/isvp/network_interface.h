@@ -42,7 +42,9 @@ struct IncomingPacket {
     std::uint64_t header = 0;                     ///< processor header as received (rank = the source)
     std::uint8_t context_id = 0;                  ///< communicator it belongs to (steering)
     std::uint32_t offset = 0;                     ///< payload offset in the message, B
-    std::uint8_t* payload = nullptr;              ///< payload bytes (the DMA writes from here)
+    /// Payload bytes (the DMA writes from here); null if the packet does not
+    /// carry them (PacketInfo::header_only, job.timing_only).
+    std::uint8_t* payload = nullptr;
     std::uint32_t payload_bytes = 0;              ///< payload length
     bool last = false;                            ///< last packet of the message
 };

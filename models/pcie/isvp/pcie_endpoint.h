@@ -174,6 +174,7 @@ class PcieEndpoint : public sc_core::sc_module {
     sc_core::sc_event posted_event_;           ///< the oldest posted write is due
     std::deque<HostWrite> host_writes_;        ///< DMA writes in flight to host memory, in arrival order
     std::vector<std::vector<std::uint8_t>> spare_write_buffers_;  ///< landed writes' buffers, for reuse
+    std::vector<std::uint8_t> timing_only_scratch_;  ///< a timing-only write's bytes on the path without DMI
     sc_core::sc_event host_write_event_;       ///< the oldest DMA write lands
     tlm::tlm_dmi host_dmi_;                    ///< DMI region of host memory, if granted
     bool host_dmi_valid_ = false;              ///< host_dmi_ may be used
