@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "isvp/flow_network.h"
 #include "isvp/register_map.h"
@@ -120,8 +121,24 @@ void scale_for_trains(PlatformConfig& config) {
     // times their bytes do as well as n times (same rows on the 256-node
     // 4 MiB Allreduce and the ping-pong; fewer than two trains serialise the
     // queue), without n times the memory.
-    qdma.rx_buffer_bytes *= std::min(n, 4u);
-    qdma.h2c_buffer_bytes *= std::min(n, 4u);
+    const unsigned buffers = std::min(n, 4u);
+    qdma.rx_buffer_bytes *= buffers;
+    qdma.h2c_buffer_bytes *= buffers;
+    // Each must still hold a whole train. QdmaConfig::validate would refuse
+    // the scaled value, which the user never set: say what was set instead.
+    const unsigned train = qdma.max_packet_bytes();
+    const unsigned train_phit_bytes =
+        (train + QdmaConfig::kCreditBytes - 1) / QdmaConfig::kCreditBytes * QdmaConfig::kCreditBytes;
+    for (const auto& [name, scaled, needed] :
+         {std::tuple{"qdma.rx_buffer_bytes", qdma.rx_buffer_bytes, train_phit_bytes},
+          std::tuple{"qdma.h2c_buffer_bytes", qdma.h2c_buffer_bytes, train}})
+        if (scaled < needed)
+            throw ConfigError("config: " + std::string(name) + "=" + std::to_string(scaled / buffers) +
+                              " cannot hold a train with network.flow_train_packets=" + std::to_string(n) + " (" +
+                              std::to_string(needed) + " B; trains scale it by " + std::to_string(buffers) + " to " +
+                              std::to_string(scaled) + " B): set it to at least " +
+                              std::to_string((needed + buffers - 1) / buffers) +
+                              " or lower network.flow_train_packets");
     collective.host_buffer_phits *= n;
     collective.net_buffer_phits *= n;
     collective.early_buffer_bytes *= n;

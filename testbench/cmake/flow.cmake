@@ -113,7 +113,15 @@ add_test(NAME flow_trains_refused_with_two_packet_sizes
                  "network.flow_train_packets=4 needs one hardware packet size" --topology torus:2x1x1
                  --set network.model=flow --set network.flow_train_packets=4 --set qdma.packet_payload_bytes=2048
                  --collectives barrier --sizes 8)
-set_tests_properties(flow_trains_refused_with_two_packet_sizes PROPERTIES LABELS flow TIMEOUT 120)
+# Trains scale the QDMA's buffers by min(n, 4): one too small for a train
+# is refused by the value the user set, not the scaled one.
+add_test(NAME flow_trains_refused_qdma_buffer_below_a_train
+         COMMAND ${ISVP_PYTHON3} ${flow_checks} refused $<TARGET_FILE:isvp>
+                 "qdma.rx_buffer_bytes=2048 cannot hold a train with network.flow_train_packets=16" --topology
+                 torus:2x1x1 --set network.model=flow --set network.flow_train_packets=16
+                 --set qdma.rx_buffer_bytes=2048 --collectives barrier --sizes 8)
+set_tests_properties(flow_trains_refused_with_two_packet_sizes flow_trains_refused_qdma_buffer_below_a_train
+                     PROPERTIES LABELS flow TIMEOUT 120)
 set_tests_properties(flow_trains_every_collective_checked flow_trains_cut_packets_not_latency
                      flow_trains_short_messages_keep_hardware_packets flow_trains_refused_with_the_packet_model flow_trains_refused_beyond_one_packet
                      PROPERTIES LABELS flow TIMEOUT 600)
