@@ -121,9 +121,10 @@ void scale_for_trains(PlatformConfig& config) {
     // times their bytes do as well as n times (same rows on the 256-node
     // 4 MiB Allreduce and the ping-pong; fewer than two trains serialise the
     // queue), without n times the memory.
+    // (At most the largest buffer a QDMA has: one set near it holds many trains.)
     const unsigned buffers = std::min(n, 4u);
-    qdma.rx_buffer_bytes *= buffers;
-    qdma.h2c_buffer_bytes *= buffers;
+    qdma.rx_buffer_bytes = std::min(qdma.rx_buffer_bytes * buffers, QdmaConfig::kMaxBufferBytes);
+    qdma.h2c_buffer_bytes = std::min(qdma.h2c_buffer_bytes * buffers, QdmaConfig::kMaxBufferBytes);
     // Each must still hold a whole train. QdmaConfig::validate would refuse
     // the scaled value, which the user never set: say what was set instead.
     const unsigned train = qdma.max_packet_bytes();
@@ -205,8 +206,12 @@ PlatformConfig PlatformConfig::from(const Parameters& parameters) {
         config.fabric.validate();
     }
     config.node.qdma.timing_only = config.node.collective.timing_only;
-    config.node.collective.header_only_step_packets =
-        config.node.collective.timing_only && config.network.model == NetworkModel::Flow;
+    // Step packets header-only: only where nothing on their way copies them
+    // whole (the flow network does not; the reliable layer keeps a copy of
+    // every packet it sends).
+    config.node.collective.header_only_step_packets = config.node.collective.timing_only &&
+                                                      config.network.model == NetworkModel::Flow &&
+                                                      !config.reliable.enabled(config.fabric.aurora.bit_error_rate);
     scale_for_trains(config);
     if (parameters.is_declared("job.memory_limit_gib"))
         config.memory_limit_gib = parameters.real("job.memory_limit_gib");

@@ -11,7 +11,7 @@ namespace isvp {
 namespace {
 
 constexpr unsigned kMaxPacketPayload = 32768;  // CompletionEntry::length is 16 bits
-constexpr unsigned kMaxBufferBytes = 16u << 20;
+constexpr unsigned kMaxBufferBytes = QdmaConfig::kMaxBufferBytes;
 
 /// The qdma.* parameters, each once (isvp/parameter_table.h).
 constexpr auto kTable = [](auto& self, auto&& parameter) {

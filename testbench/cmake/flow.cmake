@@ -120,7 +120,18 @@ add_test(NAME flow_trains_refused_qdma_buffer_below_a_train
                  "qdma.rx_buffer_bytes=2048 cannot hold a train with network.flow_train_packets=16" --topology
                  torus:2x1x1 --set network.model=flow --set network.flow_train_packets=16
                  --set qdma.rx_buffer_bytes=2048 --collectives barrier --sizes 8)
+add_test(NAME flow_trains_refused_h2c_buffer_below_a_train
+         COMMAND ${ISVP_PYTHON3} ${flow_checks} refused $<TARGET_FILE:isvp>
+                 "qdma.h2c_buffer_bytes=2048 cannot hold a train with network.flow_train_packets=16 (16402 B; trains scale it by 4 to 8192 B): set it to at least 4101"
+                 --topology torus:2x1x1 --set network.model=flow --set network.flow_train_packets=16
+                 --set qdma.h2c_buffer_bytes=2048 --collectives barrier --sizes 8)
+# ... and one near the largest a QDMA has is capped there, not refused.
+add_test(NAME flow_trains_large_qdma_buffer_capped
+         COMMAND isvp bench collectives --topology torus:2x1x1 --set network.model=flow
+                 --set network.flow_train_packets=4 --set qdma.rx_buffer_bytes=8388608
+                 --set qdma.h2c_buffer_bytes=8388608 --collectives allreduce --sizes 1M --iterations 1 --warmup 0)
 set_tests_properties(flow_trains_refused_with_two_packet_sizes flow_trains_refused_qdma_buffer_below_a_train
+                     flow_trains_refused_h2c_buffer_below_a_train flow_trains_large_qdma_buffer_capped
                      PROPERTIES LABELS flow TIMEOUT 120)
 set_tests_properties(flow_trains_every_collective_checked flow_trains_cut_packets_not_latency
                      flow_trains_short_messages_keep_hardware_packets flow_trains_refused_with_the_packet_model flow_trains_refused_beyond_one_packet

@@ -20,10 +20,12 @@
                                             hardware packets (the flow network carried at least 95 % as many)
   header-only ISVP DIR ARGS...              bench collectives with ARGS (offload on or both): with payload and
                                             timing only under the flow model, timing only under the packet model.
-                                            Timing only, the NIC engines' packets whose payload nobody reads
-                                            carry their headers only (PacketInfo::header_only): every step and
-                                            result packet on the flow network, the result packets on the packet
-                                            network; with payload none. Simulated times identical either way
+                                            and with reliable.mode=on. Timing only, the NIC engines' packets
+                                            whose payload nobody reads carry their headers only
+                                            (PacketInfo::header_only): every step and result packet on the flow
+                                            network, only the result packets on the packet network or with the
+                                            reliable layer (it copies step packets); with payload none.
+                                            Simulated times identical with and without payload
 """
 
 import json
@@ -182,7 +184,9 @@ def header_only(isvp, directory, args):
     runs = {}
     for name, extra in (("flow_payload", ["--set", "network.model=flow"]),
                         ("flow_timing_only", ["--set", "network.model=flow", "--timing-only"]),
-                        ("packet_timing_only", ["--timing-only"])):
+                        ("packet_timing_only", ["--timing-only"]),
+                        ("flow_reliable_timing_only", ["--set", "network.model=flow", "--set", "reliable.mode=on",
+                                                       "--timing-only"])):
         path = os.path.join(directory, name + ".json")
         run([isvp, "bench", "collectives"] + args + extra + ["--json", path])
         runs[name] = json.load(open(path))
@@ -201,7 +205,14 @@ def header_only(isvp, directory, args):
     if packet["header_only_packets"] != packet["result_packets"]:
         fail("timing only on the packet network, the result packets (and only they: the links copy step "
              "packets) should be header-only")
-    for a, b in zip(runs["flow_payload"]["rows"], runs["flow_timing_only"]["rows"]):
+    reliable = engines["flow_reliable_timing_only"]
+    if reliable["header_only_packets"] != reliable["result_packets"]:
+        fail("timing only on the flow network with reliable.mode=on, the result packets (and only they: the "
+             "reliable layer keeps a copy of every step packet) should be header-only")
+    rows = [runs[name]["rows"] for name in ("flow_payload", "flow_timing_only")]
+    if len(rows[0]) != len(rows[1]) or not rows[0]:
+        fail(f"the runs with and without payload printed {len(rows[0])} and {len(rows[1])} rows")
+    for a, b in zip(*rows):
         for key in ("offload_us", "software_us"):
             if a.get(key) != b.get(key):
                 fail(f"{a['collective']} {a['size']} {key}: {a.get(key)} with payload, {b.get(key)} timing only")

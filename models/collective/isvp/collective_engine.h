@@ -136,11 +136,12 @@ struct CollectiveConfig {
     /// packet_payload_bytes is a train; a collective's packets are trains as
     /// long as its blocks allow (CollectiveEngine::chunk_bytes_for). 0: none.
     std::uint32_t train_payload_bytes = 0;
-    /// job.timing_only with network.model=flow (set by the platform, not a
-    /// collective.* parameter): step packets carry their headers only
-    /// (PacketInfo::header_only). The flow network reads nothing behind the
-    /// headers; the packet model's links, reliable layer and partition
-    /// boundaries copy whole packets, so there they keep their bytes.
+    /// job.timing_only with network.model=flow and no reliable layer (set by
+    /// the platform, not a collective.* parameter): step packets carry their
+    /// headers only (PacketInfo::header_only). The flow network reads nothing
+    /// behind the headers; the reliable layer keeps a copy of every packet,
+    /// and the packet model's CRC-checking links and partition boundaries
+    /// copy whole packets, so there they keep their bytes.
     bool header_only_step_packets = false;
 
     static void declare(Parameters& parameters);

@@ -72,9 +72,10 @@ struct PacketInfo : tlm::tlm_extension<PacketInfo> {
     /// exist at the data pointer. job.timing_only only, for packets whose
     /// payload nobody on their way reads: the NIC engines' result packets to
     /// the QDMA (whose C2H writes them as timing only) and, on the flow
-    /// network, their step packets (the receiving engine skips the bytes).
-    /// Blocks that copy whole packets (routers' links, the reliable layer, a
-    /// partition's boundary) never see one (PacketPool::allocate_header_only).
+    /// network without the reliable layer, their step packets (the receiving
+    /// engine skips the bytes). Blocks that copy whole packets (CRC-checking
+    /// links, the reliable layer, a partition's boundary) never see one
+    /// (PacketPool::allocate_header_only).
     bool header_only = false;
 
     tlm::tlm_extension_base* clone() const override { return new PacketInfo(*this); }

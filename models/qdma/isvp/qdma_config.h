@@ -28,6 +28,8 @@ struct QdmaConfig {
 
     /// Bytes per phit of the receive buffer's credits (isvp::kPhitBytes).
     static constexpr unsigned kCreditBytes = 32;
+    /// Largest qdma.rx_buffer_bytes and qdma.h2c_buffer_bytes.
+    static constexpr unsigned kMaxBufferBytes = 16u << 20;
 
     /// Declares the qdma.* parameters with their defaults, units and ranges.
     static void declare(Parameters& parameters);
