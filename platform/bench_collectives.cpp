@@ -521,10 +521,12 @@ int bench_collectives(int argc, char** argv) {
     // What the switches did with received step bytes: copied, combined by the
     // AgLUs, or skipped (job.timing_only) -- what proves timing-only skips the work.
     CollectiveStatistics engine;
+    std::uint64_t packet_pool = 0;  // max over nodes: the NIC engine's packet storage
     if (job.platform())
         for (unsigned n = 0; n < job.platform()->nodes(); ++n) {
             if (!job.platform()->has_node(n)) continue;
             accumulate_statistics(engine, job.platform()->node(n).collective.statistics());
+            packet_pool = std::max<std::uint64_t>(packet_pool, job.platform()->node(n).collective.packet_pool_bytes());
         }
     // collective.placement = switch: what the switches' engines did (their
     // step bytes count with the NICs' above).
@@ -570,9 +572,9 @@ int bench_collectives(int argc, char** argv) {
                                              row.software_starts[i].second});
                 minima.insert(minima.end(), {row.offload_starts[i].first, row.software_starts[i].first});
             }
-        maxima.insert(maxima.end(), {std::uint64_t{mismatch}, end_time_ps, static_cast<std::uint64_t>(exit_status),
-                                     guest_resident, driver_payload_buffer, driver_staged, host_resident,
-                                     timed_wall_ns, timed_calls});
+        maxima.insert(maxima.end(),
+                      {std::uint64_t{mismatch}, end_time_ps, static_cast<std::uint64_t>(exit_status), guest_resident,
+                       driver_payload_buffer, driver_staged, host_resident, packet_pool, timed_wall_ns, timed_calls});
         std::vector<std::uint64_t> sums{offloaded, software, packet_hops, delta_cycles};
         // Every node's and switch engine's counters, as one process sums them.
         combine_statistics(*runtime, engine);
@@ -597,6 +599,7 @@ int bench_collectives(int argc, char** argv) {
         driver_payload_buffer = maxima[at++];
         driver_staged = maxima[at++];
         host_resident = maxima[at++];
+        packet_pool = maxima[at++];
         timed_wall_ns = maxima[at++];  // the partitions run in step: the slowest one's
         timed_calls = static_cast<unsigned>(maxima[at++]);
         offloaded = sums[0];
@@ -770,6 +773,7 @@ int bench_collectives(int argc, char** argv) {
                                 {"packet_hops", packet_hops},
                                 {"delta_cycles", delta_cycles},
                                 {"engine", statistics_json(engine)},
+                                {"engine_packet_pool_bytes", packet_pool},  // max over nodes
                                 {"payload_memory",
                                  {{"guest_buffers_resident_bytes", guest_resident},
                                   {"driver_largest_payload_buffer_bytes", driver_payload_buffer},

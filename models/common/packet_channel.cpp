@@ -33,7 +33,9 @@ tlm::tlm_generic_payload* PacketPool::allocate(std::uint32_t bytes, std::uint32_
     }
     // A slot that held a longer packet keeps its capacity; a slot made for
     // header-only packets never grows beyond the headers.
+    const std::size_t capacity = slot->bytes.capacity();
     slot->bytes.resize(stored);
+    stored_bytes_ += slot->bytes.capacity() - capacity;
     tlm::tlm_generic_payload& payload = *slot;
     payload.set_command(tlm::TLM_WRITE_COMMAND);
     payload.set_address(0);

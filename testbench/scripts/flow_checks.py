@@ -191,9 +191,14 @@ def header_only(isvp, directory, args):
         run([isvp, "bench", "collectives"] + args + extra + ["--json", path])
         runs[name] = json.load(open(path))
     engines = {name: r["engine"] for name, r in runs.items()}
+    pools = {name: r["engine_packet_pool_bytes"] for name, r in runs.items()}
     for name, e in engines.items():
         print(f"{name}: {e['header_only_packets']} header-only of {e['step_packets_sent']} step and "
-              f"{e['result_packets']} result packets")
+              f"{e['result_packets']} result packets; packet pool {pools[name]} B (max over nodes)")
+    # What header-only packets are for: the engines' packet storage.
+    if pools["flow_timing_only"] * 8 > pools["flow_payload"]:
+        fail(f"timing only, an engine's packet pool holds {pools['flow_timing_only']} B against "
+             f"{pools['flow_payload']} B with payload: header-only packets should keep it 8 times smaller")
     if engines["flow_payload"]["header_only_packets"] != 0:
         fail("a run with payload sent header-only packets")
     flow = engines["flow_timing_only"]

@@ -307,6 +307,9 @@ class CollectiveEngine : public sc_core::sc_module, private WakeupScheduler::Cli
     static constexpr std::uint32_t kTraceLaneBase = 64;      ///< above every router port's tid
     static constexpr std::uint32_t kTraceLanesPerRow = 256;  ///< the call lane + one per step (<= 252)
     std::size_t live_packets() const { return pool_.live(); }
+    /// Bytes of packet storage its pool holds (every slot's buffer): what a
+    /// timing-only run's header-only packets keep small.
+    std::size_t packet_pool_bytes() const { return pool_.stored_bytes(); }
 
   private:
     static constexpr std::uint64_t kNever = ~std::uint64_t{0};  ///< trace: no time (yet)

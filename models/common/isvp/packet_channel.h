@@ -122,6 +122,9 @@ class PacketPool final : public tlm::tlm_mm_interface {
     void free(tlm::tlm_generic_payload* payload) override;
 
     std::size_t live() const { return live_; }  ///< payloads handed out, not yet freed
+    /// Bytes of packet storage held by every slot ever made (their buffers'
+    /// capacity; slots are reused, never freed).
+    std::size_t stored_bytes() const { return stored_bytes_; }
 
     /// The PacketInfo of `payload` if it has a memory manager (on a packet
     /// channel that is always a PacketPool, see the protocol above), else null.
@@ -143,6 +146,7 @@ class PacketPool final : public tlm::tlm_mm_interface {
     std::vector<std::unique_ptr<Slot>> all_;  ///< every slot ever made (owns them)
     std::vector<Slot*> free_;                 ///< slots ready for reuse
     std::size_t live_ = 0;
+    std::size_t stored_bytes_ = 0;
 };
 
 /// Packet info of a packet payload (part of every pool payload; attached on
