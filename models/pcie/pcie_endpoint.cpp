@@ -316,7 +316,19 @@ void PcieEndpoint::dma_b_transport(tlm::tlm_generic_payload& payload, sc_core::s
         reserve(upstream_free_, issued, timing_.read_request_wire_bytes(bytes));
         const sc_core::sc_time at_host =
             requests_start + picoseconds(timing_.serialisation_ps(timing_.header_only_wire_bytes())) + latency_;
-        access_host(payload, at_host - now);
+        const auto* extension = payload.get_extension<DmaTagExtension>();
+        if (extension && extension->tag.timing_only && payload.get_byte_enable_ptr() == nullptr && bytes > 0 &&
+            host_dmi_covers(payload.get_address(), bytes, true)) {
+            // Timing only: the bytes nobody reads are not copied (the first
+            // written_bytes are); the completions are charged the same.
+            const std::uint64_t copied = std::min<std::uint64_t>(bytes, extension->tag.written_bytes);
+            if (copied > 0)
+                std::memcpy(payload.get_data_ptr(),
+                            host_dmi_.get_dmi_ptr() + (payload.get_address() - host_dmi_.get_start_address()), copied);
+            payload.set_response_status(tlm::TLM_OK_RESPONSE);
+        } else {
+            access_host(payload, at_host - now);
+        }
         const bool ok = payload.is_response_ok();
         if (ok) statistics_.downstream_bytes += bytes;
         // A refused read completes with one header-only Unsupported Request.

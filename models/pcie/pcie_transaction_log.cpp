@@ -1,6 +1,7 @@
 // The PCIe transaction log (trace.pcie): formatting, filters, time order.
 #include "isvp/pcie_transaction_log.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
@@ -44,6 +45,18 @@ std::string data_bytes(const std::uint8_t* data, std::uint32_t bytes) {
         text += byte;
     }
     if (shown < bytes) text += " ...";
+    return text;
+}
+
+/// The bytes a DMA moved: with DmaTag::timing_only only its first
+/// written_bytes are carried, the rest are said to be not.
+std::string carried_bytes(const std::uint8_t* data, std::uint32_t bytes, const DmaTag& tag) {
+    if (!tag.timing_only) return data_bytes(data, bytes);
+    const std::uint32_t carried = std::min(bytes, tag.written_bytes);
+    std::string text = data_bytes(data, carried);
+    if (carried < bytes)
+        text += (text.empty() ? "" : " ") + std::string("(timing only: ") + std::to_string(bytes - carried) +
+                " bytes not carried)";
     return text;
 }
 
@@ -238,7 +251,7 @@ void PcieTransactionLog::dma(std::uint32_t node, std::uint64_t now_ps, std::uint
             break;
         case DmaPurpose::H2cData:
             purpose = "h2c" + queue + " data of descriptor[" + std::to_string(tag.index) + "]";
-            if (have) decoded = data_bytes(data, bytes);
+            if (ok && (data != nullptr || tag.timing_only)) decoded = carried_bytes(data, bytes, tag);
             break;
         case DmaPurpose::H2cStatus:
         case DmaPurpose::CmptStatus: {
@@ -249,7 +262,7 @@ void PcieTransactionLog::dma(std::uint32_t node, std::uint64_t now_ps, std::uint
         }
         case DmaPurpose::C2hData:
             purpose = "c2h" + queue + " data to buffer of descriptor[" + std::to_string(tag.index) + "]";
-            if (have) decoded = data_bytes(data, bytes);
+            if (ok && (data != nullptr || tag.timing_only)) decoded = carried_bytes(data, bytes, tag);
             break;
         case DmaPurpose::CmptEntry:
             purpose = "cmpt" + queue + " entry[" + std::to_string(tag.index) + "]";

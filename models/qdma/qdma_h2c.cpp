@@ -196,8 +196,19 @@ Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
             target = h2c.packet.payload + h2c.packet_fill;
         }
         sc_core::sc_time arrived;
-        const DmaTag tag{reading_header ? DmaPurpose::H2cPacketHeader : DmaPurpose::H2cData,
-                         static_cast<std::uint16_t>(q), h2c.current.index};
+        DmaTag tag{reading_header ? DmaPurpose::H2cPacketHeader : DmaPurpose::H2cData, static_cast<std::uint16_t>(q),
+                   h2c.current.index};
+        // Timing only: a length-only message's bytes past its envelope are
+        // read by no one (the receiver's C2H writes only the envelope), so
+        // they are not copied out of host memory; the link is charged the same.
+        if (!reading_header && config_.timing_only) {
+            const ProcessorHeader& message = *h2c.framer.header();
+            if (message.opcode == Opcode::Send && message.datatype == kLengthOnlyDatatype) {
+                const std::uint32_t at = h2c.packet_offset + h2c.packet_fill;
+                tag.timing_only = true;
+                tag.written_bytes = at < kLengthOnlyReadBytes ? std::min(bytes, kLengthOnlyReadBytes - at) : 0;
+            }
+        }
         if (!dma_access(tlm::TLM_READ_COMMAND, address, target, bytes, arrived, tag)) {
             h2c_stop(q, QueueError::DescriptorAddress, address, arrived,
                      "descriptor " + std::to_string(h2c.current.index) + " data [" + hex(address) + ", +" +
@@ -242,6 +253,7 @@ void Qdma::h2c_start_packet(unsigned q) {
     const PacketPlan plan = segmenter_.packet(header.message_bytes, h2c.next_packet);
     h2c.packet = network_.frame(NetworkRequest{header, plan.offset, plan.bytes, plan.last});
     h2c.packet_fill = 0;
+    h2c.packet_offset = plan.offset;
     h2c.packet_ready = h2c.header_ready;
     window_used_ += h2c.packet.wire_bytes;
     ++h2c.next_packet;

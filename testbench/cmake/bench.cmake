@@ -33,6 +33,8 @@ add_test(NAME bench_collectives_timing_only_same_simulated_times
          COMMAND ${ISVP_PYTHON3} ${bench_checks} timing-only-equal $<TARGET_FILE:isvp> ${bench_out}/timing_only)
 add_test(NAME bench_collectives_timing_only_skips_copies_and_arithmetic
          COMMAND ${ISVP_PYTHON3} ${bench_checks} timing-only-skips $<TARGET_FILE:isvp> ${bench_out}/timing_only_skips)
+add_test(NAME bench_collectives_timing_only_reads_envelopes_only
+         COMMAND ${ISVP_PYTHON3} ${bench_checks} timing-only-reads $<TARGET_FILE:isvp> ${bench_out}/timing_only_reads)
 add_test(NAME bench_collectives_vcd_has_aglu_signals
          COMMAND ${ISVP_PYTHON3} ${bench_checks} vcd $<TARGET_FILE:isvp> ${bench_out}/vcd)
 add_test(NAME sweep_script_writes_csv_json_markdown
@@ -48,6 +50,7 @@ add_test(NAME bench_compare_script_same_and_changed
 set_tests_properties(bench_compare_script_same_and_changed bench_collectives_offload_both_table
                      bench_collectives_timing_only_same_simulated_times
                      bench_collectives_timing_only_skips_copies_and_arithmetic
+                     bench_collectives_timing_only_reads_envelopes_only
                      bench_collectives_vcd_has_aglu_signals sweep_script_writes_csv_json_markdown
                      sweep_script_writes_plots sweep_jobs_runs_points_concurrently_with_identical_rows
                      sweep_partitions_per_point_identical_rows

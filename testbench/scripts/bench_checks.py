@@ -5,6 +5,9 @@
   timing-only-equal ISVP DIR     --timing-only gives the same simulated latencies as a run with payload
   timing-only-skips ISVP DIR     ... because the switches skip the copies and AgLU arithmetic (engine counters)
   vcd ISVP DIR                   --vcd writes the RTL AgLU's waveform with its signals
+  timing-only-reads ISVP DIR     --timing-only: a software collective's length-only messages are read from host
+                                 memory only as far as their 16-byte envelope (the PCIe log says the rest is not
+                                 carried); rows identical to a run with payload
   sweep-smoke ISVP DIR           scripts/sweep.py on a tiny configuration writes CSV, JSON and Markdown
   sweep-plots ISVP DIR           ... and PNG plots (exit 77 = skipped when matplotlib is not importable)
   sweep-jobs ISVP DIR            scripts/sweep.py --jobs 3 gives the rows and tables of --jobs 1
@@ -104,6 +107,32 @@ def timing_only_skips(isvp, directory):
         fail(f"AgLU cycles differ: {normal['aglu_cycles']} with payload, {skipped['aglu_cycles']} timing-only")
     print(f"ok: timing-only skipped all {skipped['bytes_skipped']} received bytes, combined and copied none; "
           f"same AgLU cycles")
+
+
+def timing_only_reads(isvp, directory):
+    os.makedirs(directory, exist_ok=True)
+    log = os.path.join(directory, "pcie.log")
+    common = [isvp, "bench", "collectives", "--topology", "torus:2x1x1", "--collectives", "bcast,allreduce",
+              "--sizes", "4K", "--iterations", "1", "--warmup", "0", "--offload", "off"]
+    with_payload, timing_only = (os.path.join(directory, n) for n in ("payload.json", "timing_only.json"))
+    run(common + ["--json", with_payload])
+    run(common + ["--timing-only", "--set", f"trace.pcie={log}", "--json", timing_only])
+    rows = [json.load(open(p))["rows"] for p in (with_payload, timing_only)]
+    if len(rows[0]) != len(rows[1]) or not rows[0]:
+        fail(f"{len(rows[0])} rows with payload, {len(rows[1])} timing-only")
+    for a, b in zip(*rows):
+        if a["latency_us"] != b["latency_us"]:
+            fail(f"{a['collective']} {a['size']}: {a['latency_us']} with payload, {b['latency_us']} timing-only")
+    reads = [l for l in open(log) if "DMA  RD" in l and " data of descriptor" in l]
+    first = [l for l in reads if re.search(r": ([0-9a-f]{2} ){16}\(timing only: \d+ bytes not carried\)", l)]
+    rest = [l for l in reads if re.search(r": \(timing only: \d+ bytes not carried\)", l)]
+    print(f"{len(reads)} H2C data reads; {len(first)} carry the 16-byte envelope only, {len(rest)} nothing")
+    if not first or not rest:
+        fail("timing-only length-only messages should be read as their envelope, the rest not carried")
+    carried = [l for l in reads if "timing only" not in l and int(re.search(r" \+(\d+) ", l)[1]) > 16]
+    if carried:
+        fail(f"H2C data reads of a timing-only software collective carried more than an envelope: {carried[:2]}")
+    print(f"ok: rows identical; every H2C data read carries at most an envelope")
 
 
 def vcd(isvp, directory):
@@ -309,6 +338,8 @@ def main():
         timing_only_equal(isvp, directory)
     elif what == "timing-only-skips":
         timing_only_skips(isvp, directory)
+    elif what == "timing-only-reads":
+        timing_only_reads(sys.argv[2], sys.argv[3])
     elif what == "vcd":
         vcd(isvp, directory)
     elif what == "sweep-smoke":

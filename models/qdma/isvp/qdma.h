@@ -179,6 +179,7 @@ class Qdma : public sc_core::sc_module, private NetworkReceiver {
         std::uint32_t next_packet = 0;               ///< index of the message's next network packet
         OutgoingPacket packet;                       ///< packet being filled (framed by the interface)
         std::uint32_t packet_fill = 0;               ///< payload bytes read into it
+        std::uint32_t packet_offset = 0;             ///< its payload's offset in the message, B
         sc_core::sc_time packet_ready;               ///< when its data will all have arrived
         InterruptCoalescer interrupt;                ///< SDI interrupt arming
     };
