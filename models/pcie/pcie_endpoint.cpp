@@ -322,9 +322,7 @@ void PcieEndpoint::dma_b_transport(tlm::tlm_generic_payload& payload, sc_core::s
             // Timing only: the bytes nobody reads are not copied (the first
             // written_bytes are); the completions are charged the same.
             const std::uint64_t copied = std::min<std::uint64_t>(bytes, extension->tag.written_bytes);
-            if (copied > 0)
-                std::memcpy(payload.get_data_ptr(),
-                            host_dmi_.get_dmi_ptr() + (payload.get_address() - host_dmi_.get_start_address()), copied);
+            if (copied > 0) std::memcpy(payload.get_data_ptr(), host_pointer(payload.get_address()), copied);
             payload.set_response_status(tlm::TLM_OK_RESPONSE);
         } else {
             access_host(payload, at_host - now);
@@ -378,8 +376,7 @@ void PcieEndpoint::land_host_writes() {
         if (write.timing_only) {
             // nothing to write (DmaTag::timing_only)
         } else if (host_dmi_covers(write.address, bytes, false)) {
-            std::memcpy(host_dmi_.get_dmi_ptr() + (write.address - host_dmi_.get_start_address()), write.bytes.data(),
-                        bytes);
+            std::memcpy(host_pointer(write.address), write.bytes.data(), bytes);
         } else {  // DMI was withdrawn in flight: the ordinary path
             tlm::tlm_generic_payload payload;
             payload.set_command(tlm::TLM_WRITE_COMMAND);
@@ -403,7 +400,7 @@ void PcieEndpoint::access_host(tlm::tlm_generic_payload& payload, const sc_core:
     const bool read = payload.get_command() == tlm::TLM_READ_COMMAND;
     if (payload.get_byte_enable_ptr() == nullptr && bytes > 0) {
         if (host_dmi_covers(address, bytes, read)) {
-            unsigned char* memory = host_dmi_.get_dmi_ptr() + (address - host_dmi_.get_start_address());
+            unsigned char* memory = host_pointer(address);
             if (read)
                 std::memcpy(payload.get_data_ptr(), memory, bytes);
             else

@@ -122,7 +122,7 @@ bool Qdma::c2h_deliver(unsigned q) {
             if (h && h->opcode != Opcode::Send && h->datatype != kErrorResultDatatype) tag.timing_only = true;
             if (h && h->opcode == Opcode::Send && h->datatype == kLengthOnlyDatatype) {
                 tag.timing_only = true;
-                tag.written_bytes = packet.offset < kLengthOnlyReadBytes ? kLengthOnlyReadBytes - packet.offset : 0;
+                tag.written_bytes = length_only_carried_bytes(packet.offset);
             }
         }
         if (packet.payload_bytes > 0 &&

@@ -11,7 +11,6 @@ namespace isvp {
 namespace {
 
 constexpr unsigned kMaxPacketPayload = 32768;  // CompletionEntry::length is 16 bits
-constexpr unsigned kMaxBufferBytes = QdmaConfig::kMaxBufferBytes;
 
 /// The qdma.* parameters, each once (isvp/parameter_table.h).
 constexpr auto kTable = [](auto& self, auto&& parameter) {
@@ -20,10 +19,10 @@ constexpr auto kTable = [](auto& self, auto&& parameter) {
               self.packet_payload_bytes);
     parameter(param::Integer{"qdma.queues", "queues", 1, regmap::kMaxQueues, "QDMA queue pairs (H2C + C2H + CMPT)"},
               self.queues);
-    parameter(param::Integer{"qdma.rx_buffer_bytes", "B", 64, kMaxBufferBytes,
+    parameter(param::Integer{"qdma.rx_buffer_bytes", "B", 64, QdmaConfig::kMaxBufferBytes,
                              "receive buffer behind the router's eject port (credits granted at time 0)"},
               self.rx_buffer_bytes);
-    parameter(param::Integer{"qdma.h2c_buffer_bytes", "B", 64, kMaxBufferBytes,
+    parameter(param::Integer{"qdma.h2c_buffer_bytes", "B", 64, QdmaConfig::kMaxBufferBytes,
                              "H2C staging buffer: packet data read from the host ahead of the stream"},
               self.h2c_buffer_bytes);
     parameter(param::Integer{"qdma.descriptor_prefetch", "descriptors", 1, 512,

@@ -204,9 +204,8 @@ Qdma::StepResult Qdma::h2c_step(unsigned q, sc_core::sc_time& wake_at) {
         if (!reading_header && config_.timing_only) {
             const ProcessorHeader& message = *h2c.framer.header();
             if (message.opcode == Opcode::Send && message.datatype == kLengthOnlyDatatype) {
-                const std::uint32_t at = h2c.packet_offset + h2c.packet_fill;
                 tag.timing_only = true;
-                tag.written_bytes = at < kLengthOnlyReadBytes ? std::min(bytes, kLengthOnlyReadBytes - at) : 0;
+                tag.written_bytes = length_only_carried_bytes(h2c.packet_offset + h2c.packet_fill);
             }
         }
         if (!dma_access(tlm::TLM_READ_COMMAND, address, target, bytes, arrived, tag)) {

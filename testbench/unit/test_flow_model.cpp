@@ -24,6 +24,11 @@ MaxMinSolver with_resources(std::initializer_list<double> capacities) {
     return solver;
 }
 
+/// The network.* parameters as the platform reads them (after the fabric's).
+NetworkModelConfig read_network(const Parameters& parameters) {
+    return NetworkModelConfig::from(parameters, FabricConfig::from(parameters));
+}
+
 }  // namespace
 
 TEST_CASE("max-min: a flow alone gets its bottleneck's capacity over its weight") {
@@ -213,12 +218,11 @@ TEST_CASE("network.model: packet by default, flow refuses injected bit errors") 
     FabricConfig::declare(parameters);
     NetworkModelConfig::declare(parameters);
     CHECK(parameters.text("network.model") == "packet");
-    CHECK(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)).model == NetworkModel::Packet);
+    CHECK(read_network(parameters).model == NetworkModel::Packet);
     parameters.apply_override("network.model=flow");
-    CHECK(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)).model == NetworkModel::Flow);
+    CHECK(read_network(parameters).model == NetworkModel::Flow);
     parameters.apply_override("aurora.bit_error_rate=1e-9");
-    CHECK_THROWS_WITH(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)),
-                      Catch::Contains("network.model=flow does not model link bit errors"));
+    CHECK_THROWS_WITH(read_network(parameters), Catch::Contains("network.model=flow does not model link bit errors"));
     CHECK_THROWS(parameters.apply_override("network.model=fluid"));
 }
 
@@ -226,18 +230,17 @@ TEST_CASE("network.flow_train_packets: 1 by default, powers of two up to 16, the
     Parameters parameters;
     FabricConfig::declare(parameters);
     NetworkModelConfig::declare(parameters);
-    CHECK(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)).train_packets == 1);
+    CHECK(read_network(parameters).train_packets == 1);
     parameters.apply_override("network.model=flow");
     parameters.apply_override("network.flow_train_packets=16");
-    CHECK(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)).train_packets == 16);
+    CHECK(read_network(parameters).train_packets == 16);
     CHECK_THROWS(parameters.apply_override("network.flow_train_packets=32"));
     CHECK_THROWS(parameters.apply_override("network.flow_train_packets=0"));
     parameters.apply_override("network.flow_train_packets=3");
-    CHECK_THROWS_WITH(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)),
-                      Catch::Contains("network.flow_train_packets must be a power of two"));
+    CHECK_THROWS_WITH(read_network(parameters), Catch::Contains("network.flow_train_packets must be a power of two"));
     parameters.apply_override("network.flow_train_packets=16");
     parameters.apply_override("network.model=packet");
-    CHECK_THROWS_WITH(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)),
+    CHECK_THROWS_WITH(read_network(parameters),
                       Catch::Contains("network.flow_train_packets=16 applies to network.model=flow only"));
 }
 
@@ -245,8 +248,8 @@ TEST_CASE("network.flow_linger_round_trips: 0 by default, read as given, negativ
     Parameters parameters;
     FabricConfig::declare(parameters);
     NetworkModelConfig::declare(parameters);
-    CHECK(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)).linger_round_trips == 0.0);
+    CHECK(read_network(parameters).linger_round_trips == 0.0);
     parameters.apply_override("network.flow_linger_round_trips=1.5");
-    CHECK(NetworkModelConfig::from(parameters, FabricConfig::from(parameters)).linger_round_trips == 1.5);
+    CHECK(read_network(parameters).linger_round_trips == 1.5);
     CHECK_THROWS(parameters.apply_override("network.flow_linger_round_trips=-1"));
 }

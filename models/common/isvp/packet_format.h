@@ -70,6 +70,11 @@ inline constexpr std::uint8_t kErrorResultDatatype = 0xF;
 /// device need not write it into host memory.
 inline constexpr std::uint8_t kLengthOnlyDatatype = 0xF;
 inline constexpr std::uint32_t kLengthOnlyReadBytes = 16;
+/// Of a length-only message's bytes from `offset` on, how many are carried
+/// (those of the envelope): what the QDMA reads and writes of them.
+constexpr std::uint32_t length_only_carried_bytes(std::uint32_t offset) {
+    return offset < kLengthOnlyReadBytes ? kLengthOnlyReadBytes - offset : 0;
+}
 
 /// Largest message one processor packet can carry: the 29-bit size field.
 inline constexpr std::uint32_t kMaxMessageBytes = (1u << 29) - 1;

@@ -148,6 +148,10 @@ class PcieEndpoint : public sc_core::sc_module {
     void land_host_writes();
     /// Whether host DMI covers [address, address + bytes) for `read`/write.
     bool host_dmi_covers(std::uint64_t address, std::uint64_t bytes, bool read);
+    /// Where host address `address` is through the DMI region (host_dmi_covers first).
+    unsigned char* host_pointer(std::uint64_t address) const {
+        return host_dmi_.get_dmi_ptr() + (address - host_dmi_.get_start_address());
+    }
     void deliver_due_posted_writes();
     void write_dword(std::uint32_t offset, std::uint32_t value);
     std::uint32_t read_dword(std::uint32_t offset, sc_core::sc_time& delay);
