@@ -7,7 +7,7 @@ namespace isvp {
 PacketPool::~PacketPool() {
     // Payloads still referenced elsewhere at shutdown are owned here; drop
     // their memory-manager link so their destructors do not call back.
-    for (auto& slot : all_) slot->set_mm(nullptr);
+    for (auto& placed : all_) placed->slot.set_mm(nullptr);
 }
 
 tlm::tlm_generic_payload* PacketPool::allocate(std::uint32_t bytes) {
@@ -24,8 +24,8 @@ tlm::tlm_generic_payload* PacketPool::allocate_header_only(std::uint32_t bytes) 
 tlm::tlm_generic_payload* PacketPool::allocate(std::uint32_t bytes, std::uint32_t stored) {
     Slot* slot;
     if (free_.empty()) {
-        all_.push_back(std::make_unique<Slot>());
-        slot = all_.back().get();
+        all_.push_back(std::make_unique<PlacedSlot>());
+        slot = &all_.back()->slot;
         slot->set_mm(this);
     } else {
         slot = free_.back();

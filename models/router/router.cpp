@@ -98,6 +98,11 @@ void Router::start_of_simulation() {
             input.credit_sink = route.sink;
             input.credit_delay = static_cast<std::uint32_t>(route.delay);
             input.credit_port = static_cast<std::uint16_t>(route.port);
+            auto* upstream = dynamic_cast<Router*>(route.sink);
+            if (upstream != nullptr && upstream->vcs_ == vcs_ && route.port < upstream->ports_) {
+                input.credit_router = upstream;
+                input.credit_vcs = &upstream->output_vc(route.port, 0);
+            }
         }
     }
 }
@@ -296,7 +301,11 @@ void Router::credits_arrive(unsigned port, std::uint8_t vc, std::uint32_t phits,
                             .c_str());
         return;
     }
-    OutputVc& output = output_vc(port, vc);
+    credits_to(output_vc(port, vc), port, vc, phits, arrival, now);
+}
+
+void Router::credits_to(OutputVc& output, unsigned port, std::uint8_t vc, std::uint32_t phits, std::uint64_t arrival,
+                        std::uint64_t now) {
     output.pending.push(arrival, phits);
     if (output.waiting && arrival < output.wake_at) {
         output.wake_at = arrival;
@@ -514,6 +523,11 @@ void Router::drop_oversized(unsigned requester, std::uint64_t now, std::uint32_t
 
 void Router::send_credits(unsigned port, unsigned vc, std::uint32_t phits, std::uint64_t at_tick, std::uint64_t now) {
     const InputPort& input = inputs_[port];
+    if (input.credit_vcs != nullptr) {  // an upstream router: straight into its output VC's record
+        input.credit_router->credits_to(input.credit_vcs[vc], input.credit_port, static_cast<std::uint8_t>(vc), phits,
+                                        at_tick + input.credit_delay, now);
+        return;
+    }
     if (input.credit_sink != nullptr) {
         input.credit_sink->credits_arrive(input.credit_port, static_cast<std::uint8_t>(vc), phits,
                                           at_tick + input.credit_delay, now);

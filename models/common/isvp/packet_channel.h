@@ -143,7 +143,23 @@ class PacketPool final : public tlm::tlm_mm_interface {
         PacketInfo info;
         std::vector<unsigned char> bytes;
     };
-    std::vector<std::unique_ptr<Slot>> all_;  ///< every slot ever made (owns them)
+    /// Where a slot sits in its cache lines. A hop (router, link) reads the
+    /// payload's data pointer, length and response status, its memory
+    /// manager (has_mm()) and reference count, and the PacketInfo's VC,
+    /// tail, hop count and destination. In the generic payload of
+    /// Accellera SystemC 2.3.3/2.3.4 (136 bytes) the first three sit at
+    /// bytes 24-40 and the memory manager at 120, followed by the reference
+    /// count and then the PacketInfo (VC at 144, destination ending at 184):
+    /// a slot whose byte 120 starts a cache line gets all of that from two
+    /// lines (bytes -8..56 and 120..184), where a slot at malloc's 16-byte
+    /// alignment straddles three or four. Another generic-payload layout
+    /// only loses the placement, not correctness.
+    static constexpr std::size_t kSlotLead = sizeof(tlm::tlm_generic_payload) == 136 ? (64 - 120 % 64) % 64 : 0;
+    struct alignas(64) PlacedSlot {
+        unsigned char lead[kSlotLead == 0 ? 64 : kSlotLead];  ///< puts `slot` at kSlotLead within a line
+        Slot slot;
+    };
+    std::vector<std::unique_ptr<PlacedSlot>> all_;  ///< every slot ever made (owns them)
     std::vector<Slot*> free_;                 ///< slots ready for reuse
     std::size_t live_ = 0;
     std::size_t stored_bytes_ = 0;

@@ -100,7 +100,10 @@ struct RouterDropStatistics {
     std::uint64_t oversized = 0;     ///< larger than the downstream VC buffer less the margin
 };
 
-class Router : public sc_core::sc_module, private WakeupScheduler::Client, private CreditSink {
+// CreditSink is a public base so that a downstream router recognises its
+// upstream neighbour behind a CreditRoute (dynamic_cast) and returns
+// credits into its output VC's record directly (InputPort::credit_vcs).
+class Router : public sc_core::sc_module, private WakeupScheduler::Client, public CreditSink {
   public:
     static constexpr unsigned kMaxVcs = 16;  ///< router.vcs at most
     using PacketInSocket = tlm::tlm_target_socket<32, tlm::tlm_base_protocol_types, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
@@ -201,6 +204,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
         RingQueue<BufferedPacket> fifo;  ///< packets in arrival order
         std::uint32_t occupancy = 0;     ///< phits held (<= VC buffer)
     };
+    struct OutputVc;
     struct alignas(64) InputPort {
         // What an arrival touches (one line)...
         PacketTarget packet_target;    ///< what in(port) is bound to
@@ -210,9 +214,15 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
         alignas(64) std::uint64_t free_at = 0;                ///< tick its crossbar input can start the next packet
         tlm::tlm_fw_transport_if<>* credit_out_if = nullptr;  ///< bound credit receiver, or null
         CreditSink* credit_sink = nullptr;  ///< where credit_out_if's credits end up, if direct (CreditRoute)
-        std::uint32_t credit_delay = 0;     ///< ticks they take on the way there
-        std::uint16_t credit_port = 0;      ///< the sink's port they arrive on
-        bool wake_pending = false;          ///< an InputFree item is on the agenda
+        /// When credit_sink is a router with as many VCs: it, and its output
+        /// VCs of credit_port, so that a credit return writes that output
+        /// VC's record and touches nothing else of the upstream router
+        /// unless a packet there waits for credits (credits_arrive()).
+        Router* credit_router = nullptr;
+        OutputVc* credit_vcs = nullptr;
+        std::uint32_t credit_delay = 0;  ///< ticks they take on the way there
+        std::uint16_t credit_port = 0;   ///< the sink's port they arrive on
+        bool wake_pending = false;       ///< an InputFree item is on the agenda
     };
     static_assert(sizeof(InputPort) == 128, "an arrival line and an allocation line per input port");
     struct alignas(64) OutputVc {
@@ -256,6 +266,9 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, priva
     void on_credit(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void credits_arrive(unsigned port, std::uint8_t vc, std::uint32_t phits, std::uint64_t arrival,
                         std::uint64_t now) override;
+    /// credits_arrive() for a checked VC whose record is `output`.
+    void credits_to(OutputVc& output, unsigned port, std::uint8_t vc, std::uint32_t phits, std::uint64_t arrival,
+                    std::uint64_t now);
     void grant_initial_credits();
     void wake() override;
     void handle(const AgendaItem& item, std::uint64_t now);
