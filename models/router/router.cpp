@@ -367,7 +367,7 @@ void Router::allocate(std::uint64_t now) {
         dirty_outputs_.reset(*port);
         allocate_output(*port, now);
     }
-    allocation_start_ = (allocation_start_ + 1) % ports_;
+    allocation_start_ = allocation_start_ + 1 < ports_ ? allocation_start_ + 1 : 0;
 }
 
 void Router::fold_credits(OutputVc& vc, std::uint64_t now) {

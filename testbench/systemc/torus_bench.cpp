@@ -91,7 +91,10 @@ int sc_main(int argc, char** argv) {
               << "  wall             " << wall << " s, CPU " << cpu << " s (elaboration " << build << " s)\n"
               << "  packet-hops/s    " << std::setprecision(0) << hops / wall << " per wall second, " << hops / cpu
               << " per CPU second\n"
-              << "  packets/s        " << packets / wall << " per wall second\n";
+              << "  packets/s        " << packets / wall << " per wall second\n"
+              << "  wake-ups         " << network.fabric.scheduler().wakeups() << " (" << std::setprecision(2)
+              << static_cast<double>(network.fabric.scheduler().wakeups()) / std::max<std::uint64_t>(hops, 1)
+              << " per packet-hop)\n";
     Checks checks;
     checks.expect(packets == network.sent() && network.errors() == 0 && network.buffered() == 0,
                   "every injected packet was delivered intact");

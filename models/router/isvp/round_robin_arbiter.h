@@ -48,6 +48,12 @@ class RequestSet {
     }
     /// The first member at or after `start`, wrapping round; nullopt if empty.
     std::optional<unsigned> first_from(unsigned start) const {
+        if (used_words_ == 1 && start < size_) {  // up to 64 members: one word, no division (a router's hop)
+            const std::uint64_t word = words_[0];
+            if (word == 0) return std::nullopt;
+            const std::uint64_t from = word & (~std::uint64_t{0} << start);
+            return static_cast<unsigned>(__builtin_ctzll(from != 0 ? from : word));
+        }
         if (size_ == 0) return std::nullopt;
         start %= size_;
         if (auto found = scan(start, size_)) return found;
@@ -89,7 +95,7 @@ class RoundRobinArbiter {
     /// The requester that would win now; nullopt if nobody requests.
     std::optional<unsigned> pick(const RequestSet& requests) const { return requests.first_from(next_); }
     /// Records that `winner` was served: it becomes the lowest priority.
-    void grant(unsigned winner) { next_ = size_ == 0 ? 0 : (winner + 1) % size_; }
+    void grant(unsigned winner) { next_ = winner + 1 < size_ ? winner + 1 : 0; }
 
   private:
     unsigned size_;      ///< number of requesters
