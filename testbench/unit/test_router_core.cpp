@@ -2,6 +2,7 @@
 // arbitration, the time-ordered agenda, the packet FIFO.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -85,6 +86,42 @@ TEST_CASE("round robin: every persistent requester is served within N grants") {
         ++served[winner];
     }
     for (unsigned i = 0; i < size; i += 3) CHECK(served[i] == 2);
+}
+
+TEST_CASE("request set: first_from finds the first member at or after start, wrapping, for every size") {
+    // Sizes up to 64 take the one-word path, larger ones the general scan;
+    // both must agree with a plain search over the members.
+    std::uint64_t state = 12345;
+    auto draw = [&state] {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return state >> 33;
+    };
+    for (unsigned size = 1; size <= 130; ++size) {
+        for (int trial = 0; trial < 20; ++trial) {
+            RequestSet requests(size);
+            std::vector<bool> member(size, false);
+            const unsigned density = 1 + static_cast<unsigned>(draw() % 4);  // sparse to dense
+            for (unsigned i = 0; i < size; ++i)
+                if (draw() % 5 < density) {
+                    requests.set(i);
+                    member[i] = true;
+                }
+            for (unsigned start = 0; start < size; ++start) {
+                std::optional<unsigned> expected;
+                for (unsigned k = 0; k < size && !expected; ++k)
+                    if (member[(start + k) % size]) expected = (start + k) % size;
+                INFO("size " << size << ", start " << start);
+                REQUIRE(requests.first_from(start) == expected);
+            }
+            CHECK(requests.first_from(size + 3) == requests.first_from(3 % size));  // start taken modulo size
+        }
+    }
+    CHECK_FALSE(RequestSet(0).first_from(0));
+    RoundRobinArbiter arbiter(4);
+    arbiter.grant(3);  // the last requester won: the first has priority next
+    RequestSet all(4);
+    for (unsigned i = 0; i < 4; ++i) all.set(i);
+    CHECK(*arbiter.pick(all) == 0);
 }
 
 TEST_CASE("timed agenda: items come out by time, equal times in insertion order") {

@@ -265,7 +265,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     void on_packet(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void on_credit(unsigned port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     void credits_arrive(unsigned port, std::uint8_t vc, std::uint32_t phits, std::uint64_t arrival,
-                        std::uint64_t now) override;
+                        std::uint64_t now) final;  // final: send_credits() may bypass it (credits_to)
     /// credits_arrive() for a checked VC whose record is `output`.
     void credits_to(OutputVc& output, unsigned port, std::uint8_t vc, std::uint32_t phits, std::uint64_t arrival,
                     std::uint64_t now);
