@@ -23,7 +23,6 @@ AuroraLink::AuroraLink(sc_core::sc_module_name name, const AuroraConfig& config,
       credit_in("credit_in"),
       packet_target_(*this),
       credit_target_(*this),
-      latency_(config.latency_ns, sc_core::SC_NS),
       with_crc_(config.computes_crc()),
       with_errors_(false),
       timing_(config),
@@ -31,23 +30,80 @@ AuroraLink::AuroraLink(sc_core::sc_module_name name, const AuroraConfig& config,
       config_(config),
       credit_(new CreditReturn) {
     with_errors_ = errors_.enabled();
-    serialisation_ = sc_core::sc_time(timing_.serialisation_ns(serialised_length_), sc_core::SC_NS);
-    previous_serialisation_ = serialisation_;
+    path_.latency = sc_core::sc_time(config.latency_ns, sc_core::SC_NS);
+    path_.serialisation = sc_core::sc_time(timing_.serialisation_ns(path_.serialised_length), sc_core::SC_NS);
+    path_.previous_serialisation = path_.serialisation;
+    path_.timing = &timing_;
+    path_.link = this;
     credit_payload_.set_command(tlm::TLM_IGNORE_COMMAND);
     credit_payload_.set_data_length(0);
     credit_payload_.set_extension(credit_);
-    in.bind(packet_target_);
+    // No frame can fail without CRC and errors: packets take the one-line path.
+    if (with_crc_ || with_errors_)
+        in.bind(packet_target_);
+    else
+        in.bind(path_);
     credit_in.bind(credit_target_);
 }
 
 void AuroraLink::start_of_simulation() {
     // Bindings are final now; keep the receivers' interfaces at hand.
-    out_if_ = out.operator->();
+    path_.out_if = out.operator->();
     credit_out_if_ = credit_out.operator->();
 }
 
+AuroraLinkStatistics AuroraLink::statistics() const {
+    AuroraLinkStatistics statistics = statistics_;
+    statistics.packets = path_.packets_before + path_.packets_at_length;
+    statistics.bytes = path_.bytes_before + path_.packets_at_length * path_.serialised_length;
+    statistics.busy_time = path_.busy_time;
+    return statistics;
+}
+
 double AuroraLink::utilisation(const sc_core::sc_time& elapsed) const {
-    return elapsed == sc_core::SC_ZERO_TIME ? 0.0 : statistics_.busy_time / elapsed;
+    return elapsed == sc_core::SC_ZERO_TIME ? 0.0 : path_.busy_time / elapsed;
+}
+
+void AuroraLink::Path::serialise(std::uint32_t length) {
+    packets_before += packets_at_length;
+    bytes_before += packets_at_length * serialised_length;
+    packets_at_length = 0;
+    // Packets of one or two sizes follow each other (a collective's data and
+    // its window grants): the last two sizes' times are kept.
+    std::swap(serialised_length, previous_length);
+    std::swap(serialisation, previous_serialisation);
+    if (length != serialised_length) {
+        serialised_length = length;
+        serialisation = sc_core::sc_time(timing->serialisation_ns(length), sc_core::SC_NS);
+    }
+}
+
+void AuroraLink::Path::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    // AuroraLink::on_packet without CRC and errors: one transmission, which
+    // cannot fail.
+    const sc_core::sc_time now = sim_now();
+    PacketInfo& info = packet_info(payload);
+    const auto length = static_cast<std::uint32_t>(payload.get_data_length());
+    const sc_core::sc_time head = now + delay;
+    const sc_core::sc_time tail = head + info.tail_after;
+    if (length != serialised_length) serialise(length);
+    const sc_core::sc_time start = std::max(head, serialiser_free);
+    const sc_core::sc_time end = std::max(start + serialisation, tail);
+    busy_time += end - start;
+    serialiser_free = end;
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    delivered();
+    // The packet leaves the receive FIFO whole.
+    info.tail_after = sc_core::SC_ZERO_TIME;
+    sc_core::sc_time arrival = end + latency - now;
+    out_if->b_transport(payload, arrival);
+    if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) link->report_refused(info);
+}
+
+void AuroraLink::report_refused(const PacketInfo& info) const {
+    SC_REPORT_ERROR(kReportType, (std::string(name()) + ": the downstream receiver refused packet " +
+                                  std::to_string(info.trace_id) + "; receivers must accept credited packets")
+                                     .c_str());
 }
 
 bool AuroraLink::receiver_crc_matches(const std::uint8_t* bytes, std::size_t length, std::uint32_t sent_crc,
@@ -70,28 +126,19 @@ void AuroraLink::on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
     const std::size_t length = payload.get_data_length();
     const sc_core::sc_time head = now + delay;
     const sc_core::sc_time tail = head + info.tail_after;
-    if (length != serialised_length_) {
-        // Packets of one or two sizes follow each other (a collective's data
-        // and its window grants): the last two sizes' times are kept.
-        std::swap(serialised_length_, previous_length_);
-        std::swap(serialisation_, previous_serialisation_);
-        if (length != serialised_length_) {
-            serialised_length_ = static_cast<std::uint32_t>(length);
-            serialisation_ = sc_core::sc_time(timing_.serialisation_ns(length), sc_core::SC_NS);
-        }
-    }
-    const sc_core::sc_time serialisation = serialisation_;
+    if (length != path_.serialised_length) path_.serialise(static_cast<std::uint32_t>(length));
+    const sc_core::sc_time serialisation = path_.serialisation;
     const std::uint32_t sent_crc = with_crc_ ? crc32(bytes, length) : 0;
     const std::uint64_t frame_bits = 8 * (length + kCrcBytes);
 
     // Transmit, and replay while the receiver finds the CRC wrong.
-    sc_core::sc_time start = std::max(head, serialiser_free_);
+    sc_core::sc_time start = std::max(head, path_.serialiser_free);
     sc_core::sc_time end;
     unsigned replays = 0;
     bool delivered = false;
     for (;;) {
         end = std::max(start + serialisation, tail);
-        statistics_.busy_time += end - start;
+        path_.busy_time += end - start;
         const auto flipped = with_errors_ ? errors_.corrupted_bit(frame_bits) : std::nullopt;
         if (!with_crc_ || receiver_crc_matches(bytes, length, sent_crc, flipped ? &*flipped : nullptr)) {
             delivered = true;
@@ -103,9 +150,9 @@ void AuroraLink::on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
         // NAK needs another latency back; then the sender replays.
         ++replays;
         ++statistics_.retransmissions;
-        start = end + 2 * latency_;
+        start = end + 2 * path_.latency;
     }
-    serialiser_free_ = end;
+    path_.serialiser_free = end;
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 
     if (!delivered) {
@@ -127,25 +174,21 @@ void AuroraLink::on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
         // back: detected one latency after the tail, one more latency home.
         credit_->vc = info.vc;
         credit_->phits = phits_of(static_cast<std::uint32_t>(length));
-        sc_core::sc_time credit_arrival = end + 2 * latency_ - now;
+        sc_core::sc_time credit_arrival = end + 2 * path_.latency - now;
         credit_out_if_->b_transport(credit_payload_, credit_arrival);
         return;
     }
 
-    ++statistics_.packets;
-    statistics_.bytes += length;
+    path_.delivered();
     // The checked packet leaves the receive FIFO whole.
     info.tail_after = sc_core::SC_ZERO_TIME;
-    sc_core::sc_time arrival = end + latency_ - now;
-    out_if_->b_transport(payload, arrival);
-    if (payload.get_response_status() != tlm::TLM_OK_RESPONSE)
-        SC_REPORT_ERROR(kReportType, (std::string(name()) + ": the downstream receiver refused packet " +
-                                      std::to_string(info.trace_id) + "; receivers must accept credited packets")
-                                         .c_str());
+    sc_core::sc_time arrival = end + path_.latency - now;
+    path_.out_if->b_transport(payload, arrival);
+    if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) report_refused(info);
 }
 
 void AuroraLink::on_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    sc_core::sc_time arrival = delay + latency_;
+    sc_core::sc_time arrival = delay + path_.latency;
     credit_out_if_->b_transport(payload, arrival);
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -153,7 +196,7 @@ void AuroraLink::on_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
 bool AuroraLink::credit_route(CreditRoute& route) {
     if (credit_out.size() == 0) return false;
     if (!credit_route_of(credit_out.operator->(), route)) return false;
-    route.delay += latency_.value();
+    route.delay += path_.latency.value();
     return true;
 }
 

@@ -71,7 +71,7 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
     dirty_outputs_ = RequestSet(ports_);
     vc_candidates_.assign(config_.vcs, RequestSet(requesters));
     va_winners_ = RequestSet(requesters);
-    oversized_.reserve(requesters);
+    oversized_.assign(requesters, 0);
 
     SC_HAS_PROCESS(Router);
     SC_METHOD(grant_initial_credits);
@@ -415,12 +415,12 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
         fold_credits(downstream, now);
         if (downstream.credits >= static_cast<std::int64_t>(head.phits + margin)) return true;
         if (downstream.capacity > 0 && head.phits + margin > downstream.capacity)
-            oversized_.push_back(requester);
+            oversized_[oversized_count_++] = requester;  // each requester once per call
         else
             wait_for_credits(port, head.out_vc, now);
         return false;
     };
-    oversized_.clear();
+    oversized_count_ = 0;
 
     // One requester (the common case): VA and SA have nothing to arbitrate;
     // the grant moves the round-robin pointers exactly as arbitration would.
@@ -429,7 +429,7 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
             output.switch_arbiter.grant(*only);
             output_vc(port, input_vcs_[*only].fifo.front().out_vc).va_arbiter.grant(*only);
             depart(port, *only, now);
-        } else if (!oversized_.empty()) {
+        } else if (oversized_count_ != 0) {
             drop_oversized(*only, now, output_vc(port, input_vcs_[*only].fifo.front().out_vc).capacity);
         }
         return;
@@ -442,8 +442,10 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
         vc_candidates_[input_vcs_[requester].fifo.front().out_vc].set(requester);
         any_eligible = true;
     });
-    for (unsigned requester : oversized_)
+    for (unsigned i = 0; i < oversized_count_; ++i) {
+        const unsigned requester = oversized_[i];
         drop_oversized(requester, now, output_vc(port, input_vcs_[requester].fifo.front().out_vc).capacity);
+    }
     if (!any_eligible) return;
 
     // VA: one winner per output VC; SA: one winner for the port.

@@ -67,6 +67,11 @@ int sc_main(int, char**) {
     stream_64k.stream(1, 65536);
     LinkUnderTest stream_frames("stream_frames", config, 768);
     stream_frames.stream(66, 992);
+    // Sizes that change, come back and change again: the link counts packets
+    // per size and keeps the last two sizes' serialisation times.
+    LinkUnderTest mixed("mixed", config, 768);
+    const std::vector<std::uint32_t> mixed_sizes{256, 256, 1024, 256, 1024, 1024, 2000, 256, 2000, 82};
+    for (const std::uint32_t bytes : mixed_sizes) mixed.stream(1, bytes);
 
     // Bandwidth against packet size.
     const std::vector<std::uint32_t> sizes = {64, 128, 256, 512, 768, 896, 960, 992, 1024, 1984, 4096};
@@ -141,6 +146,21 @@ int sc_main(int, char**) {
                           ns(credited[1].injected) + ")");
     }
 
+    const AuroraLinkStatistics mixed_statistics = mixed.link.statistics();
+    std::uint64_t mixed_bytes = 0;
+    double mixed_busy_ns = 0;
+    for (const std::uint32_t bytes : mixed_sizes) {
+        mixed_bytes += bytes;
+        mixed_busy_ns += timing.serialisation_ns(bytes);
+    }
+    checks.expect(mixed.sink.packets() == mixed_sizes.size() && mixed.sink.errors() == 0 &&
+                      mixed_statistics.packets == mixed_sizes.size() && mixed_statistics.bytes == mixed_bytes,
+                  "packets of changing sizes: statistics count " + std::to_string(mixed_statistics.packets) +
+                      " packets, " + std::to_string(mixed_statistics.bytes) + " bytes (want " +
+                      std::to_string(mixed_sizes.size()) + ", " + std::to_string(mixed_bytes) + ")");
+    checks.expect(std::abs(mixed_statistics.busy_time.to_seconds() * 1e9 - mixed_busy_ns) < 1e-3 * mixed_sizes.size(),
+                  "packets of changing sizes: busy time is the sum of their serialisations (" +
+                      ns(mixed_statistics.busy_time) + ")");
     const AuroraLinkStatistics& statistics = stream_1k.link.statistics();
     checks.expect(statistics.packets == 64 && statistics.bytes == 65536, "statistics count 64 packets, 65536 bytes");
     const sc_core::sc_time busy(64 * timing.serialisation_ns(1024), sc_core::SC_NS);

@@ -80,7 +80,8 @@ class AuroraLink : public sc_core::sc_module {
 
     const AuroraConfig& config() const { return config_; }
     const AuroraTiming& timing() const { return timing_; }
-    const AuroraLinkStatistics& statistics() const { return statistics_; }
+    /// Counters now (a copy: part of them sits with the per-packet state).
+    AuroraLinkStatistics statistics() const;
     /// Fraction of `elapsed` the serialiser was busy.
     double utilisation(const sc_core::sc_time& elapsed) const;
     /// Called with the packet's side information whenever this link drops a
@@ -96,8 +97,8 @@ class AuroraLink : public sc_core::sc_module {
 
   private:
     /// Forwards blocking transport on `in` to on_packet (see
-    /// BlockingTransportTarget); small, so it shares a line with the rest
-    /// of what a packet touches.
+    /// BlockingTransportTarget): the path of a link that computes CRCs or
+    /// injects errors.
     class PacketTarget final : public BlockingTransportTarget {
       public:
         explicit PacketTarget(AuroraLink& link) : link_(&link) {}
@@ -122,6 +123,42 @@ class AuroraLink : public sc_core::sc_module {
       private:
         AuroraLink* link_;  ///< owner
     };
+    /// What every packet touches, and on a link without CRC or errors (no
+    /// frame can fail: the common case) the target `in` is bound to, so
+    /// that a packet reads these two lines of the link and nothing else of
+    /// it, where it read three (a 512-node torus has 3,072 links, each cold
+    /// again by the time its next packet comes; docs/PERFORMANCE.md,
+    /// "Session 27"). The target interface's virtual bases put one vtable
+    /// pointer at the front and three at the end, and a b_transport call
+    /// reads the front one and the blocking interface's at the end: 96
+    /// bytes of fields between them make the two lines.
+    /// Packets of one size follow each other, so the counters keep the
+    /// packets since the size last changed (their bytes are that many times
+    /// the size) and fold them into the totals when it changes, beside the
+    /// two-size cache of serialisation times.
+    struct alignas(64) Path final : public BlockingTransportTarget {
+        void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override;
+        /// serialised_length becomes `length` (its serialisation time from
+        /// the cache or computed); the counters of the old size are folded.
+        void serialise(std::uint32_t length);
+        /// One packet of serialised_length bytes delivered.
+        void delivered() { ++packets_at_length; }
+
+        tlm::tlm_fw_transport_if<>* out_if = nullptr;  ///< receiver bound to `out`
+        sc_core::sc_time latency;                      ///< aurora.latency_ns as a time
+        sc_core::sc_time serialiser_free;              ///< when the lanes can start the next packet
+        sc_core::sc_time serialisation;                ///< serialisation time of serialised_length bytes
+        sc_core::sc_time busy_time;                    ///< serialiser busy, replays included
+        std::uint64_t packets_at_length = 0;           ///< delivered since serialised_length was set
+        std::uint32_t serialised_length = 0;           ///< length of the last packet serialised (bytes)
+        std::uint32_t previous_length = 0;             ///< the length serialised before it (bytes)
+        sc_core::sc_time previous_serialisation;       ///< and its time
+        std::uint64_t packets_before = 0;              ///< delivered at earlier sizes
+        std::uint64_t bytes_before = 0;                ///< their bytes
+        const AuroraTiming* timing = nullptr;          ///< the link's frame arithmetic
+        AuroraLink* link = nullptr;                    ///< owner (names and reports)
+    };
+    static_assert(sizeof(Path) == 128, "what a packet touches: two lines, vtable pointers included");
 
     void start_of_simulation() override;
     void on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -131,25 +168,18 @@ class AuroraLink : public sc_core::sc_module {
     /// is a position in packet bytes followed by the 4-byte CRC word.
     bool receiver_crc_matches(const std::uint8_t* bytes, std::size_t length, std::uint32_t sent_crc,
                               const std::uint64_t* flipped_bit);
+    /// The downstream receiver refused a credited packet: a modelling bug.
+    void report_refused(const PacketInfo& info) const;
 
-    // What every packet touches, in two cache lines (a 512-node torus has
-    // 3072 links, each cold again by the time its next packet comes); a
-    // credit touches the first line only.
-    alignas(64) PacketTarget packet_target_;               ///< what `in` is bound to
+    Path path_;                                            ///< per-packet state; `in`'s target without CRC and errors
+    PacketTarget packet_target_;                           ///< `in`'s target with CRC or errors
     CreditTarget credit_target_;                           ///< what `credit_in` is bound to
-    tlm::tlm_fw_transport_if<>* out_if_ = nullptr;         ///< receiver bound to `out`
     tlm::tlm_fw_transport_if<>* credit_out_if_ = nullptr;  ///< receiver bound to `credit_out`
-    sc_core::sc_time latency_;                             ///< aurora.latency_ns as a time
-    sc_core::sc_time serialiser_free_;                     ///< when the lanes can start the next packet
-    std::uint32_t serialised_length_ = 0;                  ///< length of the last packet serialised (bytes)
     bool with_crc_;                                        ///< frames carry a computed, checked CRC-32
     bool with_errors_;                                     ///< errors_ flips bits (aurora.bit_error_rate > 0)
-    sc_core::sc_time serialisation_;                       ///< serialisation time of serialised_length_ bytes
-    std::uint32_t previous_length_ = 0;                    ///< the length serialised before it (bytes)
-    sc_core::sc_time previous_serialisation_;              ///< and its time
-    AuroraLinkStatistics statistics_;                      ///< counters
-    AuroraTiming timing_;                                  ///< frame arithmetic derived from the parameters
-    BitErrorInjector errors_;                              ///< which transmissions get a flipped bit
+    AuroraLinkStatistics statistics_;  ///< error counters (packets, bytes and busy time live in path_)
+    AuroraTiming timing_;              ///< frame arithmetic derived from the parameters
+    BitErrorInjector errors_;          ///< which transmissions get a flipped bit
     // Needed only on errors or for reports.
     AuroraConfig config_;                                   ///< parameters of this link
     std::vector<std::uint8_t> received_;                    ///< receiver's corrupted copy, reused

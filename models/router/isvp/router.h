@@ -318,6 +318,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     // Line 4: wake-up.
     alignas(64) std::unique_ptr<OutputPort[]> outputs_;  ///< per port
     unsigned allocation_start_ = 0;                      ///< output allocated first next time (rotates)
+    unsigned oversized_count_ = 0;                       ///< requesters in oversized_ (this line, not the vector's)
     TraceWriter* trace_ = nullptr;                       ///< packet timeline, or null (off)
     RequestSet dirty_outputs_;                           ///< outputs to (re)allocate now
     CreditMessage credit_message_;          ///< reused for every credit return
@@ -335,7 +336,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     sc_core::sc_event wake_event_;           ///< own wake-up (no scheduler): fires at the agenda's earliest item
     std::vector<RequestSet> vc_candidates_;  ///< scratch: eligible requesters per output VC
     RequestSet va_winners_;                  ///< scratch: one VA winner per output VC
-    std::vector<unsigned> oversized_;        ///< scratch: requesters to drop
+    std::vector<unsigned> oversized_;        ///< scratch: requesters to drop, the first oversized_count_
 
     std::uint32_t trace_pid_ = 0;   ///< this switch's process in the trace
     double ps_per_tick_ = 1.0;      ///< SystemC time resolution in ps
