@@ -82,6 +82,12 @@ int sc_main(int, char**) {
     dropping.send(2000, sc_core::SC_ZERO_TIME);
     LinkUnderTest giving_up("retry_give_up", give_up);
     giving_up.send(50, sc_core::SC_ZERO_TIME);
+    // Drops among packets of alternating sizes: the link counts delivered
+    // packets per size and folds their bytes in when the size changes.
+    LinkUnderTest dropping_mixed("drop_mixed", drop);
+    for (unsigned i = 0; i < 600; ++i)
+        dropping_mixed.source.add(PacketRequest{
+            kStart, 0, (i % 3 == 0 ? 300u : kPacketBytes) - static_cast<std::uint32_t>(kNetworkPacketOverhead), 0});
 
     sc_core::sc_start();
     Checks checks;
@@ -147,7 +153,17 @@ int sc_main(int, char**) {
                   "retry: each of those was replayed twice first");
     checks.expect(giving_up.source.credits(0) == kSinkPhits, "retry: the given-up packets' credits come back");
 
-    checks.expect(warnings.count == drop_statistics.dropped + give_up_statistics.dropped,
+    const AuroraLinkStatistics mixed_statistics = dropping_mixed.link.statistics();
+    checks.expect(mixed_statistics.dropped > 0 && mixed_statistics.packets == dropping_mixed.sink.packets() &&
+                      mixed_statistics.packets + mixed_statistics.dropped == 600 &&
+                      mixed_statistics.bytes == dropping_mixed.sink.bytes(),
+                  "drop, two sizes: the link counts the delivered packets and bytes only (" +
+                      std::to_string(mixed_statistics.packets) + " packets, " + std::to_string(mixed_statistics.bytes) +
+                      " bytes; the sink got " + std::to_string(dropping_mixed.sink.packets()) + ", " +
+                      std::to_string(dropping_mixed.sink.bytes()) + "; " + std::to_string(mixed_statistics.dropped) +
+                      " dropped)");
+
+    checks.expect(warnings.count == drop_statistics.dropped + give_up_statistics.dropped + mixed_statistics.dropped,
                   "every drop is reported with SC_REPORT_WARNING (" + std::to_string(warnings.count) + ")");
     checks.expect(warnings.first.find("dropped packet") != std::string::npos &&
                       warnings.first.find("credits go back upstream") != std::string::npos,
