@@ -127,12 +127,9 @@ void scale_for_trains(PlatformConfig& config) {
     qdma.h2c_buffer_bytes = std::min(qdma.h2c_buffer_bytes * buffers, QdmaConfig::kMaxBufferBytes);
     // Each must still hold a whole train. QdmaConfig::validate would refuse
     // the scaled value, which the user never set: say what was set instead.
-    const unsigned train = qdma.max_packet_bytes();
-    const unsigned train_phit_bytes =
-        (train + QdmaConfig::kCreditBytes - 1) / QdmaConfig::kCreditBytes * QdmaConfig::kCreditBytes;
     for (const auto& [name, scaled, needed] :
-         {std::tuple{"qdma.rx_buffer_bytes", qdma.rx_buffer_bytes, train_phit_bytes},
-          std::tuple{"qdma.h2c_buffer_bytes", qdma.h2c_buffer_bytes, train}})
+         {std::tuple{"qdma.rx_buffer_bytes", qdma.rx_buffer_bytes, qdma.max_packet_credit_bytes()},
+          std::tuple{"qdma.h2c_buffer_bytes", qdma.h2c_buffer_bytes, qdma.max_packet_bytes()}})
         if (scaled < needed)
             throw ConfigError("config: " + std::string(name) + "=" + std::to_string(scaled / buffers) +
                               " cannot hold a train with network.flow_train_packets=" + std::to_string(n) + " (" +

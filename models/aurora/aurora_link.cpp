@@ -33,12 +33,11 @@ AuroraLink::AuroraLink(sc_core::sc_module_name name, const AuroraConfig& config,
     path_.latency = sc_core::sc_time(config.latency_ns, sc_core::SC_NS);
     path_.serialisation = sc_core::sc_time(timing_.serialisation_ns(path_.serialised_length), sc_core::SC_NS);
     path_.previous_serialisation = path_.serialisation;
-    path_.timing = &timing_;
     path_.link = this;
     credit_payload_.set_command(tlm::TLM_IGNORE_COMMAND);
     credit_payload_.set_data_length(0);
     credit_payload_.set_extension(credit_);
-    // No frame can fail without CRC and errors: packets take the one-line path.
+    // No frame can fail without CRC and errors: packets take Path's short way.
     if (with_crc_ || with_errors_)
         in.bind(packet_target_);
     else
@@ -74,8 +73,18 @@ void AuroraLink::Path::serialise(std::uint32_t length) {
     std::swap(serialisation, previous_serialisation);
     if (length != serialised_length) {
         serialised_length = length;
-        serialisation = sc_core::sc_time(timing->serialisation_ns(length), sc_core::SC_NS);
+        serialisation = sc_core::sc_time(link->timing_.serialisation_ns(length), sc_core::SC_NS);
     }
+}
+
+inline void AuroraLink::Path::hand_on(tlm::tlm_generic_payload& payload, PacketInfo& info, const sc_core::sc_time& end,
+                                      const sc_core::sc_time& now) {
+    ++packets_at_length;
+    // The checked packet leaves the receive FIFO whole.
+    info.tail_after = sc_core::SC_ZERO_TIME;
+    sc_core::sc_time arrival = end + latency - now;
+    out_if->b_transport(payload, arrival);
+    if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) link->report_refused(info);
 }
 
 void AuroraLink::Path::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
@@ -92,12 +101,7 @@ void AuroraLink::Path::b_transport(tlm::tlm_generic_payload& payload, sc_core::s
     busy_time += end - start;
     serialiser_free = end;
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
-    delivered();
-    // The packet leaves the receive FIFO whole.
-    info.tail_after = sc_core::SC_ZERO_TIME;
-    sc_core::sc_time arrival = end + latency - now;
-    out_if->b_transport(payload, arrival);
-    if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) link->report_refused(info);
+    hand_on(payload, info, end, now);
 }
 
 void AuroraLink::report_refused(const PacketInfo& info) const {
@@ -179,12 +183,7 @@ void AuroraLink::on_packet(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
         return;
     }
 
-    path_.delivered();
-    // The checked packet leaves the receive FIFO whole.
-    info.tail_after = sc_core::SC_ZERO_TIME;
-    sc_core::sc_time arrival = end + path_.latency - now;
-    path_.out_if->b_transport(payload, arrival);
-    if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) report_refused(info);
+    path_.hand_on(payload, info, end, now);
 }
 
 void AuroraLink::on_credit(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {

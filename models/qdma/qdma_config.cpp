@@ -49,7 +49,7 @@ QdmaConfig QdmaConfig::from(const Parameters& parameters) {
 void QdmaConfig::validate() const {
     param::check_table(*this, kTable);
     // Between parameters: the buffers hold at least one whole packet.
-    const unsigned packet_phit_bytes = (max_packet_bytes() + kCreditBytes - 1) / kCreditBytes * kCreditBytes;
+    const unsigned packet_phit_bytes = max_packet_credit_bytes();
     if (rx_buffer_bytes < packet_phit_bytes)
         refuse_parameter("qdma.rx_buffer_bytes",
                          "at least one whole network packet (" + std::to_string(packet_phit_bytes) +
@@ -78,6 +78,10 @@ PacketInterfaceConfig QdmaConfig::network_interface(std::uint16_t endpoint, std:
 
 unsigned QdmaConfig::max_packet_bytes() const {
     return static_cast<unsigned>(kNetworkPacketOverhead) + packet_payload_bytes;
+}
+
+unsigned QdmaConfig::max_packet_credit_bytes() const {
+    return (max_packet_bytes() + kCreditBytes - 1) / kCreditBytes * kCreditBytes;
 }
 
 }  // namespace isvp

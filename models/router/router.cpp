@@ -99,10 +99,8 @@ void Router::start_of_simulation() {
             input.credit_delay = static_cast<std::uint32_t>(route.delay);
             input.credit_port = static_cast<std::uint16_t>(route.port);
             auto* upstream = dynamic_cast<Router*>(route.sink);
-            if (upstream != nullptr && upstream->vcs_ == vcs_ && route.port < upstream->ports_) {
-                input.credit_router = upstream;
+            if (upstream != nullptr && upstream->vcs_ == vcs_ && route.port < upstream->ports_)
                 input.credit_vcs = &upstream->output_vc(route.port, 0);
-            }
         }
     }
 }
@@ -526,8 +524,9 @@ void Router::drop_oversized(unsigned requester, std::uint64_t now, std::uint32_t
 void Router::send_credits(unsigned port, unsigned vc, std::uint32_t phits, std::uint64_t at_tick, std::uint64_t now) {
     const InputPort& input = inputs_[port];
     if (input.credit_vcs != nullptr) {  // an upstream router: straight into its output VC's record
-        input.credit_router->credits_to(input.credit_vcs[vc], input.credit_port, static_cast<std::uint8_t>(vc), phits,
-                                        at_tick + input.credit_delay, now);
+        static_cast<Router*>(input.credit_sink)
+            ->credits_to(input.credit_vcs[vc], input.credit_port, static_cast<std::uint8_t>(vc), phits,
+                         at_tick + input.credit_delay, now);
         return;
     }
     if (input.credit_sink != nullptr) {

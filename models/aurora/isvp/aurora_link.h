@@ -130,8 +130,8 @@ class AuroraLink : public sc_core::sc_module {
     /// again by the time its next packet comes; docs/PERFORMANCE.md,
     /// "Session 27"). The target interface's virtual bases put one vtable
     /// pointer at the front and three at the end, and a b_transport call
-    /// reads the front one and the blocking interface's at the end: 96
-    /// bytes of fields between them make the two lines.
+    /// reads the front one and the blocking interface's at the end: with at
+    /// most 96 bytes of fields between them, both are in the two lines.
     /// Packets of one size follow each other, so the counters keep the
     /// packets since the size last changed (their bytes are that many times
     /// the size) and fold them into the totals when it changes, beside the
@@ -141,8 +141,11 @@ class AuroraLink : public sc_core::sc_module {
         /// serialised_length becomes `length` (its serialisation time from
         /// the cache or computed); the counters of the old size are folded.
         void serialise(std::uint32_t length);
-        /// One packet of serialised_length bytes delivered.
-        void delivered() { ++packets_at_length; }
+        /// A packet of serialised_length bytes whose transmission ends at
+        /// `end` is delivered: counted, and handed to the receiver whole
+        /// one latency later (both paths of the link end here).
+        void hand_on(tlm::tlm_generic_payload& payload, PacketInfo& info, const sc_core::sc_time& end,
+                     const sc_core::sc_time& now);
 
         tlm::tlm_fw_transport_if<>* out_if = nullptr;  ///< receiver bound to `out`
         sc_core::sc_time latency;                      ///< aurora.latency_ns as a time
@@ -155,7 +158,6 @@ class AuroraLink : public sc_core::sc_module {
         sc_core::sc_time previous_serialisation;       ///< and its time
         std::uint64_t packets_before = 0;              ///< delivered at earlier sizes
         std::uint64_t bytes_before = 0;                ///< their bytes
-        const AuroraTiming* timing = nullptr;          ///< the link's frame arithmetic
         AuroraLink* link = nullptr;                    ///< owner (names and reports)
     };
     static_assert(sizeof(Path) == 128, "what a packet touches: two lines, vtable pointers included");

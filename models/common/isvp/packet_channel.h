@@ -156,7 +156,9 @@ class PacketPool final : public tlm::tlm_mm_interface {
     /// only loses the placement, not correctness.
     static constexpr std::size_t kSlotLead = sizeof(tlm::tlm_generic_payload) == 136 ? (64 - 120 % 64) % 64 : 0;
     struct alignas(64) PlacedSlot {
-        unsigned char lead[kSlotLead == 0 ? 64 : kSlotLead];  ///< puts `slot` at kSlotLead within a line
+        /// Puts `slot` at kSlotLead within a line (a whole line when that
+        /// is 0: an array cannot be empty).
+        unsigned char lead[kSlotLead == 0 ? 64 : kSlotLead];
         Slot slot;
     };
     std::vector<std::unique_ptr<PlacedSlot>> all_;  ///< every slot ever made (owns them)

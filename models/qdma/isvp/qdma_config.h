@@ -40,6 +40,8 @@ struct QdmaConfig {
 
     /// Bytes of the largest network packet (headers + full payload).
     unsigned max_packet_bytes() const;
+    /// The same in whole 32-byte credits: the least qdma.rx_buffer_bytes.
+    unsigned max_packet_credit_bytes() const;
     unsigned stream_bytes_per_cycle() const { return stream_bits / 8; }
     /// The QDMA's network interface: endpoint `endpoint` of `endpoints`,
     /// this packet size, receive buffer and stream toward the router.

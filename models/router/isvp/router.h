@@ -214,11 +214,10 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
         alignas(64) std::uint64_t free_at = 0;                ///< tick its crossbar input can start the next packet
         tlm::tlm_fw_transport_if<>* credit_out_if = nullptr;  ///< bound credit receiver, or null
         CreditSink* credit_sink = nullptr;  ///< where credit_out_if's credits end up, if direct (CreditRoute)
-        /// When credit_sink is a router with as many VCs: it, and its output
-        /// VCs of credit_port, so that a credit return writes that output
-        /// VC's record and touches nothing else of the upstream router
-        /// unless a packet there waits for credits (credits_arrive()).
-        Router* credit_router = nullptr;
+        /// When credit_sink is a router with as many VCs: its output VCs of
+        /// credit_port, so that a credit return writes that output VC's
+        /// record and touches nothing else of the upstream router unless a
+        /// packet there waits for credits (credits_to()).
         OutputVc* credit_vcs = nullptr;
         std::uint32_t credit_delay = 0;  ///< ticks they take on the way there
         std::uint16_t credit_port = 0;   ///< the sink's port they arrive on
