@@ -1435,9 +1435,9 @@ void CollectiveEngine::take_chunk(unsigned context, std::size_t k, HeldPacket& p
                                                      now.value(), cycle_.value(), statistics_.aglu_cycles);
         if (compute) a.buffer.read_done(s.recv, from, to);  // the local operand was read (and written back)
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
-        a.combining.push_back({sc_core::sc_time::from_value(done), k});
+        a.combining.push_back({sim_time(done), k});
         combining_contexts_ |= 1u << context;
-        wake_.at(sc_core::sc_time::from_value(done) - now);  // an earlier pending wake-up stays
+        wake_.at(sim_time(done) - now);  // an earlier pending wake-up stays
     }
     pop_held(static_cast<std::uint8_t>(context), sender);
     if (!s.owed) s.owed = &owed_entry(context, sender);  // created when first owed, as owe_credit would
@@ -2057,7 +2057,7 @@ bool CollectiveEngine::cgra_ready(unsigned context) {
         statistics_.cgra_elements += a.result.bytes() / element;
         statistics_.cgra_cycles += cycles;
         cgra_.running_contexts |= 1u << context;
-        cgra_event_.notify(sc_core::sc_time::from_value(a.cgra_ready_ps - now));
+        cgra_event_.notify(sim_time(a.cgra_ready_ps - now));
     }
     return now >= a.cgra_ready_ps;
 }
@@ -2142,7 +2142,7 @@ bool CollectiveEngine::run_ingress(unsigned context, Request& r) {
     r.received = static_cast<std::uint32_t>(r.bytes.size());
     const std::uint64_t delay = cycles * static_cast<std::uint64_t>(cycle_.value());
     r.ready_ps = now + delay;
-    ingress_event_.notify(sc_core::sc_time::from_value(delay));
+    ingress_event_.notify(sim_time(delay));
     return false;
 }
 
@@ -2168,7 +2168,7 @@ void CollectiveEngine::feed_ingress(unsigned context) {
     while (f.fed < f.bytes.size()) {
         const std::uint64_t end = std::min<std::uint64_t>(f.bytes.size(), f.fed + chunk);
         if (due(end) > now) {
-            ingress_event_.notify(sc_core::sc_time::from_value(due(end) - now));
+            ingress_event_.notify(sim_time(due(end) - now));
             return;
         }
         a.take_contribution(f.fed, f.bytes.data() + f.fed, end - f.fed);

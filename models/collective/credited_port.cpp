@@ -60,8 +60,7 @@ void CreditedOutPort::drain() {
         }
         const std::uint32_t phits = o.phits;
         if (!credits_.space_to_send(o.vc, phits)) {
-            if (const std::optional<std::uint64_t> due = credits_.next_due())
-                wake_->at(sc_core::sc_time::from_value(*due) - now);
+            if (const std::optional<std::uint64_t> due = credits_.next_due()) wake_->at(sim_time(*due) - now);
             return;  // a zero-delay credit return notifies wake
         }
         const std::uint32_t cycles = (phits + phits_per_cycle_ - 1) / phits_per_cycle_;

@@ -669,8 +669,8 @@ void SwitchCollectiveEngine::take_chunk(Tree& t, std::size_t k, HeldPacket& p) {
         const std::uint64_t done = combiner_.combine(*aglu_, r.aglus, chunk, compute, config_.phits_per_cycle,
                                                      now.value(), cycle_.value(), statistics_.aglu_cycles);
         (compute ? statistics_.bytes_combined : statistics_.bytes_skipped) += n;
-        r.combining.emplace_back(sc_core::sc_time::from_value(done), k);
-        wake_.at(sc_core::sc_time::from_value(done) - now);
+        r.combining.emplace_back(sim_time(done), k);
+        wake_.at(sim_time(done) - now);
     }
     if (void* owner = t.held.pop(t.context, sender)) static_cast<tlm::tlm_generic_payload*>(owner)->release();
     --held_total_;

@@ -286,7 +286,7 @@ void FlowNetwork::drop(unsigned host, tlm::tlm_generic_payload& payload, std::ui
     const std::uint64_t now = sim_now().value();
     if (inject_credit_if_[host] != nullptr)
         credit_message_.send(inject_credit_if_[host], info.vc, phits_of(payload.get_data_length()),
-                             sc_core::sc_time::from_value(credit_tick - now));
+                             sim_time(credit_tick - now));
 }
 
 void FlowNetwork::on_credit(unsigned host, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
@@ -315,7 +315,7 @@ void FlowNetwork::schedule(std::uint64_t tick, const AgendaItem& item) {
     if (tick < next_wake_) {
         const std::uint64_t now = sim_now().value();
         next_wake_ = tick;
-        wake_event_.notify(sc_core::sc_time::from_value(tick > now ? tick - now : 0));
+        wake_event_.notify(sim_time(tick > now ? tick - now : 0));
     }
 }
 
@@ -386,7 +386,7 @@ void FlowNetwork::wake() {
     }
     if (!agenda_.empty() && agenda_.next_time() < next_wake_) {
         next_wake_ = agenda_.next_time();
-        wake_event_.notify(sc_core::sc_time::from_value(next_wake_ > now ? next_wake_ - now : 0));
+        wake_event_.notify(sim_time(next_wake_ > now ? next_wake_ - now : 0));
     }
 }
 
@@ -599,7 +599,7 @@ void FlowNetwork::eject_due(unsigned host, std::uint64_t now) {
         port.free_at = now + transfer;
         PacketInfo& info = packet_info(*arrival.payload);
         info.vc = 0;
-        info.tail_after = sc_core::sc_time::from_value(transfer);
+        info.tail_after = sim_time(transfer);
         info.hops = static_cast<std::uint16_t>(info.hops + arrival.hops);
         ++statistics_.packets;
         statistics_.bytes += arrival.payload->get_data_length();

@@ -618,7 +618,7 @@ void Qdma::schedule_timer(unsigned q, std::uint64_t at) {
     cmpt_timers_.emplace(at, q);
     const std::uint64_t now = now_units();
     const std::uint64_t first = cmpt_timers_.begin()->first;
-    cmpt_timer_event_.notify(sc_core::sc_time::from_value(first > now ? first - now : 0));
+    cmpt_timer_event_.notify(sim_time(first > now ? first - now : 0));
 }
 
 void Qdma::expire_cmpt_timers() {
@@ -633,8 +633,7 @@ void Qdma::expire_cmpt_timers() {
         if (decision.fire) raise_vector(regmap::control::MSIX_VECTOR.get(cmpt.control));
         if (decision.timer_at) cmpt_timers_.emplace(decision.timer_at, q);
     }
-    if (!cmpt_timers_.empty())
-        cmpt_timer_event_.notify(sc_core::sc_time::from_value(cmpt_timers_.begin()->first - now));
+    if (!cmpt_timers_.empty()) cmpt_timer_event_.notify(sim_time(cmpt_timers_.begin()->first - now));
 }
 
 bool Qdma::h2c_writeback(unsigned q) {

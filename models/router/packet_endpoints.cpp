@@ -75,7 +75,7 @@ void PacketSource::wake_at(std::uint64_t tick, std::uint64_t now) {
     if (scheduler_ != nullptr)
         scheduler_->request(client_, tick);
     else
-        wake_.notify(sc_core::sc_time::from_value(tick - now));
+        wake_.notify(sim_time(tick - now));
 }
 
 std::int64_t PacketSource::credits(unsigned vc) const {

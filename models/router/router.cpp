@@ -17,7 +17,7 @@ constexpr const char* kReportType = "isvp/router";
 constexpr std::uint64_t kNever = ~0ull;
 
 sc_core::sc_time ticks(std::uint64_t value) {
-    return sc_core::sc_time::from_value(value);
+    return sim_time(value);
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ void WakeupScheduler::request(unsigned id, std::uint64_t tick) {
     if (tick <= now && !queue_.running()) return request_next_delta(id);
     const std::uint64_t notify_for = queue_.request(id, tick);
     if (notify_for == WakeupQueue::kNever) return;
-    event_.notify(sc_core::sc_time::from_value(notify_for > now ? notify_for - now : 0));
+    event_.notify(sim_time(notify_for > now ? notify_for - now : 0));
 }
 
 void WakeupScheduler::request_next_delta(unsigned id) {
@@ -37,7 +37,7 @@ void WakeupScheduler::run() {
     while (queue_.next_deferred(now, id)) clients_[id]->wake();
     while (queue_.next_due(now, id)) clients_[id]->wake();
     const std::uint64_t next = queue_.finish(now);
-    if (next != WakeupQueue::kNever) event_.notify(sc_core::sc_time::from_value(next - now));
+    if (next != WakeupQueue::kNever) event_.notify(sim_time(next - now));
 }
 
 }  // namespace isvp

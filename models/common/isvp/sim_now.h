@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <systemc>
 
@@ -13,6 +14,21 @@ namespace isvp {
 
 inline const sc_core::sc_time& sim_now() {
     return sc_core::sc_get_curr_simcontext()->time_stamp();
+}
+
+/// sc_core::sc_time::from_value(ticks), inline. from_value() is an
+/// out-of-line call into the SystemC library too (about 25 instructions),
+/// and a hop makes about four of them. It also marks the time resolution as
+/// fixed, which the models' elaboration has done long before anything asks
+/// for a time by its ticks.
+inline sc_core::sc_time sim_time(std::uint64_t ticks) {
+    using Value = sc_core::sc_time::value_type;
+    static_assert(std::is_standard_layout_v<sc_core::sc_time> && sizeof(sc_core::sc_time) == sizeof(Value),
+                  "sc_time is its tick count alone");
+    sc_core::sc_time time;
+    // A standard-layout object and its first member are pointer-interconvertible.
+    *reinterpret_cast<Value*>(&time) = ticks;
+    return time;
 }
 
 /// The delta count (sc_delta_count()) of the first delta cycle that may see
