@@ -11,8 +11,9 @@ WakeupScheduler::WakeupScheduler(sc_core::sc_module_name name) : sc_core::sc_mod
     dont_initialize();
 }
 
-unsigned WakeupScheduler::attach(Client& client) {
+unsigned WakeupScheduler::attach(Client& client, const void* hot, unsigned hot_lines) {
     clients_.push_back(&client);
+    hot_.push_back(HotLines{static_cast<const char*>(hot), hot ? hot_lines : 0});
     return queue_.attach();
 }
 
@@ -37,7 +38,13 @@ void WakeupScheduler::run() {
     while (queue_.next_deferred(now, id)) clients_[id]->wake();
     while (queue_.next_due(now, id)) clients_[id]->wake();
     const std::uint64_t next = queue_.finish(now);
-    if (next != WakeupQueue::kNever) event_.notify(sim_time(next - now));
+    if (next == WakeupQueue::kNever) return;
+    const unsigned after = queue_.next_client();
+    if (after != WakeupQueue::kNone) {
+        __builtin_prefetch(clients_[after]);  // its vtable pointer, for wake()
+        for (unsigned line = 0; line < hot_[after].lines; ++line) __builtin_prefetch(hot_[after].start + 64 * line);
+    }
+    event_.notify(sim_time(next - now));
 }
 
 }  // namespace isvp

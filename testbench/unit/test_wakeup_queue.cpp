@@ -108,7 +108,10 @@ void check_against_timed_agenda(unsigned clients, std::uint64_t span, bool jumps
         } else if (!reference.empty()) {
             REQUIRE(agenda.next_time() == reference.next_time());
             now = reference.next_time();
-            REQUIRE(agenda.pop() == reference.pop());
+            const unsigned next = agenda.next_client();  // who the scheduler prefetches for
+            const unsigned popped = agenda.pop();
+            REQUIRE(popped == next);
+            REQUIRE(popped == reference.pop());
             REQUIRE(agenda.floor() == now);
         }
         REQUIRE(agenda.size() == reference.size());
@@ -116,7 +119,10 @@ void check_against_timed_agenda(unsigned clients, std::uint64_t span, bool jumps
     }
     while (!reference.empty()) {
         REQUIRE(agenda.next_time() == reference.next_time());
-        REQUIRE(agenda.pop() == reference.pop());
+        const unsigned next = agenda.next_client();
+        const unsigned popped = agenda.pop();
+        REQUIRE(popped == next);
+        REQUIRE(popped == reference.pop());
     }
     CHECK(agenda.empty());
 }

@@ -46,6 +46,12 @@ class RadixAgenda {
     }
     /// Tick of the last pop (0 before the first): no push may be earlier.
     std::uint64_t floor() const { return last_; }
+    /// Client of the earliest entry, the one pop() returns next; the agenda
+    /// must not be empty.
+    unsigned next_client() const {
+        assert(!empty());
+        return head_ < buckets_[0].size() ? buckets_[0][head_].client : lowest_client_[lowest_occupied()];
+    }
 
     /// Adds an entry for `client` at `tick` (>= floor()); it comes after
     /// every entry already held for the same tick.
@@ -86,7 +92,10 @@ class RadixAgenda {
         buckets_[bucket].push_back(entry);
         if (bucket == 0) return;
         const std::uint64_t bit = std::uint64_t{1} << (bucket - 1);
-        if ((occupied_ & bit) == 0 || entry.tick < lowest_[bucket]) lowest_[bucket] = entry.tick;
+        if ((occupied_ & bit) == 0 || entry.tick < lowest_[bucket]) {  // the first of equal ticks stays: it pops first
+            lowest_[bucket] = entry.tick;
+            lowest_client_[bucket] = entry.client;
+        }
         occupied_ |= bit;
     }
     /// Bucket 0 is empty: its next tick is the earliest entry of the lowest
@@ -106,6 +115,7 @@ class RadixAgenda {
 
     std::array<std::vector<Entry>, kBuckets> buckets_;  ///< see bucket_of()
     std::array<std::uint64_t, kBuckets> lowest_{};      ///< per bucket above 0: its earliest tick, if occupied
+    std::array<unsigned, kBuckets> lowest_client_{};    ///< per bucket above 0: the first entry's client at that tick
     std::uint64_t occupied_ = 0;                        ///< bit b - 1: bucket b > 0 holds entries
     std::size_t head_ = 0;                              ///< next entry of bucket 0 to pop
     std::uint64_t last_ = 0;                            ///< tick of the last pop
@@ -218,6 +228,12 @@ class WakeupQueue {
         notified_for_ = agenda_.next_time();
         return notified_for_;
     }
+
+    /// Client of the agenda's earliest entry (it may be superseded), or
+    /// kNone when the agenda is empty: a guess at who wakes next, for
+    /// prefetching only.
+    static constexpr unsigned kNone = ~0u;
+    unsigned next_client() const { return agenda_.empty() ? kNone : agenda_.next_client(); }
 
     bool running() const { return running_; }           ///< between start() and finish()
     std::uint64_t pops() const { return pops_; }        ///< entries popped (wake-ups and skipped)

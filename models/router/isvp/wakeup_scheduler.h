@@ -37,8 +37,13 @@ class WakeupScheduler : public sc_core::sc_module {
 
     explicit WakeupScheduler(sc_core::sc_module_name name);
 
-    /// Registers a client; returns its id for request().
-    unsigned attach(Client& client);
+    /// Registers a client; returns its id for request(). `hot` (optional)
+    /// is the start of the `hot_lines` cache lines its wake() reads first:
+    /// when the scheduler's process ends, it prefetches them for the client
+    /// due next, so that they arrive while SystemC advances time (a
+    /// 512-node fabric does not fit the caches, and a wake-up's first lines
+    /// would otherwise miss one after the other).
+    unsigned attach(Client& client, const void* hot = nullptr, unsigned hot_lines = 0);
     /// Wake client `id` at simulation tick `tick` (>= now). A client has at
     /// most one pending wake-up: the earliest requested. Asked for now from
     /// another process, it wakes in the next delta cycle (as
@@ -56,7 +61,14 @@ class WakeupScheduler : public sc_core::sc_module {
   private:
     void run();
 
+    /// A client's first lines, for prefetching.
+    struct HotLines {
+        const char* start = nullptr;
+        unsigned lines = 0;
+    };
+
     std::vector<Client*> clients_;  ///< by id
+    std::vector<HotLines> hot_;     ///< by id
     WakeupQueue queue_;             ///< who wakes when, and when run() must run (SystemC-free)
     sc_core::sc_event event_;       ///< fires at the queue's earliest entry
 };
