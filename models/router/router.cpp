@@ -61,12 +61,12 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
         in_.back()->bind(inputs_[p].packet_target);
         credit_in_.back()->bind(credit_targets_.back());
     }
-    for (unsigned p = 0; p < ports_; ++p) {
-        OutputPort& output = outputs_[p];
-        output.to_host = routing_->is_host_port(node_, p);
-        output.requests = RequestSet(requesters);
-        output.switch_arbiter = RoundRobinArbiter(requesters);
+    requesters_ = static_cast<std::uint16_t>(requesters);
+    if (requesters > 64) {
+        wide_requests_ = std::make_unique<RequestSet[]>(ports_);
+        for (unsigned p = 0; p < ports_; ++p) wide_requests_[p] = RequestSet(requesters);
     }
+    for (unsigned p = 0; p < ports_; ++p) outputs_[p].to_host = routing_->is_host_port(node_, p);
     for (unsigned i = 0; i < requesters; ++i) output_vcs_[i].va_arbiter = RoundRobinArbiter(requesters);
     dirty_outputs_ = RequestSet(ports_);
     vc_candidates_.assign(config_.vcs, RequestSet(requesters));
@@ -144,7 +144,7 @@ RouterPortStatistics Router::port_statistics(unsigned port) const {
 
 std::size_t Router::buffered_packets() const {
     std::size_t count = 0;
-    for (unsigned i = 0; i < ports_ * vcs_; ++i) count += input_vcs_[i].fifo.size();
+    for (unsigned i = 0; i < ports_ * vcs_; ++i) count += input_vcs_[i].size();
     return count;
 }
 
@@ -257,8 +257,8 @@ void Router::on_packet(unsigned port, tlm::tlm_generic_payload& payload, sc_core
     packet.phits = phits;
     packet.out_port = static_cast<std::uint16_t>(route->port);
     packet.out_vc = static_cast<std::uint8_t>(route->vc);
-    input.fifo.push_back(packet);
-    if (input.fifo.size() == 1)
+    input.push_back(packet);
+    if (input.size() == 1)
         schedule(packet.ready,
                  AgendaItem{AgendaItem::HeadReady, static_cast<std::uint16_t>(port), static_cast<std::uint8_t>(vc)},
                  now);
@@ -331,9 +331,9 @@ void Router::handle(const AgendaItem& item, std::uint64_t now) {
         case AgendaItem::HeadReady: {
             const unsigned requester = item.port * vcs_ + item.vc;
             const InputVc& input = input_vcs_[requester];
-            if (input.fifo.empty()) break;
-            const unsigned out_port = input.fifo.front().out_port;
-            outputs_[out_port].requests.set(requester);
+            if (input.empty()) break;
+            const unsigned out_port = input.front().out_port;
+            request(out_port, requester);
             dirty_outputs_.set(out_port);
             break;
         }
@@ -345,7 +345,7 @@ void Router::handle(const AgendaItem& item, std::uint64_t now) {
             inputs_[item.port].wake_pending = false;
             for (unsigned vc = 0; vc < vcs_; ++vc) {
                 const InputVc& input = input_vcs_[item.port * vcs_ + vc];
-                if (!input.fifo.empty()) dirty_outputs_.set(input.fifo.front().out_port);
+                if (!input.empty()) dirty_outputs_.set(input.front().out_port);
             }
             break;
         case AgendaItem::CreditsDue: {
@@ -387,7 +387,7 @@ void Router::wait_for_credits(unsigned port, unsigned vc, std::uint64_t now) {
 
 void Router::allocate_output(unsigned port, std::uint64_t now) {
     OutputPort& output = outputs_[port];
-    if (!output.requests.any()) return;
+    if (!requested(port)) return;
     if (output.free_at > now) {
         if (!output.wake_pending) {
             output.wake_pending = true;
@@ -408,7 +408,7 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
             }
             return false;
         }
-        const BufferedPacket& head = input_vcs_[requester].fifo.front();
+        const BufferedPacket& head = input_vcs_[requester].front();
         OutputVc& downstream = output_vc(port, head.out_vc);
         fold_credits(downstream, now);
         if (downstream.credits >= static_cast<std::int64_t>(head.phits + margin)) return true;
@@ -422,27 +422,27 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
 
     // One requester (the common case): VA and SA have nothing to arbitrate;
     // the grant moves the round-robin pointers exactly as arbitration would.
-    if (const auto only = output.requests.single()) {
+    if (const auto only = single_request(port)) {
         if (eligible(*only)) {
-            output.switch_arbiter.grant(*only);
-            output_vc(port, input_vcs_[*only].fifo.front().out_vc).va_arbiter.grant(*only);
+            switch_grant(output, *only);
+            output_vc(port, input_vcs_[*only].front().out_vc).va_arbiter.grant(*only);
             depart(port, *only, now);
         } else if (oversized_count_ != 0) {
-            drop_oversized(*only, now, output_vc(port, input_vcs_[*only].fifo.front().out_vc).capacity);
+            drop_oversized(*only, now, output_vc(port, input_vcs_[*only].front().out_vc).capacity);
         }
         return;
     }
 
     for (auto& candidates : vc_candidates_) candidates.clear();
     bool any_eligible = false;
-    output.requests.for_each([&](unsigned requester) {
+    for_each_request(port, [&](unsigned requester) {
         if (!eligible(requester)) return;
-        vc_candidates_[input_vcs_[requester].fifo.front().out_vc].set(requester);
+        vc_candidates_[input_vcs_[requester].front().out_vc].set(requester);
         any_eligible = true;
     });
     for (unsigned i = 0; i < oversized_count_; ++i) {
         const unsigned requester = oversized_[i];
-        drop_oversized(requester, now, output_vc(port, input_vcs_[requester].fifo.front().out_vc).capacity);
+        drop_oversized(requester, now, output_vc(port, input_vcs_[requester].front().out_vc).capacity);
     }
     if (!any_eligible) return;
 
@@ -450,9 +450,9 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
     va_winners_.clear();
     for (unsigned vc = 0; vc < vcs; ++vc)
         if (auto winner = output_vc(port, vc).va_arbiter.pick(vc_candidates_[vc])) va_winners_.set(*winner);
-    const auto granted = output.switch_arbiter.pick(va_winners_);
-    output.switch_arbiter.grant(*granted);
-    output_vc(port, input_vcs_[*granted].fifo.front().out_vc).va_arbiter.grant(*granted);
+    const auto granted = va_winners_.first_from(output.switch_next);
+    switch_grant(output, *granted);
+    output_vc(port, input_vcs_[*granted].front().out_vc).va_arbiter.grant(*granted);
     depart(port, *granted, now);
 }
 
@@ -460,7 +460,7 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     const unsigned in_port = requester / vcs_;
     const unsigned in_vc = requester % vcs_;
     InputVc& input = input_vcs_[requester];
-    const BufferedPacket packet = input.fifo.front();
+    const BufferedPacket packet = input.front();
     OutputPort& output = outputs_[port];
     // What the hand-over below reads first: the link's record (its
     // vtable pointer and timing) and the packet's PacketInfo, fetched
@@ -469,9 +469,9 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     __builtin_prefetch(output.out_if);
     __builtin_prefetch(reinterpret_cast<const char*>(output.out_if) + 64);
     __builtin_prefetch(reinterpret_cast<const char*>(packet.payload) + sizeof(tlm::tlm_generic_payload));
-    input.fifo.pop_front();
+    input.pop_front();
     input.occupancy -= packet.phits;
-    output.requests.reset(requester);
+    withdraw(port, requester);
 
     const std::uint64_t head_out = now + cycle_;  // switch traversal
     const std::uint64_t transfer = (packet.phits + phits_per_cycle_ - 1) / phits_per_cycle_ * cycle_;
@@ -500,7 +500,7 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     packet.payload->release();
     send_credits(in_port, in_vc, packet.phits, tail_out, now);
     advance_input(requester, now);
-    if (output.requests.any() && !output.wake_pending) {
+    if (requested(port) && !output.wake_pending) {
         output.wake_pending = true;
         schedule(output.free_at, AgendaItem{AgendaItem::OutputFree, static_cast<std::uint16_t>(port), 0}, now);
     }
@@ -510,10 +510,10 @@ void Router::drop_oversized(unsigned requester, std::uint64_t now, std::uint32_t
     const unsigned in_port = requester / vcs_;
     const unsigned in_vc = requester % vcs_;
     InputVc& input = input_vcs_[requester];
-    const BufferedPacket packet = input.fifo.front();
-    input.fifo.pop_front();
+    const BufferedPacket packet = input.front();
+    input.pop_front();
     input.occupancy -= packet.phits;
-    outputs_[packet.out_port].requests.reset(requester);
+    withdraw(packet.out_port, requester);
     ++drops_.oversized;
     const std::uint64_t trace_id = packet_info(*packet.payload).trace_id;
     SC_REPORT_WARNING(
@@ -547,10 +547,10 @@ void Router::send_credits(unsigned port, unsigned vc, std::uint32_t phits, std::
 
 void Router::advance_input(unsigned requester, std::uint64_t now) {
     const InputVc& input = input_vcs_[requester];
-    if (input.fifo.empty()) return;
-    const BufferedPacket& next = input.fifo.front();
+    if (input.empty()) return;
+    const BufferedPacket& next = input.front();
     if (next.ready <= now) {
-        outputs_[next.out_port].requests.set(requester);
+        request(next.out_port, requester);
         dirty_outputs_.set(next.out_port);
     } else {
         schedule(next.ready,

@@ -45,6 +45,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -200,10 +201,32 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     // Per-hop state, laid out so that a hop touches few cache lines: what
     // one event reads or writes of a port or VC sits in one record (two
     // lines at most), counters included; records are aligned to lines.
-    struct alignas(32) InputVc {         // two per line
-        RingQueue<BufferedPacket> fifo;  ///< packets in arrival order
-        std::uint32_t occupancy = 0;     ///< phits held (<= VC buffer)
+    /// An input VC's packets in arrival order, in one line: the head packet
+    /// (what allocation and departure read) in the record itself, the ones
+    /// behind it in a ring. A packet arriving at an empty VC, the common
+    /// case below saturation, touches no ring slot.
+    struct alignas(64) InputVc {
+        RingQueue<BufferedPacket> behind;  ///< packets after the head
+        std::uint32_t occupancy = 0;       ///< phits held (<= VC buffer)
+        std::uint32_t packets = 0;         ///< packets held, the head included
+        BufferedPacket head;               ///< the first packet, if packets > 0
+
+        bool empty() const { return packets == 0; }
+        std::size_t size() const { return packets; }
+        const BufferedPacket& front() const { return head; }
+        void push_back(const BufferedPacket& packet) {
+            if (packets++ == 0)
+                head = packet;
+            else
+                behind.push_back(packet);
+        }
+        void pop_front() {
+            if (--packets == 0) return;
+            head = behind.front();
+            behind.pop_front();
+        }
     };
+    static_assert(sizeof(InputVc) == 64, "an input VC and its head packet: one cache line");
     struct OutputVc;
     struct alignas(64) InputPort {
         // What an arrival touches (one line)...
@@ -233,18 +256,23 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
         CreditQueue pending;            ///< credits still travelling back
     };
     static_assert(sizeof(OutputVc) == 64, "what a credit return and a fold touch: one cache line");
+    /// What a hop reads and writes of an output port, in one line. The
+    /// input VCs whose ready head wants the port are one word of bits for a
+    /// router with up to 64 of them (every torus router: 7 ports x 2 VCs);
+    /// a larger router keeps them in wide_requests_ instead (requested()).
     struct alignas(64) OutputPort {
         std::uint64_t free_at = 0;                     ///< tick it can start the next packet
-        bool wake_pending = false;                     ///< an OutputFree item is on the agenda
-        bool to_host = false;                          ///< a host is attached (hops not counted here)
-        RoundRobinArbiter switch_arbiter;              ///< SA over input VCs
-        RequestSet requests;                           ///< input VCs whose ready head wants this port
+        std::uint64_t requests = 0;  ///< input VCs whose ready head wants this port (bit per requester)
         tlm::tlm_fw_transport_if<>* out_if = nullptr;  ///< bound receiver, or null
         std::uint64_t packets_out = 0;                 ///< statistics: packets sent here
         std::uint64_t phits_out = 0;                   ///< statistics: their phits
         std::uint64_t stall_ticks = 0;                 ///< statistics: summed ready -> won allocation
         std::uint64_t busy_ticks = 0;                  ///< statistics: summed head out -> tail out
+        std::uint16_t switch_next = 0;                 ///< SA (round robin over input VCs): who goes first
+        bool wake_pending = false;                     ///< an OutputFree item is on the agenda
+        bool to_host = false;                          ///< a host is attached (hops not counted here)
     };
+    static_assert(sizeof(OutputPort) == 64, "what a hop touches of an output port: one cache line");
     /// Own future work; see TimedAgenda.
     struct AgendaItem {
         enum Kind : std::uint8_t { HeadReady, OutputFree, InputFree, CreditsDue };
@@ -288,6 +316,40 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
                          std::uint64_t trace_id, const std::string& why);
     void send_credits(unsigned port, unsigned vc, std::uint32_t phits, std::uint64_t at_tick, std::uint64_t now);
     OutputVc& output_vc(unsigned port, unsigned vc) { return output_vcs_[port * vcs_ + vc]; }
+    // The requests of an output port: a word in its record, or a RequestSet
+    // in wide_requests_ for a router with more than 64 input VCs.
+    void request(unsigned port, unsigned requester) {
+        if (wide_requests_)
+            wide_requests_[port].set(requester);
+        else
+            outputs_[port].requests |= std::uint64_t{1} << requester;
+    }
+    void withdraw(unsigned port, unsigned requester) {
+        if (wide_requests_)
+            wide_requests_[port].reset(requester);
+        else
+            outputs_[port].requests &= ~(std::uint64_t{1} << requester);
+    }
+    bool requested(unsigned port) const {
+        return wide_requests_ ? wide_requests_[port].any() : outputs_[port].requests != 0;
+    }
+    /// The only requester of `port`, if there is exactly one.
+    std::optional<unsigned> single_request(unsigned port) const {
+        if (wide_requests_) return wide_requests_[port].single();
+        const std::uint64_t word = outputs_[port].requests;
+        if (word == 0 || (word & (word - 1)) != 0) return std::nullopt;
+        return static_cast<unsigned>(__builtin_ctzll(word));
+    }
+    template <typename Visit>
+    void for_each_request(unsigned port, Visit&& visit) const {
+        if (wide_requests_) return wide_requests_[port].for_each(visit);
+        for (std::uint64_t word = outputs_[port].requests; word != 0; word &= word - 1)
+            visit(static_cast<unsigned>(__builtin_ctzll(word)));
+    }
+    /// SA's round robin: `winner` was served and goes last.
+    void switch_grant(OutputPort& output, unsigned winner) {
+        output.switch_next = static_cast<std::uint16_t>(winner + 1 < requesters_ ? winner + 1 : 0);
+    }
     std::string port_label(unsigned port) const;
 
     // Read on every event: together, at the front (the record arrays are
@@ -307,6 +369,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     std::unique_ptr<InputPort[]> inputs_;   ///< per port (not movable: sockets are bound to its targets)
     WakeupScheduler* scheduler_;            ///< shared wake-ups, or null: own event
     unsigned scheduler_id_ = 0;             ///< this router's id at scheduler_
+    std::uint16_t requesters_ = 0;          ///< input VCs: ports x VCs
     // Lines 2-3: the agenda and what allocation reads.
     alignas(64) TimedAgenda<AgendaItem, 0, 4> agenda_;  ///< own future work, the first four items inline
     std::uint64_t next_wake_ = ~0ull;             ///< tick a wake-up is requested for
@@ -333,6 +396,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     std::deque<CreditTarget> credit_targets_;                   ///< what credit_in(i) is bound to (deque: never moves)
 
     sc_core::sc_event wake_event_;           ///< own wake-up (no scheduler): fires at the agenda's earliest item
+    std::unique_ptr<RequestSet[]> wide_requests_;  ///< per output port, for more than 64 input VCs; else null
     std::vector<RequestSet> vc_candidates_;  ///< scratch: eligible requesters per output VC
     RequestSet va_winners_;                  ///< scratch: one VA winner per output VC
     std::vector<unsigned> oversized_;        ///< scratch: requesters to drop, the first oversized_count_
