@@ -76,7 +76,7 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
     SC_HAS_PROCESS(Router);
     SC_METHOD(grant_initial_credits);
     if (scheduler_) {
-        scheduler_id_ = scheduler_->attach(*this, &vcs_, 4);  // lines 1-4 of the members
+        scheduler_id_ = scheduler_->attach(*this, &vcs_, kHotLines);
     } else {
         SC_METHOD(wake);
         sensitive << wake_event_;
@@ -333,7 +333,7 @@ void Router::handle(const AgendaItem& item, std::uint64_t now) {
             const InputVc& input = input_vcs_[requester];
             if (input.empty()) break;
             const unsigned out_port = input.front().out_port;
-            request(out_port, requester);
+            add_request(out_port, requester);
             dirty_outputs_.set(out_port);
             break;
         }
@@ -466,12 +466,14 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     // vtable pointer and timing) and the packet's PacketInfo, fetched
     // together while the counters are updated rather than one after the
     // other inside the call.
-    __builtin_prefetch(output.out_if);
-    __builtin_prefetch(reinterpret_cast<const char*>(output.out_if) + 64);
-    __builtin_prefetch(reinterpret_cast<const char*>(packet.payload) + sizeof(tlm::tlm_generic_payload));
+    if (output.out_if != nullptr) {
+        __builtin_prefetch(output.out_if);
+        __builtin_prefetch(reinterpret_cast<const char*>(output.out_if) + kCacheLineBytes);
+    }
+    PacketPool::prefetch_info(*packet.payload);
     input.pop_front();
     input.occupancy -= packet.phits;
-    withdraw(port, requester);
+    withdraw_request(port, requester);
 
     const std::uint64_t head_out = now + cycle_;  // switch traversal
     const std::uint64_t transfer = (packet.phits + phits_per_cycle_ - 1) / phits_per_cycle_ * cycle_;
@@ -513,7 +515,7 @@ void Router::drop_oversized(unsigned requester, std::uint64_t now, std::uint32_t
     const BufferedPacket packet = input.front();
     input.pop_front();
     input.occupancy -= packet.phits;
-    withdraw(packet.out_port, requester);
+    withdraw_request(packet.out_port, requester);
     ++drops_.oversized;
     const std::uint64_t trace_id = packet_info(*packet.payload).trace_id;
     SC_REPORT_WARNING(
@@ -550,7 +552,7 @@ void Router::advance_input(unsigned requester, std::uint64_t now) {
     if (input.empty()) return;
     const BufferedPacket& next = input.front();
     if (next.ready <= now) {
-        request(next.out_port, requester);
+        add_request(next.out_port, requester);
         dirty_outputs_.set(next.out_port);
     } else {
         schedule(next.ready,

@@ -12,8 +12,7 @@ WakeupScheduler::WakeupScheduler(sc_core::sc_module_name name) : sc_core::sc_mod
 }
 
 unsigned WakeupScheduler::attach(Client& client, const void* hot, unsigned hot_lines) {
-    clients_.push_back(&client);
-    hot_.push_back(HotLines{static_cast<const char*>(hot), hot ? hot_lines : 0});
+    clients_.push_back(Attached{&client, static_cast<const char*>(hot), hot ? hot_lines : 0});
     return queue_.attach();
 }
 
@@ -35,14 +34,16 @@ void WakeupScheduler::run() {
     const std::uint64_t now = sim_now().value();
     queue_.start(sc_core::sc_delta_count());  // requests made while clients run are served by the loop below
     unsigned id = 0;
-    while (queue_.next_deferred(now, id)) clients_[id]->wake();
-    while (queue_.next_due(now, id)) clients_[id]->wake();
+    while (queue_.next_deferred(now, id)) clients_[id].client->wake();
+    while (queue_.next_due(now, id)) clients_[id].client->wake();
     const std::uint64_t next = queue_.finish(now);
     if (next == WakeupQueue::kNever) return;
     const unsigned after = queue_.next_client();
     if (after != WakeupQueue::kNone) {
-        __builtin_prefetch(clients_[after]);  // its vtable pointer, for wake()
-        for (unsigned line = 0; line < hot_[after].lines; ++line) __builtin_prefetch(hot_[after].start + 64 * line);
+        const Attached& next_client = clients_[after];
+        __builtin_prefetch(next_client.client);  // its vtable pointer, for wake()
+        for (unsigned line = 0; line < next_client.hot_lines; ++line)
+            __builtin_prefetch(next_client.hot + kCacheLineBytes * line);
     }
     event_.notify(sim_time(next - now));
 }

@@ -99,5 +99,10 @@ int sc_main(int argc, char** argv) {
                   "a wake-up asked for now from another process comes in the next delta cycle, once");
     checks.expect(asked_next.deltas == std::vector<std::uint64_t>{asker.delta + 1},
                   "a wake-up asked for the next delta cycle comes there, once");
+    bool same = true;  // the scheduler's and the models' inline sc_time from ticks
+    const std::uint64_t samples[] = {0, 1, kAt.value(), std::uint64_t{1} << 40, ~std::uint64_t{0}};
+    for (const std::uint64_t ticks : samples)
+        same = same && sim_time(ticks) == sc_core::sc_time::from_value(ticks) && sim_time(ticks).value() == ticks;
+    checks.expect(same, "sim_time(ticks) is sc_time::from_value(ticks)");
     return checks.finish();
 }

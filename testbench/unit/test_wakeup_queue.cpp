@@ -152,6 +152,31 @@ TEST_CASE("radix agenda: entries far ahead come down through every bucket in ord
     CHECK(agenda.empty());
 }
 
+TEST_CASE("wake-up queue: the client to prefetch for is the agenda's earliest entry's, superseded or not") {
+    WakeupQueue queue;
+    CHECK(queue.next_client() == WakeupQueue::kNone);  // empty: nobody
+    const unsigned a = queue.attach();
+    const unsigned b = queue.attach();
+    queue.request(a, 100);
+    queue.request(b, 200);
+    CHECK(queue.next_client() == a);
+    queue.request(b, 50);  // b's entry at 200 stays, superseded
+    CHECK(queue.next_client() == b);
+    queue.start(0);
+    unsigned id = 0;
+    REQUIRE(queue.next_due(50, id));
+    CHECK(queue.finish(50) == 100);
+    CHECK(queue.next_client() == a);
+    queue.start(1);
+    REQUIRE(queue.next_due(100, id));
+    CHECK(queue.finish(100) == 200);
+    CHECK(queue.next_client() == b);  // a guess: b's superseded entry wakes nobody
+    queue.start(2);
+    CHECK_FALSE(queue.next_due(200, id));
+    CHECK(queue.finish(200) == kNever);
+    CHECK(queue.next_client() == WakeupQueue::kNone);
+}
+
 TEST_CASE("wake-up queue: a request for a tick before the last pop wakes at that pop's tick") {
     WakeupQueue queue;
     const unsigned a = queue.attach();

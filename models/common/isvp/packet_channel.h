@@ -131,6 +131,12 @@ class PacketPool final : public tlm::tlm_mm_interface {
     static PacketInfo* info_of(tlm::tlm_generic_payload& payload) {
         return payload.has_mm() ? &static_cast<Slot&>(payload).info : nullptr;
     }
+    /// Prefetches where a pool payload's PacketInfo lies (Slot: it follows
+    /// the payload), without reading the payload to find out whether it is
+    /// one: a hint, harmless for any other payload.
+    static void prefetch_info(const tlm::tlm_generic_payload& payload) {
+        __builtin_prefetch(reinterpret_cast<const char*>(&payload) + sizeof(tlm::tlm_generic_payload));
+    }
 
   private:
     tlm::tlm_generic_payload* allocate(std::uint32_t bytes, std::uint32_t stored);

@@ -1,10 +1,10 @@
 // A FIFO on a ring buffer that keeps its storage: after the first few
 // packets, pushing and popping never allocate. No SystemC.
 //
-// Small on purpose (a pointer and three 32-bit counters): routers hold one
-// per input VC and per output VC's credits, and a hop reads them, so two fit
-// a cache line with room to spare. The capacity is a power of two, so an
-// index wraps with a mask.
+// Small on purpose (a pointer and three 32-bit counters): a router's input VC
+// keeps the packets behind its head in one and an output VC its later
+// credits (CreditQueue), both inside line-sized records a hop reads. The
+// capacity is a power of two, so an index wraps with a mask.
 #pragma once
 
 #include <cstddef>

@@ -258,8 +258,9 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     static_assert(sizeof(OutputVc) == 64, "what a credit return and a fold touch: one cache line");
     /// What a hop reads and writes of an output port, in one line. The
     /// input VCs whose ready head wants the port are one word of bits for a
-    /// router with up to 64 of them (every torus router: 7 ports x 2 VCs);
-    /// a larger router keeps them in wide_requests_ instead (requested()).
+    /// router with up to 64 of them (a torus router with up to 9 VCs; 14 by
+    /// default); a larger router keeps them in wide_requests_ instead
+    /// (requested()).
     struct alignas(64) OutputPort {
         std::uint64_t free_at = 0;                     ///< tick it can start the next packet
         std::uint64_t requests = 0;  ///< input VCs whose ready head wants this port (bit per requester)
@@ -316,33 +317,38 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
                          std::uint64_t trace_id, const std::string& why);
     void send_credits(unsigned port, unsigned vc, std::uint32_t phits, std::uint64_t at_tick, std::uint64_t now);
     OutputVc& output_vc(unsigned port, unsigned vc) { return output_vcs_[port * vcs_ + vc]; }
+    /// Lines 1-4 of the members below, from vcs_: what a wake-up reads first.
+    static constexpr unsigned kHotLines = 4;
     // The requests of an output port: a word in its record, or a RequestSet
-    // in wide_requests_ for a router with more than 64 input VCs.
-    void request(unsigned port, unsigned requester) {
-        if (wide_requests_)
+    // in wide_requests_ for a router with more than 64 input VCs (decided by
+    // requesters_, in the hot line, not by the pointer, in a cold one).
+    bool wide() const { return requesters_ > 64; }
+    void add_request(unsigned port, unsigned requester) {
+        if (wide())
             wide_requests_[port].set(requester);
         else
             outputs_[port].requests |= std::uint64_t{1} << requester;
     }
-    void withdraw(unsigned port, unsigned requester) {
-        if (wide_requests_)
+    void withdraw_request(unsigned port, unsigned requester) {
+        if (wide())
             wide_requests_[port].reset(requester);
         else
             outputs_[port].requests &= ~(std::uint64_t{1} << requester);
     }
-    bool requested(unsigned port) const {
-        return wide_requests_ ? wide_requests_[port].any() : outputs_[port].requests != 0;
-    }
+    bool requested(unsigned port) const { return wide() ? wide_requests_[port].any() : outputs_[port].requests != 0; }
     /// The only requester of `port`, if there is exactly one.
     std::optional<unsigned> single_request(unsigned port) const {
-        if (wide_requests_) return wide_requests_[port].single();
+        if (wide()) return wide_requests_[port].single();
         const std::uint64_t word = outputs_[port].requests;
         if (word == 0 || (word & (word - 1)) != 0) return std::nullopt;
         return static_cast<unsigned>(__builtin_ctzll(word));
     }
     template <typename Visit>
     void for_each_request(unsigned port, Visit&& visit) const {
-        if (wide_requests_) return wide_requests_[port].for_each(visit);
+        if (wide()) {
+            wide_requests_[port].for_each(visit);
+            return;
+        }
         for (std::uint64_t word = outputs_[port].requests; word != 0; word &= word - 1)
             visit(static_cast<unsigned>(__builtin_ctzll(word)));
     }
@@ -353,11 +359,12 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     std::string port_label(unsigned port) const;
 
     // Read on every event: together, at the front (the record arrays are
-    // plain arrays for that). Line 1 serves an arrival; the agenda with its
-    // four inline entries (96 bytes, session 20) and the allocation
-    // scalars take the next two lines, where the agenda alone took one
-    // line before and its entries lived in separate storage; the wake-up
-    // fields take the fourth.
+    // plain arrays for that). Line 1 serves an arrival (and holds the input
+    // VC count allocation reads); the agenda with its four inline entries
+    // (96 bytes, session 20) and the allocation scalars take the next two
+    // lines, where the agenda alone took one line before and its entries
+    // lived in separate storage; the wake-up fields take the fourth. The
+    // scheduler prefetches all kHotLines before a wake-up (attach()).
     // Line 1: arrival.
     alignas(64) unsigned vcs_ = 0;          ///< router.vcs
     unsigned ports_ = 0;                    ///< number of ports
@@ -369,7 +376,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     std::unique_ptr<InputPort[]> inputs_;   ///< per port (not movable: sockets are bound to its targets)
     WakeupScheduler* scheduler_;            ///< shared wake-ups, or null: own event
     unsigned scheduler_id_ = 0;             ///< this router's id at scheduler_
-    std::uint16_t requesters_ = 0;          ///< input VCs: ports x VCs
+    std::uint16_t requesters_ = 0;          ///< input VCs: ports x VCs (the allocators' size)
     // Lines 2-3: the agenda and what allocation reads.
     alignas(64) TimedAgenda<AgendaItem, 0, 4> agenda_;  ///< own future work, the first four items inline
     std::uint64_t next_wake_ = ~0ull;             ///< tick a wake-up is requested for

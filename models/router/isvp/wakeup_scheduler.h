@@ -15,6 +15,7 @@
 // those run first in the next activation, in the order they asked.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +24,10 @@
 #include "isvp/wakeup_queue.h"
 
 namespace isvp {
+
+/// Bytes of a cache line: what the per-hop records are laid out by and the
+/// scheduler prefetches in.
+inline constexpr std::size_t kCacheLineBytes = 64;
 
 class WakeupScheduler : public sc_core::sc_module {
   public:
@@ -40,9 +45,11 @@ class WakeupScheduler : public sc_core::sc_module {
     /// Registers a client; returns its id for request(). `hot` (optional)
     /// is the start of the `hot_lines` cache lines its wake() reads first:
     /// when the scheduler's process ends, it prefetches them for the client
-    /// due next, so that they arrive while SystemC advances time (a
-    /// 512-node fabric does not fit the caches, and a wake-up's first lines
-    /// would otherwise miss one after the other).
+    /// of the agenda's earliest entry (a guess: clients deferred meanwhile
+    /// run first, and the entry may be superseded), so that they arrive
+    /// while SystemC advances time (a 512-node fabric does not fit the
+    /// caches, and a wake-up's first lines would otherwise miss one after
+    /// the other).
     unsigned attach(Client& client, const void* hot = nullptr, unsigned hot_lines = 0);
     /// Wake client `id` at simulation tick `tick` (>= now). A client has at
     /// most one pending wake-up: the earliest requested. Asked for now from
@@ -61,14 +68,14 @@ class WakeupScheduler : public sc_core::sc_module {
   private:
     void run();
 
-    /// A client's first lines, for prefetching.
-    struct HotLines {
-        const char* start = nullptr;
-        unsigned lines = 0;
+    /// A client and its first lines, for prefetching.
+    struct Attached {
+        Client* client = nullptr;
+        const char* hot = nullptr;  ///< its first line, or null
+        unsigned hot_lines = 0;
     };
 
-    std::vector<Client*> clients_;  ///< by id
-    std::vector<HotLines> hot_;     ///< by id
+    std::vector<Attached> clients_;  ///< by id
     WakeupQueue queue_;             ///< who wakes when, and when run() must run (SystemC-free)
     sc_core::sc_event event_;       ///< fires at the queue's earliest entry
 };
