@@ -66,7 +66,10 @@ Router::Router(sc_core::sc_module_name name, const RouterConfig& config, std::sh
         wide_requests_ = std::make_unique<RequestSet[]>(ports_);
         for (unsigned p = 0; p < ports_; ++p) wide_requests_[p] = RequestSet(requesters);
     }
-    for (unsigned p = 0; p < ports_; ++p) outputs_[p].to_host = routing_->is_host_port(node_, p);
+    for (unsigned p = 0; p < ports_; ++p) {
+        outputs_[p].to_host = routing_->is_host_port(node_, p);
+        outputs_[p].switch_arbiter = RoundRobinArbiter(requesters);
+    }
     for (unsigned i = 0; i < requesters; ++i) output_vcs_[i].va_arbiter = RoundRobinArbiter(requesters);
     dirty_outputs_ = RequestSet(ports_);
     vc_candidates_.assign(config_.vcs, RequestSet(requesters));
@@ -424,7 +427,7 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
     // the grant moves the round-robin pointers exactly as arbitration would.
     if (const auto only = single_request(port)) {
         if (eligible(*only)) {
-            switch_grant(output, *only);
+            output.switch_arbiter.grant(*only);
             output_vc(port, input_vcs_[*only].front().out_vc).va_arbiter.grant(*only);
             depart(port, *only, now);
         } else if (oversized_count_ != 0) {
@@ -450,8 +453,8 @@ void Router::allocate_output(unsigned port, std::uint64_t now) {
     va_winners_.clear();
     for (unsigned vc = 0; vc < vcs; ++vc)
         if (auto winner = output_vc(port, vc).va_arbiter.pick(vc_candidates_[vc])) va_winners_.set(*winner);
-    const auto granted = va_winners_.first_from(output.switch_next);
-    switch_grant(output, *granted);
+    const auto granted = output.switch_arbiter.pick(va_winners_);
+    output.switch_arbiter.grant(*granted);
     output_vc(port, input_vcs_[*granted].front().out_vc).va_arbiter.grant(*granted);
     depart(port, *granted, now);
 }

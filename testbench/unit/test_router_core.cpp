@@ -73,6 +73,19 @@ TEST_CASE("round robin: the requester after the last winner wins next") {
     CHECK(*arbiter.pick(requests) == 1);  // wraps round
 }
 
+TEST_CASE("round robin: as many requesters as a request set holds, and no more") {
+    const unsigned size = RequestSet::kCapacity;
+    RequestSet requests(size);
+    requests.set(size - 1);
+    requests.set(0);
+    RoundRobinArbiter arbiter(size);
+    arbiter.grant(size - 2);
+    CHECK(*arbiter.pick(requests) == size - 1);
+    arbiter.grant(size - 1);  // the last requester: the next round starts at 0
+    CHECK(*arbiter.pick(requests) == 0);
+    CHECK_THROWS_AS(RoundRobinArbiter(size + 1), std::length_error);
+}
+
 TEST_CASE("round robin: every persistent requester is served within N grants") {
     const unsigned size = 70;  // more than one 64-bit word
     RequestSet requests(size);

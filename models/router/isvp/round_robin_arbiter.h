@@ -11,6 +11,20 @@
 
 namespace isvp {
 
+/// One word of request bits: a RequestSet's, or a small router's own (an
+/// output port of a router with up to 64 input VCs keeps its requests so).
+namespace request_bits {
+/// Whether exactly one bit is set.
+inline bool single(std::uint64_t word) {
+    return word != 0 && (word & (word - 1)) == 0;
+}
+/// Calls `visit(base + bit)` for each set bit, lowest first.
+template <typename Visit>
+void for_each(std::uint64_t word, unsigned base, Visit&& visit) {
+    for (; word != 0; word &= word - 1) visit(base + static_cast<unsigned>(__builtin_ctzll(word)));
+}
+}  // namespace request_bits
+
 /// A fixed-size set of requester indices (a bit vector of up to 256).
 class RequestSet {
   public:
@@ -41,7 +55,7 @@ class RequestSet {
         for (unsigned w = 0; w < used_words_; ++w) {
             const std::uint64_t word = words_[w];
             if (word == 0) continue;
-            if (found || (word & (word - 1)) != 0) return std::nullopt;
+            if (found || !request_bits::single(word)) return std::nullopt;
             found = static_cast<unsigned>(w * 64 + static_cast<unsigned>(__builtin_ctzll(word)));
         }
         return found;
@@ -62,9 +76,7 @@ class RequestSet {
     /// Calls `visit(index)` for each member in increasing order.
     template <typename Visit>
     void for_each(Visit&& visit) const {
-        for (unsigned w = 0; w < used_words_; ++w)
-            for (std::uint64_t word = words_[w]; word != 0; word &= word - 1)
-                visit(static_cast<unsigned>(w * 64 + static_cast<unsigned>(__builtin_ctzll(word))));
+        for (unsigned w = 0; w < used_words_; ++w) request_bits::for_each(words_[w], w * 64, visit);
     }
 
   private:
@@ -87,19 +99,25 @@ class RequestSet {
 };
 
 /// Grants the requester after the previous winner first: every requester
-/// that keeps requesting is served within `size` grants.
+/// that keeps requesting is served within `size` grants. Four bytes, so that
+/// it fits the line-sized records of a router's output ports and VCs.
 class RoundRobinArbiter {
   public:
-    explicit RoundRobinArbiter(unsigned size = 0) : size_(size) {}
+    /// Throws std::length_error above RequestSet::kCapacity requesters.
+    explicit RoundRobinArbiter(unsigned size = 0) : size_(static_cast<std::uint16_t>(size)) {
+        if (size > RequestSet::kCapacity)
+            throw std::length_error("RoundRobinArbiter: " + std::to_string(size) + " requesters, at most " +
+                                    std::to_string(RequestSet::kCapacity));
+    }
 
     /// The requester that would win now; nullopt if nobody requests.
     std::optional<unsigned> pick(const RequestSet& requests) const { return requests.first_from(next_); }
     /// Records that `winner` was served: it becomes the lowest priority.
-    void grant(unsigned winner) { next_ = winner + 1 < size_ ? winner + 1 : 0; }
+    void grant(unsigned winner) { next_ = static_cast<std::uint16_t>(winner + 1 < size_ ? winner + 1 : 0); }
 
   private:
-    unsigned size_;      ///< number of requesters
-    unsigned next_ = 0;  ///< highest-priority requester
+    std::uint16_t size_;      ///< number of requesters
+    std::uint16_t next_ = 0;  ///< highest-priority requester
 };
 
 }  // namespace isvp

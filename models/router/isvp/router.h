@@ -260,7 +260,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     /// input VCs whose ready head wants the port are one word of bits for a
     /// router with up to 64 of them (a torus router with up to 9 VCs; 14 by
     /// default); a larger router keeps them in wide_requests_ instead
-    /// (requested()).
+    /// (requested()). The arbiters are four bytes each (RoundRobinArbiter).
     struct alignas(64) OutputPort {
         std::uint64_t free_at = 0;                     ///< tick it can start the next packet
         std::uint64_t requests = 0;  ///< input VCs whose ready head wants this port (bit per requester)
@@ -269,7 +269,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
         std::uint64_t phits_out = 0;                   ///< statistics: their phits
         std::uint64_t stall_ticks = 0;                 ///< statistics: summed ready -> won allocation
         std::uint64_t busy_ticks = 0;                  ///< statistics: summed head out -> tail out
-        std::uint16_t switch_next = 0;                 ///< SA (round robin over input VCs): who goes first
+        RoundRobinArbiter switch_arbiter;              ///< SA over input VCs
         bool wake_pending = false;                     ///< an OutputFree item is on the agenda
         bool to_host = false;                          ///< a host is attached (hops not counted here)
     };
@@ -340,7 +340,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     std::optional<unsigned> single_request(unsigned port) const {
         if (wide()) return wide_requests_[port].single();
         const std::uint64_t word = outputs_[port].requests;
-        if (word == 0 || (word & (word - 1)) != 0) return std::nullopt;
+        if (!request_bits::single(word)) return std::nullopt;
         return static_cast<unsigned>(__builtin_ctzll(word));
     }
     template <typename Visit>
@@ -349,12 +349,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
             wide_requests_[port].for_each(visit);
             return;
         }
-        for (std::uint64_t word = outputs_[port].requests; word != 0; word &= word - 1)
-            visit(static_cast<unsigned>(__builtin_ctzll(word)));
-    }
-    /// SA's round robin: `winner` was served and goes last.
-    void switch_grant(OutputPort& output, unsigned winner) {
-        output.switch_next = static_cast<std::uint16_t>(winner + 1 < requesters_ ? winner + 1 : 0);
+        request_bits::for_each(outputs_[port].requests, 0, visit);
     }
     std::string port_label(unsigned port) const;
 
@@ -376,7 +371,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     std::unique_ptr<InputPort[]> inputs_;   ///< per port (not movable: sockets are bound to its targets)
     WakeupScheduler* scheduler_;            ///< shared wake-ups, or null: own event
     unsigned scheduler_id_ = 0;             ///< this router's id at scheduler_
-    std::uint16_t requesters_ = 0;          ///< input VCs: ports x VCs (the allocators' size)
+    std::uint16_t requesters_ = 0;          ///< input VCs: ports x VCs (wide() when above 64)
     // Lines 2-3: the agenda and what allocation reads.
     alignas(64) TimedAgenda<AgendaItem, 0, 4> agenda_;  ///< own future work, the first four items inline
     std::uint64_t next_wake_ = ~0ull;             ///< tick a wake-up is requested for
