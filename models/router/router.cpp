@@ -108,10 +108,55 @@ void Router::start_of_simulation() {
     }
 }
 
-void Router::request_wake(std::uint64_t tick, std::uint64_t now) {
+WakeupScheduler::Hint Router::wake_hint(const AgendaItem& item) const {
+    WakeupScheduler::Hint hint;
+    switch (item.kind) {
+        case AgendaItem::HeadReady:
+            hint_departure(hint, item.port * vcs_ + item.vc);
+            break;
+        case AgendaItem::OutputFree:
+            if (const auto only = single_request(item.port))
+                hint_departure(hint, *only);
+            else
+                hint.add(&outputs_[item.port]);
+            break;
+        case AgendaItem::InputFree:
+            hint.add(&inputs_[item.port].free_at);
+            for (unsigned vc = 0; vc < vcs_; ++vc) hint.add(&input_vcs_[item.port * vcs_ + vc]);
+            break;
+        case AgendaItem::CreditsDue:
+            if (const auto only = single_request(item.port)) {
+                hint_departure(hint, *only);
+            } else {
+                hint.add(&output_vcs_[item.port * vcs_ + item.vc]);
+                hint.add(&outputs_[item.port]);
+            }
+            break;
+    }
+    return hint;
+}
+
+void Router::hint_departure(WakeupScheduler::Hint& hint, unsigned requester) const {
+    const InputVc& input = input_vcs_[requester];
+    hint.add(&input);
+    if (input.empty()) return;
+    const BufferedPacket& head = input.head;
+    const OutputPort& output = outputs_[head.out_port];
+    hint.add(&output);
+    hint.add(&output_vcs_[head.out_port * vcs_ + head.out_vc]);  // its credits
+    hint.add(&inputs_[requester / vcs_].free_at);                // the input's crossbar
+    hint.add(head.payload);                                      // data pointer and length
+    hint.add(PacketPool::info_address(*head.payload));           // memory manager and PacketInfo
+    if (output.out_if == nullptr) return;
+    const auto* link = reinterpret_cast<const char*>(output.out_if);  // a link's record: two lines (AuroraLink::Path)
+    hint.add(link);
+    hint.add(link + kCacheLineBytes);
+}
+
+void Router::request_wake(std::uint64_t tick, const AgendaItem& item, std::uint64_t now) {
     next_wake_ = tick;
     if (scheduler_)
-        scheduler_->request(scheduler_id_, tick);
+        scheduler_->request(scheduler_id_, tick, wake_hint(item));
     else
         wake_event_.notify(ticks(tick > now ? tick - now : 0));
 }
@@ -318,7 +363,7 @@ void Router::credits_to(OutputVc& output, unsigned port, std::uint8_t vc, std::u
 
 void Router::schedule(std::uint64_t tick, const AgendaItem& item, std::uint64_t now) {
     agenda_.push(tick, item);
-    if (tick < next_wake_) request_wake(tick, now);
+    if (tick < next_wake_) request_wake(tick, item, now);
 }
 
 void Router::wake() {
@@ -326,7 +371,8 @@ void Router::wake() {
     next_wake_ = kNever;
     while (!agenda_.empty() && agenda_.next_time() <= now) handle(agenda_.pop(), now);
     allocate(now);
-    if (!agenda_.empty() && agenda_.next_time() < next_wake_) request_wake(agenda_.next_time(), now);
+    if (!agenda_.empty() && agenda_.next_time() < next_wake_)
+        request_wake(agenda_.next_time(), agenda_.next_item(), now);
 }
 
 void Router::handle(const AgendaItem& item, std::uint64_t now) {

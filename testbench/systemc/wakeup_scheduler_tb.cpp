@@ -9,7 +9,8 @@
 // process ran, was served in that same delta: the kernel's order of the two
 // processes decided the delta. Run with `asker-first` and `scheduler-first`
 // (the order the two are built and their events notified in); each run
-// says which order the kernel took and checks the deltas.
+// says which order the kernel took and checks the deltas. It also checks
+// that a wake-up asked for with a prefetch hint is the same wake-up.
 #include <cstdint>
 #include <iostream>
 #include <string>
@@ -81,6 +82,19 @@ int sc_main(int argc, char** argv) {
     const unsigned due_id = scheduler.attach(due);
     const unsigned now_id = scheduler.attach(asked_now);
     const unsigned next_id = scheduler.attach(asked_next);
+    // A wake-up asked for with a prefetch hint (its lines, a null and more
+    // than fit) is the same wake-up: at its tick, in its request order.
+    Recorder hinted, plain;
+    const unsigned hinted_id = scheduler.attach(hinted, &hinted, 1);
+    const unsigned plain_id = scheduler.attach(plain);
+    WakeupScheduler::Hint hint;
+    std::vector<std::uint64_t> lines(2 * WakeupScheduler::Hint::kLines);
+    hint.add(nullptr);
+    for (const std::uint64_t& line : lines) hint.add(&line);
+    const auto hinted_lines = static_cast<std::size_t>(hint.end() - hint.begin());
+    const sc_core::sc_time later = kAt + sc_core::sc_time(5, sc_core::SC_NS);
+    scheduler.request(hinted_id, later.value(), hint);
+    scheduler.request(plain_id, later.value());
     Asker asker("asker", scheduler, now_id, next_id);
     // The order the two timed notifications for kAt are made in.
     if (order == "asker-first") asker.arm();
@@ -99,6 +113,10 @@ int sc_main(int argc, char** argv) {
                   "a wake-up asked for now from another process comes in the next delta cycle, once");
     checks.expect(asked_next.deltas == std::vector<std::uint64_t>{asker.delta + 1},
                   "a wake-up asked for the next delta cycle comes there, once");
+    checks.expect(hinted_lines == WakeupScheduler::Hint::kLines && *hint.begin() == &lines[0],
+                  "a hint keeps its first kLines lines and no null");
+    checks.expect(hinted.deltas.size() == 1 && plain.deltas.size() == 1 && hinted.step + 1 == plain.step,
+                  "a hinted wake-up comes once, at its tick, before a later request for the same tick");
     bool same = true;  // the scheduler's and the models' inline sc_time from ticks
     const std::uint64_t samples[] = {0, 1, kAt.value(), std::uint64_t{1} << 40, ~std::uint64_t{0}};
     for (const std::uint64_t ticks : samples)

@@ -134,8 +134,10 @@ class PacketPool final : public tlm::tlm_mm_interface {
     /// Prefetches where a pool payload's PacketInfo lies (Slot: it follows
     /// the payload), without reading the payload to find out whether it is
     /// one: a hint, harmless for any other payload.
-    static void prefetch_info(const tlm::tlm_generic_payload& payload) {
-        __builtin_prefetch(reinterpret_cast<const char*>(&payload) + sizeof(tlm::tlm_generic_payload));
+    static void prefetch_info(const tlm::tlm_generic_payload& payload) { __builtin_prefetch(info_address(payload)); }
+    /// Where a pool payload's PacketInfo lies (see prefetch_info()).
+    static const void* info_address(const tlm::tlm_generic_payload& payload) {
+        return reinterpret_cast<const char*>(&payload) + sizeof(tlm::tlm_generic_payload);
     }
 
   private:

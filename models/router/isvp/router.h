@@ -310,8 +310,14 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     void wait_for_credits(unsigned port, unsigned vc, std::uint64_t now);
     /// Adds `item` to the agenda at `tick`; `now` is the current tick.
     void schedule(std::uint64_t tick, const AgendaItem& item, std::uint64_t now);
-    /// Asks to be woken at `tick` (through the scheduler or the own event).
-    void request_wake(std::uint64_t tick, std::uint64_t now);
+    /// Asks to be woken at `tick` for `item`, the agenda's earliest then
+    /// (through the scheduler or the own event).
+    void request_wake(std::uint64_t tick, const AgendaItem& item, std::uint64_t now);
+    /// The records that handling `item`, and the allocation and departure
+    /// it leads to, will read (WakeupScheduler::Hint).
+    WakeupScheduler::Hint wake_hint(const AgendaItem& item) const;
+    /// Adds those of a departure of `requester`'s head packet to `hint`.
+    void hint_departure(WakeupScheduler::Hint& hint, unsigned requester) const;
     void trace_departure(unsigned port, const BufferedPacket& packet, std::uint64_t head_out, std::uint64_t tail_out);
     void drop_on_arrival(unsigned port, unsigned vc, std::uint32_t phits, const sc_core::sc_time& credit_delay,
                          std::uint64_t trace_id, const std::string& why);

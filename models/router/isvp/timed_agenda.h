@@ -90,6 +90,8 @@ class TimedAgenda {
     std::size_t size() const { return size_; }
     /// Tick of the earliest item; the agenda must not be empty.
     std::uint64_t next_time() const { return data_[0].time; }
+    /// The earliest item, the one pop() returns next; the agenda must not be empty.
+    Item next_item() const { return data_[0].value(); }
 
     void push(std::uint64_t time, const Item& item) {
         if (sequence_ >= kSequenceLimit) renumber();

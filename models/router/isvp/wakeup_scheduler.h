@@ -15,6 +15,7 @@
 // those run first in the next activation, in the order they asked.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -51,6 +52,27 @@ class WakeupScheduler : public sc_core::sc_module {
     /// caches, and a wake-up's first lines would otherwise miss one after
     /// the other).
     unsigned attach(Client& client, const void* hot = nullptr, unsigned hot_lines = 0);
+    /// Lines a client's next wake-up reads after its own hot ones (attach()):
+    /// the records of the work it asks to be woken for, which only the client
+    /// knows (a router: the input VC whose head becomes ready, the output
+    /// port and VC it wants, the packet, the link it leaves on). Each is the
+    /// first touch of a line in a fabric too large for the caches, and the
+    /// records' addresses come one from the other, so unhinted they would
+    /// miss one after the other.
+    class Hint {
+      public:
+        static constexpr unsigned kLines = 8;
+        /// Adds the line holding `address`; null and lines beyond kLines are dropped.
+        void add(const void* address) {
+            if (address != nullptr && size_ < kLines) lines_[size_++] = address;
+        }
+        const void* const* begin() const { return lines_.data(); }
+        const void* const* end() const { return lines_.data() + size_; }
+
+      private:
+        std::array<const void*, kLines> lines_{};
+        unsigned size_ = 0;
+    };
     /// Wake client `id` at simulation tick `tick` (>= now). A client has at
     /// most one pending wake-up: the earliest requested. Asked for now from
     /// another process, it wakes in the next delta cycle (as
@@ -58,6 +80,14 @@ class WakeupScheduler : public sc_core::sc_module {
     /// still to run in this one; asked from a client's wake(), in this
     /// activation.
     void request(unsigned id, std::uint64_t tick);
+    /// request() with the lines that wake-up will read: prefetched with the
+    /// client's hot lines when its entry is the agenda's earliest. The hint
+    /// replaces the client's earlier one: a client asks only for a wake-up
+    /// earlier than the one it has, and that is the one it describes.
+    void request(unsigned id, std::uint64_t tick, const Hint& hint) {
+        clients_[id].hint = hint;
+        request(id, tick);
+    }
     /// Wake client `id` now, in the next delta cycle — what an sc_event
     /// notified with SC_ZERO_TIME does for a method — even while the
     /// scheduler runs (request() for now would wake it in this activation).
@@ -69,10 +99,11 @@ class WakeupScheduler : public sc_core::sc_module {
     void run();
 
     /// A client and its first lines, for prefetching.
-    struct Attached {
+    struct alignas(kCacheLineBytes) Attached {
         Client* client = nullptr;
         const char* hot = nullptr;  ///< its first line, or null
         unsigned hot_lines = 0;
+        Hint hint;  ///< lines of its next wake-up's work (request() with a hint)
     };
 
     std::vector<Attached> clients_;  ///< by id
