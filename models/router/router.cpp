@@ -124,13 +124,9 @@ WakeupScheduler::Hint Router::wake_hint(const AgendaItem& item) const {
             hint.add(&inputs_[item.port].free_at);
             for (unsigned vc = 0; vc < vcs_; ++vc) hint.add(&input_vcs_[item.port * vcs_ + vc]);
             break;
-        case AgendaItem::CreditsDue:
-            if (const auto only = single_request(item.port)) {
-                hint_departure(hint, *only);
-            } else {
-                hint.add(&output_vcs_[item.port * vcs_ + item.vc]);
-                hint.add(&outputs_[item.port]);
-            }
+        case AgendaItem::CreditsDue:  // often asked from the router downstream: its records only, none read now
+            hint.add(&output_vcs_[item.port * vcs_ + item.vc]);
+            hint.add(&outputs_[item.port]);
             break;
     }
     return hint;
