@@ -516,6 +516,9 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
         __builtin_prefetch(reinterpret_cast<const char*>(output.out_if) + kCacheLineBytes);
     }
     PacketPool::prefetch_info(*packet.payload);
+    // The credit return below writes the upstream router's output VC, a
+    // line of another router: fetched while the packet is handed over.
+    if (const OutputVc* upstream = inputs_[in_port].credit_vcs) __builtin_prefetch(upstream + in_vc, 1);
     input.pop_front();
     input.occupancy -= packet.phits;
     withdraw_request(port, requester);
