@@ -12,7 +12,8 @@ WakeupScheduler::WakeupScheduler(sc_core::sc_module_name name) : sc_core::sc_mod
 }
 
 unsigned WakeupScheduler::attach(Client& client, const void* hot, unsigned hot_lines) {
-    clients_.push_back(Attached{&client, static_cast<const char*>(hot), hot ? hot_lines : 0, {}});
+    clients_.push_back(Attached{&client, static_cast<const char*>(hot), hot ? hot_lines : 0});
+    hints_.emplace_back();
     return queue_.attach();
 }
 
@@ -44,7 +45,10 @@ void WakeupScheduler::run() {
         __builtin_prefetch(next_client.client);  // its vtable pointer, for wake()
         for (unsigned line = 0; line < next_client.hot_lines; ++line)
             __builtin_prefetch(next_client.hot + kCacheLineBytes * line);
-        for (const void* line : next_client.hint) __builtin_prefetch(line);
+        for (const void* line : hints_[after].lines) {
+            if (line == nullptr) break;
+            __builtin_prefetch(line);
+        }
     }
     event_.notify(sim_time(next - now));
 }

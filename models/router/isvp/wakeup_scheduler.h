@@ -68,6 +68,8 @@ class WakeupScheduler : public sc_core::sc_module {
         }
         const void* const* begin() const { return lines_.data(); }
         const void* const* end() const { return lines_.data() + size_; }
+        /// The lines, nulls after the last: what the scheduler stores.
+        const std::array<const void*, kLines>& lines() const { return lines_; }
 
       private:
         std::array<const void*, kLines> lines_{};
@@ -85,7 +87,7 @@ class WakeupScheduler : public sc_core::sc_module {
     /// replaces the client's earlier one: a client asks only for a wake-up
     /// earlier than the one it has, and that is the one it describes.
     void request(unsigned id, std::uint64_t tick, const Hint& hint) {
-        clients_[id].hint = hint;
+        hints_[id].lines = hint.lines();
         request(id, tick);
     }
     /// Wake client `id` now, in the next delta cycle — what an sc_event
@@ -99,14 +101,19 @@ class WakeupScheduler : public sc_core::sc_module {
     void run();
 
     /// A client and its first lines, for prefetching.
-    struct alignas(kCacheLineBytes) Attached {
+    struct Attached {
         Client* client = nullptr;
         const char* hot = nullptr;  ///< its first line, or null
         unsigned hot_lines = 0;
-        Hint hint;  ///< lines of its next wake-up's work (request() with a hint)
     };
+    /// A client's hint as stored: one line, written whole by a request.
+    struct alignas(kCacheLineBytes) StoredHint {
+        std::array<const void*, Hint::kLines> lines{};  ///< nulls after the last
+    };
+    static_assert(sizeof(StoredHint) == kCacheLineBytes, "a stored hint: one line");
 
     std::vector<Attached> clients_;  ///< by id
+    std::vector<StoredHint> hints_;  ///< by id: lines of its next wake-up's work (request() with a hint)
     WakeupQueue queue_;             ///< who wakes when, and when run() must run (SystemC-free)
     sc_core::sc_event event_;       ///< fires at the queue's earliest entry
 };
