@@ -108,8 +108,7 @@ void Router::start_of_simulation() {
     }
 }
 
-WakeupScheduler::Hint Router::wake_hint(const AgendaItem& item) const {
-    WakeupScheduler::Hint hint;
+void Router::describe_wake(const AgendaItem& item, WakeupScheduler::Hint& hint) const {
     switch (item.kind) {
         case AgendaItem::HeadReady:
             hint_departure(hint, item.port * vcs_ + item.vc);
@@ -129,7 +128,6 @@ WakeupScheduler::Hint Router::wake_hint(const AgendaItem& item) const {
             hint.add(&outputs_[item.port]);
             break;
     }
-    return hint;
 }
 
 void Router::hint_departure(WakeupScheduler::Hint& hint, unsigned requester) const {
@@ -152,7 +150,7 @@ void Router::hint_departure(WakeupScheduler::Hint& hint, unsigned requester) con
 void Router::request_wake(std::uint64_t tick, const AgendaItem& item, std::uint64_t now) {
     next_wake_ = tick;
     if (scheduler_)
-        scheduler_->request(scheduler_id_, tick, wake_hint(item));
+        scheduler_->request(scheduler_id_, tick, [&](WakeupScheduler::Hint& hint) { describe_wake(item, hint); });
     else
         wake_event_.notify(ticks(tick > now ? tick - now : 0));
 }

@@ -313,9 +313,9 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     /// Asks to be woken at `tick` for `item`, the agenda's earliest then
     /// (through the scheduler or the own event).
     void request_wake(std::uint64_t tick, const AgendaItem& item, std::uint64_t now);
-    /// The records that handling `item`, and the allocation and departure
-    /// it leads to, will read (WakeupScheduler::Hint).
-    WakeupScheduler::Hint wake_hint(const AgendaItem& item) const;
+    /// Adds to `hint` the records that handling `item`, and the allocation
+    /// and departure it leads to, will read (WakeupScheduler::Hint).
+    void describe_wake(const AgendaItem& item, WakeupScheduler::Hint& hint) const;
     /// Adds those of a departure of `requester`'s head packet to `hint`.
     void hint_departure(WakeupScheduler::Hint& hint, unsigned requester) const;
     void trace_departure(unsigned port, const BufferedPacket& packet, std::uint64_t head_out, std::uint64_t tail_out);

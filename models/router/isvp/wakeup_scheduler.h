@@ -62,17 +62,21 @@ class WakeupScheduler : public sc_core::sc_module {
     class Hint {
       public:
         static constexpr unsigned kLines = 8;
+        using Lines = std::array<const void*, kLines>;  ///< as stored: nulls after the last
         /// Adds the line holding `address`; null and lines beyond kLines are dropped.
         void add(const void* address) {
             if (address != nullptr && size_ < kLines) lines_[size_++] = address;
         }
-        const void* const* begin() const { return lines_.data(); }
-        const void* const* end() const { return lines_.data() + size_; }
-        /// The lines, nulls after the last: what the scheduler stores.
-        const std::array<const void*, kLines>& lines() const { return lines_; }
 
       private:
-        std::array<const void*, kLines> lines_{};
+        friend class WakeupScheduler;
+        /// Written in place, into the client's stored line, rather than
+        /// built elsewhere and copied there.
+        explicit Hint(Lines& lines) : lines_(lines) {}
+        void finish() {
+            if (size_ < kLines) lines_[size_] = nullptr;
+        }
+        Lines& lines_;
         unsigned size_ = 0;
     };
     /// Wake client `id` at simulation tick `tick` (>= now). A client has at
@@ -82,14 +86,20 @@ class WakeupScheduler : public sc_core::sc_module {
     /// still to run in this one; asked from a client's wake(), in this
     /// activation.
     void request(unsigned id, std::uint64_t tick);
-    /// request() with the lines that wake-up will read: prefetched with the
-    /// client's hot lines when its entry is the agenda's earliest. The hint
-    /// replaces the client's earlier one: a client asks only for a wake-up
-    /// earlier than the one it has, and that is the one it describes.
-    void request(unsigned id, std::uint64_t tick, const Hint& hint) {
-        hints_[id].lines = hint.lines();
+    /// request() with the lines that wake-up will read, which `describe`
+    /// adds to the Hint it is given: prefetched with the client's hot lines
+    /// when its entry is the agenda's earliest. The hint replaces the
+    /// client's earlier one: a client asks only for a wake-up earlier than
+    /// the one it has, and that is the one it describes.
+    template <typename Describe>
+    void request(unsigned id, std::uint64_t tick, Describe&& describe) {
+        Hint hint(hints_[id].lines);
+        describe(hint);
+        hint.finish();
         request(id, tick);
     }
+    /// Client `id`'s current hint, up to its first null (for tests).
+    const Hint::Lines& hint_of(unsigned id) const { return hints_.at(id).lines; }
     /// Wake client `id` now, in the next delta cycle — what an sc_event
     /// notified with SC_ZERO_TIME does for a method — even while the
     /// scheduler runs (request() for now would wake it in this activation).
@@ -108,7 +118,7 @@ class WakeupScheduler : public sc_core::sc_module {
     };
     /// A client's hint as stored: one line, written whole by a request.
     struct alignas(kCacheLineBytes) StoredHint {
-        std::array<const void*, Hint::kLines> lines{};  ///< nulls after the last
+        Hint::Lines lines{};  ///< up to the first null
     };
     static_assert(sizeof(StoredHint) == kCacheLineBytes, "a stored hint: one line");
 
