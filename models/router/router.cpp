@@ -149,8 +149,10 @@ void Router::hint_departure(WakeupScheduler::Hint& hint, unsigned requester) con
 
 void Router::request_wake(std::uint64_t tick, const AgendaItem& item, std::uint64_t now) {
     next_wake_ = tick;
-    if (scheduler_)
+    if (scheduler_ && scheduler_->hints())
         scheduler_->request(scheduler_id_, tick, [&](WakeupScheduler::Hint& hint) { describe_wake(item, hint); });
+    else if (scheduler_)
+        scheduler_->request(scheduler_id_, tick);
     else
         wake_event_.notify(ticks(tick > now ? tick - now : 0));
 }

@@ -45,10 +45,11 @@ void WakeupScheduler::run() {
         __builtin_prefetch(next_client.client);  // its vtable pointer, for wake()
         for (unsigned line = 0; line < next_client.hot_lines; ++line)
             __builtin_prefetch(next_client.hot + kCacheLineBytes * line);
-        for (const void* line : hints_[after].lines) {
-            if (line == nullptr) break;
-            __builtin_prefetch(line);
-        }
+        if (hints_on_)
+            for (const void* line : hints_[after].lines) {
+                if (line == nullptr) break;
+                __builtin_prefetch(line);
+            }
     }
     event_.notify(sim_time(next - now));
 }

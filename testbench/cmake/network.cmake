@@ -74,7 +74,19 @@ isvp_systemc_testbench(torus_bench isvp_fabric isvp_packet_endpoints)
 # one-word request sets hold: the wide path.
 add_test(NAME torus_bench_8x8x8_uniform_random COMMAND torus_bench --duration-us 20)
 set_tests_properties(torus_bench_8x8x8_uniform_random PROPERTIES LABELS bench
-    PASS_REGULAR_EXPRESSION "delivered +93802 packets, 565310 packet-hops.*mean latency +2954\\.383 ns, mean link utilisation 23\\.291 %.*simulated +26\\.764 us.*ok +every injected packet was delivered intact"
+    PASS_REGULAR_EXPRESSION "delivered +93802 packets, 565310 packet-hops.*mean latency +2954\\.383 ns, mean link utilisation 23\\.291 %.*simulated +26\\.764 us.*wake-up hints +on.*ok +every injected packet was delivered intact"
+    FAIL_REGULAR_EXPRESSION "FAIL")
+# The routers' prefetch hints to the scheduler (on here, by the fabric's
+# size) change no simulated figure.
+add_test(NAME torus_bench_8x8x8_without_hints_figures_unchanged COMMAND torus_bench --duration-us 20 --hints off)
+set_tests_properties(torus_bench_8x8x8_without_hints_figures_unchanged PROPERTIES LABELS bench
+    PASS_REGULAR_EXPRESSION "delivered +93802 packets, 565310 packet-hops.*mean latency +2954\\.383 ns, mean link utilisation 23\\.291 %.*simulated +26\\.764 us.*wake-up hints +off.*ok +every injected packet was delivered intact"
+    FAIL_REGULAR_EXPRESSION "FAIL")
+# Below Fabric::kHintedSwitches a fabric gives no hints: its records stay
+# in the caches.
+add_test(NAME torus_bench_small_fabric_without_hints COMMAND torus_bench --set topology.torus=4x4x4 --duration-us 5)
+set_tests_properties(torus_bench_small_fabric_without_hints PROPERTIES LABELS bench
+    PASS_REGULAR_EXPRESSION "wake-up hints +off.*ok +every injected packet was delivered intact"
     FAIL_REGULAR_EXPRESSION "FAIL")
 add_test(NAME torus_bench_wide_routers_figures_unchanged COMMAND torus_bench --duration-us 10 --set router.vcs=10)
 set_tests_properties(torus_bench_wide_routers_figures_unchanged PROPERTIES

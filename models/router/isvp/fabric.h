@@ -49,6 +49,11 @@ struct LinkDrop {
 
 class Fabric : public sc_core::sc_module {
   public:
+    /// Switches a process must hold for its routers to give the wake-up
+    /// scheduler hints (WakeupScheduler::Hint): below it their records stay
+    /// in the caches and describing the hints costs more than it saves.
+    static constexpr std::size_t kHintedSwitches = 256;
+
     /// Builds and binds the fabric; throws ConfigError for a bad config.
     Fabric(sc_core::sc_module_name name, const FabricConfig& config);
     /// The same with a routing policy supplied by the caller in place of the

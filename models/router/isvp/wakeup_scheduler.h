@@ -93,11 +93,17 @@ class WakeupScheduler : public sc_core::sc_module {
     /// the one it has, and that is the one it describes.
     template <typename Describe>
     void request(unsigned id, std::uint64_t tick, Describe&& describe) {
+        if (!hints_on_) return request(id, tick);
         Hint hint(hints_[id].lines);
         describe(hint);
         hint.finish();
         request(id, tick);
     }
+    /// Whether hints are taken and prefetched (on by default). A fabric
+    /// whose state fits the caches gains nothing from them and pays for
+    /// describing them, so it turns them off (Fabric, kHintedSwitches).
+    void use_hints(bool on) { hints_on_ = on; }
+    bool hints() const { return hints_on_; }
     /// Client `id`'s current hint, up to its first null (for tests).
     const Hint::Lines& hint_of(unsigned id) const { return hints_.at(id).lines; }
     /// Wake client `id` now, in the next delta cycle — what an sc_event
@@ -125,6 +131,7 @@ class WakeupScheduler : public sc_core::sc_module {
     std::vector<Attached> clients_;  ///< by id
     std::vector<StoredHint> hints_;  ///< by id: lines of its next wake-up's work (request() with a hint)
     WakeupQueue queue_;             ///< who wakes when, and when run() must run (SystemC-free)
+    bool hints_on_ = true;          ///< use_hints()
     sc_core::sc_event event_;       ///< fires at the queue's earliest entry
 };
 
