@@ -55,9 +55,11 @@ Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::sh
     // Wake-up hints pay where the routers' records miss the caches: +10 % on
     // the 512-node bench, ±1 % at 128 and 256 switches, -3.5 % at 64, where
     // describing them is all they cost (docs/PERFORMANCE.md, "Session 29").
-    std::size_t owned = 0;
-    for (const auto& router : routers_) owned += router != nullptr;
-    scheduler_.use_hints(owned >= kHintedSwitches);
+    // The records grow with the input VCs, which the count is taken in.
+    std::size_t input_vcs = 0;
+    for (unsigned s = 0; s < topology_.switches(); ++s)
+        if (routers_[s] != nullptr) input_vcs += std::size_t{topology_.switch_at(s).ports} * config_.router.vcs;
+    scheduler_.use_hints(input_vcs >= kHintedInputVcs);
     // One link per cable end, switch by switch and port by port (the order
     // the torus fabric always built them in).
     links_.resize(port_count);

@@ -141,18 +141,21 @@ void Router::hint_departure(WakeupScheduler::Hint& hint, unsigned requester) con
     hint.add(&inputs_[requester / vcs_].free_at);                // the input's crossbar
     hint.add(head.payload);                                      // data pointer and length
     hint.add(PacketPool::info_address(*head.payload));           // memory manager and PacketInfo
-    if (output.out_if == nullptr) return;
-    const auto* link = reinterpret_cast<const char*>(output.out_if);  // a link's record: two lines (AuroraLink::Path)
-    hint.add(link);
-    hint.add(link + kCacheLineBytes);
+    for (const void* line : receiver_lines(output)) hint.add(line);
+}
+
+std::array<const void*, 2> Router::receiver_lines(const OutputPort& output) {
+    if (output.out_if == nullptr) return {};
+    // Address arithmetic on the integer: a receiver other than a link (a
+    // host port's) may be smaller than two lines.
+    const auto first = reinterpret_cast<std::uintptr_t>(output.out_if);
+    return {output.out_if, reinterpret_cast<const void*>(first + kCacheLineBytes)};
 }
 
 void Router::request_wake(std::uint64_t tick, const AgendaItem& item, std::uint64_t now) {
     next_wake_ = tick;
-    if (scheduler_ && scheduler_->hints())
+    if (scheduler_)
         scheduler_->request(scheduler_id_, tick, [&](WakeupScheduler::Hint& hint) { describe_wake(item, hint); });
-    else if (scheduler_)
-        scheduler_->request(scheduler_id_, tick);
     else
         wake_event_.notify(ticks(tick > now ? tick - now : 0));
 }
@@ -511,10 +514,8 @@ void Router::depart(unsigned port, unsigned requester, std::uint64_t now) {
     // vtable pointer and timing) and the packet's PacketInfo, fetched
     // together while the counters are updated rather than one after the
     // other inside the call.
-    if (output.out_if != nullptr) {
-        __builtin_prefetch(output.out_if);
-        __builtin_prefetch(reinterpret_cast<const char*>(output.out_if) + kCacheLineBytes);
-    }
+    for (const void* line : receiver_lines(output))
+        if (line != nullptr) __builtin_prefetch(line);
     PacketPool::prefetch_info(*packet.payload);
     // The credit return below writes the upstream router's output VC, a
     // line of another router: fetched while the packet is handed over.

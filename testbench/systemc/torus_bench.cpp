@@ -11,7 +11,7 @@
 // delivered packets; wall and CPU time are those of sc_start() alone (on a
 // shared machine the CPU figure is the steadier one). --hints overrides
 // whether the routers give the wake-up scheduler prefetch hints (auto: the
-// fabric decides by its size, Fabric::kHintedSwitches); the simulated
+// fabric decides by its size, Fabric::kHintedInputVcs); the simulated
 // figures are the same either way, only the speed differs.
 #include <chrono>
 #include <ctime>

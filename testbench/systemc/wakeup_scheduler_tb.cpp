@@ -87,6 +87,8 @@ int sc_main(int argc, char** argv) {
     Recorder hinted, plain;
     const unsigned hinted_id = scheduler.attach(hinted, &hinted, 1);
     const unsigned plain_id = scheduler.attach(plain);
+    const bool off_by_default = !scheduler.hints();
+    scheduler.use_hints(true);
     std::vector<std::uint64_t> lines(2 * WakeupScheduler::Hint::kLines);
     const sc_core::sc_time later = kAt + sc_core::sc_time(5, sc_core::SC_NS);
     scheduler.request(hinted_id, later.value(), [&](WakeupScheduler::Hint& hint) {
@@ -97,6 +99,22 @@ int sc_main(int argc, char** argv) {
     bool kept_first = true;
     for (unsigned i = 0; i < WakeupScheduler::Hint::kLines; ++i) kept_first = kept_first && stored[i] == &lines[i];
     scheduler.request(plain_id, later.value());
+    // A request that changes nothing (not earlier than the pending one) is
+    // not described; an earlier one's shorter hint ends in a null.
+    Recorder again;
+    const unsigned again_id = scheduler.attach(again);
+    const auto add_all = [&](WakeupScheduler::Hint& hint) {
+        for (const std::uint64_t& line : lines) hint.add(&line);
+    };
+    scheduler.request(again_id, later.value() + 10, add_all);
+    bool described_late = false;
+    scheduler.request(again_id, later.value() + 11, [&](WakeupScheduler::Hint&) { described_late = true; });
+    scheduler.request(again_id, later.value() + 9, [&](WakeupScheduler::Hint& hint) { hint.add(&lines[9]); });
+    const bool shorter_ends = scheduler.hint_of(again_id)[0] == &lines[9] && scheduler.hint_of(again_id)[1] == nullptr;
+    scheduler.use_hints(false);  // off: nothing described, the stored hint left as it is
+    bool described_off = false;
+    scheduler.request(again_id, later.value() + 8, [&](WakeupScheduler::Hint&) { described_off = true; });
+    const bool left_alone = scheduler.hint_of(again_id)[0] == &lines[9];
     Asker asker("asker", scheduler, now_id, next_id);
     // The order the two timed notifications for kAt are made in.
     if (order == "asker-first") asker.arm();
@@ -115,7 +133,12 @@ int sc_main(int argc, char** argv) {
                   "a wake-up asked for now from another process comes in the next delta cycle, once");
     checks.expect(asked_next.deltas == std::vector<std::uint64_t>{asker.delta + 1},
                   "a wake-up asked for the next delta cycle comes there, once");
+    checks.expect(off_by_default, "hints are off until turned on");
     checks.expect(kept_first, "a hint keeps its first kLines lines and no null");
+    checks.expect(!described_late && shorter_ends,
+                  "a request that changes nothing is not described; a shorter hint that replaces one ends in a null");
+    checks.expect(!described_off && left_alone, "with hints off nothing is described and the stored hint stays");
+    checks.expect(again.deltas.size() == 1, "a client asking again with and without hints wakes once");
     checks.expect(hinted.deltas.size() == 1 && plain.deltas.size() == 1 && hinted.step + 1 == plain.step,
                   "a hinted wake-up comes once, at its tick, before a later request for the same tick");
     bool same = true;  // the scheduler's and the models' inline sc_time from ticks

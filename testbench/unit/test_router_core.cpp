@@ -198,6 +198,19 @@ TEST_CASE("timed agenda: packed and wide items, and renumbered insertion orders,
     check_against_reference(renumbered, make_int, read_int);
 }
 
+TEST_CASE("timed agenda: next_item() is the item pop() returns, ties and spilled entries included") {
+    TimedAgenda<std::uint32_t, 0, 4> agenda;  // packed items, four inline entries, then spilled
+    const std::uint64_t times[] = {50, 20, 20, 70, 20, 10, 50, 90};
+    for (std::uint32_t i = 0; i < 8; ++i) agenda.push(times[i], i);
+    std::vector<std::uint32_t> popped;
+    while (!agenda.empty()) {
+        const std::uint32_t next = agenda.next_item();
+        CHECK(agenda.pop() == next);
+        popped.push_back(next);
+    }
+    CHECK(popped == std::vector<std::uint32_t>{5, 1, 2, 4, 0, 6, 3, 7});
+}
+
 TEST_CASE("timed agenda: inline entries spill, come back when empty, and copy apart") {
     const auto same = [](int i) { return i; };
     TimedAgenda<int, 0, 4> agenda;                // a router's: four entries inline

@@ -49,10 +49,13 @@ struct LinkDrop {
 
 class Fabric : public sc_core::sc_module {
   public:
-    /// Switches a process must hold for its routers to give the wake-up
-    /// scheduler hints (WakeupScheduler::Hint): below it their records stay
-    /// in the caches and describing the hints costs more than it saves.
-    static constexpr std::size_t kHintedSwitches = 256;
+    /// Input VCs (ports x VCs, summed over the switches a process holds)
+    /// from which its routers give the wake-up scheduler hints
+    /// (WakeupScheduler::Hint): below it their records stay in the caches
+    /// and describing the hints costs more than it saves. Measured on
+    /// tori of 2 VCs (7 ports a switch): a loss at 64 switches, level at
+    /// 128 and 256, a gain at 512; this is 256 such switches.
+    static constexpr std::size_t kHintedInputVcs = 256 * 7 * 2;
 
     /// Builds and binds the fabric; throws ConfigError for a bad config.
     Fabric(sc_core::sc_module_name name, const FabricConfig& config);

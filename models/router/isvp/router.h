@@ -316,6 +316,9 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     /// Adds to `hint` the records that handling `item`, and the allocation
     /// and departure it leads to, will read (WakeupScheduler::Hint).
     void describe_wake(const AgendaItem& item, WakeupScheduler::Hint& hint) const;
+    /// The lines a packet handed to `output`'s receiver reads of it first:
+    /// a link's record is two (AuroraLink::Path); none without a receiver.
+    static std::array<const void*, 2> receiver_lines(const OutputPort& output);
     /// Adds those of a departure of `requester`'s head packet to `hint`.
     void hint_departure(WakeupScheduler::Hint& hint, unsigned requester) const;
     void trace_departure(unsigned port, const BufferedPacket& packet, std::uint64_t head_out, std::uint64_t tail_out);

@@ -235,6 +235,8 @@ class WakeupQueue {
     static constexpr unsigned kNone = ~0u;
     unsigned next_client() const { return agenda_.empty() ? kNone : agenda_.next_client(); }
 
+    /// Tick of client `id`'s pending wake-up, or kNever.
+    std::uint64_t due(unsigned id) const { return due_[id]; }
     bool running() const { return running_; }           ///< between start() and finish()
     std::uint64_t pops() const { return pops_; }        ///< entries popped (wake-ups and skipped)
     std::uint64_t wakeups() const { return wakeups_; }  ///< clients woken

@@ -62,7 +62,11 @@ class WakeupScheduler : public sc_core::sc_module {
     class Hint {
       public:
         static constexpr unsigned kLines = 8;
-        using Lines = std::array<const void*, kLines>;  ///< as stored: nulls after the last
+        /// As stored: the lines, then a null if there are fewer than kLines
+        /// (the slots after it hold an earlier hint's lines, unread).
+        using Lines = std::array<const void*, kLines>;
+        Hint(const Hint&) = delete;
+        Hint& operator=(const Hint&) = delete;
         /// Adds the line holding `address`; null and lines beyond kLines are dropped.
         void add(const void* address) {
             if (address != nullptr && size_ < kLines) lines_[size_++] = address;
@@ -88,23 +92,26 @@ class WakeupScheduler : public sc_core::sc_module {
     void request(unsigned id, std::uint64_t tick);
     /// request() with the lines that wake-up will read, which `describe`
     /// adds to the Hint it is given: prefetched with the client's hot lines
-    /// when its entry is the agenda's earliest. The hint replaces the
-    /// client's earlier one: a client asks only for a wake-up earlier than
-    /// the one it has, and that is the one it describes.
+    /// when its entry is the agenda's earliest. Only a request that will
+    /// be the client's pending wake-up (earlier than the one it has) is
+    /// described, and its hint replaces the earlier one; with hints off
+    /// (use_hints()), or for a request that changes nothing, `describe` is
+    /// not called.
     template <typename Describe>
     void request(unsigned id, std::uint64_t tick, Describe&& describe) {
-        if (!hints_on_) return request(id, tick);
-        Hint hint(hints_[id].lines);
-        describe(hint);
-        hint.finish();
+        if (hints_on_ && tick < queue_.due(id)) {
+            Hint hint(hints_[id].lines);
+            describe(hint);
+            hint.finish();
+        }
         request(id, tick);
     }
-    /// Whether hints are taken and prefetched (on by default). A fabric
-    /// whose state fits the caches gains nothing from them and pays for
-    /// describing them, so it turns them off (Fabric, kHintedSwitches).
+    /// Whether hints are taken and prefetched; off until turned on. They
+    /// pay only where the clients' records miss the caches: a Fabric turns
+    /// them on from Fabric::kHintedInputVcs input VCs in the process.
     void use_hints(bool on) { hints_on_ = on; }
     bool hints() const { return hints_on_; }
-    /// Client `id`'s current hint, up to its first null (for tests).
+    /// Client `id`'s stored hint (see Hint::Lines; for tests).
     const Hint::Lines& hint_of(unsigned id) const { return hints_.at(id).lines; }
     /// Wake client `id` now, in the next delta cycle — what an sc_event
     /// notified with SC_ZERO_TIME does for a method — even while the
@@ -124,14 +131,14 @@ class WakeupScheduler : public sc_core::sc_module {
     };
     /// A client's hint as stored: one line, written whole by a request.
     struct alignas(kCacheLineBytes) StoredHint {
-        Hint::Lines lines{};  ///< up to the first null
+        Hint::Lines lines{};  ///< up to the first null (Hint::Lines)
     };
     static_assert(sizeof(StoredHint) == kCacheLineBytes, "a stored hint: one line");
 
     std::vector<Attached> clients_;  ///< by id
     std::vector<StoredHint> hints_;  ///< by id: lines of its next wake-up's work (request() with a hint)
     WakeupQueue queue_;             ///< who wakes when, and when run() must run (SystemC-free)
-    bool hints_on_ = true;          ///< use_hints()
+    bool hints_on_ = false;         ///< use_hints()
     sc_core::sc_event event_;       ///< fires at the queue's earliest entry
 };
 
