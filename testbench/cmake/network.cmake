@@ -95,6 +95,19 @@ set_tests_properties(torus_bench_small_fabric_without_hints PROPERTIES
     PASS_REGULAR_EXPRESSION "${small_figures}.*wake-up hints +off.*ok +every injected packet was delivered intact")
 set_tests_properties(torus_bench_small_fabric_hints_forced_figures_unchanged PROPERTIES
     PASS_REGULAR_EXPRESSION "${small_figures}.*wake-up hints +on.*ok +every injected packet was delivered intact")
+# scripts/ab_bench.py (ISVP_PYTHON3 comes from bench.cmake): two builds or
+# settings alternated; it compares only runs that simulated the same
+# figures, and stops on any that did not.
+add_test(NAME ab_bench_alternates_and_checks_figures
+    COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/scripts/ab_bench.py --a $<TARGET_FILE:torus_bench> --a-args "--hints off"
+            --b $<TARGET_FILE:torus_bench> --b-args "--hints on" --pairs 2 -- --set topology.torus=2x2x2 --duration-us 2)
+set_tests_properties(ab_bench_alternates_and_checks_figures PROPERTIES LABELS bench
+    PASS_REGULAR_EXPRESSION "2 pairs: median packet-hops per CPU second A [0-9.]+ M, B [0-9.]+ M; median ratio B/A [0-9.]+ \\([-+][0-9.]+ %\\); B ahead in [0-2] of 2; simulated figures identical")
+add_test(NAME ab_bench_refuses_different_simulations
+    COMMAND ${ISVP_PYTHON3} ${CMAKE_SOURCE_DIR}/scripts/ab_bench.py --a $<TARGET_FILE:torus_bench>
+            --b $<TARGET_FILE:torus_bench> --b-args "--seed 3" --pairs 1 -- --set topology.torus=2x2x2 --duration-us 2)
+set_tests_properties(ab_bench_refuses_different_simulations PROPERTIES LABELS bench
+    PASS_REGULAR_EXPRESSION "round 1 simulated different figures; compare like with like")
 add_test(NAME torus_bench_wide_routers_figures_unchanged COMMAND torus_bench --duration-us 10 --set router.vcs=10)
 set_tests_properties(torus_bench_wide_routers_figures_unchanged PROPERTIES
     PASS_REGULAR_EXPRESSION "delivered +47047 packets, 283474 packet-hops.*mean latency +2980\\.044 ns, mean link utilisation 23\\.358 %.*simulated +16\\.790 us.*wake-ups +432314 .*wake-up hints +on.*ok +every injected packet was delivered intact"
