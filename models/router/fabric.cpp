@@ -59,7 +59,8 @@ Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::sh
     std::size_t input_vcs = 0;
     for (unsigned s = 0; s < topology_.switches(); ++s)
         if (routers_[s] != nullptr) input_vcs += std::size_t{topology_.switch_at(s).ports} * config_.router.vcs;
-    scheduler_.use_hints(input_vcs >= kHintedInputVcs);
+    const std::string& hints = config_.router.wakeup_hints;
+    scheduler_.use_hints(hints == "on" || (hints == "auto" && input_vcs >= kHintedInputVcs));
     // One link per cable end, switch by switch and port by port (the order
     // the torus fabric always built them in).
     links_.resize(port_count);

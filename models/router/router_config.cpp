@@ -22,6 +22,11 @@ std::vector<std::pair<std::string, std::string>> routing_choices() {
     return choices;
 }
 
+/// What router.wakeup_hints accepts.
+std::vector<std::pair<std::string, std::string>> wakeup_hint_choices() {
+    return {{"auto", "auto"}, {"on", "on"}, {"off", "off"}};
+}
+
 /// The router.* parameters, each once (isvp/parameter_table.h).
 const auto kTable = [](auto& self, auto&& parameter) {
     parameter(param::Real{"router.clock_mhz", "MHz", 1.0, 5000.0, "router clock"}, self.clock_mhz);
@@ -46,6 +51,10 @@ const auto kTable = [](auto& self, auto&& parameter) {
     parameter(param::Choice<std::string>{"router.routing", routing_choices(),
                                          "routing policy: dor = dimension order with dateline VCs"},
               self.routing);
+    parameter(param::Choice<std::string>{"router.wakeup_hints", wakeup_hint_choices(),
+                                         "prefetch hints to the wake-up scheduler (speed only): auto = from "
+                                         "3584 input VCs in the process"},
+              self.wakeup_hints);
 };
 
 }  // namespace

@@ -14,6 +14,13 @@ add_test(NAME default_path_collectives_simulated_times_unchanged
 add_test(NAME default_path_pingpong_simulated_times_unchanged
          COMMAND ${ISVP_PYTHON3} ${golden_bench} ${CMAKE_SOURCE_DIR}/testbench/golden/default_path_ring4_pingpong.txt --
                  $<TARGET_FILE:isvp> bench pingpong --nodes 4 --hops 2 --sizes 8:64K --iterations 2)
+# The routers' wake-up hints (off by default at 16 switches) forced on:
+# a speed option only, the same golden rows.
+add_test(NAME router_wakeup_hints_on_collectives_simulated_times_unchanged
+         COMMAND ${ISVP_PYTHON3} ${golden_bench} ${CMAKE_SOURCE_DIR}/testbench/golden/default_path_torus_4x2x2_collectives.txt --
+                 $<TARGET_FILE:isvp> bench collectives --topology torus:4x2x2 --collectives all --sizes 8,4K,64K
+                 --iterations 1 --offload both --set router.wakeup_hints=on)
+set_tests_properties(router_wakeup_hints_on_collectives_simulated_times_unchanged PROPERTIES LABELS "bench" TIMEOUT 300)
 # Timing-only with the prefetch path: payload-free contributions through
 # standing descriptors (a null data pointer was once copied: SIGSEGV).
 add_test(NAME default_path_timing_only_prefetch_runs

@@ -9,10 +9,11 @@
 // random other nodes from 1 us to 1 + --duration-us us; the run ends when
 // everything is delivered. Packet-hops = router-to-router hops summed over
 // delivered packets; wall and CPU time are those of sc_start() alone (on a
-// shared machine the CPU figure is the steadier one). --hints overrides
-// whether the routers give the wake-up scheduler prefetch hints (auto: the
-// fabric decides by its size, Fabric::kHintedInputVcs); the simulated
-// figures are the same either way, only the speed differs.
+// shared machine the CPU figure is the steadier one). --hints X is
+// --set router.wakeup_hints=X: whether the routers give the wake-up
+// scheduler prefetch hints (auto: the fabric decides by its size,
+// Fabric::kHintedInputVcs); the simulated figures are the same either way,
+// only the speed differs.
 #include <chrono>
 #include <ctime>
 #include <iomanip>
@@ -29,7 +30,6 @@ int sc_main(int argc, char** argv) {
     std::uint32_t payload = 256;
     double duration_us = 50.0;
     std::uint64_t seed = 1;
-    std::string hints = "auto";
     FabricConfig config;
     try {
         FabricConfig::declare(parameters);
@@ -48,10 +48,8 @@ int sc_main(int argc, char** argv) {
                 duration_us = std::stod(value);
             else if (name == "--seed")
                 seed = std::stoull(value);
-            else if (name == "--hints" && (value == "auto" || value == "on" || value == "off"))
-                hints = value;
             else if (name == "--hints")
-                throw ConfigError("--hints takes auto, on or off, not '" + value + "'");
+                parameters.apply_override("router.wakeup_hints=" + value);
             else
                 throw ConfigError("unknown option " + name);
         }
@@ -63,7 +61,6 @@ int sc_main(int argc, char** argv) {
 
     const auto build_start = std::chrono::steady_clock::now();
     TorusWithEndpoints network("torus", config);
-    if (hints != "auto") network.fabric.scheduler().use_hints(hints == "on");
     const sc_core::sc_time start(1, sc_core::SC_US);
     const sc_core::sc_time stop = start + sc_core::sc_time(duration_us, sc_core::SC_US);
     for (unsigned node = 0; node < network.fabric.nodes(); ++node)

@@ -55,6 +55,7 @@ class Fabric : public sc_core::sc_module {
     /// and describing the hints costs more than it saves. Measured on
     /// tori of 2 VCs (7 ports a switch): a loss at 64 switches, level at
     /// 128 and 256, a gain at 512; this is 256 such switches.
+    /// `router.wakeup_hints` = on or off overrides it.
     static constexpr std::size_t kHintedInputVcs = 256 * 7 * 2;
 
     /// Builds and binds the fabric; throws ConfigError for a bad config.

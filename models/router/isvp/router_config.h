@@ -31,6 +31,10 @@ struct RouterConfig {
     unsigned buffer_sizing_tree_depth = 10;   ///< d: deepest collective tree, for min_buf only
     unsigned buffer_sizing_slack = 2;         ///< q: slack, for min_buf only
     std::string routing = "dor";              ///< routing policy name
+    /// Prefetch hints to the fabric's wake-up scheduler (simulator speed
+    /// only, no simulated figure changes): auto (from
+    /// Fabric::kHintedInputVcs input VCs in the process), on or off.
+    std::string wakeup_hints = "auto";
 
     /// Declares the router.* parameters with their defaults, units and ranges.
     static void declare(Parameters& parameters);
