@@ -52,8 +52,8 @@ const auto kTable = [](auto& self, auto&& parameter) {
                                          "routing policy: dor = dimension order with dateline VCs"},
               self.routing);
     parameter(param::Choice<std::string>{"router.wakeup_hints", wakeup_hint_choices(),
-                                         "prefetch hints to the wake-up scheduler (speed only): auto = from "
-                                         "3584 input VCs in the process"},
+                                         "prefetch hints to the wake-up scheduler (speed only): auto = by "
+                                         "the fabric's size (Fabric::kHintedInputVcs)"},
               self.wakeup_hints);
 };
 

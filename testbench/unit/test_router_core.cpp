@@ -60,6 +60,24 @@ TEST_CASE("torus fabric config: topology.torus is validated with a message namin
     CHECK_THROWS_WITH(FabricConfig::from(parameters), Catch::Contains("router.vcs must be at least 2"));
 }
 
+TEST_CASE("request sets: the only member of one word and of several") {
+    CHECK_FALSE(request_bits::only(0));
+    CHECK(*request_bits::only(std::uint64_t{1} << 63) == 63);
+    CHECK(*request_bits::only(std::uint64_t{1} << 5, 128) == 133);
+    CHECK_FALSE(request_bits::only(0b101));
+    RequestSet requests(200);
+    CHECK_FALSE(requests.single());
+    requests.set(130);
+    CHECK(*requests.single() == 130);
+    requests.set(3);  // a member in another word
+    CHECK_FALSE(requests.single());
+    requests.reset(130);
+    requests.set(4);  // two in one word
+    CHECK_FALSE(requests.single());
+    requests.reset(3);
+    CHECK(*requests.single() == 4);
+}
+
 TEST_CASE("round robin: the requester after the last winner wins next") {
     RequestSet requests(5);
     RoundRobinArbiter arbiter(5);

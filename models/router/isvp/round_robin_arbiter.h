@@ -18,6 +18,11 @@ namespace request_bits {
 inline bool single(std::uint64_t word) {
     return word != 0 && (word & (word - 1)) == 0;
 }
+/// `base` plus the only set bit, if exactly one is set.
+inline std::optional<unsigned> only(std::uint64_t word, unsigned base = 0) {
+    if (!single(word)) return std::nullopt;
+    return base + static_cast<unsigned>(__builtin_ctzll(word));
+}
 /// Calls `visit(base + bit)` for each set bit, lowest first.
 template <typename Visit>
 void for_each(std::uint64_t word, unsigned base, Visit&& visit) {
@@ -55,8 +60,9 @@ class RequestSet {
         for (unsigned w = 0; w < used_words_; ++w) {
             const std::uint64_t word = words_[w];
             if (word == 0) continue;
-            if (found || !request_bits::single(word)) return std::nullopt;
-            found = static_cast<unsigned>(w * 64 + static_cast<unsigned>(__builtin_ctzll(word)));
+            if (found) return std::nullopt;
+            found = request_bits::only(word, w * 64);
+            if (!found) return std::nullopt;
         }
         return found;
     }

@@ -347,10 +347,7 @@ class Router : public sc_core::sc_module, private WakeupScheduler::Client, publi
     bool requested(unsigned port) const { return wide() ? wide_requests_[port].any() : outputs_[port].requests != 0; }
     /// The only requester of `port`, if there is exactly one.
     std::optional<unsigned> single_request(unsigned port) const {
-        if (wide()) return wide_requests_[port].single();
-        const std::uint64_t word = outputs_[port].requests;
-        if (!request_bits::single(word)) return std::nullopt;
-        return static_cast<unsigned>(__builtin_ctzll(word));
+        return wide() ? wide_requests_[port].single() : request_bits::only(outputs_[port].requests);
     }
     template <typename Visit>
     void for_each_request(unsigned port, Visit&& visit) const {
