@@ -256,6 +256,9 @@ void CollectiveEngine::run_now() {
     net_port_.drain();
     host_port_.drain();
     kernel_port_.drain();
+    net_port_.finish();
+    host_port_.finish();
+    kernel_port_.finish();
     if (flush_pending_) wake_.at(flush_at_ - sim_now());  // the flush waits on with the rest
     wake_.rearm();
 }

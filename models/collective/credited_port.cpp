@@ -27,18 +27,22 @@ void CreditedOutPort::receive_credit(tlm::tlm_generic_payload& payload, const sc
         return;
     }
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    // Only a packet stopped for credits waits for these; any other drain()
+    // is due anyway (a head, the serialiser, a new packet) and settles them.
     if (delay == sc_core::SC_ZERO_TIME) {
         credits_.grant(credit->vc, credit->phits);
-        wake_->at(sc_core::SC_ZERO_TIME);
+        if (wants_credits_) wake_->at(sc_core::SC_ZERO_TIME);
     } else {
         credits_.arrive(credit->vc, credit->phits, (sim_now() + delay).value());
-        wake_->at(delay);
+        if (wants_credits_) wake_->at(delay);
     }
 }
 
 void CreditedOutPort::drain() {
     // Nothing queued: the returns in flight are counted when a packet needs
     // them (settle counts all due by then, whenever it runs).
+    drain_due_ = false;
+    wants_credits_ = false;
     if (urgent_.empty() && queue_.empty()) return;
     const sc_core::sc_time now = sim_now();
     credits_.settle(now.value());
@@ -60,6 +64,7 @@ void CreditedOutPort::drain() {
         }
         const std::uint32_t phits = o.phits;
         if (!credits_.space_to_send(o.vc, phits)) {
+            wants_credits_ = true;
             if (const std::optional<std::uint64_t> due = credits_.next_due()) wake_->at(sim_time(*due) - now);
             return;  // a zero-delay credit return notifies wake
         }

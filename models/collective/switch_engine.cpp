@@ -95,6 +95,7 @@ void SwitchCollectiveEngine::run() {
     on_cgr_free();
     if (flush_pending_ && sim_now() >= flush_at_) flush_credits();
     port_.drain();
+    port_.finish();
     wake_.rearm();
 }
 

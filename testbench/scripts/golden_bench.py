@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Simulated figures unchanged by simulator-speed work (issue 12).
 
-  golden_bench.py GOLDEN -- ISVP ARGS...   runs ISVP ARGS and compares its output with the
+  golden_bench.py GOLDEN [--max-delta-cycles N] -- ISVP ARGS...
+                                           runs ISVP ARGS and compares its output with the
                                            recorded file GOLDEN, line by line, leaving out
-                                           the lines with wall-clock figures (" wall")
+                                           the lines with wall-clock figures (" wall");
+                                           with --max-delta-cycles, the run's SystemC delta
+                                           cycles ("# simulator:" line) may be at most N
 
 The recorded files were made by the binary before the speed work; any change
 of a latency, a LogGP figure, a call count, the simulated end time or the
 engines' counters fails the test.
 """
 
+import re
 import subprocess
 import sys
 
@@ -20,7 +24,17 @@ def without_wall_time(text):
     return [line for line in text.splitlines() if " wall" not in line and not line.startswith("# payload memory")]
 
 
+def delta_cycles(text):
+    """The delta cycles the "# simulator:" footer reports, or None."""
+    found = re.search(r"^# simulator: .*?(\d+) delta cycles", text, re.MULTILINE)
+    return int(found.group(1)) if found else None
+
+
 def main(argv):
+    max_delta_cycles = None
+    if len(argv) >= 4 and argv[2] == "--max-delta-cycles":
+        max_delta_cycles = int(argv[3])
+        argv = argv[:2] + argv[4:]
     if len(argv) < 4 or argv[2] != "--":
         print(__doc__)
         return 2
@@ -41,6 +55,15 @@ def main(argv):
         print(f"FAIL: {golden}: the simulated figures changed")
         return 1
     print(f"ok: {golden}: {len(expected)} lines identical")
+    if max_delta_cycles is not None:
+        cycles = delta_cycles(done.stdout)
+        if cycles is None:
+            print("FAIL: no delta-cycle count in the output")
+            return 1
+        if cycles > max_delta_cycles:
+            print(f"FAIL: {cycles} delta cycles, more than the {max_delta_cycles} allowed")
+            return 1
+        print(f"ok: {cycles} delta cycles (at most {max_delta_cycles})")
     return 0
 
 

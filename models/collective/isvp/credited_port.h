@@ -61,9 +61,24 @@ class CreditedOutPort {
     /// sender after `delay`.
     void enqueue(const Outgoing& packet, bool urgent, const sc_core::sc_time& delay) {
         RingQueue<Outgoing>& into = urgent ? urgent_ : queue_;
+        const sc_core::sc_time now = sim_now();
         into.push_back(packet);
-        into.back().ready = sim_now() + delay;
-        wake_->at(delay);
+        into.back().ready = now + delay;
+        // Queued for now while the owner runs: its drain() is still to come
+        // (finish() catches one queued after it).
+        if (delay == sc_core::SC_ZERO_TIME && wake_->serving()) {
+            drain_due_ = true;
+            return;
+        }
+        // Not before the serialiser is free: drain() would only ask again then.
+        wake_->at(free_at_ > now + delay ? free_at_ - now : delay);
+    }
+    /// The owner's run ends (after its drain() calls): a packet queued for
+    /// now after this port's drain() wakes the owner in the next delta cycle.
+    void finish() {
+        if (!drain_due_) return;
+        drain_due_ = false;
+        wake_->at(sc_core::SC_ZERO_TIME);
     }
     /// Sets the hook that makes packets queued without one.
     void set_make(Make make) { make_ = std::move(make); }
@@ -88,6 +103,8 @@ class CreditedOutPort {
     CreditLedger credits_;         ///< the receiver's credits per VC, usable now and in flight (ps)
     sc_core::sc_time free_at_;     ///< serialiser free
     EarliestWake* wake_;           ///< the owner's: re-run drain()
+    bool wants_credits_ = false;   ///< drain() last stopped for credits: their returns wake the owner
+    bool drain_due_ = false;       ///< queued for now while the owner runs, not drained since (finish())
 };
 
 }  // namespace isvp

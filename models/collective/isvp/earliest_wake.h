@@ -60,6 +60,8 @@ class EarliestWake {
     void repost() {
         if (pending_ && !serving_) post(due_ - sim_now());
     }
+    /// Between woken() and rearm(): the owner runs.
+    bool serving() const { return serving_; }
     /// The event the owner's method is sensitive to (notified only without a scheduler).
     const sc_core::sc_event& event() const { return event_; }
 
