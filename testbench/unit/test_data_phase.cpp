@@ -7,6 +7,9 @@
 
 #include <cstring>
 #include <deque>
+#include <map>
+#include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -115,10 +118,14 @@ struct Member final : DataPhase::Driver {
             ++phase.results_sent;
         }
     }
-    /// Advances and returns the actions it took.
+    /// Advances and returns the actions it took. advance() moves all that
+    /// can move in one pass: called again at once, it finds nothing.
     std::vector<std::string> step() {
         const std::size_t before = log->size();
         phase.advance(*this);
+        const std::size_t after = log->size();
+        CHECK_FALSE(phase.advance(*this));
+        CHECK(log->size() == after);
         return std::vector<std::string>(log->begin() + static_cast<std::ptrdiff_t>(before), log->end());
     }
 };
@@ -197,4 +204,259 @@ TEST_CASE("a peer's packet of another collective is not taken", "[collective][da
     CHECK(b.step() == Actions{"r1 send step 1 chunk 0", "r1 send step 1 chunk 1"});
     CHECK(a.step() == Actions{"r0 send step 1 chunk 0", "r0 send step 1 chunk 1"});  // nothing taken
     CHECK(a.channel.size() == 2);
+}
+
+// ---------------------------------------------------------------------------
+// N members, every event in a random order: packets, window credits and AgLU
+// completions are delivered one at a time, each member advances after each
+// event that reaches it, and advance() must then have moved everything that
+// could move (a second call finds nothing: one pass in step order is enough,
+// data_phase.h). The results are checked against a plain reduction.
+
+namespace {
+
+struct Cluster;
+
+/// One member of a Cluster: the test's engine for its DataPhase.
+struct Node final : DataPhase::Driver {
+    Cluster* cluster = nullptr;
+    int rank = 0;
+    DataPhase phase;
+    std::map<int, std::int32_t> credits;  ///< window credits toward each peer
+    std::map<int, HeldChannel> channels;  ///< each peer's packets to this member, in order
+    std::vector<std::uint8_t> result;     ///< what went back to the host
+    bool stopped() override { return false; }
+    void send(std::size_t k) override;
+    bool take(std::size_t k) override;
+    bool may_return() override { return true; }
+    void results_ready() override {
+        while (phase.results_sent < phase.results_final) {
+            const std::uint64_t from = phase.chunk_begin(phase.results_sent),
+                                to = phase.chunk_end(phase.results_sent, phase.result.bytes());
+            std::vector<std::uint8_t> chunk(to - from);
+            phase.buffer.gather(phase.result, from, to, chunk.data());
+            result.insert(result.end(), chunk.begin(), chunk.end());
+            ++phase.results_sent;
+        }
+    }
+};
+
+/// Something on its way: a packet, a window credit or an AgLU result.
+struct Event {
+    enum Kind { Packet, Credit, Applied, Contribution } kind;
+    int to = 0;    ///< the member it reaches
+    int from = 0;  ///< the peer it comes from / is for (Packet, Credit)
+    std::size_t step = 0;
+    std::uint64_t offset = 0;                          ///< Applied: buffer bytes of the chunk in the step's stream
+    std::shared_ptr<std::vector<std::uint8_t>> bytes;  ///< Packet: payload; Applied: the combined chunk
+};
+
+struct Cluster {
+    Opcode collective;
+    int size;
+    std::uint32_t block_bytes;
+    std::vector<std::unique_ptr<Node>> nodes;
+    std::vector<std::vector<std::uint8_t>> messages;  ///< each member's request (envelope + contribution)
+    std::vector<Event> in_flight;
+    std::mt19937 random;
+    std::uint64_t second_advances_that_moved = 0;
+
+    Cluster(Opcode op, int members, std::uint32_t block, std::uint32_t window, unsigned seed)
+        : collective(op), size(members), block_bytes(block), random(seed) {
+        for (int r = 0; r < size; ++r) {
+            auto node = std::make_unique<Node>();
+            node->cluster = this;
+            node->rank = r;
+            const Schedule schedule = make_schedule(op, default_algorithm(op), size, r, 0, Fold::Hypercube);
+            DataPhase& phase = node->phase;
+            phase.chunk_bytes = kChunk;
+            phase.sequence = 3;
+            phase.header_bytes = CollectiveEnvelope::kBytes;
+            phase.layout = BlockLayout::uniform(schedule.blocks, block);
+            Node* n = node.get();
+            phase.build(schedule, contribution_span(op, size, r, 0), result_span(op, size, r, 0),
+                        [n, window](std::size_t, const Step& s) {
+                            DataPhase::StepLinks link;
+                            if (s.send) link.credits = &n->credits.emplace(s.send->peer, window).first->second;
+                            if (s.receive) link.channel = &n->channels[s.receive->peer];
+                            return link;
+                        });
+            const BlockSpan mine = contribution_span(op, size, r, 0);
+            std::vector<std::uint8_t> message(CollectiveEnvelope::kBytes + std::uint64_t{mine.count} * block, 0);
+            for (std::size_t i = CollectiveEnvelope::kBytes; i + 4 <= message.size(); i += 4) {
+                const auto v = static_cast<std::int32_t>(1000 * r + i);
+                std::memcpy(message.data() + i, &v, 4);
+            }
+            messages.push_back(std::move(message));
+            nodes.push_back(std::move(node));
+        }
+        // The hosts' bytes come in pieces, in the same random order as the rest.
+        for (int r = 0; r < size; ++r)
+            for (std::uint64_t at = 0; at < messages[r].size(); at += 24)
+                in_flight.push_back(Event{Event::Contribution, r, r, 0, at, nullptr});
+    }
+
+    /// Delivers every event, one at a time, in a random order (within a
+    /// stream, same_stream, in order).
+    void run() {
+        while (!in_flight.empty()) {
+            std::size_t pick = random() % in_flight.size();
+            // The earliest event of the same stream goes first.
+            for (std::size_t i = 0; i < pick; ++i)
+                if (same_stream(in_flight[i], in_flight[pick])) {
+                    pick = i;
+                    break;
+                }
+            const Event e = in_flight[pick];
+            in_flight.erase(in_flight.begin() + static_cast<std::ptrdiff_t>(pick));
+            Node& node = *nodes[e.to];
+            deliver(node, e);
+            node.phase.advance(node);
+            if (node.phase.advance(node)) ++second_advances_that_moved;
+        }
+    }
+
+    /// Streams that stay in order: a member's contribution, one sender's
+    /// packets to one member (deterministic routing) and a member's AgLU
+    /// results (a pipeline: `applied` counts chunks final in order).
+    static bool same_stream(const Event& a, const Event& b) {
+        if (a.kind != b.kind || a.to != b.to) return false;
+        return a.kind != Event::Credit && (a.kind != Event::Packet || a.from == b.from);
+    }
+
+    void deliver(Node& node, const Event& e) {
+        DataPhase& phase = node.phase;
+        switch (e.kind) {
+            case Event::Contribution: {
+                const std::vector<std::uint8_t>& message = messages[e.to];
+                const std::uint64_t bytes = std::min<std::uint64_t>(24, message.size() - e.offset);
+                phase.take_contribution(e.offset, message.data() + e.offset, bytes);
+                break;
+            }
+            case Event::Packet: {
+                HeldPacket p;
+                p.step = static_cast<std::uint8_t>(e.step + 1);
+                p.opcode = collective;
+                p.sequence = phase.sequence;
+                p.offset = static_cast<std::uint32_t>(e.offset);
+                p.payload = e.bytes->data();
+                p.payload_bytes = static_cast<std::uint32_t>(e.bytes->size());
+                p.owner = new std::shared_ptr<std::vector<std::uint8_t>>(e.bytes);
+                node.channels[e.from].push_back(p);
+                break;
+            }
+            case Event::Credit:
+                ++node.credits[e.from];
+                break;
+            case Event::Applied: {
+                DataPhase::StepRun& s = phase.steps[e.step];
+                phase.buffer.scatter(s.recv, e.bytes->data(), e.offset, e.offset + e.bytes->size());
+                ++s.applied;
+                break;
+            }
+        }
+    }
+};
+
+void Node::send(std::size_t k) {
+    DataPhase::StepRun& s = phase.steps[k];
+    const std::uint64_t from = phase.chunk_begin(s.sent), to = phase.chunk_end(s.sent, s.send.bytes());
+    auto payload = std::make_shared<std::vector<std::uint8_t>>(to - from);
+    phase.buffer.gather(s.send, from, to, payload->data());
+    cluster->in_flight.push_back(Event{Event::Packet, s.send_peer, rank, k, from, payload});
+    phase.chunk_sent(k);
+}
+
+bool Node::take(std::size_t k) {
+    DataPhase::StepRun& s = phase.steps[k];
+    HeldChannel& channel = *s.channel;
+    const HeldPacket p = channel.front();
+    const std::uint64_t from = phase.chunk_begin(s.issued), to = phase.chunk_end(s.issued, s.recv.bytes());
+    REQUIRE(p.offset == from);
+    REQUIRE(p.payload_bytes == to - from);
+    auto chunk = std::make_shared<std::vector<std::uint8_t>>(p.payload, p.payload + p.payload_bytes);
+    const bool combines = phase.combines(k);
+    if (combines) {  // local + received, written when the AgLU is done (another event)
+        std::vector<std::uint8_t> local(to - from);
+        phase.buffer.gather(s.recv, from, to, local.data());
+        for (std::size_t i = 0; i + 4 <= local.size(); i += 4) {
+            std::int32_t a = 0, b = 0;
+            std::memcpy(&a, local.data() + i, 4);
+            std::memcpy(&b, chunk->data() + i, 4);
+            const std::int32_t sum = a + b;
+            std::memcpy(chunk->data() + i, &sum, 4);
+        }
+    }
+    ++s.issued;
+    delete static_cast<std::shared_ptr<std::vector<std::uint8_t>>*>(p.owner);
+    channel.pop_front();
+    cluster->in_flight.push_back(Event{Event::Credit, s.recv_peer, rank, k, 0, nullptr});
+    if (combines) {
+        cluster->in_flight.push_back(Event{Event::Applied, rank, rank, k, from, chunk});
+    } else {
+        phase.buffer.scatter(s.recv, chunk->data(), from, to);
+        ++s.applied;
+    }
+    return true;
+}
+
+/// Element `byte` (a multiple of 4) of member r's contribution.
+std::int32_t contributed(int r, std::uint64_t byte) {
+    return static_cast<std::int32_t>(1000 * r + CollectiveEnvelope::kBytes + byte);
+}
+
+/// The plain reference: what member r's result must hold.
+std::vector<std::int32_t> reference(Opcode op, int size, int r, std::uint32_t block) {
+    std::vector<std::int32_t> want;
+    const std::uint32_t words = block / 4;
+    switch (op) {
+        case Opcode::Allreduce:
+            for (std::uint32_t i = 0; i < words; ++i) {
+                std::int32_t sum = 0;
+                for (int q = 0; q < size; ++q) sum += contributed(q, 4 * i);
+                want.push_back(sum);
+            }
+            break;
+        case Opcode::ReduceScatter:
+            for (std::uint32_t i = 0; i < words; ++i) {
+                std::int32_t sum = 0;
+                for (int q = 0; q < size; ++q) sum += contributed(q, std::uint64_t{block} * r + 4 * i);
+                want.push_back(sum);
+            }
+            break;
+        case Opcode::Allgather:
+            for (int q = 0; q < size; ++q)
+                for (std::uint32_t i = 0; i < words; ++i) want.push_back(contributed(q, 4 * i));
+            break;
+        case Opcode::Bcast:
+            for (std::uint32_t i = 0; i < words; ++i) want.push_back(contributed(0, 4 * i));
+            break;
+        default:
+            break;
+    }
+    return want;
+}
+
+}  // namespace
+
+TEST_CASE("one advance() moves all that can move, whatever the order of packets, credits and AgLU results",
+          "[collective][data_phase]") {
+    for (const Opcode op : {Opcode::Allreduce, Opcode::ReduceScatter, Opcode::Allgather, Opcode::Bcast})
+        for (const int size : {2, 5, 8})
+            for (const std::uint32_t block : {4u, 36u, 100u})
+                for (const unsigned seed : {1u, 2u, 3u}) {
+                    CAPTURE(to_string(op), size, block, seed);
+                    Cluster cluster(op, size, block, /*window=*/2, seed);
+                    cluster.run();
+                    CHECK(cluster.second_advances_that_moved == 0);
+                    for (int r = 0; r < size; ++r) {
+                        CAPTURE(r);
+                        const Node& node = *cluster.nodes[r];
+                        CHECK(node.phase.complete());
+                        const std::vector<std::int32_t> want = reference(op, size, r, block);
+                        std::vector<std::int32_t> got(node.result.size() / 4);
+                        std::memcpy(got.data(), node.result.data(), got.size() * 4);
+                        CHECK(got == want);
+                    }
+                }
 }

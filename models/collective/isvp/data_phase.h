@@ -122,34 +122,40 @@ class DataPhase {
     /// Message bytes [offset, offset + bytes) of the host's request: the part
     /// past the envelope [+ counts] is contribution.
     void take_contribution(std::uint64_t offset, const std::uint8_t* data, std::uint64_t bytes);
-    /// Runs until nothing can move or the driver stops it; true if anything
-    /// moved. `D`: a Driver; the owner's `final` driver type lets its calls
-    /// (several per step and pass) be inlined.
+    /// Moves everything that can move until the driver stops it; true if
+    /// anything moved. `D`: a Driver; the owner's `final` driver type lets
+    /// its calls (several per step) be inlined.
+    ///
+    /// One pass in step order is enough: whether a step may send or take
+    /// depends on earlier steps (the bytes they write or still read, their
+    /// order with the same peer) and on its own sends, never on a later
+    /// step, so what a step's sends and takes unblock comes after it in
+    /// the same pass, and the results after every step. (A driver that
+    /// refuses a take, for want of a CGR unit, refuses it again until
+    /// something outside the pass frees one.) test_data_phase.cpp checks
+    /// that a second advance() finds nothing to do.
     template <typename D>
     bool advance(D& driver) {
-        bool any = false;
-        for (bool moved = true; moved && !driver.stopped();) {
-            moved = false;
-            while (first_open < steps.size() && steps[first_open].send_done() && steps[first_open].recv_done())
-                ++first_open;
-            for (std::size_t k = first_open; k < steps.size() && !driver.stopped(); ++k) {
-                while (can_send(k)) {
-                    driver.send(k);
-                    moved = true;
-                }
-                while (!driver.stopped() && can_take(k)) {
-                    if (!driver.take(k)) break;
-                    moved = true;
-                }
-            }
-            while (driver.may_return() && !driver.stopped() && can_return()) {
-                ++results_final;
+        if (driver.stopped()) return false;
+        bool moved = false;
+        skip_done_steps();
+        for (std::size_t k = first_open; k < steps.size() && !driver.stopped(); ++k) {
+            while (can_send(k)) {
+                driver.send(k);
                 moved = true;
             }
-            driver.results_ready();
-            any = any || moved;
+            while (!driver.stopped() && can_take(k)) {
+                if (!driver.take(k)) break;
+                moved = true;
+            }
         }
-        return any;
+        while (driver.may_return() && !driver.stopped() && can_return()) {
+            ++results_final;
+            moved = true;
+        }
+        driver.results_ready();
+        skip_done_steps();  // complete() reads first_open
+        return moved;
     }
     /// Every chunk sent and applied, the contribution in and every result chunk returned.
     bool complete() const {
@@ -192,6 +198,10 @@ class DataPhase {
     }
 
   private:
+    void skip_done_steps() {
+        while (first_open < steps.size() && steps[first_open].send_done() && steps[first_open].recv_done())
+            ++first_open;
+    }
     /// The rest of can_send / can_take: ordering and byte dependencies
     /// (remembers what it found to wait for in send_wait / take_wait).
     bool send_ready(std::size_t k);
