@@ -7,10 +7,12 @@
 // cycle less). Packet-level, approximately timed.
 //
 // Not an sc_module: it asks its owner's EarliestWake for the times drain()
-// is due; the owner's method (sensitive to that wake-up) calls drain(), and
-// forwards the credit socket's b_transport to receive_credit(); so any
-// engine (a torus node's, a switch's with R ports) keeps one per output and
-// its processes stay its own.
+// is due; the owner's method (sensitive to that wake-up) calls drain() and
+// then finish(), and forwards the credit socket's b_transport to
+// receive_credit(); so any engine (a torus node's, a switch's with R ports)
+// keeps one per output and its processes stay its own. It asks only for
+// wake-ups at which drain() can send: a credit return wakes the owner only
+// while a packet waits for credits.
 #pragma once
 
 #include <cstdint>
@@ -57,8 +59,10 @@ class CreditedOutPort {
     CreditedOutPort(std::string owner, Socket& socket, const sc_core::sc_time& cycle, unsigned phits_per_cycle,
                     EarliestWake& wake, Left left);
 
-    /// Queues `packet` (urgent: ahead of the ordinary queue) and wakes the
-    /// sender after `delay`.
+    /// Queues `packet` (urgent: ahead of the ordinary queue), to leave no
+    /// earlier than `delay` from now, and asks for the owner's wake-up then
+    /// (or when the serialiser is free, if later; queued for now while the
+    /// owner runs, its drain() in that run sends it).
     void enqueue(const Outgoing& packet, bool urgent, const sc_core::sc_time& delay) {
         RingQueue<Outgoing>& into = urgent ? urgent_ : queue_;
         const sc_core::sc_time now = sim_now();
