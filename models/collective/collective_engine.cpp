@@ -256,9 +256,9 @@ void CollectiveEngine::run_now() {
     net_port_.drain();
     host_port_.drain();
     kernel_port_.drain();
-    net_port_.finish();
-    host_port_.finish();
-    kernel_port_.finish();
+    net_port_.end_of_run();
+    host_port_.end_of_run();
+    kernel_port_.end_of_run();
     if (flush_pending_) wake_.at(flush_at_ - sim_now());  // the flush waits on with the rest
     wake_.rearm();
 }
@@ -2079,6 +2079,13 @@ void CollectiveEngine::on_cgra_done() {
         cgra_.running_contexts &= ~(1u << context);
         progress(context);
     }
+    // One event for every context's program: a later program's notification
+    // was overridden by an earlier one's (SystemC keeps the earliest), so
+    // each still running asks again.
+    for (std::uint32_t busy = cgra_.running_contexts; busy != 0; busy &= busy - 1) {
+        const Active& a = context_at(static_cast<unsigned>(__builtin_ctz(busy))).active;
+        if (a.running && a.cgra && a.cgra_ready_ps > now) cgra_event_.notify(sim_time(a.cgra_ready_ps - now));
+    }
 }
 
 // Ingress kernels (higher-order collectives, docs/FUSED.md): the host's
@@ -2195,6 +2202,10 @@ void CollectiveEngine::on_ingress_ready() {
             std::any_of(c.waiting.begin(), c.waiting.end(), [&](const Request& r) { return r.ready_ps > now; });
         if (!waits && !c.feed) ingress_contexts_ &= ~(1u << context);
         if (!c.waiting.empty() && c.waiting.front().ready_ps <= now) progress(context);
+        // One event for every context's kernels (SystemC keeps the earliest
+        // notification): requests still in theirs ask again.
+        for (const Request& r : c.waiting)
+            if (r.ready_ps > now) ingress_event_.notify(sim_time(r.ready_ps - now));
     }
 }
 

@@ -39,10 +39,10 @@ void CreditedOutPort::receive_credit(tlm::tlm_generic_payload& payload, const sc
 }
 
 void CreditedOutPort::drain() {
-    // Nothing queued: the returns in flight are counted when a packet needs
-    // them (settle counts all due by then, whenever it runs).
     drain_due_ = false;
     wants_credits_ = false;
+    // Nothing queued: the returns in flight are counted when a packet needs
+    // them (settle counts all due by then, whenever it runs).
     if (urgent_.empty() && queue_.empty()) return;
     const sc_core::sc_time now = sim_now();
     credits_.settle(now.value());

@@ -95,7 +95,7 @@ void SwitchCollectiveEngine::run() {
     on_cgr_free();
     if (flush_pending_ && sim_now() >= flush_at_) flush_credits();
     port_.drain();
-    port_.finish();
+    port_.end_of_run();
     wake_.rearm();
 }
 

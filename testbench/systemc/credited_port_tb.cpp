@@ -56,6 +56,7 @@ class Harness : public sc_core::sc_module {
     void drain() {
         wake_.woken();
         port_.drain();
+        port_.end_of_run();
         wake_.rearm();
     }
     void on_packet(tlm::tlm_generic_payload& p, sc_time&) {

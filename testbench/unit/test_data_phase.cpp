@@ -258,8 +258,10 @@ struct Cluster {
     std::vector<std::unique_ptr<Node>> nodes;
     std::vector<std::vector<std::uint8_t>> messages;  ///< each member's request (envelope + contribution)
     std::vector<Event> in_flight;
+    std::vector<std::shared_ptr<std::vector<std::uint8_t>>> delivered;  ///< payloads of packets held in channels
     std::mt19937 random;
     std::uint64_t second_advances_that_moved = 0;
+    std::uint64_t completions_seen_late = 0;  ///< complete() only after a second advance()
 
     Cluster(Opcode op, int members, std::uint32_t block, std::uint32_t window, unsigned seed)
         : collective(op), size(members), block_bytes(block), random(seed) {
@@ -312,7 +314,9 @@ struct Cluster {
             Node& node = *nodes[e.to];
             deliver(node, e);
             node.phase.advance(node);
+            const bool complete = node.phase.complete();  // as the engine asks, after one advance()
             if (node.phase.advance(node)) ++second_advances_that_moved;
+            if (node.phase.complete() != complete) ++completions_seen_late;
         }
     }
 
@@ -341,7 +345,7 @@ struct Cluster {
                 p.offset = static_cast<std::uint32_t>(e.offset);
                 p.payload = e.bytes->data();
                 p.payload_bytes = static_cast<std::uint32_t>(e.bytes->size());
-                p.owner = new std::shared_ptr<std::vector<std::uint8_t>>(e.bytes);
+                delivered.push_back(e.bytes);  // the payload stays where p points
                 node.channels[e.from].push_back(p);
                 break;
             }
@@ -388,7 +392,6 @@ bool Node::take(std::size_t k) {
         }
     }
     ++s.issued;
-    delete static_cast<std::shared_ptr<std::vector<std::uint8_t>>*>(p.owner);
     channel.pop_front();
     cluster->in_flight.push_back(Event{Event::Credit, s.recv_peer, rank, k, 0, nullptr});
     if (combines) {
@@ -449,6 +452,7 @@ TEST_CASE("one advance() moves all that can move, whatever the order of packets,
                     Cluster cluster(op, size, block, /*window=*/2, seed);
                     cluster.run();
                     CHECK(cluster.second_advances_that_moved == 0);
+                    CHECK(cluster.completions_seen_late == 0);
                     for (int r = 0; r < size; ++r) {
                         CAPTURE(r);
                         const Node& node = *cluster.nodes[r];

@@ -32,7 +32,7 @@
 // validation (collective_request.h), DataPhase (the data phase's state
 // machine) and ArgumentAgreement (Active derives from both),
 // SequenceTracker (sequences and early abort notices) — and to
-// CreditedOutPort for its two outputs.
+// CreditedOutPort for its three outputs.
 #pragma once
 
 #include <array>

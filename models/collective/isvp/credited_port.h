@@ -8,11 +8,12 @@
 //
 // Not an sc_module: it asks its owner's EarliestWake for the times drain()
 // is due; the owner's method (sensitive to that wake-up) calls drain() and
-// then finish(), and forwards the credit socket's b_transport to
+// then end_of_run(), and forwards the credit socket's b_transport to
 // receive_credit(); so any engine (a torus node's, a switch's with R ports)
-// keeps one per output and its processes stay its own. It asks only for
-// wake-ups at which drain() can send: a credit return wakes the owner only
-// while a packet waits for credits.
+// keeps one per output and its processes stay its own. It asks for no
+// wake-up it knows drain() would spend asking for a later one: a credit
+// return wakes the owner only while a packet waits for credits, a packet
+// queued behind a busy serialiser not before it is free.
 #pragma once
 
 #include <cstdint>
@@ -62,14 +63,14 @@ class CreditedOutPort {
     /// Queues `packet` (urgent: ahead of the ordinary queue), to leave no
     /// earlier than `delay` from now, and asks for the owner's wake-up then
     /// (or when the serialiser is free, if later; queued for now while the
-    /// owner runs, its drain() in that run sends it).
+    /// owner runs, its drain() in that run considers it).
     void enqueue(const Outgoing& packet, bool urgent, const sc_core::sc_time& delay) {
         RingQueue<Outgoing>& into = urgent ? urgent_ : queue_;
         const sc_core::sc_time now = sim_now();
         into.push_back(packet);
         into.back().ready = now + delay;
         // Queued for now while the owner runs: its drain() is still to come
-        // (finish() catches one queued after it).
+        // (end_of_run() catches one queued after it).
         if (delay == sc_core::SC_ZERO_TIME && wake_->serving()) {
             drain_due_ = true;
             return;
@@ -78,11 +79,13 @@ class CreditedOutPort {
         wake_->at(free_at_ > now + delay ? free_at_ - now : delay);
     }
     /// The owner's run ends (after its drain() calls): a packet queued for
-    /// now after this port's drain() wakes the owner in the next delta cycle.
-    void finish() {
+    /// now after this port's drain() wakes the owner in the next delta cycle
+    /// (or when the serialiser is free, if later).
+    void end_of_run() {
         if (!drain_due_) return;
         drain_due_ = false;
-        wake_->at(sc_core::SC_ZERO_TIME);
+        const sc_core::sc_time now = sim_now();
+        wake_->at(free_at_ > now ? free_at_ - now : sc_core::SC_ZERO_TIME);
     }
     /// Sets the hook that makes packets queued without one.
     void set_make(Make make) { make_ = std::move(make); }
@@ -108,7 +111,7 @@ class CreditedOutPort {
     sc_core::sc_time free_at_;     ///< serialiser free
     EarliestWake* wake_;           ///< the owner's: re-run drain()
     bool wants_credits_ = false;   ///< drain() last stopped for credits: their returns wake the owner
-    bool drain_due_ = false;       ///< queued for now while the owner runs, not drained since (finish())
+    bool drain_due_ = false;       ///< queued for now while the owner runs, not drained since (end_of_run())
 };
 
 }  // namespace isvp

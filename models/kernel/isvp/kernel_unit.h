@@ -184,6 +184,7 @@ class KernelUnit : public sc_core::sc_module, private SmiBackend {
     void drain() {
         out_wake_.woken();
         out_.drain();
+        out_.end_of_run();
         out_wake_.rearm();
     }
     void on_arrivals();
