@@ -10,6 +10,14 @@ foreach(n 4 8)
   set_tests_properties(mpi_fused_nonblocking_${n}_ranks_offload_on mpi_fused_nonblocking_${n}_ranks_offload_off
                        PROPERTIES LABELS "mpi;fused")
 endforeach()
+# Two semi-fused calls in flight on two contexts, the later one's program
+# done first: each engine's one CGRA event must still wake it for the other
+# (a lost notification was a deadlock).
+isvp_mpi_program(fused_two_programs fused_two_programs.c)
+add_custom_target(isvp_mpi_fused_two_programs ALL DEPENDS ${isvp_mpi_test_binaries}/fused_two_programs)
+isvp_mpi_test(fused_two_programs_4_ranks 4 2x2x1 fused_two_programs)
+set_tests_properties(mpi_fused_two_programs_4_ranks_offload_on mpi_fused_two_programs_4_ranks_offload_off
+                     PROPERTIES LABELS "mpi;fused" PASS_REGULAR_EXPRESSION "fused_two_programs: passed")
 
 # Fully fused FEM (Allgather -> prefix sum in the CGRA -> Allgather with
 # unequal counts that the engine fills from the program's output): the path
