@@ -2084,7 +2084,8 @@ void CollectiveEngine::on_cgra_done() {
     // each still running asks again.
     for (std::uint32_t busy = cgra_.running_contexts; busy != 0; busy &= busy - 1) {
         const Active& a = context_at(static_cast<unsigned>(__builtin_ctz(busy))).active;
-        if (a.running && a.cgra && a.cgra_ready_ps > now) cgra_event_.notify(sim_time(a.cgra_ready_ps - now));
+        if (a.running && a.cgra && a.cgra_ready_ps != kNever && a.cgra_ready_ps > now)  // kNever: not started
+            cgra_event_.notify(sim_time(a.cgra_ready_ps - now));
     }
 }
 
