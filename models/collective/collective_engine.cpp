@@ -2199,14 +2199,14 @@ void CollectiveEngine::on_ingress_ready() {
             feed_ingress(context);
             if (!c.feed || c.feed->fed != before) progress(context);
         }
-        const bool waits =
-            std::any_of(c.waiting.begin(), c.waiting.end(), [&](const Request& r) { return r.ready_ps > now; });
-        if (!waits && !c.feed) ingress_contexts_ &= ~(1u << context);
-        if (!c.waiting.empty() && c.waiting.front().ready_ps <= now) progress(context);
-        // One event for every context's kernels (SystemC keeps the earliest
-        // notification): requests still in theirs ask again.
+        std::uint64_t next = kNever;  // the earliest request still in its kernel
         for (const Request& r : c.waiting)
-            if (r.ready_ps > now) ingress_event_.notify(sim_time(r.ready_ps - now));
+            if (r.ready_ps > now) next = std::min(next, r.ready_ps);
+        if (next == kNever && !c.feed) ingress_contexts_ &= ~(1u << context);
+        if (!c.waiting.empty() && c.waiting.front().ready_ps <= now) progress(context);
+        // One event for every context's kernels, and SystemC keeps only the
+        // earliest notification: a context still waiting asks again.
+        if (next != kNever) ingress_event_.notify(sim_time(next - now));
     }
 }
 

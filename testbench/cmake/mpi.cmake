@@ -25,7 +25,8 @@ function(isvp_mpi_program name source)
   add_custom_command(
     OUTPUT ${isvp_mpi_test_binaries}/${name}
     COMMAND ${wrapper} ${flags} ${isvp_mpi_test_sources}/${source} -o ${isvp_mpi_test_binaries}/${name}
-    DEPENDS ${isvp_mpi_test_sources}/${source} ${isvp_mpi_test_sources}/mpi_check.h ${wrapper}
+    DEPENDS ${isvp_mpi_test_sources}/${source} ${isvp_mpi_test_sources}/mpi_check.h
+            ${isvp_mpi_test_sources}/cgra_programs.h ${wrapper}
             ${CMAKE_BINARY_DIR}/lib/libisvp_mpi.a isvp_mpi_bundle
     COMMENT "${name}: ${source} with the MPI compiler wrapper"
     VERBATIM)

@@ -15,16 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgra_programs.h"
 #include "isvp_fused.h"
 #include "mpi_check.h"
 
 static int offload_on(void) {
     const char* v = getenv("ISVP_MPI_OFFLOAD");
     return v == NULL || strcmp(v, "0") != 0;
-}
-
-static uint32_t head(unsigned type, unsigned lanes, unsigned n) {
-    return 0xC6u << 24 | 1u << 20 | type << 16 | lanes << 8 | n;
 }
 
 /* x * 3 + rank + index (int32: MUL 3, ADD rank, ADD index). */
@@ -93,11 +90,11 @@ int main(int argc, char** argv) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     const int offload = offload_on();
 
-    const uint32_t int_words[] = {head(0, 4, 3), 3, 3, 0, 1 | 1u << 8, 0, 0, 1 | 2u << 8, 0, 0};
+    const uint32_t int_words[] = {cgra_head(0, 4, 3), 3, 3, 0, 1 | 1u << 8, 0, 0, 1 | 2u << 8, 0, 0};
     float three_quarters = 0.75f;
     uint32_t tq_bits;
     memcpy(&tq_bits, &three_quarters, 4);
-    const uint32_t float_words[] = {head(2, 8, 3), 3, tq_bits, 0, 1 | 1u << 8, 0, 0, 1 | 2u << 8, 0, 0};
+    const uint32_t float_words[] = {cgra_head(2, 8, 3), 3, tq_bits, 0, 1 | 1u << 8, 0, 0, 1 | 2u << 8, 0, 0};
     MPIX_Cgra_program ints, floats;
     CHECK_INT(MPIX_Cgra_program_create(int_words, 10, &ints), MPI_SUCCESS);
     CHECK_INT(MPIX_Cgra_program_create(float_words, 10, &floats), MPI_SUCCESS);

@@ -17,16 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgra_programs.h"
 #include "isvp_fused.h"
 #include "mpi_check.h"
 
 static int offload_on(void) {
     const char* v = getenv("ISVP_MPI_OFFLOAD");
     return v == NULL || strcmp(v, "0") != 0;
-}
-
-static uint32_t head(unsigned type, unsigned lanes, unsigned n) {
-    return 0xC6u << 24 | 1u << 20 | type << 16 | lanes << 8 | n;
 }
 
 int main(int argc, char** argv) {
@@ -42,9 +39,7 @@ int main(int argc, char** argv) {
     const int gathers = offload && !reductions_only;
 
     /* Allreduce -> op -> Alltoall. */
-    const uint32_t words[] = {head(0, 4, 3), 3, 3, 0, 1 | 1u << 8, 0, 0, 6, 0, 0};
-    MPIX_Cgra_program program;
-    CHECK_INT(MPIX_Cgra_program_create(words, 10, &program), MPI_SUCCESS);
+    MPIX_Cgra_program program = cgra_is_program();
     const int per_rank[] = {1, 16, 1100};
     for (int s = 0; s < 3; ++s) {
         const int count = per_rank[s] * size;
@@ -109,7 +104,8 @@ int main(int argc, char** argv) {
     double half = 0.5;
     uint64_t half_bits;
     memcpy(&half_bits, &half, 8);
-    const uint32_t scale_words[] = {head(3, 2, 2), 3, (uint32_t)half_bits, (uint32_t)(half_bits >> 32), 1 | 2u << 8, 0, 0};
+    const uint32_t scale_words[] = {
+        cgra_head(3, 2, 2), 3, (uint32_t)half_bits, (uint32_t)(half_bits >> 32), 1 | 2u << 8, 0, 0};
     MPIX_Cgra_program scale;
     CHECK_INT(MPIX_Cgra_program_create(scale_words, 7, &scale), MPI_SUCCESS);
     double mine[5], gathered[5 * 64];
@@ -125,17 +121,17 @@ int main(int argc, char** argv) {
     /* Malformed programs: refused at load with a clear error. */
     MPIX_Cgra_program bad = MPIX_CGRA_PROGRAM_NULL;
     const uint32_t bad_magic[] = {0x12345601u, 1, 0, 0};
-    const uint32_t bad_opcode[] = {head(0, 1, 1), 42, 0, 0};
-    const uint32_t bad_shift[] = {head(2, 1, 1), 8, 3, 0};      /* SHL on float */
-    const uint32_t bad_length[] = {head(0, 1, 2), 1, 0, 0};     /* 2 instructions, 1 given */
-    const uint32_t too_many_lanes[] = {head(0, 128, 1), 1, 0, 0};
+    const uint32_t bad_opcode[] = {cgra_head(0, 1, 1), 42, 0, 0};
+    const uint32_t bad_shift[] = {cgra_head(2, 1, 1), 8, 3, 0};  /* SHL on float */
+    const uint32_t bad_length[] = {cgra_head(0, 1, 2), 1, 0, 0}; /* 2 instructions, 1 given */
+    const uint32_t too_many_lanes[] = {cgra_head(0, 128, 1), 1, 0, 0};
     const uint32_t* bads[] = {bad_magic, bad_opcode, bad_shift, bad_length, too_many_lanes};
     for (int b = 0; b < 5; ++b) {
         CHECK_INT(MPIX_Cgra_program_create(bads[b], 4, &bad), MPI_ERR_ARG);
         CHECK(bad == MPIX_CGRA_PROGRAM_NULL);
     }
     /* More instructions than the switch has PEs (8): the switch refuses, the host-only path accepts. */
-    uint32_t nine[1 + 27] = {head(0, 1, 9)};
+    uint32_t nine[1 + 27] = {cgra_head(0, 1, 9)};
     for (int i = 0; i < 9; ++i) nine[1 + 3 * i] = 1;
     CHECK_INT(MPIX_Cgra_program_create(nine, 28, &bad), offload ? MPI_ERR_ARG : MPI_SUCCESS);
     if (bad) MPIX_Cgra_program_free(&bad);

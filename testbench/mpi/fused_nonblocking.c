@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgra_programs.h"
 #include "isvp_fused.h"
 #include "mpi_check.h"
 
@@ -22,24 +23,12 @@ static int offload_on(void) {
     return v == NULL || strcmp(v, "0") != 0;
 }
 
-static uint32_t head(unsigned type, unsigned lanes, unsigned n) {
-    return 0xC6u << 24 | 1u << 20 | type << 16 | lanes << 8 | n;
-}
-
-/* A program: MUL 3, ADD rank, PREFIX_SUM (int32). */
-static MPIX_Cgra_program is_program(void) {
-    const uint32_t words[] = {head(0, 4, 3), 3, 3, 0, 1 | 1u << 8, 0, 0, 6, 0, 0};
-    MPIX_Cgra_program p = MPIX_CGRA_PROGRAM_NULL;
-    CHECK_INT(MPIX_Cgra_program_create(words, 10, &p), MPI_SUCCESS);
-    return p;
-}
-
 /* A program on doubles: x * 0.5 + element index. */
 static MPIX_Cgra_program double_program(void) {
     double half = 0.5;
     uint64_t bits;
     memcpy(&bits, &half, 8);
-    const uint32_t words[] = {head(3, 2, 2), 3, (uint32_t)bits, (uint32_t)(bits >> 32), 1 | 2u << 8, 0, 0};
+    const uint32_t words[] = {cgra_head(3, 2, 2), 3, (uint32_t)bits, (uint32_t)(bits >> 32), 1 | 2u << 8, 0, 0};
     MPIX_Cgra_program p = MPIX_CGRA_PROGRAM_NULL;
     CHECK_INT(MPIX_Cgra_program_create(words, 7, &p), MPI_SUCCESS);
     return p;
@@ -60,7 +49,7 @@ int main(int argc, char** argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     const int offload = offload_on();
-    MPIX_Cgra_program is = is_program(), dbl = double_program();
+    MPIX_Cgra_program is = cgra_is_program(), dbl = double_program();
     MPI_Request request;
 
     /* IS: Allreduce -> op -> Alltoall, blocking and nonblocking alike. */
@@ -159,7 +148,7 @@ int main(int argc, char** argv) {
     {
         MPI_Comm other;
         CHECK_INT(MPI_Comm_dup(MPI_COMM_WORLD, &other), MPI_SUCCESS);
-        MPIX_Cgra_program temporary = is_program();
+        MPIX_Cgra_program temporary = cgra_is_program();
         const int count = 4 * size;
         int local[4 * 64], op[4 * 64], out[4 * 64], ref_op[4 * 64], ref_out[4 * 64];
         int values[3] = {rank, rank + 1, rank + 2}, gathered[3 * 64], ref_gathered[3 * 64];

@@ -11,20 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgra_programs.h"
 #include "isvp_fused.h"
 #include "mpi_check.h"
-
-static uint32_t head(unsigned type, unsigned lanes, unsigned n) {
-    return 0xC6u << 24 | 1u << 20 | type << 16 | lanes << 8 | n;
-}
-
-/* A program: MUL 3, ADD rank, PREFIX_SUM (int32). */
-static MPIX_Cgra_program is_program(void) {
-    const uint32_t words[] = {head(0, 4, 3), 3, 3, 0, 1 | 1u << 8, 0, 0, 6, 0, 0};
-    MPIX_Cgra_program p = MPIX_CGRA_PROGRAM_NULL;
-    CHECK_INT(MPIX_Cgra_program_create(words, 10, &p), MPI_SUCCESS);
-    return p;
-}
 
 /* The long call on `other`, `between` blocking Allreduces on the world, the
  * short call on the world; both waited for together. */
@@ -60,7 +49,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK_INT(size, 4);
-    MPIX_Cgra_program is = is_program();
+    MPIX_Cgra_program is = cgra_is_program();
     MPI_Comm other;
     CHECK_INT(MPI_Comm_dup(MPI_COMM_WORLD, &other), MPI_SUCCESS);
     const int counts[] = {1024, 4096};

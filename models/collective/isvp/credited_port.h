@@ -75,8 +75,7 @@ class CreditedOutPort {
             drain_due_ = true;
             return;
         }
-        // Not before the serialiser is free: drain() would only ask again then.
-        wake_->at(free_at_ > now + delay ? free_at_ - now : delay);
+        wake_after(now, delay);
     }
     /// The owner's run ends (after its drain() calls): a packet queued for
     /// now after this port's drain() wakes the owner in the next delta cycle
@@ -84,8 +83,7 @@ class CreditedOutPort {
     void end_of_run() {
         if (!drain_due_) return;
         drain_due_ = false;
-        const sc_core::sc_time now = sim_now();
-        wake_->at(free_at_ > now ? free_at_ - now : sc_core::SC_ZERO_TIME);
+        wake_after(sim_now(), sc_core::SC_ZERO_TIME);
     }
     /// Sets the hook that makes packets queued without one.
     void set_make(Make make) { make_ = std::move(make); }
@@ -99,6 +97,12 @@ class CreditedOutPort {
     void drain();
 
   private:
+    /// The owner's wake-up `delay` after `now`, but not before the
+    /// serialiser is free (drain() would only ask again then).
+    void wake_after(const sc_core::sc_time& now, const sc_core::sc_time& delay) {
+        wake_->at(free_at_ > now + delay ? free_at_ - now : delay);
+    }
+
     std::string owner_;            ///< the owning module's name (messages)
     Socket* socket_;               ///< where packets go
     sc_core::sc_time cycle_;       ///< one clock cycle
