@@ -1,10 +1,12 @@
 /* CGRA programs shared by the fused-collective test programs (isvp_fused.h,
- * instruction format in docs/FUSED.md). Include after isvp_fused.h and
- * mpi_check.h. */
+ * instruction format in docs/FUSED.md). */
 #ifndef ISVP_CGRA_PROGRAMS_H
 #define ISVP_CGRA_PROGRAMS_H
 
 #include <stdint.h>
+
+#include "isvp_fused.h"
+#include "mpi_check.h"
 
 /* A program's header word: element type, lanes, instruction count. */
 static inline uint32_t cgra_head(unsigned type, unsigned lanes, unsigned n) {
