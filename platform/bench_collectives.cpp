@@ -31,6 +31,7 @@
 #include "isvp/loggp_model.h"
 #include "isvp/sharp_resources.h"
 #include "isvp/statistics_table.h"
+#include "isvp/wakeup_scheduler.h"
 #include "job_platform.h"
 #include "partitioning.h"
 #include "size_list.h"
@@ -518,6 +519,15 @@ int bench_collectives(int argc, char** argv) {
     // Simulator speed: packets over router-to-router links, and SystemC delta cycles.
     std::uint64_t packet_hops = job.platform() ? job.platform()->packet_hops() : 0;
     std::uint64_t delta_cycles = sc_core::sc_delta_count();
+    // Of the wake-up scheduler's time steps, those it took itself
+    // (router.scheduler_time_steps) and those the kernel did.
+    std::uint64_t own_steps = 0;
+    std::uint64_t kernel_activations = 0;
+    if (job.platform())
+        if (const WakeupScheduler* scheduler = job.platform()->wakeup_scheduler()) {
+            own_steps = scheduler->own_time_steps();
+            kernel_activations = scheduler->kernel_activations();
+        }
     // What the switches did with received step bytes: copied, combined by the
     // AgLUs, or skipped (job.timing_only) -- what proves timing-only skips the work.
     CollectiveStatistics engine;
@@ -700,7 +710,9 @@ int bench_collectives(int argc, char** argv) {
               << std::setprecision(3) << wall_seconds << " s wall\n"
               << "# simulator: " << packet_hops << " packet-hops (" << std::setprecision(3)
               << packet_hops / wall_seconds / 1e6 << " M/s), " << delta_cycles << " delta cycles ("
-              << delta_cycles / wall_seconds / 1e6 << " M/s), wall time includes guest ranks and bring-up";
+              << delta_cycles / wall_seconds / 1e6 << " M/s), wake-up scheduler " << own_steps
+              << " time steps its own and " << kernel_activations
+              << " runs by the kernel, wall time includes guest ranks and bring-up";
     if (timed_calls > 0)
         std::cout << "; the " << timed_calls << " timed calls took " << timed_wall_ns / 1e9 << " s wall, "
                   << timed_wall_ns / 1e9 / timed_calls

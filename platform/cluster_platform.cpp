@@ -269,6 +269,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
       ranks_(static_cast<unsigned>(ranks.size())),
       reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)),
       bit_error_rate_(config.fabric.aurora.bit_error_rate) {
+    if (engine_scheduler_) engine_scheduler_->take_time_steps(config.fabric.router.scheduler_time_steps == "on");
     kernel_noise_ = make_kernel_noise();
     injected_error_ = make_injected_platform_error(config.partition_plan ? config.partition : 0);
     const unsigned count = nodes();
@@ -433,6 +434,11 @@ const NetworkTopology& ClusterPlatform::topology() const {
 
 std::uint64_t ClusterPlatform::packet_hops() const {
     return fabric_ ? fabric_->packet_hops() : flow_->packet_hops();
+}
+
+WakeupScheduler* ClusterPlatform::wakeup_scheduler() {
+    if (fabric_) return &fabric_->scheduler();
+    return engine_scheduler_.get();
 }
 
 Fabric& ClusterPlatform::fabric() {

@@ -1,5 +1,6 @@
 #include "isvp/wakeup_scheduler.h"
 
+#include "isvp/kernel_time_step.h"
 #include "isvp/sim_now.h"
 
 namespace isvp {
@@ -32,26 +33,41 @@ void WakeupScheduler::request_next_delta(unsigned id) {
 }
 
 void WakeupScheduler::run() {
-    const std::uint64_t now = sim_now().value();
-    queue_.start(sc_core::sc_delta_count());  // requests made while clients run are served by the loop below
-    unsigned id = 0;
-    while (queue_.next_deferred(now, id)) clients_[id].client->wake();
-    while (queue_.next_due(now, id)) clients_[id].client->wake();
-    const std::uint64_t next = queue_.finish(now);
-    if (next == WakeupQueue::kNever) return;
-    const unsigned after = queue_.next_client();
-    if (after != WakeupQueue::kNone) {
-        const Attached& next_client = clients_[after];
-        __builtin_prefetch(next_client.client);  // its vtable pointer, for wake()
-        for (unsigned line = 0; line < next_client.hot_lines; ++line)
-            __builtin_prefetch(next_client.hot + kCacheLineBytes * line);
-        if (hints_on_)
-            for (const void* line : hints_[after].lines) {
-                if (line == nullptr) break;
-                __builtin_prefetch(line);
-            }
+    ++kernel_runs_;
+    std::uint64_t now = sim_now().value();
+    for (;;) {
+        queue_.start(sc_core::sc_delta_count());  // requests made while clients run are served by the loop below
+        unsigned id = 0;
+        while (queue_.next_deferred(now, id)) clients_[id].client->wake();
+        while (queue_.next_due(now, id)) clients_[id].client->wake();
+        const std::uint64_t next = queue_.finish(now);
+        if (next == WakeupQueue::kNever) return;
+        prefetch_next();
+        // The kernel's next step would be to `next` for this process alone:
+        // take it here, as the kernel would (kernel_time_step.h).
+        if (next > now && time_steps_ && kernel_time_step::may_advance_to(next)) {
+            kernel_time_step::advance_to(next);
+            ++own_steps_;
+            now = next;
+            continue;
+        }
+        event_.notify(sim_time(next - now));
+        return;
     }
-    event_.notify(sim_time(next - now));
+}
+
+void WakeupScheduler::prefetch_next() const {
+    const unsigned after = queue_.next_client();
+    if (after == WakeupQueue::kNone) return;
+    const Attached& next_client = clients_[after];
+    __builtin_prefetch(next_client.client);  // its vtable pointer, for wake()
+    for (unsigned line = 0; line < next_client.hot_lines; ++line)
+        __builtin_prefetch(next_client.hot + kCacheLineBytes * line);
+    if (hints_on_)
+        for (const void* line : hints_[after].lines) {
+            if (line == nullptr) break;
+            __builtin_prefetch(line);
+        }
 }
 
 }  // namespace isvp

@@ -82,6 +82,9 @@ class ClusterPlatform : public sc_core::sc_module {
     Fabric& fabric();
     /// The flow network (network.model = flow), else null.
     FlowNetwork* flow_network() { return flow_.get(); }
+    /// The wake-up scheduler of the fabric's blocks (network.model = packet)
+    /// or of the NIC engines (flow), or null.
+    WakeupScheduler* wakeup_scheduler();
     /// With the flow network: how often its scheduler woke a NIC engine.
     std::uint64_t flow_engine_wakeups() const { return engine_scheduler_ ? engine_scheduler_->wakeups() : 0; }
     const NetworkTopology& topology() const;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "isvp/kernel_time_step.h"
 #include "isvp/register_map.h"
 #include "isvp/sim_now.h"
 #include "isvp/spin_wait.h"
@@ -246,7 +247,7 @@ bool GuestScheduler::advance_to(const sc_core::sc_time& target) {
         sc_core::sc_time step = std::min(remaining, slice_);
         if (sc_core::sc_time_to_pending_activity() > step)
             step = std::min(remaining, sc_core::sc_time_to_pending_activity());
-        sc_core::sc_start(step, sc_core::SC_RUN_TO_TIME);
+        kernel_time_step::simulate(step, sc_core::SC_RUN_TO_TIME);
         if (!completions_.empty() || stopped()) return false;
         if (poll_events() > 0) return false;
     }
@@ -294,9 +295,9 @@ void GuestScheduler::run_until_wake() {
         // dated when the platform went quiet) but does not move time when
         // the next event lies beyond the slice: then time is moved alone.
         if (sc_core::sc_time_to_pending_activity() > slice)
-            sc_core::sc_start(slice, sc_core::SC_RUN_TO_TIME);
+            kernel_time_step::simulate(slice, sc_core::SC_RUN_TO_TIME);
         else
-            sc_core::sc_start(slice, sc_core::SC_EXIT_ON_STARVATION);
+            kernel_time_step::simulate(slice, sc_core::SC_EXIT_ON_STARVATION);
         if (!completions_.empty() || stopped()) return;
         if (poll_events() > 0) return;
     }

@@ -21,6 +21,14 @@ add_test(NAME wakeup_scheduler_now_from_another_process_next_delta_asker_first
          COMMAND wakeup_scheduler_tb asker-first)
 add_test(NAME wakeup_scheduler_now_from_another_process_next_delta_scheduler_first
          COMMAND wakeup_scheduler_tb scheduler-first)
+# The scheduler taking SystemC's time steps itself leaves every process's
+# activations, delta counts and sc_start() ends as the kernel would have
+# them (isvp/kernel_time_step.h).
+isvp_systemc_testbench(kernel_time_step_tb isvp_router)
+add_test(NAME kernel_time_steps_same_simulation_to_the_delta
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/same_with_steps_on_and_off.sh $<TARGET_FILE:kernel_time_step_tb>)
+set_tests_properties(kernel_time_steps_same_simulation_to_the_delta PROPERTIES
+    PASS_REGULAR_EXPRESSION "steps taken by the scheduler: [1-9].*1 passed, 0 failed" FAIL_REGULAR_EXPRESSION "FAIL")
 
 isvp_systemc_testbench(torus_routing_tb isvp_fabric isvp_packet_endpoints)
 add_test(NAME torus_routing_paths_hops_latency COMMAND torus_routing_tb)
@@ -74,13 +82,19 @@ isvp_systemc_testbench(torus_bench isvp_fabric isvp_packet_endpoints)
 # one-word request sets hold: the wide path.
 add_test(NAME torus_bench_8x8x8_uniform_random COMMAND torus_bench --duration-us 20)
 set_tests_properties(torus_bench_8x8x8_uniform_random PROPERTIES LABELS bench
-    PASS_REGULAR_EXPRESSION "delivered +93802 packets, 565310 packet-hops.*mean latency +2954\\.383 ns, mean link utilisation 23\\.291 %.*simulated +26\\.764 us.*wake-ups +853253 .*wake-up hints +on.*ok +every injected packet was delivered intact"
+    PASS_REGULAR_EXPRESSION "delivered +93802 packets, 565310 packet-hops.*mean latency +2954\\.383 ns, mean link utilisation 23\\.291 %.*simulated +26\\.764 us.*wake-ups +853253 .*wake-up hints +on.*time steps +[1-9][0-9]* taken.*ok +every injected packet was delivered intact"
     FAIL_REGULAR_EXPRESSION "FAIL")
 # The routers' prefetch hints to the scheduler (on here, by the fabric's
 # size) change no simulated figure.
 add_test(NAME torus_bench_8x8x8_without_hints_figures_unchanged COMMAND torus_bench --duration-us 20 --hints off)
 set_tests_properties(torus_bench_8x8x8_without_hints_figures_unchanged PROPERTIES LABELS bench
     PASS_REGULAR_EXPRESSION "delivered +93802 packets, 565310 packet-hops.*mean latency +2954\\.383 ns, mean link utilisation 23\\.291 %.*simulated +26\\.764 us.*wake-ups +853253 .*wake-up hints +off.*ok +every injected packet was delivered intact"
+    FAIL_REGULAR_EXPRESSION "FAIL")
+# Nor does the scheduler leaving every time step to SystemC's kernel.
+add_test(NAME torus_bench_8x8x8_kernel_time_steps_figures_unchanged
+         COMMAND torus_bench --duration-us 20 --set router.scheduler_time_steps=off)
+set_tests_properties(torus_bench_8x8x8_kernel_time_steps_figures_unchanged PROPERTIES LABELS bench
+    PASS_REGULAR_EXPRESSION "delivered +93802 packets, 565310 packet-hops.*mean latency +2954\\.383 ns, mean link utilisation 23\\.291 %.*simulated +26\\.764 us.*wake-ups +853253 .*time steps +0 taken.*ok +every injected packet was delivered intact"
     FAIL_REGULAR_EXPRESSION "FAIL")
 # Below Fabric::kHintedInputVcs a fabric gives no hints (its records stay
 # in the caches); forced on, they change nothing there either.

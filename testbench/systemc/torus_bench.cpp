@@ -13,7 +13,8 @@
 // --set router.wakeup_hints=X: whether the routers give the wake-up
 // scheduler prefetch hints (auto: the fabric decides by its size,
 // Fabric::kHintedInputVcs); the simulated figures are the same either way,
-// only the speed differs.
+// only the speed differs; so do --set router.scheduler_time_steps=on|off
+// (whether the scheduler takes SystemC's time steps to its wake-ups itself).
 #include <chrono>
 #include <ctime>
 #include <iomanip>
@@ -70,7 +71,7 @@ int sc_main(int argc, char** argv) {
 
     const auto run_start = std::chrono::steady_clock::now();
     const std::clock_t cpu_start = std::clock();
-    sc_core::sc_start();
+    kernel_time_step::simulate();
     const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
 
@@ -102,7 +103,10 @@ int sc_main(int argc, char** argv) {
               << "  wake-ups         " << network.fabric.scheduler().wakeups() << " (" << std::setprecision(2)
               << static_cast<double>(network.fabric.scheduler().wakeups()) / std::max<std::uint64_t>(hops, 1)
               << " per packet-hop)\n"
-              << "  wake-up hints    " << (network.fabric.scheduler().hints() ? "on" : "off") << "\n";
+              << "  wake-up hints    " << (network.fabric.scheduler().hints() ? "on" : "off") << "\n"
+              << "  time steps       " << network.fabric.scheduler().own_time_steps()
+              << " taken by the wake-up scheduler itself, " << network.fabric.scheduler().kernel_activations()
+              << " runs by the kernel\n";
     Checks checks;
     checks.expect(packets == network.sent() && network.errors() == 0 && network.buffered() == 0,
                   "every injected packet was delivered intact");

@@ -35,6 +35,11 @@ struct RouterConfig {
     /// only, no simulated figure changes): auto (from
     /// Fabric::kHintedInputVcs input VCs in the process), on or off.
     std::string wakeup_hints = "auto";
+    /// Whether the fabric's wake-up scheduler takes SystemC's time step to
+    /// its next wake-up itself when the kernel's would be to it alone
+    /// (isvp/kernel_time_step.h; simulator speed only, no simulated figure
+    /// or delta count changes): on or off.
+    std::string scheduler_time_steps = "on";
 
     /// Declares the router.* parameters with their defaults, units and ranges.
     static void declare(Parameters& parameters);

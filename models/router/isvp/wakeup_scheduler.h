@@ -22,6 +22,7 @@
 
 #include <systemc>
 
+#include "isvp/kernel_time_step.h"
 #include "isvp/wakeup_queue.h"
 
 namespace isvp {
@@ -119,9 +120,23 @@ class WakeupScheduler : public sc_core::sc_module {
     void request_next_delta(unsigned id);
     /// Clients woken so far.
     std::uint64_t wakeups() const { return queue_.wakeups(); }
+    /// Whether the process takes SystemC's time step to its next wake-up
+    /// itself when the kernel's would be to it alone (kernel_time_step.h):
+    /// the same simulation, about 500 instructions less per step. Off
+    /// until turned on; a Fabric turns it on unless
+    /// `router.scheduler_time_steps` = off.
+    void take_time_steps(bool on) { time_steps_ = on && kernel_time_step::available(); }
+    bool takes_time_steps() const { return time_steps_; }
+    /// Time steps taken so far by the process itself, not the kernel.
+    std::uint64_t own_time_steps() const { return own_steps_; }
+    /// Times the kernel ran the process so far (each after a time step or
+    /// a delta cycle of its own).
+    std::uint64_t kernel_activations() const { return kernel_runs_; }
 
   private:
     void run();
+    /// Prefetches the lines the agenda's earliest client reads first (attach(), Hint).
+    void prefetch_next() const;
 
     /// A client and its first lines, for prefetching.
     struct Attached {
@@ -139,6 +154,9 @@ class WakeupScheduler : public sc_core::sc_module {
     std::vector<StoredHint> hints_;  ///< by id: lines of its next wake-up's work (request() with a hint)
     WakeupQueue queue_;             ///< who wakes when, and when run() must run (SystemC-free)
     bool hints_on_ = false;         ///< use_hints()
+    bool time_steps_ = false;       ///< take_time_steps()
+    std::uint64_t own_steps_ = 0;   ///< own_time_steps()
+    std::uint64_t kernel_runs_ = 0;  ///< kernel_activations()
     sc_core::sc_event event_;       ///< fires at the queue's earliest entry
 };
 
