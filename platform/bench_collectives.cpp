@@ -710,9 +710,9 @@ int bench_collectives(int argc, char** argv) {
               << std::setprecision(3) << wall_seconds << " s wall\n"
               << "# simulator: " << packet_hops << " packet-hops (" << std::setprecision(3)
               << packet_hops / wall_seconds / 1e6 << " M/s), " << delta_cycles << " delta cycles ("
-              << delta_cycles / wall_seconds / 1e6 << " M/s), wake-up scheduler " << own_steps
-              << " time steps its own and " << kernel_activations
-              << " runs by the kernel, wall time includes guest ranks and bring-up";
+              << delta_cycles / wall_seconds / 1e6 << " M/s; the wake-up scheduler took " << own_steps
+              << " time steps itself, SystemC ran it " << kernel_activations
+              << " times), wall time includes guest ranks and bring-up";
     if (timed_calls > 0)
         std::cout << "; the " << timed_calls << " timed calls took " << timed_wall_ns / 1e9 << " s wall, "
                   << timed_wall_ns / 1e9 / timed_calls

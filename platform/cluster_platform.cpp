@@ -269,7 +269,7 @@ ClusterPlatform::ClusterPlatform(sc_core::sc_module_name name, const PlatformCon
       ranks_(static_cast<unsigned>(ranks.size())),
       reliable_(config.reliable.enabled(config.fabric.aurora.bit_error_rate)),
       bit_error_rate_(config.fabric.aurora.bit_error_rate) {
-    if (engine_scheduler_) engine_scheduler_->take_time_steps(config.fabric.router.scheduler_time_steps == "on");
+    if (engine_scheduler_) engine_scheduler_->take_time_steps(config.fabric.router.scheduler_time_steps);
     kernel_noise_ = make_kernel_noise();
     injected_error_ = make_injected_platform_error(config.partition_plan ? config.partition : 0);
     const unsigned count = nodes();

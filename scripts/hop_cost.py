@@ -17,6 +17,7 @@ included), the same on every run and every machine:
     scripts/hop_cost.py                       # 8x8x8, 20 and 40 us
     scripts/hop_cost.py --torus 4x4x4 --short-us 100 --long-us 200
     scripts/hop_cost.py --bench /tmp/torus_bench-main --json
+    scripts/hop_cost.py --set router.scheduler_time_steps=false
 
 Needs valgrind (`apt-get install valgrind`); the two runs go in parallel and
 take 2-4 minutes for the defaults. docs/PERFORMANCE.md ("Session 27") has
@@ -62,10 +63,12 @@ def parse(stdout, stderr):
     return counts
 
 
-def run(bench, torus, duration_us, l2_bytes, workdir):
+def run(bench, torus, duration_us, l2_bytes, settings, workdir):
     command = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes", "--D1=49152,12,64",
                "--LL=%d,16,64" % l2_bytes, "--cachegrind-out-file=" + os.path.join(workdir, "cg.%g" % duration_us),
                bench, "--set", "topology.torus=" + torus, "--duration-us", "%g" % duration_us]
+    for setting in settings:
+        command += ["--set", setting]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit("hop_cost: %s failed (exit %d):\n%s" % (" ".join(command), result.returncode,
@@ -82,6 +85,8 @@ def main():
     parser.add_argument("--long-us", type=float, default=40.0, help="injection window of the long run, us")
     parser.add_argument("--l2-bytes", type=int, default=1 << 20,
                         help="size of the simulated last-level cache, bytes (default 1 MiB, an L2)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a parameter for both runs (repeatable), e.g. router.scheduler_time_steps=false")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     if args.long_us <= args.short_us:
@@ -93,7 +98,7 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="hop_cost.") as workdir:
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-            short, long = pool.map(lambda us: run(args.bench, args.torus, us, args.l2_bytes, workdir),
+            short, long = pool.map(lambda us: run(args.bench, args.torus, us, args.l2_bytes, args.set, workdir),
                                    [args.short_us, args.long_us])
     hops = long["hops"] - short["hops"]
     if hops <= 0:

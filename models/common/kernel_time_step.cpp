@@ -1,13 +1,15 @@
 #include "isvp/kernel_time_step.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "isvp/sim_now.h"
 
 namespace isvp::kernel_time_step {
 namespace {
 
-#if defined(SC_VERSION_ORIGINATOR) && SC_VERSION_MAJOR == 2 && SC_VERSION_MINOR == 3
+// 2.3.2 to 2.3.4 (2.3.0a and 2.3.1a lack m_initial_delta_count_at_current_time).
+#if defined(SC_VERSION_ORIGINATOR) && SC_VERSION_MAJOR == 2 && SC_VERSION_MINOR == 3 && SC_VERSION_PATCH >= 2
 #define ISVP_KERNEL_TIME_STEPS 1
 using Context = sc_core::sc_simcontext;
 
@@ -42,8 +44,10 @@ auto& field(Context& context) {
 #endif
 
 constexpr std::uint64_t kNoHorizon = 0;
-/// Tick the running simulate() ends at (events at it still run), or
-/// kNoHorizon outside simulate().
+/// Tick the running simulate() ends at, or kNoHorizon outside simulate().
+/// The kernel triggers the notifications due at that tick but leaves their
+/// processes for the next sc_start() ("hold off on the delta for the
+/// until_t time"): no step goes to it.
 std::uint64_t horizon = kNoHorizon;
 
 /// Records the running sc_start()'s end while it runs.
@@ -78,7 +82,7 @@ void simulate() {
 
 bool may_advance_to(std::uint64_t tick) {
 #if ISVP_KERNEL_TIME_STEPS
-    if (tick > horizon) return false;
+    if (tick >= horizon) return false;
     Context& context = *sc_core::sc_get_curr_simcontext();
     if (field<ForcedStop>(context) || field<Paused>(context) || field<SomethingToTrace>(context)) return false;
     // Zero when anything is runnable, notified for the next delta cycle or
@@ -97,6 +101,7 @@ bool may_advance_to(std::uint64_t tick) {
 void advance_to(std::uint64_t tick) {
 #if ISVP_KERNEL_TIME_STEPS
     Context& context = *sc_core::sc_get_curr_simcontext();
+    assert(tick > field<CurrentTime>(context).value() && tick < horizon && "advance_to() without may_advance_to()");
     // What crunch() does after an evaluation phase in which a process ran
     // (nothing to update, no delta notification: may_advance_to() checked)...
     ++field<ChangeStamp>(context);

@@ -61,7 +61,7 @@ Fabric::Fabric(sc_core::sc_module_name name, const FabricConfig& config, std::sh
         if (routers_[s] != nullptr) input_vcs += std::size_t{topology_.switch_at(s).ports} * config_.router.vcs;
     const std::string& hints = config_.router.wakeup_hints;
     scheduler_.use_hints(hints == "on" || (hints == "auto" && input_vcs >= kHintedInputVcs));
-    scheduler_.take_time_steps(config_.router.scheduler_time_steps == "on");
+    scheduler_.take_time_steps(config_.router.scheduler_time_steps);
     // One link per cable end, switch by switch and port by port (the order
     // the torus fabric always built them in).
     links_.resize(port_count);

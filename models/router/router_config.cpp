@@ -27,11 +27,6 @@ std::vector<std::pair<std::string, std::string>> wakeup_hint_choices() {
     return {{"auto", "auto"}, {"on", "on"}, {"off", "off"}};
 }
 
-/// What router.scheduler_time_steps accepts.
-std::vector<std::pair<std::string, std::string>> on_off_choices() {
-    return {{"on", "on"}, {"off", "off"}};
-}
-
 /// The router.* parameters, each once (isvp/parameter_table.h).
 const auto kTable = [](auto& self, auto&& parameter) {
     parameter(param::Real{"router.clock_mhz", "MHz", 1.0, 5000.0, "router clock"}, self.clock_mhz);
@@ -60,9 +55,9 @@ const auto kTable = [](auto& self, auto&& parameter) {
                                          "prefetch hints to the wake-up scheduler (speed only): auto = by "
                                          "the fabric's size (Fabric::kHintedInputVcs)"},
               self.wakeup_hints);
-    parameter(param::Choice<std::string>{"router.scheduler_time_steps", on_off_choices(),
-                                         "the fabric's wake-up scheduler takes SystemC's time steps to its "
-                                         "wake-ups itself when nothing else is due then (speed only)"},
+    parameter(param::Flag{"router.scheduler_time_steps",
+                          "the fabric's wake-up scheduler takes SystemC's time steps to its wake-ups itself "
+                          "when nothing else is due then (speed only)"},
               self.scheduler_time_steps);
 };
 

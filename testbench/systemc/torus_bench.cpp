@@ -13,7 +13,7 @@
 // --set router.wakeup_hints=X: whether the routers give the wake-up
 // scheduler prefetch hints (auto: the fabric decides by its size,
 // Fabric::kHintedInputVcs); the simulated figures are the same either way,
-// only the speed differs; so do --set router.scheduler_time_steps=on|off
+// only the speed differs; so does --set router.scheduler_time_steps=true|false
 // (whether the scheduler takes SystemC's time steps to its wake-ups itself).
 #include <chrono>
 #include <ctime>
@@ -105,8 +105,8 @@ int sc_main(int argc, char** argv) {
               << " per packet-hop)\n"
               << "  wake-up hints    " << (network.fabric.scheduler().hints() ? "on" : "off") << "\n"
               << "  time steps       " << network.fabric.scheduler().own_time_steps()
-              << " taken by the wake-up scheduler itself, " << network.fabric.scheduler().kernel_activations()
-              << " runs by the kernel\n";
+              << " taken by the wake-up scheduler itself; SystemC ran it "
+              << network.fabric.scheduler().kernel_activations() << " times\n";
     Checks checks;
     checks.expect(packets == network.sent() && network.errors() == 0 && network.buffered() == 0,
                   "every injected packet was delivered intact");

@@ -30,16 +30,19 @@ struct RouterConfig {
     unsigned flow_control_margin_phits = 8;   ///< m: credits kept free beyond a packet before it may go
     unsigned buffer_sizing_tree_depth = 10;   ///< d: deepest collective tree, for min_buf only
     unsigned buffer_sizing_slack = 2;         ///< q: slack, for min_buf only
+    /// Whether the fabric's wake-up scheduler takes SystemC's time step to
+    /// its next wake-up itself when the kernel's would be to it alone
+    /// (isvp/kernel_time_step.h; simulator speed only, no simulated figure
+    /// or delta count changes). Here, in the padding before the strings:
+    /// the record's size is the routers' (Router::config_), and a larger
+    /// router moved the 512-node bench's speed by 10 % (docs/PERFORMANCE.md,
+    /// "Session 31").
+    bool scheduler_time_steps = true;
     std::string routing = "dor";              ///< routing policy name
     /// Prefetch hints to the fabric's wake-up scheduler (simulator speed
     /// only, no simulated figure changes): auto (from
     /// Fabric::kHintedInputVcs input VCs in the process), on or off.
     std::string wakeup_hints = "auto";
-    /// Whether the fabric's wake-up scheduler takes SystemC's time step to
-    /// its next wake-up itself when the kernel's would be to it alone
-    /// (isvp/kernel_time_step.h; simulator speed only, no simulated figure
-    /// or delta count changes): on or off.
-    std::string scheduler_time_steps = "on";
 
     /// Declares the router.* parameters with their defaults, units and ranges.
     static void declare(Parameters& parameters);

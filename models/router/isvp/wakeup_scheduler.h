@@ -46,12 +46,13 @@ class WakeupScheduler : public sc_core::sc_module {
 
     /// Registers a client; returns its id for request(). `hot` (optional)
     /// is the start of the `hot_lines` cache lines its wake() reads first:
-    /// when the scheduler's process ends, it prefetches them for the client
-    /// of the agenda's earliest entry (a guess: clients deferred meanwhile
-    /// run first, and the entry may be superseded), so that they arrive
-    /// while SystemC advances time (a 512-node fabric does not fit the
-    /// caches, and a wake-up's first lines would otherwise miss one after
-    /// the other).
+    /// when the scheduler has woken the clients due now, it prefetches them
+    /// for the client of the agenda's earliest entry (a guess: clients
+    /// deferred meanwhile run first, and the entry may be superseded), so
+    /// that they arrive while SystemC advances time, or at least together
+    /// when the scheduler takes the step itself (a 512-node fabric does not
+    /// fit the caches, and a wake-up's first lines would otherwise miss one
+    /// after the other).
     unsigned attach(Client& client, const void* hot = nullptr, unsigned hot_lines = 0);
     /// Lines a client's next wake-up reads after its own hot ones (attach()):
     /// the records of the work it asks to be woken for, which only the client
@@ -122,9 +123,10 @@ class WakeupScheduler : public sc_core::sc_module {
     std::uint64_t wakeups() const { return queue_.wakeups(); }
     /// Whether the process takes SystemC's time step to its next wake-up
     /// itself when the kernel's would be to it alone (kernel_time_step.h):
-    /// the same simulation, about 500 instructions less per step. Off
-    /// until turned on; a Fabric turns it on unless
-    /// `router.scheduler_time_steps` = off.
+    /// every process at the same times and delta cycles, about 500
+    /// instructions less per step. Off until turned on; a Fabric (and the
+    /// flow model's engine scheduler) turns it on unless
+    /// `router.scheduler_time_steps` = false.
     void take_time_steps(bool on) { time_steps_ = on && kernel_time_step::available(); }
     bool takes_time_steps() const { return time_steps_; }
     /// Time steps taken so far by the process itself, not the kernel.
