@@ -263,8 +263,8 @@ int sc_main(int argc, char** argv) {
     checks.expect(bare_took_every_step, "under a bare sc_start() the kernel takes every step");
     checks.expect(sc_core::sc_get_status() == sc_core::SC_STOPPED, "client 0 stopped the simulation");
     if (mode == "on")
-        checks.expect(!kernel_time_step::available() || scheduler.own_time_steps() > 0,
-                      "the scheduler took time steps itself");
+        checks.expect(scheduler.own_time_steps() > 0,
+                      "the scheduler took time steps itself (Accellera 2.3.2-2.3.4, kernel_time_step.h)");
     else if (mode == "traced")
         checks.expect(scheduler.own_time_steps() == 0, "with a trace being written, the kernel took every step");
     else
