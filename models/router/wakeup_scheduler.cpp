@@ -32,6 +32,24 @@ void WakeupScheduler::request_next_delta(unsigned id) {
     if (queue_.defer(id, sim_now().value(), next_delta_count())) event_.notify(sc_core::SC_ZERO_TIME);
 }
 
+// Inline in run(), always: GCC finds a function of prefetches alone free of
+// side effects and drops every call to it (as it did to this one, which
+// left the 512-node bench without its prefetches: docs/PERFORMANCE.md,
+// "Session 31"). CTest speed_prefetches_kept_* check the binaries.
+[[gnu::always_inline]] inline void WakeupScheduler::prefetch_next() const {
+    const unsigned after = queue_.next_client();
+    if (after == WakeupQueue::kNone) return;
+    const Attached& next_client = clients_[after];
+    __builtin_prefetch(next_client.client);  // its vtable pointer, for wake()
+    for (unsigned line = 0; line < next_client.hot_lines; ++line)
+        __builtin_prefetch(next_client.hot + kCacheLineBytes * line);
+    if (hints_on_)
+        for (const void* line : hints_[after].lines) {
+            if (line == nullptr) break;
+            __builtin_prefetch(line);
+        }
+}
+
 void WakeupScheduler::run() {
     ++kernel_runs_;
     std::uint64_t now = sim_now().value();
@@ -54,20 +72,6 @@ void WakeupScheduler::run() {
         event_.notify(sim_time(next - now));
         return;
     }
-}
-
-void WakeupScheduler::prefetch_next() const {
-    const unsigned after = queue_.next_client();
-    if (after == WakeupQueue::kNone) return;
-    const Attached& next_client = clients_[after];
-    __builtin_prefetch(next_client.client);  // its vtable pointer, for wake()
-    for (unsigned line = 0; line < next_client.hot_lines; ++line)
-        __builtin_prefetch(next_client.hot + kCacheLineBytes * line);
-    if (hints_on_)
-        for (const void* line : hints_[after].lines) {
-            if (line == nullptr) break;
-            __builtin_prefetch(line);
-        }
 }
 
 }  // namespace isvp
