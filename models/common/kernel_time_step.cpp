@@ -86,11 +86,11 @@ bool may_advance_to(std::uint64_t tick) {
     Context& context = *sc_core::sc_get_curr_simcontext();
     if (field<ForcedStop>(context) || field<Paused>(context) || field<SomethingToTrace>(context)) return false;
     // Zero when anything is runnable, notified for the next delta cycle or
-    // waiting for its update; else the time to the earliest timed
-    // notification (cancelled ones skipped), or to the end of time.
+    // waiting for its update (so no tick passes); else the time to the
+    // earliest timed notification (cancelled ones skipped), or to the end of
+    // time.
     const std::uint64_t now = field<CurrentTime>(context).value();
     const sc_core::sc_time to_next = sc_core::sc_time_to_pending_activity(&context);
-    if (to_next == sc_core::SC_ZERO_TIME) return false;
     return tick > now && tick - now < to_next.value();
 #else
     static_cast<void>(tick);

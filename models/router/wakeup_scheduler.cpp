@@ -1,6 +1,5 @@
 #include "isvp/wakeup_scheduler.h"
 
-#include "isvp/kernel_time_step.h"
 #include "isvp/sim_now.h"
 
 namespace isvp {

@@ -33,10 +33,7 @@ struct RouterConfig {
     /// Whether the fabric's wake-up scheduler takes SystemC's time step to
     /// its next wake-up itself when the kernel's would be to it alone
     /// (isvp/kernel_time_step.h; simulator speed only, no simulated figure
-    /// or delta count changes). Here, in the padding before the strings:
-    /// the record's size is the routers' (Router::config_), and a larger
-    /// router moved the 512-node bench's speed by 10 % (docs/PERFORMANCE.md,
-    /// "Session 31").
+    /// or delta count changes).
     bool scheduler_time_steps = true;
     std::string routing = "dor";              ///< routing policy name
     /// Prefetch hints to the fabric's wake-up scheduler (simulator speed

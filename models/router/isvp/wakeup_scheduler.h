@@ -128,7 +128,6 @@ class WakeupScheduler : public sc_core::sc_module {
     /// flow model's engine scheduler) turns it on unless
     /// `router.scheduler_time_steps` = false.
     void take_time_steps(bool on) { time_steps_ = on && kernel_time_step::available(); }
-    bool takes_time_steps() const { return time_steps_; }
     /// Time steps taken so far by the process itself, not the kernel.
     std::uint64_t own_time_steps() const { return own_steps_; }
     /// Times the kernel ran the process so far (each after a time step or
